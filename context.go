@@ -1,0 +1,249 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Peer is the way back to the client for one request: notifications go on
+// the request's own stream, requests (sampling, elicitation, roots) wait for
+// the client's answer. Transports implement it; tools use [Context].
+type Peer interface {
+	// Notify sends a notification related to the request.
+	Notify(ctx context.Context, method string, params any) error
+	// Call sends a request to the client and waits for its result.
+	Call(ctx context.Context, method string, params any) (json.RawMessage, error)
+}
+
+// RequestInfo is what a transport knows about a request; it builds the
+// tool's [Context] with [NewContext].
+type RequestInfo struct {
+	Session            any // the caller's auth data
+	SessionID          string
+	RequestID          string
+	Client             Implementation
+	ClientCapabilities ClientCapabilities
+	ProtocolVersion    string
+	ProgressToken      any      // from params._meta.progressToken; nil when absent
+	LogLevel           LogLevel // the client's minimum level; "" sends every level
+	Peer               Peer     // nil when there is no way back
+	// Roots returns the client's current roots (cached by the session).
+	Roots func(ctx context.Context) ([]Root, error)
+}
+
+// Context is what a tool, resource loader or prompt loader knows about the
+// request it serves and the way back to its client. It is valid only for
+// the duration of the call.
+type Context struct {
+	// Session is the caller's auth data: what Authenticate or the auth
+	// provider returned, or the embedded session's SessionAuth. Use
+	// [SessionAs] to get it typed.
+	Session any
+	// SessionID is the Mcp-Session-Id (empty on stdio and stateless HTTP).
+	SessionID string
+	// RequestID is the JSON-RPC id of the request, as text.
+	RequestID string
+	// Client is the clientInfo the client sent in initialize.
+	Client Implementation
+	// ClientCapabilities are the capabilities the client declared.
+	ClientCapabilities ClientCapabilities
+	// ProtocolVersion is the negotiated MCP revision.
+	ProtocolVersion string
+	// Log sends log messages to the client (notifications/message),
+	// filtered by the level the client set with logging/setLevel.
+	Log Logger
+
+	ctx      context.Context
+	info     RequestInfo
+	toolName string
+}
+
+type ctxKey struct{}
+
+// NewContext returns the Context for one request; ctx is the request's own
+// context. Transports call it; tools receive the result.
+func NewContext(ctx context.Context, info RequestInfo) *Context {
+	c := &Context{
+		Session: info.Session, SessionID: info.SessionID, RequestID: info.RequestID,
+		Client: info.Client, ClientCapabilities: info.ClientCapabilities,
+		ProtocolVersion: info.ProtocolVersion, ctx: ctx, info: info,
+	}
+	c.Log = Logger{c: c}
+	return c
+}
+
+// WithContext returns a copy of ctx that carries c, for [FromContext].
+func WithContext(ctx context.Context, c *Context) context.Context {
+	return context.WithValue(ctx, ctxKey{}, c)
+}
+
+// FromContext returns the MCP Context stored in ctx by the transport, or nil.
+func FromContext(ctx context.Context) *Context {
+	c, _ := ctx.Value(ctxKey{}).(*Context)
+	return c
+}
+
+// SessionAs returns the caller's auth data as a T, and whether it is one.
+func SessionAs[T any](c *Context) (T, bool) {
+	if c == nil {
+		var zero T
+		return zero, false
+	}
+	v, ok := c.Session.(T)
+	return v, ok
+}
+
+// RequireAuth is a ready-made CanAccess check: the caller must be
+// authenticated (carry non-nil auth data).
+func RequireAuth(auth any) bool { return auth != nil }
+
+// Progress is one progress report.
+type Progress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// ReportProgress sends notifications/progress for the request. When the
+// client sent no progress token it does nothing and returns
+// [ErrNoProgressToken], which callers may ignore.
+func (c *Context) ReportProgress(ctx context.Context, p Progress) error {
+	if c.info.ProgressToken == nil {
+		return ErrNoProgressToken
+	}
+	if c.info.Peer == nil {
+		return ErrNoPeer
+	}
+	return c.info.Peer.Notify(ctx, "notifications/progress", struct {
+		ProgressToken any `json:"progressToken"`
+		Progress
+	}{c.info.ProgressToken, p})
+}
+
+// StreamContent sends partial content of a running tool to the client as
+// the notification notifications/tool/streamContent with params
+// {"toolName": name, "content": [...]}, the extension the TypeScript
+// fastmcp defines. Clients that do not know it ignore it; the tool's
+// result still carries everything the client needs.
+func (c *Context) StreamContent(ctx context.Context, content ...Content) error {
+	if c.info.Peer == nil {
+		return ErrNoPeer
+	}
+	if content == nil {
+		content = []Content{}
+	}
+	return c.info.Peer.Notify(ctx, "notifications/tool/streamContent", struct {
+		Content  []Content `json:"content"`
+		ToolName string    `json:"toolName"`
+	}{content, c.toolName})
+}
+
+// Roots returns the client's roots. It fails with [ErrCapability] when the
+// client did not declare the roots capability.
+func (c *Context) Roots(ctx context.Context) ([]Root, error) {
+	if c.ClientCapabilities.Roots == nil {
+		return nil, ErrCapability
+	}
+	if c.info.Roots != nil {
+		return c.info.Roots(ctx)
+	}
+	return ListRoots(ctx, c.info.Peer)
+}
+
+// ListRoots asks the client for its roots with roots/list.
+func ListRoots(ctx context.Context, p Peer) ([]Root, error) {
+	if p == nil {
+		return nil, ErrNoPeer
+	}
+	raw, err := p.Call(ctx, "roots/list", struct{}{})
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Roots []Root `json:"roots"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("mcp: roots/list result: %w", err)
+	}
+	return res.Roots, nil
+}
+
+// Sample asks the client's model for a completion (sampling/createMessage).
+func (c *Context) Sample(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
+	if c.ClientCapabilities.Sampling == nil {
+		return nil, ErrCapability
+	}
+	if c.info.Peer == nil {
+		return nil, ErrNoPeer
+	}
+	raw, err := c.info.Peer.Call(ctx, "sampling/createMessage", p)
+	if err != nil {
+		return nil, err
+	}
+	var res CreateMessageResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("mcp: sampling/createMessage result: %w", err)
+	}
+	return &res, nil
+}
+
+// Elicit asks the user for input through the client (elicitation/create).
+func (c *Context) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
+	if c.ClientCapabilities.Elicitation == nil {
+		return nil, ErrCapability
+	}
+	if c.info.Peer == nil {
+		return nil, ErrNoPeer
+	}
+	raw, err := c.info.Peer.Call(ctx, "elicitation/create", p)
+	if err != nil {
+		return nil, err
+	}
+	var res ElicitResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("mcp: elicitation/create result: %w", err)
+	}
+	return &res, nil
+}
+
+// Logger sends log messages to the client as notifications/message. Each
+// method takes a message and optional data; the wire params are
+// {"level": …, "logger": …, "data": {"message": msg, "context": data}}.
+// Messages below the level the client set are not sent.
+type Logger struct{ c *Context }
+
+// Debug sends a debug message.
+func (l Logger) Debug(msg string, data ...any) { l.send(LevelDebug, msg, data) }
+
+// Info sends an info message.
+func (l Logger) Info(msg string, data ...any) { l.send(LevelInfo, msg, data) }
+
+// Warn sends a warning message.
+func (l Logger) Warn(msg string, data ...any) { l.send(LevelWarning, msg, data) }
+
+// Error sends an error message.
+func (l Logger) Error(msg string, data ...any) { l.send(LevelError, msg, data) }
+
+// Log sends a message at any MCP level.
+func (l Logger) Log(level LogLevel, msg string, data ...any) { l.send(level, msg, data) }
+
+func (l Logger) send(level LogLevel, msg string, data []any) {
+	c := l.c
+	if c == nil || c.info.Peer == nil || !level.Enabled(c.info.LogLevel) {
+		return
+	}
+	payload := map[string]any{"message": msg}
+	switch len(data) {
+	case 0:
+	case 1:
+		payload["context"] = data[0]
+	default:
+		payload["context"] = data
+	}
+	params := LogMessage{Level: level, Data: payload}
+	if c.toolName != "" {
+		params.Logger = c.toolName
+	}
+	_ = c.info.Peer.Notify(c.ctx, "notifications/message", params)
+}

@@ -1,0 +1,24 @@
+// Package mcp declares what a Model Context Protocol server offers: its
+// tools (typed Go functions whose JSON Schema comes from the argument type),
+// resources, resource templates (RFC 6570) and prompts, and the [Context]
+// a tool gets for logging, progress, streamed content, sampling,
+// elicitation and roots.
+//
+// A [Server] is a registry; serve it with package
+// github.com/mcpchain/mcp/mcphttp, which turns it into an http.Handler
+// (Streamable HTTP), runs it over stdio, or embeds it in-process:
+//
+//	srv := mcp.NewServer(mcp.Options{Name: "hello", Version: "1.0.0"})
+//	mcp.AddTool(srv, mcp.Tool{Name: "greet", Description: "Say hello"},
+//		func(ctx context.Context, c *mcp.Context, in struct {
+//			Name string `json:"name" jsonschema:"who to greet"`
+//		}) (string, error) {
+//			return "Hello, " + in.Name + "!", nil
+//		})
+//
+// Errors follow the newest revision of the specification: a failing tool
+// (its error, a panic, a timeout, or arguments that do not match the
+// schema) is a result with isError set and a message naming the tool, so
+// the model can correct itself; an unknown tool, prompt or resource is a
+// JSON-RPC error with code -32602.
+package mcp
