@@ -130,17 +130,18 @@ type Server struct {
 	mu       sync.Mutex // serializes writers of reg
 	reg      atomic.Pointer[registry]
 	watchers atomic.Pointer[[]*watcher]
+	routes   []Route
 }
 
 // registry is an immutable snapshot; writers copy it.
 type registry struct {
-	tools     []*toolEntry
-	toolByName map[string]*toolEntry
-	resources []*resourceEntry
-	resByURI  map[string]*resourceEntry
-	templates []*templateEntry
-	tmplByKey map[string]*templateEntry
-	prompts   []*promptEntry
+	tools        []*toolEntry
+	toolByName   map[string]*toolEntry
+	resources    []*resourceEntry
+	resByURI     map[string]*resourceEntry
+	templates    []*templateEntry
+	tmplByKey    map[string]*templateEntry
+	prompts      []*promptEntry
 	promptByName map[string]*promptEntry
 }
 
@@ -267,4 +268,3 @@ func (s *Server) notify(ch Change) {
 func (s *Server) ResourceUpdated(uri string) {
 	s.notify(Change{Kind: ResourceUpdated, URI: uri})
 }
-

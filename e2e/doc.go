@@ -1,0 +1,38 @@
+// Package e2e holds black-box end-to-end tests for mcpchain. They drive the
+// example server in ../examples/everything with clients nobody here wrote,
+// so they test what a real client sees on the wire, not our own idea of it.
+//
+// This is a separate Go module (a replace directive points
+// github.com/mcpchain/mcp at ../) so that test-only dependencies such as
+// the official Go SDK stay out of the main module.
+//
+// # What is tested
+//
+// TestMain builds examples/everything once with the race detector, so a data
+// race in the server fails the run. Each test then starts fresh server
+// processes and connects the official Go SDK client
+// (github.com/modelcontextprotocol/go-sdk/mcp) over both transports: stdio
+// (mcp.CommandTransport) and Streamable HTTP (mcp.StreamableClientTransport
+// against -transport httpStream on a free loopback port). The main suite pins
+// protocol version 2025-11-25; TestLatestProtocol uses the SDK's default.
+//
+//   - initialize: server info, semver version, capabilities;
+//   - tools: listing and input schemas, results, floating-point output,
+//     argument validation as isError results naming the argument and the
+//     constraint, tool errors and recovered panics, unknown tool (-32602);
+//   - progress notifications (checked in wire order, before the result),
+//     logging notifications and the logging/setLevel filter;
+//   - per-tool timeouts and client cancellation (notifications/cancelled);
+//   - resources, resource templates, unknown resource (-32602 with the URI);
+//   - prompts, unknown prompt (-32602), completion/complete;
+//   - HTTP sessions: Mcp-Session-Id issued, and 404 after the client's DELETE.
+//
+// goleak checks that the test process leaks no goroutines.
+//
+// # Running
+//
+//	cd e2e && go test -race ./...
+//
+// E2E_EVERYTHING_BIN=/path/to/binary skips the build and tests that binary.
+// Use -run to pick a test and transport, e.g. -run 'TestProgressAndLogging/http'.
+package e2e

@@ -1,0 +1,26 @@
+module github.com/mcpchain/mcp/e2e
+
+go 1.26
+
+replace github.com/mcpchain/mcp => ../
+
+require (
+	// Not imported yet (the tests drive ../examples/everything as a binary);
+	// go mod tidy drops it until a test imports one of our packages.
+	github.com/mcpchain/mcp v0.0.0
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+)

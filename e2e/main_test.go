@@ -1,0 +1,198 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// everythingBin is the path of the examples/everything binary built once by
+// TestMain; buildErr is set instead when the build failed, and every test
+// that needs the binary reports it.
+var (
+	everythingBin string
+	buildErr      error
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpchain-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
+		os.Exit(1)
+	}
+	if bin := os.Getenv("E2E_EVERYTHING_BIN"); bin != "" {
+		everythingBin = bin // a prebuilt server, e.g. from CI
+	} else {
+		everythingBin, buildErr = buildEverything(dir)
+	}
+
+	// goleak checks the test process itself: every client, HTTP connection
+	// and process-wait goroutine the tests start must be gone at the end.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		_ = os.RemoveAll(dir)
+		os.Exit(code)
+	}))
+}
+
+// buildEverything builds ../examples/everything with the race detector into
+// dir and returns the binary's path.
+func buildEverything(dir string) (string, error) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "everything")
+	cmd := exec.Command("go", "build", "-race", "-o", bin, "./examples/everything")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build -race ./examples/everything (in %s): %v\n%s", root, err, out)
+	}
+	return bin, nil
+}
+
+// requireBinary fails t when the example server could not be built.
+func requireBinary(t testing.TB) string {
+	t.Helper()
+	require.NoError(t, buildErr, "the example server must build")
+	return everythingBin
+}
+
+// syncBuffer is a goroutine-safe bytes.Buffer for a child's stderr.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// dumpStderrOnFailure logs the server's stderr when t failed, so the server
+// side of a failure is visible.
+func dumpStderrOnFailure(t testing.TB, stderr *syncBuffer) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", stderr.String())
+		}
+	})
+}
+
+// stdioServer returns a go-sdk CommandTransport that starts a fresh
+// everything server over stdio. The process is started by Client.Connect and
+// stopped by ClientSession.Close (stdin closed, then SIGTERM, then SIGKILL);
+// a cleanup kills it by PID should the session never close.
+func stdioServer(t testing.TB) *mcp.CommandTransport {
+	t.Helper()
+	bin := requireBinary(t)
+	stderr := &syncBuffer{}
+	dumpStderrOnFailure(t, stderr)
+	cmd := exec.Command(bin)
+	cmd.Stderr = stderr
+	t.Cleanup(func() {
+		if cmd.Process != nil && cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+	})
+	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+}
+
+// httpServer starts a fresh everything server with the Streamable HTTP
+// transport on a free loopback port, waits until it accepts TCP connections,
+// and returns the MCP endpoint URL. The process is killed at cleanup.
+func httpServer(t testing.TB) string {
+	t.Helper()
+	bin := requireBinary(t)
+	port := freePort(t)
+	stderr := &syncBuffer{}
+	dumpStderrOnFailure(t, stderr)
+	cmd := exec.Command(bin, "-transport", "httpStream", "-host", "127.0.0.1", "-port", strconv.Itoa(port))
+	cmd.Stdout = stderr
+	cmd.Stderr = stderr
+	require.NoError(t, cmd.Start())
+
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+			return
+		default:
+		}
+		// Graceful first, then by force.
+		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(3 * time.Second):
+			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+	})
+
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		select {
+		case <-exited:
+			t.Fatalf("server exited before accepting connections: %v", waitErr)
+		default:
+		}
+		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			_ = conn.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not accept connections on %s within 10s: %v", addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return "http://" + addr + "/mcp"
+}
+
+// freePort asks the kernel for a free TCP port on loopback.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	return port
+}
+
+// testContext returns a context bounded by d (at most 10 s) and cancelled at
+// the end of the test.
+func testContext(t testing.TB, d time.Duration) context.Context {
+	t.Helper()
+	if d > 10*time.Second {
+		d = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}

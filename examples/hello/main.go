@@ -1,0 +1,39 @@
+// Command hello is the shortest useful mcpchain server: one tool, over
+// stdio (or Streamable HTTP with -http).
+package main
+
+import (
+	"context"
+	"flag"
+	"log"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+type greetArgs struct {
+	Name string `json:"name" jsonschema:"who to greet"`
+}
+
+func main() {
+	httpMode := flag.Bool("http", false, "serve Streamable HTTP on :8000/mcp instead of stdio")
+	flag.Parse()
+
+	srv := mcp.NewServer(mcp.Options{Name: "hello", Version: "1.0.0"})
+	mcp.AddTool(srv, mcp.Tool{Name: "greet", Description: "Say hello"},
+		func(ctx context.Context, c *mcp.Context, in greetArgs) (string, error) {
+			return "Hello, " + in.Name + "!", nil
+		})
+
+	opts := &mcphttp.StartOptions{}
+	if *httpMode {
+		opts.TransportType = mcphttp.TransportHTTPStream
+	}
+	inst, err := mcphttp.Start(context.Background(), srv, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := inst.Wait(); err != nil {
+		log.Fatal(err)
+	}
+}

@@ -1,0 +1,427 @@
+// Package jsonrpc decodes and encodes JSON-RPC 2.0 messages strictly.
+//
+// Go's encoding/json matches object keys case-insensitively and lets the
+// last duplicate win, which let a second "Method" key smuggle a method past
+// checks in other Go SDKs (GHSA-wvj2-96wp-fq3f). Decode walks the top-level
+// members itself: keys must match exactly, a case variant of a member name
+// or a duplicate member is an invalid request.
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Error codes of JSON-RPC 2.0.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+)
+
+// Message is one decoded JSON-RPC message. The raw members alias the input.
+type Message struct {
+	ID     json.RawMessage // nil for a notification
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  json.RawMessage
+}
+
+// IsRequest reports whether m is a request (method and id).
+func (m *Message) IsRequest() bool { return m.Method != "" && m.ID != nil }
+
+// IsNotification reports whether m is a notification (method, no id).
+func (m *Message) IsNotification() bool { return m.Method != "" && m.ID == nil }
+
+// IsResponse reports whether m is a response (result or error, no method).
+func (m *Message) IsResponse() bool { return m.Method == "" }
+
+// IDKey returns the id as a map key: its JSON text, with a string id
+// normalized so "1" and 1 stay distinct.
+func (m *Message) IDKey() string { return string(m.ID) }
+
+// DecodeError is a message that could not be decoded. ID is set when the
+// id could be read, so the error response can name it.
+type DecodeError struct {
+	Code    int
+	Message string
+	ID      json.RawMessage
+}
+
+func (e *DecodeError) Error() string { return e.Message }
+
+// IsBatch reports whether data (after leading white space) is a JSON array.
+func IsBatch(data []byte) bool {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	return len(data) > 0 && data[0] == '['
+}
+
+// Decode decodes one message. A body that is not JSON is CodeParseError; a
+// JSON value that is not a valid JSON-RPC 2.0 message is CodeInvalidRequest.
+func Decode(data []byte) (*Message, error) {
+	if !json.Valid(data) {
+		return nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
+	}
+	return decodeValid(data)
+}
+
+// DecodeBatch decodes a JSON array of messages. Each element that fails
+// gets its own error at the same index.
+func DecodeBatch(data []byte) ([]*Message, []error, error) {
+	if !json.Valid(data) {
+		return nil, nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(data, &elems); err != nil {
+		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: " + err.Error()}
+	}
+	if len(elems) == 0 {
+		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: empty batch"}
+	}
+	msgs := make([]*Message, len(elems))
+	errs := make([]error, len(elems))
+	for i, e := range elems {
+		msgs[i], errs[i] = decodeValid(e)
+	}
+	return msgs, errs, nil
+}
+
+var members = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+func decodeValid(data []byte) (*Message, error) {
+	s := scanner{data: data}
+	s.ws()
+	if !s.consume('{') {
+		return nil, invalid(nil, "the message must be a JSON object")
+	}
+	var (
+		m       Message
+		seen    [len(members)]bool
+		version []byte
+	)
+	s.ws()
+	if s.consume('}') {
+		return nil, invalid(nil, `missing "jsonrpc": "2.0"`)
+	}
+	for {
+		s.ws()
+		key, ok := s.str()
+		if !ok {
+			return nil, invalid(m.ID, "malformed member name")
+		}
+		s.ws()
+		s.consume(':')
+		s.ws()
+		start := s.pos
+		s.skipValue()
+		val := data[start:s.pos]
+		idx := -1
+		for i, name := range members {
+			if key == name {
+				idx = i
+				break
+			}
+			if strings.EqualFold(key, name) {
+				return nil, invalid(m.ID, fmt.Sprintf("member %q is not a JSON-RPC member: member names are case-sensitive (did you mean %q?)", key, name))
+			}
+		}
+		if idx >= 0 {
+			if seen[idx] {
+				return nil, invalid(m.ID, fmt.Sprintf("duplicate member %q", key))
+			}
+			seen[idx] = true
+			switch idx {
+			case 0:
+				version = val
+			case 1:
+				m.ID = val
+			case 2:
+				if val[0] != '"' {
+					return nil, invalid(m.ID, `"method" must be a string`)
+				}
+				if err := json.Unmarshal(val, &m.Method); err != nil || m.Method == "" {
+					return nil, invalid(m.ID, `"method" must be a non-empty string`)
+				}
+			case 3:
+				m.Params = val
+			case 4:
+				m.Result = val
+			case 5:
+				m.Error = val
+			}
+		}
+		s.ws()
+		if s.consume(',') {
+			continue
+		}
+		break
+	}
+	if m.ID != nil {
+		switch m.ID[0] {
+		case '"':
+		case 'n': // null: only valid in error responses
+			if seen[2] {
+				return nil, invalid(nil, `"id" must be a string or a number, not null`)
+			}
+		default:
+			if m.ID[0] != '-' && (m.ID[0] < '0' || m.ID[0] > '9') {
+				id := m.ID
+				m.ID = nil
+				return nil, invalid(nil, fmt.Sprintf(`"id" must be a string or a number, not %s`, kindOf(id)))
+			}
+		}
+	}
+	if string(version) != `"2.0"` {
+		return nil, invalid(m.ID, `"jsonrpc" must be "2.0"`)
+	}
+	switch {
+	case seen[2]: // request or notification
+		if seen[4] || seen[5] {
+			return nil, invalid(m.ID, `a request has no "result" or "error"`)
+		}
+		if m.Params != nil && m.Params[0] != '{' && m.Params[0] != '[' {
+			return nil, invalid(m.ID, `"params" must be an object`)
+		}
+	case seen[4] || seen[5]:
+		if seen[4] && seen[5] {
+			return nil, invalid(m.ID, `a response has "result" or "error", not both`)
+		}
+		if m.ID == nil {
+			return nil, invalid(nil, `a response needs an "id"`)
+		}
+	default:
+		return nil, invalid(m.ID, `the message has no "method", "result" or "error"`)
+	}
+	return &m, nil
+}
+
+func kindOf(v []byte) string {
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return string(v)
+}
+
+func invalid(id json.RawMessage, msg string) *DecodeError {
+	if id != nil && id[0] == 'n' {
+		id = nil
+	}
+	return &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: " + msg, ID: id}
+}
+
+// scanner walks JSON that json.Valid accepted.
+type scanner struct {
+	data []byte
+	pos  int
+}
+
+func (s *scanner) ws() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\r', '\n':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) consume(c byte) bool {
+	if s.pos < len(s.data) && s.data[s.pos] == c {
+		s.pos++
+		return true
+	}
+	return false
+}
+
+// str reads a string and returns its decoded value.
+func (s *scanner) str() (string, bool) {
+	if !s.consume('"') {
+		return "", false
+	}
+	start := s.pos
+	escaped := false
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case '\\':
+			escaped = true
+			s.pos += 2
+			continue
+		case '"':
+			raw := s.data[start:s.pos]
+			s.pos++
+			if !escaped {
+				return string(raw), true
+			}
+			var v string
+			if err := json.Unmarshal(s.data[start-1:s.pos], &v); err != nil {
+				return "", false
+			}
+			return v, true
+		}
+		s.pos++
+	}
+	return "", false
+}
+
+// skipValue moves past one value.
+func (s *scanner) skipValue() {
+	if s.pos >= len(s.data) {
+		return
+	}
+	switch s.data[s.pos] {
+	case '"':
+		s.str()
+	case '{', '[':
+		depth := 0
+		for s.pos < len(s.data) {
+			switch s.data[s.pos] {
+			case '"':
+				s.str()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					s.pos++
+					return
+				}
+			}
+			s.pos++
+		}
+	default:
+		for s.pos < len(s.data) {
+			switch s.data[s.pos] {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				return
+			}
+			s.pos++
+		}
+	}
+}
+
+// AppendResult appends a success response.
+func AppendResult(b []byte, id json.RawMessage, result []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = appendID(b, id)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, '}')
+}
+
+// AppendError appends an error response; a nil id is written as null.
+func AppendError(b []byte, id json.RawMessage, code int64, message string, data any) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = appendID(b, id)
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, code, 10)
+	b = append(b, `,"message":`...)
+	b = AppendString(b, message)
+	if data != nil {
+		if d, err := json.Marshal(data); err == nil {
+			b = append(b, `,"data":`...)
+			b = append(b, d...)
+		}
+	}
+	return append(b, "}}"...)
+}
+
+// AppendNotification appends a notification; params may be nil.
+func AppendNotification(b []byte, method string, params []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	b = AppendString(b, method)
+	if params != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	return append(b, '}')
+}
+
+// AppendRequest appends a request with a numeric id.
+func AppendRequest(b []byte, id int64, method string, params []byte) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":`...)
+	b = AppendString(b, method)
+	if params != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	return append(b, '}')
+}
+
+func appendID(b []byte, id json.RawMessage) []byte {
+	if id == nil {
+		return append(b, "null"...)
+	}
+	return append(b, id...)
+}
+
+// AppendString appends s as a JSON string.
+func AppendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf && c != '<' && c != '>' && c != '&' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// ResponseError is the error member of a response.
+type ResponseError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *ResponseError) Error() string {
+	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// ErrNotObject is returned for params that must be an object.
+var ErrNotObject = errors.New("jsonrpc: params must be an object")

@@ -1,0 +1,455 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/session"
+)
+
+func equalAuth(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// conn is the live side of a session in this process: in-flight requests,
+// requests waiting for the client, and the GET stream's queue.
+type conn struct {
+	h         *Handler
+	sess      *session.Session
+	ephemeral bool // a stateless request's throw-away session
+
+	mu       sync.Mutex
+	inflight map[string]context.CancelFunc
+	pending  map[string]chan *jsonrpc.Message
+	closed   bool
+	roots    []mcp.Root
+	rootsOK  bool
+
+	nextID    atomic.Int64
+	getActive atomic.Bool
+	out       chan []byte // server-initiated messages for the GET stream
+	done      chan struct{}
+}
+
+func newConn(h *Handler, sess *session.Session, ephemeral bool) *conn {
+	c := &conn{h: h, sess: sess, ephemeral: ephemeral, done: make(chan struct{})}
+	if !ephemeral {
+		c.out = make(chan []byte, defaultQueueLen)
+	}
+	return c
+}
+
+func (h *Handler) newConn(sess *session.Session, ephemeral bool) *conn {
+	if sess == nil {
+		sess = &session.Session{}
+	}
+	return newConn(h, sess, ephemeral)
+}
+
+func (c *conn) close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	for _, cancel := range c.inflight {
+		cancel()
+	}
+	c.mu.Unlock()
+	close(c.done)
+}
+
+func (c *conn) idle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.inflight) == 0 && !c.getActive.Load()
+}
+
+func (c *conn) track(key string, cancel context.CancelFunc) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	if c.inflight == nil {
+		c.inflight = map[string]context.CancelFunc{}
+	}
+	c.inflight[key] = cancel
+	return true
+}
+
+func (c *conn) untrack(key string) {
+	c.mu.Lock()
+	delete(c.inflight, key)
+	c.mu.Unlock()
+}
+
+func (c *conn) cancel(key string) {
+	c.mu.Lock()
+	cancel := c.inflight[key]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// deliver routes a client's response to the server request waiting for it.
+func (c *conn) deliver(m *jsonrpc.Message) {
+	key := m.IDKey()
+	c.mu.Lock()
+	ch := c.pending[key]
+	delete(c.pending, key)
+	c.mu.Unlock()
+	if ch == nil {
+		c.h.log.Warn("mcp: a response matches no request the server sent; dropped", "session", c.sess.ID, "id", key)
+		return
+	}
+	// The message aliases the pooled request body: copy what we keep.
+	cp := &jsonrpc.Message{ID: clone(m.ID), Result: clone(m.Result), Error: clone(m.Error)}
+	ch <- cp
+}
+
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
+
+// enqueue puts a server-initiated message on the GET stream's queue. When
+// the queue is full the message is dropped, and the drop logged.
+func (c *conn) enqueue(msg []byte) {
+	if c.out == nil {
+		return
+	}
+	select {
+	case c.out <- msg:
+	default:
+		c.h.log.Warn("mcp: the session's GET stream queue is full (no client reading it?); message dropped",
+			"session", c.sess.ID, "queue", cap(c.out))
+	}
+}
+
+// call sends a server-to-client request through send and waits for the
+// client's answer.
+func (c *conn) call(ctx context.Context, send func([]byte) error, method string, params any) (json.RawMessage, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encoding %s params: %w", method, err)
+	}
+	id := c.nextID.Add(1)
+	key := strconv.FormatInt(id, 10)
+	ch := make(chan *jsonrpc.Message, 1)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("mcp: %s: the session has ended", method)
+	}
+	if c.pending == nil {
+		c.pending = map[string]chan *jsonrpc.Message{}
+	}
+	c.pending[key] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, key)
+		c.mu.Unlock()
+	}()
+	if err := send(jsonrpc.AppendRequest(nil, id, method, p)); err != nil {
+		return nil, err
+	}
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			var e mcp.Error
+			if err := json.Unmarshal(m.Error, &e); err != nil {
+				return nil, fmt.Errorf("mcp: %s: malformed error from the client: %s", method, m.Error)
+			}
+			return nil, &e
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	case <-c.done:
+		return nil, fmt.Errorf("mcp: %s: the session ended before the client answered", method)
+	}
+}
+
+// cachedRoots returns the roots the client last reported, fetching them
+// through peer when unknown.
+func (c *conn) cachedRoots(ctx context.Context, peer mcp.Peer) ([]mcp.Root, error) {
+	c.mu.Lock()
+	if c.rootsOK {
+		r := c.roots
+		c.mu.Unlock()
+		return r, nil
+	}
+	c.mu.Unlock()
+	roots, err := mcp.ListRoots(ctx, peer)
+	if err != nil {
+		return nil, err
+	}
+	c.setRoots(roots)
+	return roots, nil
+}
+
+func (c *conn) setRoots(r []mcp.Root) {
+	c.mu.Lock()
+	c.roots, c.rootsOK = r, true
+	c.mu.Unlock()
+}
+
+func (c *conn) invalidateRoots() {
+	c.mu.Lock()
+	c.roots, c.rootsOK = nil, false
+	c.mu.Unlock()
+}
+
+// streamPeer sends on the session's GET stream; used for requests that
+// belong to no client request (roots/list after initialization).
+type streamPeer struct{ c *conn }
+
+func (p streamPeer) Notify(_ context.Context, method string, params any) error {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	p.c.enqueue(jsonrpc.AppendNotification(nil, method, b))
+	return nil
+}
+
+func (p streamPeer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return p.c.call(ctx, func(b []byte) error { p.c.enqueue(b); return nil }, method, params)
+}
+
+// responder writes the answer to one POST: application/json when only the
+// result is sent, text/event-stream as soon as a notification or request
+// precedes it.
+type responder struct {
+	w        http.ResponseWriter
+	h        *Handler
+	c        *conn
+	jsonOnly bool
+	batch    bool
+
+	mu      sync.Mutex
+	sse     bool
+	ended   bool
+	replies [][]byte // batch replies in JSON mode
+	eventN  int
+}
+
+func newResponder(w http.ResponseWriter, h *Handler, c *conn, jsonOnly bool) *responder {
+	return &responder{w: w, h: h, c: c, jsonOnly: jsonOnly}
+}
+
+func (rs *responder) setSessionHeader() {
+	if rs.c != nil && !rs.c.ephemeral && rs.c.sess.ID != "" {
+		rs.w.Header().Set("Mcp-Session-Id", rs.c.sess.ID)
+	}
+}
+
+func (rs *responder) startSSE() {
+	hd := rs.w.Header()
+	rs.setSessionHeader()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache, no-transform")
+	hd.Set("X-Accel-Buffering", "no")
+	rs.w.WriteHeader(http.StatusOK)
+	rs.sse = true
+}
+
+// event sends a message that precedes the result.
+func (rs *responder) event(msg []byte) error {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.ended {
+		return errStreamEnded
+	}
+	if rs.jsonOnly {
+		rs.h.log.Debug("mcp: JSON response mode drops a message sent during a request", "message", truncate(msg))
+		return mcp.ErrNoPeer
+	}
+	if !rs.sse {
+		rs.startSSE()
+	}
+	return rs.writeEvent(msg)
+}
+
+var errStreamEnded = fmt.Errorf("mcp: the request's response was already sent")
+
+func (rs *responder) writeEvent(msg []byte) error {
+	b := make([]byte, 0, len(msg)+32)
+	b = append(b, "event: message\ndata: "...)
+	b = append(b, msg...)
+	b = append(b, "\n\n"...)
+	if _, err := rs.w.Write(b); err != nil {
+		return err
+	}
+	return http.NewResponseController(rs.w).Flush()
+}
+
+// reply sends a response (one of several in a batch).
+func (rs *responder) reply(msg []byte) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.ended {
+		return
+	}
+	if rs.sse {
+		_ = rs.writeEvent(msg)
+		return
+	}
+	if rs.batch {
+		rs.replies = append(rs.replies, msg)
+		return
+	}
+	rs.setSessionHeader()
+	rs.w.Header().Set("Content-Type", "application/json")
+	rs.w.WriteHeader(http.StatusOK)
+	_, _ = rs.w.Write(append(msg, '\n'))
+	rs.ended = true
+}
+
+// end finishes the response. A request that got no reply (cancelled) ends
+// with an empty event stream, which clients read as "no answer".
+func (rs *responder) end() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.ended {
+		return
+	}
+	rs.ended = true
+	if rs.sse {
+		return
+	}
+	if rs.batch && len(rs.replies) > 0 {
+		rs.setSessionHeader()
+		rs.w.Header().Set("Content-Type", "application/json")
+		rs.w.WriteHeader(http.StatusOK)
+		b := []byte{'['}
+		for i, r := range rs.replies {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, r...)
+		}
+		_, _ = rs.w.Write(append(b, ']', '\n'))
+		return
+	}
+	if rs.jsonOnly {
+		rs.w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	rs.startSSE()
+}
+
+func truncate(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
+
+// requestPeer is the way back to the client of one request: its stream.
+type requestPeer struct {
+	c  *conn
+	rs *responder
+}
+
+func (p *requestPeer) Notify(_ context.Context, method string, params any) error {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("mcp: encoding %s params: %w", method, err)
+	}
+	return p.rs.event(jsonrpc.AppendNotification(make([]byte, 0, len(b)+64), method, b))
+}
+
+func (p *requestPeer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if p.c.ephemeral {
+		return nil, mcp.ErrNoPeer
+	}
+	return p.c.call(ctx, p.rs.event, method, params)
+}
+
+// serveGet opens the session's stream for server-initiated messages.
+func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Stateless {
+		w.Header().Set("Allow", "POST")
+		httpError(w, http.StatusMethodNotAllowed, nil, mcp.CodeServerError,
+			"Method Not Allowed: this server is stateless and offers no GET stream")
+		return
+	}
+	if !accepts(r, "text/event-stream") {
+		httpError(w, http.StatusNotAcceptable, nil, mcp.CodeServerError,
+			"Not Acceptable: the Accept header of a GET must list text/event-stream")
+		return
+	}
+	c, ok := h.resolve(w, r, false, nil)
+	if !ok {
+		return
+	}
+	if !c.getActive.CompareAndSwap(false, true) {
+		httpError(w, http.StatusConflict, nil, mcp.CodeServerError,
+			"Conflict: this session already has an open GET stream")
+		return
+	}
+	defer c.getActive.Store(false)
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache, no-transform")
+	hd.Set("X-Accel-Buffering", "no")
+	hd.Set("Mcp-Session-Id", c.sess.ID)
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if err := rc.Flush(); err != nil {
+		return
+	}
+	drain := h.drainCh()
+	var tick <-chan time.Time
+	if h.opts.KeepAlive > 0 {
+		t := time.NewTicker(h.opts.KeepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case msg := <-c.out:
+			b := make([]byte, 0, len(msg)+32)
+			b = append(b, "event: message\ndata: "...)
+			b = append(b, msg...)
+			b = append(b, "\n\n"...)
+			if _, err := w.Write(b); err != nil {
+				c.enqueue(msg) // keep it for the next stream
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+			c.sess.Touch(time.Now())
+		case <-tick:
+			if _, err := w.Write([]byte(": keepalive\n\n")); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-c.done:
+			return
+		case <-h.done:
+			return
+		case <-drain:
+			return
+		}
+	}
+}

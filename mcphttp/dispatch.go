@@ -1,0 +1,506 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
+)
+
+// errCancelled is the cause of a request's context when the client sent
+// notifications/cancelled for it.
+var errCancelled = errors.New("mcp: the client cancelled the request")
+
+// call is what a method handler needs to know about a request.
+type call struct {
+	h    *Handler
+	c    *conn
+	r    *http.Request
+	msg  *jsonrpc.Message
+	rs   *responder
+	auth any
+}
+
+type methodFunc func(h *Handler, ctx context.Context, k *call) (any, error)
+
+var methods map[string]methodFunc
+
+func init() {
+	methods = map[string]methodFunc{
+		"initialize":               (*Handler).doInitialize,
+		"ping":                     func(*Handler, context.Context, *call) (any, error) { return struct{}{}, nil },
+		"tools/list":               (*Handler).doToolsList,
+		"tools/call":               (*Handler).doToolsCall,
+		"resources/list":           (*Handler).doResourcesList,
+		"resources/templates/list": (*Handler).doTemplatesList,
+		"resources/read":           (*Handler).doResourcesRead,
+		"resources/subscribe":      (*Handler).doSubscribe,
+		"resources/unsubscribe":    (*Handler).doUnsubscribe,
+		"prompts/list":             (*Handler).doPromptsList,
+		"prompts/get":              (*Handler).doPromptsGet,
+		"completion/complete":      (*Handler).doComplete,
+		"logging/setLevel":         (*Handler).doSetLevel,
+	}
+}
+
+// handleRequest runs one request and replies on rs.
+func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, rs *responder) {
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	key := msg.IDKey()
+	tracked := c.track(key, func() { cancel(errCancelled) })
+	if tracked {
+		defer c.untrack(key)
+	}
+	k := &call{h: h, c: c, r: r, msg: msg, rs: rs, auth: mcp.AuthFromContext(r.Context())}
+	fn := methods[msg.Method]
+	var (
+		res any
+		err error
+	)
+	if fn == nil {
+		err = &mcp.Error{Code: mcp.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %q", msg.Method)}
+	} else {
+		res, err = h.safeCall(ctx, fn, k)
+	}
+	if errors.Is(context.Cause(ctx), errCancelled) {
+		return // the client cancelled: no response (spec: cancellation)
+	}
+	if err != nil {
+		var je *mcp.Error
+		if !errors.As(err, &je) {
+			h.log.Error("mcp: request failed", "method", msg.Method, "error", err)
+			je = &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: " + err.Error()}
+		}
+		rs.reply(jsonrpc.AppendError(nil, msg.ID, je.Code, je.Message, je.Data))
+		return
+	}
+	b, err := marshalResult(res)
+	if err != nil {
+		h.log.Error("mcp: encoding a result failed", "method", msg.Method, "error", err)
+		rs.reply(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, "Internal error: encoding the result failed", nil))
+		return
+	}
+	out := jsonrpc.AppendResult(make([]byte, 0, len(b)+len(msg.ID)+32), msg.ID, b)
+	rs.reply(out)
+}
+
+// safeCall runs a method, turning a panic into an internal error.
+func (h *Handler) safeCall(ctx context.Context, fn methodFunc, k *call) (res any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			h.log.Error("mcp: panic in a request handler", "method", k.msg.Method, "panic", v)
+			res, err = nil, &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error (see the server log)"}
+		}
+	}()
+	return fn(h, ctx, k)
+}
+
+func marshalResult(v any) ([]byte, error) {
+	switch r := v.(type) {
+	case *mcp.ContentResult:
+		return appendToolResult(nil, r)
+	case json.RawMessage:
+		return r, nil
+	}
+	return json.Marshal(v)
+}
+
+// handleNotification acts on a client notification.
+func (h *Handler) handleNotification(r *http.Request, c *conn, msg *jsonrpc.Message) {
+	switch msg.Method {
+	case "notifications/initialized":
+		c.sess.SetInitialized()
+		h.fetchRoots(c)
+	case "notifications/cancelled":
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+			Reason    string          `json:"reason"`
+		}
+		if err := json.Unmarshal(msg.Params, &p); err != nil || p.RequestID == nil {
+			h.log.Warn("mcp: malformed notifications/cancelled ignored", "params", truncate(msg.Params))
+			return
+		}
+		c.cancel(string(p.RequestID))
+	case "notifications/roots/list_changed":
+		c.invalidateRoots()
+		h.fetchRoots(c)
+	}
+}
+
+// fetchRoots asks a client that declared roots for them, on the GET
+// stream, and caches the answer.
+func (h *Handler) fetchRoots(c *conn) {
+	if c.ephemeral || c.sess.Capabilities().Roots == nil {
+		return
+	}
+	if ro := h.srv.Options().Roots; ro != nil && ro.Disabled {
+		return
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		go func() {
+			select {
+			case <-c.done:
+				cancel()
+			case <-h.done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		roots, err := mcp.ListRoots(ctx, streamPeer{c})
+		if err != nil {
+			h.log.Debug("mcp: roots/list failed", "session", c.sess.ID, "error", err)
+			return
+		}
+		c.setRoots(roots)
+	}()
+}
+
+// onChange turns registry changes into notifications on every initialized
+// session's GET stream.
+func (h *Handler) onChange(ch mcp.Change) {
+	var method string
+	switch ch.Kind {
+	case mcp.ToolsChanged:
+		method = "notifications/tools/list_changed"
+	case mcp.ResourcesChanged:
+		method = "notifications/resources/list_changed"
+	case mcp.PromptsChanged:
+		method = "notifications/prompts/list_changed"
+	case mcp.ResourceUpdated:
+		method = "notifications/resources/updated"
+	}
+	var msg []byte
+	if ch.Kind == mcp.ResourceUpdated {
+		p, _ := json.Marshal(map[string]string{"uri": ch.URI})
+		msg = jsonrpc.AppendNotification(nil, method, p)
+	} else {
+		msg = jsonrpc.AppendNotification(nil, method, nil)
+	}
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, c := range h.conns {
+		if !c.sess.Initialized() {
+			continue
+		}
+		if ch.Kind == mcp.ResourceUpdated && !c.sess.Subscribed(ch.URI) {
+			continue
+		}
+		c.enqueue(msg)
+	}
+}
+
+func decodeParams(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
+	}
+	return nil
+}
+
+func (h *Handler) doInitialize(_ context.Context, k *call) (any, error) {
+	var p struct {
+		ProtocolVersion string                 `json:"protocolVersion"`
+		Capabilities    mcp.ClientCapabilities `json:"capabilities"`
+		ClientInfo      mcp.Implementation     `json:"clientInfo"`
+	}
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.ProtocolVersion == "" {
+		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: initialize needs "protocolVersion"`}
+	}
+	version := p.ProtocolVersion
+	if !slices.Contains(SupportedVersions, version) {
+		version = LatestVersion
+	}
+	k.c.sess.Init(version, p.ClientInfo, p.Capabilities, k.auth)
+	if !k.c.ephemeral {
+		h.register(k.c)
+	}
+	o := h.srv.Options()
+	return initializeResult{
+		ProtocolVersion: version,
+		Capabilities: serverCapabilities{
+			Tools:       listChanged{true},
+			Resources:   resourcesCap{Subscribe: true, ListChanged: true},
+			Prompts:     listChanged{true},
+			Logging:     struct{}{},
+			Completions: struct{}{},
+		},
+		ServerInfo:   mcp.Implementation{Name: o.Name, Title: o.Title, Version: o.Version},
+		Instructions: o.Instructions,
+	}, nil
+}
+
+type initializeResult struct {
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    serverCapabilities `json:"capabilities"`
+	ServerInfo      mcp.Implementation `json:"serverInfo"`
+	Instructions    string             `json:"instructions,omitempty"`
+}
+
+type serverCapabilities struct {
+	Tools       listChanged  `json:"tools"`
+	Resources   resourcesCap `json:"resources"`
+	Prompts     listChanged  `json:"prompts"`
+	Logging     struct{}     `json:"logging"`
+	Completions struct{}     `json:"completions"`
+}
+
+type listChanged struct {
+	ListChanged bool `json:"listChanged"`
+}
+
+type resourcesCap struct {
+	Subscribe   bool `json:"subscribe"`
+	ListChanged bool `json:"listChanged"`
+}
+
+// paginate returns one page of items after the cursor.
+func paginate[T any](items []T, cursor string, size int) ([]T, string, error) {
+	start := 0
+	if cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(cursor)
+		n, err2 := strconv.Atoi(string(b))
+		if err != nil || err2 != nil || n < 0 || n > len(items) {
+			return nil, "", &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: cursor %q is not one this server issued", cursor)}
+		}
+		start = n
+	}
+	end := min(start+size, len(items))
+	next := ""
+	if end < len(items) {
+		next = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))
+	}
+	return items[start:end], next, nil
+}
+
+type listParams struct {
+	Cursor string `json:"cursor"`
+}
+
+func (h *Handler) doToolsList(_ context.Context, k *call) (any, error) {
+	var p listParams
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	page, next, err := paginate(h.srv.ListTools(k.auth), p.Cursor, h.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Tools      []mcp.Tool `json:"tools"`
+		NextCursor string     `json:"nextCursor,omitempty"`
+	}{page, next}, nil
+}
+
+func (h *Handler) doResourcesList(_ context.Context, k *call) (any, error) {
+	var p listParams
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	page, next, err := paginate(h.srv.ListResources(k.auth), p.Cursor, h.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Resources  []mcp.Resource `json:"resources"`
+		NextCursor string         `json:"nextCursor,omitempty"`
+	}{page, next}, nil
+}
+
+func (h *Handler) doTemplatesList(_ context.Context, k *call) (any, error) {
+	var p listParams
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	page, next, err := paginate(h.srv.ListResourceTemplates(k.auth), p.Cursor, h.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		ResourceTemplates []mcp.ResourceTemplate `json:"resourceTemplates"`
+		NextCursor        string                 `json:"nextCursor,omitempty"`
+	}{page, next}, nil
+}
+
+func (h *Handler) doPromptsList(_ context.Context, k *call) (any, error) {
+	var p listParams
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	page, next, err := paginate(h.srv.ListPrompts(k.auth), p.Cursor, h.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Prompts    []mcp.Prompt `json:"prompts"`
+		NextCursor string       `json:"nextCursor,omitempty"`
+	}{page, next}, nil
+}
+
+type requestMeta struct {
+	ProgressToken json.RawMessage `json:"progressToken"`
+}
+
+// context builds the tool's mcp.Context for a request.
+func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.Context {
+	sess := k.c.sess
+	info := mcp.RequestInfo{
+		Session:            k.auth,
+		SessionID:          sess.ID,
+		RequestID:          idText(k.msg.ID),
+		Client:             sess.Client(),
+		ClientCapabilities: sess.Capabilities(),
+		ProtocolVersion:    sess.ProtocolVersion(),
+		LogLevel:           sess.LogLevel(),
+	}
+	if info.Session == nil {
+		info.Session = sess.Auth()
+	}
+	if meta != nil && len(meta.ProgressToken) > 0 && string(meta.ProgressToken) != "null" {
+		info.ProgressToken = meta.ProgressToken
+	}
+	peer := &requestPeer{c: k.c, rs: k.rs}
+	info.Peer = peer
+	if !k.c.ephemeral {
+		info.Roots = func(ctx context.Context) ([]mcp.Root, error) { return k.c.cachedRoots(ctx, peer) }
+	}
+	return mcp.NewContext(ctx, info)
+}
+
+func idText(id json.RawMessage) string {
+	if len(id) > 0 && id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return s
+		}
+	}
+	return string(id)
+}
+
+func (h *Handler) doToolsCall(ctx context.Context, k *call) (any, error) {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      *requestMeta    `json:"_meta"`
+	}
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: tools/call needs "name"`}
+	}
+	mc := h.context(ctx, k, p.Meta)
+	return h.srv.CallTool(mcp.WithContext(ctx, mc), mc, p.Name, p.Arguments)
+}
+
+func (h *Handler) doResourcesRead(ctx context.Context, k *call) (any, error) {
+	var p struct {
+		URI  string       `json:"uri"`
+		Meta *requestMeta `json:"_meta"`
+	}
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: resources/read needs "uri"`}
+	}
+	mc := h.context(ctx, k, p.Meta)
+	return h.srv.ReadResource(mcp.WithContext(ctx, mc), mc, p.URI)
+}
+
+func (h *Handler) doSubscribe(ctx context.Context, k *call) (any, error) {
+	return h.subscription(k, true)
+}
+
+func (h *Handler) doUnsubscribe(ctx context.Context, k *call) (any, error) {
+	return h.subscription(k, false)
+}
+
+func (h *Handler) subscription(k *call, on bool) (any, error) {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: "uri" is required`}
+	}
+	if on {
+		k.c.sess.Subscribe(p.URI)
+	} else {
+		k.c.sess.Unsubscribe(p.URI)
+	}
+	return struct{}{}, nil
+}
+
+func (h *Handler) doPromptsGet(ctx context.Context, k *call) (any, error) {
+	var p struct {
+		Name      string            `json:"name"`
+		Arguments map[string]string `json:"arguments"`
+		Meta      *requestMeta      `json:"_meta"`
+	}
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: prompts/get needs "name"`}
+	}
+	mc := h.context(ctx, k, p.Meta)
+	return h.srv.GetPrompt(mcp.WithContext(ctx, mc), mc, p.Name, p.Arguments)
+}
+
+func (h *Handler) doComplete(ctx context.Context, k *call) (any, error) {
+	var p struct {
+		Ref      mcp.CompletionRef `json:"ref"`
+		Argument struct {
+			Name  string `json:"name"`
+			Value string `json:"value"`
+		} `json:"argument"`
+		Context struct {
+			Arguments map[string]string `json:"arguments"`
+		} `json:"context"`
+	}
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	mc := h.context(ctx, k, nil)
+	res, err := h.srv.Complete(mcp.WithContext(ctx, mc), mc, p.Ref, p.Argument.Name, p.Argument.Value, p.Context.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Completion *mcp.CompletionResult `json:"completion"`
+	}{res}, nil
+}
+
+func (h *Handler) doSetLevel(_ context.Context, k *call) (any, error) {
+	var p struct {
+		Level mcp.LogLevel `json:"level"`
+	}
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	if !p.Level.Valid() {
+		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: %q is not a log level (want debug, info, notice, warning, error, critical, alert or emergency)", p.Level)}
+	}
+	k.c.sess.SetLogLevel(p.Level)
+	return struct{}{}, nil
+}

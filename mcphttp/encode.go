@@ -1,0 +1,37 @@
+package mcphttp
+
+import (
+	"encoding/json"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
+)
+
+// appendToolResult encodes a tool result. Results made only of plain text
+// items (the common case, and the hot path) are written directly; anything
+// else goes through encoding/json.
+func appendToolResult(b []byte, r *mcp.ContentResult) ([]byte, error) {
+	if r.StructuredContent != nil || r.Meta != nil {
+		return json.Marshal(r)
+	}
+	for _, c := range r.Content {
+		t, ok := c.(mcp.TextContent)
+		if !ok || t.Annotations != nil || t.Meta != nil {
+			return json.Marshal(r)
+		}
+	}
+	b = append(b, `{"content":[`...)
+	for i, c := range r.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"text","text":`...)
+		b = jsonrpc.AppendString(b, c.(mcp.TextContent).Text)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}'), nil
+}

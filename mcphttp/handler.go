@@ -1,0 +1,636 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/session"
+)
+
+// Protocol revisions this engine speaks, newest first.
+var SupportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// LatestVersion is the revision offered to clients that ask for one this
+// engine does not speak.
+const LatestVersion = "2025-11-25"
+
+// versionAssumed is what a request without MCP-Protocol-Version is taken
+// to speak (the transport spec's rule).
+const versionAssumed = "2025-03-26"
+
+// Defaults of [Options].
+const (
+	DefaultMaxBodyBytes       = 4 << 20
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	DefaultPageSize           = 500
+	DefaultKeepAlive          = 25 * time.Second
+	defaultQueueLen           = 256
+)
+
+// Options configure a [Handler]. The zero value (or nil) is a stateful
+// handler with DNS-rebinding protection, a 4 MiB body limit and 30 minute
+// session expiry.
+type Options struct {
+	// Stateless keeps no session: no Mcp-Session-Id is issued, every POST
+	// stands alone, GET and DELETE answer 405. It is how one scales out.
+	// Server-to-client requests (sampling, elicitation, roots) need a
+	// session and fail with mcp.ErrCapability in this mode.
+	Stateless bool
+	// JSONResponse answers every request with application/json, never
+	// SSE; notifications a tool sends during a request are then dropped
+	// (and logged at debug level).
+	JSONResponse bool
+	// MaxBodyBytes bounds a POST body (413 beyond). Default 4 MiB.
+	MaxBodyBytes int64
+	// SessionIdleTimeout ends sessions idle that long. Default 30 min;
+	// negative means never.
+	SessionIdleTimeout time.Duration
+	// Sessions stores session state. Default: an in-memory store.
+	Sessions session.Store
+	// PageSize is the number of items per page of the list methods.
+	// Default 500.
+	PageSize int
+	// KeepAlive is the interval of SSE comment lines on idle GET streams.
+	// Default 25 s; negative disables.
+	KeepAlive time.Duration
+	// AllowedOrigins lists Origins (scheme://host[:port]) accepted besides
+	// loopback ones; "*" accepts any. A request with another Origin gets 403.
+	AllowedOrigins []string
+	// AllowedHosts lists Host header values (host or host:port) accepted
+	// on a loopback listener besides localhost, 127.0.0.1 and [::1].
+	AllowedHosts []string
+	// DisableDNSRebindingProtection turns the Host and Origin checks off.
+	DisableDNSRebindingProtection bool
+	// Logger receives diagnostics. Default: the server's logger.
+	Logger *slog.Logger
+}
+
+// Handler serves one MCP server over Streamable HTTP at a single endpoint
+// (POST, GET and DELETE); it never reads the URL path, so it mounts under
+// any prefix. Use [New] to make one, and Close it when done.
+type Handler struct {
+	srv   *mcp.Server
+	opts  Options
+	log   *slog.Logger
+	store session.Store
+
+	mu      sync.RWMutex
+	conns   map[string]*conn
+	closed  bool
+	reaping bool
+
+	stopWatch func()
+	draining  chan struct{}
+	done      chan struct{}
+	wg        sync.WaitGroup
+}
+
+// New returns a handler serving srv. opts may be nil.
+func New(srv *mcp.Server, opts *Options) *Handler {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.SessionIdleTimeout == 0 {
+		o.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = DefaultPageSize
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = DefaultKeepAlive
+	}
+	if o.Logger == nil {
+		o.Logger = srv.Logger()
+	}
+	if o.Sessions == nil {
+		o.Sessions = session.NewMemoryStore()
+	}
+	h := &Handler{srv: srv, opts: o, log: o.Logger, store: o.Sessions,
+		conns: map[string]*conn{}, done: make(chan struct{})}
+	h.stopWatch = srv.Watch(h.onChange)
+	return h
+}
+
+// Server returns the MCP server the handler serves.
+func (h *Handler) Server() *mcp.Server { return h.srv }
+
+// Close ends every session (cancelling its in-flight requests and closing
+// its streams) and stops the handler's background work. Requests after
+// Close get 503.
+func (h *Handler) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	conns := h.conns
+	h.conns = map[string]*conn{}
+	h.mu.Unlock()
+	h.stopWatch()
+	close(h.done)
+	for _, c := range conns {
+		c.close()
+	}
+	h.wg.Wait()
+	return nil
+}
+
+// SessionCount returns the number of live sessions.
+func (h *Handler) SessionCount() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.conns)
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.checkOrigin(w, r) {
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.servePost(w, r)
+	case http.MethodGet:
+		h.serveGet(w, r)
+	case http.MethodDelete:
+		h.serveDelete(w, r)
+	default:
+		if h.opts.Stateless {
+			w.Header().Set("Allow", "POST")
+		} else {
+			w.Header().Set("Allow", "GET, POST, DELETE")
+		}
+		httpError(w, http.StatusMethodNotAllowed, nil, mcp.CodeServerError,
+			fmt.Sprintf("Method Not Allowed: the MCP endpoint takes POST, GET and DELETE, not %s", r.Method))
+	}
+}
+
+// httpError writes a JSON-RPC error body with an HTTP error status.
+func httpError(w http.ResponseWriter, status int, id []byte, code int64, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b := jsonrpc.AppendError(make([]byte, 0, 128+len(msg)), id, code, msg, nil)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// checkOrigin guards against DNS rebinding: on a loopback listener the
+// Host must be a loopback name, and a present Origin must be allowed.
+func (h *Handler) checkOrigin(w http.ResponseWriter, r *http.Request) bool {
+	if h.opts.DisableDNSRebindingProtection {
+		return true
+	}
+	loopback := false
+	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if ta, ok := la.(*net.TCPAddr); ok {
+			loopback = ta.IP.IsLoopback()
+		}
+	}
+	if loopback && !isLoopbackHost(r.Host) && !slices.Contains(h.opts.AllowedHosts, r.Host) &&
+		!slices.Contains(h.opts.AllowedHosts, hostOnly(r.Host)) {
+		httpError(w, http.StatusForbidden, nil, mcp.CodeServerError,
+			fmt.Sprintf("Forbidden: Host %q is not allowed on this loopback server (DNS rebinding protection; see Options.AllowedHosts)", r.Host))
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" || h.originAllowed(origin, r.Host, loopback) {
+		return true
+	}
+	httpError(w, http.StatusForbidden, nil, mcp.CodeServerError,
+		fmt.Sprintf("Forbidden: Origin %q is not allowed (DNS rebinding protection; see Options.AllowedOrigins)", origin))
+	return false
+}
+
+func (h *Handler) originAllowed(origin, host string, loopback bool) bool {
+	if slices.Contains(h.opts.AllowedOrigins, "*") || slices.Contains(h.opts.AllowedOrigins, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if isLoopbackHost(u.Host) {
+		return true
+	}
+	// Same origin as the request's own Host is fine off loopback.
+	return !loopback && strings.EqualFold(u.Host, host)
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+func isLoopbackHost(hostport string) bool {
+	h := hostOnly(hostport)
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// acceptsBoth reports whether the Accept header lists both JSON and SSE
+// (or a wildcard that covers them).
+func accepts(r *http.Request, types ...string) bool {
+	vals := r.Header.Values("Accept")
+	if len(vals) == 0 {
+		return false
+	}
+	var have []string
+	for _, v := range vals {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err == nil {
+				have = append(have, mt)
+			}
+		}
+	}
+	if slices.Contains(have, "*/*") {
+		return true
+	}
+	for _, t := range types {
+		major, _, _ := strings.Cut(t, "/")
+		if !slices.Contains(have, t) && !slices.Contains(have, major+"/*") {
+			return false
+		}
+	}
+	return true
+}
+
+func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		httpError(w, http.StatusUnsupportedMediaType, nil, mcp.CodeServerError,
+			fmt.Sprintf("Unsupported Media Type: Content-Type must be application/json, not %q", ct))
+		return
+	}
+	want := []string{"application/json", "text/event-stream"}
+	if h.opts.JSONResponse {
+		want = want[:1]
+	}
+	if !accepts(r, want...) {
+		httpError(w, http.StatusNotAcceptable, nil, mcp.CodeServerError,
+			"Not Acceptable: the Accept header must list both application/json and text/event-stream")
+		return
+	}
+	if r.ContentLength > h.opts.MaxBodyBytes {
+		w.Header().Set("Connection", "close")
+		httpError(w, http.StatusRequestEntityTooLarge, nil, mcp.CodeInvalidRequest,
+			fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", h.opts.MaxBodyBytes))
+		return
+	}
+	body, err := readBody(r, h.opts.MaxBodyBytes)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			w.Header().Set("Connection", "close")
+			httpError(w, http.StatusRequestEntityTooLarge, nil, mcp.CodeInvalidRequest,
+				fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", h.opts.MaxBodyBytes))
+			return
+		}
+		httpError(w, http.StatusBadRequest, nil, mcp.CodeParseError, "Parse error: reading the body failed: "+err.Error())
+		return
+	}
+	defer putBody(body)
+	headerVersion := r.Header.Get("MCP-Protocol-Version")
+	if headerVersion != "" && !slices.Contains(SupportedVersions, headerVersion) {
+		httpError(w, http.StatusBadRequest, nil, mcp.CodeServerError,
+			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %q (supported: %s)", headerVersion, strings.Join(SupportedVersions, ", ")))
+		return
+	}
+	if jsonrpc.IsBatch(body.b) {
+		h.serveBatch(w, r, body.b, headerVersion)
+		return
+	}
+	msg, err := jsonrpc.Decode(body.b)
+	if err != nil {
+		de := err.(*jsonrpc.DecodeError)
+		httpError(w, http.StatusBadRequest, de.ID, int64(de.Code), de.Message)
+		return
+	}
+	c, ok := h.resolve(w, r, msg.Method == "initialize", msg.ID)
+	if !ok {
+		return
+	}
+	if c.ephemeral {
+		defer c.close()
+	}
+	switch {
+	case msg.IsRequest():
+		rs := newResponder(w, h, c, h.opts.JSONResponse)
+		h.handleRequest(r, c, msg, rs)
+		rs.end()
+	case msg.IsNotification():
+		h.handleNotification(r, c, msg)
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		c.deliver(msg)
+		w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+// serveBatch handles a JSON-RPC batch, which only the 2025-03-26 revision
+// allows.
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, headerVersion string) {
+	msgs, errs, err := jsonrpc.DecodeBatch(body)
+	if err != nil {
+		de := err.(*jsonrpc.DecodeError)
+		httpError(w, http.StatusBadRequest, nil, int64(de.Code), de.Message)
+		return
+	}
+	hasInit := false
+	for _, m := range msgs {
+		hasInit = hasInit || (m != nil && m.Method == "initialize")
+	}
+	if hasInit {
+		httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest,
+			"Invalid Request: initialize must not be part of a JSON-RPC batch")
+		return
+	}
+	c, ok := h.resolve(w, r, false, nil)
+	if !ok {
+		return
+	}
+	if c.ephemeral {
+		defer c.close()
+	}
+	version := headerVersion
+	if version == "" {
+		version = c.sess.ProtocolVersion()
+	}
+	if version != "2025-03-26" {
+		httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest,
+			fmt.Sprintf("Invalid Request: JSON-RPC batches are only allowed in protocol revision 2025-03-26, not %s; send one message per POST", version))
+		return
+	}
+	rs := newResponder(w, h, c, h.opts.JSONResponse)
+	rs.batch = true
+	var wg sync.WaitGroup
+	requests := 0
+	for i, m := range msgs {
+		if errs[i] != nil {
+			de := errs[i].(*jsonrpc.DecodeError)
+			rs.reply(jsonrpc.AppendError(nil, de.ID, int64(de.Code), de.Message, nil))
+			requests++
+			continue
+		}
+		switch {
+		case m.IsRequest():
+			requests++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				h.handleRequest(r, c, m, rs)
+			}()
+		case m.IsNotification():
+			h.handleNotification(r, c, m)
+		default:
+			c.deliver(m)
+		}
+	}
+	wg.Wait()
+	if requests == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	rs.end()
+}
+
+// resolve finds or makes the session of a POST. It writes the error
+// response itself and returns false when there is none to be had.
+func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize bool, id []byte) (*conn, bool) {
+	h.mu.RLock()
+	closed := h.closed
+	h.mu.RUnlock()
+	if closed {
+		httpError(w, http.StatusServiceUnavailable, id, mcp.CodeServerError, "Service Unavailable: the server is shutting down")
+		return nil, false
+	}
+	auth := mcp.AuthFromContext(r.Context())
+	if h.opts.Stateless {
+		c := h.newConn(nil, true)
+		v := r.Header.Get("MCP-Protocol-Version")
+		if v == "" {
+			v = versionAssumed
+		}
+		c.sess.Init(v, mcp.Implementation{}, mcp.ClientCapabilities{}, auth)
+		c.sess.SetInitialized()
+		return c, true
+	}
+	sid := r.Header.Get("Mcp-Session-Id")
+	if initialize {
+		if sid != "" {
+			if c, _ := h.lookup(r.Context(), sid); c != nil {
+				httpError(w, http.StatusBadRequest, id, mcp.CodeInvalidRequest,
+					"Invalid Request: this session is already initialized; send initialize without Mcp-Session-Id to start a new one")
+				return nil, false
+			}
+		}
+		sess := session.New(time.Now())
+		c := h.newConn(sess, false)
+		return c, true
+	}
+	if sid == "" {
+		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
+			"Bad Request: missing Mcp-Session-Id header; send initialize first and echo the session ID it returns")
+		return nil, false
+	}
+	if !session.ValidID(sid) {
+		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
+			"Bad Request: Mcp-Session-Id must be 1 to 256 visible ASCII characters")
+		return nil, false
+	}
+	c, err := h.lookup(r.Context(), sid)
+	if err != nil {
+		httpError(w, http.StatusNotFound, id, mcp.CodeSessionNotFound,
+			"Session not found: it ended or expired; start a new session with initialize")
+		return nil, false
+	}
+	if !sameCaller(c.sess.Auth(), auth) {
+		httpError(w, http.StatusForbidden, id, mcp.CodeServerError,
+			"Forbidden: this session belongs to another caller")
+		return nil, false
+	}
+	c.sess.Touch(time.Now())
+	return c, true
+}
+
+// sameCaller reports whether the auth data of a request may use a session
+// created with sessAuth. Auth data implementing mcp.Subject is compared by
+// subject; other values must be equal.
+func sameCaller(sessAuth, auth any) bool {
+	if sessAuth == nil {
+		return true
+	}
+	if auth == nil {
+		return false
+	}
+	a, ok1 := sessAuth.(mcp.Subject)
+	b, ok2 := auth.(mcp.Subject)
+	if ok1 && ok2 {
+		return a.Subject() == b.Subject()
+	}
+	return equalAuth(sessAuth, auth)
+}
+
+func (h *Handler) lookup(ctx context.Context, id string) (*conn, error) {
+	h.mu.RLock()
+	c, ok := h.conns[id]
+	h.mu.RUnlock()
+	if ok {
+		return c, nil
+	}
+	// Another replica may have made it: adopt it from the shared store.
+	sess, err := h.store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if c, ok := h.conns[id]; ok {
+		return c, nil
+	}
+	c = newConn(h, sess, false)
+	h.conns[id] = c
+	return c, nil
+}
+
+// register makes a fresh session live once initialize succeeded.
+func (h *Handler) register(c *conn) {
+	_ = h.store.Put(context.Background(), c.sess)
+	h.mu.Lock()
+	h.conns[c.sess.ID] = c
+	start := !h.reaping && h.opts.SessionIdleTimeout > 0
+	h.reaping = h.reaping || start
+	h.mu.Unlock()
+	if start {
+		h.wg.Add(1)
+		go h.reap()
+	}
+}
+
+func (h *Handler) endSession(c *conn) {
+	h.mu.Lock()
+	delete(h.conns, c.sess.ID)
+	h.mu.Unlock()
+	_ = h.store.Delete(context.Background(), c.sess.ID)
+	c.close()
+}
+
+// reap ends sessions idle for longer than SessionIdleTimeout.
+func (h *Handler) reap() {
+	defer h.wg.Done()
+	every := min(h.opts.SessionIdleTimeout/2, time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.done:
+			return
+		case now := <-t.C:
+			cutoff := now.Add(-h.opts.SessionIdleTimeout)
+			h.mu.RLock()
+			var idle []*conn
+			for _, c := range h.conns {
+				if c.idle() && c.sess.LastSeen().Before(cutoff) {
+					idle = append(idle, c)
+				}
+			}
+			h.mu.RUnlock()
+			for _, c := range idle {
+				h.log.Debug("mcp session expired", "session", c.sess.ID, "idle", h.opts.SessionIdleTimeout)
+				h.endSession(c)
+			}
+		}
+	}
+}
+
+func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Stateless {
+		w.Header().Set("Allow", "POST")
+		httpError(w, http.StatusMethodNotAllowed, nil, mcp.CodeServerError,
+			"Method Not Allowed: this server is stateless and has no sessions to end")
+		return
+	}
+	c, ok := h.resolve(w, r, false, nil)
+	if !ok {
+		return
+	}
+	h.endSession(c)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// body buffers are pooled: the hot path reads one per POST.
+type bodyBuf struct{ b []byte }
+
+var bodyPool = sync.Pool{New: func() any { return &bodyBuf{b: make([]byte, 0, 4096)} }}
+
+func readBody(r *http.Request, limit int64) (*bodyBuf, error) {
+	buf := bodyPool.Get().(*bodyBuf)
+	buf.b = buf.b[:0]
+	rd := http.MaxBytesReader(nil, r.Body, limit)
+	for {
+		if len(buf.b) == cap(buf.b) {
+			buf.b = append(buf.b, 0)[:len(buf.b)]
+		}
+		n, err := rd.Read(buf.b[len(buf.b):cap(buf.b)])
+		buf.b = buf.b[:len(buf.b)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			putBody(buf)
+			return nil, err
+		}
+	}
+}
+
+func putBody(b *bodyBuf) {
+	if cap(b.b) <= 64<<10 {
+		bodyPool.Put(b)
+	}
+}
+
+// drain makes open GET streams end (clients reconnect elsewhere) so a
+// graceful HTTP shutdown does not wait on them.
+func (h *Handler) drain() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.draining == nil {
+		h.draining = make(chan struct{})
+	}
+	select {
+	case <-h.draining:
+	default:
+		close(h.draining)
+	}
+}
+
+func (h *Handler) drainCh() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.draining == nil {
+		h.draining = make(chan struct{})
+	}
+	return h.draining
+}

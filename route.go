@@ -1,0 +1,54 @@
+package mcp
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// RouteOptions configure a custom route.
+type RouteOptions struct {
+	// Public routes skip authentication.
+	Public bool
+}
+
+// Route is a custom HTTP route served beside the MCP endpoint.
+type Route struct {
+	Method  string
+	Path    string
+	Handler http.Handler
+	Public  bool
+}
+
+var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+
+// AddRoute registers a custom HTTP route for the HTTP transport: method is
+// GET, POST, PUT, PATCH, DELETE or OPTIONS; path is a Go 1.22 ServeMux
+// path ("/users/{id}"; read parameters with r.PathValue). The route is
+// behind authentication unless opts.Public. It panics on another method
+// or a path not starting with "/". Routes must be added before the HTTP
+// transport starts.
+func (s *Server) AddRoute(method, path string, h http.Handler, opts *RouteOptions) {
+	method = strings.ToUpper(method)
+	if !slices.Contains(routeMethods, method) {
+		panic(fmt.Sprintf("mcp: AddRoute: method %q is not one of %s", method, strings.Join(routeMethods, ", ")))
+	}
+	if !strings.HasPrefix(path, "/") {
+		panic(fmt.Sprintf("mcp: AddRoute: path %q must start with /", path))
+	}
+	if h == nil {
+		panic("mcp: AddRoute: nil handler")
+	}
+	rt := Route{Method: method, Path: path, Handler: h, Public: opts != nil && opts.Public}
+	s.mu.Lock()
+	s.routes = append(s.routes, rt)
+	s.mu.Unlock()
+}
+
+// Routes returns the custom routes in registration order.
+func (s *Server) Routes() []Route {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.routes)
+}

@@ -1,0 +1,195 @@
+// Package session issues and looks up MCP sessions: the Mcp-Session-Id a
+// Streamable HTTP server hands out on initialize, and the state it keeps
+// for each (protocol version, client info and capabilities, log level,
+// resource subscriptions, the auth data it is bound to).
+//
+// A [Store] holds the sessions; [MemoryStore] is the in-process default,
+// with an idle expiry that keeps memory bounded.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/mcpchain/mcp"
+)
+
+// Errors returned by stores.
+var (
+	// ErrNotFound: no session has that ID (never issued, ended or expired).
+	ErrNotFound = errors.New("session: not found")
+)
+
+// NewID returns a new session ID: 128 random bits, URL-safe base64, so
+// every character is visible ASCII (0x21–0x7E) as the spec requires.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// ValidID reports whether id has only visible ASCII characters and a sane
+// length (1 to 256).
+func ValidID(id string) bool {
+	if len(id) == 0 || len(id) > 256 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// Session is the state of one MCP session. Its methods are safe for
+// concurrent use.
+type Session struct {
+	// ID is the Mcp-Session-Id.
+	ID string
+	// Created is when initialize made the session.
+	Created time.Time
+
+	mu              sync.Mutex
+	protocolVersion string
+	client          mcp.Implementation
+	caps            mcp.ClientCapabilities
+	logLevel        mcp.LogLevel
+	initialized     bool
+	auth            any
+	subs            map[string]bool
+	lastSeen        time.Time
+}
+
+// New returns a session with a fresh ID.
+func New(now time.Time) *Session {
+	return &Session{ID: NewID(), Created: now, lastSeen: now}
+}
+
+// Init records what the client sent in initialize, and the auth data the
+// session is bound to.
+func (s *Session) Init(version string, client mcp.Implementation, caps mcp.ClientCapabilities, auth any) {
+	s.mu.Lock()
+	s.protocolVersion, s.client, s.caps, s.auth = version, client, caps, auth
+	s.mu.Unlock()
+}
+
+// SetInitialized marks notifications/initialized as received.
+func (s *Session) SetInitialized() { s.mu.Lock(); s.initialized = true; s.mu.Unlock() }
+
+// Initialized reports whether notifications/initialized was received.
+func (s *Session) Initialized() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.initialized }
+
+// ProtocolVersion is the negotiated revision.
+func (s *Session) ProtocolVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.protocolVersion
+}
+
+// Client is the clientInfo of initialize.
+func (s *Session) Client() mcp.Implementation { s.mu.Lock(); defer s.mu.Unlock(); return s.client }
+
+// Capabilities are the client's declared capabilities.
+func (s *Session) Capabilities() mcp.ClientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
+}
+
+// Auth is the auth data the session was created with.
+func (s *Session) Auth() any { s.mu.Lock(); defer s.mu.Unlock(); return s.auth }
+
+// SetLogLevel records the minimum level of logging/setLevel.
+func (s *Session) SetLogLevel(l mcp.LogLevel) { s.mu.Lock(); s.logLevel = l; s.mu.Unlock() }
+
+// LogLevel is the minimum level; "" means every level.
+func (s *Session) LogLevel() mcp.LogLevel { s.mu.Lock(); defer s.mu.Unlock(); return s.logLevel }
+
+// Subscribe records a resources/subscribe.
+func (s *Session) Subscribe(uri string) {
+	s.mu.Lock()
+	if s.subs == nil {
+		s.subs = map[string]bool{}
+	}
+	s.subs[uri] = true
+	s.mu.Unlock()
+}
+
+// Unsubscribe records a resources/unsubscribe.
+func (s *Session) Unsubscribe(uri string) { s.mu.Lock(); delete(s.subs, uri); s.mu.Unlock() }
+
+// Subscribed reports whether the client subscribed to uri.
+func (s *Session) Subscribed(uri string) bool { s.mu.Lock(); defer s.mu.Unlock(); return s.subs[uri] }
+
+// Touch records activity at now.
+func (s *Session) Touch(now time.Time) { s.mu.Lock(); s.lastSeen = now; s.mu.Unlock() }
+
+// LastSeen is the time of the last activity.
+func (s *Session) LastSeen() time.Time { s.mu.Lock(); defer s.mu.Unlock(); return s.lastSeen }
+
+// Store keeps sessions. Implementations must be safe for concurrent use.
+type Store interface {
+	// Put stores s under s.ID.
+	Put(ctx context.Context, s *Session) error
+	// Get returns the session with that ID, or ErrNotFound.
+	Get(ctx context.Context, id string) (*Session, error)
+	// Delete removes the session; deleting an unknown ID is not an error.
+	Delete(ctx context.Context, id string) error
+}
+
+// MemoryStore is an in-process Store.
+type MemoryStore struct {
+	mu       sync.RWMutex
+	sessions map[string]*Session
+}
+
+// NewMemoryStore returns an empty store.
+func NewMemoryStore() *MemoryStore { return &MemoryStore{sessions: map[string]*Session{}} }
+
+// Put implements Store.
+func (m *MemoryStore) Put(_ context.Context, s *Session) error {
+	m.mu.Lock()
+	m.sessions[s.ID] = s
+	m.mu.Unlock()
+	return nil
+}
+
+// Get implements Store.
+func (m *MemoryStore) Get(_ context.Context, id string) (*Session, error) {
+	m.mu.RLock()
+	s, ok := m.sessions[id]
+	m.mu.RUnlock()
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return s, nil
+}
+
+// Delete implements Store.
+func (m *MemoryStore) Delete(_ context.Context, id string) error {
+	m.mu.Lock()
+	delete(m.sessions, id)
+	m.mu.Unlock()
+	return nil
+}
+
+// Len returns the number of sessions held.
+func (m *MemoryStore) Len() int { m.mu.RLock(); defer m.mu.RUnlock(); return len(m.sessions) }
+
+// Expired returns the IDs of sessions idle since before cutoff.
+func (m *MemoryStore) Expired(cutoff time.Time) []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var ids []string
+	for id, s := range m.sessions {
+		if s.LastSeen().Before(cutoff) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}

@@ -1,0 +1,249 @@
+package stdio
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/mcpchain/mcp/internal/jsonrpc"
+)
+
+// Session is an in-process client session of an MCP http.Handler: it
+// feeds JSON-RPC messages through the handler as synthesized requests, the
+// way a Streamable HTTP client would, and hands back every message the
+// server sends. The stdio transport and embedded mode are built on it.
+// It is safe for concurrent use.
+type Session struct {
+	h      http.Handler
+	header http.Header
+
+	mu        sync.RWMutex
+	sessionID string
+	version   string
+}
+
+// NewSession returns a session that sends through h. header is added to
+// every synthesized request (it may be nil).
+func NewSession(h http.Handler, header http.Header) *Session {
+	return &Session{h: h, header: header}
+}
+
+// ID returns the Mcp-Session-Id the server issued, once initialized.
+func (s *Session) ID() string { s.mu.RLock(); defer s.mu.RUnlock(); return s.sessionID }
+
+func (s *Session) newRequest(ctx context.Context, method string, body []byte) *http.Request {
+	r, _ := http.NewRequestWithContext(ctx, method, "/", bytes.NewReader(body))
+	r.RemoteAddr = "stdio"
+	r.Host = "localhost"
+	for k, v := range s.header {
+		r.Header[k] = v
+	}
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if body != nil {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	s.mu.RLock()
+	if s.sessionID != "" {
+		r.Header.Set("Mcp-Session-Id", s.sessionID)
+	}
+	if s.version != "" {
+		r.Header.Set("MCP-Protocol-Version", s.version)
+	}
+	s.mu.RUnlock()
+	return r
+}
+
+// Send posts one message and calls emit for every message the server
+// sends back on that request's stream (notifications, server requests and
+// the response), in order. An HTTP error that is not a JSON-RPC message
+// becomes a JSON-RPC error response with the request's id, so a caller
+// always gets an answer to a request.
+func (s *Session) Send(ctx context.Context, msg []byte, emit func([]byte)) {
+	id, method := peek(msg)
+	w := newWriter(emit)
+	s.h.ServeHTTP(w, s.newRequest(ctx, http.MethodPost, msg))
+	w.finish(id)
+	if method == "initialize" && w.status == http.StatusOK {
+		s.mu.Lock()
+		if sid := w.header.Get("Mcp-Session-Id"); sid != "" {
+			s.sessionID = sid
+		}
+		if v := w.initVersion; v != "" {
+			s.version = v
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Listen opens the session's GET stream and calls emit for every message
+// on it until ctx ends or the server closes the stream. It returns at once
+// when the server offers no stream.
+func (s *Session) Listen(ctx context.Context, emit func([]byte)) {
+	w := newWriter(emit)
+	w.get = true
+	s.h.ServeHTTP(w, s.newRequest(ctx, http.MethodGet, nil))
+}
+
+// Close ends the session on the server (DELETE).
+func (s *Session) Close(ctx context.Context) {
+	if s.ID() == "" {
+		return
+	}
+	w := newWriter(func([]byte) {})
+	w.get = true
+	s.h.ServeHTTP(w, s.newRequest(ctx, http.MethodDelete, nil))
+}
+
+// peek reads the id and method of a message without a full decode.
+func peek(msg []byte) (json.RawMessage, string) {
+	m, err := jsonrpc.Decode(msg)
+	if err != nil {
+		if de, ok := err.(*jsonrpc.DecodeError); ok {
+			return de.ID, ""
+		}
+		return nil, ""
+	}
+	return m.ID, m.Method
+}
+
+// writer is the http.ResponseWriter of a synthesized request. It turns an
+// SSE body into messages as it is written, and a JSON body into one
+// message when the handler returns.
+type writer struct {
+	emit   func([]byte)
+	header http.Header
+	status int
+	get    bool
+
+	mu          sync.Mutex
+	sse         bool
+	buf         []byte
+	initVersion string
+	emitted     bool
+}
+
+func newWriter(emit func([]byte)) *writer {
+	return &writer{emit: emit, header: http.Header{}}
+}
+
+func (w *writer) Header() http.Header { return w.header }
+
+func (w *writer) WriteHeader(status int) {
+	if w.status != 0 {
+		return
+	}
+	w.status = status
+	w.sse = strings.HasPrefix(w.header.Get("Content-Type"), "text/event-stream")
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if w.sse {
+		w.drainEvents()
+	}
+	return len(p), nil
+}
+
+// Flush implements http.Flusher; events are handed on as they are written.
+func (w *writer) Flush() {}
+
+// drainEvents emits every complete SSE event in buf.
+func (w *writer) drainEvents() {
+	for {
+		i := bytes.Index(w.buf, []byte("\n\n"))
+		if i < 0 {
+			return
+		}
+		event := w.buf[:i]
+		var data []byte
+		for _, line := range bytes.Split(event, []byte("\n")) {
+			if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+				v = bytes.TrimPrefix(v, []byte(" "))
+				if data != nil {
+					data = append(data, '\n')
+				}
+				data = append(data, v...)
+			}
+		}
+		if len(bytes.TrimSpace(data)) > 0 {
+			w.out(append([]byte(nil), data...))
+		}
+		w.buf = w.buf[i+2:]
+	}
+}
+
+func (w *writer) out(msg []byte) {
+	w.emitted = true
+	if w.initVersion == "" {
+		var probe struct {
+			Result struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(msg, &probe) == nil {
+			w.initVersion = probe.Result.ProtocolVersion
+		}
+	}
+	w.emit(msg)
+}
+
+// finish emits a JSON body, or turns an HTTP error into a JSON-RPC error
+// response for request id.
+func (w *writer) finish(id json.RawMessage) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.sse {
+		return
+	}
+	body := bytes.TrimSpace(w.buf)
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	ok := w.status >= 200 && w.status < 300
+	if len(body) > 0 && (body[0] == '{' || body[0] == '[') && json.Valid(body) {
+		if body[0] == '[' {
+			var items []json.RawMessage
+			_ = json.Unmarshal(body, &items)
+			for _, it := range items {
+				w.out(it)
+			}
+			return
+		}
+		m, err := jsonrpc.Decode(body)
+		if err == nil && (ok || m.ID != nil || id == nil) {
+			w.out(append([]byte(nil), body...))
+			return
+		}
+		if err == nil && m.Error != nil { // an error without id: give it the request's
+			var e jsonrpc.ResponseError
+			if json.Unmarshal(m.Error, &e) == nil {
+				w.out(jsonrpc.AppendError(nil, id, e.Code, e.Message, dataOf(e.Data)))
+				return
+			}
+		}
+	}
+	if ok || id == nil {
+		return // a notification or response was accepted (202), or nothing to answer
+	}
+	msg := strings.TrimSpace(string(body))
+	if msg == "" {
+		msg = http.StatusText(w.status)
+	}
+	w.out(jsonrpc.AppendError(nil, id, -32000, fmt.Sprintf("HTTP %d: %s", w.status, msg), nil))
+}
+
+func dataOf(raw json.RawMessage) any {
+	if raw == nil {
+		return nil
+	}
+	return raw
+}
