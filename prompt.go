@@ -134,11 +134,11 @@ func (s *Server) RemovePrompts(names ...string) {
 }
 
 // ListPrompts returns the prompts visible to the caller.
-func (s *Server) ListPrompts(auth any) []Prompt {
+func (s *Server) ListPrompts(ctx context.Context, auth any) []Prompt {
 	r := s.reg.Load()
 	out := make([]Prompt, 0, len(r.prompts))
 	for _, e := range r.prompts {
-		if allowed(e.p.CanAccess, auth) {
+		if allowed(e.p.CanAccess, auth) && policyAllows(ctx, auth, KindPrompt, e.p.Name) {
 			out = append(out, e.p)
 		}
 	}
@@ -149,7 +149,7 @@ func (s *Server) ListPrompts(auth any) []Prompt {
 // required argument is an *[Error] with [CodeInvalidParams].
 func (s *Server) GetPrompt(ctx context.Context, c *Context, name string, args map[string]string) (*PromptResult, error) {
 	e, ok := s.reg.Load().promptByName[name]
-	if !ok || !allowed(e.p.CanAccess, c.Session) {
+	if !ok || !allowed(e.p.CanAccess, c.Session) || !policyAllows(ctx, c.Session, KindPrompt, name) {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown prompt: %q", name)}
 	}
 	for _, a := range e.p.Arguments {
@@ -221,7 +221,7 @@ func (s *Server) Complete(ctx context.Context, c *Context, ref CompletionRef, ar
 	switch ref.Type {
 	case "ref/prompt":
 		e, ok := reg.promptByName[ref.Name]
-		if !ok || !allowed(e.p.CanAccess, c.Session) {
+		if !ok || !allowed(e.p.CanAccess, c.Session) || !policyAllows(ctx, c.Session, KindPrompt, ref.Name) {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown prompt: %q", ref.Name)}
 		}
 		found := false
@@ -235,7 +235,7 @@ func (s *Server) Complete(ctx context.Context, c *Context, ref CompletionRef, ar
 		}
 	case "ref/resource":
 		e, ok := reg.tmplByKey[ref.URI]
-		if !ok || !allowed(e.tmpl.CanAccess, c.Session) {
+		if !ok || !allowed(e.tmpl.CanAccess, c.Session) || !policyAllows(ctx, c.Session, KindResource, ref.URI) {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown resource template: %q", ref.URI)}
 		}
 		for _, a := range e.tmpl.Arguments {

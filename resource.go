@@ -235,11 +235,11 @@ func (s *Server) RemoveResourceTemplates(uriTemplates ...string) {
 }
 
 // ListResources returns the static resources visible to the caller.
-func (s *Server) ListResources(auth any) []Resource {
+func (s *Server) ListResources(ctx context.Context, auth any) []Resource {
 	r := s.reg.Load()
 	out := make([]Resource, 0, len(r.resources))
 	for _, e := range r.resources {
-		if allowed(e.res.CanAccess, auth) {
+		if allowed(e.res.CanAccess, auth) && policyAllows(ctx, auth, KindResource, e.res.URI) {
 			out = append(out, e.res)
 		}
 	}
@@ -247,11 +247,11 @@ func (s *Server) ListResources(auth any) []Resource {
 }
 
 // ListResourceTemplates returns the templates visible to the caller.
-func (s *Server) ListResourceTemplates(auth any) []ResourceTemplate {
+func (s *Server) ListResourceTemplates(ctx context.Context, auth any) []ResourceTemplate {
 	r := s.reg.Load()
 	out := make([]ResourceTemplate, 0, len(r.templates))
 	for _, e := range r.templates {
-		if allowed(e.tmpl.CanAccess, auth) {
+		if allowed(e.tmpl.CanAccess, auth) && policyAllows(ctx, auth, KindResource, e.tmpl.URITemplate) {
 			out = append(out, e.tmpl)
 		}
 	}
@@ -280,10 +280,10 @@ func (s *Server) ReadResource(ctx context.Context, c *Context, uri string) (*Rea
 		name     string
 		mime     string
 	)
-	if e, ok := reg.resByURI[uri]; ok && allowed(e.res.CanAccess, c.Session) {
+	if e, ok := reg.resByURI[uri]; ok && allowed(e.res.CanAccess, c.Session) && policyAllows(ctx, c.Session, KindResource, uri) {
 		name, mime = e.res.Name, e.res.MIMEType
 		contents, err = e.res.Load(ctx, c)
-	} else if e, args := reg.matchTemplate(uri, c.Session); e != nil {
+	} else if e, args := reg.matchTemplate(ctx, uri, c.Session); e != nil {
 		name, mime = e.tmpl.Name, e.tmpl.MIMEType
 		contents, err = e.tmpl.Load(ctx, c, args)
 	} else {
@@ -310,9 +310,9 @@ func (s *Server) ReadResource(ctx context.Context, c *Context, uri string) (*Rea
 	return &ReadResourceResult{Contents: contents}, nil
 }
 
-func (r *registry) matchTemplate(uri string, auth any) (*templateEntry, map[string]string) {
+func (r *registry) matchTemplate(ctx context.Context, uri string, auth any) (*templateEntry, map[string]string) {
 	for _, e := range r.templates {
-		if !allowed(e.tmpl.CanAccess, auth) {
+		if !allowed(e.tmpl.CanAccess, auth) || !policyAllows(ctx, auth, KindResource, e.tmpl.URITemplate) {
 			continue
 		}
 		vals := e.compiled.Match(uri)

@@ -299,13 +299,13 @@ func removeEntry[E comparable](s []E, e E) []E {
 
 func allowed(check func(any) bool, auth any) bool { return check == nil || check(auth) }
 
-// ListTools returns the tools visible to a caller with the given auth data,
-// in registration order.
-func (s *Server) ListTools(auth any) []Tool {
+// ListTools returns the tools visible to a caller with the given auth data
+// (and the access policy in ctx), in registration order.
+func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
 	r := s.reg.Load()
 	out := make([]Tool, 0, len(r.tools))
 	for _, e := range r.tools {
-		if allowed(e.tool.CanAccess, auth) {
+		if allowed(e.tool.CanAccess, auth) && policyAllows(ctx, auth, KindTool, e.tool.Name) {
 			out = append(out, e.tool)
 		}
 	}
@@ -318,7 +318,7 @@ func (s *Server) ListTools(auth any) []Tool {
 // [CodeInvalidParams].
 func (s *Server) CallTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
 	e, ok := s.reg.Load().toolByName[name]
-	if !ok || !allowed(e.tool.CanAccess, c.Session) {
+	if !ok || !allowed(e.tool.CanAccess, c.Session) || !policyAllows(ctx, c.Session, KindTool, name) {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", name)}
 	}
 	args, err := e.prepare(args)

@@ -299,7 +299,7 @@ func (h *Handler) doToolsList(_ context.Context, k *call) (any, error) {
 	if err := decodeParams(k.msg.Params, &p); err != nil {
 		return nil, err
 	}
-	page, next, err := paginate(h.srv.ListTools(k.auth), p.Cursor, h.opts.PageSize)
+	page, next, err := paginate(h.srv.ListTools(k.r.Context(), k.auth), p.Cursor, h.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +314,7 @@ func (h *Handler) doResourcesList(_ context.Context, k *call) (any, error) {
 	if err := decodeParams(k.msg.Params, &p); err != nil {
 		return nil, err
 	}
-	page, next, err := paginate(h.srv.ListResources(k.auth), p.Cursor, h.opts.PageSize)
+	page, next, err := paginate(h.srv.ListResources(k.r.Context(), k.auth), p.Cursor, h.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -329,7 +329,7 @@ func (h *Handler) doTemplatesList(_ context.Context, k *call) (any, error) {
 	if err := decodeParams(k.msg.Params, &p); err != nil {
 		return nil, err
 	}
-	page, next, err := paginate(h.srv.ListResourceTemplates(k.auth), p.Cursor, h.opts.PageSize)
+	page, next, err := paginate(h.srv.ListResourceTemplates(k.r.Context(), k.auth), p.Cursor, h.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +344,7 @@ func (h *Handler) doPromptsList(_ context.Context, k *call) (any, error) {
 	if err := decodeParams(k.msg.Params, &p); err != nil {
 		return nil, err
 	}
-	page, next, err := paginate(h.srv.ListPrompts(k.auth), p.Cursor, h.opts.PageSize)
+	page, next, err := paginate(h.srv.ListPrompts(k.r.Context(), k.auth), p.Cursor, h.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}

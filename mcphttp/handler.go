@@ -634,3 +634,30 @@ func (h *Handler) drainCh() <-chan struct{} {
 	}
 	return h.draining
 }
+
+// ErrNoSession is returned for a session ID this handler does not know.
+var ErrNoSession = errors.New("mcphttp: no such session")
+
+// PingSession sends a ping request on the session's GET stream and waits
+// for the client's answer (or ctx). The ping middleware uses it.
+func (h *Handler) PingSession(ctx context.Context, id string) error {
+	h.mu.RLock()
+	c, ok := h.conns[id]
+	h.mu.RUnlock()
+	if !ok {
+		return ErrNoSession
+	}
+	_, err := streamPeer{c}.Call(ctx, "ping", struct{}{})
+	return err
+}
+
+// EndSession ends a session as DELETE would: its in-flight requests are
+// cancelled, its streams close, and later requests with its ID get 404.
+func (h *Handler) EndSession(id string) {
+	h.mu.RLock()
+	c, ok := h.conns[id]
+	h.mu.RUnlock()
+	if ok {
+		h.endSession(c)
+	}
+}
