@@ -295,6 +295,7 @@ func TestArgumentValidation(t *testing.T) {
 				res := env.callTool(t, testContext(t, 5*time.Second), "add", tc.args)
 				require.True(t, res.IsError, "want an isError result, got %s", dump(res))
 				text := onlyText(t, res)
+				t.Logf("validation error: %q", text)
 				named := slices.ContainsFunc(tc.wantArgs, func(a string) bool { return mentionsArg(text, a) })
 				require.True(t, named, "error text %q must name one of the arguments %q", text, tc.wantArgs)
 				require.Regexp(t, tc.constraint, text, "error text must name the broken constraint")
@@ -314,6 +315,7 @@ func TestToolErrors(t *testing.T) {
 
 		res = env.callTool(t, ctx, "fail_internal", nil)
 		require.True(t, res.IsError, "fail_internal: %s", dump(res))
+		t.Logf("panic result: %q", onlyText(t, res))
 		require.Contains(t, onlyText(t, res), "fail_internal")
 
 		// The panic did not take the server (or the session) down.
@@ -331,7 +333,7 @@ func TestUnknownTool(t *testing.T) {
 	})
 }
 
-// progressToken returns a matcher for outgoing params carrying token.
+// hasProgressToken matches outgoing params whose _meta carries token.
 func hasProgressToken(token string) func(json.RawMessage) bool {
 	return func(params json.RawMessage) bool {
 		var p struct {
@@ -436,6 +438,7 @@ func TestTimeout(t *testing.T) {
 		elapsed := time.Since(start)
 		require.True(t, res.IsError, "slow 3000ms with a 1s timeout: %s", dump(res))
 		text := onlyText(t, res)
+		t.Logf("timeout result after %v: %q", elapsed, text)
 		require.Regexp(t, timeoutRE, text, "timeout error must say it timed out")
 		require.Contains(t, text, "slow", "timeout error must name the tool")
 		// Expiry cancels the tool: the result comes at ~1 s, not after 3 s.

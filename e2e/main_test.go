@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -99,6 +100,15 @@ func dumpStderrOnFailure(t testing.TB, stderr *syncBuffer) {
 	})
 }
 
+// checkRaces fails t when the race-enabled server reported a data race.
+// Call it once the process has exited (the report comes at exit).
+func checkRaces(t testing.TB, stderr *syncBuffer) {
+	t.Helper()
+	if out := stderr.String(); strings.Contains(out, "WARNING: DATA RACE") {
+		t.Errorf("the server reported a data race:\n%s", out)
+	}
+}
+
 // stdioServer returns a go-sdk CommandTransport that starts a fresh
 // everything server over stdio. The process is started by Client.Connect and
 // stopped by ClientSession.Close (stdin closed, then SIGTERM, then SIGKILL);
@@ -111,9 +121,12 @@ func stdioServer(t testing.TB) *mcp.CommandTransport {
 	cmd := exec.Command(bin)
 	cmd.Stderr = stderr
 	t.Cleanup(func() {
+		// Runs after the session's cleanup has closed it and reaped the process.
 		if cmd.Process != nil && cmd.ProcessState == nil {
 			_ = cmd.Process.Kill()
+			return
 		}
+		checkRaces(t, stderr)
 	})
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 }
@@ -141,17 +154,18 @@ func httpServer(t testing.TB) string {
 	t.Cleanup(func() {
 		select {
 		case <-exited:
-			return
 		default:
+			// Graceful first, then by force.
+			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(5 * time.Second):
+				t.Errorf("server did not exit within 5s of SIGTERM; killing it")
+				_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+				<-exited
+			}
 		}
-		// Graceful first, then by force.
-		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(3 * time.Second):
-			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
+		checkRaces(t, stderr)
 	})
 
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))

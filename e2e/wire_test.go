@@ -94,6 +94,18 @@ func (r *wireRecorder) addRaw(in bool, data []byte) {
 	}
 	m, err := jsonrpc.DecodeMessage(data)
 	if err != nil {
+		// jsonrpc.DecodeMessage rejects error responses with "id": null,
+		// which JSON-RPC allows when the request ID could not be determined.
+		var e struct {
+			ID    json.RawMessage `json:"id"`
+			Error *jsonrpc.Error  `json:"error"`
+		}
+		if json.Unmarshal(data, &e) == nil && e.Error != nil && string(e.ID) == "null" {
+			r.mu.Lock()
+			r.msgs = append(r.msgs, wireMsg{In: in, ID: "null", Response: true, Err: e.Error, At: time.Now()})
+			r.mu.Unlock()
+			return
+		}
 		r.fail(fmt.Sprintf("undecodable message %q: %v", data, err))
 		return
 	}

@@ -313,12 +313,16 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	defer putBody(body)
 	headerVersion := r.Header.Get("MCP-Protocol-Version")
-	if headerVersion != "" && !slices.Contains(SupportedVersions, headerVersion) {
-		httpError(w, http.StatusBadRequest, nil, mcp.CodeServerError,
+	badVersion := headerVersion != "" && !slices.Contains(SupportedVersions, headerVersion)
+	versionError := func(id []byte) {
+		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
 			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %q (supported: %s)", headerVersion, strings.Join(SupportedVersions, ", ")))
-		return
 	}
 	if jsonrpc.IsBatch(body.b) {
+		if badVersion {
+			versionError(nil)
+			return
+		}
 		h.serveBatch(w, r, body.b, headerVersion)
 		return
 	}
@@ -326,6 +330,10 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		de := err.(*jsonrpc.DecodeError)
 		httpError(w, http.StatusBadRequest, de.ID, int64(de.Code), de.Message)
+		return
+	}
+	if badVersion {
+		versionError(msg.ID)
 		return
 	}
 	c, ok := h.resolve(w, r, msg.Method == "initialize", msg.ID)

