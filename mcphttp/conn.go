@@ -449,6 +449,10 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		case <-h.done:
 			return
 		case <-drain:
+			// Tell the client when to reconnect (to another replica, or
+			// to this one once it is back), then close.
+			_, _ = w.Write([]byte("retry: 1000\n\n"))
+			_ = rc.Flush()
 			return
 		}
 	}

@@ -55,10 +55,11 @@ type StartOptions struct {
 
 // Instance is a running server; Close stops it gracefully.
 type Instance struct {
-	handler  *Handler
-	httpSrv  *http.Server
-	listener net.Listener
-	cancel   context.CancelFunc
+	handler    *Handler
+	httpSrv    *http.Server
+	listener   net.Listener
+	cancel     context.CancelFunc // ends stdio, and in-flight HTTP work once the grace period is over
+	baseCancel context.CancelFunc
 	done     chan struct{}
 	err      error
 	timeout  time.Duration
@@ -88,16 +89,27 @@ func (i *Instance) Close() error {
 	return i.Shutdown(ctx)
 }
 
-// Shutdown is Close with a caller-chosen deadline.
+// Shutdown is Close with a caller-chosen deadline: the listener stops at
+// once, open GET streams are told to retry (and closed) so clients
+// reconnect elsewhere, and in-flight calls run to completion. When ctx
+// ends first, the calls still running are cancelled and their connections
+// closed, and ctx's error is returned.
 func (i *Instance) Shutdown(ctx context.Context) error {
 	var err error
 	i.once.Do(func() {
 		if i.httpSrv != nil {
 			i.handler.drain()
 			err = i.httpSrv.Shutdown(ctx)
+			if err != nil {
+				i.baseCancel()
+				_ = i.httpSrv.Close()
+			}
 		}
 		i.cancel()
 		<-i.done
+		if i.baseCancel != nil {
+			i.baseCancel()
+		}
 		_ = i.handler.Close()
 	})
 	return err
@@ -156,12 +168,15 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 		return nil, fmt.Errorf("mcphttp: listen: %w", err)
 	}
 	inst.listener = ln
+	// Requests must outlive ctx during a graceful shutdown: their base
+	// context is cancelled only when the grace period is over.
+	base, baseCancel := context.WithCancel(context.WithoutCancel(ctx))
+	inst.baseCancel = baseCancel
 	inst.httpSrv = &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ErrorLog:          nil,
+		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	srv.Logger().Info("MCP server listening", "url", "http://"+ln.Addr().String()+endpointOr(o.Endpoint), "server", srv.Options().Name)
 	go func() {
