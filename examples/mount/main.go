@@ -49,7 +49,7 @@ func NewServer() *mcp.Server {
 // NewApp is the existing web app with the MCP endpoint mounted in it.
 func NewApp(h *mcphttp.Handler) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "the app's home page")
 	})
 	mux.HandleFunc("GET /api/users/{id}", func(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,150 @@
+package mcphttp_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+type sleepArgs struct {
+	MS int `json:"ms"`
+}
+
+func startHTTP(t *testing.T, srv *mcp.Server) *mcphttp.Instance {
+	t.Helper()
+	inst, err := mcphttp.Start(context.Background(), srv, &mcphttp.StartOptions{
+		TransportType: mcphttp.TransportHTTPStream, Host: "127.0.0.1", Port: -1})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = inst.Close() })
+	return inst
+}
+
+func post(c *http.Client, url, sid, body string) (*http.Response, string, error) {
+	r, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		return nil, "", err
+	}
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		r.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := c.Do(r)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, string(b), err
+}
+
+func TestGracefulShutdownFinishesInFlightCalls(t *testing.T) {
+	t.Parallel()
+	const n = 50
+	var started atomic.Int32
+	srv := mcp.NewServer(mcp.Options{Name: "drain", Version: "1.0.0", Logger: discardLogger()})
+	mcp.AddTool(srv, mcp.Tool{Name: "sleep", Description: "sleep"}, func(ctx context.Context, c *mcp.Context, in sleepArgs) (string, error) {
+		started.Add(1)
+		select {
+		case <-time.After(time.Duration(in.MS) * time.Millisecond):
+			return "slept", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	})
+	inst, err := mcphttp.Start(context.Background(), srv, &mcphttp.StartOptions{
+		TransportType: mcphttp.TransportHTTPStream, Host: "127.0.0.1", Port: -1})
+	require.NoError(t, err)
+	url := "http://" + inst.Addr() + "/mcp"
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: n}}
+	defer client.CloseIdleConnections()
+	resp, body, err := post(client, url, "", initBody)
+	require.NoError(t, err)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, sid, body)
+
+	var wg sync.WaitGroup
+	results := make([]string, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			call := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":500}}}`, i+10)
+			resp, body, err := post(client, url, sid, call)
+			if err == nil && resp.StatusCode != 200 {
+				err = fmt.Errorf("status %d: %s", resp.StatusCode, body)
+			}
+			results[i], errs[i] = body, err
+		}()
+	}
+	require.Eventually(t, func() bool { return started.Load() == n }, 10*time.Second, 5*time.Millisecond)
+	closed := time.Now()
+	require.NoError(t, inst.Close())
+	wg.Wait()
+	for i := range n {
+		require.NoError(t, errs[i], "call %d", i)
+		require.Contains(t, results[i], `"text":"slept"`, "call %d", i)
+		require.NotContains(t, results[i], `"isError"`, "call %d", i)
+	}
+	require.Less(t, time.Since(closed), 5*time.Second)
+	// After Close nothing is listening.
+	_, _, err = post(client, url, "", initBody)
+	require.Error(t, err)
+}
+
+func TestThousandSessionsLeaveNoGoroutines(t *testing.T) {
+	// Not parallel: goleak compares against the goroutines before the test.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := mcp.NewServer(mcp.Options{Name: "churn", Version: "1.0.0", Logger: discardLogger()})
+	mcp.AddTool(srv, mcp.Tool{Name: "add", Description: "add"}, func(ctx context.Context, c *mcp.Context, in fuzzArgs) (string, error) {
+		return "ok", nil
+	})
+	inst, err := mcphttp.Start(context.Background(), srv, &mcphttp.StartOptions{
+		TransportType: mcphttp.TransportHTTPStream, Host: "127.0.0.1", Port: -1})
+	require.NoError(t, err)
+	url := "http://" + inst.Addr() + "/mcp"
+	tr := &http.Transport{MaxIdleConnsPerHost: 8}
+	client := &http.Client{Transport: tr}
+	latencies := make([]time.Duration, 0, 1000)
+	for i := range 1000 {
+		start := time.Now()
+		resp, body, err := post(client, url, "", initBody)
+		require.NoError(t, err)
+		latencies = append(latencies, time.Since(start))
+		sid := resp.Header.Get("Mcp-Session-Id")
+		require.NotEmpty(t, sid, body)
+		_, _, err = post(client, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		require.NoError(t, err)
+		resp, body, err = post(client, url, sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`, i+2))
+		require.NoError(t, err)
+		require.Contains(t, body, `"text":"ok"`)
+		if i%2 == 0 { // half end with DELETE, half are left to Close
+			r, _ := http.NewRequest("DELETE", url, nil)
+			r.Header.Set("Mcp-Session-Id", sid)
+			dr, err := client.Do(r)
+			require.NoError(t, err)
+			dr.Body.Close()
+			require.Equal(t, 204, dr.StatusCode)
+		}
+	}
+	require.Equal(t, 500, inst.Handler().SessionCount())
+	slices.Sort(latencies)
+	t.Logf("stateful initialize over HTTP (1000 sessions, -race): p50 %v, p99 %v", latencies[500], latencies[990])
+	require.Less(t, latencies[500], 50*time.Millisecond, "initialize p50 (fastmcp takes ~1 s)")
+	require.NoError(t, inst.Close())
+	tr.CloseIdleConnections()
+}
