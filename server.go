@@ -109,8 +109,8 @@ type PingOptions struct {
 	Disabled bool
 	// Interval between pings. Default: 5 s.
 	Interval time.Duration
-	// LogLevel of the ping log lines. Default: debug.
-	LogLevel slog.Level
+	// LogLevel of the ping log lines. Default (nil): debug.
+	LogLevel slog.Leveler
 }
 
 // RootsOptions configure the roots capability.

@@ -60,6 +60,7 @@ type Instance struct {
 	listener   net.Listener
 	cancel     context.CancelFunc // ends stdio, and in-flight HTTP work once the grace period is over
 	baseCancel context.CancelFunc
+	ping       *middleware.Ping
 	done     chan struct{}
 	err      error
 	timeout  time.Duration
@@ -107,6 +108,9 @@ func (i *Instance) Shutdown(ctx context.Context) error {
 		}
 		i.cancel()
 		<-i.done
+		if i.ping != nil {
+			i.ping.Close()
+		}
 		if i.baseCancel != nil {
 			i.baseCancel()
 		}
@@ -160,7 +164,16 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 	case o.Port < 0:
 		o.Port = 0
 	}
-	mux := NewMux(h, &MuxOptions{Endpoint: o.Endpoint, Middleware: o.Middleware})
+	mw := o.Middleware
+	if po := srv.Options().Ping; (po == nil || !po.Disabled) && !h.opts.Stateless {
+		popts := &middleware.PingOptions{Logger: srv.Logger()}
+		if po != nil {
+			popts.Interval, popts.LogLevel = po.Interval, po.LogLevel
+		}
+		inst.ping = middleware.NewPing(h, popts)
+		mw = append([]alice.Constructor{inst.ping.Middleware}, mw...)
+	}
+	mux := NewMux(h, &MuxOptions{Endpoint: o.Endpoint, Middleware: mw})
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.Host, strconv.Itoa(o.Port)))
 	if err != nil {
 		cancel()
