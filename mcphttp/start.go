@@ -61,10 +61,10 @@ type Instance struct {
 	cancel     context.CancelFunc // ends stdio, and in-flight HTTP work once the grace period is over
 	baseCancel context.CancelFunc
 	ping       *middleware.Ping
-	done     chan struct{}
-	err      error
-	timeout  time.Duration
-	once     sync.Once
+	done       chan struct{}
+	err        error
+	timeout    time.Duration
+	once       sync.Once
 }
 
 // Handler returns the protocol engine of the instance.

@@ -258,4 +258,3 @@ func TestHTTPClosedHandler(t *testing.T) {
 	require.Equal(t, 503, resp.StatusCode, body)
 	require.Contains(t, body, "shutting down")
 }
-

@@ -3,4 +3,27 @@
 // with github.com/justinas/alice and works alone. The same chain serves
 // Streamable HTTP, stdio and embedded sessions, so a middleware written
 // once sees every transport.
+//
+// The middleware, in the order a chain usually lists them (outermost
+// first; alice.New(m1, m2).Then(h) is m1(m2(h))):
+//
+//   - [Recover]: a panic becomes a 500 with a JSON-RPC -32603 body, logged.
+//   - [RequestLog]: one slog line per request.
+//   - [CORS]: browser cross-origin access, preflights answered here,
+//     before authentication (preflights carry no credentials).
+//   - [Authenticate] (or [WithAuth] for a fixed local caller): the
+//     caller's auth data in the context, 401 otherwise.
+//   - [SessionID]: the Mcp-Session-Id header, checked, in the context.
+//   - [CanAccess]: an access policy over tools, resources and prompts,
+//     which needs the auth data.
+//   - [Ping.Middleware] (from [NewPing]): pings the clients of open GET
+//     streams and ends the sessions of those that stop answering.
+//   - [Timeout]: a deadline on POST requests, innermost so that it bounds
+//     the work and not the middleware.
+//
+// None of them buffers a response: every ResponseWriter wrapper here
+// implements Unwrap and http.Flusher, so SSE streams flush through the
+// chain. Error bodies written by a middleware are JSON-RPC errors with a
+// null id (or, for 401, an OAuth error object), as the MCP transport
+// expects.
 package middleware

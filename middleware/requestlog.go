@@ -11,7 +11,9 @@ import (
 // bytes (of the response body), duration, and, when present, the
 // Mcp-Session-Id (the request's, or the one a response to initialize
 // issues), Mcp-Method and Mcp-Name headers. Bodies are never read. The
-// line is at Info level, Error for a 5xx status.
+// line is at Info level, Error for a 5xx status or a panic (which is
+// logged with panicked=true and passed on, for Recover to handle: place
+// RequestLog inside Recover).
 //
 // The response is not buffered and flushing passes through (the wrapper
 // implements Unwrap and http.Flusher), so SSE streams work behind it; a
@@ -24,41 +26,55 @@ func RequestLog(logger *slog.Logger) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			sw := &statusWriter{ResponseWriter: w}
+			// Deferred without recovering, so that a panic keeps its stack
+			// for the Recover middleware (or net/http) further out.
+			returned := false
+			defer func() { logRequest(logger, w, r, sw, start, !returned) }()
 			next.ServeHTTP(sw, r)
-			status := sw.status
-			if status == 0 {
-				status = http.StatusOK // what net/http sends for a handler that wrote nothing
-			}
-			level := slog.LevelInfo
-			if status >= 500 {
-				level = slog.LevelError
-			}
-			ctx := r.Context()
-			if !logger.Enabled(ctx, level) {
-				return
-			}
-			attrs := make([]slog.Attr, 0, 8)
-			attrs = append(attrs,
-				slog.String("method", r.Method),
-				slog.String("path", r.URL.Path),
-				slog.Int("status", status),
-				slog.Int64("bytes", sw.bytes),
-				slog.Duration("duration", time.Since(start)),
-			)
-			sid := r.Header.Get(sessionIDHeader)
-			if sid == "" {
-				sid = w.Header().Get(sessionIDHeader)
-			}
-			if sid != "" {
-				attrs = append(attrs, slog.String("session", sid))
-			}
-			if m := r.Header.Get("Mcp-Method"); m != "" {
-				attrs = append(attrs, slog.String("mcp_method", m))
-			}
-			if n := r.Header.Get("Mcp-Name"); n != "" {
-				attrs = append(attrs, slog.String("mcp_name", n))
-			}
-			logger.LogAttrs(ctx, level, "mcp http request", attrs...)
+			returned = true
 		})
 	}
+}
+
+func logRequest(logger *slog.Logger, w http.ResponseWriter, r *http.Request, sw *statusWriter, start time.Time, panicked bool) {
+	status := sw.status
+	if status == 0 {
+		status = http.StatusOK // what net/http sends for a handler that wrote nothing
+		if panicked {
+			status = http.StatusInternalServerError // what Recover sends
+		}
+	}
+	level := slog.LevelInfo
+	if status >= 500 || panicked {
+		level = slog.LevelError
+	}
+	ctx := r.Context()
+	if !logger.Enabled(ctx, level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 9)
+	attrs = append(attrs,
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.Int("status", status),
+		slog.Int64("bytes", sw.bytes),
+		slog.Duration("duration", time.Since(start)),
+	)
+	sid := r.Header.Get(sessionIDHeader)
+	if sid == "" {
+		sid = w.Header().Get(sessionIDHeader)
+	}
+	if sid != "" {
+		attrs = append(attrs, slog.String("session", sid))
+	}
+	if m := r.Header.Get("Mcp-Method"); m != "" {
+		attrs = append(attrs, slog.String("mcp_method", m))
+	}
+	if n := r.Header.Get("Mcp-Name"); n != "" {
+		attrs = append(attrs, slog.String("mcp_name", n))
+	}
+	if panicked {
+		attrs = append(attrs, slog.Bool("panicked", true))
+	}
+	logger.LogAttrs(ctx, level, "mcp http request", attrs...)
 }

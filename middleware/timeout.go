@@ -15,14 +15,15 @@ var ErrTimeout = errors.New("middleware: the request ran out of time")
 
 // Timeout bounds every POST request with a context deadline d from its
 // start; when it passes, the request's context is cancelled with a cause
-// wrapping [ErrTimeout] and the MCP handler reports it in JSON-RPC (a
-// running tool gets an isError result). GET requests (the long-lived
+// wrapping [ErrTimeout] (and naming d). A tool that honours its context
+// returns, and the MCP handler answers as for any tool failure: an isError
+// result whose text includes the cause. GET requests (the long-lived
 // server-to-client SSE streams) and other methods are not bounded.
 //
-// Unlike http.TimeoutHandler, nothing is buffered and no status is written
-// by the middleware: SSE responses stream and flush as usual, and a
-// handler that ignores its context is not interrupted. It panics if d is
-// not positive. Per-tool limits (mcp.Tool's Timeout) apply within it.
+// Unlike http.TimeoutHandler, nothing is buffered and the middleware
+// writes no status: SSE responses stream and flush as usual, and a handler
+// that ignores its context is not interrupted. A tool's own Timeout
+// (mcp.Tool) applies within this one. It panics if d is not positive.
 func Timeout(d time.Duration) func(http.Handler) http.Handler {
 	if d <= 0 {
 		panic(fmt.Sprintf("middleware: Timeout needs a positive duration, got %v", d))

@@ -1,0 +1,101 @@
+package middleware_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/justinas/alice"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/middleware"
+)
+
+// listToolsHandler answers with the names of the tools the caller may see,
+// as the engine would compute them for tools/list.
+func listToolsHandler(srv *mcp.Server) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var names []string
+		for _, tl := range srv.ListTools(r.Context(), mcp.AuthFromContext(r.Context())) {
+			names = append(names, tl.Name)
+		}
+		_ = json.NewEncoder(w).Encode(names)
+	})
+}
+
+func newToolServer(t *testing.T, names ...string) *mcp.Server {
+	t.Helper()
+	logger, _ := newLogger()
+	srv := mcp.NewServer(mcp.Options{Name: "test", Version: "1.0.0", Logger: logger})
+	for _, n := range names {
+		mcp.AddTool(srv, mcp.Tool{Name: n}, func(context.Context, *mcp.Context, struct{}) (string, error) { return n, nil })
+	}
+	return srv
+}
+
+func TestCanAccess(t *testing.T) {
+	t.Parallel()
+	adminOnly := func(auth any, kind mcp.Kind, name string) bool {
+		return kind != mcp.KindTool || !strings.HasPrefix(name, "admin_") || auth == "admin"
+	}
+	noDelete := func(_ any, _ mcp.Kind, name string) bool { return !strings.Contains(name, "delete") }
+	tests := []struct {
+		name     string
+		auth     any
+		policies []mcp.AccessPolicy
+		want     []string
+	}{
+		{name: "no policy lists everything", auth: "user",
+			want: []string{"read", "admin_reset", "admin_delete"}},
+		{name: "policy hides from a user", auth: "user", policies: []mcp.AccessPolicy{adminOnly},
+			want: []string{"read"}},
+		{name: "policy lets the admin see", auth: "admin", policies: []mcp.AccessPolicy{adminOnly},
+			want: []string{"read", "admin_reset", "admin_delete"}},
+		{name: "stacked policies must all agree", auth: "admin", policies: []mcp.AccessPolicy{adminOnly, noDelete},
+			want: []string{"read", "admin_reset"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newToolServer(t, "read", "admin_reset", "admin_delete")
+			chain := alice.New(middleware.WithAuth(tt.auth))
+			for _, p := range tt.policies {
+				chain = chain.Append(middleware.CanAccess(p))
+			}
+			rec := httptest.NewRecorder()
+			chain.Then(listToolsHandler(srv)).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", nil))
+			require.Equal(t, http.StatusOK, rec.Code)
+			body, err := io.ReadAll(rec.Body)
+			require.NoError(t, err)
+			var got []string
+			require.NoError(t, json.Unmarshal(body, &got))
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestCanAccessPolicySeesAuth(t *testing.T) {
+	t.Parallel()
+	srv := newToolServer(t, "echo")
+	var seen []string
+	policy := func(auth any, kind mcp.Kind, name string) bool {
+		seen = append(seen, auth.(user).Name+" "+string(kind)+" "+name)
+		return true
+	}
+	h := alice.New(middleware.Authenticate(bearerAuth, ""), middleware.CanAccess(policy)).Then(listToolsHandler(srv))
+	req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	req.Header.Set("Authorization", "Bearer good")
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	assert.Equal(t, []string{"ada tool echo"}, seen)
+}
+
+func TestCanAccessNilPanics(t *testing.T) {
+	t.Parallel()
+	assert.PanicsWithValue(t, "middleware: CanAccess needs a non-nil mcp.AccessPolicy", func() { middleware.CanAccess(nil) })
+}

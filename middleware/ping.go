@@ -1,0 +1,216 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Pinger is what [Ping] needs from the MCP engine; *mcphttp.Handler
+// implements it. Its methods are called from Ping's goroutines,
+// concurrently with serving.
+type Pinger interface {
+	// PingSession sends a ping request to the session's client, on its
+	// GET stream, and waits for the answer. It must return promptly once
+	// ctx is done.
+	PingSession(ctx context.Context, sessionID string) error
+	// EndSession ends the session as a DELETE would, closing its streams.
+	EndSession(sessionID string)
+}
+
+// Defaults of [PingOptions].
+const (
+	DefaultPingInterval    = 5 * time.Second
+	DefaultPingMaxFailures = 3
+)
+
+// PingOptions configure [NewPing]. The zero value (or nil) pings every
+// 5 s, logs at debug level to slog.Default(), and ends a session after 3
+// unanswered pings in a row.
+type PingOptions struct {
+	// Interval between the end of one ping and the start of the next.
+	// Default: 5 s.
+	Interval time.Duration
+	// Timeout is how long a ping waits for its answer before it counts
+	// as failed. Default: Interval.
+	Timeout time.Duration
+	// MaxFailures is the number of consecutive failed pings after which
+	// the session is ended (EndSession). Default: 3; negative: never end
+	// a session, only log.
+	MaxFailures int
+	// LogLevel of the line logged for each ping, answered or not. Default
+	// (nil): slog.LevelDebug. Ending a session is logged at Warn.
+	LogLevel slog.Leveler
+	// Logger receives the lines. Default: slog.Default().
+	Logger *slog.Logger
+}
+
+// Ping keeps an eye on the clients of a stateful MCP server: while a
+// session's GET stream (the channel for server-initiated messages) is
+// open through [Ping.Middleware], it sends the client a ping every
+// Interval, and ends the session when MaxFailures pings in a row go
+// unanswered, so a vanished client does not hold its session until the
+// idle timeout. Sessions without an open GET stream are not pinged: they
+// would have no way to receive the ping, and failing them would end the
+// sessions of healthy clients that never open one.
+//
+// Design: one goroutine per pinged session, started when a GET request
+// carrying Mcp-Session-Id enters the middleware and stopped when that
+// request returns (the stream closed, or the session ended), when the
+// session is ended for its failures, or on [Ping.Close]. A session is
+// pinged once however many GET requests name it; one that arrives while
+// another is being pinged is passed on untouched (the MCP handler
+// answers a second stream with 409). A request for an unknown session is
+// answered 404 by the MCP handler before the first ping is due.
+//
+// Ping is safe for concurrent use. Call Close when the server shuts down.
+type Ping struct {
+	p           Pinger
+	interval    time.Duration
+	timeout     time.Duration
+	maxFailures int
+	level       slog.Leveler
+	log         *slog.Logger
+
+	mu     sync.Mutex
+	active map[string]*pingLoop
+	closed bool
+	wg     sync.WaitGroup
+}
+
+type pingLoop struct {
+	cancel context.CancelFunc
+}
+
+// errPingTimeout is the cause of a ping's context when it expires.
+var errPingTimeout = errors.New("middleware: the client did not answer the ping in time")
+
+// NewPing returns a Ping that pings through p. opts may be nil. It panics
+// if p is nil or an option is negative where that has no meaning.
+func NewPing(p Pinger, opts *PingOptions) *Ping {
+	if p == nil {
+		panic("middleware: NewPing needs a non-nil Pinger (an *mcphttp.Handler)")
+	}
+	var o PingOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Interval < 0 || o.Timeout < 0 {
+		panic(fmt.Sprintf("middleware: PingOptions.Interval and Timeout must not be negative, got %v and %v", o.Interval, o.Timeout))
+	}
+	if o.Interval == 0 {
+		o.Interval = DefaultPingInterval
+	}
+	if o.Timeout == 0 {
+		o.Timeout = o.Interval
+	}
+	if o.MaxFailures == 0 {
+		o.MaxFailures = DefaultPingMaxFailures
+	}
+	if o.LogLevel == nil {
+		o.LogLevel = slog.LevelDebug
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Ping{p: p, interval: o.Interval, timeout: o.Timeout, maxFailures: o.MaxFailures,
+		level: o.LogLevel, log: o.Logger, active: map[string]*pingLoop{}}
+}
+
+// Middleware pings the session of each GET request that carries an
+// Mcp-Session-Id while the handlers it wraps serve it. Other requests
+// pass through untouched. It has the func(http.Handler) http.Handler
+// shape: alice.New(ping.Middleware).
+func (pg *Ping) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			if id := r.Header.Get(sessionIDHeader); id != "" {
+				if stop := pg.start(r.Context(), id); stop != nil {
+					defer stop()
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Close stops every ping loop and waits for them to return. Requests
+// served after Close are not pinged. It is safe to call more than once.
+func (pg *Ping) Close() {
+	pg.mu.Lock()
+	pg.closed = true
+	for id, l := range pg.active {
+		l.cancel()
+		delete(pg.active, id)
+	}
+	pg.mu.Unlock()
+	pg.wg.Wait()
+}
+
+// start begins pinging session id, unless it is already pinged or pg is
+// closed (then it returns nil). The returned func stops the loop without
+// waiting for it: the loop may be inside EndSession, which closes the
+// very stream whose handler calls stop.
+func (pg *Ping) start(ctx context.Context, id string) (stop func()) {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if pg.closed || pg.active[id] != nil {
+		return nil
+	}
+	// The loop's context is the request's: it carries the request's
+	// values (auth, trace IDs) and ends with the stream.
+	ctx, cancel := context.WithCancel(ctx)
+	l := &pingLoop{cancel: cancel}
+	pg.active[id] = l
+	pg.wg.Go(func() { pg.run(ctx, id) })
+	return func() {
+		pg.mu.Lock()
+		if pg.active[id] == l {
+			delete(pg.active, id)
+		}
+		pg.mu.Unlock()
+		cancel()
+	}
+}
+
+// run pings session id until ctx is done or the session is ended.
+func (pg *Ping) run(ctx context.Context, id string) {
+	t := time.NewTimer(pg.interval)
+	defer t.Stop()
+	failures := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeoutCause(ctx, pg.timeout, errPingTimeout)
+		start := time.Now()
+		err := pg.p.PingSession(pctx, id)
+		cancel()
+		if ctx.Err() != nil {
+			return // the stream closed, or Close: nobody's failure
+		}
+		level := pg.level.Level()
+		if err == nil {
+			failures = 0
+			pg.log.LogAttrs(ctx, level, "mcp ping answered",
+				slog.String("session", id), slog.Duration("rtt", time.Since(start)))
+		} else {
+			failures++
+			pg.log.LogAttrs(ctx, level, "mcp ping failed",
+				slog.String("session", id), slog.Int("failures", failures), slog.Any("error", err))
+			if pg.maxFailures > 0 && failures >= pg.maxFailures {
+				pg.log.LogAttrs(ctx, slog.LevelWarn, "mcp session ended: its client did not answer pings",
+					slog.String("session", id), slog.Int("failures", failures), slog.Any("error", err))
+				pg.p.EndSession(id)
+				return
+			}
+		}
+		t.Reset(pg.interval)
+	}
+}

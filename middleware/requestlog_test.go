@@ -1,0 +1,240 @@
+package middleware_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/justinas/alice"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/middleware"
+)
+
+func TestRequestLog(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		method    string
+		header    map[string]string
+		handler   http.HandlerFunc
+		wantLevel string
+		wantAttrs map[string]any
+		absent    []string
+	}{
+		{
+			name:   "POST with MCP headers",
+			method: http.MethodPost,
+			header: map[string]string{"Mcp-Session-Id": "s-1", "Mcp-Method": "tools/call", "Mcp-Name": "echo"},
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusOK)
+				_, _ = io.WriteString(w, `{"jsonrpc":"2.0"}`)
+			},
+			wantLevel: "INFO",
+			wantAttrs: map[string]any{"method": "POST", "path": "/mcp", "status": 200.0, "bytes": 17.0,
+				"session": "s-1", "mcp_method": "tools/call", "mcp_name": "echo"},
+		},
+		{
+			name:   "session issued by the response (initialize)",
+			method: http.MethodPost,
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Mcp-Session-Id", "new-session")
+				_, _ = io.WriteString(w, "{}")
+			},
+			wantLevel: "INFO",
+			wantAttrs: map[string]any{"status": 200.0, "bytes": 2.0, "session": "new-session"},
+			absent:    []string{"mcp_method", "mcp_name"},
+		},
+		{
+			name:      "nothing written logs 200",
+			method:    http.MethodDelete,
+			handler:   func(http.ResponseWriter, *http.Request) {},
+			wantLevel: "INFO",
+			wantAttrs: map[string]any{"method": "DELETE", "status": 200.0, "bytes": 0.0},
+			absent:    []string{"session", "mcp_method", "mcp_name"},
+		},
+		{
+			name:   "first status wins",
+			method: http.MethodPost,
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusAccepted)
+				w.WriteHeader(http.StatusTeapot) // superfluous, ignored by net/http too
+			},
+			wantLevel: "INFO",
+			wantAttrs: map[string]any{"status": 202.0},
+		},
+		{
+			name:   "informational headers are not the status",
+			method: http.MethodPost,
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusEarlyHints)
+				w.WriteHeader(http.StatusNotFound)
+			},
+			wantLevel: "INFO",
+			wantAttrs: map[string]any{"status": 404.0},
+		},
+		{
+			name:   "5xx logs at error level",
+			method: http.MethodPost,
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, "down", http.StatusServiceUnavailable)
+			},
+			wantLevel: "ERROR",
+			wantAttrs: map[string]any{"status": 503.0, "bytes": 5.0},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			logger, logs := newLogger()
+			h := middleware.RequestLog(logger)(tt.handler)
+			req := httptest.NewRequest(tt.method, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			for k, v := range tt.header {
+				req.Header.Set(k, v)
+			}
+			h.ServeHTTP(httptest.NewRecorder(), req)
+			lines := logs.lines(t)
+			require.Len(t, lines, 1)
+			line := lines[0]
+			assert.Equal(t, tt.wantLevel, line["level"])
+			assert.Equal(t, "mcp http request", line["msg"])
+			assert.Contains(t, line, "duration")
+			for k, v := range tt.wantAttrs {
+				assert.Equal(t, v, line[k], "attribute %q", k)
+			}
+			for _, k := range tt.absent {
+				assert.NotContains(t, line, k)
+			}
+		})
+	}
+}
+
+func TestRequestLogDisabledLevel(t *testing.T) {
+	t.Parallel()
+	logs := &logBuffer{}
+	logger := slogAtLevel(logs, 12) // above error: nothing is enabled
+	called := false
+	h := middleware.RequestLog(logger)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { called = true }))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", nil))
+	assert.True(t, called)
+	assert.Empty(t, logs.lines(t))
+}
+
+// TestSSEFlushesThroughWrappers checks that each middleware that wraps the
+// ResponseWriter lets an SSE stream flush: the client reads the first
+// event while the handler is still running.
+func TestSSEFlushesThroughWrappers(t *testing.T) {
+	t.Parallel()
+	logger, _ := newLogger()
+	tests := []struct {
+		name  string
+		chain alice.Chain
+		flush func(w http.ResponseWriter) error
+	}{
+		{name: "RequestLog, ResponseController", chain: alice.New(middleware.RequestLog(logger)),
+			flush: func(w http.ResponseWriter) error { return http.NewResponseController(w).Flush() }},
+		{name: "RequestLog, http.Flusher", chain: alice.New(middleware.RequestLog(logger)),
+			flush: func(w http.ResponseWriter) error {
+				f, ok := w.(http.Flusher)
+				if !ok {
+					return http.ErrNotSupported
+				}
+				f.Flush()
+				return nil
+			}},
+		{name: "Recover", chain: alice.New(middleware.Recover(logger)),
+			flush: func(w http.ResponseWriter) error { return http.NewResponseController(w).Flush() }},
+		{name: "whole chain", chain: alice.New(middleware.Recover(logger), middleware.RequestLog(logger),
+			middleware.CORS(nil), middleware.SessionID, middleware.WithAuth("local"),
+			middleware.CanAccess(func(any, mcp.Kind, string) bool { return true }),
+			middleware.Timeout(time.Minute)),
+			flush: func(w http.ResponseWriter) error { return http.NewResponseController(w).Flush() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			releaseCh := make(chan struct{})
+			release := sync.OnceFunc(func() { close(releaseCh) })
+			flushErr := make(chan error, 1)
+			srv := httptest.NewServer(tt.chain.ThenFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				_, _ = io.WriteString(w, "event: message\ndata: {\"first\":true}\n\n")
+				flushErr <- tt.flush(w)
+				select {
+				case <-releaseCh:
+				case <-r.Context().Done():
+				}
+				_, _ = io.WriteString(w, "event: message\ndata: {\"last\":true}\n\n")
+			}))
+			t.Cleanup(srv.Close)
+			t.Cleanup(release) // runs first: a failing test must not leave the handler blocked
+
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader("{}"))
+			require.NoError(t, err)
+			req.Header.Set("Mcp-Session-Id", "abc")
+			resp, err := srv.Client().Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			require.NoError(t, <-flushErr)
+			// The handler is blocked on release: only a flush can have sent the first event.
+			br := bufio.NewReader(resp.Body)
+			line, err := br.ReadString('\n')
+			require.NoError(t, err)
+			assert.Equal(t, "event: message\n", line)
+			line, err = br.ReadString('\n')
+			require.NoError(t, err)
+			assert.Equal(t, "data: {\"first\":true}\n", line)
+			release()
+			rest, err := io.ReadAll(br)
+			require.NoError(t, err)
+			assert.Equal(t, "\nevent: message\ndata: {\"last\":true}\n\n", string(rest))
+		})
+	}
+}
+
+func TestRequestLogPanicInsideRecover(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		handler    http.HandlerFunc
+		wantStatus float64
+	}{
+		{name: "panic before writing", wantStatus: 500,
+			handler: func(http.ResponseWriter, *http.Request) { panicInTool() }},
+		{name: "panic after the status", wantStatus: 202,
+			handler: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusAccepted); panicInTool() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			logger, logs := newLogger()
+			h := alice.New(middleware.Recover(logger), middleware.RequestLog(logger)).Then(tt.handler)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", nil))
+			assert.EqualValues(t, tt.wantStatus, rec.Code)
+			lines := logs.lines(t)
+			require.Len(t, lines, 2)
+			assert.Equal(t, "mcp http request", lines[0]["msg"])
+			assert.Equal(t, "ERROR", lines[0]["level"])
+			assert.Equal(t, tt.wantStatus, lines[0]["status"])
+			assert.Equal(t, true, lines[0]["panicked"])
+			assert.Equal(t, "panic serving MCP request", lines[1]["msg"])
+			assert.Contains(t, lines[1]["stack"], "panicInTool", "RequestLog must not cut the panic's stack")
+		})
+	}
+}
+
+//go:noinline
+func panicInTool() { panic("tool bug") }
