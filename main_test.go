@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
@@ -61,4 +62,12 @@ func toJSONMap(t *testing.T, v any) map[string]any {
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(b, &m))
 	return m
+}
+
+// toolSchema parses a JSON Schema for Tool.InputSchema.
+func toolSchema(t *testing.T, s string) *jsonschema.Schema {
+	t.Helper()
+	var sch jsonschema.Schema
+	require.NoError(t, json.Unmarshal([]byte(s), &sch))
+	return &sch
 }

@@ -25,12 +25,14 @@ type conn struct {
 	sess      *session.Session
 	ephemeral bool // a stateless request's throw-away session
 
-	mu       sync.Mutex
-	inflight map[string]context.CancelFunc
-	pending  map[string]chan *jsonrpc.Message
-	closed   bool
-	roots    []mcp.Root
-	rootsOK  bool
+	mu        sync.Mutex
+	inflight  map[string]context.CancelFunc
+	pending   map[string]chan *jsonrpc.Message
+	closed    bool
+	roots     []mcp.Root
+	rootsOK   bool
+	streams   map[string]*stream // resumable request streams (resume.go)
+	streamSeq uint64
 
 	nextID    atomic.Int64
 	getActive atomic.Bool
@@ -245,6 +247,7 @@ type responder struct {
 	ended   bool
 	replies [][]byte // batch replies in JSON mode
 	eventN  int
+	st      *stream // set: the request's resumable stream carries everything
 }
 
 func newResponder(w http.ResponseWriter, h *Handler, c *conn, jsonOnly bool) *responder {
@@ -273,6 +276,9 @@ func (rs *responder) event(msg []byte) error {
 	defer rs.mu.Unlock()
 	if rs.ended {
 		return errStreamEnded
+	}
+	if rs.st != nil {
+		return rs.st.send(msg, false)
 	}
 	if rs.jsonOnly {
 		rs.h.log.Debug("mcp: JSON response mode drops a message sent during a request", "message", truncate(msg))
@@ -304,6 +310,11 @@ func (rs *responder) reply(msg []byte) {
 	if rs.ended {
 		return
 	}
+	if rs.st != nil {
+		rs.ended = true
+		_ = rs.st.send(msg, true)
+		return
+	}
 	if rs.sse {
 		_ = rs.writeEvent(msg)
 		return
@@ -328,6 +339,10 @@ func (rs *responder) end() {
 		return
 	}
 	rs.ended = true
+	if rs.st != nil {
+		rs.st.end()
+		return
+	}
 	if rs.sse {
 		return
 	}
@@ -395,6 +410,10 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	c, ok := h.resolve(w, r, false, nil)
 	if !ok {
+		return
+	}
+	if id := r.Header.Get("Last-Event-ID"); id != "" && h.opts.Resumable {
+		h.serveResume(w, r, c, id)
 		return
 	}
 	if !c.getActive.CompareAndSwap(false, true) {

@@ -111,6 +111,9 @@ func (e *EmbeddedSession) Request(ctx context.Context, method string, params, re
 	if err != nil {
 		return fmt.Errorf("mcphttp: encoding %s params: %w", method, err)
 	}
+	if string(p) == "null" {
+		p = nil // no params: JSON-RPC forbids "params": null
+	}
 	id := e.nextID.Add(1)
 	var resp *jsonrpc.Message
 	e.sess.Send(ctx, jsonrpc.AppendRequest(nil, id, method, p), func(msg []byte) {
@@ -121,10 +124,10 @@ func (e *EmbeddedSession) Request(ctx context.Context, method string, params, re
 		}
 		e.onMessage(msg)
 	})
+	if err := ctx.Err(); err != nil {
+		return err // the caller gave up: whatever the server sent is moot
+	}
 	if resp == nil {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		return fmt.Errorf("mcphttp: %s: no response", method)
 	}
 	if resp.Error != nil {

@@ -74,6 +74,22 @@ type Options struct {
 	AllowedHosts []string
 	// DisableDNSRebindingProtection turns the Host and Origin checks off.
 	DisableDNSRebindingProtection bool
+	// Resumable makes request streams resumable (the transport's
+	// "Resumability and Redelivery"; SSE polling, SEP-1699): every request
+	// but initialize is answered on an SSE stream whose events carry IDs,
+	// the stream's events are kept until its response is written, and a
+	// client whose connection broke resumes it with GET and Last-Event-ID.
+	// A broken connection then no longer cancels the request (the client
+	// cancels with notifications/cancelled). Clients speaking 2025-11-25
+	// or later first get a priming event (an ID, the retry interval, empty
+	// data), and a tool may close its connection early with
+	// [CloseSSEStream]. Streams live in this process's memory. Ignored
+	// when Stateless or JSONResponse.
+	Resumable bool
+	// RetryInterval is the SSE retry field of priming events and of
+	// CloseSSEStream: how long a client waits before it reconnects.
+	// Default 1 s.
+	RetryInterval time.Duration
 	// Logger receives diagnostics. Default: the server's logger.
 	Logger *slog.Logger
 }
@@ -115,6 +131,9 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	}
 	if o.KeepAlive == 0 {
 		o.KeepAlive = DefaultKeepAlive
+	}
+	if o.RetryInterval <= 0 {
+		o.RetryInterval = DefaultRetryInterval
 	}
 	if o.Logger == nil {
 		o.Logger = srv.Logger()
@@ -344,6 +363,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		defer c.close()
 	}
 	switch {
+	case msg.IsRequest() && h.resumable(c, msg):
+		h.serveResumable(w, r, c, msg, headerVersion)
 	case msg.IsRequest():
 		rs := newResponder(w, h, c, h.opts.JSONResponse)
 		h.handleRequest(r, c, msg, rs)

@@ -249,10 +249,16 @@ func addTools(srv *mcp.Server) {
 		func(ctx context.Context, c *mcp.Context, args json.RawMessage) (*mcp.ContentResult, error) {
 			return &mcp.ContentResult{Content: []mcp.Content{mcp.Text("JSON Schema 2020-12 tool called with: " + string(args))}}, nil
 		})
-	mcp.AddTool(srv, mcp.Tool{Name: "test_reconnection", Description: "Tests SSE stream resumption: the result follows a short pause (SEP-1699)"},
+	mcp.AddTool(srv, mcp.Tool{Name: "test_reconnection", Description: "Tests SSE polling: closes the stream mid-call, the client resumes it with Last-Event-ID and gets the result (SEP-1699)"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+			// A client before 2025-11-25 cannot resume: then the result
+			// simply follows on the open stream.
+			closed := mcphttp.CloseSSEStream(ctx) == nil
 			if err := sleep(ctx, 100*time.Millisecond); err != nil {
 				return "", err
+			}
+			if closed {
+				return "Reconnection test completed successfully. The stream was closed mid-call and the client resumed it.", nil
 			}
 			return "Reconnection test completed successfully.", nil
 		})
@@ -338,7 +344,8 @@ func main() {
 	defer stop()
 	inst, err := mcphttp.Start(ctx, newServer(), &mcphttp.StartOptions{
 		TransportType: mcphttp.TransportHTTPStream, Host: *host, Port: *port,
-		Handler: &mcphttp.Options{},
+		// Resumable: the SSE polling scenarios (SEP-1699) resume streams.
+		Handler: &mcphttp.Options{Resumable: true, RetryInterval: 500 * time.Millisecond},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)

@@ -216,7 +216,9 @@ func kindOf(v []byte) string {
 }
 
 func invalid(id json.RawMessage, msg string) *DecodeError {
-	if id != nil && id[0] == 'n' {
+	// Only a string or number id may be echoed in the error response; an
+	// id of another type (null, object, array, boolean) is dropped.
+	if id != nil && id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') {
 		id = nil
 	}
 	return &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: " + msg, ID: id}

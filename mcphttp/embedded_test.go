@@ -1,0 +1,183 @@
+package mcphttp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/justinas/alice"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+func TestEmbeddedCanAccess(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "embedded", Version: "1.0.0", Logger: discardLogger()})
+	mcp.AddTool(srv, mcp.Tool{Name: "public"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		return "hello", nil
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "reset", CanAccess: func(auth any) bool { u, _ := auth.(string); return u == "admin" }},
+		func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
+			return "reset by " + c.Session.(string), nil
+		})
+	tests := []struct {
+		auth      any
+		wantTools []string
+		wantCall  bool
+	}{
+		{"admin", []string{"public", "reset"}, true},
+		{"guest", []string{"public"}, false},
+		{nil, []string{"public"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(func() string { s, _ := tt.auth.(string); return "auth=" + s }(), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{SessionAuth: tt.auth})
+			require.NoError(t, err)
+			defer e.Close()
+
+			tools, err := e.ListTools(ctx)
+			require.NoError(t, err)
+			var names []string
+			for _, tl := range tools {
+				names = append(names, tl.Name)
+			}
+			assert.Equal(t, tt.wantTools, names)
+
+			res, err := e.CallTool(ctx, "reset", map[string]any{})
+			if tt.wantCall {
+				require.NoError(t, err)
+				assert.False(t, res.IsError)
+				assert.Equal(t, "reset by admin", res.Text())
+				return
+			}
+			var je *mcp.Error
+			require.ErrorAs(t, err, &je, "a hidden tool reads as unknown")
+			assert.Equal(t, int64(mcp.CodeInvalidParams), je.Code)
+			assert.Contains(t, je.Message, `"reset"`)
+		})
+	}
+}
+
+func TestEmbeddedSession(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := newEngineServer(t, nil)
+	var mu sync.Mutex
+	var notes []string
+	tenant := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Seen", "yes")
+			next.ServeHTTP(w, r)
+		})
+	}
+	e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
+		SessionAuth: "ada",
+		Middleware:  []alice.Constructor{tenant},
+		OnNotification: func(method string, params json.RawMessage) {
+			mu.Lock()
+			notes = append(notes, method)
+			mu.Unlock()
+		},
+	})
+	require.NoError(t, err)
+	defer e.Close()
+
+	t.Run("call", func(t *testing.T) {
+		res, err := e.CallTool(ctx, "add", map[string]int{"a": 2, "b": 40})
+		require.NoError(t, err)
+		assert.Equal(t, "42", res.Text())
+	})
+	t.Run("request without params", func(t *testing.T) {
+		var out map[string]any
+		require.NoError(t, e.Request(ctx, "ping", nil, &out), "a nil params value sends no params")
+		assert.Empty(t, out)
+	})
+	t.Run("logs reach OnNotification", func(t *testing.T) {
+		_, err := e.CallTool(ctx, "log", nil)
+		require.NoError(t, err)
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Contains(t, notes, "notifications/message")
+	})
+	t.Run("resources and prompts", func(t *testing.T) {
+		rs, err := e.ListResources(ctx)
+		require.NoError(t, err)
+		require.Len(t, rs, 1)
+		rr, err := e.ReadResource(ctx, rs[0].URI)
+		require.NoError(t, err)
+		assert.Equal(t, "hello", rr.Contents[0].Text)
+		ps, err := e.ListPrompts(ctx)
+		require.NoError(t, err)
+		require.Len(t, ps, 1)
+		pr, err := e.GetPrompt(ctx, "greet", map[string]string{"name": "Ada"})
+		require.NoError(t, err)
+		assert.Equal(t, mcp.Text("Hello Ada"), pr.Messages[0].Content)
+		tmpls, err := e.ListResourceTemplates(ctx)
+		require.NoError(t, err)
+		assert.Empty(t, tmpls)
+	})
+	t.Run("list changes reach OnNotification", func(t *testing.T) {
+		mcp.AddTool(srv, mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
+		assert.Eventually(t, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, n := range notes {
+				if n == "notifications/tools/list_changed" {
+					return true
+				}
+			}
+			return false
+		}, 5*time.Second, 10*time.Millisecond)
+	})
+	t.Run("cancelled context", func(t *testing.T) {
+		slow := newProbe()
+		srv := newEngineServer(t, slow)
+		e, err := mcphttp.Embed(ctx, srv, nil)
+		require.NoError(t, err)
+		defer e.Close()
+		cctx, cancel := context.WithCancel(ctx)
+		go func() { <-slow.started; cancel() }()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			res, err := e.CallTool(cctx, "slow", nil)
+			if err == nil {
+				assert.True(t, res.IsError, "a cancelled call does not succeed")
+			}
+		}()
+		select {
+		case err := <-slow.stopped:
+			assert.ErrorIs(t, err, context.Canceled, "the caller's cancel reaches the tool")
+		case <-time.After(10 * time.Second):
+			t.Fatal("the tool never saw the cancel")
+		}
+		<-done
+	})
+}
+
+func TestEmbeddedPagination(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "many", Version: "1.0.0", Logger: discardLogger()})
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		mcp.AddTool(srv, mcp.Tool{Name: n}, func(context.Context, *mcp.Context, struct{}) (string, error) { return n, nil })
+	}
+	ctx := context.Background()
+	e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{Handler: &mcphttp.Options{PageSize: 2}})
+	require.NoError(t, err)
+	defer e.Close()
+	tools, err := e.ListTools(ctx)
+	require.NoError(t, err)
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	assert.Equal(t, []string{"a", "b", "c", "d", "e"}, names, "ListTools follows nextCursor")
+}

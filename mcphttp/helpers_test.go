@@ -1,0 +1,253 @@
+package mcphttp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+// probe lets a test watch a slow tool: started is closed when it runs,
+// stopped receives what ended it.
+type probe struct {
+	started chan struct{}
+	stopped chan error
+	once    sync.Once
+}
+
+func newProbe() *probe { return &probe{started: make(chan struct{}), stopped: make(chan error, 1)} }
+
+type addArgs struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+// newEngineServer is the server the engine tests call: tools for every
+// outcome a tool can have.
+func newEngineServer(t testing.TB, slow *probe) *mcp.Server {
+	t.Helper()
+	srv := mcp.NewServer(mcp.Options{Name: "mcphttp-test", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	mcp.AddTool(srv, mcp.Tool{Name: "add", Description: "Add two integers"},
+		func(_ context.Context, _ *mcp.Context, in addArgs) (string, error) {
+			return strconv.Itoa(in.A + in.B), nil
+		})
+	mcp.AddTool(srv, mcp.Tool{Name: "fail"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		return "", errors.New("the disk is full")
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "user_error"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		return "", &mcp.UserError{Message: "Please pick a date in the future."}
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "panic"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		panic("kaboom")
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "timeout", Timeout: 20 * time.Millisecond},
+		func(ctx context.Context, _ *mcp.Context, _ struct{}) (string, error) {
+			<-ctx.Done()
+			return "", ctx.Err()
+		})
+	mcp.AddTool(srv, mcp.Tool{Name: "log"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		c.Log.Debug("debug message")
+		c.Log.Info("info message")
+		c.Log.Error("error message", map[string]any{"code": 7})
+		return "logged", nil
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "progress"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		for i := 1; i <= 3; i++ {
+			if err := c.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: 3}); err != nil {
+				return "no progress: " + err.Error(), nil
+			}
+		}
+		return "progressed", nil
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "slow"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		if slow == nil {
+			return "", errors.New("no probe")
+		}
+		slow.once.Do(func() { close(slow.started) })
+		select {
+		case <-ctx.Done():
+			slow.stopped <- context.Cause(ctx)
+			return "", ctx.Err()
+		case <-time.After(30 * time.Second):
+			slow.stopped <- nil
+			return "finished", nil
+		}
+	})
+	srv.AddResource(mcp.Resource{URI: "mem://hello", Name: "hello", MIMEType: "text/plain",
+		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{{Text: "hello"}}, nil
+		}})
+	srv.AddPrompt(mcp.Prompt{Name: "greet", Arguments: []mcp.PromptArgument{{Name: "name", Required: true}},
+		Load: func(_ context.Context, _ *mcp.Context, args map[string]string) (*mcp.PromptResult, error) {
+			return mcp.UserText("Hello " + args["name"]), nil
+		}})
+	return srv
+}
+
+// msg is one JSON-RPC message the server sent.
+type msg struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+}
+
+type rpcError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func (m msg) isResponse() bool { return m.Method == "" }
+
+// httpClient talks to an engine served by httptest.
+type httpClient struct {
+	t       testing.TB
+	url     string
+	hc      *http.Client
+	sid     string
+	version string
+}
+
+// newHTTP serves srv with opts and returns a client of it.
+func newHTTP(t testing.TB, srv *mcp.Server, opts *mcphttp.Options) (*httpClient, *mcphttp.Handler) {
+	t.Helper()
+	h := mcphttp.New(srv, opts)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		_ = h.Close()
+		ts.Close()
+	})
+	return &httpClient{t: t, url: ts.URL, hc: ts.Client()}, h
+}
+
+// do sends a request with the session's headers (and extra ones, in
+// pairs) and returns the response with its body read.
+func (c *httpClient) do(method, body string, header ...string) (*http.Response, []byte) {
+	c.t.Helper()
+	return c.doCtx(context.Background(), method, body, header...)
+}
+
+func (c *httpClient) doCtx(ctx context.Context, method, body string, header ...string) (*http.Response, []byte) {
+	c.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.url, rd)
+	require.NoError(c.t, err)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.sid != "" {
+		req.Header.Set("Mcp-Session-Id", c.sid)
+	}
+	if c.version != "" {
+		req.Header.Set("MCP-Protocol-Version", c.version)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] == "" {
+			req.Header.Del(header[i])
+		} else {
+			req.Header.Set(header[i], header[i+1])
+		}
+	}
+	resp, err := c.hc.Do(req)
+	require.NoError(c.t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(c.t, err)
+	return resp, b
+}
+
+// post sends a JSON-RPC body and returns the status and the messages of
+// the answer (a JSON body, a JSON array or an event stream).
+func (c *httpClient) post(body string, header ...string) (int, []msg) {
+	c.t.Helper()
+	resp, b := c.do(http.MethodPost, body, header...)
+	return resp.StatusCode, parseMessages(c.t, resp.Header.Get("Content-Type"), b)
+}
+
+func parseMessages(t testing.TB, contentType string, b []byte) []msg {
+	t.Helper()
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return nil
+	}
+	var out []msg
+	switch {
+	case strings.HasPrefix(contentType, "text/event-stream"):
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var m msg
+				require.NoError(t, json.Unmarshal([]byte(data), &m), data)
+				out = append(out, m)
+			}
+		}
+	case b[0] == '[':
+		require.NoError(t, json.Unmarshal(b, &out), "%s", b)
+	default:
+		var m msg
+		require.NoError(t, json.Unmarshal(b, &m), "%s", b)
+		out = append(out, m)
+	}
+	return out
+}
+
+// initialize starts a session speaking version.
+func (c *httpClient) initialize(version string) {
+	c.t.Helper()
+	resp, b := c.do(http.MethodPost, fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"test","version":"1.0.0"}}}`, version))
+	require.Equal(c.t, http.StatusOK, resp.StatusCode, "%s", b)
+	c.sid = resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(c.t, c.sid)
+	c.version = version
+	status, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	require.Equal(c.t, http.StatusAccepted, status)
+}
+
+// call sends one request and returns its response and the messages that
+// preceded it on the stream.
+func (c *httpClient) call(id int, method, params string) (msg, []msg) {
+	c.t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q`, id, method)
+	if params != "" {
+		body += `,"params":` + params
+	}
+	status, msgs := c.post(body + "}")
+	require.Equal(c.t, http.StatusOK, status)
+	require.NotEmpty(c.t, msgs)
+	last := msgs[len(msgs)-1]
+	require.True(c.t, last.isResponse(), "the response comes last")
+	require.Equal(c.t, strconv.Itoa(id), string(last.ID))
+	return last, msgs[:len(msgs)-1]
+}
+
+// toolResult decodes a tools/call result.
+func toolResult(t testing.TB, m msg) *mcp.ContentResult {
+	t.Helper()
+	require.Nil(t, m.Error, "error response: %+v", m.Error)
+	var r mcp.ContentResult
+	require.NoError(t, json.Unmarshal(m.Result, &r))
+	return &r
+}

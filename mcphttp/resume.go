@@ -1,0 +1,361 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/session"
+)
+
+// Resumable request streams (Options.Resumable): the transport spec's
+// "Resumability and Redelivery" and the SSE polling of revision 2025-11-25
+// (SEP-1699). Every request of a stateful session is answered on an SSE
+// stream whose events carry IDs "<stream>_<n>" (n counts from 1; 0 is the
+// priming event). The stream keeps its events until its response has been
+// written to a connection, so a client whose connection broke, or was
+// closed by the server with CloseSSEStream, resumes it with GET and
+// Last-Event-ID: the events after that ID are replayed and the stream goes
+// on live on the new connection. A disconnect does not cancel the request.
+
+// DefaultRetryInterval is the default of [Options.RetryInterval].
+const DefaultRetryInterval = time.Second
+
+const (
+	// maxStreamEvents bounds the events a stream keeps for replay; the
+	// oldest go first.
+	maxStreamEvents = 1024
+	// maxParkedStreams bounds the finished streams a session keeps for a
+	// client that has not resumed them yet; the oldest go first.
+	maxParkedStreams = 64
+)
+
+// ErrNotResumable is returned by [CloseSSEStream] when the request's
+// stream cannot be resumed by its client: Options.Resumable is off, the
+// client speaks a revision before 2025-11-25 (it was sent no priming
+// event, so it has no event ID to resume from), or the response was sent.
+var ErrNotResumable = errors.New("mcphttp: the request's SSE stream is not resumable")
+
+type streamKey struct{}
+
+// CloseSSEStream closes the connection carrying the SSE stream of the
+// request ctx belongs to (a tool's ctx), without ending the stream: the
+// client reconnects after the retry interval with GET and Last-Event-ID,
+// and gets what the request sent meanwhile, its response included. Long
+// calls use it to avoid holding a connection open (SSE polling). It
+// returns [ErrNotResumable] when the client could not resume; the request
+// then goes on on its connection.
+func CloseSSEStream(ctx context.Context) error {
+	st, _ := ctx.Value(streamKey{}).(*stream)
+	if st == nil || !st.primed {
+		return ErrNotResumable
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done {
+		return ErrNotResumable
+	}
+	if st.w != nil {
+		_ = st.w.write(retryField(st.retry))
+		st.detachLocked()
+	}
+	return nil
+}
+
+// stream is one resumable request stream.
+type stream struct {
+	id     string
+	seq    uint64 // creation order in the session, for eviction
+	c      *conn
+	primed bool // the client was sent a priming event
+	retry  time.Duration
+	parked atomic.Bool // done and detached: kept only for a resume
+
+	mu     sync.Mutex
+	events [][]byte // framed events; events[i] is number first+i
+	first  int
+	next   int      // number of the next event
+	done   bool     // the last event (the response) is in events
+	w      *sseConn // the connection written to; nil while detached
+}
+
+// sseConn is one HTTP response carrying a stream. It is written to only
+// under the stream's lock and only while attached, so never after its
+// handler returned.
+type sseConn struct {
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	gone chan struct{} // closed on detach
+}
+
+func newSSEConn(w http.ResponseWriter) *sseConn {
+	return &sseConn{w: w, rc: http.NewResponseController(w), gone: make(chan struct{})}
+}
+
+func (sc *sseConn) write(b []byte) error {
+	if _, err := sc.w.Write(b); err != nil {
+		return err
+	}
+	return sc.rc.Flush()
+}
+
+func eventID(stream string, n int) string { return stream + "_" + strconv.Itoa(n) }
+
+func parseEventID(id string) (stream string, n int, ok bool) {
+	i := strings.LastIndexByte(id, '_')
+	if i <= 0 {
+		return "", 0, false
+	}
+	stream, num := id[:i], id[i+1:]
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return stream, n, true
+}
+
+func retryField(d time.Duration) []byte {
+	return []byte("retry: " + strconv.FormatInt(d.Milliseconds(), 10) + "\n\n")
+}
+
+// resumable reports whether a request is answered on a resumable stream.
+// initialize is not: its session is not live before it succeeds.
+func (h *Handler) resumable(c *conn, msg *jsonrpc.Message) bool {
+	return h.opts.Resumable && !h.opts.Stateless && !h.opts.JSONResponse && !c.ephemeral &&
+		msg.Method != "initialize"
+}
+
+// openStream makes a stream for a request and registers it in the session.
+func (c *conn) openStream(primed bool, retry time.Duration) *stream {
+	st := &stream{id: session.NewID()[:16], c: c, primed: primed, retry: retry, first: 1, next: 1}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.streams == nil {
+		c.streams = map[string]*stream{}
+	}
+	c.streamSeq++
+	st.seq = c.streamSeq
+	c.streams[st.id] = st
+	parked := 0
+	var oldest *stream
+	for _, s := range c.streams {
+		if s.parked.Load() {
+			parked++
+			if oldest == nil || s.seq < oldest.seq {
+				oldest = s
+			}
+		}
+	}
+	if parked > maxParkedStreams {
+		delete(c.streams, oldest.id)
+	}
+	return st
+}
+
+func (c *conn) stream(id string) *stream {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.streams[id]
+}
+
+func (c *conn) dropStream(id string) {
+	c.mu.Lock()
+	delete(c.streams, id)
+	c.mu.Unlock()
+}
+
+// send adds a message to the stream and writes it to the attached
+// connection, if any; final marks the response. A message sent while the
+// stream is detached waits for the client to resume.
+func (st *stream) send(msg []byte, final bool) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done {
+		return errStreamEnded
+	}
+	id := eventID(st.id, st.next)
+	st.next++
+	ev := make([]byte, 0, len(msg)+len(id)+32)
+	ev = append(ev, "id: "...)
+	ev = append(ev, id...)
+	ev = append(ev, "\nevent: message\ndata: "...)
+	ev = append(ev, msg...)
+	ev = append(ev, "\n\n"...)
+	st.events = append(st.events, ev)
+	if len(st.events) > maxStreamEvents {
+		st.events[0] = nil
+		st.events = st.events[1:]
+		st.first++
+	}
+	st.done = final
+	if st.w != nil {
+		if err := st.w.write(ev); err != nil {
+			st.detachLocked()
+		} else if final {
+			st.deliveredLocked()
+		}
+	}
+	if final && st.w == nil {
+		st.parked.Store(true)
+	}
+	return nil
+}
+
+// end finishes a stream that got no response (the request was cancelled).
+func (st *stream) end() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done {
+		return
+	}
+	st.done = true
+	if st.w != nil {
+		st.deliveredLocked()
+	} else {
+		st.c.dropStream(st.id)
+	}
+}
+
+// deliveredLocked ends the attached connection once the stream is complete
+// on it; the stream is no longer needed.
+func (st *stream) deliveredLocked() {
+	st.detachLocked()
+	st.events = nil
+	st.c.dropStream(st.id)
+}
+
+func (st *stream) detachLocked() {
+	if st.w == nil {
+		return
+	}
+	close(st.w.gone)
+	st.w = nil
+	if st.done {
+		st.parked.Store(true)
+	}
+}
+
+func (st *stream) detach(sc *sseConn) {
+	st.mu.Lock()
+	if st.w == sc {
+		st.detachLocked()
+	}
+	st.mu.Unlock()
+}
+
+// attach makes sc the stream's connection, detaching any other. A new
+// stream (after < 0) starts with the priming event; a resumed one first
+// replays the events numbered above after.
+func (st *stream) attach(sc *sseConn, after int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.w != nil {
+		st.detachLocked()
+	}
+	st.w = sc
+	st.parked.Store(false)
+	if after < 0 {
+		if st.primed {
+			b := "id: " + eventID(st.id, 0) + "\nretry: " + strconv.FormatInt(st.retry.Milliseconds(), 10) + "\ndata: \n\n"
+			if sc.write([]byte(b)) != nil {
+				st.detachLocked()
+			}
+			return
+		}
+		if sc.rc.Flush() != nil {
+			st.detachLocked()
+		}
+		return
+	}
+	i := max(after+1-st.first, 0)
+	for ; i < len(st.events); i++ {
+		if sc.write(st.events[i]) != nil {
+			st.detachLocked()
+			return
+		}
+	}
+	if len(st.events) == 0 && sc.rc.Flush() != nil {
+		st.detachLocked()
+		return
+	}
+	if st.done {
+		st.deliveredLocked()
+	}
+}
+
+// serveResumable answers a request on a new resumable stream. The request
+// runs on its own goroutine with a context that outlives the connection
+// (the session's end or notifications/cancelled still cancel it); the
+// handler returns when the response is written, or when the connection is
+// closed or taken over by a resumed GET.
+func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn, msg *jsonrpc.Message, version string) {
+	// The message aliases the pooled body, which servePost reclaims when
+	// this returns: the request may run longer.
+	msg = &jsonrpc.Message{ID: clone(msg.ID), Method: msg.Method, Params: clone(msg.Params)}
+	if version == "" {
+		version = c.sess.ProtocolVersion()
+	}
+	retry := h.opts.RetryInterval
+	st := c.openStream(version >= "2025-11-25", retry)
+	rs := newResponder(w, h, c, false)
+	rs.st = st
+	rs.mu.Lock()
+	rs.startSSE()
+	rs.mu.Unlock()
+	sc := newSSEConn(w)
+	st.attach(sc, -1)
+
+	ctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(r.Context()), streamKey{}, st))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer cancel()
+		h.handleRequest(r.WithContext(ctx), c, msg, rs)
+		rs.end()
+	}()
+	select {
+	case <-done:
+	case <-sc.gone:
+	case <-r.Context().Done():
+	case <-c.done: // the session ended
+		cancel()
+	}
+	st.detach(sc)
+}
+
+// serveResume serves a GET with Last-Event-ID: it resumes the request
+// stream the ID belongs to.
+func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *conn, lastID string) {
+	id, n, ok := parseEventID(lastID)
+	var st *stream
+	if ok {
+		st = c.stream(id)
+	}
+	if st == nil {
+		httpError(w, http.StatusBadRequest, nil, mcp.CodeServerError,
+			"Bad Request: Last-Event-ID names no stream this session can resume (it ended, or was delivered)")
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache, no-transform")
+	hd.Set("X-Accel-Buffering", "no")
+	hd.Set("Mcp-Session-Id", c.sess.ID)
+	w.WriteHeader(http.StatusOK)
+	sc := newSSEConn(w)
+	st.attach(sc, n)
+	select {
+	case <-sc.gone:
+	case <-r.Context().Done():
+	case <-c.done:
+	case <-h.done:
+	}
+	st.detach(sc)
+}

@@ -1,0 +1,124 @@
+package mcp_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+)
+
+// echoTemplate loads a resource whose text lists the matched arguments.
+func echoTemplate(name string) func(context.Context, *mcp.Context, map[string]string) ([]mcp.ResourceContents, error) {
+	return func(_ context.Context, _ *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
+		return []mcp.ResourceContents{{Text: name + ":" + args["name"] + args["path"]}}, nil
+	}
+}
+
+func TestReadResource(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	s.AddResource(mcp.Resource{URI: "file:///etc/motd", Name: "motd", MIMEType: "text/plain",
+		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{{Text: "static wins"}}, nil
+		}})
+	s.AddResource(mcp.Resource{URI: "mem://blob", Name: "blob",
+		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{{URI: "mem://other", MIMEType: "application/octet-stream", Blob: []byte{0, 1}}}, nil
+		}})
+	s.AddResource(mcp.Resource{URI: "mem://broken", Name: "broken",
+		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
+			return nil, errors.New("backend down")
+		}})
+	s.AddResource(mcp.Resource{URI: "mem://rpc", Name: "rpc",
+		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
+			return nil, &mcp.Error{Code: -32050, Message: "custom"}
+		}})
+	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "greeting://{name}", Name: "greeting",
+		MIMEType: "text/plain", Load: echoTemplate("greeting")})
+	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "file:///{+path}", Name: "file", Load: echoTemplate("file")})
+
+	tests := []struct {
+		name     string
+		uri      string
+		want     []mcp.ResourceContents
+		wantCode int64
+	}{
+		{"static", "file:///etc/motd", []mcp.ResourceContents{{URI: "file:///etc/motd", MIMEType: "text/plain", Text: "static wins"}}, 0},
+		{"loader's URI and MIME type kept", "mem://blob", []mcp.ResourceContents{{URI: "mem://other", MIMEType: "application/octet-stream", Blob: []byte{0, 1}}}, 0},
+		{"simple template", "greeting://alice", []mcp.ResourceContents{{URI: "greeting://alice", MIMEType: "text/plain", Text: "greeting:alice"}}, 0},
+		{"simple template decodes percent-encoding", "greeting://J%C3%BCrgen", []mcp.ResourceContents{{URI: "greeting://J%C3%BCrgen", MIMEType: "text/plain", Text: "greeting:Jürgen"}}, 0},
+		{"reserved expansion keeps slashes", "file:///a/b/c.txt", []mcp.ResourceContents{{URI: "file:///a/b/c.txt", Text: "file:a/b/c.txt"}}, 0},
+		{"simple template does not match a slash", "greeting://a/b", nil, mcp.CodeInvalidParams},
+		{"unknown scheme", "nope://x", nil, mcp.CodeInvalidParams},
+		{"loader error", "mem://broken", nil, mcp.CodeInternalError},
+		{"loader mcp.Error passes through", "mem://rpc", nil, -32050},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := s.ReadResource(context.Background(), newCtx(nil), tt.uri)
+			if tt.wantCode == 0 {
+				require.NoError(t, err)
+				assert.Equal(t, tt.want, res.Contents)
+				return
+			}
+			var je *mcp.Error
+			require.ErrorAs(t, err, &je)
+			assert.Equal(t, tt.wantCode, je.Code)
+			if tt.wantCode == mcp.CodeInvalidParams {
+				assert.Equal(t, map[string]string{"uri": tt.uri}, je.Data, "SEP-2164: the URI is in data")
+				assert.Contains(t, je.Message, tt.uri)
+				assert.ErrorIs(t, err, mcp.ErrResourceNotFound)
+			}
+			if tt.wantCode == mcp.CodeInternalError {
+				assert.Contains(t, je.Message, "backend down")
+				assert.Contains(t, je.Message, `"broken"`)
+			}
+		})
+	}
+}
+
+func TestReadResourceWireForm(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		c    mcp.ResourceContents
+		want string
+	}{
+		{"text", mcp.ResourceContents{URI: "a://b", Text: "hi"}, `{"uri":"a://b","text":"hi"}`},
+		{"empty text is still text", mcp.ResourceContents{URI: "a://b"}, `{"uri":"a://b","text":""}`},
+		{"blob", mcp.ResourceContents{URI: "a://b", MIMEType: "image/png", Blob: []byte("hi")}, `{"uri":"a://b","mimeType":"image/png","blob":"aGk="}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.JSONEq(t, tt.want, string(mustJSON(t, tt.c)))
+		})
+	}
+}
+
+func TestTemplateListingAndLoadArgs(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	got := make(chan map[string]string, 1)
+	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "repo://{owner}/{repo}/issues{?state}", Name: "issues",
+		Arguments: []mcp.TemplateArgument{{Name: "owner"}, {Name: "state"}},
+		Load: func(_ context.Context, _ *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
+			got <- args
+			return nil, nil
+		}})
+	res, err := s.ReadResource(context.Background(), newCtx(nil), "repo://golang/go/issues?state=open")
+	require.NoError(t, err)
+	assert.Equal(t, []mcp.ResourceContents{}, res.Contents, "nil contents are an empty list")
+	assert.Equal(t, map[string]string{"owner": "golang", "repo": "go", "state": "open"}, <-got)
+
+	list := s.ListResourceTemplates(context.Background(), nil)
+	require.Len(t, list, 1)
+	m := toJSONMap(t, list[0])
+	assert.Equal(t, "repo://{owner}/{repo}/issues{?state}", m["uriTemplate"])
+	assert.Equal(t, "issues", m["name"])
+}

@@ -1,0 +1,384 @@
+package stdio_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/stdio"
+)
+
+func TestServeMalformedLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		line     string
+		wantCode int64
+		wantID   string
+	}{
+		{"not JSON", `{"jsonrpc":"2.0","id":1,`, -32700, "null"},
+		{"garbage", `hello world`, -32700, "null"},
+		{"not an object", `[1,2`, -32700, "null"},
+		{"wrong version", `{"jsonrpc":"1.0","id":5,"method":"ping"}`, -32600, "5"},
+		{"duplicate method", `{"jsonrpc":"2.0","id":6,"method":"ping","method":"tools/list"}`, -32600, "6"},
+		{"case-variant Method", `{"jsonrpc":"2.0","id":7,"method":"ping","Method":"tools/list"}`, -32600, "7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHandler(t, newTestServer(t, nil))
+			p := startServe(t, context.Background(), h, nil)
+			p.initialize()
+			p.send(tt.line)
+			m, _ := p.response(tt.wantID)
+			require.NotNil(t, m.Error)
+			assert.Equal(t, tt.wantCode, m.Error.Code)
+			// The server keeps serving.
+			p.send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+			after, _ := p.response(`"after"`)
+			assert.Nil(t, after.Error)
+			assert.JSONEq(t, `{}`, string(after.Result))
+		})
+	}
+}
+
+func TestServeOverlongLine(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t, newTestServer(t, nil))
+	p := startServe(t, context.Background(), h, &stdio.Options{MaxLineBytes: 512})
+	p.initialize()
+
+	long := `{"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"pad":"` +
+		strings.Repeat("x", 200<<10) + `"}}`
+	p.send(long)
+	m := p.next()
+	require.NotNil(t, m.Error, "an over-long line gets an error response")
+	assert.EqualValues(t, -32600, m.Error.Code)
+	assert.Contains(t, m.Error.Message, "maximum message size")
+
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":40,"b":2}}}`)
+	res, _ := p.response("2")
+	assert.Equal(t, "42", toolResult(t, res).Text(), "the next line still works")
+}
+
+func TestServeConcurrentRequests(t *testing.T) {
+	t.Parallel()
+	const calls = 200
+	const chunks = 3
+	h := newHandler(t, newTestServer(t, nil))
+	p := startServe(t, context.Background(), h, nil)
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":"lvl","method":"logging/setLevel","params":{"level":"debug"}}`)
+	p.response(`"lvl"`)
+
+	go func() {
+		for i := range calls {
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"stream","arguments":{"n":%d}}}`, i, chunks))
+		}
+	}()
+	results := map[string]string{}
+	streamed := map[string]int{}
+	for len(results) < calls {
+		m := p.next()
+		switch {
+		case m.isResponse():
+			require.NotContains(t, results, string(m.ID), "one response per request")
+			results[string(m.ID)] = toolResult(t, m).Text()
+		case m.Method == "notifications/tool/streamContent":
+			var params struct {
+				ToolName string            `json:"toolName"`
+				Content  []mcp.TextContent `json:"content"`
+			}
+			require.NoError(t, json.Unmarshal(m.Params, &params))
+			assert.Equal(t, "stream", params.ToolName)
+			require.Len(t, params.Content, 1)
+			var i int
+			var id string
+			_, err := fmt.Sscanf(strings.SplitN(params.Content[0].Text, "\n", 2)[0], "chunk %d of request %s", &i, &id)
+			require.NoError(t, err, params.Content[0].Text)
+			streamed[id]++
+		}
+	}
+	for i := range calls {
+		id := fmt.Sprint(i)
+		assert.Equal(t, "done "+id, results[id])
+		assert.Equal(t, chunks, streamed[id], "every chunk of request %s precedes its result", id)
+	}
+	p.mu.Lock()
+	n := len(p.all)
+	p.mu.Unlock()
+	assert.GreaterOrEqual(t, n, calls*(1+2*chunks), "results, streamed content and log messages")
+}
+
+func TestServeEOFCancelsInFlight(t *testing.T) {
+	t.Parallel()
+	slow := newProbe()
+	h := newHandler(t, newTestServer(t, slow))
+	p := startServe(t, context.Background(), h, nil)
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+	select {
+	case <-slow.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the tool never started")
+	}
+	require.NoError(t, p.in.Close())
+	select {
+	case err := <-p.done:
+		assert.NoError(t, err, "end of input is a clean stop")
+		p.done <- err // for the cleanup
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return at EOF")
+	}
+	select {
+	case err := <-slow.stopped:
+		assert.ErrorIs(t, err, context.Canceled, "the tool's context ends at EOF")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the tool never saw its context end")
+	}
+}
+
+func TestServeContextCancel(t *testing.T) {
+	t.Parallel()
+	slow := newProbe()
+	h := newHandler(t, newTestServer(t, slow))
+	ctx, cancel := context.WithCancel(context.Background())
+	p := startServe(t, ctx, h, nil)
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+	<-slow.started
+	cancel()
+	select {
+	case err := <-p.done:
+		assert.ErrorIs(t, err, context.Canceled)
+		p.done <- err
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return when ctx ended")
+	}
+	assert.ErrorIs(t, <-slow.stopped, context.Canceled)
+}
+
+func TestServeStdoutOnlyProtocol(t *testing.T) {
+	t.Parallel()
+	// A server whose own logger is the default one (stderr) and a tool
+	// that logs both ways: none of it may reach stdout.
+	noisy := mcp.NewServer(mcp.Options{Name: "noisy", Version: "1.0.0"})
+	mcp.AddTool(noisy, mcp.Tool{Name: "log"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		noisy.Logger().Debug("server-side log line")
+		c.Log.Warn("client-side log message", "detail")
+		return "ok", nil
+	})
+	mcp.AddTool(noisy, mcp.Tool{Name: "panics"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		panic("kaboom")
+	})
+	h := newHandler(t, noisy)
+	p := startServe(t, context.Background(), h, nil)
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	p.response("1")
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"log"}}`)
+	_, before := p.response("2")
+	require.Len(t, before, 1, "the client-side log message, as a protocol message")
+	assert.Equal(t, "notifications/message", before[0].Method)
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"panics"}}`)
+	p.response("3")
+	p.send(`{"jsonrpc":"2.0","id":4,"method":"nope"}`)
+	p.response("4")
+	p.send(`{"jsonrpc":"2.0","method":"notifications/unknown"}`)
+	p.send(`{"jsonrpc":"2.0","id":5,"result":{}}`) // a response nobody asked for
+	p.send(`{"jsonrpc":"2.0","id":6,"method":"ping"}`)
+	p.response("6")
+	require.NoError(t, p.in.Close())
+	err := <-p.done
+	require.NoError(t, err)
+	p.done <- err
+	p.mu.Lock()
+	for _, line := range p.all {
+		assert.True(t, bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0",`)), "%q", line)
+		assert.True(t, json.Valid(line), "%q", line)
+	}
+	p.mu.Unlock()
+	// startServe's cleanup checks every line decodes as JSON-RPC.
+}
+
+func TestServeHeaderReachesTheChain(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t, newTestServer(t, nil))
+	tenant := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(mcp.WithAuth(r.Context(), "tenant:"+r.Header.Get("X-Tenant"))))
+		})
+	}
+	p := startServe(t, context.Background(), tenant(h), &stdio.Options{Header: http.Header{"X-Tenant": {"acme"}}})
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami"}}`)
+	m, _ := p.response("1")
+	assert.Equal(t, "tenant:acme", toolResult(t, m).Text())
+}
+
+// TestServeHTTPErrorsBecomeResponses: an HTTP error without a JSON-RPC
+// body (a middleware's 401, say) still answers the request.
+func TestServeHTTPErrorsBecomeResponses(t *testing.T) {
+	t.Parallel()
+	deny := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no entry", http.StatusUnauthorized)
+	})
+	p := startServe(t, context.Background(), deny, nil)
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	m, _ := p.response("9")
+	require.NotNil(t, m.Error)
+	assert.EqualValues(t, -32000, m.Error.Code)
+	assert.Contains(t, m.Error.Message, "401")
+	assert.Contains(t, m.Error.Message, "no entry")
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(`{"jsonrpc":"2.0","id":10,"method":"ping"}`)
+	m, before := p.response("10")
+	assert.Empty(t, before, "a notification gets no answer, even an error")
+	assert.NotNil(t, m.Error)
+}
+
+func TestSessionSendWithoutInitialize(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t, newTestServer(t, nil))
+	s := stdio.NewSession(h, nil)
+	var got [][]byte
+	s.Send(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), func(b []byte) { got = append(got, b) })
+	require.Len(t, got, 1)
+	assert.Contains(t, string(got[0]), "Mcp-Session-Id")
+	assert.Empty(t, s.ID())
+	s.Close(context.Background()) // no session: a no-op
+}
+
+func TestSessionInitializeAndClose(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t, newTestServer(t, nil))
+	s := stdio.NewSession(h, nil)
+	var mu sync.Mutex
+	var got []string
+	emit := func(b []byte) { mu.Lock(); got = append(got, string(b)); mu.Unlock() }
+	s.Send(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`), emit)
+	require.NotEmpty(t, s.ID())
+	assert.Equal(t, 1, h.SessionCount())
+	s.Send(context.Background(), []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":1}}}`), emit)
+	s.Close(context.Background())
+	assert.Equal(t, 0, h.SessionCount(), "Close ends the session on the server")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, got, 2)
+	assert.Contains(t, got[0], `"protocolVersion":"2025-03-26"`)
+	assert.Contains(t, got[1], `"text":"2"`)
+}
+
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nb\n"), 4)
+	f.Add([]byte("\n\n  \r\n{\"x\":1}\r\n"), 8)
+	f.Add([]byte("no newline at end"), 5)
+	f.Add([]byte("toolong\nok\n"), 3)
+	f.Add([]byte(strings.Repeat("x", 100)+"\nshort\n"), 16)
+	f.Add([]byte{}, 1)
+	f.Fuzz(func(t *testing.T, data []byte, max int) {
+		if max < 1 || max > 1<<12 {
+			max = 1 + (max&0x7fffffff)%64
+		}
+		r := stdio.NewLineReader(iotestHalf(data), max)
+		total, lines := 0, 0
+		for {
+			line, err := r.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					t.Fatalf("error %v", err)
+				}
+				break
+			}
+			lines++
+			if lines > len(data)+1 {
+				t.Fatalf("more lines than input bytes")
+			}
+			if line == nil {
+				continue // an over-long line, skipped
+			}
+			if len(line) == 0 {
+				t.Fatalf("an empty line was returned")
+			}
+			if bytes.IndexByte(line, '\n') >= 0 {
+				t.Fatalf("line %q holds a newline", line)
+			}
+			if len(line) > max+2 {
+				t.Fatalf("line of %d bytes exceeds max %d", len(line), max)
+			}
+			if !bytes.Contains(data, line) {
+				t.Fatalf("line %q is not in the input", line)
+			}
+			total += len(line)
+		}
+		if total > len(data) {
+			t.Fatalf("read %d bytes of lines from %d bytes of input", total, len(data))
+		}
+	})
+}
+
+// iotestHalf returns a reader of data that reads at most 7 bytes per call,
+// to exercise lines split across reads.
+func iotestHalf(data []byte) io.Reader { return &smallReader{data: data} }
+
+type smallReader struct{ data []byte }
+
+func (r *smallReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 7)], r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+func TestLineReader(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   string
+		max  int
+		want []string // "<nil>" stands for an over-long line
+	}{
+		{"lines", "a\nbb\n", 10, []string{"a", "bb"}},
+		{"blank lines skipped and trimmed", "\n  \r\n x \r\n", 10, []string{"x"}},
+		{"final line without newline", "a\nb", 10, []string{"a", "b"}},
+		{"over-long line skipped", "0123456789abcdef\nok\n", 4, []string{"<nil>", "ok"}},
+		{"over-long final line", "ok\n0123456789", 4, []string{"ok", "<nil>"}},
+		{"over-long across the reader buffer", strings.Repeat("y", 200<<10) + "\nok\n", 1 << 10, []string{"<nil>", "ok"}},
+		{"long line within max", strings.Repeat("z", 100<<10) + "\n", 200 << 10, []string{strings.Repeat("z", 100<<10)}},
+		{"empty", "", 4, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := stdio.NewLineReader(strings.NewReader(tt.in), tt.max)
+			var got []string
+			for {
+				line, err := r.Next()
+				if err != nil {
+					require.ErrorIs(t, err, io.EOF)
+					break
+				}
+				if line == nil {
+					got = append(got, "<nil>")
+				} else {
+					got = append(got, string(line))
+				}
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
