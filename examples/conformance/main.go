@@ -2,7 +2,9 @@
 // suite (npm @modelcontextprotocol/conformance): every tool, resource,
 // resource template and prompt the suite's server scenarios call, with the
 // names and behaviour they expect. It serves stateful Streamable HTTP at
-// /mcp:
+// /mcp, with resumable streams (mcphttp.Options.Resumable: SSE event IDs,
+// priming events, resumption with Last-Event-ID), which the SSE scenarios
+// exercise:
 //
 //	conformance -host 127.0.0.1 -port 3001
 //	npx @modelcontextprotocol/conformance server --url http://127.0.0.1:3001/mcp --suite all
