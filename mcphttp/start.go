@@ -16,6 +16,7 @@ import (
 	"github.com/justinas/alice"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/stdio"
 )
@@ -222,8 +223,10 @@ type MuxOptions struct {
 }
 
 // NewMux assembles the HTTP side of a server on one ServeMux: the MCP
-// endpoint behind recovery and authentication, the health endpoint, and
-// the server's custom routes (authenticated unless public).
+// endpoint behind recovery and authentication, the health endpoint, the
+// server's custom routes (authenticated unless public), the OAuth
+// discovery documents when Options.OAuth is enabled, and the routes of the
+// auth provider.
 func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	var o MuxOptions
 	if opts != nil {
@@ -269,6 +272,7 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 		}
 		mux.Handle(rt.Method+" "+rt.Path, chain.Then(rt.Handler))
 	}
+	discovery.Mount(mux, so.OAuth)
 	if so.Auth != nil && so.Authenticate == nil {
 		so.Auth.Mount(mux)
 	}
