@@ -1,0 +1,76 @@
+package mcphttp_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http"
+
+	"github.com/justinas/alice"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/middleware"
+)
+
+type exampleArgs struct {
+	A float64 `json:"a"`
+	B float64 `json:"b"`
+}
+
+func exampleServer() *mcp.Server {
+	srv := mcp.NewServer(mcp.Options{Name: "calc", Version: "1.0.0", Logger: discardLogger()})
+	mcp.AddTool(srv, mcp.Tool{Name: "add", Description: "Add two numbers"},
+		func(ctx context.Context, c *mcp.Context, in exampleArgs) (string, error) {
+			return fmt.Sprint(in.A + in.B), nil
+		})
+	return srv
+}
+
+// Mount the MCP endpoint beside an app's own routes.
+func ExampleNew() {
+	h := mcphttp.New(exampleServer(), nil)
+	defer h.Close()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "home") })
+	mux.Handle("/api/mcp", alice.New(middleware.Recover(nil)).Then(h))
+	_ = mux // http.ListenAndServe("127.0.0.1:8080", mux)
+}
+
+// Call a tool in-process, through the same handler chain as HTTP.
+func ExampleEmbed() {
+	e, err := mcphttp.Embed(context.Background(), exampleServer(), &mcphttp.EmbedOptions{SessionAuth: "ada"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close()
+	res, err := e.CallTool(context.Background(), "add", map[string]any{"a": 2, "b": 3})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Text())
+	_, err = e.CallTool(context.Background(), "nope", nil)
+	fmt.Println(err)
+	// Output:
+	// 5
+	// mcp error -32602: Unknown tool: "nope"
+}
+
+// Serve Streamable HTTP on a chosen address; Close shuts down gracefully.
+func ExampleStart() {
+	inst, err := mcphttp.Start(context.Background(), exampleServer(), &mcphttp.StartOptions{
+		TransportType: mcphttp.TransportHTTPStream, Host: "127.0.0.1", Port: -1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp, err := http.Get("http://" + inst.Addr() + "/health")
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode)
+	fmt.Println(inst.Close())
+	// Output:
+	// 200
+	// <nil>
+}
