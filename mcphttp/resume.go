@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -341,11 +342,33 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn
 	case <-done:
 	case <-sc.gone:
 	case <-r.Context().Done():
+		if !errors.Is(context.Cause(r.Context()), context.Canceled) {
+			// A deadline (a timeout middleware), not a disconnect: it
+			// cancelled the request, whose answer follows on this
+			// connection.
+			select {
+			case <-done:
+			case <-sc.gone:
+			case <-c.done:
+				cancel(nil)
+			}
+		}
 	case <-c.done: // the session ended
 		cancel(nil)
 	}
+	// The request's deadline outlives its connection.
+	if dl, ok := r.Context().Deadline(); ok &&
+		(r.Context().Err() == nil || errors.Is(context.Cause(r.Context()), context.Canceled)) {
+		t := time.AfterFunc(time.Until(dl), func() { cancel(errDeadline) })
+		context.AfterFunc(ctx, func() { t.Stop() })
+	}
 	st.detach(sc)
 }
+
+// errDeadline cancels a resumable request whose deadline passed after its
+// connection closed (the deadline's own cause is lost with the request
+// context).
+var errDeadline = fmt.Errorf("%w: the request's time limit passed after its connection closed", context.DeadlineExceeded)
 
 // serveResume serves a GET with Last-Event-ID: it resumes the request
 // stream the ID belongs to.
