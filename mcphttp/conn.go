@@ -292,12 +292,21 @@ func (rs *responder) event(msg []byte) error {
 
 var errStreamEnded = fmt.Errorf("mcp: the request's response was already sent")
 
-func (rs *responder) writeEvent(msg []byte) error {
-	b := make([]byte, 0, len(msg)+32)
+// appendEvent appends msg as one SSE "message" event, with an id when
+// id is non-empty.
+func appendEvent(b []byte, id string, msg []byte) []byte {
+	if id != "" {
+		b = append(b, "id: "...)
+		b = append(b, id...)
+		b = append(b, '\n')
+	}
 	b = append(b, "event: message\ndata: "...)
 	b = append(b, msg...)
-	b = append(b, "\n\n"...)
-	if _, err := rs.w.Write(b); err != nil {
+	return append(b, "\n\n"...)
+}
+
+func (rs *responder) writeEvent(msg []byte) error {
+	if _, err := rs.w.Write(appendEvent(make([]byte, 0, len(msg)+32), "", msg)); err != nil {
 		return err
 	}
 	return http.NewResponseController(rs.w).Flush()
@@ -442,11 +451,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case msg := <-c.out:
-			b := make([]byte, 0, len(msg)+32)
-			b = append(b, "event: message\ndata: "...)
-			b = append(b, msg...)
-			b = append(b, "\n\n"...)
-			if _, err := w.Write(b); err != nil {
+			if _, err := w.Write(appendEvent(make([]byte, 0, len(msg)+32), "", msg)); err != nil {
 				c.enqueue(msg) // keep it for the next stream
 				return
 			}

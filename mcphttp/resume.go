@@ -184,12 +184,7 @@ func (st *stream) send(msg []byte, final bool) error {
 	}
 	id := eventID(st.id, st.next)
 	st.next++
-	ev := make([]byte, 0, len(msg)+len(id)+32)
-	ev = append(ev, "id: "...)
-	ev = append(ev, id...)
-	ev = append(ev, "\nevent: message\ndata: "...)
-	ev = append(ev, msg...)
-	ev = append(ev, "\n\n"...)
+	ev := appendEvent(make([]byte, 0, len(msg)+len(id)+32), id, msg)
 	st.events = append(st.events, ev)
 	if len(st.events) > maxStreamEvents {
 		st.events[0] = nil
