@@ -111,25 +111,26 @@ func (s *Server) AddPrompt(p Prompt) {
 		seen[a.Name] = true
 	}
 	e := &promptEntry{p: p}
-	s.update(Change{Kind: PromptsChanged}, func(r *registry) {
+	s.update(Change{Kind: PromptsChanged}, func(r *registry) error {
 		if _, dup := r.promptByName[p.Name]; dup {
-			s.mu.Unlock()
-			panic(fmt.Sprintf("mcp: AddPrompt: a prompt named %q is already registered", p.Name))
+			return fmt.Errorf("mcp: AddPrompt: a prompt named %q is already registered", p.Name)
 		}
 		r.prompts = append(r.prompts, e)
 		r.promptByName[p.Name] = e
+		return nil
 	})
 }
 
 // RemovePrompts removes the named prompts.
 func (s *Server) RemovePrompts(names ...string) {
-	s.update(Change{Kind: PromptsChanged}, func(r *registry) {
+	s.update(Change{Kind: PromptsChanged}, func(r *registry) error {
 		for _, n := range names {
 			if e, ok := r.promptByName[n]; ok {
 				delete(r.promptByName, n)
 				r.prompts = removeEntry(r.prompts, e)
 			}
 		}
+		return nil
 	})
 }
 

@@ -163,13 +163,13 @@ func (s *Server) AddResource(r Resource) {
 		panic(fmt.Sprintf("mcp: AddResource %q: Resource.Load is required", r.URI))
 	}
 	e := &resourceEntry{res: r}
-	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) {
+	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error {
 		if _, dup := reg.resByURI[r.URI]; dup {
-			s.mu.Unlock()
-			panic(fmt.Sprintf("mcp: AddResource: a resource with URI %q is already registered", r.URI))
+			return fmt.Errorf("mcp: AddResource: a resource with URI %q is already registered", r.URI)
 		}
 		reg.resources = append(reg.resources, e)
 		reg.resByURI[r.URI] = e
+		return nil
 	})
 }
 
@@ -200,37 +200,39 @@ func (s *Server) AddResourceTemplate(t ResourceTemplate) {
 		}
 	}
 	e := &templateEntry{tmpl: t, compiled: compiled}
-	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) {
+	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error {
 		if _, dup := reg.tmplByKey[t.URITemplate]; dup {
-			s.mu.Unlock()
-			panic(fmt.Sprintf("mcp: AddResourceTemplate: template %q is already registered", t.URITemplate))
+			return fmt.Errorf("mcp: AddResourceTemplate: template %q is already registered", t.URITemplate)
 		}
 		reg.templates = append(reg.templates, e)
 		reg.tmplByKey[t.URITemplate] = e
+		return nil
 	})
 }
 
 // RemoveResources removes the resources with these URIs.
 func (s *Server) RemoveResources(uris ...string) {
-	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) {
+	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error {
 		for _, u := range uris {
 			if e, ok := reg.resByURI[u]; ok {
 				delete(reg.resByURI, u)
 				reg.resources = removeEntry(reg.resources, e)
 			}
 		}
+		return nil
 	})
 }
 
 // RemoveResourceTemplates removes the templates with these URI templates.
 func (s *Server) RemoveResourceTemplates(uriTemplates ...string) {
-	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) {
+	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error {
 		for _, u := range uriTemplates {
 			if e, ok := reg.tmplByKey[u]; ok {
 				delete(reg.tmplByKey, u)
 				reg.templates = removeEntry(reg.templates, e)
 			}
 		}
+		return nil
 	})
 }
 

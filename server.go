@@ -212,10 +212,15 @@ func (s *Server) Logger() *slog.Logger { return s.logger }
 
 // update applies fn to a copy of the registry and publishes it, then tells
 // the watchers.
-func (s *Server) update(ch Change, fn func(r *registry)) {
+// fn may refuse the change by returning an error, which update raises as a
+// panic (a programmer error) without publishing anything.
+func (s *Server) update(ch Change, fn func(r *registry) error) {
 	s.mu.Lock()
 	r := s.reg.Load().clone()
-	fn(r)
+	if err := fn(r); err != nil {
+		s.mu.Unlock()
+		panic(err.Error())
+	}
 	s.reg.Store(r)
 	s.mu.Unlock()
 	s.notify(ch)

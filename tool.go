@@ -264,26 +264,27 @@ func (s *Server) addTool(t Tool, run RawToolFunc) {
 		panic(fmt.Sprintf("mcp: AddTool %q: input schema: %v", t.Name, err))
 	}
 	e := &toolEntry{tool: t, resolved: res, hasDefaults: schemaHasDefaults(t.InputSchema), run: run}
-	s.update(Change{Kind: ToolsChanged}, func(r *registry) {
+	s.update(Change{Kind: ToolsChanged}, func(r *registry) error {
 		if _, dup := r.toolByName[t.Name]; dup {
-			s.mu.Unlock()
-			panic(fmt.Sprintf("mcp: AddTool: a tool named %q is already registered", t.Name))
+			return fmt.Errorf("mcp: AddTool: a tool named %q is already registered", t.Name)
 		}
 		r.tools = append(r.tools, e)
 		r.toolByName[t.Name] = e
+		return nil
 	})
 }
 
 // RemoveTools removes the named tools; unknown names are ignored. Clients
 // are sent notifications/tools/list_changed.
 func (s *Server) RemoveTools(names ...string) {
-	s.update(Change{Kind: ToolsChanged}, func(r *registry) {
+	s.update(Change{Kind: ToolsChanged}, func(r *registry) error {
 		for _, n := range names {
 			if e, ok := r.toolByName[n]; ok {
 				delete(r.toolByName, n)
 				r.tools = removeEntry(r.tools, e)
 			}
 		}
+		return nil
 	})
 }
 
