@@ -1,0 +1,93 @@
+package mcphttp_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+type notes struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (n *notes) add(method string, params json.RawMessage) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.got = append(n.got, method+" "+string(params))
+}
+
+func (n *notes) has(s string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, g := range n.got {
+		if g == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSubscriptionsAndListChanges(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "notify", Version: "1.0.0", Logger: discardLogger()})
+	load := func(ctx context.Context, c *mcp.Context) ([]mcp.ResourceContents, error) {
+		return []mcp.ResourceContents{{Text: "x"}}, nil
+	}
+	srv.AddResource(mcp.Resource{URI: "file:///a", Name: "a", Load: load})
+	srv.AddResource(mcp.Resource{URI: "file:///b", Name: "b", Load: load})
+	ctx := context.Background()
+	var subscribed, other notes
+	s1, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: subscribed.add})
+	require.NoError(t, err)
+	defer s1.Close()
+	s2, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: other.add})
+	require.NoError(t, err)
+	defer s2.Close()
+
+	require.NoError(t, s1.Request(ctx, "resources/subscribe", map[string]string{"uri": "file:///a"}, nil))
+	srv.ResourceUpdated("file:///a")
+	srv.ResourceUpdated("file:///b")
+	updatedA := `notifications/resources/updated {"uri":"file:///a"}`
+	require.Eventually(t, func() bool { return subscribed.has(updatedA) }, 5*time.Second, 10*time.Millisecond)
+
+	// A change after start reaches every session.
+	mcp.AddTool(srv, mcp.Tool{Name: "late", Description: "added after start"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		return "late", nil
+	})
+	srv.RemovePrompts("none")
+	srv.RemoveResources("file:///b")
+	for _, n := range []*notes{&subscribed, &other} {
+		require.Eventually(t, func() bool {
+			return n.has("notifications/tools/list_changed ") && n.has("notifications/prompts/list_changed ") &&
+				n.has("notifications/resources/list_changed ")
+		}, 5*time.Second, 10*time.Millisecond)
+	}
+	tools, err := s2.ListTools(ctx)
+	require.NoError(t, err)
+	require.Len(t, tools, 1)
+
+	// Only subscribers get updates, and only for what they subscribed to.
+	require.False(t, other.has(updatedA), "a session that did not subscribe got an update")
+	require.False(t, subscribed.has(`notifications/resources/updated {"uri":"file:///b"}`))
+	require.NoError(t, s1.Request(ctx, "resources/unsubscribe", map[string]string{"uri": "file:///a"}, nil))
+	srv.ResourceUpdated("file:///a")
+	srv.ResourceUpdated("file:///a")
+	time.Sleep(100 * time.Millisecond)
+	subscribed.mu.Lock()
+	n := 0
+	for _, g := range subscribed.got {
+		if g == updatedA {
+			n++
+		}
+	}
+	subscribed.mu.Unlock()
+	require.Equal(t, 1, n, "updates arrived after unsubscribe")
+}
