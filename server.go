@@ -235,12 +235,14 @@ const (
 	ResourcesChanged                       // a resource or template was added or removed
 	PromptsChanged                         // a prompt was added or removed
 	ResourceUpdated                        // the contents of URI changed
+	LogBroadcast                           // a log message for every session
 )
 
 // Change is an event transports turn into notifications.
 type Change struct {
 	Kind ChangeKind
-	URI  string // for ResourceUpdated
+	URI  string      // for ResourceUpdated
+	Log  *LogMessage // for LogBroadcast
 }
 
 type watcher struct{ fn func(Change) }
@@ -266,6 +268,19 @@ func (s *Server) notify(ch Change) {
 	for _, w := range *s.watchers.Load() {
 		w.fn(ch)
 	}
+}
+
+// LogToClients sends a log message that belongs to no request to every
+// connected client whose logging/setLevel lets it through, on the
+// session's stream for server-initiated messages (the GET stream over
+// HTTP). data may be nil. Tools log with Context.Log instead, which goes
+// on the request's own stream.
+func (s *Server) LogToClients(level LogLevel, msg string, data any) {
+	payload := map[string]any{"message": msg}
+	if data != nil {
+		payload["context"] = data
+	}
+	s.notify(Change{Kind: LogBroadcast, Log: &LogMessage{Level: level, Logger: s.opts.Name, Data: payload}})
 }
 
 // ResourceUpdated tells the clients subscribed to uri that its contents

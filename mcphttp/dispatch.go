@@ -181,12 +181,24 @@ func (h *Handler) onChange(ch mcp.Change) {
 		method = "notifications/prompts/list_changed"
 	case mcp.ResourceUpdated:
 		method = "notifications/resources/updated"
+	case mcp.LogBroadcast:
+		method = "notifications/message"
+	default:
+		return
 	}
 	var msg []byte
-	if ch.Kind == mcp.ResourceUpdated {
+	switch ch.Kind {
+	case mcp.ResourceUpdated:
 		p, _ := json.Marshal(map[string]string{"uri": ch.URI})
 		msg = jsonrpc.AppendNotification(nil, method, p)
-	} else {
+	case mcp.LogBroadcast:
+		p, err := json.Marshal(ch.Log)
+		if err != nil {
+			h.log.Error("mcp: a log message for the clients does not encode as JSON", "error", err)
+			return
+		}
+		msg = jsonrpc.AppendNotification(nil, method, p)
+	default:
 		msg = jsonrpc.AppendNotification(nil, method, nil)
 	}
 	h.mu.RLock()
@@ -196,6 +208,9 @@ func (h *Handler) onChange(ch mcp.Change) {
 			continue
 		}
 		if ch.Kind == mcp.ResourceUpdated && !c.sess.Subscribed(ch.URI) {
+			continue
+		}
+		if ch.Kind == mcp.LogBroadcast && !ch.Log.Level.Enabled(c.sess.LogLevel()) {
 			continue
 		}
 		c.enqueue(msg)

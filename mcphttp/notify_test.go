@@ -91,3 +91,26 @@ func TestSubscriptionsAndListChanges(t *testing.T) {
 	subscribed.mu.Unlock()
 	require.Equal(t, 1, n, "updates arrived after unsubscribe")
 }
+
+func TestLogToClientsHonoursEachSessionsLevel(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "logs", Version: "1.0.0", Logger: discardLogger()})
+	ctx := context.Background()
+	var quiet, chatty notes
+	s1, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: quiet.add})
+	require.NoError(t, err)
+	defer s1.Close()
+	s2, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: chatty.add})
+	require.NoError(t, err)
+	defer s2.Close()
+	require.NoError(t, s1.Request(ctx, "logging/setLevel", map[string]string{"level": "error"}, nil))
+	require.NoError(t, s2.Request(ctx, "logging/setLevel", map[string]string{"level": "debug"}, nil))
+
+	srv.LogToClients(mcp.LevelInfo, "cache warmed", map[string]int{"entries": 3})
+	srv.LogToClients(mcp.LevelError, "upstream down", nil)
+	info := `notifications/message {"level":"info","logger":"logs","data":{"context":{"entries":3},"message":"cache warmed"}}`
+	errLine := `notifications/message {"level":"error","logger":"logs","data":{"message":"upstream down"}}`
+	require.Eventually(t, func() bool { return chatty.has(info) && chatty.has(errLine) && quiet.has(errLine) },
+		5*time.Second, 10*time.Millisecond)
+	require.False(t, quiet.has(info), "an info message passed a session whose level is error")
+}
