@@ -3,8 +3,10 @@
 // so through every middleware around it) as a synthesized HTTP request,
 // the way a Streamable HTTP client would send it.
 //
-// Requests run concurrently (bounded by Options.MaxConcurrent);
-// notifications and responses are handled in order. Every message the
+// Requests run concurrently (bounded by Options.MaxConcurrent, with up to
+// Options.MaxQueued waiting; beyond that a request is answered at once
+// with a "server busy" error, so the reader never stalls); notifications
+// and responses are handled in order. Every message the
 // server sends is written as one line, never interleaved with another. A
 // line that is not JSON gets a -32700 error response; end of input cancels
 // the work in flight and returns. Nothing but protocol messages is ever
@@ -19,9 +21,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
@@ -30,6 +34,7 @@ import (
 const (
 	DefaultMaxConcurrent = 64
 	DefaultMaxLineBytes  = 4 << 20
+	DefaultMaxQueued     = 1024
 )
 
 // Options configure [Serve]. The zero value is usable.
@@ -42,6 +47,9 @@ type Options struct {
 	// MaxLineBytes bounds one input line; a longer line gets an error
 	// response and is skipped. Default 4 MiB.
 	MaxLineBytes int
+	// MaxQueued bounds the requests waiting for a free worker; beyond it a
+	// request is answered at once with a "server busy" error. Default 1024.
+	MaxQueued int
 }
 
 // Serve reads messages from in and writes the server's messages to out
@@ -58,6 +66,9 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = DefaultMaxLineBytes
 	}
+	if o.MaxQueued <= 0 {
+		o.MaxQueued = DefaultMaxQueued
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sess := NewSession(h, o.Header)
@@ -73,7 +84,8 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	}
 	var (
 		wg        sync.WaitGroup
-		jobs      = make(chan []byte)
+		jobs      = make(chan []byte, o.MaxQueued)
+		idle      atomic.Int32
 		workers   int
 		listening bool
 	)
@@ -138,24 +150,25 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 				}()
 			}
 		default:
-			// Hand the request to an idle worker; start one while under the
-			// bound. Workers are reused so their grown stacks are too.
-			select {
-			case jobs <- line:
-				continue
-			default:
-			}
-			if workers < o.MaxConcurrent {
+			// Hand the request to an idle worker, or start one while under
+			// the bound (workers are reused, so their grown stacks are
+			// too), or queue it. The read loop never blocks here: it must
+			// keep reading the client's answers to requests that busy
+			// workers are waiting on (sampling, elicitation, roots).
+			if idle.Load() == 0 && workers < o.MaxConcurrent {
 				workers++
 				wg.Add(1)
 				go func(first []byte) {
 					defer wg.Done()
 					sess.Send(ctx, first, write)
 					for {
+						idle.Add(1)
 						select {
 						case l := <-jobs:
+							idle.Add(-1)
 							sess.Send(ctx, l, write)
 						case <-ctx.Done():
+							idle.Add(-1)
 							return
 						}
 					}
@@ -164,8 +177,9 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 			}
 			select {
 			case jobs <- line:
-			case <-ctx.Done():
-				return ctx.Err()
+			default:
+				write(jsonrpc.AppendError(nil, msg.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
+					"Server busy: %d requests are running and %d waiting; retry when some have finished", o.MaxConcurrent, cap(jobs)), nil))
 			}
 		}
 	}
