@@ -248,6 +248,7 @@ func toResult(out any, kind outKind) (*ContentResult, error) {
 type toolEntry struct {
 	tool        Tool
 	resolved    *jsonschema.Resolved
+	flat        *flatSchema // a reflection-free validator, when the schema allows
 	hasDefaults bool
 	run         RawToolFunc
 }
@@ -263,7 +264,7 @@ func (s *Server) addTool(t Tool, run RawToolFunc) {
 	if err != nil {
 		panic(fmt.Sprintf("mcp: AddTool %q: input schema: %v", t.Name, err))
 	}
-	e := &toolEntry{tool: t, resolved: res, hasDefaults: schemaHasDefaults(t.InputSchema), run: run}
+	e := &toolEntry{tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run}
 	s.update(Change{Kind: ToolsChanged}, func(r *registry) error {
 		if _, dup := r.toolByName[t.Name]; dup {
 			return fmt.Errorf("mcp: AddTool: a tool named %q is already registered", t.Name)
@@ -420,7 +421,13 @@ func (e *toolEntry) prepare(args json.RawMessage) (json.RawMessage, error) {
 			return nil, err
 		}
 	}
-	if err := e.resolved.Validate(m); err != nil {
+	var err error
+	if e.flat != nil {
+		err = e.flat.validate(m)
+	} else {
+		err = e.resolved.Validate(m)
+	}
+	if err != nil {
 		return nil, errors.New(describeValidation(err))
 	}
 	if e.hasDefaults {

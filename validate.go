@@ -1,0 +1,194 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// flatSchema validates the common shape of a tool's arguments without
+// reflection: an object of primitive properties (string, number, integer,
+// boolean, each optionally nullable and with an enum), a required list,
+// and additionalProperties false. compileFlat returns nil for any schema
+// that uses more, which then goes to jsonschema-go. Messages follow
+// jsonschema-go's wording, so both paths read alike.
+type flatSchema struct {
+	props    map[string]flatProp
+	required []string
+	closed   bool
+}
+
+type flatProp struct {
+	typ      string
+	nullable bool
+	enum     []any
+}
+
+var (
+	flatRootKeys = []string{"type", "properties", "required", "additionalProperties", "description", "title", "$schema"}
+	flatPropKeys = []string{"type", "enum", "description", "title", "default"}
+	flatTypes    = []string{"string", "number", "integer", "boolean"}
+)
+
+func compileFlat(s *jsonschema.Schema) *flatSchema {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil
+	}
+	var root map[string]json.RawMessage
+	if json.Unmarshal(b, &root) != nil || !onlyKeys(root, flatRootKeys) || string(root["type"]) != `"object"` {
+		return nil
+	}
+	f := &flatSchema{props: map[string]flatProp{}}
+	switch ap := string(root["additionalProperties"]); ap {
+	case "false":
+		f.closed = true
+	case "", "true", "{}":
+	default:
+		return nil
+	}
+	if r := root["required"]; r != nil && json.Unmarshal(r, &f.required) != nil {
+		return nil
+	}
+	var props map[string]map[string]json.RawMessage
+	if p := root["properties"]; p != nil && json.Unmarshal(p, &props) != nil {
+		return nil
+	}
+	for name, p := range props {
+		if !onlyKeys(p, flatPropKeys) {
+			return nil
+		}
+		var fp flatProp
+		var one string
+		var many []string
+		switch {
+		case json.Unmarshal(p["type"], &one) == nil:
+		case json.Unmarshal(p["type"], &many) == nil && len(many) == 2 && slices.Contains(many, "null"):
+			fp.nullable = true
+			one = many[0]
+			if one == "null" {
+				one = many[1]
+			}
+		default:
+			return nil
+		}
+		if !slices.Contains(flatTypes, one) {
+			return nil
+		}
+		fp.typ = one
+		if e := p["enum"]; e != nil {
+			if json.Unmarshal(e, &fp.enum) != nil {
+				return nil
+			}
+			for _, v := range fp.enum {
+				if _, ok := v.(map[string]any); ok {
+					return nil
+				}
+				if _, ok := v.([]any); ok {
+					return nil
+				}
+			}
+		}
+		f.props[name] = fp
+	}
+	return f
+}
+
+func onlyKeys(m map[string]json.RawMessage, allowed []string) bool {
+	for k := range m {
+		if !slices.Contains(allowed, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// validate checks the decoded arguments.
+func (f *flatSchema) validate(m map[string]any) error {
+	// Properties in a fixed order, so the first error is deterministic.
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var extra []string
+	for _, k := range names {
+		p, ok := f.props[k]
+		if !ok {
+			extra = append(extra, k)
+			continue
+		}
+		if err := p.check(m[k]); err != nil {
+			return fmt.Errorf("validating root: validating /properties/%s: %w", k, err)
+		}
+	}
+	if f.closed && len(extra) > 0 {
+		return fmt.Errorf("validating root: unexpected additional properties %q", extra)
+	}
+	var missing []string
+	for _, r := range f.required {
+		if _, ok := m[r]; !ok {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("validating root: required: missing properties: %q", missing)
+	}
+	return nil
+}
+
+func (p flatProp) check(v any) error {
+	got := jsonType(v)
+	ok := got == p.typ || (p.typ == "number" && got == "integer") || (p.nullable && got == "null")
+	if !ok {
+		if p.nullable {
+			return fmt.Errorf("type: %v has type %q, want one of %q", v, got, "null, "+p.typ)
+		}
+		return fmt.Errorf("type: %v has type %q, want %q", v, got, p.typ)
+	}
+	if p.enum != nil {
+		for _, e := range p.enum {
+			if equalJSON(e, v) {
+				return nil
+			}
+		}
+		return fmt.Errorf("enum: %v does not equal any of: %v", v, p.enum)
+	}
+	return nil
+}
+
+// jsonType names the JSON type of a decoded value; an integral number is
+// "integer", as JSON Schema counts it.
+func jsonType(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case float64:
+		if x == math.Trunc(x) && !math.IsInf(x, 0) {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func equalJSON(a, b any) bool {
+	af, aok := a.(float64)
+	bf, bok := b.(float64)
+	if aok && bok {
+		return af == bf
+	}
+	return a == b
+}

@@ -1,0 +1,95 @@
+package mcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/stretchr/testify/require"
+)
+
+type flatArgs struct {
+	A    float64 `json:"a"`
+	N    int     `json:"n,omitempty"`
+	S    string  `json:"s" enum:"x,y"`
+	B    *bool   `json:"b,omitempty"`
+	Opt  *int    `json:"opt,omitempty"`
+	Name string  `json:"name,omitempty" default:"anon"`
+}
+
+type nestedArgs struct {
+	Inner struct {
+		X int `json:"x"`
+	} `json:"inner"`
+	List []string `json:"list"`
+}
+
+func schemaOf[T any](t testing.TB) *jsonschema.Schema {
+	s, err := inferSchema(reflect.TypeFor[T]())
+	require.NoError(t, err)
+	return s
+}
+
+func TestCompileFlatAcceptsOnlyFlatSchemas(t *testing.T) {
+	t.Parallel()
+	require.NotNil(t, compileFlat(schemaOf[flatArgs](t)))
+	require.NotNil(t, compileFlat(schemaOf[struct{}](t)))
+	require.Nil(t, compileFlat(schemaOf[nestedArgs](t)), "nested objects and arrays need the full validator")
+	min := 1.0
+	require.Nil(t, compileFlat(&jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"a": {Type: "number", Minimum: &min}}}))
+	require.Nil(t, compileFlat(&jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"a": {Type: "string", Pattern: "^x"}}}))
+}
+
+// FuzzFlatValidator checks that the reflection-free validator agrees with
+// jsonschema-go on every input: the same verdict, and on failure a message
+// naming the same property.
+func FuzzFlatValidator(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":1,"s":"x"}`, `{"a":1.5,"s":"y","n":3,"b":true,"opt":null}`, `{"a":"1","s":"x"}`,
+		`{"s":"x"}`, `{"a":1,"s":"z"}`, `{"a":1,"s":"x","extra":1}`, `{"a":1,"s":"x","n":1.5}`,
+		`{"a":1,"s":"x","b":null}`, `{"a":null,"s":"x"}`, `{"a":1,"s":"x","opt":2.0}`, `{}`, `{"a":[],"s":{}}`,
+		`{"a":1e400,"s":"x"}`, `{"a":-0,"s":"x","n":-2}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	s := schemaOf[flatArgs](f)
+	flat := compileFlat(s)
+	require.NotNil(f, flat)
+	res, err := s.Resolve(nil)
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m map[string]any
+		if json.Unmarshal(data, &m) != nil || m == nil {
+			return
+		}
+		fast := flat.validate(m)
+		full := res.Validate(m)
+		if (fast == nil) != (full == nil) {
+			t.Fatalf("verdicts differ on %s: flat %v, jsonschema-go %v", data, fast, full)
+		}
+	})
+}
+
+func BenchmarkValidateArgs(b *testing.B) {
+	s := schemaOf[flatArgs](b)
+	flat := compileFlat(s)
+	res, _ := s.Resolve(nil)
+	m := map[string]any{"a": 1.0, "s": "x", "n": 2.0}
+	b.Run("flat", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := flat.validate(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("jsonschema-go", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := res.Validate(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
