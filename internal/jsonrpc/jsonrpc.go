@@ -10,7 +10,6 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -56,6 +55,7 @@ type DecodeError struct {
 	ID      json.RawMessage
 }
 
+// Error implements error.
 func (e *DecodeError) Error() string { return e.Message }
 
 // IsBatch reports whether data (after leading white space) is a JSON array.
@@ -421,9 +421,7 @@ type ResponseError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error implements error.
 func (e *ResponseError) Error() string {
 	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
 }
-
-// ErrNotObject is returned for params that must be an object.
-var ErrNotObject = errors.New("jsonrpc: params must be an object")
