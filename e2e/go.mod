@@ -5,9 +5,6 @@ go 1.26
 replace github.com/mcpchain/mcp => ../
 
 require (
-	// Not imported yet (the tests drive ../examples/everything as a binary);
-	// go mod tidy drops it until a test imports one of our packages.
-	github.com/mcpchain/mcp v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
