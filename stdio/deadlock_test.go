@@ -39,9 +39,13 @@ func TestWorkersWaitingOnTheClientDoNotStallTheReader(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	const workers, queued, total = 4, 2, 10
+	call := func(i int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"ask"}}`, i)
+	}
 	done := make(chan error, 1)
 	go func() {
-		done <- stdio.Serve(ctx, h, inR, outW, &stdio.Options{MaxConcurrent: workers, MaxQueued: queued})
+		// Room for exactly two waiting requests (ids 0-9 make lines of one length).
+		done <- stdio.Serve(ctx, h, inR, outW, &stdio.Options{MaxConcurrent: workers, MaxQueuedBytes: queued * len(call(0))})
 		outW.Close()
 	}()
 	lines := make(chan map[string]json.RawMessage, 64)
@@ -59,7 +63,7 @@ func TestWorkersWaitingOnTheClientDoNotStallTheReader(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`)
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	for i := range total {
-		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"ask"}}`, i))
+		send(call(i))
 	}
 	// Collect: sampling requests (answer them only once all calls are in),
 	// busy errors, and finally the results.
@@ -100,3 +104,55 @@ func TestWorkersWaitingOnTheClientDoNotStallTheReader(t *testing.T) {
 }
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// A client that pipelines far more requests than there are workers is
+// served in turn, without errors.
+func TestPipelinedRequestsAreQueuedNotRefused(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "pipe", Version: "1.0.0", Logger: discard()})
+	mcp.AddTool(srv, mcp.Tool{Name: "echo", Description: "echo"}, func(ctx context.Context, c *mcp.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return fmt.Sprint(in.N), nil
+	})
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	const n = 2000
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	for i := range n {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"n":%d}}}`+"\n", i, i)
+	}
+	// Keep stdin open until every answer is in, as a real client does.
+	inR, inW := io.Pipe()
+	go func() { _, _ = io.WriteString(inW, in.String()) }()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- stdio.Serve(ctx, h, inR, outW, &stdio.Options{MaxConcurrent: 4})
+		outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	seen := map[string]bool{}
+	for len(seen) < n && sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Error  json.RawMessage `json:"error"`
+			Result struct {
+				Content []struct{ Text string } `json:"content"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), sc.Text())
+		require.Nil(t, m.Error, sc.Text())
+		if string(m.ID) == `"init"` {
+			continue
+		}
+		require.Equal(t, string(m.ID), m.Result.Content[0].Text)
+		seen[string(m.ID)] = true
+	}
+	require.Len(t, seen, n)
+	inW.Close()
+	require.NoError(t, <-done)
+}

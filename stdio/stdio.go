@@ -3,10 +3,12 @@
 // so through every middleware around it) as a synthesized HTTP request,
 // the way a Streamable HTTP client would send it.
 //
-// Requests run concurrently (bounded by Options.MaxConcurrent, with up to
-// Options.MaxQueued waiting; beyond that a request is answered at once
-// with a "server busy" error, so the reader never stalls); notifications
-// and responses are handled in order. Every message the
+// Requests run concurrently on up to Options.MaxConcurrent workers; the
+// rest wait in a queue of up to Options.MaxQueuedBytes (a pipelining
+// client is served in turn), and beyond it a request is answered at once
+// with a "server busy" error. The reader never stalls on busy workers, so
+// the client's answers to sampling, elicitation and roots requests always
+// get through. Notifications and responses are handled in order. Every message the
 // server sends is written as one line, never interleaved with another. A
 // line that is not JSON gets a -32700 error response; end of input cancels
 // the work in flight and returns. Nothing but protocol messages is ever
@@ -32,9 +34,9 @@ import (
 
 // Defaults of [Options].
 const (
-	DefaultMaxConcurrent = 64
-	DefaultMaxLineBytes  = 4 << 20
-	DefaultMaxQueued     = 1024
+	DefaultMaxConcurrent  = 64
+	DefaultMaxLineBytes   = 4 << 20
+	DefaultMaxQueuedBytes = 64 << 20
 )
 
 // Options configure [Serve]. The zero value is usable.
@@ -47,9 +49,10 @@ type Options struct {
 	// MaxLineBytes bounds one input line; a longer line gets an error
 	// response and is skipped. Default 4 MiB.
 	MaxLineBytes int
-	// MaxQueued bounds the requests waiting for a free worker; beyond it a
-	// request is answered at once with a "server busy" error. Default 1024.
-	MaxQueued int
+	// MaxQueuedBytes bounds the requests waiting for a free worker, in
+	// bytes; beyond it a request is answered at once with a "server busy"
+	// error. Default 64 MiB.
+	MaxQueuedBytes int
 }
 
 // Serve reads messages from in and writes the server's messages to out
@@ -66,8 +69,8 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = DefaultMaxLineBytes
 	}
-	if o.MaxQueued <= 0 {
-		o.MaxQueued = DefaultMaxQueued
+	if o.MaxQueuedBytes <= 0 {
+		o.MaxQueuedBytes = DefaultMaxQueuedBytes
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -84,12 +87,13 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	}
 	var (
 		wg        sync.WaitGroup
-		jobs      = make(chan []byte, o.MaxQueued)
+		jobs      = newQueue(o.MaxQueuedBytes)
 		idle      atomic.Int32
 		workers   int
 		listening bool
 	)
 	defer wg.Wait()
+	defer jobs.close()
 	defer cancel()
 
 	lines := NewLineReader(in, o.MaxLineBytes)
@@ -163,23 +167,20 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 					sess.Send(ctx, first, write)
 					for {
 						idle.Add(1)
-						select {
-						case l := <-jobs:
-							idle.Add(-1)
-							sess.Send(ctx, l, write)
-						case <-ctx.Done():
-							idle.Add(-1)
+						l, ok := jobs.pop()
+						idle.Add(-1)
+						if !ok {
 							return
 						}
+						sess.Send(ctx, l, write)
 					}
 				}(line)
 				continue
 			}
-			select {
-			case jobs <- line:
-			default:
+			if !jobs.push(line) {
 				write(jsonrpc.AppendError(nil, msg.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
-					"Server busy: %d requests are running and %d waiting; retry when some have finished", o.MaxConcurrent, cap(jobs)), nil))
+					"Server busy: %d requests are running and %d bytes of requests are waiting; retry when some have finished",
+					o.MaxConcurrent, o.MaxQueuedBytes), nil))
 			}
 		}
 	}
@@ -229,4 +230,57 @@ func (l *LineReader) Next() ([]byte, error) {
 			return line, nil
 		}
 	}
+}
+
+// queue holds requests waiting for a worker, bounded in bytes.
+type queue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	items  [][]byte
+	bytes  int
+	max    int
+	closed bool
+}
+
+func newQueue(max int) *queue {
+	q := &queue{max: max}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// push adds a request, or reports false when the queue is full.
+func (q *queue) push(b []byte) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.bytes+len(b) > q.max {
+		return false
+	}
+	q.items = append(q.items, b)
+	q.bytes += len(b)
+	q.cond.Signal()
+	return true
+}
+
+// pop waits for a request; it reports false once the queue is closed.
+func (q *queue) pop() ([]byte, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.items) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if q.closed {
+		return nil, false
+	}
+	b := q.items[0]
+	q.items[0] = nil
+	q.items = q.items[1:]
+	q.bytes -= len(b)
+	return b, true
+}
+
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
 }
