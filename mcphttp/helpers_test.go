@@ -145,7 +145,9 @@ func (c *httpClient) do(method, body string, header ...string) (*http.Response, 
 	return c.doCtx(context.Background(), method, body, header...)
 }
 
-func (c *httpClient) doCtx(ctx context.Context, method, body string, header ...string) (*http.Response, []byte) {
+// request builds a request with the session's headers, and extra ones in
+// pairs (an empty value deletes the header).
+func (c *httpClient) request(ctx context.Context, method, body string, header ...string) *http.Request {
 	c.t.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -170,6 +172,12 @@ func (c *httpClient) doCtx(ctx context.Context, method, body string, header ...s
 			req.Header.Set(header[i], header[i+1])
 		}
 	}
+	return req
+}
+
+func (c *httpClient) doCtx(ctx context.Context, method, body string, header ...string) (*http.Response, []byte) {
+	c.t.Helper()
+	req := c.request(ctx, method, body, header...)
 	resp, err := c.hc.Do(req)
 	require.NoError(c.t, err)
 	defer resp.Body.Close()

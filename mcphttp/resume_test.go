@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -112,25 +111,7 @@ func (s *sseStream) all() []sseEvent {
 // cancelling it breaks the connection.
 func (c *httpClient) open(ctx context.Context, method, body string, header ...string) *sseStream {
 	c.t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.url, rd)
-	require.NoError(c.t, err)
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.sid != "" {
-		req.Header.Set("Mcp-Session-Id", c.sid)
-	}
-	if c.version != "" {
-		req.Header.Set("MCP-Protocol-Version", c.version)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
+	req := c.request(ctx, method, body, header...)
 	resp, err := c.hc.Do(req)
 	require.NoError(c.t, err)
 	c.t.Cleanup(func() { resp.Body.Close() })
