@@ -1,6 +1,35 @@
 package mcp
 
-import "context"
+import (
+	"context"
+	"errors"
+	"net/http"
+)
+
+// AuthFunc checks the credentials of a request and returns the caller's
+// auth data (any value; tools get it as Context.Session). It is the one
+// spelling of an authentication hook: Options.Authenticate, an
+// [AuthProvider]'s Authenticate method and middleware.Authenticate all
+// take it.
+//
+// Return an error that wraps [ErrUnauthorized] for missing or bad
+// credentials (the client gets 401 and a WWW-Authenticate challenge), one
+// that wraps [ErrInsufficientScope] when the credentials are good but lack
+// a scope (403), and any other error when the check itself failed (500:
+// the error is logged, never sent). Returning (nil, nil) admits the caller
+// anonymously. The error's text is never shown to the client.
+type AuthFunc func(r *http.Request) (any, error)
+
+// Sentinels an [AuthFunc] wraps to say why it refused a request.
+var (
+	// ErrUnauthorized means the credentials are missing, malformed,
+	// expired or wrong: HTTP 401.
+	ErrUnauthorized = errors.New("mcp: unauthorized")
+	// ErrInsufficientScope means the credentials are valid but do not
+	// grant what the request needs: HTTP 403 with
+	// error="insufficient_scope".
+	ErrInsufficientScope = errors.New("mcp: insufficient scope")
+)
 
 type authKey struct{}
 

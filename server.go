@@ -33,10 +33,10 @@ type Options struct {
 	// Auth is an authentication provider (an OAuth proxy and its token
 	// verifier). Authenticate wins when both are set.
 	Auth AuthProvider
-	// Authenticate checks the credentials of each HTTP request and returns
-	// the caller's session data, which tools see as Context.Session. An
-	// error answers the request with 401.
-	Authenticate func(r *http.Request) (any, error)
+	// Authenticate checks the credentials of each request and returns
+	// the caller's session data, which tools see as Context.Session. See
+	// [AuthFunc] for what its errors mean.
+	Authenticate AuthFunc
 	// Health configures the health endpoint of the HTTP transport.
 	Health *HealthOptions
 	// OAuth configures the OAuth discovery documents of the HTTP transport.

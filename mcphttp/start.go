@@ -279,7 +279,7 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	return mux
 }
 
-func authFunc(o mcp.Options) middleware.AuthFunc {
+func authFunc(o mcp.Options) mcp.AuthFunc {
 	switch {
 	case o.Authenticate != nil:
 		return o.Authenticate

@@ -7,17 +7,13 @@ import (
 	"github.com/mcpchain/mcp"
 )
 
-// AuthFunc checks a request's credentials and returns the caller's auth
-// data (any value; tools get it as Context.Session).
-type AuthFunc func(r *http.Request) (any, error)
-
 // Authenticate runs fn on every request. On success the auth data is put
 // in the request context (mcp.WithAuth) for the engine and the tools; on
 // failure the request is answered with 401 and a JSON body
 // {"error": "unauthorized", "error_description": <the error's text>}.
 // challenge, when non-empty, is sent as WWW-Authenticate (for example
 // `Bearer resource_metadata="https://…/.well-known/oauth-protected-resource"`).
-func Authenticate(fn AuthFunc, challenge string) func(http.Handler) http.Handler {
+func Authenticate(fn mcp.AuthFunc, challenge string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			auth, err := fn(r)
