@@ -82,3 +82,12 @@ func policyAllows(ctx context.Context, auth any, kind Kind, name string) bool {
 	p, ok := ctx.Value(policyKey{}).(AccessPolicy)
 	return !ok || p(auth, kind, name)
 }
+
+// OAuthMetadataProvider is implemented by an [AuthProvider] that knows its
+// own OAuth discovery documents (the OAuth proxies of package providers
+// do). When Options.OAuth is nil, the server serves these documents and
+// builds the WWW-Authenticate challenge of its 401 and 403 answers from
+// them, so setting Options.Auth configures discovery too.
+type OAuthMetadataProvider interface {
+	OAuthMetadata() *OAuthOptions
+}
