@@ -10,10 +10,13 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // Error codes of JSON-RPC 2.0.
@@ -64,34 +67,149 @@ func IsBatch(data []byte) bool {
 	return len(data) > 0 && data[0] == '['
 }
 
-// Decode decodes one message. A body that is not JSON is CodeParseError; a
-// JSON value that is not a valid JSON-RPC 2.0 message is CodeInvalidRequest.
-func Decode(data []byte) (*Message, error) {
-	if !json.Valid(data) {
-		return nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
+// Defaults of [Limits].
+const (
+	// DefaultMaxDepth bounds how deeply a message nests objects and
+	// arrays; see strictjson.DefaultMaxDepth.
+	DefaultMaxDepth = strictjson.DefaultMaxDepth
+	// DefaultMaxBatch bounds the number of messages in a batch.
+	DefaultMaxBatch = 100
+)
+
+// Limits bound what a decoder accepts before any message is acted on. The
+// zero value means the defaults.
+type Limits struct {
+	// MaxDepth bounds the nesting of objects and arrays in one message
+	// (the message object itself is level 1). Default [DefaultMaxDepth].
+	MaxDepth int
+	// MaxBatch bounds the number of messages in a batch. Default
+	// [DefaultMaxBatch].
+	MaxBatch int
+}
+
+func (l Limits) depth() int {
+	if l.MaxDepth <= 0 {
+		return DefaultMaxDepth
 	}
-	return decodeValid(data)
+	return l.MaxDepth
+}
+
+func (l Limits) batch() int {
+	if l.MaxBatch <= 0 {
+		return DefaultMaxBatch
+	}
+	return l.MaxBatch
+}
+
+// Decode decodes one message with the default [Limits].
+func Decode(data []byte) (*Message, error) { return Limits{}.Decode(data) }
+
+// DecodeBatch decodes a batch with the default [Limits].
+func DecodeBatch(data []byte) ([]*Message, []error, error) { return Limits{}.DecodeBatch(data) }
+
+// Decode decodes one message. A body that is not JSON is CodeParseError; a
+// JSON value that is not a valid JSON-RPC 2.0 message, or that nests deeper
+// than l allows, is CodeInvalidRequest; a duplicate member name inside
+// params is CodeInvalidParams. The whole input is checked in one linear
+// pass before anything else reads it.
+func (l Limits) Decode(data []byte) (*Message, error) {
+	return l.decode(data, strictjson.Check(data, l.depth()))
+}
+
+// decode finishes Decode given the result of strictjson.Check on data.
+func (l Limits) decode(data []byte, checkErr error) (*Message, error) {
+	if checkErr == nil {
+		return decodeValid(data)
+	}
+	var (
+		se  *strictjson.SyntaxError
+		de  *strictjson.DepthError
+		dup *strictjson.DuplicateError
+	)
+	switch {
+	case errors.As(checkErr, &se):
+		return nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
+	case errors.As(checkErr, &de):
+		// The envelope scan is not recursive: read the id if it can be.
+		var id json.RawMessage
+		if m, err := decodeValid(data); err == nil && json.Valid(m.ID) {
+			id = m.ID
+		}
+		return nil, invalid(id, fmt.Sprintf("the message nests objects and arrays deeper than %d levels", de.Limit))
+	}
+	m, err := decodeValid(data)
+	if err != nil || !errors.As(checkErr, &dup) {
+		return m, err
+	}
+	// A duplicate member below the envelope (one in the envelope itself
+	// was refused by decodeValid above).
+	if m.Params != nil {
+		start := cap(data) - cap(m.Params)
+		if dup.Offset > start && dup.Offset < start+len(m.Params) {
+			return nil, &DecodeError{Code: CodeInvalidParams, Message: "Invalid params: " + dup.Error(), ID: invalid(m.ID, "").ID}
+		}
+	}
+	return nil, invalid(m.ID, dup.Error())
 }
 
 // DecodeBatch decodes a JSON array of messages. Each element that fails
-// gets its own error at the same index.
-func DecodeBatch(data []byte) ([]*Message, []error, error) {
-	if !json.Valid(data) {
+// gets its own error at the same index. A batch longer than l allows is
+// refused whole, before any element is decoded.
+func (l Limits) DecodeBatch(data []byte) ([]*Message, []error, error) {
+	err := strictjson.Check(data, l.depth()+1)
+	var se *strictjson.SyntaxError
+	if errors.As(err, &se) {
 		return nil, nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(data, &elems); err != nil {
-		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: " + err.Error()}
+	var de *strictjson.DepthError
+	if errors.As(err, &de) {
+		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: a message of the batch nests objects and arrays deeper than %d levels", de.Limit-1)}
 	}
-	if len(elems) == 0 {
+	if !IsBatch(data) {
+		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: a batch must be a JSON array"}
+	}
+	elems, n := splitArray(data, l.batch())
+	if n > l.batch() {
+		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: the batch has %d messages; at most %d are allowed in one batch", n, l.batch())}
+	}
+	if n == 0 {
 		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: empty batch"}
 	}
 	msgs := make([]*Message, len(elems))
 	errs := make([]error, len(elems))
 	for i, e := range elems {
-		msgs[i], errs[i] = decodeValid(e)
+		var elemErr error
+		if err != nil { // a duplicate somewhere: find which elements have one
+			elemErr = strictjson.Check(e, l.depth())
+		}
+		msgs[i], errs[i] = l.decode(e, elemErr)
 	}
 	return msgs, errs, nil
+}
+
+// splitArray returns the elements of a valid JSON array, at most max of
+// them, and how many it has (counted up to max+1).
+func splitArray(data []byte, max int) ([][]byte, int) {
+	s := scanner{data: data}
+	s.ws()
+	s.consume('[')
+	var elems [][]byte
+	n := 0
+	for {
+		s.ws()
+		if s.pos >= len(s.data) || s.consume(']') {
+			return elems, n
+		}
+		start := s.pos
+		s.skipValue()
+		n++
+		if n > max {
+			return nil, n
+		}
+		elems = append(elems, data[start:s.pos])
+		s.ws()
+		s.consume(',')
+	}
 }
 
 var members = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}

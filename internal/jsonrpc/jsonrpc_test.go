@@ -277,7 +277,7 @@ func FuzzDecode(f *testing.F) {
 			if !ok {
 				t.Fatalf("Decode returned %T, want *DecodeError", err)
 			}
-			if de.Code != CodeParseError && de.Code != CodeInvalidRequest {
+			if de.Code != CodeParseError && de.Code != CodeInvalidRequest && de.Code != CodeInvalidParams {
 				t.Fatalf("Decode error code %d", de.Code)
 			}
 			if de.Code == CodeParseError && json.Valid(data) {
@@ -372,3 +372,84 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+func deep(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		limits   Limits
+		in       string
+		wantCode int // 0: decodes
+		wantMsg  string
+		wantID   string
+	}{
+		{name: "arguments at the default depth", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":` + deep(DefaultMaxDepth-3) + `}}}`},
+		{name: "arguments past the default depth", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":` + deep(DefaultMaxDepth-2) + `}}}`,
+			wantCode: CodeInvalidRequest, wantMsg: "deeper than 64 levels", wantID: "1"},
+		{name: "9,990 deep (the attack of issue 7)", in: `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"add","arguments":{"a":` + deep(9990) + `}}}`,
+			wantCode: CodeInvalidRequest, wantMsg: "deeper than", wantID: `"x"`},
+		{name: "a configured depth", limits: Limits{MaxDepth: 8}, in: `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":` + deep(7) + `}}`,
+			wantCode: CodeInvalidRequest, wantMsg: "deeper than 8 levels", wantID: "1"},
+		{name: "duplicate in params", in: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","name":"echo"}}`,
+			wantCode: CodeInvalidParams, wantMsg: `Invalid params: duplicate member "name"`, wantID: "3"},
+		{name: "duplicate in arguments", in: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"a":2}}}`,
+			wantCode: CodeInvalidParams, wantMsg: `duplicate member "a"`, wantID: "3"},
+		{name: "duplicate in a result", in: `{"jsonrpc":"2.0","id":4,"result":{"roots":[],"roots":[]}}`,
+			wantCode: CodeInvalidRequest, wantMsg: `duplicate member "roots"`, wantID: "4"},
+		{name: "duplicate in the envelope still named there", in: `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`,
+			wantCode: CodeInvalidRequest, wantMsg: `duplicate member "method"`, wantID: "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, err := tt.limits.Decode([]byte(tt.in))
+			if tt.wantCode == 0 {
+				require.NoError(t, err)
+				require.NotNil(t, m)
+				return
+			}
+			var de *DecodeError
+			require.ErrorAs(t, err, &de)
+			assert.Equal(t, tt.wantCode, de.Code)
+			assert.Contains(t, de.Message, tt.wantMsg)
+			assert.Equal(t, tt.wantID, string(de.ID))
+		})
+	}
+}
+
+func TestBatchLimits(t *testing.T) {
+	t.Parallel()
+	elem := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	batch := func(n int) []byte { return []byte("[" + strings.TrimSuffix(strings.Repeat(elem+",", n), ",") + "]") }
+
+	msgs, errs, err := DecodeBatch(batch(DefaultMaxBatch))
+	require.NoError(t, err)
+	assert.Len(t, msgs, DefaultMaxBatch)
+	assert.Len(t, errs, DefaultMaxBatch)
+
+	_, _, err = DecodeBatch(batch(36000))
+	var de *DecodeError
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, CodeInvalidRequest, de.Code)
+	assert.Contains(t, de.Message, "at most 100")
+
+	_, _, err = Limits{MaxBatch: 2}.DecodeBatch(batch(3))
+	require.ErrorAs(t, err, &de)
+	assert.Contains(t, de.Message, "the batch has 3 messages; at most 2")
+
+	_, _, err = DecodeBatch([]byte("[" + deep(DefaultMaxDepth+1) + "]"))
+	require.ErrorAs(t, err, &de)
+	assert.Contains(t, de.Message, "deeper than 64")
+
+	// A duplicate inside one element fails that element only.
+	msgs, errs, err = DecodeBatch([]byte(`[` + elem + `,{"jsonrpc":"2.0","id":2,"method":"m","params":{"x":1,"x":2}}]`))
+	require.NoError(t, err)
+	require.NoError(t, errs[0])
+	assert.NotNil(t, msgs[0])
+	require.ErrorAs(t, errs[1], &de)
+	assert.Equal(t, CodeInvalidParams, de.Code)
+	assert.Equal(t, "2", string(de.ID))
+}
+

@@ -1,0 +1,383 @@
+// Package strictjson checks JSON from outside before anything recursive or
+// case-insensitive touches it.
+//
+// [Check] is a single linear pass that accepts exactly what json.Valid
+// accepts, and in the same pass refuses input nested deeper than a limit
+// (so a 20 KB argument of 10,000 nested arrays costs nothing beyond the
+// scan) and objects with a duplicate member name (encoding/json lets the
+// last one win, so a gateway reading the first sees another value than the
+// code that runs).
+//
+// [Unmarshal] is json.Unmarshal that also refuses a member whose name
+// matches a struct field only case-insensitively ({"Name": …} for a field
+// tagged "name"): encoding/json would accept it, and a policy that reads
+// params.name would see a different value from the one that runs.
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// DefaultMaxDepth is the nesting limit callers use when they have no
+// configured one: deep enough for any real MCP message (the envelope,
+// params and arguments take three levels; a JSON Schema in an elicitation
+// request a few more), far below encoding/json's 10,000.
+const DefaultMaxDepth = 64
+
+// maxQuoted bounds how much of an offending name an error quotes, so that
+// attacker input is never reflected in full.
+const maxQuoted = 128
+
+// SyntaxError means the input is not one valid JSON value.
+type SyntaxError struct {
+	Offset int // byte offset of the error
+}
+
+// Error implements error.
+func (e *SyntaxError) Error() string {
+	return "invalid JSON at byte " + strconv.Itoa(e.Offset)
+}
+
+// DepthError means the input nests objects and arrays deeper than allowed.
+type DepthError struct {
+	Limit  int // the nesting limit
+	Offset int // byte offset of the first container past the limit
+}
+
+// Error implements error.
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("JSON nested deeper than %d levels (at byte %d)", e.Limit, e.Offset)
+}
+
+// DuplicateError means an object names the same member twice.
+type DuplicateError struct {
+	Name   string // the member name, cut to 128 bytes
+	Offset int    // byte offset of the second occurrence
+	Depth  int    // nesting depth of the object (1 for the outermost)
+}
+
+// Error implements error.
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("duplicate member %s: member names must be unique", Quote(e.Name))
+}
+
+// Check reports whether data is one valid JSON value (surrounded by
+// optional white space) nested at most maxDepth levels deep (a value
+// inside no container is level 0; maxDepth <= 0 means [DefaultMaxDepth])
+// whose objects have no duplicate member names. The error is a
+// *SyntaxError, a *DepthError or a *DuplicateError; a syntax or depth error
+// wins over a duplicate found earlier in the input.
+func Check(data []byte, maxDepth int) error {
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	c := checker{data: data, max: maxDepth}
+	c.ws()
+	if !c.value(0) {
+		return c.fail()
+	}
+	c.ws()
+	if c.pos != len(c.data) {
+		return &SyntaxError{Offset: c.pos}
+	}
+	if c.dup != nil {
+		return c.dup
+	}
+	return nil
+}
+
+type checker struct {
+	data  []byte
+	pos   int
+	max   int
+	depth *DepthError
+	dup   *DuplicateError
+}
+
+func (c *checker) fail() error {
+	if c.depth != nil {
+		return c.depth
+	}
+	return &SyntaxError{Offset: c.pos}
+}
+
+func (c *checker) ws() {
+	for c.pos < len(c.data) {
+		switch c.data[c.pos] {
+		case ' ', '\t', '\r', '\n':
+			c.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value checks one value at nesting level depth; recursion is bounded by
+// the limit, so the Go stack stays small whatever the input.
+func (c *checker) value(depth int) bool {
+	if c.pos >= len(c.data) {
+		return false
+	}
+	switch b := c.data[c.pos]; {
+	case b == '{' || b == '[':
+		if depth >= c.max {
+			c.depth = &DepthError{Limit: c.max, Offset: c.pos}
+			return false
+		}
+		if b == '{' {
+			return c.object(depth + 1)
+		}
+		return c.array(depth + 1)
+	case b == '"':
+		_, ok := c.str()
+		return ok
+	case b == '-' || (b >= '0' && b <= '9'):
+		return c.number()
+	case b == 't':
+		return c.lit("true")
+	case b == 'f':
+		return c.lit("false")
+	case b == 'n':
+		return c.lit("null")
+	}
+	return false
+}
+
+func (c *checker) lit(s string) bool {
+	if !bytes.HasPrefix(c.data[c.pos:], []byte(s)) {
+		return false
+	}
+	c.pos += len(s)
+	return true
+}
+
+func (c *checker) digits() int {
+	n := 0
+	for c.pos < len(c.data) && c.data[c.pos] >= '0' && c.data[c.pos] <= '9' {
+		c.pos++
+		n++
+	}
+	return n
+}
+
+func (c *checker) number() bool {
+	if c.data[c.pos] == '-' {
+		c.pos++
+	}
+	if c.pos >= len(c.data) {
+		return false
+	}
+	if c.data[c.pos] == '0' {
+		c.pos++
+	} else if c.digits() == 0 {
+		return false
+	}
+	if c.pos < len(c.data) && c.data[c.pos] == '.' {
+		c.pos++
+		if c.digits() == 0 {
+			return false
+		}
+	}
+	if c.pos < len(c.data) && (c.data[c.pos] == 'e' || c.data[c.pos] == 'E') {
+		c.pos++
+		if c.pos < len(c.data) && (c.data[c.pos] == '+' || c.data[c.pos] == '-') {
+			c.pos++
+		}
+		if c.digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// str checks a string and returns its raw bytes between the quotes.
+func (c *checker) str() ([]byte, bool) {
+	c.pos++ // the opening quote
+	start := c.pos
+	for c.pos < len(c.data) {
+		switch b := c.data[c.pos]; {
+		case b == '"':
+			raw := c.data[start:c.pos]
+			c.pos++
+			return raw, true
+		case b == '\\':
+			c.pos++
+			if c.pos >= len(c.data) {
+				return nil, false
+			}
+			switch c.data[c.pos] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				c.pos++
+			case 'u':
+				c.pos++
+				for i := 0; i < 4; i++ {
+					if c.pos >= len(c.data) || !isHex(c.data[c.pos]) {
+						return nil, false
+					}
+					c.pos++
+				}
+			default:
+				return nil, false
+			}
+		case b < 0x20:
+			return nil, false
+		default:
+			c.pos++
+		}
+	}
+	return nil, false
+}
+
+func isHex(b byte) bool {
+	return (b >= '0' && b <= '9') || (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F')
+}
+
+func (c *checker) array(depth int) bool {
+	c.pos++
+	c.ws()
+	if c.pos < len(c.data) && c.data[c.pos] == ']' {
+		c.pos++
+		return true
+	}
+	for {
+		c.ws()
+		if !c.value(depth) {
+			return false
+		}
+		c.ws()
+		if c.pos >= len(c.data) {
+			return false
+		}
+		switch c.data[c.pos] {
+		case ',':
+			c.pos++
+		case ']':
+			c.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// smallObject is how many names an object may have before duplicate
+// detection switches from a linear scan to a map.
+const smallObject = 16
+
+func (c *checker) object(depth int) bool {
+	c.pos++
+	c.ws()
+	if c.pos < len(c.data) && c.data[c.pos] == '}' {
+		c.pos++
+		return true
+	}
+	var (
+		small [smallObject][]byte
+		n     int
+		big   map[string]struct{}
+	)
+	for {
+		c.ws()
+		if c.pos >= len(c.data) || c.data[c.pos] != '"' {
+			return false
+		}
+		at := c.pos
+		raw, ok := c.str()
+		if !ok {
+			return false
+		}
+		if c.dup == nil {
+			name := raw
+			if bytes.IndexByte(raw, '\\') >= 0 {
+				name = unescape(c.data[at:c.pos])
+			}
+			seen := false
+			if big != nil {
+				_, seen = big[string(name)]
+				big[string(name)] = struct{}{}
+			} else {
+				for _, prev := range small[:n] {
+					if bytes.Equal(prev, name) {
+						seen = true
+						break
+					}
+				}
+				if n < smallObject {
+					small[n] = name
+					n++
+				} else {
+					big = make(map[string]struct{}, 2*smallObject)
+					for _, prev := range small {
+						big[string(prev)] = struct{}{}
+					}
+					big[string(name)] = struct{}{}
+				}
+			}
+			if seen {
+				c.dup = &DuplicateError{Name: truncate(string(name)), Offset: at, Depth: depth}
+			}
+		}
+		c.ws()
+		if c.pos >= len(c.data) || c.data[c.pos] != ':' {
+			return false
+		}
+		c.pos++
+		c.ws()
+		if !c.value(depth) {
+			return false
+		}
+		c.ws()
+		if c.pos >= len(c.data) {
+			return false
+		}
+		switch c.data[c.pos] {
+		case ',':
+			c.pos++
+		case '}':
+			c.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// unescape decodes a quoted JSON string already checked by str.
+func unescape(quoted []byte) []byte {
+	var s string
+	if err := json.Unmarshal(quoted, &s); err != nil {
+		return quoted
+	}
+	return []byte(s)
+}
+
+func truncate(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Quote quotes s for an error message or a log line: at most 128 bytes of
+// it (then "…"), with every invalid UTF-8 byte and every control or
+// non-printing character escaped, so that nothing after a replacement
+// character or a terminal escape disappears from the reader's view.
+func Quote(s string) string {
+	cut := len(s) > maxQuoted
+	if cut {
+		s = s[:maxQuoted]
+	}
+	q := strconv.QuoteToGraphic(s)
+	if cut {
+		q += "…"
+	}
+	return q
+}

@@ -1,0 +1,220 @@
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func nested(depth int) string {
+	return `{"a":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		in      string
+		max     int
+		wantErr any // nil, or a pointer to the error type
+		wantMsg string
+	}{
+		{name: "object", in: `{"a":1,"b":[true,false,null],"c":{"d":"e"}}`},
+		{name: "white space", in: " \t\r\n{ \"a\" : [ 1 , 2 ] }\n"},
+		{name: "numbers", in: `[0,-0,1.5,-2e10,3E+2,4e-1,123456789]`},
+		{name: "escapes", in: `["\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"]`},
+		{name: "scalar", in: `"x"`},
+		{name: "same name in sibling objects", in: `[{"a":1},{"a":2}]`},
+		{name: "same name at two levels", in: `{"a":{"a":1}}`},
+		{name: "names differing only in case", in: `{"name":1,"Name":2}`},
+		{name: "exactly at the limit", in: nested(64), max: 64},
+		{name: "past the limit", in: nested(65), max: 64, wantErr: &DepthError{}, wantMsg: "deeper than 64"},
+		{name: "default limit", in: nested(DefaultMaxDepth + 1), wantErr: &DepthError{}},
+		{name: "10,000 deep", in: nested(10000), wantErr: &DepthError{}},
+		{name: "duplicate", in: `{"name":"add","name":"echo"}`, wantErr: &DuplicateError{}, wantMsg: `duplicate member "name"`},
+		{name: "duplicate nested", in: `{"p":{"x":1,"y":2,"x":3}}`, wantErr: &DuplicateError{}},
+		{name: "duplicate through an escape", in: `{"name":1,"n\u0061me":2}`, wantErr: &DuplicateError{}, wantMsg: `"name"`},
+		{name: "duplicate in a large object", in: bigObject(40, true), wantErr: &DuplicateError{}},
+		{name: "large object without duplicates", in: bigObject(40, false)},
+		{name: "syntax wins over an earlier duplicate", in: `{"a":1,"a":2,}`, wantErr: &SyntaxError{}},
+		{name: "empty", in: ``, wantErr: &SyntaxError{}},
+		{name: "trailing garbage", in: `{} x`, wantErr: &SyntaxError{}},
+		{name: "leading zero", in: `[01]`, wantErr: &SyntaxError{}},
+		{name: "bare minus", in: `[-]`, wantErr: &SyntaxError{}},
+		{name: "bad escape", in: `["\x"]`, wantErr: &SyntaxError{}},
+		{name: "control character", in: "[\"a\x01\"]", wantErr: &SyntaxError{}},
+		{name: "unterminated", in: `{"a":[1,2}`, wantErr: &SyntaxError{}},
+		{name: "truncated literal", in: `[tru]`, wantErr: &SyntaxError{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := Check([]byte(tt.in), tt.max)
+			if tt.wantErr == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.IsType(t, tt.wantErr, err)
+			if tt.wantMsg != "" {
+				assert.Contains(t, err.Error(), tt.wantMsg)
+			}
+		})
+	}
+}
+
+func bigObject(n int, dup bool) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"k` + strings.Repeat("x", i) + `":1`)
+	}
+	if dup {
+		b.WriteString(`,"kxxxxx":2`)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func TestDuplicateNameIsCut(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("n", 10000)
+	err := Check([]byte(`{"`+long+`":1,"`+long+`":2}`), 0)
+	var de *DuplicateError
+	require.ErrorAs(t, err, &de)
+	assert.Less(t, len(err.Error()), 200, "the error quotes a short prefix, not 10 KB")
+}
+
+func TestQuote(t *testing.T) {
+	t.Parallel()
+	assert.Contains(t, Quote("visible\uFFFDHIDDEN"), "HIDDEN", "nothing after a replacement character disappears")
+	assert.Contains(t, Quote("a\xffb"), `\xff`, "an invalid byte is escaped, not swallowed")
+	assert.Contains(t, Quote("x\x1b[31my"), `\x1b`, "terminal escapes are escaped")
+	q := Quote(strings.Repeat("z", 4<<20))
+	assert.Less(t, len(q), 140)
+	assert.True(t, strings.HasSuffix(q, "…"))
+}
+
+type params struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Meta      *meta           `json:"_meta,omitempty"`
+	Items     []item          `json:"items"`
+	ByKey     map[string]item `json:"byKey"`
+	embedded
+}
+
+type meta struct {
+	Token any `json:"progressToken"`
+}
+
+type item struct {
+	ID string `json:"id"`
+}
+
+type embedded struct {
+	Cursor string `json:"cursor"`
+}
+
+func TestUnmarshal(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		in       string
+		wantName string // want a *CaseError for this member
+	}{
+		{name: "exact names", in: `{"name":"add","arguments":{"Name":"free-form"},"_meta":{"progressToken":1},"items":[{"id":"a"}],"byKey":{"K":{"id":"b"}},"cursor":"c"}`},
+		{name: "unknown members are ignored", in: `{"name":"add","zzz":{"Name":1}}`},
+		{name: "case variant beside the real one", in: `{"name":"add","Name":"echo"}`, wantName: "Name"},
+		{name: "case variant alone", in: `{"NAME":"echo"}`, wantName: "NAME"},
+		{name: "case variant in a nested struct", in: `{"_meta":{"ProgressToken":1}}`, wantName: "ProgressToken"},
+		{name: "case variant in a slice element", in: `{"items":[{"id":"a"},{"Id":"b"}]}`, wantName: "Id"},
+		{name: "case variant in a map value", in: `{"byKey":{"k":{"ID":"b"}}}`, wantName: "ID"},
+		{name: "case variant of a promoted field", in: `{"Cursor":"c"}`, wantName: "Cursor"},
+		{name: "Unicode folding (Kelvin sign)", in: `{"_meta":{"progressto\u212Aen":1}}`, wantName: "progressto\u212Aen"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var p params
+			err := Unmarshal([]byte(tt.in), &p)
+			if tt.wantName == "" {
+				require.NoError(t, err)
+				return
+			}
+			var ce *CaseError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, tt.wantName, ce.Name)
+		})
+	}
+}
+
+func TestUnmarshalReportsJSONErrors(t *testing.T) {
+	t.Parallel()
+	var p params
+	err := Unmarshal([]byte(`{"name":5}`), &p)
+	var te *json.UnmarshalTypeError
+	require.True(t, errors.As(err, &te))
+}
+
+// FuzzCheck holds Check to json.Valid: with no depth limit in reach, it
+// accepts exactly the valid JSON without duplicate member names.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `[1,"x",{"b":[null]}]`, `{"a":1,"a":2}`, `"\u00e9"`, `-0.5e3`, `{"a":{"b":{"c":[]}}}`, "[\"\xff\"]"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := Check(data, 1<<20)
+		valid := json.Valid(data)
+		var de *DuplicateError
+		switch {
+		case err == nil && !valid:
+			t.Fatalf("Check accepted invalid JSON %q", data)
+		case err != nil && !errors.As(err, &de) && valid:
+			t.Fatalf("Check refused valid JSON %q: %v", data, err)
+		case errors.As(err, &de) && !valid:
+			t.Fatalf("Check reported a duplicate in invalid JSON %q", data)
+		}
+		if err == nil {
+			d := json.NewDecoder(bytes.NewReader(data))
+			d.UseNumber()
+			var v any
+			require.NoError(t, d.Decode(&v))
+		}
+	})
+}
+
+func BenchmarkCheck(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"progressToken":"p1"}}}`)
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Check(msg, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkValid(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"progressToken":"p1"}}}`)
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if !json.Valid(msg) {
+			b.Fatal("invalid")
+		}
+	}
+}

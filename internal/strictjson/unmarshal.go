@@ -1,0 +1,271 @@
+package strictjson
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// CaseError means an object member's name matches a struct field only
+// when case is ignored.
+type CaseError struct {
+	Name string // the member's name, cut to 128 bytes
+	Want string // the field's JSON name
+}
+
+// Error implements error.
+func (e *CaseError) Error() string {
+	return fmt.Sprintf("member %s is not %q: member names are case-sensitive", Quote(e.Name), e.Want)
+}
+
+// Unmarshal is json.Unmarshal into v that first refuses, anywhere the type
+// of v gives the shape, a member whose name equals a field's JSON name
+// only case-insensitively (a *CaseError), so {"Name": "x"} never fills the
+// field "name". It does not check syntax, depth or duplicates: run
+// [Check] on the whole message first. Members of maps, of interface values
+// and of types with their own UnmarshalJSON are not checked.
+func Unmarshal(data []byte, v any) error {
+	if err := CheckCase(data, reflect.TypeOf(v)); err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// CheckCase walks data (valid JSON) along the shape of t and returns a
+// *CaseError for the first member whose name matches a struct field of t
+// only case-insensitively.
+func CheckCase(data []byte, t reflect.Type) error {
+	w := walker{data: data}
+	w.ws()
+	return w.value(t)
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// fieldSet is the JSON names of a struct type's fields.
+type fieldSet struct {
+	names []string
+	types []reflect.Type
+}
+
+var fieldCache sync.Map // reflect.Type → *fieldSet
+
+func fieldsOf(t reflect.Type) *fieldSet {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.(*fieldSet)
+	}
+	fs := &fieldSet{}
+	collectFields(t, fs, 0)
+	actual, _ := fieldCache.LoadOrStore(t, fs)
+	return actual.(*fieldSet)
+}
+
+func collectFields(t reflect.Type, fs *fieldSet, level int) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		if f.Anonymous && name == "" {
+			et := ft
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct && level < 8 {
+				collectFields(et, fs, level+1) // promoted fields
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fs.names = append(fs.names, name)
+		fs.types = append(fs.types, ft)
+	}
+}
+
+// opaque reports whether t decodes itself (or is free-form), so its
+// members are not ours to check.
+func opaque(t reflect.Type) bool {
+	if t == nil || t.Kind() == reflect.Interface {
+		return true
+	}
+	return t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) ||
+		t.Implements(textUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType)
+}
+
+type walker struct {
+	data []byte
+	pos  int
+}
+
+func (w *walker) ws() {
+	for w.pos < len(w.data) {
+		switch w.data[w.pos] {
+		case ' ', '\t', '\r', '\n':
+			w.pos++
+		default:
+			return
+		}
+	}
+}
+
+// skip moves past one value.
+func (w *walker) skip() {
+	if w.pos >= len(w.data) {
+		return
+	}
+	switch w.data[w.pos] {
+	case '"':
+		w.str()
+	case '{', '[':
+		depth := 0
+		for w.pos < len(w.data) {
+			switch w.data[w.pos] {
+			case '"':
+				w.str()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					w.pos++
+					return
+				}
+			}
+			w.pos++
+		}
+	default:
+		for w.pos < len(w.data) {
+			switch w.data[w.pos] {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				return
+			}
+			w.pos++
+		}
+	}
+}
+
+// str moves past a string and returns its decoded value.
+func (w *walker) str() string {
+	start := w.pos
+	w.pos++
+	escaped := false
+	for w.pos < len(w.data) {
+		switch w.data[w.pos] {
+		case '\\':
+			escaped = true
+			w.pos += 2
+			continue
+		case '"':
+			w.pos++
+			if !escaped {
+				return string(w.data[start+1 : w.pos-1])
+			}
+			return string(unescape(w.data[start:w.pos]))
+		}
+		w.pos++
+	}
+	return ""
+}
+
+func (w *walker) value(t reflect.Type) error {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if w.pos >= len(w.data) {
+		return nil
+	}
+	if opaque(t) {
+		w.skip()
+		return nil
+	}
+	switch w.data[w.pos] {
+	case '{':
+		switch t.Kind() {
+		case reflect.Struct:
+			return w.object(fieldsOf(t), nil)
+		case reflect.Map:
+			return w.object(nil, t.Elem())
+		}
+	case '[':
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			return w.array(t.Elem())
+		}
+	}
+	w.skip()
+	return nil
+}
+
+func (w *walker) array(elem reflect.Type) error {
+	w.pos++
+	for {
+		w.ws()
+		if w.pos >= len(w.data) || w.data[w.pos] == ']' {
+			w.pos++
+			return nil
+		}
+		if err := w.value(elem); err != nil {
+			return err
+		}
+		w.ws()
+		if w.pos < len(w.data) && w.data[w.pos] == ',' {
+			w.pos++
+		}
+	}
+}
+
+// object walks an object: a struct's (fs set) or a map's (elem set).
+func (w *walker) object(fs *fieldSet, elem reflect.Type) error {
+	w.pos++
+	for {
+		w.ws()
+		if w.pos >= len(w.data) || w.data[w.pos] == '}' {
+			w.pos++
+			return nil
+		}
+		name := w.str()
+		w.ws()
+		w.pos++ // ':'
+		w.ws()
+		vt := elem
+		if fs != nil {
+			vt = nil
+			for i, fn := range fs.names {
+				if fn == name {
+					vt = fs.types[i]
+					break
+				}
+			}
+			if vt == nil {
+				for _, fn := range fs.names {
+					if strings.EqualFold(fn, name) {
+						return &CaseError{Name: truncate(name), Want: fn}
+					}
+				}
+			}
+		}
+		if vt == nil {
+			w.skip() // an unknown member: encoding/json ignores it too
+		} else if err := w.value(vt); err != nil {
+			return err
+		}
+		w.ws()
+		if w.pos < len(w.data) && w.data[w.pos] == ',' {
+			w.pos++
+		}
+	}
+}
