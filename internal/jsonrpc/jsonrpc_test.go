@@ -452,4 +452,3 @@ func TestBatchLimits(t *testing.T) {
 	assert.Equal(t, CodeInvalidParams, de.Code)
 	assert.Equal(t, "2", string(de.ID))
 }
-
