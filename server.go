@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -123,6 +125,17 @@ type RootsOptions struct {
 // resource templates and prompts. It is safe for concurrent use; register
 // and remove at any time, and connected clients are told of the change.
 // Serve it with package mcphttp (HTTP, stdio, embedded).
+//
+// # Panics
+//
+// The server author's code that the server runs (tools, resource and
+// prompt loaders, completion functions) is guarded in one place: a panic
+// there is recovered, logged on the server's Logger with its stack, and
+// answered without its value: a tool's panic is an isError result ("Tool
+// "x" failed with an internal error (see the server log)"), a loader's or
+// completion's panic is a JSON-RPC internal error (-32603). Access checks
+// are not guarded here: a panicking CanAccess is a bug that the
+// transport's own recovery answers as an internal error.
 type Server struct {
 	opts   Options
 	logger *slog.Logger
@@ -131,39 +144,6 @@ type Server struct {
 	reg      atomic.Pointer[registry]
 	watchers atomic.Pointer[[]*watcher]
 	routes   []Route
-}
-
-// registry is an immutable snapshot; writers copy it.
-type registry struct {
-	tools        []*toolEntry
-	toolByName   map[string]*toolEntry
-	resources    []*resourceEntry
-	resByURI     map[string]*resourceEntry
-	templates    []*templateEntry
-	tmplByKey    map[string]*templateEntry
-	prompts      []*promptEntry
-	promptByName map[string]*promptEntry
-}
-
-func (r *registry) clone() *registry {
-	c := *r
-	c.tools = slices.Clone(r.tools)
-	c.toolByName = cloneMap(r.toolByName)
-	c.resources = slices.Clone(r.resources)
-	c.resByURI = cloneMap(r.resByURI)
-	c.templates = slices.Clone(r.templates)
-	c.tmplByKey = cloneMap(r.tmplByKey)
-	c.prompts = slices.Clone(r.prompts)
-	c.promptByName = cloneMap(r.promptByName)
-	return &c
-}
-
-func cloneMap[V any](m map[string]V) map[string]V {
-	c := make(map[string]V, len(m)+1)
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // semverRE is the semver.org grammar, with an optional leading v.
@@ -185,12 +165,27 @@ func NewServer(opts Options) *Server {
 	if s.logger == nil {
 		s.logger = DefaultLogger()
 	}
-	s.reg.Store(&registry{
-		toolByName: map[string]*toolEntry{}, resByURI: map[string]*resourceEntry{},
-		tmplByKey: map[string]*templateEntry{}, promptByName: map[string]*promptEntry{},
-	})
+	s.reg.Store(newRegistry())
 	s.watchers.Store(&[]*watcher{})
 	return s
+}
+
+// errPanic marks the error of the author's code that panicked.
+var errPanic = errors.New("panicked")
+
+// protect runs f, a piece of the server author's code (what names it:
+// "tool", "resource", "prompt", "completion"), and turns a panic into an
+// error wrapping errPanic after logging the value and the stack. It is the
+// one place in package mcp where panics are recovered.
+func protect[T any](s *Server, what, name string, f func() (T, error)) (res T, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.Error("mcp: "+what+" panicked", what, name, "panic", v, "stack", string(debug.Stack()))
+			var zero T
+			res, err = zero, fmt.Errorf("%s %q %w", what, name, errPanic)
+		}
+	}()
+	return f()
 }
 
 // DefaultLogger is the logger servers use when Options.Logger is nil:
@@ -209,22 +204,6 @@ func (s *Server) Options() Options { return s.opts }
 
 // Logger returns the server's logger.
 func (s *Server) Logger() *slog.Logger { return s.logger }
-
-// update applies fn to a copy of the registry and publishes it, then tells
-// the watchers.
-// fn may refuse the change by returning an error, which update raises as a
-// panic (a programmer error) without publishing anything.
-func (s *Server) update(ch Change, fn func(r *registry) error) {
-	s.mu.Lock()
-	r := s.reg.Load().clone()
-	if err := fn(r); err != nil {
-		s.mu.Unlock()
-		panic(err.Error())
-	}
-	s.reg.Store(r)
-	s.mu.Unlock()
-	s.notify(ch)
-}
 
 // ChangeKind says what changed in a [Change].
 type ChangeKind int

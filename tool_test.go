@@ -350,7 +350,7 @@ func TestToolTimeoutCallerCancelIsNotATimeout(t *testing.T) {
 func TestCanAccessHides(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
-	admin := func(auth any) bool { u, _ := auth.(string); return u == "admin" }
+	admin := func(_ context.Context, auth any) bool { u, _ := auth.(string); return u == "admin" }
 	mcp.AddTool(s, mcp.Tool{Name: "public"}, noopTool)
 	mcp.AddTool(s, mcp.Tool{Name: "secret", CanAccess: admin}, noopTool)
 	mcp.AddTool(s, mcp.Tool{Name: "authed", CanAccess: mcp.RequireAuth}, noopTool)
