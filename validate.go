@@ -145,10 +145,14 @@ func (p flatProp) check(v any) error {
 	got := jsonType(v)
 	ok := got == p.typ || (p.typ == "number" && got == "integer") || (p.nullable && got == "null")
 	if !ok {
-		if p.nullable {
-			return fmt.Errorf("type: %v has type %q, want one of %q", v, got, "null, "+p.typ)
+		shown := v
+		if v == nil {
+			shown = "null" // not <nil>
 		}
-		return fmt.Errorf("type: %v has type %q, want %q", v, got, p.typ)
+		if p.nullable {
+			return fmt.Errorf("type: %v has type %q, want one of %q", shown, got, "null, "+p.typ)
+		}
+		return fmt.Errorf("type: %v has type %q, want %q", shown, got, p.typ)
 	}
 	if p.enum != nil {
 		for _, e := range p.enum {
