@@ -286,7 +286,7 @@ type toolEntry struct {
 func (s *Server) addTool(t Tool, run RawToolFunc) error {
 	switch {
 	case t.Name == "":
-		return invalid("Tool.Name is required (%v)", ErrInvalidToolName)
+		return fmt.Errorf("Tool.Name is required: %w", ErrInvalidToolName)
 	case !ValidToolName(t.Name):
 		return fmt.Errorf("tool %q: %w", t.Name, ErrInvalidToolName)
 	case t.InputSchema.Type != "object":
