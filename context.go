@@ -19,15 +19,24 @@ type Peer interface {
 // RequestInfo is what a transport knows about a request; it builds the
 // tool's [Context] with [NewContext].
 type RequestInfo struct {
-	Session            any // the caller's auth data
-	SessionID          string
-	RequestID          string
-	Client             Implementation
+	// Session is the caller's auth data (see Context.Session).
+	Session any
+	// SessionID identifies the session (see Context.SessionID).
+	SessionID string
+	// RequestID is the JSON-RPC id of the request, as text.
+	RequestID string
+	// Client is the clientInfo of the session's initialize.
+	Client Implementation
+	// ClientCapabilities are the capabilities the client declared.
 	ClientCapabilities ClientCapabilities
-	ProtocolVersion    string
-	ProgressToken      any      // from params._meta.progressToken; nil when absent
-	LogLevel           LogLevel // the client's minimum level; "" sends every level
-	Peer               Peer     // nil when there is no way back
+	// ProtocolVersion is the MCP revision the request speaks.
+	ProtocolVersion string
+	// ProgressToken is params._meta.progressToken; nil when absent.
+	ProgressToken any
+	// LogLevel is the client's minimum log level; "" sends every level.
+	LogLevel LogLevel
+	// Peer is the way back to the client; nil when there is none.
+	Peer Peer
 	// Roots returns the client's current roots (cached by the session).
 	Roots func(ctx context.Context) ([]Root, error)
 }
@@ -99,9 +108,12 @@ func SessionAs[T any](c *Context) (T, bool) {
 
 // Progress is one progress report.
 type Progress struct {
+	// Progress is how far the work has come; it must grow with every report.
 	Progress float64 `json:"progress"`
-	Total    float64 `json:"total,omitempty"`
-	Message  string  `json:"message,omitempty"`
+	// Total is the value Progress reaches at the end, when known (0: unknown).
+	Total float64 `json:"total,omitempty"`
+	// Message describes the current step, for the user.
+	Message string `json:"message,omitempty"`
 }
 
 // ReportProgress sends notifications/progress for the request. When the

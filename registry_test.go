@@ -209,7 +209,9 @@ func TestPanicsAreRecoveredInOnePlace(t *testing.T) {
 	mcp.AddTool(s, mcp.Tool{Name: "boom_later", Timeout: time.Second}, func(context.Context, *mcp.Context, struct{}) (string, error) { panic("secret detail") })
 	s.AddResource(mcp.Resource{URI: "mem://boom", Name: "boom", Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) { panic("secret detail") }})
 	s.AddPrompt(mcp.Prompt{Name: "boom", Arguments: []mcp.PromptArgument{{Name: "a", Complete: func(context.Context, string, map[string]string) ([]string, error) { panic("secret detail") }}},
-		Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) { panic("secret detail") }})
+		Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {
+			panic("secret detail")
+		}})
 
 	for _, name := range []string{"boom", "boom_later"} {
 		res := callTool(t, s, name, `{}`)

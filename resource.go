@@ -14,11 +14,16 @@ import (
 // ResourceContents is the content of a resource: Text, or Blob for binary
 // data (base64 on the wire). URI and MIMEType default to the resource's.
 type ResourceContents struct {
-	URI      string         `json:"uri"`
-	MIMEType string         `json:"mimeType,omitempty"`
-	Text     string         `json:"text"`
-	Blob     []byte         `json:"blob,omitempty"`
-	Meta     map[string]any `json:"_meta,omitempty"`
+	// URI is the URI of these contents; the resource's URI when empty.
+	URI string `json:"uri"`
+	// MIMEType is the type of these contents; the resource's when empty.
+	MIMEType string `json:"mimeType,omitempty"`
+	// Text holds textual contents.
+	Text string `json:"text"`
+	// Blob holds binary contents (base64 on the wire); when non-nil, Text is not sent.
+	Blob []byte `json:"blob,omitempty"`
+	// Meta is sent as _meta.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // MarshalJSON writes "blob" for binary contents and "text" otherwise.

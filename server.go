@@ -39,9 +39,14 @@ type Options struct {
 	// the caller's session data, which tools see as Context.Session. See
 	// [AuthFunc] for what its errors mean.
 	Authenticate AuthFunc
-	// Health configures the health endpoint of the HTTP transport.
+	// Health configures the health endpoint. HTTP only: it is served by
+	// the mux of mcphttp.NewMux (and Start); a handler mounted on its own,
+	// stdio and embedded sessions have no such endpoint and ignore it.
 	Health *HealthOptions
-	// OAuth configures the OAuth discovery documents of the HTTP transport.
+	// OAuth configures the OAuth discovery documents and the
+	// WWW-Authenticate challenge of 401 answers. HTTP only: the documents
+	// are served by the mux of mcphttp.NewMux (and Start); stdio and
+	// embedded sessions ignore it.
 	OAuth *OAuthOptions
 	// Ping configures server-to-client pings.
 	Ping *PingOptions
@@ -59,7 +64,8 @@ type AuthProvider interface {
 	Mount(mux *http.ServeMux)
 }
 
-// HealthOptions configure the health endpoint (GET and HEAD).
+// HealthOptions configure the health endpoint (GET and HEAD) of the HTTP
+// mux; they mean nothing over stdio or embedded.
 type HealthOptions struct {
 	// Disabled turns the endpoint off. Default: on.
 	Disabled bool
@@ -71,7 +77,8 @@ type HealthOptions struct {
 	Status int
 }
 
-// OAuthOptions configure the OAuth discovery documents.
+// OAuthOptions configure the OAuth discovery documents of the HTTP mux;
+// they mean nothing over stdio or embedded.
 type OAuthOptions struct {
 	// Enabled serves the documents.
 	Enabled bool
@@ -83,26 +90,42 @@ type OAuthOptions struct {
 
 // AuthorizationServerMetadata is the RFC 8414 document.
 type AuthorizationServerMetadata struct {
-	Issuer                            string   `json:"issuer"`
-	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
-	TokenEndpoint                     string   `json:"token_endpoint"`
-	RegistrationEndpoint              string   `json:"registration_endpoint,omitempty"`
-	RevocationEndpoint                string   `json:"revocation_endpoint,omitempty"`
-	JWKSURI                           string   `json:"jwks_uri,omitempty"`
-	ResponseTypesSupported            []string `json:"response_types_supported"`
-	GrantTypesSupported               []string `json:"grant_types_supported,omitempty"`
-	ScopesSupported                   []string `json:"scopes_supported,omitempty"`
-	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported,omitempty"`
+	// Issuer is the authorization server's issuer URL.
+	Issuer string `json:"issuer"`
+	// AuthorizationEndpoint is the URL of the authorization endpoint.
+	AuthorizationEndpoint string `json:"authorization_endpoint"`
+	// TokenEndpoint is the URL of the token endpoint.
+	TokenEndpoint string `json:"token_endpoint"`
+	// RegistrationEndpoint is the URL of dynamic client registration (RFC 7591).
+	RegistrationEndpoint string `json:"registration_endpoint,omitempty"`
+	// RevocationEndpoint is the URL of token revocation (RFC 7009).
+	RevocationEndpoint string `json:"revocation_endpoint,omitempty"`
+	// JWKSURI is the URL of the server's signing keys.
+	JWKSURI string `json:"jwks_uri,omitempty"`
+	// ResponseTypesSupported lists the OAuth response types ("code").
+	ResponseTypesSupported []string `json:"response_types_supported"`
+	// GrantTypesSupported lists the grant types ("authorization_code", "refresh_token").
+	GrantTypesSupported []string `json:"grant_types_supported,omitempty"`
+	// ScopesSupported lists the scopes the server issues.
+	ScopesSupported []string `json:"scopes_supported,omitempty"`
+	// CodeChallengeMethodsSupported lists the PKCE methods ("S256").
+	CodeChallengeMethodsSupported []string `json:"code_challenge_methods_supported,omitempty"`
+	// TokenEndpointAuthMethodsSupported lists how clients authenticate at the token endpoint.
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
 }
 
 // ProtectedResourceMetadata is the RFC 9728 document.
 type ProtectedResourceMetadata struct {
-	Resource               string   `json:"resource"`
-	AuthorizationServers   []string `json:"authorization_servers"`
-	ScopesSupported        []string `json:"scopes_supported,omitempty"`
+	// Resource is the protected resource's identifier: the MCP endpoint's URL.
+	Resource string `json:"resource"`
+	// AuthorizationServers are the issuers whose tokens the resource accepts.
+	AuthorizationServers []string `json:"authorization_servers"`
+	// ScopesSupported lists the scopes the resource understands.
+	ScopesSupported []string `json:"scopes_supported,omitempty"`
+	// BearerMethodsSupported lists how a token may be sent ("header").
 	BearerMethodsSupported []string `json:"bearer_methods_supported,omitempty"`
-	ResourceName           string   `json:"resource_name,omitempty"`
+	// ResourceName is a human-readable name of the resource.
+	ResourceName string `json:"resource_name,omitempty"`
 }
 
 // PingOptions configure server-to-client pings on HTTP sessions.
@@ -219,9 +242,12 @@ const (
 
 // Change is an event transports turn into notifications.
 type Change struct {
+	// Kind says what changed.
 	Kind ChangeKind
-	URI  string      // for ResourceUpdated
-	Log  *LogMessage // for LogBroadcast
+	// URI is the resource whose contents changed, for ResourceUpdated.
+	URI string
+	// Log is the message to send, for LogBroadcast.
+	Log *LogMessage
 }
 
 type watcher struct{ fn func(Change) }
