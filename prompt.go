@@ -318,24 +318,18 @@ func (s *Server) Complete(ctx context.Context, c *Context, ref CompletionRef, ar
 		if !ok {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown prompt: %q", ref.Name)}
 		}
-		found := false
-		for _, a := range e.p.Arguments {
-			if a.Name == arg {
-				complete, enum, found = a.Complete, a.Enum, true
-			}
-		}
-		if !found {
+		i := slices.IndexFunc(e.p.Arguments, func(a PromptArgument) bool { return a.Name == arg })
+		if i < 0 {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q has no argument %q", ref.Name, arg)}
 		}
+		complete, enum = e.p.Arguments[i].Complete, e.p.Arguments[i].Enum
 	case "ref/resource":
 		e, ok := reg.templates.lookup(ctx, c.Session, ref.URI)
 		if !ok {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown resource template: %q", ref.URI)}
 		}
-		for _, a := range e.tmpl.Arguments {
-			if a.Name == arg {
-				complete = a.Complete
-			}
+		if i := slices.IndexFunc(e.tmpl.Arguments, func(a TemplateArgument) bool { return a.Name == arg }); i >= 0 {
+			complete = e.tmpl.Arguments[i].Complete
 		}
 	default:
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown reference type %q (want ref/prompt or ref/resource)", ref.Type)}
