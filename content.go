@@ -15,9 +15,12 @@ type Content interface {
 
 // Annotations tell a client how to use or display an object.
 type Annotations struct {
-	Audience     []Role  `json:"audience,omitempty"`
-	Priority     float64 `json:"priority,omitempty"`
-	LastModified string  `json:"lastModified,omitempty"`
+	// Audience says who the object is for: the user, the assistant, or both.
+	Audience []Role `json:"audience,omitempty"`
+	// Priority is the importance, from 0 (least) to 1 (most important).
+	Priority float64 `json:"priority,omitempty"`
+	// LastModified is when the object last changed, as an ISO 8601 timestamp.
+	LastModified string `json:"lastModified,omitempty"`
 }
 
 // Role is the speaker of a message: "user" or "assistant".
@@ -31,44 +34,68 @@ const (
 
 // TextContent is plain text.
 type TextContent struct {
-	Text        string         `json:"text"`
-	Annotations *Annotations   `json:"annotations,omitempty"`
-	Meta        map[string]any `json:"_meta,omitempty"`
+	// Text is the text itself.
+	Text string `json:"text"`
+	// Annotations are hints for the client (audience, priority).
+	Annotations *Annotations `json:"annotations,omitempty"`
+	// Meta is sent as _meta.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // ImageContent is an image; Data holds the raw bytes (base64 on the wire).
 type ImageContent struct {
-	Data        []byte         `json:"data"`
-	MIMEType    string         `json:"mimeType"`
-	Annotations *Annotations   `json:"annotations,omitempty"`
-	Meta        map[string]any `json:"_meta,omitempty"`
+	// Data is the image's raw bytes (base64 on the wire).
+	Data []byte `json:"data"`
+	// MIMEType is the image's type, such as image/png; [ImageFromBytes]
+	// and its kin detect it.
+	MIMEType string `json:"mimeType"`
+	// Annotations are hints for the client (audience, priority).
+	Annotations *Annotations `json:"annotations,omitempty"`
+	// Meta is sent as _meta.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // AudioContent is audio; Data holds the raw bytes (base64 on the wire).
 type AudioContent struct {
-	Data        []byte         `json:"data"`
-	MIMEType    string         `json:"mimeType"`
-	Annotations *Annotations   `json:"annotations,omitempty"`
-	Meta        map[string]any `json:"_meta,omitempty"`
+	// Data is the audio's raw bytes (base64 on the wire).
+	Data []byte `json:"data"`
+	// MIMEType is the audio's type, such as audio/wav; [AudioFromBytes]
+	// and its kin detect it.
+	MIMEType string `json:"mimeType"`
+	// Annotations are hints for the client (audience, priority).
+	Annotations *Annotations `json:"annotations,omitempty"`
+	// Meta is sent as _meta.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // EmbeddedResource carries the contents of a resource inline.
 type EmbeddedResource struct {
-	Resource    ResourceContents `json:"resource"`
-	Annotations *Annotations     `json:"annotations,omitempty"`
-	Meta        map[string]any   `json:"_meta,omitempty"`
+	// Resource is the embedded resource's contents.
+	Resource ResourceContents `json:"resource"`
+	// Annotations are hints for the client (audience, priority).
+	Annotations *Annotations `json:"annotations,omitempty"`
+	// Meta is sent as _meta.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // ResourceLink points at a resource the client may read with resources/read.
 type ResourceLink struct {
-	URI         string         `json:"uri"`
-	Name        string         `json:"name"`
-	Title       string         `json:"title,omitempty"`
-	Description string         `json:"description,omitempty"`
-	MIMEType    string         `json:"mimeType,omitempty"`
-	Size        int64          `json:"size,omitempty"`
-	Annotations *Annotations   `json:"annotations,omitempty"`
-	Meta        map[string]any `json:"_meta,omitempty"`
+	// URI is the resource's URI, for resources/read.
+	URI string `json:"uri"`
+	// Name is the resource's short name.
+	Name string `json:"name"`
+	// Title is an optional display name.
+	Title string `json:"title,omitempty"`
+	// Description tells the model what the resource holds.
+	Description string `json:"description,omitempty"`
+	// MIMEType is the type of the resource's contents, when known.
+	MIMEType string `json:"mimeType,omitempty"`
+	// Size is the size of the contents in bytes, when known (0: unknown).
+	Size int64 `json:"size,omitempty"`
+	// Annotations are hints for the client (audience, priority).
+	Annotations *Annotations `json:"annotations,omitempty"`
+	// Meta is sent as _meta.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // ContentType implements [Content].
@@ -184,10 +211,14 @@ func unmarshalContents(raw []json.RawMessage) ([]Content, error) {
 // ContentResult is the full result of a tool call. A tool may return it to
 // control every member; the other return forms are turned into one.
 type ContentResult struct {
-	Content           []Content      `json:"content"`
-	StructuredContent any            `json:"structuredContent,omitempty"`
-	IsError           bool           `json:"isError,omitempty"`
-	Meta              map[string]any `json:"_meta,omitempty"`
+	// Content is the result as content items (text, images, …).
+	Content []Content `json:"content"`
+	// StructuredContent is the result as JSON, for a tool with an output schema.
+	StructuredContent any `json:"structuredContent,omitempty"`
+	// IsError marks the result as the tool's failure, which the model should see.
+	IsError bool `json:"isError,omitempty"`
+	// Meta is sent as _meta.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // MarshalJSON writes "content" as [] when empty, as the schema requires.

@@ -19,15 +19,24 @@ type Peer interface {
 // RequestInfo is what a transport knows about a request; it builds the
 // tool's [Context] with [NewContext].
 type RequestInfo struct {
-	Session            any // the caller's auth data
-	SessionID          string
-	RequestID          string
-	Client             Implementation
+	// Session is the caller's auth data (see Context.Session).
+	Session any
+	// SessionID identifies the session (see Context.SessionID).
+	SessionID string
+	// RequestID is the JSON-RPC id of the request, as text.
+	RequestID string
+	// Client is the clientInfo of the session's initialize.
+	Client Implementation
+	// ClientCapabilities are the capabilities the client declared.
 	ClientCapabilities ClientCapabilities
-	ProtocolVersion    string
-	ProgressToken      any      // from params._meta.progressToken; nil when absent
-	LogLevel           LogLevel // the client's minimum level; "" sends every level
-	Peer               Peer     // nil when there is no way back
+	// ProtocolVersion is the MCP revision the request speaks.
+	ProtocolVersion string
+	// ProgressToken is params._meta.progressToken; nil when absent.
+	ProgressToken any
+	// LogLevel is the client's minimum log level; "" sends every level.
+	LogLevel LogLevel
+	// Peer is the way back to the client; nil when there is none.
+	Peer Peer
 	// Roots returns the client's current roots (cached by the session).
 	Roots func(ctx context.Context) ([]Root, error)
 }
@@ -40,7 +49,10 @@ type Context struct {
 	// provider returned, or the embedded session's SessionAuth. Use
 	// [SessionAs] to get it typed.
 	Session any
-	// SessionID is the Mcp-Session-Id (empty on stdio and stateless HTTP).
+	// SessionID identifies the client's session: the Mcp-Session-Id over
+	// HTTP, and the session id the stdio transport and embedded sessions
+	// assign to their one session (both set it). It is empty only on
+	// stateless HTTP, where there is no session.
 	SessionID string
 	// RequestID is the JSON-RPC id of the request, as text.
 	RequestID string
@@ -94,15 +106,14 @@ func SessionAs[T any](c *Context) (T, bool) {
 	return v, ok
 }
 
-// RequireAuth is a ready-made CanAccess check: the caller must be
-// authenticated (carry non-nil auth data).
-func RequireAuth(auth any) bool { return auth != nil }
-
 // Progress is one progress report.
 type Progress struct {
+	// Progress is how far the work has come; it must grow with every report.
 	Progress float64 `json:"progress"`
-	Total    float64 `json:"total,omitempty"`
-	Message  string  `json:"message,omitempty"`
+	// Total is the value Progress reaches at the end, when known (0: unknown).
+	Total float64 `json:"total,omitempty"`
+	// Message describes the current step, for the user.
+	Message string `json:"message,omitempty"`
 }
 
 // ReportProgress sends notifications/progress for the request. When the
@@ -170,39 +181,35 @@ func ListRoots(ctx context.Context, p Peer) ([]Root, error) {
 }
 
 // Sample asks the client's model for a completion (sampling/createMessage).
+// It fails with [ErrCapability] when the client did not declare sampling,
+// and [ErrNoPeer] when the request has no way back to the client.
 func (c *Context) Sample(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
-	if c.ClientCapabilities.Sampling == nil {
-		return nil, ErrCapability
-	}
-	if c.info.Peer == nil {
-		return nil, ErrNoPeer
-	}
-	raw, err := c.info.Peer.Call(ctx, "sampling/createMessage", p)
-	if err != nil {
-		return nil, err
-	}
-	var res CreateMessageResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("mcp: sampling/createMessage result: %w", err)
-	}
-	return &res, nil
+	return askClient[CreateMessageResult](ctx, c, c.ClientCapabilities.Sampling != nil, "sampling/createMessage", p)
 }
 
 // Elicit asks the user for input through the client (elicitation/create).
+// It fails with [ErrCapability] when the client did not declare
+// elicitation, and [ErrNoPeer] when the request has no way back.
 func (c *Context) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
-	if c.ClientCapabilities.Elicitation == nil {
+	return askClient[ElicitResult](ctx, c, c.ClientCapabilities.Elicitation != nil, "elicitation/create", p)
+}
+
+// askClient sends a server-to-client request that needs a declared
+// capability and decodes its result as an R.
+func askClient[R any](ctx context.Context, c *Context, declared bool, method string, params any) (*R, error) {
+	if !declared {
 		return nil, ErrCapability
 	}
 	if c.info.Peer == nil {
 		return nil, ErrNoPeer
 	}
-	raw, err := c.info.Peer.Call(ctx, "elicitation/create", p)
+	raw, err := c.info.Peer.Call(ctx, method, params)
 	if err != nil {
 		return nil, err
 	}
-	var res ElicitResult
+	var res R
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("mcp: elicitation/create result: %w", err)
+		return nil, fmt.Errorf("mcp: %s result: %w", method, err)
 	}
 	return &res, nil
 }

@@ -21,4 +21,23 @@
 // schema) is a result with isError set and a message naming the tool, so
 // the model can correct itself; an unknown tool, prompt or resource is a
 // JSON-RPC error with code -32602.
+//
+// # Registration
+//
+// AddTool, AddRawTool, AddResource, AddResourceTemplate, AddPrompt and
+// AddTypedPrompt panic on a programmer error (a tool name outside the
+// spec's rule, a duplicate, a missing Load): at start-up that is the
+// quickest way to find it. Objects made while the server runs use the
+// Try forms (TryAddTool, TryAddRawTool, TryAddResource,
+// TryAddResourceTemplate, TryAddPrompt, TryAddTypedPrompt), which return
+// the same error instead ([ErrInvalidToolName], [ErrAlreadyRegistered],
+// [ErrInvalidDefinition]).
+//
+// # Access
+//
+// Every object can carry a CanAccess [AccessCheck]: it gets the request's
+// context.Context (with whatever the application's middleware put there,
+// such as a tenant) and the caller's auth data, and a refused object is
+// invisible. [RequireAuth], [RequireScopes], [RequireAll] and
+// [RequireAny] are ready-made checks.
 package mcp

@@ -21,20 +21,34 @@ const (
 // response instead of an isError result; returned from a resource or prompt
 // loader it is sent as is.
 type Error struct {
-	Code    int64  `json:"code"`
+	// Code is the JSON-RPC error code (the Code* constants).
+	Code int64 `json:"code"`
+	// Message says what was wrong and, where it helps, what to do.
 	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
+	// Data is optional structured detail, such as {"uri": …} for an
+	// unknown resource.
+	Data any `json:"data,omitempty"`
+
+	sentinel error // what Unwrap returns, such as ErrResourceNotFound
 }
 
 // Error implements error.
 func (e *Error) Error() string { return fmt.Sprintf("mcp error %d: %s", e.Code, e.Message) }
 
-// Is reports whether target is an *Error with the same code, so
-// errors.Is(err, &mcp.Error{Code: mcp.CodeInvalidParams}) works.
+// Is makes an *Error with only a Code a pattern: errors.Is(err,
+// &mcp.Error{Code: mcp.CodeInvalidParams}) holds for every invalid-params
+// error. A target that has a Message too matches only an error with the
+// same code and message. Sentinels such as [ErrResourceNotFound] are not
+// *Error values: an *Error matches one only when it wraps it (see
+// [Error.Unwrap]), so no sentinel matches every error of a code.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
+	return ok && t.Code == e.Code && (t.Message == "" || t.Message == e.Message)
 }
+
+// Unwrap returns the sentinel the error stands for (such as
+// [ErrResourceNotFound] for an unknown resource), or nil.
+func (e *Error) Unwrap() error { return e.sentinel }
 
 // Errorf returns an *Error with the given code and formatted message.
 func Errorf(code int64, format string, args ...any) *Error {
@@ -45,8 +59,10 @@ func Errorf(code int64, format string, args ...any) *Error {
 // isError result whose text is Message, unchanged (other errors are prefixed
 // with the tool's name). Extras, when set, becomes the structuredContent.
 type UserError struct {
+	// Message is the text of the isError result, sent unchanged.
 	Message string
-	Extras  any
+	// Extras, when non-nil, is sent as the result's structuredContent.
+	Extras any
 }
 
 // Error implements error.

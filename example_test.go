@@ -2,6 +2,8 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -163,4 +165,58 @@ func ExampleServer_AddPrompt() {
 	// user Please review:
 	// x := 1
 	// mcp error -32602: Prompt "review" requires argument "code"
+}
+
+func ExampleAddTypedPrompt() {
+	srv := mcp.NewServer(mcp.Options{Name: "prompts", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	type reviewArgs struct {
+		Code string `json:"code" jsonschema:"the code to review"`
+		Lang string `json:"lang,omitempty" enum:"go,rust"`
+	}
+	mcp.AddTypedPrompt(srv, mcp.Prompt{Name: "review", Description: "Review code"},
+		func(ctx context.Context, c *mcp.Context, in reviewArgs) (*mcp.PromptResult, error) {
+			return mcp.UserText("Please review this " + in.Lang + ":\n" + in.Code), nil
+		})
+
+	for _, a := range srv.ListPrompts(context.Background(), nil)[0].Arguments {
+		fmt.Printf("%s required=%v %q %v\n", a.Name, a.Required, a.Description, a.Enum)
+	}
+	// Output:
+	// code required=true "the code to review" []
+	// lang required=false "" [go rust]
+}
+
+func ExampleServer_TryAddRawTool() {
+	srv := mcp.NewServer(mcp.Options{Name: "dynamic", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	// Tool names read from a configuration at run time: a bad one is an
+	// error to report, not a panic that stops a live server.
+	for _, name := range []string{"lookup", "my tool", "lookup"} {
+		err := srv.TryAddRawTool(mcp.Tool{Name: name},
+			func(ctx context.Context, c *mcp.Context, args json.RawMessage) (*mcp.ContentResult, error) {
+				return &mcp.ContentResult{Content: []mcp.Content{mcp.Text("ok")}}, nil
+			})
+		fmt.Println(err, errors.Is(err, mcp.ErrInvalidToolName), errors.Is(err, mcp.ErrAlreadyRegistered))
+	}
+	// Output:
+	// <nil> false false
+	// tool "my tool": a tool name must be 1 to 128 characters of A-Z, a-z, 0-9, _, - and . true false
+	// tool "lookup" is already registered false true
+}
+
+func ExampleAccessCheck() {
+	type tenantKey struct{}
+	srv := mcp.NewServer(mcp.Options{Name: "tenants", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	// The application's middleware put the tenant in the request context;
+	// the check reads it from there.
+	onlyAcme := func(ctx context.Context, auth any) bool { return ctx.Value(tenantKey{}) == "acme" }
+	mcp.AddTool(srv, mcp.Tool{Name: "acme_report", CanAccess: mcp.RequireAll(mcp.RequireAuth, onlyAcme)},
+		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) { return "numbers", nil })
+
+	for _, tenant := range []string{"acme", "globex"} {
+		ctx := context.WithValue(context.Background(), tenantKey{}, tenant)
+		fmt.Println(tenant, len(srv.ListTools(ctx, "alice")))
+	}
+	// Output:
+	// acme 1
+	// globex 0
 }

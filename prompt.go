@@ -3,19 +3,25 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 )
 
-// PromptArgument declares one argument of a prompt.
+// PromptArgument declares one argument of a prompt. Prompt arguments are
+// strings on the wire.
 type PromptArgument struct {
-	Name        string `json:"name"`
-	Title       string `json:"title,omitempty"`
+	// Name identifies the argument. Required and unique in the prompt.
+	Name string `json:"name"`
+	// Title is an optional display name.
+	Title string `json:"title,omitempty"`
+	// Description tells the user what to give.
 	Description string `json:"description,omitempty"`
-	Required    bool   `json:"required,omitempty"`
-	// Enum lists the allowed values; completion suggests from it when
-	// Complete is nil.
+	// Required makes prompts/get without it an invalid-params error.
+	Required bool `json:"required,omitempty"`
+	// Enum lists the allowed values (prompts/get refuses others);
+	// completion suggests from it when Complete is nil.
 	Enum []string `json:"-"`
 	// Complete suggests values for completion/complete.
 	Complete CompleteFunc `json:"-"`
@@ -24,16 +30,23 @@ type PromptArgument struct {
 // Prompt is a prompt template.
 type Prompt struct {
 	// Name is the unique identifier. Required.
-	Name        string
-	Title       string
+	Name string
+	// Title is an optional display name.
+	Title string
+	// Description tells the user what the prompt is for; it is also the
+	// default description of the prompts/get result.
 	Description string
-	Arguments   []PromptArgument
-	Meta        map[string]any
-	// Load builds the messages from the arguments. Required arguments are
-	// checked before it runs.
+	// Arguments declare the prompt's arguments. [AddTypedPrompt] infers
+	// them from a struct.
+	Arguments []PromptArgument
+	// Meta is sent as _meta in prompts/list.
+	Meta map[string]any
+	// Load builds the messages from the arguments. Required arguments and
+	// enums are checked before it runs.
 	Load func(ctx context.Context, c *Context, args map[string]string) (*PromptResult, error)
-	// CanAccess, when set, hides the prompt from callers it refuses.
-	CanAccess func(auth any) bool
+	// CanAccess, when set, hides the prompt from callers it refuses (see
+	// [AccessCheck]).
+	CanAccess AccessCheck
 }
 
 // MarshalJSON writes the prompts/list form.
@@ -67,7 +80,9 @@ func (p *Prompt) UnmarshalJSON(data []byte) error {
 
 // PromptMessage is one message of a prompt.
 type PromptMessage struct {
-	Role    Role    `json:"role"`
+	// Role is who says it: [RoleUser] or [RoleAssistant].
+	Role Role `json:"role"`
+	// Content is what is said: text, an image, audio or a resource.
 	Content Content `json:"content"`
 }
 
@@ -83,8 +98,10 @@ func (m *PromptMessage) UnmarshalJSON(data []byte) error {
 
 // PromptResult is the result of prompts/get.
 type PromptResult struct {
-	Description string          `json:"description,omitempty"`
-	Messages    []PromptMessage `json:"messages"`
+	// Description describes the result; the prompt's own by default.
+	Description string `json:"description,omitempty"`
+	// Messages are the prompt's messages, in order.
+	Messages []PromptMessage `json:"messages"`
 }
 
 // UserText is a shorthand for a one-message prompt result: the user says s.
@@ -92,65 +109,148 @@ func UserText(s string) *PromptResult {
 	return &PromptResult{Messages: []PromptMessage{{Role: RoleUser, Content: TextContent{Text: s}}}}
 }
 
-type promptEntry struct{ p Prompt }
+type promptEntry struct {
+	entryBase
+	p Prompt
+}
 
 // AddPrompt registers a prompt. It panics when Name is empty, Load is nil,
-// an argument is unnamed or repeated, or the name is already registered.
-func (s *Server) AddPrompt(p Prompt) {
+// an argument is unnamed or repeated, or the name is already registered;
+// prompts made at run time use [Server.TryAddPrompt].
+func (s *Server) AddPrompt(p Prompt) { must("AddPrompt", s.TryAddPrompt(p)) }
+
+// TryAddPrompt is [Server.AddPrompt] returning an error (wrapping
+// [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
+// On error nothing is registered.
+func (s *Server) TryAddPrompt(p Prompt) error {
 	if p.Name == "" {
-		panic("mcp: AddPrompt: Prompt.Name is required")
+		return invalid("Prompt.Name is required")
 	}
 	if p.Load == nil {
-		panic(fmt.Sprintf("mcp: AddPrompt %q: Prompt.Load is required", p.Name))
+		return invalid("prompt %q: Prompt.Load is required", p.Name)
 	}
 	seen := map[string]bool{}
 	for _, a := range p.Arguments {
 		if a.Name == "" || seen[a.Name] {
-			panic(fmt.Sprintf("mcp: AddPrompt %q: argument names must be non-empty and unique (%q)", p.Name, a.Name))
+			return invalid("prompt %q: argument names must be non-empty and unique (%q)", p.Name, a.Name)
 		}
 		seen[a.Name] = true
 	}
-	e := &promptEntry{p: p}
-	s.update(Change{Kind: PromptsChanged}, func(r *registry) error {
-		if _, dup := r.promptByName[p.Name]; dup {
-			return fmt.Errorf("mcp: AddPrompt: a prompt named %q is already registered", p.Name)
+	e := &promptEntry{entryBase: entryBase{key: p.Name, kind: KindPrompt, canAccess: p.CanAccess}, p: p}
+	return s.update(Change{Kind: PromptsChanged}, func(r *registry) error { return r.prompts.add(e, "prompt") })
+}
+
+// PromptFunc is the body of a typed prompt: it gets the arguments decoded
+// into In, already checked (required ones present, enums respected).
+type PromptFunc[In any] func(ctx context.Context, c *Context, args In) (*PromptResult, error)
+
+// AddTypedPrompt registers a prompt whose arguments are the fields of the
+// struct In, as [AddTool] does for tools: the `json` tag names an argument,
+// the `jsonschema:"…"` tag describes it, `title:"…"` gives its display
+// name, `enum:"a,b"` restricts its values, and a field without omitempty
+// (or omitzero) is required. Prompt arguments are strings on the wire, so
+// every field must be of a string kind. An argument absent from the
+// request leaves its field empty.
+//
+// p.Load must be nil (load takes its place). p.Arguments may list some of
+// the inferred arguments again to add what tags cannot say (a Complete
+// function, a Title); its other members are ignored, and an entry that
+// names no field is an error. It panics like [Server.AddPrompt]; prompts
+// made at run time use [TryAddTypedPrompt].
+func AddTypedPrompt[In any](s *Server, p Prompt, load PromptFunc[In]) {
+	must("AddTypedPrompt", TryAddTypedPrompt(s, p, load))
+}
+
+// TryAddTypedPrompt is [AddTypedPrompt] returning an error (wrapping
+// [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
+func TryAddTypedPrompt[In any](s *Server, p Prompt, load PromptFunc[In]) error {
+	if load == nil {
+		return invalid("prompt %q: the load function is nil", p.Name)
+	}
+	if p.Load != nil {
+		return invalid("prompt %q: set either Prompt.Load or a typed load function, not both", p.Name)
+	}
+	t := reflect.TypeFor[In]()
+	args, fields, err := promptArgs(t)
+	if err != nil {
+		return invalid("prompt %q: argument type %v: %v", p.Name, t, err)
+	}
+	for _, extra := range p.Arguments {
+		i := slices.IndexFunc(args, func(a PromptArgument) bool { return a.Name == extra.Name })
+		if i < 0 {
+			return invalid("prompt %q: Prompt.Arguments names %q, which is not an argument of %v", p.Name, extra.Name, t)
 		}
-		r.prompts = append(r.prompts, e)
-		r.promptByName[p.Name] = e
-		return nil
-	})
+		args[i].Complete = extra.Complete
+		if extra.Title != "" {
+			args[i].Title = extra.Title
+		}
+	}
+	p.Arguments = args
+	p.Load = func(ctx context.Context, c *Context, m map[string]string) (*PromptResult, error) {
+		v := reflect.New(t).Elem()
+		for i, a := range args {
+			if x, ok := m[a.Name]; ok {
+				v.FieldByIndex(fields[i]).SetString(x)
+			}
+		}
+		return load(ctx, c, v.Interface().(In))
+	}
+	return s.TryAddPrompt(p)
+}
+
+// promptArgs infers the arguments of a typed prompt from the struct t,
+// with the index of the field behind each.
+func promptArgs(t reflect.Type) ([]PromptArgument, [][]int, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, nil, fmt.Errorf("prompt arguments come from a struct, not a %v", t.Kind())
+	}
+	var (
+		args   []PromptArgument
+		fields [][]int
+	)
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" && opts == "" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if f.Type.Kind() != reflect.String {
+			return nil, nil, fmt.Errorf("field %s is a %v: prompt arguments are strings, so use a string field", f.Name, f.Type)
+		}
+		optional := slices.ContainsFunc(strings.Split(opts, ","), func(o string) bool { return o == "omitempty" || o == "omitzero" })
+		a := PromptArgument{Name: name, Title: f.Tag.Get("title"), Description: f.Tag.Get("jsonschema"), Required: !optional}
+		if e, ok := f.Tag.Lookup("enum"); ok {
+			for _, v := range strings.Split(e, ",") {
+				a.Enum = append(a.Enum, strings.TrimSpace(v))
+			}
+		}
+		args = append(args, a)
+		fields = append(fields, f.Index)
+	}
+	return args, fields, nil
 }
 
 // RemovePrompts removes the named prompts.
 func (s *Server) RemovePrompts(names ...string) {
-	s.update(Change{Kind: PromptsChanged}, func(r *registry) error {
-		for _, n := range names {
-			if e, ok := r.promptByName[n]; ok {
-				delete(r.promptByName, n)
-				r.prompts = removeEntry(r.prompts, e)
-			}
-		}
-		return nil
-	})
+	_ = s.update(Change{Kind: PromptsChanged}, func(r *registry) error { r.prompts.remove(names); return nil })
 }
 
 // ListPrompts returns the prompts visible to the caller.
 func (s *Server) ListPrompts(ctx context.Context, auth any) []Prompt {
-	r := s.reg.Load()
-	out := make([]Prompt, 0, len(r.prompts))
-	for _, e := range r.prompts {
-		if allowed(e.p.CanAccess, auth) && policyAllows(ctx, auth, KindPrompt, e.p.Name) {
-			out = append(out, e.p)
-		}
-	}
-	return out
+	return visibleItems(ctx, auth, s.reg.Load().prompts, func(e *promptEntry) Prompt { return e.p })
 }
 
-// GetPrompt builds the named prompt. An unknown prompt or a missing
-// required argument is an *[Error] with [CodeInvalidParams].
+// GetPrompt builds the named prompt. An unknown prompt, a missing
+// required argument or a value outside an argument's enum is an *[Error]
+// with [CodeInvalidParams].
 func (s *Server) GetPrompt(ctx context.Context, c *Context, name string, args map[string]string) (*PromptResult, error) {
-	e, ok := s.reg.Load().promptByName[name]
-	if !ok || !allowed(e.p.CanAccess, c.Session) || !policyAllows(ctx, c.Session, KindPrompt, name) {
+	e, ok := s.reg.Load().prompts.lookup(ctx, c.Session, name)
+	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown prompt: %q", name)}
 	}
 	for _, a := range e.p.Arguments {
@@ -158,20 +258,16 @@ func (s *Server) GetPrompt(ctx context.Context, c *Context, name string, args ma
 		if a.Required && !ok {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q requires argument %q", name, a.Name)}
 		}
-		if ok && len(a.Enum) > 0 && !contains(a.Enum, v) {
+		if ok && len(a.Enum) > 0 && !slices.Contains(a.Enum, v) {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q: argument %q must be one of %s, not %q", name, a.Name, strings.Join(a.Enum, ", "), v)}
 		}
 	}
 	if args == nil {
 		args = map[string]string{}
 	}
-	res, err := e.p.Load(ctx, c, args)
+	res, err := protect(s, "prompt", name, func() (*PromptResult, error) { return e.p.Load(ctx, c, args) })
 	if err != nil {
-		var je *Error
-		if errors.As(err, &je) {
-			return nil, je
-		}
-		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("Failed to load prompt %q: %v", name, err)}
+		return nil, loaderError(err, fmt.Sprintf("Failed to load prompt %q", name), nil)
 	}
 	if res == nil {
 		res = &PromptResult{}
@@ -185,29 +281,26 @@ func (s *Server) GetPrompt(ctx context.Context, c *Context, name string, args ma
 	return res, nil
 }
 
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // CompletionRef is what a completion/complete request completes: a prompt
 // (Type "ref/prompt", Name) or a resource template (Type "ref/resource",
 // URI holding the template).
 type CompletionRef struct {
+	// Type is "ref/prompt" or "ref/resource".
 	Type string `json:"type"`
+	// Name is the prompt's name, for "ref/prompt".
 	Name string `json:"name,omitempty"`
-	URI  string `json:"uri,omitempty"`
+	// URI is the resource template, for "ref/resource".
+	URI string `json:"uri,omitempty"`
 }
 
 // CompletionResult is the completion member of a completion/complete result.
 type CompletionResult struct {
-	Values  []string `json:"values"`
-	Total   int      `json:"total,omitempty"`
-	HasMore bool     `json:"hasMore,omitempty"`
+	// Values are the suggestions, at most 100.
+	Values []string `json:"values"`
+	// Total is how many suggestions there are in all.
+	Total int `json:"total,omitempty"`
+	// HasMore says there are suggestions beyond Values.
+	HasMore bool `json:"hasMore,omitempty"`
 }
 
 // maxCompletionValues is the spec's cap on values in one response.
@@ -221,28 +314,22 @@ func (s *Server) Complete(ctx context.Context, c *Context, ref CompletionRef, ar
 	var enum []string
 	switch ref.Type {
 	case "ref/prompt":
-		e, ok := reg.promptByName[ref.Name]
-		if !ok || !allowed(e.p.CanAccess, c.Session) || !policyAllows(ctx, c.Session, KindPrompt, ref.Name) {
+		e, ok := reg.prompts.lookup(ctx, c.Session, ref.Name)
+		if !ok {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown prompt: %q", ref.Name)}
 		}
-		found := false
-		for _, a := range e.p.Arguments {
-			if a.Name == arg {
-				complete, enum, found = a.Complete, a.Enum, true
-			}
-		}
-		if !found {
+		i := slices.IndexFunc(e.p.Arguments, func(a PromptArgument) bool { return a.Name == arg })
+		if i < 0 {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q has no argument %q", ref.Name, arg)}
 		}
+		complete, enum = e.p.Arguments[i].Complete, e.p.Arguments[i].Enum
 	case "ref/resource":
-		e, ok := reg.tmplByKey[ref.URI]
-		if !ok || !allowed(e.tmpl.CanAccess, c.Session) || !policyAllows(ctx, c.Session, KindResource, ref.URI) {
+		e, ok := reg.templates.lookup(ctx, c.Session, ref.URI)
+		if !ok {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown resource template: %q", ref.URI)}
 		}
-		for _, a := range e.tmpl.Arguments {
-			if a.Name == arg {
-				complete = a.Complete
-			}
+		if i := slices.IndexFunc(e.tmpl.Arguments, func(a TemplateArgument) bool { return a.Name == arg }); i >= 0 {
+			complete = e.tmpl.Arguments[i].Complete
 		}
 	default:
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown reference type %q (want ref/prompt or ref/resource)", ref.Type)}
@@ -250,13 +337,9 @@ func (s *Server) Complete(ctx context.Context, c *Context, ref CompletionRef, ar
 	var values []string
 	switch {
 	case complete != nil:
-		v, err := complete(ctx, value, args)
+		v, err := protect(s, "completion", arg, func() ([]string, error) { return complete(ctx, value, args) })
 		if err != nil {
-			var je *Error
-			if errors.As(err, &je) {
-				return nil, je
-			}
-			return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("Completing %q failed: %v", arg, err)}
+			return nil, loaderError(err, fmt.Sprintf("Completing %q failed", arg), nil)
 		}
 		values = v
 	case enum != nil:

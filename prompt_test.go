@@ -159,3 +159,85 @@ func TestComplete(t *testing.T) {
 		})
 	}
 }
+
+type reviewArgs struct {
+	Code  string `json:"code" jsonschema:"the code to review"`
+	Lang  string `json:"lang,omitempty" jsonschema:"its language" enum:"go,rust"`
+	Tone  string `json:"tone,omitzero" title:"Tone of voice"`
+	skip  string
+	Level string `json:"-"`
+}
+
+func TestTypedPrompt(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	var got reviewArgs
+	mcp.AddTypedPrompt(s, mcp.Prompt{Name: "review", Description: "Review code",
+		Arguments: []mcp.PromptArgument{{Name: "lang", Complete: func(context.Context, string, map[string]string) ([]string, error) {
+			return []string{"go"}, nil
+		}}}},
+		func(_ context.Context, _ *mcp.Context, a reviewArgs) (*mcp.PromptResult, error) {
+			got = a
+			return mcp.UserText("Review this " + a.Lang + ": " + a.Code), nil
+		})
+	ctx := context.Background()
+
+	prompts := s.ListPrompts(ctx, nil)
+	require.Len(t, prompts, 1)
+	assert.JSONEq(t, `{"name":"review","description":"Review code","arguments":[
+		{"name":"code","description":"the code to review","required":true},
+		{"name":"lang","description":"its language"},
+		{"name":"tone","title":"Tone of voice"}]}`, string(mustJSON(t, prompts[0])))
+	assert.Equal(t, []string{"go", "rust"}, prompts[0].Arguments[1].Enum)
+
+	res, err := s.GetPrompt(ctx, newCtx(nil), "review", map[string]string{"code": "x := 1", "lang": "go"})
+	require.NoError(t, err)
+	assert.Equal(t, mcp.Text("Review this go: x := 1"), res.Messages[0].Content)
+	assert.Equal(t, reviewArgs{Code: "x := 1", Lang: "go"}, got)
+
+	_, err = s.GetPrompt(ctx, newCtx(nil), "review", map[string]string{"lang": "go"})
+	require.ErrorIs(t, err, &mcp.Error{Code: mcp.CodeInvalidParams})
+	assert.Contains(t, err.Error(), `requires argument "code"`)
+	_, err = s.GetPrompt(ctx, newCtx(nil), "review", map[string]string{"code": "x", "lang": "cobol"})
+	require.ErrorIs(t, err, &mcp.Error{Code: mcp.CodeInvalidParams})
+	assert.Contains(t, err.Error(), "go, rust")
+
+	c, err := s.Complete(ctx, newCtx(nil), mcp.CompletionRef{Type: "ref/prompt", Name: "review"}, "lang", "", nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"go"}, c.Values, "Prompt.Arguments adds a Complete to an inferred argument")
+}
+
+func TestTypedPromptRefusesBadDeclarations(t *testing.T) {
+	t.Parallel()
+	load := func(context.Context, *mcp.Context, reviewArgs) (*mcp.PromptResult, error) { return nil, nil }
+	tests := []struct {
+		name string
+		err  func(s *mcp.Server) error
+		want string
+	}{
+		{"non-string field", func(s *mcp.Server) error {
+			return mcp.TryAddTypedPrompt(s, mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, struct{ N int }) (*mcp.PromptResult, error) {
+				return nil, nil
+			})
+		}, "field N is a int: prompt arguments are strings"},
+		{"not a struct", func(s *mcp.Server) error {
+			return mcp.TryAddTypedPrompt(s, mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, string) (*mcp.PromptResult, error) { return nil, nil })
+		}, "from a struct"},
+		{"unknown extra argument", func(s *mcp.Server) error {
+			return mcp.TryAddTypedPrompt(s, mcp.Prompt{Name: "p", Arguments: []mcp.PromptArgument{{Name: "nope"}}}, load)
+		}, `names "nope"`},
+		{"Load set too", func(s *mcp.Server) error {
+			return mcp.TryAddTypedPrompt(s, mcp.Prompt{Name: "p", Load: noopPrompt}, load)
+		}, "not both"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t)
+			err := tt.err(s)
+			require.ErrorIs(t, err, mcp.ErrInvalidDefinition)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Contains(t, panicMessage(func() { mcp.AddTypedPrompt(s, mcp.Prompt{Name: "q", Load: noopPrompt}, load) }), "mcp: AddTypedPrompt:")
+		})
+	}
+}

@@ -6,21 +6,29 @@ import (
 
 // Implementation names a client or server (clientInfo, serverInfo).
 type Implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
+	// Name identifies the program.
+	Name string `json:"name"`
+	// Title is an optional display name.
+	Title string `json:"title,omitempty"`
+	// Version is the program's version.
 	Version string `json:"version"`
 }
 
 // ClientCapabilities are what a client declares in initialize.
 type ClientCapabilities struct {
-	Roots        *RootsCapability `json:"roots,omitempty"`
-	Sampling     *struct{}        `json:"sampling,omitempty"`
-	Elicitation  *struct{}        `json:"elicitation,omitempty"`
-	Experimental map[string]any   `json:"experimental,omitempty"`
+	// Roots is non-nil when the client offers roots (roots/list).
+	Roots *RootsCapability `json:"roots,omitempty"`
+	// Sampling is non-nil when the client accepts sampling/createMessage.
+	Sampling *struct{} `json:"sampling,omitempty"`
+	// Elicitation is non-nil when the client accepts elicitation/create.
+	Elicitation *struct{} `json:"elicitation,omitempty"`
+	// Experimental holds non-standard capabilities, as sent.
+	Experimental map[string]any `json:"experimental,omitempty"`
 }
 
 // RootsCapability is the client's roots capability.
 type RootsCapability struct {
+	// ListChanged says the client sends notifications/roots/list_changed.
 	ListChanged bool `json:"listChanged,omitempty"`
 }
 
@@ -48,7 +56,9 @@ func (c *ClientCapabilities) UnmarshalJSON(data []byte) error {
 
 // Root is a directory or file the client offers the server.
 type Root struct {
-	URI  string `json:"uri"`
+	// URI is the root's location, a file:// URI.
+	URI string `json:"uri"`
+	// Name is an optional display name.
 	Name string `json:"name,omitempty"`
 }
 
@@ -86,14 +96,19 @@ func (l LogLevel) Enabled(min LogLevel) bool {
 
 // LogMessage is the params of notifications/message.
 type LogMessage struct {
-	Level  LogLevel `json:"level"`
-	Logger string   `json:"logger,omitempty"`
-	Data   any      `json:"data"`
+	// Level is the message's severity.
+	Level LogLevel `json:"level"`
+	// Logger names the source of the message (the tool, or the server).
+	Logger string `json:"logger,omitempty"`
+	// Data is the message: any JSON value.
+	Data any `json:"data"`
 }
 
 // SamplingMessage is one message of a sampling request or result.
 type SamplingMessage struct {
-	Role    Role    `json:"role"`
+	// Role is who says it: [RoleUser] or [RoleAssistant].
+	Role Role `json:"role"`
+	// Content is what is said: text, an image or audio.
 	Content Content `json:"content"`
 }
 
@@ -119,35 +134,52 @@ func (m *SamplingMessage) UnmarshalJSON(data []byte) error {
 
 // ModelPreferences guide the client's choice of model.
 type ModelPreferences struct {
-	Hints                []ModelHint `json:"hints,omitempty"`
-	CostPriority         float64     `json:"costPriority,omitempty"`
-	SpeedPriority        float64     `json:"speedPriority,omitempty"`
-	IntelligencePriority float64     `json:"intelligencePriority,omitempty"`
+	// Hints name preferred models, in order of preference.
+	Hints []ModelHint `json:"hints,omitempty"`
+	// CostPriority is how much cost matters, from 0 to 1.
+	CostPriority float64 `json:"costPriority,omitempty"`
+	// SpeedPriority is how much speed matters, from 0 to 1.
+	SpeedPriority float64 `json:"speedPriority,omitempty"`
+	// IntelligencePriority is how much capability matters, from 0 to 1.
+	IntelligencePriority float64 `json:"intelligencePriority,omitempty"`
 }
 
 // ModelHint names a model, or a family of models.
 type ModelHint struct {
+	// Name is a model name or a part of one ("sonnet", "gpt-4").
 	Name string `json:"name,omitempty"`
 }
 
 // CreateMessageParams is a sampling request.
 type CreateMessageParams struct {
-	Messages         []SamplingMessage `json:"messages"`
-	MaxTokens        int               `json:"maxTokens"`
-	SystemPrompt     string            `json:"systemPrompt,omitempty"`
+	// Messages are the conversation to complete.
+	Messages []SamplingMessage `json:"messages"`
+	// MaxTokens bounds the length of the answer. Required.
+	MaxTokens int `json:"maxTokens"`
+	// SystemPrompt is an optional system prompt; the client may change or ignore it.
+	SystemPrompt string `json:"systemPrompt,omitempty"`
+	// ModelPreferences guide the client's choice of model.
 	ModelPreferences *ModelPreferences `json:"modelPreferences,omitempty"`
-	IncludeContext   string            `json:"includeContext,omitempty"`
-	Temperature      *float64          `json:"temperature,omitempty"`
-	StopSequences    []string          `json:"stopSequences,omitempty"`
-	Metadata         map[string]any    `json:"metadata,omitempty"`
+	// IncludeContext asks for context from MCP servers: "none", "thisServer" or "allServers".
+	IncludeContext string `json:"includeContext,omitempty"`
+	// Temperature is the sampling temperature; nil leaves it to the client.
+	Temperature *float64 `json:"temperature,omitempty"`
+	// StopSequences end the answer where they occur.
+	StopSequences []string `json:"stopSequences,omitempty"`
+	// Metadata is passed to the model provider as is.
+	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
 // CreateMessageResult is the client's answer to a sampling request.
 type CreateMessageResult struct {
-	Role       Role    `json:"role"`
-	Content    Content `json:"content"`
-	Model      string  `json:"model"`
-	StopReason string  `json:"stopReason,omitempty"`
+	// Role is the speaker of the answer, normally [RoleAssistant].
+	Role Role `json:"role"`
+	// Content is the answer.
+	Content Content `json:"content"`
+	// Model names the model that answered.
+	Model string `json:"model"`
+	// StopReason says why the answer ended ("endTurn", "stopSequence", "maxTokens", …).
+	StopReason string `json:"stopReason,omitempty"`
 }
 
 // UnmarshalJSON decodes the content into its concrete type.
@@ -175,13 +207,17 @@ func (r *CreateMessageResult) UnmarshalJSON(data []byte) error {
 // ElicitParams is an elicitation request: a message for the user and the
 // JSON Schema of the answer (a flat object of primitive properties).
 type ElicitParams struct {
-	Message         string `json:"message"`
-	RequestedSchema any    `json:"requestedSchema"`
+	// Message is what the user is asked.
+	Message string `json:"message"`
+	// RequestedSchema is the JSON Schema of the answer: an object of primitive properties.
+	RequestedSchema any `json:"requestedSchema"`
 }
 
 // ElicitResult is the user's answer: Action is "accept", "decline" or
 // "cancel"; Content holds the answer when accepted.
 type ElicitResult struct {
-	Action  string         `json:"action"`
+	// Action is "accept", "decline" or "cancel".
+	Action string `json:"action"`
+	// Content is the user's answer, when Action is "accept".
 	Content map[string]any `json:"content,omitempty"`
 }

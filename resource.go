@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/yosida95/uritemplate/v3"
@@ -13,11 +14,16 @@ import (
 // ResourceContents is the content of a resource: Text, or Blob for binary
 // data (base64 on the wire). URI and MIMEType default to the resource's.
 type ResourceContents struct {
-	URI      string         `json:"uri"`
-	MIMEType string         `json:"mimeType,omitempty"`
-	Text     string         `json:"text"`
-	Blob     []byte         `json:"blob,omitempty"`
-	Meta     map[string]any `json:"_meta,omitempty"`
+	// URI is the URI of these contents; the resource's URI when empty.
+	URI string `json:"uri"`
+	// MIMEType is the type of these contents; the resource's when empty.
+	MIMEType string `json:"mimeType,omitempty"`
+	// Text holds textual contents.
+	Text string `json:"text"`
+	// Blob holds binary contents (base64 on the wire); when non-nil, Text is not sent.
+	Blob []byte `json:"blob,omitempty"`
+	// Meta is sent as _meta.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // MarshalJSON writes "blob" for binary contents and "text" otherwise.
@@ -39,41 +45,45 @@ type Resource struct {
 	// URI identifies the resource. Required and unique.
 	URI string
 	// Name is a short name. Required.
-	Name        string
-	Title       string
+	Name string
+	// Title is an optional display name.
+	Title string
+	// Description tells the model what the resource holds.
 	Description string
-	MIMEType    string
-	Size        int64
+	// MIMEType is the type of the contents; it is also the default of
+	// each ResourceContents.MIMEType that Load leaves empty.
+	MIMEType string
+	// Size is the size of the contents in bytes, when known (0: unknown).
+	Size int64
+	// Annotations are hints for the client (audience, priority).
 	Annotations *Annotations
-	Meta        map[string]any
+	// Meta is sent as _meta in resources/list.
+	Meta map[string]any
 	// Load returns the contents: one item, or several.
 	Load func(ctx context.Context, c *Context) ([]ResourceContents, error)
-	// CanAccess, when set, hides the resource from callers it refuses.
-	CanAccess func(auth any) bool
+	// CanAccess, when set, hides the resource from callers it refuses
+	// (see [AccessCheck]).
+	CanAccess AccessCheck
 }
 
-// MarshalJSON writes the resources/list form.
-func (r Resource) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		URI         string         `json:"uri"`
-		Name        string         `json:"name"`
-		Title       string         `json:"title,omitempty"`
-		Description string         `json:"description,omitempty"`
-		MIMEType    string         `json:"mimeType,omitempty"`
-		Size        int64          `json:"size,omitempty"`
-		Annotations *Annotations   `json:"annotations,omitempty"`
-		Meta        map[string]any `json:"_meta,omitempty"`
-	}{r.URI, r.Name, r.Title, r.Description, r.MIMEType, r.Size, r.Annotations, r.Meta})
+// Link returns a [ResourceLink] to r, for a tool result that points at
+// the resource instead of embedding it.
+func (r Resource) Link() ResourceLink {
+	return ResourceLink{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description,
+		MIMEType: r.MIMEType, Size: r.Size, Annotations: r.Annotations, Meta: r.Meta}
 }
+
+// resourceWire is the wire shape a resources/list entry shares with a
+// resource_link content item (which adds "type").
+type resourceWire ResourceLink
+
+// MarshalJSON writes the resources/list form: a resource link's members
+// without "type".
+func (r Resource) MarshalJSON() ([]byte, error) { return json.Marshal(resourceWire(r.Link())) }
 
 // UnmarshalJSON reads the resources/list form.
 func (r *Resource) UnmarshalJSON(data []byte) error {
-	var w struct {
-		URI, Name, Title, Description, MIMEType string
-		Size                                    int64
-		Annotations                             *Annotations
-		Meta                                    map[string]any `json:"_meta"`
-	}
+	var w resourceWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
@@ -88,9 +98,14 @@ type CompleteFunc func(ctx context.Context, value string, args map[string]string
 
 // TemplateArgument declares one variable of a resource template.
 type TemplateArgument struct {
-	Name        string
+	// Name is the template variable, as written in the URI template.
+	Name string
+	// Description tells the client what the variable means.
 	Description string
-	Required    bool
+	// Required makes a read whose URI leaves the variable empty or out
+	// (an optional {?q} query variable, say) an invalid-params error
+	// naming it; the template's Load is not called.
+	Required bool
 	// Complete suggests values for completion/complete.
 	Complete CompleteFunc
 }
@@ -101,41 +116,46 @@ type ResourceTemplate struct {
 	// Required and unique.
 	URITemplate string
 	// Name is a short name. Required.
-	Name        string
-	Title       string
+	Name string
+	// Title is an optional display name.
+	Title string
+	// Description tells the model what the resources hold.
 	Description string
-	MIMEType    string
+	// MIMEType is the type of the contents of every matching resource.
+	MIMEType string
+	// Annotations are hints for the client (audience, priority).
 	Annotations *Annotations
-	Meta        map[string]any
-	// Arguments declare the template's variables (descriptions, completion).
+	// Meta is sent as _meta in resources/templates/list.
+	Meta map[string]any
+	// Arguments declare the template's variables (descriptions,
+	// required-ness, completion).
 	Arguments []TemplateArgument
 	// Load returns the contents of the resource the URI names; args holds
 	// the template variables matched in the URI.
 	Load func(ctx context.Context, c *Context, args map[string]string) ([]ResourceContents, error)
-	// CanAccess, when set, hides the template from callers it refuses.
-	CanAccess func(auth any) bool
+	// CanAccess, when set, hides the template from callers it refuses
+	// (see [AccessCheck]).
+	CanAccess AccessCheck
 }
 
 // MarshalJSON writes the resources/templates/list form.
 func (t ResourceTemplate) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		URITemplate string         `json:"uriTemplate"`
-		Name        string         `json:"name"`
-		Title       string         `json:"title,omitempty"`
-		Description string         `json:"description,omitempty"`
-		MIMEType    string         `json:"mimeType,omitempty"`
-		Annotations *Annotations   `json:"annotations,omitempty"`
-		Meta        map[string]any `json:"_meta,omitempty"`
-	}{t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType, t.Annotations, t.Meta})
+	return json.Marshal(templateWire{t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType, t.Annotations, t.Meta})
+}
+
+type templateWire struct {
+	URITemplate string         `json:"uriTemplate"`
+	Name        string         `json:"name"`
+	Title       string         `json:"title,omitempty"`
+	Description string         `json:"description,omitempty"`
+	MIMEType    string         `json:"mimeType,omitempty"`
+	Annotations *Annotations   `json:"annotations,omitempty"`
+	Meta        map[string]any `json:"_meta,omitempty"`
 }
 
 // UnmarshalJSON reads the resources/templates/list form.
 func (t *ResourceTemplate) UnmarshalJSON(data []byte) error {
-	var w struct {
-		URITemplate, Name, Title, Description, MIMEType string
-		Annotations                                     *Annotations
-		Meta                                            map[string]any `json:"_meta"`
-	}
+	var w templateWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
@@ -144,136 +164,118 @@ func (t *ResourceTemplate) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-type resourceEntry struct{ res Resource }
+type resourceEntry struct {
+	entryBase
+	res Resource
+}
 
 type templateEntry struct {
+	entryBase
 	tmpl     ResourceTemplate
 	compiled *uritemplate.Template
+	required []string // the variables that must be present and non-empty
 }
 
 // AddResource registers a static resource. It panics when URI or Name is
-// empty, Load is nil, or the URI is already registered.
-func (s *Server) AddResource(r Resource) {
+// empty, Load is nil, or the URI is already registered; resources made at
+// run time use [Server.TryAddResource].
+func (s *Server) AddResource(r Resource) { must("AddResource", s.TryAddResource(r)) }
+
+// TryAddResource is [Server.AddResource] returning an error (wrapping
+// [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
+// On error nothing is registered.
+func (s *Server) TryAddResource(r Resource) error {
 	switch {
 	case r.URI == "":
-		panic("mcp: AddResource: Resource.URI is required")
+		return invalid("Resource.URI is required")
 	case r.Name == "":
-		panic(fmt.Sprintf("mcp: AddResource %q: Resource.Name is required", r.URI))
+		return invalid("resource %q: Resource.Name is required", r.URI)
 	case r.Load == nil:
-		panic(fmt.Sprintf("mcp: AddResource %q: Resource.Load is required", r.URI))
+		return invalid("resource %q: Resource.Load is required", r.URI)
 	}
-	e := &resourceEntry{res: r}
-	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error {
-		if _, dup := reg.resByURI[r.URI]; dup {
-			return fmt.Errorf("mcp: AddResource: a resource with URI %q is already registered", r.URI)
-		}
-		reg.resources = append(reg.resources, e)
-		reg.resByURI[r.URI] = e
-		return nil
-	})
+	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess}, res: r}
+	return s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error { return reg.resources.add(e, "resource with URI") })
 }
 
 // AddResourceTemplate registers a resource template. It panics when the
 // template does not parse, Name is empty, Load is nil, a declared argument
-// is not a variable of the template, or the template is already registered.
+// is not a variable of the template, or the template is already
+// registered; templates made at run time use
+// [Server.TryAddResourceTemplate].
 func (s *Server) AddResourceTemplate(t ResourceTemplate) {
+	must("AddResourceTemplate", s.TryAddResourceTemplate(t))
+}
+
+// TryAddResourceTemplate is [Server.AddResourceTemplate] returning an
+// error (wrapping [ErrAlreadyRegistered] or [ErrInvalidDefinition])
+// instead of panicking. On error nothing is registered.
+func (s *Server) TryAddResourceTemplate(t ResourceTemplate) error {
+	if t.URITemplate == "" {
+		return invalid("ResourceTemplate.URITemplate is required")
+	}
 	compiled, err := uritemplate.New(t.URITemplate)
 	switch {
-	case t.URITemplate == "":
-		panic("mcp: AddResourceTemplate: ResourceTemplate.URITemplate is required")
 	case err != nil:
-		panic(fmt.Sprintf("mcp: AddResourceTemplate %q: not an RFC 6570 template: %v", t.URITemplate, err))
+		return invalid("template %q: not an RFC 6570 template: %v", t.URITemplate, err)
 	case t.Name == "":
-		panic(fmt.Sprintf("mcp: AddResourceTemplate %q: ResourceTemplate.Name is required", t.URITemplate))
+		return invalid("template %q: ResourceTemplate.Name is required", t.URITemplate)
 	case t.Load == nil:
-		panic(fmt.Sprintf("mcp: AddResourceTemplate %q: ResourceTemplate.Load is required", t.URITemplate))
+		return invalid("template %q: ResourceTemplate.Load is required", t.URITemplate)
 	}
 	vars := compiled.Varnames()
+	var required []string
 	for _, a := range t.Arguments {
-		found := false
-		for _, v := range vars {
-			found = found || v == a.Name
+		if !slices.Contains(vars, a.Name) {
+			return invalid("template %q: argument %q is not a variable of the template (variables: %s)",
+				t.URITemplate, a.Name, strings.Join(vars, ", "))
 		}
-		if !found {
-			panic(fmt.Sprintf("mcp: AddResourceTemplate %q: argument %q is not a variable of the template (variables: %s)",
-				t.URITemplate, a.Name, strings.Join(vars, ", ")))
+		if a.Required {
+			required = append(required, a.Name)
 		}
 	}
-	e := &templateEntry{tmpl: t, compiled: compiled}
-	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error {
-		if _, dup := reg.tmplByKey[t.URITemplate]; dup {
-			return fmt.Errorf("mcp: AddResourceTemplate: template %q is already registered", t.URITemplate)
-		}
-		reg.templates = append(reg.templates, e)
-		reg.tmplByKey[t.URITemplate] = e
-		return nil
-	})
+	e := &templateEntry{entryBase: entryBase{key: t.URITemplate, kind: KindResource, canAccess: t.CanAccess},
+		tmpl: t, compiled: compiled, required: required}
+	return s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error { return reg.templates.add(e, "template") })
 }
 
 // RemoveResources removes the resources with these URIs.
 func (s *Server) RemoveResources(uris ...string) {
-	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error {
-		for _, u := range uris {
-			if e, ok := reg.resByURI[u]; ok {
-				delete(reg.resByURI, u)
-				reg.resources = removeEntry(reg.resources, e)
-			}
-		}
-		return nil
-	})
+	_ = s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error { reg.resources.remove(uris); return nil })
 }
 
 // RemoveResourceTemplates removes the templates with these URI templates.
 func (s *Server) RemoveResourceTemplates(uriTemplates ...string) {
-	s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error {
-		for _, u := range uriTemplates {
-			if e, ok := reg.tmplByKey[u]; ok {
-				delete(reg.tmplByKey, u)
-				reg.templates = removeEntry(reg.templates, e)
-			}
-		}
-		return nil
-	})
+	_ = s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error { reg.templates.remove(uriTemplates); return nil })
 }
 
 // ListResources returns the static resources visible to the caller.
 func (s *Server) ListResources(ctx context.Context, auth any) []Resource {
-	r := s.reg.Load()
-	out := make([]Resource, 0, len(r.resources))
-	for _, e := range r.resources {
-		if allowed(e.res.CanAccess, auth) && policyAllows(ctx, auth, KindResource, e.res.URI) {
-			out = append(out, e.res)
-		}
-	}
-	return out
+	return visibleItems(ctx, auth, s.reg.Load().resources, func(e *resourceEntry) Resource { return e.res })
 }
 
 // ListResourceTemplates returns the templates visible to the caller.
 func (s *Server) ListResourceTemplates(ctx context.Context, auth any) []ResourceTemplate {
-	r := s.reg.Load()
-	out := make([]ResourceTemplate, 0, len(r.templates))
-	for _, e := range r.templates {
-		if allowed(e.tmpl.CanAccess, auth) && policyAllows(ctx, auth, KindResource, e.tmpl.URITemplate) {
-			out = append(out, e.tmpl)
-		}
-	}
-	return out
+	return visibleItems(ctx, auth, s.reg.Load().templates, func(e *templateEntry) ResourceTemplate { return e.tmpl })
 }
 
 // ReadResourceResult is the result of resources/read.
 type ReadResourceResult struct {
+	// Contents are the resource's contents: one item, or several.
 	Contents []ResourceContents `json:"contents"`
 }
 
 // ErrResourceNotFound is matched (errors.Is) by the error ReadResource
-// returns for an unknown URI.
-var ErrResourceNotFound = &Error{Code: CodeInvalidParams}
+// returns for an unknown (or hidden) URI, and by nothing else: other
+// invalid-params errors do not match it.
+var ErrResourceNotFound = errors.New("mcp: resource not found")
 
 // ReadResource loads the resource named by uri: a static resource with
 // that URI, else the first template that matches it. An unknown (or
 // hidden) URI is an *[Error] with [CodeInvalidParams] and {"uri": uri} as
-// data (SEP-2164); a failing loader is [CodeInternalError] unless it
-// returned an *Error itself.
+// data (SEP-2164) that matches [ErrResourceNotFound]; a template match
+// that leaves a Required argument empty is [CodeInvalidParams] naming the
+// argument; a failing loader is [CodeInternalError] unless it returned an
+// *Error itself.
 func (s *Server) ReadResource(ctx context.Context, c *Context, uri string) (*ReadResourceResult, error) {
 	reg := s.reg.Load()
 	var (
@@ -282,21 +284,25 @@ func (s *Server) ReadResource(ctx context.Context, c *Context, uri string) (*Rea
 		name     string
 		mime     string
 	)
-	if e, ok := reg.resByURI[uri]; ok && allowed(e.res.CanAccess, c.Session) && policyAllows(ctx, c.Session, KindResource, uri) {
+	if e, ok := reg.resources.lookup(ctx, c.Session, uri); ok {
 		name, mime = e.res.Name, e.res.MIMEType
-		contents, err = e.res.Load(ctx, c)
+		contents, err = protect(s, "resource", uri, func() ([]ResourceContents, error) { return e.res.Load(ctx, c) })
 	} else if e, args := reg.matchTemplate(ctx, uri, c.Session); e != nil {
+		for _, a := range e.required {
+			if args[a] == "" {
+				return nil, &Error{Code: CodeInvalidParams,
+					Message: fmt.Sprintf("Invalid params: resource template %q requires argument %q, which %s leaves empty", e.tmpl.URITemplate, a, uri),
+					Data:    map[string]string{"uri": uri, "argument": a}}
+			}
+		}
 		name, mime = e.tmpl.Name, e.tmpl.MIMEType
-		contents, err = e.tmpl.Load(ctx, c, args)
+		contents, err = protect(s, "resource", uri, func() ([]ResourceContents, error) { return e.tmpl.Load(ctx, c, args) })
 	} else {
-		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Resource not found: %s", uri), Data: map[string]string{"uri": uri}}
+		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Resource not found: %s", uri),
+			Data: map[string]string{"uri": uri}, sentinel: ErrResourceNotFound}
 	}
 	if err != nil {
-		var je *Error
-		if errors.As(err, &je) {
-			return nil, je
-		}
-		return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("Failed to load resource %q (%s): %v", name, uri, err), Data: map[string]string{"uri": uri}}
+		return nil, loaderError(err, fmt.Sprintf("Failed to load resource %q (%s)", name, uri), map[string]string{"uri": uri})
 	}
 	for i := range contents {
 		if contents[i].URI == "" {
@@ -312,9 +318,23 @@ func (s *Server) ReadResource(ctx context.Context, c *Context, uri string) (*Rea
 	return &ReadResourceResult{Contents: contents}, nil
 }
 
+// loaderError turns the error of a loader or completion into the JSON-RPC
+// error the client gets: an *Error as is, a panic as a generic internal
+// error, anything else as an internal error prefixed with what failed.
+func loaderError(err error, what string, data any) *Error {
+	var je *Error
+	switch {
+	case errors.As(err, &je):
+		return je
+	case errors.Is(err, errPanic):
+		return &Error{Code: CodeInternalError, Message: what + ": internal error (see the server log)", Data: data}
+	}
+	return &Error{Code: CodeInternalError, Message: fmt.Sprintf("%s: %v", what, err), Data: data}
+}
+
 func (r *registry) matchTemplate(ctx context.Context, uri string, auth any) (*templateEntry, map[string]string) {
-	for _, e := range r.templates {
-		if !allowed(e.tmpl.CanAccess, auth) || !policyAllows(ctx, auth, KindResource, e.tmpl.URITemplate) {
+	for _, e := range r.templates.list {
+		if !e.visible(ctx, auth) {
 			continue
 		}
 		vals := e.compiled.Match(uri)

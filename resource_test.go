@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -121,4 +122,49 @@ func TestTemplateListingAndLoadArgs(t *testing.T) {
 	m := toJSONMap(t, list[0])
 	assert.Equal(t, "repo://{owner}/{repo}/issues{?state}", m["uriTemplate"])
 	assert.Equal(t, "issues", m["name"])
+}
+
+func TestTemplateRequiredArguments(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	loads := 0
+	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "search://items{?q,page}", Name: "search",
+		Arguments: []mcp.TemplateArgument{{Name: "q", Required: true}, {Name: "page"}},
+		Load: func(_ context.Context, _ *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
+			loads++
+			return []mcp.ResourceContents{{Text: args["q"] + "/" + args["page"]}}, nil
+		}})
+	ctx := context.Background()
+	res, err := s.ReadResource(ctx, newCtx(nil), "search://items?q=go&page=2")
+	require.NoError(t, err)
+	assert.Equal(t, "go/2", res.Contents[0].Text)
+	res, err = s.ReadResource(ctx, newCtx(nil), "search://items?q=go")
+	require.NoError(t, err, "an optional argument may be absent")
+	assert.Equal(t, "go/", res.Contents[0].Text)
+
+	for _, uri := range []string{"search://items", "search://items?page=2", "search://items?q="} {
+		_, err = s.ReadResource(ctx, newCtx(nil), uri)
+		var je *mcp.Error
+		require.ErrorAs(t, err, &je, uri)
+		assert.EqualValues(t, mcp.CodeInvalidParams, je.Code)
+		assert.Contains(t, je.Message, `requires argument "q"`)
+		assert.NotErrorIs(t, err, mcp.ErrResourceNotFound, "the template matched: the resource is not unknown")
+	}
+	assert.Equal(t, 2, loads, "Load never runs without a required argument")
+}
+
+func TestResourceAndLinkShareTheWireShape(t *testing.T) {
+	t.Parallel()
+	r := mcp.Resource{URI: "file:///a.txt", Name: "a", Title: "A", Description: "d", MIMEType: "text/plain", Size: 3,
+		Meta: map[string]any{"k": "v"}, Load: noopLoad}
+	listed := toJSONMap(t, r)
+	link := toJSONMap(t, r.Link())
+	assert.Equal(t, "resource_link", link["type"])
+	delete(link, "type")
+	assert.Equal(t, listed, link, "a resources/list entry is a resource link without its type")
+
+	var back mcp.Resource
+	require.NoError(t, json.Unmarshal(mustJSON(t, r), &back))
+	r.Load = nil
+	assert.Equal(t, r, back)
 }

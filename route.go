@@ -9,16 +9,22 @@ import (
 
 // RouteOptions configure a custom route.
 type RouteOptions struct {
-	// Public routes skip authentication.
+	// Public routes skip authentication (health checks, webhooks with
+	// their own signature check).
 	Public bool
 }
 
-// Route is a custom HTTP route served beside the MCP endpoint.
+// Route is a custom HTTP route served beside the MCP endpoint by the mux
+// of the HTTP transport; stdio and embedded sessions have no routes.
 type Route struct {
-	Method  string
-	Path    string
+	// Method is the HTTP method, upper case.
+	Method string
+	// Path is the ServeMux pattern's path ("/users/{id}").
+	Path string
+	// Handler serves the route.
 	Handler http.Handler
-	Public  bool
+	// Public routes skip authentication.
+	Public bool
 }
 
 var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,7 +13,10 @@ import (
 
 // inferSchema infers the JSON Schema of t with jsonschema-go, then adds what
 // struct tags say beyond descriptions: `enum:"a,b,c"` and `default:"v"`.
-// A non-struct type (map, any) gets an object schema.
+// A non-struct type (map, any) gets an object schema. A required property
+// (a field without omitempty) never admits null: jsonschema-go types a
+// slice, map or pointer field as ["null", …], which would let null pass
+// for a required argument; required means present and not null.
 func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
 	if err != nil {
@@ -32,7 +36,34 @@ func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 	if err := applyTags(t, s); err != nil {
 		return nil, err
 	}
+	requiredNotNull(s)
 	return s, nil
+}
+
+// requiredNotNull drops "null" from the types of every required property
+// of s and of the schemas nested in it.
+func requiredNotNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	for _, name := range s.Required {
+		p := s.Properties[name]
+		if p == nil || !slices.Contains(p.Types, "null") {
+			continue
+		}
+		p.Types = slices.DeleteFunc(slices.Clone(p.Types), func(t string) bool { return t == "null" })
+		if len(p.Types) == 1 {
+			p.Type, p.Types = p.Types[0], nil
+		}
+	}
+	for _, p := range s.Properties {
+		requiredNotNull(p)
+	}
+	requiredNotNull(s.Items)
+	requiredNotNull(s.AdditionalProperties)
+	for _, d := range s.Defs {
+		requiredNotNull(d)
+	}
 }
 
 func applyTags(t reflect.Type, s *jsonschema.Schema) error {

@@ -155,3 +155,43 @@ func TestBadTagsPanic(t *testing.T) {
 		})
 	}
 }
+
+// TestRequiredMeansNotNull: a field without omitempty is required, and a
+// required argument is present and not null, whatever its Go type (a slice,
+// a map or a pointer would otherwise be typed ["null", …]); an optional one
+// keeps admitting null.
+func TestRequiredMeansNotNull(t *testing.T) {
+	t.Parallel()
+	type in struct {
+		Values []float64         `json:"values"`
+		Labels map[string]int    `json:"labels"`
+		Limit  *int              `json:"limit"`
+		Inner  struct{ L []int } `json:"inner"`
+		Maybe  []string          `json:"maybe,omitempty"`
+	}
+	sch := inputSchemaOf[in](t)
+	props := sch["properties"].(map[string]any)
+	assert.Equal(t, "array", props["values"].(map[string]any)["type"])
+	assert.Equal(t, "object", props["labels"].(map[string]any)["type"])
+	assert.Equal(t, "integer", props["limit"].(map[string]any)["type"])
+	inner := props["inner"].(map[string]any)["properties"].(map[string]any)
+	assert.Equal(t, "array", inner["L"].(map[string]any)["type"], "nested required fields too")
+	assert.Equal(t, []any{"null", "array"}, props["maybe"].(map[string]any)["type"], "optional fields keep null")
+
+	s := newServer(t)
+	mcp.AddTool(s, mcp.Tool{Name: "sum"}, func(_ context.Context, _ *mcp.Context, in struct {
+		Values []float64 `json:"values"`
+	}) (float64, error) {
+		var n float64
+		for _, v := range in.Values {
+			n += v
+		}
+		return n, nil
+	})
+	res := callTool(t, s, "sum", `{"values": null}`)
+	assert.True(t, res.IsError, "null is not a value for a required argument")
+	assert.Contains(t, res.Text(), `argument "values"`)
+	res = callTool(t, s, "sum", `{"values": [1, 2]}`)
+	assert.False(t, res.IsError)
+	assert.Equal(t, "3", res.Text())
+}

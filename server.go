@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -37,9 +39,14 @@ type Options struct {
 	// the caller's session data, which tools see as Context.Session. See
 	// [AuthFunc] for what its errors mean.
 	Authenticate AuthFunc
-	// Health configures the health endpoint of the HTTP transport.
+	// Health configures the health endpoint. HTTP only: it is served by
+	// the mux of mcphttp.NewMux (and Start); a handler mounted on its own,
+	// stdio and embedded sessions have no such endpoint and ignore it.
 	Health *HealthOptions
-	// OAuth configures the OAuth discovery documents of the HTTP transport.
+	// OAuth configures the OAuth discovery documents and the
+	// WWW-Authenticate challenge of 401 answers. HTTP only: the documents
+	// are served by the mux of mcphttp.NewMux (and Start); stdio and
+	// embedded sessions ignore it.
 	OAuth *OAuthOptions
 	// Ping configures server-to-client pings.
 	Ping *PingOptions
@@ -57,7 +64,8 @@ type AuthProvider interface {
 	Mount(mux *http.ServeMux)
 }
 
-// HealthOptions configure the health endpoint (GET and HEAD).
+// HealthOptions configure the health endpoint (GET and HEAD) of the HTTP
+// mux; they mean nothing over stdio or embedded.
 type HealthOptions struct {
 	// Disabled turns the endpoint off. Default: on.
 	Disabled bool
@@ -69,7 +77,8 @@ type HealthOptions struct {
 	Status int
 }
 
-// OAuthOptions configure the OAuth discovery documents.
+// OAuthOptions configure the OAuth discovery documents of the HTTP mux;
+// they mean nothing over stdio or embedded.
 type OAuthOptions struct {
 	// Enabled serves the documents.
 	Enabled bool
@@ -81,26 +90,42 @@ type OAuthOptions struct {
 
 // AuthorizationServerMetadata is the RFC 8414 document.
 type AuthorizationServerMetadata struct {
-	Issuer                            string   `json:"issuer"`
-	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
-	TokenEndpoint                     string   `json:"token_endpoint"`
-	RegistrationEndpoint              string   `json:"registration_endpoint,omitempty"`
-	RevocationEndpoint                string   `json:"revocation_endpoint,omitempty"`
-	JWKSURI                           string   `json:"jwks_uri,omitempty"`
-	ResponseTypesSupported            []string `json:"response_types_supported"`
-	GrantTypesSupported               []string `json:"grant_types_supported,omitempty"`
-	ScopesSupported                   []string `json:"scopes_supported,omitempty"`
-	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported,omitempty"`
+	// Issuer is the authorization server's issuer URL.
+	Issuer string `json:"issuer"`
+	// AuthorizationEndpoint is the URL of the authorization endpoint.
+	AuthorizationEndpoint string `json:"authorization_endpoint"`
+	// TokenEndpoint is the URL of the token endpoint.
+	TokenEndpoint string `json:"token_endpoint"`
+	// RegistrationEndpoint is the URL of dynamic client registration (RFC 7591).
+	RegistrationEndpoint string `json:"registration_endpoint,omitempty"`
+	// RevocationEndpoint is the URL of token revocation (RFC 7009).
+	RevocationEndpoint string `json:"revocation_endpoint,omitempty"`
+	// JWKSURI is the URL of the server's signing keys.
+	JWKSURI string `json:"jwks_uri,omitempty"`
+	// ResponseTypesSupported lists the OAuth response types ("code").
+	ResponseTypesSupported []string `json:"response_types_supported"`
+	// GrantTypesSupported lists the grant types ("authorization_code", "refresh_token").
+	GrantTypesSupported []string `json:"grant_types_supported,omitempty"`
+	// ScopesSupported lists the scopes the server issues.
+	ScopesSupported []string `json:"scopes_supported,omitempty"`
+	// CodeChallengeMethodsSupported lists the PKCE methods ("S256").
+	CodeChallengeMethodsSupported []string `json:"code_challenge_methods_supported,omitempty"`
+	// TokenEndpointAuthMethodsSupported lists how clients authenticate at the token endpoint.
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
 }
 
 // ProtectedResourceMetadata is the RFC 9728 document.
 type ProtectedResourceMetadata struct {
-	Resource               string   `json:"resource"`
-	AuthorizationServers   []string `json:"authorization_servers"`
-	ScopesSupported        []string `json:"scopes_supported,omitempty"`
+	// Resource is the protected resource's identifier: the MCP endpoint's URL.
+	Resource string `json:"resource"`
+	// AuthorizationServers are the issuers whose tokens the resource accepts.
+	AuthorizationServers []string `json:"authorization_servers"`
+	// ScopesSupported lists the scopes the resource understands.
+	ScopesSupported []string `json:"scopes_supported,omitempty"`
+	// BearerMethodsSupported lists how a token may be sent ("header").
 	BearerMethodsSupported []string `json:"bearer_methods_supported,omitempty"`
-	ResourceName           string   `json:"resource_name,omitempty"`
+	// ResourceName is a human-readable name of the resource.
+	ResourceName string `json:"resource_name,omitempty"`
 }
 
 // PingOptions configure server-to-client pings on HTTP sessions.
@@ -123,6 +148,17 @@ type RootsOptions struct {
 // resource templates and prompts. It is safe for concurrent use; register
 // and remove at any time, and connected clients are told of the change.
 // Serve it with package mcphttp (HTTP, stdio, embedded).
+//
+// # Panics
+//
+// The server author's code that the server runs (tools, resource and
+// prompt loaders, completion functions) is guarded in one place: a panic
+// there is recovered, logged on the server's Logger with its stack, and
+// answered without its value: a tool's panic is an isError result ("Tool
+// "x" failed with an internal error (see the server log)"), a loader's or
+// completion's panic is a JSON-RPC internal error (-32603). Access checks
+// are not guarded here: a panicking CanAccess is a bug that the
+// transport's own recovery answers as an internal error.
 type Server struct {
 	opts   Options
 	logger *slog.Logger
@@ -131,39 +167,6 @@ type Server struct {
 	reg      atomic.Pointer[registry]
 	watchers atomic.Pointer[[]*watcher]
 	routes   []Route
-}
-
-// registry is an immutable snapshot; writers copy it.
-type registry struct {
-	tools        []*toolEntry
-	toolByName   map[string]*toolEntry
-	resources    []*resourceEntry
-	resByURI     map[string]*resourceEntry
-	templates    []*templateEntry
-	tmplByKey    map[string]*templateEntry
-	prompts      []*promptEntry
-	promptByName map[string]*promptEntry
-}
-
-func (r *registry) clone() *registry {
-	c := *r
-	c.tools = slices.Clone(r.tools)
-	c.toolByName = cloneMap(r.toolByName)
-	c.resources = slices.Clone(r.resources)
-	c.resByURI = cloneMap(r.resByURI)
-	c.templates = slices.Clone(r.templates)
-	c.tmplByKey = cloneMap(r.tmplByKey)
-	c.prompts = slices.Clone(r.prompts)
-	c.promptByName = cloneMap(r.promptByName)
-	return &c
-}
-
-func cloneMap[V any](m map[string]V) map[string]V {
-	c := make(map[string]V, len(m)+1)
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // semverRE is the semver.org grammar, with an optional leading v.
@@ -185,12 +188,27 @@ func NewServer(opts Options) *Server {
 	if s.logger == nil {
 		s.logger = DefaultLogger()
 	}
-	s.reg.Store(&registry{
-		toolByName: map[string]*toolEntry{}, resByURI: map[string]*resourceEntry{},
-		tmplByKey: map[string]*templateEntry{}, promptByName: map[string]*promptEntry{},
-	})
+	s.reg.Store(newRegistry())
 	s.watchers.Store(&[]*watcher{})
 	return s
+}
+
+// errPanic marks the error of the author's code that panicked.
+var errPanic = errors.New("panicked")
+
+// protect runs f, a piece of the server author's code (what names it:
+// "tool", "resource", "prompt", "completion"), and turns a panic into an
+// error wrapping errPanic after logging the value and the stack. It is the
+// one place in package mcp where panics are recovered.
+func protect[T any](s *Server, what, name string, f func() (T, error)) (res T, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.Error("mcp: "+what+" panicked", what, name, "panic", v, "stack", string(debug.Stack()))
+			var zero T
+			res, err = zero, fmt.Errorf("%s %q %w", what, name, errPanic)
+		}
+	}()
+	return f()
 }
 
 // DefaultLogger is the logger servers use when Options.Logger is nil:
@@ -210,22 +228,6 @@ func (s *Server) Options() Options { return s.opts }
 // Logger returns the server's logger.
 func (s *Server) Logger() *slog.Logger { return s.logger }
 
-// update applies fn to a copy of the registry and publishes it, then tells
-// the watchers.
-// fn may refuse the change by returning an error, which update raises as a
-// panic (a programmer error) without publishing anything.
-func (s *Server) update(ch Change, fn func(r *registry) error) {
-	s.mu.Lock()
-	r := s.reg.Load().clone()
-	if err := fn(r); err != nil {
-		s.mu.Unlock()
-		panic(err.Error())
-	}
-	s.reg.Store(r)
-	s.mu.Unlock()
-	s.notify(ch)
-}
-
 // ChangeKind says what changed in a [Change].
 type ChangeKind int
 
@@ -240,9 +242,12 @@ const (
 
 // Change is an event transports turn into notifications.
 type Change struct {
+	// Kind says what changed.
 	Kind ChangeKind
-	URI  string      // for ResourceUpdated
-	Log  *LogMessage // for LogBroadcast
+	// URI is the resource whose contents changed, for ResourceUpdated.
+	URI string
+	// Log is the message to send, for LogBroadcast.
+	Log *LogMessage
 }
 
 type watcher struct{ fn func(Change) }

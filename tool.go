@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +17,8 @@ import (
 // Tool describes a tool. Register it with [AddTool] (typed) or
 // [Server.AddRawTool] (raw JSON).
 type Tool struct {
-	// Name is the unique identifier clients call. Required.
+	// Name is the unique identifier clients call. Required: 1 to 128
+	// characters of A-Z, a-z, 0-9, _, - and . (see [ValidToolName]).
 	Name string
 	// Title is an optional display name.
 	Title string
@@ -32,13 +34,18 @@ type Tool struct {
 	Annotations *ToolAnnotations
 	// Meta is sent as _meta in tools/list.
 	Meta map[string]any
-	// CanAccess, when set, decides per caller (its auth session data)
-	// whether the tool exists: a denied tool is neither listed nor
-	// callable, and a call to it reads as an unknown tool.
-	CanAccess func(auth any) bool
-	// Timeout bounds one execution. When it expires the tool's context is
-	// cancelled and the client gets an isError result naming the tool and
-	// the limit. Zero means no limit.
+	// CanAccess, when set, decides per request (its context and the
+	// caller's auth data) whether the tool exists: a denied tool is neither
+	// listed nor callable, and a call to it reads as an unknown tool.
+	CanAccess AccessCheck
+	// Timeout bounds one execution; zero means no limit. It is a deadline
+	// on the tool's context: when it passes, ctx is cancelled (its cause
+	// says the tool timed out) and the client at once gets an isError
+	// result naming the tool and the limit. A tool that ignores its
+	// context is not stopped (Go cannot stop a goroutine): it runs on in
+	// the background until it returns, and then its result is dropped, as
+	// is anything it sends through its [Context] after the limit. So a tool
+	// with a Timeout should return soon after ctx.Done() closes.
 	Timeout time.Duration
 }
 
@@ -154,15 +161,27 @@ func classifyOut(t reflect.Type) outKind {
 // AddTool registers a typed tool. The input schema is inferred from In (a
 // struct: `json` tags name the arguments, `jsonschema:"…"` tags describe
 // them, `enum:"a,b"` and `default:"…"` tags constrain them, fields without
-// omitempty are required) unless t.InputSchema is set. Arguments are
-// validated against the schema and defaults applied before fn runs, so fn
-// only sees valid input. It panics on a duplicate name, an empty name or a
-// type that has no JSON Schema.
+// omitempty are required: present and not null) unless t.InputSchema is
+// set. Arguments are validated against the schema and defaults applied
+// before fn runs, so fn only sees valid input. It panics when the name
+// breaks the tool-name rule ([ErrInvalidToolName]) or is taken, or when a
+// type has no JSON Schema: at start-up these are programmer errors. Tools
+// made at run time use [TryAddTool], which returns the error instead.
 func AddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) {
+	must("AddTool", TryAddTool(s, t, fn))
+}
+
+// TryAddTool is [AddTool] for tools made while the server runs: instead of
+// panicking it returns an error wrapping [ErrInvalidToolName],
+// [ErrAlreadyRegistered] or [ErrInvalidDefinition], and registers nothing.
+func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
+	if fn == nil {
+		return invalid("tool %q: the tool function is nil", t.Name)
+	}
 	if t.InputSchema == nil {
 		sch, err := inferSchema(reflect.TypeFor[In]())
 		if err != nil {
-			panic(fmt.Sprintf("mcp: AddTool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err))
+			return invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
 		}
 		t.InputSchema = sch
 	}
@@ -170,14 +189,14 @@ func AddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) {
 	if kind == outStructured && t.OutputSchema == nil {
 		sch, err := inferSchema(reflect.TypeFor[Out]())
 		if err != nil {
-			panic(fmt.Sprintf("mcp: AddTool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err))
+			return invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
 		}
 		if sch.Type == "object" {
 			t.OutputSchema = sch
 		}
 	}
 	isRaw := reflect.TypeFor[In]() == rawMessageType
-	s.addTool(t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
+	return s.addTool(t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
 		var in In
 		if isRaw {
 			*any(&in).(*json.RawMessage) = args
@@ -192,16 +211,26 @@ func AddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) {
 	})
 }
 
-// AddRawTool registers a tool whose arguments reach fn as raw JSON, for
-// tools defined at run time. t.InputSchema (nil: any object) is resolved
-// now and enforced on every call. It panics like [AddTool].
+// AddRawTool registers a tool whose arguments reach fn as raw JSON.
+// t.InputSchema (nil: any object) is resolved now and enforced on every
+// call. It panics like [AddTool]; tools defined at run time (from a
+// configuration, a remote catalogue) should use [Server.TryAddRawTool].
 func (s *Server) AddRawTool(t Tool, fn RawToolFunc) {
+	must("AddRawTool", s.TryAddRawTool(t, fn))
+}
+
+// TryAddRawTool is [Server.AddRawTool] returning an error (wrapping
+// [ErrInvalidToolName], [ErrAlreadyRegistered] or [ErrInvalidDefinition])
+// instead of panicking, so that a bad tool made at run time cannot bring a
+// live server down. On error nothing is registered.
+func (s *Server) TryAddRawTool(t Tool, fn RawToolFunc) error {
+	if fn == nil {
+		return invalid("tool %q: the tool function is nil", t.Name)
+	}
 	if t.InputSchema == nil {
 		t.InputSchema = &jsonschema.Schema{Type: "object"}
 	}
-	s.addTool(t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
-		return fn(ctx, c, args)
-	})
+	return s.addTool(t, fn)
 }
 
 // argError is a failure to decode validated arguments into the Go type.
@@ -246,6 +275,7 @@ func toResult(out any, kind outKind) (*ContentResult, error) {
 }
 
 type toolEntry struct {
+	entryBase
 	tool        Tool
 	resolved    *jsonschema.Resolved
 	flat        *flatSchema // a reflection-free validator, when the schema allows
@@ -253,65 +283,34 @@ type toolEntry struct {
 	run         RawToolFunc
 }
 
-func (s *Server) addTool(t Tool, run RawToolFunc) {
-	if t.Name == "" {
-		panic("mcp: AddTool: Tool.Name is required")
-	}
-	if t.InputSchema.Type != "object" {
-		panic(fmt.Sprintf("mcp: AddTool %q: the input schema must have type \"object\", not %q", t.Name, t.InputSchema.Type))
+func (s *Server) addTool(t Tool, run RawToolFunc) error {
+	switch {
+	case t.Name == "":
+		return fmt.Errorf("Tool.Name is required: %w", ErrInvalidToolName)
+	case !ValidToolName(t.Name):
+		return fmt.Errorf("tool %q: %w", t.Name, ErrInvalidToolName)
+	case t.InputSchema.Type != "object":
+		return invalid("tool %q: the input schema must have type \"object\", not %q", t.Name, t.InputSchema.Type)
 	}
 	res, err := t.InputSchema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
-		panic(fmt.Sprintf("mcp: AddTool %q: input schema: %v", t.Name, err))
+		return invalid("tool %q: input schema: %v", t.Name, err)
 	}
-	e := &toolEntry{tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run}
-	s.update(Change{Kind: ToolsChanged}, func(r *registry) error {
-		if _, dup := r.toolByName[t.Name]; dup {
-			return fmt.Errorf("mcp: AddTool: a tool named %q is already registered", t.Name)
-		}
-		r.tools = append(r.tools, e)
-		r.toolByName[t.Name] = e
-		return nil
-	})
+	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess},
+		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run}
+	return s.update(Change{Kind: ToolsChanged}, func(r *registry) error { return r.tools.add(e, "tool") })
 }
 
 // RemoveTools removes the named tools; unknown names are ignored. Clients
 // are sent notifications/tools/list_changed.
 func (s *Server) RemoveTools(names ...string) {
-	s.update(Change{Kind: ToolsChanged}, func(r *registry) error {
-		for _, n := range names {
-			if e, ok := r.toolByName[n]; ok {
-				delete(r.toolByName, n)
-				r.tools = removeEntry(r.tools, e)
-			}
-		}
-		return nil
-	})
+	_ = s.update(Change{Kind: ToolsChanged}, func(r *registry) error { r.tools.remove(names); return nil })
 }
 
-func removeEntry[E comparable](s []E, e E) []E {
-	out := s[:0:0]
-	for _, x := range s {
-		if x != e {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-func allowed(check func(any) bool, auth any) bool { return check == nil || check(auth) }
-
-// ListTools returns the tools visible to a caller with the given auth data
-// (and the access policy in ctx), in registration order.
+// ListTools returns the tools visible to the caller (its request context
+// and auth data), in registration order.
 func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
-	r := s.reg.Load()
-	out := make([]Tool, 0, len(r.tools))
-	for _, e := range r.tools {
-		if allowed(e.tool.CanAccess, auth) && policyAllows(ctx, auth, KindTool, e.tool.Name) {
-			out = append(out, e.tool)
-		}
-	}
-	return out
+	return visibleItems(ctx, auth, s.reg.Load().tools, func(e *toolEntry) Tool { return e.tool })
 }
 
 // CallTool runs the named tool for the caller described by c. Failures of
@@ -319,8 +318,8 @@ func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
 // isError result; an unknown or hidden tool is an *[Error] with
 // [CodeInvalidParams].
 func (s *Server) CallTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
-	e, ok := s.reg.Load().toolByName[name]
-	if !ok || !allowed(e.tool.CanAccess, c.Session) || !policyAllows(ctx, c.Session, KindTool, name) {
+	e, ok := s.reg.Load().tools.lookup(ctx, c.Session, name)
+	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", name)}
 	}
 	args, err := e.prepare(args)
@@ -328,12 +327,7 @@ func (s *Server) CallTool(ctx context.Context, c *Context, name string, args jso
 		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %s", name, err)), nil
 	}
 	c.toolName = name
-	var res *ContentResult
-	if e.tool.Timeout > 0 {
-		res, err = s.runWithTimeout(ctx, c, e, args)
-	} else {
-		res, err = s.run(ctx, c, e, args)
-	}
+	res, err := s.runTool(ctx, c, e, args)
 	if err == nil {
 		return res, nil
 	}
@@ -363,19 +357,14 @@ func errorResult(msg string) *ContentResult {
 	return &ContentResult{Content: []Content{TextContent{Text: msg}}, IsError: true}
 }
 
-var errPanic = errors.New("tool panicked")
-
-func (s *Server) run(ctx context.Context, c *Context, e *toolEntry, args json.RawMessage) (res *ContentResult, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			s.logger.Error("tool panicked", "tool", e.tool.Name, "panic", v, "stack", string(debug.Stack()))
-			res, err = nil, errPanic
-		}
-	}()
-	return e.run(ctx, c, args)
-}
-
-func (s *Server) runWithTimeout(ctx context.Context, c *Context, e *toolEntry, args json.RawMessage) (*ContentResult, error) {
+// runTool runs the tool, under its Timeout when it has one.
+func (s *Server) runTool(ctx context.Context, c *Context, e *toolEntry, args json.RawMessage) (*ContentResult, error) {
+	run := func(ctx context.Context) func() (*ContentResult, error) {
+		return func() (*ContentResult, error) { return e.run(ctx, c, args) }
+	}
+	if e.tool.Timeout <= 0 {
+		return protect(s, "tool", e.tool.Name, run(ctx))
+	}
 	tctx, cancel := context.WithTimeoutCause(ctx, e.tool.Timeout, errToolTimeout)
 	defer cancel()
 	c.ctx = tctx
@@ -383,19 +372,22 @@ func (s *Server) runWithTimeout(ctx context.Context, c *Context, e *toolEntry, a
 		res *ContentResult
 		err error
 	}
+	// The tool runs in its own goroutine so that the client gets its
+	// answer at the limit even when the tool ignores its context.
 	done := make(chan outcome, 1)
 	go func() {
-		r, err := s.run(tctx, c, e, args)
+		r, err := protect(s, "tool", e.tool.Name, run(tctx))
 		done <- outcome{r, err}
 	}()
+	timedOut := func() bool { return errors.Is(context.Cause(tctx), errToolTimeout) && ctx.Err() == nil }
 	select {
 	case o := <-done:
-		if o.err != nil && errors.Is(context.Cause(tctx), errToolTimeout) && ctx.Err() == nil {
+		if o.err != nil && timedOut() {
 			return nil, errToolTimeout
 		}
 		return o.res, o.err
 	case <-tctx.Done():
-		if errors.Is(context.Cause(tctx), errToolTimeout) && ctx.Err() == nil {
+		if timedOut() {
 			return nil, errToolTimeout
 		}
 		return nil, context.Cause(ctx)
@@ -456,16 +448,19 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// describeValidation turns a jsonschema validation error chain
-// ("validating root: validating /properties/a: type: …") into
-// `argument "a": type: …`, which names the argument and the constraint.
+// describeValidation turns a validation error of jsonschema-go (or of the
+// flat validator, which words its errors alike) into a message that starts
+// with the word "argument" and names it: "validating root: validating
+// /properties/a: type: …" becomes `argument "a": type: …`, and "required:
+// missing properties: ["q"]" becomes `argument "q" is required but
+// missing`. A constraint on the whole object reads "arguments: …".
 func describeValidation(err error) string {
-	msg := err.Error()
+	// jsonschema-go prints a JSON null as "<invalid reflect.Value>".
+	msg := strings.ReplaceAll(err.Error(), "<invalid reflect.Value>", "null")
 	var path string
 	for {
 		const p = "validating "
-		i := strings.Index(msg, p)
-		if i != 0 {
+		if !strings.HasPrefix(msg, p) {
 			break
 		}
 		rest := msg[len(p):]
@@ -478,10 +473,91 @@ func describeValidation(err error) string {
 		}
 		msg = rest[j+2:]
 	}
-	if path == "" {
-		return msg
+	arg := argumentPath(path)
+	join := func(name string) string {
+		if arg == "" {
+			return name
+		}
+		return arg + "." + name
 	}
-	arg := strings.TrimPrefix(strings.ReplaceAll(path, "/properties/", "."), ".")
-	arg = strings.ReplaceAll(arg, "/items/", "[]")
+	if names, ok := quotedList(msg, "required: missing properties: "); ok {
+		out := fmt.Sprintf("argument %q is required but missing", join(names[0]))
+		if len(names) > 1 {
+			more := make([]string, len(names)-1)
+			for i, n := range names[1:] {
+				more[i] = strconv.Quote(join(n))
+			}
+			out += ", and so is " + strings.Join(more, ", ")
+		}
+		return out
+	}
+	if names, ok := quotedList(msg, "unexpected additional properties "); ok {
+		slices.Sort(names) // jsonschema-go lists them in map order
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			quoted[i] = strconv.Quote(join(n))
+		}
+		if len(names) == 1 {
+			return fmt.Sprintf("argument %s is not accepted (the schema allows no additional properties)", quoted[0])
+		}
+		verb := "is"
+		if len(names) > 2 {
+			verb = "are"
+		}
+		return fmt.Sprintf("argument %s is not accepted, nor %s %s (the schema allows no additional properties)", quoted[0], verb, strings.Join(quoted[1:], ", "))
+	}
+	if arg == "" {
+		return "arguments: " + msg
+	}
 	return fmt.Sprintf("argument %q: %s", arg, msg)
+}
+
+// argumentPath turns a JSON pointer into a schema ("/properties/a/items/
+// properties/b") into the argument it names ("a[].b").
+func argumentPath(ptr string) string {
+	var b strings.Builder
+	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties", "patternProperties":
+			if i+1 < len(segs) {
+				i++
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(strings.NewReplacer("~1", "/", "~0", "~").Replace(segs[i]))
+			}
+		case "items", "additionalItems":
+			b.WriteString("[]")
+		case "prefixItems":
+			if i+1 < len(segs) {
+				i++
+				b.WriteString("[" + segs[i] + "]")
+			}
+		case "additionalProperties":
+			b.WriteString(".*")
+		}
+	}
+	return b.String()
+}
+
+// quotedList parses msg as prefix followed by a Go-quoted list of strings
+// (fmt's %q of a []string: ["a" "b"]).
+func quotedList(msg, prefix string) ([]string, bool) {
+	rest, ok := strings.CutPrefix(msg, prefix)
+	if !ok || len(rest) < 2 || rest[0] != '[' || rest[len(rest)-1] != ']' {
+		return nil, false
+	}
+	rest = rest[1 : len(rest)-1]
+	var out []string
+	for rest != "" {
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return nil, false
+		}
+		s, _ := strconv.Unquote(q)
+		out = append(out, s)
+		rest = strings.TrimPrefix(rest[len(q):], " ")
+	}
+	return out, len(out) > 0
 }

@@ -147,6 +147,8 @@ func TestValidationFailuresAreToolErrors(t *testing.T) {
 		{"enum violation", `{"name": "a", "mode": "rude"}`, []string{`"mode"`, "enum", "rude"}},
 		{"extra property", `{"name": "a", "extra": true}`, []string{`"extra"`, "additional"}},
 		{"nested wrong type", `{"name": "a", "home": {"zip": "x"}}`, []string{`"home.zip"`, "type"}},
+		{"two extra properties", `{"name": "a", "x": 1, "y": 2}`, []string{`argument "x" is not accepted, nor is "y"`}},
+		{"nested missing", `{"name": "a", "home": {}}`, []string{`argument "home.zip" is required but missing`}},
 		{"not an object", `[1, 2]`, []string{"object", "array"}},
 		{"not JSON", `{"name":`, []string{"not valid JSON"}},
 	}
@@ -160,9 +162,55 @@ func TestValidationFailuresAreToolErrors(t *testing.T) {
 			for _, w := range tt.want {
 				assert.Contains(t, text, w)
 			}
+			_, detail, _ := strings.Cut(text, `"greet": `)
+			assert.True(t, strings.HasPrefix(detail, "argument"), "the message starts with the word argument: %q", detail)
 		})
 	}
 	assert.Zero(t, ran.Load(), "the tool never sees invalid input")
+}
+
+// TestValidationMessagesNameTheArgument checks the wording of both
+// validators (the flat one and jsonschema-go's): every message starts with
+// "argument" and names the argument.
+func TestValidationMessagesNameTheArgument(t *testing.T) {
+	t.Parallel()
+	type flat struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit,omitempty"`
+	}
+	type full struct {
+		Query  string    `json:"query"`
+		Values []float64 `json:"values"`
+		Tags   []string  `json:"tags,omitempty"`
+	}
+	s := newServer(t)
+	mcp.AddTool(s, mcp.Tool{Name: "flat"}, func(context.Context, *mcp.Context, flat) (string, error) { return "ok", nil })
+	mcp.AddTool(s, mcp.Tool{Name: "full"}, func(context.Context, *mcp.Context, full) (string, error) { return "ok", nil })
+	tests := []struct {
+		tool, args, want string
+	}{
+		{"flat", `{}`, `argument "query" is required but missing`},
+		{"flat", `{"query": 1}`, `argument "query": type: 1 has type "integer", want "string"`},
+		{"flat", `{"query": "q", "other": 1}`, `argument "other" is not accepted (the schema allows no additional properties)`},
+		{"full", `{"values": []}`, `argument "query" is required but missing`},
+		{"full", `{}`, `argument "query" is required but missing, and so is "values"`},
+		{"full", `{"query": "q", "values": null}`, `argument "values": type: null has type "null", want "array"`},
+		{"full", `{"query": "q", "values": ["a"]}`, `argument "values[]": type: a has type "string", want "number"`},
+		{"full", `{"query": "q", "values": [], "tags": null}`, ""},
+		{"flat", `{"query": null}`, `argument "query": type: null has type "null", want "string"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
+			t.Parallel()
+			res := callTool(t, s, tt.tool, tt.args)
+			if tt.want == "" {
+				assert.False(t, res.IsError, res.Text())
+				return
+			}
+			require.True(t, res.IsError)
+			assert.Equal(t, fmt.Sprintf("Invalid arguments for tool %q: %s", tt.tool, tt.want), res.Text())
+		})
+	}
 }
 
 func TestDefaultsAppliedBeforeTheToolRuns(t *testing.T) {
@@ -350,7 +398,7 @@ func TestToolTimeoutCallerCancelIsNotATimeout(t *testing.T) {
 func TestCanAccessHides(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
-	admin := func(auth any) bool { u, _ := auth.(string); return u == "admin" }
+	admin := func(_ context.Context, auth any) bool { u, _ := auth.(string); return u == "admin" }
 	mcp.AddTool(s, mcp.Tool{Name: "public"}, noopTool)
 	mcp.AddTool(s, mcp.Tool{Name: "secret", CanAccess: admin}, noopTool)
 	mcp.AddTool(s, mcp.Tool{Name: "authed", CanAccess: mcp.RequireAuth}, noopTool)

@@ -3,9 +3,9 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -110,11 +110,7 @@ func onlyKeys(m map[string]json.RawMessage, allowed []string) bool {
 // validate checks the decoded arguments.
 func (f *flatSchema) validate(m map[string]any) error {
 	// Properties in a fixed order, so the first error is deterministic.
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(m))
 	var extra []string
 	for _, k := range names {
 		p, ok := f.props[k]
@@ -145,17 +141,16 @@ func (p flatProp) check(v any) error {
 	got := jsonType(v)
 	ok := got == p.typ || (p.typ == "number" && got == "integer") || (p.nullable && got == "null")
 	if !ok {
+		shown := v
+		if v == nil {
+			shown = "null" // not <nil>
+		}
 		if p.nullable {
-			return fmt.Errorf("type: %v has type %q, want one of %q", v, got, "null, "+p.typ)
+			return fmt.Errorf("type: %v has type %q, want one of %q", shown, got, "null, "+p.typ)
 		}
-		return fmt.Errorf("type: %v has type %q, want %q", v, got, p.typ)
+		return fmt.Errorf("type: %v has type %q, want %q", shown, got, p.typ)
 	}
-	if p.enum != nil {
-		for _, e := range p.enum {
-			if equalJSON(e, v) {
-				return nil
-			}
-		}
+	if p.enum != nil && !slices.ContainsFunc(p.enum, func(e any) bool { return equalJSON(e, v) }) {
 		return fmt.Errorf("enum: %v does not equal any of: %v", v, p.enum)
 	}
 	return nil

@@ -22,7 +22,7 @@ func TestEmbeddedCanAccess(t *testing.T) {
 	mcp.AddTool(srv, mcp.Tool{Name: "public"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
 		return "hello", nil
 	})
-	mcp.AddTool(srv, mcp.Tool{Name: "reset", CanAccess: func(auth any) bool { u, _ := auth.(string); return u == "admin" }},
+	mcp.AddTool(srv, mcp.Tool{Name: "reset", CanAccess: func(_ context.Context, auth any) bool { u, _ := auth.(string); return u == "admin" }},
 		func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			return "reset by " + c.Session.(string), nil
 		})

@@ -68,7 +68,7 @@ var errorRows = []errorRow{
 // errorServer is the engine test server plus a tool only "admin" sees.
 func errorServer(t testing.TB) *mcp.Server {
 	srv := newEngineServer(t, nil)
-	mcp.AddTool(srv, mcp.Tool{Name: "admin_only", CanAccess: func(auth any) bool { return auth == "admin" }},
+	mcp.AddTool(srv, mcp.Tool{Name: "admin_only", CanAccess: func(_ context.Context, auth any) bool { return auth == "admin" }},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "secret", nil })
 	return srv
 }

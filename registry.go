@@ -1,0 +1,227 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+)
+
+// Registration errors. The error-returning registration forms
+// ([Server.TryAddRawTool], [TryAddTool], [Server.TryAddResource],
+// [Server.TryAddResourceTemplate], [Server.TryAddPrompt],
+// [TryAddTypedPrompt]) return errors that wrap one of these; the panicking
+// forms panic with the same text.
+var (
+	// ErrInvalidToolName means a tool name breaks the MCP rule: 1 to 128
+	// characters, each one of A-Z, a-z, 0-9, underscore, hyphen or dot.
+	ErrInvalidToolName = errors.New("a tool name must be 1 to 128 characters of A-Z, a-z, 0-9, _, - and .")
+	// ErrAlreadyRegistered means the name (or URI, or URI template) is
+	// taken by an object of the same kind.
+	ErrAlreadyRegistered = errors.New("already registered")
+	// ErrInvalidDefinition means the object is incomplete or inconsistent:
+	// a required field is empty, a schema does not resolve, an argument is
+	// declared twice, and so on. The error's text says which.
+	ErrInvalidDefinition = errors.New("invalid definition")
+)
+
+// toolNameRE is the tool-name rule of the MCP specification (2025-11-25).
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// ValidToolName reports whether name follows the MCP tool-name rule: 1 to
+// 128 characters, each one of A-Z, a-z, 0-9, underscore, hyphen or dot.
+func ValidToolName(name string) bool { return toolNameRE.MatchString(name) }
+
+// invalid builds an error wrapping ErrInvalidDefinition.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidDefinition}, args...)...)
+}
+
+// AccessCheck decides, for one request, whether the caller may see and use
+// a tool, resource, resource template or prompt. ctx is the request's own
+// context, so it carries every value the application's middleware put
+// there (a tenant, a feature flag); auth is the caller's auth data (what
+// Options.Authenticate or the auth provider returned, nil when
+// anonymous). A refused object is invisible: it is not listed, and a call
+// to it reads as an unknown one.
+//
+// A check runs on every list and every call: keep it fast and free of
+// side effects. [RequireAuth], [RequireScopes], [RequireAll] and
+// [RequireAny] are ready-made checks.
+type AccessCheck func(ctx context.Context, auth any) bool
+
+// RequireAuth is a ready-made [AccessCheck]: the caller must be
+// authenticated (carry non-nil auth data).
+func RequireAuth(_ context.Context, auth any) bool { return auth != nil }
+
+// ScopeChecker is implemented by auth data that knows the OAuth scopes it
+// was granted; [RequireScopes] asks it.
+type ScopeChecker interface {
+	// HasScope reports whether scope was granted.
+	HasScope(scope string) bool
+}
+
+// RequireScopes returns an [AccessCheck] that admits a caller whose auth
+// data implements [ScopeChecker] and holds every one of scopes.
+func RequireScopes(scopes ...string) AccessCheck {
+	return func(_ context.Context, auth any) bool {
+		sc, ok := auth.(ScopeChecker)
+		if !ok {
+			return false
+		}
+		for _, s := range scopes {
+			if !sc.HasScope(s) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// RequireAll returns an [AccessCheck] that admits a caller every one of
+// checks admits (all of none: everyone).
+func RequireAll(checks ...AccessCheck) AccessCheck {
+	return func(ctx context.Context, auth any) bool {
+		for _, c := range checks {
+			if !c(ctx, auth) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// RequireAny returns an [AccessCheck] that admits a caller at least one of
+// checks admits (any of none: no one).
+func RequireAny(checks ...AccessCheck) AccessCheck {
+	return func(ctx context.Context, auth any) bool {
+		for _, c := range checks {
+			if c(ctx, auth) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// entryBase is what every registered object shares: its key in the
+// registry and its access rules.
+type entryBase struct {
+	key       string
+	kind      Kind
+	canAccess AccessCheck
+}
+
+// visible reports whether the caller may see the object: its own check
+// and the access policies in ctx must all admit it.
+func (b *entryBase) visible(ctx context.Context, auth any) bool {
+	return (b.canAccess == nil || b.canAccess(ctx, auth)) && policyAllows(ctx, auth, b.kind, b.key)
+}
+
+type entry interface {
+	base() *entryBase
+}
+
+func (b *entryBase) base() *entryBase { return b }
+
+// table is one kind of registered object, in registration order and by key.
+type table[E entry] struct {
+	list  []E
+	byKey map[string]E
+}
+
+func newTable[E entry]() table[E] { return table[E]{byKey: map[string]E{}} }
+
+func (t table[E]) clone() table[E] {
+	c := table[E]{list: slices.Clone(t.list), byKey: make(map[string]E, len(t.byKey)+1)}
+	for k, v := range t.byKey {
+		c.byKey[k] = v
+	}
+	return c
+}
+
+// add appends e; what names it in the error ("a tool named", …).
+func (t *table[E]) add(e E, what string) error {
+	k := e.base().key
+	if _, dup := t.byKey[k]; dup {
+		return fmt.Errorf("%s %q is %w", what, k, ErrAlreadyRegistered)
+	}
+	t.list = append(t.list, e)
+	t.byKey[k] = e
+	return nil
+}
+
+// remove deletes the entries with these keys; unknown keys are ignored.
+func (t *table[E]) remove(keys []string) {
+	for _, k := range keys {
+		if e, ok := t.byKey[k]; ok {
+			delete(t.byKey, k)
+			t.list = slices.DeleteFunc(t.list, func(x E) bool { return x.base() == e.base() })
+		}
+	}
+}
+
+// lookup returns the entry with key k when the caller may see it.
+func (t table[E]) lookup(ctx context.Context, auth any, k string) (E, bool) {
+	e, ok := t.byKey[k]
+	if !ok || !e.base().visible(ctx, auth) {
+		var zero E
+		return zero, false
+	}
+	return e, true
+}
+
+// visibleItems returns what view gives for every entry the caller may see,
+// in registration order.
+func visibleItems[E entry, T any](ctx context.Context, auth any, t table[E], view func(E) T) []T {
+	out := make([]T, 0, len(t.list))
+	for _, e := range t.list {
+		if e.base().visible(ctx, auth) {
+			out = append(out, view(e))
+		}
+	}
+	return out
+}
+
+// registry is an immutable snapshot; writers copy it.
+type registry struct {
+	tools     table[*toolEntry]
+	resources table[*resourceEntry]
+	templates table[*templateEntry]
+	prompts   table[*promptEntry]
+}
+
+func newRegistry() *registry {
+	return &registry{tools: newTable[*toolEntry](), resources: newTable[*resourceEntry](),
+		templates: newTable[*templateEntry](), prompts: newTable[*promptEntry]()}
+}
+
+func (r *registry) clone() *registry {
+	return &registry{tools: r.tools.clone(), resources: r.resources.clone(),
+		templates: r.templates.clone(), prompts: r.prompts.clone()}
+}
+
+// update applies fn to a copy of the registry and publishes it, then tells
+// the watchers. When fn refuses the change (returns an error) nothing is
+// published and the error is returned.
+func (s *Server) update(ch Change, fn func(r *registry) error) error {
+	s.mu.Lock()
+	r := s.reg.Load().clone()
+	if err := fn(r); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.reg.Store(r)
+	s.mu.Unlock()
+	s.notify(ch)
+	return nil
+}
+
+// must panics with err's text, prefixed by the registration call, when err
+// is non-nil: the panicking registration forms share it.
+func must(call string, err error) {
+	if err != nil {
+		panic("mcp: " + call + ": " + err.Error())
+	}
+}
