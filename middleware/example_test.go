@@ -95,7 +95,7 @@ func ExampleSessionID() {
 	// Output:
 	// session "8f1c"
 	// session ""
-	// 400 {"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: the Mcp-Session-Id header must be non-empty and hold only visible ASCII characters (0x21 to 0x7E); send the ID the server issued, unchanged"}}
+	// 400 {"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: the Mcp-Session-Id header must be 1 to 256 visible ASCII characters (0x21 to 0x7E); send the ID the server issued, unchanged"}}
 }
 
 func ExampleCanAccess() {

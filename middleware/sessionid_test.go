@@ -3,11 +3,13 @@ package middleware_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/session"
 )
 
 func TestSessionID(t *testing.T) {
@@ -31,6 +33,9 @@ func TestSessionID(t *testing.T) {
 		{name: "non-ASCII", values: []string{"séance"}, wantStatus: http.StatusBadRequest, wantMsg: "visible ASCII"},
 		{name: "control character", values: []string{"a\x01"}, wantStatus: http.StatusBadRequest, wantMsg: "visible ASCII"},
 		{name: "sent twice", values: []string{"a", "b"}, wantStatus: http.StatusBadRequest, wantMsg: "more than once"},
+		{name: "the longest ID passes", values: []string{strings.Repeat("a", session.MaxIDLen)}, wantStatus: http.StatusOK,
+			wantID: strings.Repeat("a", session.MaxIDLen)},
+		{name: "one character too long", values: []string{strings.Repeat("a", session.MaxIDLen+1)}, wantStatus: http.StatusBadRequest, wantMsg: "1 to 256"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
