@@ -72,3 +72,30 @@ func TestSessionIDFromContextWithoutMiddleware(t *testing.T) {
 	t.Parallel()
 	assert.Empty(t, middleware.SessionIDFromContext(t.Context()))
 }
+
+// TestSessionIDRunsOnce: a request that already passed through SessionID
+// (the user's chain, then the engine's) is not checked again.
+func TestSessionIDRunsOnce(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	count := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls++; next.ServeHTTP(w, r) })
+	}
+	var got string
+	inner := middleware.SessionID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = middleware.SessionIDFromContext(r.Context())
+		// A header changed between the two must not be read again.
+		assert.Equal(t, "changed", r.Header.Get("Mcp-Session-Id"))
+	}))
+	h := middleware.SessionID(count(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Set("Mcp-Session-Id", "changed")
+		inner.ServeHTTP(w, r)
+	})))
+	req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	req.Header.Set("Mcp-Session-Id", "first")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, 1, calls)
+	assert.Equal(t, "first", got)
+}
