@@ -117,8 +117,8 @@ type Handler struct {
 	closed  bool
 	reaping bool
 
-	chain     http.Handler      // the engine's own middleware, then serve (doc.go)
-	ping      *middleware.Ping  // nil: pings off
+	chain     http.Handler     // the engine's own middleware, then serve (doc.go)
+	ping      *middleware.Ping // nil: pings off
 	hooks     SessionHooks
 	stopWatch func()
 	draining  chan struct{}
@@ -408,11 +408,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		httpError(w, http.StatusBadRequest, nil, int64(de.Code), de.Message)
 		return
 	}
-	hasInit := false
-	for _, m := range msgs {
-		hasInit = hasInit || (m != nil && m.Method == "initialize")
-	}
-	if hasInit {
+	if slices.ContainsFunc(msgs, func(m *jsonrpc.Message) bool { return m != nil && m.Method == "initialize" }) {
 		httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest,
 			"Invalid Request: initialize must not be part of a JSON-RPC batch")
 		return
