@@ -219,8 +219,9 @@ type MuxOptions struct {
 //
 //	parent.Handle("/api/", http.StripPrefix("/api", mcphttp.NewMux(h, nil)))
 //
-// Custom routes added with AddRoute after NewMux returned are served too
-// (see mountRoutes).
+// Custom routes added with AddRoute after NewMux returned are served too,
+// from their first request on (a late route whose pattern conflicts with
+// a mounted one is logged and not served).
 func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	var o MuxOptions
 	if opts != nil {
