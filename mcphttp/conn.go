@@ -140,9 +140,17 @@ func (c *conn) enqueue(msg []byte) {
 	}
 }
 
+// errRootsDisabled is what asking for roots returns when the server's
+// Options.Roots.Disabled is set.
+var errRootsDisabled = fmt.Errorf("%w: roots are disabled by the server (mcp.Options.Roots.Disabled), so it does not ask the client for them", mcp.ErrCapability)
+
 // call sends a server-to-client request through send and waits for the
-// client's answer.
+// client's answer. Every server-to-client request passes here, so this is
+// where the roots policy is enforced.
 func (c *conn) call(ctx context.Context, send func([]byte) error, method string, params any) (json.RawMessage, error) {
+	if method == "roots/list" && c.h.rootsDisabled() {
+		return nil, errRootsDisabled
+	}
 	p, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encoding %s params: %w", method, err)
@@ -203,6 +211,12 @@ func (c *conn) cachedRoots(ctx context.Context, peer mcp.Peer) ([]mcp.Root, erro
 	return roots, nil
 }
 
+// rootsDisabled reports whether the server's Options.Roots.Disabled is set.
+func (h *Handler) rootsDisabled() bool {
+	ro := h.srv.Options().Roots
+	return ro != nil && ro.Disabled
+}
+
 func (c *conn) setRoots(r []mcp.Root) {
 	c.mu.Lock()
 	c.roots, c.rootsOK = r, true
@@ -261,13 +275,26 @@ func (rs *responder) setSessionHeader() {
 }
 
 func (rs *responder) startSSE() {
-	hd := rs.w.Header()
-	rs.setSessionHeader()
+	sid := ""
+	if rs.c != nil && !rs.c.ephemeral {
+		sid = rs.c.sess.ID
+	}
+	startSSE(rs.w, sid)
+	rs.sse = true
+}
+
+// startSSE sends the 200 headers of an SSE stream (every stream the
+// engine opens: a request's, the GET stream, a resumed one), with the
+// session's ID when sid is not empty.
+func startSSE(w http.ResponseWriter, sid string) {
+	hd := w.Header()
+	if sid != "" {
+		hd.Set("Mcp-Session-Id", sid)
+	}
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-cache, no-transform")
 	hd.Set("X-Accel-Buffering", "no")
-	rs.w.WriteHeader(http.StatusOK)
-	rs.sse = true
+	w.WriteHeader(http.StatusOK)
 }
 
 // event sends a message that precedes the result.
@@ -431,12 +458,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.getActive.Store(false)
-	hd := w.Header()
-	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Cache-Control", "no-cache, no-transform")
-	hd.Set("X-Accel-Buffering", "no")
-	hd.Set("Mcp-Session-Id", c.sess.ID)
-	w.WriteHeader(http.StatusOK)
+	startSSE(w, c.sess.ID)
 	rc := http.NewResponseController(w)
 	if err := rc.Flush(); err != nil {
 		return

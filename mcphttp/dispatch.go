@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"time"
@@ -37,24 +38,34 @@ func init() {
 	methods = map[string]methodFunc{
 		"initialize":               (*Handler).doInitialize,
 		"ping":                     func(*Handler, context.Context, *call) (any, error) { return struct{}{}, nil },
-		"tools/list":               (*Handler).doToolsList,
+		"tools/list":               listMethod("tools", (*mcp.Server).ListTools),
 		"tools/call":               (*Handler).doToolsCall,
-		"resources/list":           (*Handler).doResourcesList,
-		"resources/templates/list": (*Handler).doTemplatesList,
+		"resources/list":           listMethod("resources", (*mcp.Server).ListResources),
+		"resources/templates/list": listMethod("resourceTemplates", (*mcp.Server).ListResourceTemplates),
 		"resources/read":           (*Handler).doResourcesRead,
 		"resources/subscribe":      (*Handler).doSubscribe,
 		"resources/unsubscribe":    (*Handler).doUnsubscribe,
-		"prompts/list":             (*Handler).doPromptsList,
+		"prompts/list":             listMethod("prompts", (*mcp.Server).ListPrompts),
 		"prompts/get":              (*Handler).doPromptsGet,
 		"completion/complete":      (*Handler).doComplete,
 		"logging/setLevel":         (*Handler).doSetLevel,
 	}
 }
 
-// handleRequest runs one request and replies on rs.
+// handleRequest runs one request and replies on rs. It is the engine's one
+// place of panic recovery (doc.go): every request passes here, also those
+// run on goroutines of their own (batches, resumable streams) where no
+// HTTP middleware could catch a panic. A panic is logged with its stack
+// and answered with a -32603 error.
 func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, rs *responder) {
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
+	defer func() {
+		if v := recover(); v != nil {
+			h.log.Error("mcp: panic in a request handler", "method", msg.Method, "panic", v, "stack", string(debug.Stack()))
+			rs.reply(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, "Internal error (see the server log)", nil))
+		}
+	}()
 	key := msg.IDKey()
 	tracked := c.track(key, func() { cancel(errCancelled) })
 	if tracked {
@@ -69,7 +80,7 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 	if fn == nil {
 		err = &mcp.Error{Code: mcp.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %q", msg.Method)}
 	} else {
-		res, err = h.safeCall(ctx, fn, k)
+		res, err = fn(h, ctx, k)
 	}
 	if errors.Is(context.Cause(ctx), errCancelled) {
 		return // the client cancelled: no response (spec: cancellation)
@@ -93,17 +104,6 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 	rs.reply(out)
 }
 
-// safeCall runs a method, turning a panic into an internal error.
-func (h *Handler) safeCall(ctx context.Context, fn methodFunc, k *call) (res any, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			h.log.Error("mcp: panic in a request handler", "method", k.msg.Method, "panic", v)
-			res, err = nil, &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error (see the server log)"}
-		}
-	}()
-	return fn(h, ctx, k)
-}
-
 func marshalResult(v any) ([]byte, error) {
 	switch r := v.(type) {
 	case *mcp.ContentResult:
@@ -119,7 +119,7 @@ func (h *Handler) handleNotification(r *http.Request, c *conn, msg *jsonrpc.Mess
 	switch msg.Method {
 	case "notifications/initialized":
 		c.sess.SetInitialized()
-		h.fetchRoots(c)
+		h.fetchRoots(c, false)
 	case "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
@@ -132,18 +132,20 @@ func (h *Handler) handleNotification(r *http.Request, c *conn, msg *jsonrpc.Mess
 		c.cancel(string(p.RequestID))
 	case "notifications/roots/list_changed":
 		c.invalidateRoots()
-		h.fetchRoots(c)
+		if !h.fetchRoots(c, true) && !c.ephemeral {
+			h.rootsChanged(c, nil)
+		}
 	}
 }
 
 // fetchRoots asks a client that declared roots for them, on the GET
-// stream, and caches the answer.
-func (h *Handler) fetchRoots(c *conn) {
-	if c.ephemeral || c.sess.Capabilities().Roots == nil {
-		return
-	}
-	if ro := h.srv.Options().Roots; ro != nil && ro.Disabled {
-		return
+// stream, and caches the answer; changed says the client reported a
+// change, which the OnRootsChanged hook hears of once the answer is in.
+// It reports whether it asked (not when the session is stateless, the
+// client declared no roots, or the server's roots are disabled).
+func (h *Handler) fetchRoots(c *conn, changed bool) bool {
+	if c.ephemeral || c.sess.Capabilities().Roots == nil || h.rootsDisabled() {
+		return false
 	}
 	h.wg.Add(1)
 	go func() {
@@ -162,10 +164,14 @@ func (h *Handler) fetchRoots(c *conn) {
 		roots, err := mcp.ListRoots(ctx, streamPeer{c})
 		if err != nil {
 			h.log.Debug("mcp: roots/list failed", "session", c.sess.ID, "error", err)
-			return
+		} else {
+			c.setRoots(roots)
 		}
-		c.setRoots(roots)
+		if changed {
+			h.rootsChanged(c, roots)
+		}
 	}()
+	return true
 }
 
 // onChange turns registry changes into notifications on every initialized
@@ -240,7 +246,7 @@ func (h *Handler) doInitialize(_ context.Context, k *call) (any, error) {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: initialize needs "protocolVersion"`}
 	}
 	version := p.ProtocolVersion
-	if !slices.Contains(SupportedVersions, version) {
+	if !slices.Contains(supportedVersions, version) {
 		version = LatestVersion
 	}
 	k.c.sess.Init(version, p.ClientInfo, p.Capabilities, k.auth)
@@ -309,64 +315,47 @@ type listParams struct {
 	Cursor string `json:"cursor"`
 }
 
-func (h *Handler) doToolsList(_ context.Context, k *call) (any, error) {
-	var p listParams
-	if err := decodeParams(k.msg.Params, &p); err != nil {
-		return nil, err
+// listMethod is the handler of a list method (tools/list and the like):
+// the items visible to the caller, one page after params.cursor, under
+// key.
+func listMethod[T any](key string, list func(*mcp.Server, context.Context, any) []T) methodFunc {
+	return func(h *Handler, _ context.Context, k *call) (any, error) {
+		var p listParams
+		if err := decodeParams(k.msg.Params, &p); err != nil {
+			return nil, err
+		}
+		page, next, err := paginate(list(h.srv, k.r.Context(), k.auth), p.Cursor, h.opts.PageSize)
+		if err != nil {
+			return nil, err
+		}
+		return listPage[T]{key: key, items: page, next: next}, nil
 	}
-	page, next, err := paginate(h.srv.ListTools(k.r.Context(), k.auth), p.Cursor, h.opts.PageSize)
-	if err != nil {
-		return nil, err
-	}
-	return struct {
-		Tools      []mcp.Tool `json:"tools"`
-		NextCursor string     `json:"nextCursor,omitempty"`
-	}{page, next}, nil
 }
 
-func (h *Handler) doResourcesList(_ context.Context, k *call) (any, error) {
-	var p listParams
-	if err := decodeParams(k.msg.Params, &p); err != nil {
-		return nil, err
-	}
-	page, next, err := paginate(h.srv.ListResources(k.r.Context(), k.auth), p.Cursor, h.opts.PageSize)
-	if err != nil {
-		return nil, err
-	}
-	return struct {
-		Resources  []mcp.Resource `json:"resources"`
-		NextCursor string         `json:"nextCursor,omitempty"`
-	}{page, next}, nil
+// listPage is one page of a list result: {key: [items], "nextCursor": …}.
+type listPage[T any] struct {
+	key   string
+	items []T
+	next  string
 }
 
-func (h *Handler) doTemplatesList(_ context.Context, k *call) (any, error) {
-	var p listParams
-	if err := decodeParams(k.msg.Params, &p); err != nil {
-		return nil, err
+// MarshalJSON implements json.Marshaler.
+func (p listPage[T]) MarshalJSON() ([]byte, error) {
+	items := p.items
+	if items == nil {
+		items = []T{} // an empty list is [], never null
 	}
-	page, next, err := paginate(h.srv.ListResourceTemplates(k.r.Context(), k.auth), p.Cursor, h.opts.PageSize)
+	ib, err := json.Marshal(items)
 	if err != nil {
 		return nil, err
 	}
-	return struct {
-		ResourceTemplates []mcp.ResourceTemplate `json:"resourceTemplates"`
-		NextCursor        string                 `json:"nextCursor,omitempty"`
-	}{page, next}, nil
-}
-
-func (h *Handler) doPromptsList(_ context.Context, k *call) (any, error) {
-	var p listParams
-	if err := decodeParams(k.msg.Params, &p); err != nil {
-		return nil, err
+	b := make([]byte, 0, len(ib)+len(p.key)+len(p.next)+32)
+	b = jsonrpc.AppendString(append(b, '{'), p.key)
+	b = append(append(b, ':'), ib...)
+	if p.next != "" {
+		b = jsonrpc.AppendString(append(b, `,"nextCursor":`...), p.next)
 	}
-	page, next, err := paginate(h.srv.ListPrompts(k.r.Context(), k.auth), p.Cursor, h.opts.PageSize)
-	if err != nil {
-		return nil, err
-	}
-	return struct {
-		Prompts    []mcp.Prompt `json:"prompts"`
-		NextCursor string       `json:"nextCursor,omitempty"`
-	}{page, next}, nil
+	return append(b, '}'), nil
 }
 
 type requestMeta struct {

@@ -5,15 +5,119 @@
 // decoding (strict: duplicate and case-variant members are refused),
 // method dispatch, capability and version negotiation (2024-11-05,
 // 2025-03-26 with batches, 2025-06-18, 2025-11-25), JSON or SSE responses,
-// the GET stream, DELETE, sessions, DNS-rebinding protection and a body
-// limit. It never reads the URL path, so it mounts under any prefix of any
-// mux, behind any middleware:
+// the GET stream, DELETE, sessions, DNS-rebinding protection, pings and a
+// body limit. It never reads the URL path, so it mounts under any prefix
+// of any mux, behind any middleware, and stays safe when mounted bare:
 //
 //	mux.Handle("/mcp", alice.New(middleware.Recover(nil)).Then(mcphttp.New(srv, nil)))
 //
+// [NewMux] adds what needs routes of its own: the health endpoint, the
+// server's custom routes, the OAuth discovery documents and the auth
+// provider's endpoints; it mounts under a prefix with http.StripPrefix.
 // [Start] runs a server the way the TypeScript fastmcp's start does: over
-// stdio (the default) or Streamable HTTP on 0.0.0.0:8000 (endpoint /mcp,
-// health endpoint, custom routes, pings, graceful Close). [NewMux]
-// assembles the HTTP side alone. [Embed] opens an in-process session
+// stdio (the default) or Streamable HTTP on 0.0.0.0:8000 (NewMux behind
+// an http.Server, graceful Close). [Embed] opens an in-process session
 // through the same chain, for tests and agents.
+//
+// # Design
+//
+// One engine, three ways in. Every message, whatever carried it, becomes
+// an *http.Request that goes through a middleware chain and ends in
+// [Handler.ServeHTTP]; the engine then does the same work for all of
+// them. The paths, outermost first:
+//
+// Streamable HTTP ([Start] with "httpStream", or NewMux in your server):
+//
+//  1. http.Server accepts the connection (it sets http.LocalAddrContextKey,
+//     which is how the engine tells a network request from an in-process
+//     one) and hands the request to the mux of [NewMux].
+//  2. The endpoint's chain, built in NewMux: middleware.Recover, the
+//     server's authentication (mcp.Options.Authenticate or Auth; see
+//     [New] and middleware.Authenticate), then MuxOptions.Middleware (or
+//     StartOptions.Middleware) — the user's own, say a tenant lookup.
+//  3. [Handler.ServeHTTP] runs the engine's own chain (Handler.newChain):
+//     middleware.CheckOrigin with Options.Allow (DNS rebinding: Host on a
+//     loopback listener, Origin always; skipped when
+//     Options.DisableDNSRebindingProtection), middleware.SessionID (the
+//     Mcp-Session-Id header, checked with session.ValidID and put in the
+//     context; the engine reads it only from there), and, for requests
+//     that came over the network, the Ping middleware built from
+//     mcp.Options.Ping (middleware.NewPing with the handler as its
+//     Pinger: a GET stream's client is pinged; one that stops answering
+//     is ended with [EndLost]).
+//  4. Handler.serve dispatches on the HTTP method: servePost, serveGet
+//     (the session's stream for server-initiated messages, or a resumed
+//     request stream: serveResume), serveDelete (ends the session:
+//     [EndDeleted]).
+//  5. servePost checks Content-Type, Accept, the body limit
+//     (readBody) and MCP-Protocol-Version; decodes the envelope
+//     (jsonrpc.Decode, or jsonrpc.DecodeBatch and serveBatch for
+//     2025-03-26 batches); finds or makes the session (Handler.resolve,
+//     which also checks the session belongs to the caller); then a
+//     request goes to handleRequest (or serveResumable, on its own
+//     goroutine, when Options.Resumable), a notification to
+//     handleNotification, a response to the server request waiting for
+//     it (conn.deliver).
+//  6. handleRequest looks the method up in the methods table (dispatch.go)
+//     and runs it: doInitialize (registers the session: OnStart),
+//     listMethod (tools/list, resources/list, resources/templates/list,
+//     prompts/list: one generic handler and pagination), doToolsCall,
+//     doResourcesRead, doPromptsGet, doComplete, and the rest. Handlers
+//     that run user code build the tool's *mcp.Context
+//     (Handler.context) and call the mcp.Server (CallTool, ReadResource,
+//     GetPrompt, Complete), which validates, applies CanAccess and a
+//     tool's Timeout.
+//  7. The answer goes out through a responder (conn.go): plain JSON when
+//     the result is all there is, an SSE stream (startSSE) as soon as the
+//     work sends something first (progress, logs, a sampling,
+//     elicitation or roots request: requestPeer). Messages that belong to
+//     no request (list changes from Server.Watch: onChange, log
+//     broadcasts, pings, the roots/list after initialization:
+//     fetchRoots) are queued on the session (conn.enqueue, streamPeer)
+//     and written by serveGet. Every server-to-client request passes
+//     conn.call, which is where mcp.Options.Roots.Disabled is enforced.
+//
+// stdio ([Start] with "stdio", the default): stdio.Serve reads one
+// message per line and feeds it through stdio.Session.Send as a
+// synthesized POST (requests concurrently, notifications and responses
+// in order), opens the session's GET stream with Session.Listen after
+// initialize, and writes every message the engine sends as one line. The
+// chain in front of the Handler is middleware.Recover,
+// middleware.WithAuth(StartOptions.SessionAuth) and StartOptions.Middleware;
+// from ServeHTTP on, the path is steps 3 to 7. Synthesized requests have
+// no network connection, so the Host check and pings do not apply: a
+// stdio client's liveness is its pipe. When input ends the session ends
+// ([EndDeleted]; a failed pipe: [EndLost]).
+//
+// Embedded ([Embed]): the same in-process session as stdio without the
+// pipes: EmbeddedSession.Request sends a message through the chain
+// (Recover, WithAuth(EmbedOptions.SessionAuth), EmbedOptions.Middleware)
+// and decodes the answer; notifications go to EmbedOptions.OnNotification.
+// Not pinged; Close ends the session with DELETE ([EndDeleted]).
+//
+// # Sessions
+//
+// A session is a session.Session (what the client said, stored in
+// Options.Sessions) and a conn (its in-flight requests, pending server
+// requests, GET queue and roots, in this process). [SessionHooks] hear of
+// its start, its end (DELETE, idle expiry by the reaper, a lost client,
+// the server) and roots changes; [Handler.Sessions] lists the live ones.
+// Stateless handlers make a throw-away session per request and call no
+// hooks.
+//
+// # Panics
+//
+// Recovered in one documented place per layer, and logged with a stack:
+//
+//   - the tool layer: mcp.Server recovers a panicking tool and answers an
+//     isError result (so the model sees it);
+//   - the engine: handleRequest, the one function every request passes,
+//     also on goroutines of their own (batches, resumable requests) where
+//     no HTTP middleware could catch it; the client gets -32603;
+//   - the HTTP layer: middleware.Recover, first in every chain NewMux,
+//     Start and Embed build, for the middleware and everything before
+//     handleRequest; the client gets a 500 with a -32603 body.
+//
+// Session hooks are called on the engine's goroutines and are not
+// recovered: a hook must not panic.
 package mcphttp

@@ -7,21 +7,27 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/justinas/alice"
+
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/session"
 )
 
-// Protocol revisions this engine speaks, newest first.
-var SupportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// supportedVersions are the protocol revisions this engine speaks, newest
+// first.
+var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// SupportedVersions returns the protocol revisions this engine speaks,
+// newest first. The slice is a copy: changing it changes nothing.
+func SupportedVersions() []string { return slices.Clone(supportedVersions) }
 
 // LatestVersion is the revision offered to clients that ask for one this
 // engine does not speak.
@@ -41,8 +47,8 @@ const (
 )
 
 // Options configure a [Handler]. The zero value (or nil) is a stateful
-// handler with DNS-rebinding protection, a 4 MiB body limit and 30 minute
-// session expiry.
+// handler with DNS-rebinding protection, a 4 MiB body limit, 30 minute
+// session expiry, and pings as mcp.Options.Ping says.
 type Options struct {
 	// Stateless keeps no session: no Mcp-Session-Id is issued, every POST
 	// stands alone, GET and DELETE answer 405. It is how one scales out.
@@ -66,14 +72,17 @@ type Options struct {
 	// KeepAlive is the interval of SSE comment lines on idle GET streams.
 	// Default 25 s; negative disables.
 	KeepAlive time.Duration
-	// AllowedOrigins lists Origins (scheme://host[:port]) accepted besides
-	// loopback ones; "*" accepts any. A request with another Origin gets 403.
-	AllowedOrigins []string
-	// AllowedHosts lists Host header values (host or host:port) accepted
-	// on a loopback listener besides localhost, 127.0.0.1 and [::1].
-	AllowedHosts []string
+	// Allow lists the Origins accepted besides loopback ones (and, off
+	// loopback, the request's own host), and the Host values accepted on
+	// a loopback listener besides loopback names; a request with another
+	// gets 403 (see middleware.CheckOrigin). Pass the same list to
+	// middleware.CORSOptions.Allow when browsers call the endpoint.
+	Allow *middleware.AllowList
 	// DisableDNSRebindingProtection turns the Host and Origin checks off.
 	DisableDNSRebindingProtection bool
+	// Hooks are told when a session starts and ends and when its roots
+	// change (see [SessionHooks]); [Handler.Sessions] lists the live ones.
+	Hooks *SessionHooks
 	// Resumable makes request streams resumable (the transport's
 	// "Resumability and Redelivery"; SSE polling, SEP-1699): every request
 	// but initialize is answered on an SSE stream whose events carry IDs,
@@ -108,6 +117,9 @@ type Handler struct {
 	closed  bool
 	reaping bool
 
+	chain     http.Handler     // the engine's own middleware, then serve (doc.go)
+	ping      *middleware.Ping // nil: pings off
+	hooks     SessionHooks
 	stopWatch func()
 	draining  chan struct{}
 	done      chan struct{}
@@ -115,6 +127,15 @@ type Handler struct {
 }
 
 // New returns a handler serving srv. opts may be nil.
+//
+// The handler is the MCP endpoint alone, and it is complete: however it
+// is served (mounted bare in any mux, through [NewMux] or [Start], over
+// stdio or embedded) it runs its own DNS-rebinding check, session-ID
+// check, pings (mcp.Options.Ping) and roots policy (mcp.Options.Roots).
+// What needs routes of its own comes with [NewMux]: the health endpoint,
+// the server's custom routes (mcp.Server.AddRoute), the OAuth discovery
+// documents and the auth provider's OAuth endpoints. Close the handler
+// when done.
 func New(srv *mcp.Server, opts *Options) *Handler {
 	var o Options
 	if opts != nil {
@@ -143,9 +164,61 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	}
 	h := &Handler{srv: srv, opts: o, log: o.Logger, store: o.Sessions,
 		conns: map[string]*conn{}, done: make(chan struct{})}
+	if o.Hooks != nil {
+		h.hooks = *o.Hooks
+	}
+	if po := srv.Options().Ping; (po == nil || !po.Disabled) && !o.Stateless {
+		popts := &middleware.PingOptions{Logger: o.Logger}
+		if po != nil {
+			popts.Interval, popts.LogLevel = po.Interval, po.LogLevel
+		}
+		h.ping = middleware.NewPing(enginePinger{h}, popts)
+	}
+	h.chain = h.newChain()
 	h.stopWatch = srv.Watch(h.onChange)
 	return h
 }
+
+// newChain composes the engine's own middleware in front of serve: the
+// DNS-rebinding check, the session-ID check, and pings for GET streams
+// that came over the network. See doc.go for the order and why.
+func (h *Handler) newChain() http.Handler {
+	var c alice.Chain
+	if !h.opts.DisableDNSRebindingProtection {
+		c = c.Append(middleware.CheckOrigin(h.opts.Allow))
+	}
+	c = c.Append(middleware.SessionID)
+	if h.ping != nil {
+		c = c.Append(networkOnly(h.ping.Middleware))
+	}
+	return c.ThenFunc(h.serve)
+}
+
+// networkOnly applies mw to requests that arrived over a network
+// connection, and passes the others (stdio and embedded sessions, whose
+// requests carry no http.LocalAddrContextKey) straight to next.
+func networkOnly(mw alice.Constructor) alice.Constructor {
+	return func(next http.Handler) http.Handler {
+		wrapped := mw(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Context().Value(http.LocalAddrContextKey) == nil {
+				next.ServeHTTP(w, r)
+				return
+			}
+			wrapped.ServeHTTP(w, r)
+		})
+	}
+}
+
+// enginePinger is the handler as the ping middleware sees it: a session
+// it ends is one whose client was lost.
+type enginePinger struct{ h *Handler }
+
+func (p enginePinger) PingSession(ctx context.Context, id string) error {
+	return p.h.PingSession(ctx, id)
+}
+
+func (p enginePinger) EndSession(id string) { p.h.endSessionID(id, EndLost) }
 
 // Server returns the MCP server the handler serves.
 func (h *Handler) Server() *mcp.Server { return h.srv }
@@ -164,9 +237,13 @@ func (h *Handler) Close() error {
 	h.conns = map[string]*conn{}
 	h.mu.Unlock()
 	h.stopWatch()
+	if h.ping != nil {
+		h.ping.Close()
+	}
 	close(h.done)
 	for _, c := range conns {
 		c.close()
+		h.ended(c, EndServer)
 	}
 	h.wg.Wait()
 	return nil
@@ -181,9 +258,11 @@ func (h *Handler) SessionCount() int {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.checkOrigin(w, r) {
-		return
-	}
+	h.chain.ServeHTTP(w, r)
+}
+
+// serve is the end of the engine's own chain: one request, by method.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodPost:
 		h.servePost(w, r)
@@ -210,66 +289,8 @@ func httpError(w http.ResponseWriter, status int, id []byte, code int64, msg str
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// checkOrigin guards against DNS rebinding: on a loopback listener the
-// Host must be a loopback name, and a present Origin must be allowed.
-func (h *Handler) checkOrigin(w http.ResponseWriter, r *http.Request) bool {
-	if h.opts.DisableDNSRebindingProtection {
-		return true
-	}
-	loopback := false
-	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		if ta, ok := la.(*net.TCPAddr); ok {
-			loopback = ta.IP.IsLoopback()
-		}
-	}
-	if loopback && !isLoopbackHost(r.Host) && !slices.Contains(h.opts.AllowedHosts, r.Host) &&
-		!slices.Contains(h.opts.AllowedHosts, hostOnly(r.Host)) {
-		httpError(w, http.StatusForbidden, nil, mcp.CodeServerError,
-			fmt.Sprintf("Forbidden: Host %q is not allowed on this loopback server (DNS rebinding protection; see Options.AllowedHosts)", r.Host))
-		return false
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" || h.originAllowed(origin, r.Host, loopback) {
-		return true
-	}
-	httpError(w, http.StatusForbidden, nil, mcp.CodeServerError,
-		fmt.Sprintf("Forbidden: Origin %q is not allowed (DNS rebinding protection; see Options.AllowedOrigins)", origin))
-	return false
-}
-
-func (h *Handler) originAllowed(origin, host string, loopback bool) bool {
-	if slices.Contains(h.opts.AllowedOrigins, "*") || slices.Contains(h.opts.AllowedOrigins, origin) {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	if isLoopbackHost(u.Host) {
-		return true
-	}
-	// Same origin as the request's own Host is fine off loopback.
-	return !loopback && strings.EqualFold(u.Host, host)
-}
-
-func hostOnly(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return strings.Trim(hostport, "[]")
-}
-
-func isLoopbackHost(hostport string) bool {
-	h := hostOnly(hostport)
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
-
-// acceptsBoth reports whether the Accept header lists both JSON and SSE
-// (or a wildcard that covers them).
+// accepts reports whether the Accept header lists every one of types (or
+// a wildcard that covers them).
 func accepts(r *http.Request, types ...string) bool {
 	vals := r.Header.Values("Accept")
 	if len(vals) == 0 {
@@ -332,10 +353,10 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	}
 	defer putBody(body)
 	headerVersion := r.Header.Get("MCP-Protocol-Version")
-	badVersion := headerVersion != "" && !slices.Contains(SupportedVersions, headerVersion)
+	badVersion := headerVersion != "" && !slices.Contains(supportedVersions, headerVersion)
 	versionError := func(id []byte) {
 		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
-			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %q (supported: %s)", headerVersion, strings.Join(SupportedVersions, ", ")))
+			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %q (supported: %s)", headerVersion, strings.Join(supportedVersions, ", ")))
 	}
 	if jsonrpc.IsBatch(body.b) {
 		if badVersion {
@@ -387,11 +408,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		httpError(w, http.StatusBadRequest, nil, int64(de.Code), de.Message)
 		return
 	}
-	hasInit := false
-	for _, m := range msgs {
-		hasInit = hasInit || (m != nil && m.Method == "initialize")
-	}
-	if hasInit {
+	if slices.ContainsFunc(msgs, func(m *jsonrpc.Message) bool { return m != nil && m.Method == "initialize" }) {
 		httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest,
 			"Invalid Request: initialize must not be part of a JSON-RPC batch")
 		return
@@ -466,7 +483,8 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 		c.sess.SetInitialized()
 		return c, true
 	}
-	sid := r.Header.Get("Mcp-Session-Id")
+	// The SessionID middleware of the engine's chain checked the header.
+	sid := middleware.SessionIDFromContext(r.Context())
 	if initialize {
 		if sid != "" {
 			if c, _ := h.lookup(r.Context(), sid); c != nil {
@@ -482,11 +500,6 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	if sid == "" {
 		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
 			"Bad Request: missing Mcp-Session-Id header; send initialize first and echo the session ID it returns")
-		return nil, false
-	}
-	if !session.ValidID(sid) {
-		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
-			"Bad Request: Mcp-Session-Id must be 1 to 256 visible ASCII characters")
 		return nil, false
 	}
 	c, err := h.lookup(r.Context(), sid)
@@ -544,7 +557,8 @@ func (h *Handler) lookup(ctx context.Context, id string) (*conn, error) {
 	return c, nil
 }
 
-// register makes a fresh session live once initialize succeeded.
+// register makes a fresh session live once initialize succeeded, and
+// tells the OnStart hook.
 func (h *Handler) register(c *conn) {
 	_ = h.store.Put(context.Background(), c.sess)
 	h.mu.Lock()
@@ -556,14 +570,35 @@ func (h *Handler) register(c *conn) {
 		h.wg.Add(1)
 		go h.reap()
 	}
+	if h.hooks.OnStart != nil {
+		h.hooks.OnStart(c.info())
+	}
 }
 
-func (h *Handler) endSession(c *conn) {
+// endSession ends a live session for reason; the OnEnd hook hears of it
+// once, however many ends race.
+func (h *Handler) endSession(c *conn, reason EndReason) {
 	h.mu.Lock()
-	delete(h.conns, c.sess.ID)
+	live := h.conns[c.sess.ID] == c
+	if live {
+		delete(h.conns, c.sess.ID)
+	}
 	h.mu.Unlock()
 	_ = h.store.Delete(context.Background(), c.sess.ID)
 	c.close()
+	if live {
+		h.ended(c, reason)
+	}
+}
+
+// endSessionID ends the live session id, if there is one.
+func (h *Handler) endSessionID(id string, reason EndReason) {
+	h.mu.RLock()
+	c, ok := h.conns[id]
+	h.mu.RUnlock()
+	if ok {
+		h.endSession(c, reason)
+	}
 }
 
 // reap ends sessions idle for longer than SessionIdleTimeout.
@@ -588,7 +623,7 @@ func (h *Handler) reap() {
 			h.mu.RUnlock()
 			for _, c := range idle {
 				h.log.Debug("mcp session expired", "session", c.sess.ID, "idle", h.opts.SessionIdleTimeout)
-				h.endSession(c)
+				h.endSession(c, EndIdle)
 			}
 		}
 	}
@@ -605,7 +640,7 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h.endSession(c)
+	h.endSession(c, EndDeleted)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -668,7 +703,7 @@ func (h *Handler) drainCh() <-chan struct{} {
 var ErrNoSession = errors.New("mcphttp: no such session")
 
 // PingSession sends a ping request on the session's GET stream and waits
-// for the client's answer (or ctx). The ping middleware uses it.
+// for the client's answer (or ctx). The engine's pings use it.
 func (h *Handler) PingSession(ctx context.Context, id string) error {
 	h.mu.RLock()
 	c, ok := h.conns[id]
@@ -682,11 +717,5 @@ func (h *Handler) PingSession(ctx context.Context, id string) error {
 
 // EndSession ends a session as DELETE would: its in-flight requests are
 // cancelled, its streams close, and later requests with its ID get 404.
-func (h *Handler) EndSession(id string) {
-	h.mu.RLock()
-	c, ok := h.conns[id]
-	h.mu.RUnlock()
-	if ok {
-		h.endSession(c)
-	}
-}
+// The OnEnd hook hears of it with [EndServer].
+func (h *Handler) EndSession(id string) { h.endSessionID(id, EndServer) }

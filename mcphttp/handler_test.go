@@ -73,10 +73,14 @@ func TestSessionErrors(t *testing.T) {
 		wantStatus int
 		wantCode   int64
 		wantMsg    string
+		wantID     string
 	}{
-		{"no session", "", http.StatusBadRequest, mcp.CodeServerError, "Mcp-Session-Id"},
-		{"unknown session", "no-such-session", http.StatusNotFound, mcp.CodeSessionNotFound, "initialize"},
-		{"invalid session id", "bad id", http.StatusBadRequest, mcp.CodeServerError, "visible ASCII"},
+		{"no session", "", http.StatusBadRequest, mcp.CodeServerError, "Mcp-Session-Id", "1"},
+		{"unknown session", "no-such-session", http.StatusNotFound, mcp.CodeSessionNotFound, "initialize", "1"},
+		// The header is refused by the SessionID middleware before the
+		// body is read, as the Origin check does: the id is null.
+		{"invalid session id", "bad id", http.StatusBadRequest, mcp.CodeServerError, "visible ASCII", "null"},
+		{"over-long session id", strings.Repeat("a", session.MaxIDLen+1), http.StatusBadRequest, mcp.CodeServerError, "1 to 256", "null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +93,7 @@ func TestSessionErrors(t *testing.T) {
 			require.NotNil(t, msgs[0].Error)
 			assert.Equal(t, tt.wantCode, msgs[0].Error.Code)
 			assert.Contains(t, msgs[0].Error.Message, tt.wantMsg)
-			assert.Equal(t, "1", string(msgs[0].ID), "the error names the request")
+			assert.Equal(t, tt.wantID, string(msgs[0].ID), "the error names the request when its body was read")
 		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -323,13 +322,7 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn
 		defer close(done)
 		defer cancel(nil)
 		defer stop()
-		defer func() {
-			// This goroutine is outside the HTTP handler's recovery.
-			if v := recover(); v != nil {
-				h.log.Error("mcp: panic in a request handler", "method", msg.Method, "panic", v, "stack", string(debug.Stack()))
-				rs.end()
-			}
-		}()
+		// handleRequest recovers its own panics (doc.go: one place).
 		h.handleRequest(r.WithContext(ctx), c, msg, rs)
 		rs.end()
 	}()
@@ -378,12 +371,7 @@ func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *conn, l
 			"Bad Request: Last-Event-ID names no stream this session can resume (it ended, or was delivered)")
 		return
 	}
-	hd := w.Header()
-	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Cache-Control", "no-cache, no-transform")
-	hd.Set("X-Accel-Buffering", "no")
-	hd.Set("Mcp-Session-Id", c.sess.ID)
-	w.WriteHeader(http.StatusOK)
+	startSSE(w, c.sess.ID)
 	sc := newSSEConn(w)
 	st.attach(sc, n)
 	select {

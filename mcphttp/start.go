@@ -61,7 +61,6 @@ type Instance struct {
 	listener   net.Listener
 	cancel     context.CancelFunc // ends stdio, and in-flight HTTP work once the grace period is over
 	baseCancel context.CancelFunc
-	ping       *middleware.Ping
 	done       chan struct{}
 	err        error
 	timeout    time.Duration
@@ -109,9 +108,6 @@ func (i *Instance) Shutdown(ctx context.Context) error {
 		}
 		i.cancel()
 		<-i.done
-		if i.ping != nil {
-			i.ping.Close()
-		}
 		if i.baseCancel != nil {
 			i.baseCancel()
 		}
@@ -146,6 +142,7 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 		go func() {
 			defer close(inst.done)
 			inst.err = stdio.Serve(ctx, chain.Then(h), in, out, nil)
+			h.inputEnded(inst.err)
 			if errors.Is(inst.err, context.Canceled) {
 				inst.err = nil
 			}
@@ -165,16 +162,7 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 	case o.Port < 0:
 		o.Port = 0
 	}
-	mw := o.Middleware
-	if po := srv.Options().Ping; (po == nil || !po.Disabled) && !h.opts.Stateless {
-		popts := &middleware.PingOptions{Logger: srv.Logger()}
-		if po != nil {
-			popts.Interval, popts.LogLevel = po.Interval, po.LogLevel
-		}
-		inst.ping = middleware.NewPing(h, popts)
-		mw = append([]alice.Constructor{inst.ping.Middleware}, mw...)
-	}
-	mux := NewMux(h, &MuxOptions{Endpoint: o.Endpoint, Middleware: mw})
+	mux := NewMux(h, &MuxOptions{Endpoint: o.Endpoint, Middleware: o.Middleware})
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.Host, strconv.Itoa(o.Port)))
 	if err != nil {
 		cancel()
@@ -226,7 +214,14 @@ type MuxOptions struct {
 // endpoint behind recovery and authentication, the health endpoint, the
 // server's custom routes (authenticated unless public), the OAuth
 // discovery documents when Options.OAuth is enabled, and the routes of the
-// auth provider.
+// auth provider. Its patterns are paths from its own root, so it mounts
+// under a prefix with http.StripPrefix:
+//
+//	parent.Handle("/api/", http.StripPrefix("/api", mcphttp.NewMux(h, nil)))
+//
+// Custom routes added with AddRoute after NewMux returned are served too,
+// from their first request on (a late route whose pattern conflicts with
+// a mounted one is logged and not served).
 func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	var o MuxOptions
 	if opts != nil {
@@ -265,13 +260,7 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 		})
 		mux.Handle("GET "+path, base.Then(health))
 	}
-	for _, rt := range srv.Routes() {
-		chain := authed
-		if rt.Public {
-			chain = base
-		}
-		mux.Handle(rt.Method+" "+rt.Path, chain.Then(rt.Handler))
-	}
+	mountRoutes(mux, srv, base, authed)
 	discovery.Mount(mux, so.OAuth)
 	if so.Auth != nil && so.Authenticate == nil {
 		so.Auth.Mount(mux)

@@ -11,13 +11,12 @@ import (
 // CORSOptions configure [CORS]. The zero value (or nil) allows no
 // cross-origin browser access: CORS is opt-in, origin by origin.
 type CORSOptions struct {
-	// AllowedOrigins lists the origins (scheme://host[:port]) browsers may
-	// call the endpoint from. An entry may hold one "*" wildcard
-	// ("https://*.example.com"); "*" alone allows every origin. Default:
-	// none. The MCP handler checks Origin too (DNS-rebinding protection,
-	// mcphttp.Options.AllowedOrigins): list the same origins there.
-	AllowedOrigins []string
-	// AllowOriginFunc, when set, decides instead of AllowedOrigins. It is
+	// Allow lists the origins browsers may call the endpoint from, in
+	// Allow.Origins (see [AllowList]; Hosts is not read here). Default:
+	// none. Pass the same *AllowList as mcphttp.Options.Allow, whose
+	// DNS-rebinding check reads the same origins, so both agree.
+	Allow *AllowList
+	// AllowOriginFunc, when set, decides instead of Allow. It is
 	// called concurrently, for every request that has an Origin header.
 	AllowOriginFunc func(r *http.Request, origin string) bool
 	// AllowedHeaders are request headers a browser may send besides the
@@ -87,14 +86,16 @@ func CORS(opts *CORSOptions) func(http.Handler) http.Handler {
 		co.AllowOriginVaryRequestFunc = func(r *http.Request, origin string) (bool, []string) {
 			return fn(r, origin), nil
 		}
-	case len(o.AllowedOrigins) == 0:
+	case o.Allow == nil || len(o.Allow.Origins) == 0:
 		// rs/cors reads an empty list as "every origin": refuse them all instead.
 		co.AllowOriginVaryRequestFunc = func(*http.Request, string) (bool, []string) { return false, nil }
 	default:
-		if o.AllowCredentials && slices.Contains(o.AllowedOrigins, "*") {
+		if o.AllowCredentials && slices.Contains(o.Allow.Origins, "*") {
 			panic(`middleware: CORSOptions.AllowCredentials cannot be combined with the "*" origin (browsers refuse it, and it would let every site act with the user's cookies); list the origins`)
 		}
-		co.AllowedOrigins = slices.Clone(o.AllowedOrigins)
+		// rs/cors matches the same patterns as AllowList.AllowsOrigin (one
+		// "*" per entry, case-insensitive) and answers "*" with "*".
+		co.AllowedOrigins = slices.Clone(o.Allow.Origins)
 	}
 	return cors.New(co).Handler
 }

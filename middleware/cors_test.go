@@ -18,7 +18,7 @@ const allMCPHeaders = "authorization,content-type,last-event-id,mcp-method,mcp-n
 func TestCORS(t *testing.T) {
 	t.Parallel()
 	const app = "https://app.example"
-	listed := &middleware.CORSOptions{AllowedOrigins: []string{app}}
+	listed := &middleware.CORSOptions{Allow: &middleware.AllowList{Origins: []string{app}}}
 	tests := []struct {
 		name       string
 		opts       *middleware.CORSOptions
@@ -68,7 +68,7 @@ func TestCORS(t *testing.T) {
 			want:       map[string]string{"Access-Control-Allow-Origin": ""},
 		},
 		{
-			name: "extra allowed header", opts: &middleware.CORSOptions{AllowedOrigins: []string{app}, AllowedHeaders: []string{"X-Tenant"}},
+			name: "extra allowed header", opts: &middleware.CORSOptions{Allow: &middleware.AllowList{Origins: []string{app}}, AllowedHeaders: []string{"X-Tenant"}},
 			method:     http.MethodOptions,
 			header:     map[string]string{"Origin": app, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,x-tenant"},
 			wantStatus: http.StatusNoContent,
@@ -88,27 +88,27 @@ func TestCORS(t *testing.T) {
 				"Access-Control-Expose-Headers": "Mcp-Session-Id, Www-Authenticate"},
 		},
 		{
-			name: "extra exposed header", opts: &middleware.CORSOptions{AllowedOrigins: []string{app}, ExposedHeaders: []string{"X-Request-Id", "mcp-session-id"}},
+			name: "extra exposed header", opts: &middleware.CORSOptions{Allow: &middleware.AllowList{Origins: []string{app}}, ExposedHeaders: []string{"X-Request-Id", "mcp-session-id"}},
 			method:     http.MethodGet,
 			header:     map[string]string{"Origin": app},
 			wantStatus: http.StatusOK, wantNext: true,
 			want: map[string]string{"Access-Control-Expose-Headers": "Mcp-Session-Id, Www-Authenticate, X-Request-Id"},
 		},
 		{
-			name: "star allows any origin", opts: &middleware.CORSOptions{AllowedOrigins: []string{"*"}}, method: http.MethodOptions,
+			name: "star allows any origin", opts: &middleware.CORSOptions{Allow: &middleware.AllowList{Origins: []string{"*"}}}, method: http.MethodOptions,
 			header:     map[string]string{"Origin": "https://anyone.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "last-event-id,mcp-session-id"},
 			wantStatus: http.StatusNoContent,
 			want:       map[string]string{"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET"},
 		},
 		{
-			name: "wildcard origin", opts: &middleware.CORSOptions{AllowedOrigins: []string{"https://*.example.com"}}, method: http.MethodPost,
+			name: "wildcard origin", opts: &middleware.CORSOptions{Allow: &middleware.AllowList{Origins: []string{"https://*.example.com"}}}, method: http.MethodPost,
 			header:     map[string]string{"Origin": "https://inspector.example.com"},
 			wantStatus: http.StatusOK, wantNext: true,
 			want: map[string]string{"Access-Control-Allow-Origin": "https://inspector.example.com"},
 		},
 		{
 			name: "origin func decides", method: http.MethodPost,
-			opts: &middleware.CORSOptions{AllowedOrigins: []string{"https://ignored.example"},
+			opts: &middleware.CORSOptions{Allow: &middleware.AllowList{Origins: []string{"https://ignored.example"}},
 				AllowOriginFunc: func(r *http.Request, origin string) bool { return origin == "http://localhost:6274" }},
 			header:     map[string]string{"Origin": "http://localhost:6274"},
 			wantStatus: http.StatusOK, wantNext: true,
@@ -116,7 +116,7 @@ func TestCORS(t *testing.T) {
 		},
 		{
 			name: "max age, credentials and private network", method: http.MethodOptions,
-			opts: &middleware.CORSOptions{AllowedOrigins: []string{app}, MaxAge: 10 * time.Minute,
+			opts: &middleware.CORSOptions{Allow: &middleware.AllowList{Origins: []string{app}}, MaxAge: 10 * time.Minute,
 				AllowCredentials: true, AllowPrivateNetwork: true},
 			header: map[string]string{"Origin": app, "Access-Control-Request-Method": "POST",
 				"Access-Control-Request-Private-Network": "true"},
@@ -158,7 +158,7 @@ func TestCORS(t *testing.T) {
 func TestCORSCredentialsWithStarPanics(t *testing.T) {
 	t.Parallel()
 	assert.Panics(t, func() {
-		middleware.CORS(&middleware.CORSOptions{AllowedOrigins: []string{"https://a.example", "*"}, AllowCredentials: true})
+		middleware.CORS(&middleware.CORSOptions{Allow: &middleware.AllowList{Origins: []string{"https://a.example", "*"}}, AllowCredentials: true})
 	})
 }
 
@@ -212,7 +212,7 @@ func TestCORSBeforeAuthenticate(t *testing.T) {
 				return bearerAuth(r)
 			}
 			h := alice.New(
-				middleware.CORS(&middleware.CORSOptions{AllowedOrigins: []string{app}}),
+				middleware.CORS(&middleware.CORSOptions{Allow: &middleware.AllowList{Origins: []string{app}}}),
 				middleware.Authenticate(auth, challenge),
 			).ThenFunc(func(http.ResponseWriter, *http.Request) {})
 			req := httptest.NewRequest(tt.method, "/mcp", nil)

@@ -13,6 +13,8 @@
 //     before authentication (preflights carry no credentials).
 //   - [Authenticate] (or [WithAuth] for a fixed local caller): the
 //     caller's auth data in the context, 401 otherwise.
+//   - [CheckOrigin]: DNS-rebinding protection (Host and Origin) with an
+//     [AllowList], the same list [CORS] reads.
 //   - [SessionID]: the Mcp-Session-Id header, checked, in the context.
 //   - [CanAccess]: an access policy over tools, resources and prompts,
 //     which needs the auth data.
@@ -20,6 +22,11 @@
 //     streams and ends the sessions of those that stop answering.
 //   - [Timeout]: a deadline on POST requests, innermost so that it bounds
 //     the work and not the middleware.
+//
+// The MCP engine (mcphttp.New) runs CheckOrigin, SessionID and a Ping of
+// its own itself, however it is mounted: list them in a chain only to
+// guard other handlers, or (Ping) with mcp.Options.Ping.Disabled to ping
+// with options of your own.
 //
 // None of them buffers a response: every ResponseWriter wrapper here
 // implements Unwrap and http.Flusher, so SSE streams flush through the

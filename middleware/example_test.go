@@ -24,15 +24,17 @@ import (
 func Example() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	srv := mcp.NewServer(mcp.Options{Name: "notes", Version: "1.0.0", Logger: logger})
-	engine := mcphttp.New(srv, &mcphttp.Options{AllowedOrigins: []string{"https://app.example"}})
+	// One allow-list for the engine's DNS-rebinding check and for CORS.
+	allow := &middleware.AllowList{Origins: []string{"https://app.example"}}
+	// The engine runs its own Host/Origin check, session-ID check and
+	// pings (mcp.Options.Ping), wherever it is mounted.
+	engine := mcphttp.New(srv, &mcphttp.Options{Allow: allow})
 	defer engine.Close()
-	ping := middleware.NewPing(engine, &middleware.PingOptions{Logger: logger})
-	defer ping.Close()
 
 	chain := alice.New(
 		middleware.Recover(logger),
 		middleware.RequestLog(logger),
-		middleware.CORS(&middleware.CORSOptions{AllowedOrigins: []string{"https://app.example"}}),
+		middleware.CORS(&middleware.CORSOptions{Allow: allow}),
 		middleware.Authenticate(func(r *http.Request) (any, error) {
 			if r.Header.Get("Authorization") != "Bearer secret" {
 				return nil, errors.New("missing or unknown bearer token")
@@ -43,7 +45,6 @@ func Example() {
 		middleware.CanAccess(func(auth any, kind mcp.Kind, name string) bool {
 			return !strings.HasPrefix(name, "admin_") || auth == "admin"
 		}),
-		ping.Middleware,
 		middleware.Timeout(2*time.Minute),
 	)
 	mux := http.NewServeMux()
@@ -94,7 +95,7 @@ func ExampleSessionID() {
 	// Output:
 	// session "8f1c"
 	// session ""
-	// 400 {"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: the Mcp-Session-Id header must be non-empty and hold only visible ASCII characters (0x21 to 0x7E); send the ID the server issued, unchanged"}}
+	// 400 {"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: the Mcp-Session-Id header must be 1 to 256 visible ASCII characters (0x21 to 0x7E); send the ID the server issued, unchanged"}}
 }
 
 func ExampleCanAccess() {
@@ -137,13 +138,15 @@ func ExampleTimeout() {
 }
 
 func ExampleNewPing() {
-	srv := mcp.NewServer(mcp.Options{Name: "notes", Version: "1.0.0"})
+	// The engine pings by itself as mcp.Options.Ping says; turn that off
+	// to ping with options of your own.
+	srv := mcp.NewServer(mcp.Options{Name: "notes", Version: "1.0.0", Ping: &mcp.PingOptions{Disabled: true}})
 	engine := mcphttp.New(srv, nil)
 	defer engine.Close()
 
 	// Ping each client with an open GET stream every 10 s; end its session
-	// after 3 unanswered pings in a row.
-	ping := middleware.NewPing(engine, &middleware.PingOptions{Interval: 10 * time.Second, LogLevel: slog.LevelInfo})
+	// after 5 unanswered pings in a row.
+	ping := middleware.NewPing(engine, &middleware.PingOptions{Interval: 10 * time.Second, MaxFailures: 5, LogLevel: slog.LevelInfo})
 	defer ping.Close()
 
 	mux := http.NewServeMux()
@@ -152,7 +155,7 @@ func ExampleNewPing() {
 }
 
 func ExampleCORS() {
-	cors := middleware.CORS(&middleware.CORSOptions{AllowedOrigins: []string{"https://app.example"}})
+	cors := middleware.CORS(&middleware.CORSOptions{Allow: &middleware.AllowList{Origins: []string{"https://app.example"}}})
 	h := cors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Mcp-Session-Id", "8f1c")
 	}))

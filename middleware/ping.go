@@ -49,9 +49,12 @@ type PingOptions struct {
 	Logger *slog.Logger
 }
 
-// Ping keeps an eye on the clients of a stateful MCP server: while a
-// session's GET stream (the channel for server-initiated messages) is
-// open through [Ping.Middleware], it sends the client a ping every
+// Ping keeps an eye on the clients of a stateful MCP server. The engine
+// (mcphttp.New) runs one itself, configured by mcp.Options.Ping, however
+// it is served; build one with NewPing only for another [Pinger].
+//
+// While a session's GET stream (the channel for server-initiated
+// messages) is open through [Ping.Middleware], it sends the client a ping every
 // Interval, and ends the session when MaxFailures pings in a row go
 // unanswered, so a vanished client does not hold its session until the
 // idle timeout. Sessions without an open GET stream are not pinged: they
@@ -122,13 +125,18 @@ func NewPing(p Pinger, opts *PingOptions) *Ping {
 }
 
 // Middleware pings the session of each GET request that carries an
-// Mcp-Session-Id while the handlers it wraps serve it. Other requests
+// Mcp-Session-Id (read from [SessionIDFromContext] when [SessionID] ran
+// before it, else from the header) while the handlers it wraps serve it. Other requests
 // pass through untouched. It has the func(http.Handler) http.Handler
 // shape: alice.New(ping.Middleware).
 func (pg *Ping) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
-			if id := r.Header.Get(sessionIDHeader); id != "" {
+			id := SessionIDFromContext(r.Context())
+			if id == "" {
+				id = r.Header.Get(sessionIDHeader)
+			}
+			if id != "" {
 				if stop := pg.start(r.Context(), id); stop != nil {
 					defer stop()
 				}

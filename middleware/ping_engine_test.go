@@ -72,7 +72,8 @@ func (c *engineClient) connect(ctx context.Context) *http.Response {
 func newEngine(t *testing.T, opts *middleware.PingOptions) (*engineClient, *logBuffer) {
 	t.Helper()
 	logger, logs := newLogger()
-	srv := mcp.NewServer(mcp.Options{Name: "ping-test", Version: "1.0.0", Logger: logger})
+	// The engine's own pings are off: these tests drive the middleware.
+	srv := mcp.NewServer(mcp.Options{Name: "ping-test", Version: "1.0.0", Logger: logger, Ping: &mcp.PingOptions{Disabled: true}})
 	h := mcphttp.New(srv, &mcphttp.Options{Logger: logger})
 	opts.Logger = logger
 	pg := middleware.NewPing(h, opts)

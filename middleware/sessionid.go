@@ -2,10 +2,12 @@ package middleware
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/session"
 )
 
 // sessionIDHeader is the Streamable HTTP session header.
@@ -17,14 +19,23 @@ type sessionIDKey struct{}
 // context, where [SessionIDFromContext] finds it: middleware after it (a
 // tenant lookup, a rate limiter keyed by session) need not parse headers.
 // A request without the header passes unchanged. A header that is sent
-// twice, or holds anything but visible ASCII (0x21 to 0x7E, as the MCP
-// transport specification requires of session IDs), is answered with 400
-// and a JSON-RPC -32000 error body; the handlers it wraps do not run.
+// twice, or that [session.ValidID] refuses (empty, longer than
+// session.MaxIDLen, or anything but visible ASCII, 0x21 to 0x7E, as the
+// MCP transport specification requires of session IDs), is answered with
+// 400 and a JSON-RPC -32000 error body; the handlers it wraps do not run.
+//
+// The MCP engine (mcphttp) runs SessionID itself and reads the ID only
+// from the context; a request that already passed through SessionID is
+// not checked twice.
 //
 // The ID is the client's claim, not a proof: the MCP handler still checks
 // that the session exists and belongs to the caller.
 func SessionID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, done := r.Context().Value(sessionIDKey{}).(string); done {
+			next.ServeHTTP(w, r)
+			return
+		}
 		vals := r.Header.Values(sessionIDHeader)
 		switch {
 		case len(vals) == 0:
@@ -33,8 +44,8 @@ func SessionID(next http.Handler) http.Handler {
 		case len(vals) > 1:
 			badSessionID(w, "Bad Request: the Mcp-Session-Id header was sent more than once; send it once")
 			return
-		case !visibleASCII(vals[0]):
-			badSessionID(w, "Bad Request: the Mcp-Session-Id header must be non-empty and hold only visible ASCII characters (0x21 to 0x7E); send the ID the server issued, unchanged")
+		case !session.ValidID(vals[0]):
+			badSessionID(w, fmt.Sprintf("Bad Request: the Mcp-Session-Id header must be 1 to %d visible ASCII characters (0x21 to 0x7E); send the ID the server issued, unchanged", session.MaxIDLen))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionIDKey{}, vals[0])))
@@ -48,21 +59,13 @@ func SessionIDFromContext(ctx context.Context) string {
 	return id
 }
 
-func visibleASCII(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x21 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
+func badSessionID(w http.ResponseWriter, msg string) { writeError(w, http.StatusBadRequest, msg) }
 
-func badSessionID(w http.ResponseWriter, msg string) {
+// writeError answers with status and a JSON-RPC -32000 error body with a
+// null id, as the MCP transport expects of a refused request.
+func writeError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
+	w.WriteHeader(status)
 	b := jsonrpc.AppendError(make([]byte, 0, 64+len(msg)), nil, mcp.CodeServerError, msg, nil)
 	_, _ = w.Write(append(b, '\n'))
 }

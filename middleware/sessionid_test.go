@@ -3,11 +3,13 @@ package middleware_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/session"
 )
 
 func TestSessionID(t *testing.T) {
@@ -31,6 +33,9 @@ func TestSessionID(t *testing.T) {
 		{name: "non-ASCII", values: []string{"séance"}, wantStatus: http.StatusBadRequest, wantMsg: "visible ASCII"},
 		{name: "control character", values: []string{"a\x01"}, wantStatus: http.StatusBadRequest, wantMsg: "visible ASCII"},
 		{name: "sent twice", values: []string{"a", "b"}, wantStatus: http.StatusBadRequest, wantMsg: "more than once"},
+		{name: "the longest ID passes", values: []string{strings.Repeat("a", session.MaxIDLen)}, wantStatus: http.StatusOK,
+			wantID: strings.Repeat("a", session.MaxIDLen)},
+		{name: "one character too long", values: []string{strings.Repeat("a", session.MaxIDLen+1)}, wantStatus: http.StatusBadRequest, wantMsg: "1 to 256"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,4 +71,31 @@ func TestSessionID(t *testing.T) {
 func TestSessionIDFromContextWithoutMiddleware(t *testing.T) {
 	t.Parallel()
 	assert.Empty(t, middleware.SessionIDFromContext(t.Context()))
+}
+
+// TestSessionIDRunsOnce: a request that already passed through SessionID
+// (the user's chain, then the engine's) is not checked again.
+func TestSessionIDRunsOnce(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	count := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls++; next.ServeHTTP(w, r) })
+	}
+	var got string
+	inner := middleware.SessionID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = middleware.SessionIDFromContext(r.Context())
+		// A header changed between the two must not be read again.
+		assert.Equal(t, "changed", r.Header.Get("Mcp-Session-Id"))
+	}))
+	h := middleware.SessionID(count(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Set("Mcp-Session-Id", "changed")
+		inner.ServeHTTP(w, r)
+	})))
+	req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	req.Header.Set("Mcp-Session-Id", "first")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, 1, calls)
+	assert.Equal(t, "first", got)
 }

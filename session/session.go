@@ -32,10 +32,17 @@ func NewID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// ValidID reports whether id has only visible ASCII characters and a sane
-// length (1 to 256).
+// MaxIDLen is the longest session ID [ValidID] accepts. IDs this package
+// issues are 22 characters; the limit bounds what a client can make a
+// server look up.
+const MaxIDLen = 256
+
+// ValidID reports whether id is a well-formed session ID: 1 to [MaxIDLen]
+// characters, each visible ASCII (0x21 to 0x7E), as the MCP transport
+// specification requires. It is the one check of session IDs: the
+// SessionID middleware and the engine both use it.
 func ValidID(id string) bool {
-	if len(id) == 0 || len(id) > 256 {
+	if len(id) == 0 || len(id) > MaxIDLen {
 		return false
 	}
 	for i := 0; i < len(id); i++ {

@@ -16,16 +16,18 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-// Error codes of JSON-RPC 2.0.
+// Error codes of JSON-RPC 2.0: the root package's, so there is one set
+// (use mcp.Code* in new code; these names stay for the decoder's callers).
 const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
+	CodeParseError     = mcp.CodeParseError
+	CodeInvalidRequest = mcp.CodeInvalidRequest
+	CodeMethodNotFound = mcp.CodeMethodNotFound
+	CodeInvalidParams  = mcp.CodeInvalidParams
+	CodeInternalError  = mcp.CodeInternalError
 )
 
 // Message is one decoded JSON-RPC message. The raw members alias the input.
