@@ -108,6 +108,11 @@ type Handler struct {
 	closed  bool
 	reaping bool
 
+	// auth is the server's authentication as middleware (nil when the
+	// server has none); authed is serve behind it.
+	auth   func(http.Handler) http.Handler
+	authed http.Handler
+
 	stopWatch func()
 	draining  chan struct{}
 	done      chan struct{}
@@ -115,6 +120,14 @@ type Handler struct {
 }
 
 // New returns a handler serving srv. opts may be nil.
+//
+// The handler is the MCP endpoint alone: mount it in any mux, under any
+// prefix, behind any middleware. It enforces the server's authentication
+// (mcp.Options.Authenticate, else Options.Auth) itself, as the first step
+// of every request, however it is mounted (see [Handler.Authenticate]).
+// What needs a mux of its own (the health endpoint, the server's custom
+// routes, the OAuth discovery documents and the auth provider's routes)
+// comes with [NewMux].
 func New(srv *mcp.Server, opts *Options) *Handler {
 	var o Options
 	if opts != nil {
@@ -143,6 +156,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	}
 	h := &Handler{srv: srv, opts: o, log: o.Logger, store: o.Sessions,
 		conns: map[string]*conn{}, done: make(chan struct{})}
+	h.initAuth()
 	h.stopWatch = srv.Watch(h.onChange)
 	return h
 }
@@ -179,8 +193,19 @@ func (h *Handler) SessionCount() int {
 	return len(h.conns)
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. Its first step is the server's
+// authentication, unless [Handler.Authenticate] already ran it for this
+// request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.auth != nil && !h.authRan(r) {
+		h.authed.ServeHTTP(w, r)
+		return
+	}
+	h.serve(w, r)
+}
+
+// serve handles an authenticated request.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	if !h.checkOrigin(w, r) {
 		return
 	}
