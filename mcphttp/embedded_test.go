@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 func TestEmbeddedCanAccess(t *testing.T) {
@@ -138,13 +139,13 @@ func TestEmbeddedSession(t *testing.T) {
 		}, 5*time.Second, 10*time.Millisecond)
 	})
 	t.Run("cancelled context", func(t *testing.T) {
-		slow := newProbe()
+		slow := mcptest.NewProbe()
 		srv := newEngineServer(t, slow)
 		e, err := mcphttp.Embed(ctx, srv, nil)
 		require.NoError(t, err)
 		defer e.Close()
 		cctx, cancel := context.WithCancel(ctx)
-		go func() { <-slow.started; cancel() }()
+		go func() { <-slow.Started; cancel() }()
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -154,7 +155,7 @@ func TestEmbeddedSession(t *testing.T) {
 			}
 		}()
 		select {
-		case err := <-slow.stopped:
+		case err := <-slow.Stopped:
 			assert.ErrorIs(t, err, context.Canceled, "the caller's cancel reaches the tool")
 		case <-time.After(10 * time.Second):
 			t.Fatal("the tool never saw the cancel")

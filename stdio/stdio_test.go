@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/stdio"
 )
 
@@ -123,13 +124,13 @@ func TestServeConcurrentRequests(t *testing.T) {
 
 func TestServeEOFCancelsInFlight(t *testing.T) {
 	t.Parallel()
-	slow := newProbe()
+	slow := mcptest.NewProbe()
 	h := newHandler(t, newTestServer(t, slow))
 	p := startServe(t, context.Background(), h, nil)
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
 	select {
-	case <-slow.started:
+	case <-slow.Started:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the tool never started")
 	}
@@ -142,7 +143,7 @@ func TestServeEOFCancelsInFlight(t *testing.T) {
 		t.Fatal("Serve did not return at EOF")
 	}
 	select {
-	case err := <-slow.stopped:
+	case err := <-slow.Stopped:
 		assert.ErrorIs(t, err, context.Canceled, "the tool's context ends at EOF")
 	case <-time.After(10 * time.Second):
 		t.Fatal("the tool never saw its context end")
@@ -151,13 +152,13 @@ func TestServeEOFCancelsInFlight(t *testing.T) {
 
 func TestServeContextCancel(t *testing.T) {
 	t.Parallel()
-	slow := newProbe()
+	slow := mcptest.NewProbe()
 	h := newHandler(t, newTestServer(t, slow))
 	ctx, cancel := context.WithCancel(context.Background())
 	p := startServe(t, ctx, h, nil)
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
-	<-slow.started
+	<-slow.Started
 	cancel()
 	select {
 	case err := <-p.done:
@@ -166,7 +167,7 @@ func TestServeContextCancel(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return when ctx ended")
 	}
-	assert.ErrorIs(t, <-slow.stopped, context.Canceled)
+	assert.ErrorIs(t, <-slow.Stopped, context.Canceled)
 }
 
 func TestServeStdoutOnlyProtocol(t *testing.T) {
