@@ -102,6 +102,9 @@ func newAuthServer(t testing.TB, calls *atomic.Int32, log io.Writer) *mcp.Server
 		tenant, _ := ctx.Value(tenantKey{}).(string)
 		return "caller=" + who.Name + " tenant=" + tenant, nil
 	})
+	mcp.AddTool(srv, mcp.Tool{Name: "session_id"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		return c.SessionID, nil
+	})
 	return srv
 }
 
@@ -350,6 +353,8 @@ func TestStdioAuth(t *testing.T) {
 			require.Nil(t, m.Error, "%+v", m.Error)
 			res := c.roundTrip(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`, "1")
 			assert.Equal(t, "caller=ada tenant=acme", toolResult(t, res).Text())
+			res = c.roundTrip(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_id","arguments":{}}}`, "2")
+			assert.NotEmpty(t, toolResult(t, res).Text(), "Context.SessionID is set on stdio")
 		})
 	}
 }
