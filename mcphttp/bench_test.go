@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/mcphttp"
-	"github.com/mcpchain/mcp/stdio"
 )
 
 // memWriter is an http.ResponseWriter that keeps everything in memory and
@@ -109,7 +109,7 @@ func BenchmarkToolsCallAdd(b *testing.B) {
 	b.Run("stdio", func(b *testing.B) {
 		h := mcphttp.New(newBenchServer(b), nil)
 		defer h.Close()
-		s := stdio.NewSession(h, nil)
+		s := inproc.New(h, nil)
 		ctx := context.Background()
 		var last []byte
 		emit := func(msg []byte) { last = msg }

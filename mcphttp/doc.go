@@ -32,13 +32,16 @@
 //     which is how the engine tells a network request from an in-process
 //     one) and hands the request to the mux of [NewMux].
 //  2. The endpoint's chain, built in NewMux: middleware.Recover, the
-//     server's authentication (mcp.Options.Authenticate or Auth; see
-//     [New] and middleware.Authenticate), then MuxOptions.Middleware (or
-//     StartOptions.Middleware) — the user's own, say a tenant lookup.
+//     server's authentication ([Handler.Authenticate]: mcp.Options.Authenticate
+//     or Auth through middleware.Authenticate), then MuxOptions.Middleware
+//     (or StartOptions.Middleware) — the user's own, say a tenant lookup,
+//     which sees the caller's auth data.
 //  3. [Handler.ServeHTTP] runs the engine's own chain (Handler.newChain):
 //     middleware.CheckOrigin with Options.Allow (DNS rebinding: Host on a
 //     loopback listener, Origin always; skipped when
-//     Options.DisableDNSRebindingProtection), middleware.SessionID (the
+//     Options.DisableDNSRebindingProtection), the server's authentication
+//     unless step 2 already admitted the request (so an endpoint mounted
+//     bare is never open, and the check runs once), middleware.SessionID (the
 //     Mcp-Session-Id header, checked with session.ValidID and put in the
 //     context; the engine reads it only from there), and, for requests
 //     that came over the network, the Ping middleware built from
@@ -78,12 +81,14 @@
 //     conn.call, which is where mcp.Options.Roots.Disabled is enforced.
 //
 // stdio ([Start] with "stdio", the default): stdio.Serve reads one
-// message per line and feeds it through stdio.Session.Send as a
-// synthesized POST (requests concurrently, notifications and responses
-// in order), opens the session's GET stream with Session.Listen after
+// message per line and feeds it through the in-process client
+// (internal/inproc) as a synthesized POST (requests concurrently, notifications and responses
+// in order), opens the session's GET stream with Client.Listen after
 // initialize, and writes every message the engine sends as one line. The
-// chain in front of the Handler is middleware.Recover,
-// middleware.WithAuth(StartOptions.SessionAuth) and StartOptions.Middleware;
+// chain in front of the Handler is middleware.Recover, Handler.Authenticate
+// (the synthesized requests carry StartOptions.Header, so a token given
+// there is checked like an HTTP one; a failure is a JSON-RPC error),
+// middleware.FixedAuth(StartOptions.SessionAuth) and StartOptions.Middleware;
 // from ServeHTTP on, the path is steps 3 to 7. Synthesized requests have
 // no network connection, so the Host check and pings do not apply: a
 // stdio client's liveness is its pipe. When input ends the session ends
@@ -91,7 +96,8 @@
 //
 // Embedded ([Embed]): the same in-process session as stdio without the
 // pipes: EmbeddedSession.Request sends a message through the chain
-// (Recover, WithAuth(EmbedOptions.SessionAuth), EmbedOptions.Middleware)
+// (Recover, Handler.Authenticate with EmbedOptions.Header,
+// FixedAuth(EmbedOptions.SessionAuth), EmbedOptions.Middleware)
 // and decodes the answer; notifications go to EmbedOptions.OnNotification.
 // Not pinged; Close ends the session with DELETE ([EndDeleted]).
 //

@@ -3,23 +3,33 @@ package mcphttp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"sync/atomic"
 
 	"github.com/justinas/alice"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
-	"github.com/mcpchain/mcp/middleware"
-	"github.com/mcpchain/mcp/stdio"
 )
 
 // EmbedOptions configure [Embed].
 type EmbedOptions struct {
-	// SessionAuth is the caller's auth data: tools see it as
-	// Context.Session, and CanAccess checks decide with it.
+	// SessionAuth is the caller's auth data, for a server without
+	// authentication: tools see it as Context.Session, and CanAccess
+	// checks decide with it. Embed refuses it (with
+	// [ErrSessionAuthWithAuth]) when the server has Options.Authenticate
+	// or Options.Auth, whose check must run; give the caller's
+	// credentials in Header instead.
 	SessionAuth any
-	// Middleware wraps the engine, as on the other transports.
+	// Header is added to every request of the session: the caller's
+	// credentials for the server's Authenticate hook (an Authorization
+	// header, an API key), or what your middleware reads (a tenant).
+	Header http.Header
+	// Middleware wraps the engine, as on the other transports, inside the
+	// server's authentication.
 	Middleware []alice.Constructor
 	// Handler configures the engine.
 	Handler *Options
@@ -31,12 +41,12 @@ type EmbedOptions struct {
 }
 
 // EmbeddedSession is an in-process MCP session: every call goes through
-// the same handler chain as HTTP and stdio requests (so CanAccess,
-// timeouts and middleware apply), without a network or pipes. It is safe
-// for concurrent use.
+// the same handler chain as HTTP and stdio requests (so authentication,
+// CanAccess, timeouts and middleware apply), without a network or pipes.
+// It is safe for concurrent use.
 type EmbeddedSession struct {
 	h      *Handler
-	sess   *stdio.Session
+	sess   *inproc.Client
 	opts   EmbedOptions
 	nextID atomic.Int64
 	cancel context.CancelFunc
@@ -44,17 +54,24 @@ type EmbeddedSession struct {
 }
 
 // Embed starts an in-process session of srv. Close it when done.
+//
+// The server's authentication runs on every call, with opts.Header as the
+// request's headers: when it refuses the caller, Embed (or the call)
+// returns an *mcp.Error whose message says why ("Unauthorized: …").
 func Embed(ctx context.Context, srv *mcp.Server, opts *EmbedOptions) (*EmbeddedSession, error) {
 	var o EmbedOptions
 	if opts != nil {
 		o = *opts
 	}
+	if err := checkSessionAuth(srv, o.SessionAuth, "EmbedOptions"); err != nil {
+		return nil, err
+	}
 	if o.ClientInfo.Name == "" {
 		o.ClientInfo = mcp.Implementation{Name: "embedded", Version: "1.0.0"}
 	}
 	h := New(srv, o.Handler)
-	chain := alice.New(middleware.Recover(srv.Logger()), middleware.WithAuth(o.SessionAuth)).Append(o.Middleware...)
-	e := &EmbeddedSession{h: h, sess: stdio.NewSession(chain.Then(h), nil), opts: o, done: make(chan struct{})}
+	chain := localChain(h, o.SessionAuth, o.Middleware)
+	e := &EmbeddedSession{h: h, sess: inproc.New(chain.Then(h), o.Header), opts: o, done: make(chan struct{})}
 	var res struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
@@ -217,4 +234,65 @@ func (e *EmbeddedSession) GetPrompt(ctx context.Context, name string, args map[s
 		return nil, err
 	}
 	return &res, nil
+}
+
+// Complete asks for completions of one argument of a prompt (ref.Type
+// "ref/prompt") or resource template ("ref/resource"): value is what the
+// user typed so far, args the arguments already chosen (may be nil).
+func (e *EmbeddedSession) Complete(ctx context.Context, ref mcp.CompletionRef, arg, value string, args map[string]string) (*mcp.CompletionResult, error) {
+	params := map[string]any{"ref": ref, "argument": map[string]string{"name": arg, "value": value}}
+	if len(args) > 0 {
+		params["context"] = map[string]any{"arguments": args}
+	}
+	var res struct {
+		Completion *mcp.CompletionResult `json:"completion"`
+	}
+	if err := e.Request(ctx, "completion/complete", params, &res); err != nil {
+		return nil, err
+	}
+	if res.Completion == nil {
+		return nil, fmt.Errorf("mcphttp: completion/complete: the result has no completion member")
+	}
+	return res.Completion, nil
+}
+
+// ErrToolFailed is returned (wrapped) by [CallToolAs] when the tool's
+// result has IsError set; the result is returned too.
+var ErrToolFailed = errors.New("mcphttp: the tool failed")
+
+// ErrNoStructuredContent is returned (wrapped) by [CallToolAs] when the
+// tool's result carries no structuredContent to decode.
+var ErrNoStructuredContent = errors.New("mcphttp: the tool result has no structured content")
+
+// CallToolAs calls a tool and decodes its structured output
+// (structuredContent, as declared by the tool's output schema) into Out.
+// The full result is returned too, its StructuredContent replaced by the
+// decoded Out. A result with IsError set is an error wrapping
+// [ErrToolFailed] (with the tool's text), one without structured content
+// an error wrapping [ErrNoStructuredContent]; a JSON-RPC error is an
+// *mcp.Error, as from CallTool.
+func CallToolAs[Out any](ctx context.Context, e *EmbeddedSession, name string, args any) (Out, *mcp.ContentResult, error) {
+	var out Out
+	var raw json.RawMessage
+	if err := e.Request(ctx, "tools/call", map[string]any{"name": name, "arguments": args}, &raw); err != nil {
+		return out, nil, err
+	}
+	var res mcp.ContentResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return out, nil, fmt.Errorf("mcphttp: tools/call %q: %w", name, err)
+	}
+	if res.IsError {
+		return out, &res, fmt.Errorf("%w: %q: %s", ErrToolFailed, name, res.Text())
+	}
+	var sc struct {
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(raw, &sc); err != nil || len(sc.StructuredContent) == 0 || string(sc.StructuredContent) == "null" {
+		return out, &res, fmt.Errorf("%w: %q", ErrNoStructuredContent, name)
+	}
+	if err := json.Unmarshal(sc.StructuredContent, &out); err != nil {
+		return out, &res, fmt.Errorf("mcphttp: tools/call %q: decoding structured content into %T: %w", name, out, err)
+	}
+	res.StructuredContent = out
+	return out, &res, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 func TestEmbeddedCanAccess(t *testing.T) {
@@ -138,13 +139,13 @@ func TestEmbeddedSession(t *testing.T) {
 		}, 5*time.Second, 10*time.Millisecond)
 	})
 	t.Run("cancelled context", func(t *testing.T) {
-		slow := newProbe()
+		slow := mcptest.NewProbe()
 		srv := newEngineServer(t, slow)
 		e, err := mcphttp.Embed(ctx, srv, nil)
 		require.NoError(t, err)
 		defer e.Close()
 		cctx, cancel := context.WithCancel(ctx)
-		go func() { <-slow.started; cancel() }()
+		go func() { <-slow.Started; cancel() }()
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -154,7 +155,7 @@ func TestEmbeddedSession(t *testing.T) {
 			}
 		}()
 		select {
-		case err := <-slow.stopped:
+		case err := <-slow.Stopped:
 			assert.ErrorIs(t, err, context.Canceled, "the caller's cancel reaches the tool")
 		case <-time.After(10 * time.Second):
 			t.Fatal("the tool never saw the cancel")
@@ -180,4 +181,142 @@ func TestEmbeddedPagination(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	assert.Equal(t, []string{"a", "b", "c", "d", "e"}, names, "ListTools follows nextCursor")
+}
+
+func TestEmbeddedComplete(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "complete", Version: "1.0.0", Logger: discardLogger()})
+	srv.AddPrompt(mcp.Prompt{Name: "review", Arguments: []mcp.PromptArgument{
+		{Name: "language", Enum: []string{"go", "golang", "python"}},
+		{Name: "file", Complete: func(_ context.Context, value string, args map[string]string) ([]string, error) {
+			return []string{args["language"] + ":" + value + ".go"}, nil
+		}},
+	}, Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {
+		return mcp.UserText("review"), nil
+	}})
+	ctx := context.Background()
+	e, err := mcphttp.Embed(ctx, srv, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close() }) // after the parallel subtests
+	ref := mcp.CompletionRef{Type: "ref/prompt", Name: "review"}
+	tests := []struct {
+		name      string
+		ref       mcp.CompletionRef
+		arg, val  string
+		args      map[string]string
+		want      *mcp.CompletionResult
+		wantError string
+	}{
+		{name: "enum", ref: ref, arg: "language", val: "go",
+			want: &mcp.CompletionResult{Values: []string{"go", "golang"}, Total: 2}},
+		{name: "no match is an empty list", ref: ref, arg: "language", val: "rust",
+			want: &mcp.CompletionResult{Values: []string{}}},
+		{name: "complete func with context arguments", ref: ref, arg: "file", val: "main", args: map[string]string{"language": "go"},
+			want: &mcp.CompletionResult{Values: []string{"go:main.go"}, Total: 1}},
+		{name: "unknown argument", ref: ref, arg: "nope", wantError: `has no argument "nope"`},
+		{name: "unknown prompt", ref: mcp.CompletionRef{Type: "ref/prompt", Name: "nope"}, arg: "x", wantError: `Unknown prompt: "nope"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := e.Complete(ctx, tt.ref, tt.arg, tt.val, tt.args)
+			if tt.wantError != "" {
+				var je *mcp.Error
+				require.ErrorAs(t, err, &je)
+				assert.Contains(t, je.Message, tt.wantError)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+type forecast struct {
+	City    string  `json:"city"`
+	TempC   float64 `json:"tempC"`
+	Summary string  `json:"summary"`
+}
+
+func TestEmbeddedCallToolAs(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "typed", Version: "1.0.0", Logger: discardLogger()})
+	mcp.AddTool(srv, mcp.Tool{Name: "forecast"}, func(_ context.Context, _ *mcp.Context, in struct {
+		City string `json:"city"`
+	}) (forecast, error) {
+		if in.City == "" {
+			return forecast{}, &mcp.UserError{Message: "name a city"}
+		}
+		return forecast{City: in.City, TempC: 21.5, Summary: "sunny"}, nil
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "text"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		return "just text", nil
+	})
+	ctx := context.Background()
+	e, err := mcphttp.Embed(ctx, srv, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close() }) // after the parallel subtests
+
+	t.Run("structured output decodes into Out", func(t *testing.T) {
+		t.Parallel()
+		got, res, err := mcphttp.CallToolAs[forecast](ctx, e, "forecast", map[string]string{"city": "Oslo"})
+		require.NoError(t, err)
+		assert.Equal(t, forecast{City: "Oslo", TempC: 21.5, Summary: "sunny"}, got)
+		require.NotNil(t, res)
+		assert.Equal(t, got, res.StructuredContent, "the result carries the typed value")
+		assert.Contains(t, res.Text(), `"city":"Oslo"`)
+	})
+	t.Run("a failing tool is ErrToolFailed with the result", func(t *testing.T) {
+		t.Parallel()
+		got, res, err := mcphttp.CallToolAs[forecast](ctx, e, "forecast", map[string]string{"city": ""})
+		require.ErrorIs(t, err, mcphttp.ErrToolFailed)
+		assert.Contains(t, err.Error(), "name a city")
+		require.NotNil(t, res)
+		assert.True(t, res.IsError)
+		assert.Zero(t, got)
+	})
+	t.Run("no structured content", func(t *testing.T) {
+		t.Parallel()
+		_, res, err := mcphttp.CallToolAs[forecast](ctx, e, "text", nil)
+		require.ErrorIs(t, err, mcphttp.ErrNoStructuredContent)
+		assert.Equal(t, "just text", res.Text())
+	})
+	t.Run("a mismatched Out type", func(t *testing.T) {
+		t.Parallel()
+		_, _, err := mcphttp.CallToolAs[[]int](ctx, e, "forecast", map[string]string{"city": "Oslo"})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "decoding structured content into []int")
+	})
+	t.Run("an unknown tool is an *mcp.Error", func(t *testing.T) {
+		t.Parallel()
+		_, res, err := mcphttp.CallToolAs[forecast](ctx, e, "nope", nil)
+		var je *mcp.Error
+		require.ErrorAs(t, err, &je)
+		assert.Nil(t, res)
+	})
+}
+
+// TestEmbeddedHeader: EmbedOptions.Header reaches the middleware on every
+// request, as stdio.Options.Header does.
+func TestEmbeddedHeader(t *testing.T) {
+	t.Parallel()
+	type key struct{}
+	srv := mcp.NewServer(mcp.Options{Name: "hdr", Version: "1.0.0", Logger: discardLogger()})
+	mcp.AddTool(srv, mcp.Tool{Name: "tenant"}, func(ctx context.Context, _ *mcp.Context, _ struct{}) (string, error) {
+		s, _ := ctx.Value(key{}).(string)
+		return s, nil
+	})
+	tenant := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), key{}, r.Header.Get("X-Tenant"))))
+		})
+	}
+	ctx := context.Background()
+	e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
+		Header: http.Header{"X-Tenant": {"acme"}}, Middleware: []alice.Constructor{tenant}})
+	require.NoError(t, err)
+	defer e.Close()
+	res, err := e.CallTool(ctx, "tenant", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "acme", res.Text())
 }

@@ -117,9 +117,13 @@ type Handler struct {
 	closed  bool
 	reaping bool
 
-	chain     http.Handler     // the engine's own middleware, then serve (doc.go)
-	ping      *middleware.Ping // nil: pings off
-	hooks     SessionHooks
+	chain http.Handler     // the engine's own middleware, then serve (doc.go)
+	ping  *middleware.Ping // nil: pings off
+	hooks SessionHooks
+
+	// auth is the server's authentication as middleware (nil when the
+	// server has none); the chain runs it unless Authenticate already did.
+	auth      func(http.Handler) http.Handler
 	stopWatch func()
 	draining  chan struct{}
 	done      chan struct{}
@@ -129,13 +133,14 @@ type Handler struct {
 // New returns a handler serving srv. opts may be nil.
 //
 // The handler is the MCP endpoint alone, and it is complete: however it
-// is served (mounted bare in any mux, through [NewMux] or [Start], over
-// stdio or embedded) it runs its own DNS-rebinding check, session-ID
-// check, pings (mcp.Options.Ping) and roots policy (mcp.Options.Roots).
-// What needs routes of its own comes with [NewMux]: the health endpoint,
-// the server's custom routes (mcp.Server.AddRoute), the OAuth discovery
-// documents and the auth provider's OAuth endpoints. Close the handler
-// when done.
+// is served (mounted bare in any mux under any prefix, through [NewMux] or
+// [Start], over stdio or embedded) it runs its own DNS-rebinding check, the
+// server's authentication (mcp.Options.Authenticate, else Options.Auth; see
+// [Handler.Authenticate]), the session-ID check, pings (mcp.Options.Ping)
+// and the roots policy (mcp.Options.Roots). What needs routes of its own
+// comes with [NewMux]: the health endpoint, the server's custom routes
+// (mcp.Server.AddRoute), the OAuth discovery documents and the auth
+// provider's OAuth endpoints. Close the handler when done.
 func New(srv *mcp.Server, opts *Options) *Handler {
 	var o Options
 	if opts != nil {
@@ -174,6 +179,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 		}
 		h.ping = middleware.NewPing(enginePinger{h}, popts)
 	}
+	h.initAuth()
 	h.chain = h.newChain()
 	h.stopWatch = srv.Watch(h.onChange)
 	return h
@@ -186,6 +192,9 @@ func (h *Handler) newChain() http.Handler {
 	var c alice.Chain
 	if !h.opts.DisableDNSRebindingProtection {
 		c = c.Append(middleware.CheckOrigin(h.opts.Allow))
+	}
+	if h.auth != nil {
+		c = c.Append(h.authStep)
 	}
 	c = c.Append(middleware.SessionID)
 	if h.ping != nil {
@@ -256,7 +265,10 @@ func (h *Handler) SessionCount() int {
 	return len(h.conns)
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. It runs the engine's own chain (see
+// the package doc): the Host/Origin check, the server's authentication
+// (unless [Handler.Authenticate] already ran it for this request), the
+// session-ID check, pings, then the request itself.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.chain.ServeHTTP(w, r)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/session"
 )
 
@@ -247,7 +248,7 @@ func TestLoggingSetLevel(t *testing.T) {
 
 func TestCancelledNotificationStopsTool(t *testing.T) {
 	t.Parallel()
-	slow := newProbe()
+	slow := mcptest.NewProbe()
 	c, _ := newHTTP(t, newEngineServer(t, slow), nil)
 	c.initialize("2025-06-18")
 
@@ -261,7 +262,7 @@ func TestCancelledNotificationStopsTool(t *testing.T) {
 		done <- answer{status, msgs}
 	}()
 	select {
-	case <-slow.started:
+	case <-slow.Started:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the tool never started")
 	}
@@ -269,7 +270,7 @@ func TestCancelledNotificationStopsTool(t *testing.T) {
 	assert.Equal(t, http.StatusAccepted, status)
 
 	select {
-	case err := <-slow.stopped:
+	case err := <-slow.Stopped:
 		assert.Error(t, err, "the tool's context ended")
 	case <-time.After(10 * time.Second):
 		t.Fatal("the tool was not cancelled")
@@ -291,7 +292,7 @@ func TestCancelledNotificationStopsTool(t *testing.T) {
 
 func TestClientDisconnectCancelsTool(t *testing.T) {
 	t.Parallel()
-	slow := newProbe()
+	slow := mcptest.NewProbe()
 	c, _ := newHTTP(t, newEngineServer(t, slow), nil)
 	c.initialize("2025-06-18")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -307,10 +308,10 @@ func TestClientDisconnectCancelsTool(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	<-slow.started
+	<-slow.Started
 	cancel()
 	select {
-	case err := <-slow.stopped:
+	case err := <-slow.Stopped:
 		assert.ErrorIs(t, err, context.Canceled)
 	case <-time.After(10 * time.Second):
 		t.Fatal("a client abort did not reach the tool")
@@ -477,7 +478,7 @@ func TestJSONResponseMode(t *testing.T) {
 
 func TestCloseEndsSessions(t *testing.T) {
 	t.Parallel()
-	slow := newProbe()
+	slow := mcptest.NewProbe()
 	c, h := newHTTP(t, newEngineServer(t, slow), nil)
 	c.initialize("2025-06-18")
 	done := make(chan struct{})
@@ -485,9 +486,9 @@ func TestCloseEndsSessions(t *testing.T) {
 		defer close(done)
 		c.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
 	}()
-	<-slow.started
+	<-slow.Started
 	require.NoError(t, h.Close())
-	assert.Error(t, <-slow.stopped, "Close cancels in-flight requests")
+	assert.Error(t, <-slow.Stopped, "Close cancels in-flight requests")
 	<-done
 	status, msgs := c.post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 	assert.Equal(t, http.StatusServiceUnavailable, status)

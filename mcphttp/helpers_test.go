@@ -13,7 +13,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,17 +20,8 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
-
-// probe lets a test watch a slow tool: started is closed when it runs,
-// stopped receives what ended it.
-type probe struct {
-	started chan struct{}
-	stopped chan error
-	once    sync.Once
-}
-
-func newProbe() *probe { return &probe{started: make(chan struct{}), stopped: make(chan error, 1)} }
 
 type addArgs struct {
 	A int `json:"a"`
@@ -40,7 +30,7 @@ type addArgs struct {
 
 // newEngineServer is the server the engine tests call: tools for every
 // outcome a tool can have.
-func newEngineServer(t testing.TB, slow *probe) *mcp.Server {
+func newEngineServer(t testing.TB, slow *mcptest.Probe) *mcp.Server {
 	t.Helper()
 	srv := mcp.NewServer(mcp.Options{Name: "mcphttp-test", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	mcp.AddTool(srv, mcp.Tool{Name: "add", Description: "Add two integers"},
@@ -75,20 +65,7 @@ func newEngineServer(t testing.TB, slow *probe) *mcp.Server {
 		}
 		return "progressed", nil
 	})
-	mcp.AddTool(srv, mcp.Tool{Name: "slow"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		if slow == nil {
-			return "", errors.New("no probe")
-		}
-		slow.once.Do(func() { close(slow.started) })
-		select {
-		case <-ctx.Done():
-			slow.stopped <- context.Cause(ctx)
-			return "", ctx.Err()
-		case <-time.After(30 * time.Second):
-			slow.stopped <- nil
-			return "finished", nil
-		}
-	})
+	mcp.AddTool(srv, mcp.Tool{Name: "slow"}, slow.Tool)
 	srv.AddResource(mcp.Resource{URI: "mem://hello", Name: "hello", MIMEType: "text/plain",
 		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{{Text: "hello"}}, nil

@@ -1,7 +1,7 @@
 package mcphttp_test
 
 import (
-	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -47,7 +47,7 @@ func TestMuxHealthAndRoutes(t *testing.T) {
 	t.Parallel()
 	auth := func(r *http.Request) (any, error) {
 		if r.Header.Get("Authorization") != "Bearer good" {
-			return nil, errors.New("bad or missing token")
+			return nil, fmt.Errorf("%w: bad or missing token", mcp.ErrUnauthorized)
 		}
 		return "good-user", nil
 	}
@@ -65,7 +65,7 @@ func TestMuxHealthAndRoutes(t *testing.T) {
 		{"health custom", "GET", custom.URL + "/healthz", "", 299, "fine"},
 		{"health custom old path", "GET", custom.URL + "/health", "", 404, "404 page not found\n"},
 		{"health disabled", "GET", off.URL + "/health", "", 404, "404 page not found\n"},
-		{"route needs auth", "GET", ts.URL + "/users/7", "", 401, `"error_description":"bad or missing token"`},
+		{"route needs auth", "GET", ts.URL + "/users/7", "", 401, `"error_description":"Unauthorized: the request needs valid credentials"`},
 		{"route with auth and param", "GET", ts.URL + "/users/7", "good", 200, `{"auth":"good-user","id":"7"}`},
 		{"public route, lower-case method", "POST", ts.URL + "/hooks", "", 201, `{"ok":true}`},
 		{"route method mismatch", "PUT", ts.URL + "/hooks", "", 405, ""},

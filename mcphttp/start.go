@@ -42,10 +42,20 @@ type StartOptions struct {
 	Handler *Options
 	// Middleware wraps the MCP endpoint inside authentication, on every
 	// transport (HTTP, stdio, embedded): a value it puts in the request
-	// context reaches the tools.
+	// context reaches the tools, and the caller's auth data is already
+	// there.
 	Middleware []alice.Constructor
-	// SessionAuth is the auth data of the local caller on stdio, where no
-	// Authenticate hook runs.
+	// Header is added to every request of the stdio transport: the local
+	// caller's credentials for the server's Authenticate hook (an
+	// Authorization header, an API key), or what your middleware reads (a
+	// tenant). Ignored by httpStream, whose clients send their own.
+	Header http.Header
+	// SessionAuth is the auth data of the local caller on stdio, for a
+	// server without authentication: tools see it as Context.Session. It
+	// is not a credential and skips no check: Start refuses it (with
+	// [ErrSessionAuthWithAuth]) when the server has Options.Authenticate
+	// or Options.Auth, whose check must run; give the caller's
+	// credentials in Header instead.
 	SessionAuth any
 	// Stdin and Stdout of the stdio transport. Default os.Stdin, os.Stdout.
 	Stdin  io.Reader
@@ -78,8 +88,10 @@ func (i *Instance) Addr() string {
 	return i.listener.Addr().String()
 }
 
-// Wait blocks until the server stops, and returns why (nil when stdin
-// ended or Close was called).
+// Wait blocks until the server stops, and returns why: nil when the
+// stdio client closed its end of stdin (a clean end), when Close or
+// Shutdown was called or when the context given to Start ended; the error
+// otherwise (a failed read of stdin, a failed HTTP listener).
 func (i *Instance) Wait() error { <-i.done; return i.err }
 
 // Close stops the server gracefully: HTTP stops accepting, in-flight calls
@@ -126,6 +138,9 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = 10 * time.Second
 	}
+	if err := checkSessionAuth(srv, o.SessionAuth, "StartOptions"); err != nil {
+		return nil, err
+	}
 	h := New(srv, o.Handler)
 	ctx, cancel := context.WithCancel(ctx)
 	inst := &Instance{handler: h, cancel: cancel, done: make(chan struct{}), timeout: o.ShutdownTimeout}
@@ -138,10 +153,9 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 		if out == nil {
 			out = os.Stdout
 		}
-		chain := alice.New(middleware.Recover(srv.Logger()), middleware.WithAuth(o.SessionAuth)).Append(o.Middleware...)
 		go func() {
 			defer close(inst.done)
-			inst.err = stdio.Serve(ctx, chain.Then(h), in, out, nil)
+			inst.err = stdio.Serve(ctx, localChain(h, o.SessionAuth, o.Middleware).Then(h), in, out, &stdio.Options{Header: o.Header})
 			h.inputEnded(inst.err)
 			if errors.Is(inst.err, context.Canceled) {
 				inst.err = nil
@@ -211,11 +225,14 @@ type MuxOptions struct {
 }
 
 // NewMux assembles the HTTP side of a server on one ServeMux: the MCP
-// endpoint behind recovery and authentication, the health endpoint, the
-// server's custom routes (authenticated unless public), the OAuth
-// discovery documents when Options.OAuth is enabled, and the routes of the
-// auth provider. Its patterns are paths from its own root, so it mounts
-// under a prefix with http.StripPrefix:
+// endpoint behind recovery and the server's authentication
+// ([Handler.Authenticate], outermost but for recovery, so opts.Middleware
+// sees the caller's auth data), the health endpoint, the server's custom
+// routes (authenticated the same way unless public), the OAuth discovery
+// documents (of Options.OAuth when enabled, else of an Options.Auth that
+// implements mcp.OAuthMetadataProvider), and the routes of the auth
+// provider. Its patterns are paths from its own root, so it mounts under a
+// prefix with http.StripPrefix:
 //
 //	parent.Handle("/api/", http.StripPrefix("/api", mcphttp.NewMux(h, nil)))
 //
@@ -232,10 +249,7 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	so := srv.Options()
 	log := srv.Logger()
 	base := alice.New(middleware.Recover(log))
-	authed := base
-	if fn := authFunc(so); fn != nil {
-		authed = base.Append(middleware.Authenticate(fn, ""))
-	}
+	authed := base.Append(h.Authenticate)
 	mux := http.NewServeMux()
 	mux.Handle(ep, authed.Append(o.Middleware...).Then(h))
 	if ho := so.Health; ho == nil || !ho.Disabled {
@@ -261,21 +275,34 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 		mux.Handle("GET "+path, base.Then(health))
 	}
 	mountRoutes(mux, srv, base, authed)
-	discovery.Mount(mux, so.OAuth)
+	discovery.Mount(mux, oauthOptions(so))
 	if so.Auth != nil && so.Authenticate == nil {
 		so.Auth.Mount(mux)
 	}
 	return mux
 }
 
-func authFunc(o mcp.Options) mcp.AuthFunc {
-	switch {
-	case o.Authenticate != nil:
-		return o.Authenticate
-	case o.Auth != nil:
-		return o.Auth.Authenticate
+// ErrSessionAuthWithAuth is returned by [Start] and [Embed] when
+// SessionAuth (fixed auth data for the local caller) is set for a server
+// that has its own authentication (Options.Authenticate or Options.Auth):
+// the two cannot both hold, and the server's check must not be skipped.
+// Pass the caller's credentials in the Header option instead.
+var ErrSessionAuthWithAuth = errors.New("mcphttp: SessionAuth cannot be combined with the server's Authenticate or Auth (the server checks every request itself); pass the local caller's credentials in Header instead")
+
+// checkSessionAuth fails closed when fixed auth data would stand in for
+// the server's own authentication.
+func checkSessionAuth(srv *mcp.Server, sessionAuth any, where string) error {
+	if sessionAuth != nil && serverAuth(srv.Options()) != nil {
+		return fmt.Errorf("%s.SessionAuth: %w", where, ErrSessionAuthWithAuth)
 	}
 	return nil
+}
+
+// localChain is the chain of the stdio and embedded transports: recovery,
+// the server's authentication (of the Header credentials), the fixed
+// local caller, then the user's middleware.
+func localChain(h *Handler, sessionAuth any, mw []alice.Constructor) alice.Chain {
+	return alice.New(middleware.Recover(h.Server().Logger()), h.Authenticate, middleware.FixedAuth(sessionAuth)).Append(mw...)
 }
 
 // WriteJSON writes v as a JSON response with the given status: the helper

@@ -1,31 +1,70 @@
 package middleware
 
 import (
-	"encoding/json"
+	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/mcpchain/mcp"
 )
 
+// AuthOptions configure [Authenticate]. The zero value (or nil) sends a
+// plain "Bearer" challenge and logs to slog.Default().
+type AuthOptions struct {
+	// Challenge is the WWW-Authenticate value of a 401 answer; build it
+	// with discovery.Challenge so it names the protected-resource metadata
+	// (`Bearer resource_metadata="https://…/.well-known/oauth-protected-resource/mcp"`)
+	// and a client can find the authorization server. A 403 answer sends
+	// the same challenge with error="insufficient_scope" added. Default:
+	// "Bearer".
+	Challenge string
+	// Logger receives why a request was refused (info level) and the
+	// errors of checks that failed (error level). Default: slog.Default().
+	Logger *slog.Logger
+}
+
+// Fixed bodies of the refusals: an error's own text never reaches the
+// client (it may say which part of a token was wrong, or leak an internal
+// address); it is logged instead.
+const (
+	bodyUnauthorized      = `{"error":"unauthorized","error_description":"Unauthorized: the request needs valid credentials"}` + "\n"
+	bodyInsufficientScope = `{"error":"insufficient_scope","error_description":"Forbidden: the credentials do not grant the scope this request needs"}` + "\n"
+	bodyAuthFailed        = `{"error":"server_error","error_description":"Internal Server Error: the credentials could not be checked"}` + "\n"
+)
+
 // Authenticate runs fn on every request. On success the auth data is put
-// in the request context (mcp.WithAuth) for the engine and the tools; on
-// failure the request is answered with 401 and a JSON body
-// {"error": "unauthorized", "error_description": <the error's text>}.
-// challenge, when non-empty, is sent as WWW-Authenticate (for example
-// `Bearer resource_metadata="https://…/.well-known/oauth-protected-resource"`).
-func Authenticate(fn mcp.AuthFunc, challenge string) func(http.Handler) http.Handler {
+// in the request context (mcp.WithAuth) for the engine and the tools. On
+// failure the request goes no further and is answered, according to the
+// error fn returned (see mcp.AuthFunc):
+//
+//   - an error wrapping mcp.ErrUnauthorized: 401 with the challenge of
+//     opts in WWW-Authenticate;
+//   - an error wrapping mcp.ErrInsufficientScope: 403 with the challenge
+//     and error="insufficient_scope";
+//   - any other error: 500, the check itself failed.
+//
+// The body is a fixed OAuth-style JSON object ({"error": …,
+// "error_description": …}) that never contains the error's own text; the
+// error is logged. opts may be nil.
+//
+// An MCP server's own Authenticate (or Auth) hook needs no middleware: the
+// mcphttp.Handler runs it wherever it is served; put the handler's own
+// Authenticate method in a chain to run it earlier (so your middleware
+// sees the auth data). This middleware is for other handlers (your own
+// routes) or for a second, different check.
+func Authenticate(fn mcp.AuthFunc, opts *AuthOptions) func(http.Handler) http.Handler {
+	var o AuthOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Challenge == "" {
+		o.Challenge = "Bearer"
+	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			auth, err := fn(r)
 			if err != nil {
-				if challenge != "" {
-					w.Header().Set("WWW-Authenticate", challenge)
-				}
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusUnauthorized)
-				_ = json.NewEncoder(w).Encode(map[string]string{
-					"error": "unauthorized", "error_description": err.Error(),
-				})
+				refuse(w, r, err, &o)
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(mcp.WithAuth(r.Context(), auth)))
@@ -33,9 +72,52 @@ func Authenticate(fn mcp.AuthFunc, challenge string) func(http.Handler) http.Han
 	}
 }
 
-// WithAuth puts fixed auth data in every request's context: the stdio and
-// embedded transports use it for the local caller.
-func WithAuth(auth any) func(http.Handler) http.Handler {
+// refuse answers a request whose authentication check returned err. It is
+// the one place that maps auth errors to HTTP answers.
+func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Cache-Control", "no-store")
+	var status int
+	var body string
+	switch {
+	case errors.Is(err, mcp.ErrInsufficientScope):
+		status, body = http.StatusForbidden, bodyInsufficientScope
+		hd.Set("WWW-Authenticate", withParam(o.Challenge, `error="insufficient_scope"`))
+		log.InfoContext(r.Context(), "mcp auth: insufficient scope", "status", status, "reason", err.Error(),
+			"method", r.Method, "remote", r.RemoteAddr)
+	case errors.Is(err, mcp.ErrUnauthorized):
+		status, body = http.StatusUnauthorized, bodyUnauthorized
+		hd.Set("WWW-Authenticate", o.Challenge)
+		log.InfoContext(r.Context(), "mcp auth: request refused", "status", status, "reason", err.Error(),
+			"method", r.Method, "remote", r.RemoteAddr)
+	default:
+		status, body = http.StatusInternalServerError, bodyAuthFailed
+		log.ErrorContext(r.Context(), "mcp auth: the authentication check failed (an error that wraps neither mcp.ErrUnauthorized nor mcp.ErrInsufficientScope)",
+			"status", status, "err", err.Error(), "method", r.Method, "remote", r.RemoteAddr)
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(body))
+}
+
+// withParam adds an auth-param to a challenge ("Bearer" or "Bearer k=v, …").
+func withParam(challenge, param string) string {
+	if challenge == "Bearer" {
+		return challenge + " " + param
+	}
+	return challenge + ", " + param
+}
+
+// FixedAuth puts the same auth data in every request's context, with no
+// check: the stdio and embedded transports use it for their one local
+// caller (StartOptions.SessionAuth, EmbedOptions.SessionAuth). A nil auth
+// leaves the context alone. It is not authentication: never put it in
+// front of a network listener.
+func FixedAuth(auth any) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if auth != nil {

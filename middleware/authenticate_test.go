@@ -3,6 +3,7 @@ package middleware_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,14 +18,20 @@ import (
 
 type user struct{ Name string }
 
+// bearerAuth admits "good", refuses a missing or unknown token, asks for
+// a scope "reader" lacks, and fails outright for "broken".
 func bearerAuth(r *http.Request) (any, error) {
 	switch r.Header.Get("Authorization") {
 	case "Bearer good":
 		return user{Name: "ada"}, nil
 	case "":
-		return nil, errors.New("missing bearer token")
+		return nil, fmt.Errorf("%w: missing bearer token", mcp.ErrUnauthorized)
+	case "Bearer reader":
+		return nil, fmt.Errorf("%w: token lacks scope tools:write", mcp.ErrInsufficientScope)
+	case "Bearer broken":
+		return nil, errors.New("dial tcp 10.0.0.7:5432: connection refused")
 	default:
-		return nil, errors.New("invalid bearer token")
+		return nil, fmt.Errorf("%w: invalid bearer token secret-detail", mcp.ErrUnauthorized)
 	}
 }
 
@@ -37,28 +44,44 @@ func TestAuthenticate(t *testing.T) {
 		challenge     string
 		wantStatus    int
 		wantAuth      any
-		wantError     string
+		wantError     string // the "error" member of the body
 		wantChallenge string
+		wantLog       string // a substring of the logged reason
+		wantLevel     string
 	}{
 		{name: "valid token puts auth in the context", authorization: "Bearer good", challenge: challenge,
 			wantStatus: http.StatusOK, wantAuth: user{Name: "ada"}},
 		{name: "missing token is 401 with the challenge", challenge: challenge,
-			wantStatus: http.StatusUnauthorized, wantError: "missing bearer token", wantChallenge: challenge},
+			wantStatus: http.StatusUnauthorized, wantError: "unauthorized", wantChallenge: challenge,
+			wantLog: "missing bearer token", wantLevel: "INFO"},
 		{name: "bad token is 401 with the challenge", authorization: "Bearer bad", challenge: challenge,
-			wantStatus: http.StatusUnauthorized, wantError: "invalid bearer token", wantChallenge: challenge},
-		{name: "no challenge configured sends none", authorization: "Bearer bad",
-			wantStatus: http.StatusUnauthorized, wantError: "invalid bearer token"},
+			wantStatus: http.StatusUnauthorized, wantError: "unauthorized", wantChallenge: challenge,
+			wantLog: "invalid bearer token", wantLevel: "INFO"},
+		{name: "no challenge configured sends plain Bearer", authorization: "Bearer bad",
+			wantStatus: http.StatusUnauthorized, wantError: "unauthorized", wantChallenge: "Bearer",
+			wantLog: "invalid bearer token", wantLevel: "INFO"},
+		{name: "insufficient scope is 403 with error=insufficient_scope", authorization: "Bearer reader", challenge: challenge,
+			wantStatus: http.StatusForbidden, wantError: "insufficient_scope",
+			wantChallenge: challenge + `, error="insufficient_scope"`, wantLog: "tools:write", wantLevel: "INFO"},
+		{name: "insufficient scope without a configured challenge", authorization: "Bearer reader",
+			wantStatus: http.StatusForbidden, wantError: "insufficient_scope",
+			wantChallenge: `Bearer error="insufficient_scope"`, wantLog: "tools:write", wantLevel: "INFO"},
+		{name: "any other error is 500 and logged, with no challenge", authorization: "Bearer broken", challenge: challenge,
+			wantStatus: http.StatusInternalServerError, wantError: "server_error",
+			wantLog: "connection refused", wantLevel: "ERROR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			log, logs := newLogger()
 			var called bool
 			var gotAuth any
-			h := middleware.Authenticate(bearerAuth, tt.challenge)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				called = true
-				gotAuth = mcp.AuthFromContext(r.Context())
-				_, _ = io.WriteString(w, "ok")
-			}))
+			h := middleware.Authenticate(bearerAuth, &middleware.AuthOptions{Challenge: tt.challenge, Logger: log})(
+				http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					called = true
+					gotAuth = mcp.AuthFromContext(r.Context())
+					_, _ = io.WriteString(w, "ok")
+				}))
 			req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 			if tt.authorization != "" {
 				req.Header.Set("Authorization", tt.authorization)
@@ -70,18 +93,26 @@ func TestAuthenticate(t *testing.T) {
 			if tt.wantStatus == http.StatusOK {
 				require.True(t, called)
 				assert.Equal(t, tt.wantAuth, gotAuth)
+				assert.Empty(t, logs.lines(t))
 				return
 			}
-			assert.False(t, called, "the wrapped handler must not run on 401")
+			assert.False(t, called, "the wrapped handler must not run on a refusal")
 			assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
 			var body map[string]string
 			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
-			assert.Equal(t, map[string]string{"error": "unauthorized", "error_description": tt.wantError}, body)
+			assert.Equal(t, tt.wantError, body["error"])
+			assert.NotEmpty(t, body["error_description"])
+			assert.NotContains(t, rec.Body.String(), "secret-detail", "the error's text must not reach the client")
+			assert.NotContains(t, rec.Body.String(), "10.0.0.7", "the error's text must not reach the client")
+			lines := logs.lines(t)
+			require.Len(t, lines, 1)
+			assert.Equal(t, tt.wantLevel, lines[0]["level"])
+			assert.Contains(t, fmt.Sprint(lines[0]["reason"], lines[0]["err"]), tt.wantLog)
 		})
 	}
 }
 
-func TestWithAuth(t *testing.T) {
+func TestFixedAuth(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -94,7 +125,7 @@ func TestWithAuth(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var got any = "unset"
-			h := middleware.WithAuth(tt.auth)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := middleware.FixedAuth(tt.auth)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				got = mcp.AuthFromContext(r.Context())
 			}))
 			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/", nil))

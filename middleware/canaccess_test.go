@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -64,7 +65,7 @@ func TestCanAccess(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newToolServer(t, "read", "admin_reset", "admin_delete")
-			chain := alice.New(middleware.WithAuth(tt.auth))
+			chain := alice.New(middleware.FixedAuth(tt.auth))
 			for _, p := range tt.policies {
 				chain = chain.Append(middleware.CanAccess(p))
 			}
@@ -88,7 +89,7 @@ func TestCanAccessPolicySeesAuth(t *testing.T) {
 		seen = append(seen, auth.(user).Name+" "+string(kind)+" "+name)
 		return true
 	}
-	h := alice.New(middleware.Authenticate(bearerAuth, ""), middleware.CanAccess(policy)).Then(listToolsHandler(srv))
+	h := alice.New(middleware.Authenticate(bearerAuth, &middleware.AuthOptions{Logger: slog.New(slog.DiscardHandler)}), middleware.CanAccess(policy)).Then(listToolsHandler(srv))
 	req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 	req.Header.Set("Authorization", "Bearer good")
 	h.ServeHTTP(httptest.NewRecorder(), req)

@@ -11,7 +11,7 @@
 //   - [RequestLog]: one slog line per request.
 //   - [CORS]: browser cross-origin access, preflights answered here,
 //     before authentication (preflights carry no credentials).
-//   - [Authenticate] (or [WithAuth] for a fixed local caller): the
+//   - [Authenticate] (or [FixedAuth] for a fixed local caller): the
 //     caller's auth data in the context, 401 otherwise.
 //   - [CheckOrigin]: DNS-rebinding protection (Host and Origin) with an
 //     [AllowList], the same list [CORS] reads.

@@ -14,6 +14,7 @@ import (
 	"github.com/justinas/alice"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 )
@@ -37,10 +38,10 @@ func Example() {
 		middleware.CORS(&middleware.CORSOptions{Allow: allow}),
 		middleware.Authenticate(func(r *http.Request) (any, error) {
 			if r.Header.Get("Authorization") != "Bearer secret" {
-				return nil, errors.New("missing or unknown bearer token")
+				return nil, fmt.Errorf("%w: missing or unknown bearer token", mcp.ErrUnauthorized)
 			}
 			return "ada", nil
-		}, ""),
+		}, &middleware.AuthOptions{Logger: logger}),
 		middleware.SessionID,
 		middleware.CanAccess(func(auth any, kind mcp.Kind, name string) bool {
 			return !strings.HasPrefix(name, "admin_") || auth == "admin"
@@ -115,7 +116,7 @@ func ExampleCanAccess() {
 		fmt.Println(strings.Join(names, " "))
 	})
 	for _, who := range []string{"guest", "admin"} {
-		h := alice.New(middleware.WithAuth(who), middleware.CanAccess(policy)).Then(list)
+		h := alice.New(middleware.FixedAuth(who), middleware.CanAccess(policy)).Then(list)
 		fmt.Print(who, ": ")
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", nil))
 	}
@@ -192,11 +193,14 @@ func ExampleRecover() {
 func ExampleAuthenticate() {
 	auth := func(r *http.Request) (any, error) {
 		if r.Header.Get("Authorization") != "Bearer secret" {
-			return nil, errors.New("missing or unknown bearer token")
+			return nil, fmt.Errorf("%w: missing or unknown bearer token", mcp.ErrUnauthorized)
 		}
 		return "ada", nil
 	}
-	h := middleware.Authenticate(auth, `Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource"`)(
+	h := middleware.Authenticate(auth, &middleware.AuthOptions{
+		Challenge: discovery.Challenge("https://mcp.example/.well-known/oauth-protected-resource", ""),
+		Logger:    slog.New(slog.DiscardHandler),
+	})(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			fmt.Println("hello", mcp.AuthFromContext(r.Context()))
 		}))
@@ -210,6 +214,6 @@ func ExampleAuthenticate() {
 	h.ServeHTTP(httptest.NewRecorder(), req)
 	// Output:
 	// 401 Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource"
-	// {"error":"unauthorized","error_description":"missing or unknown bearer token"}
+	// {"error":"unauthorized","error_description":"Unauthorized: the request needs valid credentials"}
 	// hello ada
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,6 +20,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/stdio"
 )
 
@@ -28,18 +28,8 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// probe lets a test watch a slow tool: started is closed when it runs,
-// stopped receives what ended it.
-type probe struct {
-	started chan struct{}
-	stopped chan error
-	once    sync.Once
-}
-
-func newProbe() *probe { return &probe{started: make(chan struct{}), stopped: make(chan error, 1)} }
-
 // newTestServer is a small server with the tools the stdio tests call.
-func newTestServer(t testing.TB, slow *probe) *mcp.Server {
+func newTestServer(t testing.TB, slow *mcptest.Probe) *mcp.Server {
 	t.Helper()
 	srv := mcp.NewServer(mcp.Options{Name: "stdio-test", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	mcp.AddTool(srv, mcp.Tool{Name: "add"}, func(_ context.Context, _ *mcp.Context, in struct {
@@ -59,20 +49,7 @@ func newTestServer(t testing.TB, slow *probe) *mcp.Server {
 		}
 		return "done " + c.RequestID, nil
 	})
-	mcp.AddTool(srv, mcp.Tool{Name: "slow"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		if slow == nil {
-			return "", errors.New("no probe")
-		}
-		slow.once.Do(func() { close(slow.started) })
-		select {
-		case <-ctx.Done():
-			slow.stopped <- ctx.Err()
-			return "", ctx.Err()
-		case <-time.After(30 * time.Second):
-			slow.stopped <- nil
-			return "finished", nil
-		}
-	})
+	mcp.AddTool(srv, mcp.Tool{Name: "slow"}, slow.Tool)
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		return fmt.Sprint(c.Session), nil
 	})

@@ -14,8 +14,15 @@
 // the work in flight and returns. Nothing but protocol messages is ever
 // written to the output.
 //
+// A request the handler refuses with an HTTP error that is not a JSON-RPC
+// message (an authentication failure's 401, say) is answered with a
+// JSON-RPC error whose message is plain text ("Unauthorized: the request
+// needs valid credentials") and whose data holds the HTTP status.
+//
 // The package needs only an http.Handler; it knows nothing of the MCP
-// server behind it.
+// server behind it. It is only the line framing: the in-process client
+// that feeds each message through the handler is internal/inproc, shared
+// with embedded mode.
 package stdio
 
 import (
@@ -29,6 +36,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
@@ -74,7 +82,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sess := NewSession(h, o.Header)
+	sess := inproc.New(h, o.Header)
 	var wmu sync.Mutex
 	bw := bufio.NewWriter(out)
 	write := func(msg []byte) {

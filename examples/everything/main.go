@@ -12,7 +12,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -65,7 +64,7 @@ func newServer() *mcp.Server {
 			}
 			name, ok := strings.CutPrefix(h, "Bearer ")
 			if !ok || name == "" {
-				return nil, errors.New(`the Authorization header must be "Bearer <name>"`)
+				return nil, fmt.Errorf(`%w: the Authorization header must be "Bearer <name>"`, mcp.ErrUnauthorized)
 			}
 			return &User{Name: name}, nil
 		},

@@ -22,7 +22,9 @@ func TestHelloRouteIsPublic(t *testing.T) {
 }
 
 func TestWhoamiReturnsTheAuthSession(t *testing.T) {
-	e, err := mcphttp.Embed(context.Background(), newServer(), &mcphttp.EmbedOptions{SessionAuth: &User{Name: "ada"}})
+	e, err := mcphttp.Embed(context.Background(), newServer(), &mcphttp.EmbedOptions{
+		Header: http.Header{"Authorization": {"Bearer ada"}}, // the server's Authenticate reads it
+	})
 	require.NoError(t, err)
 	defer e.Close()
 	res, err := e.CallTool(context.Background(), "whoami", nil)

@@ -1,4 +1,15 @@
-package stdio
+// Package inproc is the in-process client of an MCP http.Handler: it
+// feeds JSON-RPC messages through the handler as synthesized Streamable
+// HTTP requests and hands back every message the server sends. The stdio
+// transport (package stdio) and embedded mode (mcphttp.Embed) are built on
+// it, so a request reaches the handler, and every middleware around it,
+// the same way over HTTP, stdio and in process.
+//
+// The handler's SSE responses are parsed back into messages as they are
+// written (the engine writes SSE to any ResponseWriter). The package
+// imports none of the public packages of the module, only the JSON-RPC
+// envelope of internal/jsonrpc.
+package inproc
 
 import (
 	"bytes"
@@ -12,12 +23,11 @@ import (
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
-// Session is an in-process client session of an MCP http.Handler: it
+// Client is an in-process client session of an MCP http.Handler: it
 // feeds JSON-RPC messages through the handler as synthesized requests, the
 // way a Streamable HTTP client would, and hands back every message the
-// server sends. The stdio transport and embedded mode are built on it.
-// It is safe for concurrent use.
-type Session struct {
+// server sends. It is safe for concurrent use.
+type Client struct {
 	h      http.Handler
 	header http.Header
 
@@ -26,16 +36,16 @@ type Session struct {
 	version   string
 }
 
-// NewSession returns a session that sends through h. header is added to
-// every synthesized request (it may be nil).
-func NewSession(h http.Handler, header http.Header) *Session {
-	return &Session{h: h, header: header}
+// New returns a client that sends through h. header is added to every
+// synthesized request (it may be nil): credentials, a tenant.
+func New(h http.Handler, header http.Header) *Client {
+	return &Client{h: h, header: header}
 }
 
 // ID returns the Mcp-Session-Id the server issued, once initialized.
-func (s *Session) ID() string { s.mu.RLock(); defer s.mu.RUnlock(); return s.sessionID }
+func (s *Client) ID() string { s.mu.RLock(); defer s.mu.RUnlock(); return s.sessionID }
 
-func (s *Session) newRequest(ctx context.Context, method string, body []byte) *http.Request {
+func (s *Client) newRequest(ctx context.Context, method string, body []byte) *http.Request {
 	r, _ := http.NewRequestWithContext(ctx, method, "/", bytes.NewReader(body))
 	r.RemoteAddr = "stdio"
 	r.Host = "localhost"
@@ -62,7 +72,7 @@ func (s *Session) newRequest(ctx context.Context, method string, body []byte) *h
 // the response), in order. An HTTP error that is not a JSON-RPC message
 // becomes a JSON-RPC error response with the request's id, so a caller
 // always gets an answer to a request.
-func (s *Session) Send(ctx context.Context, msg []byte, emit func([]byte)) {
+func (s *Client) Send(ctx context.Context, msg []byte, emit func([]byte)) {
 	id, method := peek(msg)
 	w := newWriter(emit)
 	s.h.ServeHTTP(w, s.newRequest(ctx, http.MethodPost, msg))
@@ -82,14 +92,14 @@ func (s *Session) Send(ctx context.Context, msg []byte, emit func([]byte)) {
 // Listen opens the session's GET stream and calls emit for every message
 // on it until ctx ends or the server closes the stream. It returns at once
 // when the server offers no stream.
-func (s *Session) Listen(ctx context.Context, emit func([]byte)) {
+func (s *Client) Listen(ctx context.Context, emit func([]byte)) {
 	w := newWriter(emit)
 	w.get = true
 	s.h.ServeHTTP(w, s.newRequest(ctx, http.MethodGet, nil))
 }
 
 // Close ends the session on the server (DELETE).
-func (s *Session) Close(ctx context.Context) {
+func (s *Client) Close(ctx context.Context) {
 	if s.ID() == "" {
 		return
 	}
@@ -234,11 +244,46 @@ func (w *writer) finish(id json.RawMessage) {
 	if ok || id == nil {
 		return // a notification or response was accepted (202), or nothing to answer
 	}
-	msg := strings.TrimSpace(string(body))
-	if msg == "" {
-		msg = http.StatusText(w.status)
+	w.out(jsonrpc.AppendError(nil, id, CodeHTTPError, httpErrorMessage(w.status, body), HTTPErrorData{Status: w.status}))
+}
+
+// CodeHTTPError is the JSON-RPC error code of a request the handler
+// answered with an HTTP error status and a body that is not a JSON-RPC
+// message (an authentication middleware's 401, say).
+const CodeHTTPError = -32000
+
+// HTTPErrorData is the data member of a [CodeHTTPError] error: the HTTP
+// status the handler answered with.
+type HTTPErrorData struct {
+	Status int `json:"status"`
+}
+
+// httpErrorMessage makes a plain message of an HTTP error answer: the
+// error_description of an OAuth-style error object (as the auth
+// middleware writes), else the body's text, else the status text; always
+// starting with the status text, never a JSON document in a string.
+func httpErrorMessage(status int, body []byte) string {
+	text := http.StatusText(status)
+	if text == "" {
+		text = fmt.Sprintf("HTTP status %d", status)
 	}
-	w.out(jsonrpc.AppendError(nil, id, -32000, fmt.Sprintf("HTTP %d: %s", w.status, msg), nil))
+	var oauth struct {
+		Description string `json:"error_description"`
+	}
+	if len(body) > 0 && body[0] == '{' && json.Unmarshal(body, &oauth) == nil && oauth.Description != "" {
+		if strings.HasPrefix(oauth.Description, text) {
+			return oauth.Description
+		}
+		return text + ": " + oauth.Description
+	}
+	msg := strings.TrimSpace(string(body))
+	switch {
+	case msg == "" || msg == text:
+		return text
+	case strings.HasPrefix(msg, text):
+		return msg
+	}
+	return text + ": " + msg
 }
 
 func dataOf(raw json.RawMessage) any {
