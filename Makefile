@@ -12,8 +12,12 @@ export PATH := $(NODE_BIN):$(PATH)
 
 .PHONY: run test unit lint fuzz e2e conformance bench cover node
 
+# A client runs this as its server command, so stdout carries JSON-RPC and nothing else: the
+# recipe is not echoed (@), and go's own messages (downloads, build errors, "exit status")
+# go to stderr. From another directory use `make -s -C <dir> run`: without -s, make's -C
+# prints "Entering directory" on stdout before it reads this file.
 run:
-	$(GO) run ./examples/everything
+	@$(GO) run ./examples/everything
 
 test: lint unit fuzz e2e conformance
 
