@@ -12,16 +12,32 @@ export PATH := $(NODE_BIN):$(PATH)
 
 .PHONY: run test unit lint fuzz e2e conformance bench cover node
 
+# A client runs this as its server command, so stdout carries JSON-RPC and nothing else: the
+# recipe is not echoed (@), and go's own messages (downloads, build errors, "exit status")
+# go to stderr. From another directory use `make -s -C <dir> run`: without -s, make's -C
+# prints "Entering directory" on stdout before it reads this file.
 run:
-	$(GO) run ./examples/everything
+	@$(GO) run ./examples/everything
 
 test: lint unit fuzz e2e conformance
 
-# gofmt over the tracked files; in a tree without .git (an exported checkout), every .go file
-# outside node_modules.
+# gofmt over the tracked files, and no tracked file may be binary (a NUL byte near its start, as
+# grep -I and git judge it) or larger than MAXFILEBYTES; in a tree without .git (an exported
+# checkout), every file outside node_modules counts as tracked.
+MAXFILEBYTES ?= 1048576
 lint:
 	@files=$$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path '*/node_modules/*'); \
 	out=$$(gofmt -l $$files); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@bad=$$( { git -c core.quotePath=off ls-files 2>/dev/null || find . -type f -not -path '*/node_modules/*' -not -path './.git/*'; } | \
+	while IFS= read -r f; do \
+		[ -f "$$f" ] || continue; \
+		size=$$(($$(wc -c <"$$f"))); \
+		if [ "$$size" -gt $(MAXFILEBYTES) ]; then echo "  $$f: $$size bytes"; \
+		elif [ "$$size" -gt 0 ] && ! LC_ALL=C grep -qI '' "$$f"; then echo "  $$f: binary"; fi; \
+	done ); \
+	if [ -n "$$bad" ]; then \
+		echo "tracked files must be text of at most $(MAXFILEBYTES) bytes (build output belongs in .gitignore):"; \
+		echo "$$bad"; exit 1; fi
 	$(GO) vet ./...
 	cd e2e && $(GO) vet ./...
 

@@ -75,6 +75,7 @@ type Instance struct {
 	err        error
 	timeout    time.Duration
 	once       sync.Once
+	stopErr    error // why the stop did not finish cleanly; set inside once
 }
 
 // Handler returns the protocol engine of the instance.
@@ -88,14 +89,40 @@ func (i *Instance) Addr() string {
 	return i.listener.Addr().String()
 }
 
-// Wait blocks until the server stops, and returns why: nil when the
-// stdio client closed its end of stdin (a clean end), when Close or
-// Shutdown was called or when the context given to Start ended; the error
-// otherwise (a failed read of stdin, a failed HTTP listener).
-func (i *Instance) Wait() error { <-i.done; return i.err }
+// Wait blocks until the server has stopped and everything it was doing
+// has ended: after a Close, a Shutdown or the end of Start's ctx, that is
+// when the in-flight calls have finished (or the grace period has ended
+// and they were cancelled); after the end of stdin, when the session's
+// work has been cancelled and the handler closed. A program may exit as
+// soon as Wait returns.
+//
+// Wait returns nil after a clean stop: stdin ended, or Close, Shutdown or
+// ctx stopped the server and every call in flight finished in time. It
+// returns an error wrapping [ErrShutdownTimeout] when the grace period
+// ended first, and the transport's error when serving failed (the server
+// is then stopped as Close would).
+func (i *Instance) Wait() error {
+	<-i.done
+	// The serving loop has ended. If a Shutdown is under way, this waits
+	// for it (sync.Once blocks until the first call returns); if the loop
+	// ended by itself (end of stdin, a listener error), this stops the rest.
+	_ = i.Close()
+	if i.err != nil {
+		return i.err
+	}
+	return i.stopErr
+}
+
+// ErrShutdownTimeout is wrapped by the error of [Instance.Shutdown],
+// [Instance.Close] and [Instance.Wait] when the grace period ended before
+// the calls in flight finished, so they were cancelled.
+var ErrShutdownTimeout = errors.New("mcphttp: the shutdown grace period ended before the calls in flight finished; they were cancelled")
 
 // Close stops the server gracefully: HTTP stops accepting, in-flight calls
 // finish, open streams close, sessions end; stdio cancels work in flight.
+// It waits at most StartOptions.ShutdownTimeout (10 s by default) for the
+// calls in flight, and returns an error wrapping [ErrShutdownTimeout] when
+// that was not enough.
 func (i *Instance) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), i.timeout)
 	defer cancel()
@@ -106,14 +133,16 @@ func (i *Instance) Close() error {
 // once, open GET streams are told to retry (and closed) so clients
 // reconnect elsewhere, and in-flight calls run to completion. When ctx
 // ends first, the calls still running are cancelled and their connections
-// closed, and ctx's error is returned.
+// closed, and an error wrapping both [ErrShutdownTimeout] and ctx's error
+// is returned. Only the first call of Shutdown or Close stops the server;
+// later calls return nil at once, and [Instance.Wait] reports the result.
 func (i *Instance) Shutdown(ctx context.Context) error {
 	var err error
 	i.once.Do(func() {
 		if i.httpSrv != nil {
 			i.handler.drain()
-			err = i.httpSrv.Shutdown(ctx)
-			if err != nil {
+			if err = i.httpSrv.Shutdown(ctx); err != nil {
+				err = fmt.Errorf("%w: %w", ErrShutdownTimeout, err)
 				i.baseCancel()
 				_ = i.httpSrv.Close()
 			}
@@ -124,6 +153,7 @@ func (i *Instance) Shutdown(ctx context.Context) error {
 			i.baseCancel()
 		}
 		_ = i.handler.Close()
+		i.stopErr = err
 	})
 	return err
 }

@@ -5,6 +5,10 @@
 //	everything -transport httpStream -port 8000  # Streamable HTTP at /mcp
 //	everything -transport httpStream -stateless  # no sessions
 //
+// SIGINT or SIGTERM stops it gracefully (calls in flight finish; exit
+// status 0, or 1 when the 10 s grace period ended first); a second signal
+// ends it at once.
+//
 // Over HTTP a request may carry "Authorization: Bearer <name>"; the tool
 // whoami then returns {"subject": "<name>"}. Without it the caller is
 // anonymous.
@@ -184,8 +188,14 @@ func main() {
 	jsonOnly := flag.Bool("json", false, "answer with application/json, never SSE (httpStream)")
 	flag.Parse()
 
+	// The first SIGINT or SIGTERM ends ctx, and Start then shuts down
+	// gracefully: the listener closes, calls in flight finish (for at most
+	// StartOptions.ShutdownTimeout, 10 s), and Wait returns once they have.
+	// The signals are released at that moment, so a second one ends the
+	// process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop)
 	inst, err := mcphttp.Start(ctx, newServer(), &mcphttp.StartOptions{
 		TransportType: *transport, Host: *host, Port: *port,
 		Handler: &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly},

@@ -1,11 +1,14 @@
 // Command hello is the shortest useful mcpchain server: one tool, over
-// stdio (or Streamable HTTP with -http).
+// stdio (or Streamable HTTP on :8000/mcp with -http).
 package main
 
 import (
 	"context"
 	"flag"
 	"log"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -25,14 +28,21 @@ func main() {
 			return "Hello, " + in.Name + "!", nil
 		})
 
+	// SIGINT or SIGTERM stops the server gracefully (calls in flight
+	// finish); a second one ends the process at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	context.AfterFunc(ctx, stop)
+
 	opts := &mcphttp.StartOptions{}
 	if *httpMode {
 		opts.TransportType = mcphttp.TransportHTTPStream
 	}
-	inst, err := mcphttp.Start(context.Background(), srv, opts)
+	inst, err := mcphttp.Start(ctx, srv, opts)
 	if err != nil {
 		log.Fatal(err)
 	}
+	// Wait returns nil when stdin ends or the server stopped cleanly.
 	if err := inst.Wait(); err != nil {
 		log.Fatal(err)
 	}

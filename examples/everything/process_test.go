@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The process-level tests build the example and run it as a client would.
+
+// shutdownGrace is mcphttp.StartOptions.ShutdownTimeout's default, which
+// the example keeps.
+const shutdownGrace = 10 * time.Second
+
+// buildExample compiles the package in dir into a fresh temporary
+// directory and returns the binary's path.
+func buildExample(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(dir))
+	if dir == "." {
+		bin = filepath.Join(filepath.Dir(bin), "example")
+	}
+	out, err := exec.Command("go", "build", "-o", bin, dir).CombinedOutput()
+	require.NoError(t, err, "go build %s: %s", dir, out)
+	return bin
+}
+
+// syncBuffer is a bytes.Buffer that a process and the test may use at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	return port
+}
+
+// process is a running example with its output captured.
+type process struct {
+	cmd            *exec.Cmd
+	stdout, stderr *syncBuffer
+	exited         chan struct{}
+	err            error // cmd.Wait's result, once exited is closed
+}
+
+func startProcess(t *testing.T, bin string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(bin, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	require.NoError(t, p.cmd.Start())
+	go func() { p.err = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// waitExit waits at most d for the process to end and returns its exit
+// status.
+func (p *process) waitExit(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.exited:
+	case <-time.After(d):
+		t.Fatalf("the process is still running after %v; stderr:\n%s", d, p.stderr.String())
+	}
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) {
+		return ee.ExitCode()
+	}
+	require.NoError(t, p.err)
+	return 0
+}
+
+// waitHealthy polls the health endpoint until it answers 200.
+func (p *process) waitHealthy(t *testing.T, c *http.Client, base string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.exited:
+			t.Fatalf("the server exited at start-up (%v); stderr:\n%s", p.err, p.stderr.String())
+		default:
+		}
+		if resp, err := c.Get(base + "/health"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no healthy server at %s after 20 s; stderr:\n%s", base, p.stderr.String())
+}
+
+const protocolVersion = "2025-06-18"
+
+// mcpPost sends one JSON-RPC message to the endpoint as a Streamable HTTP
+// client does. trace, if not nil, is attached to the request.
+func mcpPost(ctx context.Context, c *http.Client, url, sid, body string) (*http.Response, string, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return nil, "", err
+	}
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		r.Header.Set("Mcp-Session-Id", sid)
+		r.Header.Set("MCP-Protocol-Version", protocolVersion)
+	}
+	resp, err := c.Do(r)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, string(b), err
+}
+
+// openSession initializes a session the way a client does (initialize,
+// then notifications/initialized) and returns its ID.
+func openSession(t *testing.T, c *http.Client, url string) string {
+	t.Helper()
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + protocolVersion +
+		`","capabilities":{},"clientInfo":{"name":"sigterm-test","version":"1"}}}`
+	resp, body, err := mcpPost(context.Background(), c, url, "", init)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, sid, body)
+	resp, body, err = mcpPost(context.Background(), c, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, body)
+	return sid
+}
+
+// TestSIGTERMFinishesCallsInFlight is issue 7 §1: SIGTERM while 100 slow
+// calls run must let every one of them finish, and the process must then
+// exit 0 within the shutdown grace period.
+func TestSIGTERMFinishesCallsInFlight(t *testing.T) {
+	bin := buildExample(t, ".")
+	for _, tc := range []struct {
+		name     string
+		sessions int // the calls are spread over this many sessions
+	}{
+		{"one session, 100 concurrent calls", 1},
+		{"a session per call", 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const calls, ms = 100, 800
+			port := freePort(t)
+			p := startProcess(t, bin, "-transport", "httpStream", "-host", "127.0.0.1", "-port", strconv.Itoa(port))
+			base := "http://127.0.0.1:" + strconv.Itoa(port)
+			tr := &http.Transport{MaxIdleConnsPerHost: calls}
+			defer tr.CloseIdleConnections()
+			c := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+			p.waitHealthy(t, c, base)
+
+			sids := make([]string, tc.sessions)
+			for i := range sids {
+				sids[i] = openSession(t, c, base+"/mcp")
+			}
+
+			var (
+				wg      sync.WaitGroup
+				written atomic.Int32
+				bodies  = make([]string, calls)
+				errs    = make([]error, calls)
+			)
+			for i := range calls {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+						WroteRequest: func(httptrace.WroteRequestInfo) { written.Add(1) },
+					})
+					call := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"ms":%d}}}`, i+2, ms)
+					resp, body, err := mcpPost(ctx, c, base+"/mcp", sids[i%len(sids)], call)
+					if err == nil && resp.StatusCode != http.StatusOK {
+						err = fmt.Errorf("status %d: %s", resp.StatusCode, body)
+					}
+					bodies[i], errs[i] = body, err
+				}()
+			}
+			require.Eventually(t, func() bool { return written.Load() == calls }, 10*time.Second, time.Millisecond,
+				"the 100 calls were not all sent")
+			// Let the server read them; each call then still has most of its
+			// 800 ms to run when the signal arrives.
+			time.Sleep(150 * time.Millisecond)
+			sent := time.Now()
+			require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+			wg.Wait()
+
+			failed := 0
+			for i := range calls {
+				if errs[i] != nil || !strings.Contains(bodies[i], fmt.Sprintf(`"slept %d ms"`, ms)) || strings.Contains(bodies[i], `"isError":true`) {
+					if failed < 3 {
+						t.Errorf("call %d: err %v, body %q", i, errs[i], bodies[i])
+					}
+					failed++
+				}
+			}
+			require.Zero(t, failed, "%d of %d calls in flight failed after SIGTERM; stderr:\n%s", failed, calls, p.stderr.String())
+			require.Equal(t, 0, p.waitExit(t, shutdownGrace), "exit status; stderr:\n%s", p.stderr.String())
+			require.Less(t, time.Since(sent), shutdownGrace, "the process must exit within the grace period")
+			require.Empty(t, p.stdout.String(), "over HTTP nothing may be written to stdout")
+		})
+	}
+}
+
+// TestASecondSignalEndsTheProcessAtOnce: the first SIGTERM drains, and
+// the signals are then released, so a second one ends the process without
+// waiting for the call in flight (an operator's second Ctrl-C).
+func TestASecondSignalEndsTheProcessAtOnce(t *testing.T) {
+	bin := buildExample(t, ".")
+	port := freePort(t)
+	p := startProcess(t, bin, "-transport", "httpStream", "-host", "127.0.0.1", "-port", strconv.Itoa(port))
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	p.waitHealthy(t, c, base)
+	sid := openSession(t, c, base+"/mcp")
+
+	var written atomic.Bool
+	replied := make(chan error, 1)
+	go func() {
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			WroteRequest: func(httptrace.WroteRequestInfo) { written.Store(true) },
+		})
+		_, body, err := mcpPost(ctx, c, base+"/mcp", sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"ms":900}}}`)
+		if err == nil {
+			err = fmt.Errorf("the call was answered: %s", body)
+		}
+		replied <- err
+	}()
+	require.Eventually(t, written.Load, 10*time.Second, time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	time.Sleep(100 * time.Millisecond)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+
+	require.Equal(t, -1, p.waitExit(t, shutdownGrace), "the second signal must end the process; stderr:\n%s", p.stderr.String())
+	ws := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	require.True(t, ws.Signaled(), "the process ended by itself: %v", p.cmd.ProcessState)
+	require.Equal(t, syscall.SIGTERM, ws.Signal())
+	require.Error(t, <-replied, "a killed process cannot answer")
+}
