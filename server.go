@@ -112,6 +112,13 @@ type AuthorizationServerMetadata struct {
 	CodeChallengeMethodsSupported []string `json:"code_challenge_methods_supported,omitempty"`
 	// TokenEndpointAuthMethodsSupported lists how clients authenticate at the token endpoint.
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
+	// ResponseModesSupported (RFC 8414 §2).
+	ResponseModesSupported []string `json:"response_modes_supported,omitempty"`
+	// RevocationEndpointAuthMethodsSupported (RFC 8414 §2).
+	RevocationEndpointAuthMethodsSupported []string `json:"revocation_endpoint_auth_methods_supported,omitempty"`
+	// AuthorizationResponseIssParameterSupported says authorization
+	// responses carry iss (RFC 9207).
+	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
 }
 
 // ProtectedResourceMetadata is the RFC 9728 document.

@@ -69,22 +69,47 @@ func Challenge(resourceMetadataURL, scope string) string {
 
 func quote(s string) string { return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) }
 
-// Mount registers the documents of o on mux: the authorization-server
-// metadata at its well-known path, and the protected-resource metadata at
-// its well-known path and at the RFC 9728 path derived from the resource
-// URL. It does nothing when o is nil or not enabled.
+// Mount registers the documents of o on mux. The authorization-server
+// metadata goes at its well-known path with the issuer's path inserted
+// after the host (RFC 8414 §3.1: issuer https://h/t → /.well-known/
+// oauth-authorization-server/t), and at the bare well-known path for
+// clients that only probe the root. The protected-resource metadata goes at
+// the RFC 9728 path derived from the resource URL (/.well-known/
+// oauth-protected-resource/mcp for https://h/mcp), and at the bare
+// well-known path; when the resource has a path, the bare document names
+// the origin as its resource, as RFC 9728 §3.3 requires of a document
+// found at the root. A path already registered on mux is left alone, so
+// an auth provider and the server may both mount the same documents. It
+// does nothing when o is nil or not enabled.
 func Mount(mux *http.ServeMux, o *mcp.OAuthOptions) {
 	if o == nil || !o.Enabled {
 		return
 	}
-	if o.AuthorizationServer != nil {
-		mux.Handle(AuthorizationServerPath, Handler(o.AuthorizationServer))
+	if as := o.AuthorizationServer; as != nil {
+		h := Handler(as)
+		if u, err := url.Parse(as.Issuer); err == nil && strings.Trim(u.Path, "/") != "" {
+			handleOnce(mux, AuthorizationServerPath+"/"+strings.Trim(u.Path, "/"), h)
+		}
+		handleOnce(mux, AuthorizationServerPath, h)
 	}
 	if pr := o.ProtectedResource; pr != nil {
-		h := Handler(pr)
-		mux.Handle(ProtectedResourcePath, h)
-		if u, err := url.Parse(pr.Resource); err == nil && strings.Trim(u.Path, "/") != "" {
-			mux.Handle(ProtectedResourcePath+"/"+strings.Trim(u.Path, "/"), h)
+		u, err := url.Parse(pr.Resource)
+		if err == nil && strings.Trim(u.Path, "/") != "" {
+			handleOnce(mux, ProtectedResourcePath+"/"+strings.Trim(u.Path, "/"), Handler(pr))
+			root := *pr
+			root.Resource = u.Scheme + "://" + u.Host
+			handleOnce(mux, ProtectedResourcePath, Handler(&root))
+		} else {
+			handleOnce(mux, ProtectedResourcePath, Handler(pr))
 		}
 	}
+}
+
+// handleOnce registers h at path unless mux already routes exactly that
+// path (ServeMux panics on a duplicate pattern).
+func handleOnce(mux *http.ServeMux, path string, h http.Handler) {
+	if _, pat := mux.Handler(&http.Request{Method: http.MethodGet, URL: &url.URL{Path: path}}); pat == path || pat == "GET "+path {
+		return
+	}
+	mux.Handle(path, h)
 }

@@ -40,7 +40,7 @@ func TestMountServesBothDocuments(t *testing.T) {
 			"token_endpoint": "https://auth.example.com/token", "response_types_supported": []any{"code"},
 			"code_challenge_methods_supported": []any{"S256"}}},
 		{discovery.ProtectedResourcePath, map[string]any{
-			"resource": "https://api.example.com/mcp", "authorization_servers": []any{"https://auth.example.com"},
+			"resource": "https://api.example.com", "authorization_servers": []any{"https://auth.example.com"},
 			"scopes_supported": []any{"read"}}},
 		{discovery.ProtectedResourcePath + "/mcp", map[string]any{
 			"resource": "https://api.example.com/mcp", "authorization_servers": []any{"https://auth.example.com"},
@@ -65,6 +65,40 @@ func TestMountServesBothDocuments(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, 405, resp.StatusCode, string(b))
 	require.Equal(t, "GET, HEAD", resp.Header.Get("Allow"))
+}
+
+func TestMountPathRulesAndIdempotence(t *testing.T) {
+	t.Parallel()
+	o := &mcp.OAuthOptions{
+		Enabled: true,
+		AuthorizationServer: &mcp.AuthorizationServerMetadata{Issuer: "https://h.example/tenant1",
+			AuthorizationEndpoint: "https://h.example/tenant1/oauth/authorize", TokenEndpoint: "https://h.example/tenant1/oauth/token",
+			ResponseTypesSupported: []string{"code"}, AuthorizationResponseIssParameterSupported: true},
+		ProtectedResource: &mcp.ProtectedResourceMetadata{Resource: "https://h.example/tenant1/mcp",
+			AuthorizationServers: []string{"https://h.example/tenant1"}},
+	}
+	mux := http.NewServeMux()
+	discovery.Mount(mux, o)
+	require.NotPanics(t, func() { discovery.Mount(mux, o) }, "mounting the same documents twice is harmless")
+	tests := []struct{ path, field, want string }{
+		{"/.well-known/oauth-authorization-server/tenant1", "issuer", "https://h.example/tenant1"},
+		{"/.well-known/oauth-authorization-server", "issuer", "https://h.example/tenant1"},
+		{"/.well-known/oauth-protected-resource/tenant1/mcp", "resource", "https://h.example/tenant1/mcp"},
+		{"/.well-known/oauth-protected-resource", "resource", "https://h.example"},
+	}
+	for _, tt := range tests {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest("GET", tt.path, nil))
+		require.Equal(t, 200, rec.Code, tt.path)
+		require.Equal(t, "*", rec.Header().Get("Access-Control-Allow-Origin"))
+		require.Contains(t, rec.Header().Get("Cache-Control"), "max-age")
+		var got map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
+		require.Equal(t, tt.want, got[tt.field], tt.path)
+	}
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest("GET", "/.well-known/oauth-authorization-server/tenant1", nil))
+	require.Contains(t, rec.Body.String(), `"authorization_response_iss_parameter_supported":true`)
 }
 
 func TestMountDisabled(t *testing.T) {

@@ -1,0 +1,375 @@
+package providers
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"golang.org/x/oauth2"
+)
+
+// txn is one authorization in progress, stored under txn:{id} from
+// /oauth/authorize until the upstream callback takes it.
+type txn struct {
+	ID            string   `json:"id"`
+	ClientID      string   `json:"client_id"`
+	ClientName    string   `json:"client_name,omitempty"`
+	RedirectURI   string   `json:"redirect_uri"`
+	State         string   `json:"state,omitempty"`
+	CodeChallenge string   `json:"code_challenge"`
+	Scopes        []string `json:"scopes"`
+	Resource      string   `json:"resource,omitempty"`
+	CSRF          string   `json:"csrf"`
+	Binding       string   `json:"binding,omitempty"`
+	Verifier      string   `json:"verifier,omitempty"`
+	Nonce         string   `json:"nonce,omitempty"`
+}
+
+// codeRecord is an authorization code we issued, stored under
+// code:{sha256(code)} until redeemed (once).
+type codeRecord struct {
+	ClientID      string   `json:"client_id"`
+	RedirectURI   string   `json:"redirect_uri"`
+	CodeChallenge string   `json:"code_challenge"`
+	Scopes        []string `json:"scopes"`
+	GrantID       string   `json:"gid"`
+	Subject       string   `json:"sub"`
+}
+
+var pkceChallenge = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
+
+// handleAuthorize is GET /oauth/authorize.
+func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	c, err := p.loadClient(r, q.Get("client_id"))
+	if errors.Is(err, errNoClient) {
+		p.errorPage(w, http.StatusBadRequest, "Unknown application", "The application that sent you here is not registered with this server (client_id "+strconvQuote(q.Get("client_id"))+"). Nothing was shared.")
+		return
+	} else if err != nil {
+		p.log.Error("loading client", "err", err)
+		p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "The server could not look up the application. Try again later.")
+		return
+	}
+	redirect := q.Get("redirect_uri")
+	if redirect == "" && len(c.RedirectURIs) == 1 {
+		redirect = c.RedirectURIs[0]
+	}
+	// Never redirect to a URI that is not registered, nor one the patterns
+	// no longer allow (RFC 6749 §4.1.2.1): show the error here instead.
+	if !redirectMatches(redirect, c.RedirectURIs) || checkRedirectURI(redirect, p.patterns) != nil {
+		p.errorPage(w, http.StatusBadRequest, "Invalid redirect address", "The address this application wants to send you back to ("+strconvQuote(redirect)+") is not one it registered. Nothing was shared.")
+		return
+	}
+	state := q.Get("state")
+	fail := func(code, desc string) {
+		http.Redirect(w, r, p.clientRedirect(redirect, url.Values{"error": {code}, "error_description": {desc}, "state": {state}}), http.StatusFound)
+	}
+	switch {
+	case q.Get("response_type") != "code":
+		fail("unsupported_response_type", "response_type must be code")
+		return
+	case q.Get("code_challenge") == "":
+		fail("invalid_request", "code_challenge is required: this server requires PKCE with S256")
+		return
+	case q.Get("code_challenge_method") != "S256":
+		fail("invalid_request", "code_challenge_method must be S256 (plain is not accepted)")
+		return
+	case !pkceChallenge.MatchString(q.Get("code_challenge")):
+		fail("invalid_request", "code_challenge must be the 43-character base64url SHA-256 of the verifier")
+		return
+	case !p.resourceOK(q["resource"]):
+		fail("invalid_target", "resource must be "+p.resource)
+		return
+	}
+	scopes, ok := p.allowedScopes(q.Get("scope"))
+	if !ok {
+		fail("invalid_scope", "scope may only contain: "+strings.Join(p.cfg.Scopes, " "))
+		return
+	}
+	t := &txn{ID: randomToken(24), ClientID: c.ID, ClientName: c.Name, RedirectURI: redirect, State: state,
+		CodeChallenge: q.Get("code_challenge"), Scopes: scopes, Resource: q.Get("resource"), CSRF: randomToken(24)}
+	if err := p.putTxn(r.Context(), t); err != nil {
+		p.log.Error("storing transaction", "err", err)
+		fail("server_error", "the authorization could not be stored")
+		return
+	}
+	if p.cfg.DisableConsent {
+		p.approve(w, r, t)
+		return
+	}
+	http.Redirect(w, r, p.basePath+ConsentPath+"?txn="+url.QueryEscape(t.ID), http.StatusFound)
+}
+
+func strconvQuote(s string) string {
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return "“" + s + "”"
+}
+
+func (p *Proxy) putTxn(ctx context.Context, t *txn) error {
+	b, _ := json.Marshal(t)
+	return p.store.Put(ctx, "txn:"+t.ID, b, transactionTTL)
+}
+
+func (p *Proxy) getTxn(ctx context.Context, id string, take bool) (*txn, error) {
+	if id == "" {
+		return nil, ErrNotFound
+	}
+	get := p.store.Get
+	if take {
+		get = p.store.Take
+	}
+	b, err := get(ctx, "txn:"+id)
+	if err != nil {
+		return nil, err
+	}
+	var t txn
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// clientRedirect adds iss (RFC 9207) to every authorization response.
+func (p *Proxy) clientRedirect(uri string, params url.Values) string {
+	params.Set("iss", p.issuer)
+	return redirectWith(uri, params)
+}
+
+// Cookie names; __Host- when served over https (the prefix requires it).
+func (p *Proxy) cookieName(n string) string {
+	if p.secure {
+		return "__Host-" + n
+	}
+	return n
+}
+
+type csrfCookie struct {
+	Txn  string `json:"t"`
+	CSRF string `json:"c"`
+}
+
+type bindCookie struct {
+	Txn     string `json:"t"`
+	Binding string `json:"b"`
+}
+
+func (p *Proxy) setCookie(w http.ResponseWriter, name string, v any) error {
+	enc, err := p.cookies.Encode(name, v)
+	if err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{Name: p.cookieName(name), Value: enc, Path: "/", HttpOnly: true,
+		Secure: p.secure, SameSite: http.SameSiteLaxMode, MaxAge: int(transactionTTL.Seconds())})
+	return nil
+}
+
+func (p *Proxy) readCookie(r *http.Request, name string, v any) bool {
+	ck, err := r.Cookie(p.cookieName(name))
+	return err == nil && p.cookies.Decode(name, ck.Value, v) == nil
+}
+
+func (p *Proxy) clearCookie(w http.ResponseWriter, name string) {
+	http.SetCookie(w, &http.Cookie{Name: p.cookieName(name), Value: "", Path: "/", HttpOnly: true,
+		Secure: p.secure, SameSite: http.SameSiteLaxMode, MaxAge: -1})
+}
+
+func eq(a, b string) bool { return a != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// handleConsent is GET (show) and POST (decide) /oauth/consent.
+func (p *Proxy) handleConsent(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		t, err := p.getTxn(r.Context(), r.URL.Query().Get("txn"), false)
+		if err != nil {
+			p.errorPage(w, http.StatusBadRequest, "This sign-in request has expired", "Go back to the application and start again.")
+			return
+		}
+		if err := p.setCookie(w, "mcp_csrf", csrfCookie{Txn: t.ID, CSRF: t.CSRF}); err != nil {
+			p.log.Error("csrf cookie", "err", err)
+			p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Try again later.")
+			return
+		}
+		p.consentPage(w, t)
+	case http.MethodPost:
+		p.decideConsent(w, r)
+	default:
+		methodNotAllowed(w, "GET, POST")
+	}
+}
+
+func (p *Proxy) decideConsent(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		p.errorPage(w, http.StatusBadRequest, "Bad request", "The form could not be read.")
+		return
+	}
+	// Cross-site posts are refused whatever they carry.
+	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" && s != "none" {
+		p.errorPage(w, http.StatusForbidden, "Request refused", "The approval did not come from this server's own page.")
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && o != "null" && o != p.origin {
+		p.errorPage(w, http.StatusForbidden, "Request refused", "The approval did not come from this server's own page.")
+		return
+	}
+	t, err := p.getTxn(r.Context(), r.PostForm.Get("txn"), false)
+	if err != nil {
+		p.errorPage(w, http.StatusBadRequest, "This sign-in request has expired", "Go back to the application and start again.")
+		return
+	}
+	var ck csrfCookie
+	form := r.PostForm.Get("csrf")
+	if !p.readCookie(r, "mcp_csrf", &ck) || ck.Txn != t.ID || !eq(form, t.CSRF) || !eq(form, ck.CSRF) {
+		p.errorPage(w, http.StatusForbidden, "Request refused", "The approval could not be verified (CSRF check failed). Go back to the application and start again.")
+		return
+	}
+	switch r.PostForm.Get("action") {
+	case "approve":
+		p.clearCookie(w, "mcp_csrf")
+		p.approve(w, r, t)
+	case "deny":
+		p.clearCookie(w, "mcp_csrf")
+		_ = p.store.Delete(r.Context(), "txn:"+t.ID)
+		p.log.Info("consent denied", "client_id", t.ClientID)
+		http.Redirect(w, r, p.clientRedirect(t.RedirectURI, url.Values{"error": {"access_denied"},
+			"error_description": {"the user denied the request"}, "state": {t.State}}), http.StatusSeeOther)
+	default:
+		p.errorPage(w, http.StatusBadRequest, "Bad request", "action must be approve or deny.")
+	}
+}
+
+// approve sends the browser upstream: it creates the upstream state, PKCE
+// verifier and nonce only now, after consent, and binds the transaction to
+// this browser with a cookie the callback checks.
+func (p *Proxy) approve(w http.ResponseWriter, r *http.Request, t *txn) {
+	ctx := r.Context()
+	conf, err := p.upstreamConfig(ctx)
+	if err != nil {
+		p.log.Error("upstream configuration", "err", err)
+		p.errorPage(w, http.StatusBadGateway, "The identity provider is unavailable", "Try again later.")
+		return
+	}
+	t.Binding, t.Verifier, t.Nonce = randomToken(24), oauth2.GenerateVerifier(), randomToken(16)
+	state := randomToken(24)
+	if err := p.putTxn(ctx, t); err == nil {
+		err = p.store.Put(ctx, "ustate:"+state, []byte(t.ID), transactionTTL)
+	}
+	if err != nil {
+		p.log.Error("storing transaction", "err", err)
+		p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Try again later.")
+		return
+	}
+	if err := p.setCookie(w, "mcp_bind", bindCookie{Txn: t.ID, Binding: t.Binding}); err != nil {
+		p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Try again later.")
+		return
+	}
+	opts := append([]oauth2.AuthCodeOption{oauth2.S256ChallengeOption(t.Verifier)}, p.up.AuthCodeOptions(t.Nonce)...)
+	p.log.Info("consent approved; redirecting upstream", "client_id", t.ClientID)
+	http.Redirect(w, r, conf.AuthCodeURL(state, opts...), http.StatusSeeOther)
+}
+
+func (p *Proxy) upstreamConfig(ctx context.Context) (*oauth2.Config, error) {
+	conf, err := p.up.OAuth2Config(p.upstreamCtx(ctx))
+	if err != nil {
+		return nil, err
+	}
+	c := *conf
+	c.RedirectURL = p.callbackURL()
+	return &c, nil
+}
+
+// handleCallback is GET {baseUrl}/oauth/callback, where upstream sends the
+// browser back.
+func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	id, err := p.store.Take(ctx, "ustate:"+q.Get("state"))
+	var t *txn
+	if err == nil {
+		t, err = p.getTxn(ctx, string(id), true)
+	}
+	if err != nil {
+		p.errorPage(w, http.StatusBadRequest, "This sign-in request has expired or was already used", "Go back to the application and start again.")
+		return
+	}
+	var bc bindCookie
+	if !p.readCookie(r, "mcp_bind", &bc) || bc.Txn != t.ID || !eq(bc.Binding, t.Binding) {
+		p.log.Warn("callback without the browser binding of its transaction", "client_id", t.ClientID)
+		p.errorPage(w, http.StatusForbidden, "Request refused", "This sign-in was approved in another browser. Start again from the application.")
+		return
+	}
+	p.clearCookie(w, "mcp_bind")
+	// Defence in depth: the client must still have this redirect URI.
+	c, err := p.loadClient(r, t.ClientID)
+	if err != nil || !redirectMatches(t.RedirectURI, c.RedirectURIs) || checkRedirectURI(t.RedirectURI, p.patterns) != nil {
+		p.errorPage(w, http.StatusBadRequest, "Invalid redirect address", "The application is no longer registered with this address.")
+		return
+	}
+	back := func(params url.Values) {
+		params.Set("state", t.State)
+		http.Redirect(w, r, p.clientRedirect(t.RedirectURI, params), http.StatusFound)
+	}
+	if e := q.Get("error"); e != "" {
+		code := "server_error"
+		if e == "access_denied" {
+			code = "access_denied"
+		}
+		p.log.Info("upstream refused the authorization", "error", e)
+		back(url.Values{"error": {code}, "error_description": {"the identity provider answered: " + e}})
+		return
+	}
+	gid, sub, err := p.completeLogin(ctx, t, q.Get("code"))
+	if err != nil {
+		p.log.Warn("upstream login failed", "err", err)
+		back(url.Values{"error": {"server_error"}, "error_description": {"the identity provider login could not be completed"}})
+		return
+	}
+	code := randomToken(32)
+	b, _ := json.Marshal(codeRecord{ClientID: t.ClientID, RedirectURI: t.RedirectURI, CodeChallenge: t.CodeChallenge,
+		Scopes: t.Scopes, GrantID: gid, Subject: sub})
+	if err := p.store.Put(ctx, "code:"+hashKey(code), b, codeTTL); err != nil {
+		p.log.Error("storing code", "err", err)
+		back(url.Values{"error": {"server_error"}, "error_description": {"the authorization could not be stored"}})
+		return
+	}
+	back(url.Values{"code": {code}})
+}
+
+// completeLogin exchanges the upstream code, identifies the user and
+// stores the grant; it returns the grant id and the user's subject.
+func (p *Proxy) completeLogin(ctx context.Context, t *txn, code string) (string, string, error) {
+	if code == "" {
+		return "", "", fmt.Errorf("%w: the callback carries no code", ErrUpstream)
+	}
+	conf, err := p.upstreamConfig(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	uctx := p.upstreamCtx(ctx)
+	tok, err := conf.Exchange(uctx, code, oauth2.VerifierOption(t.Verifier))
+	if err != nil {
+		return "", "", fmt.Errorf("%w: code exchange: %v", ErrUpstream, err)
+	}
+	id, err := p.up.Identify(uctx, tok, t.Nonce)
+	if err != nil {
+		return "", "", err
+	}
+	g := &grant{ClientID: t.ClientID, Scopes: t.Scopes, Token: tok, Identity: *id}
+	if s, ok := tok.Extra("id_token").(string); ok {
+		g.IDToken = s
+	}
+	gid := randomToken(16)
+	if err := p.saveGrant(ctx, gid, g); err != nil {
+		return "", "", err
+	}
+	p.log.Info("user logged in", "client_id", t.ClientID, "sub", id.Subject)
+	return gid, id.Subject, nil
+}

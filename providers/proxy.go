@@ -1,0 +1,433 @@
+package providers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gorilla/securecookie"
+	"golang.org/x/oauth2"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
+)
+
+// Config is what every provider takes (seed §2.13). BaseURL, ClientID and
+// ClientSecret are required.
+type Config struct {
+	// BaseURL is where the MCP server is reachable ("https://mcp.example.com").
+	// It is the issuer of our tokens; the upstream callback is
+	// {BaseURL}/oauth/callback.
+	BaseURL string
+	// MCPPath is the path of the MCP endpoint; BaseURL+MCPPath is the
+	// resource our tokens are minted for (their aud). Default: /mcp.
+	MCPPath string
+	// ClientID and ClientSecret are the credentials the upstream provider
+	// issued to this server.
+	ClientID     string
+	ClientSecret string
+	// Scopes requested upstream and offered to MCP clients. Default: per
+	// provider.
+	Scopes []string
+	// DisableConsent skips the consent page (consentRequired: false). It
+	// is refused while a wildcard https redirect pattern is allowed.
+	DisableConsent bool
+	// AllowedRedirectURIPatterns restrict the redirect URIs clients may
+	// register. Default: DefaultRedirectURIPatterns.
+	AllowedRedirectURIPatterns []string
+	// EncryptionKey (at least 32 bytes) encrypts the upstream tokens at
+	// rest. Default: generated per process.
+	EncryptionKey string
+	// DisableEncryption stores upstream tokens in plain text
+	// (encryptionKey: false).
+	DisableEncryption bool
+	// JWTSigningKey (at least 32 bytes) signs our access tokens and the
+	// consent cookies. Default: generated per process.
+	JWTSigningKey string
+	// TokenStorage holds the proxy's state. Default: a MemoryStorage the
+	// proxy closes on Close. Shared storage needs explicit keys.
+	TokenStorage TokenStorage
+	// AccessTokenTTL is the lifetime of our access tokens. Default: 1 h.
+	AccessTokenTTL time.Duration
+	// RefreshTokenTTL is the (sliding) lifetime of our refresh tokens.
+	// Default: 30 days.
+	RefreshTokenTTL time.Duration
+	// HTTPClient makes the upstream calls. Default: a client with a 10 s
+	// timeout.
+	HTTPClient *http.Client
+	// Logger receives diagnostics (never token values). Default: slog.Default().
+	Logger *slog.Logger
+}
+
+// Lifetimes of the short-lived records.
+const (
+	transactionTTL = 10 * time.Minute
+	codeTTL        = 5 * time.Minute
+	refreshLockTTL = 30 * time.Second
+	maxFormBytes   = 64 << 10
+	maxRedirects   = 10
+)
+
+// Proxy is the OAuth authorization server facade in front of an upstream
+// identity provider. MCP clients register with it (RFC 7591), log in
+// through it (authorization code + PKCE), and get its own short-lived JWT
+// access tokens and rotating refresh tokens; the upstream tokens stay
+// here, encrypted. It implements mcp.AuthProvider and
+// mcp.OAuthMetadataProvider: set it as mcp.Options.Auth.
+type Proxy struct {
+	cfg      Config
+	up       Upstream
+	log      *slog.Logger
+	issuer   string
+	basePath string
+	resource string
+	origin   string
+	store    TokenStorage
+	ownStore bool
+	seal     sealer
+	jwt      *jwtCodec
+	cookies  *securecookie.SecureCookie
+	secure   bool
+	patterns []redirectPattern
+	client   *http.Client
+	now      func() time.Time
+}
+
+// NewProxy validates cfg and returns a proxy in front of up. The
+// providers' constructors call it; use it directly for your own Upstream.
+func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
+	if up == nil {
+		return nil, errors.New("providers: no upstream provider")
+	}
+	base, err := url.Parse(strings.TrimSuffix(cfg.BaseURL, "/"))
+	switch {
+	case cfg.BaseURL == "":
+		return nil, errors.New("providers: BaseURL is required (where the MCP server is reachable)")
+	case err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.RawQuery != "" || base.Fragment != "":
+		return nil, fmt.Errorf("providers: BaseURL %q must be an absolute http(s) URL without query or fragment", cfg.BaseURL)
+	case cfg.ClientID == "":
+		return nil, errors.New("providers: ClientID is required (the client id the upstream provider issued)")
+	}
+	if cfg.MCPPath == "" {
+		cfg.MCPPath = "/mcp"
+	}
+	if !strings.HasPrefix(cfg.MCPPath, "/") {
+		return nil, fmt.Errorf("providers: MCPPath %q must start with /", cfg.MCPPath)
+	}
+	if cfg.AccessTokenTTL <= 0 {
+		cfg.AccessTokenTTL = time.Hour
+	}
+	if cfg.RefreshTokenTTL <= 0 {
+		cfg.RefreshTokenTTL = 30 * 24 * time.Hour
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	if len(cfg.AllowedRedirectURIPatterns) == 0 {
+		cfg.AllowedRedirectURIPatterns = DefaultRedirectURIPatterns
+	}
+	p := &Proxy{cfg: cfg, up: up, log: cfg.Logger.With("component", "oauth-proxy", "provider", up.Name()),
+		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https"}
+	for _, s := range cfg.AllowedRedirectURIPatterns {
+		pat, err := parseRedirectPattern(s)
+		if err != nil {
+			return nil, fmt.Errorf("providers: %w", err)
+		}
+		if pat.wildcardHTTPS() && cfg.DisableConsent {
+			return nil, fmt.Errorf("providers: consent cannot be turned off while the redirect URI pattern %q is allowed: "+
+				"it lets anyone register a callback, and the consent page is then the only guard against code theft; "+
+				"list the exact https hosts you trust instead", s)
+		}
+		p.patterns = append(p.patterns, pat)
+	}
+
+	p.issuer = base.String()
+	p.basePath = strings.TrimSuffix(base.Path, "/")
+	p.resource = p.issuer + cfg.MCPPath
+	p.origin = base.Scheme + "://" + base.Host
+
+	p.store = cfg.TokenStorage
+	if p.store == nil {
+		p.store, p.ownStore = NewMemoryStorage(nil), true
+	}
+	_, memory := p.store.(*MemoryStorage)
+	jwtKey, err := p.secret("JWTSigningKey", cfg.JWTSigningKey, memory)
+	if err != nil {
+		return nil, p.fail(err)
+	}
+	if p.jwt, err = newJWTCodec(deriveKey(jwtKey, "mcpchain/oauth/jwt/v1"), p.issuer, p.resource); err != nil {
+		return nil, p.fail(err)
+	}
+	p.cookies = securecookie.New(deriveKey(jwtKey, "mcpchain/oauth/cookie-hash/v1"), deriveKey(jwtKey, "mcpchain/oauth/cookie-block/v1"))
+	p.cookies.MaxAge(int(transactionTTL / time.Second))
+	var storeKey []byte
+	if !cfg.DisableEncryption {
+		enc, err := p.secret("EncryptionKey", cfg.EncryptionKey, memory)
+		if err != nil {
+			return nil, p.fail(err)
+		}
+		storeKey = deriveKey(enc, "mcpchain/oauth/storage/v1")
+	}
+	if p.seal, err = newSealer(storeKey); err != nil {
+		return nil, p.fail(err)
+	}
+	return p, nil
+}
+
+func (p *Proxy) fail(err error) error {
+	if p.ownStore {
+		_ = p.store.Close()
+	}
+	return err
+}
+
+// secret returns the configured key, or a random one (with a warning)
+// when the storage is this process's own memory.
+func (p *Proxy) secret(name, v string, memory bool) ([]byte, error) {
+	if v != "" {
+		if len(v) < 32 {
+			return nil, fmt.Errorf("providers: %s must be at least 32 bytes (it is %d); generate one with: openssl rand -base64 32", name, len(v))
+		}
+		return []byte(v), nil
+	}
+	if !memory {
+		return nil, fmt.Errorf("providers: %s must be set when TokenStorage is shared: a generated key differs per process, "+
+			"so tokens and grants written by one instance could not be read by another", name)
+	}
+	p.log.Warn("no " + name + " configured; using a random one: logins will not survive a restart")
+	k := make([]byte, 32)
+	_, _ = rand.Read(k)
+	return k, nil
+}
+
+// Close releases the default storage (if the proxy made it).
+func (p *Proxy) Close() error {
+	if p.ownStore {
+		return p.store.Close()
+	}
+	return nil
+}
+
+// Issuer is our authorization server's identifier (BaseURL).
+func (p *Proxy) Issuer() string { return p.issuer }
+
+// Resource is the MCP resource our tokens are minted for (BaseURL+MCPPath).
+func (p *Proxy) Resource() string { return p.resource }
+
+// Storage is the proxy's token storage.
+func (p *Proxy) Storage() TokenStorage { return p.store }
+
+// Endpoint paths, relative to BaseURL.
+const (
+	RegisterPath  = "/oauth/register"
+	AuthorizePath = "/oauth/authorize"
+	ConsentPath   = "/oauth/consent"
+	CallbackPath  = "/oauth/callback"
+	TokenPath     = "/oauth/token"
+	RevokePath    = "/oauth/revoke"
+)
+
+func (p *Proxy) scopesSupported() []string { return p.cfg.Scopes }
+
+// OAuthMetadata implements mcp.OAuthMetadataProvider: the RFC 8414 and
+// RFC 9728 documents describing this proxy and the MCP resource.
+func (p *Proxy) OAuthMetadata() *mcp.OAuthOptions {
+	authMethods := []string{"none", "client_secret_basic", "client_secret_post"}
+	return &mcp.OAuthOptions{
+		Enabled: true,
+		AuthorizationServer: &mcp.AuthorizationServerMetadata{
+			Issuer:                                     p.issuer,
+			AuthorizationEndpoint:                      p.issuer + AuthorizePath,
+			TokenEndpoint:                              p.issuer + TokenPath,
+			RegistrationEndpoint:                       p.issuer + RegisterPath,
+			RevocationEndpoint:                         p.issuer + RevokePath,
+			ResponseTypesSupported:                     []string{"code"},
+			ResponseModesSupported:                     []string{"query"},
+			GrantTypesSupported:                        []string{"authorization_code", "refresh_token"},
+			ScopesSupported:                            p.scopesSupported(),
+			CodeChallengeMethodsSupported:              []string{"S256"},
+			TokenEndpointAuthMethodsSupported:          authMethods,
+			RevocationEndpointAuthMethodsSupported:     authMethods,
+			AuthorizationResponseIssParameterSupported: true,
+		},
+		ProtectedResource: &mcp.ProtectedResourceMetadata{
+			Resource:               p.resource,
+			AuthorizationServers:   []string{p.issuer},
+			ScopesSupported:        p.scopesSupported(),
+			BearerMethodsSupported: []string{"header"},
+		},
+	}
+}
+
+// Mount implements mcp.AuthProvider: it registers the OAuth endpoints and
+// the discovery documents on mux (paths under BaseURL's path).
+func (p *Proxy) Mount(mux *http.ServeMux) {
+	api := corsAPI
+	mux.Handle(p.basePath+RegisterPath, api(http.HandlerFunc(p.handleRegister)))
+	mux.Handle("GET "+p.basePath+AuthorizePath, page(http.HandlerFunc(p.handleAuthorize)))
+	mux.Handle(p.basePath+ConsentPath, page(http.HandlerFunc(p.handleConsent)))
+	mux.Handle("GET "+p.basePath+CallbackPath, page(http.HandlerFunc(p.handleCallback)))
+	mux.Handle(p.basePath+TokenPath, api(http.HandlerFunc(p.handleToken)))
+	mux.Handle(p.basePath+RevokePath, api(http.HandlerFunc(p.handleRevoke)))
+	discovery.Mount(mux, p.OAuthMetadata())
+}
+
+// Authenticate implements mcp.AuthProvider: it verifies our access token
+// in the Authorization header (never a query parameter) and returns the
+// provider's session. Failures wrap mcp.ErrUnauthorized.
+func (p *Proxy) Authenticate(r *http.Request) (any, error) {
+	raw, ok := bearer(r)
+	if !ok {
+		return nil, fmt.Errorf("%w: no bearer token in the Authorization header", mcp.ErrUnauthorized)
+	}
+	c, err := p.jwt.verify(raw, p.now())
+	if err != nil {
+		return nil, err
+	}
+	ctx := r.Context()
+	if _, err := p.store.Get(ctx, "revoked_jti:"+c.ID); err == nil {
+		return nil, fmt.Errorf("%w: access token was revoked", mcp.ErrUnauthorized)
+	} else if !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	g, err := p.loadGrant(ctx, c.GrantID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("%w: the grant behind this token was revoked", mcp.ErrUnauthorized)
+	} else if err != nil {
+		return nil, err
+	}
+	if g.ClientID != c.ClientID || g.Identity.Subject != c.Subject {
+		return nil, fmt.Errorf("%w: access token does not match its grant", mcp.ErrUnauthorized)
+	}
+	tok := p.freshUpstream(ctx, c.GrantID, g)
+	base := OAuthSession{
+		AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, ExpiresAt: tok.Expiry,
+		IDToken: g.IDToken, Scopes: c.Scopes(), Claims: g.Identity.Claims,
+		UserID: g.Identity.Subject, ClientID: c.ClientID,
+	}
+	return p.up.NewSession(base, &g.Identity), nil
+}
+
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	tok = strings.TrimSpace(tok)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+		return "", false
+	}
+	return tok, true
+}
+
+// grant is what a login leaves behind: the upstream tokens and identity,
+// stored encrypted under grant:{id}. A grant is also a refresh-token
+// family: deleting it revokes every token issued from it.
+type grant struct {
+	ClientID string        `json:"client_id"`
+	Scopes   []string      `json:"scopes"`
+	Token    *oauth2.Token `json:"token"`
+	IDToken  string        `json:"id_token,omitempty"`
+	Identity Identity      `json:"identity"`
+}
+
+func (p *Proxy) loadGrant(ctx context.Context, id string) (*grant, error) {
+	key := "grant:" + id
+	b, err := p.store.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := p.seal.open(key, b)
+	if err != nil {
+		return nil, err
+	}
+	var g grant
+	if err := json.Unmarshal(plain, &g); err != nil {
+		return nil, fmt.Errorf("providers: stored grant does not decode: %w", err)
+	}
+	return &g, nil
+}
+
+func (p *Proxy) saveGrant(ctx context.Context, id string, g *grant) error {
+	key := "grant:" + id
+	b, err := json.Marshal(g)
+	if err != nil {
+		return err
+	}
+	return p.store.Put(ctx, key, p.seal.seal(key, b), p.cfg.RefreshTokenTTL)
+}
+
+// freshUpstream returns the grant's upstream token, refreshing it upstream
+// first when it has expired and can be refreshed. One instance refreshes
+// at a time (a lock in the storage); a failed refresh leaves the old token.
+func (p *Proxy) freshUpstream(ctx context.Context, gid string, g *grant) *oauth2.Token {
+	tok := g.Token
+	if tok == nil {
+		return &oauth2.Token{}
+	}
+	if tok.Valid() || tok.RefreshToken == "" {
+		return tok
+	}
+	got, err := p.store.PutIfAbsent(ctx, "lock:refresh:"+gid, []byte("1"), refreshLockTTL)
+	if err != nil || !got {
+		return tok
+	}
+	defer func() { _ = p.store.Delete(context.WithoutCancel(ctx), "lock:refresh:"+gid) }()
+	conf, err := p.up.OAuth2Config(p.upstreamCtx(ctx))
+	if err != nil {
+		p.log.Warn("upstream refresh: no config", "err", err)
+		return tok
+	}
+	nt, err := conf.TokenSource(p.upstreamCtx(ctx), tok).Token()
+	if err != nil {
+		p.log.Warn("upstream token refresh failed", "err", err)
+		return tok
+	}
+	g.Token = nt
+	if err := p.saveGrant(ctx, gid, g); err != nil {
+		p.log.Warn("saving refreshed upstream token", "err", err)
+	}
+	return nt
+}
+
+func (p *Proxy) upstreamCtx(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oauth2.HTTPClient, p.client)
+}
+
+func (p *Proxy) callbackURL() string { return p.issuer + CallbackPath }
+
+// allowedScopes checks a requested scope string against the supported
+// scopes; empty means all of them.
+func (p *Proxy) allowedScopes(req string) ([]string, bool) {
+	want := strings.Fields(req)
+	if len(want) == 0 {
+		return slices.Clone(p.cfg.Scopes), true
+	}
+	for _, s := range want {
+		if !slices.Contains(p.cfg.Scopes, s) {
+			return nil, false
+		}
+	}
+	return want, true
+}
+
+// resourceOK accepts RFC 8707 resource values naming this server: the MCP
+// resource or its origin/BaseURL, with or without a trailing slash.
+func (p *Proxy) resourceOK(vals []string) bool {
+	for _, v := range vals {
+		v = strings.TrimSuffix(v, "/")
+		if v != p.resource && v != p.issuer && v != p.origin {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,185 @@
+package providers
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// DefaultRedirectURIPatterns are the redirect URIs a client may register
+// when Config.AllowedRedirectURIPatterns is empty: any http URI on the
+// loopback interface (localhost, 127.0.0.1, [::1]; any port) and any https
+// URI. Because the second lets anyone register a callback anywhere, the
+// consent page cannot be turned off while it (or any wildcard https
+// pattern) is allowed.
+var DefaultRedirectURIPatterns = []string{"http://localhost:*", "https://*"}
+
+// redirectPattern is one parsed allowedRedirectUriPatterns entry. Patterns
+// are matched against parsed URLs, component by component, never as
+// strings: "http://localhost:@evil.example" has the host evil.example and
+// does not match "http://localhost:*".
+type redirectPattern struct {
+	raw    string
+	scheme string
+	host   string // "*", "*.suffix", or a host (lower case)
+	port   string // "*", "" (default port) or digits
+	path   string // "" (any) or a path.Match pattern
+}
+
+var dangerousSchemes = map[string]bool{"javascript": true, "data": true, "file": true, "vbscript": true, "blob": true, "about": true}
+
+func parseRedirectPattern(p string) (redirectPattern, error) {
+	scheme, rest, ok := strings.Cut(p, "://")
+	if !ok || scheme == "" {
+		return redirectPattern{}, fmt.Errorf("redirect URI pattern %q: want scheme://host[:port][/path]", p)
+	}
+	scheme = strings.ToLower(scheme)
+	if dangerousSchemes[scheme] {
+		return redirectPattern{}, fmt.Errorf("redirect URI pattern %q: the %s scheme is never allowed", p, scheme)
+	}
+	hostport, pth := rest, ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		hostport, pth = rest[:i], rest[i:]
+	}
+	if strings.ContainsAny(hostport, "@?#") {
+		return redirectPattern{}, fmt.Errorf("redirect URI pattern %q: userinfo, query and fragment are not allowed", p)
+	}
+	host, port := hostport, ""
+	if strings.HasPrefix(hostport, "[") {
+		end := strings.IndexByte(hostport, ']')
+		if end < 0 {
+			return redirectPattern{}, fmt.Errorf("redirect URI pattern %q: unclosed [ in host", p)
+		}
+		host, port = hostport[1:end], strings.TrimPrefix(hostport[end+1:], ":")
+	} else if h, pt, ok := strings.Cut(hostport, ":"); ok {
+		host, port = h, pt
+	}
+	if host == "" {
+		return redirectPattern{}, fmt.Errorf("redirect URI pattern %q: empty host", p)
+	}
+	if port != "" && port != "*" && strings.Trim(port, "0123456789") != "" {
+		return redirectPattern{}, fmt.Errorf("redirect URI pattern %q: port must be digits or *", p)
+	}
+	if pth == "/*" {
+		pth = ""
+	}
+	if _, err := path.Match(pth, "/"); err != nil {
+		return redirectPattern{}, fmt.Errorf("redirect URI pattern %q: bad path pattern: %w", p, err)
+	}
+	return redirectPattern{raw: p, scheme: scheme, host: strings.ToLower(host), port: port, path: pth}, nil
+}
+
+// wildcardHTTPS reports whether the pattern admits https URIs on hosts the
+// server operator does not control (a bare * host).
+func (p redirectPattern) wildcardHTTPS() bool {
+	return p.scheme == "https" && p.host == "*"
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+var defaultPorts = map[string]string{"http": "80", "https": "443"}
+
+func (p redirectPattern) match(u *url.URL) bool {
+	if strings.ToLower(u.Scheme) != p.scheme {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	switch {
+	case p.host == "*":
+	case strings.HasPrefix(p.host, "*."):
+		if !strings.HasSuffix(host, p.host[1:]) || len(host) <= len(p.host)-1 {
+			return false
+		}
+	case isLoopbackHost(p.host):
+		if !isLoopbackHost(host) {
+			return false
+		}
+	default:
+		if host != p.host {
+			return false
+		}
+	}
+	port := u.Port()
+	if port == defaultPorts[p.scheme] {
+		port = ""
+	}
+	switch {
+	case p.port == "*", p.port == "" && p.host == "*":
+	case p.port == defaultPorts[p.scheme]:
+		if port != "" {
+			return false
+		}
+	default:
+		if port != p.port {
+			return false
+		}
+	}
+	if p.path == "" {
+		return true
+	}
+	ok, _ := path.Match(p.path, u.EscapedPath())
+	return ok
+}
+
+var errBadRedirect = errors.New("invalid redirect URI")
+
+// checkRedirectURI parses uri and matches it against the patterns. The
+// error says what was wrong.
+func checkRedirectURI(uri string, patterns []redirectPattern) error {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return fmt.Errorf("%w %q: %v", errBadRedirect, uri, err)
+	}
+	switch {
+	case !u.IsAbs() || u.Opaque != "":
+		return fmt.Errorf("%w %q: it must be an absolute URI with a host", errBadRedirect, uri)
+	case dangerousSchemes[strings.ToLower(u.Scheme)]:
+		return fmt.Errorf("%w %q: the %s scheme is never allowed", errBadRedirect, uri, u.Scheme)
+	case u.User != nil:
+		return fmt.Errorf("%w %q: it must not contain userinfo (user@host)", errBadRedirect, uri)
+	case u.Fragment != "" || strings.Contains(uri, "#"):
+		return fmt.Errorf("%w %q: it must not contain a fragment", errBadRedirect, uri)
+	case u.Hostname() == "":
+		return fmt.Errorf("%w %q: it has no host", errBadRedirect, uri)
+	}
+	for _, p := range patterns {
+		if p.match(u) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w %q: it matches none of the allowed redirect URI patterns", errBadRedirect, uri)
+}
+
+// redirectMatches is the check at /oauth/authorize: the requested URI must
+// equal a registered one exactly, except that a loopback http URI may
+// differ in its port (RFC 8252 §7.3: native apps take a free port).
+func redirectMatches(requested string, registered []string) bool {
+	for _, r := range registered {
+		if requested == r {
+			return true
+		}
+	}
+	q, err := url.Parse(requested)
+	if err != nil || q.Scheme != "http" || q.User != nil || q.Fragment != "" || !isLoopbackHost(q.Hostname()) {
+		return false
+	}
+	for _, r := range registered {
+		g, err := url.Parse(r)
+		if err != nil || g.Scheme != "http" || g.Hostname() != q.Hostname() {
+			continue
+		}
+		if g.EscapedPath() == q.EscapedPath() && g.RawQuery == q.RawQuery {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,124 @@
+package providers
+
+import (
+	"slices"
+	"time"
+)
+
+// OAuthSession is what a tool sees as Context.Session when the caller came
+// through an OAuth provider. The token fields are the upstream provider's
+// (refreshed when they expire), so a tool can call the provider's API on
+// the user's behalf; the MCP client's own bearer token is never here.
+type OAuthSession struct {
+	// AccessToken is the upstream access token.
+	AccessToken string `json:"-"`
+	// Scopes are the scopes granted to the MCP client's token.
+	Scopes []string `json:"scopes,omitempty"`
+	// ExpiresAt is when AccessToken expires (zero: unknown or never).
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	// IDToken is the upstream OpenID Connect ID token, if any.
+	IDToken string `json:"-"`
+	// RefreshToken is the upstream refresh token, if any.
+	RefreshToken string `json:"-"`
+	// Claims are the user's claims: the verified ID token's, or what the
+	// provider's user API returned.
+	Claims map[string]any `json:"claims,omitempty"`
+	// UserID identifies the user, qualified by provider ("generic:…",
+	// "consumer:…", "codehost:…", "enterprise:tid:oid").
+	UserID string `json:"sub"`
+	// ClientID is the MCP client the token was issued to.
+	ClientID string `json:"clientId"`
+}
+
+// Subject implements mcp.Subject: an MCP session is bound to the user who
+// opened it.
+func (s *OAuthSession) Subject() string { return s.UserID }
+
+// OAuth returns s; the provider sessions embed OAuthSession and so have it
+// too, which is how [SessionOf] and the Require helpers read any of them.
+func (s *OAuthSession) OAuth() *OAuthSession { return s }
+
+// HasScopes reports whether every one of scopes was granted.
+func (s *OAuthSession) HasScopes(scopes ...string) bool {
+	for _, sc := range scopes {
+		if !slices.Contains(s.Scopes, sc) {
+			return false
+		}
+	}
+	return true
+}
+
+// ConsumerIdentitySession is the session of [ConsumerIdentityProvider].
+type ConsumerIdentitySession struct {
+	OAuthSession
+	// Email is the user's (verified) email address.
+	Email string `json:"email,omitempty"`
+}
+
+// CodeHostSession is the session of [CodeHostProvider].
+type CodeHostSession struct {
+	OAuthSession
+	// Username is the user's login on the code host.
+	Username string `json:"username,omitempty"`
+}
+
+// EnterpriseDirectorySession is the session of
+// [EnterpriseDirectoryProvider].
+type EnterpriseDirectorySession struct {
+	OAuthSession
+	// UPN is the user principal name.
+	UPN string `json:"upn,omitempty"`
+}
+
+type oauthSessioner interface{ OAuth() *OAuthSession }
+
+// SessionOf returns the OAuthSession inside auth data (an *OAuthSession or
+// any provider session), and whether there is one.
+func SessionOf(auth any) (*OAuthSession, bool) {
+	if s, ok := auth.(oauthSessioner); ok && s != nil {
+		if o := s.OAuth(); o != nil {
+			return o, true
+		}
+	}
+	return nil, false
+}
+
+// RequireAuth is a CanAccess check: the caller has an OAuth session.
+func RequireAuth(auth any) bool {
+	_, ok := SessionOf(auth)
+	return ok
+}
+
+// RequireScopes returns a CanAccess check: the caller has an OAuth session
+// granting every one of scopes.
+func RequireScopes(scopes ...string) func(auth any) bool {
+	return func(auth any) bool {
+		s, ok := SessionOf(auth)
+		return ok && s.HasScopes(scopes...)
+	}
+}
+
+// RequireAll returns a CanAccess check that passes when every check does.
+func RequireAll(checks ...func(auth any) bool) func(auth any) bool {
+	return func(auth any) bool {
+		for _, c := range checks {
+			if !c(auth) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// RequireAny returns a CanAccess check that passes when at least one of
+// checks does.
+func RequireAny(checks ...func(auth any) bool) func(auth any) bool {
+	return func(auth any) bool {
+		for _, c := range checks {
+			if c(auth) {
+				return true
+			}
+		}
+		return false
+	}
+}

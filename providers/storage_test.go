@@ -1,0 +1,131 @@
+package providers_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp/providers"
+	"github.com/mcpchain/mcp/providers/storagetest"
+)
+
+func TestMemoryStorageContract(t *testing.T) {
+	t.Parallel()
+	storagetest.Run(t, func(*testing.T) providers.TokenStorage {
+		return providers.NewMemoryStorage(&providers.MemoryStorageOptions{CleanupInterval: 5 * time.Millisecond})
+	}, 2*time.Millisecond)
+}
+
+func TestMemoryStorageCleanupAndCap(t *testing.T) {
+	t.Parallel()
+	var now atomic.Int64
+	now.Store(time.Unix(1000, 0).UnixNano())
+	s := providers.NewMemoryStorage(&providers.MemoryStorageOptions{
+		MaxEntries: 2, CleanupInterval: time.Hour,
+		Now: func() time.Time { return time.Unix(0, now.Load()) },
+	})
+	defer s.Close()
+	ctx := context.Background()
+	require.NoError(t, s.Put(ctx, "a", []byte("1"), time.Second))
+	require.NoError(t, s.Put(ctx, "b", []byte("2"), 0))
+	require.ErrorIs(t, s.Put(ctx, "c", []byte("3"), 0), providers.ErrStorageFull)
+	require.NoError(t, s.Put(ctx, "a", []byte("1b"), time.Second), "overwriting an existing key is allowed when full")
+
+	now.Add(int64(2 * time.Second))
+	_, err := s.Get(ctx, "a")
+	require.ErrorIs(t, err, providers.ErrNotFound)
+	require.Equal(t, 2, s.Len(), "expired entries stay until cleanup")
+	s.Cleanup()
+	require.Equal(t, 1, s.Len())
+	require.NoError(t, s.Put(ctx, "c", []byte("3"), 0), "cleanup frees room")
+}
+
+func TestMemoryStorageCloseStopsJanitor(t *testing.T) {
+	t.Parallel()
+	s := providers.NewMemoryStorage(&providers.MemoryStorageOptions{CleanupInterval: time.Millisecond})
+	time.Sleep(5 * time.Millisecond)
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close(), "Close is idempotent")
+	// goleak in TestMain fails the package if the janitor outlived Close.
+}
+
+func TestRedisStorageContract(t *testing.T) {
+	t.Parallel()
+	addr := startRedis(t)
+	var db atomic.Int32
+	storagetest.Run(t, func(t *testing.T) providers.TokenStorage {
+		// Each subtest gets its own key prefix on the shared server.
+		n := db.Add(1)
+		c := redis.NewClient(&redis.Options{Addr: addr})
+		t.Cleanup(func() { _ = c.Close() })
+		return providers.NewRedisStorage(c, fmt.Sprintf("test%d:", n))
+	}, 5*time.Millisecond)
+}
+
+func TestOpenRedisStorage(t *testing.T) {
+	t.Parallel()
+	addr := startRedis(t)
+	ctx := context.Background()
+	s, err := providers.OpenRedisStorage(ctx, "redis://"+addr+"/0")
+	require.NoError(t, err)
+	require.NoError(t, s.Put(ctx, "k", []byte("v"), time.Minute))
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	v, err := c.Get(ctx, "mcp:oauth:k").Result()
+	require.NoError(t, err)
+	assert.Equal(t, "v", v, "keys carry the default prefix")
+	ttl, err := c.PTTL(ctx, "mcp:oauth:k").Result()
+	require.NoError(t, err)
+	assert.Greater(t, ttl, 50*time.Second)
+	require.NoError(t, s.Close())
+
+	_, err = providers.OpenRedisStorage(ctx, "not a url")
+	assert.ErrorContains(t, err, "bad Redis URL")
+	_, err = providers.OpenRedisStorage(ctx, "redis://127.0.0.1:1/0")
+	assert.ErrorContains(t, err, "does not answer")
+}
+
+// startRedis runs a throwaway redis-server on a free 127.0.0.1 port for the
+// test and returns its address. It skips (loudly) only when the binary is
+// not installed.
+func startRedis(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "\n*** SKIPPING REDIS TESTS: redis-server is not installed (apt-get install -y redis-server) ***")
+		t.Skip("redis-server is not installed; install it with apt-get install -y redis-server")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--protected-mode", "yes", "--dir", t.TempDir())
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if err := c.Ping(context.Background()).Err(); err == nil {
+			return addr
+		} else if time.Now().After(deadline) {
+			t.Fatalf("redis-server on %s did not answer: %v", addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

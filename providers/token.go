@@ -1,0 +1,294 @@
+package providers
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// rtRecord is a refresh token we issued, stored under rt:{sha256(rt)}
+// until used (once: each use rotates it).
+type rtRecord struct {
+	ClientID string   `json:"client_id"`
+	GrantID  string   `json:"gid"`
+	Scopes   []string `json:"scopes"`
+	Subject  string   `json:"sub"`
+}
+
+var pkceVerifier = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
+
+// authClient authenticates the client at the token and revocation
+// endpoints: HTTP Basic (RFC 6749 §2.3.1, values form-decoded) or form
+// client_id/client_secret, not both; public clients send client_id only.
+func (p *Proxy) authClient(w http.ResponseWriter, r *http.Request) (*client, bool) {
+	id, secret, basic := r.BasicAuth()
+	if basic {
+		if r.PostForm.Get("client_secret") != "" {
+			oauthError(w, http.StatusBadRequest, "invalid_request", "send the client credentials either in the Authorization header or in the form, not both")
+			return nil, false
+		}
+		var err1, err2 error
+		id, err1 = url.QueryUnescape(id)
+		secret, err2 = url.QueryUnescape(secret)
+		if err1 != nil || err2 != nil {
+			p.invalidClient(w, true, "the Basic credentials are not form-encoded")
+			return nil, false
+		}
+		if fid := r.PostForm.Get("client_id"); fid != "" && fid != id {
+			oauthError(w, http.StatusBadRequest, "invalid_request", "client_id in the form differs from the Authorization header")
+			return nil, false
+		}
+	} else {
+		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	c, err := p.loadClient(r, id)
+	if errors.Is(err, errNoClient) {
+		p.invalidClient(w, basic, "unknown client_id")
+		return nil, false
+	} else if err != nil {
+		p.log.Error("loading client", "err", err)
+		oauthError(w, http.StatusInternalServerError, "server_error", "the client could not be looked up")
+		return nil, false
+	}
+	if c.SecretHash == "" {
+		if secret != "" {
+			p.invalidClient(w, basic, "this is a public client; it has no secret")
+			return nil, false
+		}
+		return c, true
+	}
+	if !eq(hashKey(secret), c.SecretHash) {
+		p.invalidClient(w, basic, "wrong or missing client_secret")
+		return nil, false
+	}
+	return c, true
+}
+
+func (p *Proxy) invalidClient(w http.ResponseWriter, basic bool, desc string) {
+	if basic {
+		w.Header().Set("WWW-Authenticate", `Basic realm="oauth"`)
+	}
+	oauthError(w, http.StatusUnauthorized, "invalid_client", desc)
+}
+
+// handleToken is POST /oauth/token.
+func (p *Proxy) handleToken(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		methodNotAllowed(w, "POST")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		oauthError(w, http.StatusBadRequest, "invalid_request", "the body must be application/x-www-form-urlencoded (at most 64 KiB)")
+		return
+	}
+	c, ok := p.authClient(w, r)
+	if !ok {
+		return
+	}
+	gt := r.PostForm.Get("grant_type")
+	if gt != "" && !slices.Contains(c.GrantTypes, gt) {
+		oauthError(w, http.StatusBadRequest, "unauthorized_client", "this client did not register the grant type "+gt)
+		return
+	}
+	switch gt {
+	case "authorization_code":
+		p.codeGrant(w, r, c)
+	case "refresh_token":
+		p.refreshGrant(w, r, c)
+	case "":
+		oauthError(w, http.StatusBadRequest, "invalid_request", "grant_type is required")
+	default:
+		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+	}
+}
+
+func (p *Proxy) codeGrant(w http.ResponseWriter, r *http.Request, c *client) {
+	ctx := r.Context()
+	f := r.PostForm
+	code := f.Get("code")
+	if code == "" {
+		oauthError(w, http.StatusBadRequest, "invalid_request", "code is required")
+		return
+	}
+	h := hashKey(code)
+	b, err := p.store.Take(ctx, "code:"+h)
+	if err != nil {
+		// A second use of a code revokes what the first one got (RFC 6749 §4.1.2).
+		if gid, err := p.store.Get(ctx, "code_used:"+h); err == nil {
+			_ = p.store.Delete(ctx, "grant:"+string(gid))
+			p.log.Warn("authorization code replayed; its grant is revoked", "client_id", c.ID)
+			oauthError(w, http.StatusBadRequest, "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
+			return
+		}
+		oauthError(w, http.StatusBadRequest, "invalid_grant", "the authorization code is unknown or expired")
+		return
+	}
+	var rec codeRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		oauthError(w, http.StatusInternalServerError, "server_error", "stored code does not decode")
+		return
+	}
+	_ = p.store.Put(ctx, "code_used:"+h, []byte(rec.GrantID), p.cfg.AccessTokenTTL)
+	reject := func(desc string) {
+		_ = p.store.Delete(ctx, "grant:"+rec.GrantID) // the code is burnt, and so is its grant
+		oauthError(w, http.StatusBadRequest, "invalid_grant", desc)
+	}
+	switch {
+	case rec.ClientID != c.ID:
+		reject("the authorization code was issued to another client")
+		return
+	case f.Has("redirect_uri") && f.Get("redirect_uri") != rec.RedirectURI:
+		reject("redirect_uri differs from the one of the authorization request")
+		return
+	case !pkceVerifier.MatchString(f.Get("code_verifier")):
+		reject("code_verifier is missing or malformed (43 to 128 characters of A-Z a-z 0-9 - . _ ~)")
+		return
+	case !eq(s256(f.Get("code_verifier")), rec.CodeChallenge):
+		reject("code_verifier does not match the code_challenge")
+		return
+	case !p.resourceOK(f["resource"]):
+		oauthError(w, http.StatusBadRequest, "invalid_target", "resource must be "+p.resource)
+		return
+	}
+	p.issue(w, r, c, rtRecord{ClientID: c.ID, GrantID: rec.GrantID, Scopes: rec.Scopes, Subject: rec.Subject})
+}
+
+func s256(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) {
+	ctx := r.Context()
+	rt := r.PostForm.Get("refresh_token")
+	if rt == "" {
+		oauthError(w, http.StatusBadRequest, "invalid_request", "refresh_token is required")
+		return
+	}
+	h := hashKey(rt)
+	b, err := p.store.Take(ctx, "rt:"+h)
+	if err != nil {
+		// Reuse of a rotated refresh token: someone holds a stolen copy.
+		// Revoke the whole family (the grant).
+		if gid, err := p.store.Get(ctx, "rt_used:"+h); err == nil {
+			_ = p.store.Delete(ctx, "grant:"+string(gid))
+			p.log.Warn("refresh token reused; its grant is revoked", "client_id", c.ID)
+			oauthError(w, http.StatusBadRequest, "invalid_grant", "the refresh token was already used; every token of this login is revoked")
+			return
+		}
+		oauthError(w, http.StatusBadRequest, "invalid_grant", "the refresh token is unknown, expired or revoked")
+		return
+	}
+	var rec rtRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		oauthError(w, http.StatusInternalServerError, "server_error", "stored refresh token does not decode")
+		return
+	}
+	_ = p.store.Put(ctx, "rt_used:"+h, []byte(rec.GrantID), p.cfg.RefreshTokenTTL)
+	if rec.ClientID != c.ID {
+		_ = p.store.Delete(ctx, "grant:"+rec.GrantID)
+		oauthError(w, http.StatusBadRequest, "invalid_grant", "the refresh token was issued to another client")
+		return
+	}
+	g, err := p.loadGrant(ctx, rec.GrantID)
+	if err != nil {
+		oauthError(w, http.StatusBadRequest, "invalid_grant", "the login behind this refresh token was revoked")
+		return
+	}
+	if s := r.PostForm.Get("scope"); s != "" {
+		want := strings.Fields(s)
+		for _, sc := range want {
+			if !slices.Contains(rec.Scopes, sc) {
+				oauthError(w, http.StatusBadRequest, "invalid_scope", "a refresh may only narrow the granted scopes ("+strings.Join(rec.Scopes, " ")+")")
+				return
+			}
+		}
+		rec.Scopes = want
+	}
+	if !p.resourceOK(r.PostForm["resource"]) {
+		oauthError(w, http.StatusBadRequest, "invalid_target", "resource must be "+p.resource)
+		return
+	}
+	_ = p.saveGrant(ctx, rec.GrantID, g) // slide the grant's lifetime
+	p.issue(w, r, c, rec)
+}
+
+// issue mints an access token and a fresh refresh token for rec.
+func (p *Proxy) issue(w http.ResponseWriter, r *http.Request, c *client, rec rtRecord) {
+	now := p.now()
+	at, err := p.jwt.mint(AccessTokenClaims{
+		Claims: jwt.Claims{Issuer: p.issuer, Audience: jwt.Audience{p.resource}, Subject: rec.Subject,
+			IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now),
+			Expiry: jwt.NewNumericDate(now.Add(p.cfg.AccessTokenTTL)), ID: randomToken(16)},
+		ClientID: c.ID, Scope: strings.Join(rec.Scopes, " "), GrantID: rec.GrantID,
+	})
+	if err != nil {
+		p.log.Error("minting access token", "err", err)
+		oauthError(w, http.StatusInternalServerError, "server_error", "the access token could not be minted")
+		return
+	}
+	rt := randomToken(32)
+	b, _ := json.Marshal(rec)
+	if err := p.store.Put(r.Context(), "rt:"+hashKey(rt), b, p.cfg.RefreshTokenTTL); err != nil {
+		p.log.Error("storing refresh token", "err", err)
+		oauthError(w, http.StatusInternalServerError, "server_error", "the refresh token could not be stored")
+		return
+	}
+	resp := map[string]any{"access_token": at, "token_type": "Bearer",
+		"expires_in": int(p.cfg.AccessTokenTTL / time.Second), "refresh_token": rt}
+	if len(rec.Scopes) > 0 {
+		resp["scope"] = strings.Join(rec.Scopes, " ")
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// handleRevoke is POST /oauth/revoke (RFC 7009). A refresh token revokes
+// its whole login; an access token is denied until it expires. Unknown
+// tokens, and tokens of other clients, get 200 and change nothing.
+func (p *Proxy) handleRevoke(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		methodNotAllowed(w, "POST")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		oauthError(w, http.StatusBadRequest, "invalid_request", "the body must be application/x-www-form-urlencoded (at most 64 KiB)")
+		return
+	}
+	c, ok := p.authClient(w, r)
+	if !ok {
+		return
+	}
+	tok := r.PostForm.Get("token")
+	if tok == "" {
+		oauthError(w, http.StatusBadRequest, "invalid_request", "token is required")
+		return
+	}
+	ctx := r.Context()
+	if strings.Count(tok, ".") == 2 {
+		if claims, err := p.jwt.verify(tok, p.now()); err == nil && claims.ClientID == c.ID {
+			ttl := time.Until(claims.Expiry.Time()) + ClockSkew
+			_ = p.store.Put(ctx, "revoked_jti:"+claims.ID, []byte("1"), ttl)
+			p.log.Info("access token revoked", "client_id", c.ID)
+		}
+	} else if b, err := p.store.Get(ctx, "rt:"+hashKey(tok)); err == nil {
+		var rec rtRecord
+		if json.Unmarshal(b, &rec) == nil && rec.ClientID == c.ID {
+			_ = p.store.Delete(ctx, "rt:"+hashKey(tok))
+			_ = p.store.Delete(ctx, "grant:"+rec.GrantID)
+			p.log.Info("refresh token revoked with its login", "client_id", c.ID)
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+}
