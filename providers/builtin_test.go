@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/mcpchain/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/oauth2"
@@ -63,13 +64,14 @@ func TestCodeHostIdentifyUsesUserAPI(t *testing.T) {
 	assert.Equal(t, "octo@x", id.Email)
 	s := p.up.NewSession(OAuthSession{UserID: id.Subject, Scopes: []string{"read:user"}}, id).(*CodeHostSession)
 	assert.Equal(t, "octo", s.Username)
-	assert.True(t, RequireAuth(s))
-	assert.True(t, RequireScopes("read:user")(s))
-	assert.False(t, RequireScopes("read:user", "repo")(s))
-	assert.True(t, RequireAny(RequireScopes("repo"), RequireScopes("read:user"))(s))
-	assert.False(t, RequireAll(RequireAuth, RequireScopes("repo"))(s))
-	assert.False(t, RequireAuth(nil))
-	assert.False(t, RequireAuth("a string"))
+	ctx := context.Background()
+	assert.True(t, mcp.RequireAuth(ctx, s))
+	assert.True(t, mcp.RequireScopes("read:user")(ctx, s))
+	assert.False(t, mcp.RequireScopes("read:user", "repo")(ctx, s))
+	assert.True(t, mcp.RequireAny(mcp.RequireScopes("repo"), mcp.RequireScopes("read:user"))(ctx, s))
+	assert.False(t, mcp.RequireAll(mcp.RequireAuth, mcp.RequireScopes("repo"))(ctx, s))
+	assert.False(t, mcp.RequireScopes("read:user")(ctx, nil))
+	assert.False(t, mcp.RequireScopes("read:user")(ctx, "a string"))
 	_, err = p.up.Identify(context.Background(), &oauth2.Token{AccessToken: "bad"}, "")
 	assert.ErrorIs(t, err, ErrUpstream)
 }

@@ -15,8 +15,9 @@
 // [NewCodeHostProvider], [NewEnterpriseDirectoryProvider]) are proxies:
 // set one as mcp.Options.Auth and the server mounts the endpoints and the
 // discovery documents, verifies the bearer token of every request, and
-// hands tools the provider's session ([OAuthSession] and friends). Use
-// [RequireAuth] and [RequireScopes] as a tool's CanAccess.
+// hands tools the provider's session ([OAuthSession] and friends). The
+// sessions implement mcp.ScopeChecker, so mcp.RequireAuth and
+// mcp.RequireScopes work as a tool's CanAccess.
 //
 // State lives in a [TokenStorage]: [MemoryStorage] by default, or
 // [RedisStorage] so several instances share logins (they then need the same

@@ -38,14 +38,12 @@ func (s *OAuthSession) Subject() string { return s.UserID }
 // too, which is how [SessionOf] and the Require helpers read any of them.
 func (s *OAuthSession) OAuth() *OAuthSession { return s }
 
-// HasScopes reports whether every one of scopes was granted.
-func (s *OAuthSession) HasScopes(scopes ...string) bool {
-	for _, sc := range scopes {
-		if !slices.Contains(s.Scopes, sc) {
-			return false
-		}
-	}
-	return true
+// HasScope reports whether scope was granted. It implements
+// mcp.ScopeChecker, so mcp.RequireScopes reads any provider session:
+//
+//	mcp.Tool{Name: "repos", CanAccess: mcp.RequireScopes("repo")}
+func (s *OAuthSession) HasScope(scope string) bool {
+	return slices.Contains(s.Scopes, scope)
 }
 
 // ConsumerIdentitySession is the session of [ConsumerIdentityProvider].
@@ -81,44 +79,4 @@ func SessionOf(auth any) (*OAuthSession, bool) {
 		}
 	}
 	return nil, false
-}
-
-// RequireAuth is a CanAccess check: the caller has an OAuth session.
-func RequireAuth(auth any) bool {
-	_, ok := SessionOf(auth)
-	return ok
-}
-
-// RequireScopes returns a CanAccess check: the caller has an OAuth session
-// granting every one of scopes.
-func RequireScopes(scopes ...string) func(auth any) bool {
-	return func(auth any) bool {
-		s, ok := SessionOf(auth)
-		return ok && s.HasScopes(scopes...)
-	}
-}
-
-// RequireAll returns a CanAccess check that passes when every check does.
-func RequireAll(checks ...func(auth any) bool) func(auth any) bool {
-	return func(auth any) bool {
-		for _, c := range checks {
-			if !c(auth) {
-				return false
-			}
-		}
-		return true
-	}
-}
-
-// RequireAny returns a CanAccess check that passes when at least one of
-// checks does.
-func RequireAny(checks ...func(auth any) bool) func(auth any) bool {
-	return func(auth any) bool {
-		for _, c := range checks {
-			if c(auth) {
-				return true
-			}
-		}
-		return false
-	}
 }

@@ -3,13 +3,11 @@ package providers_test
 import (
 	"context"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpchain/mcp/internal/redistest"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -95,37 +93,5 @@ func TestOpenRedisStorage(t *testing.T) {
 	assert.ErrorContains(t, err, "does not answer")
 }
 
-// startRedis runs a throwaway redis-server on a free 127.0.0.1 port for the
-// test and returns its address. It skips (loudly) only when the binary is
-// not installed.
-func startRedis(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "\n*** SKIPPING REDIS TESTS: redis-server is not installed (apt-get install -y redis-server) ***")
-		t.Skip("redis-server is not installed; install it with apt-get install -y redis-server")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--protected-mode", "yes", "--dir", t.TempDir())
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
-	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if err := c.Ping(context.Background()).Err(); err == nil {
-			return addr
-		} else if time.Now().After(deadline) {
-			t.Fatalf("redis-server on %s did not answer: %v", addr, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// startRedis runs a throwaway redis-server for the test (internal/redistest).
+func startRedis(t *testing.T) string { return redistest.Start(t) }
