@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,6 +37,10 @@ func TestMakeRunPrintsOnlyJSONRPC(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command("make", tc.args...)
 			cmd.Dir = tc.dir
+			// As a client starts it: not inside another make. Under `make
+			// test` the environment carries MAKELEVEL and MAKEFLAGS, and a
+			// sub-make prints "Entering directory" whatever its flags.
+			cmd.Env = withoutMakeVars(os.Environ())
 			if cmd.Dir == "" {
 				cmd.Dir = root
 			}
@@ -94,4 +100,13 @@ func TestMakeRunPrintsOnlyJSONRPC(t *testing.T) {
 			require.True(t, strings.Contains(got[0], `"serverInfo"`), "the first line answers initialize: %q", got[0])
 		})
 	}
+}
+
+// withoutMakeVars returns env without the variables a parent make passes to
+// its children.
+func withoutMakeVars(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return name == "MAKELEVEL" || name == "MAKEFLAGS" || name == "MFLAGS" || name == "MAKEOVERRIDES"
+	})
 }
