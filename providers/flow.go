@@ -197,7 +197,7 @@ func (p *Proxy) handleConsent(w http.ResponseWriter, r *http.Request) {
 			p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Try again later.")
 			return
 		}
-		p.consentPage(w, t)
+		p.consentPage(w, r, t)
 	case http.MethodPost:
 		p.decideConsent(w, r)
 	default:

@@ -19,7 +19,9 @@ var apiCORS = cors.New(cors.Options{
 func corsAPI(h http.Handler) http.Handler { return apiCORS.Handler(h) }
 
 // page wraps the browser-facing endpoints (authorize, consent, callback):
-// no caching, no referrer (URLs carry codes), no framing.
+// no caching, no referrer (URLs carry codes), no framing. The CSP set here
+// covers redirects and plain-text errors; an HTML page replaces it with
+// one that allows its own style by nonce (see render).
 func page(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
@@ -27,7 +29,7 @@ func page(h http.Handler) http.Handler {
 		hd.Set("Referrer-Policy", "no-referrer")
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("X-Content-Type-Options", "nosniff")
-		hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+		hd.Set("Content-Security-Policy", "default-src 'none'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'")
 		h.ServeHTTP(w, r)
 	})
 }

@@ -1,96 +1,120 @@
 package providers
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
 	"html/template"
 	"net/http"
-	"net/url"
+	"strings"
 )
 
+// The proxy's HTML pages (consent and errors) share one stylesheet, inline
+// in each page and allowed by a per-response CSP nonce: no external asset,
+// no font or image from the network, system fonts only.
 const pageStyle = `
-:root{color-scheme:light dark;--bg:#f6f7f9;--card:#fff;--fg:#1b1f24;--muted:#5b6470;--line:#e3e6ea;--accent:#2457d6;--accent-fg:#fff;--warn-bg:#fff6e0;--warn-fg:#7a5200}
-@media (prefers-color-scheme:dark){:root{--bg:#111418;--card:#1a1f25;--fg:#e8ebef;--muted:#9aa4b1;--line:#2b323a;--accent:#5b8cff;--accent-fg:#0b1020;--warn-bg:#3a2f12;--warn-fg:#f3d48a}}
+:root{color-scheme:light dark;--bg:#f3f4f6;--card:#fff;--fg:#111827;--muted:#4b5563;--faint:#6b7280;--line:#e5e7eb;--sunk:#f8fafc;--accent:#1d4ed8;--accent-hover:#1e40af;--accent-fg:#fff;--ok:#15803d;--note-bg:#fffbeb;--note-line:#fcd34d;--note-fg:#78350f;--ring:#93c5fd}
+@media (prefers-color-scheme:dark){:root{--bg:#0b0f14;--card:#151b23;--fg:#e6edf3;--muted:#a7b1bd;--faint:#8b96a3;--line:#2a323c;--sunk:#0f141a;--accent:#4f83f7;--accent-hover:#6b97fa;--accent-fg:#06101f;--ok:#4ade80;--note-bg:#2a2110;--note-line:#8a6a1c;--note-fg:#f5d58a;--ring:#1e3a8a}}
 *{box-sizing:border-box}
-html,body{margin:0;padding:0}
-body{background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;min-height:100vh;display:flex;align-items:center;justify-content:center;padding:24px 16px}
-main{width:100%;max-width:440px;background:var(--card);border:1px solid var(--line);border-radius:14px;padding:28px 24px;box-shadow:0 1px 2px rgba(0,0,0,.04),0 8px 24px rgba(0,0,0,.06)}
-h1{font-size:1.35rem;line-height:1.3;margin:0 0 8px;font-weight:650;letter-spacing:-.01em}
-p{margin:0 0 14px;color:var(--muted)}
-.app{color:var(--fg);font-weight:600}
-.label{font-size:.78rem;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin:18px 0 4px}
-.host{font-size:1.4rem;font-weight:700;word-break:break-all;color:var(--fg);margin:0}
-.uri{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-all;color:var(--muted);margin:4px 0 0}
-ul{margin:4px 0 0;padding-left:20px}
-li{margin:2px 0}
-code{font:13px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-.warn{background:var(--warn-bg);color:var(--warn-fg);border-radius:8px;padding:10px 12px;font-size:.9rem;margin:16px 0 0}
-.actions{display:flex;gap:12px;margin-top:24px}
-button{flex:1;font:inherit;font-weight:600;padding:12px 16px;border-radius:10px;border:1px solid var(--line);background:transparent;color:var(--fg);cursor:pointer;min-height:48px}
+html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
+body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;padding:32px 16px;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue","Noto Sans","Liberation Sans",Arial,sans-serif;-webkit-font-smoothing:antialiased}
+main{width:100%;max-width:468px;background:var(--card);border:1px solid var(--line);border-radius:16px;padding:28px 32px 24px;box-shadow:0 1px 2px rgba(16,24,40,.05),0 12px 32px -8px rgba(16,24,40,.12)}
+code,.mono{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"DejaVu Sans Mono","Liberation Mono",monospace}
+.server{display:flex;align-items:center;gap:12px;padding-bottom:18px;margin-bottom:22px;border-bottom:1px solid var(--line)}
+.mark{flex:none;width:36px;height:36px;border-radius:10px;background:var(--accent);color:var(--accent-fg);display:grid;place-items:center}
+.mark svg{width:18px;height:18px;display:block}
+.server-name{font-weight:600;line-height:1.3;overflow-wrap:anywhere}
+.server-sub{font-size:.8125rem;color:var(--faint);line-height:1.3}
+h1{font-size:1.375rem;line-height:1.3;margin:0 0 8px;font-weight:700;letter-spacing:-.011em;overflow-wrap:anywhere}
+.lede{margin:0 0 20px;color:var(--muted)}
+.lede strong{color:var(--fg);font-weight:600;overflow-wrap:anywhere}
+.label{font-size:.75rem;font-weight:600;text-transform:uppercase;letter-spacing:.06em;color:var(--faint);margin:0 0 6px}
+.dest{background:var(--sunk);border:1px solid var(--line);border-radius:12px;padding:14px 16px;margin:0 0 20px}
+.host{font-size:1.375rem;line-height:1.25;font-weight:700;margin:0;overflow-wrap:anywhere}
+.uri{font-size:.8125rem;line-height:1.4;color:var(--muted);margin:6px 0 0;overflow-wrap:anywhere}
+.note{margin:12px 0 0;padding:10px 12px;border-radius:8px;background:var(--note-bg);border:1px solid var(--note-line);color:var(--note-fg);font-size:.875rem;line-height:1.45}
+.scopes{list-style:none;margin:0 0 4px;padding:0}
+.scopes li{position:relative;padding:7px 0 7px 28px;border-top:1px solid var(--line)}
+.scopes li:first-child{border-top:0;padding-top:2px}
+.scopes li::before{content:"";position:absolute;left:5px;top:.62em;width:6px;height:11px;border:solid var(--ok);border-width:0 2.5px 2.5px 0;transform:rotate(45deg)}
+.scopes li:first-child::before{top:.35em}
+.scopes code{display:block;font-size:.75rem;color:var(--faint);margin-top:1px;overflow-wrap:anywhere}
+.actions{display:flex;gap:12px;margin:24px 0 0}
+button{flex:1 1 0;min-height:48px;padding:12px 16px;border-radius:10px;font:inherit;font-weight:600;cursor:pointer;border:1px solid var(--line);background:var(--card);color:var(--fg)}
+button:hover{background:var(--sunk)}
 button.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-fg)}
-button:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
-.foot{font-size:.8rem;margin:20px 0 0}
-@media (max-width:380px){main{padding:22px 16px}.actions{flex-direction:column-reverse}}
+button.primary:hover{background:var(--accent-hover);border-color:var(--accent-hover)}
+button:focus-visible{outline:3px solid var(--ring);outline-offset:2px}
+.fine{margin:20px 0 0;padding-top:16px;border-top:1px solid var(--line);font-size:.8125rem;line-height:1.5;color:var(--faint)}
+.fine p{margin:0 0 6px}
+.fine p:last-child{margin:0}
+.fine code{font-size:.75rem;overflow-wrap:anywhere}
+.msg{margin:0;color:var(--muted)}
+@media (max-width:480px){body{display:block;padding:0;background:var(--card)}main{max-width:none;min-height:100vh;border:0;border-radius:0;box-shadow:none;padding:20px 20px 28px}h1{font-size:1.3rem}.actions{flex-direction:column-reverse;gap:10px}}
 `
 
-var consentTmpl = template.Must(template.New("consent").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>Allow {{.Client}} to use your account?</title>
-<style>` + pageStyle + `</style></head>
-<body><main>
-<h1>Allow <span class="app" id="client-name">{{.Client}}</span> to use your account?</h1>
-<p>It will sign you in with <strong>{{.Provider}}</strong> and act on this server as you.</p>
-<div class="label">After you approve, you will be sent to</div>
-<p class="host" id="redirect-host">{{.Host}}</p>
-<p class="uri">{{.RedirectURI}}</p>
-{{if .Scopes}}<div class="label">Access requested</div>
-<ul>{{range .Scopes}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
-{{if .Local}}<div class="warn">This address is on your own computer. Approve only if you just started the sign-in from an app on this device.</div>{{end}}
-<form method="post" action="{{.Action}}">
-<input type="hidden" name="txn" value="{{.Txn}}">
-<input type="hidden" name="csrf" value="{{.CSRF}}">
-<div class="actions">
-<button type="submit" name="action" value="deny" id="deny">Deny</button>
-<button type="submit" name="action" value="approve" id="approve" class="primary">Approve</button>
-</div>
-</form>
-<p class="foot">Only approve applications you recognise. Client ID: <code>{{.ClientID}}</code></p>
-</main></body></html>
-`))
+// The server's mark: a padlock, inline so the page loads nothing.
+const lockIcon = `<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><rect x="4" y="10.5" width="16" height="10.5" rx="2.5"/><path d="M8 10.5V7.5a4 4 0 0 1 8 0v3"/></svg>`
 
-var errorTmpl = template.Must(template.New("error").Parse(`<!doctype html>
+const pageHead = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex,nofollow">
 <title>{{.Title}}</title>
-<style>` + pageStyle + `</style></head>
-<body><main>
-<h1>{{.Title}}</h1>
-<p>{{.Message}}</p>
-</main></body></html>
-`))
+<style nonce="{{.Nonce}}">` + pageStyle + `</style></head>
+<body><main aria-labelledby="title">
+<header class="server">
+<span class="mark">` + lockIcon + `</span>
+<div><div class="server-name" id="server-name">{{.Server}}</div><div class="server-sub">{{.Sub}}</div></div>
+</header>
+`
 
-func (p *Proxy) consentPage(w http.ResponseWriter, t *txn) {
-	u, _ := url.Parse(t.RedirectURI)
-	host := t.RedirectURI
-	if u != nil && u.Host != "" {
-		host = u.Host
+const pageFoot = `</main></body></html>
+`
+
+var errorTmpl = template.Must(template.New("error").Parse(pageHead + `<h1 id="title">{{.Title}}</h1>
+<p class="msg">{{.Message}}</p>
+` + pageFoot))
+
+// render writes an HTML page. The template runs into a buffer first, so a
+// failure is a plain 500, never half a page. The Content-Security-Policy
+// allows nothing but the page's own <style> (by a nonce fresh for each
+// response) and form posts to formAction ('self' and, for the consent
+// page, the places its answer redirects to); page() has set the other
+// headers.
+func (p *Proxy) render(w http.ResponseWriter, status int, tmpl *template.Template, data map[string]any, formAction []string) {
+	nonce := make([]byte, 18)
+	_, _ = rand.Read(nonce)
+	data["Nonce"] = base64.RawURLEncoding.EncodeToString(nonce)
+	data["Server"] = p.serverName()
+	if _, ok := data["Sub"]; !ok {
+		data["Sub"] = "Sign-in"
 	}
-	name := t.ClientName
-	if name == "" {
-		name = "An unnamed application"
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&buf, data); err != nil {
+		p.log.Error("rendering page", "page", tmpl.Name(), "err", err)
+		http.Error(w, "internal error: the page could not be rendered", http.StatusInternalServerError)
+		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	_ = consentTmpl.Execute(w, map[string]any{
-		"Client": name, "ClientID": t.ClientID, "Provider": p.up.Name(), "Host": host, "RedirectURI": t.RedirectURI,
-		"Scopes": t.Scopes, "Local": u != nil && isLoopbackHost(u.Hostname()),
-		"Action": p.basePath + ConsentPath, "Txn": t.ID, "CSRF": t.CSRF,
-	})
+	if len(formAction) == 0 {
+		formAction = []string{"'none'"}
+	}
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+data["Nonce"].(string)+"'; "+
+		"form-action "+strings.Join(formAction, " ")+"; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// serverName is how the pages name this server: its BaseURL without the
+// scheme (the host, and the path when the server lives under one).
+func (p *Proxy) serverName() string {
+	_, rest, _ := strings.Cut(p.issuer, "://")
+	return rest
 }
 
 func (p *Proxy) errorPage(w http.ResponseWriter, status int, title, msg string) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_ = errorTmpl.Execute(w, map[string]string{"Title": title, "Message": msg})
+	p.render(w, status, errorTmpl, map[string]any{"Title": title, "Message": msg}, nil)
 }
