@@ -19,6 +19,50 @@
 // sessions implement mcp.ScopeChecker, so mcp.RequireAuth and
 // mcp.RequireScopes work as a tool's CanAccess.
 //
+// # The consent page
+//
+// Every authorization passes through {BaseURL}/oauth/consent before the
+// browser goes upstream. The page names this server (its BaseURL host), the
+// client by the name it registered (escaped, and marked as the client's
+// own unverified claim), the host where the user signs in next (upstream's
+// authorization endpoint), the redirect URI's host in large type in a box
+// of its own with the full URI below it (a note calls out a loopback
+// address), and the scopes requested, the well-known ones in words.
+// Approve and Deny post a form; Deny sends the browser back to the client
+// with error=access_denied, state and iss, and never reaches upstream. The
+// page is one HTML document with its style inline and an inline SVG: no
+// script, font or image from anywhere, system fonts, a viewport meta and a
+// single-column layout below 480 px, light and dark colour schemes.
+//
+// Its response headers: Content-Security-Policy "default-src 'none';
+// style-src 'nonce-…'" (fresh per response; no 'unsafe-inline'),
+// "form-action 'self' <upstream origin> <redirect URI origin>",
+// "frame-ancestors 'none'; base-uri 'none'"; X-Frame-Options DENY;
+// Referrer-Policy no-referrer; Cache-Control no-store;
+// X-Content-Type-Options nosniff. form-action names the two other origins
+// because browsers check it on every redirect of the form's navigation, and
+// the answer is a 303 to upstream (approve) or to the client (deny); with
+// 'self' alone the browser blocks both. Error pages have the same headers
+// with form-action 'none'.
+//
+// The form is guarded by a CSRF double submit: a token in the stored
+// transaction, in a hidden field and in a cookie (signed and encrypted with
+// gorilla/securecookie, HttpOnly, SameSite=Lax, Secure and __Host- on
+// https) must all agree; posts whose Sec-Fetch-Site or Origin names
+// another site are refused. Approve binds the transaction to the approving
+// browser with a second such cookie, which the callback checks, so an
+// approved upstream URL is useless in another browser.
+//
+// Consent can be turned off (Config.DisableConsent, consentRequired:
+// false) only when no wildcard https redirect pattern is allowed. Dynamic
+// registration lets anyone register a client, and with "https://*" (in
+// [DefaultRedirectURIPatterns]) its callback can be any host: the consent
+// page, showing that host, is then the only thing between a user who
+// follows a link and a code sent to an attacker. [NewProxy] fails with a
+// message that says so; list the exact https hosts you trust instead. The
+// e2e suite drives the page in headless Chromium and keeps screenshots
+// (e2e/consent_test.go).
+//
 // State lives in a [TokenStorage]: [MemoryStorage] by default, or
 // [RedisStorage] so several instances share logins (they then need the same
 // JWTSigningKey and EncryptionKey).
