@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/justinas/alice"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -768,4 +769,46 @@ func TestLegacySSEGracefulShutdownFinishesCallsInFlight(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close did not return")
 	}
+}
+
+type legacyTenantKey struct{}
+
+func TestLegacySSEMuxMiddlewareRunsOncePerMessage(t *testing.T) {
+	t.Parallel()
+	srv := newEngineServer(t, nil)
+	mcp.AddTool(srv, mcp.Tool{Name: "tenant"}, func(ctx context.Context, _ *mcp.Context, _ struct{}) (string, error) {
+		v, _ := ctx.Value(legacyTenantKey{}).(string)
+		return v, nil
+	})
+	var mu sync.Mutex
+	seen := map[string]int{} // method + path -> requests the middleware saw
+	tenant := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("X-Block") != "" {
+				http.Error(w, "Too Many Requests: slow down", http.StatusTooManyRequests)
+				return
+			}
+			mu.Lock()
+			seen[r.Method+" "+r.URL.Path]++
+			mu.Unlock()
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), legacyTenantKey{}, r.Header.Get("X-Tenant"))))
+		})
+	}
+	h := mcphttp.New(srv, &mcphttp.Options{LegacySSE: true})
+	ts := httptest.NewServer(mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []alice.Constructor{tenant}}))
+	t.Cleanup(func() { _ = h.Close(); ts.Close() })
+
+	c := openLegacy(t, ts.Client(), ts.URL+"/sse", "X-Tenant", "acme")
+	c.initialize()
+	m, _ := c.call(1, "tools/call", `{"name":"tenant","arguments":{}}`)
+	require.Equal(t, mcp.Text("acme"), toolResult(t, m).Content[0], "a value the mux's middleware stored reaches the tool")
+
+	resp, body := c.post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, "X-Block", "1")
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "the middleware's refusal is the legacy POST's answer: %s", body)
+	require.Contains(t, body, "slow down")
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, 3, seen["POST /messages"], "once per message: initialize, initialized, tools/call")
+	require.Equal(t, 2, seen["GET /sse"], "the stream itself, and the session's own GET stream it relays, opened after initialize")
 }

@@ -67,7 +67,8 @@ type legacySSE struct {
 // stands for once the client initialized.
 type legacySession struct {
 	id   string
-	auth any // the caller who opened the stream; its POSTs must come from the same one
+	auth any      // the caller who opened the stream; its POSTs must come from the same one
+	url  *url.URL // the stream's; the engine GET that relays the session's messages has it too
 
 	ctx    context.Context // ends with the stream: cancels the synthesized requests
 	cancel context.CancelFunc
@@ -212,7 +213,7 @@ func (l *legacySSE) open(r *http.Request) *legacySession {
 	// what the middleware stored) for the engine GET it opens later; it
 	// ends with the stream.
 	ctx, cancel := context.WithCancel(r.Context())
-	ls := &legacySession{id: session.NewID(), auth: mcp.AuthFromContext(r.Context()),
+	ls := &legacySession{id: session.NewID(), auth: mcp.AuthFromContext(r.Context()), url: cloneURL(r.URL),
 		ctx: ctx, cancel: cancel, out: make(chan []byte), done: make(chan struct{}), pumped: make(chan struct{})}
 	l.mu.Lock()
 	l.sessions[ls.id] = ls
@@ -536,6 +537,8 @@ func (l *legacySSE) pump(ls *legacySession, gr *http.Request, sid string) {
 	defer stop()
 	req := gr.Clone(ctx)
 	req.Method = http.MethodGet
+	req.URL = cloneURL(ls.url)
+	req.RequestURI = ""
 	req.Body = http.NoBody
 	req.ContentLength = 0
 	req.GetBody = nil
@@ -681,4 +684,13 @@ func (h *Handler) isShutDown() bool {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return h.closed
+}
+
+func cloneURL(u *url.URL) *url.URL {
+	c := *u
+	if u.User != nil {
+		user := *u.User
+		c.User = &user
+	}
+	return &c
 }
