@@ -143,6 +143,19 @@ func (l *legacySSE) serveStream(w http.ResponseWriter, r *http.Request) {
 	drain := h.drainCh()
 	pumped := ls.pumped
 	var idle chan struct{} // set when draining: closed once no request is in flight
+	// startDrain begins a graceful end: no new messages are taken, the
+	// calls in flight finish and deliver their answers, then idle closes.
+	startDrain := func() {
+		drain = nil
+		idle = make(chan struct{})
+		ls.mu.Lock()
+		ls.closing = true
+		ls.mu.Unlock()
+		go func() {
+			ls.wg.Wait()
+			close(idle)
+		}()
+	}
 	for {
 		select {
 		case msg := <-ls.out:
@@ -163,11 +176,15 @@ func (l *legacySSE) serveStream(w http.ResponseWriter, r *http.Request) {
 		case <-pumped:
 			// The engine's GET stream of the session ended: the engine
 			// ended the session (EndSession, a client lost to pings), or
-			// refused the stream. Nothing can reach this client any more.
-			// (A draining engine ends it too; then the calls in flight
-			// still finish first.)
+			// refused the stream, so nothing more can reach this client;
+			// or the engine is draining (it may notice before this loop
+			// does), and the calls in flight still finish first.
 			pumped = nil
-			if idle == nil {
+			switch {
+			case idle != nil:
+			case closedCh(h.drainCh()):
+				startDrain()
+			default:
 				l.close(ls, EndServer)
 				return
 			}
@@ -175,17 +192,7 @@ func (l *legacySSE) serveStream(w http.ResponseWriter, r *http.Request) {
 			l.close(ls, EndServer)
 			return
 		case <-drain:
-			// A graceful shutdown: take no new messages, let the calls in
-			// flight finish and deliver their answers, then close.
-			drain = nil
-			idle = make(chan struct{})
-			ls.mu.Lock()
-			ls.closing = true
-			ls.mu.Unlock()
-			go func() {
-				ls.wg.Wait()
-				close(idle)
-			}()
+			startDrain()
 		case <-idle:
 			l.close(ls, EndServer)
 			return
@@ -693,4 +700,14 @@ func cloneURL(u *url.URL) *url.URL {
 		c.User = &user
 	}
 	return &c
+}
+
+// closedCh reports whether ch is closed.
+func closedCh(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
