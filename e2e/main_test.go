@@ -133,14 +133,15 @@ func stdioServer(t testing.TB) *mcp.CommandTransport {
 
 // httpServer starts a fresh everything server with the Streamable HTTP
 // transport on a free loopback port, waits until it accepts TCP connections,
-// and returns the MCP endpoint URL. The process is killed at cleanup.
-func httpServer(t testing.TB) string {
+// and returns the MCP endpoint URL. The process is killed at cleanup. args
+// are extra flags of the server.
+func httpServer(t testing.TB, args ...string) string {
 	t.Helper()
 	bin := requireBinary(t)
 	port := freePort(t)
 	stderr := &syncBuffer{}
 	dumpStderrOnFailure(t, stderr)
-	cmd := exec.Command(bin, "-transport", "httpStream", "-host", "127.0.0.1", "-port", strconv.Itoa(port))
+	cmd := exec.Command(bin, append([]string{"-transport", "httpStream", "-host", "127.0.0.1", "-port", strconv.Itoa(port)}, args...)...)
 	cmd.Stdout = stderr
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())

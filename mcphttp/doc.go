@@ -13,7 +13,9 @@
 //
 // [NewMux] adds what needs routes of its own: the health endpoint, the
 // server's custom routes, the OAuth discovery documents and the auth
-// provider's endpoints; it mounts under a prefix with http.StripPrefix.
+// provider's endpoints, and with Options.LegacySSE the deprecated HTTP+SSE
+// transport of revision 2024-11-05 for old clients; it mounts under a
+// prefix with http.StripPrefix.
 // [Start] runs a server the way the TypeScript fastmcp's start does: over
 // stdio (the default) or Streamable HTTP on 0.0.0.0:8000 (NewMux behind
 // an http.Server, graceful Close). [Embed] opens an in-process session
@@ -100,6 +102,35 @@
 // FixedAuth(EmbedOptions.SessionAuth), EmbedOptions.Middleware)
 // and decodes the answer; notifications go to EmbedOptions.OnNotification.
 // Not pinged; Close ends the session with DELETE ([EndDeleted]).
+//
+// Legacy HTTP+SSE (Options.LegacySSE; NewMux mounts GET /sse and POST
+// /messages; legacysse.go): the deprecated transport of revision
+// 2024-11-05 is a front end over the Streamable HTTP path, not a path of
+// its own. GET /sse passes recovery, middleware.CheckOrigin, the server's
+// authentication and MuxOptions.Middleware, opens a stream bound to the
+// caller's auth data, and sends the endpoint event (messages?sessionId=…,
+// relative to the stream's URL, so it holds under any prefix). POST
+// /messages checks what only it can: the stream its sessionId names (404
+// once closed), Content-Type (415), the body limit (413), the envelope
+// (400; no batches). The message then becomes a synthesized Streamable
+// HTTP POST (the legacy POST's headers and context values, plus the
+// engine session's Mcp-Session-Id and negotiated MCP-Protocol-Version)
+// that runs through the same chain: recovery, CheckOrigin, the server's
+// authentication, MuxOptions.Middleware, then admit (the caller must be
+// the stream's: 403), then [Handler.ServeHTTP], so steps 3 to 7 apply
+// unchanged. A refusal before admit (401 with its challenge, 403) is the
+// legacy POST's answer; once admitted, the POST is answered 202 at once
+// and the request runs on, its context tied to the stream rather than to
+// the POST's connection. Whatever the engine writes for it (a JSON answer,
+// or the SSE events of progress, logs and server requests) is relayed to
+// the stream, and so is the session's own GET stream, which a synthesized
+// GET opens once initialize made the session (list changes, roots/list,
+// pings: a client that stops answering them is ended with [EndLost]). The
+// session lives as long as the stream: the client closing it ends the
+// session as DELETE would ([EndDeleted]), a failed write as a lost client
+// ([EndLost]), and the engine ending the session closes the stream. On a
+// graceful shutdown the stream takes no new messages, lets the calls in
+// flight answer, then closes. Nothing resumes.
 //
 // # Sessions
 //

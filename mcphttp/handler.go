@@ -101,6 +101,12 @@ type Options struct {
 	RetryInterval time.Duration
 	// Logger receives diagnostics. Default: the server's logger.
 	Logger *slog.Logger
+	// LegacySSE makes [NewMux] (so [Start] too) also serve the deprecated
+	// HTTP+SSE transport of revision 2024-11-05 for old clients: GET
+	// /sse opens a stream, POST /messages?sessionId=… carries the client's
+	// messages, through the endpoint's chain. Off by default. See
+	// "Legacy HTTP+SSE" in the package doc.
+	LegacySSE bool
 }
 
 // Handler serves one MCP server over Streamable HTTP at a single endpoint

@@ -260,8 +260,9 @@ type MuxOptions struct {
 // sees the caller's auth data), the health endpoint, the server's custom
 // routes (authenticated the same way unless public), the OAuth discovery
 // documents (of Options.OAuth when enabled, else of an Options.Auth that
-// implements mcp.OAuthMetadataProvider), and the routes of the auth
-// provider. Its patterns are paths from its own root, so it mounts under a
+// implements mcp.OAuthMetadataProvider), the routes of the auth
+// provider, and with Options.LegacySSE the legacy HTTP+SSE transport
+// (GET /sse, POST /messages, through the endpoint's chain). Its patterns are paths from its own root, so it mounts under a
 // prefix with http.StripPrefix:
 //
 //	parent.Handle("/api/", http.StripPrefix("/api", mcphttp.NewMux(h, nil)))
@@ -303,6 +304,9 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 			}
 		})
 		mux.Handle("GET "+path, base.Then(health))
+	}
+	if h.opts.LegacySSE {
+		mountLegacySSE(mux, h, base, o.Middleware)
 	}
 	mountRoutes(mux, srv, base, authed)
 	discovery.Mount(mux, oauthOptions(so))

@@ -3,6 +3,7 @@
 //
 //   node client.mjs stdio <command> [args...]
 //   node client.mjs http <url>            (Streamable HTTP, e.g. http://127.0.0.1:PORT/mcp)
+//   node client.mjs sse <url>             (legacy HTTP+SSE, SSEClientTransport, e.g. http://127.0.0.1:PORT/sse)
 //
 // Runs a fixed scenario against examples/everything and prints ONE JSON object
 // on stdout. It asserts nothing: every step catches its own error and records
@@ -21,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -36,8 +38,8 @@ const STEP_TIMEOUT_MS = Number(process.env.MCP_CLIENT_STEP_TIMEOUT_MS ?? 10000);
 const TOTAL_TIMEOUT_MS = Number(process.env.MCP_CLIENT_TOTAL_TIMEOUT_MS ?? 60000);
 
 const [mode, ...rest] = process.argv.slice(2);
-if (!['stdio', 'http'].includes(mode) || rest.length === 0) {
-  process.stderr.write('usage: node client.mjs stdio <command> [args...] | node client.mjs http <url>\n');
+if (!['stdio', 'http', 'sse'].includes(mode) || rest.length === 0) {
+  process.stderr.write('usage: node client.mjs stdio <command> [args...] | node client.mjs http <url> | node client.mjs sse <url>\n');
   process.exit(64);
 }
 
@@ -187,6 +189,8 @@ if (mode === 'stdio') {
   const [command, ...args] = rest;
   // Pass the whole environment (the SDK's default keeps only HOME, PATH, USER, ...).
   transport = new StdioClientTransport({ command, args, env: { ...process.env }, stderr: 'inherit' });
+} else if (mode === 'sse') {
+  transport = new SSEClientTransport(new URL(rest[0]));
 } else {
   transport = new StreamableHTTPClientTransport(new URL(rest[0]));
 }

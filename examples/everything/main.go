@@ -4,6 +4,7 @@
 //	everything                                   # stdio
 //	everything -transport httpStream -port 8000  # Streamable HTTP at /mcp
 //	everything -transport httpStream -stateless  # no sessions
+//	everything -transport httpStream -legacy-sse # also HTTP+SSE (2024-11-05) at /sse
 //
 // SIGINT or SIGTERM stops it gracefully (calls in flight finish; exit
 // status 0, or 1 when the 10 s grace period ended first); a second signal
@@ -186,6 +187,7 @@ func main() {
 	port := flag.Int("port", 8000, "port to listen on (httpStream)")
 	stateless := flag.Bool("stateless", false, "keep no sessions (httpStream)")
 	jsonOnly := flag.Bool("json", false, "answer with application/json, never SSE (httpStream)")
+	legacySSE := flag.Bool("legacy-sse", false, "also serve the deprecated HTTP+SSE transport at /sse and /messages (httpStream)")
 	flag.Parse()
 
 	// The first SIGINT or SIGTERM ends ctx, and Start then shuts down
@@ -198,7 +200,7 @@ func main() {
 	context.AfterFunc(ctx, stop)
 	inst, err := mcphttp.Start(ctx, newServer(), &mcphttp.StartOptions{
 		TransportType: *transport, Host: *host, Port: *port,
-		Handler: &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly},
+		Handler: &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly, LegacySSE: *legacySSE},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "everything:", err)
