@@ -253,6 +253,7 @@ func (w *writer) finish(id json.RawMessage) {
 // body that is not a JSON-RPC message (an authentication middleware's 401,
 // say): the HTTP status the handler answered with.
 type HTTPErrorData struct {
+	// Status is the HTTP status code.
 	Status int `json:"status"`
 }
 
