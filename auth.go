@@ -47,6 +47,7 @@ func AuthFromContext(ctx context.Context) any { return ctx.Value(authKey{}) }
 // bound to the subject that created it: a request with another subject
 // cannot use it. Auth data without it is compared for equality instead.
 type Subject interface {
+	// Subject returns the caller's stable identity (a user id).
 	Subject() string
 }
 
@@ -89,5 +90,6 @@ func policyAllows(ctx context.Context, auth any, kind Kind, name string) bool {
 // builds the WWW-Authenticate challenge of its 401 and 403 answers from
 // them, so setting Options.Auth configures discovery too.
 type OAuthMetadataProvider interface {
+	// OAuthMetadata returns the discovery documents to serve.
 	OAuthMetadata() *OAuthOptions
 }

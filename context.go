@@ -164,18 +164,11 @@ func (c *Context) Roots(ctx context.Context) ([]Root, error) {
 
 // ListRoots asks the client for its roots with roots/list.
 func ListRoots(ctx context.Context, p Peer) ([]Root, error) {
-	if p == nil {
-		return nil, ErrNoPeer
-	}
-	raw, err := p.Call(ctx, "roots/list", struct{}{})
+	res, err := callPeer[struct {
+		Roots []Root `json:"roots"`
+	}](ctx, p, "roots/list", struct{}{})
 	if err != nil {
 		return nil, err
-	}
-	var res struct {
-		Roots []Root `json:"roots"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("mcp: roots/list result: %w", err)
 	}
 	return res.Roots, nil
 }
@@ -200,10 +193,16 @@ func askClient[R any](ctx context.Context, c *Context, declared bool, method str
 	if !declared {
 		return nil, ErrCapability
 	}
-	if c.info.Peer == nil {
+	return callPeer[R](ctx, c.info.Peer, method, params)
+}
+
+// callPeer sends a server-to-client request and decodes its result as an
+// R; it fails with [ErrNoPeer] when there is no way back to the client.
+func callPeer[R any](ctx context.Context, p Peer, method string, params any) (*R, error) {
+	if p == nil {
 		return nil, ErrNoPeer
 	}
-	raw, err := c.info.Peer.Call(ctx, method, params)
+	raw, err := p.Call(ctx, method, params)
 	if err != nil {
 		return nil, err
 	}

@@ -49,28 +49,27 @@ type Prompt struct {
 	CanAccess AccessCheck
 }
 
+// promptWire is the prompts/list form of a prompt, both ways.
+type promptWire struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []PromptArgument `json:"arguments"`
+	Meta        map[string]any   `json:"_meta,omitempty"`
+}
+
 // MarshalJSON writes the prompts/list form.
 func (p Prompt) MarshalJSON() ([]byte, error) {
 	args := p.Arguments
 	if args == nil {
 		args = []PromptArgument{}
 	}
-	return json.Marshal(struct {
-		Name        string           `json:"name"`
-		Title       string           `json:"title,omitempty"`
-		Description string           `json:"description,omitempty"`
-		Arguments   []PromptArgument `json:"arguments"`
-		Meta        map[string]any   `json:"_meta,omitempty"`
-	}{p.Name, p.Title, p.Description, args, p.Meta})
+	return json.Marshal(promptWire{p.Name, p.Title, p.Description, args, p.Meta})
 }
 
 // UnmarshalJSON reads the prompts/list form.
 func (p *Prompt) UnmarshalJSON(data []byte) error {
-	var w struct {
-		Name, Title, Description string
-		Arguments                []PromptArgument
-		Meta                     map[string]any `json:"_meta"`
-	}
+	var w promptWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}

@@ -33,8 +33,10 @@ var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, htt
 // GET, POST, PUT, PATCH, DELETE or OPTIONS; path is a Go 1.22 ServeMux
 // path ("/users/{id}"; read parameters with r.PathValue). The route is
 // behind authentication unless opts.Public. It panics on another method
-// or a path not starting with "/". Routes must be added before the HTTP
-// transport starts.
+// or a path not starting with "/". A route added after the HTTP transport
+// started (after mcphttp.NewMux) is served from its first request on,
+// unless its pattern conflicts with a route already mounted: that is
+// logged and the route is not served.
 func (s *Server) AddRoute(method, path string, h http.Handler, opts *RouteOptions) {
 	method = strings.ToUpper(method)
 	if !slices.Contains(routeMethods, method) {

@@ -2,14 +2,12 @@ package mcp_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/stdio"
 )
@@ -41,13 +40,7 @@ func tenantServer(t *testing.T) *mcp.Server {
 	return s
 }
 
-// rpcResult is one JSON-RPC response.
-type rpcResult struct {
-	Result json.RawMessage `json:"result"`
-	Error  *mcp.Error      `json:"error"`
-}
-
-func toolNames(t *testing.T, r rpcResult) []string {
+func toolNames(t *testing.T, r wiretest.Msg) []string {
 	t.Helper()
 	require.Nil(t, r.Error)
 	var res struct {
@@ -70,14 +63,11 @@ const (
 
 // checkTenantView asserts what a tenant sees: acme lists and calls
 // acme_report; any other tenant neither lists it nor can call it.
-func checkTenantView(t *testing.T, tenant string, list, call rpcResult) {
+func checkTenantView(t *testing.T, tenant string, list, call wiretest.Msg) {
 	t.Helper()
 	if tenant == "acme" {
 		assert.Equal(t, []string{"status", "session_id", "acme_report"}, toolNames(t, list))
-		require.Nil(t, call.Error)
-		var res mcp.ContentResult
-		require.NoError(t, json.Unmarshal(call.Result, &res))
-		assert.Equal(t, "acme numbers", res.Text())
+		assert.Equal(t, "acme numbers", wiretest.ToolResult(t, call).Text())
 		return
 	}
 	assert.Equal(t, []string{"status", "session_id"}, toolNames(t, list))
@@ -93,35 +83,20 @@ func TestTenantCanAccessOverHTTP(t *testing.T) {
 	ts := httptest.NewServer(withTenant(h))
 	t.Cleanup(ts.Close)
 
-	post := func(t *testing.T, tenant, sid, body string) (rpcResult, string) {
+	post := func(t *testing.T, tenant, sid, body string) (wiretest.Msg, string) {
 		t.Helper()
-		req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("X-Tenant", tenant)
+		header := []string{"X-Tenant", tenant}
 		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+			header = append(header, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-06-18")
 		}
-		resp, err := ts.Client().Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
+		resp, b, err := wiretest.Do(ts.Client(), wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL, body, header...))
 		require.NoError(t, err)
 		require.Less(t, resp.StatusCode, 300, string(b))
-		var r rpcResult
-		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			for _, line := range strings.Split(string(b), "\n") {
-				if data, ok := strings.CutPrefix(line, "data: "); ok && strings.Contains(data, `"id"`) {
-					b = []byte(data)
-				}
-			}
+		var last wiretest.Msg
+		if msgs := wiretest.ParseMessages(t, resp.Header.Get("Content-Type"), b); len(msgs) > 0 {
+			last = msgs[len(msgs)-1]
 		}
-		if len(bytes.TrimSpace(b)) > 0 {
-			require.NoError(t, json.Unmarshal(b, &r), string(b))
-		}
-		return r, resp.Header.Get("Mcp-Session-Id")
+		return last, resp.Header.Get("Mcp-Session-Id")
 	}
 	for _, tenant := range []string{"acme", "globex"} {
 		t.Run(tenant, func(t *testing.T) {
@@ -158,20 +133,17 @@ func TestTenantCanAccessOverStdio(t *testing.T) {
 				_, err := fmt.Fprintln(inW, msg)
 				require.NoError(t, err)
 			}
-			recv := func() rpcResult {
+			recv := func() wiretest.Msg {
 				t.Helper()
 				for lines.Scan() {
-					var r struct {
-						ID json.RawMessage `json:"id"`
-						rpcResult
-					}
-					require.NoError(t, json.Unmarshal(lines.Bytes(), &r), lines.Text())
-					if r.ID != nil { // skip notifications
-						return r.rpcResult
+					var m wiretest.Msg
+					require.NoError(t, json.Unmarshal(lines.Bytes(), &m), lines.Text())
+					if m.ID != nil { // skip notifications
+						return m
 					}
 				}
 				t.Fatalf("stdio output ended: %v", lines.Err())
-				return rpcResult{}
+				return wiretest.Msg{}
 			}
 			send(initMsg)
 			require.Nil(t, recv().Error)
@@ -182,9 +154,7 @@ func TestTenantCanAccessOverStdio(t *testing.T) {
 			call := recv()
 			checkTenantView(t, tenant, list, call)
 			send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"session_id","arguments":{}}}`)
-			var sid mcp.ContentResult
-			require.NoError(t, json.Unmarshal(recv().Result, &sid))
-			assert.NotEmpty(t, sid.Text(), "Context.SessionID is set on stdio")
+			assert.NotEmpty(t, wiretest.ToolResult(t, recv()).Text(), "Context.SessionID is set on stdio")
 
 			require.NoError(t, inW.Close())
 			go func() { _, _ = io.Copy(io.Discard, outR) }()

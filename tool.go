@@ -67,34 +67,29 @@ type ToolAnnotations struct {
 	OpenWorldHint *bool `json:"openWorldHint,omitempty"`
 }
 
+// toolWire is the tools/list form of a tool, both ways.
+type toolWire struct {
+	Name         string             `json:"name"`
+	Title        string             `json:"title,omitempty"`
+	Description  string             `json:"description,omitempty"`
+	InputSchema  *jsonschema.Schema `json:"inputSchema"`
+	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations   `json:"annotations,omitempty"`
+	Meta         map[string]any     `json:"_meta,omitempty"`
+}
+
 // MarshalJSON writes the tools/list form of the tool.
 func (t Tool) MarshalJSON() ([]byte, error) {
 	in := t.InputSchema
 	if in == nil {
 		in = &jsonschema.Schema{Type: "object"}
 	}
-	return json.Marshal(struct {
-		Name         string             `json:"name"`
-		Title        string             `json:"title,omitempty"`
-		Description  string             `json:"description,omitempty"`
-		InputSchema  *jsonschema.Schema `json:"inputSchema"`
-		OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
-		Annotations  *ToolAnnotations   `json:"annotations,omitempty"`
-		Meta         map[string]any     `json:"_meta,omitempty"`
-	}{t.Name, t.Title, t.Description, in, t.OutputSchema, t.Annotations, t.Meta})
+	return json.Marshal(toolWire{t.Name, t.Title, t.Description, in, t.OutputSchema, t.Annotations, t.Meta})
 }
 
 // UnmarshalJSON reads the tools/list form of a tool.
 func (t *Tool) UnmarshalJSON(data []byte) error {
-	var w struct {
-		Name         string             `json:"name"`
-		Title        string             `json:"title"`
-		Description  string             `json:"description"`
-		InputSchema  *jsonschema.Schema `json:"inputSchema"`
-		OutputSchema *jsonschema.Schema `json:"outputSchema"`
-		Annotations  *ToolAnnotations   `json:"annotations"`
-		Meta         map[string]any     `json:"_meta"`
-	}
+	var w toolWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}

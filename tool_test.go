@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -487,13 +488,13 @@ func TestAccessPolicyHides(t *testing.T) {
 			assert.Equal(t, tt.wantTools, names)
 			for _, n := range []string{"admin_reset", "echo"} {
 				_, err := s.CallTool(tt.ctx, newCtx(tt.auth), n, nil)
-				if contains(tt.wantTools, n) {
+				if slices.Contains(tt.wantTools, n) {
 					assert.NoError(t, err, n)
 				} else {
 					assert.ErrorIs(t, err, &mcp.Error{Code: mcp.CodeInvalidParams}, n)
 				}
 			}
-			adminVisible := contains(tt.wantTools, "admin_reset")
+			adminVisible := slices.Contains(tt.wantTools, "admin_reset")
 			_, rerr := s.ReadResource(tt.ctx, newCtx(tt.auth), "mem://admin")
 			_, perr := s.GetPrompt(tt.ctx, newCtx(tt.auth), "admin_prompt", nil)
 			assert.Equal(t, adminVisible, rerr == nil, "resource: %v", rerr)
@@ -502,15 +503,6 @@ func TestAccessPolicyHides(t *testing.T) {
 			assert.Equal(t, adminVisible, len(s.ListPrompts(tt.ctx, tt.auth)) == 1)
 		})
 	}
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func TestToolContext(t *testing.T) {

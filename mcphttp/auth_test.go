@@ -2,7 +2,6 @@ package mcphttp_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,27 +20,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 )
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 type caller struct{ Name string }
 
@@ -137,7 +118,7 @@ func TestMountedHandlerEnforcesAuth(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var calls atomic.Int32
-			var logs syncBuffer
+			var logs wiretest.SyncBuffer
 			srv := newAuthServer(t, &calls, &logs)
 			h := mcphttp.New(srv, nil)
 			mux := http.NewServeMux()
@@ -174,7 +155,7 @@ func TestMountedHandlerEnforcesAuth(t *testing.T) {
 				"Authorization", tt.authorization, "X-Tenant", "acme")
 			require.Equal(t, http.StatusOK, status)
 			require.NotEmpty(t, msgs)
-			assert.Equal(t, "caller=ada tenant=acme", toolResult(t, msgs[len(msgs)-1]).Text())
+			assert.Equal(t, "caller=ada tenant=acme", wiretest.ToolResult(t, msgs[len(msgs)-1]).Text())
 			assert.EqualValues(t, 3, calls.Load(), "one check per request")
 
 			// The session is bound to ada: no token on it is refused first.
@@ -303,7 +284,7 @@ func (c *stdioClient) roundTrip(line string, id string) msg {
 	for c.out.Scan() {
 		var m msg
 		require.NoError(c.t, json.Unmarshal(c.out.Bytes(), &m), "%s", c.out.Bytes())
-		if m.isResponse() && string(m.ID) == id {
+		if m.IsResponse() && string(m.ID) == id {
 			return m
 		}
 	}
@@ -332,7 +313,7 @@ func TestStdioAuth(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var calls atomic.Int32
-			var logs syncBuffer
+			var logs wiretest.SyncBuffer
 			header := http.Header{"X-Tenant": {"acme"}}
 			if tt.authorization != "" {
 				header.Set("Authorization", tt.authorization)
@@ -352,9 +333,9 @@ func TestStdioAuth(t *testing.T) {
 			}
 			require.Nil(t, m.Error, "%+v", m.Error)
 			res := c.roundTrip(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`, "1")
-			assert.Equal(t, "caller=ada tenant=acme", toolResult(t, res).Text())
+			assert.Equal(t, "caller=ada tenant=acme", wiretest.ToolResult(t, res).Text())
 			res = c.roundTrip(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_id","arguments":{}}}`, "2")
-			assert.NotEmpty(t, toolResult(t, res).Text(), "Context.SessionID is set on stdio")
+			assert.NotEmpty(t, wiretest.ToolResult(t, res).Text(), "Context.SessionID is set on stdio")
 		})
 	}
 }

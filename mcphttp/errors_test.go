@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/stdio"
 )
@@ -137,7 +138,7 @@ func TestErrorRowsOverStdio(t *testing.T) {
 			select {
 			case m, ok := <-lines:
 				require.True(t, ok, "stdout closed")
-				if m.isResponse() && string(m.ID) == id {
+				if m.IsResponse() && string(m.ID) == id {
 					return m
 				}
 			case <-timeout:
@@ -166,7 +167,7 @@ func TestErrorRowsOverStdio(t *testing.T) {
 			if m.Error != nil {
 				got = outcome{code: m.Error.Code, data: m.Error.Data}
 			} else {
-				got.result = toolResult(t, m)
+				got.result = wiretest.ToolResult(t, m)
 			}
 			checkOutcome(t, row, got)
 		})

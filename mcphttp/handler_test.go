@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/session"
@@ -150,7 +151,7 @@ func TestBatch(t *testing.T) {
 			byID[string(m.ID)] = m
 		}
 		assert.JSONEq(t, `{}`, string(byID["1"].Result))
-		assert.Equal(t, "5", toolResult(t, byID["2"]).Text())
+		assert.Equal(t, "5", wiretest.ToolResult(t, byID["2"]).Text())
 	})
 	t.Run("2025-03-26 notifications only", func(t *testing.T) {
 		t.Parallel()
@@ -220,7 +221,7 @@ func TestLoggingSetLevel(t *testing.T) {
 				require.Nil(t, res.Error)
 			}
 			res, before := c.call(2, "tools/call", `{"name":"log"}`)
-			assert.Equal(t, "logged", toolResult(t, res).Text())
+			assert.Equal(t, "logged", wiretest.ToolResult(t, res).Text())
 			var got []mcp.LogLevel
 			for _, m := range before {
 				require.Equal(t, "notifications/message", m.Method)
@@ -279,7 +280,7 @@ func TestCancelledNotificationStopsTool(t *testing.T) {
 	case a := <-done:
 		assert.Equal(t, http.StatusOK, a.status)
 		for _, m := range a.msgs {
-			assert.False(t, m.isResponse(), "no response is written for a cancelled request: %+v", m)
+			assert.False(t, m.IsResponse(), "no response is written for a cancelled request: %+v", m)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the cancelled request's HTTP exchange never ended")
@@ -287,7 +288,7 @@ func TestCancelledNotificationStopsTool(t *testing.T) {
 
 	// The session goes on.
 	res, _ := c.call(3, "tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`)
-	assert.Equal(t, "3", toolResult(t, res).Text())
+	assert.Equal(t, "3", wiretest.ToolResult(t, res).Text())
 }
 
 func TestClientDisconnectCancelsTool(t *testing.T) {
@@ -338,7 +339,7 @@ func TestProgressOnlyWithToken(t *testing.T) {
 			c, _ := newHTTP(t, newEngineServer(t, nil), nil)
 			c.initialize("2025-06-18")
 			res, before := c.call(1, "tools/call", `{"name":"progress"`+tt.meta+`}`)
-			assert.Equal(t, tt.wantText, toolResult(t, res).Text())
+			assert.Equal(t, tt.wantText, wiretest.ToolResult(t, res).Text())
 			if tt.wantToken == nil {
 				assert.Empty(t, before, "no progress without a token")
 				return
@@ -471,9 +472,9 @@ func TestJSONResponseMode(t *testing.T) {
 	resp, body := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":"t"}}}`)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
-	msgs := parseMessages(t, resp.Header.Get("Content-Type"), body)
+	msgs := wiretest.ParseMessages(t, resp.Header.Get("Content-Type"), body)
 	require.Len(t, msgs, 1, "JSON mode sends the result alone")
-	assert.Contains(t, toolResult(t, msgs[0]).Text(), "no progress")
+	assert.Contains(t, wiretest.ToolResult(t, msgs[0]).Text(), "no progress")
 }
 
 func TestCloseEndsSessions(t *testing.T) {

@@ -1,24 +1,20 @@
 package mcphttp_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 )
@@ -78,21 +74,7 @@ func newEngineServer(t testing.TB, slow *mcptest.Probe) *mcp.Server {
 }
 
 // msg is one JSON-RPC message the server sent.
-type msg struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *rpcError       `json:"error"`
-}
-
-type rpcError struct {
-	Code    int64           `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
-
-func (m msg) isResponse() bool { return m.Method == "" }
+type msg = wiretest.Msg
 
 // httpClient talks to an engine served by httptest.
 type httpClient struct {
@@ -125,40 +107,19 @@ func (c *httpClient) do(method, body string, header ...string) (*http.Response, 
 // request builds a request with the session's headers, and extra ones in
 // pairs (an empty value deletes the header).
 func (c *httpClient) request(ctx context.Context, method, body string, header ...string) *http.Request {
-	c.t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.url, rd)
-	require.NoError(c.t, err)
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	var session []string
 	if c.sid != "" {
-		req.Header.Set("Mcp-Session-Id", c.sid)
+		session = append(session, "Mcp-Session-Id", c.sid)
 	}
 	if c.version != "" {
-		req.Header.Set("MCP-Protocol-Version", c.version)
+		session = append(session, "MCP-Protocol-Version", c.version)
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		if header[i+1] == "" {
-			req.Header.Del(header[i])
-		} else {
-			req.Header.Set(header[i], header[i+1])
-		}
-	}
-	return req
+	return wiretest.NewRequest(ctx, method, c.url, body, append(session, header...)...)
 }
 
 func (c *httpClient) doCtx(ctx context.Context, method, body string, header ...string) (*http.Response, []byte) {
 	c.t.Helper()
-	req := c.request(ctx, method, body, header...)
-	resp, err := c.hc.Do(req)
-	require.NoError(c.t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	resp, b, err := wiretest.Do(c.hc, c.request(ctx, method, body, header...))
 	require.NoError(c.t, err)
 	return resp, b
 }
@@ -168,35 +129,7 @@ func (c *httpClient) doCtx(ctx context.Context, method, body string, header ...s
 func (c *httpClient) post(body string, header ...string) (int, []msg) {
 	c.t.Helper()
 	resp, b := c.do(http.MethodPost, body, header...)
-	return resp.StatusCode, parseMessages(c.t, resp.Header.Get("Content-Type"), b)
-}
-
-func parseMessages(t testing.TB, contentType string, b []byte) []msg {
-	t.Helper()
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return nil
-	}
-	var out []msg
-	switch {
-	case strings.HasPrefix(contentType, "text/event-stream"):
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				var m msg
-				require.NoError(t, json.Unmarshal([]byte(data), &m), data)
-				out = append(out, m)
-			}
-		}
-	case b[0] == '[':
-		require.NoError(t, json.Unmarshal(b, &out), "%s", b)
-	default:
-		var m msg
-		require.NoError(t, json.Unmarshal(b, &m), "%s", b)
-		out = append(out, m)
-	}
-	return out
+	return resp.StatusCode, wiretest.ParseMessages(c.t, resp.Header.Get("Content-Type"), b)
 }
 
 // initialize starts a session speaking version.
@@ -223,16 +156,7 @@ func (c *httpClient) call(id int, method, params string) (msg, []msg) {
 	require.Equal(c.t, http.StatusOK, status)
 	require.NotEmpty(c.t, msgs)
 	last := msgs[len(msgs)-1]
-	require.True(c.t, last.isResponse(), "the response comes last")
+	require.True(c.t, last.IsResponse(), "the response comes last")
 	require.Equal(c.t, strconv.Itoa(id), string(last.ID))
 	return last, msgs[:len(msgs)-1]
-}
-
-// toolResult decodes a tools/call result.
-func toolResult(t testing.TB, m msg) *mcp.ContentResult {
-	t.Helper()
-	require.Nil(t, m.Error, "error response: %+v", m.Error)
-	var r mcp.ContentResult
-	require.NoError(t, json.Unmarshal(m.Result, &r))
-	return &r
 }

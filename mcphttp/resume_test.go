@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 )
@@ -345,7 +346,7 @@ func TestResumableEventIDs(t *testing.T) {
 				}
 				requireNewIDs(t, seen, evs...)
 				last := evs[len(evs)-1].msg(t)
-				require.True(t, last.isResponse())
+				require.True(t, last.IsResponse())
 				require.Equal(t, strconv.Itoa(id+1), string(last.ID))
 			}
 			wantIDs := 3 + 3 + 0 + 3 // three responses, six notifications
@@ -397,9 +398,9 @@ func TestResumableResumeAfterDisconnect(t *testing.T) {
 	require.Equal(t, "A 2", logText(t, resumed[0].msg(t)))
 	require.Equal(t, "A 3", logText(t, resumed[1].msg(t)))
 	res := resumed[2].msg(t)
-	require.True(t, res.isResponse())
+	require.True(t, res.IsResponse())
 	require.Equal(t, "2", string(res.ID))
-	require.Equal(t, "A done", toolResult(t, res).Text())
+	require.Equal(t, "A done", wiretest.ToolResult(t, res).Text())
 
 	// The stream was delivered: it cannot be resumed again.
 	resp, body := e.c.do(http.MethodGet, "", "Last-Event-ID", first.ID)
@@ -454,7 +455,7 @@ func TestResumableBadLastEventID(t *testing.T) {
 
 	rest := c2.sse(http.MethodGet, "", "Last-Event-ID", parked[1].ID)
 	require.Len(t, rest, 2, "%+v", rest)
-	require.Equal(t, "polled: closed", toolResult(t, rest[1].msg(t)).Text())
+	require.Equal(t, "polled: closed", wiretest.ToolResult(t, rest[1].msg(t)).Text())
 }
 
 func TestResumableCloseSSEStream(t *testing.T) {
@@ -486,7 +487,7 @@ func TestResumableCloseSSEStream(t *testing.T) {
 		require.Equal(t, "after close", logText(t, rest[0].msg(t)))
 		res := rest[1].msg(t)
 		require.Equal(t, "2", string(res.ID))
-		require.Equal(t, "polled: closed", toolResult(t, res).Text())
+		require.Equal(t, "polled: closed", wiretest.ToolResult(t, res).Text())
 		require.NoError(t, e.waitFinished(), "closing the stream does not cancel the request")
 	})
 
@@ -516,7 +517,7 @@ func TestResumableCloseSSEStream(t *testing.T) {
 			require.Equal(t, "after close", logText(t, evs[1].msg(t)))
 			res := evs[2].msg(t)
 			require.Equal(t, "2", string(res.ID))
-			require.Equal(t, "polled: "+mcphttp.ErrNotResumable.Error(), toolResult(t, res).Text())
+			require.Equal(t, "polled: "+mcphttp.ErrNotResumable.Error(), wiretest.ToolResult(t, res).Text())
 		})
 	}
 }
@@ -542,9 +543,9 @@ func TestResumableTimeout(t *testing.T) {
 			last := evs[len(evs)-1]
 			require.True(t, last.HasData && last.Data != "", "the stream ends with the response: %+v", evs)
 			res := last.msg(t)
-			require.True(t, res.isResponse(), "the stream ends with the response: %+v", evs)
+			require.True(t, res.IsResponse(), "the stream ends with the response: %+v", evs)
 			require.Equal(t, "2", string(res.ID))
-			r := toolResult(t, res)
+			r := wiretest.ToolResult(t, res)
 			require.True(t, r.IsError)
 			require.Contains(t, r.Text(), "ran out of time")
 		})
@@ -584,7 +585,7 @@ func TestResumableTimeout(t *testing.T) {
 		require.GreaterOrEqual(t, time.Since(start), limit)
 		rest := e.c.sse(http.MethodGet, "", "Last-Event-ID", evs[1].ID)
 		require.Len(t, rest, 1, "%+v", rest)
-		require.True(t, toolResult(t, rest[0].msg(t)).IsError)
+		require.True(t, wiretest.ToolResult(t, rest[0].msg(t)).IsError)
 	})
 }
 

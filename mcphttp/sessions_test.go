@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -298,7 +299,7 @@ func TestRootsChangedHook(t *testing.T) {
 
 	// The tool sees the cached roots.
 	res, _ := c.call(5, "tools/call", `{"name":"roots"}`)
-	assert.Equal(t, "file:///b,file:///c", toolResult(t, res).Content[0].(mcp.TextContent).Text)
+	assert.Equal(t, "file:///b,file:///c", wiretest.ToolResult(t, res).Content[0].(mcp.TextContent).Text)
 }
 
 // TestRootsDisabled: with Options.Roots.Disabled the server never asks
@@ -313,7 +314,7 @@ func TestRootsDisabled(t *testing.T) {
 
 	res, before := c.call(5, "tools/call", `{"name":"roots"}`)
 	assert.Empty(t, before, "no roots/list request on the tool's stream")
-	text := toolResult(t, res).Content[0].(mcp.TextContent).Text
+	text := wiretest.ToolResult(t, res).Content[0].(mcp.TextContent).Text
 	assert.Contains(t, text, "capability=true")
 	assert.Contains(t, text, "roots are disabled")
 
@@ -396,7 +397,7 @@ func TestNewMuxUnderPrefix(t *testing.T) {
 	c := &httpClient{t: t, url: ts.URL + "/api/mcp", hc: ts.Client()}
 	c.initWith(`{}`, "prefixed")
 	res, _ := c.call(2, "tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`)
-	assert.Equal(t, "3", toolResult(t, res).Content[0].(mcp.TextContent).Text)
+	assert.Equal(t, "3", wiretest.ToolResult(t, res).Content[0].(mcp.TextContent).Text)
 
 	tests := []struct{ path, want string }{
 		{"/api/health", "ok"},
@@ -423,7 +424,7 @@ func TestNewMuxServesLateRoutes(t *testing.T) {
 		}
 		return "good-user", nil
 	}
-	logs := &lockedBuffer{}
+	logs := &wiretest.SyncBuffer{}
 	srv := mcp.NewServer(mcp.Options{Name: "late", Version: "1.0.0", Logger: jsonLogger(logs), Authenticate: auth})
 	h := mcphttp.New(srv, nil)
 	ts := httptest.NewServer(mcphttp.NewMux(h, nil))
@@ -461,19 +462,5 @@ func TestNewMuxServesLateRoutes(t *testing.T) {
 	assert.Contains(t, logs.String(), "a custom route added after NewMux is not served")
 	assert.Contains(t, logs.String(), "GET /health")
 }
-
-// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 func jsonLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }

@@ -3,10 +3,8 @@ package mcphttp_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -32,22 +31,10 @@ func startHTTP(t *testing.T, srv *mcp.Server) *mcphttp.Instance {
 	return inst
 }
 
+// post sends body in session sid ("" for none); it returns errors rather
+// than failing the test, for the test's goroutines.
 func post(c *http.Client, url, sid, body string) (*http.Response, string, error) {
-	r, err := http.NewRequest("POST", url, strings.NewReader(body))
-	if err != nil {
-		return nil, "", err
-	}
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	if sid != "" {
-		r.Header.Set("Mcp-Session-Id", sid)
-	}
-	resp, err := c.Do(r)
-	if err != nil {
-		return nil, "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	resp, b, err := wiretest.Do(c, wiretest.NewRequest(context.Background(), http.MethodPost, url, body, "Mcp-Session-Id", sid))
 	return resp, string(b), err
 }
 

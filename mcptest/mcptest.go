@@ -50,7 +50,9 @@ type Options struct {
 
 // Notification is a notification the server sent to the session.
 type Notification struct {
+	// Method is the notification's method ("notifications/progress", …).
 	Method string
+	// Params are its params, as the server sent them.
 	Params json.RawMessage
 }
 

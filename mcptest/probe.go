@@ -14,7 +14,9 @@ import (
 // each run: the cause of its context's end (a cancel, a timeout), or nil
 // when it ran for its full 30 seconds.
 type Probe struct {
+	// Started is closed when the tool first runs.
 	Started chan struct{}
+	// Stopped receives what ended a run: its context's cause, or nil.
 	Stopped chan error
 	once    sync.Once
 }

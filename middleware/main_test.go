@@ -1,13 +1,12 @@
 package middleware_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -18,16 +17,7 @@ func TestMain(m *testing.M) {
 
 // logBuffer collects JSON log lines; safe for concurrent use (servers log
 // from their own goroutines).
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type logBuffer struct{ wiretest.SyncBuffer }
 
 // newLogger returns a JSON logger at debug level writing to a fresh buffer.
 func newLogger() (*slog.Logger, *logBuffer) {
@@ -38,11 +28,8 @@ func newLogger() (*slog.Logger, *logBuffer) {
 // lines decodes every log line written so far.
 func (b *logBuffer) lines(t *testing.T) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	s := b.buf.String()
-	b.mu.Unlock()
 	var out []map[string]any
-	for l := range strings.Lines(s) {
+	for l := range strings.Lines(b.String()) {
 		var m map[string]any
 		require.NoError(t, json.Unmarshal([]byte(l), &m), "log line %q", l)
 		out = append(out, m)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 )
@@ -28,17 +29,18 @@ type engineClient struct {
 	session string
 }
 
+// request builds a request in the client's session, if any.
+func (c *engineClient) request(ctx context.Context, method, body string) *http.Request {
+	var session []string
+	if c.session != "" {
+		session = []string{"Mcp-Session-Id", c.session, "MCP-Protocol-Version", mcphttp.LatestVersion}
+	}
+	return wiretest.NewRequest(ctx, method, c.url, body, session...)
+}
+
 func (c *engineClient) post(ctx context.Context, body string) *http.Response {
 	c.t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(body))
-	require.NoError(c.t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if c.session != "" {
-		req.Header.Set("Mcp-Session-Id", c.session)
-		req.Header.Set("MCP-Protocol-Version", mcphttp.LatestVersion)
-	}
-	resp, err := c.http.Do(req)
+	resp, err := c.http.Do(c.request(ctx, http.MethodPost, body))
 	require.NoError(c.t, err)
 	return resp
 }
@@ -57,12 +59,7 @@ func (c *engineClient) connect(ctx context.Context) *http.Response {
 	resp.Body.Close()
 	require.Equal(c.t, http.StatusAccepted, resp.StatusCode)
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
-	require.NoError(c.t, err)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", c.session)
-	req.Header.Set("MCP-Protocol-Version", mcphttp.LatestVersion)
-	stream, err := c.http.Do(req)
+	stream, err := c.http.Do(c.request(ctx, http.MethodGet, ""))
 	require.NoError(c.t, err)
 	require.Equal(c.t, http.StatusOK, stream.StatusCode)
 	return stream

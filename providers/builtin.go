@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -221,7 +222,7 @@ func NewEnterpriseDirectoryProvider(cfg EnterpriseDirectoryConfig) (*EnterpriseD
 	}
 	idp := strings.TrimSuffix(or(cfg.IdPURL, "https://login.microsoftonline.com"), "/")
 	upScopes := cfg.Scopes
-	if !containsStr(upScopes, "offline_access") {
+	if !slices.Contains(upScopes, "offline_access") {
 		upScopes = append(append([]string(nil), upScopes...), "offline_access")
 	}
 	o := &oidcUpstream{clientID: cfg.ClientID, clientSecret: cfg.ClientSecret, scopes: upScopes,
@@ -243,15 +244,6 @@ func NewEnterpriseDirectoryProvider(cfg EnterpriseDirectoryConfig) (*EnterpriseD
 	return &EnterpriseDirectoryProvider{p}, nil
 }
 
-func containsStr(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // checkTenantIssuer is the issuer check of a multi-tenant login, done by
 // hand because the discovery document names no fixed issuer: tid must be
 // a tenant GUID, iss must be {idp}/{tid}/v2.0, consumers must be the
@@ -270,7 +262,7 @@ func checkTenantIssuer(c map[string]any, idp, tenant string, allowed []string) e
 	if tenant == "organizations" && tid == consumersTenant {
 		return errors.New("personal accounts are not allowed (tenant organizations)")
 	}
-	if len(allowed) > 0 && !containsStr(allowed, tid) {
+	if len(allowed) > 0 && !slices.Contains(allowed, tid) {
 		return fmt.Errorf("tenant %s is not allowed", tid)
 	}
 	return nil

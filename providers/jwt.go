@@ -22,9 +22,12 @@ const ClockSkew = 30 * time.Second
 // (RFC 9068 shape, header typ at+jwt, HS256).
 type AccessTokenClaims struct {
 	jwt.Claims
+	// ClientID is the MCP client the token was issued to.
 	ClientID string `json:"client_id"`
-	Scope    string `json:"scope,omitempty"`
-	GrantID  string `json:"gid"`
+	// Scope is the space-separated list of granted scopes.
+	Scope string `json:"scope,omitempty"`
+	// GrantID names the grant (the login) the token belongs to.
+	GrantID string `json:"gid"`
 }
 
 // Scopes returns the space-separated scope claim as a list.

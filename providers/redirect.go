@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -163,10 +164,8 @@ func checkRedirectURI(uri string, patterns []redirectPattern) error {
 // equal a registered one exactly, except that a loopback http URI may
 // differ in its port (RFC 8252 §7.3: native apps take a free port).
 func redirectMatches(requested string, registered []string) bool {
-	for _, r := range registered {
-		if requested == r {
-			return true
-		}
+	if slices.Contains(registered, requested) {
+		return true
 	}
 	q, err := url.Parse(requested)
 	if err != nil || q.Scheme != "http" || q.User != nil || q.Fragment != "" || !isLoopbackHost(q.Hostname()) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/stdio"
@@ -137,19 +138,7 @@ func (p *pipeServer) send(line string) {
 }
 
 // msg is a decoded output line.
-type msg struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int64           `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
-}
-
-func (m msg) isResponse() bool { return m.Method == "" }
+type msg = wiretest.Msg
 
 // next returns the next output message.
 func (p *pipeServer) next() msg {
@@ -173,7 +162,7 @@ func (p *pipeServer) response(id string) (msg, []msg) {
 	var before []msg
 	for {
 		m := p.next()
-		if m.isResponse() && string(m.ID) == id {
+		if m.IsResponse() && string(m.ID) == id {
 			return m, before
 		}
 		before = append(before, m)
@@ -194,13 +183,4 @@ func newHandler(t testing.TB, srv *mcp.Server) *mcphttp.Handler {
 	h := mcphttp.New(srv, nil)
 	t.Cleanup(func() { _ = h.Close() })
 	return h
-}
-
-// toolResult decodes a tools/call result.
-func toolResult(t testing.TB, m msg) *mcp.ContentResult {
-	t.Helper()
-	require.Nil(t, m.Error, "error response: %+v", m.Error)
-	var r mcp.ContentResult
-	require.NoError(t, json.Unmarshal(m.Result, &r))
-	return &r
 }

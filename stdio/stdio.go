@@ -36,6 +36,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
@@ -138,7 +139,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 		case line = <-next:
 		}
 		if line == nil { // an over-long line
-			write(jsonrpc.AppendError(nil, nil, jsonrpc.CodeInvalidRequest,
+			write(jsonrpc.AppendError(nil, nil, mcp.CodeInvalidRequest,
 				"Invalid Request: the line exceeds the maximum message size", nil))
 			continue
 		}
@@ -186,7 +187,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 				continue
 			}
 			if !jobs.push(line) {
-				write(jsonrpc.AppendError(nil, msg.ID, jsonrpc.CodeInternalError, fmt.Sprintf(
+				write(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, fmt.Sprintf(
 					"Server busy: %d requests are running and %d bytes of requests are waiting; retry when some have finished",
 					o.MaxConcurrent, o.MaxQueuedBytes), nil))
 			}

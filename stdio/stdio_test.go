@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/stdio"
 )
@@ -70,7 +71,7 @@ func TestServeOverlongLine(t *testing.T) {
 
 	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":40,"b":2}}}`)
 	res, _ := p.response("2")
-	assert.Equal(t, "42", toolResult(t, res).Text(), "the next line still works")
+	assert.Equal(t, "42", wiretest.ToolResult(t, res).Text(), "the next line still works")
 }
 
 func TestServeConcurrentRequests(t *testing.T) {
@@ -93,9 +94,9 @@ func TestServeConcurrentRequests(t *testing.T) {
 	for len(results) < calls {
 		m := p.next()
 		switch {
-		case m.isResponse():
+		case m.IsResponse():
 			require.NotContains(t, results, string(m.ID), "one response per request")
-			results[string(m.ID)] = toolResult(t, m).Text()
+			results[string(m.ID)] = wiretest.ToolResult(t, m).Text()
 		case m.Method == "notifications/tool/streamContent":
 			var params struct {
 				ToolName string            `json:"toolName"`
@@ -225,7 +226,7 @@ func TestServeHeaderReachesTheChain(t *testing.T) {
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami"}}`)
 	m, _ := p.response("1")
-	assert.Equal(t, "tenant:acme", toolResult(t, m).Text())
+	assert.Equal(t, "tenant:acme", wiretest.ToolResult(t, m).Text())
 }
 
 // TestServeHTTPErrorsBecomeResponses: an HTTP error without a JSON-RPC

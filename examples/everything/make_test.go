@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -51,7 +52,7 @@ func TestMakeRunPrintsOnlyJSONRPC(t *testing.T) {
 			require.NoError(t, err)
 			stdout, err := cmd.StdoutPipe()
 			require.NoError(t, err)
-			stderr := &syncBuffer{}
+			stderr := &wiretest.SyncBuffer{}
 			cmd.Stderr = stderr
 			require.NoError(t, cmd.Start())
 			t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -19,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -44,24 +43,6 @@ func buildExample(t *testing.T, dir string) string {
 	return bin
 }
 
-// syncBuffer is a bytes.Buffer that a process and the test may use at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
 func freePort(t *testing.T) int {
 	t.Helper()
@@ -75,14 +56,14 @@ func freePort(t *testing.T) int {
 // process is a running example with its output captured.
 type process struct {
 	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
+	stdout, stderr *wiretest.SyncBuffer
 	exited         chan struct{}
 	err            error // cmd.Wait's result, once exited is closed
 }
 
 func startProcess(t *testing.T, bin string, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(bin, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &process{cmd: exec.Command(bin, args...), stdout: &wiretest.SyncBuffer{}, stderr: &wiretest.SyncBuffer{}, exited: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	require.NoError(t, p.cmd.Start())
 	go func() { p.err = p.cmd.Wait(); close(p.exited) }()
@@ -138,24 +119,13 @@ func (p *process) waitHealthy(t *testing.T, c *http.Client, base string) {
 const protocolVersion = "2025-06-18"
 
 // mcpPost sends one JSON-RPC message to the endpoint as a Streamable HTTP
-// client does. trace, if not nil, is attached to the request.
+// client does, in session sid ("" for none).
 func mcpPost(ctx context.Context, c *http.Client, url, sid, body string) (*http.Response, string, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		return nil, "", err
-	}
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
+	header := []string{"Mcp-Session-Id", sid}
 	if sid != "" {
-		r.Header.Set("Mcp-Session-Id", sid)
-		r.Header.Set("MCP-Protocol-Version", protocolVersion)
+		header = append(header, "MCP-Protocol-Version", protocolVersion)
 	}
-	resp, err := c.Do(r)
-	if err != nil {
-		return nil, "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	resp, b, err := wiretest.Do(c, wiretest.NewRequest(ctx, http.MethodPost, url, body, header...))
 	return resp, string(b), err
 }
 

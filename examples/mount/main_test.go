@@ -7,13 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/justinas/alice"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/stdio"
@@ -22,22 +22,12 @@ import (
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 const callBody = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tenant"}}`
 
+// post sends body in session sid ("" for none) as tenant ("" for none).
 func post(t *testing.T, url, sid, tenant, body string) (*http.Response, string) {
 	t.Helper()
-	r, err := http.NewRequest("POST", url, strings.NewReader(body))
+	resp, b, err := wiretest.Do(http.DefaultClient, wiretest.NewRequest(t.Context(), http.MethodPost, url, body,
+		"Mcp-Session-Id", sid, "X-Tenant", tenant))
 	require.NoError(t, err)
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	if sid != "" {
-		r.Header.Set("Mcp-Session-Id", sid)
-	}
-	if tenant != "" {
-		r.Header.Set("X-Tenant", tenant)
-	}
-	resp, err := http.DefaultClient.Do(r)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
 }
 

@@ -6,9 +6,9 @@
 // the same way over HTTP, stdio and in process.
 //
 // The handler's SSE responses are parsed back into messages as they are
-// written (the engine writes SSE to any ResponseWriter). The package
-// imports none of the public packages of the module, only the JSON-RPC
-// envelope of internal/jsonrpc.
+// written (the engine writes SSE to any ResponseWriter). Of the module it
+// imports only the JSON-RPC envelope of internal/jsonrpc and the error
+// codes of the root package.
 package inproc
 
 import (
@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
@@ -244,17 +245,15 @@ func (w *writer) finish(id json.RawMessage) {
 	if ok || id == nil {
 		return // a notification or response was accepted (202), or nothing to answer
 	}
-	w.out(jsonrpc.AppendError(nil, id, CodeHTTPError, httpErrorMessage(w.status, body), HTTPErrorData{Status: w.status}))
+	w.out(jsonrpc.AppendError(nil, id, mcp.CodeServerError, httpErrorMessage(w.status, body), HTTPErrorData{Status: w.status}))
 }
 
-// CodeHTTPError is the JSON-RPC error code of a request the handler
-// answered with an HTTP error status and a body that is not a JSON-RPC
-// message (an authentication middleware's 401, say).
-const CodeHTTPError = -32000
-
-// HTTPErrorData is the data member of a [CodeHTTPError] error: the HTTP
-// status the handler answered with.
+// HTTPErrorData is the data member of the [mcp.CodeServerError] error that
+// answers a request the handler refused with an HTTP error status and a
+// body that is not a JSON-RPC message (an authentication middleware's 401,
+// say): the HTTP status the handler answered with.
 type HTTPErrorData struct {
+	// Status is the HTTP status code.
 	Status int `json:"status"`
 }
 

@@ -108,7 +108,7 @@ func TestHTTPErrorsBecomePlainErrors(t *testing.T) {
 			}
 			require.NoError(t, json.Unmarshal(got, &m), "%s", got)
 			assert.Equal(t, "a", m.ID)
-			assert.Equal(t, inproc.CodeHTTPError, m.Error.Code)
+			assert.Equal(t, mcp.CodeServerError, m.Error.Code)
 			assert.Equal(t, tt.wantMessage, m.Error.Message)
 			assert.JSONEq(t, `{"status":`+strconv.Itoa(tt.status)+`}`, string(m.Error.Data))
 		})

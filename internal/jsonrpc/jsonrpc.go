@@ -20,16 +20,6 @@ import (
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-// Error codes of JSON-RPC 2.0: the root package's, so there is one set
-// (use mcp.Code* in new code; these names stay for the decoder's callers).
-const (
-	CodeParseError     = mcp.CodeParseError
-	CodeInvalidRequest = mcp.CodeInvalidRequest
-	CodeMethodNotFound = mcp.CodeMethodNotFound
-	CodeInvalidParams  = mcp.CodeInvalidParams
-	CodeInternalError  = mcp.CodeInternalError
-)
-
 // Message is one decoded JSON-RPC message. The raw members alias the input.
 type Message struct {
 	ID     json.RawMessage // nil for a notification
@@ -109,11 +99,11 @@ func Decode(data []byte) (*Message, error) { return Limits{}.Decode(data) }
 // DecodeBatch decodes a batch with the default [Limits].
 func DecodeBatch(data []byte) ([]*Message, []error, error) { return Limits{}.DecodeBatch(data) }
 
-// Decode decodes one message. A body that is not JSON is CodeParseError; a
-// JSON value that is not a valid JSON-RPC 2.0 message, or that nests deeper
-// than l allows, is CodeInvalidRequest; a duplicate member name inside
-// params is CodeInvalidParams. The whole input is checked in one linear
-// pass before anything else reads it.
+// Decode decodes one message. A body that is not JSON is
+// [mcp.CodeParseError]; a JSON value that is not a valid JSON-RPC 2.0
+// message, or that nests deeper than l allows, is [mcp.CodeInvalidRequest];
+// a duplicate member name inside params is [mcp.CodeInvalidParams]. The
+// whole input is checked in one linear pass before anything else reads it.
 func (l Limits) Decode(data []byte) (*Message, error) {
 	return l.decode(data, strictjson.Check(data, l.depth()))
 }
@@ -130,7 +120,7 @@ func (l Limits) decode(data []byte, checkErr error) (*Message, error) {
 	)
 	switch {
 	case errors.As(checkErr, &se):
-		return nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
+		return nil, &DecodeError{Code: mcp.CodeParseError, Message: "Parse error: the body is not valid JSON"}
 	case errors.As(checkErr, &de):
 		// The envelope scan is not recursive: read the id if it can be.
 		var id json.RawMessage
@@ -148,7 +138,7 @@ func (l Limits) decode(data []byte, checkErr error) (*Message, error) {
 	if m.Params != nil {
 		start := cap(data) - cap(m.Params)
 		if dup.Offset > start && dup.Offset < start+len(m.Params) {
-			return nil, &DecodeError{Code: CodeInvalidParams, Message: "Invalid params: " + dup.Error(), ID: invalid(m.ID, "").ID}
+			return nil, &DecodeError{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + dup.Error(), ID: invalid(m.ID, "").ID}
 		}
 	}
 	return nil, invalid(m.ID, dup.Error())
@@ -161,21 +151,21 @@ func (l Limits) DecodeBatch(data []byte) ([]*Message, []error, error) {
 	err := strictjson.Check(data, l.depth()+1)
 	var se *strictjson.SyntaxError
 	if errors.As(err, &se) {
-		return nil, nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
+		return nil, nil, &DecodeError{Code: mcp.CodeParseError, Message: "Parse error: the body is not valid JSON"}
 	}
 	var de *strictjson.DepthError
 	if errors.As(err, &de) {
-		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: a message of the batch nests objects and arrays deeper than %d levels", de.Limit-1)}
+		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: a message of the batch nests objects and arrays deeper than %d levels", de.Limit-1)}
 	}
 	if !IsBatch(data) {
-		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: a batch must be a JSON array"}
+		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: "Invalid Request: a batch must be a JSON array"}
 	}
 	elems, n := splitArray(data, l.batch())
 	if n > l.batch() {
-		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: the batch has %d messages; at most %d are allowed in one batch", n, l.batch())}
+		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: the batch has %d messages; at most %d are allowed in one batch", n, l.batch())}
 	}
 	if n == 0 {
-		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: empty batch"}
+		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: "Invalid Request: empty batch"}
 	}
 	msgs := make([]*Message, len(elems))
 	errs := make([]error, len(elems))
@@ -341,7 +331,7 @@ func invalid(id json.RawMessage, msg string) *DecodeError {
 	if id != nil && id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') {
 		id = nil
 	}
-	return &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: " + msg, ID: id}
+	return &DecodeError{Code: mcp.CodeInvalidRequest, Message: "Invalid Request: " + msg, ID: id}
 }
 
 // scanner walks JSON that json.Valid accepted.

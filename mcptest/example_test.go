@@ -1,0 +1,72 @@
+package mcptest_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcptest"
+)
+
+type greetArgs struct {
+	Name string `json:"name"`
+}
+
+type greeting struct {
+	Text string `json:"text"`
+}
+
+// greeter is the server under test: it greets the caller by name.
+func greeter(auth mcp.AuthFunc) *mcp.Server {
+	srv := mcp.NewServer(mcp.Options{Name: "greeter", Version: "1.0.0", Authenticate: auth})
+	mcp.AddTool(srv, mcp.Tool{Name: "greet"}, func(_ context.Context, c *mcp.Context, in greetArgs) (greeting, error) {
+		return greeting{Text: "Hello, " + in.Name + "!"}, nil
+	})
+	return srv
+}
+
+// A test of a server's tool, through the same handler chain as HTTP and
+// stdio. The helpers fail the test on a protocol error; a tool's own
+// failure is a result with IsError set.
+func ExampleNewSession() {
+	// In a _test.go file of your package:
+	testGreet := func(t *testing.T) {
+		s := mcptest.NewSession(t, greeter(nil), nil)
+		res := s.CallTool("greet", map[string]string{"name": "Ada"})
+		if res.IsError {
+			t.Fatalf("greet failed: %s", res.Text())
+		}
+		// Structured output, decoded.
+		if got := mcptest.CallToolAs[greeting](s, "greet", map[string]string{"name": "Ada"}); got.Text != "Hello, Ada!" {
+			t.Errorf("greet = %q", got.Text)
+		}
+	}
+	_ = testGreet // func TestGreet(t *testing.T)
+}
+
+// A server with authentication gets the caller's credentials in Header,
+// exactly as over HTTP; test a refusal with the session's Client, whose
+// methods return errors.
+func ExampleOptions_header() {
+	auth := func(r *http.Request) (any, error) {
+		if r.Header.Get("Authorization") != "Bearer ada-token" {
+			return nil, mcp.ErrUnauthorized
+		}
+		return "ada", nil
+	}
+	testAuth := func(t *testing.T) {
+		s := mcptest.NewSession(t, greeter(auth), &mcptest.Options{
+			Header: http.Header{"Authorization": {"Bearer ada-token"}}})
+		s.CallTool("greet", map[string]string{"name": "Ada"})
+
+		// The protocol error of an unknown tool, as an error.
+		_, err := s.Client().CallTool(t.Context(), "nope", nil)
+		var rpcErr *mcp.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeInvalidParams {
+			t.Errorf("unknown tool: %v", err)
+		}
+	}
+	_ = testAuth // func TestAuth(t *testing.T)
+}
