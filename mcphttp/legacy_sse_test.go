@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 )
@@ -208,7 +209,7 @@ func (c *legacyClient) call(id int, method, params string) (msg, []msg) {
 	var before []msg
 	for {
 		m := c.nextMessage()
-		if m.isResponse() && string(m.ID) == fmt.Sprint(id) {
+		if m.IsResponse() && string(m.ID) == fmt.Sprint(id) {
 			return m, before
 		}
 		before = append(before, m)
@@ -391,7 +392,7 @@ func TestLegacySSEFullSession(t *testing.T) {
 	})
 	t.Run("tools/call", func(t *testing.T) {
 		m, _ := c.call(2, "tools/call", `{"name":"add","arguments":{"a":2,"b":3}}`)
-		r := toolResult(t, m)
+		r := wiretest.ToolResult(t, m)
 		require.False(t, r.IsError)
 		require.Equal(t, mcp.Text("5"), r.Content[0])
 	})
@@ -402,7 +403,7 @@ func TestLegacySSEFullSession(t *testing.T) {
 	})
 	t.Run("progress notifications precede the result", func(t *testing.T) {
 		m, before := c.call(4, "tools/call", `{"name":"progress","arguments":{},"_meta":{"progressToken":"p1"}}`)
-		require.Equal(t, mcp.Text("progressed"), toolResult(t, m).Content[0])
+		require.Equal(t, mcp.Text("progressed"), wiretest.ToolResult(t, m).Content[0])
 		var progress int
 		for _, b := range before {
 			if b.Method == "notifications/progress" {
@@ -415,7 +416,7 @@ func TestLegacySSEFullSession(t *testing.T) {
 		m, _ := c.call(5, "logging/setLevel", `{"level":"debug"}`)
 		require.Nil(t, m.Error)
 		m, before := c.call(6, "tools/call", `{"name":"log","arguments":{}}`)
-		require.Equal(t, mcp.Text("logged"), toolResult(t, m).Content[0])
+		require.Equal(t, mcp.Text("logged"), wiretest.ToolResult(t, m).Content[0])
 		var logs []string
 		for _, b := range before {
 			if b.Method == "notifications/message" {
@@ -433,7 +434,7 @@ func TestLegacySSEFullSession(t *testing.T) {
 		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"role":"assistant","content":{"type":"text","text":"sampled hi"},"model":"m"}}`, req.ID))
 		m := c.nextMessage()
 		require.Equal(t, "7", string(m.ID))
-		require.Equal(t, mcp.Text("sampled hi"), toolResult(t, m).Content[0])
+		require.Equal(t, mcp.Text("sampled hi"), wiretest.ToolResult(t, m).Content[0])
 	})
 	t.Run("list changes come through the session's own stream", func(t *testing.T) {
 		mcp.AddTool(srv, mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "late", nil })
@@ -515,7 +516,7 @@ func TestLegacySSEAuthentication(t *testing.T) {
 	t.Run("the stream's caller", func(t *testing.T) {
 		c.initialize()
 		m, _ := c.call(1, "tools/call", `{"name":"whoami","arguments":{}}`)
-		require.Equal(t, mcp.Text("alice"), toolResult(t, m).Content[0], "the tool sees the caller's auth data")
+		require.Equal(t, mcp.Text("alice"), wiretest.ToolResult(t, m).Content[0], "the tool sees the caller's auth data")
 		resp, body := c.post(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, "Authorization", "")
 		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "every POST is authenticated, not just the first: %s", body)
 	})
@@ -698,7 +699,7 @@ func TestLegacySSEStateless(t *testing.T) {
 	c := openLegacy(t, ts.Client(), ts.URL+"/sse")
 	c.initialize()
 	m, _ := c.call(1, "tools/call", `{"name":"add","arguments":{"a":1,"b":1}}`)
-	require.Equal(t, mcp.Text("2"), toolResult(t, m).Content[0])
+	require.Equal(t, mcp.Text("2"), wiretest.ToolResult(t, m).Content[0])
 	require.Equal(t, 0, h.SessionCount(), "a stateless engine keeps no session; the stream alone carries the answers")
 }
 
@@ -723,7 +724,7 @@ func TestLegacySSEConcurrentCalls(t *testing.T) {
 	got := map[string]bool{}
 	for len(got) < 4 {
 		m := c.nextMessage()
-		require.True(t, m.isResponse())
+		require.True(t, m.IsResponse())
 		got[string(m.ID)] = true
 	}
 	require.Equal(t, map[string]bool{"2": true, "3": true, "4": true, "5": true}, got)
@@ -761,7 +762,7 @@ func TestLegacySSEGracefulShutdownFinishesCallsInFlight(t *testing.T) {
 	go func() { closed <- inst.Close() }()
 	m := c.nextMessage()
 	require.Equal(t, "1", string(m.ID))
-	require.Equal(t, mcp.Text("rested"), toolResult(t, m).Content[0], "the call in flight finished and its answer reached the stream")
+	require.Equal(t, mcp.Text("rested"), wiretest.ToolResult(t, m).Content[0], "the call in flight finished and its answer reached the stream")
 	c.waitClosed()
 	select {
 	case err := <-closed:
@@ -801,7 +802,7 @@ func TestLegacySSEMuxMiddlewareRunsOncePerMessage(t *testing.T) {
 	c := openLegacy(t, ts.Client(), ts.URL+"/sse", "X-Tenant", "acme")
 	c.initialize()
 	m, _ := c.call(1, "tools/call", `{"name":"tenant","arguments":{}}`)
-	require.Equal(t, mcp.Text("acme"), toolResult(t, m).Content[0], "a value the mux's middleware stored reaches the tool")
+	require.Equal(t, mcp.Text("acme"), wiretest.ToolResult(t, m).Content[0], "a value the mux's middleware stored reaches the tool")
 
 	resp, body := c.post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, "X-Block", "1")
 	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "the middleware's refusal is the legacy POST's answer: %s", body)
