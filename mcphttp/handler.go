@@ -43,7 +43,8 @@ const (
 	DefaultSessionIdleTimeout = 30 * time.Minute
 	DefaultPageSize           = 500
 	DefaultKeepAlive          = 25 * time.Second
-	defaultQueueLen           = 256
+	// maxQueued bounds the messages waiting for a session's GET stream.
+	maxQueued = 256
 )
 
 // Options configure a [Handler]. The zero value (or nil) is a stateful
