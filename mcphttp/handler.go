@@ -522,8 +522,10 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 		return nil, false
 	}
 	if !sameCaller(c.sess.Auth(), auth) {
+		// 403, not 404: IDs are 128 random bits, so the answer tells a
+		// prober nothing, and it tells a confused client what is wrong.
 		httpError(w, http.StatusForbidden, id, mcp.CodeServerError,
-			"Forbidden: this session belongs to another caller")
+			"Forbidden: this session belongs to another caller (a session is bound to the identity that initialized it, anonymous included); send initialize to start a session of your own")
 		return nil, false
 	}
 	c.sess.Touch(time.Now())
@@ -531,14 +533,13 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 }
 
 // sameCaller reports whether the auth data of a request may use a session
-// created with sessAuth. Auth data implementing mcp.Subject is compared by
-// subject; other values must be equal.
+// created with sessAuth: a session's identity never changes. An anonymous
+// session (nil) admits only anonymous callers, and a caller without auth
+// data may use only an anonymous session. Auth data implementing
+// mcp.Subject is compared by subject; other values must be equal.
 func sameCaller(sessAuth, auth any) bool {
-	if sessAuth == nil {
-		return true
-	}
-	if auth == nil {
-		return false
+	if sessAuth == nil || auth == nil {
+		return sessAuth == nil && auth == nil
 	}
 	a, ok1 := sessAuth.(mcp.Subject)
 	b, ok2 := auth.(mcp.Subject)
