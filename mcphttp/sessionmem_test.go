@@ -54,7 +54,7 @@ func heapInUse() uint64 {
 func idleSessionBytes(tb testing.TB, n int) float64 {
 	tb.Helper()
 	srv := mcp.NewServer(mcp.Options{Name: "mem", Version: "1.0.0", Logger: discardLogger()})
-	h := mcphttp.New(srv, nil)
+	h := mcphttp.New(srv, &mcphttp.Options{MaxSessions: -1})
 	defer h.Close()
 	before := heapInUse()
 	ids := openIdleSessions(tb, h, n)
