@@ -268,8 +268,9 @@ func (h *Handler) settle(c *conn) {
 // cut: net/http cancels a request whose connection hits a read deadline
 // while it watches for the client going away (HTTP/1 clears the deadline
 // itself when the body ends, but not for an empty body, nor other
-// servers). After a timeout the deadline stays passed: net/http would
-// otherwise wait for the rest of the body before closing the connection.
+// servers). After a timeout the deadline is bodyLinger away: net/http
+// would otherwise wait for the rest of the body before closing the
+// connection.
 // Writers without deadlines (in-process requests) read without.
 func (h *Handler) readPostBody(w http.ResponseWriter, r *http.Request) (*bodyBuf, error) {
 	d := h.opts.BodyReadTimeout
@@ -281,11 +282,20 @@ func (h *Handler) readPostBody(w http.ResponseWriter, r *http.Request) (*bodyBuf
 		return readBody(r, h.opts.MaxBodyBytes)
 	}
 	b, err := readBody(r, h.opts.MaxBodyBytes)
-	if !isTimeout(err) {
+	if isTimeout(err) {
+		// net/http reads what is left of the body before it closes the
+		// connection; let it do so briefly, so that the client's unread
+		// bytes do not turn the close into a reset that loses the 408.
+		_ = rc.SetReadDeadline(time.Now().Add(bodyLinger))
+	} else {
 		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return b, err
 }
+
+// bodyLinger is how long a connection whose body timed out is still read
+// (and what it sends discarded) before it is closed.
+const bodyLinger = 100 * time.Millisecond
 
 func isTimeout(err error) bool {
 	var ne net.Error
