@@ -313,20 +313,22 @@ func TestSoak(t *testing.T) {
 			}
 		})
 	}
-	settleBy := time.Now().Add(settle)
+	settleStart := time.Now()
+	settleBy := settleStart.Add(settle)
 	for rssAfter > rssBoundKiB && time.Now().Before(settleBy) {
 		time.Sleep(500 * time.Millisecond)
 		rssAfter = rssKiB(t, pid)
 	}
+	settled := time.Since(settleStart).Round(100 * time.Millisecond)
 	stopHealth()
 	health.Wait()
 	tr.CloseIdleConnections()
 	peakMu.Lock()
 	rssPeak := peak
 	peakMu.Unlock()
-	t.Logf("soak: %d sessions for %s: %d calls (%.0f/s), %d errors; server RSS %d MiB at start, %d MiB peak, %d MiB when the sessions ended, %d MiB after (bound %d MiB)",
+	t.Logf("soak: %d sessions for %s: %d calls (%.0f/s), %d errors; server RSS %d MiB at start, %d MiB peak, %d MiB when the sessions ended, %d MiB %s later (bound %d MiB)",
 		sessions, elapsed.Round(time.Millisecond), calls.Load(), float64(calls.Load())/elapsed.Seconds(), errs.Load(),
-		rssStart>>10, rssPeak>>10, rssEnded>>10, rssAfter>>10, rssBoundKiB>>10)
+		rssStart>>10, rssPeak>>10, rssEnded>>10, rssAfter>>10, settled, rssBoundKiB>>10)
 	assert.Zero(t, errs.Load(), "first error: %s", firstErrMsg)
 	assert.Positive(t, calls.Load())
 	assert.LessOrEqual(t, rssAfter, rssBoundKiB, "server RSS (KiB) after the sessions ended")
