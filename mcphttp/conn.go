@@ -34,18 +34,29 @@ type conn struct {
 	streams   map[string]*stream // resumable request streams (resume.go)
 	streamSeq uint64
 
+	// The GET stream's queue of server-initiated messages, and the signal
+	// that it has some. Both are made on first use: most sessions never
+	// get a server-initiated message, and an idle session should cost
+	// little (issue 7: a 256-slot channel made up front was 6 KiB of the
+	// 7.6 KiB each session held).
+	out  [][]byte
+	wake chan struct{}
+	// slots bounds the session's requests running at once
+	// (Options.MaxSessionRequests); made on the first request.
+	slots chan struct{}
+	// client is the key the session counts against in
+	// Options.MaxSessionsPerClient ("" when not counted); counted says it
+	// holds a slot of the session caps, which ending it frees.
+	client  string
+	counted bool
+
 	nextID    atomic.Int64
 	getActive atomic.Bool
-	out       chan []byte // server-initiated messages for the GET stream
 	done      chan struct{}
 }
 
 func newConn(h *Handler, sess *session.Session, ephemeral bool) *conn {
-	c := &conn{h: h, sess: sess, ephemeral: ephemeral, done: make(chan struct{})}
-	if !ephemeral {
-		c.out = make(chan []byte, defaultQueueLen)
-	}
-	return c
+	return &conn{h: h, sess: sess, ephemeral: ephemeral, done: make(chan struct{})}
 }
 
 func (h *Handler) newConn(sess *session.Session, ephemeral bool) *conn {
@@ -127,17 +138,66 @@ func clone(b []byte) []byte {
 }
 
 // enqueue puts a server-initiated message on the GET stream's queue. When
-// the queue is full the message is dropped, and the drop logged.
+// the queue holds maxQueued messages the message is dropped, and the drop
+// logged.
 func (c *conn) enqueue(msg []byte) {
-	if c.out == nil {
+	if c.ephemeral {
 		return
 	}
-	select {
-	case c.out <- msg:
-	default:
-		c.h.log.Warn("mcp: the session's GET stream queue is full (no client reading it?); message dropped",
-			"session", c.sess.ID, "queue", cap(c.out))
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
 	}
+	if len(c.out) >= maxQueued {
+		c.mu.Unlock()
+		c.h.log.Warn("mcp: the session's GET stream queue is full (no client reading it?); message dropped",
+			"session", c.sess.ID, "queue", maxQueued)
+		return
+	}
+	c.out = append(c.out, msg)
+	wake := c.wakeLocked()
+	c.mu.Unlock()
+	select {
+	case wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// requeue puts messages a broken GET stream could not write back at the
+// front of the queue, for the next stream.
+func (c *conn) requeue(msgs [][]byte) {
+	c.mu.Lock()
+	if !c.closed {
+		c.out = append(msgs, c.out...)
+		if len(c.out) > maxQueued {
+			c.out = c.out[:maxQueued]
+		}
+	}
+	c.mu.Unlock()
+}
+
+// takeQueued empties the GET stream's queue and returns what it held.
+func (c *conn) takeQueued() [][]byte {
+	c.mu.Lock()
+	msgs := c.out
+	c.out = nil
+	c.mu.Unlock()
+	return msgs
+}
+
+// wakeup returns the channel that signals queued messages.
+func (c *conn) wakeup() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.wakeLocked()
+}
+
+func (c *conn) wakeLocked() chan struct{} {
+	if c.wake == nil {
+		c.wake = make(chan struct{}, 1)
+	}
+	return c.wake
 }
 
 // errRootsDisabled is what asking for roots returns when the server's
@@ -464,6 +524,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	drain := h.drainCh()
+	wake := c.wakeup()
 	var tick <-chan time.Time
 	if h.opts.KeepAlive > 0 {
 		t := time.NewTicker(h.opts.KeepAlive)
@@ -471,16 +532,20 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		tick = t.C
 	}
 	for {
-		select {
-		case msg := <-c.out:
-			if _, err := w.Write(appendEvent(make([]byte, 0, len(msg)+32), "", msg)); err != nil {
-				c.enqueue(msg) // keep it for the next stream
-				return
+		if msgs := c.takeQueued(); len(msgs) > 0 {
+			for i, msg := range msgs {
+				if _, err := w.Write(appendEvent(make([]byte, 0, len(msg)+32), "", msg)); err != nil {
+					c.requeue(msgs[i:]) // keep them for the next stream
+					return
+				}
 			}
 			if err := rc.Flush(); err != nil {
 				return
 			}
 			c.sess.Touch(time.Now())
+		}
+		select {
+		case <-wake:
 		case <-tick:
 			if _, err := w.Write([]byte(": keepalive\n\n")); err != nil {
 				return

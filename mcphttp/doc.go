@@ -54,15 +54,19 @@
 //     (the session's stream for server-initiated messages, or a resumed
 //     request stream: serveResume), serveDelete (ends the session:
 //     [EndDeleted]).
-//  5. servePost checks Content-Type, Accept, the body limit
-//     (readBody) and MCP-Protocol-Version; decodes the envelope
+//  5. servePost checks Content-Type, Accept, the body limit and its
+//     read deadline (readPostBody: Options.BodyReadTimeout) and
+//     MCP-Protocol-Version; decodes the envelope
 //     (jsonrpc.Decode, or jsonrpc.DecodeBatch and serveBatch for
 //     2025-03-26 batches); finds or makes the session (Handler.resolve,
-//     which also checks the session belongs to the caller); then a
-//     request goes to handleRequest (or serveResumable, on its own
-//     goroutine, when Options.Resumable), a notification to
-//     handleNotification, a response to the server request waiting for
-//     it (conn.deliver).
+//     which also checks the session belongs to the caller, and for
+//     initialize counts the new session against Options.MaxSessions and
+//     MaxSessionsPerClient: limits.go); then a request waits for a slot
+//     of Options.MaxSessionRequests and MaxConcurrentRequests (a batch's
+//     requests one at a time, in its loop) and goes to handleRequest (or
+//     serveResumable, on its own goroutine, when Options.Resumable), a
+//     notification to handleNotification, a response to the server
+//     request waiting for it (conn.deliver).
 //  6. handleRequest looks the method up in the methods table (dispatch.go)
 //     and runs it: doInitialize (registers the session: OnStart),
 //     listMethod (tools/list, resources/list, resources/templates/list,

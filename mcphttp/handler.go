@@ -43,7 +43,8 @@ const (
 	DefaultSessionIdleTimeout = 30 * time.Minute
 	DefaultPageSize           = 500
 	DefaultKeepAlive          = 25 * time.Second
-	defaultQueueLen           = 256
+	// maxQueued bounds the messages waiting for a session's GET stream.
+	maxQueued = 256
 )
 
 // Options configure a [Handler]. The zero value (or nil) is a stateful
@@ -62,7 +63,13 @@ type Options struct {
 	// MaxBodyBytes bounds a POST body (413 beyond). Default 4 MiB.
 	MaxBodyBytes int64
 	// SessionIdleTimeout ends sessions idle that long. Default 30 min;
-	// negative means never.
+	// negative means never. What it costs: an idle session holds about
+	// 1 KB (with its entry in the in-memory store; more while messages wait
+	// for its GET stream), and it holds it for the whole timeout, so
+	// memory is about 1 KB × the sessions opened per timeout: MaxSessions
+	// (10,000) idle sessions hold about 10 MB; without that cap, a client
+	// opening 100 sessions a second holds 180,000 (about 180 MB) at the
+	// 30 minute default.
 	SessionIdleTimeout time.Duration
 	// Sessions stores session state. Default: an in-memory store.
 	Sessions session.Store
@@ -107,6 +114,43 @@ type Options struct {
 	// messages, through the endpoint's chain. Off by default. See
 	// "Legacy HTTP+SSE" in the package doc.
 	LegacySSE bool
+
+	// Limits: what clients can make the handler hold (docs/deploy.md,
+	// "Limits"). For each, zero means the default and a negative value
+	// means no limit.
+
+	// MaxConcurrentRequests bounds the requests the handler runs at once,
+	// over all sessions: a POST's request or each request of a batch.
+	// More wait, in arrival order, on the goroutine of their POST (a
+	// batch's requests one after another, never a goroutine each) until a
+	// slot frees, and are answered 503 if their client goes away or their
+	// session ends first. Default 1024.
+	MaxConcurrentRequests int
+	// MaxSessionRequests bounds the requests one session runs at once,
+	// the same way; it is what keeps one client's batches from taking
+	// every slot of MaxConcurrentRequests. Default 64.
+	MaxSessionRequests int
+	// MaxSessions bounds the live sessions: an initialize beyond it is
+	// answered 503 with Retry-After and a JSON-RPC error naming this
+	// option. Sessions that end (DELETE, idle expiry, a lost client,
+	// EndSession) free their slot. Default 10,000.
+	MaxSessions int
+	// MaxSessionsPerClient bounds the live sessions of one client: the
+	// subject of its auth data when it implements mcp.Subject, else its
+	// remote address (an IPv6 address by its /64). An initialize beyond it
+	// is answered 429 with Retry-After. Requests from a loopback address
+	// (a local reverse proxy brings every client from there) and
+	// in-process ones (stdio, embedded) are not counted per client; behind
+	// a proxy, authenticate, or set r.RemoteAddr from its X-Forwarded-For
+	// in a middleware. Default 100.
+	MaxSessionsPerClient int
+	// BodyReadTimeout bounds reading a POST body, from the moment the
+	// handler starts on the request: a client that sends it slower is
+	// answered 408 and its connection closed. It is a read deadline on
+	// the connection for the body alone (cleared once read, so SSE
+	// answers of any length are not cut; never set on GET streams).
+	// Default 30 s.
+	BodyReadTimeout time.Duration
 }
 
 // Handler serves one MCP server over Streamable HTTP at a single endpoint
@@ -122,6 +166,13 @@ type Handler struct {
 	conns   map[string]*conn
 	closed  bool
 	reaping bool
+	// The session caps (limits.go): sessions counted, in all and per
+	// client key; guarded by mu.
+	live      int
+	perClient map[string]int
+	// slots bounds the requests running at once (MaxConcurrentRequests);
+	// nil: no limit.
+	slots chan struct{}
 
 	chain http.Handler     // the engine's own middleware, then serve (doc.go)
 	ping  *middleware.Ping // nil: pings off
@@ -178,6 +229,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	if o.Hooks != nil {
 		h.hooks = *o.Hooks
 	}
+	h.initLimits()
 	if po := srv.Options().Ping; (po == nil || !po.Disabled) && !o.Stateless {
 		popts := &middleware.PingOptions{Logger: o.Logger}
 		if po != nil {
@@ -250,6 +302,7 @@ func (h *Handler) Close() error {
 	h.closed = true
 	conns := h.conns
 	h.conns = map[string]*conn{}
+	h.live, h.perClient = 0, nil
 	h.mu.Unlock()
 	h.stopWatch()
 	if h.ping != nil {
@@ -357,8 +410,11 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", h.opts.MaxBodyBytes))
 		return
 	}
-	body, err := readBody(r, h.opts.MaxBodyBytes)
+	body, err := h.readPostBody(w, r)
 	if err != nil {
+		if h.bodyTimedOut(w, err) {
+			return
+		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			w.Header().Set("Connection", "close")
@@ -401,13 +457,14 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if c.ephemeral {
 		defer c.close()
 	}
+	if msg.Method == "initialize" {
+		defer h.settle(c)
+	}
 	switch {
 	case msg.IsRequest() && h.resumable(c, msg):
 		h.serveResumable(w, r, c, msg, headerVersion)
 	case msg.IsRequest():
-		rs := newResponder(w, h, c, h.opts.JSONResponse)
-		h.handleRequest(r, c, msg, rs)
-		rs.end()
+		h.runRequest(w, r, c, msg)
 	case msg.IsNotification():
 		h.handleNotification(r, c, msg)
 		w.WriteHeader(http.StatusAccepted)
@@ -461,9 +518,16 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		switch {
 		case m.IsRequest():
 			requests++
+			// A goroutine per request only once it holds a slot: the rest
+			// of the batch waits here (Options.MaxSessionRequests).
+			if err := h.acquire(r.Context(), c); err != nil {
+				rs.reply(jsonrpc.AppendError(nil, m.ID, mcp.CodeServerError, err.Error(), nil))
+				continue
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer h.release(c)
 				h.handleRequest(r, c, m, rs)
 			}()
 		case m.IsNotification():
@@ -513,6 +577,9 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 		}
 		sess := session.New(time.Now())
 		c := h.newConn(sess, false)
+		if !h.admit(w, r, c, auth, id) {
+			return nil, false
+		}
 		return c, true
 	}
 	if sid == "" {
@@ -527,8 +594,10 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 		return nil, false
 	}
 	if !sameCaller(c.sess.Auth(), auth) {
+		// 403, not 404: IDs are 128 random bits, so the answer tells a
+		// prober nothing, and it tells a confused client what is wrong.
 		httpError(w, http.StatusForbidden, id, mcp.CodeServerError,
-			"Forbidden: this session belongs to another caller")
+			"Forbidden: this session belongs to another caller (a session is bound to the identity that initialized it, anonymous included); send initialize to start a session of your own")
 		return nil, false
 	}
 	c.sess.Touch(time.Now())
@@ -536,14 +605,13 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 }
 
 // sameCaller reports whether the auth data of a request may use a session
-// created with sessAuth. Auth data implementing mcp.Subject is compared by
-// subject; other values must be equal.
+// created with sessAuth: a session's identity never changes. An anonymous
+// session (nil) admits only anonymous callers, and a caller without auth
+// data may use only an anonymous session. Auth data implementing
+// mcp.Subject is compared by subject; other values must be equal.
 func sameCaller(sessAuth, auth any) bool {
-	if sessAuth == nil {
-		return true
-	}
-	if auth == nil {
-		return false
+	if sessAuth == nil || auth == nil {
+		return sessAuth == nil && auth == nil
 	}
 	a, ok1 := sessAuth.(mcp.Subject)
 	b, ok2 := auth.(mcp.Subject)
@@ -572,6 +640,9 @@ func (h *Handler) lookup(ctx context.Context, id string) (*conn, error) {
 	}
 	c = newConn(h, sess, false)
 	h.conns[id] = c
+	// Counted against the caps (a session another replica admitted is not
+	// refused here), per subject only: its address is unknown.
+	h.countLocked(c, clientKey(&http.Request{}, sess.Auth()))
 	return c, nil
 }
 
@@ -601,6 +672,7 @@ func (h *Handler) endSession(c *conn, reason EndReason) {
 	if live {
 		delete(h.conns, c.sess.ID)
 	}
+	h.uncountLocked(c)
 	h.mu.Unlock()
 	_ = h.store.Delete(context.Background(), c.sess.ID)
 	c.close()

@@ -295,6 +295,10 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn
 	// The message aliases the pooled body, which servePost reclaims when
 	// this returns: the request may run longer.
 	msg = &jsonrpc.Message{ID: clone(msg.ID), Method: msg.Method, Params: clone(msg.Params)}
+	if err := h.acquire(r.Context(), c); err != nil {
+		httpError(w, http.StatusServiceUnavailable, msg.ID, mcp.CodeServerError, err.Error())
+		return
+	}
 	if version == "" {
 		version = c.sess.ProtocolVersion()
 	}
@@ -320,6 +324,7 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer h.release(c)
 		defer cancel(nil)
 		defer stop()
 		// handleRequest recovers its own panics (doc.go: one place).

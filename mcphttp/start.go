@@ -64,6 +64,11 @@ type StartOptions struct {
 	ShutdownTimeout time.Duration
 }
 
+// StartMaxHeaderBytes bounds the request headers [Start]'s HTTP server
+// reads (net/http's default is 1 MiB); larger ones get 431. 64 KiB holds
+// any real Authorization header and cookie set.
+const StartMaxHeaderBytes = 64 << 10
+
 // Instance is a running server; Close stops it gracefully.
 type Instance struct {
 	handler    *Handler
@@ -218,10 +223,14 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 	// context is cancelled only when the grace period is over.
 	base, baseCancel := context.WithCancel(context.WithoutCancel(ctx))
 	inst.baseCancel = baseCancel
+	// No ReadTimeout or WriteTimeout: they would cut SSE streams. A POST
+	// body has its own deadline (Options.BodyReadTimeout); headers have
+	// ReadHeaderTimeout and MaxHeaderBytes.
 	inst.httpSrv = &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    StartMaxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	srv.Logger().Info("MCP server listening", "url", "http://"+ln.Addr().String()+endpointOr(o.Endpoint), "server", srv.Options().Name)

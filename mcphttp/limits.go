@@ -1,0 +1,315 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
+)
+
+// Resource limits: what one client, or all of them, can make the engine
+// hold. The defaults are those of [Options]; docs/deploy.md ("Limits")
+// says what each costs.
+const (
+	// DefaultMaxConcurrentRequests is the default of
+	// Options.MaxConcurrentRequests.
+	DefaultMaxConcurrentRequests = 1024
+	// DefaultMaxSessionRequests is the default of Options.MaxSessionRequests.
+	DefaultMaxSessionRequests = 64
+	// DefaultMaxSessions is the default of Options.MaxSessions.
+	DefaultMaxSessions = 10000
+	// DefaultMaxSessionsPerClient is the default of
+	// Options.MaxSessionsPerClient.
+	DefaultMaxSessionsPerClient = 100
+	// DefaultBodyReadTimeout is the default of Options.BodyReadTimeout.
+	DefaultBodyReadTimeout = 30 * time.Second
+	// sessionRetryAfter is the Retry-After of an initialize refused by a
+	// session cap: sessions end at unknown times, so a client is asked to
+	// come back after a short while rather than at once.
+	sessionRetryAfter = 10 * time.Second
+)
+
+// limitOr returns v, or def when v is zero; a negative v (no limit) is
+// returned as is.
+func limitOr[T int | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// initLimits applies the defaults of the limits in o and makes the
+// handler's request slots.
+func (h *Handler) initLimits() {
+	o := &h.opts
+	o.MaxConcurrentRequests = limitOr(o.MaxConcurrentRequests, DefaultMaxConcurrentRequests)
+	o.MaxSessionRequests = limitOr(o.MaxSessionRequests, DefaultMaxSessionRequests)
+	o.MaxSessions = limitOr(o.MaxSessions, DefaultMaxSessions)
+	o.MaxSessionsPerClient = limitOr(o.MaxSessionsPerClient, DefaultMaxSessionsPerClient)
+	o.BodyReadTimeout = limitOr(o.BodyReadTimeout, DefaultBodyReadTimeout)
+	if o.MaxConcurrentRequests > 0 {
+		// A channel of empty structs holds no buffer: this costs a few
+		// dozen bytes whatever the limit.
+		h.slots = make(chan struct{}, o.MaxConcurrentRequests)
+	}
+}
+
+// errSlotWait is what a request that never got a slot is answered with.
+type errSlotWait struct{ why string }
+
+func (e *errSlotWait) Error() string {
+	return "Service Unavailable: the request was not run: " + e.why
+}
+
+// acquire takes a slot of the session's request limit
+// (Options.MaxSessionRequests), then one of the handler's
+// (Options.MaxConcurrentRequests), waiting for them in arrival order. Run
+// the request and then call release; on error nothing is held. It fails
+// when ctx ends (the client went away), the session ends or the handler
+// closes before the slots are free. Waiting takes no goroutine of its
+// own: the caller waits (a POST's, or the batch's one loop).
+func (h *Handler) acquire(ctx context.Context, c *conn) error {
+	if sl := c.sessionSlots(); sl != nil {
+		if err := h.wait(ctx, c, sl); err != nil {
+			return err
+		}
+	}
+	if h.slots != nil {
+		if err := h.wait(ctx, c, h.slots); err != nil {
+			if sl := c.sessionSlots(); sl != nil {
+				<-sl
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *Handler) wait(ctx context.Context, c *conn, slots chan struct{}) error {
+	select {
+	case slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return &errSlotWait{"the client went away (or its deadline passed) while it waited for a free slot (mcphttp.Options.MaxSessionRequests, MaxConcurrentRequests)"}
+	case <-c.done:
+		return &errSlotWait{"the session ended while the request waited for a free slot"}
+	case <-h.done:
+		return &errSlotWait{"the server is shutting down"}
+	}
+}
+
+// release gives back the slots acquire took.
+func (h *Handler) release(c *conn) {
+	if h.slots != nil {
+		<-h.slots
+	}
+	if sl := c.sessionSlots(); sl != nil {
+		<-sl
+	}
+}
+
+// sessionSlots returns the session's request slots, made on first use;
+// nil when Options.MaxSessionRequests is negative (no limit).
+func (c *conn) sessionSlots() chan struct{} {
+	n := c.h.opts.MaxSessionRequests
+	if n <= 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.slots == nil {
+		c.slots = make(chan struct{}, n)
+	}
+	return c.slots
+}
+
+// runRequest runs one request of a POST when a slot is free (see
+// acquire), answering 503 with the reason when none became free.
+func (h *Handler) runRequest(w http.ResponseWriter, r *http.Request, c *conn, msg *jsonrpc.Message) {
+	if err := h.acquire(r.Context(), c); err != nil {
+		httpError(w, http.StatusServiceUnavailable, msg.ID, mcp.CodeServerError, err.Error())
+		return
+	}
+	defer h.release(c)
+	rs := newResponder(w, h, c, h.opts.JSONResponse)
+	h.handleRequest(r, c, msg, rs)
+	rs.end()
+}
+
+// clientKey names the client a new session counts against in
+// Options.MaxSessionsPerClient: the subject of its auth data (mcp.Subject),
+// else its network address (an IPv6 address by its /64, which one host
+// usually holds whole). It is "" (not counted per client) for a request
+// that came in process (stdio, embedded) or from a loopback address, which
+// names no single client: a reverse proxy on the same host brings every
+// client from there. Behind such a proxy, authenticate, or set
+// r.RemoteAddr from the proxy's X-Forwarded-For in a middleware.
+func clientKey(r *http.Request, auth any) string {
+	if s, ok := auth.(mcp.Subject); ok && s.Subject() != "" {
+		return "subject:" + s.Subject()
+	}
+	if r.Context().Value(http.LocalAddrContextKey) == nil {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return ""
+	}
+	ip = ip.Unmap()
+	if ip.IsLoopback() {
+		return ""
+	}
+	if ip.Is6() {
+		p, _ := ip.WithZone("").Prefix(64)
+		return "addr:" + p.String()
+	}
+	return "addr:" + ip.String()
+}
+
+// admit counts a new session (made by initialize) against the session
+// caps, or answers the initialize with 503 (Options.MaxSessions) or 429
+// (Options.MaxSessionsPerClient), Retry-After and a JSON-RPC error naming
+// the limit and its option, and returns false. The slot is freed when the
+// session ends, or by settle when its initialize failed.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request, c *conn, auth any, id []byte) bool {
+	key := clientKey(r, auth)
+	h.mu.Lock()
+	var (
+		status      int
+		option, msg string
+		limit       int
+	)
+	switch {
+	case h.opts.MaxSessions > 0 && h.live >= h.opts.MaxSessions:
+		status, option, limit = http.StatusServiceUnavailable, "MaxSessions", h.opts.MaxSessions
+		msg = fmt.Sprintf("Service Unavailable: the server holds %d live sessions, its limit (mcphttp.Options.MaxSessions); retry later", limit)
+	case key != "" && h.opts.MaxSessionsPerClient > 0 && h.perClient[key] >= h.opts.MaxSessionsPerClient:
+		status, option, limit = http.StatusTooManyRequests, "MaxSessionsPerClient", h.opts.MaxSessionsPerClient
+		msg = fmt.Sprintf("Too Many Requests: this client holds %d live sessions, the limit per client (mcphttp.Options.MaxSessionsPerClient); end one with DELETE or retry later", limit)
+	default:
+		h.countLocked(c, key)
+		h.mu.Unlock()
+		return true
+	}
+	h.mu.Unlock()
+	h.log.Warn("mcp: initialize refused: session limit reached", "limit", option, "max", limit, "remote", r.RemoteAddr)
+	w.Header().Set("Retry-After", strconv.Itoa(int(sessionRetryAfter/time.Second)))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	data := struct {
+		Limit  string `json:"limit"`
+		Option string `json:"option"`
+		Max    int    `json:"max"`
+	}{option, "mcphttp.Options." + option, limit}
+	_, _ = w.Write(append(jsonrpc.AppendError(nil, id, mcp.CodeServerError, msg, data), '\n'))
+	return false
+}
+
+// countLocked counts c against the session caps under key; h.mu is held.
+func (h *Handler) countLocked(c *conn, key string) {
+	if c.counted {
+		return
+	}
+	c.counted, c.client = true, key
+	h.live++
+	if key != "" {
+		if h.perClient == nil {
+			h.perClient = map[string]int{}
+		}
+		h.perClient[key]++
+	}
+}
+
+// uncountLocked frees the session-cap slot of c, once; h.mu is held.
+func (h *Handler) uncountLocked(c *conn) {
+	if !c.counted {
+		return
+	}
+	c.counted = false
+	h.live--
+	if c.client != "" {
+		if h.perClient[c.client]--; h.perClient[c.client] <= 0 {
+			delete(h.perClient, c.client)
+		}
+	}
+}
+
+// settle frees the slot of a session whose initialize did not make it
+// live (invalid params, a cancelled request): servePost defers it for
+// every initialize.
+func (h *Handler) settle(c *conn) {
+	h.mu.Lock()
+	if h.conns[c.sess.ID] != c {
+		h.uncountLocked(c)
+	}
+	h.mu.Unlock()
+}
+
+// readPostBody reads a POST body within Options.BodyReadTimeout: the
+// connection's read deadline is set for the body alone (never on the GET
+// stream) and cleared once it is read, so that a long SSE answer is not
+// cut: net/http cancels a request whose connection hits a read deadline
+// while it watches for the client going away (HTTP/1 clears the deadline
+// itself when the body ends, but not for an empty body, nor other
+// servers). After a timeout the deadline is bodyLinger away: net/http
+// would otherwise wait for the rest of the body before closing the
+// connection.
+// Writers without deadlines (in-process requests) read without.
+func (h *Handler) readPostBody(w http.ResponseWriter, r *http.Request) (*bodyBuf, error) {
+	d := h.opts.BodyReadTimeout
+	if d <= 0 {
+		return readBody(r, h.opts.MaxBodyBytes)
+	}
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(d)) != nil {
+		return readBody(r, h.opts.MaxBodyBytes)
+	}
+	b, err := readBody(r, h.opts.MaxBodyBytes)
+	if isTimeout(err) {
+		// net/http reads what is left of the body before it closes the
+		// connection; let it do so briefly, so that the client's unread
+		// bytes do not turn the close into a reset that loses the 408.
+		_ = rc.SetReadDeadline(time.Now().Add(bodyLinger))
+	} else {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return b, err
+}
+
+// bodyLinger is how long a connection whose body timed out is still read
+// (and what it sends discarded) before it is closed.
+const bodyLinger = 100 * time.Millisecond
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return err != nil && (errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()))
+}
+
+// bodyTimedOut reports whether reading a body failed on its deadline, and
+// if so answers 408 and closes the connection.
+func (h *Handler) bodyTimedOut(w http.ResponseWriter, err error) bool {
+	if !isTimeout(err) {
+		return false
+	}
+	w.Header().Set("Connection", "close")
+	httpError(w, http.StatusRequestTimeout, nil, mcp.CodeServerError,
+		fmt.Sprintf("Request Timeout: the body did not arrive within %s (mcphttp.Options.BodyReadTimeout)", h.opts.BodyReadTimeout))
+	return true
+}
