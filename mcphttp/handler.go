@@ -61,6 +61,16 @@ type Options struct {
 	JSONResponse bool
 	// MaxBodyBytes bounds a POST body (413 beyond). Default 4 MiB.
 	MaxBodyBytes int64
+	// MaxDepth bounds how deeply one message nests objects and arrays
+	// (the message object is level 1, params 2, a tool's arguments 3).
+	// A deeper message is refused with -32600, naming the limit, after one
+	// linear scan and before anything recursive reads it. Default 64
+	// ([DefaultMaxDepth]); [Start] passes it to stdio.Options.MaxDepth.
+	MaxDepth int
+	// MaxBatch bounds the number of messages in a JSON-RPC batch (protocol
+	// revision 2025-03-26 only); a longer batch is refused whole with 400
+	// and -32600, naming the limit. Default 100 ([DefaultMaxBatch]).
+	MaxBatch int
 	// SessionIdleTimeout ends sessions idle that long. Default 30 min;
 	// negative means never.
 	SessionIdleTimeout time.Duration
@@ -378,7 +388,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		h.serveBatch(w, r, body.b, headerVersion)
 		return
 	}
-	msg, err := jsonrpc.Decode(body.b)
+	msg, err := h.limits().Decode(body.b)
 	if err != nil {
 		de := err.(*jsonrpc.DecodeError)
 		httpError(w, http.StatusBadRequest, de.ID, int64(de.Code), de.Message)
@@ -414,7 +424,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 // serveBatch handles a JSON-RPC batch, which only the 2025-03-26 revision
 // allows.
 func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, headerVersion string) {
-	msgs, errs, err := jsonrpc.DecodeBatch(body)
+	msgs, errs, err := h.limits().DecodeBatch(body)
 	if err != nil {
 		de := err.(*jsonrpc.DecodeError)
 		httpError(w, http.StatusBadRequest, nil, int64(de.Code), de.Message)
