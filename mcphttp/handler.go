@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/session"
 )
@@ -378,14 +379,14 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	badVersion := headerVersion != "" && !slices.Contains(supportedVersions, headerVersion)
 	versionError := func(id []byte) {
 		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
-			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %q (supported: %s)", headerVersion, strings.Join(supportedVersions, ", ")))
+			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s (supported: %s)", strictjson.Quote(headerVersion), strings.Join(supportedVersions, ", ")))
 	}
 	if jsonrpc.IsBatch(body.b) {
 		if badVersion {
 			versionError(nil)
 			return
 		}
-		h.serveBatch(w, r, body.b, headerVersion)
+		h.serveBatch(w, r, body.b)
 		return
 	}
 	msg, err := h.limits().Decode(body.b)
@@ -423,7 +424,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 
 // serveBatch handles a JSON-RPC batch, which only the 2025-03-26 revision
 // allows.
-func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, headerVersion string) {
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte) {
 	msgs, errs, err := h.limits().DecodeBatch(body)
 	if err != nil {
 		de := err.(*jsonrpc.DecodeError)
@@ -442,10 +443,9 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	if c.ephemeral {
 		defer c.close()
 	}
-	version := headerVersion
-	if version == "" {
-		version = c.sess.ProtocolVersion()
-	}
+	// The negotiated version decides (resolve refused a header that
+	// differs from it), not what the header claims.
+	version := c.sess.ProtocolVersion()
 	if version != "2025-03-26" {
 		httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest,
 			fmt.Sprintf("Invalid Request: JSON-RPC batches are only allowed in protocol revision 2025-03-26, not %s; send one message per POST", version))
@@ -533,6 +533,9 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	if !sameCaller(c.sess.Auth(), auth) {
 		httpError(w, http.StatusForbidden, id, mcp.CodeServerError,
 			"Forbidden: this session belongs to another caller")
+		return nil, false
+	}
+	if !checkVersion(w, r, c, id) {
 		return nil, false
 	}
 	c.sess.Touch(time.Now())

@@ -119,3 +119,76 @@ func TestDecodeLimitDefaults(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	assert.Contains(t, string(b), "limit of 64 levels")
 }
+
+// TestProtocolVersionHeader: on a session, MCP-Protocol-Version must be the
+// version initialize negotiated; a missing header means that version (the
+// transport spec: the server relies on the negotiated version). Batches
+// are allowed by the negotiated version, not by what the header claims.
+func TestProtocolVersionHeader(t *testing.T) {
+	t.Parallel()
+	ping := `{"jsonrpc":"2.0","id":5,"method":"ping"}`
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`
+	mismatch := func(header, session string) string {
+		return fmt.Sprintf(`MCP-Protocol-Version %q does not match the session's negotiated version %q`, header, session)
+	}
+	tests := []struct {
+		name     string
+		session  string // negotiated version
+		method   string // default POST
+		body     string
+		header   string // MCP-Protocol-Version; "" sends none
+		status   int
+		msgHas   string
+		idEchoed bool
+	}{
+		{name: "matching header", session: "2025-11-25", body: ping, header: "2025-11-25", status: 200},
+		{name: "missing header assumes the negotiated version", session: "2025-11-25", body: ping, status: 200},
+		{name: "older header on a newer session", session: "2025-11-25", body: ping, header: "2025-03-26", status: 400,
+			msgHas: mismatch("2025-03-26", "2025-11-25"), idEchoed: true},
+		{name: "2024-11-05 header on a 2025-11-25 session", session: "2025-11-25", body: ping, header: "2024-11-05", status: 400,
+			msgHas: mismatch("2024-11-05", "2025-11-25"), idEchoed: true},
+		{name: "newer header on an older session", session: "2025-03-26", body: ping, header: "2025-06-18", status: 400,
+			msgHas: mismatch("2025-06-18", "2025-03-26"), idEchoed: true},
+		{name: "notification with a mismatching header", session: "2025-06-18", body: `{"jsonrpc":"2.0","method":"notifications/x"}`,
+			header: "2025-11-25", status: 400, msgHas: mismatch("2025-11-25", "2025-06-18")},
+		{name: "unsupported header still named as such", session: "2025-11-25", body: ping, header: "1999-01-01", status: 400,
+			msgHas: `unsupported MCP-Protocol-Version "1999-01-01"`},
+		{name: "batch claiming 2025-03-26 on a 2025-11-25 session", session: "2025-11-25", body: batch, header: "2025-03-26", status: 400,
+			msgHas: mismatch("2025-03-26", "2025-11-25")},
+		{name: "batch without header on a 2025-11-25 session", session: "2025-11-25", body: batch, status: 400,
+			msgHas: "only allowed in protocol revision 2025-03-26, not 2025-11-25"},
+		{name: "batch on a 2025-03-26 session", session: "2025-03-26", body: batch, header: "2025-03-26", status: 200},
+		{name: "batch without header on a 2025-03-26 session", session: "2025-03-26", body: batch, status: 200},
+		{name: "batch on a 2025-03-26 session with another header", session: "2025-03-26", body: batch, header: "2025-11-25", status: 400,
+			msgHas: mismatch("2025-11-25", "2025-03-26")},
+		{name: "GET with a mismatching header", session: "2025-11-25", method: http.MethodGet, header: "2025-06-18", status: 400,
+			msgHas: mismatch("2025-06-18", "2025-11-25")},
+		{name: "DELETE with a mismatching header", session: "2025-11-25", method: http.MethodDelete, header: "2025-06-18", status: 400,
+			msgHas: mismatch("2025-06-18", "2025-11-25")},
+		{name: "DELETE with the negotiated header", session: "2025-11-25", method: http.MethodDelete, header: "2025-11-25", status: 204},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, _ := newHTTP(t, newEngineServer(t, nil), nil)
+			c.initialize(tt.session)
+			c.version = tt.header
+			method := tt.method
+			if method == "" {
+				method = http.MethodPost
+			}
+			resp, b := c.do(method, tt.body)
+			require.Equal(t, tt.status, resp.StatusCode, "%s", b)
+			if tt.msgHas == "" {
+				return
+			}
+			msgs := parseMessages(t, resp.Header.Get("Content-Type"), b)
+			require.Len(t, msgs, 1)
+			require.NotNil(t, msgs[0].Error)
+			assert.Contains(t, msgs[0].Error.Message, tt.msgHas)
+			if tt.idEchoed {
+				assert.Equal(t, "5", string(msgs[0].ID))
+			}
+		})
+	}
+}
