@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // Tool describes a tool. Register it with [AddTool] (typed) or
@@ -178,7 +180,8 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 	if fn == nil {
 		return invalid("tool %q: the tool function is nil", t.Name)
 	}
-	if t.InputSchema == nil {
+	inferred := t.InputSchema == nil
+	if inferred {
 		sch, err := inferSchema(reflect.TypeFor[In]())
 		if err != nil {
 			return invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
@@ -196,10 +199,23 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 		}
 	}
 	isRaw := reflect.TypeFor[In]() == rawMessageType
+	// With a schema of its own the struct's fields may differ from the
+	// schema's properties: decode strictly, so {"Query": …} never fills
+	// the field "query" (an inferred schema has the fields' names, and
+	// prepare already refused case variants of them).
+	strict := !inferred
+	name := t.Name
 	return s.addTool(t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
 		var in In
 		if isRaw {
 			*any(&in).(*json.RawMessage) = args
+		} else if strict {
+			var ce *strictjson.CaseError
+			if err := strictjson.Unmarshal(args, &in); errors.As(err, &ce) {
+				return nil, caseVariantError(name, ce.Name, ce.Want)
+			} else if err != nil {
+				return nil, &argError{msg: err.Error()}
+			}
 		} else if err := json.Unmarshal(args, &in); err != nil {
 			return nil, &argError{msg: err.Error()}
 		}
@@ -320,9 +336,12 @@ func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
 func (s *Server) CallTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
 	e, ok := s.reg.Load().tools.lookup(ctx, c.Session, name)
 	if !ok {
-		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", name)}
+		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
 	}
 	args, err := e.prepare(args)
+	if je := (*Error)(nil); errors.As(err, &je) {
+		return nil, je
+	}
 	if err != nil {
 		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %s", name, err)), nil
 	}
@@ -407,6 +426,9 @@ func (e *toolEntry) prepare(args json.RawMessage) (json.RawMessage, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("arguments must be a JSON object, not %s", jsonKind(v))
+	}
+	if path, want := caseVariant(e.tool.InputSchema, m, 0); path != "" {
+		return nil, caseVariantError(e.tool.Name, path, want)
 	}
 	if e.hasDefaults {
 		if err := e.resolved.ApplyDefaults(&m); err != nil {

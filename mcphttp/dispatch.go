@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // errCancelled is the cause of a request's context when the client sent
@@ -223,12 +224,20 @@ func (h *Handler) onChange(ch mcp.Change) {
 	}
 }
 
+// decodeParams decodes a request's params into v strictly: a member whose
+// name matches a field of v only when case is ignored ({"Name": …} next
+// to, or instead of, "name") is -32602 naming it, so that what a gateway
+// reads as params.name is what runs. Syntax, depth and duplicate members
+// were refused when the message was decoded (jsonrpc.Decode ran
+// strictjson.Check over all of it), so this is the one decode of params.
 func decodeParams(raw json.RawMessage, v any) error {
 	if len(raw) == 0 {
-		raw = json.RawMessage("{}")
+		return nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
+	if err := strictjson.Unmarshal(raw, v); err != nil {
+		// encoding/json's messages may quote the client's input (a map
+		// key in a field path): cap them.
+		return &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
 	}
 	return nil
 }
