@@ -214,10 +214,11 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 			if err := strictjson.Unmarshal(args, &in); errors.As(err, &ce) {
 				return nil, caseVariantError(name, ce.Name, ce.Want)
 			} else if err != nil {
-				return nil, &argError{msg: err.Error()}
+				return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
 			}
 		} else if err := json.Unmarshal(args, &in); err != nil {
-			return nil, &argError{msg: err.Error()}
+			// encoding/json's message may name a map key of the client's.
+			return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
 		}
 		out, err := fn(ctx, c, in)
 		if err != nil {
@@ -442,7 +443,9 @@ func (e *toolEntry) prepare(args json.RawMessage) (json.RawMessage, error) {
 		err = e.resolved.Validate(m)
 	}
 	if err != nil {
-		return nil, errors.New(describeValidation(err))
+		// The message may quote the client's argument names and values:
+		// names are quoted capped, and the whole is cut at 1 KiB.
+		return nil, errors.New(strictjson.Clip(describeValidation(err), 8*strictjson.MaxQuoted))
 	}
 	if e.hasDefaults {
 		b, err := json.Marshal(m)
@@ -515,9 +518,16 @@ func describeValidation(err error) string {
 	}
 	if names, ok := quotedList(msg, "unexpected additional properties "); ok {
 		slices.Sort(names) // jsonschema-go lists them in map order
-		quoted := make([]string, len(names))
+		// They are the client's names: quote each capped, and name at
+		// most maxNamed of them.
+		const maxNamed = 4
+		quoted := make([]string, 0, min(len(names), maxNamed+1))
 		for i, n := range names {
-			quoted[i] = strconv.Quote(join(n))
+			if i == maxNamed {
+				quoted = append(quoted, fmt.Sprintf("%d more", len(names)-maxNamed))
+				break
+			}
+			quoted = append(quoted, strictjson.Quote(join(n)))
 		}
 		if len(names) == 1 {
 			return fmt.Sprintf("argument %s is not accepted (the schema allows no additional properties)", quoted[0])
@@ -531,7 +541,7 @@ func describeValidation(err error) string {
 	if arg == "" {
 		return "arguments: " + msg
 	}
-	return fmt.Sprintf("argument %q: %s", arg, msg)
+	return fmt.Sprintf("argument %s: %s", strictjson.Quote(arg), msg)
 }
 
 // argumentPath turns a JSON pointer into a schema ("/properties/a/items/

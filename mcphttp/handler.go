@@ -300,7 +300,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", "GET, POST, DELETE")
 		}
 		httpError(w, http.StatusMethodNotAllowed, nil, mcp.CodeServerError,
-			fmt.Sprintf("Method Not Allowed: the MCP endpoint takes POST, GET and DELETE, not %s", r.Method))
+			fmt.Sprintf("Method Not Allowed: the MCP endpoint takes POST, GET and DELETE, not %s", strictjson.Quote(r.Method)))
 	}
 }
 
@@ -344,7 +344,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	ct := r.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		httpError(w, http.StatusUnsupportedMediaType, nil, mcp.CodeServerError,
-			fmt.Sprintf("Unsupported Media Type: Content-Type must be application/json, not %q", ct))
+			fmt.Sprintf("Unsupported Media Type: Content-Type must be application/json, not %s", strictjson.Quote(ct)))
 		return
 	}
 	want := []string{"application/json", "text/event-stream"}

@@ -264,12 +264,12 @@ func decodeValid(data []byte) (*Message, error) {
 				break
 			}
 			if strings.EqualFold(key, name) {
-				return nil, invalid(m.ID, fmt.Sprintf("member %q is not a JSON-RPC member: member names are case-sensitive (did you mean %q?)", key, name))
+				return nil, invalid(m.ID, fmt.Sprintf("member %s is not a JSON-RPC member: member names are case-sensitive (did you mean %q?)", strictjson.Quote(key), name))
 			}
 		}
 		if idx >= 0 {
 			if seen[idx] {
-				return nil, invalid(m.ID, fmt.Sprintf("duplicate member %q", key))
+				return nil, invalid(m.ID, "duplicate member "+strictjson.Quote(key))
 			}
 			seen[idx] = true
 			switch idx {

@@ -388,6 +388,29 @@ func Quote(s string) string {
 	return q
 }
 
+// ForLog is s as a log attribute's value: s itself when it is at most
+// 128 bytes of printable ASCII without quotes or backslashes (a session
+// ID, a method name, a number), else [Quote] of it. A client's value in a
+// log line is then never longer than about 130 bytes, and never holds an
+// invalid byte, a control character or a U+FFFD behind which a log
+// handler would hide the rest.
+func ForLog(s string) string {
+	if len(s) > maxQuoted {
+		return Quote(s)
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return Quote(s)
+		}
+	}
+	return s
+}
+
+// ForLogBytes is [ForLog] of b; it copies no more of b than it keeps.
+func ForLogBytes(b []byte) string {
+	return ForLog(string(b[:min(len(b), maxQuoted+1)]))
+}
+
 // QuoteBytes is [Quote] of b; it copies no more of b than it keeps.
 func QuoteBytes(b []byte) string {
 	return Quote(string(b[:min(len(b), maxQuoted+1)]))

@@ -123,6 +123,18 @@ func TestQuoteForLogs(t *testing.T) {
 	assert.Equal(t, Quote("a\xffb"), QuoteBytes([]byte("a\xffb")))
 }
 
+func TestForLog(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "tools/call", ForLog("tools/call"))
+	assert.Equal(t, "42", ForLogBytes([]byte("42")))
+	assert.Equal(t, `"\"abc\""`, ForLog(`"abc"`), "quotes make it quoted: no ambiguity")
+	assert.Equal(t, `"visible\ufffdHIDDEN"`, ForLog("visible\uFFFDHIDDEN"))
+	assert.Equal(t, `"a\xffb"`, ForLogBytes([]byte("a\xffb")))
+	assert.Equal(t, "a b", ForLog("a b"), "printable ASCII stays as it is")
+	long := ForLogBytes(bytes.Repeat([]byte("x"), 1<<20))
+	assert.Less(t, len(long), maxQuoted+8)
+}
+
 func TestQuoteCutsAtCharacter(t *testing.T) {
 	t.Parallel()
 	s := strings.Repeat("a", maxQuoted-1) + "é" + "tail" // é straddles byte 128
