@@ -72,6 +72,14 @@ type Options struct {
 	// revision 2025-03-26 only); a longer batch is refused whole with 400
 	// and -32600, naming the limit. Default 100 ([DefaultMaxBatch]).
 	MaxBatch int
+	// AllowVersionMismatch accepts, on a session, an MCP-Protocol-Version
+	// header that names a supported version other than the one the session
+	// negotiated; by default such a request gets 400 naming both. The
+	// request is still served as the negotiated version, so the header
+	// unlocks nothing (batches follow the negotiated version either way).
+	// Turn it on only for clients that send a fixed header whatever they
+	// negotiated (the official conformance suite's SSE scenarios do).
+	AllowVersionMismatch bool
 	// SessionIdleTimeout ends sessions idle that long. Default 30 min;
 	// negative means never.
 	SessionIdleTimeout time.Duration
@@ -535,7 +543,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 			"Forbidden: this session belongs to another caller")
 		return nil, false
 	}
-	if !checkVersion(w, r, c, id) {
+	if !h.checkVersion(w, r, c, id) {
 		return nil, false
 	}
 	c.sess.Touch(time.Now())

@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
@@ -26,11 +27,16 @@ func (h *Handler) limits() jsonrpc.Limits {
 // not unlock what the session's version forbids (batches). A request
 // without the header is taken to speak the negotiated version (the
 // transport spec: the server relies on the version negotiated at
-// initialization). It reports whether the request may go on.
-func checkVersion(w http.ResponseWriter, r *http.Request, c *conn, id []byte) bool {
+// initialization). Options.AllowVersionMismatch lets a supported version
+// pass (servePost already refused an unsupported one). It reports whether
+// the request may go on.
+func (h *Handler) checkVersion(w http.ResponseWriter, r *http.Request, c *conn, id []byte) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
 	negotiated := c.sess.ProtocolVersion()
 	if v == "" || negotiated == "" || v == negotiated {
+		return true
+	}
+	if h.opts.AllowVersionMismatch && slices.Contains(supportedVersions, v) {
 		return true
 	}
 	httpError(w, http.StatusBadRequest, id, mcp.CodeServerError, fmt.Sprintf(

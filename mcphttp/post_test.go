@@ -192,3 +192,24 @@ func TestProtocolVersionHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestAllowVersionMismatch: the option lets a supported version through
+// (served as the negotiated one: a batch stays refused), never an
+// unsupported one.
+func TestAllowVersionMismatch(t *testing.T) {
+	t.Parallel()
+	c, _ := newHTTP(t, newEngineServer(t, nil), &mcphttp.Options{AllowVersionMismatch: true})
+	c.initialize("2025-11-25")
+	c.version = "2025-03-26"
+	status, msgs := c.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	require.Equal(t, http.StatusOK, status)
+	require.Len(t, msgs, 1)
+	assert.Nil(t, msgs[0].Error)
+	status, msgs = c.post(`[{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
+	assert.Equal(t, http.StatusBadRequest, status)
+	require.Len(t, msgs, 1)
+	assert.Contains(t, msgs[0].Error.Message, "not 2025-11-25", "the negotiated version decides")
+	c.version = "1999-01-01"
+	status, _ = c.post(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	assert.Equal(t, http.StatusBadRequest, status)
+}
