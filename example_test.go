@@ -133,7 +133,7 @@ func ExampleServer_AddResourceTemplate() {
 	fmt.Println(err)
 	// Output:
 	// contents of src/main.go
-	// mcp error -32602: Resource not found: http://example.com
+	// mcp error -32602: Resource not found: "http://example.com"
 }
 
 func ExampleServer_AddPrompt() {

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // PromptArgument declares one argument of a prompt. Prompt arguments are
@@ -250,7 +252,7 @@ func (s *Server) ListPrompts(ctx context.Context, auth any) []Prompt {
 func (s *Server) GetPrompt(ctx context.Context, c *Context, name string, args map[string]string) (*PromptResult, error) {
 	e, ok := s.reg.Load().prompts.lookup(ctx, c.Session, name)
 	if !ok {
-		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown prompt: %q", name)}
+		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown prompt: " + strictjson.Quote(name)}
 	}
 	for _, a := range e.p.Arguments {
 		v, ok := args[a.Name]
@@ -258,7 +260,7 @@ func (s *Server) GetPrompt(ctx context.Context, c *Context, name string, args ma
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q requires argument %q", name, a.Name)}
 		}
 		if ok && len(a.Enum) > 0 && !slices.Contains(a.Enum, v) {
-			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q: argument %q must be one of %s, not %q", name, a.Name, strings.Join(a.Enum, ", "), v)}
+			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q: argument %q must be one of %s, not %s", name, a.Name, strings.Join(a.Enum, ", "), strictjson.Quote(v))}
 		}
 	}
 	if args == nil {
@@ -315,23 +317,23 @@ func (s *Server) Complete(ctx context.Context, c *Context, ref CompletionRef, ar
 	case "ref/prompt":
 		e, ok := reg.prompts.lookup(ctx, c.Session, ref.Name)
 		if !ok {
-			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown prompt: %q", ref.Name)}
+			return nil, &Error{Code: CodeInvalidParams, Message: "Unknown prompt: " + strictjson.Quote(ref.Name)}
 		}
 		i := slices.IndexFunc(e.p.Arguments, func(a PromptArgument) bool { return a.Name == arg })
 		if i < 0 {
-			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q has no argument %q", ref.Name, arg)}
+			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q has no argument %s", ref.Name, strictjson.Quote(arg))}
 		}
 		complete, enum = e.p.Arguments[i].Complete, e.p.Arguments[i].Enum
 	case "ref/resource":
 		e, ok := reg.templates.lookup(ctx, c.Session, ref.URI)
 		if !ok {
-			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown resource template: %q", ref.URI)}
+			return nil, &Error{Code: CodeInvalidParams, Message: "Unknown resource template: " + strictjson.Quote(ref.URI)}
 		}
 		if i := slices.IndexFunc(e.tmpl.Arguments, func(a TemplateArgument) bool { return a.Name == arg }); i >= 0 {
 			complete = e.tmpl.Arguments[i].Complete
 		}
 	default:
-		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown reference type %q (want ref/prompt or ref/resource)", ref.Type)}
+		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown reference type %s (want ref/prompt or ref/resource)", strictjson.Quote(ref.Type))}
 	}
 	var values []string
 	switch {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // ResourceContents is the content of a resource: Text, or Blob for binary
@@ -291,18 +293,18 @@ func (s *Server) ReadResource(ctx context.Context, c *Context, uri string) (*Rea
 		for _, a := range e.required {
 			if args[a] == "" {
 				return nil, &Error{Code: CodeInvalidParams,
-					Message: fmt.Sprintf("Invalid params: resource template %q requires argument %q, which %s leaves empty", e.tmpl.URITemplate, a, uri),
-					Data:    map[string]string{"uri": uri, "argument": a}}
+					Message: fmt.Sprintf("Invalid params: resource template %q requires argument %q, which %s leaves empty", e.tmpl.URITemplate, a, strictjson.Quote(uri)),
+					Data:    map[string]string{"uri": dataURI(uri), "argument": a}}
 			}
 		}
 		name, mime = e.tmpl.Name, e.tmpl.MIMEType
 		contents, err = protect(s, "resource", uri, func() ([]ResourceContents, error) { return e.tmpl.Load(ctx, c, args) })
 	} else {
-		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Resource not found: %s", uri),
-			Data: map[string]string{"uri": uri}, sentinel: ErrResourceNotFound}
+		return nil, &Error{Code: CodeInvalidParams, Message: "Resource not found: " + strictjson.Quote(uri),
+			Data: map[string]string{"uri": dataURI(uri)}, sentinel: ErrResourceNotFound}
 	}
 	if err != nil {
-		return nil, loaderError(err, fmt.Sprintf("Failed to load resource %q (%s)", name, uri), map[string]string{"uri": uri})
+		return nil, loaderError(err, fmt.Sprintf("Failed to load resource %q (%s)", name, strictjson.Quote(uri)), map[string]string{"uri": dataURI(uri)})
 	}
 	for i := range contents {
 		if contents[i].URI == "" {
@@ -317,6 +319,10 @@ func (s *Server) ReadResource(ctx context.Context, c *Context, uri string) (*Rea
 	}
 	return &ReadResourceResult{Contents: contents}, nil
 }
+
+// dataURI is a requested URI as the data of an error carries it: whole up
+// to 512 bytes, cut beyond (it is the client's own input, echoed back).
+func dataURI(uri string) string { return strictjson.Clip(uri, 4*strictjson.MaxQuoted) }
 
 // loaderError turns the error of a loader or completion into the JSON-RPC
 // error the client gets: an *Error as is, a panic as a generic internal

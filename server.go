@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/lmittmann/tint"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // Options configure a [Server]. Name and Version are required; every other
@@ -210,9 +212,10 @@ var errPanic = errors.New("panicked")
 func protect[T any](s *Server, what, name string, f func() (T, error)) (res T, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.logger.Error("mcp: "+what+" panicked", what, name, "panic", v, "stack", string(debug.Stack()))
+			// name may be the client's (a resource URI matched by a template).
+			s.logger.Error("mcp: "+what+" panicked", what, strictjson.ForLog(name), "panic", v, "stack", string(debug.Stack()))
 			var zero T
-			res, err = zero, fmt.Errorf("%s %q %w", what, name, errPanic)
+			res, err = zero, fmt.Errorf("%s %s %w", what, strictjson.Quote(name), errPanic)
 		}
 	}()
 	return f()

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // Tool describes a tool. Register it with [AddTool] (typed) or
@@ -173,7 +175,8 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 	if fn == nil {
 		return invalid("tool %q: the tool function is nil", t.Name)
 	}
-	if t.InputSchema == nil {
+	inferred := t.InputSchema == nil
+	if inferred {
 		sch, err := inferSchema(reflect.TypeFor[In]())
 		if err != nil {
 			return invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
@@ -191,12 +194,26 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 		}
 	}
 	isRaw := reflect.TypeFor[In]() == rawMessageType
+	// With a schema of its own the struct's fields may differ from the
+	// schema's properties: decode strictly, so {"Query": …} never fills
+	// the field "query" (an inferred schema has the fields' names, and
+	// prepare already refused case variants of them).
+	strict := !inferred
+	name := t.Name
 	return s.addTool(t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
 		var in In
 		if isRaw {
 			*any(&in).(*json.RawMessage) = args
+		} else if strict {
+			var ce *strictjson.CaseError
+			if err := strictjson.Unmarshal(args, &in); errors.As(err, &ce) {
+				return nil, caseVariantError(name, ce.Name, ce.Want)
+			} else if err != nil {
+				return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
+			}
 		} else if err := json.Unmarshal(args, &in); err != nil {
-			return nil, &argError{msg: err.Error()}
+			// encoding/json's message may name a map key of the client's.
+			return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
 		}
 		out, err := fn(ctx, c, in)
 		if err != nil {
@@ -315,9 +332,12 @@ func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
 func (s *Server) CallTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
 	e, ok := s.reg.Load().tools.lookup(ctx, c.Session, name)
 	if !ok {
-		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Unknown tool: %q", name)}
+		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
 	}
 	args, err := e.prepare(args)
+	if je := (*Error)(nil); errors.As(err, &je) {
+		return nil, je
+	}
 	if err != nil {
 		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %s", name, err)), nil
 	}
@@ -403,6 +423,9 @@ func (e *toolEntry) prepare(args json.RawMessage) (json.RawMessage, error) {
 	if !ok {
 		return nil, fmt.Errorf("arguments must be a JSON object, not %s", jsonKind(v))
 	}
+	if path, want := caseVariant(e.tool.InputSchema, m, 0); path != "" {
+		return nil, caseVariantError(e.tool.Name, path, want)
+	}
 	if e.hasDefaults {
 		if err := e.resolved.ApplyDefaults(&m); err != nil {
 			return nil, err
@@ -415,7 +438,9 @@ func (e *toolEntry) prepare(args json.RawMessage) (json.RawMessage, error) {
 		err = e.resolved.Validate(m)
 	}
 	if err != nil {
-		return nil, errors.New(describeValidation(err))
+		// The message may quote the client's argument names and values:
+		// names are quoted capped, and the whole is cut at 1 KiB.
+		return nil, errors.New(strictjson.Clip(describeValidation(err), 8*strictjson.MaxQuoted))
 	}
 	if e.hasDefaults {
 		b, err := json.Marshal(m)
@@ -488,9 +513,16 @@ func describeValidation(err error) string {
 	}
 	if names, ok := quotedList(msg, "unexpected additional properties "); ok {
 		slices.Sort(names) // jsonschema-go lists them in map order
-		quoted := make([]string, len(names))
+		// They are the client's names: quote each capped, and name at
+		// most maxNamed of them.
+		const maxNamed = 4
+		quoted := make([]string, 0, min(len(names), maxNamed+1))
 		for i, n := range names {
-			quoted[i] = strconv.Quote(join(n))
+			if i == maxNamed {
+				quoted = append(quoted, fmt.Sprintf("%d more", len(names)-maxNamed))
+				break
+			}
+			quoted = append(quoted, strictjson.Quote(join(n)))
 		}
 		if len(names) == 1 {
 			return fmt.Sprintf("argument %s is not accepted (the schema allows no additional properties)", quoted[0])
@@ -504,7 +536,7 @@ func describeValidation(err error) string {
 	if arg == "" {
 		return "arguments: " + msg
 	}
-	return fmt.Sprintf("argument %q: %s", arg, msg)
+	return fmt.Sprintf("argument %s: %s", strictjson.Quote(arg), msg)
 }
 
 // argumentPath turns a JSON pointer into a schema ("/properties/a/items/

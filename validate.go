@@ -6,8 +6,12 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // flatSchema validates the common shape of a tool's arguments without
@@ -186,4 +190,75 @@ func equalJSON(a, b any) bool {
 		return af == bf
 	}
 	return a == b
+}
+
+// caseVariant finds a member of the decoded arguments v that is not a
+// property of s but equals one when case is ignored ("Query" when s has
+// "query"), in nested objects and array items too, as far as s describes
+// them. It returns the member's path ("filter.Lang", "tags[1].Key") and
+// the property it imitates, or "" when there is none. Such a member is
+// refused: a tool that decodes its arguments with encoding/json (which
+// matches names case-insensitively, the last one winning) would read it
+// as the property, while a policy that reads the property sees another
+// value, or none. Of several, the one whose name sorts first is named, so
+// the error does not depend on map order. It does not allocate unless it
+// finds one.
+func caseVariant(s *jsonschema.Schema, v any, depth int) (path, want string) {
+	if s == nil || depth > 128 {
+		return "", ""
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if len(s.Properties) == 0 {
+			return "", ""
+		}
+		var badKey, badWant, sub, subWant, subKey string
+		for k, val := range x {
+			ps, ok := s.Properties[k]
+			if ok {
+				if p, w := caseVariant(ps, val, depth+1); p != "" && (sub == "" || k < subKey) {
+					sub, subWant, subKey = p, w, k
+				}
+				continue
+			}
+			if badKey != "" && k >= badKey {
+				continue
+			}
+			for name := range s.Properties {
+				if strings.EqualFold(name, k) {
+					badKey, badWant = k, name
+					break
+				}
+			}
+		}
+		if badKey != "" {
+			return badKey, badWant
+		}
+		if sub != "" {
+			if sub[0] == '[' {
+				return subKey + sub, subWant
+			}
+			return subKey + "." + sub, subWant
+		}
+	case []any:
+		if s.Items == nil {
+			return "", ""
+		}
+		for i, el := range x {
+			if p, w := caseVariant(s.Items, el, depth+1); p != "" {
+				if p[0] == '[' {
+					return "[" + strconv.Itoa(i) + "]" + p, w
+				}
+				return "[" + strconv.Itoa(i) + "]." + p, w
+			}
+		}
+	}
+	return "", ""
+}
+
+// caseVariantError is the -32602 error for an argument caseVariant found.
+func caseVariantError(tool, path, want string) *Error {
+	return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf(
+		"Invalid params: argument %s of tool %q is not %q: argument names are case-sensitive",
+		strictjson.Quote(path), tool, want)}
 }

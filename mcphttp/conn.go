@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
 )
 
@@ -122,7 +123,7 @@ func (c *conn) deliver(m *jsonrpc.Message) {
 	delete(c.pending, key)
 	c.mu.Unlock()
 	if ch == nil {
-		c.h.log.Warn("mcp: a response matches no request the server sent; dropped", "session", c.sess.ID, "id", key)
+		c.h.log.Warn("mcp: a response matches no request the server sent; dropped", "session", c.sess.ID, "id", strictjson.ForLog(key))
 		return
 	}
 	// The message aliases the pooled request body: copy what we keep.
@@ -368,7 +369,7 @@ func (rs *responder) event(msg []byte) error {
 		return rs.st.send(msg, false)
 	}
 	if rs.jsonOnly {
-		rs.h.log.Debug("mcp: JSON response mode drops a message sent during a request", "message", truncate(msg))
+		rs.h.log.Debug("mcp: JSON response mode drops a message sent during a request", "message", strictjson.ForLogBytes(msg))
 		return mcp.ErrNoPeer
 	}
 	if !rs.sse {
@@ -461,13 +462,6 @@ func (rs *responder) end() {
 		return
 	}
 	rs.startSSE()
-}
-
-func truncate(b []byte) string {
-	if len(b) > 200 {
-		return string(b[:200]) + "…"
-	}
-	return string(b)
 }
 
 // requestPeer is the way back to the client of one request: its stream.

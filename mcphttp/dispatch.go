@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // errCancelled is the cause of a request's context when the client sent
@@ -78,7 +79,7 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 		err error
 	)
 	if fn == nil {
-		err = &mcp.Error{Code: mcp.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: %q", msg.Method)}
+		err = &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + strictjson.Quote(msg.Method)}
 	} else {
 		res, err = fn(h, ctx, k)
 	}
@@ -126,7 +127,7 @@ func (h *Handler) handleNotification(r *http.Request, c *conn, msg *jsonrpc.Mess
 			Reason    string          `json:"reason"`
 		}
 		if err := json.Unmarshal(msg.Params, &p); err != nil || p.RequestID == nil {
-			h.log.Warn("mcp: malformed notifications/cancelled ignored", "params", truncate(msg.Params))
+			h.log.Warn("mcp: malformed notifications/cancelled ignored", "params", strictjson.ForLogBytes(msg.Params))
 			return
 		}
 		c.cancel(string(p.RequestID))
@@ -223,12 +224,20 @@ func (h *Handler) onChange(ch mcp.Change) {
 	}
 }
 
+// decodeParams decodes a request's params into v strictly: a member whose
+// name matches a field of v only when case is ignored ({"Name": …} next
+// to, or instead of, "name") is -32602 naming it, so that what a gateway
+// reads as params.name is what runs. Syntax, depth and duplicate members
+// were refused when the message was decoded (jsonrpc.Decode ran
+// strictjson.Check over all of it), so this is the one decode of params.
 func decodeParams(raw json.RawMessage, v any) error {
 	if len(raw) == 0 {
-		raw = json.RawMessage("{}")
+		return nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
+	if err := strictjson.Unmarshal(raw, v); err != nil {
+		// encoding/json's messages may quote the client's input (a map
+		// key in a field path): cap them.
+		return &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
 	}
 	return nil
 }
@@ -299,7 +308,7 @@ func paginate[T any](items []T, cursor string, size int) ([]T, string, error) {
 		b, err := base64.RawURLEncoding.DecodeString(cursor)
 		n, err2 := strconv.Atoi(string(b))
 		if err != nil || err2 != nil || n < 0 || n > len(items) {
-			return nil, "", &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: cursor %q is not one this server issued", cursor)}
+			return nil, "", &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: cursor %s is not one this server issued", strictjson.Quote(cursor))}
 		}
 		start = n
 	}
@@ -503,7 +512,7 @@ func (h *Handler) doSetLevel(_ context.Context, k *call) (any, error) {
 		return nil, err
 	}
 	if !p.Level.Valid() {
-		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: %q is not a log level (want debug, info, notice, warning, error, critical, alert or emergency)", p.Level)}
+		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: %s is not a log level (want debug, info, notice, warning, error, critical, alert or emergency)", strictjson.Quote(string(p.Level)))}
 	}
 	k.c.sess.SetLogLevel(p.Level)
 	return struct{}{}, nil

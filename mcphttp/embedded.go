@@ -13,6 +13,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // EmbedOptions configure [Embed].
@@ -116,7 +117,7 @@ func (e *EmbeddedSession) onMessage(msg []byte) {
 	case m.IsRequest():
 		// An embedded caller has no model, user or roots to offer.
 		reply := jsonrpc.AppendError(nil, append([]byte(nil), m.ID...), mcp.CodeMethodNotFound,
-			fmt.Sprintf("Method not found: the embedded session does not handle %q", m.Method), nil)
+			"Method not found: the embedded session does not handle "+strictjson.Quote(m.Method), nil)
 		go e.sess.Send(context.Background(), reply, func([]byte) {})
 	}
 }

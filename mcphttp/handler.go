@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/session"
 )
@@ -62,6 +63,24 @@ type Options struct {
 	JSONResponse bool
 	// MaxBodyBytes bounds a POST body (413 beyond). Default 4 MiB.
 	MaxBodyBytes int64
+	// MaxDepth bounds how deeply one message nests objects and arrays
+	// (the message object is level 1, params 2, a tool's arguments 3).
+	// A deeper message is refused with -32600, naming the limit, after one
+	// linear scan and before anything recursive reads it. Default 64
+	// ([DefaultMaxDepth]); [Start] passes it to stdio.Options.MaxDepth.
+	MaxDepth int
+	// MaxBatch bounds the number of messages in a JSON-RPC batch (protocol
+	// revision 2025-03-26 only); a longer batch is refused whole with 400
+	// and -32600, naming the limit. Default 100 ([DefaultMaxBatch]).
+	MaxBatch int
+	// AllowVersionMismatch accepts, on a session, an MCP-Protocol-Version
+	// header that names a supported version other than the one the session
+	// negotiated; by default such a request gets 400 naming both. The
+	// request is still served as the negotiated version, so the header
+	// unlocks nothing (batches follow the negotiated version either way).
+	// Turn it on only for clients that send a fixed header whatever they
+	// negotiated (the official conformance suite's SSE scenarios do).
+	AllowVersionMismatch bool
 	// SessionIdleTimeout ends sessions idle that long. Default 30 min;
 	// negative means never. What it costs: an idle session holds about
 	// 1 KB (with its entry in the in-memory store; more while messages wait
@@ -348,7 +367,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", "GET, POST, DELETE")
 		}
 		httpError(w, http.StatusMethodNotAllowed, nil, mcp.CodeServerError,
-			fmt.Sprintf("Method Not Allowed: the MCP endpoint takes POST, GET and DELETE, not %s", r.Method))
+			fmt.Sprintf("Method Not Allowed: the MCP endpoint takes POST, GET and DELETE, not %s", strictjson.Quote(r.Method)))
 	}
 }
 
@@ -392,7 +411,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	ct := r.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		httpError(w, http.StatusUnsupportedMediaType, nil, mcp.CodeServerError,
-			fmt.Sprintf("Unsupported Media Type: Content-Type must be application/json, not %q", ct))
+			fmt.Sprintf("Unsupported Media Type: Content-Type must be application/json, not %s", strictjson.Quote(ct)))
 		return
 	}
 	want := []string{"application/json", "text/event-stream"}
@@ -430,17 +449,17 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	badVersion := headerVersion != "" && !slices.Contains(supportedVersions, headerVersion)
 	versionError := func(id []byte) {
 		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
-			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %q (supported: %s)", headerVersion, strings.Join(supportedVersions, ", ")))
+			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s (supported: %s)", strictjson.Quote(headerVersion), strings.Join(supportedVersions, ", ")))
 	}
 	if jsonrpc.IsBatch(body.b) {
 		if badVersion {
 			versionError(nil)
 			return
 		}
-		h.serveBatch(w, r, body.b, headerVersion)
+		h.serveBatch(w, r, body.b)
 		return
 	}
-	msg, err := jsonrpc.Decode(body.b)
+	msg, err := h.limits().Decode(body.b)
 	if err != nil {
 		de := err.(*jsonrpc.DecodeError)
 		httpError(w, http.StatusBadRequest, de.ID, int64(de.Code), de.Message)
@@ -476,8 +495,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 
 // serveBatch handles a JSON-RPC batch, which only the 2025-03-26 revision
 // allows.
-func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, headerVersion string) {
-	msgs, errs, err := jsonrpc.DecodeBatch(body)
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte) {
+	msgs, errs, err := h.limits().DecodeBatch(body)
 	if err != nil {
 		de := err.(*jsonrpc.DecodeError)
 		httpError(w, http.StatusBadRequest, nil, int64(de.Code), de.Message)
@@ -495,10 +514,9 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	if c.ephemeral {
 		defer c.close()
 	}
-	version := headerVersion
-	if version == "" {
-		version = c.sess.ProtocolVersion()
-	}
+	// The negotiated version decides (resolve refused a header that
+	// differs from it), not what the header claims.
+	version := c.sess.ProtocolVersion()
 	if version != "2025-03-26" {
 		httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest,
 			fmt.Sprintf("Invalid Request: JSON-RPC batches are only allowed in protocol revision 2025-03-26, not %s; send one message per POST", version))
@@ -598,6 +616,9 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 		// prober nothing, and it tells a confused client what is wrong.
 		httpError(w, http.StatusForbidden, id, mcp.CodeServerError,
 			"Forbidden: this session belongs to another caller (a session is bound to the identity that initialized it, anonymous included); send initialize to start a session of your own")
+		return nil, false
+	}
+	if !h.checkVersion(w, r, c, id) {
 		return nil, false
 	}
 	c.sess.Touch(time.Now())

@@ -358,7 +358,7 @@ func (l *legacySSE) serveMessage(w http.ResponseWriter, r *http.Request) {
 		httpError(w, status, nil, code, problem)
 		return
 	}
-	msg, err := decodeLegacy(body)
+	msg, err := decodeLegacy(l.h.limits(), body)
 	if err != nil {
 		de := err.(*jsonrpc.DecodeError)
 		httpError(w, http.StatusBadRequest, de.ID, int64(de.Code), de.Message)
@@ -454,12 +454,12 @@ func readLegacyBody(r *http.Request, limit int64) ([]byte, int, string) {
 // decodeLegacy decodes the one JSON-RPC message of a legacy POST. Batches
 // are refused: the transport's revision (2024-11-05) has none, and the
 // one that had them (2025-03-26) is spoken over Streamable HTTP.
-func decodeLegacy(body []byte) (*jsonrpc.Message, error) {
+func decodeLegacy(lim jsonrpc.Limits, body []byte) (*jsonrpc.Message, error) {
 	if jsonrpc.IsBatch(body) {
 		return nil, &jsonrpc.DecodeError{Code: mcp.CodeInvalidRequest,
 			Message: "Invalid Request: the legacy HTTP+SSE transport takes one JSON-RPC message per POST, not a batch"}
 	}
-	return jsonrpc.Decode(body)
+	return lim.Decode(body)
 }
 
 // synthesize makes the Streamable HTTP POST that carries a legacy message
@@ -564,7 +564,7 @@ func (l *legacySSE) pump(ls *legacySession, gr *http.Request, sid string) {
 	l.endpoint.ServeHTTP(rw, req)
 	if rw.status != http.StatusOK && ls.ctx.Err() == nil {
 		l.h.log.Warn("mcp: the engine refused the GET stream of a legacy SSE session; the stream closes",
-			"stream", ls.id, "session", sid, "status", rw.status, "body", truncate(bytes.TrimSpace(rw.buf)))
+			"stream", ls.id, "session", sid, "status", rw.status, "body", strictjson.ForLogBytes(bytes.TrimSpace(rw.buf)))
 	}
 }
 
@@ -585,7 +585,7 @@ func (l *legacySSE) finish(ls *legacySession, rw *relayWriter, msg *jsonrpc.Mess
 		return
 	}
 	l.h.log.Warn("mcp: the engine refused a legacy SSE message after it was accepted",
-		"stream", ls.id, "method", msg.Method, "status", rw.status, "body", truncate(body))
+		"stream", ls.id, "method", strictjson.ForLog(msg.Method), "status", rw.status, "body", strictjson.ForLogBytes(body))
 	if !msg.IsRequest() {
 		return
 	}
@@ -596,7 +596,7 @@ func (l *legacySSE) finish(ls *legacySession, rw *relayWriter, msg *jsonrpc.Mess
 			code, text = e.Code, e.Message
 		}
 	} else if len(body) > 0 {
-		text += ": " + truncate(body)
+		text += ": " + strictjson.Clip(string(body), 200)
 	}
 	_ = rw.emit(jsonrpc.AppendError(nil, msg.ID, code, text, nil))
 }

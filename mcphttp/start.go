@@ -190,7 +190,7 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 		}
 		go func() {
 			defer close(inst.done)
-			inst.err = stdio.Serve(ctx, localChain(h, o.SessionAuth, o.Middleware).Then(h), in, out, &stdio.Options{Header: o.Header})
+			inst.err = stdio.Serve(ctx, localChain(h, o.SessionAuth, o.Middleware).Then(h), in, out, &stdio.Options{Header: o.Header, MaxDepth: h.opts.MaxDepth})
 			h.inputEnded(inst.err)
 			if errors.Is(inst.err, context.Canceled) {
 				inst.err = nil

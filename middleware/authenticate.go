@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // AuthOptions configure [Authenticate]. The zero value (or nil) sends a
@@ -89,16 +90,16 @@ func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 		status, body = http.StatusForbidden, bodyInsufficientScope
 		hd.Set("WWW-Authenticate", withParam(o.Challenge, `error="insufficient_scope"`))
 		log.InfoContext(r.Context(), "mcp auth: insufficient scope", "status", status, "reason", err.Error(),
-			"method", r.Method, "remote", r.RemoteAddr)
+			"method", strictjson.ForLog(r.Method), "remote", r.RemoteAddr)
 	case errors.Is(err, mcp.ErrUnauthorized):
 		status, body = http.StatusUnauthorized, bodyUnauthorized
 		hd.Set("WWW-Authenticate", o.Challenge)
 		log.InfoContext(r.Context(), "mcp auth: request refused", "status", status, "reason", err.Error(),
-			"method", r.Method, "remote", r.RemoteAddr)
+			"method", strictjson.ForLog(r.Method), "remote", r.RemoteAddr)
 	default:
 		status, body = http.StatusInternalServerError, bodyAuthFailed
 		log.ErrorContext(r.Context(), "mcp auth: the authentication check failed (an error that wraps neither mcp.ErrUnauthorized nor mcp.ErrInsufficientScope)",
-			"status", status, "err", err.Error(), "method", r.Method, "remote", r.RemoteAddr)
+			"status", status, "err", err.Error(), "method", strictjson.ForLog(r.Method), "remote", r.RemoteAddr)
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(body))

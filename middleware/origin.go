@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // AllowList names the browser origins and the Host header values an MCP
@@ -72,7 +74,8 @@ func (l *AllowList) clone() *AllowList {
 // allow.Hosts; and a request with an Origin header must come from a
 // loopback origin, from one of allow.Origins or, off loopback, from the
 // request's own host. Anything else is answered with 403 and a JSON-RPC
-// -32000 error body that names the refused value. A request without
+// -32000 error body that names the refused value (at most 128 bytes of it,
+// escaped: strictjson.Quote). A request without
 // Origin (not from a browser) passes the Origin check. Requests that did
 // not arrive over a network connection (stdio, embedded sessions: no
 // http.LocalAddrContextKey) pass the Host check. allow may be nil.
@@ -92,13 +95,13 @@ func CheckOrigin(allow *AllowList) func(http.Handler) http.Handler {
 			}
 			if loopback && !isLoopbackHost(r.Host) && !allow.allowsHost(r.Host) {
 				writeError(w, http.StatusForbidden, fmt.Sprintf(
-					"Forbidden: Host %q is not allowed on this loopback server (DNS rebinding protection; list it in AllowList.Hosts)", r.Host))
+					"Forbidden: Host %s is not allowed on this loopback server (DNS rebinding protection; list it in AllowList.Hosts)", strictjson.Quote(r.Host)))
 				return
 			}
 			origin := r.Header.Get("Origin")
 			if origin != "" && !originAllowed(allow, origin, r.Host, loopback) {
 				writeError(w, http.StatusForbidden, fmt.Sprintf(
-					"Forbidden: Origin %q is not allowed (DNS rebinding protection; list it in AllowList.Origins)", origin))
+					"Forbidden: Origin %s is not allowed (DNS rebinding protection; list it in AllowList.Origins)", strictjson.Quote(origin)))
 				return
 			}
 			next.ServeHTTP(w, r)

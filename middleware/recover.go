@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // Recover turns a panic in the handlers it wraps into a 500 response with
@@ -25,7 +27,7 @@ func Recover(logger *slog.Logger) func(http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				logger.Error("panic serving MCP request", "method", r.Method, "path", r.URL.Path,
+				logger.Error("panic serving MCP request", "method", strictjson.ForLog(r.Method), "path", strictjson.ForLog(r.URL.Path),
 					"panic", v, "stack", string(debug.Stack()))
 				if rw.status == 0 {
 					w.Header().Set("Content-Type", "application/json")

@@ -4,13 +4,17 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // RequestLog logs one line per request to logger (slog.Default() when
 // nil), once the handlers it wraps have returned: method, path, status,
 // bytes (of the response body), duration, and, when present, the
 // Mcp-Session-Id (the request's, or the one a response to initialize
-// issues), Mcp-Method and Mcp-Name headers. Bodies are never read. The
+// issues), Mcp-Method and Mcp-Name headers. Values the client sent are
+// logged as strictjson.ForLog makes them: as they are when short printable
+// ASCII, else quoted, escaped and cut at 128 bytes. Bodies are never read. The
 // line is at Info level, Error for a 5xx status or a panic (which is
 // logged with panicked=true and passed on, for Recover to handle: place
 // RequestLog inside Recover).
@@ -54,8 +58,8 @@ func logRequest(logger *slog.Logger, w http.ResponseWriter, r *http.Request, sw 
 	}
 	attrs := make([]slog.Attr, 0, 9)
 	attrs = append(attrs,
-		slog.String("method", r.Method),
-		slog.String("path", r.URL.Path),
+		slog.String("method", strictjson.ForLog(r.Method)),
+		slog.String("path", strictjson.ForLog(r.URL.Path)),
 		slog.Int("status", status),
 		slog.Int64("bytes", sw.bytes),
 		slog.Duration("duration", time.Since(start)),
@@ -65,13 +69,13 @@ func logRequest(logger *slog.Logger, w http.ResponseWriter, r *http.Request, sw 
 		sid = w.Header().Get(sessionIDHeader)
 	}
 	if sid != "" {
-		attrs = append(attrs, slog.String("session", sid))
+		attrs = append(attrs, slog.String("session", strictjson.ForLog(sid)))
 	}
 	if m := r.Header.Get("Mcp-Method"); m != "" {
-		attrs = append(attrs, slog.String("mcp_method", m))
+		attrs = append(attrs, slog.String("mcp_method", strictjson.ForLog(m)))
 	}
 	if n := r.Header.Get("Mcp-Name"); n != "" {
-		attrs = append(attrs, slog.String("mcp_name", n))
+		attrs = append(attrs, slog.String("mcp_name", strictjson.ForLog(n)))
 	}
 	if panicked {
 		attrs = append(attrs, slog.Bool("panicked", true))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/justinas/alice"
+	"github.com/lmittmann/tint"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -238,3 +240,23 @@ func TestRequestLogPanicInsideRecover(t *testing.T) {
 
 //go:noinline
 func panicInTool() { panic("tool bug") }
+
+// TestRequestLogClientValues: header values a client sent are logged
+// capped, and whole up to the cap even past a U+FFFD or an invalid byte
+// (tint, the default handler, stops printing a value at the first one).
+func TestRequestLogClientValues(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	logger := slog.New(tint.NewHandler(&buf, &tint.Options{NoColor: true}))
+	h := middleware.RequestLog(logger)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	r.Header.Set("Mcp-Method", "visible\uFFFDHIDDEN1")
+	r.Header.Set("Mcp-Name", "visible\xffHIDDEN2")
+	r.Header.Set("Mcp-Session-Id", strings.Repeat("s", 900<<10))
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	out := buf.String()
+	assert.Contains(t, out, `visible\\ufffdHIDDEN1`)
+	assert.Contains(t, out, `visible\\xffHIDDEN2`)
+	assert.Contains(t, out, "…")
+	assert.Less(t, len(out), 1<<10, "%.300s", out)
+}

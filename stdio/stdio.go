@@ -62,6 +62,11 @@ type Options struct {
 	// bytes; beyond it a request is answered at once with a "server busy"
 	// error. Default 64 MiB.
 	MaxQueuedBytes int
+	// MaxDepth bounds how deeply one message nests objects and arrays (the
+	// message object is level 1); a deeper line gets a -32600 error that
+	// names the limit, before anything recursive reads it. Default 64;
+	// mcphttp.Start passes mcphttp.Options.MaxDepth.
+	MaxDepth int
 }
 
 // Serve reads messages from in and writes the server's messages to out
@@ -81,6 +86,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	if o.MaxQueuedBytes <= 0 {
 		o.MaxQueuedBytes = DefaultMaxQueuedBytes
 	}
+	limits := jsonrpc.Limits{MaxDepth: o.MaxDepth, Setting: "stdio.Options"}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sess := inproc.New(h, o.Header)
@@ -143,7 +149,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 				"Invalid Request: the line exceeds the maximum message size", nil))
 			continue
 		}
-		msg, err := jsonrpc.Decode(line)
+		msg, err := limits.Decode(line)
 		if err != nil {
 			de := err.(*jsonrpc.DecodeError)
 			write(jsonrpc.AppendError(nil, de.ID, int64(de.Code), de.Message, nil))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/wiretest"
+	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/stdio"
 )
@@ -72,6 +73,40 @@ func TestServeOverlongLine(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":40,"b":2}}}`)
 	res, _ := p.response("2")
 	assert.Equal(t, "42", wiretest.ToolResult(t, res).Text(), "the next line still works")
+}
+
+// TestServeDepthLimit: a line nested past the limit is refused before it
+// reaches the handler, with an error naming the limit and the setting; a
+// configured limit (on stdio and on the engine behind it) is honoured.
+func TestServeDepthLimit(t *testing.T) {
+	t.Parallel()
+	deep := func(id string, n int) string {
+		return `{"jsonrpc":"2.0","id":"` + id + `","method":"ping","params":{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`
+	}
+	t.Run("default", func(t *testing.T) {
+		t.Parallel()
+		p := startServe(t, context.Background(), newHandler(t, newTestServer(t, nil)), nil)
+		p.initialize()
+		p.send(deep("deep", 65))
+		m, _ := p.response(`"deep"`)
+		require.NotNil(t, m.Error)
+		assert.EqualValues(t, -32600, m.Error.Code)
+		assert.Contains(t, m.Error.Message, "deeper than the limit of 64 levels (stdio.Options.MaxDepth)")
+	})
+	t.Run("configured", func(t *testing.T) {
+		t.Parallel()
+		h := mcphttp.New(newTestServer(t, nil), &mcphttp.Options{MaxDepth: 100})
+		t.Cleanup(func() { _ = h.Close() })
+		p := startServe(t, context.Background(), h, &stdio.Options{MaxDepth: 100})
+		p.initialize()
+		p.send(deep("ok", 90))
+		m, _ := p.response(`"ok"`)
+		require.Nil(t, m.Error, "%+v", m.Error)
+		p.send(deep("deep", 99)) // 101 levels with the envelope and params
+		m, _ = p.response(`"deep"`)
+		require.NotNil(t, m.Error)
+		assert.Contains(t, m.Error.Message, "deeper than the limit of 100 levels")
+	})
 }
 
 func TestServeConcurrentRequests(t *testing.T) {

@@ -347,7 +347,11 @@ func main() {
 	inst, err := mcphttp.Start(ctx, newServer(), &mcphttp.StartOptions{
 		TransportType: mcphttp.TransportHTTPStream, Host: *host, Port: *port,
 		// Resumable: the SSE polling scenarios (SEP-1699) resume streams.
-		Handler: &mcphttp.Options{Resumable: true, RetryInterval: 500 * time.Millisecond},
+		// AllowVersionMismatch: the suite's server-sse-* scenarios (0.1.16)
+		// negotiate 2025-11-25 and then POST with a fixed
+		// "MCP-Protocol-Version: 2025-03-26", which the engine refuses by
+		// default (a header must match the negotiated version).
+		Handler: &mcphttp.Options{Resumable: true, RetryInterval: 500 * time.Millisecond, AllowVersionMismatch: true},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)

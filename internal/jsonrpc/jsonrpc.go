@@ -77,6 +77,18 @@ type Limits struct {
 	// MaxBatch bounds the number of messages in a batch. Default
 	// [DefaultMaxBatch].
 	MaxBatch int
+	// Setting names where the limits are configured ("mcphttp.Options"),
+	// so that an error names the field to raise: "(the limit of
+	// mcphttp.Options.MaxDepth)". Empty: errors name no setting.
+	Setting string
+}
+
+// limitOf says which setting a limit comes from, for an error message.
+func (l Limits) limitOf(field string) string {
+	if l.Setting == "" {
+		return ""
+	}
+	return " (" + l.Setting + "." + field + ")"
 }
 
 func (l Limits) depth() int {
@@ -127,7 +139,7 @@ func (l Limits) decode(data []byte, checkErr error) (*Message, error) {
 		if m, err := decodeValid(data); err == nil && json.Valid(m.ID) {
 			id = m.ID
 		}
-		return nil, invalid(id, fmt.Sprintf("the message nests objects and arrays deeper than %d levels", de.Limit))
+		return nil, invalid(id, fmt.Sprintf("the message nests objects and arrays deeper than the limit of %d levels%s", de.Limit, l.limitOf("MaxDepth")))
 	}
 	m, err := decodeValid(data)
 	if err != nil || !errors.As(checkErr, &dup) {
@@ -155,14 +167,14 @@ func (l Limits) DecodeBatch(data []byte) ([]*Message, []error, error) {
 	}
 	var de *strictjson.DepthError
 	if errors.As(err, &de) {
-		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: a message of the batch nests objects and arrays deeper than %d levels", de.Limit-1)}
+		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: a message of the batch nests objects and arrays deeper than the limit of %d levels%s", de.Limit-1, l.limitOf("MaxDepth"))}
 	}
 	if !IsBatch(data) {
 		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: "Invalid Request: a batch must be a JSON array"}
 	}
 	elems, n := splitArray(data, l.batch())
 	if n > l.batch() {
-		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: the batch has %d messages; at most %d are allowed in one batch", n, l.batch())}
+		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: a batch of %d messages exceeds the limit of %d%s; send fewer messages per POST", n, l.batch(), l.limitOf("MaxBatch"))}
 	}
 	if n == 0 {
 		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: "Invalid Request: empty batch"}
@@ -179,8 +191,9 @@ func (l Limits) DecodeBatch(data []byte) ([]*Message, []error, error) {
 	return msgs, errs, nil
 }
 
-// splitArray returns the elements of a valid JSON array, at most max of
-// them, and how many it has (counted up to max+1).
+// splitArray returns the elements of a valid JSON array and how many it
+// has; past max it only counts them (a linear scan of input Check already
+// accepted), so the error can say how long the batch was.
 func splitArray(data []byte, max int) ([][]byte, int) {
 	s := scanner{data: data}
 	s.ws()
@@ -196,9 +209,10 @@ func splitArray(data []byte, max int) ([][]byte, int) {
 		s.skipValue()
 		n++
 		if n > max {
-			return nil, n
+			elems = nil
+		} else {
+			elems = append(elems, data[start:s.pos])
 		}
-		elems = append(elems, data[start:s.pos])
 		s.ws()
 		s.consume(',')
 	}
@@ -240,12 +254,12 @@ func decodeValid(data []byte) (*Message, error) {
 				break
 			}
 			if strings.EqualFold(key, name) {
-				return nil, invalid(m.ID, fmt.Sprintf("member %q is not a JSON-RPC member: member names are case-sensitive (did you mean %q?)", key, name))
+				return nil, invalid(m.ID, fmt.Sprintf("member %s is not a JSON-RPC member: member names are case-sensitive (did you mean %q?)", strictjson.Quote(key), name))
 			}
 		}
 		if idx >= 0 {
 			if seen[idx] {
-				return nil, invalid(m.ID, fmt.Sprintf("duplicate member %q", key))
+				return nil, invalid(m.ID, "duplicate member "+strictjson.Quote(key))
 			}
 			seen[idx] = true
 			switch idx {

@@ -389,11 +389,11 @@ func TestLimits(t *testing.T) {
 	}{
 		{name: "arguments at the default depth", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":` + deep(DefaultMaxDepth-3) + `}}}`},
 		{name: "arguments past the default depth", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":` + deep(DefaultMaxDepth-2) + `}}}`,
-			wantCode: mcp.CodeInvalidRequest, wantMsg: "deeper than 64 levels", wantID: "1"},
+			wantCode: mcp.CodeInvalidRequest, wantMsg: "deeper than the limit of 64 levels", wantID: "1"},
 		{name: "9,990 deep (the attack of issue 7)", in: `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"add","arguments":{"a":` + deep(9990) + `}}}`,
 			wantCode: mcp.CodeInvalidRequest, wantMsg: "deeper than", wantID: `"x"`},
 		{name: "a configured depth", limits: Limits{MaxDepth: 8}, in: `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":` + deep(7) + `}}`,
-			wantCode: mcp.CodeInvalidRequest, wantMsg: "deeper than 8 levels", wantID: "1"},
+			wantCode: mcp.CodeInvalidRequest, wantMsg: "deeper than the limit of 8 levels", wantID: "1"},
 		{name: "duplicate in params", in: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","name":"echo"}}`,
 			wantCode: mcp.CodeInvalidParams, wantMsg: `Invalid params: duplicate member "name"`, wantID: "3"},
 		{name: "duplicate in arguments", in: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"a":2}}}`,
@@ -435,15 +435,23 @@ func TestBatchLimits(t *testing.T) {
 	var de *DecodeError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, mcp.CodeInvalidRequest, de.Code)
-	assert.Contains(t, de.Message, "at most 100")
+	assert.Contains(t, de.Message, "a batch of 36000 messages exceeds the limit of 100")
 
 	_, _, err = Limits{MaxBatch: 2}.DecodeBatch(batch(3))
 	require.ErrorAs(t, err, &de)
-	assert.Contains(t, de.Message, "the batch has 3 messages; at most 2")
+	assert.Contains(t, de.Message, "a batch of 3 messages exceeds the limit of 2;")
+
+	_, _, err = Limits{MaxBatch: 2, Setting: "mcphttp.Options"}.DecodeBatch(batch(150))
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, "Invalid Request: a batch of 150 messages exceeds the limit of 2 (mcphttp.Options.MaxBatch); send fewer messages per POST", de.Message)
+
+	_, err = Limits{MaxDepth: 4, Setting: "stdio.Options"}.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":` + deep(3) + `}}`))
+	require.ErrorAs(t, err, &de)
+	assert.Contains(t, de.Message, "deeper than the limit of 4 levels (stdio.Options.MaxDepth)")
 
 	_, _, err = DecodeBatch([]byte("[" + deep(DefaultMaxDepth+1) + "]"))
 	require.ErrorAs(t, err, &de)
-	assert.Contains(t, de.Message, "deeper than 64")
+	assert.Contains(t, de.Message, "deeper than the limit of 64 levels")
 
 	// A duplicate inside one element fails that element only.
 	msgs, errs, err = DecodeBatch([]byte(`[` + elem + `,{"jsonrpc":"2.0","id":2,"method":"m","params":{"x":1,"x":2}}]`))

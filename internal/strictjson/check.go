@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -359,25 +360,84 @@ func truncate(s string) string {
 	if len(s) <= maxQuoted {
 		return s
 	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return s[:cutAt(s, maxQuoted)] + "…"
 }
 
+// MaxQuoted is how many bytes of a client's value [Quote] and [Clip] keep.
+const MaxQuoted = maxQuoted
+
 // Quote quotes s for an error message or a log line: at most 128 bytes of
-// it (then "…"), with every invalid UTF-8 byte and every control or
-// non-printing character escaped, so that nothing after a replacement
-// character or a terminal escape disappears from the reader's view.
+// it (cut at a character boundary, then "…"), with every invalid UTF-8
+// byte (\xff), every control or non-printing character and every
+// U+FFFD (\ufffd) escaped, so that the result is printable ASCII plus
+// graphic characters and nothing after a replacement character or a
+// terminal escape disappears from the reader's view (some log handlers,
+// tint among them, stop at the first U+FFFD).
 func Quote(s string) string {
 	cut := len(s) > maxQuoted
 	if cut {
-		s = s[:maxQuoted]
+		s = s[:cutAt(s, maxQuoted)]
 	}
 	q := strconv.QuoteToGraphic(s)
+	if strings.ContainsRune(q, utf8.RuneError) {
+		q = strings.ReplaceAll(q, string(utf8.RuneError), `\ufffd`)
+	}
 	if cut {
 		q += "…"
 	}
 	return q
+}
+
+// ForLog is s as a log attribute's value: s itself when it is at most
+// 128 bytes of printable ASCII without quotes or backslashes (a session
+// ID, a method name, a number), else [Quote] of it. A client's value in a
+// log line is then never longer than about 130 bytes, and never holds an
+// invalid byte, a control character or a U+FFFD behind which a log
+// handler would hide the rest.
+func ForLog(s string) string {
+	if len(s) > maxQuoted {
+		return Quote(s)
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return Quote(s)
+		}
+	}
+	return s
+}
+
+// ForLogBytes is [ForLog] of b; it copies no more of b than it keeps.
+func ForLogBytes(b []byte) string {
+	return ForLog(string(b[:min(len(b), maxQuoted+1)]))
+}
+
+// QuoteBytes is [Quote] of b; it copies no more of b than it keeps.
+func QuoteBytes(b []byte) string {
+	return Quote(string(b[:min(len(b), maxQuoted+1)]))
+}
+
+// Clip cuts s to at most n bytes (n <= 0: 128) at a character boundary
+// and marks the cut with "…". Use it on a whole message that may embed a
+// client's value, when the parts cannot be quoted one by one (a
+// validation library's error); JSON encoding then escapes what needs it.
+func Clip(s string, n int) string {
+	if n <= 0 {
+		n = maxQuoted
+	}
+	if len(s) <= n {
+		return s
+	}
+	return s[:cutAt(s, n)] + "…"
+}
+
+// cutAt returns the index at most n at which to cut s: the start of the
+// character that straddles n, unless the bytes before n are not UTF-8
+// (then n itself).
+func cutAt(s string, n int) int {
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return n
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -106,6 +107,53 @@ func TestQuote(t *testing.T) {
 	q := Quote(strings.Repeat("z", 4<<20))
 	assert.Less(t, len(q), 140)
 	assert.True(t, strings.HasSuffix(q, "…"))
+}
+
+// TestQuoteForLogs: a quoted value holds no U+FFFD and no invalid byte, so
+// a log handler that stops at the first one (tint does) shows it whole.
+func TestQuoteForLogs(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"visible\uFFFDHIDDEN", "visible\xffHIDDEN", "visible\x00HIDDEN", "visible\u202eHIDDEN"} {
+		q := Quote(in)
+		assert.True(t, utf8.ValidString(q), "%q", q)
+		assert.NotContains(t, q, "\uFFFD", "a literal replacement character is escaped")
+		assert.True(t, strings.HasSuffix(q, `HIDDEN"`), "%s", q)
+	}
+	assert.Equal(t, `"a\ufffdb"`, Quote("a\uFFFDb"))
+	assert.Equal(t, Quote("a\xffb"), QuoteBytes([]byte("a\xffb")))
+}
+
+func TestForLog(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "tools/call", ForLog("tools/call"))
+	assert.Equal(t, "42", ForLogBytes([]byte("42")))
+	assert.Equal(t, `"\"abc\""`, ForLog(`"abc"`), "quotes make it quoted: no ambiguity")
+	assert.Equal(t, `"visible\ufffdHIDDEN"`, ForLog("visible\uFFFDHIDDEN"))
+	assert.Equal(t, `"a\xffb"`, ForLogBytes([]byte("a\xffb")))
+	assert.Equal(t, "a b", ForLog("a b"), "printable ASCII stays as it is")
+	long := ForLogBytes(bytes.Repeat([]byte("x"), 1<<20))
+	assert.Less(t, len(long), maxQuoted+8)
+}
+
+func TestQuoteCutsAtCharacter(t *testing.T) {
+	t.Parallel()
+	s := strings.Repeat("a", maxQuoted-1) + "é" + "tail" // é straddles byte 128
+	q := Quote(s)
+	assert.True(t, utf8.ValidString(q))
+	assert.NotContains(t, q, `\x`, "no half character is escaped")
+	assert.Equal(t, `"`+strings.Repeat("a", maxQuoted-1)+`"…`, q)
+	big := bytes.Repeat([]byte{0xff}, 4<<20)
+	qb := QuoteBytes(big)
+	assert.Less(t, len(qb), 4*maxQuoted+8, "each invalid byte escaped, at most 128 of them")
+	assert.True(t, strings.HasSuffix(qb, "…"))
+}
+
+func TestClip(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "short", Clip("short", 0))
+	c := Clip(strings.Repeat("é", 1000), 11)
+	assert.Equal(t, strings.Repeat("é", 5)+"…", c)
+	assert.Len(t, Clip(strings.Repeat("x", 1<<20), 0), maxQuoted+len("…"))
 }
 
 type params struct {
