@@ -301,11 +301,12 @@ func tokenRequest(t testing.TB, base string, form url.Values) tokenResponse {
 	return out
 }
 
-// exchangeCode redeems a code for a public client and requires success.
-func exchangeCode(t testing.TB, base, clientID, redirect, code, verifier string) tokenResponse {
+// exchangeCode redeems a code at server's token endpoint for a public
+// client (with the RFC 8707 resource) and requires success.
+func exchangeCode(t testing.TB, server, resource, clientID, redirect, code, verifier string) tokenResponse {
 	t.Helper()
-	tok := tokenRequest(t, base, url.Values{"grant_type": {"authorization_code"}, "client_id": {clientID},
-		"redirect_uri": {redirect}, "code": {code}, "code_verifier": {verifier}, "resource": {base + "/mcp"}})
+	tok := tokenRequest(t, server, url.Values{"grant_type": {"authorization_code"}, "client_id": {clientID},
+		"redirect_uri": {redirect}, "code": {code}, "code_verifier": {verifier}, "resource": {resource}})
 	require.Equal(t, http.StatusOK, tok.Status, "code exchange: %s %s", tok.Error, tok.Description)
 	require.NotEmpty(t, tok.AccessToken)
 	return tok

@@ -307,7 +307,7 @@ func TestOAuthIDTokenNonce(t *testing.T) {
 			authURL, verifier := authorizeURL(base, clientID, redirect, "st-2")
 			back = b.login(authURL, redirect)
 			require.NotEmpty(t, back.Query().Get("code"), "with the right nonce the login completes: %s", back)
-			tok := exchangeCode(t, base, clientID, redirect, back.Query().Get("code"), verifier)
+			tok := exchangeCode(t, base, base+"/mcp", clientID, redirect, back.Query().Get("code"), verifier)
 			assert.NotEmpty(t, tok.AccessToken)
 		})
 	}
