@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -78,6 +79,8 @@ func TestConformanceAuthorization(t *testing.T) {
 	// cue to log in. The browser runs here, not in the reader, so that
 	// require's FailNow stays on the test goroutine.
 	authURLs := make(chan string, 1)
+	listening := make(chan struct{})
+	var listenOnce sync.Once
 	var out strings.Builder
 	readDone := make(chan struct{})
 	go func() {
@@ -87,6 +90,9 @@ func TestConformanceAuthorization(t *testing.T) {
 		for sc.Scan() {
 			line := sc.Text()
 			out.WriteString(line + "\n")
+			if strings.HasPrefix(line, "Callback server started") {
+				listenOnce.Do(func() { close(listening) })
+			}
 			if strings.HasPrefix(line, base+"/oauth/authorize?") {
 				select {
 				case authURLs <- line:
@@ -101,6 +107,10 @@ func TestConformanceAuthorization(t *testing.T) {
 		b := newBrowser(t)
 		back := b.login(u, redirect)
 		require.NotEmpty(t, back.Query().Get("code"), "the login gave the suite a code: %s", back)
+		select { // the suite binds its listener asynchronously and says so
+		case <-listening:
+		case <-ctx.Done():
+		}
 		assert.Equal(t, 200, b.get(back.String()), "the suite's callback listener took the code")
 	case <-readDone:
 	case <-ctx.Done():
