@@ -206,7 +206,7 @@ func attrs(tag string) map[string]string {
 
 // approveForm reads the consent page like a browser would: the POST form,
 // its hidden fields (the transaction and the CSRF token), and the Approve
-// button's name and value.
+// button (value or id "approve"), whose name and value a click submits.
 func approveForm(t testing.TB, page string) (string, url.Values) {
 	t.Helper()
 	ft := formTag.FindString(page)
@@ -220,8 +220,11 @@ func approveForm(t testing.TB, page string) (string, url.Values) {
 		switch {
 		case strings.EqualFold(a["type"], "hidden") && a["name"] != "":
 			form.Set(a["name"], a["value"])
-		case a["name"] == "action" && a["value"] == "approve":
-			form.Set("action", "approve")
+		case !approve && (strings.EqualFold(a["value"], "approve") || strings.EqualFold(a["id"], "approve")):
+			// The button the user clicks: a browser sends its name=value.
+			if a["name"] != "" {
+				form.Set(a["name"], a["value"])
+			}
 			approve = true
 		}
 	}

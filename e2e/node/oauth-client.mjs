@@ -114,10 +114,13 @@ function consentForm(html) {
   for (const t of html.matchAll(/<(?:input|button)\b[^>]*>/gis)) {
     const a = attrs(t[0]);
     if ((a.type ?? '').toLowerCase() === 'hidden' && a.name) fields.set(a.name, a.value ?? '');
-    if (a.name === 'action' && a.value === 'approve') approve = true;
+    else if (!approve && ((a.value ?? '').toLowerCase() === 'approve' || (a.id ?? '').toLowerCase() === 'approve')) {
+      // The button the user clicks: a browser sends its name=value.
+      if (a.name) fields.set(a.name, a.value ?? '');
+      approve = true;
+    }
   }
   if (!approve) return null;
-  fields.set('action', 'approve');
   const title = html.match(/<title>([^<]*)<\/title>/i);
   return { action: form.action, method: (form.method ?? 'get').toLowerCase(), fields, title: title ? unescape(title[1]) : '' };
 }
