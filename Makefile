@@ -60,11 +60,15 @@ e2e/node/node_modules/.ci-lock.sha256: e2e/node/package-lock.json
 	cd e2e/node && npm ci --no-audit --no-fund
 	sha256sum e2e/node/package-lock.json | cut -d' ' -f1 > $@
 
+# TestConformanceAuthorization belongs to the conformance target.
 e2e: node
-	cd e2e && $(GO) test -race -count=1 ./...
+	cd e2e && $(GO) test -race -count=1 -skip '^TestConformanceAuthorization$$' ./...
 
+# The server scenarios (0.1.16) against examples/conformance, then the
+# authorization-server scenarios (0.2.0-alpha) against examples/oauth's proxy.
 conformance: node
 	bash e2e/conformance.sh
+	cd e2e && $(GO) test -race -count=1 -v -run '^TestConformanceAuthorization$$' .
 
 # Not part of test (it takes over a minute): examples/everything as its own process over HTTP on
 # 127.0.0.1, SOAK_SESSIONS sessions (500) calling tools for SOAK_DURATION (60s); 0 errors, and the

@@ -196,10 +196,10 @@ func (w *consentWorld) nextHit(t *testing.T) url.Values {
 	}
 }
 
-// newBrowser starts headless Chromium with a fresh profile and returns a
+// newChromium starts headless Chromium with a fresh profile and returns a
 // tab. It fails the test (never skips) when Chromium is missing: CI
 // installs it (.ci/run), and a consent page nobody rendered is not tested.
-func newBrowser(t *testing.T) context.Context {
+func newChromium(t *testing.T) context.Context {
 	t.Helper()
 	exe := chromiumPath()
 	_, err := os.Stat(exe)
@@ -302,7 +302,7 @@ func TestConsentPageInBrowser(t *testing.T) {
 	redirect, err := url.Parse(client.RedirectURL)
 	require.NoError(t, err)
 
-	ctx := newBrowser(t)
+	ctx := newChromium(t)
 	violations := cspErrors(t, ctx)
 
 	t.Run("approve", func(t *testing.T) {

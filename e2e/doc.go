@@ -27,6 +27,21 @@
 //   - prompts, unknown prompt (-32602), completion/complete;
 //   - HTTP sessions: Mcp-Session-Id issued, and 404 after the client's DELETE.
 //
+// # OAuth
+//
+// The OAuth tests run examples/oauth (built once, with the race detector)
+// in front of a real identity provider library on 127.0.0.1,
+// github.com/oauth2-proxy/mockoidc, behind a front with each provider's
+// own URL layout and, for the code host, a fake of its user API
+// (oauth_idp_test.go). The official TypeScript SDK's OAuth client
+// (node/oauth-client.mjs) logs in with no human, once per provider:
+// discovery, dynamic registration, PKCE, the consent page approved like a
+// browser, token, whoami, refresh, and the reuse of a spent refresh token.
+// TestOAuthIDTokenNonce checks the ID token's nonce; TestOAuthRedis runs
+// two instances on one redis-server; TestConformanceAuthorization runs the
+// official conformance suite's authorization-server scenarios (make
+// conformance runs it; make e2e skips it).
+//
 // goleak checks that the test process leaks no goroutines.
 //
 // # Running

@@ -26,6 +26,8 @@ import (
 var (
 	everythingBin string
 	buildErr      error
+	// binDir holds the binaries the tests build (removed at exit).
+	binDir string
 )
 
 func TestMain(m *testing.M) {
@@ -34,6 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
 		os.Exit(1)
 	}
+	binDir = dir
 	if bin := os.Getenv("E2E_EVERYTHING_BIN"); bin != "" {
 		everythingBin = bin // a prebuilt server, e.g. from CI
 	} else {

@@ -46,6 +46,12 @@ func nodePaths(t testing.TB) (dir, bin string) {
 // the call. A non-zero exit is not an error here; callers check exitCode.
 func runNode(t testing.TB, timeout time.Duration, args ...string) *nodeRun {
 	t.Helper()
+	return runNodeEnv(t, timeout, nil, args...)
+}
+
+// runNodeEnv is runNode with env (KEY=value) added to the environment.
+func runNodeEnv(t testing.TB, timeout time.Duration, env []string, args ...string) *nodeRun {
+	t.Helper()
 	dir, bin := nodePaths(t)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -55,7 +61,7 @@ func runNode(t testing.TB, timeout time.Duration, args ...string) *nodeRun {
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "node"), args...)
 	cmd.Dir = dir
 	// Node 22 first on PATH: the Inspector launcher spawns `node` itself.
-	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH")), env...)
 	cmd.Stdout = &stdout
 	cmd.Stderr = run.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
