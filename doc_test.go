@@ -43,8 +43,10 @@ func docGoBlocks(t *testing.T, name string) []docBlock {
 
 // docScaffold holds a documentation fragment (a block that is not a
 // whole file): the names the fragments use without declaring them.
-// The fragment goes in an inner block of main, so it may declare these
-// names again; every variable it declares must be used, as in real code.
+// A fragment of statements goes in an inner block of main, so it may
+// declare these names again; every variable it declares must be used, as
+// in real code. A fragment of declarations (its first line of code starts
+// with func, type, var or const) goes at file level, before main.
 const docScaffold = `package main
 
 import (
@@ -60,6 +62,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/providers"
 	"github.com/mcpchain/mcp/stdio"
 )
 
@@ -68,6 +71,7 @@ var (
 	_ = mcphttp.New
 	_ = middleware.Recover
 	_ = stdio.Serve
+	_ = providers.NewProxy
 	_ = time.Second
 	_ = os.Stdin
 	_ = log.Fatal
@@ -78,6 +82,8 @@ func checkToken(r *http.Request) (any, error) { return nil, mcp.ErrUnauthorized 
 
 // Tenant is the README's application middleware.
 func Tenant(next http.Handler) http.Handler { return next }
+
+%s
 
 func main() {
 	ctx := context.Background()
@@ -114,7 +120,11 @@ func TestDocCodeCompiles(t *testing.T) {
 			code := fmt.Sprintf("//line %s:%d\n%s", b.file, b.line, b.code)
 			src := code
 			if !strings.HasPrefix(b.code, "package ") && !strings.Contains(b.code, "\npackage ") {
-				src = fmt.Sprintf(docScaffold, code)
+				if isDeclarations(b.code) {
+					src = fmt.Sprintf(docScaffold, code, "")
+				} else {
+					src = fmt.Sprintf(docScaffold, "", code)
+				}
 			}
 			file := filepath.Join(tmp, "main.go")
 			require.NoError(t, os.WriteFile(file, []byte(src), 0o600))
@@ -130,4 +140,23 @@ func TestDocCodeCompiles(t *testing.T) {
 			require.NoError(t, err, "the Go block at %s:%d does not compile against today's API:\n%s", b.file, b.line, out)
 		})
 	}
+}
+
+// isDeclarations reports whether a fragment is file-level declarations:
+// its first line that is neither blank nor a comment starts with func,
+// type, var or const.
+func isDeclarations(code string) bool {
+	for _, line := range strings.Split(code, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "//") {
+			continue
+		}
+		for _, kw := range []string{"func ", "type ", "var ", "const "} {
+			if strings.HasPrefix(line, kw) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
