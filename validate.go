@@ -113,6 +113,9 @@ func onlyKeys(m map[string]json.RawMessage, allowed []string) bool {
 
 // validate checks the decoded arguments.
 func (f *flatSchema) validate(m map[string]any) error {
+	if f.valid(m) {
+		return nil // the common case, without sorting or allocating
+	}
 	// Properties in a fixed order, so the first error is deterministic.
 	names := slices.Sorted(maps.Keys(m))
 	var extra []string
@@ -139,6 +142,39 @@ func (f *flatSchema) validate(m map[string]any) error {
 		return fmt.Errorf("validating root: required: missing properties: %q", missing)
 	}
 	return nil
+}
+
+// valid reports whether m passes, in map order and without allocating:
+// validate then needs to find the first error only when there is one.
+func (f *flatSchema) valid(m map[string]any) bool {
+	for k, v := range m {
+		p, ok := f.props[k]
+		if !ok {
+			if f.closed {
+				return false
+			}
+			continue
+		}
+		if !p.ok(v) {
+			return false
+		}
+	}
+	for _, r := range f.required {
+		if _, ok := m[r]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ok reports whether v passes the property's checks (check without the
+// error).
+func (p flatProp) ok(v any) bool {
+	got := jsonType(v)
+	if got != p.typ && (p.typ != "number" || got != "integer") && (!p.nullable || got != "null") {
+		return false
+	}
+	return p.enum == nil || slices.ContainsFunc(p.enum, func(e any) bool { return equalJSON(e, v) })
 }
 
 func (p flatProp) check(v any) error {

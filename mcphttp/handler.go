@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -380,36 +379,52 @@ func httpError(w http.ResponseWriter, status int, id []byte, code int64, msg str
 }
 
 // accepts reports whether the Accept header lists every one of types (or
-// a wildcard that covers them).
+// a wildcard that covers them). It allocates nothing: it runs on every
+// POST.
 func accepts(r *http.Request, types ...string) bool {
 	vals := r.Header.Values("Accept")
 	if len(vals) == 0 {
 		return false
 	}
-	var have []string
-	for _, v := range vals {
-		for _, part := range strings.Split(v, ",") {
-			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err == nil {
-				have = append(have, mt)
-			}
-		}
-	}
-	if slices.Contains(have, "*/*") {
-		return true
-	}
 	for _, t := range types {
-		major, _, _ := strings.Cut(t, "/")
-		if !slices.Contains(have, t) && !slices.Contains(have, major+"/*") {
+		if !acceptsType(vals, t) {
 			return false
 		}
 	}
 	return true
 }
 
+// acceptsType reports whether one of the media ranges in vals covers t:
+// t itself, its type's wildcard ("text/*") or "*/*" (case does not matter;
+// parameters such as q are ignored).
+func acceptsType(vals []string, t string) bool {
+	major, _, _ := strings.Cut(t, "/")
+	for _, v := range vals {
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
+			mt := mediaType(part)
+			if strings.EqualFold(mt, t) || mt == "*/*" {
+				return true
+			}
+			if m, sub, ok := strings.Cut(mt, "/"); ok && sub == "*" && strings.EqualFold(m, major) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mediaType is the media type of a Content-Type value or Accept range:
+// what precedes the first ';', without surrounding spaces.
+func mediaType(v string) string {
+	mt, _, _ := strings.Cut(v, ";")
+	return strings.TrimSpace(mt)
+}
+
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	ct := r.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+	if !strings.EqualFold(mediaType(ct), "application/json") {
 		httpError(w, http.StatusUnsupportedMediaType, nil, mcp.CodeServerError,
 			fmt.Sprintf("Unsupported Media Type: Content-Type must be application/json, not %s", strictjson.Quote(ct)))
 		return

@@ -274,7 +274,9 @@ func (h *Handler) settle(c *conn) {
 // Writers without deadlines (in-process requests) read without.
 func (h *Handler) readPostBody(w http.ResponseWriter, r *http.Request) (*bodyBuf, error) {
 	d := h.opts.BodyReadTimeout
-	if d <= 0 {
+	if d <= 0 || r.Context().Value(http.LocalAddrContextKey) == nil {
+		// No limit, or no connection (stdio, embedded): nothing to set,
+		// and asking would allocate an error per request.
 		return readBody(r, h.opts.MaxBodyBytes)
 	}
 	rc := http.NewResponseController(w)
