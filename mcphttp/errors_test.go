@@ -181,11 +181,11 @@ func TestErrorRowsEmbedded(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close() }) // after the parallel subtests
 	for _, row := range errorRows {
+		if row.noEmbed != "" {
+			continue // a row the embedded transport cannot send: see noEmbed
+		}
 		t.Run(row.name, func(t *testing.T) {
 			t.Parallel()
-			if row.noEmbed != "" {
-				t.Skip(row.noEmbed)
-			}
 			method := row.method
 			if row.line != "" {
 				method = row.embedMethod
