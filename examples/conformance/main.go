@@ -102,6 +102,7 @@ func newServer() *mcp.Server {
 		Instructions: "The fixture server of the MCP conformance suite.",
 	})
 	addTools(srv)
+	addModernTools(srv)
 	addResources(srv)
 	addPrompts(srv)
 	return srv
