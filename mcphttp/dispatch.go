@@ -187,6 +187,7 @@ func (h *Handler) fetchRoots(c *conn, changed bool) bool {
 // onChange turns registry changes into notifications on every initialized
 // session's GET stream.
 func (h *Handler) onChange(ch mcp.Change) {
+	h.publishModern(ch)
 	var method string
 	switch ch.Kind {
 	case mcp.ToolsChanged:

@@ -201,6 +201,7 @@ type Handler struct {
 	// server has none); the chain runs it unless Authenticate already did.
 	auth      func(http.Handler) http.Handler
 	stopWatch func()
+	listen    listeners // open subscriptions/listen streams (listen.go)
 	draining  chan struct{}
 	done      chan struct{}
 	wg        sync.WaitGroup

@@ -234,6 +234,10 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 		modernError(w, http.StatusServiceUnavailable, id, mcp.CodeServerError, "Service Unavailable: the server is shutting down", nil)
 		return
 	}
+	if msg.Method == "subscriptions/listen" {
+		h.serveListen(w, r, msg)
+		return
+	}
 	c := h.newConn(nil, true)
 	defer c.close()
 	c.modern = true
@@ -299,7 +303,7 @@ func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg
 			return mismatch(fmt.Sprintf("Mcp-Name header value %s does not match body value %s", strictjson.Quote(v), strictjson.Quote(named)))
 		}
 	}
-	if modernMethod(msg.Method) == nil {
+	if modernMethod(msg.Method) == nil && msg.Method != "subscriptions/listen" {
 		modernError(w, http.StatusNotFound, id, mcp.CodeMethodNotFound, fmt.Sprintf(
 			"Method not found: %s is not a method of protocol revision %s", strictjson.Quote(msg.Method), ModernVersion), nil)
 		return false
@@ -438,9 +442,9 @@ func (h *Handler) doDiscover(_ context.Context, _ *call) (any, error) {
 		Capabilities      modernCapabilities `json:"capabilities"`
 		Instructions      string             `json:"instructions,omitempty"`
 	}{allVersions, modernCapabilities{
-		Tools:       listChanged{false},
-		Resources:   resourcesCap{},
-		Prompts:     listChanged{false},
+		Tools:       listChanged{true},
+		Resources:   resourcesCap{Subscribe: true, ListChanged: true},
+		Prompts:     listChanged{true},
 		Logging:     struct{}{},
 		Completions: struct{}{},
 		Extensions:  map[string]any{},

@@ -1,12 +1,15 @@
 package mcphttp_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/assert"
@@ -347,4 +350,104 @@ func TestModernAndLegacyTogether(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode, string(b))
 	assert.Contains(t, string(b), `"result":{}`)
 	assert.Equal(t, 1, h.SessionCount(), "modern requests make no sessions")
+}
+
+// sseFrames reads the SSE data frames of body on a goroutine of its own
+// until the body ends.
+func sseFrames(body io.Reader) <-chan msg {
+	frames := make(chan msg, 16)
+	go func() {
+		defer close(frames)
+		sc := bufio.NewScanner(body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var m msg
+				if json.Unmarshal([]byte(d), &m) == nil {
+					frames <- m
+				}
+			}
+		}
+	}()
+	return frames
+}
+
+// readFrames takes frames until it has n or wait passes.
+func readFrames(frames <-chan msg, n int, wait time.Duration) []msg {
+	var out []msg
+	deadline := time.After(wait)
+	for len(out) < n {
+		select {
+		case m, ok := <-frames:
+			if !ok {
+				return out
+			}
+			out = append(out, m)
+		case <-deadline:
+			return out
+		}
+	}
+	return out
+}
+
+func TestModernListen(t *testing.T) {
+	ts, h := newModernServer(t, nil)
+	srv := h.Server()
+	tests := []struct {
+		name    string
+		filter  string
+		change  func()
+		want    string // the method of the notification after the ack; "" none
+		wantURI string
+	}{
+		{"tools", `{"toolsListChanged":true}`, func() { srv.RemoveTools("add") }, "notifications/tools/list_changed", ""},
+		{"prompts only: no tool changes", `{"promptsListChanged":true}`, func() { srv.RemoveTools("fail") }, "", ""},
+		{"prompts", `{"promptsListChanged":true}`, func() { srv.RemovePrompts("greet") }, "notifications/prompts/list_changed", ""},
+		{"a resource", `{"resourceSubscriptions":["mem://hello"]}`, func() { srv.ResourceUpdated("mem://other"); srv.ResourceUpdated("mem://hello") }, "notifications/resources/updated", "mem://hello"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			body := `{"jsonrpc":"2.0","id":"s1","method":"subscriptions/listen","params":{"notifications":` + tt.filter + `,` + modernMeta("") + `}}`
+			req := wiretest.NewRequest(ctx, http.MethodPost, ts.URL, body, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen")
+			resp, err := ts.Client().Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			assert.Equal(t, http.StatusOK, resp.StatusCode)
+			assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+			assert.Empty(t, resp.Header.Get("Mcp-Session-Id"))
+			frames := sseFrames(resp.Body)
+			ack := readFrames(frames, 1, 2*time.Second)
+			require.Len(t, ack, 1)
+			assert.Equal(t, "notifications/subscriptions/acknowledged", ack[0].Method)
+			assert.JSONEq(t, `{"_meta":{"io.modelcontextprotocol/subscriptionId":"s1"},"notifications":`+tt.filter+`}`, string(ack[0].Params))
+			tt.change()
+			wait := 2 * time.Second
+			if tt.want == "" {
+				wait = 300 * time.Millisecond
+			}
+			got := readFrames(frames, 1, wait)
+			if tt.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Equal(t, tt.want, got[0].Method)
+			var p struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+				URI  string                     `json:"uri"`
+			}
+			require.NoError(t, json.Unmarshal(got[0].Params, &p))
+			assert.JSONEq(t, `"s1"`, string(p.Meta["io.modelcontextprotocol/subscriptionId"]))
+			assert.Equal(t, tt.wantURI, p.URI)
+		})
+	}
+	t.Run("no filter", func(t *testing.T) {
+		resp, msgs := modernPost(t, ts, modernBody("subscriptions/listen", ""))
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Len(t, msgs, 1)
+		require.NotNil(t, msgs[0].Error)
+		assert.Equal(t, int64(mcp.CodeInvalidParams), msgs[0].Error.Code)
+		assert.Contains(t, msgs[0].Error.Message, `subscriptions/listen needs "notifications"`)
+	})
 }
