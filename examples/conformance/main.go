@@ -60,6 +60,7 @@ const jsonSchema2020 = `{
 	"type": "object",
 	"$defs": {
 		"address": {
+			"$anchor": "address",
 			"type": "object",
 			"properties": {
 				"street": {"type": "string"},
@@ -71,6 +72,10 @@ const jsonSchema2020 = `{
 		"name": {"type": "string"},
 		"address": {"$ref": "#/$defs/address"}
 	},
+	"allOf": [{"anyOf": [{"required": ["name"]}, {"type": "object"}]}],
+	"if": {"required": ["name"]},
+	"then": {"properties": {"name": {"minLength": 1}}},
+	"else": {"properties": {"address": {"type": "object"}}},
 	"additionalProperties": false
 }`
 
