@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"sync"
@@ -41,13 +42,19 @@ type listeners struct {
 	set map[*listener]struct{}
 }
 
-func (ls *listeners) add(l *listener) {
+// add registers l unless max streams are open already (max <= 0: no
+// limit), and reports whether it did.
+func (ls *listeners) add(l *listener, max int) bool {
 	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if max > 0 && len(ls.set) >= max {
+		return false
+	}
 	if ls.set == nil {
 		ls.set = map[*listener]struct{}{}
 	}
 	ls.set[l] = struct{}{}
-	ls.mu.Unlock()
+	return true
 }
 
 func (ls *listeners) remove(l *listener) {
@@ -115,7 +122,14 @@ func (h *Handler) serveListen(w http.ResponseWriter, r *http.Request, msg *jsonr
 		return
 	}
 	l := &listener{id: clone(msg.ID), filter: *p.Notifications, out: make(chan []byte, listenQueue)}
-	h.listen.add(l)
+	// A listen stream holds no session; Options.MaxSessions bounds them
+	// all the same, as it bounds the GET streams of sessions.
+	if !h.listen.add(l, h.opts.MaxSessions) {
+		w.Header().Set("Retry-After", "5")
+		modernError(w, http.StatusServiceUnavailable, msg.ID, mcp.CodeServerError, fmt.Sprintf(
+			"Service Unavailable: %d subscriptions/listen streams are open, the limit (mcphttp.Options.MaxSessions); retry later", h.opts.MaxSessions), nil)
+		return
+	}
 	defer h.listen.remove(l)
 
 	ack, _ := json.Marshal(struct {

@@ -40,9 +40,9 @@ func modernBody(method, params string) string {
 
 // newModernServer serves the engine's test server plus a tool with an
 // x-mcp-header argument.
-func newModernServer(t *testing.T, opts *mcphttp.Options) (*httptest.Server, *mcphttp.Handler) {
+func newModernServer(t *testing.T, opts *mcphttp.Options, slow *mcptest.Probe) (*httptest.Server, *mcphttp.Handler) {
 	t.Helper()
-	srv := newEngineServer(t, mcptest.NewProbe())
+	srv := newEngineServer(t, slow)
 	schema := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
 		"region": {Type: "string", Extra: map[string]any{"x-mcp-header": "Region"}},
 		"zone":   {Type: "integer", Extra: map[string]any{"x-mcp-header": "Zone"}},
@@ -80,7 +80,7 @@ func modernPost(t *testing.T, ts *httptest.Server, body string, header ...string
 }
 
 func TestModernValidation(t *testing.T) {
-	ts, _ := newModernServer(t, nil)
+	ts, _ := newModernServer(t, nil, nil)
 	call := func(name, args string) string {
 		return modernBody("tools/call", `"name":"`+name+`","arguments":`+args)
 	}
@@ -154,7 +154,7 @@ func TestModernValidation(t *testing.T) {
 }
 
 func TestModernUnsupportedVersionData(t *testing.T) {
-	ts, _ := newModernServer(t, nil)
+	ts, _ := newModernServer(t, nil, nil)
 	body := strings.Replace(modernBody("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1)
 	_, msgs := modernPost(t, ts, body, "MCP-Protocol-Version", "v999.0.0")
 	require.Len(t, msgs, 1)
@@ -169,7 +169,7 @@ func TestModernUnsupportedVersionData(t *testing.T) {
 }
 
 func TestModernAccepted(t *testing.T) {
-	ts, h := newModernServer(t, nil)
+	ts, h := newModernServer(t, nil, nil)
 	call := func(name, args string) string {
 		return modernBody("tools/call", `"name":"`+name+`","arguments":`+args)
 	}
@@ -204,7 +204,7 @@ func TestModernAccepted(t *testing.T) {
 }
 
 func TestModernResults(t *testing.T) {
-	ts, _ := newModernServer(t, nil)
+	ts, _ := newModernServer(t, nil, nil)
 	tests := []struct {
 		name    string
 		body    string
@@ -244,7 +244,7 @@ func TestModernResults(t *testing.T) {
 }
 
 func TestModernDiscover(t *testing.T) {
-	ts, _ := newModernServer(t, nil)
+	ts, _ := newModernServer(t, nil, nil)
 	_, msgs := modernPost(t, ts, modernBody("server/discover", ""))
 	require.Len(t, msgs, 1)
 	var res struct {
@@ -261,7 +261,7 @@ func TestModernDiscover(t *testing.T) {
 }
 
 func TestModernLogsAndProgress(t *testing.T) {
-	ts, _ := newModernServer(t, nil)
+	ts, _ := newModernServer(t, nil, nil)
 	logCall := func(extra string) string {
 		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"log",` + modernMeta(extra) + `}}`
 	}
@@ -298,7 +298,7 @@ func TestModernLogsAndProgress(t *testing.T) {
 }
 
 func TestModernTransport(t *testing.T) {
-	ts, _ := newModernServer(t, nil)
+	ts, _ := newModernServer(t, nil, nil)
 	tests := []struct {
 		name   string
 		method string
@@ -330,7 +330,7 @@ func TestModernTransport(t *testing.T) {
 // Both eras on one handler: a 2025 session works next to modern requests,
 // and a legacy header keeps the legacy path whatever the body says.
 func TestModernAndLegacyTogether(t *testing.T) {
-	ts, h := newModernServer(t, nil)
+	ts, h := newModernServer(t, nil, nil)
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 	resp, b, err := wiretest.Do(ts.Client(), wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL, init))
 	require.NoError(t, err)
@@ -390,7 +390,7 @@ func readFrames(frames <-chan msg, n int, wait time.Duration) []msg {
 }
 
 func TestModernListen(t *testing.T) {
-	ts, h := newModernServer(t, nil)
+	ts, h := newModernServer(t, nil, nil)
 	srv := h.Server()
 	tests := []struct {
 		name    string
@@ -450,4 +450,53 @@ func TestModernListen(t *testing.T) {
 		assert.Equal(t, int64(mcp.CodeInvalidParams), msgs[0].Error.Code)
 		assert.Contains(t, msgs[0].Error.Message, `subscriptions/listen needs "notifications"`)
 	})
+}
+
+// Closing the response is the cancellation in 2026-07-28: the tool's
+// context ends.
+func TestModernDisconnectCancels(t *testing.T) {
+	probe := mcptest.NewProbe()
+	ts, _ := newModernServer(t, nil, probe)
+	ctx, cancel := context.WithCancel(t.Context())
+	body := modernBody("tools/call", `"name":"slow","arguments":{}`)
+	req := wiretest.NewRequest(ctx, http.MethodPost, ts.URL, body, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "slow")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := ts.Client().Do(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+	}()
+	select {
+	case <-probe.Started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the tool did not start")
+	}
+	cancel()
+	select {
+	case err := <-probe.Stopped:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the tool's context did not end when the client went away")
+	}
+	<-done
+}
+
+func TestModernListenLimit(t *testing.T) {
+	ts, _ := newModernServer(t, &mcphttp.Options{MaxSessions: 1}, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta("") + `}}`
+	hd := []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}
+	resp, err := ts.Client().Do(wiretest.NewRequest(ctx, http.MethodPost, ts.URL, body, hd...))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Len(t, readFrames(sseFrames(resp.Body), 1, 2*time.Second), 1, "the first stream is acknowledged")
+
+	resp2, msgs := modernPost(t, ts, body)
+	assert.Equal(t, http.StatusServiceUnavailable, resp2.StatusCode)
+	assert.Equal(t, "5", resp2.Header.Get("Retry-After"))
+	require.Len(t, msgs, 1)
+	assert.Contains(t, msgs[0].Error.Message, "mcphttp.Options.MaxSessions")
 }
