@@ -153,6 +153,33 @@ func TestModernValidation(t *testing.T) {
 	}
 }
 
+// Client values reflected in errors are capped (strictjson.Quote).
+func TestModernHostileValues(t *testing.T) {
+	ts, _ := newModernServer(t, nil, nil)
+	long := strings.Repeat("x", 10000)
+	tests := []struct {
+		name   string
+		body   string
+		header []string
+		code   int64
+	}{
+		{"long Mcp-Method", modernBody("tools/list", ""), []string{"Mcp-Method", long}, mcp.CodeHeaderMismatch},
+		{"long Mcp-Name", modernBody("tools/call", `"name":"add"`), []string{"Mcp-Name", long}, mcp.CodeHeaderMismatch},
+		{"long method", modernBody(long, ""), []string{"Mcp-Method", long}, mcp.CodeMethodNotFound},
+		{"long version", strings.Replace(modernBody("server/discover", ""), `"2026-07-28"`, `"`+long+`"`, 1), []string{"MCP-Protocol-Version", long}, mcp.CodeUnsupportedProtocolVersion},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, msgs := modernPost(t, ts, tt.body, tt.header...)
+			require.Len(t, msgs, 1)
+			require.NotNil(t, msgs[0].Error)
+			assert.Equal(t, tt.code, msgs[0].Error.Code)
+			assert.Less(t, len(msgs[0].Error.Message), 600, "the reflected value is capped")
+			assert.Less(t, len(msgs[0].Error.Data), 600)
+		})
+	}
+}
+
 func TestModernUnsupportedVersionData(t *testing.T) {
 	ts, _ := newModernServer(t, nil, nil)
 	body := strings.Replace(modernBody("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1)
