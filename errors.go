@@ -15,6 +15,11 @@ const (
 	CodeServerError            = -32000 // transport-level failure (bad header, bad session)
 	CodeSessionNotFound        = -32001 // the Mcp-Session-Id is unknown or ended
 	CodeURLElicitationRequired = -32042 // reserved by the 2025-11-25 revision
+
+	// Codes of revision 2026-07-28 (its reserved range -32020 to -32099).
+	CodeHeaderMismatch             = -32020 // a request header is missing or differs from the body
+	CodeMissingClientCapability    = -32021 // the request needs a client capability it did not declare
+	CodeUnsupportedProtocolVersion = -32022 // the protocol version is not one the server speaks
 )
 
 // Error is a JSON-RPC error. Returned from a tool it becomes a JSON-RPC error

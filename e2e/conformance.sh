@@ -21,6 +21,12 @@
 #                          stops earning turns into INFO or WARNING, not a
 #                          failure, so only this catches it); empty: any
 #   CONFORMANCE_ARGS       extra arguments for the suite (e.g. --verbose)
+#   CONFORMANCE_PACKAGE    the suite's directory under node_modules/@modelcontextprotocol
+#                          (default conformance, 0.1.16; conformance-alpha is
+#                          0.2.0-alpha.12: make conformance-alpha)
+#   CONFORMANCE_EXPECTED_FAIL  scenarios allowed to fail (space-separated): the
+#                          run then fails only when another scenario fails, and
+#                          names those of the list that pass now
 #   CONFORMANCE_TIMEOUT    seconds the suite may run (default 300)
 #   KEEP_LOGS=1            keep the temporary directory with the logs
 set -euo pipefail
@@ -31,6 +37,8 @@ suite=${CONFORMANCE_SUITE:-all}
 want_scenarios=${CONFORMANCE_SCENARIOS:-32}
 want_checks=${CONFORMANCE_CHECKS-44}
 suite_timeout=${CONFORMANCE_TIMEOUT:-300}
+suite_pkg=${CONFORMANCE_PACKAGE:-conformance}
+expected_fail=${CONFORMANCE_EXPECTED_FAIL:-}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpchain-conformance.XXXXXX")
 server_pid=
@@ -64,7 +72,7 @@ fail() {
 }
 
 # Node 22 (the suite needs >= 22) from e2e/node.
-if [[ ! -f $node_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js ]]; then
+if [[ ! -f $node_dir/node_modules/@modelcontextprotocol/$suite_pkg/dist/index.js ]]; then
 	echo "conformance: installing e2e/node (npm ci)" >&2
 	(cd "$node_dir" && npm ci --no-audit --no-fund)
 fi
@@ -98,7 +106,7 @@ echo "conformance: server pid $server_pid at $url" >&2
 suite_log=$tmp/suite.log
 suite_status=0
 # shellcheck disable=SC2086 # CONFORMANCE_ARGS is a word list on purpose
-timeout "$suite_timeout" node "$node_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" \
+timeout "$suite_timeout" node "$node_dir/node_modules/@modelcontextprotocol/$suite_pkg/dist/index.js" \
 	server --url "$url" --suite "$suite" ${CONFORMANCE_ARGS:-} >"$suite_log" 2>&1 || suite_status=$?
 
 if ! grep -q '^=== SUMMARY ===' "$suite_log"; then
@@ -114,6 +122,25 @@ scenarios=$(grep -c . <<<"$scenario_lines" || true)
 failed_scenarios=$(grep -vE ': [0-9]+ passed, 0 failed$' <<<"$scenario_lines" || true)
 total=$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' <<<"$summary" || true)
 checks_passed=$(sed -nE 's/^Total: ([0-9]+) passed.*/\1/p' <<<"$total")
+
+# Scenarios allowed to fail: the others must pass, and the suite's exit
+# status and Total line (which count the allowed ones) are not held
+# against the run.
+if [[ -n $expected_fail ]]; then
+	unexpected=
+	for name in $(sed -nE 's/^[^ ]+ ([A-Za-z0-9_./-]+): .*/\1/p' <<<"$failed_scenarios"); do
+		[[ " $expected_fail " == *" $name "* ]] || unexpected+="$name "
+	done
+	for name in $expected_fail; do
+		grep -qE "^[^ ]+ $name: [0-9]+ passed, [0-9]+ failed$" <<<"$failed_scenarios" ||
+			echo "conformance: $name passes now: take it off CONFORMANCE_EXPECTED_FAIL" >&2
+	done
+	echo "conformance: $(grep -c . <<<"$failed_scenarios" || true) scenarios failed, $(wc -w <<<"$unexpected") of them unexpectedly; $total" >&2
+	failed_scenarios=$(grep -E "^[^ ]+ (${unexpected// /|}): " <<<"$failed_scenarios" || true)
+	[[ -n $unexpected ]] || failed_scenarios=
+	total="Total: ${checks_passed:-0} passed, 0 failed (outside the expected failures)"
+	suite_status=0
+fi
 
 status=0
 if [[ -z $total ]]; then
@@ -155,5 +182,9 @@ if ((status != 0)); then
 	echo "--- server log (tail) ---" >&2
 	tail -n 40 "$server_log" >&2
 	exit "$status"
+fi
+if [[ -n $expected_fail ]]; then
+	echo "conformance: OK: $scenarios scenarios, none failing outside the $(wc -w <<<"$expected_fail") expected; $checks_passed checks passed"
+	exit 0
 fi
 echo "conformance: OK: $scenarios/$want_scenarios scenarios passed, $checks_passed checks passed, 0 failed"

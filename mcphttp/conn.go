@@ -25,6 +25,7 @@ type conn struct {
 	h         *Handler
 	sess      *session.Session
 	ephemeral bool // a stateless request's throw-away session
+	modern    bool // a 2026-07-28 request's throw-away session (modern.go)
 
 	mu        sync.Mutex
 	inflight  map[string]context.CancelFunc
@@ -316,6 +317,11 @@ type responder struct {
 	c        *conn
 	jsonOnly bool
 	batch    bool
+	// noLogs drops notifications/message (a 2026-07-28 request without
+	// _meta's logLevel); status, when set, is the HTTP status of a JSON
+	// reply (a modern error: modernStatus).
+	noLogs bool
+	status int
 
 	mu      sync.Mutex
 	sse     bool
@@ -422,7 +428,11 @@ func (rs *responder) reply(msg []byte) {
 	}
 	rs.setSessionHeader()
 	rs.w.Header().Set("Content-Type", "application/json")
-	rs.w.WriteHeader(http.StatusOK)
+	status := http.StatusOK
+	if rs.status != 0 {
+		status = rs.status
+	}
+	rs.w.WriteHeader(status)
 	_, _ = rs.w.Write(append(msg, '\n'))
 	rs.ended = true
 }
@@ -471,6 +481,9 @@ type requestPeer struct {
 }
 
 func (p *requestPeer) Notify(_ context.Context, method string, params any) error {
+	if p.rs.noLogs && method == "notifications/message" {
+		return nil
+	}
 	b, err := json.Marshal(params)
 	if err != nil {
 		return fmt.Errorf("mcp: encoding %s params: %w", method, err)
@@ -561,4 +574,11 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// setStatus sets the HTTP status of the reply, when it goes out as JSON.
+func (rs *responder) setStatus(status int) {
+	rs.mu.Lock()
+	rs.status = status
+	rs.mu.Unlock()
 }

@@ -74,6 +74,9 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 	}
 	k := &call{h: h, c: c, r: r, msg: msg, rs: rs, auth: mcp.AuthFromContext(r.Context())}
 	fn := methods[msg.Method]
+	if c.modern {
+		fn = modernMethod(msg.Method)
+	}
 	var (
 		res any
 		err error
@@ -92,10 +95,16 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 			h.log.Error("mcp: request failed", "method", msg.Method, "error", err)
 			je = &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: " + err.Error()}
 		}
+		if c.modern {
+			rs.setStatus(modernStatus(je.Code))
+		}
 		rs.reply(jsonrpc.AppendError(nil, msg.ID, je.Code, je.Message, je.Data))
 		return
 	}
 	b, err := marshalResult(res)
+	if err == nil && c.modern {
+		b, err = h.modernResult(msg.Method, k.auth, b)
+	}
 	if err != nil {
 		h.log.Error("mcp: encoding a result failed", "method", msg.Method, "error", err)
 		rs.reply(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, "Internal error: encoding the result failed", nil))
@@ -178,6 +187,7 @@ func (h *Handler) fetchRoots(c *conn, changed bool) bool {
 // onChange turns registry changes into notifications on every initialized
 // session's GET stream.
 func (h *Handler) onChange(ch mcp.Change) {
+	h.publishModern(ch)
 	var method string
 	switch ch.Kind {
 	case mcp.ToolsChanged:

@@ -136,6 +136,42 @@
 // graceful shutdown the stream takes no new messages, lets the calls in
 // flight answer, then closes. Nothing resumes.
 //
+// # Protocol revisions
+//
+// One endpoint serves both eras, with the same registrations, and chooses
+// per POST (servePost, isModern in modern.go). A request whose
+// MCP-Protocol-Version header names a 2025-era revision (or 2024-11-05)
+// takes the path above: initialize, sessions, everything in steps 5 to 7.
+// One whose header is 2026-07-28 is served the modern way, and so is one
+// without the header (or with one the engine does not know) whose
+// params._meta carries "io.modelcontextprotocol/protocolVersion", so that
+// it gets the revision's errors; without either, a request is legacy (the
+// transport's rule: no header means 2025-03-26). A modern request
+// (serveModern) has no session: Mcp-Session-Id is ignored and never
+// issued, and initialize, ping, logging/setLevel and resources/subscribe
+// are unknown methods (404, -32601). It is checked in the revision's
+// order, the first failure answering with HTTP 400 and the request's id:
+// _meta's protocolVersion and clientCapabilities (-32602), the header
+// against _meta (-32020), the version (-32022, data naming the supported
+// and requested ones), Mcp-Method and, for tools/call, prompts/get and
+// resources/read, Mcp-Name against the body (-32020; the =?base64?…?=
+// form is decoded), then the method (404), then a tool's x-mcp-header
+// arguments against their Mcp-Param-* headers (-32020). It then runs the
+// same handlers as a 2025 request on a throw-away session made from
+// _meta (the client's capabilities and info, its logLevel: without one no
+// log message is sent), one slot of Options.MaxConcurrentRequests, and
+// the same responder, which commits to SSE only at the first
+// notification, so an error a tool raises with -32020, -32021 or -32022
+// is still a 400. Every result carries resultType and the server's
+// identity in _meta, and lists, reads and server/discover carry ttlMs (0)
+// and cacheScope ("private" when the request carried auth data). A GET
+// or DELETE with a 2026 header and no session is answered 405; a batch
+// with one, 400. subscriptions/listen (listen.go) is a POST answered with
+// a stream that starts with the acknowledgement and carries the list
+// changes and resource updates its filter asked for, tagged with the
+// subscription ID; like the GET stream, it hears of this process's
+// registry only.
+//
 // # Sessions
 //
 // A session is a session.Session (what the client said, stored in

@@ -200,6 +200,7 @@ type Handler struct {
 	// server has none); the chain runs it unless Authenticate already did.
 	auth      func(http.Handler) http.Handler
 	stopWatch func()
+	listen    listeners // open subscriptions/listen streams (listen.go)
 	draining  chan struct{}
 	done      chan struct{}
 	wg        sync.WaitGroup
@@ -355,10 +356,15 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodPost:
 		h.servePost(w, r)
-	case http.MethodGet:
-		h.serveGet(w, r)
-	case http.MethodDelete:
-		h.serveDelete(w, r)
+	case http.MethodGet, http.MethodDelete:
+		if h.refuseModernGetDelete(w, r) {
+			return
+		}
+		if r.Method == http.MethodGet {
+			h.serveGet(w, r)
+		} else {
+			h.serveDelete(w, r)
+		}
 	default:
 		if h.opts.Stateless {
 			w.Header().Set("Allow", "POST")
@@ -467,6 +473,9 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s (supported: %s)", strictjson.Quote(headerVersion), strings.Join(supportedVersions, ", ")))
 	}
 	if jsonrpc.IsBatch(body.b) {
+		if refuseModernBatch(w, headerVersion) {
+			return
+		}
 		if badVersion {
 			versionError(nil)
 			return
@@ -478,6 +487,10 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		de := err.(*jsonrpc.DecodeError)
 		httpError(w, http.StatusBadRequest, de.ID, int64(de.Code), de.Message)
+		return
+	}
+	if isModern(headerVersion, msg) {
+		h.serveModern(w, r, msg, headerVersion)
 		return
 	}
 	if badVersion {

@@ -60,6 +60,7 @@ const jsonSchema2020 = `{
 	"type": "object",
 	"$defs": {
 		"address": {
+			"$anchor": "address",
 			"type": "object",
 			"properties": {
 				"street": {"type": "string"},
@@ -71,6 +72,10 @@ const jsonSchema2020 = `{
 		"name": {"type": "string"},
 		"address": {"$ref": "#/$defs/address"}
 	},
+	"allOf": [{"anyOf": [{"required": ["name"]}, {"type": "object"}]}],
+	"if": {"required": ["name"]},
+	"then": {"properties": {"name": {"minLength": 1}}},
+	"else": {"properties": {"address": {"type": "object"}}},
 	"additionalProperties": false
 }`
 
@@ -102,6 +107,7 @@ func newServer() *mcp.Server {
 		Instructions: "The fixture server of the MCP conformance suite.",
 	})
 	addTools(srv)
+	addModernTools(srv)
 	addResources(srv)
 	addPrompts(srv)
 	return srv

@@ -1,0 +1,529 @@
+package mcphttp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
+	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
+)
+
+// modernMeta is a valid 2026-07-28 _meta; extra members are merged in.
+func modernMeta(extra string) string {
+	m := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
+	if extra != "" {
+		m += "," + extra
+	}
+	return `"_meta":{` + m + `}`
+}
+
+// modernBody is a request of revision 2026-07-28 with id 7.
+func modernBody(method, params string) string {
+	if params != "" {
+		params += ","
+	}
+	return `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":{` + params + modernMeta("") + `}}`
+}
+
+// newModernServer serves the engine's test server plus a tool with an
+// x-mcp-header argument.
+func newModernServer(t *testing.T, opts *mcphttp.Options, slow *mcptest.Probe) (*httptest.Server, *mcphttp.Handler) {
+	t.Helper()
+	srv := newEngineServer(t, slow)
+	schema := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"region": {Type: "string", Extra: map[string]any{"x-mcp-header": "Region"}},
+		"zone":   {Type: "integer", Extra: map[string]any{"x-mcp-header": "Zone"}},
+	}}
+	srv.AddRawTool(mcp.Tool{Name: "where", InputSchema: schema},
+		func(_ context.Context, _ *mcp.Context, args json.RawMessage) (*mcp.ContentResult, error) {
+			return &mcp.ContentResult{Content: []mcp.Content{mcp.Text(string(args))}}, nil
+		})
+	mcp.AddTool(srv, mcp.Tool{Name: "needs_sampling"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		if c.ClientCapabilities.Sampling == nil {
+			return "", &mcp.Error{Code: mcp.CodeMissingClientCapability, Message: "sampling capability required",
+				Data: map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}}}
+		}
+		return "sampled", nil
+	})
+	h := mcphttp.New(srv, opts)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+	return ts, h
+}
+
+// modernPost sends body with the headers (name, value pairs) after the
+// modern defaults: MCP-Protocol-Version 2026-07-28 and Mcp-Method taken
+// from the body.
+func modernPost(t *testing.T, ts *httptest.Server, body string, header ...string) (*http.Response, []msg) {
+	t.Helper()
+	var m struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal([]byte(body), &m)
+	hd := append([]string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", m.Method}, header...)
+	resp, b, err := wiretest.Do(ts.Client(), wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL, body, hd...))
+	require.NoError(t, err)
+	return resp, wiretest.ParseMessages(t, resp.Header.Get("Content-Type"), b)
+}
+
+func TestModernValidation(t *testing.T) {
+	ts, _ := newModernServer(t, nil, nil)
+	call := func(name, args string) string {
+		return modernBody("tools/call", `"name":"`+name+`","arguments":`+args)
+	}
+	tests := []struct {
+		name   string
+		body   string
+		header []string
+		status int
+		code   int64
+		has    string
+	}{
+		{"missing _meta", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{}}`, nil,
+			400, mcp.CodeInvalidParams, "params._meta is required"},
+		{"missing protocolVersion", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, nil,
+			400, mcp.CodeInvalidParams, `must carry "io.modelcontextprotocol/protocolVersion"`},
+		{"missing clientCapabilities", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, nil,
+			400, mcp.CodeInvalidParams, `must carry "io.modelcontextprotocol/clientCapabilities"`},
+		{"capabilities not an object", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}}`, nil,
+			400, mcp.CodeInvalidParams, "must be an object"},
+		{"header missing, _meta has a version", modernBody("server/discover", ""), []string{"MCP-Protocol-Version", ""},
+			400, mcp.CodeHeaderMismatch, "MCP-Protocol-Version header is required"},
+		{"header differs from _meta", strings.Replace(modernBody("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1), nil,
+			400, mcp.CodeHeaderMismatch, `header "2026-07-28" does not match _meta protocolVersion "v999.0.0"`},
+		{"unsupported version", strings.Replace(modernBody("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1), []string{"MCP-Protocol-Version", "v999.0.0"},
+			400, mcp.CodeUnsupportedProtocolVersion, `Unsupported protocol version: "v999.0.0"`},
+		{"Mcp-Method missing", modernBody("tools/list", ""), []string{"Mcp-Method", ""},
+			400, mcp.CodeHeaderMismatch, "the Mcp-Method header is required"},
+		{"Mcp-Method differs", modernBody("tools/list", ""), []string{"Mcp-Method", "prompts/list"},
+			400, mcp.CodeHeaderMismatch, `Mcp-Method header value "prompts/list" does not match body value "tools/list"`},
+		{"Mcp-Method case differs", modernBody("tools/list", ""), []string{"Mcp-Method", "TOOLS/LIST"},
+			400, mcp.CodeHeaderMismatch, `"TOOLS/LIST" does not match`},
+		{"Mcp-Name missing", call("add", `{"a":1,"b":2}`), nil,
+			400, mcp.CodeHeaderMismatch, "the Mcp-Name header is required for tools/call"},
+		{"Mcp-Name differs", call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "wrong"},
+			400, mcp.CodeHeaderMismatch, `Mcp-Name header value "wrong" does not match body value "add"`},
+		{"Mcp-Name bad Base64", call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "=?base64?YWR?="},
+			400, mcp.CodeHeaderMismatch, "not valid Base64"},
+		{"resources/read needs Mcp-Name", modernBody("resources/read", `"uri":"mem://hello"`), nil,
+			400, mcp.CodeHeaderMismatch, "must equal the body's params.uri"},
+		{"removed method initialize", modernBody("initialize", ""), nil,
+			404, mcp.CodeMethodNotFound, `"initialize" is not a method of protocol revision 2026-07-28`},
+		{"removed method ping", modernBody("ping", ""), nil, 404, mcp.CodeMethodNotFound, "not a method"},
+		{"removed method logging/setLevel", modernBody("logging/setLevel", `"level":"info"`), nil, 404, mcp.CodeMethodNotFound, "not a method"},
+		{"removed method resources/subscribe", modernBody("resources/subscribe", `"uri":"mem://hello"`), nil, 404, mcp.CodeMethodNotFound, "not a method"},
+		{"unknown method", modernBody("unknown/method", ""), nil, 404, mcp.CodeMethodNotFound, `"unknown/method"`},
+		{"param header missing", call("where", `{"region":"eu"}`), []string{"Mcp-Name", "where"},
+			400, mcp.CodeHeaderMismatch, `header Mcp-Param-Region is required: argument "region" is present`},
+		{"param header differs", call("where", `{"region":"eu"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "us"},
+			400, mcp.CodeHeaderMismatch, `Mcp-Param-Region header value "us" does not match argument "region"`},
+		{"param header unpadded Base64", call("where", `{"region":"Hello"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "=?base64?SGVsbG8?="},
+			400, mcp.CodeHeaderMismatch, "not valid Base64"},
+		{"param header without argument", call("where", `{}`), []string{"Mcp-Name", "where", "Mcp-Param-Zone", "3"},
+			400, mcp.CodeHeaderMismatch, `header Mcp-Param-Zone was sent but argument "zone" is absent`},
+		{"integer param differs", call("where", `{"zone":3}`), []string{"Mcp-Name", "where", "Mcp-Param-Zone", "4"},
+			400, mcp.CodeHeaderMismatch, `Mcp-Param-Zone header value "4" does not match argument "zone"`},
+		{"missing client capability", call("needs_sampling", `{}`), []string{"Mcp-Name", "needs_sampling"},
+			400, mcp.CodeMissingClientCapability, "sampling capability required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, msgs := modernPost(t, ts, tt.body, tt.header...)
+			assert.Equal(t, tt.status, resp.StatusCode)
+			assert.Empty(t, resp.Header.Get("Mcp-Session-Id"))
+			require.Len(t, msgs, 1)
+			require.NotNil(t, msgs[0].Error)
+			assert.Equal(t, tt.code, msgs[0].Error.Code)
+			assert.Contains(t, msgs[0].Error.Message, tt.has)
+			assert.JSONEq(t, "7", string(msgs[0].ID), "every error echoes the request id")
+		})
+	}
+}
+
+// Client values reflected in errors are capped (strictjson.Quote).
+func TestModernHostileValues(t *testing.T) {
+	ts, _ := newModernServer(t, nil, nil)
+	long := strings.Repeat("x", 10000)
+	tests := []struct {
+		name   string
+		body   string
+		header []string
+		code   int64
+	}{
+		{"long Mcp-Method", modernBody("tools/list", ""), []string{"Mcp-Method", long}, mcp.CodeHeaderMismatch},
+		{"long Mcp-Name", modernBody("tools/call", `"name":"add"`), []string{"Mcp-Name", long}, mcp.CodeHeaderMismatch},
+		{"long method", modernBody(long, ""), []string{"Mcp-Method", long}, mcp.CodeMethodNotFound},
+		{"long version", strings.Replace(modernBody("server/discover", ""), `"2026-07-28"`, `"`+long+`"`, 1), []string{"MCP-Protocol-Version", long}, mcp.CodeUnsupportedProtocolVersion},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, msgs := modernPost(t, ts, tt.body, tt.header...)
+			require.Len(t, msgs, 1)
+			require.NotNil(t, msgs[0].Error)
+			assert.Equal(t, tt.code, msgs[0].Error.Code)
+			assert.Less(t, len(msgs[0].Error.Message), 600, "the reflected value is capped")
+			assert.Less(t, len(msgs[0].Error.Data), 600)
+		})
+	}
+}
+
+func TestModernUnsupportedVersionData(t *testing.T) {
+	ts, _ := newModernServer(t, nil, nil)
+	body := strings.Replace(modernBody("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1)
+	_, msgs := modernPost(t, ts, body, "MCP-Protocol-Version", "v999.0.0")
+	require.Len(t, msgs, 1)
+	require.NotNil(t, msgs[0].Error)
+	var data struct {
+		Supported []string `json:"supported"`
+		Requested string   `json:"requested"`
+	}
+	require.NoError(t, json.Unmarshal(msgs[0].Error.Data, &data))
+	assert.Equal(t, "v999.0.0", data.Requested)
+	assert.Equal(t, append([]string{mcphttp.ModernVersion}, mcphttp.SupportedVersions()...), data.Supported)
+}
+
+func TestModernAccepted(t *testing.T) {
+	ts, h := newModernServer(t, nil, nil)
+	call := func(name, args string) string {
+		return modernBody("tools/call", `"name":"`+name+`","arguments":`+args)
+	}
+	tests := []struct {
+		name   string
+		body   string
+		header []string
+		text   string
+	}{
+		{"Mcp-Name with whitespace", call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "  add  "}, "3"},
+		{"Mcp-Name in Base64", call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "=?base64?YWRk?="}, "3"},
+		{"lower-case header names", call("add", `{"a":2,"b":2}`), []string{"mcp-name", "add", "mcp-method", "tools/call"}, "4"},
+		{"param header in Base64", call("where", `{"region":"Hello"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "=?base64?SGVsbG8=?="}, `{"region":"Hello"}`},
+		{"param header literal lookalike", call("where", `{"region":"=?base64?SGVsbG8="}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "=?base64?SGVsbG8="}, `{"region":"=?base64?SGVsbG8="}`},
+		{"integer param header", call("where", `{"zone":3}`), []string{"Mcp-Name", "where", "Mcp-Param-Zone", "3"}, `{"zone":3}`},
+		{"absent argument needs no header", call("where", `{}`), []string{"Mcp-Name", "where"}, `{}`},
+		{"clientInfo is optional", call("add", `{"a":0,"b":0}`), []string{"Mcp-Name", "add"}, "0"},
+		{"a session ID is ignored", call("add", `{"a":5,"b":0}`), []string{"Mcp-Name", "add", "Mcp-Session-Id", "nosuchsession"}, "5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, msgs := modernPost(t, ts, tt.body, tt.header...)
+			assert.Equal(t, http.StatusOK, resp.StatusCode)
+			assert.Empty(t, resp.Header.Get("Mcp-Session-Id"), "no session is ever issued")
+			require.Len(t, msgs, 1)
+			require.Nil(t, msgs[0].Error)
+			assert.Equal(t, tt.text, wiretest.ToolResult(t, msgs[0]).Content[0].(mcp.TextContent).Text)
+			assert.Contains(t, string(msgs[0].Result), `"resultType":"complete"`)
+		})
+	}
+	assert.Zero(t, h.SessionCount())
+}
+
+func TestModernResults(t *testing.T) {
+	ts, _ := newModernServer(t, nil, nil)
+	tests := []struct {
+		name    string
+		body    string
+		header  []string
+		cached  bool
+		members []string
+	}{
+		{"server/discover", modernBody("server/discover", ""), nil, true, []string{"supportedVersions", "capabilities"}},
+		{"tools/list", modernBody("tools/list", ""), nil, true, []string{"tools"}},
+		{"prompts/list", modernBody("prompts/list", ""), nil, true, []string{"prompts"}},
+		{"resources/list", modernBody("resources/list", ""), nil, true, []string{"resources"}},
+		{"resources/templates/list", modernBody("resources/templates/list", ""), nil, true, []string{"resourceTemplates"}},
+		{"resources/read", modernBody("resources/read", `"uri":"mem://hello"`), []string{"Mcp-Name", "mem://hello"}, true, []string{"contents"}},
+		{"prompts/get", modernBody("prompts/get", `"name":"greet","arguments":{"name":"Ada"}`), []string{"Mcp-Name", "greet"}, false, []string{"messages"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, msgs := modernPost(t, ts, tt.body, tt.header...)
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			require.Len(t, msgs, 1)
+			require.Nil(t, msgs[0].Error)
+			var res map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(msgs[0].Result, &res))
+			assert.JSONEq(t, `"complete"`, string(res["resultType"]))
+			assert.JSONEq(t, `{"io.modelcontextprotocol/serverInfo":{"name":"mcphttp-test","version":"1.0.0"}}`, string(res["_meta"]))
+			for _, m := range tt.members {
+				assert.Contains(t, res, m)
+			}
+			if tt.cached {
+				assert.JSONEq(t, `0`, string(res["ttlMs"]))
+				assert.JSONEq(t, `"public"`, string(res["cacheScope"]))
+			} else {
+				assert.NotContains(t, res, "ttlMs")
+			}
+		})
+	}
+}
+
+func TestModernDiscover(t *testing.T) {
+	ts, _ := newModernServer(t, nil, nil)
+	_, msgs := modernPost(t, ts, modernBody("server/discover", ""))
+	require.Len(t, msgs, 1)
+	var res struct {
+		SupportedVersions []string                   `json:"supportedVersions"`
+		Capabilities      map[string]json.RawMessage `json:"capabilities"`
+	}
+	require.NoError(t, json.Unmarshal(msgs[0].Result, &res))
+	assert.Equal(t, "2026-07-28", res.SupportedVersions[0])
+	assert.Contains(t, res.SupportedVersions, "2025-11-25")
+	for _, c := range []string{"tools", "prompts", "resources", "completions", "logging"} {
+		assert.Contains(t, res.Capabilities, c)
+	}
+	assert.NotContains(t, res.Capabilities, "tasks", "tasks live under extensions, never as a v1 capability")
+}
+
+func TestModernLogsAndProgress(t *testing.T) {
+	ts, _ := newModernServer(t, nil, nil)
+	logCall := func(extra string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"log",` + modernMeta(extra) + `}}`
+	}
+	t.Run("no logLevel: no log messages", func(t *testing.T) {
+		resp, msgs := modernPost(t, ts, logCall(""), "Mcp-Name", "log")
+		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+		require.Len(t, msgs, 1)
+		assert.True(t, msgs[0].IsResponse())
+	})
+	t.Run("logLevel info: info and above, then the result", func(t *testing.T) {
+		resp, msgs := modernPost(t, ts, logCall(`"io.modelcontextprotocol/logLevel":"info"`), "Mcp-Name", "log")
+		assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+		require.Len(t, msgs, 3)
+		assert.Equal(t, "notifications/message", msgs[0].Method)
+		assert.Contains(t, string(msgs[0].Params), `"level":"info"`)
+		assert.Contains(t, string(msgs[1].Params), `"level":"error"`)
+		assert.True(t, msgs[2].IsResponse())
+	})
+	t.Run("bad logLevel", func(t *testing.T) {
+		resp, msgs := modernPost(t, ts, logCall(`"io.modelcontextprotocol/logLevel":"loud"`), "Mcp-Name", "log")
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+		require.Len(t, msgs, 1)
+		assert.Equal(t, int64(mcp.CodeInvalidParams), msgs[0].Error.Code)
+		assert.Contains(t, msgs[0].Error.Message, `is "\"loud\"", not a log level`)
+	})
+	t.Run("progress goes on the request's stream", func(t *testing.T) {
+		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"progress",` + modernMeta(`"progressToken":"p1"`) + `}}`
+		resp, msgs := modernPost(t, ts, body, "Mcp-Name", "progress")
+		assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+		require.Len(t, msgs, 4)
+		assert.Equal(t, "notifications/progress", msgs[0].Method)
+		assert.Contains(t, string(msgs[3].Result), `"resultType":"complete"`)
+	})
+}
+
+func TestModernTransport(t *testing.T) {
+	ts, _ := newModernServer(t, nil, nil)
+	tests := []struct {
+		name   string
+		method string
+		body   string
+		header []string
+		status int
+		has    string
+	}{
+		{"GET is 405", http.MethodGet, "", []string{"MCP-Protocol-Version", "2026-07-28"}, 405, "has no GET stream and no sessions"},
+		{"DELETE is 405", http.MethodDelete, "", []string{"MCP-Protocol-Version", "2026-07-28"}, 405, "has no GET stream and no sessions"},
+		{"a batch is refused", http.MethodPost, "[" + modernBody("tools/list", "") + "]", []string{"MCP-Protocol-Version", "2026-07-28"}, 400, "one JSON-RPC message per POST"},
+		{"a notification is accepted", http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,` + modernMeta("") + `}}`,
+			[]string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "notifications/cancelled"}, 202, ""},
+		{"a response is refused", http.MethodPost, `{"jsonrpc":"2.0","id":3,"result":{}}`, []string{"MCP-Protocol-Version", "2026-07-28"}, 400, "the server sends no requests"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, b, err := wiretest.Do(ts.Client(), wiretest.NewRequest(t.Context(), tt.method, ts.URL, tt.body, tt.header...))
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, resp.StatusCode)
+			assert.Contains(t, string(b), tt.has)
+			if tt.status == 405 {
+				assert.Equal(t, "POST", resp.Header.Get("Allow"))
+			}
+		})
+	}
+}
+
+// Both eras on one handler: a 2025 session works next to modern requests,
+// and a legacy header keeps the legacy path whatever the body says.
+func TestModernAndLegacyTogether(t *testing.T) {
+	ts, h := newModernServer(t, nil, nil)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	resp, b, err := wiretest.Do(ts.Client(), wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL, init))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+	sid := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, sid)
+	assert.Equal(t, 1, h.SessionCount())
+
+	_, msgs := modernPost(t, ts, modernBody("tools/list", ""))
+	require.Len(t, msgs, 1)
+	require.Nil(t, msgs[0].Error)
+
+	// The legacy session's ping still works, with _meta members ignored.
+	resp, b, err = wiretest.Do(ts.Client(), wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL,
+		modernBody("ping", ""), "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25"))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+	assert.Contains(t, string(b), `"result":{}`)
+	assert.Equal(t, 1, h.SessionCount(), "modern requests make no sessions")
+}
+
+// sseFrames reads the SSE data frames of body on a goroutine of its own
+// until the body ends.
+func sseFrames(body io.Reader) <-chan msg {
+	frames := make(chan msg, 16)
+	go func() {
+		defer close(frames)
+		sc := bufio.NewScanner(body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var m msg
+				if json.Unmarshal([]byte(d), &m) == nil {
+					frames <- m
+				}
+			}
+		}
+	}()
+	return frames
+}
+
+// readFrames takes frames until it has n or wait passes.
+func readFrames(frames <-chan msg, n int, wait time.Duration) []msg {
+	var out []msg
+	deadline := time.After(wait)
+	for len(out) < n {
+		select {
+		case m, ok := <-frames:
+			if !ok {
+				return out
+			}
+			out = append(out, m)
+		case <-deadline:
+			return out
+		}
+	}
+	return out
+}
+
+func TestModernListen(t *testing.T) {
+	ts, h := newModernServer(t, nil, nil)
+	srv := h.Server()
+	tests := []struct {
+		name    string
+		filter  string
+		change  func()
+		want    string // the method of the notification after the ack; "" none
+		wantURI string
+	}{
+		{"tools", `{"toolsListChanged":true}`, func() { srv.RemoveTools("add") }, "notifications/tools/list_changed", ""},
+		{"prompts only: no tool changes", `{"promptsListChanged":true}`, func() { srv.RemoveTools("fail") }, "", ""},
+		{"prompts", `{"promptsListChanged":true}`, func() { srv.RemovePrompts("greet") }, "notifications/prompts/list_changed", ""},
+		{"a resource", `{"resourceSubscriptions":["mem://hello"]}`, func() { srv.ResourceUpdated("mem://other"); srv.ResourceUpdated("mem://hello") }, "notifications/resources/updated", "mem://hello"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			body := `{"jsonrpc":"2.0","id":"s1","method":"subscriptions/listen","params":{"notifications":` + tt.filter + `,` + modernMeta("") + `}}`
+			req := wiretest.NewRequest(ctx, http.MethodPost, ts.URL, body, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen")
+			resp, err := ts.Client().Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			assert.Equal(t, http.StatusOK, resp.StatusCode)
+			assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+			assert.Empty(t, resp.Header.Get("Mcp-Session-Id"))
+			frames := sseFrames(resp.Body)
+			ack := readFrames(frames, 1, 2*time.Second)
+			require.Len(t, ack, 1)
+			assert.Equal(t, "notifications/subscriptions/acknowledged", ack[0].Method)
+			assert.JSONEq(t, `{"_meta":{"io.modelcontextprotocol/subscriptionId":"s1"},"notifications":`+tt.filter+`}`, string(ack[0].Params))
+			tt.change()
+			wait := 2 * time.Second
+			if tt.want == "" {
+				wait = 300 * time.Millisecond
+			}
+			got := readFrames(frames, 1, wait)
+			if tt.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Equal(t, tt.want, got[0].Method)
+			var p struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+				URI  string                     `json:"uri"`
+			}
+			require.NoError(t, json.Unmarshal(got[0].Params, &p))
+			assert.JSONEq(t, `"s1"`, string(p.Meta["io.modelcontextprotocol/subscriptionId"]))
+			assert.Equal(t, tt.wantURI, p.URI)
+		})
+	}
+	t.Run("no filter", func(t *testing.T) {
+		resp, msgs := modernPost(t, ts, modernBody("subscriptions/listen", ""))
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Len(t, msgs, 1)
+		require.NotNil(t, msgs[0].Error)
+		assert.Equal(t, int64(mcp.CodeInvalidParams), msgs[0].Error.Code)
+		assert.Contains(t, msgs[0].Error.Message, `subscriptions/listen needs "notifications"`)
+	})
+}
+
+// Closing the response is the cancellation in 2026-07-28: the tool's
+// context ends.
+func TestModernDisconnectCancels(t *testing.T) {
+	probe := mcptest.NewProbe()
+	ts, _ := newModernServer(t, nil, probe)
+	ctx, cancel := context.WithCancel(t.Context())
+	body := modernBody("tools/call", `"name":"slow","arguments":{}`)
+	req := wiretest.NewRequest(ctx, http.MethodPost, ts.URL, body, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "slow")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := ts.Client().Do(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+	}()
+	select {
+	case <-probe.Started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the tool did not start")
+	}
+	cancel()
+	select {
+	case err := <-probe.Stopped:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the tool's context did not end when the client went away")
+	}
+	<-done
+}
+
+func TestModernListenLimit(t *testing.T) {
+	ts, _ := newModernServer(t, &mcphttp.Options{MaxSessions: 1}, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta("") + `}}`
+	hd := []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}
+	resp, err := ts.Client().Do(wiretest.NewRequest(ctx, http.MethodPost, ts.URL, body, hd...))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Len(t, readFrames(sseFrames(resp.Body), 1, 2*time.Second), 1, "the first stream is acknowledged")
+
+	resp2, msgs := modernPost(t, ts, body)
+	assert.Equal(t, http.StatusServiceUnavailable, resp2.StatusCode)
+	assert.Equal(t, "5", resp2.Header.Get("Retry-After"))
+	require.Len(t, msgs, 1)
+	assert.Contains(t, msgs[0].Error.Message, "mcphttp.Options.MaxSessions")
+}
