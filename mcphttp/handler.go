@@ -587,7 +587,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	sid := middleware.SessionIDFromContext(r.Context())
 	if initialize {
 		if sid != "" {
-			if c, _ := h.lookup(r.Context(), sid); c != nil {
+			if c, _ := h.lookup(r.Context(), sid, auth); c != nil {
 				httpError(w, http.StatusBadRequest, id, mcp.CodeInvalidRequest,
 					"Invalid Request: this session is already initialized; send initialize without Mcp-Session-Id to start a new one")
 				return nil, false
@@ -605,13 +605,21 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 			"Bad Request: missing Mcp-Session-Id header; send initialize first and echo the session ID it returns")
 		return nil, false
 	}
-	c, err := h.lookup(r.Context(), sid)
-	if err != nil {
+	c, err := h.lookup(r.Context(), sid, auth)
+	switch {
+	case errors.Is(err, session.ErrNotFound):
 		httpError(w, http.StatusNotFound, id, mcp.CodeSessionNotFound,
 			"Session not found: it ended or expired; start a new session with initialize")
 		return nil, false
+	case errors.Is(err, errOtherCaller):
+		c = nil // answered 403 below
+	case err != nil:
+		h.log.Error("mcp: the session store failed", "session", sid, "error", err)
+		httpError(w, http.StatusServiceUnavailable, id, mcp.CodeInternalError,
+			"Service Unavailable: the session store failed looking up this session; retry later")
+		return nil, false
 	}
-	if !sameCaller(c.sess.Auth(), auth) {
+	if c == nil || !sameCaller(c.sess.Auth(), auth) {
 		// 403, not 404: IDs are 128 random bits, so the answer tells a
 		// prober nothing, and it tells a confused client what is wrong.
 		httpError(w, http.StatusForbidden, id, mcp.CodeServerError,
@@ -642,47 +650,102 @@ func sameCaller(sessAuth, auth any) bool {
 	return equalAuth(sessAuth, auth)
 }
 
-func (h *Handler) lookup(ctx context.Context, id string) (*conn, error) {
+// errOtherCaller: the stored session is bound to another identity.
+var errOtherCaller = errors.New("mcphttp: the session belongs to another caller")
+
+// sessionTTL is the idle expiry of stored sessions.
+func (h *Handler) sessionTTL() time.Duration { return max(h.opts.SessionIdleTimeout, 0) }
+
+// lookup finds the session id for a caller with auth data auth. Every
+// lookup touches the stored record (restarting its idle TTL) and takes
+// what other replicas wrote to it (log level, subscriptions); a session
+// this process does not hold is adopted from the store when the caller's
+// identity matches the one it was made for. It returns
+// session.ErrNotFound for a session that ended (here or on another
+// replica) or expired, errOtherCaller, or the store's error.
+func (h *Handler) lookup(ctx context.Context, id string, auth any) (*conn, error) {
 	h.mu.RLock()
 	c, ok := h.conns[id]
 	h.mu.RUnlock()
+	rec, err := h.store.Touch(ctx, id, h.sessionTTL())
+	if err != nil {
+		if ok && errors.Is(err, session.ErrNotFound) {
+			// Ended on another replica, or expired: end it here too.
+			h.endLocal(c, EndDeleted)
+		}
+		return nil, err
+	}
 	if ok {
+		c.sess.Apply(rec)
 		return c, nil
 	}
-	// Another replica may have made it: adopt it from the shared store.
-	sess, err := h.store.Get(ctx, id)
-	if err != nil {
-		return nil, err
+	// Another replica made it: adopt it from the shared store.
+	if rec.Identity != session.Identity(auth) {
+		return nil, errOtherCaller
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closed {
+		return nil, session.ErrNotFound
+	}
 	if c, ok := h.conns[id]; ok {
 		return c, nil
 	}
-	c = newConn(h, sess, false)
+	c = newConn(h, session.FromRecord(rec, auth), false)
 	h.conns[id] = c
-	// Counted against the caps (a session another replica admitted is not
-	// refused here), per subject only: its address is unknown.
-	h.countLocked(c, clientKey(&http.Request{}, sess.Auth()))
+	// Counted against this replica's caps (a session another replica
+	// admitted is not refused here), per subject only: its address is
+	// unknown.
+	h.countLocked(c, clientKey(&http.Request{}, auth))
+	h.startReaperLocked()
 	return c, nil
 }
 
+// startReaperLocked starts the idle reaper once; h.mu is held.
+func (h *Handler) startReaperLocked() {
+	if h.reaping || h.opts.SessionIdleTimeout <= 0 {
+		return
+	}
+	h.reaping = true
+	h.wg.Add(1)
+	go h.reap()
+}
+
 // register makes a fresh session live once initialize succeeded, and
-// tells the OnStart hook.
-func (h *Handler) register(c *conn) {
-	_ = h.store.Put(context.Background(), c.sess)
+// tells the OnStart hook. A store that fails to take it fails the
+// initialize.
+func (h *Handler) register(ctx context.Context, c *conn) error {
+	if err := h.store.Create(ctx, c.sess.Record(), h.sessionTTL()); err != nil {
+		h.log.Error("mcp: the session store failed to save a new session", "session", c.sess.ID, "error", err)
+		return &mcp.Error{Code: mcp.CodeInternalError,
+			Message: "Internal error: the session store failed to save the new session; retry initialize later"}
+	}
 	h.mu.Lock()
 	h.conns[c.sess.ID] = c
-	start := !h.reaping && h.opts.SessionIdleTimeout > 0
-	h.reaping = h.reaping || start
+	h.startReaperLocked()
 	h.mu.Unlock()
-	if start {
-		h.wg.Add(1)
-		go h.reap()
-	}
 	if h.hooks.OnStart != nil {
 		h.hooks.OnStart(c.info())
 	}
+	return nil
+}
+
+// save writes a change of the session of c back to the store (fn applies
+// it to the stored record); a failure is logged and returned as the
+// JSON-RPC internal error the request is answered with.
+func (h *Handler) save(ctx context.Context, c *conn, what string, fn func(*session.Record)) error {
+	if c.ephemeral {
+		return nil
+	}
+	err := h.store.Update(ctx, c.sess.ID, h.sessionTTL(), func(r *session.Record) error { fn(r); return nil })
+	if err == nil {
+		return nil
+	}
+	h.log.Error("mcp: the session store failed to save a change", "session", c.sess.ID, "change", what, "error", err)
+	if errors.Is(err, session.ErrNotFound) {
+		return &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: the session ended or expired while " + what + " was saved"}
+	}
+	return &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: the session store failed to save " + what + "; retry later"}
 }
 
 // endSession ends a live session for reason; the OnEnd hook hears of it
@@ -695,9 +758,28 @@ func (h *Handler) endSession(c *conn, reason EndReason) {
 	}
 	h.uncountLocked(c)
 	h.mu.Unlock()
-	_ = h.store.Delete(context.Background(), c.sess.ID)
+	if err := h.store.Delete(context.Background(), c.sess.ID); err != nil {
+		h.log.Error("mcp: the session store failed to delete an ended session (it expires by its TTL)",
+			"session", c.sess.ID, "error", err)
+	}
 	c.close()
 	if live {
+		h.ended(c, reason)
+	}
+}
+
+// endLocal ends the session of c in this process only: it ended or
+// expired in the store, or (evict) is live on another replica.
+func (h *Handler) endLocal(c *conn, reason EndReason) {
+	h.mu.Lock()
+	live := h.conns[c.sess.ID] == c
+	if live {
+		delete(h.conns, c.sess.ID)
+	}
+	h.uncountLocked(c)
+	h.mu.Unlock()
+	c.close()
+	if live && reason != "" {
 		h.ended(c, reason)
 	}
 }
@@ -733,8 +815,18 @@ func (h *Handler) reap() {
 			}
 			h.mu.RUnlock()
 			for _, c := range idle {
-				h.log.Debug("mcp session expired", "session", c.sess.ID, "idle", h.opts.SessionIdleTimeout)
-				h.endSession(c, EndIdle)
+				// A shared store may have seen the session used on
+				// another replica: it expired only when its record did.
+				rec, err := h.store.Get(context.Background(), c.sess.ID)
+				switch {
+				case err == nil && !rec.LastSeen.Before(cutoff):
+					h.endLocal(c, "") // live elsewhere: drop this copy only
+				case err == nil || errors.Is(err, session.ErrNotFound):
+					h.log.Debug("mcp session expired", "session", c.sess.ID, "idle", h.opts.SessionIdleTimeout)
+					h.endSession(c, EndIdle)
+				default:
+					h.log.Warn("mcp: the session store failed; idle session kept for now", "session", c.sess.ID, "error", err)
+				}
 			}
 		}
 	}
