@@ -1,0 +1,189 @@
+package mcphttp_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/redistest"
+	"github.com/mcpchain/mcp/internal/wiretest"
+	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/session"
+)
+
+// TestSessionsMoveBetweenReplicas: two handlers (replicas) on one shared
+// store, in memory and on a real redis-server. A session made on A is
+// served by B; what B changes (log level, subscriptions, initialized) is
+// in the stored record; a DELETE on A ends it on B too (404).
+func TestSessionsMoveBetweenReplicas(t *testing.T) {
+	t.Parallel()
+	stores := map[string]func(t *testing.T) session.Store{
+		"memory": func(*testing.T) session.Store { return session.NewMemoryStore() },
+		"redis": func(t *testing.T) session.Store {
+			c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
+			t.Cleanup(func() { _ = c.Close() })
+			return session.NewRedisStore(c, nil)
+		},
+	}
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			store := newStore(t)
+			a, ha := newHTTP(t, quietServerWithTools(mcp.Options{}), &mcphttp.Options{Sessions: store})
+			b, hb := newHTTP(t, quietServerWithTools(mcp.Options{}), &mcphttp.Options{Sessions: store})
+			a.initialize("2025-11-25")
+			b.sid, b.version = a.sid, a.version
+
+			res, _ := b.call(1, "tools/call", `{"name":"add","arguments":{"a":2,"b":3}}`)
+			require.Nil(t, res.Error, "B serves the session A made")
+			assert.Contains(t, string(res.Result), `"5"`)
+			assert.Equal(t, 1, hb.SessionCount(), "B adopted it")
+
+			res, _ = b.call(2, "logging/setLevel", `{"level":"error"}`)
+			require.Nil(t, res.Error)
+			res, _ = b.call(3, "resources/subscribe", `{"uri":"test://a"}`)
+			require.Nil(t, res.Error)
+			rec, err := store.Get(context.Background(), a.sid)
+			require.NoError(t, err)
+			assert.Equal(t, mcp.LevelError, rec.LogLevel, "B wrote the log level back")
+			assert.Equal(t, []string{"test://a"}, rec.Subscriptions)
+			assert.True(t, rec.Initialized)
+			assert.Equal(t, "test", rec.Client.Name)
+
+			// A takes what B wrote on its next request.
+			res, _ = a.call(4, "resources/unsubscribe", `{"uri":"test://a"}`)
+			require.Nil(t, res.Error)
+			rec, err = store.Get(context.Background(), a.sid)
+			require.NoError(t, err)
+			assert.Empty(t, rec.Subscriptions)
+			assert.Equal(t, mcp.LevelError, rec.LogLevel, "A kept B's log level")
+
+			resp, body := a.do(http.MethodDelete, "")
+			require.Equal(t, http.StatusNoContent, resp.StatusCode, "%s", body)
+			assert.Equal(t, 0, ha.SessionCount())
+			status, msgs := b.post(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
+			assert.Equal(t, http.StatusNotFound, status, "ended on A, so gone on B")
+			require.Len(t, msgs, 1)
+			assert.Equal(t, int64(mcp.CodeSessionNotFound), msgs[0].Error.Code)
+			assert.Equal(t, 0, hb.SessionCount(), "B dropped its copy")
+		})
+	}
+}
+
+// TestStoredSessionIsBoundToItsCaller: a replica adopts a stored session
+// only for the identity that made it; another caller gets 403.
+func TestStoredSessionIsBoundToItsCaller(t *testing.T) {
+	t.Parallel()
+	store := session.NewMemoryStore()
+	a, _ := newHTTP(t, quietServerWithTools(mcp.Options{}), &mcphttp.Options{Sessions: store})
+	a.initialize("2025-11-25")
+	rec, err := store.Get(context.Background(), a.sid)
+	require.NoError(t, err)
+	require.NoError(t, store.Update(context.Background(), a.sid, time.Minute, func(r *session.Record) error {
+		r.Identity = session.Identity("someone else")
+		return nil
+	}))
+	b, hb := newHTTP(t, quietServerWithTools(mcp.Options{}), &mcphttp.Options{Sessions: store})
+	b.sid, b.version = rec.ID, a.version
+	status, msgs := b.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	assert.Equal(t, http.StatusForbidden, status)
+	require.Len(t, msgs, 1)
+	assert.Contains(t, msgs[0].Error.Message, "belongs to another caller")
+	assert.Equal(t, 0, hb.SessionCount())
+}
+
+// failingStore is a MemoryStore whose every call fails while broken.
+type failingStore struct {
+	*session.MemoryStore
+	broken atomic.Bool
+}
+
+var errStoreDown = errors.New("store down")
+
+func (f *failingStore) Create(ctx context.Context, rec *session.Record, ttl time.Duration) error {
+	if f.broken.Load() {
+		return errStoreDown
+	}
+	return f.MemoryStore.Create(ctx, rec, ttl)
+}
+
+func (f *failingStore) Touch(ctx context.Context, id string, ttl time.Duration) (*session.Record, error) {
+	if f.broken.Load() {
+		return nil, errStoreDown
+	}
+	return f.MemoryStore.Touch(ctx, id, ttl)
+}
+
+func (f *failingStore) Update(ctx context.Context, id string, ttl time.Duration, fn func(*session.Record) error) error {
+	if f.broken.Load() {
+		return errStoreDown
+	}
+	return f.MemoryStore.Update(ctx, id, ttl, fn)
+}
+
+// TestSessionStoreFailures: a store that fails is never taken for a
+// missing session: a lookup is answered 503 with an internal error, a
+// change that cannot be written back fails its request with a JSON-RPC
+// internal error, and initialize fails the same way; each is logged.
+func TestSessionStoreFailures(t *testing.T) {
+	t.Parallel()
+	store := &failingStore{MemoryStore: session.NewMemoryStore()}
+	var logs wiretest.SyncBuffer
+	c, h := newHTTP(t, quietServerWithTools(mcp.Options{}), &mcphttp.Options{Sessions: store, Logger: jsonLogger(&logs)})
+	c.initialize("2025-11-25")
+
+	// The store fails on the lookup (GETEX) of an existing session.
+	store.broken.Store(true)
+	status, msgs := c.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	require.Len(t, msgs, 1)
+	assert.Equal(t, int64(mcp.CodeInternalError), msgs[0].Error.Code)
+	assert.Contains(t, msgs[0].Error.Message, "session store failed")
+	assert.Equal(t, 1, h.SessionCount(), "an outage does not end the session")
+
+	store.broken.Store(false)
+	res, _ := c.call(2, "tools/list", "")
+	require.Nil(t, res.Error, "served again once the store is back")
+
+	fresh := &httpClient{t: t, url: c.url, hc: c.hc}
+	store.broken.Store(true)
+	resp, body := fresh.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	assert.Contains(t, string(body), "session store failed to save the new session", "status %d", resp.StatusCode)
+	assert.Equal(t, 1, h.SessionCount(), "no session was made")
+	assert.Contains(t, logs.String(), "store down")
+}
+
+// TestWriteBackFailureFailsTheRequest: logging/setLevel whose change
+// cannot be saved is answered with an internal error naming it.
+func TestWriteBackFailureFailsTheRequest(t *testing.T) {
+	t.Parallel()
+	store := &updateFails{MemoryStore: session.NewMemoryStore()}
+	c, _ := newHTTP(t, quietServerWithTools(mcp.Options{}), &mcphttp.Options{Sessions: store})
+	c.initialize("2025-11-25")
+	store.broken.Store(true)
+	res, _ := c.call(1, "logging/setLevel", `{"level":"error"}`)
+	require.NotNil(t, res.Error)
+	assert.Equal(t, int64(mcp.CodeInternalError), res.Error.Code)
+	assert.Contains(t, res.Error.Message, "failed to save the log level")
+}
+
+// updateFails fails Update alone while broken.
+type updateFails struct {
+	*session.MemoryStore
+	broken atomic.Bool
+}
+
+func (f *updateFails) Update(ctx context.Context, id string, ttl time.Duration, fn func(*session.Record) error) error {
+	if f.broken.Load() {
+		return errStoreDown
+	}
+	return f.MemoryStore.Update(ctx, id, ttl, fn)
+}
