@@ -118,9 +118,17 @@ type Options struct {
 	// cancels with notifications/cancelled). Clients speaking 2025-11-25
 	// or later first get a priming event (an ID, the retry interval, empty
 	// data), and a tool may close its connection early with
-	// [CloseSSEStream]. Streams live in this process's memory. Ignored
-	// when Stateless or JSONResponse.
+	// [CloseSSEStream]. Streams live in this process's memory, and in
+	// Events when set. Ignored when Stateless or JSONResponse.
 	Resumable bool
+	// Events, with Resumable, also keeps every request stream's events
+	// in a shared store (session.NewRedisEventStore), so that a client
+	// whose GET with Last-Event-ID lands on another replica resumes there:
+	// that replica replays the stream from the store and follows it until
+	// its response, while the request goes on on the replica that runs
+	// it. nil: streams resume only on the replica that made them (another
+	// one answers 400).
+	Events session.EventStore
 	// RetryInterval is the SSE retry field of priming events and of
 	// CloseSSEStream: how long a client waits before it reconnects.
 	// Default 1 s.

@@ -187,3 +187,71 @@ func (f *updateFails) Update(ctx context.Context, id string, ttl time.Duration, 
 	}
 	return f.MemoryStore.Update(ctx, id, ttl, fn)
 }
+
+// TestStreamResumesOnAnotherReplica: with a shared event store
+// (Options.Events), a client whose connection to replica A broke mid-call
+// resumes the stream with Last-Event-ID on replica B, which replays what
+// it missed and follows the stream, while A runs the call, until the
+// response; the delivered stream cannot be resumed again. In memory and on
+// a real redis-server.
+func TestStreamResumesOnAnotherReplica(t *testing.T) {
+	t.Parallel()
+	type stores struct {
+		sessions session.Store
+		events   session.EventStore
+	}
+	backends := map[string]func(t *testing.T) stores{
+		"memory": func(*testing.T) stores {
+			return stores{session.NewMemoryStore(), session.NewMemoryEventStore(time.Minute)}
+		},
+		"redis": func(t *testing.T) stores {
+			c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
+			t.Cleanup(func() { _ = c.Close() })
+			return stores{session.NewRedisStore(c, nil), session.NewRedisEventStore(c, "", time.Minute)}
+		},
+	}
+	for name, backend := range backends {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			st := backend(t)
+			opts := &mcphttp.Options{Resumable: true, Sessions: st.sessions, Events: st.events}
+			a := newResumeEnv(t, opts, nil)
+			b := newResumeEnv(t, opts, nil)
+			a.c.initialize("2025-11-25")
+			b.c.sid, b.c.version = a.c.sid, a.c.version
+
+			ctx, drop := context.WithTimeout(context.Background(), 10*time.Second)
+			defer drop()
+			s := a.c.open(ctx, http.MethodPost, toolCall(2, "chatty", `{"tag":"X"}`), "X-Test-Tag", "X")
+			require.Equal(t, http.StatusOK, s.resp.StatusCode)
+			prime := s.mustNext()
+			require.True(t, prime.isPriming(), "%+v", prime)
+			first := s.mustNext()
+			require.Equal(t, "X 1", logText(t, first.msg(t)))
+			drop()
+			a.waitServed("X")
+
+			gctx, gcancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer gcancel()
+			g := b.c.open(gctx, http.MethodGet, "", "Last-Event-ID", first.ID)
+			require.Equal(t, http.StatusOK, g.resp.StatusCode)
+			require.Equal(t, a.c.sid, g.resp.Header.Get("Mcp-Session-Id"))
+			close(a.p.gate) // the call on A goes on while B follows it
+			resumed := g.all()
+			require.Len(t, resumed, 3, "the missed notifications and the response: %+v", resumed)
+			assert.Equal(t, "X 2", logText(t, resumed[0].msg(t)))
+			assert.Equal(t, "X 3", logText(t, resumed[1].msg(t)))
+			res := resumed[2].msg(t)
+			require.True(t, res.IsResponse())
+			assert.Equal(t, "2", string(res.ID))
+			assert.Equal(t, "X done", wiretest.ToolResult(t, res).Text())
+			for i, ev := range resumed {
+				assert.NotEqual(t, first.ID, ev.ID, "event %d has its own ID", i)
+			}
+			require.NoError(t, a.waitFinished())
+
+			resp, body := b.c.do(http.MethodGet, "", "Last-Event-ID", first.ID)
+			assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "delivered: %s", body)
+		})
+	}
+}

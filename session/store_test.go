@@ -86,3 +86,20 @@ func TestIdentity(t *testing.T) {
 	assert.NotEqual(t, session.Identity("alice"), session.Identity("bob"))
 	assert.Equal(t, "unencodable", session.Identity(func() {}))
 }
+
+func TestMemoryEventStoreContract(t *testing.T) {
+	t.Parallel()
+	storetest.RunEvents(t, func(*testing.T) session.EventStore { return session.NewMemoryEventStore(time.Minute) })
+}
+
+func TestRedisEventStoreContract(t *testing.T) {
+	t.Parallel()
+	addr := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { _ = c.Close() })
+	n := 0
+	storetest.RunEvents(t, func(*testing.T) session.EventStore {
+		n++
+		return session.NewRedisEventStore(c, "ev"+string(rune('a'+n))+":", time.Minute)
+	})
+}

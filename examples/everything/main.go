@@ -6,7 +6,8 @@
 //	everything -transport httpStream -stateless  # no sessions
 //	everything -transport httpStream -legacy-sse # also HTTP+SSE (2024-11-05) at /sse
 //	everything -transport httpStream -redis redis://127.0.0.1:6379/0
-//	                                             # sessions on Redis, shared by replicas
+//	                                             # sessions and resumable streams on
+//	                                             # Redis, shared by replicas
 //
 // SIGINT or SIGTERM stops it gracefully (calls in flight finish; exit
 // status 0, or 1 when the 10 s grace period ended first); a second signal
@@ -82,13 +83,17 @@ func main() {
 
 	hopts := &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly, LegacySSE: *legacySSE}
 	if *redisURL != "" {
-		store, closeStore, err := openRedis(*redisURL)
+		c, err := openRedis(*redisURL)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "everything:", err)
 			os.Exit(1)
 		}
-		defer closeStore()
-		hopts.Sessions = store
+		defer c.Close()
+		// Sessions and resumable streams on Redis: any replica serves
+		// any session and resumes any stream.
+		hopts.Sessions = session.NewRedisStore(c, nil)
+		hopts.Resumable = true
+		hopts.Events = session.NewRedisEventStore(c, "", 10*time.Minute)
 	}
 
 	// The first SIGINT or SIGTERM ends ctx, and Start then shuts down
@@ -113,19 +118,18 @@ func main() {
 	}
 }
 
-// openRedis connects to the Redis at url, checks that it answers, and
-// returns a session store on it.
-func openRedis(url string) (session.Store, func(), error) {
+// openRedis connects to the Redis at url and checks that it answers.
+func openRedis(url string) (*redis.Client, error) {
 	opt, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, nil, fmt.Errorf("-redis %q: %w", url, err)
+		return nil, fmt.Errorf("-redis %q: %w", url, err)
 	}
 	c := redis.NewClient(opt)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
 		_ = c.Close()
-		return nil, nil, fmt.Errorf("-redis %q does not answer: %w", url, err)
+		return nil, fmt.Errorf("-redis %q does not answer: %w", url, err)
 	}
-	return session.NewRedisStore(c, nil), func() { _ = c.Close() }, nil
+	return c, nil
 }
