@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,8 +42,13 @@ func newRoundRobin(t *testing.T, endpoints ...string) *roundRobin {
 		u, err := url.Parse(e)
 		require.NoError(t, err)
 		rr.targets = append(rr.targets, u)
+		replica := strconv.Itoa(len(rr.proxies))
 		rr.proxies = append(rr.proxies, &httputil.ReverseProxy{Transport: tr, FlushInterval: -1,
-			Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(&url.URL{Scheme: u.Scheme, Host: u.Host}) }})
+			Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(&url.URL{Scheme: u.Scheme, Host: u.Host}) },
+			ModifyResponse: func(r *http.Response) error {
+				r.Header.Set("X-Replica", replica) // which replica answered, for the test
+				return nil
+			}})
 	}
 	return rr
 }
@@ -142,4 +150,80 @@ func TestReplicasShareSessionsOnRedis(t *testing.T) {
 	}
 	t.Logf("%d clients, %d tool calls, %d HTTP requests over 3 replicas (%d/%d/%d) in %v, 0 errors",
 		clients, calls.Load(), rr.n.Load(), rr.hits[0].Load(), rr.hits[1].Load(), rr.hits[2].Load(), elapsed.Round(time.Millisecond))
+}
+
+// TestStreamResumesOnAnotherReplica is the other half of issue 9's check
+// (b): on three examples/everything replicas with -redis behind the
+// round-robin proxy, a 2025-11-25 client calls the slow tool, drops its
+// connection after the priming event, and resumes with GET and
+// Last-Event-ID; the GET lands on another replica, which follows the
+// stream from Redis and delivers the call's response.
+func TestStreamResumesOnAnotherReplica(t *testing.T) {
+	redisURL := "redis://" + redistest.Start(t) + "/0"
+	var endpoints []string
+	for range 3 {
+		endpoints = append(endpoints, httpServer(t, "-redis", redisURL))
+	}
+	front := httptest.NewServer(newRoundRobin(t, endpoints...))
+	t.Cleanup(front.Close)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
+	ctx := testContext(t, 10*time.Second)
+
+	post := func(ctx context.Context, sid, body string) *http.Response {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, front.URL+"/mcp", strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		}
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		return resp
+	}
+	resp := post(ctx, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"resume","version":"1"}}}`)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, sid)
+	resp = post(ctx, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+
+	callCtx, drop := context.WithCancel(ctx)
+	resp = post(callCtx, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"ms":700}}}`)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	callReplica := resp.Header.Get("X-Replica")
+	rd := bufio.NewReader(resp.Body)
+	var lastID string
+	for lastID == "" {
+		line, err := rd.ReadString('\n')
+		require.NoError(t, err, "the priming event")
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "id:"); ok {
+			lastID = strings.TrimSpace(v)
+		}
+	}
+	drop() // the connection breaks; the call goes on on its replica
+	resp.Body.Close()
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, front.URL+"/mcp", nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	req.Header.Set("Last-Event-ID", lastID)
+	resp, err = hc.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	assert.NotEqual(t, callReplica, resp.Header.Get("X-Replica"), "resumed on another replica")
+	assert.Contains(t, string(body), `"id":2`, "the call's response arrived on the resumed stream: %s", body)
+	assert.Contains(t, string(body), `"result"`, "%s", body)
+	t.Logf("call on replica %s, resumed on replica %s after event %s", callReplica, resp.Header.Get("X-Replica"), lastID)
 }

@@ -213,6 +213,8 @@ func (st *stream) end() {
 		return
 	}
 	st.done = true
+	// An empty final event tells replicas following it that it is over.
+	st.store(session.Event{N: st.next, Final: true})
 	if st.w != nil {
 		st.deliveredLocked()
 	} else {
@@ -330,6 +332,7 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn
 	}
 	retry := h.opts.RetryInterval
 	st := c.openStream(version >= "2025-11-25", retry)
+	st.store(session.Event{N: 0}) // known to the event store before its first message
 	rs := newResponder(w, h, c, false)
 	rs.st = st
 	rs.mu.Lock()
@@ -443,6 +446,9 @@ func (h *Handler) serveStoredResume(w http.ResponseWriter, r *http.Request, c *c
 	drain := h.drainCh()
 	for {
 		for _, ev := range evs {
+			if ev.Final && len(ev.Data) == 0 {
+				return // ended without a response (the request was cancelled)
+			}
 			if _, err := w.Write(appendEvent(make([]byte, 0, len(ev.Data)+len(id)+32), eventID(id, ev.N), ev.Data)); err != nil {
 				return
 			}

@@ -12,10 +12,11 @@ import (
 )
 
 // Event is one message of a resumable request stream: its number in the
-// stream (from 1), the JSON-RPC message, and whether it is the last (the
-// response).
+// stream, the JSON-RPC message, and whether it is the last (the
+// response). Event 0 is the priming event (no data): stored when the
+// stream opens, it makes the stream known before its first message.
 type Event struct {
-	// N numbers the event in its stream, from 1.
+	// N numbers the event in its stream: 0 the priming event, then 1, 2, …
 	N int
 	// Data is the JSON-RPC message.
 	Data []byte
@@ -137,7 +138,7 @@ func (m *MemoryEventStore) Delete(_ context.Context, sessionID, streamID string)
 }
 
 // RedisEventStore is an [EventStore] on Redis Streams: one stream key per
-// request stream, whose entry IDs are "0-<n>" so that XRANGE and XREAD
+// request stream, whose entry IDs are "1-<n>" so that XRANGE and XREAD
 // BLOCK read "after n" directly, trimmed to the last 1024 entries and
 // expiring TTL after its last append. A replica that resumes a stream
 // made on another one tails it with XREAD BLOCK: no pub/sub is needed.
@@ -172,7 +173,7 @@ func (s *RedisEventStore) Append(ctx context.Context, sessionID, streamID string
 		final = "1"
 	}
 	_, err := s.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.XAdd(ctx, &redis.XAddArgs{Stream: key, ID: "0-" + strconv.Itoa(ev.N), MaxLen: maxEvents, Approx: true,
+		p.XAdd(ctx, &redis.XAddArgs{Stream: key, ID: "1-" + strconv.Itoa(ev.N), MaxLen: maxEvents, Approx: true,
 			Values: []any{"d", ev.Data, "f", final}})
 		p.Expire(ctx, key, s.ttl)
 		return nil
@@ -187,7 +188,7 @@ func toEvents(msgs []redis.XMessage) ([]Event, error) {
 	out := make([]Event, 0, len(msgs))
 	for _, m := range msgs {
 		var n int
-		if _, err := fmt.Sscanf(m.ID, "0-%d", &n); err != nil {
+		if _, err := fmt.Sscanf(m.ID, "1-%d", &n); err != nil {
 			return nil, fmt.Errorf("session: a stored event has the ID %q", m.ID)
 		}
 		d, _ := m.Values["d"].(string)
@@ -212,7 +213,7 @@ func (s *RedisEventStore) After(ctx context.Context, sessionID, streamID string,
 	} else if evs[0].N > after+1 {
 		return nil, ErrNotFound // what follows `after` was trimmed
 	}
-	from := "0-" + strconv.Itoa(after)
+	from := "1-" + strconv.Itoa(after)
 	res, err := s.c.XRange(ctx, key, "("+from, "+").Result()
 	if err != nil {
 		return nil, fmt.Errorf("session: redis XRANGE: %w", err)

@@ -43,6 +43,19 @@ func RunEvents(t *testing.T, newStore func(t *testing.T) session.EventStore) {
 		assert.ErrorIs(t, err, session.ErrNotFound, "another session")
 	})
 
+	t.Run("PrimedStreamWithoutEvents", func(t *testing.T) {
+		s := newStore(t)
+		require.NoError(t, s.Append(ctx, "s1", "a", session.Event{N: 0}))
+		evs, err := s.After(ctx, "s1", "a", 0, 0)
+		require.NoError(t, err, "a primed stream is known before its first message")
+		assert.Empty(t, evs)
+		require.NoError(t, s.Append(ctx, "s1", "a", session.Event{N: 1, Data: []byte(`1`), Final: true}))
+		evs, err = s.After(ctx, "s1", "a", 0, 0)
+		require.NoError(t, err)
+		require.Len(t, evs, 1, "the priming event itself is never returned")
+		assert.Equal(t, 1, evs[0].N)
+	})
+
 	t.Run("WaitsForTheNextEvent", func(t *testing.T) {
 		s := newStore(t)
 		require.NoError(t, s.Append(ctx, "s1", "a", session.Event{N: 1, Data: []byte(`1`)}))
