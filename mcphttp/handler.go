@@ -2,6 +2,8 @@ package mcphttp
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -212,6 +215,35 @@ type Handler struct {
 	draining  chan struct{}
 	done      chan struct{}
 	wg        sync.WaitGroup
+	// replica tags the IDs of the server-to-client requests this handler
+	// sends when its session store may be shared (anything but the
+	// default in-memory store): they count up from it, so that an answer
+	// reaching another replica is recognised there and refused with a
+	// clear error (answers are not routed between replicas). 0: not
+	// shared, IDs count from 1.
+	replica int64
+}
+
+// replicaShift puts a replica's tag above the request counter of each of
+// its sessions (2^21 requests), below 2^53 (exact in every JSON number).
+const replicaShift = 21
+
+// otherReplica reports whether a response ID is that of a request
+// another replica (one with another tag) sent.
+func (h *Handler) otherReplica(key string) bool {
+	if h.replica == 0 {
+		return false
+	}
+	n, err := strconv.ParseInt(key, 10, 64)
+	return err == nil && n>>replicaShift != 0 && n>>replicaShift != h.replica>>replicaShift
+}
+
+// refuseForeignAnswer answers the POST of a response that belongs to a
+// request another replica sent.
+func refuseForeignAnswer(w http.ResponseWriter) {
+	httpError(w, http.StatusConflict, nil, mcp.CodeServerError,
+		"Conflict: this response answers a server-to-client request (sampling, elicitation or roots) that another replica of this server sent; "+
+			"such answers are not routed between replicas: route every request of a session to one replica (sticky sessions on Mcp-Session-Id) to use them")
 }
 
 // New returns a handler serving srv. opts may be nil.
@@ -255,6 +287,11 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 		conns: map[string]*conn{}, done: make(chan struct{})}
 	if o.Hooks != nil {
 		h.hooks = *o.Hooks
+	}
+	if _, mem := o.Sessions.(*session.MemoryStore); !mem || o.Events != nil {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		h.replica = (int64(binary.BigEndian.Uint32(b[:])>>1) | 1) << replicaShift
 	}
 	h.initLimits()
 	if po := srv.Options().Ping; (po == nil || !po.Disabled) && !o.Stateless {
@@ -496,7 +533,10 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		h.handleNotification(r, c, msg)
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		c.deliver(msg)
+		if !c.deliver(msg) {
+			refuseForeignAnswer(w)
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 	}
 }

@@ -255,3 +255,62 @@ func TestStreamResumesOnAnotherReplica(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerOnAnotherReplicaIsRefused: server-to-client requests are not
+// routed between replicas. A tool on replica A elicits; the client's
+// answer posted to replica B is refused with 409 and an error that names
+// the situation, and the same answer posted to A completes the call.
+func TestAnswerOnAnotherReplicaIsRefused(t *testing.T) {
+	t.Parallel()
+	newSrv := func() *mcp.Server {
+		srv := quietServerWithTools(mcp.Options{})
+		mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+			res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "Proceed?", RequestedSchema: map[string]any{"type": "object"}})
+			if err != nil {
+				return "", err
+			}
+			return res.Action, nil
+		})
+		return srv
+	}
+	store, events := session.NewMemoryStore(), session.NewMemoryEventStore(time.Minute)
+	opts := &mcphttp.Options{Sessions: store, Events: events}
+	a, _ := newHTTP(t, newSrv(), opts)
+	b, _ := newHTTP(t, newSrv(), opts)
+	a.initWith(`{"elicitation":{}}`, "asker")
+	b.sid, b.version = a.sid, a.version
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := a.open(ctx, http.MethodPost, toolCall(7, "ask", `{}`))
+	require.Equal(t, http.StatusOK, s.resp.StatusCode)
+	var req msg
+	for {
+		ev := s.mustNext()
+		if ev.HasData && ev.Data != "" {
+			req = ev.msg(t)
+			break
+		}
+	}
+	require.Equal(t, "elicitation/create", req.Method)
+	answer := `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"action":"accept","content":{}}}`
+
+	status, msgs := b.post(answer)
+	assert.Equal(t, http.StatusConflict, status)
+	require.Len(t, msgs, 1)
+	assert.Contains(t, msgs[0].Error.Message, "another replica of this server sent")
+	assert.Contains(t, msgs[0].Error.Message, "sticky sessions")
+
+	status, _ = a.post(answer)
+	require.Equal(t, http.StatusAccepted, status)
+	var res msg
+	for {
+		ev := s.mustNext()
+		if m := ev.msg(t); m.IsResponse() {
+			res = m
+			break
+		}
+	}
+	assert.Equal(t, "7", string(res.ID))
+	assert.Equal(t, "accept", wiretest.ToolResult(t, res).Text())
+}
