@@ -768,6 +768,9 @@ func (h *Handler) register(ctx context.Context, c *conn) error {
 		return &mcp.Error{Code: mcp.CodeInternalError,
 			Message: "Internal error: the session store failed to save the new session; retry initialize later"}
 	}
+	// Seen no earlier than the record's TTL began: the reaper relies on a
+	// local idle time never ending before the stored one.
+	c.sess.Touch(time.Now())
 	h.mu.Lock()
 	h.conns[c.sess.ID] = c
 	h.startReaperLocked()
@@ -853,29 +856,48 @@ func (h *Handler) reap() {
 		case <-h.done:
 			return
 		case now := <-t.C:
-			cutoff := now.Add(-h.opts.SessionIdleTimeout)
-			h.mu.RLock()
-			var idle []*conn
-			for _, c := range h.conns {
-				if c.idle() && c.sess.LastSeen().Before(cutoff) {
-					idle = append(idle, c)
-				}
-			}
-			h.mu.RUnlock()
-			for _, c := range idle {
-				// A shared store may have seen the session used on
-				// another replica: it expired only when its record did.
-				rec, err := h.store.Get(context.Background(), c.sess.ID)
-				switch {
-				case err == nil && !rec.LastSeen.Before(cutoff):
-					h.endLocal(c, "") // live elsewhere: drop this copy only
-				case err == nil || errors.Is(err, session.ErrNotFound):
-					h.log.Debug("mcp session expired", "session", c.sess.ID, "idle", h.opts.SessionIdleTimeout)
-					h.endSession(c, EndIdle)
-				default:
-					h.log.Warn("mcp: the session store failed; idle session kept for now", "session", c.sess.ID, "error", err)
-				}
-			}
+			h.reapOnce(now)
+		}
+	}
+}
+
+// reapOnce ends the sessions idle since before now minus
+// SessionIdleTimeout, and keeps the stored record of busy ones alive.
+// The store's TTL is the truth of idle expiry: a session idle here but
+// whose record lives on was used on another replica, and only this
+// replica's copy is dropped.
+func (h *Handler) reapOnce(now time.Time) {
+	cutoff := now.Add(-h.opts.SessionIdleTimeout)
+	h.mu.RLock()
+	var idle, busy []*conn
+	for _, c := range h.conns {
+		switch {
+		case !c.idle():
+			busy = append(busy, c)
+		case c.sess.LastSeen().Before(cutoff):
+			idle = append(idle, c)
+		}
+	}
+	h.mu.RUnlock()
+	ctx := context.Background()
+	for _, c := range busy {
+		// A GET stream or a long call is activity the store does not see.
+		if _, err := h.store.Touch(ctx, c.sess.ID, h.sessionTTL()); errors.Is(err, session.ErrNotFound) {
+			h.endLocal(c, EndDeleted) // ended on another replica
+		} else if err != nil {
+			h.log.Warn("mcp: the session store failed to keep a busy session alive", "session", c.sess.ID, "error", err)
+		}
+	}
+	for _, c := range idle {
+		_, err := h.store.Get(ctx, c.sess.ID)
+		switch {
+		case err == nil:
+			h.endLocal(c, "") // live elsewhere: drop this copy only
+		case errors.Is(err, session.ErrNotFound):
+			h.log.Debug("mcp session expired", "session", c.sess.ID, "idle", h.opts.SessionIdleTimeout)
+			h.endSession(c, EndIdle)
+		default:
+			h.log.Warn("mcp: the session store failed; idle session kept for now", "session", c.sess.ID, "error", err)
 		}
 	}
 }

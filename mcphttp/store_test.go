@@ -314,3 +314,38 @@ func TestAnswerOnAnotherReplicaIsRefused(t *testing.T) {
 	assert.Equal(t, "7", string(res.ID))
 	assert.Equal(t, "accept", wiretest.ToolResult(t, res).Text())
 }
+
+// TestIdleHereButBusyElsewhere: replica A made a session that the client
+// then uses only on replica B, for longer than the idle timeout. A's
+// reaper must drop only its own copy (the stored record lives, touched by
+// B), never end the session: B keeps serving it.
+func TestIdleHereButBusyElsewhere(t *testing.T) {
+	t.Parallel()
+	store := session.NewMemoryStore()
+	var endsA atomic.Int32
+	hooksA := &mcphttp.SessionHooks{OnEnd: func(mcphttp.SessionInfo, mcphttp.EndReason) { endsA.Add(1) }}
+	opts := func(h *mcphttp.SessionHooks) *mcphttp.Options {
+		return &mcphttp.Options{Sessions: store, Events: session.NewMemoryEventStore(time.Minute),
+			SessionIdleTimeout: 150 * time.Millisecond, Hooks: h}
+	}
+	a, ha := newHTTP(t, quietServerWithTools(mcp.Options{}), opts(hooksA))
+	b, _ := newHTTP(t, quietServerWithTools(mcp.Options{}), opts(nil))
+	a.initialize("2025-11-25")
+	b.sid, b.version = a.sid, a.version
+	for i := range 12 { // 600 ms, four idle timeouts
+		res, _ := b.call(i+1, "tools/list", "")
+		require.Nil(t, res.Error, "request %d", i)
+		time.Sleep(50 * time.Millisecond)
+	}
+	assert.Equal(t, 0, ha.SessionCount(), "A dropped its idle copy")
+	assert.Zero(t, endsA.Load(), "without ending the session")
+	_, err := store.Get(context.Background(), a.sid)
+	require.NoError(t, err, "the record lives on")
+	res, _ := a.call(99, "tools/list", "")
+	require.Nil(t, res.Error, "A adopts it again")
+
+	// Unused everywhere, it expires: the next request gets 404.
+	time.Sleep(400 * time.Millisecond)
+	status, _ := b.post(`{"jsonrpc":"2.0","id":100,"method":"tools/list"}`)
+	assert.Equal(t, http.StatusNotFound, status)
+}
