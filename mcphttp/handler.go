@@ -728,7 +728,7 @@ func (h *Handler) lookup(ctx context.Context, id string, auth any) (*conn, error
 		return c, nil
 	}
 	// Another replica made it: adopt it from the shared store.
-	if rec.Identity != session.Identity(auth) {
+	if id := session.Identity(auth); rec.Identity != id || id == session.Unencodable {
 		return nil, errOtherCaller
 	}
 	h.mu.Lock()

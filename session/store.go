@@ -59,12 +59,16 @@ func (r *Record) Clone() *Record {
 	return &cp
 }
 
+// Unencodable is the [Identity] of auth data that cannot be encoded as
+// JSON: it matches no caller on another replica.
+const Unencodable = "unencodable"
+
 // Identity is the stored form of the auth data a session is bound to: ""
 // for none (anonymous), "sub:" and the subject for auth data implementing
 // mcp.Subject, else "sha256:" and the hash of its JSON encoding (auth data
-// that cannot be encoded binds to "unencodable", which no other caller
-// matches across replicas: such sessions are served by the replica that
-// made them only). Two callers may share a session when their identities
+// that cannot be encoded binds to [Unencodable], which no caller matches
+// on another replica: such sessions are served by the replica that made
+// them only). Two callers may share a session when their identities
 // are equal.
 func Identity(auth any) string {
 	switch a := auth.(type) {
@@ -75,7 +79,7 @@ func Identity(auth any) string {
 	}
 	b, err := json.Marshal(auth)
 	if err != nil {
-		return "unencodable"
+		return Unencodable
 	}
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])

@@ -84,7 +84,7 @@ func TestIdentity(t *testing.T) {
 	assert.Equal(t, "sub:bob", session.Identity(subj("bob")))
 	assert.Equal(t, session.Identity(map[string]any{"a": 1}), session.Identity(map[string]any{"a": 1}))
 	assert.NotEqual(t, session.Identity("alice"), session.Identity("bob"))
-	assert.Equal(t, "unencodable", session.Identity(func() {}))
+	assert.Equal(t, session.Unencodable, session.Identity(func() {}))
 }
 
 func TestMemoryEventStoreContract(t *testing.T) {
