@@ -129,6 +129,9 @@ func (c *conn) deliver(m *jsonrpc.Message) bool {
 	c.mu.Unlock()
 	if ch == nil {
 		if c.h.otherReplica(key) {
+			if c.h.relayTo(c, key, m) {
+				return true
+			}
 			c.h.log.Warn("mcp: a response answers a request another replica sent; refused (server-to-client requests need sticky sessions)",
 				"session", c.sess.ID, "id", strictjson.ForLog(key))
 			return false

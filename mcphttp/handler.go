@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -132,6 +133,12 @@ type Options struct {
 	// it. nil: streams resume only on the replica that made them (another
 	// one answers 400).
 	Events session.EventStore
+	// Relay carries the answers to server-to-client requests (sampling,
+	// elicitation, roots, pings) between replicas: an answer posted to a
+	// replica other than the one that sent the request is relayed to it
+	// (session.NewRedisRelay: Redis pub/sub, at most once). nil: such an
+	// answer is refused with 409 and an error naming the situation.
+	Relay session.Relay
 	// RetryInterval is the SSE retry field of priming events and of
 	// CloseSSEStream: how long a client waits before it reconnects.
 	// Default 1 s.
@@ -222,6 +229,65 @@ type Handler struct {
 	// clear error (answers are not routed between replicas). 0: not
 	// shared, IDs count from 1.
 	replica int64
+	// stopRelay ends the subscription to Options.Relay (nil: none).
+	stopRelay func()
+}
+
+// relayed is an answer relayed to the replica that sent its request.
+type relayed struct {
+	Session string          `json:"s"`
+	Message json.RawMessage `json:"m"`
+}
+
+// relayTo sends an answer to the replica whose tag its ID carries.
+func (h *Handler) relayTo(c *conn, key string, m *jsonrpc.Message) bool {
+	n, err := strconv.ParseInt(key, 10, 64)
+	if err != nil || h.opts.Relay == nil {
+		return false
+	}
+	raw := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   json.RawMessage `json:"error,omitempty"`
+	}{"2.0", m.ID, m.Result, m.Error}
+	msg, err := json.Marshal(raw)
+	if err != nil {
+		return false
+	}
+	b, err := json.Marshal(relayed{Session: c.sess.ID, Message: msg})
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := h.opts.Relay.Send(ctx, strconv.FormatInt(n>>replicaShift, 10), b); err != nil {
+		h.log.Warn("mcp: relaying an answer to the replica that asked failed", "session", c.sess.ID, "error", err)
+		return false
+	}
+	return true
+}
+
+// onRelayed delivers an answer another replica relayed here.
+func (h *Handler) onRelayed(b []byte) {
+	var r relayed
+	if err := json.Unmarshal(b, &r); err != nil {
+		h.log.Warn("mcp: a relayed answer is not valid; dropped", "error", err)
+		return
+	}
+	h.mu.RLock()
+	c := h.conns[r.Session]
+	h.mu.RUnlock()
+	if c == nil {
+		h.log.Debug("mcp: a relayed answer's session is not here; dropped", "session", r.Session)
+		return
+	}
+	m, err := h.limits().Decode(r.Message)
+	if err != nil {
+		h.log.Warn("mcp: a relayed answer is not valid JSON-RPC; dropped", "session", r.Session)
+		return
+	}
+	c.deliver(m)
 }
 
 // replicaShift puts a replica's tag above the request counter of each of
@@ -288,10 +354,19 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	if o.Hooks != nil {
 		h.hooks = *o.Hooks
 	}
-	if _, mem := o.Sessions.(*session.MemoryStore); !mem || o.Events != nil {
+	if _, mem := o.Sessions.(*session.MemoryStore); !mem || o.Events != nil || o.Relay != nil {
 		var b [4]byte
 		_, _ = rand.Read(b[:])
 		h.replica = (int64(binary.BigEndian.Uint32(b[:])>>1) | 1) << replicaShift
+	}
+	if h.replica != 0 && o.Relay != nil {
+		stop, err := o.Relay.Subscribe(context.Background(), strconv.FormatInt(h.replica>>replicaShift, 10), h.onRelayed)
+		if err != nil {
+			h.log.Error("mcp: subscribing to the relay failed; answers that reach another replica are refused", "error", err)
+			h.opts.Relay = nil
+		} else {
+			h.stopRelay = stop
+		}
 	}
 	h.initLimits()
 	if po := srv.Options().Ping; (po == nil || !po.Disabled) && !o.Stateless {
@@ -369,6 +444,9 @@ func (h *Handler) Close() error {
 	h.live, h.perClient = 0, nil
 	h.mu.Unlock()
 	h.stopWatch()
+	if h.stopRelay != nil {
+		h.stopRelay()
+	}
 	if h.ping != nil {
 		h.ping.Close()
 	}

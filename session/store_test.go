@@ -17,7 +17,7 @@ import (
 
 func TestMemoryStoreContract(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(*testing.T) session.Store { return session.NewMemoryStore() }, 20*time.Millisecond)
+	storetest.Run(t, func(*testing.T) session.Store { return session.NewMemoryStore() }, 50*time.Millisecond)
 }
 
 func TestRedisStoreContract(t *testing.T) {
@@ -29,7 +29,7 @@ func TestRedisStoreContract(t *testing.T) {
 	storetest.Run(t, func(*testing.T) session.Store {
 		n++
 		return session.NewRedisStore(c, &session.RedisOptions{Prefix: "t" + string(rune('a'+n)) + ":"})
-	}, 40*time.Millisecond)
+	}, 100*time.Millisecond)
 }
 
 // TestRedisStoreReportsOutage: a store that cannot reach Redis returns an

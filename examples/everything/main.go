@@ -89,11 +89,14 @@ func main() {
 			os.Exit(1)
 		}
 		defer c.Close()
-		// Sessions and resumable streams on Redis: any replica serves
-		// any session and resumes any stream.
+		// Sessions, resumable streams and relayed answers on Redis: any
+		// replica serves any session and resumes any stream.
 		hopts.Sessions = session.NewRedisStore(c, nil)
 		hopts.Resumable = true
 		hopts.Events = session.NewRedisEventStore(c, "", 10*time.Minute)
+		// Answers to sampling, elicitation, roots and pings reach the
+		// replica that asked, wherever the client posts them.
+		hopts.Relay = session.NewRedisRelay(c, "")
 	}
 
 	// The first SIGINT or SIGTERM ends ctx, and Start then shuts down
