@@ -148,8 +148,9 @@
 // initialized) are written back with Store.Update, and a failed write
 // fails the request with -32603. With a shared store (Redis), any
 // replica serves any session and, with Options.Events, resumes any
-// stream; answers to server-to-client requests are not routed between
-// replicas and are refused with 409 on the wrong one (docs/deploy.md,
+// stream; with Options.Relay, the answer to a server-to-client request
+// that reaches another replica is relayed to the one that asked (IDs
+// carry its tag), and without it refused with 409 (docs/deploy.md,
 // "Several replicas"). [SessionHooks] hear of
 // its start, its end (DELETE, idle expiry by the reaper, a lost client,
 // the server) and roots changes; [Handler.Sessions] lists the live ones.
