@@ -153,7 +153,7 @@ func TestReplicasShareSessionsOnRedis(t *testing.T) {
 }
 
 // TestStreamResumesOnAnotherReplica is the other half of issue 9's check
-// (b): on three examples/everything replicas with -redis behind the
+// (b): on three examples/everything replicas with -redis -resumable behind the
 // round-robin proxy, a 2025-11-25 client calls the slow tool, drops its
 // connection after the priming event, and resumes with GET and
 // Last-Event-ID; the GET lands on another replica, which follows the
@@ -162,7 +162,7 @@ func TestStreamResumesOnAnotherReplica(t *testing.T) {
 	redisURL := "redis://" + redistest.Start(t) + "/0"
 	var endpoints []string
 	for range 3 {
-		endpoints = append(endpoints, httpServer(t, "-redis", redisURL))
+		endpoints = append(endpoints, httpServer(t, "-redis", redisURL, "-resumable"))
 	}
 	front := httptest.NewServer(newRoundRobin(t, endpoints...))
 	t.Cleanup(front.Close)

@@ -5,9 +5,9 @@
 //	everything -transport httpStream -port 8000  # Streamable HTTP at /mcp
 //	everything -transport httpStream -stateless  # no sessions
 //	everything -transport httpStream -legacy-sse # also HTTP+SSE (2024-11-05) at /sse
-//	everything -transport httpStream -redis redis://127.0.0.1:6379/0
-//	                                             # sessions and resumable streams on
-//	                                             # Redis, shared by replicas
+//	everything -transport httpStream -redis redis://127.0.0.1:6379/0 -resumable
+//	                                             # sessions, resumable streams and
+//	                                             # answers on Redis, shared by replicas
 //
 // SIGINT or SIGTERM stops it gracefully (calls in flight finish; exit
 // status 0, or 1 when the 10 s grace period ended first); a second signal
@@ -78,10 +78,11 @@ func main() {
 	stateless := flag.Bool("stateless", false, "keep no sessions (httpStream)")
 	jsonOnly := flag.Bool("json", false, "answer with application/json, never SSE (httpStream)")
 	legacySSE := flag.Bool("legacy-sse", false, "also serve the deprecated HTTP+SSE transport at /sse and /messages (httpStream)")
+	resumable := flag.Bool("resumable", false, "make request streams resumable with Last-Event-ID (on Redis with -redis) (httpStream)")
 	redisURL := flag.String("redis", "", "keep sessions on the Redis at this URL (redis://host:6379/0), shared by every replica that uses it (httpStream)")
 	flag.Parse()
 
-	hopts := &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly, LegacySSE: *legacySSE}
+	hopts := &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly, LegacySSE: *legacySSE, Resumable: *resumable}
 	if *redisURL != "" {
 		c, err := openRedis(*redisURL)
 		if err != nil {
@@ -89,10 +90,10 @@ func main() {
 			os.Exit(1)
 		}
 		defer c.Close()
-		// Sessions, resumable streams and relayed answers on Redis: any
-		// replica serves any session and resumes any stream.
+		// Sessions, resumable streams (with -resumable) and relayed
+		// answers on Redis: any replica serves any session and resumes
+		// any stream.
 		hopts.Sessions = session.NewRedisStore(c, nil)
-		hopts.Resumable = true
 		hopts.Events = session.NewRedisEventStore(c, "", 10*time.Minute)
 		// Answers to sampling, elicitation, roots and pings reach the
 		// replica that asked, wherever the client posts them.
