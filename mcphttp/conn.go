@@ -58,7 +58,9 @@ type conn struct {
 }
 
 func newConn(h *Handler, sess *session.Session, ephemeral bool) *conn {
-	return &conn{h: h, sess: sess, ephemeral: ephemeral, done: make(chan struct{})}
+	c := &conn{h: h, sess: sess, ephemeral: ephemeral, done: make(chan struct{})}
+	c.nextID.Store(h.replica)
+	return c
 }
 
 func (h *Handler) newConn(sess *session.Session, ephemeral bool) *conn {
@@ -116,20 +118,32 @@ func (c *conn) cancel(key string) {
 	}
 }
 
-// deliver routes a client's response to the server request waiting for it.
-func (c *conn) deliver(m *jsonrpc.Message) {
+// deliver routes a client's response to the server request waiting for
+// it. It returns false for the answer to a request another replica sent
+// (its ID carries that replica's tag, see Handler.replica): answers are
+// not routed between replicas, and the caller refuses it.
+func (c *conn) deliver(m *jsonrpc.Message) bool {
 	key := m.IDKey()
 	c.mu.Lock()
 	ch := c.pending[key]
 	delete(c.pending, key)
 	c.mu.Unlock()
 	if ch == nil {
+		if c.h.otherReplica(key) {
+			if c.h.relayTo(c, key, m) {
+				return true
+			}
+			c.h.log.Warn("mcp: a response answers a request another replica sent; refused (server-to-client requests need sticky sessions)",
+				"session", c.sess.ID, "id", strictjson.ForLog(key))
+			return false
+		}
 		c.h.log.Warn("mcp: a response matches no request the server sent; dropped", "session", c.sess.ID, "id", strictjson.ForLog(key))
-		return
+		return true
 	}
 	// The message aliases the pooled request body: copy what we keep.
 	cp := &jsonrpc.Message{ID: clone(m.ID), Result: clone(m.Result), Error: clone(m.Error)}
 	ch <- cp
+	return true
 }
 
 func clone(b []byte) []byte {

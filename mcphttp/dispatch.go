@@ -15,6 +15,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
+	"github.com/mcpchain/mcp/session"
 )
 
 // errCancelled is the cause of a request's context when the client sent
@@ -129,6 +130,8 @@ func (h *Handler) handleNotification(r *http.Request, c *conn, msg *jsonrpc.Mess
 	switch msg.Method {
 	case "notifications/initialized":
 		c.sess.SetInitialized()
+		// A failure is logged by save; the notification has no answer.
+		_ = h.save(r.Context(), c, "notifications/initialized", func(rec *session.Record) { rec.Initialized = true })
 		h.fetchRoots(c, false)
 	case "notifications/cancelled":
 		var p struct {
@@ -252,7 +255,7 @@ func decodeParams(raw json.RawMessage, v any) error {
 	return nil
 }
 
-func (h *Handler) doInitialize(_ context.Context, k *call) (any, error) {
+func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
 	var p struct {
 		ProtocolVersion string                 `json:"protocolVersion"`
 		Capabilities    mcp.ClientCapabilities `json:"capabilities"`
@@ -270,7 +273,9 @@ func (h *Handler) doInitialize(_ context.Context, k *call) (any, error) {
 	}
 	k.c.sess.Init(version, p.ClientInfo, p.Capabilities, k.auth)
 	if !k.c.ephemeral {
-		h.register(k.c)
+		if err := h.register(ctx, k.c); err != nil {
+			return nil, err
+		}
 	}
 	o := h.srv.Options()
 	return initializeResult{
@@ -449,14 +454,14 @@ func (h *Handler) doResourcesRead(ctx context.Context, k *call) (any, error) {
 }
 
 func (h *Handler) doSubscribe(ctx context.Context, k *call) (any, error) {
-	return h.subscription(k, true)
+	return h.subscription(ctx, k, true)
 }
 
 func (h *Handler) doUnsubscribe(ctx context.Context, k *call) (any, error) {
-	return h.subscription(k, false)
+	return h.subscription(ctx, k, false)
 }
 
-func (h *Handler) subscription(k *call, on bool) (any, error) {
+func (h *Handler) subscription(ctx context.Context, k *call, on bool) (any, error) {
 	var p struct {
 		URI string `json:"uri"`
 	}
@@ -465,6 +470,15 @@ func (h *Handler) subscription(k *call, on bool) (any, error) {
 	}
 	if p.URI == "" {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: "uri" is required`}
+	}
+	if err := h.save(ctx, k.c, "the subscription", func(r *session.Record) {
+		r.Subscriptions = slices.DeleteFunc(r.Subscriptions, func(u string) bool { return u == p.URI })
+		if on {
+			r.Subscriptions = append(r.Subscriptions, p.URI)
+			slices.Sort(r.Subscriptions)
+		}
+	}); err != nil {
+		return nil, err
 	}
 	if on {
 		k.c.sess.Subscribe(p.URI)
@@ -514,7 +528,7 @@ func (h *Handler) doComplete(ctx context.Context, k *call) (any, error) {
 	}{res}, nil
 }
 
-func (h *Handler) doSetLevel(_ context.Context, k *call) (any, error) {
+func (h *Handler) doSetLevel(ctx context.Context, k *call) (any, error) {
 	var p struct {
 		Level mcp.LogLevel `json:"level"`
 	}
@@ -523,6 +537,9 @@ func (h *Handler) doSetLevel(_ context.Context, k *call) (any, error) {
 	}
 	if !p.Level.Valid() {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: %s is not a log level (want debug, info, notice, warning, error, critical, alert or emergency)", strictjson.Quote(string(p.Level)))}
+	}
+	if err := h.save(ctx, k.c, "the log level", func(r *session.Record) { r.LogLevel = p.Level }); err != nil {
+		return nil, err
 	}
 	k.c.sess.SetLogLevel(p.Level)
 	return struct{}{}, nil

@@ -174,9 +174,20 @@
 //
 // # Sessions
 //
-// A session is a session.Session (what the client said, stored in
-// Options.Sessions) and a conn (its in-flight requests, pending server
-// requests, GET queue and roots, in this process). [SessionHooks] hear of
+// A session is a session.Session (what the client said; its
+// session.Record is stored in Options.Sessions) and a conn (its in-flight
+// requests, pending server requests, GET queue and roots, in this
+// process). resolve touches the stored record on every request (which
+// restarts its idle TTL and takes what other replicas wrote), adopts a
+// session another replica made when the caller's identity matches, and
+// answers a store failure with 503; changes (log level, subscriptions,
+// initialized) are written back with Store.Update, and a failed write
+// fails the request with -32603. With a shared store (Redis), any
+// replica serves any session and, with Options.Events, resumes any
+// stream; with Options.Relay, the answer to a server-to-client request
+// that reaches another replica is relayed to the one that asked (IDs
+// carry its tag), and without it refused with 409 (docs/deploy.md,
+// "Several replicas"). [SessionHooks] hear of
 // its start, its end (DELETE, idle expiry by the reaper, a lost client,
 // the server) and roots changes; [Handler.Sessions] lists the live ones.
 // Stateless handlers make a throw-away session per request and call no

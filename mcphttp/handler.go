@@ -2,12 +2,16 @@ package mcphttp
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -117,9 +121,23 @@ type Options struct {
 	// cancels with notifications/cancelled). Clients speaking 2025-11-25
 	// or later first get a priming event (an ID, the retry interval, empty
 	// data), and a tool may close its connection early with
-	// [CloseSSEStream]. Streams live in this process's memory. Ignored
-	// when Stateless or JSONResponse.
+	// [CloseSSEStream]. Streams live in this process's memory, and in
+	// Events when set. Ignored when Stateless or JSONResponse.
 	Resumable bool
+	// Events, with Resumable, also keeps every request stream's events
+	// in a shared store (session.NewRedisEventStore), so that a client
+	// whose GET with Last-Event-ID lands on another replica resumes there:
+	// that replica replays the stream from the store and follows it until
+	// its response, while the request goes on on the replica that runs
+	// it. nil: streams resume only on the replica that made them (another
+	// one answers 400).
+	Events session.EventStore
+	// Relay carries the answers to server-to-client requests (sampling,
+	// elicitation, roots, pings) between replicas: an answer posted to a
+	// replica other than the one that sent the request is relayed to it
+	// (session.NewRedisRelay: Redis pub/sub, at most once). nil: such an
+	// answer is refused with 409 and an error naming the situation.
+	Relay session.Relay
 	// RetryInterval is the SSE retry field of priming events and of
 	// CloseSSEStream: how long a client waits before it reconnects.
 	// Default 1 s.
@@ -204,6 +222,94 @@ type Handler struct {
 	draining  chan struct{}
 	done      chan struct{}
 	wg        sync.WaitGroup
+	// replica tags the IDs of the server-to-client requests this handler
+	// sends when its session store may be shared (anything but the
+	// default in-memory store): they count up from it, so that an answer
+	// reaching another replica is recognised there and refused with a
+	// clear error (answers are not routed between replicas). 0: not
+	// shared, IDs count from 1.
+	replica int64
+	// stopRelay ends the subscription to Options.Relay (nil: none).
+	stopRelay func()
+}
+
+// relayed is an answer relayed to the replica that sent its request.
+type relayed struct {
+	Session string          `json:"s"`
+	Message json.RawMessage `json:"m"`
+}
+
+// relayTo sends an answer to the replica whose tag its ID carries.
+func (h *Handler) relayTo(c *conn, key string, m *jsonrpc.Message) bool {
+	n, err := strconv.ParseInt(key, 10, 64)
+	if err != nil || h.opts.Relay == nil {
+		return false
+	}
+	raw := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   json.RawMessage `json:"error,omitempty"`
+	}{"2.0", m.ID, m.Result, m.Error}
+	msg, err := json.Marshal(raw)
+	if err != nil {
+		return false
+	}
+	b, err := json.Marshal(relayed{Session: c.sess.ID, Message: msg})
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := h.opts.Relay.Send(ctx, strconv.FormatInt(n>>replicaShift, 10), b); err != nil {
+		h.log.Warn("mcp: relaying an answer to the replica that asked failed", "session", c.sess.ID, "error", err)
+		return false
+	}
+	return true
+}
+
+// onRelayed delivers an answer another replica relayed here.
+func (h *Handler) onRelayed(b []byte) {
+	var r relayed
+	if err := json.Unmarshal(b, &r); err != nil {
+		h.log.Warn("mcp: a relayed answer is not valid; dropped", "error", err)
+		return
+	}
+	h.mu.RLock()
+	c := h.conns[r.Session]
+	h.mu.RUnlock()
+	if c == nil {
+		h.log.Debug("mcp: a relayed answer's session is not here; dropped", "session", r.Session)
+		return
+	}
+	m, err := h.limits().Decode(r.Message)
+	if err != nil {
+		h.log.Warn("mcp: a relayed answer is not valid JSON-RPC; dropped", "session", r.Session)
+		return
+	}
+	c.deliver(m)
+}
+
+// replicaShift puts a replica's tag above the request counter of each of
+// its sessions (2^21 requests), below 2^53 (exact in every JSON number).
+const replicaShift = 21
+
+// otherReplica reports whether a response ID is that of a request
+// another replica (one with another tag) sent.
+func (h *Handler) otherReplica(key string) bool {
+	if h.replica == 0 {
+		return false
+	}
+	n, err := strconv.ParseInt(key, 10, 64)
+	return err == nil && n>>replicaShift != 0 && n>>replicaShift != h.replica>>replicaShift
+}
+
+// refuseForeignAnswer answers the POST of a response that belongs to a
+// request another replica sent.
+func refuseForeignAnswer(w http.ResponseWriter) {
+	httpError(w, http.StatusConflict, nil, mcp.CodeServerError,
+		"Conflict: this response answers a server-to-client request (sampling, elicitation or roots) that another replica of this server sent; "+
+			"such answers are not routed between replicas: route every request of a session to one replica (sticky sessions on Mcp-Session-Id) to use them")
 }
 
 // New returns a handler serving srv. opts may be nil.
@@ -247,6 +353,20 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 		conns: map[string]*conn{}, done: make(chan struct{})}
 	if o.Hooks != nil {
 		h.hooks = *o.Hooks
+	}
+	if _, mem := o.Sessions.(*session.MemoryStore); !mem || o.Events != nil || o.Relay != nil {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		h.replica = (int64(binary.BigEndian.Uint32(b[:])>>1) | 1) << replicaShift
+	}
+	if h.replica != 0 && o.Relay != nil {
+		stop, err := o.Relay.Subscribe(context.Background(), strconv.FormatInt(h.replica>>replicaShift, 10), h.onRelayed)
+		if err != nil {
+			h.log.Error("mcp: subscribing to the relay failed; answers that reach another replica are refused", "error", err)
+			h.opts.Relay = nil
+		} else {
+			h.stopRelay = stop
+		}
 	}
 	h.initLimits()
 	if po := srv.Options().Ping; (po == nil || !po.Disabled) && !o.Stateless {
@@ -324,6 +444,9 @@ func (h *Handler) Close() error {
 	h.live, h.perClient = 0, nil
 	h.mu.Unlock()
 	h.stopWatch()
+	if h.stopRelay != nil {
+		h.stopRelay()
+	}
 	if h.ping != nil {
 		h.ping.Close()
 	}
@@ -516,7 +639,10 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		h.handleNotification(r, c, msg)
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		c.deliver(msg)
+		if !c.deliver(msg) {
+			refuseForeignAnswer(w)
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 	}
 }
@@ -615,7 +741,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	sid := middleware.SessionIDFromContext(r.Context())
 	if initialize {
 		if sid != "" {
-			if c, _ := h.lookup(r.Context(), sid); c != nil {
+			if c, _ := h.lookup(r.Context(), sid, auth); c != nil {
 				httpError(w, http.StatusBadRequest, id, mcp.CodeInvalidRequest,
 					"Invalid Request: this session is already initialized; send initialize without Mcp-Session-Id to start a new one")
 				return nil, false
@@ -633,13 +759,21 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 			"Bad Request: missing Mcp-Session-Id header; send initialize first and echo the session ID it returns")
 		return nil, false
 	}
-	c, err := h.lookup(r.Context(), sid)
-	if err != nil {
+	c, err := h.lookup(r.Context(), sid, auth)
+	switch {
+	case errors.Is(err, session.ErrNotFound):
 		httpError(w, http.StatusNotFound, id, mcp.CodeSessionNotFound,
 			"Session not found: it ended or expired; start a new session with initialize")
 		return nil, false
+	case errors.Is(err, errOtherCaller):
+		c = nil // answered 403 below
+	case err != nil:
+		h.log.Error("mcp: the session store failed", "session", sid, "error", err)
+		httpError(w, http.StatusServiceUnavailable, id, mcp.CodeInternalError,
+			"Service Unavailable: the session store failed looking up this session; retry later")
+		return nil, false
 	}
-	if !sameCaller(c.sess.Auth(), auth) {
+	if c == nil || !sameCaller(c.sess.Auth(), auth) {
 		// 403, not 404: IDs are 128 random bits, so the answer tells a
 		// prober nothing, and it tells a confused client what is wrong.
 		httpError(w, http.StatusForbidden, id, mcp.CodeServerError,
@@ -670,47 +804,105 @@ func sameCaller(sessAuth, auth any) bool {
 	return equalAuth(sessAuth, auth)
 }
 
-func (h *Handler) lookup(ctx context.Context, id string) (*conn, error) {
+// errOtherCaller: the stored session is bound to another identity.
+var errOtherCaller = errors.New("mcphttp: the session belongs to another caller")
+
+// sessionTTL is the idle expiry of stored sessions.
+func (h *Handler) sessionTTL() time.Duration { return max(h.opts.SessionIdleTimeout, 0) }
+
+// lookup finds the session id for a caller with auth data auth. Every
+// lookup touches the stored record (restarting its idle TTL) and takes
+// what other replicas wrote to it (log level, subscriptions); a session
+// this process does not hold is adopted from the store when the caller's
+// identity matches the one it was made for. It returns
+// session.ErrNotFound for a session that ended (here or on another
+// replica) or expired, errOtherCaller, or the store's error.
+func (h *Handler) lookup(ctx context.Context, id string, auth any) (*conn, error) {
 	h.mu.RLock()
 	c, ok := h.conns[id]
 	h.mu.RUnlock()
+	rec, err := h.store.Touch(ctx, id, h.sessionTTL())
+	if err != nil {
+		if ok && errors.Is(err, session.ErrNotFound) {
+			// Ended on another replica, or expired: end it here too.
+			h.endLocal(c, EndDeleted)
+		}
+		return nil, err
+	}
 	if ok {
+		c.sess.Apply(rec)
 		return c, nil
 	}
-	// Another replica may have made it: adopt it from the shared store.
-	sess, err := h.store.Get(ctx, id)
-	if err != nil {
-		return nil, err
+	// Another replica made it: adopt it from the shared store.
+	if id := session.Identity(auth); rec.Identity != id || id == session.Unencodable {
+		return nil, errOtherCaller
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closed {
+		return nil, session.ErrNotFound
+	}
 	if c, ok := h.conns[id]; ok {
 		return c, nil
 	}
-	c = newConn(h, sess, false)
+	c = newConn(h, session.FromRecord(rec, auth), false)
 	h.conns[id] = c
-	// Counted against the caps (a session another replica admitted is not
-	// refused here), per subject only: its address is unknown.
-	h.countLocked(c, clientKey(&http.Request{}, sess.Auth()))
+	// Counted against this replica's caps (a session another replica
+	// admitted is not refused here), per subject only: its address is
+	// unknown.
+	h.countLocked(c, clientKey(&http.Request{}, auth))
+	h.startReaperLocked()
 	return c, nil
 }
 
+// startReaperLocked starts the idle reaper once; h.mu is held.
+func (h *Handler) startReaperLocked() {
+	if h.reaping || h.opts.SessionIdleTimeout <= 0 {
+		return
+	}
+	h.reaping = true
+	h.wg.Add(1)
+	go h.reap()
+}
+
 // register makes a fresh session live once initialize succeeded, and
-// tells the OnStart hook.
-func (h *Handler) register(c *conn) {
-	_ = h.store.Put(context.Background(), c.sess)
+// tells the OnStart hook. A store that fails to take it fails the
+// initialize.
+func (h *Handler) register(ctx context.Context, c *conn) error {
+	if err := h.store.Create(ctx, c.sess.Record(), h.sessionTTL()); err != nil {
+		h.log.Error("mcp: the session store failed to save a new session", "session", c.sess.ID, "error", err)
+		return &mcp.Error{Code: mcp.CodeInternalError,
+			Message: "Internal error: the session store failed to save the new session; retry initialize later"}
+	}
+	// Seen no earlier than the record's TTL began: the reaper relies on a
+	// local idle time never ending before the stored one.
+	c.sess.Touch(time.Now())
 	h.mu.Lock()
 	h.conns[c.sess.ID] = c
-	start := !h.reaping && h.opts.SessionIdleTimeout > 0
-	h.reaping = h.reaping || start
+	h.startReaperLocked()
 	h.mu.Unlock()
-	if start {
-		h.wg.Add(1)
-		go h.reap()
-	}
 	if h.hooks.OnStart != nil {
 		h.hooks.OnStart(c.info())
 	}
+	return nil
+}
+
+// save writes a change of the session of c back to the store (fn applies
+// it to the stored record); a failure is logged and returned as the
+// JSON-RPC internal error the request is answered with.
+func (h *Handler) save(ctx context.Context, c *conn, what string, fn func(*session.Record)) error {
+	if c.ephemeral {
+		return nil
+	}
+	err := h.store.Update(ctx, c.sess.ID, h.sessionTTL(), func(r *session.Record) error { fn(r); return nil })
+	if err == nil {
+		return nil
+	}
+	h.log.Error("mcp: the session store failed to save a change", "session", c.sess.ID, "change", what, "error", err)
+	if errors.Is(err, session.ErrNotFound) {
+		return &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: the session ended or expired while " + what + " was saved"}
+	}
+	return &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: the session store failed to save " + what + "; retry later"}
 }
 
 // endSession ends a live session for reason; the OnEnd hook hears of it
@@ -723,9 +915,28 @@ func (h *Handler) endSession(c *conn, reason EndReason) {
 	}
 	h.uncountLocked(c)
 	h.mu.Unlock()
-	_ = h.store.Delete(context.Background(), c.sess.ID)
+	if err := h.store.Delete(context.Background(), c.sess.ID); err != nil {
+		h.log.Error("mcp: the session store failed to delete an ended session (it expires by its TTL)",
+			"session", c.sess.ID, "error", err)
+	}
 	c.close()
 	if live {
+		h.ended(c, reason)
+	}
+}
+
+// endLocal ends the session of c in this process only: it ended or
+// expired in the store, or (evict) is live on another replica.
+func (h *Handler) endLocal(c *conn, reason EndReason) {
+	h.mu.Lock()
+	live := h.conns[c.sess.ID] == c
+	if live {
+		delete(h.conns, c.sess.ID)
+	}
+	h.uncountLocked(c)
+	h.mu.Unlock()
+	c.close()
+	if live && reason != "" {
 		h.ended(c, reason)
 	}
 }
@@ -751,19 +962,48 @@ func (h *Handler) reap() {
 		case <-h.done:
 			return
 		case now := <-t.C:
-			cutoff := now.Add(-h.opts.SessionIdleTimeout)
-			h.mu.RLock()
-			var idle []*conn
-			for _, c := range h.conns {
-				if c.idle() && c.sess.LastSeen().Before(cutoff) {
-					idle = append(idle, c)
-				}
-			}
-			h.mu.RUnlock()
-			for _, c := range idle {
-				h.log.Debug("mcp session expired", "session", c.sess.ID, "idle", h.opts.SessionIdleTimeout)
-				h.endSession(c, EndIdle)
-			}
+			h.reapOnce(now)
+		}
+	}
+}
+
+// reapOnce ends the sessions idle since before now minus
+// SessionIdleTimeout, and keeps the stored record of busy ones alive.
+// The store's TTL is the truth of idle expiry: a session idle here but
+// whose record lives on was used on another replica, and only this
+// replica's copy is dropped.
+func (h *Handler) reapOnce(now time.Time) {
+	cutoff := now.Add(-h.opts.SessionIdleTimeout)
+	h.mu.RLock()
+	var idle, busy []*conn
+	for _, c := range h.conns {
+		switch {
+		case !c.idle():
+			busy = append(busy, c)
+		case c.sess.LastSeen().Before(cutoff):
+			idle = append(idle, c)
+		}
+	}
+	h.mu.RUnlock()
+	ctx := context.Background()
+	for _, c := range busy {
+		// A GET stream or a long call is activity the store does not see.
+		if _, err := h.store.Touch(ctx, c.sess.ID, h.sessionTTL()); errors.Is(err, session.ErrNotFound) {
+			h.endLocal(c, EndDeleted) // ended on another replica
+		} else if err != nil {
+			h.log.Warn("mcp: the session store failed to keep a busy session alive", "session", c.sess.ID, "error", err)
+		}
+	}
+	for _, c := range idle {
+		_, err := h.store.Get(ctx, c.sess.ID)
+		switch {
+		case err == nil:
+			h.endLocal(c, "") // live elsewhere: drop this copy only
+		case errors.Is(err, session.ErrNotFound):
+			h.log.Debug("mcp session expired", "session", c.sess.ID, "idle", h.opts.SessionIdleTimeout)
+			h.endSession(c, EndIdle)
+		default:
+			h.log.Warn("mcp: the session store failed; idle session kept for now", "session", c.sess.ID, "error", err)
 		}
 	}
 }

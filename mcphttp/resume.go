@@ -191,6 +191,7 @@ func (st *stream) send(msg []byte, final bool) error {
 		st.first++
 	}
 	st.done = final
+	st.store(session.Event{N: st.next - 1, Data: msg, Final: final})
 	if st.w != nil {
 		if err := st.w.write(ev); err != nil {
 			st.detachLocked()
@@ -212,6 +213,8 @@ func (st *stream) end() {
 		return
 	}
 	st.done = true
+	// An empty final event tells replicas following it that it is over.
+	st.store(session.Event{N: st.next, Final: true})
 	if st.w != nil {
 		st.deliveredLocked()
 	} else {
@@ -225,6 +228,31 @@ func (st *stream) deliveredLocked() {
 	st.detachLocked()
 	st.events = nil
 	st.c.dropStream(st.id)
+	if ev := st.c.h.opts.Events; ev != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), eventStoreTimeout)
+		defer cancel()
+		if err := ev.Delete(ctx, st.c.sess.ID, st.id); err != nil {
+			st.c.h.log.Warn("mcp: the event store failed to drop a delivered stream (it expires by its TTL)", "session", st.c.sess.ID, "error", err)
+		}
+	}
+}
+
+// eventStoreTimeout bounds each call to Options.Events.
+const eventStoreTimeout = 2 * time.Second
+
+// store writes an event through to Options.Events, if set. A failure is
+// logged: the stream still resumes on this replica.
+func (st *stream) store(ev session.Event) {
+	es := st.c.h.opts.Events
+	if es == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), eventStoreTimeout)
+	defer cancel()
+	if err := es.Append(ctx, st.c.sess.ID, st.id, ev); err != nil {
+		st.c.h.log.Warn("mcp: the event store failed; the stream resumes on this replica only",
+			"session", st.c.sess.ID, "stream", st.id, "error", err)
+	}
 }
 
 func (st *stream) detachLocked() {
@@ -304,6 +332,7 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn
 	}
 	retry := h.opts.RetryInterval
 	st := c.openStream(version >= "2025-11-25", retry)
+	st.store(session.Event{N: 0}) // known to the event store before its first message
 	rs := newResponder(w, h, c, false)
 	rs.st = st
 	rs.mu.Lock()
@@ -371,6 +400,10 @@ func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *conn, l
 	if ok {
 		st = c.stream(id)
 	}
+	if st == nil && ok && h.opts.Events != nil {
+		h.serveStoredResume(w, r, c, id, n)
+		return
+	}
 	if st == nil {
 		httpError(w, http.StatusBadRequest, nil, mcp.CodeServerError,
 			"Bad Request: Last-Event-ID names no stream this session can resume (it ended, or was delivered)")
@@ -387,3 +420,75 @@ func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *conn, l
 	}
 	st.detach(sc)
 }
+
+// serveStoredResume resumes, from Options.Events, a stream this replica
+// does not hold (another replica made it): it replays the events after
+// the client's last one and follows the stream until its response.
+func (h *Handler) serveStoredResume(w http.ResponseWriter, r *http.Request, c *conn, id string, after int) {
+	sid := c.sess.ID
+	evs, err := h.opts.Events.After(r.Context(), sid, id, after, 0)
+	switch {
+	case errors.Is(err, session.ErrNotFound):
+		httpError(w, http.StatusBadRequest, nil, mcp.CodeServerError,
+			"Bad Request: Last-Event-ID names no stream this session can resume (it ended, was delivered, or expired from the event store)")
+		return
+	case err != nil:
+		h.log.Error("mcp: the event store failed", "session", sid, "stream", id, "error", err)
+		httpError(w, http.StatusServiceUnavailable, nil, mcp.CodeInternalError,
+			"Service Unavailable: the event store failed reading the stream to resume; retry later")
+		return
+	}
+	startSSE(w, sid)
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
+		return
+	}
+	drain := h.drainCh()
+	for {
+		for _, ev := range evs {
+			if ev.Final && len(ev.Data) == 0 {
+				return // ended without a response (the request was cancelled)
+			}
+			if _, err := w.Write(appendEvent(make([]byte, 0, len(ev.Data)+len(id)+32), eventID(id, ev.N), ev.Data)); err != nil {
+				return
+			}
+			after = ev.N
+			if ev.Final {
+				_ = rc.Flush()
+				ctx, cancel := context.WithTimeout(context.Background(), eventStoreTimeout)
+				_ = h.opts.Events.Delete(ctx, sid, id)
+				cancel()
+				return
+			}
+		}
+		if len(evs) > 0 && rc.Flush() != nil {
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-c.done:
+			return
+		case <-h.done:
+			return
+		case <-drain:
+			_, _ = w.Write(retryField(h.opts.RetryInterval))
+			_ = rc.Flush()
+			return
+		default:
+		}
+		evs, err = h.opts.Events.After(r.Context(), sid, id, after, storedResumeWait)
+		if err != nil {
+			if r.Context().Err() == nil {
+				h.log.Warn("mcp: the event store failed while following a resumed stream; the client may resume again", "session", sid, "stream", id, "error", err)
+				_, _ = w.Write(retryField(h.opts.RetryInterval))
+				_ = rc.Flush()
+			}
+			return
+		}
+	}
+}
+
+// storedResumeWait is how long one read of a followed stream waits for
+// its next event.
+const storedResumeWait = 500 * time.Millisecond

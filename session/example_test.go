@@ -10,30 +10,33 @@ import (
 	"github.com/mcpchain/mcp/session"
 )
 
-// A Streamable HTTP handler makes a session on initialize, stores it, looks
-// it up by the Mcp-Session-Id of every later request, and drops it on DELETE
-// or when it has been idle too long.
+// A Streamable HTTP handler makes a session on initialize and stores its
+// record with the idle timeout as TTL, touches it on every later request,
+// writes changes back with Update, and deletes it on DELETE. A record not
+// touched for its TTL is gone.
 func ExampleMemoryStore() {
 	ctx := context.Background()
 	store := session.NewMemoryStore()
 
-	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	s := session.New(start)
+	s := session.New(time.Now())
 	s.Init("2025-11-25", mcp.Implementation{Name: "inspector", Version: "2.12.0"}, mcp.ClientCapabilities{}, nil)
-	_ = store.Put(ctx, s)
+	_ = store.Create(ctx, s.Record(), 30*time.Minute)
 
-	got, err := store.Get(ctx, s.ID)
-	fmt.Println(err, got.ProtocolVersion(), got.Client().Name, session.ValidID(got.ID))
+	rec, err := store.Touch(ctx, s.ID, 30*time.Minute)
+	fmt.Println(err, rec.ProtocolVersion, rec.Client.Name, session.ValidID(rec.ID))
 
-	// Idle for 31 minutes against a 30-minute timeout: expired.
-	now := start.Add(31 * time.Minute)
-	fmt.Println(len(store.Expired(now.Add(-30 * time.Minute))))
+	err = store.Update(ctx, s.ID, 30*time.Minute, func(r *session.Record) error {
+		r.LogLevel = mcp.LevelWarning
+		return nil
+	})
+	rec, _ = store.Get(ctx, s.ID)
+	fmt.Println(err, rec.LogLevel)
 
 	_ = store.Delete(ctx, s.ID)
 	_, err = store.Get(ctx, s.ID)
 	fmt.Println(errors.Is(err, session.ErrNotFound))
 	// Output:
 	// <nil> 2025-11-25 inspector true
-	// 1
+	// <nil> warning
 	// true
 }

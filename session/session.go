@@ -3,15 +3,18 @@
 // for each (protocol version, client info and capabilities, log level,
 // resource subscriptions, the auth data it is bound to).
 //
-// A [Store] holds the sessions; [MemoryStore] is the in-process default,
-// with an idle expiry that keeps memory bounded.
+// A [Store] holds each session's [Record], plain serialisable data with an
+// idle expiry (TTL): [MemoryStore] is the in-process default, and
+// [RedisStore] shares sessions between replicas. A [Session] is a
+// process's working copy of a record; what changes on it is written back
+// with [Store.Update].
 package session
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -139,64 +142,42 @@ func (s *Session) Touch(now time.Time) { s.mu.Lock(); s.lastSeen = now; s.mu.Unl
 // LastSeen is the time of the last activity.
 func (s *Session) LastSeen() time.Time { s.mu.Lock(); defer s.mu.Unlock(); return s.lastSeen }
 
-// Store keeps sessions. Implementations must be safe for concurrent use.
-type Store interface {
-	// Put stores s under s.ID.
-	Put(ctx context.Context, s *Session) error
-	// Get returns the session with that ID, or ErrNotFound.
-	Get(ctx context.Context, id string) (*Session, error)
-	// Delete removes the session; deleting an unknown ID is not an error.
-	Delete(ctx context.Context, id string) error
+// FromRecord returns the working copy of a stored session; auth is the
+// auth data of the caller that is using it (its [Identity] matched the
+// record's).
+func FromRecord(rec *Record, auth any) *Session {
+	s := &Session{ID: rec.ID, Created: rec.Created, lastSeen: rec.LastSeen, auth: auth}
+	s.Init(rec.ProtocolVersion, rec.Client, rec.Capabilities, auth)
+	s.Apply(rec)
+	return s
 }
 
-// MemoryStore is an in-process Store.
-type MemoryStore struct {
-	mu       sync.RWMutex
-	sessions map[string]*Session
-}
-
-// NewMemoryStore returns an empty store.
-func NewMemoryStore() *MemoryStore { return &MemoryStore{sessions: map[string]*Session{}} }
-
-// Put implements Store.
-func (m *MemoryStore) Put(_ context.Context, s *Session) error {
-	m.mu.Lock()
-	m.sessions[s.ID] = s
-	m.mu.Unlock()
-	return nil
-}
-
-// Get implements Store.
-func (m *MemoryStore) Get(_ context.Context, id string) (*Session, error) {
-	m.mu.RLock()
-	s, ok := m.sessions[id]
-	m.mu.RUnlock()
-	if !ok {
-		return nil, ErrNotFound
-	}
-	return s, nil
-}
-
-// Delete implements Store.
-func (m *MemoryStore) Delete(_ context.Context, id string) error {
-	m.mu.Lock()
-	delete(m.sessions, id)
-	m.mu.Unlock()
-	return nil
-}
-
-// Len returns the number of sessions held.
-func (m *MemoryStore) Len() int { m.mu.RLock(); defer m.mu.RUnlock(); return len(m.sessions) }
-
-// Expired returns the IDs of sessions idle since before cutoff.
-func (m *MemoryStore) Expired(cutoff time.Time) []string {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	var ids []string
-	for id, s := range m.sessions {
-		if s.LastSeen().Before(cutoff) {
-			ids = append(ids, id)
+// Apply refreshes what other replicas may have changed: the log level,
+// the subscriptions and the initialized flag.
+func (s *Session) Apply(rec *Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.logLevel = rec.LogLevel
+	s.initialized = s.initialized || rec.Initialized
+	s.subs = nil
+	for _, u := range rec.Subscriptions {
+		if s.subs == nil {
+			s.subs = map[string]bool{}
 		}
+		s.subs[u] = true
 	}
-	return ids
+}
+
+// Record returns the session as stored data.
+func (s *Session) Record() *Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := &Record{ID: s.ID, ProtocolVersion: s.protocolVersion, Client: s.client, Capabilities: s.caps,
+		LogLevel: s.logLevel, Initialized: s.initialized, Identity: Identity(s.auth),
+		Created: s.Created, LastSeen: s.lastSeen}
+	for u := range s.subs {
+		rec.Subscriptions = append(rec.Subscriptions, u)
+	}
+	slices.Sort(rec.Subscriptions)
+	return rec.Clone()
 }

@@ -1,7 +1,6 @@
 package session_test
 
 import (
-	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -106,34 +105,4 @@ func TestSessionConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
-}
-
-func TestMemoryStore(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	st := session.NewMemoryStore()
-	var _ session.Store = st
-
-	now := time.Now()
-	old := session.New(now.Add(-time.Hour))
-	fresh := session.New(now)
-	require.NoError(t, st.Put(ctx, old))
-	require.NoError(t, st.Put(ctx, fresh))
-	assert.Equal(t, 2, st.Len())
-
-	got, err := st.Get(ctx, fresh.ID)
-	require.NoError(t, err)
-	assert.Same(t, fresh, got)
-
-	_, err = st.Get(ctx, "unknown")
-	assert.ErrorIs(t, err, session.ErrNotFound)
-
-	assert.Equal(t, []string{old.ID}, st.Expired(now.Add(-time.Minute)))
-	assert.ElementsMatch(t, []string{old.ID, fresh.ID}, st.Expired(now.Add(time.Second)))
-
-	require.NoError(t, st.Delete(ctx, old.ID))
-	require.NoError(t, st.Delete(ctx, "unknown"), "deleting an unknown ID is not an error")
-	_, err = st.Get(ctx, old.ID)
-	assert.ErrorIs(t, err, session.ErrNotFound)
-	assert.Equal(t, 1, st.Len())
 }

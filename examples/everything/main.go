@@ -5,6 +5,9 @@
 //	everything -transport httpStream -port 8000  # Streamable HTTP at /mcp
 //	everything -transport httpStream -stateless  # no sessions
 //	everything -transport httpStream -legacy-sse # also HTTP+SSE (2024-11-05) at /sse
+//	everything -transport httpStream -redis redis://127.0.0.1:6379/0 -resumable
+//	                                             # sessions, resumable streams and
+//	                                             # answers on Redis, shared by replicas
 //
 // SIGINT or SIGTERM stops it gracefully (calls in flight finish; exit
 // status 0, or 1 when the 10 s grace period ended first); a second signal
@@ -24,10 +27,14 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/examples/everything/tools"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/session"
 )
 
 // User is the auth data of a caller.
@@ -71,7 +78,27 @@ func main() {
 	stateless := flag.Bool("stateless", false, "keep no sessions (httpStream)")
 	jsonOnly := flag.Bool("json", false, "answer with application/json, never SSE (httpStream)")
 	legacySSE := flag.Bool("legacy-sse", false, "also serve the deprecated HTTP+SSE transport at /sse and /messages (httpStream)")
+	resumable := flag.Bool("resumable", false, "make request streams resumable with Last-Event-ID (on Redis with -redis) (httpStream)")
+	redisURL := flag.String("redis", "", "keep sessions on the Redis at this URL (redis://host:6379/0), shared by every replica that uses it (httpStream)")
 	flag.Parse()
+
+	hopts := &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly, LegacySSE: *legacySSE, Resumable: *resumable}
+	if *redisURL != "" {
+		c, err := openRedis(*redisURL)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "everything:", err)
+			os.Exit(1)
+		}
+		defer c.Close()
+		// Sessions, resumable streams (with -resumable) and relayed
+		// answers on Redis: any replica serves any session and resumes
+		// any stream.
+		hopts.Sessions = session.NewRedisStore(c, nil)
+		hopts.Events = session.NewRedisEventStore(c, "", 10*time.Minute)
+		// Answers to sampling, elicitation, roots and pings reach the
+		// replica that asked, wherever the client posts them.
+		hopts.Relay = session.NewRedisRelay(c, "")
+	}
 
 	// The first SIGINT or SIGTERM ends ctx, and Start then shuts down
 	// gracefully: the listener closes, calls in flight finish (for at most
@@ -83,7 +110,7 @@ func main() {
 	context.AfterFunc(ctx, stop)
 	inst, err := mcphttp.Start(ctx, newServer(), &mcphttp.StartOptions{
 		TransportType: *transport, Host: *host, Port: *port,
-		Handler: &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly, LegacySSE: *legacySSE},
+		Handler: hopts,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "everything:", err)
@@ -93,4 +120,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "everything:", err)
 		os.Exit(1)
 	}
+}
+
+// openRedis connects to the Redis at url and checks that it answers.
+func openRedis(url string) (*redis.Client, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("-redis %q: %w", url, err)
+	}
+	c := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("-redis %q does not answer: %w", url, err)
+	}
+	return c, nil
 }

@@ -1,0 +1,153 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisOptions configure a [RedisStore]. The zero value is usable.
+type RedisOptions struct {
+	// Prefix starts every key the store writes. Default "mcp:sess:".
+	Prefix string
+	// MaxRetries bounds the attempts of an Update that lost a race with
+	// another writer. Default 16.
+	MaxRetries int
+}
+
+// RedisStore is a [Store] on Redis (github.com/redis/go-redis/v9), shared
+// by every replica that uses the same Redis: a session made on one replica
+// is served by any. A record is one string key holding its JSON, with the
+// idle TTL as the key's expiry (GETEX restarts it), and Update is a
+// WATCH/MULTI transaction.
+type RedisStore struct {
+	c      redis.UniversalClient
+	prefix string
+	tries  int
+}
+
+// NewRedisStore returns a store on c; opts may be nil. The caller owns c
+// (close it when done).
+func NewRedisStore(c redis.UniversalClient, opts *RedisOptions) *RedisStore {
+	var o RedisOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Prefix == "" {
+		o.Prefix = "mcp:sess:"
+	}
+	if o.MaxRetries <= 0 {
+		o.MaxRetries = 16
+	}
+	return &RedisStore{c: c, prefix: o.Prefix, tries: o.MaxRetries}
+}
+
+func (s *RedisStore) key(id string) string { return s.prefix + "{" + id + "}" }
+
+func decode(b []byte) (*Record, error) {
+	var rec Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("session: a stored record is not valid: %w", err)
+	}
+	return &rec, nil
+}
+
+// Create implements Store.
+func (s *RedisStore) Create(ctx context.Context, rec *Record, ttl time.Duration) error {
+	if rec == nil || !ValidID(rec.ID) {
+		return errors.New("session: Create needs a record with a valid ID")
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("session: encoding the record: %w", err)
+	}
+	err = s.c.SetArgs(ctx, s.key(rec.ID), b, redis.SetArgs{Mode: "NX", TTL: max(ttl, 0)}).Err()
+	if errors.Is(err, redis.Nil) {
+		return ErrExists
+	}
+	if err != nil {
+		return fmt.Errorf("session: redis SET: %w", err)
+	}
+	return nil
+}
+
+// Get implements Store.
+func (s *RedisStore) Get(ctx context.Context, id string) (*Record, error) {
+	b, err := s.c.Get(ctx, s.key(id)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: redis GET: %w", err)
+	}
+	return decode(b)
+}
+
+// Touch implements Store.
+func (s *RedisStore) Touch(ctx context.Context, id string, ttl time.Duration) (*Record, error) {
+	var cmd *redis.StringCmd
+	if ttl > 0 {
+		cmd = s.c.GetEx(ctx, s.key(id), ttl)
+	} else {
+		cmd = s.c.Get(ctx, s.key(id))
+	}
+	b, err := cmd.Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: redis GETEX: %w", err)
+	}
+	return decode(b)
+}
+
+// Update implements Store.
+func (s *RedisStore) Update(ctx context.Context, id string, ttl time.Duration, fn func(*Record) error) error {
+	key := s.key(id)
+	txf := func(tx *redis.Tx) error {
+		b, err := tx.Get(ctx, key).Bytes()
+		if errors.Is(err, redis.Nil) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("session: redis GET: %w", err)
+		}
+		rec, err := decode(b)
+		if err != nil {
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+		rec.ID = id
+		nb, err := json.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("session: encoding the record: %w", err)
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, key, nb, max(ttl, 0))
+			return nil
+		})
+		return err
+	}
+	for range s.tries {
+		err := s.c.Watch(ctx, txf, key)
+		if errors.Is(err, redis.TxFailedErr) {
+			continue
+		}
+		return err
+	}
+	return fmt.Errorf("session: updating %s lost the race with other writers %d times", id, s.tries)
+}
+
+// Delete implements Store.
+func (s *RedisStore) Delete(ctx context.Context, id string) error {
+	if err := s.c.Del(ctx, s.key(id)).Err(); err != nil {
+		return fmt.Errorf("session: redis DEL: %w", err)
+	}
+	return nil
+}

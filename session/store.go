@@ -1,0 +1,236 @@
+package session
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mcpchain/mcp"
+)
+
+// ErrExists is returned by [Store.Create] for an ID already in use.
+var ErrExists = errors.New("session: ID already in use")
+
+// Record is the stored state of one session: plain data, serialisable as
+// JSON, so any replica that shares the store can serve the session. A
+// [Session] is the in-process copy a handler works on; changes to it are
+// written back to the store explicitly ([Store.Update]).
+type Record struct {
+	// ID is the Mcp-Session-Id.
+	ID string `json:"id"`
+	// ProtocolVersion is the negotiated revision.
+	ProtocolVersion string `json:"protocolVersion"`
+	// Client is the clientInfo of initialize.
+	Client mcp.Implementation `json:"client"`
+	// Capabilities are the client's declared capabilities.
+	Capabilities mcp.ClientCapabilities `json:"capabilities"`
+	// LogLevel is the minimum level of logging/setLevel; "" means every
+	// level.
+	LogLevel mcp.LogLevel `json:"logLevel,omitempty"`
+	// Initialized says notifications/initialized was received.
+	Initialized bool `json:"initialized,omitempty"`
+	// Subscriptions are the resource URIs the client subscribed to,
+	// sorted.
+	Subscriptions []string `json:"subscriptions,omitempty"`
+	// Identity binds the session to the caller that initialized it (see
+	// [Identity]); "" is an anonymous session.
+	Identity string `json:"identity,omitempty"`
+	// Created is when initialize made the session.
+	Created time.Time `json:"created"`
+	// LastSeen is the time of the last activity written to the store.
+	LastSeen time.Time `json:"lastSeen"`
+}
+
+// Clone returns a deep copy of r.
+func (r *Record) Clone() *Record {
+	cp := *r
+	cp.Subscriptions = slices.Clone(r.Subscriptions)
+	// Capabilities hold maps and raw JSON: a JSON round trip copies them
+	// deeply.
+	if b, err := json.Marshal(r.Capabilities); err == nil {
+		cp.Capabilities = mcp.ClientCapabilities{}
+		_ = json.Unmarshal(b, &cp.Capabilities)
+	}
+	return &cp
+}
+
+// Unencodable is the [Identity] of auth data that cannot be encoded as
+// JSON: it matches no caller on another replica.
+const Unencodable = "unencodable"
+
+// Identity is the stored form of the auth data a session is bound to: ""
+// for none (anonymous), "sub:" and the subject for auth data implementing
+// mcp.Subject, else "sha256:" and the hash of its JSON encoding (auth data
+// that cannot be encoded binds to [Unencodable], which no caller matches
+// on another replica: such sessions are served by the replica that made
+// them only). Two callers may share a session when their identities
+// are equal.
+func Identity(auth any) string {
+	switch a := auth.(type) {
+	case nil:
+		return ""
+	case mcp.Subject:
+		return "sub:" + a.Subject()
+	}
+	b, err := json.Marshal(auth)
+	if err != nil {
+		return Unencodable
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Store keeps session records, with an idle expiry: a record not touched
+// for its TTL is gone. Every method returns the store's error as is (a
+// handler answers a request it cannot serve for it with an internal
+// error); implementations must be safe for concurrent use by many
+// processes when they are shared. A ttl <= 0 means no expiry.
+type Store interface {
+	// Create stores a new record; [ErrExists] if its ID is in use.
+	Create(ctx context.Context, rec *Record, ttl time.Duration) error
+	// Get returns the record, or [ErrNotFound].
+	Get(ctx context.Context, id string) (*Record, error)
+	// Touch returns the record and restarts its TTL, or [ErrNotFound].
+	Touch(ctx context.Context, id string, ttl time.Duration) (*Record, error)
+	// Update applies fn to the current record and stores the result
+	// atomically (fn may run more than once when writers race), restarting
+	// its TTL; [ErrNotFound] if there is none; an error from fn is returned
+	// and nothing is written.
+	Update(ctx context.Context, id string, ttl time.Duration, fn func(*Record) error) error
+	// Delete removes the record; deleting an unknown ID is not an error.
+	Delete(ctx context.Context, id string) error
+}
+
+// MemoryStore is the in-process [Store], the default: one replica only.
+type MemoryStore struct {
+	mu   sync.Mutex
+	recs map[string]memEntry
+	now  func() time.Time
+}
+
+type memEntry struct {
+	rec     *Record
+	expires time.Time // zero: never
+}
+
+// NewMemoryStore returns an empty store.
+func NewMemoryStore() *MemoryStore {
+	return &MemoryStore{recs: map[string]memEntry{}, now: time.Now}
+}
+
+func (m *MemoryStore) expiry(ttl time.Duration) time.Time {
+	if ttl <= 0 {
+		return time.Time{}
+	}
+	return m.now().Add(ttl)
+}
+
+// liveLocked returns the unexpired entry of id, dropping an expired one.
+func (m *MemoryStore) liveLocked(id string) (memEntry, bool) {
+	e, ok := m.recs[id]
+	if !ok {
+		return e, false
+	}
+	if !e.expires.IsZero() && !m.now().Before(e.expires) {
+		delete(m.recs, id)
+		return e, false
+	}
+	return e, true
+}
+
+// sweepLocked drops expired entries, a few at a time, so memory stays
+// bounded without a goroutine.
+func (m *MemoryStore) sweepLocked() {
+	n := 0
+	now := m.now()
+	for id, e := range m.recs {
+		if n++; n > 16 {
+			return
+		}
+		if !e.expires.IsZero() && !now.Before(e.expires) {
+			delete(m.recs, id)
+		}
+	}
+}
+
+// Create implements Store.
+func (m *MemoryStore) Create(_ context.Context, rec *Record, ttl time.Duration) error {
+	if rec == nil || !ValidID(rec.ID) {
+		return errors.New("session: Create needs a record with a valid ID")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sweepLocked()
+	if _, ok := m.liveLocked(rec.ID); ok {
+		return ErrExists
+	}
+	m.recs[rec.ID] = memEntry{rec: rec.Clone(), expires: m.expiry(ttl)}
+	return nil
+}
+
+// Get implements Store.
+func (m *MemoryStore) Get(_ context.Context, id string) (*Record, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.liveLocked(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return e.rec.Clone(), nil
+}
+
+// Touch implements Store.
+func (m *MemoryStore) Touch(_ context.Context, id string, ttl time.Duration) (*Record, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.liveLocked(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	e.expires = m.expiry(ttl)
+	m.recs[id] = e
+	return e.rec.Clone(), nil
+}
+
+// Update implements Store.
+func (m *MemoryStore) Update(_ context.Context, id string, ttl time.Duration, fn func(*Record) error) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.liveLocked(id)
+	if !ok {
+		return ErrNotFound
+	}
+	rec := e.rec.Clone()
+	if err := fn(rec); err != nil {
+		return err
+	}
+	rec.ID = id
+	m.recs[id] = memEntry{rec: rec, expires: m.expiry(ttl)}
+	return nil
+}
+
+// Delete implements Store.
+func (m *MemoryStore) Delete(_ context.Context, id string) error {
+	m.mu.Lock()
+	delete(m.recs, id)
+	m.mu.Unlock()
+	return nil
+}
+
+// Len returns the number of unexpired records held.
+func (m *MemoryStore) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for id := range m.recs {
+		if _, ok := m.liveLocked(id); ok {
+			n++
+		}
+	}
+	return n
+}

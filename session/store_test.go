@@ -1,0 +1,105 @@
+package session_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/redistest"
+	"github.com/mcpchain/mcp/session"
+	"github.com/mcpchain/mcp/session/storetest"
+)
+
+func TestMemoryStoreContract(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, func(*testing.T) session.Store { return session.NewMemoryStore() }, 50*time.Millisecond)
+}
+
+func TestRedisStoreContract(t *testing.T) {
+	t.Parallel()
+	addr := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { _ = c.Close() })
+	n := 0
+	storetest.Run(t, func(*testing.T) session.Store {
+		n++
+		return session.NewRedisStore(c, &session.RedisOptions{Prefix: "t" + string(rune('a'+n)) + ":"})
+	}, 100*time.Millisecond)
+}
+
+// TestRedisStoreReportsOutage: a store that cannot reach Redis returns an
+// error, never ErrNotFound (which would end the session).
+func TestRedisStoreReportsOutage(t *testing.T) {
+	t.Parallel()
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	t.Cleanup(func() { _ = c.Close() })
+	s := session.NewRedisStore(c, nil)
+	_, err := s.Get(context.Background(), "abc")
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, session.ErrNotFound)
+	_, err = s.Touch(context.Background(), "abc", time.Minute)
+	assert.NotErrorIs(t, err, session.ErrNotFound)
+	assert.Error(t, err)
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	t.Parallel()
+	s := session.New(time.Now())
+	s.Init("2025-06-18", mcp.Implementation{Name: "c", Version: "1"}, mcp.ClientCapabilities{}, "alice")
+	s.SetInitialized()
+	s.SetLogLevel(mcp.LevelError)
+	s.Subscribe("b://2")
+	s.Subscribe("a://1")
+	rec := s.Record()
+	assert.Equal(t, []string{"a://1", "b://2"}, rec.Subscriptions, "sorted")
+	assert.Equal(t, session.Identity("alice"), rec.Identity)
+
+	cp := session.FromRecord(rec, "alice")
+	assert.Equal(t, s.ID, cp.ID)
+	assert.Equal(t, "2025-06-18", cp.ProtocolVersion())
+	assert.True(t, cp.Initialized())
+	assert.Equal(t, mcp.LevelError, cp.LogLevel())
+	assert.True(t, cp.Subscribed("a://1"))
+	assert.Equal(t, "alice", cp.Auth())
+
+	rec.Subscriptions = nil
+	rec.LogLevel = ""
+	cp.Apply(rec)
+	assert.False(t, cp.Subscribed("a://1"), "Apply takes what another replica wrote")
+	assert.Equal(t, mcp.LogLevel(""), cp.LogLevel())
+}
+
+type subj string
+
+func (s subj) Subject() string { return string(s) }
+
+func TestIdentity(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "", session.Identity(nil))
+	assert.Equal(t, "sub:bob", session.Identity(subj("bob")))
+	assert.Equal(t, session.Identity(map[string]any{"a": 1}), session.Identity(map[string]any{"a": 1}))
+	assert.NotEqual(t, session.Identity("alice"), session.Identity("bob"))
+	assert.Equal(t, session.Unencodable, session.Identity(func() {}))
+}
+
+func TestMemoryEventStoreContract(t *testing.T) {
+	t.Parallel()
+	storetest.RunEvents(t, func(*testing.T) session.EventStore { return session.NewMemoryEventStore(time.Minute) })
+}
+
+func TestRedisEventStoreContract(t *testing.T) {
+	t.Parallel()
+	addr := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { _ = c.Close() })
+	n := 0
+	storetest.RunEvents(t, func(*testing.T) session.EventStore {
+		n++
+		return session.NewRedisEventStore(c, "ev"+string(rune('a'+n))+":", time.Minute)
+	})
+}
