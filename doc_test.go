@@ -58,11 +58,13 @@ import (
 	"time"
 
 	"github.com/justinas/alice"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/providers"
+	"github.com/mcpchain/mcp/session"
 	"github.com/mcpchain/mcp/stdio"
 )
 
@@ -72,6 +74,8 @@ var (
 	_ = middleware.Recover
 	_ = stdio.Serve
 	_ = providers.NewProxy
+	_ = redis.NewClient
+	_ = session.NewMemoryStore
 	_ = time.Second
 	_ = os.Stdin
 	_ = log.Fatal
