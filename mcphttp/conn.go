@@ -26,6 +26,9 @@ type conn struct {
 	sess      *session.Session
 	ephemeral bool // a stateless request's throw-away session
 	modern    bool // a 2026-07-28 request's throw-away session (modern.go)
+	// registered is set once the session is saved (Handler.register, or
+	// found in the store): only then does a response name its ID.
+	registered atomic.Bool
 
 	mu        sync.Mutex
 	inflight  map[string]context.CancelFunc
@@ -350,14 +353,14 @@ func newResponder(w http.ResponseWriter, h *Handler, c *conn, jsonOnly bool) *re
 }
 
 func (rs *responder) setSessionHeader() {
-	if rs.c != nil && !rs.c.ephemeral && rs.c.sess.ID != "" {
+	if rs.c != nil && !rs.c.ephemeral && rs.c.sess.ID != "" && rs.c.registered.Load() {
 		rs.w.Header().Set("Mcp-Session-Id", rs.c.sess.ID)
 	}
 }
 
 func (rs *responder) startSSE() {
 	sid := ""
-	if rs.c != nil && !rs.c.ephemeral {
+	if rs.c != nil && !rs.c.ephemeral && rs.c.registered.Load() {
 		sid = rs.c.sess.ID
 	}
 	startSSE(rs.w, sid)

@@ -846,6 +846,7 @@ func (h *Handler) lookup(ctx context.Context, id string, auth any) (*conn, error
 		return c, nil
 	}
 	c = newConn(h, session.FromRecord(rec, auth), false)
+	c.registered.Store(true)
 	h.conns[id] = c
 	// Counted against this replica's caps (a session another replica
 	// admitted is not refused here), per subject only: its address is
@@ -877,6 +878,7 @@ func (h *Handler) register(ctx context.Context, c *conn) error {
 	// Seen no earlier than the record's TTL began: the reaper relies on a
 	// local idle time never ending before the stored one.
 	c.sess.Touch(time.Now())
+	c.registered.Store(true)
 	h.mu.Lock()
 	h.conns[c.sess.ID] = c
 	h.startReaperLocked()

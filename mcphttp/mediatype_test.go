@@ -35,3 +35,35 @@ func TestMediaTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedInitializeNamesNoSession: an initialize the server refuses
+// (bad params) answers with no Mcp-Session-Id, since no session was
+// made; an accepted one names its session.
+func TestRefusedInitializeNamesNoSession(t *testing.T) {
+	t.Parallel()
+	ts, h := newTestServer(t, nil)
+	for _, tt := range []struct {
+		name, body string
+		wantID     bool
+	}{
+		{"accepted", initBody, true},
+		{"no protocolVersion", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, false},
+		{"params not an object", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":[1]}`, false},
+		{"case-variant member", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","ProtocolVersion":"x","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := h.SessionCount()
+			resp, body := do(t, ts, req{"POST", tt.body, nil})
+			assert.Equal(t, http.StatusOK, resp.StatusCode, body)
+			sid := resp.Header.Get("Mcp-Session-Id")
+			if tt.wantID {
+				assert.NotEmpty(t, sid, body)
+				assert.Equal(t, before+1, h.SessionCount())
+			} else {
+				assert.Empty(t, sid, "a refused initialize must not name a session: %s", body)
+				assert.Contains(t, body, `"error"`)
+				assert.Equal(t, before, h.SessionCount())
+			}
+		})
+	}
+}
