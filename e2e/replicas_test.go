@@ -101,7 +101,11 @@ func TestReplicasShareSessionsOnRedis(t *testing.T) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			client := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprintf("replica-client-%d", i), Version: "1"}, nil)
-			s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: front.URL + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
+			// A 2025 client: stateful sessions are what must move between
+			// replicas (a 2026-07-28 client keeps no session). The SDK would
+			// otherwise negotiate 2026-07-28 through server/discover.
+			s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: front.URL + "/mcp", HTTPClient: hc, MaxRetries: -1},
+				&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 			if err != nil {
 				failed(i, "connect", err)
 				return
