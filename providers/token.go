@@ -120,25 +120,13 @@ func (p *Proxy) codeGrant(w http.ResponseWriter, r *http.Request, c *client) {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "code is required")
 		return
 	}
-	h := hashKey(code)
-	b, err := p.store.Take(ctx, "code:"+h)
-	if err != nil {
-		// A second use of a code revokes what the first one got (RFC 6749 §4.1.2).
-		if gid, err := p.store.Get(ctx, "code_used:"+h); err == nil {
-			_ = p.store.Delete(ctx, "grant:"+string(gid))
-			p.log.Warn("authorization code replayed; its grant is revoked", "client_id", c.ID)
-			oauthError(w, http.StatusBadRequest, "invalid_grant", "the authorization code was already used; the tokens issued for it are revoked")
-			return
-		}
-		oauthError(w, http.StatusBadRequest, "invalid_grant", "the authorization code is unknown or expired")
-		return
-	}
 	var rec codeRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		oauthError(w, http.StatusInternalServerError, "server_error", "stored code does not decode")
+	if !p.takeOnce(w, r, c, oneTime{kind: "code", used: "code_used", ttl: p.cfg.AccessTokenTTL,
+		replayed: "the authorization code was already used; the tokens issued for it are revoked",
+		unknown:  "the authorization code is unknown or expired", logged: "authorization code replayed; its grant is revoked",
+	}, code, &rec, func() string { return rec.GrantID }) {
 		return
 	}
-	_ = p.store.Put(ctx, "code_used:"+h, []byte(rec.GrantID), p.cfg.AccessTokenTTL)
 	reject := func(desc string) {
 		_ = p.store.Delete(ctx, "grant:"+rec.GrantID) // the code is burnt, and so is its grant
 		oauthError(w, http.StatusBadRequest, "invalid_grant", desc)
@@ -163,6 +151,42 @@ func (p *Proxy) codeGrant(w http.ResponseWriter, r *http.Request, c *client) {
 	p.issue(w, r, c, rtRecord{ClientID: c.ID, GrantID: rec.GrantID, Scopes: rec.Scopes, Subject: rec.Subject})
 }
 
+// oneTime names the storage keys and answers of a secret that may be
+// used once (an authorization code, a refresh token).
+type oneTime struct {
+	kind, used        string // key prefixes: the live secret, its used mark
+	ttl               time.Duration
+	replayed, unknown string // invalid_grant descriptions
+	logged            string // the warning logged on a replay
+}
+
+// takeOnce takes the record of secret from storage, atomically, into rec
+// and marks the secret used (grant returns the record's grant ID once rec
+// is filled). A second use revokes the grant the first one got (RFC 6749
+// §4.1.2; refresh-token reuse detection) and is answered invalid_grant, as
+// is an unknown secret; takeOnce then reports false, having answered.
+func (p *Proxy) takeOnce(w http.ResponseWriter, r *http.Request, c *client, k oneTime, secret string, rec any, grant func() string) bool {
+	ctx := r.Context()
+	h := hashKey(secret)
+	b, err := p.store.Take(ctx, k.kind+":"+h)
+	if err != nil {
+		if gid, err := p.store.Get(ctx, k.used+":"+h); err == nil {
+			_ = p.store.Delete(ctx, "grant:"+string(gid))
+			p.log.Warn(k.logged, "client_id", c.ID)
+			oauthError(w, http.StatusBadRequest, "invalid_grant", k.replayed)
+			return false
+		}
+		oauthError(w, http.StatusBadRequest, "invalid_grant", k.unknown)
+		return false
+	}
+	if err := json.Unmarshal(b, rec); err != nil {
+		oauthError(w, http.StatusInternalServerError, "server_error", "the stored record does not decode")
+		return false
+	}
+	_ = p.store.Put(ctx, k.used+":"+h, []byte(grant()), k.ttl)
+	return true
+}
+
 func s256(verifier string) string {
 	sum := sha256.Sum256([]byte(verifier))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
@@ -175,26 +199,15 @@ func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) 
 		oauthError(w, http.StatusBadRequest, "invalid_request", "refresh_token is required")
 		return
 	}
-	h := hashKey(rt)
-	b, err := p.store.Take(ctx, "rt:"+h)
-	if err != nil {
-		// Reuse of a rotated refresh token: someone holds a stolen copy.
-		// Revoke the whole family (the grant).
-		if gid, err := p.store.Get(ctx, "rt_used:"+h); err == nil {
-			_ = p.store.Delete(ctx, "grant:"+string(gid))
-			p.log.Warn("refresh token reused; its grant is revoked", "client_id", c.ID)
-			oauthError(w, http.StatusBadRequest, "invalid_grant", "the refresh token was already used; every token of this login is revoked")
-			return
-		}
-		oauthError(w, http.StatusBadRequest, "invalid_grant", "the refresh token is unknown, expired or revoked")
-		return
-	}
+	// Reuse of a rotated refresh token means someone holds a stolen copy:
+	// the whole family (the grant) is revoked.
 	var rec rtRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		oauthError(w, http.StatusInternalServerError, "server_error", "stored refresh token does not decode")
+	if !p.takeOnce(w, r, c, oneTime{kind: "rt", used: "rt_used", ttl: p.cfg.RefreshTokenTTL,
+		replayed: "the refresh token was already used; every token of this login is revoked",
+		unknown:  "the refresh token is unknown, expired or revoked", logged: "refresh token reused; its grant is revoked",
+	}, rt, &rec, func() string { return rec.GrantID }) {
 		return
 	}
-	_ = p.store.Put(ctx, "rt_used:"+h, []byte(rec.GrantID), p.cfg.RefreshTokenTTL)
 	if rec.ClientID != c.ID {
 		_ = p.store.Delete(ctx, "grant:"+rec.GrantID)
 		oauthError(w, http.StatusBadRequest, "invalid_grant", "the refresh token was issued to another client")
