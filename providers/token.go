@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // rtRecord is a refresh token we issued, stored under rt:{sha256(rt)}
@@ -80,24 +81,31 @@ func (p *Proxy) invalidClient(w http.ResponseWriter, basic bool, desc string) {
 	oauthError(w, http.StatusUnauthorized, "invalid_client", desc)
 }
 
-// handleToken is POST /oauth/token.
-func (p *Proxy) handleToken(w http.ResponseWriter, r *http.Request) {
+// clientPost reads the form of a POST to the token or revocation
+// endpoint and authenticates the client; when it reports false it has
+// answered (405, 400 or 401).
+func (p *Proxy) clientPost(w http.ResponseWriter, r *http.Request) (*client, bool) {
 	if r.Method != http.MethodPost {
 		methodNotAllowed(w, "POST")
-		return
+		return nil, false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "the body must be application/x-www-form-urlencoded (at most 64 KiB)")
-		return
+		return nil, false
 	}
-	c, ok := p.authClient(w, r)
+	return p.authClient(w, r)
+}
+
+// handleToken is POST /oauth/token.
+func (p *Proxy) handleToken(w http.ResponseWriter, r *http.Request) {
+	c, ok := p.clientPost(w, r)
 	if !ok {
 		return
 	}
 	gt := r.PostForm.Get("grant_type")
 	if gt != "" && !slices.Contains(c.GrantTypes, gt) {
-		oauthError(w, http.StatusBadRequest, "unauthorized_client", "this client did not register the grant type "+gt)
+		oauthError(w, http.StatusBadRequest, "unauthorized_client", "this client did not register the grant type "+strictjson.Quote(gt))
 		return
 	}
 	switch gt {
@@ -269,16 +277,7 @@ func (p *Proxy) issue(w http.ResponseWriter, r *http.Request, c *client, rec rtR
 // its whole login; an access token is denied until it expires. Unknown
 // tokens, and tokens of other clients, get 200 and change nothing.
 func (p *Proxy) handleRevoke(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		methodNotAllowed(w, "POST")
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	if err := r.ParseForm(); err != nil {
-		oauthError(w, http.StatusBadRequest, "invalid_request", "the body must be application/x-www-form-urlencoded (at most 64 KiB)")
-		return
-	}
-	c, ok := p.authClient(w, r)
+	c, ok := p.clientPost(w, r)
 	if !ok {
 		return
 	}
