@@ -53,6 +53,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLegacySSE$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzFlatValidator$$' -fuzztime $(FUZZN) .
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZN) ./internal/strictjson
+	$(GO) test -run '^$$' -fuzz '^FuzzRegister$$' -fuzztime $(FUZZN) ./providers
+	$(GO) test -run '^$$' -fuzz '^FuzzToken$$' -fuzztime $(FUZZN) ./providers
+	$(GO) test -run '^$$' -fuzz '^FuzzAuthenticate$$' -fuzztime $(FUZZN) ./providers
 
 node: e2e/node/node_modules/.ci-lock.sha256
 

@@ -1,0 +1,112 @@
+package providers
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// fuzzProxy is a generic provider whose upstream is never reached: the
+// fuzz targets feed it what a client sends before any upstream call.
+func fuzzProxy(f *testing.F) (*OAuthProvider, http.Handler) {
+	p, err := NewOAuthProvider(OAuthProviderConfig{
+		Config: Config{BaseURL: "http://127.0.0.1:8000", ClientID: "up-client", ClientSecret: "up-secret",
+			JWTSigningKey: strings.Repeat("k", 32), EncryptionKey: strings.Repeat("e", 32),
+			Logger: slog.New(slog.DiscardHandler)},
+		AuthorizationEndpoint: "http://127.0.0.1:1/authorize", TokenEndpoint: "http://127.0.0.1:1/token",
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = p.Close() })
+	mux := http.NewServeMux()
+	p.Mount(mux)
+	return p, mux
+}
+
+// checkOAuthAnswer fails unless an answer to outside input is a 2xx or a
+// 4xx (never a 5xx or a panic) with a short body.
+func checkOAuthAnswer(t *testing.T, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if rec.Code >= 500 {
+		t.Fatalf("status %d for client input: %s", rec.Code, rec.Body.String())
+	}
+	if rec.Body.Len() > 8<<10 {
+		t.Fatalf("an answer of %d bytes reflects too much input", rec.Body.Len())
+	}
+}
+
+// FuzzRegister feeds dynamic client registration (RFC 7591) bodies.
+func FuzzRegister(f *testing.F) {
+	for _, s := range []string{
+		`{"redirect_uris":["http://127.0.0.1:9999/cb"],"client_name":"a"}`,
+		`{"redirect_uris":["http://localhost:@evil.example/cb"]}`,
+		`{"redirect_uris":["https://app.example/cb"],"token_endpoint_auth_method":"client_secret_basic","grant_types":["authorization_code","refresh_token"]}`,
+		`{"redirect_uris":"x"}`, `{"redirect_uris":[]}`, `[]`, `{`, `null`,
+		`{"redirect_uris":["javascript:alert(1)"],"client_name":"<script>"}`,
+		`{"redirect_uris":["http://127.0.0.1/cb"],"token_endpoint_auth_method":"private_key_jwt"}`,
+	} {
+		f.Add(s)
+	}
+	_, h := fuzzProxy(f)
+	f.Fuzz(func(t *testing.T, body string) {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, RegisterPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(rec, req)
+		checkOAuthAnswer(t, rec)
+	})
+}
+
+// FuzzToken feeds token-endpoint forms with client credentials in Basic
+// auth or the form.
+func FuzzToken(f *testing.F) {
+	for _, s := range []struct{ form, basic string }{
+		{"grant_type=authorization_code&code=abc&code_verifier=" + strings.Repeat("v", 43), ""},
+		{"grant_type=refresh_token&refresh_token=xyz&client_id=c", ""},
+		{"grant_type=client_credentials", "Y2xpZW50OnNlY3JldA=="},
+		{"grant_type=%zz", "!!!"},
+		{"client_id=a&client_id=b&grant_type=refresh_token", ""},
+		{"", ""},
+	} {
+		f.Add(s.form, s.basic)
+	}
+	_, h := fuzzProxy(f)
+	f.Fuzz(func(t *testing.T, form, basic string) {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, TokenPath, strings.NewReader(form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if basic != "" {
+			req.Header.Set("Authorization", "Basic "+basic)
+		}
+		h.ServeHTTP(rec, req)
+		checkOAuthAnswer(t, rec)
+	})
+}
+
+// FuzzAuthenticate feeds bearer tokens to the resource-server check: any
+// token that was not minted by the proxy is refused, without a panic.
+func FuzzAuthenticate(f *testing.F) {
+	for _, s := range []string{
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.x",
+		"eyJhbGciOiJub25lIn0.eyJzdWIiOiJhIn0.",
+		"a.b.c", "...", "", "Bearer", strings.Repeat("A", 4096),
+	} {
+		f.Add(s)
+	}
+	p, _ := fuzzProxy(f)
+	f.Fuzz(func(t *testing.T, token string) {
+		if !utf8.ValidString(token) || strings.ContainsAny(token, "\r\n") {
+			return // not a header value a client can send
+		}
+		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		s, err := p.Authenticate(req)
+		if err == nil {
+			t.Fatalf("a token the proxy never minted was accepted: %q → %#v", token, s)
+		}
+	})
+}
