@@ -54,7 +54,8 @@ func TestOAuthRedis(t *testing.T) {
 	c := startOAuthServer(t, freePort(t), other)
 	lb.set(t, a.URL, b.URL)
 	for _, s := range []*oauthServer{a, b} {
-		assert.Contains(t, s.stderr.String(), "storage=redis")
+		assert.Eventually(t, func() bool { return strings.Contains(s.stderr.String(), "storage=redis") },
+			5*time.Second, 20*time.Millisecond, "each replica says it stores on Redis")
 	}
 
 	// Register on A; every later step of the login alternates A, B, A, …

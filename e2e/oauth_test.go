@@ -300,7 +300,10 @@ func TestOAuthIDTokenNonce(t *testing.T) {
 			assert.Empty(t, q.Get("code"))
 			assert.Equal(t, "st-1", q.Get("state"))
 			assert.Equal(t, base, q.Get("iss"))
-			assert.Contains(t, srv.stderr.String(), "nonce does not match", "the server says why")
+			// The server's stderr reaches the test through a pipe, after the
+			// redirect the browser already followed: wait for the line.
+			assert.Eventually(t, func() bool { return strings.Contains(srv.stderr.String(), "nonce does not match") },
+				5*time.Second, 20*time.Millisecond, "the server says why the login failed")
 
 			up.tamperNonce.Store(false)
 			b = newFormBrowser(t)
