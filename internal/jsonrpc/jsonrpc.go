@@ -403,42 +403,9 @@ func (s *scanner) str() (string, bool) {
 	return "", false
 }
 
-// skipValue moves past one value.
-func (s *scanner) skipValue() {
-	if s.pos >= len(s.data) {
-		return
-	}
-	switch s.data[s.pos] {
-	case '"':
-		s.str()
-	case '{', '[':
-		depth := 0
-		for s.pos < len(s.data) {
-			switch s.data[s.pos] {
-			case '"':
-				s.str()
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					s.pos++
-					return
-				}
-			}
-			s.pos++
-		}
-	default:
-		for s.pos < len(s.data) {
-			switch s.data[s.pos] {
-			case ',', '}', ']', ' ', '\t', '\r', '\n':
-				return
-			}
-			s.pos++
-		}
-	}
-}
+// skipValue moves past one value (strictjson.Skip: without decoding the
+// strings in it).
+func (s *scanner) skipValue() { s.pos = strictjson.Skip(s.data, s.pos) }
 
 // AppendResult appends a success response.
 func AppendResult(b []byte, id json.RawMessage, result []byte) []byte {

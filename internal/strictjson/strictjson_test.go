@@ -266,3 +266,29 @@ func BenchmarkValid(b *testing.B) {
 		}
 	}
 }
+
+// TestSkip: Skip steps over exactly one value of valid JSON, whatever
+// nests or is escaped in it, and allocates nothing.
+func TestSkip(t *testing.T) {
+	for _, tt := range []struct{ in, rest string }{
+		{`"a"`, ``},
+		{`"a\"b\\",1`, `,1`},
+		{`"\u0022]"]`, `]`},
+		{`{"a":[1,{"b":"}"}],"c":"\\"} ,2`, ` ,2`},
+		{`[[[]],"[",{}]]`, `]`},
+		{`123.5e-3,`, `,`},
+		{`true}`, `}`},
+		{`null `, ` `},
+		{`-1]`, `]`},
+	} {
+		data := []byte(tt.in)
+		end := Skip(data, 0)
+		if got := string(data[end:]); got != tt.rest {
+			t.Errorf("Skip(%s) left %q, want %q", tt.in, got, tt.rest)
+		}
+	}
+	data := []byte(`{"name":"add","arguments":{"a":"x\"y","b":[1,2]}}`)
+	if n := testing.AllocsPerRun(100, func() { Skip(data, 0) }); n != 0 {
+		t.Errorf("Skip allocates %v times per call, want 0", n)
+	}
+}

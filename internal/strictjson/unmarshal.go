@@ -123,43 +123,63 @@ func (w *walker) ws() {
 }
 
 // skip moves past one value.
-func (w *walker) skip() {
-	if w.pos >= len(w.data) {
-		return
+func (w *walker) skip() { w.pos = Skip(w.data, w.pos) }
+
+// Skip returns the position just past the JSON value that starts at pos
+// in data, which must be valid JSON (as [Check] leaves it): a string, an
+// object or array with everything nested in it, or a literal. It
+// allocates nothing; strings are stepped over, not decoded.
+func Skip(data []byte, pos int) int {
+	if pos >= len(data) {
+		return pos
 	}
-	switch w.data[w.pos] {
+	switch data[pos] {
 	case '"':
-		w.str()
+		return skipString(data, pos)
 	case '{', '[':
 		depth := 0
-		for w.pos < len(w.data) {
-			switch w.data[w.pos] {
+		for pos < len(data) {
+			switch data[pos] {
 			case '"':
-				w.str()
+				pos = skipString(data, pos)
 				continue
 			case '{', '[':
 				depth++
 			case '}', ']':
 				depth--
 				if depth == 0 {
-					w.pos++
-					return
+					return pos + 1
 				}
 			}
-			w.pos++
+			pos++
 		}
+		return pos
 	default:
-		for w.pos < len(w.data) {
-			switch w.data[w.pos] {
+		for pos < len(data) {
+			switch data[pos] {
 			case ',', '}', ']', ' ', '\t', '\r', '\n':
-				return
+				return pos
 			}
-			w.pos++
+			pos++
 		}
+		return pos
 	}
 }
 
-// str moves past a string and returns its decoded value.
+// skipString returns the position just past the string that starts (with
+// its opening quote) at pos.
+func skipString(data []byte, pos int) int {
+	for pos++; pos < len(data); pos++ {
+		switch data[pos] {
+		case '\\':
+			pos++
+		case '"':
+			return pos + 1
+		}
+	}
+	return pos
+}
+
 func (w *walker) str() string {
 	start := w.pos
 	w.pos++
