@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -50,12 +51,15 @@ type Record struct {
 func (r *Record) Clone() *Record {
 	cp := *r
 	cp.Subscriptions = slices.Clone(r.Subscriptions)
-	// Capabilities hold maps and raw JSON: a JSON round trip copies them
-	// deeply.
-	if b, err := json.Marshal(r.Capabilities); err == nil {
-		cp.Capabilities = mcp.ClientCapabilities{}
-		_ = json.Unmarshal(b, &cp.Capabilities)
+	// Capabilities are what the client said at initialize and are never
+	// modified after: the copy gets its own Roots and its own top-level
+	// Experimental map (the values inside are shared). No JSON round trip:
+	// the memory store clones on every request.
+	if r.Capabilities.Roots != nil {
+		roots := *r.Capabilities.Roots
+		cp.Capabilities.Roots = &roots
 	}
+	cp.Capabilities.Experimental = maps.Clone(r.Capabilities.Experimental)
 	return &cp
 }
 

@@ -103,3 +103,23 @@ func TestRedisEventStoreContract(t *testing.T) {
 		return session.NewRedisEventStore(c, "ev"+string(rune('a'+n))+":", time.Minute)
 	})
 }
+
+// TestRecordClone: a clone's subscriptions, roots capability and
+// experimental map are its own, so changing one record leaves the other
+// as it was; and cloning costs no JSON round trip.
+func TestRecordClone(t *testing.T) { // not parallel: AllocsPerRun
+	rec := &session.Record{ID: "s", Subscriptions: []string{"a://1"},
+		Capabilities: mcp.ClientCapabilities{Roots: &mcp.RootsCapability{ListChanged: true},
+			Experimental: map[string]any{"x": true}}}
+	cp := rec.Clone()
+	assert.Equal(t, rec, cp)
+	cp.Subscriptions[0] = "b://2"
+	cp.Capabilities.Roots.ListChanged = false
+	cp.Capabilities.Experimental["y"] = 1
+	assert.Equal(t, []string{"a://1"}, rec.Subscriptions)
+	assert.True(t, rec.Capabilities.Roots.ListChanged)
+	assert.Equal(t, map[string]any{"x": true}, rec.Capabilities.Experimental)
+	// The record, its subscriptions, roots and map: a few allocations,
+	// not the dozen of an encode and decode.
+	assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { rec.Clone() }), 5.0)
+}
