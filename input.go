@@ -1,0 +1,105 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+)
+
+// InputRequest is one question a server puts to its client: a
+// server-to-client request such as elicitation/create,
+// sampling/createMessage or roots/list.
+type InputRequest struct {
+	// Method is the request's method, e.g. "elicitation/create".
+	Method string `json:"method"`
+	// Params are the request's params; nil is sent as {}.
+	Params any `json:"params"`
+}
+
+// InputPeer is a [Peer] that puts several questions to the client at once
+// and returns the answers by key. Revision 2026-07-28 has no
+// server-to-client requests: its peers implement InputPeer and turn the
+// questions into an input-required result (a multi round-trip request), or,
+// for a task, into the task's input_required status. Keys are chosen by the
+// server, unique within the request and the same on every round.
+type InputPeer interface {
+	Peer
+	// Inputs asks every request in reqs and returns the raw results by the
+	// same keys. A peer that must end the current round first (to send an
+	// input-required result) returns an error the transport recognises.
+	Inputs(ctx context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error)
+}
+
+// Ask puts every question in reqs to the client and returns the raw
+// results by the same keys. Each method needs the capability the client
+// declared for it (elicitation, sampling, roots), else [ErrCapability]. On
+// a peer that implements [InputPeer] the questions go out together; on
+// any other peer (the 2025 revisions) each is a server-to-client request,
+// all sent at once, and the first error ends the call.
+func (c *Context) Ask(ctx context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
+	for _, r := range reqs {
+		if !c.declares(r.Method) {
+			return nil, ErrCapability
+		}
+	}
+	p := c.info.Peer
+	if p == nil {
+		return nil, ErrNoPeer
+	}
+	if ip, ok := p.(InputPeer); ok {
+		return ip.Inputs(ctx, reqs)
+	}
+	return askEach(ctx, p, reqs)
+}
+
+// declares reports whether the client declared the capability that a
+// server-to-client request of this method needs.
+func (c *Context) declares(method string) bool {
+	switch method {
+	case "elicitation/create":
+		return c.ClientCapabilities.Elicitation != nil
+	case "sampling/createMessage":
+		return c.ClientCapabilities.Sampling != nil
+	case "roots/list":
+		return c.ClientCapabilities.Roots != nil
+	}
+	return true
+}
+
+// askEach sends every request in reqs over p concurrently.
+func askEach(ctx context.Context, p Peer, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		first error
+		out   = make(map[string]json.RawMessage, len(reqs))
+	)
+	for k, r := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			params := r.Params
+			if params == nil {
+				params = struct{}{}
+			}
+			raw, err := p.Call(ctx, r.Method, params)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if first == nil {
+					first = err
+					cancel()
+				}
+				return
+			}
+			out[k] = raw
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
+}
