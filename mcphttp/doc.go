@@ -172,6 +172,17 @@
 // subscription ID; like the GET stream, it hears of this process's
 // registry only.
 //
+// Over stdio and embedded sessions a 2026-07-28 message is served the
+// same way: internal/inproc sees _meta's protocolVersion, synthesizes the
+// POST with that MCP-Protocol-Version and without the client's session,
+// and marks its context (inproc.Modern), so checkModernHeaders checks
+// only the method (stdio has no Mcp-Method, Mcp-Name or Mcp-Param-*
+// headers); every other check and the handlers are the HTTP path's. There
+// being no session to hear it, inproc itself turns a notifications/cancelled
+// naming such a request into the cancellation of its context (nothing more
+// is sent for it). EmbedOptions.ProtocolVersion = ModernVersion opens an
+// embedded session that speaks the revision.
+//
 // # Sessions
 //
 // A session is a session.Session (what the client said; its
