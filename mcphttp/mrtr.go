@@ -195,11 +195,11 @@ func principalOf(auth any) []byte {
 // round with openRound, answer its questions with Inputs, and turn the
 // open ones into an input-required result with result.
 type inputRound struct {
-	allowed   bool // the method may end with an input-required result
-	method    string
-	digest    []byte
-	principal []byte
-	prev      int // rounds before this one (from requestState)
+	allowed bool // the method may end with an input-required result
+	method  string
+	params  json.RawMessage // the request's params, for the state's digest
+	auth    any             // the caller's auth data, for the state's principal
+	prev    int             // rounds before this one (from requestState)
 
 	mu      sync.Mutex
 	answers map[string]json.RawMessage  // what the client answered, by key
@@ -218,8 +218,12 @@ func (h *Handler) openRound(method string, params json.RawMessage, auth any) (*i
 	if !mrtrMethods[method] {
 		return &inputRound{method: method}, nil
 	}
-	rd := &inputRound{allowed: true, method: method, digest: paramsDigest(params), principal: principalOf(auth),
-		answers: map[string]json.RawMessage{}}
+	rd := &inputRound{allowed: true, method: method, params: params, auth: auth}
+	// Most requests carry neither member: skip decoding their params again.
+	// (A member name spelled with escapes is not found, and so not used.)
+	if !bytes.Contains(params, []byte(`"inputResponses"`)) && !bytes.Contains(params, []byte(`"requestState"`)) {
+		return rd, nil
+	}
 	var p struct {
 		InputResponses json.RawMessage `json:"inputResponses"`
 		RequestState   json.RawMessage `json:"requestState"`
@@ -241,24 +245,25 @@ func (h *Handler) openRound(method string, params json.RawMessage, auth any) (*i
 		switch {
 		case st.Method != method:
 			return nil, invalidParams(fmt.Sprintf("requestState was issued for %s, not %s", strictjson.Quote(st.Method), strictjson.Quote(method)))
-		case !hmac.Equal(st.Params, rd.digest):
+		case !hmac.Equal(st.Params, paramsDigest(params)):
 			return nil, invalidParams("requestState was issued for other params (another tool, prompt or resource, or other arguments); send the same params on every round")
-		case !hmac.Equal(st.Principal, rd.principal):
+		case !hmac.Equal(st.Principal, principalOf(auth)):
 			return nil, invalidParams("requestState was issued to another caller")
 		}
 		rd.prev = st.Round
-		for k, v := range st.Answers {
-			rd.answers[k] = v
-		}
+		rd.answers = st.Answers
 	}
 	if p.InputResponses != nil {
 		resp, err := decodeInputResponses(p.InputResponses)
 		if err != nil {
 			return nil, err
 		}
-		for k, v := range resp {
-			rd.answers[k] = v
+		// An answer an earlier round took stands: the client cannot change
+		// it by answering the same key again.
+		for k, v := range rd.answers {
+			resp[k] = v
 		}
+		rd.answers = resp
 	}
 	return rd, nil
 }
@@ -423,7 +428,7 @@ func (rd *inputRound) result(s *sealer) (json.RawMessage, error) {
 		b := jsonrpc.AppendString(append(make([]byte, 0, len(pb)+64), `{"method":`...), q.Method)
 		reqs[k] = append(append(append(b, `,"params":`...), pb...), '}')
 	}
-	tok, err := s.seal(statePayload{Method: rd.method, Params: rd.digest, Principal: rd.principal,
+	tok, err := s.seal(statePayload{Method: rd.method, Params: paramsDigest(rd.params), Principal: principalOf(rd.auth),
 		Expires: s.now().Add(s.ttl).UnixMilli(), Round: rd.prev + 1, Answers: rd.used})
 	if err != nil {
 		return nil, err

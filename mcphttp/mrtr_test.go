@@ -299,6 +299,11 @@ func TestInputRequiredMultiRound(t *testing.T) {
 	require.Nil(t, res.Error)
 	assert.Equal(t, "Alice likes blue", wiretest.ToolResult(t, res).Content[0].(mcp.TextContent).Text)
 
+	// An answer an earlier round took stands: answering step1 again changes nothing.
+	res = q.send(t, ts, `"inputResponses":{"step1":{"action":"accept","content":{"name":"Mallory"}},"step2":{"action":"accept","content":{"color":"red"}}},`+stateParam(r2.RequestState))
+	require.Nil(t, res.Error)
+	assert.Equal(t, "Alice likes red", wiretest.ToolResult(t, res).Content[0].(mcp.TextContent).Text)
+
 	// Round 1's state does not carry step1's answer: step2 alone is not enough.
 	again := decodeIRR(t, q.send(t, ts, `"inputResponses":{"step2":{"action":"accept","content":{"color":"blue"}}},`+stateParam(r1.RequestState)))
 	assert.Equal(t, []string{"step1"}, keys(again.InputRequests))
