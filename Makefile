@@ -51,6 +51,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZN) ./stdio
 	$(GO) test -run '^$$' -fuzz '^FuzzServeHTTP$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzLegacySSE$$' -fuzztime $(FUZZN) ./mcphttp
+	$(GO) test -run '^$$' -fuzz '^FuzzRequestState$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzFlatValidator$$' -fuzztime $(FUZZN) .
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZN) ./internal/strictjson
 	$(GO) test -run '^$$' -fuzz '^FuzzRegister$$' -fuzztime $(FUZZN) ./providers
@@ -74,16 +75,11 @@ conformance: node
 	cd e2e && $(GO) test -race -count=1 -v -run '^TestConformanceAuthorization$$' .
 
 # The 0.2.0-alpha.12 server scenarios (--suite all: each at its own revision, 2025-11-25 or
-# 2026-07-28) against one examples/conformance process. Not part of test yet: the input-required
-# and tasks scenarios below are still to be built; any other failure fails the target.
+# 2026-07-28) against one examples/conformance process. Not part of test yet: the tasks
+# scenarios below are still to be built; any other failure fails the target.
 ALPHA_EXPECTED_FAIL = tasks-lifecycle tasks-capability-negotiation tasks-wire-fields \
 	tasks-request-state-removal tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope \
-	tasks-required-task-error tasks-mrtr-composition input-required-result-basic-elicitation \
-	input-required-result-basic-sampling input-required-result-basic-list-roots \
-	input-required-result-request-state input-required-result-multiple-input-requests \
-	input-required-result-multi-round input-required-result-non-tool-request \
-	input-required-result-result-type input-required-result-tampered-state \
-	input-required-result-capability-check
+	tasks-required-task-error tasks-mrtr-composition
 conformance-alpha: node
 	CONFORMANCE_PACKAGE=conformance-alpha CONFORMANCE_SCENARIOS=65 CONFORMANCE_CHECKS= \
 		CONFORMANCE_EXPECTED_FAIL="$(ALPHA_EXPECTED_FAIL)" bash e2e/conformance.sh

@@ -183,6 +183,37 @@
 // is sent for it). EmbedOptions.ProtocolVersion = ModernVersion opens an
 // embedded session that speaks the revision.
 //
+// One tool serves both eras. The revision has no server-to-client
+// requests: a tool's questions (mcp.Context's Ask, Elicit, Sample, Roots)
+// become a multi round-trip request (mrtr.go). handleRequest runs a modern
+// request as one round (runRound): openRound reads the request's
+// requestState and inputResponses, and the tool's Context gets a peer
+// (inputPeer, an mcp.InputPeer) that answers questions from them. A
+// question without an answer ends the round (mcp.ErrInputRequired; a
+// tool that swallows it changes nothing) and the request is answered
+// with an input-required result, a normal JSON-RPC result: the open
+// questions under their keys, and a new requestState carrying the answers
+// the handler took. The client sends the request again with the answers
+// and the state, and the handler runs again from the start. Elicit,
+// Sample and Roots ask under "elicitation-1", "sampling-1", "roots-1", …,
+// counted per handler call, so a handler asks the same keys every round;
+// Ask takes keys of its own. Only tools/call, prompts/get and
+// resources/read may end that way; a question while serving any other
+// method fails with ErrInputNotAllowed. A question needs the capability
+// the request's _meta declared (else mcp.ErrCapability, before anything
+// is asked). inputResponses must be an object of objects, and an answer
+// must have its method's result shape (an elicitation's action, a
+// sampling's role and content, a roots list's roots), else -32602;
+// unknown keys are ignored; a missing key is asked again. requestState is
+// sealed with AES-256-GCM under a key derived from Options.StateKey
+// (random per process when unset: replicas must share one) and binds the
+// method, a SHA-256 of the params without inputResponses, requestState
+// and _meta, the caller (its mcp.Subject, else its auth data), an expiry
+// (Options.StateTTL) and the answers so far; one that was altered,
+// expired, or issued for another method, params or caller is -32602
+// saying which. On a 2025 session the same tool's questions are
+// server-to-client requests on the call's stream, as before.
+//
 // # Sessions
 //
 // A session is a session.Session (what the client said; its

@@ -496,7 +496,8 @@ func (h *Handler) modernResult(method string, auth any, b []byte) ([]byte, error
 		}
 	}
 	setDefault("resultType", `"complete"`)
-	if cachedResults[method] {
+	// An input-required result (mrtr.go) is one round's, never cached.
+	if cachedResults[method] && string(m["resultType"]) != `"input_required"` {
 		setDefault("ttlMs", "0")
 		if auth != nil {
 			setDefault("cacheScope", `"private"`)
