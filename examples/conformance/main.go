@@ -110,6 +110,7 @@ func newServer() *mcp.Server {
 	addModernTools(srv)
 	addResources(srv)
 	addPrompts(srv)
+	addSkills(srv)
 	return srv
 }
 
