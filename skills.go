@@ -426,15 +426,19 @@ func parseFrontmatter(md []byte) (map[string]any, json.RawMessage, error) {
 	if len(m[1]) > MaxFrontmatterBytes {
 		return nil, nil, fmt.Errorf("the frontmatter is %d bytes, over %d", len(m[1]), MaxFrontmatterBytes)
 	}
-	var v any
-	if err := yaml.Unmarshal(m[1], &v); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(m[1], &doc); err != nil {
 		return nil, nil, fmt.Errorf("the frontmatter is not valid YAML: %v", err)
 	}
-	j, err := jsonValue(v, "frontmatter")
-	if err != nil {
-		return nil, nil, err
+	conv := yamlToJSON{budget: maxYAMLNodes}
+	var v any
+	if len(doc.Content) > 0 {
+		var err error
+		if v, err = conv.value(doc.Content[0], "frontmatter", 0); err != nil {
+			return nil, nil, err
+		}
 	}
-	fm, ok := j.(map[string]any)
+	fm, ok := v.(map[string]any)
 	if !ok {
 		return nil, nil, fmt.Errorf("the frontmatter is %s, not a YAML mapping of name, description, …", yamlKind(v))
 	}
@@ -445,53 +449,73 @@ func parseFrontmatter(md []byte) (map[string]any, json.RawMessage, error) {
 	return fm, raw, nil
 }
 
-// jsonValue converts a decoded YAML value to its JSON form: mappings with
-// string keys, sequences, strings, finite numbers, booleans and null.
-func jsonValue(v any, at string) (any, error) {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			c, err := jsonValue(e, at+"."+k)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = c
-		}
-		return out, nil
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			ks, ok := k.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s has the key %v (%T): JSON keys are strings; quote it", at, k, k)
-			}
-			c, err := jsonValue(e, at+"."+ks)
-			if err != nil {
-				return nil, err
-			}
-			out[ks] = c
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			c, err := jsonValue(e, fmt.Sprintf("%s[%d]", at, i))
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return nil, fmt.Errorf("%s is %v, which JSON cannot carry", at, x)
-		}
-		return x, nil
-	case nil, string, bool, int, int64, uint64:
-		return x, nil
+// Bounds of the YAML-to-JSON conversion: aliases can make a small text
+// expand into a huge value ("billion laughs"), and nest deeply.
+const (
+	maxYAMLNodes = 10000
+	maxYAMLDepth = 64
+)
+
+// yamlToJSON converts a YAML node tree to JSON values the way YAML 1.2's
+// core schema reads it (which is how SEP-2640 clients, and the
+// conformance suite, parse a SKILL.md): timestamps stay strings, "<<" is
+// an ordinary key, scalar keys are their text.
+type yamlToJSON struct{ budget int }
+
+func (c *yamlToJSON) value(n *yaml.Node, at string, depth int) (any, error) {
+	if c.budget--; c.budget < 0 {
+		return nil, fmt.Errorf("the frontmatter expands to more than %d values (aliases?)", maxYAMLNodes)
 	}
-	return nil, fmt.Errorf("%s is a %T, which has no JSON form", at, v)
+	if depth > maxYAMLDepth {
+		return nil, fmt.Errorf("%s nests deeper than %d levels", at, maxYAMLDepth)
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		return c.value(n.Alias, at, depth+1)
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			for k.Kind == yaml.AliasNode && k.Alias != nil {
+				k = k.Alias
+			}
+			if k.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("%s has a key that is not a scalar (line %d): JSON keys are strings", at, n.Content[i].Line)
+			}
+			v, err := c.value(n.Content[i+1], at+"."+k.Value, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k.Value] = v
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, e := range n.Content {
+			v, err := c.value(e, fmt.Sprintf("%s[%d]", at, i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return nil, nil
+		case "!!bool", "!!int", "!!float":
+			var v any
+			if err := n.Decode(&v); err != nil {
+				return nil, fmt.Errorf("%s: %v", at, err)
+			}
+			if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+				return nil, fmt.Errorf("%s is %v, which JSON cannot carry", at, f)
+			}
+			return v, nil
+		}
+		return n.Value, nil // strings, timestamps, binary and custom tags: the text
+	}
+	return nil, fmt.Errorf("%s is an empty YAML node", at)
 }
 
 func yamlKind(v any) string {
