@@ -283,12 +283,15 @@ func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
 		}
 	}
 	o := h.srv.Options()
+	// A stateless handler has no stream to send list changes and resource
+	// updates on: it does not promise them (docs/deploy.md).
+	streams := !k.c.ephemeral
 	return initializeResult{
 		ProtocolVersion: version,
 		Capabilities: serverCapabilities{
-			Tools:       listChanged{true},
-			Resources:   resourcesCap{Subscribe: true, ListChanged: true},
-			Prompts:     listChanged{true},
+			Tools:       listChanged{streams},
+			Resources:   resourcesCap{Subscribe: streams, ListChanged: streams},
+			Prompts:     listChanged{streams},
 			Logging:     struct{}{},
 			Completions: struct{}{},
 		},

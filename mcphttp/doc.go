@@ -214,6 +214,11 @@
 // saying which. On a 2025 session the same tool's questions are
 // server-to-client requests on the call's stream, as before.
 //
+// A server with skills (mcp.Server.AddSkills; skills.go) declares the
+// extension io.modelcontextprotocol/skills with directoryRead in
+// server/discover and answers skills/list, skills/get and
+// resources/directory/read, at both revisions (-32601 without skills).
+//
 // # Sessions
 //
 // A session is a session.Session (what the client said; its
@@ -232,8 +237,26 @@
 // "Several replicas"). [SessionHooks] hear of
 // its start, its end (DELETE, idle expiry by the reaper, a lost client,
 // the server) and roots changes; [Handler.Sessions] lists the live ones.
-// Stateless handlers make a throw-away session per request and call no
-// hooks.
+//
+// # Stateless mode
+//
+// With Options.Stateless a handler keeps no session for 2025 clients
+// either: each POST gets a throw-away session, no Mcp-Session-Id is
+// issued (one a client sends is ignored), no hooks are called, and any
+// replica can answer any request. Revision 2026-07-28 is served as
+// always (it has no sessions; subscriptions/listen included). A 2025
+// client loses what a session holds (docs/deploy.md, "Several replicas",
+// lists it; stateless_test.go checks each point): what initialize said
+// (later requests know no client info or capabilities, so Sample, Elicit
+// and Roots fail with mcp.ErrCapability, and the initialize result
+// promises no listChanged or subscribe); the GET stream (405: no list
+// changes, resource updates, broadcasts or pings) and DELETE (405);
+// resumption (Resumable is ignored, no event IDs); logging/setLevel and
+// resources/subscribe (acknowledged, not kept); notifications/cancelled
+// (it reaches no request; closing the connection still cancels). What
+// stays: every request/response method, progress and logs on the
+// call's own SSE response, pagination cursors, 2025-03-26 batches,
+// authentication per request.
 //
 // # Panics
 //

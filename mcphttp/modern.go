@@ -463,7 +463,7 @@ func (h *Handler) doDiscover(_ context.Context, _ *call) (any, error) {
 		Prompts:     listChanged{true},
 		Logging:     struct{}{},
 		Completions: struct{}{},
-		Extensions:  map[string]any{},
+		Extensions:  h.extensions(), // skills.go
 	}, o.Instructions}, nil
 }
 
