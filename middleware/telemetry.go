@@ -235,6 +235,9 @@ func (p *callParams) Get(key string) string {
 
 func (p *callParams) Set(string, string) {}
 
+// serverKind is the start option of every span, allocated once.
+var serverKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+
 func (t *Telemetry) intercept(next mcp.CallHandler) mcp.CallHandler {
 	return func(ctx context.Context, c *mcp.Call) (res any, err error) {
 		start := time.Now()
@@ -243,20 +246,17 @@ func (t *Telemetry) intercept(next mcp.CallHandler) mcp.CallHandler {
 			decoded bool
 		)
 		parent := ctx
-		var startOpts [2]trace.SpanStartOption
-		startOpts[0] = trace.WithSpanKind(trace.SpanKindServer)
-		n := 1
+		startOpts := serverKind
 		if bytes.Contains(c.Params, []byte("traceparent")) {
 			decoded = true
 			if json.Unmarshal(c.Params, &p) == nil && p.Meta.Traceparent != "" {
 				parent = t.prop.Extract(ctx, &p)
 				if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() {
-					startOpts[1] = trace.WithLinks(trace.Link{SpanContext: ambient})
-					n = 2
+					startOpts = []trace.SpanStartOption{serverKind[0], trace.WithLinks(trace.Link{SpanContext: ambient})}
 				}
 			}
 		}
-		spanCtx, span := t.tracer.Start(parent, c.Method, startOpts[:n]...)
+		spanCtx, span := t.tracer.Start(parent, c.Method, startOpts...)
 		recording := span.IsRecording()
 		metered := t.opDur.Enabled(ctx)
 		if !recording && !metered {
