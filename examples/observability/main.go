@@ -49,9 +49,9 @@ func newServer(tp trace.TracerProvider) *mcp.Server {
 	}
 	mcp.AddTool(srv, mcp.Tool{Name: "report", Description: "Gather data on a topic and summarise it (traced in steps)"},
 		func(ctx context.Context, c *mcp.Context, in reportArgs) (string, error) {
-			ctx, span := tracer.Start(ctx, "gather")
+			gctx, span := tracer.Start(ctx, "gather")
 			for _, source := range []string{"archive", "news"} {
-				_, s := tracer.Start(ctx, "fetch "+source)
+				_, s := tracer.Start(gctx, "fetch "+source)
 				time.Sleep(3 * time.Millisecond)
 				s.End()
 			}
