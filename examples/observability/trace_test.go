@@ -160,4 +160,3 @@ func round(d time.Duration) string {
 	}
 	return d.Round(10 * time.Microsecond).String()
 }
-
