@@ -38,7 +38,7 @@ func perCaller(r *http.Request, _ *mcp.Call) string { return r.Header.Get("X-Cal
 // bucket; another caller is unaffected.
 func TestRateLimitHTTP(t *testing.T) {
 	srv := telemetryServer(trace.NewNoopTracerProvider())
-	h := mcphttp.New(srv, &mcphttp.Options{JSONResponse: true, Stateless: true})
+	h := mcphttp.New(srv, &mcphttp.Options{Stateless: true}) // SSE allowed: a lone error still goes out as JSON
 	rl := middleware.RateLimit(middleware.RateLimitOptions{
 		ToolCalls: middleware.PerMinute(6, 3), // a token every 10 s
 		Other:     middleware.Limit{Rate: 100, Burst: 100},
