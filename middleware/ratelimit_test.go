@@ -112,3 +112,37 @@ func TestDefaultRateLimitKey(t *testing.T) {
 type subject string
 
 func (s subject) Subject() string { return string(s) }
+
+// In a 2025-03-26 batch each request takes its own token: the refused one
+// is an error among the replies, and the answer stays 200.
+func TestRateLimitBatch(t *testing.T) {
+	srv := telemetryServer(trace.NewNoopTracerProvider())
+	h := mcphttp.New(srv, &mcphttp.Options{JSONResponse: true})
+	ts := httptest.NewServer(alice.New(middleware.RateLimit(middleware.RateLimitOptions{
+		ToolCalls: middleware.PerMinute(1, 1)})).Then(h))
+	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+	resp, _, err := wiretest.Do(http.DefaultClient, wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL,
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	require.NoError(t, err)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, sid)
+	resp, body, err := wiretest.Do(http.DefaultClient, wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}},`+
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"b"}}}]`,
+		"Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-03-26"))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Empty(t, resp.Header.Get("Retry-After"))
+	var replies []rpcErr
+	require.NoError(t, json.Unmarshal(body, &replies), "%s", body)
+	require.Len(t, replies, 2)
+	refused := 0
+	for _, r := range replies {
+		if r.Error != nil {
+			refused++
+			assert.Equal(t, int64(middleware.CodeRateLimited), r.Error.Code)
+			assert.Equal(t, int64(60), r.Error.Data.RetryAfter)
+		}
+	}
+	assert.Equal(t, 1, refused)
+}
