@@ -2,13 +2,17 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,18 +30,45 @@ import (
 // roundRobin is a reverse proxy that sends every request to the next
 // replica: the worst case for sessions, since no two requests of a client
 // in a row land on the same process.
+//
+// It fails over the way a deployment's balancer must (nginx's
+// proxy_next_upstream error, HAProxy's redispatch): a request whose
+// connection to a replica cannot be opened (the dial fails: connection
+// refused, the process is gone) reached nothing, so it is sent to the next
+// replica, and the replica is skipped for downFor. A request that reached a
+// replica is never sent again, since a tools/call is not idempotent: if the
+// replica dies before answering, the client gets 502 (no response header
+// yet) or its stream is cut (the proxy aborts the client connection); either
+// is a definite error. Request bodies are buffered (they are small here) so
+// that a retry can send them again, and so that net/http's own retry of a
+// request written to a keep-alive connection the replica had already closed
+// (nothing written) can replay them too.
 type roundRobin struct {
-	targets []*url.URL
-	n       atomic.Int64
-	hits    []atomic.Int64
-	proxies []*httputil.ReverseProxy
+	targets   []*url.URL
+	n         atomic.Int64   // requests received
+	hits      []atomic.Int64 // requests sent to each replica, failovers included
+	inflight  []atomic.Int64 // POSTs in flight to each replica
+	downUntil []atomic.Int64 // UnixNano until which a replica is skipped
+	failovers atomic.Int64   // requests sent on after a failed dial
+	proxies   []*httputil.ReverseProxy
 }
+
+// downFor is how long a replica whose dial failed is left out of the rotation.
+const downFor = 5 * time.Second
+
+// dialFailedKey is the context key of the *bool the proxy's error handler
+// sets when the dial to a replica failed.
+type dialFailedKey struct{}
 
 func newRoundRobin(t *testing.T, endpoints ...string) *roundRobin {
 	t.Helper()
-	tr := &http.Transport{MaxIdleConnsPerHost: 256}
+	tr := &http.Transport{MaxIdleConnsPerHost: 256, DialContext: (&net.Dialer{Timeout: 2 * time.Second}).DialContext}
 	t.Cleanup(tr.CloseIdleConnections)
-	rr := &roundRobin{hits: make([]atomic.Int64, len(endpoints))}
+	rr := &roundRobin{
+		hits:      make([]atomic.Int64, len(endpoints)),
+		inflight:  make([]atomic.Int64, len(endpoints)),
+		downUntil: make([]atomic.Int64, len(endpoints)),
+	}
 	for _, e := range endpoints {
 		u, err := url.Parse(e)
 		require.NoError(t, err)
@@ -48,15 +79,149 @@ func newRoundRobin(t *testing.T, endpoints ...string) *roundRobin {
 			ModifyResponse: func(r *http.Response) error {
 				r.Header.Set("X-Replica", replica) // which replica answered, for the test
 				return nil
+			},
+			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+				var op *net.OpError
+				if errors.As(err, &op) && op.Op == "dial" {
+					*r.Context().Value(dialFailedKey{}).(*bool) = true // sent on by ServeHTTP
+					return
+				}
+				http.Error(w, "replica "+replica+": "+err.Error(), http.StatusBadGateway)
 			}})
 	}
 	return rr
 }
 
 func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	i := int((rr.n.Add(1) - 1) % int64(len(rr.targets)))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4<<20))
+	if err != nil {
+		http.Error(w, "proxy: reading the body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	first := rr.n.Add(1) - 1
+	now := time.Now().UnixNano()
+	for k := range len(rr.targets) {
+		i := int((first + int64(k)) % int64(len(rr.targets)))
+		if rr.downUntil[i].Load() > now && k < len(rr.targets)-1 {
+			continue
+		}
+		dialFailed := false
+		out := r.Clone(context.WithValue(r.Context(), dialFailedKey{}, &dialFailed))
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		if rr.serve(i, w, out); !dialFailed {
+			return
+		}
+		rr.downUntil[i].Store(time.Now().Add(downFor).UnixNano())
+		rr.failovers.Add(1)
+	}
+	http.Error(w, "proxy: no replica reachable", http.StatusBadGateway)
+}
+
+// serve sends r to replica i, counting it.
+func (rr *roundRobin) serve(i int, w http.ResponseWriter, r *http.Request) {
 	rr.hits[i].Add(1)
+	if r.Method == http.MethodPost {
+		rr.inflight[i].Add(1)
+		defer rr.inflight[i].Add(-1) // also when the proxy aborts a cut stream (it panics)
+	}
 	rr.proxies[i].ServeHTTP(w, r)
+}
+
+// replicaSet is n examples/everything processes started with the same
+// flags, behind a roundRobin proxy served on front.
+type replicaSet struct {
+	procs []*serverProc
+	rr    *roundRobin
+	front *httptest.Server
+}
+
+// startReplicas starts n examples/everything processes with args, and the
+// round-robin proxy in front of them.
+func startReplicas(t *testing.T, n int, args ...string) *replicaSet {
+	t.Helper()
+	rs := &replicaSet{}
+	var endpoints []string
+	for range n {
+		p := startHTTPServer(t, args...)
+		rs.procs = append(rs.procs, p)
+		endpoints = append(endpoints, p.url)
+	}
+	rs.rr = newRoundRobin(t, endpoints...)
+	rs.front = httptest.NewServer(rs.rr)
+	t.Cleanup(rs.front.Close)
+	return rs
+}
+
+// endpoint is the MCP endpoint behind the proxy.
+func (rs *replicaSet) endpoint() string { return rs.front.URL + "/mcp" }
+
+// hits is the proxy's count per replica, for logs.
+func (rs *replicaSet) hits() string {
+	var parts []string
+	for i := range rs.rr.hits {
+		parts = append(parts, strconv.FormatInt(rs.rr.hits[i].Load(), 10))
+	}
+	return strings.Join(parts, "/")
+}
+
+// errorLog collects the errors of many clients, safe for concurrent use.
+type errorLog struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (l *errorLog) add(client int, what string, err error) {
+	l.mu.Lock()
+	l.errs = append(l.errs, fmt.Sprintf("client %d: %s: %v", client, what, err))
+	l.mu.Unlock()
+}
+
+// requireNone fails t when an error was collected, quoting the first ones.
+func (l *errorLog) requireNone(t *testing.T) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	require.Empty(t, l.errs, "%d errors; first: %v", len(l.errs), l.errs[:min(len(l.errs), 5)])
+}
+
+// sdkClient connects an official Go SDK client through hc to endpoint,
+// asking for protocol version (2025-11-25 or 2026-07-28). maxRetries is the
+// transport's MaxRetries (SSE reconnections; -1: none).
+func sdkClient(ctx context.Context, name, endpoint string, hc *http.Client, version string, maxRetries int) (*mcp.ClientSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: maxRetries},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		return nil, err
+	}
+	// Connect falls back from server/discover to initialize on any error,
+	// and to an older revision on a version error: check what was agreed.
+	if got := s.InitializeResult().ProtocolVersion; got != version {
+		_ = s.Close()
+		return nil, fmt.Errorf("asked for %s, negotiated %s", version, got)
+	}
+	return s, nil
+}
+
+// callText calls a tool and returns the text of its content blocks, one a
+// line; a tool error is an error.
+func callText(ctx context.Context, s *mcp.ClientSession, name string, args map[string]any) (string, error) {
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", err
+	}
+	var texts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, tc.Text)
+		}
+	}
+	text := strings.Join(texts, "\n")
+	if res.IsError {
+		return "", fmt.Errorf("%s: tool error: %s", name, text)
+	}
+	return text, nil
 }
 
 // TestReplicasShareSessionsOnRedis is issue 9's replica check (b): three
@@ -68,13 +233,8 @@ func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // served requests of sessions it did not make.
 func TestReplicasShareSessionsOnRedis(t *testing.T) {
 	redisURL := "redis://" + redistest.Start(t) + "/0"
-	var endpoints []string
-	for range 3 {
-		endpoints = append(endpoints, httpServer(t, "-redis", redisURL))
-	}
-	rr := newRoundRobin(t, endpoints...)
-	front := httptest.NewServer(rr)
-	t.Cleanup(front.Close)
+	rs := startReplicas(t, 3, "-redis", redisURL)
+	rr := rs.rr
 
 	const clients = 200
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -85,14 +245,9 @@ func TestReplicasShareSessionsOnRedis(t *testing.T) {
 
 	var (
 		wg     sync.WaitGroup
-		mu     sync.Mutex
-		errs   []string
+		errs   errorLog
 		calls  atomic.Int64
-		failed = func(i int, what string, err error) {
-			mu.Lock()
-			errs = append(errs, fmt.Sprintf("client %d: %s: %v", i, what, err))
-			mu.Unlock()
-		}
+		failed = errs.add
 	)
 	sem := make(chan struct{}, 50) // clients connected at once
 	start := time.Now()
@@ -100,20 +255,15 @@ func TestReplicasShareSessionsOnRedis(t *testing.T) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			client := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprintf("replica-client-%d", i), Version: "1"}, nil)
 			// A 2025 client: stateful sessions are what must move between
 			// replicas (a 2026-07-28 client keeps no session). The SDK would
 			// otherwise negotiate 2026-07-28 through server/discover.
-			s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: front.URL + "/mcp", HTTPClient: hc, MaxRetries: -1},
-				&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			s, err := sdkClient(ctx, fmt.Sprintf("replica-client-%d", i), rs.endpoint(), hc, legacyProtocol, -1)
 			if err != nil {
 				failed(i, "connect", err)
 				return
 			}
 			defer s.Close()
-			if s.InitializeResult().ProtocolVersion < "2025-03-26" {
-				failed(i, "version", fmt.Errorf("negotiated %s", s.InitializeResult().ProtocolVersion))
-			}
 			tools, err := s.ListTools(ctx, nil)
 			if err != nil {
 				failed(i, "tools/list", err)
@@ -147,7 +297,7 @@ func TestReplicasShareSessionsOnRedis(t *testing.T) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	require.Empty(t, errs, "%d errors; first: %v", len(errs), errs[:min(len(errs), 5)])
+	errs.requireNone(t)
 	assert.Equal(t, int64(clients*4), calls.Load())
 	for i := range rr.hits {
 		assert.Greater(t, rr.hits[i].Load(), int64(clients), "replica %d served its share", i)
@@ -164,12 +314,7 @@ func TestReplicasShareSessionsOnRedis(t *testing.T) {
 // stream from Redis and delivers the call's response.
 func TestStreamResumesOnAnotherReplica(t *testing.T) {
 	redisURL := "redis://" + redistest.Start(t) + "/0"
-	var endpoints []string
-	for range 3 {
-		endpoints = append(endpoints, httpServer(t, "-redis", redisURL, "-resumable"))
-	}
-	front := httptest.NewServer(newRoundRobin(t, endpoints...))
-	t.Cleanup(front.Close)
+	front := startReplicas(t, 3, "-redis", redisURL, "-resumable").front
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	hc := &http.Client{Transport: tr}
@@ -230,4 +375,76 @@ func TestStreamResumesOnAnotherReplica(t *testing.T) {
 	assert.Contains(t, string(body), `"id":2`, "the call's response arrived on the resumed stream: %s", body)
 	assert.Contains(t, string(body), `"result"`, "%s", body)
 	t.Logf("call on replica %s, resumed on replica %s after event %s", callReplica, resp.Header.Get("X-Replica"), lastID)
+}
+
+// TestStatelessReplicas is issue 9's replica check (a): three
+// examples/everything -stateless processes behind the round-robin proxy,
+// no shared store. 200 official Go SDK clients pinned to 2025-11-25
+// (initialize, but no session) and 200 speaking 2026-07-28 (server/discover,
+// no handshake) list tools and call add, echo and progress, with 0 errors;
+// every request of a client goes to the next replica.
+func TestStatelessReplicas(t *testing.T) {
+	rs := startReplicas(t, 3, "-stateless")
+
+	const perRevision = 200
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
+
+	var (
+		wg    sync.WaitGroup
+		errs  errorLog
+		calls [2]atomic.Int64
+	)
+	revisions := [2]string{legacyProtocol, "2026-07-28"}
+	sem := make(chan struct{}, 50) // clients connected at once
+	start := time.Now()
+	for i := range 2 * perRevision {
+		rev := i % 2
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			s, err := sdkClient(ctx, fmt.Sprintf("stateless-%d", i), rs.endpoint(), hc, revisions[rev], -1)
+			if err != nil {
+				errs.add(i, revisions[rev]+" connect", err)
+				return
+			}
+			defer s.Close()
+			if sid := s.ID(); sid != "" {
+				errs.add(i, "session", fmt.Errorf("a stateless server issued session %q", sid))
+			}
+			tools, err := s.ListTools(ctx, nil)
+			if err != nil {
+				errs.add(i, "tools/list", err)
+				return
+			}
+			if !slices.ContainsFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "progress" }) {
+				errs.add(i, "tools/list", fmt.Errorf("%d tools, no progress", len(tools.Tools)))
+			}
+			check := func(name string, args map[string]any, want string) {
+				got, err := callText(ctx, s, name, args)
+				calls[rev].Add(1)
+				if err != nil {
+					errs.add(i, revisions[rev]+" "+name, err)
+				} else if !strings.Contains(got, want) {
+					errs.add(i, revisions[rev]+" "+name, fmt.Errorf("got %q, want %q in it", got, want))
+				}
+			}
+			check("add", map[string]any{"a": i, "b": 1}, fmt.Sprint(i+1))
+			check("echo", map[string]any{"text": fmt.Sprintf("hi %d", i)}, fmt.Sprintf("hi %d", i))
+			check("progress", map[string]any{}, "done")
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	errs.requireNone(t)
+	assert.Equal(t, int64(perRevision*3), calls[0].Load(), "2025-11-25 tool calls")
+	assert.Equal(t, int64(perRevision*3), calls[1].Load(), "2026-07-28 tool calls")
+	for i := range rs.rr.hits {
+		assert.Greater(t, rs.rr.hits[i].Load(), int64(perRevision), "replica %d served its share", i)
+	}
+	t.Logf("%d clients per revision (%s, %s), %d tool calls, %d HTTP requests over 3 replicas (%s) in %v, 0 errors",
+		perRevision, revisions[0], revisions[1], calls[0].Load()+calls[1].Load(), rs.rr.n.Load(), rs.hits(), elapsed.Round(time.Millisecond))
 }
