@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -75,7 +76,9 @@ func newRoundRobin(t *testing.T, endpoints ...string) *roundRobin {
 		rr.targets = append(rr.targets, u)
 		replica := strconv.Itoa(len(rr.proxies))
 		rr.proxies = append(rr.proxies, &httputil.ReverseProxy{Transport: tr, FlushInterval: -1,
-			Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(&url.URL{Scheme: u.Scheme, Host: u.Host}) },
+			// "read error during body copy" for every stream cut by a kill.
+			ErrorLog: log.New(io.Discard, "", 0),
+			Rewrite:  func(pr *httputil.ProxyRequest) { pr.SetURL(&url.URL{Scheme: u.Scheme, Host: u.Host}) },
 			ModifyResponse: func(r *http.Response) error {
 				r.Header.Set("X-Replica", replica) // which replica answered, for the test
 				return nil
@@ -377,6 +380,20 @@ func TestStreamResumesOnAnotherReplica(t *testing.T) {
 	t.Logf("call on replica %s, resumed on replica %s after event %s", callReplica, resp.Header.Get("X-Replica"), lastID)
 }
 
+// errorKind names the class of a call's error for the log: the proxy's 502
+// (no response yet when the replica died), or the client's "request
+// terminated without response" (the SSE stream was cut).
+func errorKind(err error) string {
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "Bad Gateway"):
+		return "502"
+	case strings.Contains(msg, "terminated without response"):
+		return "stream cut"
+	default:
+		return msg
+	}
+}
+
 // TestStatelessReplicas is issue 9's replica check (a): three
 // examples/everything -stateless processes behind the round-robin proxy,
 // no shared store. 200 official Go SDK clients pinned to 2025-11-25
@@ -447,4 +464,130 @@ func TestStatelessReplicas(t *testing.T) {
 	}
 	t.Logf("%d clients per revision (%s, %s), %d tool calls, %d HTTP requests over 3 replicas (%s) in %v, 0 errors",
 		perRevision, revisions[0], revisions[1], calls[0].Load()+calls[1].Load(), rs.rr.n.Load(), rs.hits(), elapsed.Round(time.Millisecond))
+}
+
+// TestReplicaKilled is issue 9's replica check (c): three
+// examples/everything processes sharing sessions on Redis behind the
+// round-robin proxy; 30 Go SDK clients (2025-11-25, stateful) call tools in
+// a loop, a third of them the slow tool (900 ms), and one replica is killed
+// with SIGKILL mid-run. Every call that started after the kill succeeds
+// (the proxy's dial to the dead replica fails and it sends the request to
+// the next one), every call that ended before it succeeded, and every call
+// in flight at the kill either succeeds (it was on a live replica) or gets
+// an error within 10 s: none hangs. Each call is bounded by 15 s, so a hang
+// shows as a late error, not as a stuck test.
+func TestReplicaKilled(t *testing.T) {
+	redisURL := "redis://" + redistest.Start(t) + "/0"
+	rs := startReplicas(t, 3, "-redis", redisURL)
+	const (
+		clients  = 30
+		victim   = 1
+		callTime = 15 * time.Second
+		deadline = 10 * time.Second
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
+	defer cancel()
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
+
+	sessions := make([]*mcp.ClientSession, clients)
+	for i := range sessions {
+		// MaxRetries 10: the client's GET stream, when it was on the
+		// killed replica, reconnects through the proxy to another one.
+		s, err := sdkClient(ctx, fmt.Sprintf("kill-%d", i), rs.endpoint(), hc, legacyProtocol, 10)
+		require.NoError(t, err, "client %d", i)
+		sessions[i] = s
+		t.Cleanup(func() { _ = s.Close() })
+	}
+
+	type call struct {
+		start, end time.Time
+		slow       bool
+		err        error
+	}
+	var (
+		mu    sync.Mutex
+		calls []call
+		wg    sync.WaitGroup
+		stop  = make(chan struct{})
+	)
+	for i, s := range sessions {
+		wg.Go(func() {
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c := call{start: time.Now(), slow: i%3 == 0}
+				cctx, ccancel := context.WithTimeout(ctx, callTime)
+				var got, want string
+				if c.slow {
+					got, c.err = callText(cctx, s, "slow", map[string]any{"ms": 900})
+					want = "slept 900 ms"
+				} else {
+					got, c.err = callText(cctx, s, "add", map[string]any{"a": i, "b": n})
+					want = fmt.Sprint(i + n)
+				}
+				ccancel()
+				c.end = time.Now()
+				if c.err == nil && !strings.Contains(got, want) {
+					c.err = fmt.Errorf("got %q, want %q", got, want)
+				}
+				mu.Lock()
+				calls = append(calls, c)
+				mu.Unlock()
+			}
+		})
+	}
+
+	time.Sleep(1500 * time.Millisecond)
+	inflight := rs.rr.inflight[victim].Load()
+	killStart := time.Now()
+	rs.procs[victim].kill(t)
+	killed := time.Now()
+	time.Sleep(3 * time.Second)
+	close(stop)
+	wg.Wait()
+
+	var before, after, straddled, straddledFailed, lateErrs int
+	kinds := map[string]int{} // the errors of the calls cut by the kill
+	var worst time.Duration
+	var errs errorLog
+	for i, c := range calls {
+		switch {
+		case c.end.Before(killStart):
+			before++
+			if c.err != nil {
+				errs.add(i, "before the kill", c.err)
+			}
+		case c.start.After(killed):
+			after++
+			if c.err != nil {
+				errs.add(i, "started after the kill", c.err)
+			}
+		default:
+			straddled++
+			if c.err != nil {
+				straddledFailed++
+				kinds[errorKind(c.err)]++
+				if d := c.end.Sub(killStart); d > worst {
+					worst = d
+				}
+				if c.end.Sub(killStart) > deadline {
+					lateErrs++
+					errs.add(i, fmt.Sprintf("in flight at the kill, error after %v", c.end.Sub(killStart)), c.err)
+				}
+			}
+		}
+	}
+	t.Logf("%d calls: %d ended before the kill, %d started after it (all must succeed), %d in flight during it (%d POSTs on the victim at SIGKILL; reaped in %v), %d of those failed %v, the last %v after SIGKILL; %d dials failed over; requests per replica %s",
+		len(calls), before, after, straddled, inflight, killed.Sub(killStart).Round(time.Millisecond), straddledFailed, kinds, worst.Round(time.Millisecond), rs.rr.failovers.Load(), rs.hits())
+	errs.requireNone(t)
+	assert.Greater(t, before, clients, "calls before the kill")
+	assert.Greater(t, after, clients, "calls after the kill")
+	assert.Positive(t, straddledFailed, "a call in flight on the killed replica failed")
+	assert.Positive(t, rs.rr.failovers.Load(), "the proxy met the dead replica and sent on")
+	assert.Zero(t, lateErrs)
 }
