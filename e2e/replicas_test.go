@@ -495,11 +495,13 @@ func TestStatelessReplicas(t *testing.T) {
 // TestReplicaKilled is issue 9's replica check (c): three
 // examples/everything processes sharing sessions on Redis behind the
 // round-robin proxy; 30 Go SDK clients (2025-11-25, stateful) call tools in
-// a loop, a third of them the slow tool (300 ms; its limit is 1 s), and one replica is killed
-// with SIGKILL mid-run. Every call that started after the kill succeeds
+// a loop, a third of them the slow tool (300 ms; its limit is 1 s), and one
+// replica is killed with SIGKILL once 90 calls are done (then the test runs
+// until 90 calls have started after the kill, plus a second). Every call
+// that started after the kill (once the process was reaped) succeeds
 // (the proxy's dial to the dead replica fails and it sends the request to
 // the next one), every call that ended before it succeeded, and every call
-// in flight at the kill either succeeds (it was on a live replica) or gets
+// in flight during the kill either succeeds (it was on a live replica) or gets
 // an error within 10 s: none hangs. Each call is bounded by 15 s, so a hang
 // shows as a late error, not as a stuck test.
 func TestReplicaKilled(t *testing.T) {
