@@ -415,6 +415,11 @@ func (e *toolEntry) prepare(args json.RawMessage) (json.RawMessage, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	if e.flat != nil && !e.hasDefaults && e.flat.validRaw(args) {
+		// The common case: flat arguments that surely pass, read from
+		// the bytes; the tool's own decode is then the only one.
+		return args, nil
+	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
 		return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
