@@ -149,11 +149,12 @@ func (f *flatSchema) validate(m map[string]any) error {
 // surely pass, read from the raw bytes without decoding them into a map:
 // an object whose members are each a property of the right type (not one
 // with an enum, which it does not check), with every required property,
-// and without a member that differs from a property only in case. False
+// and without a member that differs from a property only in case (nor a
+// duplicate member: strictjson.Check, its one pass over the bytes). False
 // means "not surely": prepare then decodes and validates the arguments the
 // full way, which words the error. It allocates nothing.
 func (f *flatSchema) validRaw(args []byte) bool {
-	if len(f.required) > 64 || !json.Valid(args) {
+	if len(f.required) > 64 || strictjson.Check(args, 0) != nil {
 		return false
 	}
 	i := skipWS(args, 0)
