@@ -460,6 +460,10 @@ func idText(id json.RawMessage) string {
 }
 
 func (h *Handler) doToolsCall(ctx context.Context, k *call) (any, error) {
+	if name, args, ok := scanToolsCall(k.msg.Params); ok && name != "" {
+		mc := h.context(ctx, k, nil)
+		return h.srv.CallTool(mcp.WithContext(ctx, mc), mc, name, args)
+	}
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
