@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -117,6 +118,14 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 			case <-ctx.Done():
 				readErr <- ctx.Err()
 				return
+			}
+			if lines.r.Buffered() == 0 {
+				// The next read is a system call that blocks until the
+				// client writes again, and the goroutines this line just
+				// woke (the loop below, then a worker) would wait for
+				// the runtime to take the processor back from it (up to
+				// milliseconds with one CPU): let them run first.
+				runtime.Gosched()
 			}
 		}
 	}()
