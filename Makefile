@@ -41,8 +41,10 @@ lint:
 	$(GO) vet ./...
 	cd e2e && $(GO) vet ./...
 
+# The allocation bounds of the hot path (mcphttp/allocs_test.go) are built without -race only.
 unit:
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run '^TestAllocsPerToolsCall$$' ./mcphttp
 
 # Each fuzz target runs briefly on top of its seed corpus (which unit runs).
 fuzz:
@@ -50,10 +52,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZN) ./internal/jsonrpc
 	$(GO) test -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZN) ./stdio
 	$(GO) test -run '^$$' -fuzz '^FuzzServeHTTP$$' -fuzztime $(FUZZN) ./mcphttp
+	$(GO) test -run '^$$' -fuzz '^FuzzScanToolsCall$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzLegacySSE$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzRequestState$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzFlatValidator$$' -fuzztime $(FUZZN) .
 	$(GO) test -run '^$$' -fuzz '^FuzzSkillFrontmatter$$' -fuzztime $(FUZZN) .
+	$(GO) test -run '^$$' -fuzz '^FuzzFlatValidRaw$$' -fuzztime $(FUZZN) .
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZN) ./internal/strictjson
 	$(GO) test -run '^$$' -fuzz '^FuzzRegister$$' -fuzztime $(FUZZN) ./providers
 	$(GO) test -run '^$$' -fuzz '^FuzzToken$$' -fuzztime $(FUZZN) ./providers
@@ -112,8 +116,13 @@ conformance-stateless: node
 soak:
 	$(GO) test -tags soak -run '^TestSoak$$' -count=1 -v -timeout 15m ./mcphttp
 
+# The hot paths of issue 10 with -benchmem (BENCHMARKS.md): tools/call on every transport, argument
+# sizes, initialize, tools/list with 10/1k/10k tools; then the idle-session memory at 1k/10k/100k
+# sessions, once each (-benchtime=1x: one operation opens them all). BENCH narrows the first run.
+BENCH ?= .
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./mcphttp ./internal/jsonrpc
+	$(GO) test -run '^$$' -bench '$(BENCH)' -skip '^BenchmarkIdleSessions$$' -benchmem ./mcphttp ./internal/jsonrpc .
+	$(GO) test -run '^$$' -bench '^BenchmarkIdleSessions$$' -benchtime=1x ./mcphttp
 
 cover:
 	$(GO) test -race -coverprofile=cover.out ./... && $(GO) tool cover -func=cover.out | tail -1

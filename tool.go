@@ -293,6 +293,10 @@ type toolEntry struct {
 	flat        *flatSchema // a reflection-free validator, when the schema allows
 	hasDefaults bool
 	run         RawToolFunc
+	// encoded is the tool as tools/list sends it, encoded once at
+	// registration: a list of 10,000 tools is not 10,000 schema
+	// encodings per call.
+	encoded json.RawMessage
 }
 
 func (s *Server) addTool(t Tool, run RawToolFunc) error {
@@ -308,8 +312,13 @@ func (s *Server) addTool(t Tool, run RawToolFunc) error {
 	if err != nil {
 		return invalid("tool %q: input schema: %v", t.Name, err)
 	}
+	enc, err := json.Marshal(t)
+	if err != nil {
+		return invalid("tool %q: encoding the definition: %v", t.Name, err)
+	}
 	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess},
-		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run}
+		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
+		encoded: enc}
 	return s.update(Change{Kind: ToolsChanged}, func(r *registry) error { return r.tools.add(e, "tool") })
 }
 
@@ -323,6 +332,14 @@ func (s *Server) RemoveTools(names ...string) {
 // and auth data), in registration order.
 func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
 	return visibleItems(ctx, auth, s.reg.Load().tools, func(e *toolEntry) Tool { return e.tool })
+}
+
+// ListToolsJSON is [Server.ListTools] as JSON, each tool encoded once when
+// it was registered (the definition must not change afterwards, as for
+// the validation compiled then): what tools/list sends. The caller must not
+// modify the returned bytes.
+func (s *Server) ListToolsJSON(ctx context.Context, auth any) []json.RawMessage {
+	return visibleItems(ctx, auth, s.reg.Load().tools, func(e *toolEntry) json.RawMessage { return e.encoded })
 }
 
 // CallTool runs the named tool for the caller described by c. Failures of
@@ -414,6 +431,11 @@ func (s *Server) runTool(ctx context.Context, c *Context, e *toolEntry, args jso
 func (e *toolEntry) prepare(args json.RawMessage) (json.RawMessage, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
+	}
+	if e.flat != nil && !e.hasDefaults && e.flat.validRaw(args) {
+		// The common case: flat arguments that surely pass, read from
+		// the bytes; the tool's own decode is then the only one.
+		return args, nil
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {

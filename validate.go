@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -142,6 +143,119 @@ func (f *flatSchema) validate(m map[string]any) error {
 		return fmt.Errorf("validating root: required: missing properties: %q", missing)
 	}
 	return nil
+}
+
+// validRaw reports whether the arguments args (JSON that may not be valid)
+// surely pass, read from the raw bytes without decoding them into a map:
+// an object whose members are each a property of the right type (not one
+// with an enum, which it does not check), with every required property,
+// and without a member that differs from a property only in case (nor a
+// duplicate member: strictjson.Check, its one pass over the bytes). False
+// means "not surely": prepare then decodes and validates the arguments the
+// full way, which words the error. It allocates nothing.
+func (f *flatSchema) validRaw(args []byte) bool {
+	if len(f.required) > 64 || strictjson.Check(args, 0) != nil {
+		return false
+	}
+	i := skipWS(args, 0)
+	if i >= len(args) || args[i] != '{' {
+		return false
+	}
+	var seen uint64
+	i = skipWS(args, i+1)
+	if i < len(args) && args[i] == '}' {
+		return f.allRequired(seen)
+	}
+	for i < len(args) {
+		if args[i] != '"' {
+			return false
+		}
+		end := strictjson.Skip(args, i)
+		key := args[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return false // an escaped name: the full way
+		}
+		i = skipWS(args, end)
+		if i >= len(args) || args[i] != ':' {
+			return false
+		}
+		i = skipWS(args, i+1)
+		start := i
+		i = strictjson.Skip(args, i)
+		if i <= start || i > len(args) {
+			return false
+		}
+		p, ok := f.props[string(key)]
+		switch {
+		case !ok:
+			if f.closed {
+				return false
+			}
+			for name := range f.props {
+				if strings.EqualFold(name, string(key)) {
+					return false
+				}
+			}
+		case p.enum != nil || !p.okRaw(args[start:i]):
+			return false
+		default:
+			if n := slices.Index(f.required, string(key)); n >= 0 {
+				seen |= 1 << n
+			}
+		}
+		i = skipWS(args, i)
+		if i < len(args) && args[i] == ',' {
+			i = skipWS(args, i+1)
+			continue
+		}
+		return i < len(args) && args[i] == '}' && f.allRequired(seen)
+	}
+	return false
+}
+
+// allRequired reports whether seen has the bit of every required property.
+func (f *flatSchema) allRequired(seen uint64) bool {
+	n := len(f.required)
+	return n == 0 || seen == (uint64(1)<<n)-1 || (n == 64 && seen == math.MaxUint64)
+}
+
+// okRaw is ok for a value's JSON text (valid JSON). An integer is a
+// number without a fraction; a number with an exponent or more than 15
+// characters (which could overflow, or be integral only once rounded) and
+// an integer property's number with a fraction ("1.0") are left to the
+// full way.
+func (p flatProp) okRaw(v []byte) bool {
+	var got string
+	switch v[0] {
+	case '"':
+		got = "string"
+	case 't', 'f':
+		got = "boolean"
+	case 'n':
+		got = "null"
+	case '{', '[':
+		return false
+	default:
+		if len(v) > 15 || bytes.ContainsAny(v, "eE") {
+			return false // may overflow a float64: the full way decides
+		}
+		if bytes.IndexByte(v, '.') >= 0 {
+			if p.typ != "number" {
+				return false
+			}
+			got = "number"
+		} else {
+			got = "integer"
+		}
+	}
+	return got == p.typ || (p.typ == "number" && got == "integer") || (p.nullable && got == "null")
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // valid reports whether m passes, in map order and without allocating:

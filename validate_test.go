@@ -93,3 +93,89 @@ func BenchmarkValidateArgs(b *testing.B) {
 		}
 	})
 }
+
+// rawArgs has no enum and no default, so validRaw decides its arguments.
+type rawArgs struct {
+	A   float64 `json:"a"`
+	N   int     `json:"n,omitempty"`
+	S   string  `json:"s"`
+	B   *bool   `json:"b,omitempty"`
+	Opt *int    `json:"opt,omitempty"`
+}
+
+// rawVerdict is what prepare's full way decides: decode, no case variant,
+// validate.
+func rawVerdict(s *jsonschema.Schema, flat *flatSchema, data []byte) bool {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	if path, _ := caseVariant(s, m, 0); path != "" {
+		return false
+	}
+	return flat.validate(m) == nil
+}
+
+func TestFlatValidRaw(t *testing.T) {
+	t.Parallel()
+	s := schemaOf[rawArgs](t)
+	flat := compileFlat(s)
+	require.NotNil(t, flat)
+	tests := []struct {
+		args string
+		want bool
+	}{
+		{`{"a":1,"s":"x"}`, true},
+		{` { "a" : -1.5 , "s" : "" , "n" : 7, "b" : false, "opt": null } `, true},
+		{`{"a":1e3,"s":"x"}`, false},                    // an exponent: the full way decides
+		{`{"a":1000000000000000000000,"s":"x"}`, false}, // long: the full way decides
+		{`{"s":"x","a":2}`, true},
+		{`{"a":1}`, false},                         // s is required
+		{`{"a":"1","s":"x"}`, false},               // a string for a number
+		{`{"a":1,"s":"x","n":1.5}`, false},         // n is an integer
+		{`{"a":1,"s":"x","n":1.0}`, false},         // integral but written as a decimal: the full way decides
+		{`{"a":1,"s":"x","extra":1}`, false},       // additionalProperties false
+		{`{"a":1,"s":"x","A":1}`, false},           // a case variant of a
+		{`{"a":1,"s":"x","b":null}`, true},         // b is a pointer: nullable
+		{`{"a":1,"s":{}}`, false},                  // an object for a string
+		{`{"a":1,"\u0073":"x"}`, false},            // an escaped name: the full way decides
+		{`{"a":1,"s":"x"`, false},                  // not JSON
+		{`[{"a":1,"s":"x"}]`, false},               // not an object
+		{`{}`, false},                              // a and s missing
+		{`{"a":1,"s":"x"} {"a":1,"s":"x"}`, false}, // two values
+	}
+	for _, tt := range tests {
+		got := flat.validRaw([]byte(tt.args))
+		require.Equal(t, tt.want, got, "%s", tt.args)
+		if got {
+			require.True(t, rawVerdict(s, flat, []byte(tt.args)), "validRaw passed what the full way refuses: %s", tt.args)
+		}
+	}
+	none := compileFlat(schemaOf[struct{}](t))
+	require.True(t, none.validRaw([]byte(`{}`)))
+}
+
+// FuzzFlatValidRaw: whatever validRaw passes, the full way (decode, case
+// variants, validate) passes too.
+func FuzzFlatValidRaw(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":1,"s":"x"}`, `{"a":1.5,"s":"y","n":3,"b":true,"opt":null}`, `{"a":"1","s":"x"}`,
+		`{"s":"x"}`, `{"a":1,"s":"x","extra":1}`, `{"a":1,"s":"x","n":1.5}`, `{"a":1,"S":"x","s":"x"}`,
+		`{"a":1,"s":"x","b":null}`, `{"a":null,"s":"x"}`, `{"a":1,"s":"x","opt":2.0}`, `{}`, `{"a":[],"s":{}}`,
+		`{"a":1e400,"s":"x"}`, `{"a":-0,"s":"x","n":-2}`, `{"a":1,"s":"x","a":"dup"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	s := schemaOf[rawArgs](f)
+	flat := compileFlat(s)
+	require.NotNil(f, flat)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if flat.validRaw(data) && !rawVerdict(s, flat, data) {
+			t.Fatalf("validRaw passed %s, which the full way refuses", data)
+		}
+	})
+}

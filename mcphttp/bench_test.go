@@ -1,17 +1,26 @@
 package mcphttp_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/stdio"
 )
+
+// The hot paths of issue 10, run by `make bench` (with -benchmem). Every
+// benchmark goes through Handler.ServeHTTP, the chain included; the HTTP
+// ones call it directly with an in-memory ResponseWriter (the engine, not
+// the network stack), stdio runs stdio.Serve over pipes (the whole
+// transport: line reader, the in-process client, the line writer), and
+// embedded an EmbeddedSession.
 
 // memWriter is an http.ResponseWriter that keeps everything in memory and
 // can be reset between requests, so the benchmark measures the engine, not
@@ -50,88 +59,204 @@ type rewindBody struct{ bytes.Reader }
 
 func (*rewindBody) Close() error { return nil }
 
-func newBenchServer(b *testing.B) *mcp.Server {
+// echoArgs is the argument of the echo tool, for the argument-size rows.
+type echoArgs struct {
+	S string `json:"s"`
+}
+
+// newBenchServer has add (the harness's tool), addSSE (add that streams a
+// notification first, so its answer is an SSE stream), echo (returns the
+// length of its string argument) and extra tools named t0… for the list
+// rows.
+func newBenchServer(tb testing.TB, extraTools int) *mcp.Server {
 	srv := mcp.NewServer(mcp.Options{Name: "bench", Version: "1.0.0", Logger: discardLogger()})
 	mcp.AddTool(srv, mcp.Tool{Name: "add", Description: "Add two integers"},
 		func(_ context.Context, _ *mcp.Context, in addArgs) (string, error) {
 			return strconv.Itoa(in.A + in.B), nil
 		})
+	mcp.AddTool(srv, mcp.Tool{Name: "addSSE", Description: "Add two integers, streaming the sum first"},
+		func(ctx context.Context, c *mcp.Context, in addArgs) (string, error) {
+			s := strconv.Itoa(in.A + in.B)
+			if err := c.StreamContent(ctx, mcp.TextContent{Text: s}); err != nil {
+				return "", err
+			}
+			return s, nil
+		})
+	mcp.AddTool(srv, mcp.Tool{Name: "echo", Description: "The length of s"},
+		func(_ context.Context, _ *mcp.Context, in echoArgs) (string, error) {
+			return strconv.Itoa(len(in.S)), nil
+		})
+	for i := range extraTools {
+		mcp.AddTool(srv, mcp.Tool{Name: "t" + strconv.Itoa(i), Description: "Tool number " + strconv.Itoa(i) + " of the list benchmark"},
+			func(_ context.Context, _ *mcp.Context, in addArgs) (string, error) { return "", nil })
+	}
 	return srv
 }
 
-const benchInit = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}`
-const benchCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
+const (
+	benchVersion = "2025-06-18"
+	benchInit    = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}`
+	benchCall    = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
+	benchCallSSE = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"addSSE","arguments":{"a":1,"b":2}}}`
+	benchList    = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+)
 
-func BenchmarkToolsCallAdd(b *testing.B) {
-	b.Run("handler", func(b *testing.B) {
-		h := mcphttp.New(newBenchServer(b), nil)
-		defer h.Close()
-		w := &memWriter{header: http.Header{}}
-		newReq := func(body string, sid string) (*http.Request, *rewindBody) {
-			rb := &rewindBody{}
-			rb.Reset([]byte(body))
-			r, err := http.NewRequest(http.MethodPost, "/mcp", rb)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r.ContentLength = int64(len(body))
-			r.Header.Set("Content-Type", "application/json")
-			r.Header.Set("Accept", "application/json, text/event-stream")
-			if sid != "" {
-				r.Header.Set("Mcp-Session-Id", sid)
-				r.Header.Set("MCP-Protocol-Version", "2025-06-18")
-			}
-			return r, rb
-		}
-		r, _ := newReq(benchInit, "")
-		h.ServeHTTP(w, r)
-		sid := w.Header().Get("Mcp-Session-Id")
-		if w.status != http.StatusOK || sid == "" {
-			b.Fatalf("initialize: %d %s", w.status, w.body.String())
-		}
-		r, rb := newReq(benchCall, sid)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			w.reset()
-			rb.Reset([]byte(benchCall))
-			h.ServeHTTP(w, r)
-			if w.status != http.StatusOK {
-				b.Fatalf("tools/call: %d %s", w.status, w.body.String())
-			}
-		}
-		b.StopTimer()
-		if !strings.Contains(w.body.String(), `"text":"3"`) {
-			b.Fatalf("unexpected answer %s", w.body.String())
-		}
+// engine sends requests to a Handler the way an HTTP client would, with
+// one reusable request and writer.
+type engine struct {
+	tb  testing.TB
+	h   *mcphttp.Handler
+	w   *memWriter
+	r   *http.Request
+	rb  *rewindBody
+	sid string
+}
+
+func newEngine(tb testing.TB, srv *mcp.Server, opts *mcphttp.Options) *engine {
+	h := mcphttp.New(srv, opts)
+	tb.Cleanup(func() { _ = h.Close() })
+	e := &engine{tb: tb, h: h, w: &memWriter{header: http.Header{}}, rb: &rewindBody{}}
+	r, err := http.NewRequest(http.MethodPost, "/mcp", e.rb)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	e.r = r
+	return e
+}
+
+// initialize opens a session (not for a stateless handler).
+func (e *engine) initialize() {
+	e.r.Header.Del("Mcp-Session-Id")
+	e.r.Header.Del("MCP-Protocol-Version")
+	e.post(benchInit)
+	e.sid = e.w.Header().Get("Mcp-Session-Id")
+	if e.w.status != http.StatusOK || e.sid == "" {
+		e.tb.Fatalf("initialize: %d %s", e.w.status, e.w.body.String())
+	}
+	e.r.Header.Set("Mcp-Session-Id", e.sid)
+	e.r.Header.Set("MCP-Protocol-Version", benchVersion)
+	e.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// post sends body; its answer is in e.w.
+func (e *engine) post(body string) {
+	e.w.reset()
+	e.rb.Reset([]byte(body))
+	e.r.ContentLength = int64(len(body))
+	e.h.ServeHTTP(e.w, e.r)
+}
+
+// postOK is post that fails the benchmark unless the answer is 200 and
+// contains want.
+func (e *engine) postOK(body, want string) {
+	e.post(body)
+	if e.w.status != http.StatusOK || !bytes.Contains(e.w.body.Bytes(), []byte(want)) {
+		e.tb.Fatalf("%d %s", e.w.status, e.w.body.String())
+	}
+}
+
+// stdioPipe runs stdio.Serve over pipes for a benchmark.
+type stdioPipe struct {
+	in  *io.PipeWriter
+	out *bufio.Reader
+}
+
+func newStdio(tb testing.TB, srv *mcp.Server) *stdioPipe {
+	h := mcphttp.New(srv, nil)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = stdio.Serve(context.Background(), h, inR, outW, nil)
+		_ = outW.Close()
+	}()
+	p := &stdioPipe{in: inW, out: bufio.NewReaderSize(outR, 64<<10)}
+	tb.Cleanup(func() {
+		_ = inW.Close()
+		go func() { _, _ = io.Copy(io.Discard, outR) }()
+		<-done
+		_ = h.Close()
 	})
+	p.send(benchInit)
+	if line := p.recv(); !strings.Contains(line, `"protocolVersion"`) {
+		tb.Fatalf("initialize: %s", line)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return p
+}
 
+func (p *stdioPipe) send(line string) { _, _ = io.WriteString(p.in, line+"\n") }
+
+func (p *stdioPipe) recv() string {
+	line, err := p.out.ReadString('\n')
+	if err != nil {
+		panic(err)
+	}
+	return line
+}
+
+// BenchmarkToolsCall is one tools/call of the add tool per operation, on
+// each transport.
+func BenchmarkToolsCall(b *testing.B) {
+	b.Run("http-json", func(b *testing.B) {
+		e := newEngine(b, newBenchServer(b, 0), nil)
+		e.initialize()
+		b.ReportAllocs()
+		for b.Loop() {
+			e.post(benchCall)
+		}
+		e.postOK(benchCall, `"text":"3"`)
+	})
+	b.Run("http-sse", func(b *testing.B) {
+		e := newEngine(b, newBenchServer(b, 0), nil)
+		e.initialize()
+		b.ReportAllocs()
+		for b.Loop() {
+			e.post(benchCallSSE)
+		}
+		e.postOK(benchCallSSE, "event: message")
+	})
+	b.Run("stateless", func(b *testing.B) {
+		e := newEngine(b, newBenchServer(b, 0), &mcphttp.Options{Stateless: true})
+		b.ReportAllocs()
+		for b.Loop() {
+			e.post(benchCall)
+		}
+		e.postOK(benchCall, `"text":"3"`)
+	})
 	b.Run("stdio", func(b *testing.B) {
-		h := mcphttp.New(newBenchServer(b), nil)
-		defer h.Close()
-		s := inproc.New(h, nil)
-		ctx := context.Background()
-		var last []byte
-		emit := func(msg []byte) { last = msg }
-		s.Send(ctx, []byte(benchInit), emit)
-		if s.ID() == "" {
-			b.Fatalf("initialize: %s", last)
-		}
-		msg := []byte(benchCall)
+		p := newStdio(b, newBenchServer(b, 0))
+		var line string
 		b.ReportAllocs()
-		b.ResetTimer()
 		for b.Loop() {
-			s.Send(ctx, msg, emit)
+			p.send(benchCall)
+			line = p.recv()
 		}
-		b.StopTimer()
-		if !bytes.Contains(last, []byte(`"text":"3"`)) {
-			b.Fatalf("unexpected answer %s", last)
+		if !strings.Contains(line, `"text":"3"`) {
+			b.Fatalf("unexpected answer %s", line)
 		}
 	})
-
+	b.Run("stdio-pipelined", func(b *testing.B) {
+		p := newStdio(b, newBenchServer(b, 0))
+		b.ReportAllocs()
+		b.ResetTimer()
+		go func() {
+			for range b.N {
+				p.send(benchCall)
+			}
+		}()
+		for range b.N {
+			if line := p.recv(); !strings.Contains(line, `"text":"3"`) {
+				panic(line)
+			}
+		}
+	})
 	b.Run("embedded", func(b *testing.B) {
 		ctx := context.Background()
-		e, err := mcphttp.Embed(ctx, newBenchServer(b), nil)
+		e, err := mcphttp.Embed(ctx, newBenchServer(b, 0), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -139,16 +264,99 @@ func BenchmarkToolsCallAdd(b *testing.B) {
 		args := addArgs{A: 1, B: 2}
 		var res *mcp.ContentResult
 		b.ReportAllocs()
-		b.ResetTimer()
 		for b.Loop() {
 			res, err = e.CallTool(ctx, "add", args)
 			if err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.StopTimer()
 		if res.Text() != "3" {
 			b.Fatalf("unexpected answer %+v", res)
 		}
 	})
+}
+
+// BenchmarkToolsCallArgs is tools/call over HTTP with one string argument
+// of 100 B, 10 KB and 1 MB (the growth table's argument-size row).
+func BenchmarkToolsCallArgs(b *testing.B) {
+	for _, size := range []int{100, 10_000, 1_000_000} {
+		b.Run(byteSize(size), func(b *testing.B) {
+			e := newEngine(b, newBenchServer(b, 0), nil)
+			e.initialize()
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"s":"` +
+				strings.Repeat("x", size) + `"}}}`
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				e.post(body)
+			}
+			e.postOK(body, `"text":"`+strconv.Itoa(size)+`"`)
+		})
+	}
+}
+
+func byteSize(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return strconv.Itoa(n/1_000_000) + "MB"
+	case n >= 1000:
+		return strconv.Itoa(n/1000) + "KB"
+	}
+	return strconv.Itoa(n) + "B"
+}
+
+// BenchmarkInitialize is initialize and notifications/initialized: a new
+// session each operation (ended with DELETE, so they do not pile up).
+func BenchmarkInitialize(b *testing.B) {
+	e := newEngine(b, newBenchServer(b, 0), nil)
+	del, err := http.NewRequest(http.MethodDelete, "/mcp", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.initialize()
+		del.Header = http.Header{"Mcp-Session-Id": {e.sid}, "Mcp-Protocol-Version": {benchVersion}}
+		e.w.reset()
+		e.h.ServeHTTP(e.w, del)
+	}
+	if n := e.h.SessionCount(); n != 0 {
+		b.Fatalf("%d sessions left", n)
+	}
+}
+
+// BenchmarkToolsList is tools/list over HTTP with 10, 1,000 and 10,000
+// tools, one page (the growth table's tool-count row).
+func BenchmarkToolsList(b *testing.B) {
+	for _, n := range []int{10, 1000, 10_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			e := newEngine(b, newBenchServer(b, n-3), &mcphttp.Options{PageSize: n})
+			e.initialize()
+			e.postOK(benchList, `"name":"t`+strconv.Itoa(n-4)+`"`)
+			if strings.Contains(e.w.body.String(), "nextCursor") {
+				b.Fatalf("more than one page")
+			}
+			b.SetBytes(int64(e.w.body.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				e.post(benchList)
+			}
+		})
+	}
+}
+
+// BenchmarkIdleSessions opens N sessions (initialize and
+// notifications/initialized, in-process through the handler) and reports
+// the heap each holds once idle, in B/session (the growth table's
+// session row). Run it with -benchtime=1x: an operation is all N.
+func BenchmarkIdleSessions(b *testing.B) {
+	for _, n := range []int{1000, 10_000, 100_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			var perSession float64
+			for range b.N {
+				perSession = idleSessionBytes(b, n)
+			}
+			b.ReportMetric(perSession, "B/session")
+		})
+	}
 }

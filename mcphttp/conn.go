@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
@@ -329,7 +330,10 @@ func (p streamPeer) Call(ctx context.Context, method string, params any) (json.R
 // result is sent, text/event-stream as soon as a notification or request
 // precedes it.
 type responder struct {
-	w        http.ResponseWriter
+	w http.ResponseWriter
+	// mw is set when w is an in-process client's (stdio, Embed): each
+	// message goes to it whole, not framed as SSE or JSON text.
+	mw       inproc.MessageWriter
 	h        *Handler
 	c        *conn
 	jsonOnly bool
@@ -349,7 +353,7 @@ type responder struct {
 }
 
 func newResponder(w http.ResponseWriter, h *Handler, c *conn, jsonOnly bool) *responder {
-	return &responder{w: w, h: h, c: c, jsonOnly: jsonOnly}
+	return &responder{w: w, mw: inproc.FindMessageWriter(w), h: h, c: c, jsonOnly: jsonOnly}
 }
 
 func (rs *responder) setSessionHeader() {
@@ -417,6 +421,9 @@ func appendEvent(b []byte, id string, msg []byte) []byte {
 }
 
 func (rs *responder) writeEvent(msg []byte) error {
+	if rs.mw != nil {
+		return rs.mw.WriteMessage(msg)
+	}
 	if _, err := rs.w.Write(appendEvent(make([]byte, 0, len(msg)+32), "", msg)); err != nil {
 		return err
 	}
@@ -450,7 +457,11 @@ func (rs *responder) reply(msg []byte) {
 		status = rs.status
 	}
 	rs.w.WriteHeader(status)
-	_, _ = rs.w.Write(append(msg, '\n'))
+	if rs.mw != nil {
+		_ = rs.mw.WriteMessage(msg)
+	} else {
+		_, _ = rs.w.Write(append(msg, '\n'))
+	}
 	rs.ended = true
 }
 
@@ -549,6 +560,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	drain := h.drainCh()
 	wake := c.wakeup()
+	mw := inproc.FindMessageWriter(w)
 	var tick <-chan time.Time
 	if h.opts.KeepAlive > 0 {
 		t := time.NewTicker(h.opts.KeepAlive)
@@ -558,7 +570,13 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	for {
 		if msgs := c.takeQueued(); len(msgs) > 0 {
 			for i, msg := range msgs {
-				if _, err := w.Write(appendEvent(make([]byte, 0, len(msg)+32), "", msg)); err != nil {
+				var err error
+				if mw != nil {
+					err = mw.WriteMessage(msg)
+				} else {
+					_, err = w.Write(appendEvent(make([]byte, 0, len(msg)+32), "", msg))
+				}
+				if err != nil {
 					c.requeue(msgs[i:]) // keep them for the next stream
 					return
 				}

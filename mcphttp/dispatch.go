@@ -43,7 +43,7 @@ func init() {
 	methods = map[string]methodFunc{
 		"initialize":               (*Handler).doInitialize,
 		"ping":                     func(*Handler, context.Context, *call) (any, error) { return struct{}{}, nil },
-		"tools/list":               listMethod("tools", (*mcp.Server).ListTools),
+		"tools/list":               listMethod("tools", (*mcp.Server).ListToolsJSON),
 		"tools/call":               (*Handler).doToolsCall,
 		"resources/list":           listMethod("resources", (*mcp.Server).ListResources),
 		"resources/templates/list": listMethod("resourceTemplates", (*mcp.Server).ListResourceTemplates),
@@ -164,8 +164,18 @@ func marshalResult(v any) ([]byte, error) {
 		return appendToolResult(nil, r)
 	case json.RawMessage:
 		return r, nil
+	case compactResult:
+		return r.MarshalJSON() // compact JSON already: no second pass through encoding/json
 	}
 	return json.Marshal(v)
+}
+
+// compactResult is a result of the engine's own whose MarshalJSON writes
+// compact, valid JSON (a list page), so marshalResult calls it directly
+// rather than through json.Marshal, which would scan and copy it again.
+type compactResult interface {
+	json.Marshaler
+	compact()
 }
 
 // handleNotification acts on a client notification.
@@ -409,15 +419,22 @@ type listPage[T any] struct {
 	next  string
 }
 
+func (listPage[T]) compact() {}
+
 // MarshalJSON implements json.Marshaler.
 func (p listPage[T]) MarshalJSON() ([]byte, error) {
 	items := p.items
 	if items == nil {
 		items = []T{} // an empty list is [], never null
 	}
-	ib, err := json.Marshal(items)
-	if err != nil {
-		return nil, err
+	var ib []byte
+	if raw, ok := any(items).([]json.RawMessage); ok {
+		ib = appendRawList(make([]byte, 0, rawLen(raw)), raw) // encoded once (tools)
+	} else {
+		var err error
+		if ib, err = json.Marshal(items); err != nil {
+			return nil, err
+		}
 	}
 	b := make([]byte, 0, len(ib)+len(p.key)+len(p.next)+32)
 	b = jsonrpc.AppendString(append(b, '{'), p.key)
@@ -426,6 +443,26 @@ func (p listPage[T]) MarshalJSON() ([]byte, error) {
 		b = jsonrpc.AppendString(append(b, `,"nextCursor":`...), p.next)
 	}
 	return append(b, '}'), nil
+}
+
+// appendRawList appends items as a JSON array.
+func appendRawList(b []byte, items []json.RawMessage) []byte {
+	b = append(b, '[')
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return append(b, ']')
+}
+
+func rawLen(items []json.RawMessage) int {
+	n := 2
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	return n
 }
 
 type requestMeta struct {
@@ -472,6 +509,10 @@ func idText(id json.RawMessage) string {
 }
 
 func (h *Handler) doToolsCall(ctx context.Context, k *call) (any, error) {
+	if name, args, ok := scanToolsCall(k.msg.Params); ok && name != "" {
+		mc := h.context(ctx, k, nil)
+		return h.srv.CallTool(mcp.WithContext(ctx, mc), mc, name, args)
+	}
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`

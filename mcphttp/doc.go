@@ -99,7 +99,14 @@
 // (the synthesized requests carry StartOptions.Header, so a token given
 // there is checked like an HTTP one; a failure is a JSON-RPC error),
 // middleware.FixedAuth(StartOptions.SessionAuth) and StartOptions.Middleware;
-// from ServeHTTP on, the path is steps 3 to 7. Synthesized requests have
+// from ServeHTTP on, the path is steps 3 to 7. The reader decodes each
+// line once and hands its id and method on with it (inproc.Client.Post),
+// and the synthesized request's ResponseWriter is an inproc.MessageWriter,
+// which the responder finds through the Unwrap chain of the middleware
+// around it: every message goes to it whole (after the headers and status,
+// as over HTTP), never framed as SSE or JSON text to be parsed back; a
+// handler or middleware that writes text instead is still understood.
+// Synthesized requests have
 // no network connection, so the Host check and pings do not apply: a
 // stdio client's liveness is its pipe. When input ends the session ends
 // ([EndDeleted]; a failed pipe: [EndLost]).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/justinas/alice"
@@ -107,7 +108,7 @@ func Embed(ctx context.Context, srv *mcp.Server, opts *EmbedOptions) (*EmbeddedS
 		_ = h.Close()
 		return nil, err
 	}
-	e.sess.Send(ctx, jsonrpc.AppendNotification(nil, "notifications/initialized", nil), e.onMessage)
+	e.sess.Post(ctx, jsonrpc.AppendNotification(nil, "notifications/initialized", nil), nil, "notifications/initialized", e.onMessage)
 	lctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	go func() {
@@ -140,7 +141,7 @@ func (e *EmbeddedSession) onMessage(msg []byte) {
 		// An embedded caller has no model, user or roots to offer.
 		reply := jsonrpc.AppendError(nil, append([]byte(nil), m.ID...), mcp.CodeMethodNotFound,
 			"Method not found: the embedded session does not handle "+strictjson.Quote(m.Method), nil)
-		go e.sess.Send(context.Background(), reply, func([]byte) {})
+		go e.sess.Post(context.Background(), reply, nil, "", func([]byte) {})
 	}
 }
 
@@ -151,19 +152,30 @@ func (e *EmbeddedSession) Request(ctx context.Context, method string, params, re
 	if err != nil {
 		return fmt.Errorf("mcphttp: encoding %s params: %w", method, err)
 	}
+	return e.request(ctx, method, p, result)
+}
+
+// request sends a request whose params are already encoded (nil or
+// "null": none).
+func (e *EmbeddedSession) request(ctx context.Context, method string, p []byte, result any) error {
 	if string(p) == "null" {
 		p = nil // no params: JSON-RPC forbids "params": null
 	}
 	if e.opts.ProtocolVersion == ModernVersion {
-		if p, err = e.withModernMeta(p); err != nil {
+		mp, err := e.withModernMeta(p)
+		if err != nil {
 			return fmt.Errorf("mcphttp: %s: %w", method, err)
 		}
+		p = mp
 	}
-	id := e.nextID.Add(1)
+	n := e.nextID.Add(1)
+	id := strconv.AppendInt(make([]byte, 0, 20), n, 10)
 	var resp *jsonrpc.Message
-	e.sess.Send(ctx, jsonrpc.AppendRequest(nil, id, method, p), func(msg []byte) {
+	e.sess.Post(ctx, jsonrpc.AppendRequest(make([]byte, 0, len(method)+len(p)+64), n, method, p), id, method, func(msg []byte) {
+		// The answer is the response with this id; notifications and
+		// server requests go to onMessage.
 		m, err := jsonrpc.Decode(msg)
-		if err == nil && m.IsResponse() && string(m.ID) == fmt.Sprint(id) {
+		if err == nil && m.IsResponse() && string(m.ID) == string(id) {
 			resp = m
 			return
 		}
@@ -220,6 +232,30 @@ func (e *EmbeddedSession) withModernMeta(params json.RawMessage) (json.RawMessag
 	return appendObject(nil, m), nil
 }
 
+// toolParams encodes the params of tools/call (and prompts/get): name and
+// arguments, without the map encoding/json would sort.
+func toolParams(name string, args any) ([]byte, error) {
+	a, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(name)+len(a)+32)
+	b = append(b, `{"name":`...)
+	b = jsonrpc.AppendString(b, name)
+	b = append(b, `,"arguments":`...)
+	b = append(b, a...)
+	return append(b, '}'), nil
+}
+
+// callTool sends tools/call with args and decodes the result into result.
+func (e *EmbeddedSession) callTool(ctx context.Context, name string, args any, result any) error {
+	p, err := toolParams(name, args)
+	if err != nil {
+		return fmt.Errorf("mcphttp: encoding tools/call params: %w", err)
+	}
+	return e.request(ctx, "tools/call", p, result)
+}
+
 // listAll follows nextCursor until the list ends.
 func listAll[T any](ctx context.Context, e *EmbeddedSession, method, key string) ([]T, error) {
 	var all []T
@@ -257,7 +293,7 @@ func (e *EmbeddedSession) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 // struct or map). A failing tool is a result with IsError set, not an error.
 func (e *EmbeddedSession) CallTool(ctx context.Context, name string, args any) (*mcp.ContentResult, error) {
 	var res mcp.ContentResult
-	if err := e.Request(ctx, "tools/call", map[string]any{"name": name, "arguments": args}, &res); err != nil {
+	if err := e.callTool(ctx, name, args, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -334,7 +370,7 @@ var ErrNoStructuredContent = errors.New("mcphttp: the tool result has no structu
 func CallToolAs[Out any](ctx context.Context, e *EmbeddedSession, name string, args any) (Out, *mcp.ContentResult, error) {
 	var out Out
 	var raw json.RawMessage
-	if err := e.Request(ctx, "tools/call", map[string]any{"name": name, "arguments": args}, &raw); err != nil {
+	if err := e.callTool(ctx, name, args, &raw); err != nil {
 		return out, nil, err
 	}
 	var res mcp.ContentResult

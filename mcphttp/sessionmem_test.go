@@ -73,12 +73,3 @@ func TestIdleSessionMemory(t *testing.T) {
 	t.Logf("%.0f bytes per idle session", per)
 	require.Less(t, per, 3072.0, "bytes per idle session")
 }
-
-// BenchmarkIdleSession reports the heap bytes of one idle session.
-func BenchmarkIdleSession(b *testing.B) {
-	per := idleSessionBytes(b, 10000)
-	for b.Loop() {
-	}
-	// After the loop: b.Loop resets the timer, which drops reported metrics.
-	b.ReportMetric(per, "B/session")
-}

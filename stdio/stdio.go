@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -90,16 +91,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sess := inproc.New(h, o.Header)
-	var wmu sync.Mutex
-	bw := bufio.NewWriter(out)
-	write := func(msg []byte) {
-		wmu.Lock()
-		defer wmu.Unlock()
-		msg = bytes.TrimSpace(msg)
-		_, _ = bw.Write(msg)
-		_ = bw.WriteByte('\n')
-		_ = bw.Flush()
-	}
+	write := newLineWriter(out).write
 	var (
 		wg        sync.WaitGroup
 		jobs      = newQueue(o.MaxQueuedBytes)
@@ -126,6 +118,14 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 			case <-ctx.Done():
 				readErr <- ctx.Err()
 				return
+			}
+			if lines.r.Buffered() == 0 {
+				// The next read is a system call that blocks until the
+				// client writes again, and the goroutines this line just
+				// woke (the loop below, then a worker) would wait for
+				// the runtime to take the processor back from it (up to
+				// milliseconds with one CPU): let them run first.
+				runtime.Gosched()
 			}
 		}
 	}()
@@ -159,7 +159,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 		case msg.Method == "initialize" || !msg.IsRequest():
 			// In order: the session ID of initialize is needed by what
 			// follows, and notifications must not overtake each other.
-			sess.Send(ctx, line, write)
+			sess.Post(ctx, line, msg.ID, msg.Method, write)
 			if msg.Method == "initialize" && !listening && sess.ID() != "" {
 				listening = true
 				wg.Add(1)
@@ -177,22 +177,22 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 			if idle.Load() == 0 && workers < o.MaxConcurrent {
 				workers++
 				wg.Add(1)
-				go func(first []byte) {
+				go func(first job) {
 					defer wg.Done()
-					sess.Send(ctx, first, write)
+					sess.Post(ctx, first.line, first.id, first.method, write)
 					for {
 						idle.Add(1)
-						l, ok := jobs.pop()
+						j, ok := jobs.pop()
 						idle.Add(-1)
 						if !ok {
 							return
 						}
-						sess.Send(ctx, l, write)
+						sess.Post(ctx, j.line, j.id, j.method, write)
 					}
-				}(line)
+				}(job{line, msg.ID, msg.Method})
 				continue
 			}
-			if !jobs.push(line) {
+			if !jobs.push(job{line, msg.ID, msg.Method}) {
 				write(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, fmt.Sprintf(
 					"Server busy: %d requests are running and %d bytes of requests are waiting; retry when some have finished",
 					o.MaxConcurrent, o.MaxQueuedBytes), nil))
@@ -247,11 +247,47 @@ func (l *LineReader) Next() ([]byte, error) {
 	}
 }
 
+// lineWriter writes messages to the output, one line each, never
+// interleaved. A message is one buffered write of the line and its
+// newline; the buffer is flushed when no other message is waiting to be
+// written, so a burst of answers (a pipelining client) leaves in few
+// write calls while a lone answer leaves at once.
+type lineWriter struct {
+	waiting atomic.Int32
+	mu      sync.Mutex
+	bw      *bufio.Writer
+}
+
+func newLineWriter(out io.Writer) *lineWriter {
+	return &lineWriter{bw: bufio.NewWriterSize(out, 64<<10)}
+}
+
+func (w *lineWriter) write(msg []byte) {
+	msg = bytes.TrimSpace(msg)
+	w.waiting.Add(1)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, _ = w.bw.Write(msg)
+	_ = w.bw.WriteByte('\n')
+	if w.waiting.Add(-1) == 0 {
+		_ = w.bw.Flush()
+	}
+}
+
+// job is a request waiting for a worker: its line, and the id and method
+// the reader decoded, handed on so that the line is not decoded again
+// before the engine decodes it.
+type job struct {
+	line   []byte
+	id     []byte
+	method string
+}
+
 // queue holds requests waiting for a worker, bounded in bytes.
 type queue struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
-	items  [][]byte
+	items  []job
 	bytes  int
 	max    int
 	closed bool
@@ -264,33 +300,33 @@ func newQueue(max int) *queue {
 }
 
 // push adds a request, or reports false when the queue is full.
-func (q *queue) push(b []byte) bool {
+func (q *queue) push(j job) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.bytes+len(b) > q.max {
+	if q.bytes+len(j.line) > q.max {
 		return false
 	}
-	q.items = append(q.items, b)
-	q.bytes += len(b)
+	q.items = append(q.items, j)
+	q.bytes += len(j.line)
 	q.cond.Signal()
 	return true
 }
 
 // pop waits for a request; it reports false once the queue is closed.
-func (q *queue) pop() ([]byte, bool) {
+func (q *queue) pop() (job, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for len(q.items) == 0 && !q.closed {
 		q.cond.Wait()
 	}
 	if q.closed {
-		return nil, false
+		return job{}, false
 	}
-	b := q.items[0]
-	q.items[0] = nil
+	j := q.items[0]
+	q.items[0] = job{}
 	q.items = q.items[1:]
-	q.bytes -= len(b)
-	return b, true
+	q.bytes -= len(j.line)
+	return j, true
 }
 
 func (q *queue) close() {

@@ -5,10 +5,14 @@
 // it, so a request reaches the handler, and every middleware around it,
 // the same way over HTTP, stdio and in process.
 //
-// The handler's SSE responses are parsed back into messages as they are
-// written (the engine writes SSE to any ResponseWriter). Of the module it
-// imports only the JSON-RPC envelope of internal/jsonrpc and the error
-// codes of the root package.
+// The ResponseWriter of a synthesized request implements [MessageWriter]:
+// the engine (mcphttp) hands it each JSON-RPC message whole, so nothing is
+// framed as SSE or JSON text only to be parsed back. Whatever a handler
+// writes as text instead (another handler, a middleware's error answer,
+// a resumable stream's events) is still understood: SSE bodies are parsed
+// into messages as they are written, a JSON body when the handler returns.
+// Of the module it imports only the JSON-RPC envelope of internal/jsonrpc
+// and the error codes of the root package.
 package inproc
 
 import (
@@ -32,11 +36,44 @@ type Client struct {
 	h      http.Handler
 	header http.Header
 
-	mu        sync.RWMutex
-	sessionID string
-	version   string
+	mu sync.RWMutex
+	// sessionID and version are the Mcp-Session-Id and
+	// MCP-Protocol-Version header values every request carries once
+	// initialize answered (nil before): one slice each, shared by the
+	// requests' header maps (net/http never writes into a value slice).
+	sessionID []string
+	version   []string
 
 	modern inflight // 2026-07-28 requests in flight (modern.go)
+}
+
+// MessageWriter is implemented by the ResponseWriter of a synthesized
+// request (and found through the Unwrap chain of wrappers around it, as
+// http.ResponseController finds Flush): a handler that knows it may hand
+// over each JSON-RPC message whole with WriteMessage, after setting the
+// headers and status with WriteHeader as for any answer, instead of
+// writing the message as SSE or JSON text. WriteMessage may keep msg: the
+// caller must not change it afterwards. A wrapper that implements Unwrap
+// does not see the bytes of a message written this way.
+type MessageWriter interface {
+	http.ResponseWriter
+	WriteMessage(msg []byte) error
+}
+
+// FindMessageWriter returns the MessageWriter in w's Unwrap chain, or nil
+// when w writes to a network connection (or hides what it wraps).
+func FindMessageWriter(w http.ResponseWriter) MessageWriter {
+	for w != nil {
+		if mw, ok := w.(MessageWriter); ok {
+			return mw
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
 }
 
 // New returns a client that sends through h. header is added to every
@@ -46,25 +83,53 @@ func New(h http.Handler, header http.Header) *Client {
 }
 
 // ID returns the Mcp-Session-Id the server issued, once initialized.
-func (s *Client) ID() string { s.mu.RLock(); defer s.mu.RUnlock(); return s.sessionID }
-
-func (s *Client) newRequest(ctx context.Context, method string, body []byte) *http.Request {
-	r, _ := http.NewRequestWithContext(ctx, method, "/", bytes.NewReader(body))
-	r.RemoteAddr = "stdio"
-	r.Host = "localhost"
-	for k, v := range s.header {
-		r.Header[k] = v
+func (s *Client) ID() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.sessionID == nil {
+		return ""
 	}
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	if body != nil {
-		r.Header.Set("Content-Type", "application/json")
+	return s.sessionID[0]
+}
+
+// The header values every synthesized request carries: shared slices, as
+// in sessionID.
+var (
+	acceptBoth  = []string{"application/json, text/event-stream"}
+	contentJSON = []string{"application/json"}
+)
+
+// body is a synthesized request's body: one allocation instead of a
+// bytes.Reader in an io.NopCloser.
+type body struct{ bytes.Reader }
+
+func (*body) Close() error { return nil }
+
+func (s *Client) newRequest(ctx context.Context, method string, msg []byte) *http.Request {
+	h := make(http.Header, len(s.header)+4)
+	for k, v := range s.header {
+		h[k] = v
+	}
+	h["Accept"] = acceptBoth
+	// NewRequestWithContext with a nil body parses "/" and sets the
+	// context without the copy WithContext makes.
+	r, _ := http.NewRequestWithContext(ctx, method, "/", nil)
+	r.Header = h
+	r.Host = "localhost"
+	r.RemoteAddr = "stdio"
+	if msg != nil {
+		b := &body{}
+		b.Reset(msg)
+		r.Body = b
+		r.ContentLength = int64(len(msg))
+		h["Content-Type"] = contentJSON
 	}
 	s.mu.RLock()
-	if s.sessionID != "" {
-		r.Header.Set("Mcp-Session-Id", s.sessionID)
+	if s.sessionID != nil {
+		h["Mcp-Session-Id"] = s.sessionID
 	}
-	if s.version != "" {
-		r.Header.Set("MCP-Protocol-Version", s.version)
+	if s.version != nil {
+		h["Mcp-Protocol-Version"] = s.version
 	}
 	s.mu.RUnlock()
 	return r
@@ -76,10 +141,24 @@ func (s *Client) newRequest(ctx context.Context, method string, body []byte) *ht
 // becomes a JSON-RPC error response with the request's id, so a caller
 // always gets an answer to a request.
 func (s *Client) Send(ctx context.Context, msg []byte, emit func([]byte)) {
-	id, method, params := peek(msg)
-	v := metaVersion(params)
-	if method == "notifications/cancelled" && s.modern.cancel(params) {
-		return // it cancelled a 2026-07-28 request (modern.go)
+	id, method, _ := peek(msg)
+	s.Post(ctx, msg, id, method, emit)
+}
+
+// Post is Send for a caller that already decoded msg's envelope (stdio's
+// reader, the embedded client that wrote it): id and method are the
+// message's (nil and "" for a response; id nil for a notification), so it
+// is not decoded again before the handler decodes it. Only a message that
+// names a 2026-07-28 version in its text, or a notifications/cancelled, has
+// its params decoded here (modern.go).
+func (s *Client) Post(ctx context.Context, msg []byte, id json.RawMessage, method string, emit func([]byte)) {
+	var v string
+	if method == "notifications/cancelled" || bytes.Contains(msg, []byte(metaProtocolVersion)) {
+		_, _, params := peek(msg)
+		if method == "notifications/cancelled" && s.modern.cancel(params) {
+			return // it cancelled a 2026-07-28 request
+		}
+		v = metaVersion(params)
 	}
 	if v != "" && id != nil && method != "" {
 		var done func()
@@ -88,19 +167,20 @@ func (s *Client) Send(ctx context.Context, msg []byte, emit func([]byte)) {
 		emit = quietOnceCancelled(ctx, emit)
 	}
 	w := newWriter(emit)
+	w.init = method == "initialize"
 	r := s.newRequest(ctx, http.MethodPost, msg)
 	if v != "" {
 		r = modernRequest(r, v)
 	}
 	s.h.ServeHTTP(w, r)
 	w.finish(id)
-	if method == "initialize" && w.status == http.StatusOK {
+	if w.init && w.status == http.StatusOK {
 		s.mu.Lock()
 		if sid := w.header.Get("Mcp-Session-Id"); sid != "" {
-			s.sessionID = sid
+			s.sessionID = []string{sid}
 		}
 		if v := w.initVersion; v != "" {
-			s.version = v
+			s.version = []string{v}
 		}
 		s.mu.Unlock()
 	}
@@ -137,17 +217,22 @@ func peek(msg []byte) (json.RawMessage, string, json.RawMessage) {
 	return m.ID, m.Method, m.Params
 }
 
-// writer is the http.ResponseWriter of a synthesized request. It turns an
-// SSE body into messages as it is written, and a JSON body into one
-// message when the handler returns.
+// writer is the http.ResponseWriter of a synthesized request. It takes
+// whole messages (WriteMessage), and otherwise turns an SSE body into
+// messages as it is written, and a JSON body into one message when the
+// handler returns.
 type writer struct {
 	emit   func([]byte)
 	header http.Header
 	status int
 	get    bool
+	// init is set for an initialize request: its answer carries the
+	// protocol version every later request sends.
+	init bool
 
 	mu          sync.Mutex
 	sse         bool
+	messages    bool // WriteMessage was used: the body holds nothing to parse
 	buf         []byte
 	initVersion string
 	emitted     bool
@@ -180,6 +265,18 @@ func (w *writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// WriteMessage implements [MessageWriter]: msg is handed on as it is.
+func (w *writer) WriteMessage(msg []byte) error {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.messages = true
+	w.out(msg)
+	return nil
+}
+
 // Flush implements http.Flusher; events are handed on as they are written.
 func (w *writer) Flush() {}
 
@@ -210,7 +307,7 @@ func (w *writer) drainEvents() {
 
 func (w *writer) out(msg []byte) {
 	w.emitted = true
-	if w.initVersion == "" {
+	if w.init && w.initVersion == "" {
 		var probe struct {
 			Result struct {
 				ProtocolVersion string `json:"protocolVersion"`
@@ -228,7 +325,7 @@ func (w *writer) out(msg []byte) {
 func (w *writer) finish(id json.RawMessage) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.sse {
+	if w.sse || (w.messages && len(w.buf) == 0) {
 		return
 	}
 	body := bytes.TrimSpace(w.buf)

@@ -127,3 +127,91 @@ func TestHeaderReachesHandler(t *testing.T) {
 		[]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), func([]byte) {})
 	assert.Equal(t, "Bearer ada", seen)
 }
+
+// unwrapper wraps a ResponseWriter and says so, as middleware's do.
+type unwrapper struct{ http.ResponseWriter }
+
+func (u unwrapper) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+// hider wraps a ResponseWriter without Unwrap.
+type hider struct{ http.ResponseWriter }
+
+// TestMessagesAndText: a handler that finds the MessageWriter (through
+// wrappers that unwrap) hands messages over whole; one that cannot see it,
+// or writes text anyway, is parsed back, SSE as it is written and JSON at
+// the end; either way the caller gets the same messages, in order.
+func TestMessagesAndText(t *testing.T) {
+	t.Parallel()
+	const note = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`
+	const answer = `{"jsonrpc":"2.0","id":7,"result":{}}`
+	tests := []struct {
+		name  string
+		wrap  func(http.ResponseWriter) http.ResponseWriter
+		sse   bool
+		found bool
+	}{
+		{"direct, messages", func(w http.ResponseWriter) http.ResponseWriter { return w }, true, true},
+		{"through Unwrap, messages", func(w http.ResponseWriter) http.ResponseWriter { return unwrapper{w} }, true, true},
+		{"hidden, SSE text", func(w http.ResponseWriter) http.ResponseWriter { return hider{w} }, true, false},
+		{"hidden, JSON text", func(w http.ResponseWriter) http.ResponseWriter { return hider{w} }, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w = tt.wrap(w)
+				mw := inproc.FindMessageWriter(w)
+				assert.Equal(t, tt.found, mw != nil)
+				if tt.sse {
+					w.Header().Set("Content-Type", "text/event-stream")
+				} else {
+					w.Header().Set("Content-Type", "application/json")
+				}
+				w.WriteHeader(http.StatusOK)
+				switch {
+				case mw != nil:
+					assert.NoError(t, mw.WriteMessage([]byte(note)))
+					assert.NoError(t, mw.WriteMessage([]byte(answer)))
+				case tt.sse:
+					_, _ = w.Write([]byte("event: message\ndata: " + note + "\n\nevent: message\ndata: "))
+					_, _ = w.Write([]byte(answer + "\n\n"))
+				default:
+					_, _ = w.Write([]byte(answer + "\n"))
+				}
+			})
+			var got []string
+			inproc.New(h, nil).Post(context.Background(), []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`),
+				json.RawMessage(`7`), "ping", func(b []byte) { got = append(got, string(b)) })
+			if tt.sse {
+				assert.Equal(t, []string{note, answer}, got)
+			} else {
+				assert.Equal(t, []string{answer}, got)
+			}
+		})
+	}
+	assert.Nil(t, inproc.FindMessageWriter(nil))
+}
+
+// TestVersionFromInitializeOnly: the protocol version later requests
+// carry comes from the initialize answer, not from any other result that
+// happens to have a protocolVersion member.
+func TestVersionFromInitializeOnly(t *testing.T) {
+	t.Parallel()
+	var versions []string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		versions = append(versions, r.Header.Get("MCP-Protocol-Version"))
+		w.Header().Set("Mcp-Session-Id", "s1")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`))
+	})
+	c := inproc.New(h, nil)
+	ctx := context.Background()
+	emit := func([]byte) {}
+	c.Post(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`), json.RawMessage(`1`), "tools/call", emit)
+	c.Post(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), json.RawMessage(`1`), "ping", emit)
+	assert.Empty(t, c.ID(), "only initialize's answer names the session")
+	c.Post(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`), json.RawMessage(`1`), "initialize", emit)
+	c.Post(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), json.RawMessage(`1`), "ping", emit)
+	assert.Equal(t, []string{"", "", "", "2025-06-18"}, versions)
+	assert.Equal(t, "s1", c.ID())
+}

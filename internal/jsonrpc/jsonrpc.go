@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/strictjson"
@@ -237,7 +238,7 @@ func decodeValid(data []byte) (*Message, error) {
 	}
 	for {
 		s.ws()
-		key, ok := s.str()
+		key, ok := s.name()
 		if !ok {
 			return nil, invalid(m.ID, "malformed member name")
 		}
@@ -271,7 +272,7 @@ func decodeValid(data []byte) (*Message, error) {
 				if val[0] != '"' {
 					return nil, invalid(m.ID, `"method" must be a string`)
 				}
-				if err := json.Unmarshal(val, &m.Method); err != nil || m.Method == "" {
+				if m.Method, ok = unquote(val); !ok || m.Method == "" {
 					return nil, invalid(m.ID, `"method" must be a non-empty string`)
 				}
 			case 3:
@@ -401,6 +402,49 @@ func (s *scanner) str() (string, bool) {
 		s.pos++
 	}
 	return "", false
+}
+
+// name reads a member name: the string's value when it has an escape,
+// else a string that shares the input's bytes, made without a copy (one
+// allocation per member otherwise): decodeValid only compares it, or
+// quotes it into an error message (a copy), and never keeps it.
+func (s *scanner) name() (string, bool) {
+	start := s.pos
+	if !s.consume('"') {
+		return "", false
+	}
+	end := strictjson.Skip(s.data, start)
+	if end <= start+1 || end > len(s.data) || s.data[end-1] != '"' {
+		return s.strAt(start)
+	}
+	raw := s.data[start+1 : end-1]
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return s.strAt(start)
+	}
+	s.pos = end
+	return unsafe.String(unsafe.SliceData(raw), len(raw)), true
+}
+
+// strAt reads the string at start with str.
+func (s *scanner) strAt(start int) (string, bool) {
+	s.pos = start
+	return s.str()
+}
+
+// unquote decodes a JSON string that strictjson.Check accepted: a copy of
+// its bytes when it has no escape, encoding/json's decoding when it has.
+func unquote(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), true
+	}
+	var out string
+	if err := json.Unmarshal(v, &out); err != nil {
+		return "", false
+	}
+	return out, true
 }
 
 // skipValue moves past one value (strictjson.Skip: without decoding the

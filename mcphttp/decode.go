@@ -1,0 +1,76 @@
+package mcphttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
+)
+
+// scanToolsCall reads the params of a tools/call the common way, without
+// encoding/json: an object whose "name" is a string without escapes and
+// with "arguments" and no "_meta", the other members ignored as
+// encoding/json ignores them. The arguments are copied out of raw (which
+// may alias a pooled body). ok is false for anything else (an escaped or
+// case-variant member name, _meta, a name that is not a plain string of
+// valid UTF-8, which encoding/json would repair),
+// which decodeParams then reads and, when wrong, words the error for.
+// raw passed strictjson.Check with the message (jsonrpc.Decode), so it is
+// valid JSON without duplicate members.
+func scanToolsCall(raw []byte) (name string, args json.RawMessage, ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return "", nil, false
+	}
+	i = skipSpace(raw, i+1)
+	var haveName bool
+	for i < len(raw) && raw[i] == '"' {
+		end := strictjson.Skip(raw, i)
+		key := raw[i+1 : end-1]
+		i = skipSpace(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return "", nil, false
+		}
+		i = skipSpace(raw, i+1)
+		start := i
+		i = strictjson.Skip(raw, i)
+		if i <= start || i > len(raw) {
+			return "", nil, false
+		}
+		val := raw[start:i]
+		switch string(key) {
+		case "name":
+			if val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 || !utf8.Valid(val) {
+				return "", nil, false
+			}
+			name, haveName = string(val[1:len(val)-1]), true
+		case "arguments":
+			args = append(json.RawMessage(nil), val...)
+		default:
+			// _meta, and any name that is one of the three but for its
+			// case or an escape: the full decode.
+			if bytes.IndexByte(key, '\\') >= 0 || bytes.EqualFold(key, []byte("name")) ||
+				bytes.EqualFold(key, []byte("arguments")) || bytes.EqualFold(key, []byte("_meta")) {
+				return "", nil, false
+			}
+		}
+		i = skipSpace(raw, i)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+			continue
+		}
+		break
+	}
+	if i >= len(raw) || raw[i] != '}' || !haveName {
+		return "", nil, false
+	}
+	return name, args, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
