@@ -34,6 +34,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/examples/everything/tools"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/session"
 )
 
@@ -79,6 +80,7 @@ func main() {
 	jsonOnly := flag.Bool("json", false, "answer with application/json, never SSE (httpStream)")
 	legacySSE := flag.Bool("legacy-sse", false, "also serve the deprecated HTTP+SSE transport at /sse and /messages (httpStream)")
 	resumable := flag.Bool("resumable", false, "make request streams resumable with Last-Event-ID (on Redis with -redis) (httpStream)")
+	telemetry := flag.Bool("telemetry", false, "trace and measure every request with middleware.Telemetry through the global OpenTelemetry provider; none is installed here, so this shows what the middleware costs when nothing is exported (examples/observability exports)")
 	redisURL := flag.String("redis", "", "keep sessions on the Redis at this URL (redis://host:6379/0), shared by every replica that uses it (httpStream)")
 	flag.Parse()
 
@@ -115,10 +117,16 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	inst, err := mcphttp.Start(ctx, newServer(), &mcphttp.StartOptions{
-		TransportType: *transport, Host: *host, Port: *port,
-		Handler: hopts,
-	})
+	sopts := &mcphttp.StartOptions{TransportType: *transport, Host: *host, Port: *port, Handler: hopts}
+	if *telemetry {
+		tel, err := middleware.NewTelemetry(nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "everything:", err)
+			os.Exit(1)
+		}
+		sopts.Middleware = append(sopts.Middleware, tel.Middleware)
+	}
+	inst, err := mcphttp.Start(ctx, newServer(), sopts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "everything:", err)
 		os.Exit(1)
