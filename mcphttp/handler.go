@@ -231,6 +231,8 @@ type Handler struct {
 	replica int64
 	// stopRelay ends the subscription to Options.Relay (nil: none).
 	stopRelay func()
+	// tasks are the tasks this handler runs (tasks.go).
+	tasks tasks
 }
 
 // relayed is an answer relayed to the replica that sent its request.

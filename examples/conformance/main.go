@@ -108,6 +108,7 @@ func newServer() *mcp.Server {
 	})
 	addTools(srv)
 	addModernTools(srv)
+	addTaskTools(srv)
 	addResources(srv)
 	addPrompts(srv)
 	return srv
