@@ -60,7 +60,9 @@ func newTaskServer(t *testing.T, tt *taskTools) *mcp.Server {
 		}
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "required", Task: &mcp.TaskOptions{Required: true, TTL: time.Minute}},
-		func(_ context.Context, _ *mcp.Context, _ struct{}) (string, error) { return "", errors.New("tool error") })
+		func(_ context.Context, _ *mcp.Context, _ struct{}) (string, error) {
+			return "", errors.New("tool error")
+		})
 	mcp.AddTool(srv, mcp.Tool{Name: "rpcfail", Task: opt}, func(_ context.Context, _ *mcp.Context, _ struct{}) (string, error) {
 		return "", &mcp.Error{Code: mcp.CodeInternalError, Message: "broken"}
 	})
