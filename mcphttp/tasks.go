@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +23,7 @@ const taskTimeFormat = "2006-01-02T15:04:05.000Z07:00"
 // taskWatchInterval is how often a running task reads its stored state:
 // to see a tasks/cancel or a tasks/update another replica took. Those that
 // reach this replica wake the runner at once.
-var taskWatchInterval = 100 * time.Millisecond
+const taskWatchInterval = 100 * time.Millisecond
 
 var (
 	// errTaskCancelled is the cause of a task's context after tasks/cancel.
@@ -313,8 +314,11 @@ func (h *Handler) finishTask(ctx context.Context, st session.TaskStore, id strin
 	switch {
 	case errors.Is(cause, errTaskShutdown):
 		rpcErr, encErr = json.Marshal(mcp.Error{Code: mcp.CodeInternalError, Message: "The server shut down before the task ended; run the tool again"})
-	case err != nil:
+	case err != nil || res == nil:
 		var je *mcp.Error
+		if err == nil {
+			err = errors.New("the tool returned no result")
+		}
 		if !errors.As(err, &je) {
 			je = &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: " + err.Error()}
 		}
@@ -456,7 +460,8 @@ func (p *taskPeer) StartTask(context.Context) error { return nil }
 func (p *taskPeer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	p.mu.Lock()
 	p.seq++
-	key := fmt.Sprintf("%s-%d", method, p.seq)
+	kind, _, _ := strings.Cut(method, "/") // elicitation-1, sampling-2, roots-3
+	key := fmt.Sprintf("%s-%d", kind, p.seq)
 	p.mu.Unlock()
 	out, err := p.Inputs(ctx, map[string]mcp.InputRequest{key: {Method: method, Params: params}})
 	if err != nil {

@@ -44,7 +44,12 @@ type taskTools struct {
 
 func newTaskServer(t *testing.T, tt *taskTools) *mcp.Server {
 	t.Helper()
-	srv := mcp.NewServer(mcp.Options{Name: "tasks", Version: "1.0.0"})
+	srv := mcp.NewServer(mcp.Options{Name: "tasks", Version: "1.0.0", Authenticate: func(r *http.Request) (any, error) {
+		if u := r.Header.Get("X-User"); u != "" {
+			return u, nil
+		}
+		return nil, nil
+	}})
 	opt := &mcp.TaskOptions{PollInterval: 50 * time.Millisecond}
 	mcp.AddTool(srv, mcp.Tool{Name: "plain"}, func(_ context.Context, _ *mcp.Context, _ struct{}) (string, error) { return "plain", nil })
 	mcp.AddTool(srv, mcp.Tool{Name: "slow", Task: opt}, func(ctx context.Context, _ *mcp.Context, in struct {
@@ -79,6 +84,13 @@ func newTaskServer(t *testing.T, tt *taskTools) *mcp.Server {
 			return "", err
 		}
 		return string(res["a"]) + " " + string(res["b"]) + " " + string(again["a"]), nil
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "confirm", Task: opt}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "sure?", RequestedSchema: schema})
+		if err != nil {
+			return "", err
+		}
+		return res.Action, nil
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "deferred", Task: &mcp.TaskOptions{Required: true, Deferred: true, PollInterval: 50 * time.Millisecond}},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
@@ -504,4 +516,30 @@ func TestTaskDeferred(t *testing.T) {
 		require.NotNil(t, m.Error)
 		assert.Equal(t, int64(mcp.CodeMissingClientCapability), m.Error.Code)
 	})
+}
+
+// TestTaskElicitAndOwner: Context.Elicit in a task is one input request
+// under a key of the task's own; a task is visible only to the caller that
+// made it.
+func TestTaskElicitAndOwner(t *testing.T) {
+	t.Parallel()
+	ts, _, _ := newTaskHTTP(t, nil)
+	_, m := tasksPost(t, ts.URL, taskBody(1, "tools/call", `"name":"confirm"`, tasksExt+`,"elicitation":{}`), "confirm", "X-User", "alice")
+	w := decodeTask(t, m)
+	require.Equal(t, "task", w.ResultType)
+	get := func(user string) msg {
+		_, m := tasksPost(t, ts.URL, taskBody(2, "tasks/get", `"taskId":"`+w.TaskID+`"`, tasksExt), w.TaskID, "X-User", user)
+		return m
+	}
+	require.Eventually(t, func() bool { return decodeTask(t, get("alice")).Status == "input_required" }, 5*time.Second, 20*time.Millisecond)
+	assert.Contains(t, decodeTask(t, get("alice")).InputRequests, "elicitation-1")
+	for _, method := range []string{"tasks/get", "tasks/cancel"} {
+		_, m := tasksPost(t, ts.URL, taskBody(3, method, `"taskId":"`+w.TaskID+`"`, tasksExt), w.TaskID, "X-User", "mallory")
+		require.NotNil(t, m.Error, method)
+		assert.Equal(t, int64(mcp.CodeInvalidParams), m.Error.Code, "another caller's task reads as unknown")
+	}
+	_, m = tasksPost(t, ts.URL, taskBody(4, "tasks/update", `"taskId":"`+w.TaskID+`","inputResponses":{"elicitation-1":{"action":"accept","content":{"ok":true}}}`, tasksExt), w.TaskID, "X-User", "alice")
+	ack(t, m)
+	require.Eventually(t, func() bool { return decodeTask(t, get("alice")).Status == "completed" }, 5*time.Second, 20*time.Millisecond)
+	assert.Equal(t, "accept", decodeTask(t, get("alice")).Result.Content[0].(mcp.TextContent).Text)
 }
