@@ -543,3 +543,23 @@ func TestTaskElicitAndOwner(t *testing.T) {
 	require.Eventually(t, func() bool { return decodeTask(t, get("alice")).Status == "completed" }, 5*time.Second, 20*time.Millisecond)
 	assert.Equal(t, "accept", decodeTask(t, get("alice")).Result.Content[0].(mcp.TextContent).Text)
 }
+
+// TestTaskInstanceShutdown: an Instance made by Start with a running task
+// stops at once on Shutdown (the task is not an HTTP request in flight:
+// it is cancelled, not waited for), and Wait returns nil.
+func TestTaskInstanceShutdown(t *testing.T) {
+	t.Parallel()
+	tt := &taskTools{stopped: make(chan error, 8)}
+	inst, err := mcphttp.Start(context.Background(), newTaskServer(t, tt), &mcphttp.StartOptions{
+		TransportType: mcphttp.TransportHTTPStream, Host: "127.0.0.1", Port: -1})
+	require.NoError(t, err)
+	url := "http://" + inst.Addr() + "/mcp"
+	w := createTask(t, url, "slow", `{"ms":60000}`)
+	require.Equal(t, "working", w.Status)
+	require.Eventually(t, func() bool { return tt.started.Load() == 1 }, 5*time.Second, 10*time.Millisecond)
+	begin := time.Now()
+	require.NoError(t, inst.Shutdown(context.Background()))
+	require.NoError(t, inst.Wait())
+	assert.Less(t, time.Since(begin), 5*time.Second)
+	assert.ErrorContains(t, <-tt.stopped, "shut down")
+}
