@@ -33,7 +33,8 @@ type TaskOptions struct {
 	// the request as an ordinary call.
 	Deferred bool
 	// TTL is how long the task and its result stay readable after it was
-	// created. Zero: [DefaultTaskTTL].
+	// created; a task still running then is cancelled (it can no longer
+	// be read, answered or cancelled). Zero: [DefaultTaskTTL].
 	TTL time.Duration
 	// PollInterval is the interval between tasks/get polls suggested to
 	// the client. Zero: [DefaultTaskPollInterval].
