@@ -346,7 +346,11 @@ func (h *Handler) finishTask(ctx context.Context, st session.TaskStore, id strin
 		}
 		return nil
 	})
-	if uerr != nil && !errors.Is(uerr, errTaskEnded) {
+	switch {
+	case uerr == nil, errors.Is(uerr, errTaskEnded):
+	case errors.Is(uerr, session.ErrNotFound):
+		h.log.Debug("mcp: a task outlived its TTL; its outcome is dropped", "task", id)
+	default:
 		h.log.Error("mcp: the task store failed to save a task's outcome", "task", id, "error", uerr)
 	}
 }

@@ -52,7 +52,7 @@ func newTaskServer(t *testing.T, tt *taskTools) *mcp.Server {
 	}})
 	opt := &mcp.TaskOptions{PollInterval: 50 * time.Millisecond}
 	mcp.AddTool(srv, mcp.Tool{Name: "plain"}, func(_ context.Context, _ *mcp.Context, _ struct{}) (string, error) { return "plain", nil })
-	mcp.AddTool(srv, mcp.Tool{Name: "slow", Task: opt}, func(ctx context.Context, _ *mcp.Context, in struct {
+	slow := func(ctx context.Context, _ *mcp.Context, in struct {
 		MS int `json:"ms,omitempty"`
 	}) (string, error) {
 		tt.started.Add(1)
@@ -63,7 +63,9 @@ func newTaskServer(t *testing.T, tt *taskTools) *mcp.Server {
 			tt.stopped <- context.Cause(ctx)
 			return "", ctx.Err()
 		}
-	})
+	}
+	mcp.AddTool(srv, mcp.Tool{Name: "slow", Task: opt}, slow)
+	mcp.AddTool(srv, mcp.Tool{Name: "shortlived", Task: &mcp.TaskOptions{TTL: 300 * time.Millisecond}}, slow)
 	mcp.AddTool(srv, mcp.Tool{Name: "required", Task: &mcp.TaskOptions{Required: true, TTL: time.Minute}},
 		func(_ context.Context, _ *mcp.Context, _ struct{}) (string, error) {
 			return "", errors.New("tool error")
@@ -562,4 +564,21 @@ func TestTaskInstanceShutdown(t *testing.T) {
 	require.NoError(t, inst.Wait())
 	assert.Less(t, time.Since(begin), 5*time.Second)
 	assert.ErrorContains(t, <-tt.stopped, "shut down")
+}
+
+// TestTaskOutlivesTTL: a task still running when its TTL ends is gone from
+// the store, and its tool is cancelled.
+func TestTaskOutlivesTTL(t *testing.T) {
+	t.Parallel()
+	ts, _, tt := newTaskHTTP(t, nil)
+	w := createTask(t, ts.URL, "shortlived", `{"ms":60000}`)
+	assert.Equal(t, int64(300), *w.TTLMs)
+	select {
+	case <-tt.stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a task past its TTL was not cancelled")
+	}
+	_, m := tasksPost(t, ts.URL, taskBody(2, "tasks/get", `"taskId":"`+w.TaskID+`"`, tasksExt), w.TaskID)
+	require.NotNil(t, m.Error)
+	assert.Equal(t, int64(mcp.CodeInvalidParams), m.Error.Code)
 }
