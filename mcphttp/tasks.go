@@ -569,9 +569,8 @@ func (p *taskPeer) ended(ctx context.Context, err error) error {
 
 // taskParams are the params of tasks/get, tasks/update and tasks/cancel.
 type taskParams struct {
-	TaskID         string                     `json:"taskId"`
-	InputResponses json.RawMessage            `json:"inputResponses"`
-	Meta           map[string]json.RawMessage `json:"_meta"`
+	TaskID         string          `json:"taskId"`
+	InputResponses json.RawMessage `json:"inputResponses"`
 }
 
 // taskOf checks the opt-in (before anything else: -32021), decodes the
