@@ -208,6 +208,10 @@
 // answers for a task another runs: tasks/update and tasks/cancel write
 // to the store, wake the runner at once when it is on this replica, and
 // otherwise its watcher, which reads the task every 100 ms, sees them.
+// The watcher also writes the task's heartbeat every 2 s; a task that is
+// not terminal and whose heartbeat is 10 s old was left behind by a
+// replica that stopped, and the next tasks/* call about it, on any
+// replica, settles it failed (settleLost).
 // With TaskOptions.Deferred the tool runs first as part of the request,
 // with the request's own peer (so its questions are an input-required
 // result and a second round), and the task is made when it calls

@@ -25,6 +25,16 @@ const taskTimeFormat = "2006-01-02T15:04:05.000Z07:00"
 // reach this replica wake the runner at once.
 const taskWatchInterval = 100 * time.Millisecond
 
+// A running task's heartbeat: its runner writes it every
+// taskHeartbeatInterval; a task that is not terminal and whose heartbeat
+// is older than taskLostAfter was left behind by a replica that stopped
+// (killed, crashed) and is settled failed by the next tasks/get,
+// tasks/update or tasks/cancel, on any replica.
+const (
+	taskHeartbeatInterval = 2 * time.Second
+	taskLostAfter         = 10 * time.Second
+)
+
 var (
 	// errTaskCancelled is the cause of a task's context after tasks/cancel.
 	errTaskCancelled = errors.New("mcp: the client cancelled the task")
@@ -187,7 +197,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	}
 	now := time.Now().UTC()
 	rec := &session.Task{ID: session.NewID(), Status: session.TaskWorking, Identity: session.Identity(k.auth),
-		Created: now, Updated: now, TTL: o.TTL, PollInterval: o.PollInterval}
+		Created: now, Updated: now, Heartbeat: now, TTL: o.TTL, PollInterval: o.PollInterval}
 	st := h.taskStore()
 
 	h.mu.RLock()
@@ -233,6 +243,8 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	}
 	pp := &phasePeer{before: before, after: tp, started: make(chan struct{})}
 	pp.start = func(sctx context.Context) error {
+		rec.Created = time.Now().UTC()
+		rec.Updated, rec.Heartbeat = rec.Created, rec.Created
 		if err := st.CreateTask(sctx, rec); err != nil {
 			h.log.Error("mcp: the task store failed to save a new task", "tool", name, "error", err)
 			return &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: the task store failed to save the new task; retry later"}
@@ -273,12 +285,14 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 }
 
 // watchTask reads a running task's stored state every taskWatchInterval
-// and cancels it when it was cancelled on another replica, or at once
-// when the server shuts down. It ends with the task.
+// and cancels it when it was cancelled on another replica (or expired),
+// or at once when the server shuts down; every taskHeartbeatInterval it
+// writes the task's heartbeat. It ends with the task.
 func (h *Handler) watchTask(ctx context.Context, id string, st session.TaskStore, run *taskRun) {
 	defer h.wg.Done()
 	tick := time.NewTicker(taskWatchInterval)
 	defer tick.Stop()
+	beat := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -286,14 +300,59 @@ func (h *Handler) watchTask(ctx context.Context, id string, st session.TaskStore
 		case <-h.done:
 			run.cancel(errTaskShutdown)
 			return
-		case <-tick.C:
-			t, err := st.GetTask(ctx, id)
+		case now := <-tick.C:
+			var (
+				t   *session.Task
+				err error
+			)
+			if now.Sub(beat) >= taskHeartbeatInterval {
+				beat = now
+				t, err = st.UpdateTask(ctx, id, func(t *session.Task) error {
+					if t.Status.Terminal() {
+						return errTaskEnded
+					}
+					t.Heartbeat = now.UTC()
+					return nil
+				})
+				if errors.Is(err, errTaskEnded) {
+					run.cancel(errTaskCancelled)
+					return
+				}
+			} else {
+				t, err = st.GetTask(ctx, id)
+			}
 			if errors.Is(err, session.ErrNotFound) || (err == nil && t.Status.Terminal()) {
 				run.cancel(errTaskCancelled)
 				return
 			}
 		}
 	}
+}
+
+// settleLost marks failed a task whose runner stopped without ending it
+// (its heartbeat is older than taskLostAfter), and returns it as stored.
+func (h *Handler) settleLost(ctx context.Context, t *session.Task) (*session.Task, error) {
+	if t.Status.Terminal() || t.Heartbeat.IsZero() || time.Since(t.Heartbeat) <= taskLostAfter {
+		return t, nil
+	}
+	lost, err := json.Marshal(mcp.Error{Code: mcp.CodeInternalError,
+		Message: "The server running the task stopped before it ended; run the tool again"})
+	if err != nil {
+		return nil, err
+	}
+	nt, err := h.taskStore().UpdateTask(ctx, t.ID, func(t *session.Task) error {
+		if t.Status.Terminal() || time.Since(t.Heartbeat) <= taskLostAfter {
+			return nil
+		}
+		t.Status, t.Error = session.TaskFailed, lost
+		t.InputRequests, t.InputResponses = nil, nil
+		t.Updated = time.Now().UTC()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return nt, nil
 }
 
 // finishTask writes a task's outcome: completed with the tool's result
@@ -589,6 +648,9 @@ func (h *Handler) taskOf(ctx context.Context, k *call, p *taskParams) (*session.
 	t, err := h.taskStore().GetTask(ctx, p.TaskID)
 	if err == nil && t.Identity != session.Identity(k.auth) {
 		err = session.ErrNotFound
+	}
+	if err == nil {
+		t, err = h.settleLost(ctx, t)
 	}
 	if errors.Is(err, session.ErrNotFound) {
 		return nil, unknownTask(p.TaskID)

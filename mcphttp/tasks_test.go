@@ -582,3 +582,48 @@ func TestTaskOutlivesTTL(t *testing.T) {
 	require.NotNil(t, m.Error)
 	assert.Equal(t, int64(mcp.CodeInvalidParams), m.Error.Code)
 }
+
+// TestTaskLeftBehind: a task that is not terminal and whose heartbeat is
+// old (its replica was killed) is settled failed by the next tasks/get on
+// any replica; a fresh one is left alone.
+func TestTaskLeftBehind(t *testing.T) {
+	t.Parallel()
+	store := session.NewMemoryStore()
+	ts, _, _ := newTaskHTTP(t, &mcphttp.Options{Sessions: store})
+	now := time.Now().UTC()
+	for _, tc := range []struct {
+		name, status string
+		beat         time.Time
+	}{
+		{"stale heartbeat", "failed", now.Add(-time.Minute)},
+		{"fresh heartbeat", "working", now},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := session.NewID()
+			require.NoError(t, store.CreateTask(t.Context(), &session.Task{ID: id, Status: session.TaskWorking,
+				Created: now.Add(-2 * time.Minute), Updated: tc.beat, Heartbeat: tc.beat, TTL: time.Hour}))
+			w := getTask(t, ts.URL, id)
+			assert.Equal(t, tc.status, w.Status)
+			if tc.status == "failed" {
+				require.NotNil(t, w.Error)
+				assert.Contains(t, w.Error.Message, "stopped before it ended")
+			}
+		})
+	}
+}
+
+// TestTaskHeartbeat: the replica running a task refreshes its heartbeat,
+// so a long task is never taken for one left behind.
+func TestTaskHeartbeat(t *testing.T) {
+	t.Parallel()
+	store := session.NewMemoryStore()
+	ts, _, _ := newTaskHTTP(t, &mcphttp.Options{Sessions: store})
+	w := createTask(t, ts.URL, "slow", `{"ms":60000}`)
+	first, err := store.GetTask(t.Context(), w.TaskID)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		cur, err := store.GetTask(t.Context(), w.TaskID)
+		return err == nil && cur.Heartbeat.After(first.Heartbeat)
+	}, 5*time.Second, 50*time.Millisecond, "the heartbeat was not refreshed")
+	assert.Equal(t, "working", getTask(t, ts.URL, w.TaskID).Status)
+}

@@ -51,6 +51,10 @@ type Task struct {
 	// Created and Updated are when the task was made and last changed.
 	Created time.Time `json:"created"`
 	Updated time.Time `json:"updated"`
+	// Heartbeat is when the replica running the task last said it still
+	// does: a task that is not terminal and whose heartbeat is old was
+	// left behind by a replica that stopped.
+	Heartbeat time.Time `json:"heartbeat,omitzero"`
 	// TTL is how long the task stays readable after Created; <= 0 means
 	// no expiry.
 	TTL time.Duration `json:"ttl"`

@@ -30,6 +30,7 @@ func RunTasks(t *testing.T, newStore func(t *testing.T) session.TaskStore, ttlUn
 		s := newStore(t)
 		tk := task(time.Minute)
 		tk.Identity = "sub:alice"
+		tk.Heartbeat = tk.Created.Add(time.Second)
 		require.NoError(t, s.CreateTask(ctx, tk))
 		got, err := s.GetTask(ctx, tk.ID)
 		require.NoError(t, err)
@@ -39,6 +40,7 @@ func RunTasks(t *testing.T, newStore func(t *testing.T) session.TaskStore, ttlUn
 		assert.Equal(t, time.Minute, got.TTL)
 		assert.Equal(t, 200*time.Millisecond, got.PollInterval)
 		assert.True(t, tk.Created.Equal(got.Created))
+		assert.True(t, tk.Heartbeat.Equal(got.Heartbeat))
 	})
 
 	t.Run("CreateTwice", func(t *testing.T) {
