@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // Peer is the way back to the client for one request: notifications go on
@@ -69,6 +70,10 @@ type Context struct {
 	ctx      context.Context
 	info     RequestInfo
 	toolName string
+
+	// keyMu guards keySeq, the per-kind counters of inputKey (input.go).
+	keyMu  sync.Mutex
+	keySeq map[string]int
 }
 
 type ctxKey struct{}
@@ -151,10 +156,21 @@ func (c *Context) StreamContent(ctx context.Context, content ...Content) error {
 }
 
 // Roots returns the client's roots. It fails with [ErrCapability] when the
-// client did not declare the roots capability.
+// client did not declare the roots capability. Over an [InputPeer]
+// (revision 2026-07-28) it is a question under the key "roots-N", see
+// [Context.Ask].
 func (c *Context) Roots(ctx context.Context) ([]Root, error) {
 	if c.ClientCapabilities.Roots == nil {
 		return nil, ErrCapability
+	}
+	if ip, ok := c.info.Peer.(InputPeer); ok {
+		res, err := askInput[struct {
+			Roots []Root `json:"roots"`
+		}](ctx, c, ip, "roots", "roots/list", struct{}{})
+		if err != nil {
+			return nil, err
+		}
+		return res.Roots, nil
 	}
 	if c.info.Roots != nil {
 		return c.info.Roots(ctx)
@@ -175,25 +191,48 @@ func ListRoots(ctx context.Context, p Peer) ([]Root, error) {
 
 // Sample asks the client's model for a completion (sampling/createMessage).
 // It fails with [ErrCapability] when the client did not declare sampling,
-// and [ErrNoPeer] when the request has no way back to the client.
+// and [ErrNoPeer] when the request has no way back to the client. Over an
+// [InputPeer] (revision 2026-07-28) it is a question under the key
+// "sampling-N", see [Context.Ask].
 func (c *Context) Sample(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
-	return askClient[CreateMessageResult](ctx, c, c.ClientCapabilities.Sampling != nil, "sampling/createMessage", p)
+	return askClient[CreateMessageResult](ctx, c, c.ClientCapabilities.Sampling != nil, "sampling", "sampling/createMessage", p)
 }
 
 // Elicit asks the user for input through the client (elicitation/create).
 // It fails with [ErrCapability] when the client did not declare
-// elicitation, and [ErrNoPeer] when the request has no way back.
+// elicitation, and [ErrNoPeer] when the request has no way back. Over an
+// [InputPeer] (revision 2026-07-28) it is a question under the key
+// "elicitation-N", see [Context.Ask].
 func (c *Context) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
-	return askClient[ElicitResult](ctx, c, c.ClientCapabilities.Elicitation != nil, "elicitation/create", p)
+	return askClient[ElicitResult](ctx, c, c.ClientCapabilities.Elicitation != nil, "elicitation", "elicitation/create", p)
 }
 
 // askClient sends a server-to-client request that needs a declared
-// capability and decodes its result as an R.
-func askClient[R any](ctx context.Context, c *Context, declared bool, method string, params any) (*R, error) {
+// capability and decodes its result as an R; over an [InputPeer] it is a
+// question under the next key of kind.
+func askClient[R any](ctx context.Context, c *Context, declared bool, kind, method string, params any) (*R, error) {
 	if !declared {
 		return nil, ErrCapability
 	}
+	if ip, ok := c.info.Peer.(InputPeer); ok {
+		if params == nil || isNilPointer(params) {
+			params = struct{}{}
+		}
+		return askInput[R](ctx, c, ip, kind, method, params)
+	}
 	return callPeer[R](ctx, c.info.Peer, method, params)
+}
+
+// isNilPointer reports whether v is a typed nil of the params types
+// Sample and Elicit take.
+func isNilPointer(v any) bool {
+	switch p := v.(type) {
+	case *CreateMessageParams:
+		return p == nil
+	case *ElicitParams:
+		return p == nil
+	}
+	return false
 }
 
 // callPeer sends a server-to-client request and decodes its result as an

@@ -3,8 +3,18 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strconv"
 	"sync"
 )
+
+// ErrInputRequired is what an [InputPeer] returns when the client has not
+// answered yet: the current round of the request ends, the transport
+// sends the questions (an input-required result in revision 2026-07-28,
+// a task's input_required status) and the handler runs again from the
+// start once the answers are in. A handler that gets it should return
+// it (or any error): what it returns in this round is not sent.
+var ErrInputRequired = errors.New("mcp: the client's input is required first; this round of the request ends and the request runs again with the answers")
 
 // InputRequest is one question a server puts to its client: a
 // server-to-client request such as elicitation/create,
@@ -64,6 +74,44 @@ func (c *Context) declares(method string) bool {
 		return c.ClientCapabilities.Roots != nil
 	}
 	return true
+}
+
+// inputKey returns the key under which a question of kind (elicitation,
+// sampling, roots) asked through Elicit, Sample or Roots goes to an
+// [InputPeer]: "elicitation-1", "elicitation-2", … counted per kind and
+// per handler invocation, so that the handler, run again on the next
+// round, asks the same questions under the same keys. Questions asked
+// concurrently should use [Context.Ask] with keys of their own.
+func (c *Context) inputKey(kind string) string {
+	c.keyMu.Lock()
+	defer c.keyMu.Unlock()
+	if c.keySeq == nil {
+		c.keySeq = map[string]int{}
+	}
+	c.keySeq[kind]++
+	return kind + "-" + strconv.Itoa(c.keySeq[kind])
+}
+
+// askInput puts one question to an [InputPeer] under a key from
+// inputKey and decodes the answer as an R.
+func askInput[R any](ctx context.Context, c *Context, ip InputPeer, kind, method string, params any) (*R, error) {
+	if params == nil {
+		params = struct{}{}
+	}
+	key := c.inputKey(kind)
+	out, err := ip.Inputs(ctx, map[string]InputRequest{key: {Method: method, Params: params}})
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := out[key]
+	if !ok {
+		return nil, ErrInputRequired
+	}
+	var res R
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: "Invalid params: the client's " + method + " result under " + strconv.Quote(key) + " does not decode: " + err.Error()}
+	}
+	return &res, nil
 }
 
 // askEach sends every request in reqs over p concurrently.

@@ -86,3 +86,91 @@ func TestAsk(t *testing.T) {
 		assert.Empty(t, p.methods, "an InputPeer is not called request by request")
 	})
 }
+
+// keyedPeer answers the keys it has and records every question by key;
+// a question without an answer ends the round.
+type keyedPeer struct {
+	recordingPeer
+	answers map[string]string
+	asked   map[string]InputRequest
+}
+
+func (p *keyedPeer) Inputs(_ context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	for k, r := range reqs {
+		p.asked[k] = r
+		a, ok := p.answers[k]
+		if !ok {
+			return nil, ErrInputRequired
+		}
+		out[k] = json.RawMessage(a)
+	}
+	return out, nil
+}
+
+// TestAskThroughInputPeer: Elicit, Sample and Roots over an InputPeer are
+// questions under keys counted per kind and per Context, so a handler run
+// again asks under the same keys; they send no request.
+func TestAskThroughInputPeer(t *testing.T) {
+	all := ClientCapabilities{Elicitation: &struct{}{}, Sampling: &struct{}{}, Roots: &RootsCapability{}}
+	run := func(p *keyedPeer) (string, error) {
+		c := NewContext(context.Background(), RequestInfo{Peer: p, ClientCapabilities: all})
+		ctx := context.Background()
+		e1, err := c.Elicit(ctx, &ElicitParams{Message: "first?"})
+		if err != nil {
+			return "", err
+		}
+		e2, err := c.Elicit(ctx, nil)
+		if err != nil {
+			return "", err
+		}
+		s, err := c.Sample(ctx, &CreateMessageParams{MaxTokens: 5})
+		if err != nil {
+			return "", err
+		}
+		roots, err := c.Roots(ctx)
+		if err != nil {
+			return "", err
+		}
+		return e1.Action + "," + e2.Action + "," + s.Model + "," + roots[0].URI, nil
+	}
+	p := &keyedPeer{answers: map[string]string{}, asked: map[string]InputRequest{}}
+	_, err := run(p)
+	require.ErrorIs(t, err, ErrInputRequired)
+	require.Contains(t, p.asked, "elicitation-1")
+	assert.Equal(t, "elicitation/create", p.asked["elicitation-1"].Method)
+
+	p.answers["elicitation-1"] = `{"action":"accept"}`
+	_, err = run(p)
+	require.ErrorIs(t, err, ErrInputRequired)
+	require.Contains(t, p.asked, "elicitation-2", "the second Elicit has the next key")
+	assert.Equal(t, struct{}{}, p.asked["elicitation-2"].Params, "nil params are sent as {}")
+
+	p.answers["elicitation-2"] = `{"action":"decline"}`
+	p.answers["sampling-1"] = `{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}`
+	p.answers["roots-1"] = `{"roots":[{"uri":"file:///r"}]}`
+	got, err := run(p)
+	require.NoError(t, err)
+	assert.Equal(t, "accept,decline,m,file:///r", got)
+	assert.Equal(t, "roots/list", p.asked["roots-1"].Method)
+	assert.Empty(t, p.methods, "no server-to-client request was sent")
+
+	t.Run("an answer that does not decode is -32602", func(t *testing.T) {
+		p := &keyedPeer{answers: map[string]string{"sampling-1": `{"role":5}`}, asked: map[string]InputRequest{}}
+		c := NewContext(context.Background(), RequestInfo{Peer: p, ClientCapabilities: all})
+		_, err := c.Sample(context.Background(), &CreateMessageParams{MaxTokens: 5})
+		var je *Error
+		require.ErrorAs(t, err, &je)
+		assert.Equal(t, int64(CodeInvalidParams), je.Code)
+		assert.Contains(t, je.Message, `"sampling-1"`)
+	})
+	t.Run("undeclared capabilities are refused before asking", func(t *testing.T) {
+		p := &keyedPeer{answers: map[string]string{}, asked: map[string]InputRequest{}}
+		c := NewContext(context.Background(), RequestInfo{Peer: p})
+		_, err := c.Elicit(context.Background(), &ElicitParams{})
+		require.ErrorIs(t, err, ErrCapability)
+		_, err = c.Roots(context.Background())
+		require.ErrorIs(t, err, ErrCapability)
+		assert.Empty(t, p.asked)
+	})
+}

@@ -176,6 +176,7 @@ type Server struct {
 	reg      atomic.Pointer[registry]
 	watchers atomic.Pointer[[]*watcher]
 	routes   []Route
+	skills   skillStore // skills.go
 }
 
 // semverRE is the semver.org grammar, with an optional leading v.

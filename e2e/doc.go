@@ -15,6 +15,11 @@
 // (mcp.CommandTransport) and Streamable HTTP (mcp.StreamableClientTransport
 // against -transport httpStream on a free loopback port). The main suite pins
 // protocol version 2025-11-25; TestLatestProtocol uses the SDK's default.
+// TestDualClients (issue 9) runs the Go SDK client at its newest revision,
+// 2026-07-28, and the TypeScript SDK client (node/client.mjs, 2025-11-25)
+// against one HTTP server process at the same time, then each over stdio;
+// both call every tool, the eliciting and the progress-reporting ones
+// included.
 //
 //   - initialize: server info, semver version, capabilities;
 //   - tools: listing and input schemas, results, floating-point output,

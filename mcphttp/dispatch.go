@@ -30,6 +30,9 @@ type call struct {
 	msg  *jsonrpc.Message
 	rs   *responder
 	auth any
+	// round is a 2026-07-28 request's round of questions (mrtr.go); nil
+	// for the 2025 revisions.
+	round *inputRound
 }
 
 type methodFunc func(h *Handler, ctx context.Context, k *call) (any, error)
@@ -84,6 +87,8 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 	)
 	if fn == nil {
 		err = &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + strictjson.Quote(msg.Method)}
+	} else if c.modern {
+		res, err = h.runRound(ctx, k, fn)
 	} else {
 		res, err = fn(h, ctx, k)
 	}
@@ -278,12 +283,15 @@ func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
 		}
 	}
 	o := h.srv.Options()
+	// A stateless handler has no stream to send list changes and resource
+	// updates on: it does not promise them (docs/deploy.md).
+	streams := !k.c.ephemeral
 	return initializeResult{
 		ProtocolVersion: version,
 		Capabilities: serverCapabilities{
-			Tools:       listChanged{true},
-			Resources:   resourcesCap{Subscribe: true, ListChanged: true},
-			Prompts:     listChanged{true},
+			Tools:       listChanged{streams},
+			Resources:   resourcesCap{Subscribe: streams, ListChanged: streams},
+			Prompts:     listChanged{streams},
 			Logging:     struct{}{},
 			Completions: struct{}{},
 		},
@@ -406,6 +414,9 @@ func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.
 	}
 	peer := &requestPeer{c: k.c, rs: k.rs}
 	info.Peer = peer
+	if k.round != nil {
+		info.Peer = &inputPeer{requestPeer: peer, round: k.round}
+	}
 	if !k.c.ephemeral {
 		info.Roots = func(ctx context.Context) ([]mcp.Root, error) { return k.c.cachedRoots(ctx, peer) }
 	}

@@ -172,6 +172,53 @@
 // subscription ID; like the GET stream, it hears of this process's
 // registry only.
 //
+// Over stdio and embedded sessions a 2026-07-28 message is served the
+// same way: internal/inproc sees _meta's protocolVersion, synthesizes the
+// POST with that MCP-Protocol-Version and without the client's session,
+// and marks its context (inproc.Modern), so checkModernHeaders checks
+// only the method (stdio has no Mcp-Method, Mcp-Name or Mcp-Param-*
+// headers); every other check and the handlers are the HTTP path's. There
+// being no session to hear it, inproc itself turns a notifications/cancelled
+// naming such a request into the cancellation of its context (nothing more
+// is sent for it). EmbedOptions.ProtocolVersion = ModernVersion opens an
+// embedded session that speaks the revision.
+//
+// One tool serves both eras. The revision has no server-to-client
+// requests: a tool's questions (mcp.Context's Ask, Elicit, Sample, Roots)
+// become a multi round-trip request (mrtr.go). handleRequest runs a modern
+// request as one round (runRound): openRound reads the request's
+// requestState and inputResponses, and the tool's Context gets a peer
+// (inputPeer, an mcp.InputPeer) that answers questions from them. A
+// question without an answer ends the round (mcp.ErrInputRequired; a
+// tool that swallows it changes nothing) and the request is answered
+// with an input-required result, a normal JSON-RPC result: the open
+// questions under their keys, and a new requestState carrying the answers
+// the handler took. The client sends the request again with the answers
+// and the state, and the handler runs again from the start. Elicit,
+// Sample and Roots ask under "elicitation-1", "sampling-1", "roots-1", …,
+// counted per handler call, so a handler asks the same keys every round;
+// Ask takes keys of its own. Only tools/call, prompts/get and
+// resources/read may end that way; a question while serving any other
+// method fails with ErrInputNotAllowed. A question needs the capability
+// the request's _meta declared (else mcp.ErrCapability, before anything
+// is asked). inputResponses must be an object of objects, and an answer
+// must have its method's result shape (an elicitation's action, a
+// sampling's role and content, a roots list's roots), else -32602;
+// unknown keys are ignored; a missing key is asked again. requestState is
+// sealed with AES-256-GCM under a key derived from Options.StateKey
+// (random per process when unset: replicas must share one) and binds the
+// method, a SHA-256 of the params without inputResponses, requestState
+// and _meta, the caller (its mcp.Subject, else its auth data), an expiry
+// (Options.StateTTL) and the answers so far; one that was altered,
+// expired, or issued for another method, params or caller is -32602
+// saying which. On a 2025 session the same tool's questions are
+// server-to-client requests on the call's stream, as before.
+//
+// A server with skills (mcp.Server.AddSkills; skills.go) declares the
+// extension io.modelcontextprotocol/skills with directoryRead in
+// server/discover and answers skills/list, skills/get and
+// resources/directory/read, at both revisions (-32601 without skills).
+//
 // # Tasks
 //
 // The tasks extension of revision 2026-07-28 (io.modelcontextprotocol/tasks,
@@ -236,8 +283,26 @@
 // "Several replicas"). [SessionHooks] hear of
 // its start, its end (DELETE, idle expiry by the reaper, a lost client,
 // the server) and roots changes; [Handler.Sessions] lists the live ones.
-// Stateless handlers make a throw-away session per request and call no
-// hooks.
+//
+// # Stateless mode
+//
+// With Options.Stateless a handler keeps no session for 2025 clients
+// either: each POST gets a throw-away session, no Mcp-Session-Id is
+// issued (one a client sends is ignored), no hooks are called, and any
+// replica can answer any request. Revision 2026-07-28 is served as
+// always (it has no sessions; subscriptions/listen included). A 2025
+// client loses what a session holds (docs/deploy.md, "Several replicas",
+// lists it; stateless_test.go checks each point): what initialize said
+// (later requests know no client info or capabilities, so Sample, Elicit
+// and Roots fail with mcp.ErrCapability, and the initialize result
+// promises no listChanged or subscribe); the GET stream (405: no list
+// changes, resource updates, broadcasts or pings) and DELETE (405);
+// resumption (Resumable is ignored, no event IDs); logging/setLevel and
+// resources/subscribe (acknowledged, not kept); notifications/cancelled
+// (it reaches no request; closing the connection still cancels). What
+// stays: every request/response method, progress and logs on the
+// call's own SSE response, pagination cursors, 2025-03-26 batches,
+// authentication per request.
 //
 // # Panics
 //

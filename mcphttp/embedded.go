@@ -34,8 +34,17 @@ type EmbedOptions struct {
 	Middleware []alice.Constructor
 	// Handler configures the engine.
 	Handler *Options
-	// ClientInfo is sent in initialize. Default {Name: "embedded"}.
+	// ClientInfo is sent in initialize (in every request's _meta at
+	// 2026-07-28). Default {Name: "embedded"}.
 	ClientInfo mcp.Implementation
+	// ProtocolVersion is the revision the session speaks. Empty or a
+	// 2025-era revision: initialize (with LatestVersion when empty) and a
+	// session, as a Streamable HTTP client has. [ModernVersion]
+	// (2026-07-28): no initialize and no session; Embed sends
+	// server/discover, and every request carries the revision's _meta
+	// (protocolVersion, clientInfo, clientCapabilities {}) and is served
+	// as a 2026-07-28 request is over HTTP, minus the HTTP routing headers.
+	ProtocolVersion string
 	// OnNotification, when set, receives every notification the server
 	// sends (progress, log messages, streamed content, list changes).
 	OnNotification func(method string, params json.RawMessage)
@@ -73,11 +82,24 @@ func Embed(ctx context.Context, srv *mcp.Server, opts *EmbedOptions) (*EmbeddedS
 	h := New(srv, o.Handler)
 	chain := localChain(h, o.SessionAuth, o.Middleware)
 	e := &EmbeddedSession{h: h, sess: inproc.New(chain.Then(h), o.Header), opts: o, done: make(chan struct{})}
+	if o.ProtocolVersion == ModernVersion {
+		if err := e.Request(ctx, "server/discover", nil, nil); err != nil {
+			_ = h.Close()
+			return nil, err
+		}
+		e.cancel = func() {}
+		close(e.done)
+		return e, nil
+	}
+	version := o.ProtocolVersion
+	if version == "" {
+		version = LatestVersion
+	}
 	var res struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	err := e.Request(ctx, "initialize", map[string]any{
-		"protocolVersion": LatestVersion,
+		"protocolVersion": version,
 		"capabilities":    map[string]any{},
 		"clientInfo":      o.ClientInfo,
 	}, &res)
@@ -132,6 +154,11 @@ func (e *EmbeddedSession) Request(ctx context.Context, method string, params, re
 	if string(p) == "null" {
 		p = nil // no params: JSON-RPC forbids "params": null
 	}
+	if e.opts.ProtocolVersion == ModernVersion {
+		if p, err = e.withModernMeta(p); err != nil {
+			return fmt.Errorf("mcphttp: %s: %w", method, err)
+		}
+	}
 	id := e.nextID.Add(1)
 	var resp *jsonrpc.Message
 	e.sess.Send(ctx, jsonrpc.AppendRequest(nil, id, method, p), func(msg []byte) {
@@ -159,6 +186,38 @@ func (e *EmbeddedSession) Request(ctx context.Context, method string, params, re
 		return nil
 	}
 	return json.Unmarshal(resp.Result, result)
+}
+
+// withModernMeta adds to params the _meta members revision 2026-07-28
+// requires of every request (members the caller set are kept).
+func (e *EmbeddedSession) withModernMeta(params json.RawMessage) (json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &m); err != nil || m == nil {
+			return nil, fmt.Errorf("params must be a JSON object at protocol revision %s", ModernVersion)
+		}
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := m["_meta"]; ok {
+		if err := json.Unmarshal(raw, &meta); err != nil || meta == nil {
+			return nil, fmt.Errorf("params._meta must be a JSON object")
+		}
+	}
+	info, err := json.Marshal(e.opts.ClientInfo)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range map[string]json.RawMessage{
+		metaProtocolVersion: json.RawMessage(`"` + ModernVersion + `"`),
+		metaClientInfo:      info,
+		metaClientCaps:      json.RawMessage(`{}`),
+	} {
+		if _, ok := meta[k]; !ok {
+			meta[k] = v
+		}
+	}
+	m["_meta"] = appendObject(nil, meta)
+	return appendObject(nil, m), nil
 }
 
 // listAll follows nextCursor until the list ends.

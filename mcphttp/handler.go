@@ -187,6 +187,18 @@ type Options struct {
 	// answers of any length are not cut; never set on GET streams).
 	// Default 30 s.
 	BodyReadTimeout time.Duration
+
+	// StateKey is the secret that seals the requestState of the
+	// input-required results of revision 2026-07-28 (AES-256-GCM under a
+	// key derived from it; at least 16 bytes, 32 random ones
+	// recommended). Unset, each process draws a random one: replicas
+	// behind one endpoint must share it, or a client's next round that
+	// lands on another replica is refused (-32602). See "Protocol
+	// revisions" in the package doc.
+	StateKey []byte
+	// StateTTL is how long a requestState is accepted after it was
+	// issued. Default DefaultStateTTL (10 minutes).
+	StateTTL time.Duration
 }
 
 // Handler serves one MCP server over Streamable HTTP at a single endpoint
@@ -231,6 +243,8 @@ type Handler struct {
 	replica int64
 	// stopRelay ends the subscription to Options.Relay (nil: none).
 	stopRelay func()
+	// states seals the requestState of input-required results (mrtr.go).
+	states *sealer
 	// tasks are the tasks this handler runs (tasks.go).
 	tasks tasks
 }
@@ -353,6 +367,11 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	}
 	h := &Handler{srv: srv, opts: o, log: o.Logger, store: o.Sessions,
 		conns: map[string]*conn{}, done: make(chan struct{})}
+	states, err := newSealer(o.StateKey, o.StateTTL)
+	if err != nil {
+		panic(err) // a configuration error, like a bad mux pattern
+	}
+	h.states = states
 	if o.Hooks != nil {
 		h.hooks = *o.Hooks
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/middleware"
@@ -265,6 +266,11 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 // first failure.
 func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) bool {
 	id := msg.ID
+	if inproc.Modern(r.Context()) {
+		// stdio and embedded: no HTTP routing headers to check, only
+		// whether the revision has the method.
+		return h.checkModernMethod(w, msg)
+	}
 	mismatch := func(text string) bool {
 		modernError(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch, "Header mismatch: "+text, nil)
 		return false
@@ -307,15 +313,25 @@ func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg
 			return mismatch(fmt.Sprintf("Mcp-Name header value %s does not match body value %s", strictjson.Quote(v), strictjson.Quote(named)))
 		}
 	}
-	if modernMethod(msg.Method) == nil && msg.Method != "subscriptions/listen" {
-		modernError(w, http.StatusNotFound, id, mcp.CodeMethodNotFound, fmt.Sprintf(
-			"Method not found: %s is not a method of protocol revision %s", strictjson.Quote(msg.Method), ModernVersion), nil)
+	if !h.checkModernMethod(w, msg) {
 		return false
 	}
 	if msg.Method == "tools/call" {
 		if text := h.checkParamHeaders(r, p.Name, p.Arguments); text != "" {
 			return mismatch(text)
 		}
+	}
+	return true
+}
+
+// checkModernMethod answers 404 and -32601 to a method revision
+// 2026-07-28 does not have (unknown, or removed with initialize and
+// sessions), and returns false then.
+func (h *Handler) checkModernMethod(w http.ResponseWriter, msg *jsonrpc.Message) bool {
+	if modernMethod(msg.Method) == nil && msg.Method != "subscriptions/listen" {
+		modernError(w, http.StatusNotFound, msg.ID, mcp.CodeMethodNotFound, fmt.Sprintf(
+			"Method not found: %s is not a method of protocol revision %s", strictjson.Quote(msg.Method), ModernVersion), nil)
+		return false
 	}
 	return true
 }
@@ -454,7 +470,7 @@ func (h *Handler) doDiscover(_ context.Context, _ *call) (any, error) {
 		Prompts:     listChanged{true},
 		Logging:     struct{}{},
 		Completions: struct{}{},
-		Extensions:  map[string]any{extTasks: struct{}{}},
+		Extensions:  h.extensions(), // skills.go
 	}, o.Instructions}, nil
 }
 
@@ -487,7 +503,8 @@ func (h *Handler) modernResult(method string, auth any, b []byte) ([]byte, error
 		}
 	}
 	setDefault("resultType", `"complete"`)
-	if cachedResults[method] {
+	// An input-required result (mrtr.go) is one round's, never cached.
+	if cachedResults[method] && string(m["resultType"]) != `"input_required"` {
 		setDefault("ttlMs", "0")
 		if auth != nil {
 			setDefault("cacheScope", `"private"`)

@@ -9,6 +9,11 @@
 //	conformance -host 127.0.0.1 -port 3001
 //	npx @modelcontextprotocol/conformance server --url http://127.0.0.1:3001/mcp --suite all
 //
+// -stateless serves without sessions for 2025 clients too
+// (mcphttp.Options.Stateless), the mode revision 2026-07-28's requirements
+// are run in (conformance 0.2.0-alpha.12 --requirements 2026-07-28). It
+// also serves the skills of skills/ (SEP-2640).
+//
 // -port 0 picks a free port; the "MCP server listening" line on stderr
 // has the URL.
 //
@@ -108,9 +113,11 @@ func newServer() *mcp.Server {
 	})
 	addTools(srv)
 	addModernTools(srv)
+	addInputRequiredFixtures(srv)
 	addTaskTools(srv)
 	addResources(srv)
 	addPrompts(srv)
+	addSkills(srv)
 	return srv
 }
 
@@ -344,6 +351,7 @@ func addPrompts(srv *mcp.Server) {
 func main() {
 	host := flag.String("host", "127.0.0.1", "host to listen on")
 	port := flag.Int("port", 3001, "port to listen on (0: any free port, logged on stderr)")
+	stateless := flag.Bool("stateless", false, "keep no session for 2025 clients either (mcphttp.Options.Stateless): what `--requirements 2026-07-28` runs against")
 	flag.Parse()
 	if *port == 0 {
 		*port = -1 // Start's "any free port"
@@ -358,7 +366,8 @@ func main() {
 		// negotiate 2025-11-25 and then POST with a fixed
 		// "MCP-Protocol-Version: 2025-03-26", which the engine refuses by
 		// default (a header must match the negotiated version).
-		Handler: &mcphttp.Options{Resumable: true, RetryInterval: 500 * time.Millisecond, AllowVersionMismatch: true},
+		// Stateless: no sessions at all; Resumable then has nothing to resume.
+		Handler: &mcphttp.Options{Stateless: *stateless, Resumable: true, RetryInterval: 500 * time.Millisecond, AllowVersionMismatch: true},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)

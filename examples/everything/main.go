@@ -83,6 +83,13 @@ func main() {
 	flag.Parse()
 
 	hopts := &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly, LegacySSE: *legacySSE, Resumable: *resumable}
+	// Replicas behind one endpoint must share the key that seals the
+	// requestState of 2026-07-28's multi round-trip requests, or a retry
+	// that lands on another replica is refused. It comes from the
+	// environment, not a flag, so it does not show in the process list.
+	if k := os.Getenv("MCP_STATE_KEY"); k != "" {
+		hopts.StateKey = []byte(k)
+	}
 	if *redisURL != "" {
 		c, err := openRedis(*redisURL)
 		if err != nil {

@@ -35,6 +35,8 @@ type Client struct {
 	mu        sync.RWMutex
 	sessionID string
 	version   string
+
+	modern inflight // 2026-07-28 requests in flight (modern.go)
 }
 
 // New returns a client that sends through h. header is added to every
@@ -74,9 +76,23 @@ func (s *Client) newRequest(ctx context.Context, method string, body []byte) *ht
 // becomes a JSON-RPC error response with the request's id, so a caller
 // always gets an answer to a request.
 func (s *Client) Send(ctx context.Context, msg []byte, emit func([]byte)) {
-	id, method := peek(msg)
+	id, method, params := peek(msg)
+	v := metaVersion(params)
+	if method == "notifications/cancelled" && s.modern.cancel(params) {
+		return // it cancelled a 2026-07-28 request (modern.go)
+	}
+	if v != "" && id != nil && method != "" {
+		var done func()
+		ctx, done = s.modern.track(ctx, id)
+		defer done()
+		emit = quietOnceCancelled(ctx, emit)
+	}
 	w := newWriter(emit)
-	s.h.ServeHTTP(w, s.newRequest(ctx, http.MethodPost, msg))
+	r := s.newRequest(ctx, http.MethodPost, msg)
+	if v != "" {
+		r = modernRequest(r, v)
+	}
+	s.h.ServeHTTP(w, r)
 	w.finish(id)
 	if method == "initialize" && w.status == http.StatusOK {
 		s.mu.Lock()
@@ -109,16 +125,16 @@ func (s *Client) Close(ctx context.Context) {
 	s.h.ServeHTTP(w, s.newRequest(ctx, http.MethodDelete, nil))
 }
 
-// peek reads the id and method of a message without a full decode.
-func peek(msg []byte) (json.RawMessage, string) {
+// peek reads the id, method and params of a message without a full decode.
+func peek(msg []byte) (json.RawMessage, string, json.RawMessage) {
 	m, err := jsonrpc.Decode(msg)
 	if err != nil {
 		if de, ok := err.(*jsonrpc.DecodeError); ok {
-			return de.ID, ""
+			return de.ID, "", nil
 		}
-		return nil, ""
+		return nil, "", nil
 	}
-	return m.ID, m.Method
+	return m.ID, m.Method, m.Params
 }
 
 // writer is the http.ResponseWriter of a synthesized request. It turns an

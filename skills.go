@@ -1,0 +1,566 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"mime"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
+)
+
+// SkillsExtension is the identifier of the skills extension (SEP-2640)
+// in capabilities.extensions. A server with skills ([Server.AddSkills])
+// declares it with {"directoryRead": true}.
+const SkillsExtension = "io.modelcontextprotocol/skills"
+
+// DirectoryMIMEType is the MIME type of a directory in
+// resources/directory/read (SEP-2640).
+const DirectoryMIMEType = "inode/directory"
+
+// Limits of one skill (SEP-2640: servers SHOULD NOT serve more). A skill
+// beyond them is refused at registration.
+const (
+	MaxSkillFiles = 512      // files of one skill, SKILL.md included
+	MaxSkillBytes = 16 << 20 // bytes of one skill's files together
+	// MaxFrontmatterBytes bounds the YAML frontmatter of a SKILL.md.
+	MaxFrontmatterBytes = 64 << 10
+)
+
+// Skill errors. [Server.TryAddSkills] returns errors that wrap one of
+// these (or [ErrAlreadyRegistered]); the text names the file and the rule.
+var (
+	// ErrInvalidSkill means a SKILL.md breaks a rule of SEP-2640 or of the
+	// Agent Skills format: no frontmatter, a bad name or description, a
+	// name that differs from its directory, a reserved metadata key, a
+	// skill over the limits, a skill inside another.
+	ErrInvalidSkill = errors.New("invalid skill")
+	// ErrNoSkills means the file system holds no SKILL.md at all.
+	ErrNoSkills = errors.New("no skills found")
+)
+
+// skillNameRE is the Agent Skills naming rule SEP-2640 adopts: 1 to 64
+// characters of a-z, 0-9 and hyphen, no leading, trailing or consecutive
+// hyphen (the last is checked apart: RE2 has no lookahead).
+var skillNameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
+
+// ValidSkillName reports whether name follows the skill naming rule: 1 to
+// 64 characters of a-z, 0-9 and -, neither first nor last a hyphen, no
+// two hyphens in a row.
+func ValidSkillName(name string) bool {
+	return skillNameRE.MatchString(name) && !strings.Contains(name, "--")
+}
+
+// Skill is one skill as skills/list and skills/get describe it: the URI
+// of its SKILL.md, the file's frontmatter as JSON, and every file of the
+// skill with its digest and size.
+type Skill struct {
+	// URI is the skill's SKILL.md: skill://<skill-path>/SKILL.md, the
+	// last segment of <skill-path> being Name.
+	URI string `json:"uri"`
+	// Frontmatter is the SKILL.md YAML frontmatter as a JSON object.
+	Frontmatter json.RawMessage `json:"frontmatter"`
+	// Resources lists every file of the skill once, SKILL.md included.
+	Resources []SkillFile `json:"resources"`
+	// Name and Description are the frontmatter's.
+	Name        string `json:"-"`
+	Description string `json:"-"`
+}
+
+// SkillFile is one file of a skill: its resource URI, the SHA-256 of its
+// raw bytes ("sha256:" and 64 lowercase hex digits) and its size in bytes.
+type SkillFile struct {
+	URI    string `json:"uri"`
+	Digest string `json:"digest"`
+	Size   int64  `json:"size"`
+}
+
+// skillSet is what AddSkills registered, replaced as a whole (copy on
+// write) so readers need no lock.
+type skillSet struct {
+	skills []Skill              // sorted by URI
+	byURI  map[string]int       // SKILL.md URI → index in skills
+	names  map[string]string    // skill name → its URI
+	dirs   map[string][]dirNode // directory URI → direct children, sorted by URI
+}
+
+// dirNode is a child of a directory: a file (a registered resource) or a
+// subdirectory.
+type dirNode struct {
+	uri string
+	dir bool
+	res Resource
+}
+
+// skillStore is the Server's skills; mu serializes writers.
+type skillStore struct {
+	mu  sync.Mutex
+	set atomic.Pointer[skillSet]
+}
+
+// AddSkills serves the skills of fsys (SEP-2640): every directory that
+// holds a SKILL.md is a skill, named by its directory, whose files are the
+// directory's tree. Each file becomes a resource skill://<path>/<file>
+// (SKILL.md with MIME type text/markdown and the frontmatter's name and
+// description), and the server answers skills/list, skills/get and
+// resources/directory/read. The files are read once, here: what is served
+// is what the digests describe. It panics when a skill breaks a rule (see
+// [Server.TryAddSkills]); skills from a user's directory, read at run
+// time, use TryAddSkills.
+//
+//	//go:embed skills
+//	var skillsFS embed.FS
+//	…
+//	sub, _ := fs.Sub(skillsFS, "skills")
+//	srv.AddSkills(sub)
+func (s *Server) AddSkills(fsys fs.FS) { must("AddSkills", s.TryAddSkills(fsys)) }
+
+// TryAddSkills is [Server.AddSkills] returning an error instead of
+// panicking. The error wraps [ErrInvalidSkill] (a SKILL.md without
+// frontmatter, a name that breaks the naming rule or differs from its
+// directory, an empty or over-long description, a metadata key under the
+// reserved io.modelcontextprotocol/ prefix, a skill over [MaxSkillFiles]
+// or [MaxSkillBytes], a skill inside another, a SKILL.md at the root of
+// fsys), [ErrNoSkills], [ErrAlreadyRegistered] (a skill name or file URI
+// taken), or the file system's own error. On error nothing is registered.
+func (s *Server) TryAddSkills(fsys fs.FS) error {
+	found, err := loadSkills(fsys)
+	if err != nil {
+		return err
+	}
+	s.skills.mu.Lock()
+	defer s.skills.mu.Unlock()
+	old := s.skills.set.Load()
+	next := &skillSet{byURI: map[string]int{}, names: map[string]string{}, dirs: map[string][]dirNode{}}
+	if old != nil {
+		next.skills = slices.Clone(old.skills)
+		for k, v := range old.names {
+			next.names[k] = v
+		}
+		for k, v := range old.dirs {
+			next.dirs[k] = slices.Clone(v)
+		}
+	}
+	for _, ls := range found {
+		if uri, ok := next.names[ls.skill.Name]; ok {
+			return fmt.Errorf("skill %q (%s): %w: the name is already served by %s (skill names must be unique)", ls.skill.Name, ls.skill.URI, ErrAlreadyRegistered, uri)
+		}
+		next.names[ls.skill.Name] = ls.skill.URI
+		next.skills = append(next.skills, ls.skill)
+	}
+	// The files become resources; on a clash the ones added are removed.
+	var added []string
+	for _, ls := range found {
+		for _, r := range ls.files {
+			if err := s.TryAddResource(r); err != nil {
+				s.RemoveResources(added...)
+				return fmt.Errorf("skill %q: %w", ls.skill.Name, err)
+			}
+			added = append(added, r.URI)
+			next.addFile(r)
+		}
+	}
+	sort.Slice(next.skills, func(i, j int) bool { return next.skills[i].URI < next.skills[j].URI })
+	for i, sk := range next.skills {
+		next.byURI[sk.URI] = i
+	}
+	for k := range next.dirs {
+		sort.Slice(next.dirs[k], func(i, j int) bool { return next.dirs[k][i].uri < next.dirs[k][j].uri })
+	}
+	s.skills.set.Store(next)
+	return nil
+}
+
+// addFile records r and every directory above it up to the scheme.
+func (set *skillSet) addFile(r Resource) {
+	child := dirNode{uri: r.URI, res: r}
+	for {
+		i := strings.LastIndexByte(child.uri, '/')
+		parent := child.uri[:i]
+		if strings.HasSuffix(parent, ":/") { // skill://<authority> has no parent
+			return
+		}
+		known := set.dirs[parent] != nil
+		if !slices.ContainsFunc(set.dirs[parent], func(n dirNode) bool { return n.uri == child.uri }) {
+			set.dirs[parent] = append(set.dirs[parent], child)
+		}
+		if known {
+			return
+		}
+		child = dirNode{uri: parent, dir: true}
+	}
+}
+
+// HasSkills reports whether the server serves skills (so it declares the
+// skills extension).
+func (s *Server) HasSkills() bool {
+	set := s.skills.set.Load()
+	return set != nil && len(set.skills) > 0
+}
+
+// ListSkills returns the skills the server serves, sorted by URI. ctx and
+// auth are the caller's (skills are visible to every caller).
+func (s *Server) ListSkills(ctx context.Context, auth any) []Skill {
+	set := s.skills.set.Load()
+	if set == nil {
+		return nil
+	}
+	return set.skills
+}
+
+// GetSkill returns the skill whose SKILL.md is uri. An unknown URI is an
+// *[Error] with [CodeInvalidParams] and {"uri": uri} as data.
+func (s *Server) GetSkill(ctx context.Context, auth any, uri string) (Skill, error) {
+	if set := s.skills.set.Load(); set != nil {
+		if i, ok := set.byURI[uri]; ok {
+			return set.skills[i], nil
+		}
+	}
+	return Skill{}, &Error{Code: CodeInvalidParams, Message: "Invalid params: no skill has the URI " + strictjson.Quote(uri) +
+		" (skills/list lists them; a skill's URI is its SKILL.md)", Data: map[string]string{"uri": dataURI(uri)}}
+}
+
+// ReadSkillDirectory returns the direct children of a directory of the
+// served skills (skill://demo-skill, skill://demo-skill/references, …):
+// files as their resources, subdirectories with MIME type
+// [DirectoryMIMEType], sorted by URI. A URI that is not such a directory
+// (a file, or nothing) is an *[Error] with [CodeInvalidParams].
+func (s *Server) ReadSkillDirectory(ctx context.Context, auth any, uri string) ([]Resource, error) {
+	set := s.skills.set.Load()
+	var nodes []dirNode
+	if set != nil {
+		nodes = set.dirs[strings.TrimSuffix(uri, "/")]
+	}
+	if nodes == nil {
+		return nil, &Error{Code: CodeInvalidParams, Message: "Invalid params: " + strictjson.Quote(uri) +
+			" is not a directory of this server's skills (a skill's directory is its SKILL.md URI without /SKILL.md)",
+			Data: map[string]string{"uri": dataURI(uri)}}
+	}
+	out := make([]Resource, len(nodes))
+	for i, n := range nodes {
+		if n.dir {
+			out[i] = Resource{URI: n.uri, Name: path.Base(n.uri), MIMEType: DirectoryMIMEType}
+		} else {
+			out[i] = n.res
+		}
+	}
+	return out, nil
+}
+
+// loadedSkill is a skill read from a file system, not yet registered.
+type loadedSkill struct {
+	skill Skill
+	files []Resource
+}
+
+// loadSkills finds and reads every skill of fsys, checking each.
+func loadSkills(fsys fs.FS) ([]loadedSkill, error) {
+	// Pass 1: the skill directories.
+	var dirs []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == "SKILL.md" {
+			dir := path.Dir(p)
+			if dir == "." {
+				return fmt.Errorf("%w: SKILL.md is at the root of the file system: put each skill in a directory named after it and pass the parent (fs.Sub)", ErrInvalidSkill)
+			}
+			for _, o := range dirs {
+				if strings.HasPrefix(dir, o+"/") {
+					return fmt.Errorf("%w: %s is inside skill %s: a skill's directory is all one skill", ErrInvalidSkill, p, o)
+				}
+			}
+			dirs = append(dirs, dir)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("%w: no directory holds a SKILL.md", ErrNoSkills)
+	}
+	out := make([]loadedSkill, 0, len(dirs))
+	for _, dir := range dirs {
+		ls, err := loadSkill(fsys, dir)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ls)
+	}
+	return out, nil
+}
+
+// loadSkill reads the skill in dir: its SKILL.md and every file below.
+func loadSkill(fsys fs.FS, dir string) (loadedSkill, error) {
+	md, err := fs.ReadFile(fsys, dir+"/SKILL.md")
+	if err != nil {
+		return loadedSkill{}, err
+	}
+	fm, raw, err := parseFrontmatter(md)
+	if err != nil {
+		return loadedSkill{}, fmt.Errorf("%w: %s/SKILL.md: %v", ErrInvalidSkill, dir, err)
+	}
+	name, description, err := checkFrontmatter(fm, path.Base(dir))
+	if err != nil {
+		return loadedSkill{}, fmt.Errorf("%w: %s/SKILL.md: %v", ErrInvalidSkill, dir, err)
+	}
+	base := "skill://" + escapePath(dir)
+	sk := Skill{URI: base + "/SKILL.md", Frontmatter: raw, Name: name, Description: description}
+	var files []Resource
+	var total int64
+	err = fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if fi, err := fs.Stat(fsys, p); err != nil || !fi.Mode().IsRegular() {
+			return err // not a regular file (a device, a link to a directory): not served
+		}
+		if len(files) == MaxSkillFiles {
+			return fmt.Errorf("%w: skill %s has more than %d files", ErrInvalidSkill, dir, MaxSkillFiles)
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		if total += int64(len(b)); total > MaxSkillBytes {
+			return fmt.Errorf("%w: skill %s is over %d bytes", ErrInvalidSkill, dir, MaxSkillBytes)
+		}
+		rel := strings.TrimPrefix(p, dir+"/")
+		sum := sha256.Sum256(b)
+		r := Resource{URI: base + "/" + escapePath(rel), Name: p, MIMEType: skillMIME(rel, b), Size: int64(len(b)), Load: fileLoader(b)}
+		if rel == "SKILL.md" {
+			r.Name, r.Description = name, description
+		}
+		files = append(files, r)
+		sk.Resources = append(sk.Resources, SkillFile{URI: r.URI, Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: int64(len(b))})
+		return nil
+	})
+	if err != nil {
+		return loadedSkill{}, err
+	}
+	return loadedSkill{skill: sk, files: files}, nil
+}
+
+// fileLoader serves b: text when it is UTF-8, a blob otherwise.
+func fileLoader(b []byte) func(context.Context, *Context) ([]ResourceContents, error) {
+	text := utf8.Valid(b)
+	return func(context.Context, *Context) ([]ResourceContents, error) {
+		if text {
+			return []ResourceContents{{Text: string(b)}}, nil
+		}
+		return []ResourceContents{{Blob: b}}, nil
+	}
+}
+
+// skillMIME is a file's MIME type: text/markdown for .md (SKILL.md
+// included), the system's table otherwise, then text/plain or
+// application/octet-stream by content.
+func skillMIME(name string, b []byte) string {
+	ext := strings.ToLower(path.Ext(name))
+	if ext == ".md" || ext == ".markdown" {
+		return "text/markdown"
+	}
+	if t := mime.TypeByExtension(ext); t != "" {
+		return t
+	}
+	if utf8.Valid(b) {
+		return "text/plain"
+	}
+	return "application/octet-stream"
+}
+
+// escapePath percent-encodes each segment of a slash-separated path so
+// that it is a valid URI path, and its first segment a valid RFC 3986
+// reg-name: everything but unreserved characters and sub-delims.
+func escapePath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '/', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			strings.IndexByte("-._~!$&'()*+,;=", c) >= 0:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// frontmatterRE finds the frontmatter block the way SEP-2640's clients
+// (and the conformance suite) do: "---" on the first line, the YAML, then
+// "---" on a line of its own.
+var frontmatterRE = regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\z)`)
+
+// parseFrontmatter returns the YAML frontmatter of a SKILL.md as a
+// JSON-ready map and as JSON. It fails when there is none, when it is not
+// a YAML mapping, or when a value has no JSON form (a non-string key, an
+// infinite number, …).
+func parseFrontmatter(md []byte) (map[string]any, json.RawMessage, error) {
+	md = bytes.TrimPrefix(md, []byte("\uFEFF"))
+	m := frontmatterRE.FindSubmatch(md)
+	if m == nil {
+		return nil, nil, errors.New("no YAML frontmatter: the file must begin with a line \"---\", the YAML, and a line \"---\"")
+	}
+	if len(m[1]) > MaxFrontmatterBytes {
+		return nil, nil, fmt.Errorf("the frontmatter is %d bytes, over %d", len(m[1]), MaxFrontmatterBytes)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(m[1], &doc); err != nil {
+		return nil, nil, fmt.Errorf("the frontmatter is not valid YAML: %v", err)
+	}
+	conv := yamlToJSON{budget: maxYAMLNodes}
+	var v any
+	if len(doc.Content) > 0 {
+		var err error
+		if v, err = conv.value(doc.Content[0], "frontmatter", 0); err != nil {
+			return nil, nil, err
+		}
+	}
+	fm, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil, fmt.Errorf("the frontmatter is %s, not a YAML mapping of name, description, …", yamlKind(v))
+	}
+	raw, err := json.Marshal(fm)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the frontmatter has no JSON form: %v", err)
+	}
+	return fm, raw, nil
+}
+
+// Bounds of the YAML-to-JSON conversion: aliases can make a small text
+// expand into a huge value ("billion laughs"), and nest deeply.
+const (
+	maxYAMLNodes = 10000
+	maxYAMLDepth = 64
+)
+
+// yamlToJSON converts a YAML node tree to JSON values the way YAML 1.2's
+// core schema reads it (which is how SEP-2640 clients, and the
+// conformance suite, parse a SKILL.md): timestamps stay strings, "<<" is
+// an ordinary key, scalar keys are their text.
+type yamlToJSON struct{ budget int }
+
+func (c *yamlToJSON) value(n *yaml.Node, at string, depth int) (any, error) {
+	if c.budget--; c.budget < 0 {
+		return nil, fmt.Errorf("the frontmatter expands to more than %d values (aliases?)", maxYAMLNodes)
+	}
+	if depth > maxYAMLDepth {
+		return nil, fmt.Errorf("%s nests deeper than %d levels", at, maxYAMLDepth)
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		return c.value(n.Alias, at, depth+1)
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			for k.Kind == yaml.AliasNode && k.Alias != nil {
+				k = k.Alias
+			}
+			if k.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("%s has a key that is not a scalar (line %d): JSON keys are strings", at, n.Content[i].Line)
+			}
+			v, err := c.value(n.Content[i+1], at+"."+k.Value, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k.Value] = v
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, e := range n.Content {
+			v, err := c.value(e, fmt.Sprintf("%s[%d]", at, i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return nil, nil
+		case "!!bool", "!!int", "!!float":
+			var v any
+			if err := n.Decode(&v); err != nil {
+				return nil, fmt.Errorf("%s: %v", at, err)
+			}
+			if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+				return nil, fmt.Errorf("%s is %v, which JSON cannot carry", at, f)
+			}
+			return v, nil
+		}
+		return n.Value, nil // strings, timestamps, binary and custom tags: the text
+	}
+	return nil, fmt.Errorf("%s is an empty YAML node", at)
+}
+
+func yamlKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "empty"
+	case []any:
+		return "a sequence"
+	case string:
+		return "a string"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// checkFrontmatter applies the rules of SEP-2640 and the Agent Skills
+// format to a parsed frontmatter: name (the naming rule, equal to the
+// skill's directory), description (1 to 1024 characters), metadata (a
+// mapping with no key under the reserved io.modelcontextprotocol/ prefix).
+func checkFrontmatter(fm map[string]any, dirName string) (name, description string, err error) {
+	name, _ = fm["name"].(string)
+	switch {
+	case name == "":
+		return "", "", errors.New("the frontmatter needs a name (a string)")
+	case !ValidSkillName(name):
+		return "", "", fmt.Errorf("name %s breaks the naming rule: 1 to 64 characters of a-z, 0-9 and -, not starting or ending with -, no --", strictjson.Quote(name))
+	case name != dirName:
+		return "", "", fmt.Errorf("name %s differs from its directory %s: the skill's URI ends with its directory, which must be its name", strictjson.Quote(name), strictjson.Quote(dirName))
+	}
+	description, _ = fm["description"].(string)
+	switch n := utf8.RuneCountInString(description); {
+	case strings.TrimSpace(description) == "":
+		return "", "", errors.New("the frontmatter needs a description (a non-empty string): it tells the model when to use the skill")
+	case n > 1024:
+		return "", "", fmt.Errorf("the description is %d characters, over 1024", n)
+	}
+	if md, ok := fm["metadata"]; ok && md != nil {
+		m, ok := md.(map[string]any)
+		if !ok {
+			return "", "", errors.New("metadata must be a mapping")
+		}
+		for k := range m {
+			if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+				return "", "", fmt.Errorf("metadata key %s is under io.modelcontextprotocol/, which is reserved for MCP extensions", strictjson.Quote(k))
+			}
+		}
+	}
+	return name, description, nil
+}
