@@ -136,9 +136,38 @@ func stdioServer(t testing.TB) *mcp.CommandTransport {
 
 // httpServer starts a fresh everything server with the Streamable HTTP
 // transport on a free loopback port, waits until it accepts TCP connections,
-// and returns the MCP endpoint URL. The process is killed at cleanup. args
+// and returns the MCP endpoint URL. The process is stopped at cleanup. args
 // are extra flags of the server.
 func httpServer(t testing.TB, args ...string) string {
+	t.Helper()
+	return startHTTPServer(t, args...).url
+}
+
+// serverProc is an examples/everything process started by startHTTPServer.
+type serverProc struct {
+	url    string // the MCP endpoint
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once the process has been reaped
+	stderr *syncBuffer
+}
+
+// kill sends SIGKILL to the process (by its PID: a process this test
+// started) and waits until it is reaped, so that the kernel has closed its
+// sockets when kill returns.
+func (p *serverProc) kill(t testing.TB) {
+	t.Helper()
+	require.NoError(t, syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL))
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("server %d still running 5s after SIGKILL", p.cmd.Process.Pid)
+	}
+}
+
+// startHTTPServer is httpServer returning the process too. At cleanup the
+// process gets SIGTERM, then SIGKILL after 5 s (an error), unless it has
+// already exited.
+func startHTTPServer(t testing.TB, args ...string) *serverProc {
 	t.Helper()
 	bin := requireBinary(t)
 	port := freePort(t)
@@ -149,24 +178,24 @@ func httpServer(t testing.TB, args ...string) string {
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 
-	exited := make(chan struct{})
+	p := &serverProc{cmd: cmd, exited: make(chan struct{}), stderr: stderr}
 	var waitErr error
 	go func() {
 		waitErr = cmd.Wait()
-		close(exited)
+		close(p.exited)
 	}()
 	t.Cleanup(func() {
 		select {
-		case <-exited:
+		case <-p.exited:
 		default:
 			// Graceful first, then by force.
 			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
 			select {
-			case <-exited:
+			case <-p.exited:
 			case <-time.After(5 * time.Second):
 				t.Errorf("server did not exit within 5s of SIGTERM; killing it")
 				_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
-				<-exited
+				<-p.exited
 			}
 		}
 		checkRaces(t, stderr)
@@ -176,7 +205,7 @@ func httpServer(t testing.TB, args ...string) string {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		select {
-		case <-exited:
+		case <-p.exited:
 			t.Fatalf("server exited before accepting connections: %v", waitErr)
 		default:
 		}
@@ -190,7 +219,8 @@ func httpServer(t testing.TB, args ...string) string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return "http://" + addr + "/mcp"
+	p.url = "http://" + addr + "/mcp"
+	return p
 }
 
 // freePort asks the kernel for a free TCP port on loopback.

@@ -593,6 +593,21 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// setHTTPError sets the HTTP status of a lone JSON reply and headers for
+// it (an interceptor's mcp.HTTPStatusError); a batch's replies share one
+// answer, which keeps its 200.
+func (rs *responder) setHTTPError(status int, header http.Header) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.batch || rs.sse || rs.ended || rs.st != nil {
+		return
+	}
+	rs.status = status
+	for k, v := range header {
+		rs.w.Header()[k] = v
+	}
+}
+
 // setStatus sets the HTTP status of the reply, when it goes out as JSON.
 func (rs *responder) setStatus(status int) {
 	rs.mu.Lock()

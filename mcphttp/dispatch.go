@@ -85,12 +85,10 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 		res any
 		err error
 	)
-	if fn == nil {
-		err = &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + strictjson.Quote(msg.Method)}
-	} else if c.modern {
-		res, err = h.runRound(ctx, k, fn)
+	if ic := mcp.InterceptorFrom(ctx); ic != nil {
+		res, err = h.intercept(ctx, ic, fn, k)
 	} else {
-		res, err = fn(h, ctx, k)
+		res, err = h.exec(ctx, fn, k)
 	}
 	if errors.Is(context.Cause(ctx), errCancelled) {
 		return // the client cancelled: no response (spec: cancellation)
@@ -103,6 +101,10 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 		}
 		if c.modern {
 			rs.setStatus(modernStatus(je.Code))
+		}
+		var se mcp.HTTPStatusError
+		if errors.As(err, &se) {
+			rs.setHTTPError(se.HTTPStatus(), se.HTTPHeader())
 		}
 		rs.reply(jsonrpc.AppendError(nil, msg.ID, je.Code, je.Message, je.Data))
 		return
@@ -118,6 +120,42 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 	}
 	out := jsonrpc.AppendResult(make([]byte, 0, len(b)+len(msg.ID)+32), msg.ID, b)
 	rs.reply(out)
+}
+
+// exec runs a request's method: an unknown one is -32601, and a
+// 2026-07-28 request runs as one round of a multi round-trip request.
+func (h *Handler) exec(ctx context.Context, fn methodFunc, k *call) (any, error) {
+	switch {
+	case fn == nil:
+		return nil, methodNotFound(k.msg.Method)
+	case k.c.modern:
+		return h.runRound(ctx, k, fn)
+	}
+	return fn(h, ctx, k)
+}
+
+func methodNotFound(method string) error {
+	return &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + strictjson.Quote(method)}
+}
+
+// intercept runs a request through the interceptors of its context
+// (mcp.WithInterceptor: middleware.Telemetry, middleware.RateLimit). The
+// session's ID and version are read again once the handler returned, so
+// that interceptors see what initialize negotiated.
+func (h *Handler) intercept(ctx context.Context, ic mcp.Interceptor, fn methodFunc, k *call) (any, error) {
+	sess := k.c.sess
+	mc := &mcp.Call{Method: k.msg.Method, ID: k.msg.ID, Params: k.msg.Params, Auth: k.auth, ProtocolVersion: sess.ProtocolVersion()}
+	if !k.c.ephemeral {
+		mc.SessionID = sess.ID
+	}
+	return ic(func(ctx context.Context, mc *mcp.Call) (any, error) {
+		res, err := h.exec(ctx, fn, k)
+		mc.ProtocolVersion = sess.ProtocolVersion()
+		if !k.c.ephemeral {
+			mc.SessionID = sess.ID
+		}
+		return res, err
+	})(ctx, mc)
 }
 
 func marshalResult(v any) ([]byte, error) {

@@ -68,7 +68,11 @@
 //     notification to handleNotification, a response to the server
 //     request waiting for it (conn.deliver).
 //  6. handleRequest looks the method up in the methods table (dispatch.go)
-//     and runs it: doInitialize (registers the session: OnStart),
+//     and runs it, through the mcp.Interceptor of the request's context
+//     when a middleware installed one (mcp.WithInterceptor:
+//     middleware.Telemetry, middleware.RateLimit; they get the decoded
+//     method, id and params, and may refuse with an error or pass a
+//     context on): doInitialize (registers the session: OnStart),
 //     listMethod (tools/list, resources/list, resources/templates/list,
 //     prompts/list: one generic handler and pagination), doToolsCall,
 //     doResourcesRead, doPromptsGet, doComplete, and the rest. Handlers

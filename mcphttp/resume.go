@@ -205,6 +205,54 @@ func (st *stream) send(msg []byte, final bool) error {
 	return nil
 }
 
+// Heartbeats of streams kept in a shared event store: a request that runs
+// longer than resumeHeartbeat stores an empty event every resumeHeartbeat,
+// and a replica following the stream for a client that resumed there
+// answers the request with an error once it has seen no event for
+// resumeOrphanAfter: the replica running it stopped (it was killed, or lost
+// Redis), and the client would otherwise wait for ever.
+const (
+	resumeHeartbeat   = 2 * time.Second
+	resumeOrphanAfter = 5 * time.Second
+)
+
+// heartbeats stores a heartbeat event every resumeHeartbeat until done.
+func (st *stream) heartbeats(done <-chan struct{}) {
+	t := time.NewTicker(resumeHeartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			st.heartbeat()
+		}
+	}
+}
+
+// heartbeat adds an event without data (a client skips it but keeps its
+// ID) to a stream still waiting for its response.
+func (st *stream) heartbeat() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done {
+		return
+	}
+	id := eventID(st.id, st.next)
+	st.next++
+	ev := []byte("id: " + id + "\ndata: \n\n")
+	st.events = append(st.events, ev)
+	if len(st.events) > maxStreamEvents {
+		st.events[0] = nil
+		st.events = st.events[1:]
+		st.first++
+	}
+	st.store(session.Event{N: st.next - 1})
+	if st.w != nil && st.w.write(ev) != nil {
+		st.detachLocked()
+	}
+}
+
 // end finishes a stream that got no response (the request was cancelled).
 func (st *stream) end() {
 	st.mu.Lock()
@@ -332,7 +380,9 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn
 	}
 	retry := h.opts.RetryInterval
 	st := c.openStream(version >= "2025-11-25", retry)
-	st.store(session.Event{N: 0}) // known to the event store before its first message
+	// Known to the event store before its first message, with the request's
+	// ID for a replica that must answer it should this one stop.
+	st.store(session.Event{N: 0, Data: msg.ID})
 	rs := newResponder(w, h, c, false)
 	rs.st = st
 	rs.mu.Lock()
@@ -360,6 +410,9 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn
 		h.handleRequest(r.WithContext(ctx), c, msg, rs)
 		rs.end()
 	}()
+	if h.opts.Events != nil {
+		go st.heartbeats(done)
+	}
 	select {
 	case <-done:
 	case <-sc.gone:
@@ -444,12 +497,23 @@ func (h *Handler) serveStoredResume(w http.ResponseWriter, r *http.Request, c *c
 		return
 	}
 	drain := h.drainCh()
+	lastSeen := time.Now()
 	for {
+		if len(evs) > 0 {
+			lastSeen = time.Now()
+		} else if time.Since(lastSeen) > resumeOrphanAfter {
+			h.orphaned(w, r, sid, id)
+			return
+		}
 		for _, ev := range evs {
 			if ev.Final && len(ev.Data) == 0 {
 				return // ended without a response (the request was cancelled)
 			}
-			if _, err := w.Write(appendEvent(make([]byte, 0, len(ev.Data)+len(id)+32), eventID(id, ev.N), ev.Data)); err != nil {
+			frame := appendEvent(make([]byte, 0, len(ev.Data)+len(id)+32), eventID(id, ev.N), ev.Data)
+			if len(ev.Data) == 0 { // a heartbeat
+				frame = []byte("id: " + eventID(id, ev.N) + "\ndata: \n\n")
+			}
+			if _, err := w.Write(frame); err != nil {
 				return
 			}
 			after = ev.N
@@ -487,6 +551,27 @@ func (h *Handler) serveStoredResume(w http.ResponseWriter, r *http.Request, c *c
 			return
 		}
 	}
+}
+
+// orphaned answers, on a followed stream, the request of a stream whose
+// replica stopped storing events (not even heartbeats): an internal error
+// saying its outcome is unknown. Without the request's ID (a stream stored
+// before IDs were) the stream just ends.
+func (h *Handler) orphaned(w http.ResponseWriter, r *http.Request, sid, id string) {
+	h.log.Warn("mcp: a resumed stream's replica stopped sending events; answering its request with an error",
+		"session", sid, "stream", id, "after", resumeOrphanAfter)
+	evs, err := h.opts.Events.After(r.Context(), sid, id, -1, 0)
+	if err != nil || len(evs) == 0 || evs[0].N != 0 || len(evs[0].Data) == 0 {
+		return
+	}
+	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"the replica running this request stopped (no event for %v); its outcome is unknown"}}`,
+		evs[0].Data, mcp.CodeInternalError, resumeOrphanAfter)
+	if _, err := w.Write(appendEvent(nil, "", msg)); err == nil {
+		_ = http.NewResponseController(w).Flush()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), eventStoreTimeout)
+	defer cancel()
+	_ = h.opts.Events.Delete(ctx, sid, id)
 }
 
 // storedResumeWait is how long one read of a followed stream waits for

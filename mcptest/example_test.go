@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcptest"
@@ -69,4 +70,39 @@ func ExampleOptions_header() {
 		}
 	}
 	_ = testAuth // func TestAuth(t *testing.T)
+}
+
+// Resources, prompts, completions and the notifications a tool sent, each
+// in a line; the helpers fail the test on a protocol error.
+func ExampleSession_Notifications() {
+	srv := greeter(nil)
+	srv.AddResource(mcp.Resource{URI: "mem://motd", Name: "motd", MIMEType: "text/plain",
+		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{{Text: "hello"}}, nil
+		}})
+	srv.AddPrompt(mcp.Prompt{Name: "welcome", Arguments: []mcp.PromptArgument{{Name: "name", Required: true, Enum: []string{"Ada", "Alan"}}},
+		Load: func(_ context.Context, _ *mcp.Context, args map[string]string) (*mcp.PromptResult, error) {
+			return mcp.UserText("Welcome, " + args["name"]), nil
+		}})
+	mcp.AddTool(srv, mcp.Tool{Name: "chatty"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		c.Log.Info("working")
+		return "done", nil
+	})
+	testAll := func(t *testing.T) {
+		s := mcptest.NewSession(t, srv, nil)
+		if got := s.ReadResource("mem://motd").Contents[0].Text; got != "hello" {
+			t.Errorf("motd = %q", got)
+		}
+		if got := s.GetPrompt("welcome", map[string]string{"name": "Ada"}).Messages; len(got) != 1 {
+			t.Errorf("welcome has %d messages", len(got))
+		}
+		if got := s.Complete(mcp.CompletionRef{Type: "ref/prompt", Name: "welcome"}, "name", "A", nil).Values; len(got) != 2 {
+			t.Errorf("completions: %v", got)
+		}
+		s.CallTool("chatty", nil)
+		if n := s.WaitNotification("notifications/message", time.Second); len(n.Params) == 0 {
+			t.Error("the log message has no params")
+		}
+	}
+	_ = testAll // func TestAll(t *testing.T)
 }

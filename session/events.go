@@ -13,8 +13,11 @@ import (
 
 // Event is one message of a resumable request stream: its number in the
 // stream, the JSON-RPC message, and whether it is the last (the
-// response). Event 0 is the priming event (no data): stored when the
-// stream opens, it makes the stream known before its first message.
+// response). Event 0 is the priming event: stored when the stream opens, it
+// makes the stream known before its first message; its Data is the ID of
+// the request the stream answers (empty in streams stored before that).
+// An event with no data that is neither event 0 nor final is a heartbeat:
+// the request is still running on the replica that stores the stream.
 type Event struct {
 	// N numbers the event in its stream: 0 the priming event, then 1, 2, …
 	N int
@@ -32,7 +35,7 @@ type Event struct {
 type EventStore interface {
 	// Append adds event ev to a stream; numbers increase by one.
 	Append(ctx context.Context, sessionID, streamID string, ev Event) error
-	// After returns the events numbered above after, in order. When there
+	// After returns the events numbered above after (-1: from event 0 on), in order. When there
 	// are none yet it waits up to wait for one (or ctx). It returns
 	// [ErrNotFound] for a stream it has no event of (never made, expired,
 	// deleted, or whose events after `after` were dropped).
@@ -214,6 +217,9 @@ func (s *RedisEventStore) After(ctx context.Context, sessionID, streamID string,
 		return nil, ErrNotFound // what follows `after` was trimmed
 	}
 	from := "1-" + strconv.Itoa(after)
+	if after < 0 {
+		from = "0-0" // from the priming event on
+	}
 	res, err := s.c.XRange(ctx, key, "("+from, "+").Result()
 	if err != nil {
 		return nil, fmt.Errorf("session: redis XRANGE: %w", err)

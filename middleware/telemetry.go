@@ -1,0 +1,376 @@
+package middleware
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpchain/mcp"
+)
+
+// The attribute keys of the OpenTelemetry semantic conventions for MCP
+// (open-telemetry/semantic-conventions, docs/gen-ai/mcp.md) that
+// [Telemetry] records.
+const (
+	AttrMCPMethodName         = attribute.Key("mcp.method.name")
+	AttrMCPSessionID          = attribute.Key("mcp.session.id")
+	AttrMCPProtocolVersion    = attribute.Key("mcp.protocol.version")
+	AttrMCPResourceURI        = attribute.Key("mcp.resource.uri")
+	AttrJSONRPCRequestID      = attribute.Key("jsonrpc.request.id")
+	AttrGenAIToolName         = attribute.Key("gen_ai.tool.name")
+	AttrGenAIPromptName       = attribute.Key("gen_ai.prompt.name")
+	AttrGenAIOperationName    = attribute.Key("gen_ai.operation.name")
+	AttrErrorType             = attribute.Key("error.type")
+	AttrRPCResponseStatusCode = attribute.Key("rpc.response.status_code")
+	AttrNetworkTransport      = attribute.Key("network.transport")
+	AttrNetworkProtocolName   = attribute.Key("network.protocol.name")
+	AttrNetworkProtocolVer    = attribute.Key("network.protocol.version")
+)
+
+// The metric names of the conventions, and the bucket boundaries (in
+// seconds) they ask for.
+const (
+	MetricServerOperationDuration = "mcp.server.operation.duration"
+	MetricServerSessionDuration   = "mcp.server.session.duration"
+)
+
+// DurationBuckets are the explicit bucket boundaries, in seconds, the
+// conventions give for both MCP duration histograms.
+var DurationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+// ToolErrorType is the error.type of a tools/call whose result has
+// isError set (the conventions' "tool_error").
+const ToolErrorType = "tool_error"
+
+const instrumentationName = "github.com/mcpchain/mcp/middleware"
+
+// TelemetryOptions configure [NewTelemetry]. The zero value (or nil) uses
+// the global providers of package otel, which record nothing until an SDK
+// is installed with otel.SetTracerProvider and otel.SetMeterProvider.
+type TelemetryOptions struct {
+	// TracerProvider makes the spans. Default otel.GetTracerProvider().
+	TracerProvider trace.TracerProvider
+	// MeterProvider makes the histograms. Default otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
+	// Propagator reads the client's trace context from params._meta and
+	// from the HTTP headers. Default W3C Trace Context and Baggage.
+	Propagator propagation.TextMapPropagator
+}
+
+// Telemetry traces and measures every JSON-RPC request after the
+// OpenTelemetry semantic conventions for MCP. Make one with
+// [NewTelemetry], put [Telemetry.Middleware] in the chain (any transport:
+// mcphttp.MuxOptions.Middleware, StartOptions.Middleware for HTTP and
+// stdio, EmbedOptions.Middleware), and, for the session metric, call
+// [Telemetry.SessionEnded] from mcphttp.SessionHooks.OnEnd.
+//
+// Each request (also each request of a batch) gets a SERVER span named
+// "{mcp.method.name} {target}" (the tool or prompt name; the method alone
+// otherwise) with mcp.method.name, jsonrpc.request.id, mcp.session.id,
+// mcp.protocol.version, gen_ai.tool.name and gen_ai.operation.name
+// ("execute_tool") for tools/call, gen_ai.prompt.name for prompts/get,
+// mcp.resource.uri for resources/read and (un)subscribe, and
+// network.transport ("tcp" over the network, "pipe" for stdio and
+// embedded sessions) with network.protocol.name and version over HTTP. A
+// JSON-RPC error sets error.type and rpc.response.status_code to its code
+// and the span status to Error with its message; a tool result with
+// isError sets error.type "tool_error". The parent is the trace context
+// the client sent in params._meta (traceparent, tracestate, baggage);
+// without one, the context of the HTTP request (its traceparent header,
+// or the span of an HTTP instrumentation further out); when both exist,
+// the span links the HTTP one. The context a tool, resource or prompt
+// function receives carries the span, so spans it starts nest under it.
+//
+// The histogram mcp.server.operation.duration (seconds, the conventions'
+// buckets) records every request with the span's attributes but the
+// high-cardinality ones (request and session IDs, resource URIs).
+//
+// With no SDK installed (the otel globals' default) nothing is recorded
+// and the cost is a context value and a non-recording span per request:
+// params are decoded only when the span records, a metric is enabled, or
+// they carry a traceparent.
+type Telemetry struct {
+	tracer  trace.Tracer
+	opDur   metric.Float64Histogram
+	sessDur metric.Float64Histogram
+	prop    propagation.TextMapPropagator
+	ic      mcp.Interceptor
+}
+
+// NewTelemetry makes the telemetry middleware. It returns an error only
+// when the meter provider refuses to make the histograms.
+func NewTelemetry(opts *TelemetryOptions) (*Telemetry, error) {
+	var o TelemetryOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.TracerProvider == nil {
+		o.TracerProvider = otel.GetTracerProvider()
+	}
+	if o.MeterProvider == nil {
+		o.MeterProvider = otel.GetMeterProvider()
+	}
+	if o.Propagator == nil {
+		o.Propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	}
+	meter := o.MeterProvider.Meter(instrumentationName)
+	opDur, err := meter.Float64Histogram(MetricServerOperationDuration,
+		metric.WithUnit("s"),
+		metric.WithDescription("MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent."),
+		metric.WithExplicitBucketBoundaries(DurationBuckets...))
+	if err != nil {
+		return nil, err
+	}
+	sessDur, err := meter.Float64Histogram(MetricServerSessionDuration,
+		metric.WithUnit("s"),
+		metric.WithDescription("The duration of the MCP session as observed on the MCP server."),
+		metric.WithExplicitBucketBoundaries(DurationBuckets...))
+	if err != nil {
+		return nil, err
+	}
+	t := &Telemetry{
+		tracer:  o.TracerProvider.Tracer(instrumentationName),
+		opDur:   opDur,
+		sessDur: sessDur,
+		prop:    o.Propagator,
+	}
+	t.ic = t.intercept
+	return t, nil
+}
+
+// Middleware installs the interceptor that traces the JSON-RPC requests
+// of r (mcp.WithInterceptor). Over HTTP it also extracts the trace context
+// of the request's headers, the parent of spans whose request carries
+// none in params._meta.
+func (t *Telemetry) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		if r.Header.Get("traceparent") != "" {
+			ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(r.Header))
+		}
+		if isNetwork(ctx) {
+			ctx = context.WithValue(ctx, httpProtoKey{}, protoVersion(r))
+		}
+		next.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(ctx, t.ic)))
+	})
+}
+
+// SessionEnded records a session's duration in mcp.server.session.duration,
+// with mcp.protocol.version and, when errorType is not "", error.type
+// (say "lost" for a client that stopped answering). Call it from
+// mcphttp.SessionHooks.OnEnd:
+//
+//	OnEnd: func(s mcphttp.SessionInfo, why mcphttp.EndReason) {
+//		errType := ""
+//		if why == mcphttp.EndLost {
+//			errType = string(why)
+//		}
+//		tel.SessionEnded(context.Background(), s.Created, s.ProtocolVersion, errType)
+//	}
+func (t *Telemetry) SessionEnded(ctx context.Context, created time.Time, protocolVersion, errorType string) {
+	if !t.sessDur.Enabled(ctx) {
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 2)
+	if protocolVersion != "" {
+		attrs = append(attrs, AttrMCPProtocolVersion.String(protocolVersion))
+	}
+	if errorType != "" {
+		attrs = append(attrs, AttrErrorType.String(errorType))
+	}
+	t.sessDur.Record(ctx, time.Since(created).Seconds(), metric.WithAttributes(attrs...))
+}
+
+type httpProtoKey struct{}
+
+func isNetwork(ctx context.Context) bool { return ctx.Value(http.LocalAddrContextKey) != nil }
+
+func protoVersion(r *http.Request) string {
+	switch {
+	case r.ProtoMajor == 1 && r.ProtoMinor == 1:
+		return "1.1"
+	case r.ProtoMajor == 2:
+		return "2"
+	case r.ProtoMajor == 3:
+		return "3"
+	}
+	return strconv.Itoa(r.ProtoMajor) + "." + strconv.Itoa(r.ProtoMinor)
+}
+
+// callParams is the part of a request's params telemetry reads.
+type callParams struct {
+	Name string `json:"name"`
+	URI  string `json:"uri"`
+	Meta struct {
+		Traceparent string `json:"traceparent"`
+		Tracestate  string `json:"tracestate"`
+		Baggage     string `json:"baggage"`
+	} `json:"_meta"`
+}
+
+func (p *callParams) Keys() []string { return []string{"traceparent", "tracestate", "baggage"} }
+
+func (p *callParams) Get(key string) string {
+	switch key {
+	case "traceparent":
+		return p.Meta.Traceparent
+	case "tracestate":
+		return p.Meta.Tracestate
+	case "baggage":
+		return p.Meta.Baggage
+	}
+	return ""
+}
+
+func (p *callParams) Set(string, string) {}
+
+// serverKind is the start option of every span, allocated once.
+var serverKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+
+func (t *Telemetry) intercept(next mcp.CallHandler) mcp.CallHandler {
+	return func(ctx context.Context, c *mcp.Call) (res any, err error) {
+		start := time.Now()
+		var (
+			p       callParams
+			decoded bool
+		)
+		parent := ctx
+		startOpts := serverKind
+		if bytes.Contains(c.Params, []byte("traceparent")) {
+			decoded = true
+			if json.Unmarshal(c.Params, &p) == nil && p.Meta.Traceparent != "" {
+				parent = t.prop.Extract(ctx, &p)
+				if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() {
+					startOpts = []trace.SpanStartOption{serverKind[0], trace.WithLinks(trace.Link{SpanContext: ambient})}
+				}
+			}
+		}
+		spanCtx, span := t.tracer.Start(parent, c.Method, startOpts...)
+		recording := span.IsRecording()
+		metered := t.opDur.Enabled(ctx)
+		if !recording && !metered {
+			defer span.End()
+			return next(spanCtx, c)
+		}
+		if !decoded && len(c.Params) > 0 {
+			_ = json.Unmarshal(c.Params, &p)
+		}
+		target := ""
+		switch c.Method {
+		case "tools/call", "prompts/get":
+			target = p.Name
+		}
+		if recording && target != "" {
+			span.SetName(c.Method + " " + target)
+		}
+		finished := false
+		defer func() {
+			if !finished { // a panic on its way to the engine's recovery
+				t.finish(ctx, span, c, &p, start, recording, metered, "-32603", "-32603", "Internal error")
+			}
+		}()
+		res, err = next(spanCtx, c)
+		errType, status, msg := outcome(res, err)
+		finished = true
+		t.finish(ctx, span, c, &p, start, recording, metered, errType, status, msg)
+		return res, err
+	}
+}
+
+// outcome classifies a request's result after the conventions: a JSON-RPC
+// error's code as error.type and rpc.response.status_code, "tool_error"
+// for a tool result with isError.
+func outcome(res any, err error) (errType, status, msg string) {
+	if err != nil {
+		var je *mcp.Error
+		if errors.As(err, &je) {
+			code := strconv.FormatInt(je.Code, 10)
+			return code, code, je.Message
+		}
+		return strconv.Itoa(mcp.CodeInternalError), strconv.Itoa(mcp.CodeInternalError), err.Error()
+	}
+	if cr, ok := res.(*mcp.ContentResult); ok && cr.IsError {
+		return ToolErrorType, "", cr.Text()
+	}
+	return "", "", ""
+}
+
+func (t *Telemetry) finish(ctx context.Context, span trace.Span, c *mcp.Call, p *callParams, start time.Time, recording, metered bool, errType, status, msg string) {
+	attrs := make([]attribute.KeyValue, 0, 12)
+	attrs = append(attrs, AttrMCPMethodName.String(c.Method))
+	switch c.Method {
+	case "tools/call":
+		if p.Name != "" {
+			attrs = append(attrs, AttrGenAIToolName.String(p.Name))
+		}
+		attrs = append(attrs, AttrGenAIOperationName.String("execute_tool"))
+	case "prompts/get":
+		if p.Name != "" {
+			attrs = append(attrs, AttrGenAIPromptName.String(p.Name))
+		}
+	}
+	if c.ProtocolVersion != "" {
+		attrs = append(attrs, AttrMCPProtocolVersion.String(c.ProtocolVersion))
+	}
+	if v, ok := ctx.Value(httpProtoKey{}).(string); ok {
+		attrs = append(attrs, AttrNetworkTransport.String("tcp"), AttrNetworkProtocolName.String("http"), AttrNetworkProtocolVer.String(v))
+	} else {
+		attrs = append(attrs, AttrNetworkTransport.String("pipe"))
+	}
+	if errType != "" {
+		attrs = append(attrs, AttrErrorType.String(errType))
+	}
+	if status != "" {
+		attrs = append(attrs, AttrRPCResponseStatusCode.String(status))
+	}
+	if metered {
+		t.opDur.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
+	}
+	if !recording {
+		span.End()
+		return
+	}
+	if id := requestID(c.ID); id != "" {
+		attrs = append(attrs, AttrJSONRPCRequestID.String(id))
+	}
+	if c.SessionID != "" {
+		attrs = append(attrs, AttrMCPSessionID.String(c.SessionID))
+	}
+	switch c.Method {
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		if p.URI != "" {
+			attrs = append(attrs, AttrMCPResourceURI.String(p.URI))
+		}
+	}
+	span.SetAttributes(attrs...)
+	if errType != "" {
+		span.SetStatus(codes.Error, msg)
+	}
+	span.End()
+}
+
+// requestID is the id's string form for jsonrpc.request.id: a string's
+// value, a number's digits, "" for null.
+func requestID(id json.RawMessage) string {
+	if len(id) == 0 || string(id) == "null" {
+		return ""
+	}
+	if id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return s
+		}
+	}
+	return string(id)
+}
