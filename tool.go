@@ -49,6 +49,9 @@ type Tool struct {
 	// is anything it sends through its [Context] after the limit. So a tool
 	// with a Timeout should return soon after ctx.Done() closes.
 	Timeout time.Duration
+	// Task, when set, lets the tool run as a task (the tasks extension of
+	// revision 2026-07-28): see [TaskOptions]. Nil: always an ordinary call.
+	Task *TaskOptions
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must not rely

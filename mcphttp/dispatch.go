@@ -524,6 +524,9 @@ func (h *Handler) doToolsCall(ctx context.Context, k *call) (any, error) {
 	if p.Name == "" {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: tools/call needs "name"`}
 	}
+	if res, ok, err := h.callAsTask(ctx, k, p.Name, p.Arguments, p.Meta); ok {
+		return res, err
+	}
 	mc := h.context(ctx, k, p.Meta)
 	return h.srv.CallTool(mcp.WithContext(ctx, mc), mc, p.Name, p.Arguments)
 }

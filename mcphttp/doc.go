@@ -230,6 +230,52 @@
 // server/discover and answers skills/list, skills/get and
 // resources/directory/read, at both revisions (-32601 without skills).
 //
+// # Tasks
+//
+// The tasks extension of revision 2026-07-28 (io.modelcontextprotocol/tasks,
+// tasks.go) runs a tool declared with mcp.Tool.Task in the background.
+// server/discover advertises it under capabilities.extensions. A modern
+// tools/call of such a tool (doToolsCall → callAsTask) becomes a task
+// when its _meta client capabilities carry the extension (per request;
+// a client's task param is ignored): the task (a session.Task, status
+// working) is written to the task store before the answer, a flat
+// CreateTaskResult (resultType "task", taskId, ttlMs, pollIntervalMs,
+// timestamps); the tool then runs on a context detached from the request
+// (its values kept), cancelled by tasks/cancel and by Close (the task
+// then ends failed), and counted in the handler's WaitGroup, so Close and
+// Instance.Wait wait for it. Without the opt-in, an optional task runs as
+// an ordinary call and a required one is -32021 with
+// data.requiredCapabilities.extensions; the 2025 revisions never make
+// tasks. The tool's peer is a taskPeer: its questions (Elicit, Sample,
+// Ask) are written to the task as inputRequests (status input_required;
+// a key asked again gets a suffix, so keys are unique over the task's
+// life) and it waits for the answers in the store; progress and logs are
+// dropped. tasks/get returns the task (resultType "complete"; its
+// questions, its CallToolResult once completed, its JSON-RPC error once
+// failed; never requestState). tasks/update moves the answers of
+// outstanding keys into the task (others are ignored; the status stays
+// input_required until none is left) and answers {"resultType":"complete"};
+// tasks/cancel settles a running task cancelled and answers the same way,
+// also for an ended task. The three need the opt-in (-32021, checked
+// before the taskId is looked up) and Mcp-Name equal to the taskId
+// (-32020); an unknown task, or one another caller made (its identity,
+// as for sessions), is -32602; tasks/result and tasks/list are unknown
+// methods (404). Tasks live in Options.Sessions when it is a
+// session.TaskStore (MemoryStore, RedisStore; else an in-memory store of
+// the handler) for their TTL after creation, so with Redis any replica
+// answers for a task another runs: tasks/update and tasks/cancel write
+// to the store, wake the runner at once when it is on this replica, and
+// otherwise its watcher, which reads the task every 100 ms, sees them.
+// The watcher also writes the task's heartbeat every 2 s; a task that is
+// not terminal and whose heartbeat is 10 s old was left behind by a
+// replica that stopped, and the next tasks/* call about it, on any
+// replica, settles it failed (settleLost).
+// With TaskOptions.Deferred the tool runs first as part of the request,
+// with the request's own peer (so its questions are an input-required
+// result and a second round), and the task is made when it calls
+// Context.StartTask (phasePeer); a tool that returns before that answers
+// the request as an ordinary call.
+//
 // # Sessions
 //
 // A session is a session.Session (what the client said; its

@@ -245,6 +245,8 @@ type Handler struct {
 	stopRelay func()
 	// states seals the requestState of input-required results (mrtr.go).
 	states *sealer
+	// tasks are the tasks this handler runs (tasks.go).
+	tasks tasks
 }
 
 // relayed is an answer relayed to the replica that sent its request.

@@ -59,7 +59,7 @@ func modernMethod(name string) methodFunc {
 	if modernShared[name] {
 		return methods[name]
 	}
-	return nil
+	return taskMethods[name]
 }
 
 // cachedResults are the methods whose results carry the caching fields
@@ -285,6 +285,7 @@ func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg
 	var p struct {
 		Name      string                     `json:"name"`
 		URI       string                     `json:"uri"`
+		TaskID    string                     `json:"taskId"`
 		Arguments map[string]json.RawMessage `json:"arguments"`
 	}
 	var named string
@@ -295,8 +296,11 @@ func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg
 	case "resources/read":
 		_ = json.Unmarshal(msg.Params, &p)
 		named = p.URI
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		_ = json.Unmarshal(msg.Params, &p)
+		named = p.TaskID
 	}
-	if named != "" || msg.Method == "tools/call" || msg.Method == "prompts/get" || msg.Method == "resources/read" {
+	if named != "" || msg.Method == "tools/call" || msg.Method == "prompts/get" || msg.Method == "resources/read" || taskMethods[msg.Method] != nil {
 		v, ok := headerValue(r, "Mcp-Name")
 		if !ok {
 			return mismatch(fmt.Sprintf("the Mcp-Name header is required for %s and must equal the body's %s", msg.Method, nameField(msg.Method)))
@@ -335,6 +339,9 @@ func (h *Handler) checkModernMethod(w http.ResponseWriter, msg *jsonrpc.Message)
 func nameField(method string) string {
 	if method == "resources/read" {
 		return "params.uri"
+	}
+	if taskMethods[method] != nil {
+		return "params.taskId"
 	}
 	return "params.name"
 }

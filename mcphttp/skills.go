@@ -40,7 +40,7 @@ func skillsOnly(fn methodFunc) methodFunc {
 // extensions are the capabilities.extensions of server/discover: the
 // skills extension with directoryRead when the server has skills.
 func (h *Handler) extensions() map[string]any {
-	ext := map[string]any{}
+	ext := map[string]any{extTasks: struct{}{}} // tasks.go
 	if h.srv.HasSkills() {
 		ext[mcp.SkillsExtension] = map[string]any{"directoryRead": true}
 	}

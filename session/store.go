@@ -115,6 +115,8 @@ type MemoryStore struct {
 	mu   sync.Mutex
 	recs map[string]memEntry
 	now  func() time.Time
+	// tasks are the tasks of [TaskStore] (task.go), made on first use.
+	tasks map[string]taskEntry
 }
 
 type memEntry struct {

@@ -123,3 +123,20 @@ func TestRecordClone(t *testing.T) { // not parallel: AllocsPerRun
 	// not the dozen of an encode and decode.
 	assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { rec.Clone() }), 5.0)
 }
+
+func TestMemoryTaskStoreContract(t *testing.T) {
+	t.Parallel()
+	storetest.RunTasks(t, func(*testing.T) session.TaskStore { return session.NewMemoryStore() }, 50*time.Millisecond)
+}
+
+func TestRedisTaskStoreContract(t *testing.T) {
+	t.Parallel()
+	addr := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { _ = c.Close() })
+	n := 0
+	storetest.RunTasks(t, func(*testing.T) session.TaskStore {
+		n++
+		return session.NewRedisStore(c, &session.RedisOptions{Prefix: "tt" + string(rune('a'+n)) + ":"})
+	}, 100*time.Millisecond)
+}

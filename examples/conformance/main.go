@@ -114,6 +114,7 @@ func newServer() *mcp.Server {
 	addTools(srv)
 	addModernTools(srv)
 	addInputRequiredFixtures(srv)
+	addTaskTools(srv)
 	addResources(srv)
 	addPrompts(srv)
 	addSkills(srv)

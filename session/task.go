@@ -1,0 +1,291 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// TaskStatus is the status of a task (the tasks extension of revision
+// 2026-07-28, io.modelcontextprotocol/tasks).
+type TaskStatus string
+
+// The statuses of a task. Completed, Failed and Cancelled are terminal:
+// a task in one of them never changes again.
+const (
+	TaskWorking       TaskStatus = "working"
+	TaskInputRequired TaskStatus = "input_required"
+	TaskCompleted     TaskStatus = "completed"
+	TaskFailed        TaskStatus = "failed"
+	TaskCancelled     TaskStatus = "cancelled"
+)
+
+// Terminal reports whether s is a final status.
+func (s TaskStatus) Terminal() bool {
+	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
+}
+
+// Task is the stored state of one task: plain data, serialisable as JSON,
+// so that any replica sharing the store answers tasks/get, tasks/update
+// and tasks/cancel for a task another replica runs. The replica running
+// the tool writes its status, questions and outcome; the others write the
+// answers (tasks/update) and the cancellation (tasks/cancel), and the
+// runner reads them back.
+type Task struct {
+	// ID is the taskId: unguessable ([NewID]).
+	ID string `json:"id"`
+	// Status is the current status.
+	Status TaskStatus `json:"status"`
+	// StatusMessage optionally explains the status.
+	StatusMessage string `json:"statusMessage,omitempty"`
+	// Identity binds the task to the caller that created it (see
+	// [Identity]): only a caller with the same identity reads, answers or
+	// cancels it.
+	Identity string `json:"identity,omitempty"`
+	// Created and Updated are when the task was made and last changed.
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// Heartbeat is when the replica running the task last said it still
+	// does: a task that is not terminal and whose heartbeat is old was
+	// left behind by a replica that stopped.
+	Heartbeat time.Time `json:"heartbeat,omitzero"`
+	// TTL is how long the task stays readable after Created; <= 0 means
+	// no expiry.
+	TTL time.Duration `json:"ttl"`
+	// PollInterval is the interval suggested to clients polling tasks/get.
+	PollInterval time.Duration `json:"pollInterval,omitempty"`
+	// InputRequests are the questions waiting for the client, by key: each
+	// a JSON {"method": …, "params": …}. Keys are unique over the task's
+	// lifetime.
+	InputRequests map[string]json.RawMessage `json:"inputRequests,omitempty"`
+	// InputResponses are answers tasks/update delivered that the runner
+	// has not taken yet, by the key of their question.
+	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
+	// Result is the tool's result (a CallToolResult) once Completed.
+	Result json.RawMessage `json:"result,omitempty"`
+	// Error is the JSON-RPC error {code, message, data?} once Failed.
+	Error json.RawMessage `json:"error,omitempty"`
+}
+
+// Clone returns a deep copy of t (the raw JSON values are shared: they
+// are never modified in place).
+func (t *Task) Clone() *Task {
+	cp := *t
+	cp.InputRequests = maps.Clone(t.InputRequests)
+	cp.InputResponses = maps.Clone(t.InputResponses)
+	cp.Result = slices.Clone(t.Result)
+	cp.Error = slices.Clone(t.Error)
+	return &cp
+}
+
+// TaskStore keeps tasks. A task expires TTL after it was created, whatever
+// happens to it meanwhile. [MemoryStore] and [RedisStore] implement it
+// next to [Store], so tasks live where sessions do and survive a change
+// of replica. Implementations must be safe for concurrent use by many
+// processes when they are shared.
+type TaskStore interface {
+	// CreateTask stores a new task; [ErrExists] if its ID is in use.
+	CreateTask(ctx context.Context, t *Task) error
+	// GetTask returns the task, or [ErrNotFound].
+	GetTask(ctx context.Context, id string) (*Task, error)
+	// UpdateTask applies fn to the current task and stores the result
+	// atomically (fn may run more than once when writers race), keeping
+	// its expiry; it returns what was stored. [ErrNotFound] if there is no
+	// such task; an error from fn is returned and nothing is written.
+	UpdateTask(ctx context.Context, id string, fn func(*Task) error) (*Task, error)
+}
+
+func taskExpiry(t *Task) time.Time {
+	if t.TTL <= 0 {
+		return time.Time{}
+	}
+	return t.Created.Add(t.TTL)
+}
+
+func checkTask(t *Task) error {
+	if t == nil || !ValidID(t.ID) {
+		return errors.New("session: CreateTask needs a task with a valid ID")
+	}
+	return nil
+}
+
+// CreateTask implements [TaskStore].
+func (m *MemoryStore) CreateTask(_ context.Context, t *Task) error {
+	if err := checkTask(t); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sweepTasksLocked()
+	if _, ok := m.liveTaskLocked(t.ID); ok {
+		return ErrExists
+	}
+	if m.tasks == nil {
+		m.tasks = map[string]taskEntry{}
+	}
+	m.tasks[t.ID] = taskEntry{t: t.Clone(), expires: taskExpiry(t)}
+	return nil
+}
+
+// GetTask implements [TaskStore].
+func (m *MemoryStore) GetTask(_ context.Context, id string) (*Task, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.liveTaskLocked(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return e.t.Clone(), nil
+}
+
+// UpdateTask implements [TaskStore].
+func (m *MemoryStore) UpdateTask(_ context.Context, id string, fn func(*Task) error) (*Task, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.liveTaskLocked(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	t := e.t.Clone()
+	if err := fn(t); err != nil {
+		return nil, err
+	}
+	t.ID = id
+	e.t = t
+	m.tasks[id] = e
+	return t.Clone(), nil
+}
+
+type taskEntry struct {
+	t       *Task
+	expires time.Time // zero: never
+}
+
+func (m *MemoryStore) liveTaskLocked(id string) (taskEntry, bool) {
+	e, ok := m.tasks[id]
+	if !ok {
+		return e, false
+	}
+	if !e.expires.IsZero() && !m.now().Before(e.expires) {
+		delete(m.tasks, id)
+		return e, false
+	}
+	return e, true
+}
+
+func (m *MemoryStore) sweepTasksLocked() {
+	n := 0
+	now := m.now()
+	for id, e := range m.tasks {
+		if n++; n > 16 {
+			return
+		}
+		if !e.expires.IsZero() && !now.Before(e.expires) {
+			delete(m.tasks, id)
+		}
+	}
+}
+
+func (s *RedisStore) taskKey(id string) string { return s.prefix + "task:{" + id + "}" }
+
+func decodeTask(b []byte) (*Task, error) {
+	var t Task
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("session: a stored task is not valid: %w", err)
+	}
+	return &t, nil
+}
+
+// CreateTask implements [TaskStore]: one string key holding the task's
+// JSON, expiring TTL after the task was created.
+func (s *RedisStore) CreateTask(ctx context.Context, t *Task) error {
+	if err := checkTask(t); err != nil {
+		return err
+	}
+	b, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("session: encoding the task: %w", err)
+	}
+	args := redis.SetArgs{Mode: "NX"}
+	if exp := taskExpiry(t); !exp.IsZero() {
+		args.ExpireAt = exp
+	}
+	err = s.c.SetArgs(ctx, s.taskKey(t.ID), b, args).Err()
+	if errors.Is(err, redis.Nil) {
+		return ErrExists
+	}
+	if err != nil {
+		return fmt.Errorf("session: redis SET: %w", err)
+	}
+	return nil
+}
+
+// GetTask implements [TaskStore].
+func (s *RedisStore) GetTask(ctx context.Context, id string) (*Task, error) {
+	b, err := s.c.Get(ctx, s.taskKey(id)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: redis GET: %w", err)
+	}
+	return decodeTask(b)
+}
+
+// UpdateTask implements [TaskStore]: a WATCH/MULTI transaction that keeps
+// the key's expiry (SET KEEPTTL).
+func (s *RedisStore) UpdateTask(ctx context.Context, id string, fn func(*Task) error) (*Task, error) {
+	key := s.taskKey(id)
+	var out *Task
+	txf := func(tx *redis.Tx) error {
+		b, err := tx.Get(ctx, key).Bytes()
+		if errors.Is(err, redis.Nil) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("session: redis GET: %w", err)
+		}
+		t, err := decodeTask(b)
+		if err != nil {
+			return err
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+		t.ID = id
+		nb, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Errorf("session: encoding the task: %w", err)
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.SetArgs(ctx, key, nb, redis.SetArgs{KeepTTL: true})
+			return nil
+		})
+		if err == nil {
+			out = t
+		}
+		return err
+	}
+	for range s.tries {
+		err := s.c.Watch(ctx, txf, key)
+		if errors.Is(err, redis.TxFailedErr) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("session: updating task %s lost the race with other writers %d times", id, s.tries)
+}
+
+var (
+	_ TaskStore = (*MemoryStore)(nil)
+	_ TaskStore = (*RedisStore)(nil)
+)

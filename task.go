@@ -1,0 +1,85 @@
+package mcp
+
+import (
+	"context"
+	"time"
+)
+
+// TaskOptions make a tool runnable as a task (the extension
+// io.modelcontextprotocol/tasks of revision 2026-07-28): when the request
+// opts in (its client capabilities carry the extension), tools/call answers
+// at once with a task, the tool runs on in the background, and the client
+// polls tasks/get for its status and result, answers its questions with
+// tasks/update and stops it with tasks/cancel. Set them as [Tool].Task.
+//
+// A running task's context is not the HTTP request's: it ends when the
+// client cancels the task, when the server shuts down, or with the tool's
+// Timeout. Its [Context] asks the client through the task ([Context.Elicit],
+// [Context.Sample], [Context.Ask]: the task's status becomes input_required
+// until tasks/update answers); progress and log messages have no stream to
+// go to and are dropped. On the 2025 revisions, and without the opt-in
+// when the task is optional, the tool runs as an ordinary call.
+type TaskOptions struct {
+	// Required: the tool runs only as a task. Without the client's opt-in
+	// (revision 2026-07-28) a call gets -32021 naming the extension in
+	// data.requiredCapabilities; the 2025 revisions, which have no tasks,
+	// run it as an ordinary call.
+	Required bool
+	// Deferred: the task is created when the tool calls
+	// [Context.StartTask], not before the tool runs. Until then the tool
+	// runs as part of the request, so what it asks the client goes on the
+	// request (with revision 2026-07-28, an input-required result and a
+	// second round); a tool that returns without calling StartTask answers
+	// the request as an ordinary call.
+	Deferred bool
+	// TTL is how long the task and its result stay readable after it was
+	// created; a task still running then is cancelled (it can no longer
+	// be read, answered or cancelled). Zero: [DefaultTaskTTL].
+	TTL time.Duration
+	// PollInterval is the interval between tasks/get polls suggested to
+	// the client. Zero: [DefaultTaskPollInterval].
+	PollInterval time.Duration
+}
+
+// The defaults of [TaskOptions].
+const (
+	DefaultTaskTTL          = time.Hour
+	DefaultTaskPollInterval = 500 * time.Millisecond
+)
+
+// TaskStarter is implemented by the [Peer] of a tool whose task is
+// [TaskOptions].Deferred: [Context.StartTask] calls it.
+type TaskStarter interface {
+	// StartTask creates the task and answers the request with it; the tool
+	// then runs on as the task.
+	StartTask(ctx context.Context) error
+}
+
+// StartTask turns the call into a task, for a tool with
+// [TaskOptions].Deferred: the task is created (and the request answered
+// with it) now, and from here on the tool runs in the background as the
+// task, asking the client through it. Everything the tool asked before
+// went on the request itself. Where the call is not to be a task (a 2025
+// revision, no opt-in, a tool without Deferred, or a task already
+// started) StartTask does nothing and returns nil: the tool just goes on.
+func (c *Context) StartTask(ctx context.Context) error {
+	if s, ok := c.info.Peer.(TaskStarter); ok {
+		return s.StartTask(ctx)
+	}
+	return nil
+}
+
+// Info returns the [RequestInfo] the transport built c from, for a
+// transport that derives a Context of its own from it (to run the tool as
+// a task, with a peer of the task's).
+func (c *Context) Info() RequestInfo { return c.info }
+
+// LookupTool returns the named tool as the caller (its request context and
+// auth data) sees it, and whether there is one.
+func (s *Server) LookupTool(ctx context.Context, auth any, name string) (Tool, bool) {
+	e, ok := s.reg.Load().tools.lookup(ctx, auth, name)
+	if !ok {
+		return Tool{}, false
+	}
+	return e.tool, true
+}
