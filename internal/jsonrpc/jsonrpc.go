@@ -432,12 +432,14 @@ func (s *scanner) strAt(start int) (string, bool) {
 }
 
 // unquote decodes a JSON string that strictjson.Check accepted: a copy of
-// its bytes when it has no escape, encoding/json's decoding when it has.
+// its bytes when it has no escape and is valid UTF-8, encoding/json's
+// decoding otherwise (which turns each invalid byte into U+FFFD, so the
+// method routed is the one every other decoder of the message reads).
 func unquote(v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return "", false
 	}
-	if bytes.IndexByte(v, '\\') < 0 {
+	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
 		return string(v[1 : len(v)-1]), true
 	}
 	var out string
