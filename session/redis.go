@@ -107,7 +107,25 @@ func (s *RedisStore) Touch(ctx context.Context, id string, ttl time.Duration) (*
 
 // Update implements Store.
 func (s *RedisStore) Update(ctx context.Context, id string, ttl time.Duration, fn func(*Record) error) error {
-	key := s.key(id)
+	_, err := watchUpdate(ctx, s, s.key(id), decode, func(rec *Record) error {
+		if err := fn(rec); err != nil {
+			return err
+		}
+		rec.ID = id
+		return nil
+	}, func(p redis.Pipeliner, key string, b []byte) {
+		p.Set(ctx, key, b, max(ttl, 0))
+	}, "session", id)
+	return err
+}
+
+// watchUpdate is a read-modify-write of the JSON value at key in a
+// WATCH/MULTI transaction, tried again (s.tries times) when another writer
+// changed the key in between: decode, fn, encode, then write with set.
+// kind and id name the value in errors.
+func watchUpdate[T any](ctx context.Context, s *RedisStore, key string, decode func([]byte) (*T, error),
+	fn func(*T) error, set func(p redis.Pipeliner, key string, b []byte), kind, id string) (*T, error) {
+	var out *T
 	txf := func(tx *redis.Tx) error {
 		b, err := tx.Get(ctx, key).Bytes()
 		if errors.Is(err, redis.Nil) {
@@ -116,22 +134,24 @@ func (s *RedisStore) Update(ctx context.Context, id string, ttl time.Duration, f
 		if err != nil {
 			return fmt.Errorf("session: redis GET: %w", err)
 		}
-		rec, err := decode(b)
+		v, err := decode(b)
 		if err != nil {
 			return err
 		}
-		if err := fn(rec); err != nil {
+		if err := fn(v); err != nil {
 			return err
 		}
-		rec.ID = id
-		nb, err := json.Marshal(rec)
+		nb, err := json.Marshal(v)
 		if err != nil {
-			return fmt.Errorf("session: encoding the record: %w", err)
+			return fmt.Errorf("session: encoding %s %s: %w", kind, id, err)
 		}
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.Set(ctx, key, nb, max(ttl, 0))
+			set(p, key, nb)
 			return nil
 		})
+		if err == nil {
+			out = v
+		}
 		return err
 	}
 	for range s.tries {
@@ -139,9 +159,12 @@ func (s *RedisStore) Update(ctx context.Context, id string, ttl time.Duration, f
 		if errors.Is(err, redis.TxFailedErr) {
 			continue
 		}
-		return err
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
-	return fmt.Errorf("session: updating %s lost the race with other writers %d times", id, s.tries)
+	return nil, fmt.Errorf("session: updating %s %s lost the race with other writers %d times", kind, id, s.tries)
 }
 
 // Delete implements Store.

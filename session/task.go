@@ -241,48 +241,15 @@ func (s *RedisStore) GetTask(ctx context.Context, id string) (*Task, error) {
 // UpdateTask implements [TaskStore]: a WATCH/MULTI transaction that keeps
 // the key's expiry (SET KEEPTTL).
 func (s *RedisStore) UpdateTask(ctx context.Context, id string, fn func(*Task) error) (*Task, error) {
-	key := s.taskKey(id)
-	var out *Task
-	txf := func(tx *redis.Tx) error {
-		b, err := tx.Get(ctx, key).Bytes()
-		if errors.Is(err, redis.Nil) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return fmt.Errorf("session: redis GET: %w", err)
-		}
-		t, err := decodeTask(b)
-		if err != nil {
-			return err
-		}
+	return watchUpdate(ctx, s, s.taskKey(id), decodeTask, func(t *Task) error {
 		if err := fn(t); err != nil {
 			return err
 		}
 		t.ID = id
-		nb, err := json.Marshal(t)
-		if err != nil {
-			return fmt.Errorf("session: encoding the task: %w", err)
-		}
-		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.SetArgs(ctx, key, nb, redis.SetArgs{KeepTTL: true})
-			return nil
-		})
-		if err == nil {
-			out = t
-		}
-		return err
-	}
-	for range s.tries {
-		err := s.c.Watch(ctx, txf, key)
-		if errors.Is(err, redis.TxFailedErr) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("session: updating task %s lost the race with other writers %d times", id, s.tries)
+		return nil
+	}, func(p redis.Pipeliner, key string, b []byte) {
+		p.SetArgs(ctx, key, b, redis.SetArgs{KeepTTL: true})
+	}, "task", id)
 }
 
 var (
