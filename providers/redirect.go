@@ -8,6 +8,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // DefaultRedirectURIPatterns are the redirect URIs a client may register
@@ -133,31 +135,43 @@ func (p redirectPattern) match(u *url.URL) bool {
 
 var errBadRedirect = errors.New("invalid redirect URI")
 
+// maxRedirectURI is the longest redirect URI a client may register (the
+// answer to a registration echoes them, and browsers cap URLs near this).
+const maxRedirectURI = 2000
+
 // checkRedirectURI parses uri and matches it against the patterns. The
 // error says what was wrong.
 func checkRedirectURI(uri string, patterns []redirectPattern) error {
+	if len(uri) > maxRedirectURI {
+		return fmt.Errorf("%w %s: longer than %d bytes", errBadRedirect, strictjson.Quote(uri), maxRedirectURI)
+	}
+	for i := 0; i < len(uri); i++ {
+		if c := uri[i]; c <= ' ' || c >= 0x7f {
+			return fmt.Errorf("%w %s: byte %d is not printable ASCII (percent-encode it)", errBadRedirect, strictjson.Quote(uri), i)
+		}
+	}
 	u, err := url.Parse(uri)
 	if err != nil {
-		return fmt.Errorf("%w %q: %v", errBadRedirect, uri, err)
+		return fmt.Errorf("%w %s: %v", errBadRedirect, strictjson.Quote(uri), err)
 	}
 	switch {
 	case !u.IsAbs() || u.Opaque != "":
-		return fmt.Errorf("%w %q: it must be an absolute URI with a host", errBadRedirect, uri)
+		return fmt.Errorf("%w %s: it must be an absolute URI with a host", errBadRedirect, strictjson.Quote(uri))
 	case dangerousSchemes[strings.ToLower(u.Scheme)]:
-		return fmt.Errorf("%w %q: the %s scheme is never allowed", errBadRedirect, uri, u.Scheme)
+		return fmt.Errorf("%w %s: the %s scheme is never allowed", errBadRedirect, strictjson.Quote(uri), u.Scheme)
 	case u.User != nil:
-		return fmt.Errorf("%w %q: it must not contain userinfo (user@host)", errBadRedirect, uri)
+		return fmt.Errorf("%w %s: it must not contain userinfo (user@host)", errBadRedirect, strictjson.Quote(uri))
 	case u.Fragment != "" || strings.Contains(uri, "#"):
-		return fmt.Errorf("%w %q: it must not contain a fragment", errBadRedirect, uri)
+		return fmt.Errorf("%w %s: it must not contain a fragment", errBadRedirect, strictjson.Quote(uri))
 	case u.Hostname() == "":
-		return fmt.Errorf("%w %q: it has no host", errBadRedirect, uri)
+		return fmt.Errorf("%w %s: it has no host", errBadRedirect, strictjson.Quote(uri))
 	}
 	for _, p := range patterns {
 		if p.match(u) {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w %q: it matches none of the allowed redirect URI patterns", errBadRedirect, uri)
+	return fmt.Errorf("%w %s: it matches none of the allowed redirect URI patterns", errBadRedirect, strictjson.Quote(uri))
 }
 
 // redirectMatches is the check at /oauth/authorize: the requested URI must

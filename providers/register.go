@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // client is a registered MCP client, stored under client:{id}. Only the
@@ -41,9 +44,16 @@ func (p *Proxy) handleRegister(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req registration
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxFormBytes))
-	if err := dec.Decode(&req); err != nil {
-		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "the body must be a JSON object of client metadata (at most 64 KiB): "+err.Error())
+	// Decoded strictly, as MCP requests are: a duplicate or case-variant
+	// member ("Redirect_URIs") is refused, not read as another field.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxFormBytes))
+	if err == nil {
+		if err = strictjson.Check(body, 16); err == nil {
+			err = strictjson.Unmarshal(body, &req)
+		}
+	}
+	if err != nil {
+		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "the body must be a JSON object of client metadata (at most 64 KiB): "+strictjson.Clip(err.Error(), 300))
 		return
 	}
 	c, code, msg := p.validateRegistration(&req)

@@ -57,12 +57,31 @@ func TestThreatOpenRedirect(t *testing.T) {
 	resp := do(t, http.DefaultClient, "POST", e.ts.URL+RegisterPath, nil, nil)
 	assert.Equal(t, 400, resp.StatusCode)
 	resp.Body.Close()
-	for _, bad := range []string{`"https://evil.example/cb"`, `"http://localhost:@evil.example"`} {
+	for _, bad := range []string{
+		`"https://evil.example/cb"`, `"http://localhost:@evil.example"`,
+		"\"http://localhost:5000/\xe9\xe9\"",                        // not ASCII: percent-encode it
+		`"http://localhost:5000/a b"`,                               // a space
+		`"http://localhost:5000/` + strings.Repeat("a", 2000) + `"`, // longer than 2,000 bytes
+	} {
 		r, err := http.Post(e.ts.URL+RegisterPath, "application/json", strings.NewReader(`{"redirect_uris":[`+bad+`]}`))
 		require.NoError(t, err)
 		body := readBody(t, r)
 		assert.Equal(t, 400, r.StatusCode, body)
 		assert.Contains(t, body, "invalid_redirect_uri")
+		assert.Less(t, len(body), 512, "the refusal reflects at most a clipped copy of the URI")
+	}
+	// Members are matched exactly, as in MCP requests: a case variant is
+	// refused rather than read as redirect_uris (FuzzRegister found one
+	// registering 5 KB of invalid UTF-8 through "redireCt_uris").
+	for _, bad := range []string{
+		`{"redireCt_uris":["http://localhost:5000/cb"]}`,
+		`{"redirect_uris":["http://localhost:5000/cb"],"redirect_uris":["http://localhost:5000/cb"]}`,
+	} {
+		r, err := http.Post(e.ts.URL+RegisterPath, "application/json", strings.NewReader(bad))
+		require.NoError(t, err)
+		body := readBody(t, r)
+		assert.Equal(t, 400, r.StatusCode, body)
+		assert.Contains(t, body, "invalid_client_metadata")
 	}
 	c := e.register("none", "http://localhost:5000/cb")
 	b := browser(t)
