@@ -51,9 +51,20 @@ func TestDualClients(t *testing.T) {
 				"no go-sdk call finished while client.mjs ran (%v to %v): the clients did not overlap", tsStart, tsEnd)
 		})
 
+		// Parallel subtests share the binary's -parallel slots, so the
+		// go-sdk subtest may start only after this one has ended: client.mjs
+		// waits until the go-sdk client is connected (it then keeps calling
+		// until client.mjs is done), so the two overlap however the slots
+		// fall.
+		goReady := make(chan struct{})
 		t.Run("typescript-2025-11-25", func(t *testing.T) {
 			t.Parallel()
 			defer close(tsDone)
+			select {
+			case <-goReady:
+			case <-time.After(tsClientTimeout):
+				t.Fatal("the go-sdk client did not connect")
+			}
 			tsStart = time.Now()
 			out := runTSClientAt(t, "http", endpoint)
 			tsEnd = time.Now()
@@ -63,6 +74,7 @@ func TestDualClients(t *testing.T) {
 		t.Run("gosdk-"+modernRevision, func(t *testing.T) {
 			t.Parallel()
 			env := connectModern(t, httpTransport, endpoint)
+			close(goReady)
 			env.callEverything(t, &goCalls)
 			// Keep the session busy until client.mjs is done, so the two
 			// overlap however the scheduler orders them.
