@@ -458,19 +458,8 @@ func checkTSEverything(t *testing.T, out *tsOutput, revision string) {
 		})
 	}
 	t.Run("tools/call elicit", func(t *testing.T) {
-		var res struct {
-			Action  string `json:"action"`
-			Content struct {
-				Answer string `json:"answer"`
-			} `json:"content"`
-		}
-		tsCallJSON(t, out, "elicit", &res)
-		require.Equal(t, "accept", res.Action)
-		require.Equal(t, "yes", res.Content.Answer)
-		from, to := during(t, out, "elicit")
-		require.True(t, slices.ContainsFunc(out.Events, func(e tsEvent) bool {
-			return e.Type == "serverRequest" && e.Method == "elicitation/create" && from <= e.I && e.I < to
-		}), "want an elicitation/create request during tools/call elicit [%d, %d)", from, to)
+		requireElicitAccepted(t, out)
+		requireServerRequestDuring(t, out, "elicit", "elicitation/create")
 	})
 	t.Run("tools/call roots", func(t *testing.T) {
 		var res struct {

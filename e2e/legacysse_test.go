@@ -93,24 +93,9 @@ func TestTypeScriptLegacySSEClient(t *testing.T) {
 	})
 
 	t.Run("server requests on the stream", func(t *testing.T) {
-		for tool, method := range map[string]string{
-			"sample": "sampling/createMessage",
-			"elicit": "elicitation/create",
-		} {
-			from, to := during(t, out, tool)
-			require.True(t, slices.ContainsFunc(out.Events, func(e tsEvent) bool {
-				return e.Type == "serverRequest" && e.Method == method && from <= e.I && e.I < to
-			}), "want a %s request during tools/call %s [%d, %d)", method, tool, from, to)
-		}
-		var elicit struct {
-			Action  string `json:"action"`
-			Content struct {
-				Answer string `json:"answer"`
-			} `json:"content"`
-		}
-		tsCallJSON(t, out, "elicit", &elicit)
-		require.Equal(t, "accept", elicit.Action)
-		require.Equal(t, "yes", elicit.Content.Answer)
+		requireServerRequestDuring(t, out, "sample", "sampling/createMessage")
+		requireServerRequestDuring(t, out, "elicit", "elicitation/create")
+		requireElicitAccepted(t, out)
 		// The engine asks for the roots once the client is initialized, on
 		// the session's own GET stream (relayed to the legacy stream), and
 		// the roots tool answers from what it got.

@@ -333,25 +333,9 @@ func TestTypeScriptClient(t *testing.T) {
 		// open, and the tool returns what the client's handler answered.
 		t.Run("server requests", func(t *testing.T) {
 			t.Parallel()
-			for tool, method := range map[string]string{
-				"sample": "sampling/createMessage",
-				"elicit": "elicitation/create",
-			} {
-				from, to := during(t, out, tool)
-				require.True(t, slices.ContainsFunc(out.Events, func(e tsEvent) bool {
-					return e.Type == "serverRequest" && e.Method == method && from <= e.I && e.I < to
-				}), "want a %s request during tools/call %s [%d, %d)", method, tool, from, to)
-			}
-
-			var elicit struct {
-				Action  string `json:"action"`
-				Content struct {
-					Answer string `json:"answer"`
-				} `json:"content"`
-			}
-			tsCallJSON(t, out, "elicit", &elicit)
-			require.Equal(t, "accept", elicit.Action)
-			require.Equal(t, "yes", elicit.Content.Answer)
+			requireServerRequestDuring(t, out, "sample", "sampling/createMessage")
+			requireServerRequestDuring(t, out, "elicit", "elicitation/create")
+			requireElicitAccepted(t, out)
 
 			var roots struct {
 				Roots []tsURI `json:"roots"`
@@ -459,4 +443,29 @@ func TestTypeScriptClient(t *testing.T) {
 			requireTSCode(t, "request with the terminated session id", term.OldSessionID, 404)
 		})
 	})
+}
+
+// requireServerRequestDuring fails unless client.mjs saw a server-to-client
+// request of method while its tools/call of tool was open.
+func requireServerRequestDuring(t *testing.T, out *tsOutput, tool, method string) {
+	t.Helper()
+	from, to := during(t, out, tool)
+	require.True(t, slices.ContainsFunc(out.Events, func(e tsEvent) bool {
+		return e.Type == "serverRequest" && e.Method == method && from <= e.I && e.I < to
+	}), "want a %s request during tools/call %s [%d, %d)", method, tool, from, to)
+}
+
+// requireElicitAccepted fails unless the elicit tool returned what
+// client.mjs's elicitation handler answered (accept, answer "yes").
+func requireElicitAccepted(t *testing.T, out *tsOutput) {
+	t.Helper()
+	var res struct {
+		Action  string `json:"action"`
+		Content struct {
+			Answer string `json:"answer"`
+		} `json:"content"`
+	}
+	tsCallJSON(t, out, "elicit", &res)
+	require.Equal(t, "accept", res.Action)
+	require.Equal(t, "yes", res.Content.Answer)
 }
