@@ -18,13 +18,18 @@ type Call struct {
 	// Params are the request's params, undecoded (nil when absent).
 	Params json.RawMessage
 	// SessionID is the session's Mcp-Session-Id ("" for a stateless or
-	// 2026-07-28 request, and for initialize until it made the session).
+	// 2026-07-28 request; for initialize, the ID of the session it makes).
 	SessionID string
 	// ProtocolVersion is the negotiated protocol revision ("" before
 	// initialize negotiated one).
 	ProtocolVersion string
 	// Auth is the caller's auth data (nil without authentication).
 	Auth any
+	// Request is the HTTP request that carried the message: for stdio and
+	// embedded sessions, the in-process request their adapter made. An
+	// interceptor may read its headers, protocol and context; its body is
+	// the engine's.
+	Request *http.Request
 }
 
 // CallHandler runs a request: the engine's method handler, or the next

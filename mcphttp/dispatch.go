@@ -144,7 +144,7 @@ func methodNotFound(method string) error {
 // that interceptors see what initialize negotiated.
 func (h *Handler) intercept(ctx context.Context, ic mcp.Interceptor, fn methodFunc, k *call) (any, error) {
 	sess := k.c.sess
-	mc := &mcp.Call{Method: k.msg.Method, ID: k.msg.ID, Params: k.msg.Params, Auth: k.auth, ProtocolVersion: sess.ProtocolVersion()}
+	mc := &mcp.Call{Method: k.msg.Method, ID: k.msg.ID, Params: k.msg.Params, Auth: k.auth, ProtocolVersion: sess.ProtocolVersion(), Request: k.r}
 	if !k.c.ephemeral {
 		mc.SessionID = sess.ID
 	}

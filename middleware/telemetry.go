@@ -150,19 +150,12 @@ func NewTelemetry(opts *TelemetryOptions) (*Telemetry, error) {
 }
 
 // Middleware installs the interceptor that traces the JSON-RPC requests
-// of r (mcp.WithInterceptor). Over HTTP it also extracts the trace context
-// of the request's headers, the parent of spans whose request carries
-// none in params._meta.
+// of r (mcp.WithInterceptor). Over HTTP, the trace context of the
+// request's headers is the parent of spans whose request carries none in
+// params._meta.
 func (t *Telemetry) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		if r.Header.Get("traceparent") != "" {
-			ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(r.Header))
-		}
-		if isNetwork(ctx) {
-			ctx = context.WithValue(ctx, httpProtoKey{}, protoVersion(r))
-		}
-		next.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(ctx, t.ic)))
+		next.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(r.Context(), t.ic)))
 	})
 }
 
@@ -192,20 +185,22 @@ func (t *Telemetry) SessionEnded(ctx context.Context, created time.Time, protoco
 	t.sessDur.Record(ctx, time.Since(created).Seconds(), metric.WithAttributes(attrs...))
 }
 
-type httpProtoKey struct{}
-
-func isNetwork(ctx context.Context) bool { return ctx.Value(http.LocalAddrContextKey) != nil }
-
-func protoVersion(r *http.Request) string {
+// network reports whether r came over the network (net/http sets the
+// local address in its context) rather than from a stdio or embedded
+// adapter, and its protocol version.
+func network(r *http.Request) (version string, ok bool) {
+	if r == nil || r.Context().Value(http.LocalAddrContextKey) == nil {
+		return "", false
+	}
 	switch {
 	case r.ProtoMajor == 1 && r.ProtoMinor == 1:
-		return "1.1"
+		return "1.1", true
 	case r.ProtoMajor == 2:
-		return "2"
+		return "2", true
 	case r.ProtoMajor == 3:
-		return "3"
+		return "3", true
 	}
-	return strconv.Itoa(r.ProtoMajor) + "." + strconv.Itoa(r.ProtoMinor)
+	return strconv.Itoa(r.ProtoMajor) + "." + strconv.Itoa(r.ProtoMinor), true
 }
 
 // callParams is the part of a request's params telemetry reads.
@@ -238,54 +233,93 @@ func (p *callParams) Set(string, string) {}
 // serverKind is the start option of every span, allocated once.
 var serverKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
 
+// traceparentKey is the canonical form of the W3C header, looked up
+// directly so that the lookup does not canonicalize (and allocate) per
+// request.
+const traceparentKey = "Traceparent"
+
+var traceparentMember = []byte(`"traceparent"`)
+
 func (t *Telemetry) intercept(next mcp.CallHandler) mcp.CallHandler {
-	return func(ctx context.Context, c *mcp.Call) (res any, err error) {
-		start := time.Now()
-		var (
-			p       callParams
-			decoded bool
-		)
-		parent := ctx
-		startOpts := serverKind
-		if bytes.Contains(c.Params, []byte("traceparent")) {
-			decoded = true
-			if json.Unmarshal(c.Params, &p) == nil && p.Meta.Traceparent != "" {
-				parent = t.prop.Extract(ctx, &p)
-				if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() {
-					startOpts = []trace.SpanStartOption{serverKind[0], trace.WithLinks(trace.Link{SpanContext: ambient})}
-				}
+	return func(ctx context.Context, c *mcp.Call) (any, error) {
+		if c.Request != nil && len(c.Request.Header[traceparentKey]) > 0 {
+			ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(c.Request.Header))
+		}
+		if bytes.Contains(c.Params, traceparentMember) {
+			return t.traced(ctx, next, c, time.Now(), true)
+		}
+		if !t.opDur.Enabled(ctx) {
+			// The common case with no SDK: one span start, which a
+			// delegating or auto-instrumented tracer may still record.
+			spanCtx, span := t.tracer.Start(ctx, c.Method, serverKind...)
+			if !span.IsRecording() {
+				defer span.End()
+				return next(spanCtx, c)
 			}
+			// A recording span: decode the params for its name and
+			// attributes.
+			return t.record(ctx, spanCtx, span, next, c, time.Now())
 		}
-		spanCtx, span := t.tracer.Start(parent, c.Method, startOpts...)
-		recording := span.IsRecording()
-		metered := t.opDur.Enabled(ctx)
-		if !recording && !metered {
-			defer span.End()
-			return next(spanCtx, c)
-		}
-		if !decoded && len(c.Params) > 0 {
-			_ = json.Unmarshal(c.Params, &p)
-		}
-		target := ""
-		switch c.Method {
-		case "tools/call", "prompts/get":
-			target = p.Name
-		}
-		if recording && target != "" {
-			span.SetName(c.Method + " " + target)
-		}
-		finished := false
-		defer func() {
-			if !finished { // a panic on its way to the engine's recovery
-				t.finish(ctx, span, c, &p, start, recording, metered, "-32603", "-32603", "Internal error")
-			}
-		}()
-		res, err = next(spanCtx, c)
-		errType, status, msg := outcome(res, err)
-		finished = true
-		t.finish(ctx, span, c, &p, start, recording, metered, errType, status, msg)
-		return res, err
+		return t.traced(ctx, next, c, time.Now(), false)
 	}
+}
+
+// traced runs a request whose span records or whose metric is enabled, or
+// whose params carry a trace context: it decodes the params for the
+// target name, the resource URI and the client's _meta trace context.
+func (t *Telemetry) traced(ctx context.Context, next mcp.CallHandler, c *mcp.Call, start time.Time, meta bool) (any, error) {
+	var p callParams
+	if len(c.Params) > 0 {
+		_ = json.Unmarshal(c.Params, &p)
+	}
+	parent := ctx
+	startOpts := serverKind
+	if meta && p.Meta.Traceparent != "" {
+		parent = t.prop.Extract(ctx, &p)
+		if ambient := trace.SpanContextFromContext(ctx); ambient.IsValid() {
+			startOpts = []trace.SpanStartOption{serverKind[0], trace.WithLinks(trace.Link{SpanContext: ambient})}
+		}
+	}
+	spanCtx, span := t.tracer.Start(parent, c.Method, startOpts...)
+	return t.run(ctx, spanCtx, span, next, c, &p, start)
+}
+
+// record is traced for a span already started on the request's own
+// context (no _meta trace context).
+func (t *Telemetry) record(ctx, spanCtx context.Context, span trace.Span, next mcp.CallHandler, c *mcp.Call, start time.Time) (any, error) {
+	var p callParams
+	if len(c.Params) > 0 {
+		_ = json.Unmarshal(c.Params, &p)
+	}
+	return t.run(ctx, spanCtx, span, next, c, &p, start)
+}
+
+func (t *Telemetry) run(ctx, spanCtx context.Context, span trace.Span, next mcp.CallHandler, c *mcp.Call, p *callParams, start time.Time) (res any, err error) {
+	recording := span.IsRecording()
+	metered := t.opDur.Enabled(ctx)
+	if !recording && !metered {
+		defer span.End()
+		return next(spanCtx, c)
+	}
+	target := ""
+	switch c.Method {
+	case "tools/call", "prompts/get":
+		target = p.Name
+	}
+	if recording && target != "" {
+		span.SetName(c.Method + " " + target)
+	}
+	finished := false
+	defer func() {
+		if !finished { // a panic on its way to the engine's recovery
+			t.finish(ctx, span, c, p, start, recording, metered, "-32603", "-32603", "Internal error")
+		}
+	}()
+	res, err = next(spanCtx, c)
+	errType, status, msg := outcome(res, err)
+	finished = true
+	t.finish(ctx, span, c, p, start, recording, metered, errType, status, msg)
+	return res, err
 }
 
 // outcome classifies a request's result after the conventions: a JSON-RPC
@@ -323,7 +357,7 @@ func (t *Telemetry) finish(ctx context.Context, span trace.Span, c *mcp.Call, p 
 	if c.ProtocolVersion != "" {
 		attrs = append(attrs, AttrMCPProtocolVersion.String(c.ProtocolVersion))
 	}
-	if v, ok := ctx.Value(httpProtoKey{}).(string); ok {
+	if v, ok := network(c.Request); ok {
 		attrs = append(attrs, AttrNetworkTransport.String("tcp"), AttrNetworkProtocolName.String("http"), AttrNetworkProtocolVer.String(v))
 	} else {
 		attrs = append(attrs, AttrNetworkTransport.String("pipe"))

@@ -1,0 +1,130 @@
+package mcphttp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/justinas/alice"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+// seenCall is what an interceptor saw of one request, before and after
+// the engine ran it.
+type seenCall struct {
+	before, after mcp.Call
+	header        string // the request's X-Probe header
+	network       bool   // the request came over the network
+}
+
+// recorder is a middleware whose interceptor records every request it
+// sees.
+type recorder struct {
+	mu    sync.Mutex
+	calls []seenCall
+}
+
+func (rec *recorder) middleware(next http.Handler) http.Handler {
+	ic := func(next mcp.CallHandler) mcp.CallHandler {
+		return func(ctx context.Context, c *mcp.Call) (any, error) {
+			// The engine's buffers are reused once the request ended:
+			// keep copies.
+			s := seenCall{before: *c}
+			s.before.ID, s.before.Params = bytes.Clone(c.ID), bytes.Clone(c.Params)
+			if c.Request != nil {
+				s.header = c.Request.Header.Get("X-Probe")
+				s.network = c.Request.Context().Value(http.LocalAddrContextKey) != nil
+			}
+			res, err := next(ctx, c)
+			s.after = *c
+			s.after.ID, s.after.Params = nil, nil
+			rec.mu.Lock()
+			rec.calls = append(rec.calls, s)
+			rec.mu.Unlock()
+			return res, err
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(r.Context(), ic)))
+	})
+}
+
+func (rec *recorder) byMethod(t *testing.T, method string) seenCall {
+	t.Helper()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, c := range rec.calls {
+		if c.before.Method == method {
+			return c
+		}
+	}
+	t.Fatalf("no %s intercepted among %d calls", method, len(rec.calls))
+	return seenCall{}
+}
+
+// The engine fills mcp.Call from its own decode: method, id, params, the
+// caller's auth, the session (initialize's own once it made it), the
+// negotiated version and the HTTP request that carried the message.
+func TestInterceptorSeesCall(t *testing.T) {
+	rec := &recorder{}
+	h := mcphttp.New(newEngineServer(t, nil), nil)
+	auth := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(mcp.WithAuth(r.Context(), "alice")))
+		})
+	}
+	ts := httptest.NewServer(alice.New(auth, rec.middleware).Then(h))
+	t.Cleanup(func() {
+		_ = h.Close()
+		ts.Close()
+	})
+	c := &httpClient{t: t, url: ts.URL, hc: ts.Client()}
+	c.initialize("2025-06-18")
+	resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":"k7","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`, "X-Probe", "yes")
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+
+	ini := rec.byMethod(t, "initialize")
+	assert.Equal(t, c.sid, ini.before.SessionID, "initialize sees the ID of the session it makes")
+	assert.Equal(t, "", ini.before.ProtocolVersion, "nothing negotiated yet")
+	assert.Equal(t, c.sid, ini.after.SessionID)
+	assert.Equal(t, "2025-06-18", ini.after.ProtocolVersion)
+	assert.Equal(t, "0", string(ini.before.ID))
+
+	call := rec.byMethod(t, "tools/call")
+	assert.Equal(t, `"k7"`, string(call.before.ID), "the id as it was on the wire")
+	assert.JSONEq(t, `{"name":"add","arguments":{"a":1,"b":2}}`, string(call.before.Params))
+	assert.Equal(t, c.sid, call.before.SessionID)
+	assert.Equal(t, "2025-06-18", call.before.ProtocolVersion)
+	assert.Equal(t, "alice", call.before.Auth)
+	assert.Equal(t, "yes", call.header, "Request carries the HTTP request's headers")
+	assert.True(t, call.network)
+}
+
+// In an embedded session the interceptor sees the adapter's in-process
+// request, which did not come over the network.
+func TestInterceptorSeesEmbeddedCall(t *testing.T) {
+	rec := &recorder{}
+	s, err := mcphttp.Embed(t.Context(), newEngineServer(t, nil), &mcphttp.EmbedOptions{Middleware: []alice.Constructor{rec.middleware}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	_, err = s.CallTool(t.Context(), "add", map[string]int{"a": 1, "b": 2})
+	require.NoError(t, err)
+
+	call := rec.byMethod(t, "tools/call")
+	require.NotNil(t, call.before.Request)
+	assert.False(t, call.network, "an embedded request is not a network one")
+	var p struct {
+		Name string `json:"name"`
+	}
+	require.NoError(t, json.Unmarshal(call.before.Params, &p))
+	assert.Equal(t, "add", p.Name)
+	assert.NotEmpty(t, call.before.SessionID)
+}
