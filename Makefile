@@ -115,11 +115,11 @@ soak:
 	$(GO) test -tags soak -run '^TestSoak$$' -count=1 -v -timeout 15m ./mcphttp
 
 # The hot paths of issue 10 with -benchmem (BENCHMARKS.md): tools/call on every transport, argument
-# sizes, initialize, tools/list with 10/1k/10k tools; then the idle-session memory at 1k/10k/100k
+# sizes, initialize, tools/list with 10/1k/10k tools, telemetry on and off (middleware); then the idle-session memory at 1k/10k/100k
 # sessions, once each (-benchtime=1x: one operation opens them all). BENCH narrows the first run.
 BENCH ?= .
 bench:
-	$(GO) test -run '^$$' -bench '$(BENCH)' -skip '^BenchmarkIdleSessions$$' -benchmem ./mcphttp ./internal/jsonrpc .
+	$(GO) test -run '^$$' -bench '$(BENCH)' -skip '^BenchmarkIdleSessions$$' -benchmem ./mcphttp ./internal/jsonrpc ./middleware .
 	$(GO) test -run '^$$' -bench '^BenchmarkIdleSessions$$' -benchtime=1x ./mcphttp
 
 cover:
