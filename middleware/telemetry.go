@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -36,6 +37,8 @@ const (
 	AttrNetworkTransport      = attribute.Key("network.transport")
 	AttrNetworkProtocolName   = attribute.Key("network.protocol.name")
 	AttrNetworkProtocolVer    = attribute.Key("network.protocol.version")
+	AttrClientAddress         = attribute.Key("client.address")
+	AttrClientPort            = attribute.Key("client.port")
 )
 
 // The metric names of the conventions, and the bucket boundaries (in
@@ -82,7 +85,8 @@ type TelemetryOptions struct {
 // ("execute_tool") for tools/call, gen_ai.prompt.name for prompts/get,
 // mcp.resource.uri for resources/read and (un)subscribe, and
 // network.transport ("tcp" over the network, "pipe" for stdio and
-// embedded sessions) with network.protocol.name and version over HTTP. A
+// embedded sessions) with network.protocol.name and version, client.address
+// and client.port (the peer of the connection) over HTTP. A
 // JSON-RPC error sets error.type and rpc.response.status_code to its code
 // and the span status to Error with its message; a tool result with
 // isError sets error.type "tool_error". The parent is the trace context
@@ -94,7 +98,8 @@ type TelemetryOptions struct {
 //
 // The histogram mcp.server.operation.duration (seconds, the conventions'
 // buckets) records every request with the span's attributes but the
-// high-cardinality ones (request and session IDs, resource URIs).
+// high-cardinality ones (request and session IDs, resource URIs, the
+// client's address and port).
 //
 // With no SDK installed (the otel globals' default) nothing is recorded
 // and the cost is a context value and a non-recording span per request:
@@ -380,6 +385,14 @@ func (t *Telemetry) finish(ctx context.Context, span trace.Span, c *mcp.Call, p 
 	}
 	if c.SessionID != "" {
 		attrs = append(attrs, AttrMCPSessionID.String(c.SessionID))
+	}
+	if _, ok := network(c.Request); ok {
+		if host, port, err := net.SplitHostPort(c.Request.RemoteAddr); err == nil {
+			attrs = append(attrs, AttrClientAddress.String(host))
+			if n, err := strconv.Atoi(port); err == nil {
+				attrs = append(attrs, AttrClientPort.Int(n))
+			}
+		}
 	}
 	switch c.Method {
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":

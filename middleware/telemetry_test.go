@@ -200,7 +200,7 @@ func TestTelemetrySpansAndMetrics(t *testing.T) {
 		start     func(*testing.T, *mcp.Server, ...alice.Constructor) rpcClient
 		transport map[string]string
 	}{
-		{"http", startHTTP, map[string]string{"network.transport": "tcp", "network.protocol.name": "http", "network.protocol.version": "1.1"}},
+		{"http", startHTTP, map[string]string{"network.transport": "tcp", "network.protocol.name": "http", "network.protocol.version": "1.1", "client.address": "127.0.0.1"}},
 		{"stdio", startStdio, map[string]string{"network.transport": "pipe"}},
 	} {
 		t.Run(tr.name, func(t *testing.T) {
@@ -245,7 +245,12 @@ func TestTelemetrySpansAndMetrics(t *testing.T) {
 			for _, tt := range tests {
 				s := f.span(t, tt.span)
 				assert.Equal(t, trace.SpanKindServer, s.SpanKind, tt.span)
-				assert.Equal(t, tt.attrs, attrs(s.Attributes), tt.span)
+				got := attrs(s.Attributes)
+				if tr.name == "http" {
+					assert.Regexp(t, `^[1-9][0-9]*$`, got["client.port"], tt.span)
+					delete(got, "client.port")
+				}
+				assert.Equal(t, tt.attrs, got, tt.span)
 				assert.Equal(t, tt.status, s.Status.Code, tt.span)
 				if tt.desc != "" {
 					assert.Equal(t, tt.desc, s.Status.Description, tt.span)
@@ -278,6 +283,7 @@ func TestTelemetrySpansAndMetrics(t *testing.T) {
 				a := attrs(p.Attributes.ToSlice())
 				assert.NotContains(t, a, "jsonrpc.request.id", "high-cardinality attributes stay off the metric")
 				assert.NotContains(t, a, "mcp.session.id")
+				assert.NotContains(t, a, "client.port")
 				points[a["mcp.method.name"]+" "+a["gen_ai.tool.name"]+a["gen_ai.prompt.name"]+" "+a["error.type"]] = p
 			}
 			for _, k := range []string{"initialize  ", "tools/call add ", "tools/call fail_user tool_error", "tools/call no_such_tool -32602", "resources/read  ", "prompts/get greet ", "tools/call traced "} {
