@@ -13,7 +13,7 @@ type Call struct {
 	// Method is the request's method ("tools/call", …).
 	Method string
 	// ID is the request's id as it was on the wire (a JSON string or
-	// number).
+	// number); nil for a notification.
 	ID json.RawMessage
 	// Params are the request's params, undecoded (nil when absent).
 	Params json.RawMessage
@@ -43,7 +43,10 @@ type CallHandler func(ctx context.Context, c *Call) (any, error)
 // embedded, legacy SSE, each request of a batch): it may observe the
 // request and its outcome (tracing, metrics), refuse it with an error
 // (rate limits), or pass a derived context to next, which the method
-// handler and the tool, resource or prompt function receive. An HTTP
+// handler and the tool, resource or prompt function receive. Client
+// notifications pass through it too, with a nil Call.ID: their result is
+// nil, and an error drops the notification (it has no answer to carry
+// one), so an interceptor that refuses requests should let them through. An HTTP
 // middleware installs one with [WithInterceptor], the way CanAccess
 // installs an access policy; the packages middleware.Telemetry and
 // middleware.RateLimit are built this way.

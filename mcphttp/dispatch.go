@@ -178,13 +178,36 @@ type compactResult interface {
 	compact()
 }
 
-// handleNotification acts on a client notification.
+// handleNotification acts on a client notification, through the
+// interceptors of its context when there are any (mcp.Call.ID is nil; an
+// interceptor's error drops the notification, which has no answer to
+// carry it).
 func (h *Handler) handleNotification(r *http.Request, c *conn, msg *jsonrpc.Message) {
+	ic := mcp.InterceptorFrom(r.Context())
+	if ic == nil {
+		h.notification(r.Context(), c, msg)
+		return
+	}
+	sess := c.sess
+	mc := &mcp.Call{Method: msg.Method, Params: msg.Params, Auth: mcp.AuthFromContext(r.Context()), ProtocolVersion: sess.ProtocolVersion(), Request: r}
+	if !c.ephemeral {
+		mc.SessionID = sess.ID
+	}
+	_, err := ic(func(ctx context.Context, _ *mcp.Call) (any, error) {
+		h.notification(ctx, c, msg)
+		return nil, nil
+	})(r.Context(), mc)
+	if err != nil {
+		h.log.Debug("mcp: an interceptor dropped a notification", "method", msg.Method, "error", err)
+	}
+}
+
+func (h *Handler) notification(ctx context.Context, c *conn, msg *jsonrpc.Message) {
 	switch msg.Method {
 	case "notifications/initialized":
 		c.sess.SetInitialized()
 		// A failure is logged by save; the notification has no answer.
-		_ = h.save(r.Context(), c, "notifications/initialized", func(rec *session.Record) { rec.Initialized = true })
+		_ = h.save(ctx, c, "notifications/initialized", func(rec *session.Record) { rec.Initialized = true })
 		h.fetchRoots(c, false)
 	case "notifications/cancelled":
 		var p struct {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/justinas/alice"
 	"github.com/stretchr/testify/assert"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 // seenCall is what an interceptor saw of one request, before and after
@@ -127,4 +130,69 @@ func TestInterceptorSeesEmbeddedCall(t *testing.T) {
 	require.NoError(t, json.Unmarshal(call.before.Params, &p))
 	assert.Equal(t, "add", p.Name)
 	assert.NotEmpty(t, call.before.SessionID)
+}
+
+// Client notifications pass through the interceptors too, with a nil ID,
+// and an interceptor's error drops one: the client still gets 202 (a
+// notification has no answer), and the engine does not act on it.
+func TestInterceptorNotifications(t *testing.T) {
+	rec := &recorder{}
+	slow := mcptest.NewProbe()
+	h := mcphttp.New(newEngineServer(t, slow), nil)
+	refuseCancel := func(next http.Handler) http.Handler {
+		ic := func(next mcp.CallHandler) mcp.CallHandler {
+			return func(ctx context.Context, c *mcp.Call) (any, error) {
+				if c.Method == "notifications/cancelled" {
+					return nil, errors.New("refused")
+				}
+				return next(ctx, c)
+			}
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(r.Context(), ic)))
+		})
+	}
+	ts := httptest.NewServer(alice.New(rec.middleware, refuseCancel).Then(h))
+	t.Cleanup(func() {
+		_ = h.Close()
+		ts.Close()
+	})
+	c := &httpClient{t: t, url: ts.URL, hc: ts.Client()}
+	c.initialize("2025-06-18")
+
+	ini := rec.byMethod(t, "notifications/initialized")
+	assert.Nil(t, ini.before.ID, "a notification has no id")
+	assert.Equal(t, c.sid, ini.before.SessionID)
+	assert.Equal(t, "2025-06-18", ini.before.ProtocolVersion)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := c.hc.Do(c.request(ctx, http.MethodPost, `{"jsonrpc":"2.0","id":"job-1","method":"tools/call","params":{"name":"slow"}}`))
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+	}()
+	select {
+	case <-slow.Started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the tool never started")
+	}
+	status, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"job-1"}}`)
+	assert.Equal(t, http.StatusAccepted, status, "a dropped notification is still accepted")
+	assert.Nil(t, rec.byMethod(t, "notifications/cancelled").before.ID)
+	select {
+	case err := <-slow.Stopped:
+		t.Fatalf("the dropped cancellation reached the tool: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	cancel() // the client goes away: that cancels the tool
+	select {
+	case err := <-slow.Stopped:
+		assert.Error(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the tool was not cancelled by the disconnect")
+	}
+	<-done
 }

@@ -74,6 +74,7 @@ type rateLimiter struct {
 	opts   RateLimitOptions
 	now    func() time.Time
 	seed   maphash.Seed
+	ic     mcp.Interceptor // rl.intercept, made once
 	shards [64]rateShard
 }
 
@@ -98,6 +99,7 @@ func newRateLimiter(opts RateLimitOptions, now func() time.Time) *rateLimiter {
 		}
 	}
 	rl := &rateLimiter{opts: opts, now: now, seed: maphash.MakeSeed()}
+	rl.ic = rl.intercept
 	for i := range rl.shards {
 		rl.shards[i].callers = make(map[string]*callerBuckets)
 	}
@@ -106,16 +108,19 @@ func newRateLimiter(opts RateLimitOptions, now func() time.Time) *rateLimiter {
 
 func (rl *rateLimiter) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ic := func(next mcp.CallHandler) mcp.CallHandler {
-			return func(ctx context.Context, c *mcp.Call) (any, error) {
-				if err := rl.check(r, c); err != nil {
-					return nil, err
-				}
-				return next(ctx, c)
+		next.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(r.Context(), rl.ic)))
+	})
+}
+
+func (rl *rateLimiter) intercept(next mcp.CallHandler) mcp.CallHandler {
+	return func(ctx context.Context, c *mcp.Call) (any, error) {
+		if c.ID != nil { // notifications are not limited
+			if err := rl.check(c.Request, c); err != nil {
+				return nil, err
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(r.Context(), ic)))
-	})
+		return next(ctx, c)
+	}
 }
 
 func (rl *rateLimiter) check(r *http.Request, c *mcp.Call) error {

@@ -95,6 +95,33 @@ func TestRateLimitStdio(t *testing.T) {
 	assert.JSONEq(t, "2", string(second.ID))
 }
 
+// Notifications take no token: with a burst of two, initialize and a ping
+// go through however many notifications come between them, and the next
+// request is refused.
+func TestRateLimitLetsNotificationsThrough(t *testing.T) {
+	srv := telemetryServer(trace.NewNoopTracerProvider())
+	h := mcphttp.New(srv, nil)
+	rl := middleware.RateLimit(middleware.RateLimitOptions{Other: middleware.PerMinute(1, 2)})
+	ts := httptest.NewServer(alice.New(rl).Then(h))
+	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+	post := func(body string, header ...string) (*http.Response, []byte) {
+		resp, b, err := wiretest.Do(http.DefaultClient, wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL, body, header...))
+		require.NoError(t, err)
+		return resp, b
+	}
+	resp, b := post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+	session := []string{"Mcp-Session-Id", resp.Header.Get("Mcp-Session-Id"), "MCP-Protocol-Version", "2025-11-25"}
+	for range 3 {
+		resp, b = post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session...)
+		assert.Equal(t, http.StatusAccepted, resp.StatusCode, "%s", b)
+	}
+	resp, b = post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, session...)
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+	resp, b = post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, session...)
+	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "%s", b)
+}
+
 // The default key is the auth subject, else the remote host.
 func TestDefaultRateLimitKey(t *testing.T) {
 	network := context.WithValue(t.Context(), http.LocalAddrContextKey, &net.TCPAddr{})

@@ -78,7 +78,8 @@ type TelemetryOptions struct {
 // stdio, EmbedOptions.Middleware), and, for the session metric, call
 // [Telemetry.SessionEnded] from mcphttp.SessionHooks.OnEnd.
 //
-// Each request (also each request of a batch) gets a SERVER span named
+// Each request (also each request of a batch) and each client
+// notification gets a SERVER span named
 // "{mcp.method.name} {target}" (the tool or prompt name; the method alone
 // otherwise) with mcp.method.name, jsonrpc.request.id, mcp.session.id,
 // mcp.protocol.version, gen_ai.tool.name and gen_ai.operation.name

@@ -236,6 +236,7 @@ func TestTelemetrySpansAndMetrics(t *testing.T) {
 				desc   string
 			}{
 				{"initialize", base("initialize", "0", nil), codes.Unset, ""},
+				{"notifications/initialized", noID(base("notifications/initialized", "", nil)), codes.Unset, ""},
 				{"tools/call add", base("tools/call", "1", map[string]string{"gen_ai.tool.name": "add", "gen_ai.operation.name": "execute_tool"}), codes.Unset, ""},
 				{"tools/call fail_user", base("tools/call", "two", map[string]string{"gen_ai.tool.name": "fail_user", "gen_ai.operation.name": "execute_tool", "error.type": "tool_error"}), codes.Error, "this is a user error"},
 				{"tools/call no_such_tool", base("tools/call", "3", map[string]string{"gen_ai.tool.name": "no_such_tool", "gen_ai.operation.name": "execute_tool", "error.type": "-32602", "rpc.response.status_code": "-32602"}), codes.Error, ""},
@@ -286,12 +287,18 @@ func TestTelemetrySpansAndMetrics(t *testing.T) {
 				assert.NotContains(t, a, "client.port")
 				points[a["mcp.method.name"]+" "+a["gen_ai.tool.name"]+a["gen_ai.prompt.name"]+" "+a["error.type"]] = p
 			}
-			for _, k := range []string{"initialize  ", "tools/call add ", "tools/call fail_user tool_error", "tools/call no_such_tool -32602", "resources/read  ", "prompts/get greet ", "tools/call traced "} {
+			for _, k := range []string{"initialize  ", "notifications/initialized  ", "tools/call add ", "tools/call fail_user tool_error", "tools/call no_such_tool -32602", "resources/read  ", "prompts/get greet ", "tools/call traced "} {
 				require.Contains(t, points, k)
 				assert.Equal(t, uint64(1), points[k].Count, k)
 			}
 		})
 	}
+}
+
+// noID is m without jsonrpc.request.id: a notification's attributes.
+func noID(m map[string]string) map[string]string {
+	delete(m, "jsonrpc.request.id")
+	return m
 }
 
 type histogram struct {
