@@ -247,6 +247,8 @@ type Handler struct {
 	states *sealer
 	// tasks are the tasks this handler runs (tasks.go).
 	tasks tasks
+	// initJSON caches the encoded result of initialize (sessions.go).
+	initJSON initResults
 }
 
 // relayed is an answer relayed to the replica that sent its request.
@@ -610,7 +612,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer putBody(body)
-	headerVersion := r.Header.Get("MCP-Protocol-Version")
+	headerVersion := r.Header.Get(hdrProtocolVersion)
 	badVersion := headerVersion != "" && !slices.Contains(supportedVersions, headerVersion)
 	versionError := func(id []byte) {
 		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
@@ -750,7 +752,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	auth := mcp.AuthFromContext(r.Context())
 	if h.opts.Stateless {
 		c := h.newConn(nil, true)
-		v := r.Header.Get("MCP-Protocol-Version")
+		v := r.Header.Get(hdrProtocolVersion)
 		if v == "" {
 			v = versionAssumed
 		}

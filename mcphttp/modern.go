@@ -129,7 +129,7 @@ func modernStatus(code int64) int {
 // revision has no GET stream and no sessions to end. It reports whether it
 // answered.
 func (h *Handler) refuseModernGetDelete(w http.ResponseWriter, r *http.Request) bool {
-	if !slices.Contains(modernVersions, r.Header.Get("MCP-Protocol-Version")) ||
+	if !slices.Contains(modernVersions, r.Header.Get(hdrProtocolVersion)) ||
 		middleware.SessionIDFromContext(r.Context()) != "" {
 		return false
 	}
