@@ -844,6 +844,19 @@ func (h *Handler) lookup(ctx context.Context, id string, auth any) (*conn, error
 	h.mu.RLock()
 	c, ok := h.conns[id]
 	h.mu.RUnlock()
+	if ms, mem := h.store.(*session.MemoryStore); ok && mem {
+		// A live session only takes what others changed: no copy of the
+		// record. The default store only, not a type that embeds it,
+		// whose own Touch must run.
+		err := ms.TouchApply(ctx, id, h.sessionTTL(), c.sess)
+		if errors.Is(err, session.ErrNotFound) {
+			h.endLocal(c, EndDeleted) // expired
+		}
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
 	rec, err := h.store.Touch(ctx, id, h.sessionTTL())
 	if err != nil {
 		if ok && errors.Is(err, session.ErrNotFound) {

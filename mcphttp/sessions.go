@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -111,7 +112,9 @@ func (c *conn) info() SessionInfo {
 
 // ended tells the OnEnd hook that c ended.
 func (h *Handler) ended(c *conn, reason EndReason) {
-	h.log.Debug("mcp session ended", "session", c.sess.ID, "reason", string(reason))
+	if h.log.Enabled(context.Background(), slog.LevelDebug) { // the arguments would allocate
+		h.log.Debug("mcp session ended", "session", c.sess.ID, "reason", string(reason))
+	}
 	if h.hooks.OnEnd != nil {
 		h.hooks.OnEnd(c.info(), reason)
 	}
