@@ -135,3 +135,25 @@ func plainString(val []byte) (string, bool) {
 func emptyObject(val []byte) bool {
 	return len(val) >= 2 && val[0] == '{' && skipSpace(val, 1) == len(val)-1
 }
+
+// mayHaveMeta reports whether the JSON params may have a _meta member,
+// which encoding/json matches case-insensitively and after unescaping:
+// false only when no "_meta" appears in any case and nothing is escaped
+// (no letter of "_meta" has a non-ASCII case fold), so that a request
+// without one (initialize, most calls) is not decoded to look for it.
+func mayHaveMeta(params []byte) bool {
+	if bytes.IndexByte(params, '\\') >= 0 {
+		return true
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(params[i:], '_')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+5 <= len(params) && bytes.EqualFold(params[i:i+5], []byte("_meta")) {
+			return true
+		}
+		i++
+	}
+}

@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -82,6 +83,50 @@ func FuzzScanInitialize(f *testing.F) {
 		full, err := fullInitialize(raw)
 		if err != nil || !reflect.DeepEqual(full, p) {
 			t.Fatalf("%s: scan read %+v, the full decode %+v err=%v", raw, p, full, err)
+		}
+	})
+}
+
+func TestMayHaveMeta(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		params string
+		want   bool
+	}{
+		{`{"protocolVersion":"2025-06-18","capabilities":{}}`, false},
+		{`{"name":"add","arguments":{"a_b":1,"_x":2}}`, false},
+		{`{"_meta":{"progressToken":1}}`, true},
+		{`{"_META":{}}`, true},                           // encoding/json matches any case
+		{`{"\u005fmeta":{}}`, true},                      // or an escape
+		{`{"name":"x","arguments":{"s":"_meta"}}`, true}, // in a value: a false alarm, the decode decides
+		{`{"name":"_met"}`, false},
+		{`_`, false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, mayHaveMeta([]byte(tt.params)), "%s", tt.params)
+		if !tt.want {
+			m, ok := requestMetaOf([]byte(tt.params))
+			assert.False(t, ok, "%s", tt.params)
+			assert.Nil(t, m)
+		}
+	}
+}
+
+// FuzzMayHaveMeta checks that params mayHaveMeta rules out have no _meta
+// encoding/json would find.
+func FuzzMayHaveMeta(f *testing.F) {
+	for _, seed := range []string{`{"_meta":{"a":1}}`, `{"_Meta":{}}`, `{"\u005fmeta":{}}`, `{"x":"_met"}`, `{}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if mayHaveMeta(raw) {
+			return
+		}
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		if json.Unmarshal(raw, &p) == nil && p.Meta != nil {
+			t.Fatalf("%s: ruled out, but encoding/json finds _meta %v", raw, p.Meta)
 		}
 	})
 }

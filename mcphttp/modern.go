@@ -90,7 +90,7 @@ func isModern(headerVersion string, msg *jsonrpc.Message) bool {
 // requestMetaOf returns params._meta as raw members; ok is false when
 // params or _meta is missing or not an object.
 func requestMetaOf(params json.RawMessage) (map[string]json.RawMessage, bool) {
-	if len(params) == 0 {
+	if len(params) == 0 || !mayHaveMeta(params) {
 		return nil, false
 	}
 	var p struct {
