@@ -53,6 +53,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZN) ./stdio
 	$(GO) test -run '^$$' -fuzz '^FuzzServeHTTP$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzScanToolsCall$$' -fuzztime $(FUZZN) ./mcphttp
+	$(GO) test -run '^$$' -fuzz '^FuzzScanInitialize$$' -fuzztime $(FUZZN) ./mcphttp
+	$(GO) test -run '^$$' -fuzz '^FuzzMayHaveMeta$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzLegacySSE$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzRequestState$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzFlatValidator$$' -fuzztime $(FUZZN) .

@@ -360,3 +360,30 @@ func BenchmarkIdleSessions(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSessionChurn is the harness's churn operation through the
+// Handler: initialize, notifications/initialized, one tools/call of add
+// and DELETE, on a fresh session each time. What a session costs to set
+// up and tear down (its ID, its store record, the engine's bookkeeping)
+// shows here; BenchmarkToolsCall holds the call alone.
+func BenchmarkSessionChurn(b *testing.B) {
+	e := newEngine(b, newBenchServer(b, 0), nil)
+	del, err := http.NewRequest(http.MethodDelete, "/mcp", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.initialize()
+		e.postOK(benchCall, `"text":"3"`)
+		del.Header = http.Header{"Mcp-Session-Id": {e.sid}, "Mcp-Protocol-Version": {benchVersion}}
+		e.w.reset()
+		e.h.ServeHTTP(e.w, del)
+		if e.w.status != http.StatusNoContent {
+			b.Fatalf("DELETE: %d %s", e.w.status, e.w.body.String())
+		}
+	}
+	if n := e.h.SessionCount(); n != 0 {
+		b.Fatalf("%d sessions left", n)
+	}
+}

@@ -543,7 +543,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if id := r.Header.Get("Last-Event-ID"); id != "" && h.opts.Resumable {
+	if id := r.Header.Get("Last-Event-Id"); id != "" && h.opts.Resumable {
 		h.serveResume(w, r, c, id)
 		return
 	}

@@ -332,12 +332,8 @@ func decodeParams(raw json.RawMessage, v any) error {
 }
 
 func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
-	var p struct {
-		ProtocolVersion string                 `json:"protocolVersion"`
-		Capabilities    mcp.ClientCapabilities `json:"capabilities"`
-		ClientInfo      mcp.Implementation     `json:"clientInfo"`
-	}
-	if err := decodeParams(k.msg.Params, &p); err != nil {
+	p, err := decodeInitialize(k.msg.Params)
+	if err != nil {
 		return nil, err
 	}
 	if p.ProtocolVersion == "" {
@@ -353,10 +349,15 @@ func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
 			return nil, err
 		}
 	}
-	o := h.srv.Options()
 	// A stateless handler has no stream to send list changes and resource
 	// updates on: it does not promise them (docs/deploy.md).
-	streams := !k.c.ephemeral
+	return h.initResult(version, !k.c.ephemeral)
+}
+
+// newInitializeResult is the result of initialize for version; streams
+// says the session has streams for list changes and resource updates.
+func (h *Handler) newInitializeResult(version string, streams bool) initializeResult {
+	o := h.srv.Options()
 	return initializeResult{
 		ProtocolVersion: version,
 		Capabilities: serverCapabilities{
@@ -368,7 +369,7 @@ func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
 		},
 		ServerInfo:   mcp.Implementation{Name: o.Name, Title: o.Title, Version: o.Version},
 		Instructions: o.Instructions,
-	}, nil
+	}
 }
 
 type initializeResult struct {

@@ -282,7 +282,8 @@
 // session.Record is stored in Options.Sessions) and a conn (its in-flight
 // requests, pending server requests, GET queue and roots, in this
 // process). resolve touches the stored record on every request (which
-// restarts its idle TTL and takes what other replicas wrote), adopts a
+// restarts its idle TTL and takes what other replicas wrote; on the
+// default session.MemoryStore, without copying the record: TouchApply), adopts a
 // session another replica made when the caller's identity matches, and
 // answers a store failure with 503; changes (log level, subscriptions,
 // initialized) are written back with Store.Update, and a failed write

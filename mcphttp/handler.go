@@ -247,6 +247,8 @@ type Handler struct {
 	states *sealer
 	// tasks are the tasks this handler runs (tasks.go).
 	tasks tasks
+	// initJSON caches the encoded result of initialize (sessions.go).
+	initJSON initResults
 }
 
 // relayed is an answer relayed to the replica that sent its request.
@@ -610,7 +612,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer putBody(body)
-	headerVersion := r.Header.Get("MCP-Protocol-Version")
+	headerVersion := r.Header.Get(hdrProtocolVersion)
 	badVersion := headerVersion != "" && !slices.Contains(supportedVersions, headerVersion)
 	versionError := func(id []byte) {
 		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
@@ -750,7 +752,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	auth := mcp.AuthFromContext(r.Context())
 	if h.opts.Stateless {
 		c := h.newConn(nil, true)
-		v := r.Header.Get("MCP-Protocol-Version")
+		v := r.Header.Get(hdrProtocolVersion)
 		if v == "" {
 			v = versionAssumed
 		}
@@ -842,6 +844,19 @@ func (h *Handler) lookup(ctx context.Context, id string, auth any) (*conn, error
 	h.mu.RLock()
 	c, ok := h.conns[id]
 	h.mu.RUnlock()
+	if ms, mem := h.store.(*session.MemoryStore); ok && mem {
+		// A live session only takes what others changed: no copy of the
+		// record. The default store only, not a type that embeds it,
+		// whose own Touch must run.
+		err := ms.TouchApply(ctx, id, h.sessionTTL(), c.sess)
+		if errors.Is(err, session.ErrNotFound) {
+			h.endLocal(c, EndDeleted) // expired
+		}
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
 	rec, err := h.store.Touch(ctx, id, h.sessionTTL())
 	if err != nil {
 		if ok && errors.Is(err, session.ErrNotFound) {

@@ -90,7 +90,7 @@ func isModern(headerVersion string, msg *jsonrpc.Message) bool {
 // requestMetaOf returns params._meta as raw members; ok is false when
 // params or _meta is missing or not an object.
 func requestMetaOf(params json.RawMessage) (map[string]json.RawMessage, bool) {
-	if len(params) == 0 {
+	if len(params) == 0 || !mayHaveMeta(params) {
 		return nil, false
 	}
 	var p struct {
@@ -129,7 +129,7 @@ func modernStatus(code int64) int {
 // revision has no GET stream and no sessions to end. It reports whether it
 // answered.
 func (h *Handler) refuseModernGetDelete(w http.ResponseWriter, r *http.Request) bool {
-	if !slices.Contains(modernVersions, r.Header.Get("MCP-Protocol-Version")) ||
+	if !slices.Contains(modernVersions, r.Header.Get(hdrProtocolVersion)) ||
 		middleware.SessionIDFromContext(r.Context()) != "" {
 		return false
 	}

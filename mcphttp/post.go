@@ -31,7 +31,7 @@ func (h *Handler) limits() jsonrpc.Limits {
 // pass (servePost already refused an unsupported one). It reports whether
 // the request may go on.
 func (h *Handler) checkVersion(w http.ResponseWriter, r *http.Request, c *conn, id []byte) bool {
-	v := r.Header.Get("MCP-Protocol-Version")
+	v := r.Header.Get(hdrProtocolVersion)
 	negotiated := c.sess.ProtocolVersion()
 	if v == "" || negotiated == "" || v == negotiated {
 		return true

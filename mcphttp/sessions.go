@@ -3,8 +3,11 @@ package mcphttp
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpchain/mcp"
@@ -109,7 +112,9 @@ func (c *conn) info() SessionInfo {
 
 // ended tells the OnEnd hook that c ended.
 func (h *Handler) ended(c *conn, reason EndReason) {
-	h.log.Debug("mcp session ended", "session", c.sess.ID, "reason", string(reason))
+	if h.log.Enabled(context.Background(), slog.LevelDebug) { // the arguments would allocate
+		h.log.Debug("mcp session ended", "session", c.sess.ID, "reason", string(reason))
+	}
 	if h.hooks.OnEnd != nil {
 		h.hooks.OnEnd(c.info(), reason)
 	}
@@ -143,4 +148,49 @@ func (h *Handler) inputEnded(err error) {
 	for _, id := range ids {
 		h.endSessionID(id, reason)
 	}
+}
+
+// hdrProtocolVersion is the MCP-Protocol-Version header in its canonical
+// form: http.Header.Get of any other spelling allocates the canonical key
+// on every call, and every request reads it.
+const hdrProtocolVersion = "Mcp-Protocol-Version"
+
+// initResults holds the encoded result of initialize, per supported
+// version and whether the session has streams: it depends on nothing else
+// (the server's options do not change), so each is encoded once.
+type initResults [2 * maxInitVersions]atomic.Pointer[encodedResult]
+
+// maxInitVersions bounds the versions whose initialize result is cached.
+const maxInitVersions = 8
+
+// encodedResult is a result already encoded as compact JSON, shared by
+// every request that returns it: marshalResult hands it on as is, and
+// json.Marshal (an interceptor's) copies it.
+type encodedResult []byte
+
+// MarshalJSON implements json.Marshaler.
+func (r encodedResult) MarshalJSON() ([]byte, error) { return r, nil }
+
+func (encodedResult) compact() {}
+
+// initResult returns the result of initialize for version, encoded once.
+func (h *Handler) initResult(version string, streams bool) (any, error) {
+	i := slices.Index(supportedVersions, version)
+	if i < 0 || i >= maxInitVersions {
+		return h.newInitializeResult(version, streams), nil
+	}
+	if streams {
+		i += maxInitVersions
+	}
+	slot := &h.initJSON[i]
+	if r := slot.Load(); r != nil {
+		return *r, nil
+	}
+	b, err := json.Marshal(h.newInitializeResult(version, streams))
+	if err != nil {
+		return nil, err
+	}
+	r := encodedResult(b)
+	slot.Store(&r)
+	return r, nil
 }

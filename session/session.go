@@ -172,12 +172,14 @@ func (s *Session) Apply(rec *Record) {
 func (s *Session) Record() *Record {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec := &Record{ID: s.ID, ProtocolVersion: s.protocolVersion, Client: s.client, Capabilities: s.caps,
+	// Built as a copy: the capabilities deep (cloneCaps), the
+	// subscriptions fresh.
+	rec := &Record{ID: s.ID, ProtocolVersion: s.protocolVersion, Client: s.client, Capabilities: cloneCaps(s.caps),
 		LogLevel: s.logLevel, Initialized: s.initialized, Identity: Identity(s.auth),
 		Created: s.Created, LastSeen: s.lastSeen}
 	for u := range s.subs {
 		rec.Subscriptions = append(rec.Subscriptions, u)
 	}
 	slices.Sort(rec.Subscriptions)
-	return rec.Clone()
+	return rec
 }

@@ -51,16 +51,21 @@ type Record struct {
 func (r *Record) Clone() *Record {
 	cp := *r
 	cp.Subscriptions = slices.Clone(r.Subscriptions)
-	// Capabilities are what the client said at initialize and are never
-	// modified after: the copy gets its own Roots and its own top-level
-	// Experimental map (the values inside are shared). No JSON round trip:
-	// the memory store clones on every request.
-	if r.Capabilities.Roots != nil {
-		roots := *r.Capabilities.Roots
-		cp.Capabilities.Roots = &roots
-	}
-	cp.Capabilities.Experimental = maps.Clone(r.Capabilities.Experimental)
+	cp.Capabilities = cloneCaps(r.Capabilities)
 	return &cp
+}
+
+// cloneCaps copies capabilities. They are what the client said at
+// initialize and are never modified after: the copy gets its own Roots
+// and its own top-level Experimental map (the values inside are shared).
+// No JSON round trip: the memory store clones on every write.
+func cloneCaps(c mcp.ClientCapabilities) mcp.ClientCapabilities {
+	if c.Roots != nil {
+		roots := *c.Roots
+		c.Roots = &roots
+	}
+	c.Experimental = maps.Clone(c.Experimental)
+	return c
 }
 
 // Unencodable is the [Identity] of auth data that cannot be encoded as
@@ -201,6 +206,25 @@ func (m *MemoryStore) Touch(_ context.Context, id string, ttl time.Duration) (*R
 	e.expires = m.expiry(ttl)
 	m.recs[id] = e
 	return e.rec.Clone(), nil
+}
+
+// TouchApply is [MemoryStore.Touch] followed by [Session.Apply] of the
+// record, without the copy Touch returns: it restarts the TTL of the
+// record id and refreshes s from the stored record under the store's
+// lock, or returns [ErrNotFound]. A handler that refreshes its working
+// copy of a session on every request (the engine) saves a copy per
+// request with it.
+func (m *MemoryStore) TouchApply(_ context.Context, id string, ttl time.Duration, s *Session) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.liveLocked(id)
+	if !ok {
+		return ErrNotFound
+	}
+	e.expires = m.expiry(ttl)
+	m.recs[id] = e
+	s.Apply(e.rec)
+	return nil
 }
 
 // Update implements Store.

@@ -140,3 +140,53 @@ func TestRedisTaskStoreContract(t *testing.T) {
 		return session.NewRedisStore(c, &session.RedisOptions{Prefix: "tt" + string(rune('a'+n)) + ":"})
 	}, 100*time.Millisecond)
 }
+
+// TestMemoryStoreTouchApply: TouchApply refreshes a session from its
+// record as Touch then Apply would, restarts the TTL, copies nothing, and
+// reports an unknown or expired ID as ErrNotFound.
+func TestMemoryStoreTouchApply(t *testing.T) { // not parallel: AllocsPerRun
+	ctx := context.Background()
+	m := session.NewMemoryStore()
+	const ttl = 80 * time.Millisecond
+	rec := &session.Record{ID: "s1", ProtocolVersion: "2025-06-18", LogLevel: mcp.LevelWarning,
+		Initialized: true, Subscriptions: []string{"a://1"}}
+	require.NoError(t, m.Create(ctx, rec, ttl))
+
+	tests := []struct {
+		name string
+		id   string
+		err  error
+	}{
+		{"live", "s1", nil},
+		{"unknown", "s2", session.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := session.New(time.Now())
+			err := m.TouchApply(ctx, tt.id, ttl, s)
+			require.ErrorIs(t, err, tt.err)
+			if tt.err != nil {
+				assert.False(t, s.Initialized(), "nothing applied")
+				return
+			}
+			assert.True(t, s.Initialized())
+			assert.Equal(t, mcp.LevelWarning, s.LogLevel())
+			assert.True(t, s.Subscribed("a://1"))
+		})
+	}
+
+	// A record without subscriptions (Apply builds the session's own set
+	// of them): nothing allocated, the record is not copied.
+	require.NoError(t, m.Create(ctx, &session.Record{ID: "s0", Initialized: true}, ttl))
+	s := session.New(time.Now())
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = m.TouchApply(ctx, "s0", ttl, s) }), "no copy of the record")
+
+	// Each touch restarts the TTL: touched for longer than one TTL, the
+	// record lives on; left alone, it expires.
+	for range 4 {
+		time.Sleep(ttl / 4)
+		require.NoError(t, m.TouchApply(ctx, "s1", ttl, s))
+	}
+	time.Sleep(ttl + 20*time.Millisecond)
+	assert.ErrorIs(t, m.TouchApply(ctx, "s1", ttl, s), session.ErrNotFound)
+}
