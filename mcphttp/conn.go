@@ -31,14 +31,20 @@ type conn struct {
 	// found in the store): only then does a response name its ID.
 	registered atomic.Bool
 
-	mu        sync.Mutex
-	inflight  map[string]context.CancelFunc
-	pending   map[string]chan *jsonrpc.Message
-	closed    bool
-	roots     []mcp.Root
-	rootsOK   bool
-	streams   map[string]*stream // resumable request streams (resume.go)
-	streamSeq uint64
+	mu sync.Mutex
+	// The requests in flight, by IDKey, with what cancels each: the
+	// first in one inline pair, others in a map made only while two or
+	// more run at once. An idle session holds neither: a map kept from
+	// its first request cost every session about 200 bytes (issue 10).
+	firstKey    string
+	firstCancel context.CancelFunc
+	inflight    map[string]context.CancelFunc
+	pending     map[string]chan *jsonrpc.Message
+	closed      bool
+	roots       []mcp.Root
+	rootsOK     bool
+	streams     map[string]*stream // resumable request streams (resume.go)
+	streamSeq   uint64
 
 	// The GET stream's queue of server-initiated messages, and the signal
 	// that it has some. Both are made on first use: most sessions never
@@ -81,6 +87,9 @@ func (c *conn) close() {
 		return
 	}
 	c.closed = true
+	if c.firstCancel != nil {
+		c.firstCancel()
+	}
 	for _, cancel := range c.inflight {
 		cancel()
 	}
@@ -91,7 +100,7 @@ func (c *conn) close() {
 func (c *conn) idle() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.inflight) == 0 && !c.getActive.Load()
+	return c.firstCancel == nil && len(c.inflight) == 0 && !c.getActive.Load()
 }
 
 func (c *conn) track(key string, cancel context.CancelFunc) bool {
@@ -100,22 +109,42 @@ func (c *conn) track(key string, cancel context.CancelFunc) bool {
 	if c.closed {
 		return false
 	}
-	if c.inflight == nil {
-		c.inflight = map[string]context.CancelFunc{}
+	// A key is in one place at most: a request that reuses the ID of one
+	// in flight replaces it, wherever that one is.
+	if c.firstCancel != nil && c.firstKey == key {
+		c.firstCancel = cancel
+		return true
 	}
-	c.inflight[key] = cancel
+	if _, ok := c.inflight[key]; ok || c.firstCancel != nil {
+		if c.inflight == nil {
+			c.inflight = map[string]context.CancelFunc{}
+		}
+		c.inflight[key] = cancel
+		return true
+	}
+	c.firstKey, c.firstCancel = key, cancel
 	return true
 }
 
 func (c *conn) untrack(key string) {
 	c.mu.Lock()
-	delete(c.inflight, key)
+	if c.firstCancel != nil && c.firstKey == key {
+		c.firstKey, c.firstCancel = "", nil
+	} else {
+		delete(c.inflight, key)
+		if len(c.inflight) == 0 {
+			c.inflight = nil
+		}
+	}
 	c.mu.Unlock()
 }
 
 func (c *conn) cancel(key string) {
 	c.mu.Lock()
 	cancel := c.inflight[key]
+	if c.firstCancel != nil && c.firstKey == key {
+		cancel = c.firstCancel
+	}
 	c.mu.Unlock()
 	if cancel != nil {
 		cancel()

@@ -1,0 +1,110 @@
+package mcphttp
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestConnInflight checks the bookkeeping of requests in flight, whose
+// first entry is kept inline and the others in a map made on demand: every
+// tracked request can be cancelled by its key until it is untracked,
+// closing cancels every one, and a session with none in flight holds no
+// map.
+func TestConnInflight(t *testing.T) {
+	t.Parallel()
+	type step struct {
+		op  string // track, untrack, cancel
+		key string
+	}
+	tests := []struct {
+		name      string
+		steps     []step
+		cancelled []string // the cancel funcs that ran, in order
+		idle      bool
+	}{
+		{
+			name:  "one request",
+			steps: []step{{"track", "1"}, {"untrack", "1"}},
+			idle:  true,
+		},
+		{
+			name:      "cancel the only one",
+			steps:     []step{{"track", "1"}, {"cancel", "1"}},
+			cancelled: []string{"1"},
+		},
+		{
+			name:      "cancel the second",
+			steps:     []step{{"track", "1"}, {"track", "2"}, {"cancel", "2"}, {"cancel", "9"}},
+			cancelled: []string{"2"},
+		},
+		{
+			name:      "first ends, second still cancellable",
+			steps:     []step{{"track", "1"}, {"track", "2"}, {"untrack", "1"}, {"cancel", "1"}, {"cancel", "2"}},
+			cancelled: []string{"2"},
+		},
+		{
+			name:  "both end in any order",
+			steps: []step{{"track", "1"}, {"track", "2"}, {"track", "3"}, {"untrack", "2"}, {"untrack", "1"}, {"untrack", "3"}},
+			idle:  true,
+		},
+		{
+			name:      "a reused key replaces the inline entry",
+			steps:     []step{{"track", "1"}, {"track", "1"}, {"cancel", "1"}},
+			cancelled: []string{"1#2"},
+		},
+		{
+			name:      "a reused key replaces the map entry",
+			steps:     []step{{"track", "1"}, {"track", "2"}, {"track", "2"}, {"untrack", "1"}, {"cancel", "2"}},
+			cancelled: []string{"2#2"},
+		},
+		{
+			name:      "a key freed inline goes inline again",
+			steps:     []step{{"track", "1"}, {"track", "2"}, {"untrack", "1"}, {"track", "3"}, {"untrack", "2"}, {"cancel", "3"}},
+			cancelled: []string{"3"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := newConn(&Handler{}, nil, false)
+			var ran []string
+			seen := map[string]int{}
+			for _, s := range tt.steps {
+				switch s.op {
+				case "track":
+					seen[s.key]++
+					name := s.key
+					if n := seen[s.key]; n > 1 {
+						name += "#" + string(rune('0'+n))
+					}
+					require.True(t, c.track(s.key, func() { ran = append(ran, name) }))
+				case "untrack":
+					c.untrack(s.key)
+				case "cancel":
+					c.cancel(s.key)
+				}
+			}
+			assert.Equal(t, tt.cancelled, ran)
+			assert.Equal(t, tt.idle, c.idle())
+			if tt.idle {
+				assert.Nil(t, c.inflight, "an idle session keeps no map")
+			}
+		})
+	}
+}
+
+// TestConnInflightClose checks that close cancels every request in flight,
+// inline and in the map, and that nothing is tracked after it.
+func TestConnInflightClose(t *testing.T) {
+	t.Parallel()
+	c := newConn(&Handler{}, nil, false)
+	var ran []string
+	for _, k := range []string{"1", "2", "3"} {
+		require.True(t, c.track(k, func() { ran = append(ran, k) }))
+	}
+	c.close()
+	assert.ElementsMatch(t, []string{"1", "2", "3"}, ran)
+	assert.False(t, c.track("4", func() { t.Error("cancel of a request tracked after close ran") }))
+}
