@@ -27,6 +27,11 @@ type conn struct {
 	sess      *session.Session
 	ephemeral bool // a stateless request's throw-away session
 	modern    bool // a 2026-07-28 request's throw-away session (modern.go)
+	// closed and rootsOK are guarded by mu; they sit here, with the
+	// other small fields, so that no field is padded to a word of its
+	// own (every session holds a conn).
+	closed  bool
+	rootsOK bool
 	// registered is set once the session is saved (Handler.register, or
 	// found in the store): only then does a response name its ID.
 	registered atomic.Bool
@@ -40,9 +45,7 @@ type conn struct {
 	firstCancel context.CancelFunc
 	inflight    map[string]context.CancelFunc
 	pending     map[string]chan *jsonrpc.Message
-	closed      bool
 	roots       []mcp.Root
-	rootsOK     bool
 	streams     map[string]*stream // resumable request streams (resume.go)
 	streamSeq   uint64
 
@@ -59,16 +62,39 @@ type conn struct {
 	// client is the key the session counts against in
 	// Options.MaxSessionsPerClient ("" when not counted); counted says it
 	// holds a slot of the session caps, which ending it frees.
-	client  string
-	counted bool
+	client string
 
 	nextID    atomic.Int64
 	getActive atomic.Bool
-	done      chan struct{}
+	counted   bool // see client
+
+	// done is closed when the session ends. It is made on first use
+	// (doneCh), by the few waits that need it (a server-to-client
+	// request, the GET stream, a slot wait, resumable streams): an idle
+	// session holds no channel.
+	done chan struct{}
+}
+
+// closedDone is the done channel of a conn closed before anything asked
+// for it.
+var closedDone = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
+
+// doneCh returns a channel closed when the session ends.
+func (c *conn) doneCh() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		if c.closed {
+			c.done = closedDone
+		} else {
+			c.done = make(chan struct{})
+		}
+	}
+	return c.done
 }
 
 func newConn(h *Handler, sess *session.Session, ephemeral bool) *conn {
-	c := &conn{h: h, sess: sess, ephemeral: ephemeral, done: make(chan struct{})}
+	c := &conn{h: h, sess: sess, ephemeral: ephemeral}
 	c.nextID.Store(h.replica)
 	return c
 }
@@ -93,8 +119,11 @@ func (c *conn) close() {
 	for _, cancel := range c.inflight {
 		cancel()
 	}
+	done := c.done
 	c.mu.Unlock()
-	close(c.done)
+	if done != nil {
+		close(done)
+	}
 }
 
 func (c *conn) idle() bool {
@@ -297,7 +326,7 @@ func (c *conn) call(ctx context.Context, send func([]byte) error, method string,
 		return m.Result, nil
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
-	case <-c.done:
+	case <-c.doneCh():
 		return nil, fmt.Errorf("mcp: %s: the session ended before the client answered", method)
 	}
 }
@@ -589,6 +618,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	drain := h.drainCh()
 	wake := c.wakeup()
+	done := c.doneCh()
 	mw := inproc.FindMessageWriter(w)
 	var tick <-chan time.Time
 	if h.opts.KeepAlive > 0 {
@@ -626,7 +656,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 			}
 		case <-r.Context().Done():
 			return
-		case <-c.done:
+		case <-done:
 			return
 		case <-h.done:
 			return

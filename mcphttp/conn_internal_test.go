@@ -108,3 +108,43 @@ func TestConnInflightClose(t *testing.T) {
 	assert.ElementsMatch(t, []string{"1", "2", "3"}, ran)
 	assert.False(t, c.track("4", func() { t.Error("cancel of a request tracked after close ran") }))
 }
+
+// TestConnDone checks the session's done channel, made on first use: one
+// asked for before close is closed by close, one asked for after is
+// closed already, and a conn nobody asked holds none.
+func TestConnDone(t *testing.T) {
+	t.Parallel()
+	isClosed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	t.Run("asked before close", func(t *testing.T) {
+		t.Parallel()
+		c := newConn(&Handler{}, nil, false)
+		done := c.doneCh()
+		assert.False(t, isClosed(done), "open session")
+		assert.Equal(t, done, c.doneCh(), "one channel per session")
+		c.close()
+		assert.True(t, isClosed(done), "closed session")
+		c.close() // twice is harmless
+	})
+	t.Run("asked after close", func(t *testing.T) {
+		t.Parallel()
+		c := newConn(&Handler{}, nil, false)
+		c.close()
+		assert.True(t, isClosed(c.doneCh()))
+	})
+	t.Run("never asked", func(t *testing.T) {
+		t.Parallel()
+		c := newConn(&Handler{}, nil, false)
+		require.True(t, c.track("1", func() {}))
+		c.untrack("1")
+		assert.Nil(t, c.done, "an idle session holds no done channel")
+		c.close()
+		assert.Nil(t, c.done)
+	})
+}

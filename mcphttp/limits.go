@@ -104,7 +104,7 @@ func (h *Handler) wait(ctx context.Context, c *conn, slots chan struct{}) error 
 		return nil
 	case <-ctx.Done():
 		return &errSlotWait{"the client went away (or its deadline passed) while it waited for a free slot (mcphttp.Options.MaxSessionRequests, MaxConcurrentRequests)"}
-	case <-c.done:
+	case <-c.doneCh():
 		return &errSlotWait{"the session ended while the request waited for a free slot"}
 	case <-h.done:
 		return &errSlotWait{"the server is shutting down"}
