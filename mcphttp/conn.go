@@ -57,7 +57,9 @@ type conn struct {
 	out  [][]byte
 	wake chan struct{}
 	// slots bounds the session's requests running at once
-	// (Options.MaxSessionRequests); made on the first request.
+	// (Options.MaxSessionRequests); made when two first overlap (see
+	// acquireSession; until then slotHeld, guarded by mu, says whether
+	// one runs).
 	slots chan struct{}
 	// client is the key the session counts against in
 	// Options.MaxSessionsPerClient ("" when not counted); counted says it
@@ -67,6 +69,7 @@ type conn struct {
 	nextID    atomic.Int64
 	getActive atomic.Bool
 	counted   bool // see client
+	slotHeld  bool // see slots
 
 	// done is closed when the session ends. It is made on first use
 	// (doneCh), by the few waits that need it (a server-to-client

@@ -1,7 +1,9 @@
 package mcphttp
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -147,4 +149,63 @@ func TestConnDone(t *testing.T) {
 		c.close()
 		assert.Nil(t, c.done)
 	})
+}
+
+// TestSessionSlots checks the session's request limit, whose first slot
+// is taken without a channel: with a limit of n, n requests run at once
+// and the next waits until one ends; a session whose requests never
+// overlap makes no channel; a wait ends with an error when its context
+// does.
+func TestSessionSlots(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		limit int
+	}{{"one", 1}, {"two", 2}, {"three", 3}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := &Handler{done: make(chan struct{})}
+			h.opts.MaxSessionRequests = tt.limit
+			c := newConn(h, nil, false)
+			ctx := context.Background()
+
+			// One after another: no channel.
+			for range 3 {
+				require.NoError(t, h.acquireSession(ctx, c))
+				c.releaseSession()
+			}
+			assert.Nil(t, c.slots, "requests that never overlap make no channel")
+
+			// limit at once, then one more waits.
+			for range tt.limit {
+				require.NoError(t, h.acquireSession(ctx, c))
+			}
+			short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+			err := h.acquireSession(short, c)
+			cancel()
+			var sw *errSlotWait
+			require.ErrorAs(t, err, &sw, "request %d of a limit of %d", tt.limit+1, tt.limit)
+
+			got := make(chan error, 1)
+			go func() { got <- h.acquireSession(ctx, c) }()
+			select {
+			case err := <-got:
+				t.Fatalf("a request over the limit ran: %v", err)
+			case <-time.After(20 * time.Millisecond):
+			}
+			c.releaseSession() // one ends: the waiting one runs
+			require.NoError(t, <-got)
+			for range tt.limit {
+				c.releaseSession()
+			}
+			// Every slot is free again.
+			for range tt.limit {
+				require.NoError(t, h.acquireSession(ctx, c))
+			}
+			for range tt.limit {
+				c.releaseSession()
+			}
+		})
+	}
 }
