@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 )
 
@@ -26,12 +25,26 @@ var (
 	ErrInvalidDefinition = errors.New("invalid definition")
 )
 
-// toolNameRE is the tool-name rule of the MCP specification (2025-11-25).
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+// ValidToolName reports whether name follows the MCP tool-name rule
+// (2025-11-25): 1 to 128 characters, each one of A-Z, a-z, 0-9,
+// underscore, hyphen or dot. A loop, not a regexp: a package-level regexp
+// is compiled at init by every program that links this package.
+func ValidToolName(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for i := range len(name) {
+		if c := name[i]; !isAlnum(c) && c != '_' && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
 
-// ValidToolName reports whether name follows the MCP tool-name rule: 1 to
-// 128 characters, each one of A-Z, a-z, 0-9, underscore, hyphen or dot.
-func ValidToolName(name string) bool { return toolNameRE.MatchString(name) }
+// isAlnum reports whether c is an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
 
 // invalid builds an error wrapping ErrInvalidDefinition.
 func invalid(format string, args ...any) error {

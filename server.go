@@ -6,9 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"regexp"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,10 +179,64 @@ type Server struct {
 	skills   skillStore // skills.go
 }
 
-// semverRE is the semver.org grammar, with an optional leading v.
-var semverRE = regexp.MustCompile(`^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
-	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
-	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+// validSemver reports whether v follows the semver.org grammar, with an
+// optional leading v: MAJOR.MINOR.PATCH, numbers without leading zeros,
+// then an optional -pre-release and +build, each dot-separated
+// identifiers of 0-9, a-z, A-Z and hyphen (a numeric pre-release
+// identifier without a leading zero). A parser, not a regexp: a
+// package-level regexp is compiled at init by every program that links
+// this package (this one was most of the package's start-up work).
+func validSemver(v string) bool {
+	v = strings.TrimPrefix(v, "v")
+	for i := range 3 {
+		n := 0
+		for n < len(v) && '0' <= v[n] && v[n] <= '9' {
+			n++
+		}
+		if n == 0 || n > 1 && v[0] == '0' {
+			return false
+		}
+		v = v[n:]
+		if i < 2 {
+			var ok bool
+			if v, ok = strings.CutPrefix(v, "."); !ok {
+				return false
+			}
+		}
+	}
+	v, build, hasBuild := strings.Cut(v, "+")
+	if hasBuild && !validSemverIdents(build, false) {
+		return false
+	}
+	if v == "" {
+		return true
+	}
+	pre, ok := strings.CutPrefix(v, "-")
+	return ok && validSemverIdents(pre, true)
+}
+
+// validSemverIdents reports whether s is one or more dot-separated
+// identifiers of 0-9, a-z, A-Z and hyphen; for a pre-release (pre), one
+// of digits only has no leading zero.
+func validSemverIdents(s string, pre bool) bool {
+	for id := range strings.SplitSeq(s, ".") {
+		if id == "" {
+			return false
+		}
+		digits := true
+		for i := range len(id) {
+			c := id[i]
+			if !isAlnum(c) && c != '-' {
+				return false
+			}
+			digits = digits && '0' <= c && c <= '9'
+		}
+		if pre && digits && len(id) > 1 && id[0] == '0' {
+			return false
+		}
+	}
+	return true
+}
 
 // NewServer returns a server with no tools, resources or prompts. It panics
 // when Name is empty or Version is not a semantic version: both are
@@ -191,7 +245,7 @@ func NewServer(opts Options) *Server {
 	if opts.Name == "" {
 		panic("mcp: NewServer: Options.Name is required")
 	}
-	if !semverRE.MatchString(opts.Version) {
+	if !validSemver(opts.Version) {
 		panic(fmt.Sprintf("mcp: NewServer: Options.Version %q is not a semantic version (want MAJOR.MINOR.PATCH, such as 1.0.0)", opts.Version))
 	}
 	s := &Server{opts: opts, logger: opts.Logger}

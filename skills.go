@@ -55,16 +55,22 @@ var (
 	ErrNoSkills = errors.New("no skills found")
 )
 
-// skillNameRE is the Agent Skills naming rule SEP-2640 adopts: 1 to 64
-// characters of a-z, 0-9 and hyphen, no leading, trailing or consecutive
-// hyphen (the last is checked apart: RE2 has no lookahead).
-var skillNameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
-
-// ValidSkillName reports whether name follows the skill naming rule: 1 to
-// 64 characters of a-z, 0-9 and -, neither first nor last a hyphen, no
-// two hyphens in a row.
+// ValidSkillName reports whether name follows the Agent Skills naming
+// rule SEP-2640 adopts: 1 to 64 characters of a-z, 0-9 and -, neither
+// first nor last a hyphen, no two hyphens in a row.
 func ValidSkillName(name string) bool {
-	return skillNameRE.MatchString(name) && !strings.Contains(name, "--")
+	if len(name) == 0 || len(name) > 64 || name[0] == '-' || name[len(name)-1] == '-' {
+		return false
+	}
+	for i := range len(name) {
+		switch c := name[i]; {
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'z':
+		case c == '-' && name[i-1] != '-': // i > 0: name[0] is no hyphen
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Skill is one skill as skills/list and skills/get describe it: the URI
@@ -410,8 +416,11 @@ func escapePath(p string) string {
 
 // frontmatterRE finds the frontmatter block the way SEP-2640's clients
 // (and the conformance suite) do: "---" on the first line, the YAML, then
-// "---" on a line of its own.
-var frontmatterRE = regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\z)`)
+// "---" on a line of its own. It is compiled on first use: a server with
+// no skills never needs it.
+var frontmatterRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\z)`)
+})
 
 // parseFrontmatter returns the YAML frontmatter of a SKILL.md as a
 // JSON-ready map and as JSON. It fails when there is none, when it is not
@@ -419,7 +428,7 @@ var frontmatterRE = regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\
 // infinite number, …).
 func parseFrontmatter(md []byte) (map[string]any, json.RawMessage, error) {
 	md = bytes.TrimPrefix(md, []byte("\uFEFF"))
-	m := frontmatterRE.FindSubmatch(md)
+	m := frontmatterRE().FindSubmatch(md)
 	if m == nil {
 		return nil, nil, errors.New("no YAML frontmatter: the file must begin with a line \"---\", the YAML, and a line \"---\"")
 	}

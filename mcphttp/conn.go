@@ -27,18 +27,27 @@ type conn struct {
 	sess      *session.Session
 	ephemeral bool // a stateless request's throw-away session
 	modern    bool // a 2026-07-28 request's throw-away session (modern.go)
+	// closed and rootsOK are guarded by mu; they sit here, with the
+	// other small fields, so that no field is padded to a word of its
+	// own (every session holds a conn).
+	closed  bool
+	rootsOK bool
 	// registered is set once the session is saved (Handler.register, or
 	// found in the store): only then does a response name its ID.
 	registered atomic.Bool
 
-	mu        sync.Mutex
-	inflight  map[string]context.CancelFunc
-	pending   map[string]chan *jsonrpc.Message
-	closed    bool
-	roots     []mcp.Root
-	rootsOK   bool
-	streams   map[string]*stream // resumable request streams (resume.go)
-	streamSeq uint64
+	mu sync.Mutex
+	// The requests in flight, by IDKey, with what cancels each: the
+	// first in one inline pair, others in a map made only while two or
+	// more run at once. An idle session holds neither: a map kept from
+	// its first request cost every session about 200 bytes (issue 10).
+	firstKey    string
+	firstCancel context.CancelFunc
+	inflight    map[string]context.CancelFunc
+	pending     map[string]chan *jsonrpc.Message
+	roots       []mcp.Root
+	streams     map[string]*stream // resumable request streams (resume.go)
+	streamSeq   uint64
 
 	// The GET stream's queue of server-initiated messages, and the signal
 	// that it has some. Both are made on first use: most sessions never
@@ -48,21 +57,47 @@ type conn struct {
 	out  [][]byte
 	wake chan struct{}
 	// slots bounds the session's requests running at once
-	// (Options.MaxSessionRequests); made on the first request.
+	// (Options.MaxSessionRequests); made when two first overlap (see
+	// acquireSession; until then slotHeld, guarded by mu, says whether
+	// one runs).
 	slots chan struct{}
 	// client is the key the session counts against in
 	// Options.MaxSessionsPerClient ("" when not counted); counted says it
 	// holds a slot of the session caps, which ending it frees.
-	client  string
-	counted bool
+	client string
 
 	nextID    atomic.Int64
 	getActive atomic.Bool
-	done      chan struct{}
+	counted   bool // see client
+	slotHeld  bool // see slots
+
+	// done is closed when the session ends. It is made on first use
+	// (doneCh), by the few waits that need it (a server-to-client
+	// request, the GET stream, a slot wait, resumable streams): an idle
+	// session holds no channel.
+	done chan struct{}
+}
+
+// closedDone is the done channel of a conn closed before anything asked
+// for it.
+var closedDone = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
+
+// doneCh returns a channel closed when the session ends.
+func (c *conn) doneCh() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		if c.closed {
+			c.done = closedDone
+		} else {
+			c.done = make(chan struct{})
+		}
+	}
+	return c.done
 }
 
 func newConn(h *Handler, sess *session.Session, ephemeral bool) *conn {
-	c := &conn{h: h, sess: sess, ephemeral: ephemeral, done: make(chan struct{})}
+	c := &conn{h: h, sess: sess, ephemeral: ephemeral}
 	c.nextID.Store(h.replica)
 	return c
 }
@@ -81,17 +116,23 @@ func (c *conn) close() {
 		return
 	}
 	c.closed = true
+	if c.firstCancel != nil {
+		c.firstCancel()
+	}
 	for _, cancel := range c.inflight {
 		cancel()
 	}
+	done := c.done
 	c.mu.Unlock()
-	close(c.done)
+	if done != nil {
+		close(done)
+	}
 }
 
 func (c *conn) idle() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.inflight) == 0 && !c.getActive.Load()
+	return c.firstCancel == nil && len(c.inflight) == 0 && !c.getActive.Load()
 }
 
 func (c *conn) track(key string, cancel context.CancelFunc) bool {
@@ -100,22 +141,42 @@ func (c *conn) track(key string, cancel context.CancelFunc) bool {
 	if c.closed {
 		return false
 	}
-	if c.inflight == nil {
-		c.inflight = map[string]context.CancelFunc{}
+	// A key is in one place at most: a request that reuses the ID of one
+	// in flight replaces it, wherever that one is.
+	if c.firstCancel != nil && c.firstKey == key {
+		c.firstCancel = cancel
+		return true
 	}
-	c.inflight[key] = cancel
+	if _, ok := c.inflight[key]; ok || c.firstCancel != nil {
+		if c.inflight == nil {
+			c.inflight = map[string]context.CancelFunc{}
+		}
+		c.inflight[key] = cancel
+		return true
+	}
+	c.firstKey, c.firstCancel = key, cancel
 	return true
 }
 
 func (c *conn) untrack(key string) {
 	c.mu.Lock()
-	delete(c.inflight, key)
+	if c.firstCancel != nil && c.firstKey == key {
+		c.firstKey, c.firstCancel = "", nil
+	} else {
+		delete(c.inflight, key)
+		if len(c.inflight) == 0 {
+			c.inflight = nil
+		}
+	}
 	c.mu.Unlock()
 }
 
 func (c *conn) cancel(key string) {
 	c.mu.Lock()
 	cancel := c.inflight[key]
+	if c.firstCancel != nil && c.firstKey == key {
+		cancel = c.firstCancel
+	}
 	c.mu.Unlock()
 	if cancel != nil {
 		cancel()
@@ -268,7 +329,7 @@ func (c *conn) call(ctx context.Context, send func([]byte) error, method string,
 		return m.Result, nil
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
-	case <-c.done:
+	case <-c.doneCh():
 		return nil, fmt.Errorf("mcp: %s: the session ended before the client answered", method)
 	}
 }
@@ -560,6 +621,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	drain := h.drainCh()
 	wake := c.wakeup()
+	done := c.doneCh()
 	mw := inproc.FindMessageWriter(w)
 	var tick <-chan time.Time
 	if h.opts.KeepAlive > 0 {
@@ -597,7 +659,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 			}
 		case <-r.Context().Done():
 			return
-		case <-c.done:
+		case <-done:
 			return
 		case <-h.done:
 			return

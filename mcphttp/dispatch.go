@@ -243,7 +243,7 @@ func (h *Handler) fetchRoots(c *conn, changed bool) bool {
 		defer cancel()
 		go func() {
 			select {
-			case <-c.done:
+			case <-c.doneCh():
 				cancel()
 			case <-h.done:
 				cancel()

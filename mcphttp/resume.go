@@ -424,11 +424,11 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn
 			select {
 			case <-done:
 			case <-sc.gone:
-			case <-c.done:
+			case <-c.doneCh():
 				cancel(nil)
 			}
 		}
-	case <-c.done: // the session ended
+	case <-c.doneCh(): // the session ended
 		cancel(nil)
 	}
 	// The request's deadline outlives its connection.
@@ -468,7 +468,7 @@ func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *conn, l
 	select {
 	case <-sc.gone:
 	case <-r.Context().Done():
-	case <-c.done:
+	case <-c.doneCh():
 	case <-h.done:
 	}
 	st.detach(sc)
@@ -531,7 +531,7 @@ func (h *Handler) serveStoredResume(w http.ResponseWriter, r *http.Request, c *c
 		select {
 		case <-r.Context().Done():
 			return
-		case <-c.done:
+		case <-c.doneCh():
 			return
 		case <-h.done:
 			return
