@@ -203,20 +203,31 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 	// prepare already refused case variants of them).
 	strict := !inferred
 	name := t.Name
+	var flat *flatDecoder
+	if !isRaw {
+		flat = newFlatDecoder(reflect.TypeFor[In]())
+	}
 	return s.addTool(t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
 		var in In
-		if isRaw {
+		switch {
+		case isRaw:
 			*any(&in).(*json.RawMessage) = args
-		} else if strict {
+		case flat != nil && flat.decode(args, reflect.ValueOf(&in).Elem()):
+			// Decoded from the bytes, as encoding/json would have.
+		case strict:
+			in = *new(In) // what decode may have filled
 			var ce *strictjson.CaseError
 			if err := strictjson.Unmarshal(args, &in); errors.As(err, &ce) {
 				return nil, caseVariantError(name, ce.Name, ce.Want)
 			} else if err != nil {
 				return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
 			}
-		} else if err := json.Unmarshal(args, &in); err != nil {
-			// encoding/json's message may name a map key of the client's.
-			return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
+		default:
+			in = *new(In)
+			if err := json.Unmarshal(args, &in); err != nil {
+				// encoding/json's message may name a map key of the client's.
+				return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
+			}
 		}
 		out, err := fn(ctx, c, in)
 		if err != nil {
