@@ -19,7 +19,7 @@ type primArgs struct {
 	U16  uint16  `json:"u16"`
 	Name string
 	skip int //nolint:unused // an unexported field is not decoded
-	Dash int  `json:"-"`
+	Dash int `json:"-"`
 }
 
 type textLevel string
