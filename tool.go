@@ -267,7 +267,15 @@ func (e *argError) Error() string { return e.msg }
 func toResult(out any, kind outKind) (*ContentResult, error) {
 	switch kind {
 	case outString:
-		return &ContentResult{Content: []Content{TextContent{Text: reflect.ValueOf(out).String()}}}, nil
+		// The result and its one-item list in one allocation: the hot
+		// path of every tool that returns text.
+		r := &struct {
+			res   ContentResult
+			items [1]Content
+		}{}
+		r.items[0] = TextContent{Text: reflect.ValueOf(out).String()}
+		r.res.Content = r.items[:]
+		return &r.res, nil
 	case outResult:
 		r := out.(*ContentResult)
 		if r == nil {

@@ -610,7 +610,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer putBody(body)
-	headerVersion := r.Header.Get("MCP-Protocol-Version")
+	headerVersion := r.Header.Get(protocolVersionHeader)
 	badVersion := headerVersion != "" && !slices.Contains(supportedVersions, headerVersion)
 	versionError := func(id []byte) {
 		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
@@ -750,7 +750,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	auth := mcp.AuthFromContext(r.Context())
 	if h.opts.Stateless {
 		c := h.newConn(nil, true)
-		v := r.Header.Get("MCP-Protocol-Version")
+		v := r.Header.Get(protocolVersionHeader)
 		if v == "" {
 			v = versionAssumed
 		}

@@ -16,6 +16,11 @@ const (
 	DefaultMaxBatch = jsonrpc.DefaultMaxBatch
 )
 
+// protocolVersionHeader is the MCP-Protocol-Version header's key as
+// net/http stores it: looking it up needs no canonicalizing (which
+// allocates for a key that is not canonical), and it is read on every POST.
+const protocolVersionHeader = "Mcp-Protocol-Version"
+
 // limits are the decoder's bounds from Options; errors name the fields.
 func (h *Handler) limits() jsonrpc.Limits {
 	return jsonrpc.Limits{MaxDepth: h.opts.MaxDepth, MaxBatch: h.opts.MaxBatch, Setting: "mcphttp.Options"}
@@ -31,7 +36,7 @@ func (h *Handler) limits() jsonrpc.Limits {
 // pass (servePost already refused an unsupported one). It reports whether
 // the request may go on.
 func (h *Handler) checkVersion(w http.ResponseWriter, r *http.Request, c *conn, id []byte) bool {
-	v := r.Header.Get("MCP-Protocol-Version")
+	v := r.Header.Get(protocolVersionHeader)
 	negotiated := c.sess.ProtocolVersion()
 	if v == "" || negotiated == "" || v == negotiated {
 		return true
