@@ -203,20 +203,31 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 	// prepare already refused case variants of them).
 	strict := !inferred
 	name := t.Name
+	var flat *flatDecoder
+	if !isRaw {
+		flat = newFlatDecoder(reflect.TypeFor[In]())
+	}
 	return s.addTool(t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
 		var in In
-		if isRaw {
+		switch {
+		case isRaw:
 			*any(&in).(*json.RawMessage) = args
-		} else if strict {
+		case flat != nil && flat.decode(args, reflect.ValueOf(&in).Elem()):
+			// Decoded from the bytes, as encoding/json would have.
+		case strict:
+			in = *new(In) // what decode may have filled
 			var ce *strictjson.CaseError
 			if err := strictjson.Unmarshal(args, &in); errors.As(err, &ce) {
 				return nil, caseVariantError(name, ce.Name, ce.Want)
 			} else if err != nil {
 				return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
 			}
-		} else if err := json.Unmarshal(args, &in); err != nil {
-			// encoding/json's message may name a map key of the client's.
-			return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
+		default:
+			in = *new(In)
+			if err := json.Unmarshal(args, &in); err != nil {
+				// encoding/json's message may name a map key of the client's.
+				return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
+			}
 		}
 		out, err := fn(ctx, c, in)
 		if err != nil {
@@ -256,7 +267,15 @@ func (e *argError) Error() string { return e.msg }
 func toResult(out any, kind outKind) (*ContentResult, error) {
 	switch kind {
 	case outString:
-		return &ContentResult{Content: []Content{TextContent{Text: reflect.ValueOf(out).String()}}}, nil
+		// The result and its one-item list in one allocation: the hot
+		// path of every tool that returns text.
+		r := &struct {
+			res   ContentResult
+			items [1]Content
+		}{}
+		r.items[0] = TextContent{Text: reflect.ValueOf(out).String()}
+		r.res.Content = r.items[:]
+		return &r.res, nil
 	case outResult:
 		r := out.(*ContentResult)
 		if r == nil {

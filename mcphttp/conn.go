@@ -423,6 +423,21 @@ func (rs *responder) setSessionHeader() {
 	}
 }
 
+// setJSONHeaders sets the headers of a plain JSON answer: Content-Type
+// and, as setSessionHeader, Mcp-Session-Id. Both values share one
+// allocation, and the keys are set as they are (already canonical),
+// since this runs on every answer.
+func (rs *responder) setJSONHeaders() {
+	h := rs.w.Header()
+	if rs.c != nil && !rs.c.ephemeral && rs.c.sess.ID != "" && rs.c.registered.Load() {
+		v := make([]string, 2)
+		v[0], v[1] = "application/json", rs.c.sess.ID
+		h["Content-Type"], h["Mcp-Session-Id"] = v[0:1:1], v[1:2:2]
+		return
+	}
+	h["Content-Type"] = []string{"application/json"}
+}
+
 func (rs *responder) startSSE() {
 	sid := ""
 	if rs.c != nil && !rs.c.ephemeral && rs.c.registered.Load() {
@@ -511,8 +526,7 @@ func (rs *responder) reply(msg []byte) {
 		rs.replies = append(rs.replies, msg)
 		return
 	}
-	rs.setSessionHeader()
-	rs.w.Header().Set("Content-Type", "application/json")
+	rs.setJSONHeaders()
 	status := http.StatusOK
 	if rs.status != 0 {
 		status = rs.status

@@ -161,7 +161,7 @@ func (h *Handler) intercept(ctx context.Context, ic mcp.Interceptor, fn methodFu
 func marshalResult(v any) ([]byte, error) {
 	switch r := v.(type) {
 	case *mcp.ContentResult:
-		return appendToolResult(nil, r)
+		return appendToolResult(make([]byte, 0, toolResultSize(r)), r)
 	case json.RawMessage:
 		return r, nil
 	case compactResult:

@@ -43,7 +43,9 @@
 //     loopback listener, Origin always; skipped when
 //     Options.DisableDNSRebindingProtection), the server's authentication
 //     unless step 2 already admitted the request (so an endpoint mounted
-//     bare is never open, and the check runs once), middleware.SessionID (the
+//     bare is never open, and the check runs once: NewMux's endpoint ends
+//     in the chain without this step, Handler.admitted, and a chain of the
+//     user's with Handler.Authenticate marks the request), middleware.SessionID (the
 //     Mcp-Session-Id header, checked with session.ValidID and put in the
 //     context; the engine reads it only from there), and, for requests
 //     that came over the network, the Ping middleware built from

@@ -7,6 +7,20 @@ import (
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
+// toolResultSize is about the length of r's plain-text encoding (exact
+// when no text needs escaping), so that appendToolResult grows its buffer
+// once at most.
+func toolResultSize(r *mcp.ContentResult) int {
+	n := len(`{"content":[],"isError":true}`)
+	for _, c := range r.Content {
+		n += len(`{"type":"text","text":""},`)
+		if t, ok := c.(mcp.TextContent); ok {
+			n += len(t.Text)
+		}
+	}
+	return n
+}
+
 // appendToolResult encodes a tool result. Results made only of plain text
 // items (the common case, and the hot path) are written directly; anything
 // else goes through encoding/json.

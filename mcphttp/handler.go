@@ -222,9 +222,12 @@ type Handler struct {
 	// nil: no limit.
 	slots chan struct{}
 
-	chain http.Handler     // the engine's own middleware, then serve (doc.go)
-	ping  *middleware.Ping // nil: pings off
-	hooks SessionHooks
+	chain http.Handler // the engine's own middleware, then serve (doc.go)
+	// admitted is chain without the authentication step, for NewMux's
+	// endpoint, which runs that step itself in front (authenticateOnce).
+	admitted http.Handler
+	ping     *middleware.Ping // nil: pings off
+	hooks    SessionHooks
 
 	// auth is the server's authentication as middleware (nil when the
 	// server has none); the chain runs it unless Authenticate already did.
@@ -400,7 +403,8 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 		h.ping = middleware.NewPing(enginePinger{h}, popts)
 	}
 	h.initAuth()
-	h.chain = h.newChain()
+	h.chain = h.newChain(true)
+	h.admitted = h.newChain(false)
 	h.stopWatch = srv.Watch(h.onChange)
 	return h
 }
@@ -408,12 +412,14 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 // newChain composes the engine's own middleware in front of serve: the
 // DNS-rebinding check, the session-ID check, and pings for GET streams
 // that came over the network. See doc.go for the order and why.
-func (h *Handler) newChain() http.Handler {
+// withAuth false leaves out the authentication step: the chain NewMux
+// mounts behind its own (authenticateOnce).
+func (h *Handler) newChain(withAuth bool) http.Handler {
 	var c alice.Chain
 	if !h.opts.DisableDNSRebindingProtection {
 		c = c.Append(middleware.CheckOrigin(h.opts.Allow))
 	}
-	if h.auth != nil {
+	if h.auth != nil && withAuth {
 		c = c.Append(h.authStep)
 	}
 	c = c.Append(middleware.SessionID)

@@ -291,7 +291,10 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	base := alice.New(middleware.Recover(log))
 	authed := base.Append(h.Authenticate)
 	mux := http.NewServeMux()
-	mux.Handle(ep, authed.Append(o.Middleware...).Then(h))
+	// The endpoint authenticates once, in front, and ends in the engine's
+	// chain without its own authentication step (Handler.admitted): the
+	// same checks as base+Authenticate+h, without marking the request.
+	mux.Handle(ep, base.Append(h.authenticateOnce).Append(o.Middleware...).Then(h.admitted))
 	if ho := so.Health; ho == nil || !ho.Disabled {
 		path, msg, status := "/health", "ok", http.StatusOK
 		if ho != nil {

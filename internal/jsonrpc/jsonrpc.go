@@ -272,7 +272,7 @@ func decodeValid(data []byte) (*Message, error) {
 				if val[0] != '"' {
 					return nil, invalid(m.ID, `"method" must be a string`)
 				}
-				if m.Method, ok = unquote(val); !ok || m.Method == "" {
+				if m.Method, ok = method(val); !ok || m.Method == "" {
 					return nil, invalid(m.ID, `"method" must be a non-empty string`)
 				}
 			case 3:
@@ -429,6 +429,39 @@ func (s *scanner) name() (string, bool) {
 func (s *scanner) strAt(start int) (string, bool) {
 	s.pos = start
 	return s.str()
+}
+
+// method is unquote for the "method" member: the common methods' names are
+// the constants below rather than a copy, which would be an allocation
+// per message.
+func method(v []byte) (string, bool) {
+	if len(v) >= 2 {
+		switch name := v[1 : len(v)-1]; string(name) {
+		case "tools/call":
+			return "tools/call", true
+		case "tools/list":
+			return "tools/list", true
+		case "initialize":
+			return "initialize", true
+		case "notifications/initialized":
+			return "notifications/initialized", true
+		case "ping":
+			return "ping", true
+		case "resources/read":
+			return "resources/read", true
+		case "resources/list":
+			return "resources/list", true
+		case "prompts/get":
+			return "prompts/get", true
+		case "prompts/list":
+			return "prompts/list", true
+		case "notifications/cancelled":
+			return "notifications/cancelled", true
+		case "notifications/progress":
+			return "notifications/progress", true
+		}
+	}
+	return unquote(v)
 }
 
 // unquote decodes a JSON string that strictjson.Check accepted: a copy of

@@ -462,3 +462,23 @@ func TestBatchLimits(t *testing.T) {
 	assert.Equal(t, mcp.CodeInvalidParams, de.Code)
 	assert.Equal(t, "2", string(de.ID))
 }
+
+// TestDecodeMethodNames: a common method's name, plain or escaped, and an
+// uncommon one decode to the name sent.
+func TestDecodeMethodNames(t *testing.T) {
+	tests := []struct{ raw, want string }{
+		{`"tools/call"`, "tools/call"},
+		{`"tools\/call"`, "tools/call"},
+		{`"notifications/initialized"`, "notifications/initialized"},
+		{`"ping"`, "ping"},
+		{`"tools/callx"`, "tools/callx"},
+		{`"x/\u00e9"`, "x/é"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			m, err := Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":` + tt.raw + `}`))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, m.Method)
+		})
+	}
+}

@@ -1,0 +1,193 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
+)
+
+// flatDecoder decodes a tool's arguments into a struct of primitive fields
+// (string, bool, the integer and float kinds) straight from the bytes,
+// without encoding/json's reflection walk: the hot path of a typed tool
+// whose arguments prepare already validated. It decodes only what it
+// surely decodes as encoding/json would (members named exactly as a
+// field, strings without escapes, numbers that fit the field); for
+// anything else decode reports false and the caller uses encoding/json,
+// which decides and words the error.
+type flatDecoder struct {
+	fields map[string]flatField
+}
+
+type flatField struct {
+	index int
+	kind  reflect.Kind
+}
+
+var (
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// newFlatDecoder returns the decoder of struct type t, or nil when t is
+// not a struct of exported primitive fields without embedding, custom
+// decoding, the ",string" option or names that clash.
+func newFlatDecoder(t reflect.Type) *flatDecoder {
+	if t.Kind() != reflect.Struct || t.NumField() == 0 {
+		return nil
+	}
+	d := &flatDecoder{fields: make(map[string]flatField, t.NumField())}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			return nil // promoted fields: encoding/json's rules
+		}
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if strings.Contains(","+opts+",", ",string,") {
+			return nil
+		}
+		if name == "" {
+			name = f.Name
+		}
+		ft := f.Type
+		if ft.Implements(jsonUnmarshalerType) || reflect.PointerTo(ft).Implements(jsonUnmarshalerType) ||
+			ft.Implements(textUnmarshalerType) || reflect.PointerTo(ft).Implements(textUnmarshalerType) {
+			return nil
+		}
+		switch ft.Kind() {
+		case reflect.String, reflect.Bool,
+			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+			reflect.Float32, reflect.Float64:
+		default:
+			return nil
+		}
+		for other := range d.fields {
+			if strings.EqualFold(other, name) {
+				return nil // clashing names: encoding/json's rules
+			}
+		}
+		d.fields[name] = flatField{index: i, kind: ft.Kind()}
+	}
+	if len(d.fields) == 0 {
+		return nil
+	}
+	return d
+}
+
+// decode fills the struct v (addressable, zero) from args, which must be
+// valid JSON without duplicate members (prepare and the envelope's strict
+// decode saw to both). It reports false, leaving v partly filled, for
+// anything it does not surely decode as encoding/json would.
+func (d *flatDecoder) decode(args []byte, v reflect.Value) bool {
+	i := skipWS(args, 0)
+	if i >= len(args) || args[i] != '{' {
+		return false
+	}
+	i = skipWS(args, i+1)
+	if i < len(args) && args[i] == '}' {
+		return skipWS(args, i+1) == len(args)
+	}
+	for i < len(args) {
+		if args[i] != '"' {
+			return false
+		}
+		end := strictjson.Skip(args, i)
+		if end-1 <= i || end > len(args) {
+			return false
+		}
+		f, ok := d.fields[string(args[i+1:end-1])]
+		if !ok {
+			return false // unknown, escaped or a case variant: encoding/json decides
+		}
+		i = skipWS(args, end)
+		if i >= len(args) || args[i] != ':' {
+			return false
+		}
+		i = skipWS(args, i+1)
+		start := i
+		i = strictjson.Skip(args, i)
+		if i <= start || i > len(args) || !setFlat(v.Field(f.index), f.kind, args[start:i]) {
+			return false
+		}
+		i = skipWS(args, i)
+		if i < len(args) && args[i] == ',' {
+			i = skipWS(args, i+1)
+			continue
+		}
+		return i < len(args) && args[i] == '}' && skipWS(args, i+1) == len(args)
+	}
+	return false
+}
+
+// setFlat stores the JSON value raw in the field fv of kind k. null leaves
+// the field as it is, as encoding/json does for a non-pointer.
+func setFlat(fv reflect.Value, k reflect.Kind, raw []byte) bool {
+	if string(raw) == "null" {
+		return true
+	}
+	switch k {
+	case reflect.String:
+		if len(raw) < 2 || raw[0] != '"' {
+			return false
+		}
+		s := raw[1 : len(raw)-1]
+		// Escapes and invalid UTF-8 (which encoding/json replaces) take
+		// the full way.
+		if bytes.IndexByte(s, '\\') >= 0 || !utf8.Valid(s) {
+			return false
+		}
+		fv.SetString(string(s))
+	case reflect.Bool:
+		switch string(raw) {
+		case "true":
+			fv.SetBool(true)
+		case "false":
+			fv.SetBool(false)
+		default:
+			return false
+		}
+	case reflect.Float32, reflect.Float64:
+		if !isNumberStart(raw[0]) {
+			return false
+		}
+		n, err := strconv.ParseFloat(string(raw), fv.Type().Bits())
+		if err != nil || fv.OverflowFloat(n) {
+			return false
+		}
+		fv.SetFloat(n)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if !isNumberStart(raw[0]) {
+			return false
+		}
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || fv.OverflowInt(n) {
+			return false
+		}
+		fv.SetInt(n)
+	default: // the unsigned kinds
+		if !isNumberStart(raw[0]) {
+			return false
+		}
+		n, err := strconv.ParseUint(string(raw), 10, 64)
+		if err != nil || fv.OverflowUint(n) {
+			return false
+		}
+		fv.SetUint(n)
+	}
+	return true
+}
+
+func isNumberStart(c byte) bool { return c == '-' || (c >= '0' && c <= '9') }
