@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -124,5 +126,55 @@ func FuzzFlatDecoder(f *testing.F) {
 		var want primArgs
 		require.NoError(t, json.Unmarshal([]byte(args), &want), "decoded %s, encoding/json refuses it", args)
 		require.Equal(t, want, got, "args %s", args)
+	})
+}
+
+// exactFloat decodes what it accepts exactly as strconv.ParseFloat does,
+// and leaves the rest (exponents, more than 15 significant digits, more
+// places than exact powers of ten) to it.
+func TestExactFloat(t *testing.T) {
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{"0", true}, {"-0", true}, {"1", true}, {"-17", true}, {"0.5", true}, {"1234567.5", true},
+		{"0.1", true}, {"0.3", true}, {"-2.675", true}, {"999999999999999", true}, {"99999999999999.9", true},
+		{"0.0000000000000000000001", true}, // 22 places
+		{"0.00000000000000000000001", false}, {"1234567890123456", false}, {"1e5", false}, {"1E-2", false},
+		{"0.1234567890123456", false}, {"00000000000000000000000000001", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, ok := exactFloat([]byte(tt.in))
+			require.Equal(t, tt.ok, ok)
+			if !ok {
+				return
+			}
+			want, err := strconv.ParseFloat(tt.in, 64)
+			require.NoError(t, err)
+			assert.Equal(t, math.Float64bits(want), math.Float64bits(got), "%s: %v, want %v", tt.in, got, want)
+		})
+	}
+}
+
+func FuzzExactFloat(f *testing.F) {
+	for _, s := range []string{"0", "-0", "0.5", "1234567.5", "0.1", "-2.675", "99999999999999.9", "0.0000000000000000000001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if s == "" || !json.Valid([]byte(s)) || !isNumberStart(s[0]) {
+			return
+		}
+		got, ok := exactFloat([]byte(s))
+		if !ok {
+			return
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("exactFloat accepted %q, which ParseFloat refuses: %v", s, err)
+		}
+		if math.Float64bits(want) != math.Float64bits(got) {
+			t.Fatalf("exactFloat(%q) = %v, ParseFloat says %v", s, got, want)
+		}
 	})
 }

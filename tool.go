@@ -374,17 +374,25 @@ func (s *Server) CallTool(ctx context.Context, c *Context, name string, args jso
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
 	}
 	args, err := e.prepare(args)
-	if je := (*Error)(nil); errors.As(err, &je) {
-		return nil, je
-	}
 	if err != nil {
-		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %s", name, err)), nil
+		return invalidArguments(name, err)
 	}
 	c.toolName = name
 	res, err := s.runTool(ctx, c, e, args)
 	if err == nil {
 		return res, nil
 	}
+	return toolFailure(name, e, err)
+}
+
+// toolFailure maps a tool's error to its result or protocol error. It is
+// kept out of CallTool (go:noinline) so that the hot path's stack frame
+// does not carry the error formatting: a request's stack staying under
+// the goroutine's first 8 KB spares a stack copy per request after every
+// garbage collection.
+//
+//go:noinline
+func toolFailure(name string, e *toolEntry, err error) (*ContentResult, error) {
 	var ue *UserError
 	var je *Error
 	var ae *argError
@@ -407,18 +415,36 @@ func (s *Server) CallTool(ctx context.Context, c *Context, name string, args jso
 	return errorResult(fmt.Sprintf("Tool %q failed: %v", name, err)), nil
 }
 
+// invalidArguments is CallTool's answer to arguments prepare refused
+// (kept apart for the stack's sake, as toolFailure).
+//
+//go:noinline
+func invalidArguments(name string, err error) (*ContentResult, error) {
+	if je := (*Error)(nil); errors.As(err, &je) {
+		return nil, je
+	}
+	return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %s", name, err)), nil
+}
+
 func errorResult(msg string) *ContentResult {
 	return &ContentResult{Content: []Content{TextContent{Text: msg}}, IsError: true}
 }
 
 // runTool runs the tool, under its Timeout when it has one.
 func (s *Server) runTool(ctx context.Context, c *Context, e *toolEntry, args json.RawMessage) (*ContentResult, error) {
-	run := func(ctx context.Context) func() (*ContentResult, error) {
-		return func() (*ContentResult, error) { return e.run(ctx, c, args) }
-	}
 	if e.tool.Timeout <= 0 {
-		return protect(s, "tool", e.tool.Name, run(ctx))
+		return protect(s, "tool", e.tool.Name, func() (*ContentResult, error) { return e.run(ctx, c, args) })
 	}
+	return s.runToolTimeout(ctx, c, e, args)
+}
+
+// runToolTimeout runs a tool that has a Timeout in a goroutine of its own,
+// so that the client gets its answer at the limit even when the tool
+// ignores its context. It is apart from runTool (go:noinline) to keep the
+// common path's stack frame small (see toolFailure).
+//
+//go:noinline
+func (s *Server) runToolTimeout(ctx context.Context, c *Context, e *toolEntry, args json.RawMessage) (*ContentResult, error) {
 	tctx, cancel := context.WithTimeoutCause(ctx, e.tool.Timeout, errToolTimeout)
 	defer cancel()
 	c.ctx = tctx
@@ -426,11 +452,9 @@ func (s *Server) runTool(ctx context.Context, c *Context, e *toolEntry, args jso
 		res *ContentResult
 		err error
 	}
-	// The tool runs in its own goroutine so that the client gets its
-	// answer at the limit even when the tool ignores its context.
 	done := make(chan outcome, 1)
 	go func() {
-		r, err := protect(s, "tool", e.tool.Name, run(tctx))
+		r, err := protect(s, "tool", e.tool.Name, func() (*ContentResult, error) { return e.run(tctx, c, args) })
 		done <- outcome{r, err}
 	}()
 	timedOut := func() bool { return errors.Is(context.Cause(tctx), errToolTimeout) && ctx.Err() == nil }

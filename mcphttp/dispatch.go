@@ -94,21 +94,40 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 		return // the client cancelled: no response (spec: cancellation)
 	}
 	if err != nil {
-		var je *mcp.Error
-		if !errors.As(err, &je) {
-			h.log.Error("mcp: request failed", "method", msg.Method, "error", err)
-			je = &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: " + err.Error()}
-		}
-		if c.modern {
-			rs.setStatus(modernStatus(je.Code))
-		}
-		var se mcp.HTTPStatusError
-		if errors.As(err, &se) {
-			rs.setHTTPError(se.HTTPStatus(), se.HTTPHeader())
-		}
-		rs.reply(jsonrpc.AppendError(nil, msg.ID, je.Code, je.Message, je.Data))
+		h.replyError(c, msg, rs, err)
 		return
 	}
+	h.replyResult(c, k, msg, rs, res)
+}
+
+// replyError answers a request with the error its handler returned. It
+// and replyResult are kept out of handleRequest (go:noinline) so that the
+// stack frame every request carries down to the tool stays small: a
+// request whose stack outgrows the goroutine's first 8 KB pays a stack
+// copy after every garbage collection, and the user's middleware and
+// interceptors add their frames on top of ours.
+//
+//go:noinline
+func (h *Handler) replyError(c *conn, msg *jsonrpc.Message, rs *responder, err error) {
+	var je *mcp.Error
+	if !errors.As(err, &je) {
+		h.log.Error("mcp: request failed", "method", msg.Method, "error", err)
+		je = &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: " + err.Error()}
+	}
+	if c.modern {
+		rs.setStatus(modernStatus(je.Code))
+	}
+	var se mcp.HTTPStatusError
+	if errors.As(err, &se) {
+		rs.setHTTPError(se.HTTPStatus(), se.HTTPHeader())
+	}
+	rs.reply(jsonrpc.AppendError(nil, msg.ID, je.Code, je.Message, je.Data))
+}
+
+// replyResult answers a request with its result, encoded.
+//
+//go:noinline
+func (h *Handler) replyResult(c *conn, k *call, msg *jsonrpc.Message, rs *responder, res any) {
 	b, err := marshalResult(res)
 	if err == nil && c.modern {
 		b, err = h.modernResult(msg.Method, k.auth, b)

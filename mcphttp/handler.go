@@ -583,8 +583,7 @@ func mediaType(v string) string {
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	ct := r.Header.Get("Content-Type")
 	if !strings.EqualFold(mediaType(ct), "application/json") {
-		httpError(w, http.StatusUnsupportedMediaType, nil, mcp.CodeServerError,
-			fmt.Sprintf("Unsupported Media Type: Content-Type must be application/json, not %s", strictjson.Quote(ct)))
+		refuseMediaType(w, ct)
 		return
 	}
 	want := []string{"application/json", "text/event-stream"}
@@ -597,39 +596,23 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.ContentLength > h.opts.MaxBodyBytes {
-		w.Header().Set("Connection", "close")
-		httpError(w, http.StatusRequestEntityTooLarge, nil, mcp.CodeInvalidRequest,
-			fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", h.opts.MaxBodyBytes))
+		h.refuseTooLarge(w)
 		return
 	}
 	body, err := h.readPostBody(w, r)
 	if err != nil {
-		if h.bodyTimedOut(w, err) {
-			return
-		}
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			w.Header().Set("Connection", "close")
-			httpError(w, http.StatusRequestEntityTooLarge, nil, mcp.CodeInvalidRequest,
-				fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", h.opts.MaxBodyBytes))
-			return
-		}
-		httpError(w, http.StatusBadRequest, nil, mcp.CodeParseError, "Parse error: reading the body failed: "+err.Error())
+		h.refuseBody(w, err)
 		return
 	}
 	defer putBody(body)
 	headerVersion := r.Header.Get(hdrProtocolVersion)
 	badVersion := headerVersion != "" && !slices.Contains(supportedVersions, headerVersion)
-	versionError := func(id []byte) {
-		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
-			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s (supported: %s)", strictjson.Quote(headerVersion), strings.Join(supportedVersions, ", ")))
-	}
 	if jsonrpc.IsBatch(body.b) {
 		if refuseModernBatch(w, headerVersion) {
 			return
 		}
 		if badVersion {
-			versionError(nil)
+			refuseVersion(w, nil, headerVersion)
 			return
 		}
 		h.serveBatch(w, r, body.b)
@@ -646,7 +629,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if badVersion {
-		versionError(msg.ID)
+		refuseVersion(w, msg.ID, headerVersion)
 		return
 	}
 	c, ok := h.resolve(w, r, msg.Method == "initialize", msg.ID)
@@ -674,6 +657,44 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusAccepted)
 	}
+}
+
+// The refusals of servePost, kept out of it (go:noinline) so that the
+// frame every POST carries down to the tool does not hold their
+// formatting (see replyError).
+
+//go:noinline
+func refuseMediaType(w http.ResponseWriter, ct string) {
+	httpError(w, http.StatusUnsupportedMediaType, nil, mcp.CodeServerError,
+		fmt.Sprintf("Unsupported Media Type: Content-Type must be application/json, not %s", strictjson.Quote(ct)))
+}
+
+//go:noinline
+func (h *Handler) refuseTooLarge(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	httpError(w, http.StatusRequestEntityTooLarge, nil, mcp.CodeInvalidRequest,
+		fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", h.opts.MaxBodyBytes))
+}
+
+// refuseBody answers a POST whose body could not be read.
+//
+//go:noinline
+func (h *Handler) refuseBody(w http.ResponseWriter, err error) {
+	if h.bodyTimedOut(w, err) {
+		return
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		h.refuseTooLarge(w)
+		return
+	}
+	httpError(w, http.StatusBadRequest, nil, mcp.CodeParseError, "Parse error: reading the body failed: "+err.Error())
+}
+
+//go:noinline
+func refuseVersion(w http.ResponseWriter, id []byte, version string) {
+	httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
+		fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s (supported: %s)", strictjson.Quote(version), strings.Join(supportedVersions, ", ")))
 }
 
 // serveBatch handles a JSON-RPC batch, which only the 2025-03-26 revision
