@@ -92,44 +92,11 @@ func newFlatDecoder(t reflect.Type) *flatDecoder {
 // decode saw to both). It reports false, leaving v partly filled, for
 // anything it does not surely decode as encoding/json would.
 func (d *flatDecoder) decode(args []byte, v reflect.Value) bool {
-	i := skipWS(args, 0)
-	if i >= len(args) || args[i] != '{' {
-		return false
-	}
-	i = skipWS(args, i+1)
-	if i < len(args) && args[i] == '}' {
-		return skipWS(args, i+1) == len(args)
-	}
-	for i < len(args) {
-		if args[i] != '"' {
-			return false
-		}
-		end := strictjson.Skip(args, i)
-		if end-1 <= i || end > len(args) {
-			return false
-		}
-		f, ok := d.fields[string(args[i+1:end-1])]
-		if !ok {
-			return false // unknown, escaped or a case variant: encoding/json decides
-		}
-		i = skipWS(args, end)
-		if i >= len(args) || args[i] != ':' {
-			return false
-		}
-		i = skipWS(args, i+1)
-		start := i
-		i = strictjson.Skip(args, i)
-		if i <= start || i > len(args) || !setFlat(v.Field(f.index), f.kind, args[start:i]) {
-			return false
-		}
-		i = skipWS(args, i)
-		if i < len(args) && args[i] == ',' {
-			i = skipWS(args, i+1)
-			continue
-		}
-		return i < len(args) && args[i] == '}' && skipWS(args, i+1) == len(args)
-	}
-	return false
+	return strictjson.Members(args, func(key, val []byte) bool {
+		f, ok := d.fields[string(key)]
+		// An unknown, escaped or case-variant name: encoding/json decides.
+		return ok && setFlat(v.Field(f.index), f.kind, val)
+	})
 }
 
 // setFlat stores the JSON value raw in the field fv of kind k. null leaves

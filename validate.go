@@ -157,33 +157,10 @@ func (f *flatSchema) validRaw(args []byte) bool {
 	if len(f.required) > 64 || strictjson.Check(args, 0) != nil {
 		return false
 	}
-	i := skipWS(args, 0)
-	if i >= len(args) || args[i] != '{' {
-		return false
-	}
 	var seen uint64
-	i = skipWS(args, i+1)
-	if i < len(args) && args[i] == '}' {
-		return f.allRequired(seen)
-	}
-	for i < len(args) {
-		if args[i] != '"' {
-			return false
-		}
-		end := strictjson.Skip(args, i)
-		key := args[i+1 : end-1]
+	return strictjson.Members(args, func(key, val []byte) bool {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			return false // an escaped name: the full way
-		}
-		i = skipWS(args, end)
-		if i >= len(args) || args[i] != ':' {
-			return false
-		}
-		i = skipWS(args, i+1)
-		start := i
-		i = strictjson.Skip(args, i)
-		if i <= start || i > len(args) {
-			return false
 		}
 		p, ok := f.props[string(key)]
 		switch {
@@ -196,21 +173,15 @@ func (f *flatSchema) validRaw(args []byte) bool {
 					return false
 				}
 			}
-		case p.enum != nil || !p.okRaw(args[start:i]):
+		case p.enum != nil || !p.okRaw(val):
 			return false
 		default:
 			if n := slices.Index(f.required, string(key)); n >= 0 {
 				seen |= 1 << n
 			}
 		}
-		i = skipWS(args, i)
-		if i < len(args) && args[i] == ',' {
-			i = skipWS(args, i+1)
-			continue
-		}
-		return i < len(args) && args[i] == '}' && f.allRequired(seen)
-	}
-	return false
+		return true
+	}) && f.allRequired(seen)
 }
 
 // allRequired reports whether seen has the bit of every required property.
@@ -249,13 +220,6 @@ func (p flatProp) okRaw(v []byte) bool {
 		}
 	}
 	return got == p.typ || (p.typ == "number" && got == "integer") || (p.nullable && got == "null")
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // valid reports whether m passes, in map order and without allocating:

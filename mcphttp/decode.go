@@ -19,30 +19,12 @@ import (
 // raw passed strictjson.Check with the message (jsonrpc.Decode), so it is
 // valid JSON without duplicate members.
 func scanToolsCall(raw []byte) (name string, args json.RawMessage, ok bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return "", nil, false
-	}
-	i = skipSpace(raw, i+1)
 	var haveName bool
-	for i < len(raw) && raw[i] == '"' {
-		end := strictjson.Skip(raw, i)
-		key := raw[i+1 : end-1]
-		i = skipSpace(raw, end)
-		if i >= len(raw) || raw[i] != ':' {
-			return "", nil, false
-		}
-		i = skipSpace(raw, i+1)
-		start := i
-		i = strictjson.Skip(raw, i)
-		if i <= start || i > len(raw) {
-			return "", nil, false
-		}
-		val := raw[start:i]
+	ok = strictjson.Members(raw, func(key, val []byte) bool {
 		switch string(key) {
 		case "name":
 			if val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 || !utf8.Valid(val) {
-				return "", nil, false
+				return false
 			}
 			name, haveName = string(val[1:len(val)-1]), true
 		case "arguments":
@@ -52,25 +34,13 @@ func scanToolsCall(raw []byte) (name string, args json.RawMessage, ok bool) {
 			// case or an escape: the full decode.
 			if bytes.IndexByte(key, '\\') >= 0 || bytes.EqualFold(key, []byte("name")) ||
 				bytes.EqualFold(key, []byte("arguments")) || bytes.EqualFold(key, []byte("_meta")) {
-				return "", nil, false
+				return false
 			}
 		}
-		i = skipSpace(raw, i)
-		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-			continue
-		}
-		break
-	}
-	if i >= len(raw) || raw[i] != '}' || !haveName {
+		return true
+	})
+	if !ok || !haveName {
 		return "", nil, false
 	}
 	return name, args, true
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }

@@ -38,7 +38,7 @@ func decodeInitialize(raw []byte) (initializeParams, error) {
 // full decode then reads. raw passed strictjson.Check with the message
 // (jsonrpc.Decode), so it is valid JSON without duplicate members.
 func scanInitialize(raw []byte) (p initializeParams, ok bool) {
-	ok = scanObject(raw, func(key, val []byte) bool {
+	ok = strictjson.Members(raw, func(key, val []byte) bool {
 		switch string(key) {
 		case "protocolVersion":
 			s, ok := plainString(val)
@@ -47,7 +47,7 @@ func scanInitialize(raw []byte) (p initializeParams, ok bool) {
 		case "capabilities":
 			return emptyObject(val)
 		case "clientInfo":
-			return scanObject(val, func(key, val []byte) bool {
+			return strictjson.Members(val, func(key, val []byte) bool {
 				var dst *string
 				switch string(key) {
 				case "name":
@@ -70,41 +70,6 @@ func scanInitialize(raw []byte) (p initializeParams, ok bool) {
 		return initializeParams{}, false
 	}
 	return p, true
-}
-
-// scanObject calls member for each member of the JSON object raw (valid
-// JSON), with its name as written (between the quotes) and its value; it
-// returns false when raw is not an object or member returned false.
-func scanObject(raw []byte, member func(key, val []byte) bool) bool {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	i = skipSpace(raw, i+1)
-	for i < len(raw) && raw[i] == '"' {
-		end := strictjson.Skip(raw, i)
-		key := raw[i+1 : end-1]
-		i = skipSpace(raw, end)
-		if i >= len(raw) || raw[i] != ':' {
-			return false
-		}
-		i = skipSpace(raw, i+1)
-		start := i
-		i = strictjson.Skip(raw, i)
-		if i <= start || i > len(raw) {
-			return false
-		}
-		if !member(key, raw[start:i]) {
-			return false
-		}
-		i = skipSpace(raw, i)
-		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-			continue
-		}
-		break
-	}
-	return i < len(raw) && raw[i] == '}' && skipSpace(raw, i+1) == len(raw)
 }
 
 // plainKey reports whether an ignored member name is safe to ignore: it
@@ -133,7 +98,7 @@ func plainString(val []byte) (string, bool) {
 
 // emptyObject reports whether val is {} (with any space inside).
 func emptyObject(val []byte) bool {
-	return len(val) >= 2 && val[0] == '{' && skipSpace(val, 1) == len(val)-1
+	return len(val) >= 2 && val[0] == '{' && strictjson.SkipSpace(val, 1) == len(val)-1
 }
 
 // mayHaveMeta reports whether the JSON params may have a _meta member,

@@ -292,3 +292,39 @@ func TestSkip(t *testing.T) {
 		t.Errorf("Skip allocates %v times per call, want 0", n)
 	}
 }
+
+// Members walks an object's members in order, names as written, and
+// refuses what is not an object or what its callback refuses; it
+// allocates nothing.
+func TestMembers(t *testing.T) {
+	tests := []struct {
+		name string
+		raw  string
+		want []string // key=value
+		ok   bool
+	}{
+		{"empty", ` { } `, nil, true},
+		{"members", `{"a":1, "b" : {"c":[1,2]} ,"d":"x\"y"}`, []string{`a=1`, `b={"c":[1,2]}`, `d="x\"y"`}, true},
+		{"escaped name kept", `{"\u0061":true}`, []string{`\u0061=true`}, true},
+		{"array", `[1]`, nil, false},
+		{"string", `"x"`, nil, false},
+		{"trailing value", `{"a":1} 2`, []string{`a=1`}, false},
+		{"stop", `{"a":1,"stop":2,"c":3}`, []string{`a=1`, `stop=2`}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			ok := Members([]byte(tt.raw), func(key, val []byte) bool {
+				got = append(got, string(key)+"="+string(val))
+				return string(key) != "stop"
+			})
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	raw := []byte(`{"a":1,"b":"two","c":[3]}`)
+	n := 0
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		Members(raw, func(key, val []byte) bool { n++; return true })
+	}))
+}

@@ -289,3 +289,54 @@ func (w *walker) object(fs *fieldSet, elem reflect.Type) error {
 		}
 	}
 }
+
+// SkipSpace returns the position of the first byte at or after i in b
+// that is not JSON whitespace.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// Members calls member for each member of the JSON object raw, which must
+// be valid JSON (as [Check] leaves it), in order, with its name as written
+// (between the quotes, escapes kept) and its value's bytes. It returns
+// false when raw is not an object or member returned false, and
+// allocates nothing of its own: the scanners of the hot path (a tool's
+// arguments, initialize's params) read the bytes with it instead of
+// decoding them.
+func Members(raw []byte, member func(key, val []byte) bool) bool {
+	i := SkipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = SkipSpace(raw, i+1)
+	for i < len(raw) && raw[i] == '"' {
+		end := Skip(raw, i)
+		if end-1 <= i || end > len(raw) {
+			return false
+		}
+		key := raw[i+1 : end-1]
+		i = SkipSpace(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		i = SkipSpace(raw, i+1)
+		start := i
+		i = Skip(raw, i)
+		if i <= start || i > len(raw) {
+			return false
+		}
+		if !member(key, raw[start:i]) {
+			return false
+		}
+		i = SkipSpace(raw, i)
+		if i < len(raw) && raw[i] == ',' {
+			i = SkipSpace(raw, i+1)
+			continue
+		}
+		break
+	}
+	return i < len(raw) && raw[i] == '}' && SkipSpace(raw, i+1) == len(raw)
+}
