@@ -447,14 +447,7 @@ func checkTSEverything(t *testing.T, out *tsOutput, revision string) {
 		{tool: "sample", text: "sampled: hello"},
 	} {
 		t.Run("tools/call "+tc.tool, func(t *testing.T) {
-			text := tsCallText(t, out, tc.tool, tc.isError)
-			switch {
-			case tc.anyText:
-			case tc.contains != "":
-				require.Contains(t, text, tc.contains)
-			default:
-				require.Equal(t, tc.text, text)
-			}
+			requireToolText(t, tsCallText(t, out, tc.tool, tc.isError), tc.text, tc.contains, tc.anyText)
 		})
 	}
 	t.Run("tools/call elicit", func(t *testing.T) {

@@ -266,9 +266,7 @@ func TestReplicasShareSessionsOnRedis(t *testing.T) {
 	const clients = 200
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	tr := &http.Transport{MaxIdleConnsPerHost: 64}
-	t.Cleanup(tr.CloseIdleConnections)
-	hc := &http.Client{Transport: tr}
+	hc := replicaClient(t, 64)
 
 	var (
 		wg     sync.WaitGroup
@@ -342,9 +340,7 @@ func TestReplicasShareSessionsOnRedis(t *testing.T) {
 func TestStreamResumesOnAnotherReplica(t *testing.T) {
 	redisURL := "redis://" + redistest.Start(t) + "/0"
 	front := startReplicas(t, 3, "-redis", redisURL, "-resumable").front
-	tr := &http.Transport{}
-	t.Cleanup(tr.CloseIdleConnections)
-	hc := &http.Client{Transport: tr}
+	hc := replicaClient(t, 0)
 	ctx := testContext(t, 10*time.Second)
 
 	post := func(ctx context.Context, sid, body string) *http.Response {
@@ -432,9 +428,7 @@ func TestStatelessReplicas(t *testing.T) {
 	const perRevision = 200
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	tr := &http.Transport{MaxIdleConnsPerHost: 64}
-	t.Cleanup(tr.CloseIdleConnections)
-	hc := &http.Client{Transport: tr}
+	hc := replicaClient(t, 64)
 
 	var (
 		wg    sync.WaitGroup
@@ -533,9 +527,7 @@ func testReplicaKilled(t *testing.T, flags ...string) {
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
 	defer cancel()
-	tr := &http.Transport{MaxIdleConnsPerHost: 64}
-	t.Cleanup(tr.CloseIdleConnections)
-	hc := &http.Client{Transport: tr}
+	hc := replicaClient(t, 64)
 
 	sessions := make([]*mcp.ClientSession, clients)
 	for i := range sessions {
@@ -765,4 +757,13 @@ func (r *closingRecorder) WriteHeader(code int) {
 func (r *closingRecorder) Write(p []byte) (int, error) {
 	r.body.closed.Store(true)
 	return r.ResponseRecorder.Write(p)
+}
+
+// replicaClient is the HTTP client the replica tests' clients share,
+// keeping up to idle connections per host (0: net/http's default); its
+// idle connections close when the test ends.
+func replicaClient(t *testing.T, idle int) *http.Client {
+	tr := &http.Transport{MaxIdleConnsPerHost: idle}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
 }

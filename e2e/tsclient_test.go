@@ -218,6 +218,19 @@ func tsCallText(t *testing.T, out *tsOutput, tool string, wantIsError bool) stri
 	return r.Content[0].Text
 }
 
+// requireToolText checks a tool's text: any text when anyText, else one
+// containing contains when it is set, else exactly want.
+func requireToolText(t *testing.T, text, want, contains string, anyText bool) {
+	t.Helper()
+	switch {
+	case anyText:
+	case contains != "":
+		require.Contains(t, text, contains)
+	default:
+		require.Equal(t, want, text)
+	}
+}
+
 // tsCallJSON requires the named tool call to have returned a single text
 // block holding JSON, decodes it into v and, when the result also carries
 // structuredContent, requires the two to agree.
@@ -278,14 +291,7 @@ func TestTypeScriptClient(t *testing.T) {
 			for _, tc := range tests {
 				t.Run(tc.tool, func(t *testing.T) {
 					t.Parallel()
-					text := tsCallText(t, out, tc.tool, tc.wantIsError)
-					switch {
-					case tc.anyText:
-					case tc.contains != "":
-						require.Contains(t, text, tc.contains)
-					default:
-						require.Equal(t, tc.wantText, text)
-					}
+					requireToolText(t, tsCallText(t, out, tc.tool, tc.wantIsError), tc.wantText, tc.contains, tc.anyText)
 				})
 			}
 		})
