@@ -55,6 +55,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzScanToolsCall$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzScanInitialize$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzMayHaveMeta$$' -fuzztime $(FUZZN) ./mcphttp
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendToolResult$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzLegacySSE$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzRequestState$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzFlatValidator$$' -fuzztime $(FUZZN) .

@@ -21,11 +21,16 @@ func toolResultSize(r *mcp.ContentResult) int {
 	return n
 }
 
-// appendToolResult encodes a tool result. Results made only of plain text
-// items (the common case, and the hot path) are written directly; anything
-// else goes through encoding/json.
+// appendToolResult encodes a tool result. Results whose content is made
+// only of plain text items (the common case, and the hot path) are written
+// directly, their structured content through one json.Marshal of its own;
+// anything else goes through encoding/json whole. Going through
+// ContentResult.MarshalJSON would encode the structured content twice (the
+// second time to compact the first's output) and, nesting two reflective
+// encodings, made a typed tool's answer the deepest point of its request's
+// stack.
 func appendToolResult(b []byte, r *mcp.ContentResult) ([]byte, error) {
-	if r.StructuredContent != nil || r.Meta != nil {
+	if r.Meta != nil {
 		return json.Marshal(r)
 	}
 	for _, c := range r.Content {
@@ -44,6 +49,14 @@ func appendToolResult(b []byte, r *mcp.ContentResult) ([]byte, error) {
 		b = append(b, '}')
 	}
 	b = append(b, ']')
+	if r.StructuredContent != nil {
+		sc, err := json.Marshal(r.StructuredContent)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, sc...)
+	}
 	if r.IsError {
 		b = append(b, `,"isError":true`...)
 	}

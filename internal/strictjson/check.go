@@ -97,6 +97,16 @@ type checker struct {
 	max   int
 	depth *DepthError
 	dup   *DuplicateError
+	// names[:n] holds the member names of the objects being checked, the
+	// innermost object's last; each object compares a name only with its
+	// own, from the index it started at. They are kept here, in Check's
+	// frame, rather than in object's: with an array of names in each
+	// frame, a level of nesting took 1 KB of stack, and the three levels
+	// of a tools/call were the deepest point of the request. An object
+	// whose names do not fit (more than smallObject, or no room left)
+	// keeps them in a map.
+	names [2 * smallObject][]byte
+	n     int
 }
 
 func (c *checker) fail() error {
@@ -270,17 +280,22 @@ func (c *checker) array(depth int) bool {
 const smallObject = 16
 
 func (c *checker) object(depth int) bool {
+	start := c.n
+	ok := c.members(depth, start)
+	c.n = start
+	return ok
+}
+
+// members checks an object's members, the opening brace being at c.pos;
+// the object's names go to c.names from index start on.
+func (c *checker) members(depth, start int) bool {
 	c.pos++
 	c.ws()
 	if c.pos < len(c.data) && c.data[c.pos] == '}' {
 		c.pos++
 		return true
 	}
-	var (
-		small [smallObject][]byte
-		n     int
-		big   map[string]struct{}
-	)
+	var big map[string]struct{} // the names, once there are more than smallObject
 	for {
 		c.ws()
 		if c.pos >= len(c.data) || c.data[c.pos] != '"' {
@@ -301,21 +316,18 @@ func (c *checker) object(depth int) bool {
 				_, seen = big[string(name)]
 				big[string(name)] = struct{}{}
 			} else {
-				for _, prev := range small[:n] {
+				own := c.names[start:c.n]
+				for _, prev := range own {
 					if bytes.Equal(prev, name) {
 						seen = true
 						break
 					}
 				}
-				if n < smallObject {
-					small[n] = name
-					n++
+				if len(own) < smallObject && c.n < len(c.names) {
+					c.names[c.n] = name
+					c.n++
 				} else {
-					big = make(map[string]struct{}, 2*smallObject)
-					for _, prev := range small {
-						big[string(prev)] = struct{}{}
-					}
-					big[string(name)] = struct{}{}
+					big = nameSet(own, name)
 				}
 			}
 			if seen {
@@ -345,6 +357,16 @@ func (c *checker) object(depth int) bool {
 			return false
 		}
 	}
+}
+
+// nameSet returns the set of names and name.
+func nameSet(names [][]byte, name []byte) map[string]struct{} {
+	set := make(map[string]struct{}, 2*len(names))
+	for _, n := range names {
+		set[string(n)] = struct{}{}
+	}
+	set[string(name)] = struct{}{}
+	return set
 }
 
 // unescape decodes a quoted JSON string already checked by str.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -47,6 +48,11 @@ func TestCheck(t *testing.T) {
 		{name: "duplicate through an escape", in: `{"name":1,"n\u0061me":2}`, wantErr: &DuplicateError{}, wantMsg: `"name"`},
 		{name: "duplicate in a large object", in: bigObject(40, true), wantErr: &DuplicateError{}},
 		{name: "large object without duplicates", in: bigObject(40, false)},
+		{name: "a child's names are not its parent's", in: `{"a":{"b":1,"c":{"d":1}},"b":1,"d":2}`},
+		{name: "duplicate after a child object", in: `{"a":{"b":1},"c":2,"a":3}`, wantErr: &DuplicateError{}, wantMsg: `"a"`},
+		{name: "open objects with more names than the shared stack", in: nestedNames(5, 10, -1)},
+		{name: "duplicate in an object past the shared stack", in: nestedNames(5, 10, 4), wantErr: &DuplicateError{}, wantMsg: `"l4k0"`},
+		{name: "duplicate in an object within the shared stack", in: nestedNames(5, 10, 1), wantErr: &DuplicateError{}, wantMsg: `"l1k0"`},
 		{name: "syntax wins over an earlier duplicate", in: `{"a":1,"a":2,}`, wantErr: &SyntaxError{}},
 		{name: "empty", in: ``, wantErr: &SyntaxError{}},
 		{name: "trailing garbage", in: `{} x`, wantErr: &SyntaxError{}},
@@ -220,8 +226,68 @@ func TestUnmarshalReportsJSONErrors(t *testing.T) {
 
 // FuzzCheck holds Check to json.Valid: with no depth limit in reach, it
 // accepts exactly the valid JSON without duplicate member names.
+// nestedNames returns levels objects nested in one another, each with
+// per names before the next level's; the object at level dupAt (counting
+// from 0, -1 for none) repeats its first name at its end.
+func nestedNames(levels, per, dupAt int) string {
+	var b strings.Builder
+	for l := range levels {
+		b.WriteByte('{')
+		for k := range per {
+			fmt.Fprintf(&b, `"l%dk%d":%d,`, l, k, k)
+		}
+		b.WriteString(`"next":`)
+	}
+	b.WriteString("null")
+	for l := levels - 1; l >= 0; l-- {
+		if l == dupAt {
+			fmt.Fprintf(&b, `,"l%dk0":true`, l)
+		}
+		b.WriteByte('}')
+	}
+	return b.String()
+}
+
+// hasDuplicate reports whether valid JSON data has an object with two
+// members of the same (decoded) name, the reference for FuzzCheck.
+func hasDuplicate(data []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var value func() bool
+	value = func() bool {
+		tok, err := d.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			dup := false
+			for d.More() {
+				name, _ := d.Token()
+				s, _ := name.(string)
+				dup = dup || seen[s]
+				seen[s] = true
+				dup = value() || dup
+			}
+			_, _ = d.Token()
+			return dup
+		case json.Delim('['):
+			dup := false
+			for d.More() {
+				dup = value() || dup
+			}
+			_, _ = d.Token()
+			return dup
+		}
+		return false
+	}
+	return value()
+}
+
 func FuzzCheck(f *testing.F) {
-	for _, s := range []string{`{"a":1}`, `[1,"x",{"b":[null]}]`, `{"a":1,"a":2}`, `"\u00e9"`, `-0.5e3`, `{"a":{"b":{"c":[]}}}`, "[\"\xff\"]"} {
+	for _, s := range []string{`{"a":1}`, `[1,"x",{"b":[null]}]`, `{"a":1,"a":2}`, `"\u00e9"`, `-0.5e3`, `{"a":{"b":{"c":[]}}}`, "[\"\xff\"]",
+		`{"a":{"b":1},"b":2}`, `{"a":{"a":1},"a":2}`, nestedNames(5, 10, -1), nestedNames(5, 10, 4)} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -235,6 +301,8 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("Check refused valid JSON %q: %v", data, err)
 		case errors.As(err, &de) && !valid:
 			t.Fatalf("Check reported a duplicate in invalid JSON %q", data)
+		case valid && (de != nil) != hasDuplicate(data):
+			t.Fatalf("Check's duplicate error %v, but the reference finds a duplicate: %v, in %q", err, hasDuplicate(data), data)
 		}
 		if err == nil {
 			d := json.NewDecoder(bytes.NewReader(data))
