@@ -63,18 +63,31 @@ func init() {
 // HTTP middleware could catch a panic. A panic is logged with its stack
 // and answered with a -32603 error.
 func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, rs *responder) {
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
+	ctx := r.Context()
 	defer func() {
 		if v := recover(); v != nil {
 			h.log.Error("mcp: panic in a request handler", "method", msg.Method, "panic", v, "stack", string(debug.Stack()))
 			rs.reply(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, "Internal error (see the server log)", nil))
 		}
 	}()
-	key := msg.IDKey()
-	tracked := c.track(key, func() { cancel(errCancelled) })
-	if tracked {
-		defer c.untrack(key)
+	// A request of a session can be cancelled by the client's
+	// notifications/cancelled, so it runs under a context of its own that
+	// the session tracks. The lone request of a throw-away session (a
+	// stateless POST, a 2026-07-28 request) cannot: a notification comes
+	// in another POST, with a throw-away session of its own, and nothing
+	// else cancels the request before it returns. Its HTTP request's
+	// context (the client going away, the server's shutdown) is all it
+	// needs, which saves a stateless call the context, its registration
+	// with the request's and the tracking (issue 10). A batch's requests
+	// share their session with the batch's notifications, so they keep it.
+	if !c.ephemeral || rs.batch {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		key := msg.IDKey()
+		if c.track(key, func() { cancel(errCancelled) }) {
+			defer c.untrack(key)
+		}
 	}
 	k := &call{h: h, c: c, r: r, msg: msg, rs: rs, auth: mcp.AuthFromContext(r.Context())}
 	fn := methods[msg.Method]
