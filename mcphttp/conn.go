@@ -42,8 +42,8 @@ type conn struct {
 	// more run at once. An idle session holds neither: a map kept from
 	// its first request cost every session about 200 bytes (issue 10).
 	firstKey    string
-	firstCancel context.CancelFunc
-	inflight    map[string]context.CancelFunc
+	firstCancel context.CancelCauseFunc
+	inflight    map[string]context.CancelCauseFunc
 	pending     map[string]chan *jsonrpc.Message
 	roots       []mcp.Root
 	streams     map[string]*stream // resumable request streams (resume.go)
@@ -117,10 +117,10 @@ func (c *conn) close() {
 	}
 	c.closed = true
 	if c.firstCancel != nil {
-		c.firstCancel()
+		c.firstCancel(errCancelled)
 	}
 	for _, cancel := range c.inflight {
-		cancel()
+		cancel(errCancelled)
 	}
 	done := c.done
 	c.mu.Unlock()
@@ -135,7 +135,7 @@ func (c *conn) idle() bool {
 	return c.firstCancel == nil && len(c.inflight) == 0 && !c.getActive.Load()
 }
 
-func (c *conn) track(key string, cancel context.CancelFunc) bool {
+func (c *conn) track(key string, cancel context.CancelCauseFunc) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -149,7 +149,7 @@ func (c *conn) track(key string, cancel context.CancelFunc) bool {
 	}
 	if _, ok := c.inflight[key]; ok || c.firstCancel != nil {
 		if c.inflight == nil {
-			c.inflight = map[string]context.CancelFunc{}
+			c.inflight = map[string]context.CancelCauseFunc{}
 		}
 		c.inflight[key] = cancel
 		return true
@@ -179,7 +179,7 @@ func (c *conn) cancel(key string) {
 	}
 	c.mu.Unlock()
 	if cancel != nil {
-		cancel()
+		cancel(errCancelled)
 	}
 }
 

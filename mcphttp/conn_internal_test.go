@@ -81,7 +81,10 @@ func TestConnInflight(t *testing.T) {
 					if n := seen[s.key]; n > 1 {
 						name += "#" + string(rune('0'+n))
 					}
-					require.True(t, c.track(s.key, func() { ran = append(ran, name) }))
+					require.True(t, c.track(s.key, func(cause error) {
+						assert.ErrorIs(t, cause, errCancelled, "a cancelled request's cause")
+						ran = append(ran, name)
+					}))
 				case "untrack":
 					c.untrack(s.key)
 				case "cancel":
@@ -104,11 +107,14 @@ func TestConnInflightClose(t *testing.T) {
 	c := newConn(&Handler{}, nil, false)
 	var ran []string
 	for _, k := range []string{"1", "2", "3"} {
-		require.True(t, c.track(k, func() { ran = append(ran, k) }))
+		require.True(t, c.track(k, func(cause error) {
+			assert.ErrorIs(t, cause, errCancelled, "the cause of a request the session's end cancels")
+			ran = append(ran, k)
+		}))
 	}
 	c.close()
 	assert.ElementsMatch(t, []string{"1", "2", "3"}, ran)
-	assert.False(t, c.track("4", func() { t.Error("cancel of a request tracked after close ran") }))
+	assert.False(t, c.track("4", func(error) { t.Error("cancel of a request tracked after close ran") }))
 }
 
 // TestConnDone checks the session's done channel, made on first use: one
@@ -143,7 +149,7 @@ func TestConnDone(t *testing.T) {
 	t.Run("never asked", func(t *testing.T) {
 		t.Parallel()
 		c := newConn(&Handler{}, nil, false)
-		require.True(t, c.track("1", func() {}))
+		require.True(t, c.track("1", func(error) {}))
 		c.untrack("1")
 		assert.Nil(t, c.done, "an idle session holds no done channel")
 		c.close()

@@ -33,6 +33,9 @@ type call struct {
 	// round is a 2026-07-28 request's round of questions (mrtr.go); nil
 	// for the 2025 revisions.
 	round *inputRound
+	// peer is the request's way back to the client (mcp.RequestInfo.Peer),
+	// kept here so that it is not an allocation of its own.
+	peer requestPeer
 }
 
 type methodFunc func(h *Handler, ctx context.Context, k *call) (any, error)
@@ -85,7 +88,7 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 		ctx, cancel = context.WithCancelCause(ctx)
 		defer cancel(nil)
 		key := msg.IDKey()
-		if c.track(key, func() { cancel(errCancelled) }) {
+		if c.track(key, cancel) {
 			defer c.untrack(key)
 		}
 	}
@@ -141,17 +144,33 @@ func (h *Handler) replyError(c *conn, msg *jsonrpc.Message, rs *responder, err e
 //
 //go:noinline
 func (h *Handler) replyResult(c *conn, k *call, msg *jsonrpc.Message, rs *responder, res any) {
+	if r, ok := res.(*mcp.ContentResult); ok && !c.modern {
+		// A tool's result, the hot path: encoded straight into the
+		// response's buffer.
+		out, err := appendToolResult(jsonrpc.AppendResultHead(make([]byte, 0, toolResultSize(r)+len(msg.ID)+32), msg.ID), r)
+		if err == nil {
+			rs.reply(append(out, '}'))
+			return
+		}
+		h.replyEncodeError(msg, rs, err)
+		return
+	}
 	b, err := marshalResult(res)
 	if err == nil && c.modern {
 		b, err = h.modernResult(msg.Method, k.auth, b)
 	}
 	if err != nil {
-		h.log.Error("mcp: encoding a result failed", "method", msg.Method, "error", err)
-		rs.reply(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, "Internal error: encoding the result failed", nil))
+		h.replyEncodeError(msg, rs, err)
 		return
 	}
 	out := jsonrpc.AppendResult(make([]byte, 0, len(b)+len(msg.ID)+32), msg.ID, b)
 	rs.reply(out)
+}
+
+// replyEncodeError answers a request whose result could not be encoded.
+func (h *Handler) replyEncodeError(msg *jsonrpc.Message, rs *responder, err error) {
+	h.log.Error("mcp: encoding a result failed", "method", msg.Method, "error", err)
+	rs.reply(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, "Internal error: encoding the result failed", nil))
 }
 
 // exec runs a request's method: an unknown one is -32601, and a
@@ -543,7 +562,8 @@ func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.
 	if meta != nil && len(meta.ProgressToken) > 0 && string(meta.ProgressToken) != "null" {
 		info.ProgressToken = meta.ProgressToken
 	}
-	peer := &requestPeer{c: k.c, rs: k.rs}
+	k.peer = requestPeer{c: k.c, rs: k.rs}
+	peer := &k.peer
 	info.Peer = peer
 	if k.round != nil {
 		info.Peer = &inputPeer{requestPeer: peer, round: k.round}

@@ -28,15 +28,16 @@ func toolResultSize(r *mcp.ContentResult) int {
 // ContentResult.MarshalJSON would encode the structured content twice (the
 // second time to compact the first's output) and, nesting two reflective
 // encodings, made a typed tool's answer the deepest point of its request's
-// stack.
+// stack. The result is appended to b whichever way it is encoded, so
+// that the response envelope and the result share one buffer.
 func appendToolResult(b []byte, r *mcp.ContentResult) ([]byte, error) {
 	if r.Meta != nil {
-		return json.Marshal(r)
+		return appendMarshal(b, r)
 	}
 	for _, c := range r.Content {
 		t, ok := c.(mcp.TextContent)
 		if !ok || t.Annotations != nil || t.Meta != nil {
-			return json.Marshal(r)
+			return appendMarshal(b, r)
 		}
 	}
 	b = append(b, `{"content":[`...)
@@ -61,4 +62,13 @@ func appendToolResult(b []byte, r *mcp.ContentResult) ([]byte, error) {
 		b = append(b, `,"isError":true`...)
 	}
 	return append(b, '}'), nil
+}
+
+// appendMarshal appends v encoded by encoding/json to b.
+func appendMarshal(b []byte, v any) ([]byte, error) {
+	m, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, m...), nil
 }

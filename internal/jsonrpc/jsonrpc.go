@@ -488,11 +488,19 @@ func (s *scanner) skipValue() { s.pos = strictjson.Skip(s.data, s.pos) }
 
 // AppendResult appends a success response.
 func AppendResult(b []byte, id json.RawMessage, result []byte) []byte {
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = appendID(b, id)
-	b = append(b, `,"result":`...)
+	b = AppendResultHead(b, id)
 	b = append(b, result...)
 	return append(b, '}')
+}
+
+// AppendResultHead appends the start of a success response, up to where
+// its result goes: a caller that encodes the result itself appends it
+// and then '}', so that the response takes one buffer and no copy of the
+// result.
+func AppendResultHead(b []byte, id json.RawMessage) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = appendID(b, id)
+	return append(b, `,"result":`...)
 }
 
 // AppendError appends an error response; a nil id is written as null.
