@@ -123,7 +123,12 @@ soak:
 # sizes, initialize, tools/list with 10/1k/10k tools, telemetry on and off (middleware); then the idle-session memory at 1k/10k/100k
 # sessions, once each (-benchtime=1x: one operation opens them all). BENCH narrows the first run.
 BENCH ?= .
+# The hot-path benchmarks BENCHMARKS.md reports; a missing one fails here rather than vanishing from
+# the run unnoticed (-bench with a pattern that matches nothing still passes).
+BENCHES := ToolsCall ToolsCallArgs ToolsList Initialize SessionChurn IdleSessions
 bench:
+	@list=$$($(GO) test -list '^Benchmark' ./mcphttp) || exit 1; \
+	for b in $(BENCHES); do echo "$$list" | grep -qx "Benchmark$$b" || { echo "make bench: Benchmark$$b is missing from ./mcphttp" >&2; exit 1; }; done
 	$(GO) test -run '^$$' -bench '$(BENCH)' -skip '^BenchmarkIdleSessions$$' -benchmem ./mcphttp ./internal/jsonrpc ./middleware .
 	$(GO) test -run '^$$' -bench '^BenchmarkIdleSessions$$' -benchtime=1x ./mcphttp
 

@@ -309,6 +309,42 @@ func byteSize(n int) string {
 // session each operation (ended with DELETE, so they do not pile up).
 func BenchmarkInitialize(b *testing.B) { benchSessions(b, false) }
 
+// BenchmarkToolsList is tools/list over HTTP with 10, 1,000 and 10,000
+// tools, one page (the growth table's tool-count row).
+func BenchmarkToolsList(b *testing.B) {
+	for _, n := range []int{10, 1000, 10_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			e := newEngine(b, newBenchServer(b, n-3), &mcphttp.Options{PageSize: n})
+			e.initialize()
+			e.postOK(benchList, `"name":"t`+strconv.Itoa(n-4)+`"`)
+			if strings.Contains(e.w.body.String(), "nextCursor") {
+				b.Fatalf("more than one page")
+			}
+			b.SetBytes(int64(e.w.body.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				e.post(benchList)
+			}
+		})
+	}
+}
+
+// BenchmarkIdleSessions opens N sessions (initialize and
+// notifications/initialized, in-process through the handler) and reports
+// the heap each holds once idle, in B/session (the growth table's
+// session row). Run it with -benchtime=1x: an operation is all N.
+func BenchmarkIdleSessions(b *testing.B) {
+	for _, n := range []int{1000, 10_000, 100_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			var perSession float64
+			for range b.N {
+				perSession = idleSessionBytes(b, n)
+			}
+			b.ReportMetric(perSession, "B/session")
+		})
+	}
+}
+
 // BenchmarkSessionChurn is the harness's churn operation through the
 // Handler: initialize, notifications/initialized, one tools/call of add
 // and DELETE, on a fresh session each time. What a session costs to set
