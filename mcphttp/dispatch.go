@@ -144,33 +144,29 @@ func (h *Handler) replyError(c *conn, msg *jsonrpc.Message, rs *responder, err e
 //
 //go:noinline
 func (h *Handler) replyResult(c *conn, k *call, msg *jsonrpc.Message, rs *responder, res any) {
+	var (
+		out []byte
+		err error
+	)
 	if r, ok := res.(*mcp.ContentResult); ok && !c.modern {
 		// A tool's result, the hot path: encoded straight into the
 		// response's buffer.
-		out, err := appendToolResult(jsonrpc.AppendResultHead(make([]byte, 0, toolResultSize(r)+len(msg.ID)+32), msg.ID), r)
-		if err == nil {
-			rs.reply(append(out, '}'))
-			return
+		out, err = appendToolResult(jsonrpc.AppendResultHead(make([]byte, 0, toolResultSize(r)+len(msg.ID)+32), msg.ID), r)
+		out = append(out, '}')
+	} else {
+		var b []byte
+		b, err = marshalResult(res)
+		if err == nil && c.modern {
+			b, err = h.modernResult(msg.Method, k.auth, b)
 		}
-		h.replyEncodeError(msg, rs, err)
-		return
-	}
-	b, err := marshalResult(res)
-	if err == nil && c.modern {
-		b, err = h.modernResult(msg.Method, k.auth, b)
+		out = jsonrpc.AppendResult(make([]byte, 0, len(b)+len(msg.ID)+32), msg.ID, b)
 	}
 	if err != nil {
-		h.replyEncodeError(msg, rs, err)
+		h.log.Error("mcp: encoding a result failed", "method", msg.Method, "error", err)
+		rs.reply(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, "Internal error: encoding the result failed", nil))
 		return
 	}
-	out := jsonrpc.AppendResult(make([]byte, 0, len(b)+len(msg.ID)+32), msg.ID, b)
 	rs.reply(out)
-}
-
-// replyEncodeError answers a request whose result could not be encoded.
-func (h *Handler) replyEncodeError(msg *jsonrpc.Message, rs *responder, err error) {
-	h.log.Error("mcp: encoding a result failed", "method", msg.Method, "error", err)
-	rs.reply(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, "Internal error: encoding the result failed", nil))
 }
 
 // exec runs a request's method: an unknown one is -32601, and a
