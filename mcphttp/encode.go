@@ -51,12 +51,10 @@ func appendToolResult(b []byte, r *mcp.ContentResult) ([]byte, error) {
 	}
 	b = append(b, ']')
 	if r.StructuredContent != nil {
-		sc, err := json.Marshal(r.StructuredContent)
-		if err != nil {
+		var err error
+		if b, err = appendMarshal(append(b, `,"structuredContent":`...), r.StructuredContent); err != nil {
 			return nil, err
 		}
-		b = append(b, `,"structuredContent":`...)
-		b = append(b, sc...)
 	}
 	if r.IsError {
 		b = append(b, `,"isError":true`...)
