@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/header"
 	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
@@ -42,8 +43,8 @@ type conn struct {
 	// more run at once. An idle session holds neither: a map kept from
 	// its first request cost every session about 200 bytes (issue 10).
 	firstKey    string
-	firstCancel context.CancelCauseFunc
-	inflight    map[string]context.CancelCauseFunc
+	firstCancel canceller
+	inflight    map[string]canceller
 	pending     map[string]chan *jsonrpc.Message
 	roots       []mcp.Root
 	streams     map[string]*stream // resumable request streams (resume.go)
@@ -117,10 +118,10 @@ func (c *conn) close() {
 	}
 	c.closed = true
 	if c.firstCancel != nil {
-		c.firstCancel(errCancelled)
+		c.firstCancel.cancel(errCancelled)
 	}
-	for _, cancel := range c.inflight {
-		cancel(errCancelled)
+	for _, r := range c.inflight {
+		r.cancel(errCancelled)
 	}
 	done := c.done
 	c.mu.Unlock()
@@ -135,7 +136,7 @@ func (c *conn) idle() bool {
 	return c.firstCancel == nil && len(c.inflight) == 0 && !c.getActive.Load()
 }
 
-func (c *conn) track(key string, cancel context.CancelCauseFunc) bool {
+func (c *conn) track(key string, cancel canceller) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -149,7 +150,7 @@ func (c *conn) track(key string, cancel context.CancelCauseFunc) bool {
 	}
 	if _, ok := c.inflight[key]; ok || c.firstCancel != nil {
 		if c.inflight == nil {
-			c.inflight = map[string]context.CancelCauseFunc{}
+			c.inflight = map[string]canceller{}
 		}
 		c.inflight[key] = cancel
 		return true
@@ -179,7 +180,7 @@ func (c *conn) cancel(key string) {
 	}
 	c.mu.Unlock()
 	if cancel != nil {
-		cancel(errCancelled)
+		cancel.cancel(errCancelled)
 	}
 }
 
@@ -618,7 +619,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if id := r.Header.Get("Last-Event-Id"); id != "" && h.opts.Resumable {
+	if id := header.Get(r.Header, header.LastEventID); id != "" && h.opts.Resumable {
 		h.serveResume(w, r, c, id)
 		return
 	}

@@ -81,10 +81,10 @@ func TestConnInflight(t *testing.T) {
 					if n := seen[s.key]; n > 1 {
 						name += "#" + string(rune('0'+n))
 					}
-					require.True(t, c.track(s.key, func(cause error) {
+					require.True(t, c.track(s.key, cancelFunc(func(cause error) {
 						assert.ErrorIs(t, cause, errCancelled, "a cancelled request's cause")
 						ran = append(ran, name)
-					}))
+					})))
 				case "untrack":
 					c.untrack(s.key)
 				case "cancel":
@@ -107,14 +107,14 @@ func TestConnInflightClose(t *testing.T) {
 	c := newConn(&Handler{}, nil, false)
 	var ran []string
 	for _, k := range []string{"1", "2", "3"} {
-		require.True(t, c.track(k, func(cause error) {
+		require.True(t, c.track(k, cancelFunc(func(cause error) {
 			assert.ErrorIs(t, cause, errCancelled, "the cause of a request the session's end cancels")
 			ran = append(ran, k)
-		}))
+		})))
 	}
 	c.close()
 	assert.ElementsMatch(t, []string{"1", "2", "3"}, ran)
-	assert.False(t, c.track("4", func(error) { t.Error("cancel of a request tracked after close ran") }))
+	assert.False(t, c.track("4", cancelFunc(func(error) { t.Error("cancel of a request tracked after close ran") })))
 }
 
 // TestConnDone checks the session's done channel, made on first use: one
@@ -149,7 +149,7 @@ func TestConnDone(t *testing.T) {
 	t.Run("never asked", func(t *testing.T) {
 		t.Parallel()
 		c := newConn(&Handler{}, nil, false)
-		require.True(t, c.track("1", func(error) {}))
+		require.True(t, c.track("1", cancelFunc(func(error) {})))
 		c.untrack("1")
 		assert.Nil(t, c.done, "an idle session holds no done channel")
 		c.close()
@@ -215,3 +215,9 @@ func TestSessionSlots(t *testing.T) {
 		})
 	}
 }
+
+// cancelFunc is a canceller made of a function, for the tests of the
+// tracking.
+type cancelFunc func(cause error)
+
+func (f cancelFunc) cancel(cause error) { f(cause) }

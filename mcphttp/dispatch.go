@@ -36,6 +36,9 @@ type call struct {
 	// peer is the request's way back to the client (mcp.RequestInfo.Peer),
 	// kept here so that it is not an allocation of its own.
 	peer requestPeer
+	// ctx is the context of a session's request (handleRequest), here
+	// for the same reason.
+	ctx requestContext
 }
 
 type methodFunc func(h *Handler, ctx context.Context, k *call) (any, error)
@@ -73,26 +76,30 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 			rs.reply(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, "Internal error (see the server log)", nil))
 		}
 	}()
+	k := &call{h: h, c: c, r: r, msg: msg, rs: rs, auth: mcp.AuthFromContext(r.Context())}
 	// A request of a session can be cancelled by the client's
 	// notifications/cancelled, so it runs under a context of its own that
-	// the session tracks. The lone request of a throw-away session (a
-	// stateless POST, a 2026-07-28 request) cannot: a notification comes
-	// in another POST, with a throw-away session of its own, and nothing
-	// else cancels the request before it returns. Its HTTP request's
-	// context (the client going away, the server's shutdown) is all it
-	// needs, which saves a stateless call the context, its registration
-	// with the request's and the tracking (issue 10). A batch's requests
-	// share their session with the batch's notifications, so they keep it.
+	// the session tracks: k.ctx, a child of the HTTP request's context
+	// made real only when needed (requestContext), inside k so that it is
+	// no allocation of its own. The lone request of a throw-away session
+	// (a stateless POST, a 2026-07-28 request) cannot be cancelled so: a
+	// notification comes in another POST, with a throw-away session of
+	// its own, and nothing else cancels the request before it returns.
+	// Its HTTP request's context (the client going away, the server's
+	// shutdown) is all it needs, which saves a stateless call the context
+	// and the tracking (issue 10). A batch's requests share their session
+	// with the batch's notifications, so they keep it.
+	var rc *requestContext
 	if !c.ephemeral || rs.batch {
-		var cancel context.CancelCauseFunc
-		ctx, cancel = context.WithCancelCause(ctx)
-		defer cancel(nil)
+		rc = &k.ctx
+		rc.init(ctx)
+		ctx = rc
+		defer rc.end()
 		key := msg.IDKey()
-		if c.track(key, cancel) {
+		if c.track(key, rc) {
 			defer c.untrack(key)
 		}
 	}
-	k := &call{h: h, c: c, r: r, msg: msg, rs: rs, auth: mcp.AuthFromContext(r.Context())}
 	fn := methods[msg.Method]
 	if c.modern {
 		fn = modernMethod(msg.Method)
@@ -106,7 +113,7 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 	} else {
 		res, err = h.exec(ctx, fn, k)
 	}
-	if errors.Is(context.Cause(ctx), errCancelled) {
+	if rc != nil && rc.cancelledBy(errCancelled) {
 		return // the client cancelled: no response (spec: cancellation)
 	}
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/justinas/alice"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/header"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/middleware"
@@ -424,19 +425,22 @@ func (h *Handler) newChain(withAuth bool) http.Handler {
 	}
 	c = c.Append(middleware.SessionID)
 	if h.ping != nil {
-		c = c.Append(networkOnly(h.ping.Middleware))
+		c = c.Append(networkGETs(h.ping.Middleware))
 	}
 	return c.ThenFunc(h.serve)
 }
 
-// networkOnly applies mw to requests that arrived over a network
-// connection, and passes the others (stdio and embedded sessions, whose
-// requests carry no http.LocalAddrContextKey) straight to next.
-func networkOnly(mw alice.Constructor) alice.Constructor {
+// networkGETs applies mw (the ping middleware, which watches GET streams)
+// to GET requests that arrived over a network connection, and passes the
+// others (POSTs, which it would pass on untouched, and stdio and embedded
+// sessions, whose requests carry no http.LocalAddrContextKey) straight to
+// next. The method is looked at first: it is a field, where the address
+// is a lookup through every context the request's has wrapped.
+func networkGETs(mw alice.Constructor) alice.Constructor {
 	return func(next http.Handler) http.Handler {
 		wrapped := mw(next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Context().Value(http.LocalAddrContextKey) == nil {
+			if r.Method != http.MethodGet || r.Context().Value(http.LocalAddrContextKey) == nil {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -540,17 +544,30 @@ func httpError(w http.ResponseWriter, status int, id []byte, code int64, msg str
 // a wildcard that covers them). It allocates nothing: it runs on every
 // POST.
 func accepts(r *http.Request, types ...string) bool {
-	vals := r.Header.Values("Accept")
+	vals := r.Header[header.Accept]
 	if len(vals) == 0 {
 		return false
 	}
+	// The value the SDKs' clients send, which lists both types a POST
+	// needs, is known without parsing it.
+	both := len(vals) == 1 && vals[0] == acceptBoth
 	for _, t := range types {
+		if both && (t == mediaJSON || t == mediaSSE) {
+			continue
+		}
 		if !acceptsType(vals, t) {
 			return false
 		}
 	}
 	return true
 }
+
+// The media types of the transport, and the Accept value that lists both.
+const (
+	mediaJSON  = "application/json"
+	mediaSSE   = "text/event-stream"
+	acceptBoth = mediaJSON + ", " + mediaSSE
+)
 
 // acceptsType reports whether one of the media ranges in vals covers t:
 // t itself, its type's wildcard ("text/*") or "*/*" (case does not matter;
@@ -581,12 +598,12 @@ func mediaType(v string) string {
 }
 
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
-	ct := r.Header.Get("Content-Type")
-	if !strings.EqualFold(mediaType(ct), "application/json") {
+	ct := header.Get(r.Header, header.ContentType)
+	if ct != mediaJSON && !strings.EqualFold(mediaType(ct), mediaJSON) {
 		refuseMediaType(w, ct)
 		return
 	}
-	want := []string{"application/json", "text/event-stream"}
+	want := []string{mediaJSON, mediaSSE}
 	if h.opts.JSONResponse {
 		want = want[:1]
 	}
@@ -605,7 +622,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer putBody(body)
-	headerVersion := r.Header.Get(hdrProtocolVersion)
+	headerVersion := header.Get(r.Header, hdrProtocolVersion)
 	badVersion := headerVersion != "" && !slices.Contains(supportedVersions, headerVersion)
 	if jsonrpc.IsBatch(body.b) {
 		if refuseModernBatch(w, headerVersion) {
@@ -779,7 +796,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	auth := mcp.AuthFromContext(r.Context())
 	if h.opts.Stateless {
 		c := h.newConn(nil, true)
-		v := r.Header.Get(hdrProtocolVersion)
+		v := header.Get(r.Header, hdrProtocolVersion)
 		if v == "" {
 			v = versionAssumed
 		}

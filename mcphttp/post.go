@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/header"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
@@ -31,7 +32,7 @@ func (h *Handler) limits() jsonrpc.Limits {
 // pass (servePost already refused an unsupported one). It reports whether
 // the request may go on.
 func (h *Handler) checkVersion(w http.ResponseWriter, r *http.Request, c *conn, id []byte) bool {
-	v := r.Header.Get(hdrProtocolVersion)
+	v := header.Get(r.Header, hdrProtocolVersion)
 	negotiated := c.sess.ProtocolVersion()
 	if v == "" || negotiated == "" || v == negotiated {
 		return true

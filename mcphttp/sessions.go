@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/header"
 )
 
 // SessionInfo describes a live session: who the client is and what it
@@ -151,9 +152,8 @@ func (h *Handler) inputEnded(err error) {
 }
 
 // hdrProtocolVersion is the MCP-Protocol-Version header in its canonical
-// form: http.Header.Get of any other spelling allocates the canonical key
-// on every call, and every request reads it.
-const hdrProtocolVersion = "Mcp-Protocol-Version"
+// form (read with header.Get, which does not canonicalize).
+const hdrProtocolVersion = header.ProtocolVersion
 
 // initResults holds the encoded result of initialize, per supported
 // version and whether the session has streams: it depends on nothing else

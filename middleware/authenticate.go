@@ -68,6 +68,13 @@ func Authenticate(fn mcp.AuthFunc, opts *AuthOptions) func(http.Handler) http.Ha
 				refuse(w, r, err, &o)
 				return
 			}
+			if auth == nil && mcp.AuthFromContext(r.Context()) == nil {
+				// An anonymous caller, and no auth data to hide: the
+				// context already says "no auth data", so the request
+				// goes on as it is, without a copy.
+				next.ServeHTTP(w, r)
+				return
+			}
 			next.ServeHTTP(w, r.WithContext(mcp.WithAuth(r.Context(), auth)))
 		})
 	}

@@ -112,6 +112,38 @@ func TestAuthenticate(t *testing.T) {
 	}
 }
 
+// TestAuthenticateAnonymous: a check that admits a caller without auth
+// data (nil, nil) leaves nil in the context, replacing what an earlier
+// check put there, and passes a request that had none on unchanged.
+func TestAuthenticateAnonymous(t *testing.T) {
+	t.Parallel()
+	anonymous := func(*http.Request) (any, error) { return nil, nil }
+	tests := []struct {
+		name     string
+		earlier  any // auth data an earlier check put in the context
+		sameReq  bool
+		wantAuth any
+	}{
+		{name: "no earlier auth data: the request as it came", sameReq: true},
+		{name: "earlier auth data is replaced by none", earlier: user{Name: "ada"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+			if tt.earlier != nil {
+				req = req.WithContext(mcp.WithAuth(req.Context(), tt.earlier))
+			}
+			var got *http.Request
+			h := middleware.Authenticate(anonymous, nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r }))
+			h.ServeHTTP(httptest.NewRecorder(), req)
+			require.NotNil(t, got, "the request went on")
+			assert.Nil(t, mcp.AuthFromContext(got.Context()))
+			assert.Equal(t, tt.sameReq, got == req)
+		})
+	}
+}
+
 func TestFixedAuth(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -6,12 +6,15 @@ import (
 	"net/http"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/header"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/session"
 )
 
 // sessionIDHeader is the Streamable HTTP session header.
-const sessionIDHeader = "Mcp-Session-Id"
+// It is in canonical form, read from the header map as it is, without
+// the canonicalization of http.Header's methods (package header).
+const sessionIDHeader = header.SessionID
 
 type sessionIDKey struct{}
 
@@ -36,7 +39,7 @@ func SessionID(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		vals := r.Header.Values(sessionIDHeader)
+		vals := r.Header[sessionIDHeader]
 		switch {
 		case len(vals) == 0:
 			next.ServeHTTP(w, r)

@@ -134,20 +134,30 @@ func NewMemoryStore() *MemoryStore {
 	return &MemoryStore{recs: map[string]memEntry{}, now: time.Now}
 }
 
-func (m *MemoryStore) expiry(ttl time.Duration) time.Time {
+// clock returns *now, reading the store's clock into it first if it is
+// zero: an operation that checks an expiry and sets a new one (Touch, on
+// every request of a session) reads the clock once.
+func (m *MemoryStore) clock(now *time.Time) time.Time {
+	if now.IsZero() {
+		*now = m.now()
+	}
+	return *now
+}
+
+func (m *MemoryStore) expiry(ttl time.Duration, now *time.Time) time.Time {
 	if ttl <= 0 {
 		return time.Time{}
 	}
-	return m.now().Add(ttl)
+	return m.clock(now).Add(ttl)
 }
 
 // liveLocked returns the unexpired entry of id, dropping an expired one.
-func (m *MemoryStore) liveLocked(id string) (memEntry, bool) {
+func (m *MemoryStore) liveLocked(id string, now *time.Time) (memEntry, bool) {
 	e, ok := m.recs[id]
 	if !ok {
 		return e, false
 	}
-	if !e.expires.IsZero() && !m.now().Before(e.expires) {
+	if !e.expires.IsZero() && !m.clock(now).Before(e.expires) {
 		delete(m.recs, id)
 		return e, false
 	}
@@ -177,10 +187,11 @@ func (m *MemoryStore) Create(_ context.Context, rec *Record, ttl time.Duration) 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sweepLocked()
-	if _, ok := m.liveLocked(rec.ID); ok {
+	var now time.Time
+	if _, ok := m.liveLocked(rec.ID, &now); ok {
 		return ErrExists
 	}
-	m.recs[rec.ID] = memEntry{rec: rec.Clone(), expires: m.expiry(ttl)}
+	m.recs[rec.ID] = memEntry{rec: rec.Clone(), expires: m.expiry(ttl, &now)}
 	return nil
 }
 
@@ -188,7 +199,8 @@ func (m *MemoryStore) Create(_ context.Context, rec *Record, ttl time.Duration) 
 func (m *MemoryStore) Get(_ context.Context, id string) (*Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, ok := m.liveLocked(id)
+	var now time.Time
+	e, ok := m.liveLocked(id, &now)
 	if !ok {
 		return nil, ErrNotFound
 	}
@@ -199,11 +211,12 @@ func (m *MemoryStore) Get(_ context.Context, id string) (*Record, error) {
 func (m *MemoryStore) Touch(_ context.Context, id string, ttl time.Duration) (*Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, ok := m.liveLocked(id)
+	var now time.Time
+	e, ok := m.liveLocked(id, &now)
 	if !ok {
 		return nil, ErrNotFound
 	}
-	e.expires = m.expiry(ttl)
+	e.expires = m.expiry(ttl, &now)
 	m.recs[id] = e
 	return e.rec.Clone(), nil
 }
@@ -217,11 +230,12 @@ func (m *MemoryStore) Touch(_ context.Context, id string, ttl time.Duration) (*R
 func (m *MemoryStore) TouchApply(_ context.Context, id string, ttl time.Duration, s *Session) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, ok := m.liveLocked(id)
+	var now time.Time
+	e, ok := m.liveLocked(id, &now)
 	if !ok {
 		return ErrNotFound
 	}
-	e.expires = m.expiry(ttl)
+	e.expires = m.expiry(ttl, &now)
 	m.recs[id] = e
 	s.Apply(e.rec)
 	return nil
@@ -231,7 +245,8 @@ func (m *MemoryStore) TouchApply(_ context.Context, id string, ttl time.Duration
 func (m *MemoryStore) Update(_ context.Context, id string, ttl time.Duration, fn func(*Record) error) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, ok := m.liveLocked(id)
+	var now time.Time
+	e, ok := m.liveLocked(id, &now)
 	if !ok {
 		return ErrNotFound
 	}
@@ -240,7 +255,7 @@ func (m *MemoryStore) Update(_ context.Context, id string, ttl time.Duration, fn
 		return err
 	}
 	rec.ID = id
-	m.recs[id] = memEntry{rec: rec, expires: m.expiry(ttl)}
+	m.recs[id] = memEntry{rec: rec, expires: m.expiry(ttl, &now)}
 	return nil
 }
 
@@ -257,8 +272,9 @@ func (m *MemoryStore) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
+	var now time.Time
 	for id := range m.recs {
-		if _, ok := m.liveLocked(id); ok {
+		if _, ok := m.liveLocked(id, &now); ok {
 			n++
 		}
 	}

@@ -1,0 +1,35 @@
+// Package header reads and writes the HTTP headers of the hot path by
+// their canonical names, without the canonicalization that http.Header's
+// methods do on every call: textproto.CanonicalMIMEHeaderKey checks and
+// folds the key each time, about 300 instructions, and a tools/call read
+// or wrote eight such headers (issue 10).
+//
+// Every name given to Get and Set must be in canonical form; the names the
+// server uses are the constants here, which the package's test checks.
+package header
+
+import "net/http"
+
+// The canonical names of the headers the engine and its middleware read
+// and write on every request.
+const (
+	Accept          = "Accept"
+	ContentType     = "Content-Type"
+	Origin          = "Origin"
+	SessionID       = "Mcp-Session-Id"
+	ProtocolVersion = "Mcp-Protocol-Version"
+	LastEventID     = "Last-Event-Id"
+)
+
+// Get returns the first value of the header key, or "": h.Get(key) for a
+// key in canonical form.
+func Get(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// Set makes v the one value of the header key: h.Set(key, v) for a key in
+// canonical form.
+func Set(h http.Header, key, v string) { h[key] = []string{v} }
