@@ -435,7 +435,7 @@ func (h *Handler) newChain(withAuth bool) http.Handler {
 // others (POSTs, which it would pass on untouched, and stdio and embedded
 // sessions, whose requests carry no http.LocalAddrContextKey) straight to
 // next. The method is looked at first: it is a field, where the address
-// is a lookup through every context the request's has wrapped.
+// is a lookup through every context that the request's context wraps.
 func networkGETs(mw alice.Constructor) alice.Constructor {
 	return func(next http.Handler) http.Handler {
 		wrapped := mw(next)

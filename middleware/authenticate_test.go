@@ -119,10 +119,9 @@ func TestAuthenticateAnonymous(t *testing.T) {
 	t.Parallel()
 	anonymous := func(*http.Request) (any, error) { return nil, nil }
 	tests := []struct {
-		name     string
-		earlier  any // auth data an earlier check put in the context
-		sameReq  bool
-		wantAuth any
+		name    string
+		earlier any // auth data an earlier check put in the context
+		sameReq bool
 	}{
 		{name: "no earlier auth data: the request as it came", sameReq: true},
 		{name: "earlier auth data is replaced by none", earlier: user{Name: "ada"}},

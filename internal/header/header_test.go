@@ -10,8 +10,8 @@ import (
 	"github.com/mcpchain/mcp/internal/header"
 )
 
-// TestNamesCanonical: Get and Set find what net/http stores only when the
-// name is canonical.
+// TestNamesCanonical: Get finds what net/http stores only when the name
+// is canonical.
 func TestNamesCanonical(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{header.Accept, header.ContentType, header.Origin,
@@ -20,8 +20,8 @@ func TestNamesCanonical(t *testing.T) {
 	}
 }
 
-// TestLikeHeaderMethods: Get and Set answer as http.Header's own methods.
-func TestLikeHeaderMethods(t *testing.T) {
+// TestLikeHeaderGet: Get answers as http.Header's own method.
+func TestLikeHeaderGet(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -39,13 +39,6 @@ func TestLikeHeaderMethods(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tt.h.Get(tt.key), header.Get(tt.h, tt.key))
-			if tt.h == nil {
-				return
-			}
-			want := tt.h.Clone()
-			want.Set(tt.key, "v")
-			header.Set(tt.h, tt.key, "v")
-			assert.Equal(t, want, tt.h)
 		})
 	}
 }
