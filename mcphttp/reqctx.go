@@ -40,11 +40,18 @@ type requestContext struct {
 	// linked is set once the real child exists or the request ended:
 	// from then on Err and Value go through real (made on demand).
 	linked atomic.Bool
+	// child is the real child once made; read without the lock, so that
+	// a tool polling Done pays an atomic load, as on any cancelCtx.
+	child atomic.Pointer[realChild]
 
-	mu      sync.Mutex
-	child   context.Context // the real child; nil until needed
-	cancelF context.CancelCauseFunc
-	ended   bool // the request returned before a child was made
+	mu    sync.Mutex // serializes making the child with the request's end
+	ended bool       // the request returned before a child was made
+}
+
+// realChild is the context.WithCancelCause child and its cancel function.
+type realChild struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 }
 
 // init makes c a view of parent, for a request about to run.
@@ -52,33 +59,36 @@ func (c *requestContext) init(parent context.Context) { c.parent = parent }
 
 // real returns the real child, making it on first use. A request that
 // already ended gets it cancelled.
-func (c *requestContext) real() context.Context {
+func (c *requestContext) real() *realChild {
+	if rc := c.child.Load(); rc != nil {
+		return rc
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.child == nil {
-		c.child, c.cancelF = context.WithCancelCause(c.parent)
-		if c.ended {
-			c.cancelF(nil)
-		}
-		c.linked.Store(true)
+	if rc := c.child.Load(); rc != nil {
+		return rc
 	}
-	return c.child
+	ctx, cancel := context.WithCancelCause(c.parent)
+	if c.ended {
+		cancel(nil)
+	}
+	rc := &realChild{ctx: ctx, cancel: cancel}
+	c.child.Store(rc)
+	c.linked.Store(true)
+	return rc
 }
 
 // cancel cancels the request with cause (errCancelled): the handler's
 // context is done, and so is every context derived from it.
-func (c *requestContext) cancel(cause error) {
-	c.real()
-	c.cancelF(cause)
-}
+func (c *requestContext) cancel(cause error) { c.real().cancel(cause) }
 
 // end is the request's return: a real child is cancelled (which also
 // releases its registration with the parent), and otherwise the context
 // remembers that it ended, for code that kept it.
 func (c *requestContext) end() {
 	c.mu.Lock()
-	if c.child != nil {
-		c.cancelF(nil)
+	if rc := c.child.Load(); rc != nil {
+		rc.cancel(nil)
 	} else {
 		c.ended = true
 		c.linked.Store(true)
@@ -89,10 +99,8 @@ func (c *requestContext) end() {
 // cancelledBy reports whether the request was cancelled with cause
 // before it returned.
 func (c *requestContext) cancelledBy(cause error) bool {
-	c.mu.Lock()
-	child := c.child
-	c.mu.Unlock()
-	return child != nil && context.Cause(child) == cause
+	rc := c.child.Load()
+	return rc != nil && context.Cause(rc.ctx) == cause
 }
 
 // Deadline implements context.Context: the parent's, which the child
@@ -100,14 +108,14 @@ func (c *requestContext) cancelledBy(cause error) bool {
 func (c *requestContext) Deadline() (time.Time, bool) { return c.parent.Deadline() }
 
 // Done implements context.Context.
-func (c *requestContext) Done() <-chan struct{} { return c.real().Done() }
+func (c *requestContext) Done() <-chan struct{} { return c.real().ctx.Done() }
 
 // Err implements context.Context.
 func (c *requestContext) Err() error {
 	if !c.linked.Load() {
 		return c.parent.Err()
 	}
-	return c.real().Err()
+	return c.real().ctx.Err()
 }
 
 // Value implements context.Context.
@@ -115,5 +123,5 @@ func (c *requestContext) Value(key any) any {
 	if !c.linked.Load() {
 		return c.parent.Value(key)
 	}
-	return c.real().Value(key)
+	return c.real().ctx.Value(key)
 }

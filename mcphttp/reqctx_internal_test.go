@@ -83,7 +83,7 @@ func TestRequestContext(t *testing.T) {
 				afterRan = make(chan struct{})
 				context.AfterFunc(ctx, func() { close(afterRan) })
 			} else {
-				assert.Nil(t, rc.child, "no child is made before it is needed")
+				assert.Nil(t, rc.child.Load(), "no child is made before it is needed")
 			}
 			if tt.happen != nil {
 				tt.happen(rc, cancelParent)
