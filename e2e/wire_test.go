@@ -40,8 +40,9 @@ type wireMsg struct {
 
 // httpExchange is one HTTP request/response pair seen by the client.
 type httpExchange struct {
-	Method string
-	Status int
+	Method  string
+	Status  int
+	Request string // the request's body, if any
 }
 
 // wireRecorder records messages in the order the client read or wrote them.
@@ -198,6 +199,7 @@ type recordingRoundTripper struct {
 }
 
 func (rt *recordingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	var sent []byte
 	if req.Body != nil && req.Body != http.NoBody {
 		body, err := io.ReadAll(req.Body)
 		_ = req.Body.Close()
@@ -205,6 +207,7 @@ func (rt *recordingRoundTripper) RoundTrip(req *http.Request) (*http.Response, e
 			return nil, err
 		}
 		rt.rec.addRaw(false, body)
+		sent = body
 		req = req.Clone(req.Context())
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -215,7 +218,7 @@ func (rt *recordingRoundTripper) RoundTrip(req *http.Request) (*http.Response, e
 		return nil, err
 	}
 	rt.rec.mu.Lock()
-	rt.rec.http = append(rt.rec.http, httpExchange{Method: req.Method, Status: resp.StatusCode})
+	rt.rec.http = append(rt.rec.http, httpExchange{Method: req.Method, Status: resp.StatusCode, Request: string(sent)})
 	rt.rec.mu.Unlock()
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {

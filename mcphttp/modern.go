@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"sort"
@@ -161,6 +162,10 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 			"Invalid Request: a response has nothing to answer in protocol revision "+ModernVersion+": the server sends no requests", nil)
 		return
 	}
+	if msg.IsNotification() {
+		h.takeModernNotification(w, r, msg)
+		return
+	}
 	meta, hasMeta := requestMetaOf(msg.Params)
 	var pv string
 	rawPV, hasPV := meta[metaProtocolVersion]
@@ -204,12 +209,6 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 		modernError(w, http.StatusBadRequest, id, mcp.CodeUnsupportedProtocolVersion,
 			"Unsupported protocol version: "+strictjson.Quote(pv),
 			map[string]any{"supported": allVersions, "requested": strictjson.Clip(pv, strictjson.MaxQuoted)})
-		return
-	}
-	if msg.IsNotification() {
-		// The revision defines no client notifications over HTTP (closing
-		// the response stream is the cancellation): acknowledged, unused.
-		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	if !h.checkModernHeaders(w, r, msg) {
@@ -257,6 +256,23 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	rs.noLogs = level == ""
 	h.handleRequest(r, c, msg, rs)
 	rs.end()
+}
+
+// takeModernNotification answers 202 to a notification sent at
+// 2026-07-28, whatever its _meta and headers. The revision defines no
+// client notification over HTTP (closing a request's response stream is
+// its cancellation) and leaves the headers of a notification POST
+// undefined, yet clients send them: the official Go SDK POSTs
+// notifications/cancelled, without _meta, when a call's context ends, and
+// closes itself for good when that POST gets an error status. A
+// notification the server does not act on must not cost a client its
+// connection, so none is checked; each is logged at debug level.
+func (h *Handler) takeModernNotification(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+	if h.log.Enabled(r.Context(), slog.LevelDebug) {
+		h.log.Debug("mcp: a notification of protocol revision "+ModernVersion+" taken; it has no effect over HTTP",
+			"method", strictjson.Clip(msg.Method, strictjson.MaxQuoted), "params", strictjson.ForLogBytes(msg.Params))
+	}
+	w.WriteHeader(http.StatusAccepted)
 }
 
 // checkModernHeaders checks the routing headers of SEP-2243 against the

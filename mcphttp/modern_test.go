@@ -339,6 +339,15 @@ func TestModernTransport(t *testing.T) {
 		{"a batch is refused", http.MethodPost, "[" + modernBody("tools/list", "") + "]", []string{"MCP-Protocol-Version", "2026-07-28"}, 400, "one JSON-RPC message per POST"},
 		{"a notification is accepted", http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,` + modernMeta("") + `}}`,
 			[]string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "notifications/cancelled"}, 202, ""},
+		// What the official Go SDK client (v1.8.0) sends when a call's
+		// context ends: no _meta, no Mcp-Method. An error status here makes
+		// it close its connection for good.
+		{"a notification without _meta is accepted", http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"context deadline exceeded","requestId":23}}`,
+			[]string{"MCP-Protocol-Version", "2026-07-28"}, 202, ""},
+		{"a notification with no params is accepted", http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`,
+			[]string{"MCP-Protocol-Version", "2026-07-28"}, 202, ""},
+		{"a notification naming an unknown version in _meta is accepted", http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999"}}}`,
+			[]string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "notifications/other"}, 202, ""},
 		{"a response is refused", http.MethodPost, `{"jsonrpc":"2.0","id":3,"result":{}}`, []string{"MCP-Protocol-Version", "2026-07-28"}, 400, "the server sends no requests"},
 	}
 	for _, tt := range tests {
