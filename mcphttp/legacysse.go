@@ -182,6 +182,12 @@ func (l *legacySSE) serveStream(w http.ResponseWriter, r *http.Request) {
 			pumped = nil
 			switch {
 			case idle != nil:
+			case r.Context().Err() != nil:
+				// The client closed the stream, which also ended the
+				// engine's: both cases were ready, and the client's
+				// close is the cause.
+				l.close(ls, EndDeleted)
+				return
 			case closedCh(h.drainCh()):
 				startDrain()
 			default:
