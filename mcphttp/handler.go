@@ -326,12 +326,29 @@ func (h *Handler) otherReplica(key string) bool {
 	return err == nil && n>>replicaShift != 0 && n>>replicaShift != h.replica>>replicaShift
 }
 
-// refuseForeignAnswer answers the POST of a response that belongs to a
-// request another replica sent.
-func refuseForeignAnswer(w http.ResponseWriter) {
-	httpError(w, http.StatusConflict, nil, mcp.CodeServerError,
-		"Conflict: this response answers a server-to-client request (sampling, elicitation or roots) that another replica of this server sent; "+
-			"such answers are not routed between replicas: route every request of a session to one replica (sticky sessions on Mcp-Session-Id) to use them")
+// dropForeignAnswer logs, and drops, the POST of a response that belongs
+// to a request another replica sent, with no relay to carry it there. The
+// POST is still answered 202: the answer is lost either way (the replica
+// that asked times out), and an error status would make a client such as
+// the official Go SDK close its connection for good.
+func (h *Handler) dropForeignAnswer(c *conn, msg *jsonrpc.Message) {
+	h.log.Warn("mcp: dropped the answer to a server-to-client request (sampling, elicitation, roots or ping) that another replica sent; "+
+		"such answers reach the replica that asked only through Options.Relay or sticky sessions on Mcp-Session-Id",
+		"session", c.sess.ID, "id", strictjson.ForLogBytes(msg.ID))
+}
+
+// takeSessionlessNotification answers 202 to a notification that names no
+// session on a stateful endpoint, and logs it at debug level: it has no
+// session to act on, and a client can send one in a race with its own
+// initialize (roots/list_changed while connecting, notifications/cancelled
+// for an initialize that timed out), where an error status would make a
+// client such as the official Go SDK close its connection for good.
+func (h *Handler) takeSessionlessNotification(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+	if h.log.Enabled(r.Context(), slog.LevelDebug) {
+		h.log.Debug("mcp: a notification without Mcp-Session-Id taken; it has no session to act on",
+			"method", strictjson.Clip(msg.Method, strictjson.MaxQuoted))
+	}
+	w.WriteHeader(http.StatusAccepted)
 }
 
 // New returns a handler serving srv. opts may be nil.
@@ -649,6 +666,10 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		refuseVersion(w, msg.ID, headerVersion)
 		return
 	}
+	if !h.opts.Stateless && msg.IsNotification() && middleware.SessionIDFromContext(r.Context()) == "" {
+		h.takeSessionlessNotification(w, r, msg)
+		return
+	}
 	c, ok := h.resolve(w, r, msg.Method == "initialize", msg.ID)
 	if !ok {
 		return
@@ -669,8 +690,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 	default:
 		if !c.deliver(msg) {
-			refuseForeignAnswer(w)
-			return
+			h.dropForeignAnswer(c, msg)
 		}
 		w.WriteHeader(http.StatusAccepted)
 	}

@@ -131,6 +131,11 @@ func TestHTTPStatuses(t *testing.T) {
 		{"not JSON-RPC", req{"POST", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, withSID(nil)}, 400, []string{`-32600`, `must be \"2.0\"`}, "", ""},
 		{"case-variant key", req{"POST", `{"jsonrpc":"2.0","id":1,"method":"ping","Method":"tools/call"}`, withSID(nil)}, 400, []string{`-32600`, `case-sensitive`}, "", ""},
 		{"missing session", req{"POST", call, nil}, 400, []string{`-32000`, `missing Mcp-Session-Id`, `"id":7`}, "", ""},
+		// A client may send a notification in a race with its own initialize
+		// (the official Go SDK's roots/list_changed while connecting); an
+		// error status would make it close for good.
+		{"notification without session", req{"POST", `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`, nil}, 202, nil, "", ""},
+		{"cancellation without session", req{"POST", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}`, nil}, 202, nil, "", ""},
 		{"malformed session id", req{"POST", call, map[string]string{"Mcp-Session-Id": "a b"}}, 400, []string{`visible ASCII`}, "", ""},
 		{"unknown session", req{"POST", call, map[string]string{"Mcp-Session-Id": "nope"}}, 404, []string{`-32001`, `Session not found`}, "", ""},
 		{"another caller's session", req{"POST", call, map[string]string{"Mcp-Session-Id": aliceSID, "Authorization": "Bearer mallory"}}, 403, []string{`another caller`}, "", ""},
