@@ -166,6 +166,12 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 		h.takeModernNotification(w, r, msg)
 		return
 	}
+	// A method the revision does not have is named as such before _meta is
+	// checked: the official Go SDK sends ping without _meta, and "method
+	// not found" is what it needs to hear.
+	if !h.checkModernMethod(w, msg) {
+		return
+	}
 	meta, hasMeta := requestMetaOf(msg.Params)
 	var pv string
 	rawPV, hasPV := meta[metaProtocolVersion]

@@ -123,6 +123,9 @@ func TestModernValidation(t *testing.T) {
 		{"removed method initialize", modernBody("initialize", ""), nil,
 			404, mcp.CodeMethodNotFound, `"initialize" is not a method of protocol revision 2026-07-28`},
 		{"removed method ping", modernBody("ping", ""), nil, 404, mcp.CodeMethodNotFound, "not a method"},
+		// The official Go SDK's Ping at 2026-07-28: no _meta at all. What it
+		// needs to hear is that the method is gone, not that _meta is missing.
+		{"removed method ping without _meta", `{"jsonrpc":"2.0","id":7,"method":"ping"}`, nil, 404, mcp.CodeMethodNotFound, `"ping" is not a method`},
 		{"removed method logging/setLevel", modernBody("logging/setLevel", `"level":"info"`), nil, 404, mcp.CodeMethodNotFound, "not a method"},
 		{"removed method resources/subscribe", modernBody("resources/subscribe", `"uri":"mem://hello"`), nil, 404, mcp.CodeMethodNotFound, "not a method"},
 		{"unknown method", modernBody("unknown/method", ""), nil, 404, mcp.CodeMethodNotFound, `"unknown/method"`},
