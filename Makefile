@@ -76,8 +76,14 @@ e2e/node/node_modules/.ci-lock.sha256: e2e/node/package-lock.json
 	sha256sum e2e/node/package-lock.json | cut -d' ' -f1 > $@
 
 # TestConformanceAuthorization belongs to the conformance target.
+# TestClientMatrix writes its table (client x transport x revision, a column per behaviour) to
+# MATRIX_TABLE; it is printed after the run, passed or not.
+MATRIX_TABLE := $(CURDIR)/e2e/artifacts/matrix.md
 e2e: node
-	cd e2e && $(GO) test -race -count=1 -skip '^TestConformanceAuthorization$$' ./...
+	@rm -f $(MATRIX_TABLE); status=0; \
+	(cd e2e && MATRIX_TABLE=$(MATRIX_TABLE) $(GO) test -race -count=1 -skip '^TestConformanceAuthorization$$' ./...) || status=1; \
+	if [ -f $(MATRIX_TABLE) ]; then echo "client matrix (TestClientMatrix):"; cat $(MATRIX_TABLE); fi; \
+	exit $$status
 
 # The server suite against examples/conformance, three runs, each reporting its counts and time:
 #   1. 0.1.16 --suite all, stateful: 32/32 scenarios, 44/44 checks;
