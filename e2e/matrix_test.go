@@ -266,10 +266,71 @@ func (c *matrixCell) notApplicable(reason string, behaviours ...string) {
 	}
 }
 
-// matrixTable renders the cells as a Markdown table, then the details of
-// everything that did not pass.
+// matrixSummary renders one row per client and revision with a column
+// per transport: how many behaviours passed, were n/a, or failed.
+func matrixSummary(cells []*matrixCell) string {
+	type rowKey struct{ client, revision string }
+	var rows []rowKey
+	byRow := map[rowKey]map[string]*matrixCell{}
+	for _, c := range cells {
+		k := rowKey{c.client, c.revision}
+		if byRow[k] == nil {
+			rows = append(rows, k)
+			byRow[k] = map[string]*matrixCell{}
+		}
+		byRow[k][c.transport] = c
+	}
+	var b strings.Builder
+	b.WriteString("| client | revision |")
+	for _, tr := range matrixTransports {
+		b.WriteString(" " + tr.name + " |")
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(matrixTransports)) + "\n")
+	for _, k := range rows {
+		rev := k.revision
+		for _, c := range byRow[k] {
+			if c.negotiated != "" && c.negotiated != c.revision {
+				rev = c.revision + " → " + c.negotiated
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s |", k.client, rev)
+		for _, tr := range matrixTransports {
+			c := byRow[k][tr.name]
+			if c == nil || c.skip != "" {
+				b.WriteString(" – |")
+				continue
+			}
+			pass, na, fail := 0, 0, 0
+			for _, name := range matrixBehaviours {
+				switch c.results[name].Status {
+				case "pass":
+					pass++
+				case "n/a":
+					na++
+				default:
+					fail++
+				}
+			}
+			cell := fmt.Sprintf(" ✓ %d", pass)
+			if na > 0 {
+				cell += fmt.Sprintf(", n/a %d", na)
+			}
+			if fail > 0 {
+				cell += fmt.Sprintf(", ✗ %d", fail)
+			}
+			b.WriteString(cell + " |")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// matrixTable renders the summary, then every cell as a row of a Markdown
+// table, then the details of everything that did not pass.
 func matrixTable(cells []*matrixCell) string {
 	var b strings.Builder
+	b.WriteString(matrixSummary(cells))
+	b.WriteString("\n")
 	b.WriteString("| client | transport | revision |")
 	for _, name := range matrixBehaviours {
 		b.WriteString(" " + name + " |")
