@@ -46,6 +46,12 @@ var pkceChallenge = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
 
 // handleAuthorize is GET /oauth/authorize.
 func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
+	// Each start stores a transaction for 10 minutes: limited per address.
+	if ok, wait := p.authLim.allow(r); !ok {
+		p.log.Warn("authorization start rate-limited", "addr", ClientAddress(r))
+		refuse(w, wait, false)
+		return
+	}
 	q := r.URL.Query()
 	c, err := p.loadClient(r, q.Get("client_id"))
 	if errors.Is(err, errNoClient) {
@@ -85,6 +91,13 @@ func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	case !p.resourceOK(q["resource"]):
 		fail("invalid_target", "resource must be "+p.resource)
+		return
+	case len(q.Get("scope")) > maxScopeBytes:
+		fail("invalid_scope", fmt.Sprintf("scope is longer than %d bytes", maxScopeBytes))
+		return
+	case len(state) > maxState:
+		state = "" // not echoed back either
+		fail("invalid_request", fmt.Sprintf("state is longer than %d bytes", maxState))
 		return
 	}
 	scopes, ok := p.allowedScopes(q.Get("scope"))

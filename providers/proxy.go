@@ -60,6 +60,24 @@ type Config struct {
 	// RefreshTokenTTL is the (sliding) lifetime of our refresh tokens.
 	// Default: 30 days.
 	RefreshTokenTTL time.Duration
+	// ClientTTL is how long a client registration that has been used
+	// (tokens were issued to it) lives after its last use: each use
+	// slides it. Default: DefaultClientTTL.
+	ClientTTL time.Duration
+	// UnusedClientTTL is how long a registration lives before its first
+	// use; one never used is dropped then, so anonymous registrations do
+	// not pile up. Default: DefaultUnusedClientTTL.
+	UnusedClientTTL time.Duration
+	// RegisterRateLimit and AuthorizeRateLimit limit, per client address,
+	// the endpoints anyone may call without logging in: registration and
+	// the start of an authorization. Defaults:
+	// DefaultRegisterRateLimit, DefaultAuthorizeRateLimit.
+	RegisterRateLimit  RateLimit
+	AuthorizeRateLimit RateLimit
+	// ClientAddress names the client a request counts against for the
+	// rate limits ("" exempts it). Default: ClientAddress (the remote
+	// address; behind a reverse proxy, read the address it forwards).
+	ClientAddress func(*http.Request) string
 	// HTTPClient makes the upstream calls. Default: a client with a 10 s
 	// timeout.
 	HTTPClient *http.Client
@@ -74,6 +92,14 @@ const (
 	refreshLockTTL = 30 * time.Second
 	maxFormBytes   = 64 << 10
 	maxRedirects   = 10
+	maxState       = 1024 // bytes of a client's state, stored for the transaction
+)
+
+// Default lifetimes of client registrations (Config.ClientTTL,
+// Config.UnusedClientTTL).
+const (
+	DefaultClientTTL       = 30 * 24 * time.Hour
+	DefaultUnusedClientTTL = 24 * time.Hour
 )
 
 // Proxy is the OAuth authorization server facade in front of an upstream
@@ -99,6 +125,8 @@ type Proxy struct {
 	patterns []redirectPattern
 	client   *http.Client
 	now      func() time.Time
+	regLim   *addrLimiter
+	authLim  *addrLimiter
 }
 
 // NewProxy validates cfg and returns a proxy in front of up. The
@@ -128,6 +156,12 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	if cfg.RefreshTokenTTL <= 0 {
 		cfg.RefreshTokenTTL = 30 * 24 * time.Hour
 	}
+	if cfg.ClientTTL <= 0 {
+		cfg.ClientTTL = DefaultClientTTL
+	}
+	if cfg.UnusedClientTTL <= 0 {
+		cfg.UnusedClientTTL = DefaultUnusedClientTTL
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -139,6 +173,8 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	}
 	p := &Proxy{cfg: cfg, up: up, log: cfg.Logger.With("component", "oauth-proxy", "provider", up.Name()),
 		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https"}
+	p.regLim = newAddrLimiter(cfg.RegisterRateLimit, DefaultRegisterRateLimit, cfg.ClientAddress, time.Now)
+	p.authLim = newAddrLimiter(cfg.AuthorizeRateLimit, DefaultAuthorizeRateLimit, cfg.ClientAddress, time.Now)
 	for _, s := range cfg.AllowedRedirectURIPatterns {
 		pat, err := parseRedirectPattern(s)
 		if err != nil {
@@ -406,18 +442,22 @@ func (p *Proxy) upstreamCtx(ctx context.Context) context.Context {
 func (p *Proxy) callbackURL() string { return p.issuer + CallbackPath }
 
 // allowedScopes checks a requested scope string against the supported
-// scopes; empty means all of them.
+// scopes and returns them without repeats; empty means all of them.
 func (p *Proxy) allowedScopes(req string) ([]string, bool) {
 	want := strings.Fields(req)
 	if len(want) == 0 {
 		return slices.Clone(p.cfg.Scopes), true
 	}
+	out := make([]string, 0, len(want))
 	for _, s := range want {
 		if !slices.Contains(p.cfg.Scopes, s) {
 			return nil, false
 		}
+		if !slices.Contains(out, s) {
+			out = append(out, s) // a repeat is stored once
+		}
 	}
-	return want, true
+	return out, true
 }
 
 // resourceOK accepts RFC 8707 resource values naming this server: the MCP

@@ -265,6 +265,7 @@ func (p *Proxy) issue(w http.ResponseWriter, r *http.Request, c *client, rec rtR
 		oauthError(w, http.StatusInternalServerError, "server_error", "the refresh token could not be stored")
 		return
 	}
+	p.touchClient(r.Context(), c)
 	resp := map[string]any{"access_token": at, "token_type": "Bearer",
 		"expires_in": int(p.cfg.AccessTokenTTL / time.Second), "refresh_token": rt}
 	if len(rec.Scopes) > 0 {
