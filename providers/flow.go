@@ -73,7 +73,17 @@ func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	state := q.Get("state")
+	// Before the user has interacted, an error goes back only to a
+	// redirect URI the operator listed exactly or a loopback one; any
+	// other is shown here, so that the server is not an open redirector
+	// for whoever registers https://evil.example (RFC 9700 §4.11.2).
+	trusted := trustedRedirect(redirect, p.patterns)
 	fail := func(code, desc string) {
+		if !trusted {
+			p.errorPage(w, http.StatusBadRequest, "Invalid sign-in request", "The application's request was refused ("+code+": "+desc+
+				"). You were not sent back to "+strconvQuote(redirect)+". Nothing was shared.")
+			return
+		}
 		http.Redirect(w, r, p.clientRedirect(redirect, url.Values{"error": {code}, "error_description": {desc}, "state": {state}}), http.StatusFound)
 	}
 	switch {

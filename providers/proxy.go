@@ -38,7 +38,8 @@ type Config struct {
 	// provider.
 	Scopes []string
 	// DisableConsent skips the consent page (consentRequired: false). It
-	// is refused while a wildcard https redirect pattern is allowed.
+	// is refused unless every redirect URI pattern is loopback http or an
+	// exact https host.
 	DisableConsent bool
 	// AllowedRedirectURIPatterns restrict the redirect URIs clients may
 	// register. Default: DefaultRedirectURIPatterns.
@@ -180,10 +181,11 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("providers: %w", err)
 		}
-		if pat.wildcardHTTPS() && cfg.DisableConsent {
+		if cfg.DisableConsent && !pat.consentMayBeOff() {
 			return nil, fmt.Errorf("providers: consent cannot be turned off while the redirect URI pattern %q is allowed: "+
-				"it lets anyone register a callback, and the consent page is then the only guard against code theft; "+
-				"list the exact https hosts you trust instead", s)
+				"consent may be off only when every pattern is loopback http (http://localhost:*) or an exact https host "+
+				"(https://app.example/cb); a wildcard host, another http host or a custom scheme lets a stranger's client "+
+				"receive a code for a user who never approved it", s)
 		}
 		p.patterns = append(p.patterns, pat)
 	}
