@@ -355,10 +355,13 @@ func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
 		back(url.Values{"error": {"server_error"}, "error_description": {"the identity provider login could not be completed"}})
 		return
 	}
-	code := randomToken(32)
-	b, _ := json.Marshal(codeRecord{ClientID: t.ClientID, RedirectURI: t.RedirectURI, CodeChallenge: t.CodeChallenge,
-		Scopes: t.Scopes, GrantID: gid, Subject: sub})
-	if err := p.store.Put(ctx, "code:"+hashKey(code), b, codeTTL); err != nil {
+	// The code names its grant (gid.secret), so that a replay revokes the
+	// grant even while the first use is still under way (see takeOnce).
+	code := gid + "." + randomToken(32)
+	key := "code:" + hashKey(code)
+	b := p.seal.seal(key, marshal(codeRecord{ClientID: t.ClientID, RedirectURI: t.RedirectURI, CodeChallenge: t.CodeChallenge,
+		Scopes: t.Scopes, GrantID: gid, Subject: sub}))
+	if err := p.store.Put(ctx, key, b, codeTTL); err != nil {
 		p.log.Error("storing code", "err", err)
 		back(url.Values{"error": {"server_error"}, "error_description": {"the authorization could not be stored"}})
 		return
@@ -390,7 +393,7 @@ func (p *Proxy) completeLogin(ctx context.Context, t *txn, code string) (string,
 		g.IDToken = s
 	}
 	gid := randomToken(16)
-	if err := p.saveGrant(ctx, gid, g); err != nil {
+	if err := p.saveGrant(ctx, gid, g, true); err != nil {
 		return "", "", err
 	}
 	p.log.Info("user logged in", "client_id", t.ClientID, "sub", id.Subject)

@@ -317,7 +317,7 @@ func TestAuthenticateGivesUpstreamTokenAndRefreshesIt(t *testing.T) {
 	g, err := e.p.loadGrant(context.Background(), claims.GrantID)
 	require.NoError(t, err)
 	g.Token.Expiry = time.Now().Add(-time.Minute)
-	require.NoError(t, e.p.saveGrant(context.Background(), claims.GrantID, g))
+	require.NoError(t, e.p.saveGrant(context.Background(), claims.GrantID, g, false))
 	s, err = e.p.Authenticate(req)
 	require.NoError(t, err)
 	assert.Equal(t, "up-at-2", s.(*OAuthSession).AccessToken)

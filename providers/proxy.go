@@ -348,7 +348,12 @@ func (p *Proxy) Authenticate(r *http.Request) (any, error) {
 	if g.ClientID != c.ClientID || g.Identity.Subject != c.Subject {
 		return nil, fmt.Errorf("%w: access token does not match its grant", mcp.ErrUnauthorized)
 	}
-	tok := p.freshUpstream(ctx, c.GrantID, g)
+	tok, err := p.freshUpstream(ctx, c.GrantID, g)
+	if errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("%w: the grant behind this token was revoked", mcp.ErrUnauthorized)
+	} else if err != nil {
+		return nil, err
+	}
 	base := OAuthSession{
 		AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, ExpiresAt: tok.Expiry,
 		IDToken: g.IDToken, Scopes: c.Scopes(), Claims: g.Identity.Claims,
@@ -395,46 +400,59 @@ func (p *Proxy) loadGrant(ctx context.Context, id string) (*grant, error) {
 	return &g, nil
 }
 
-func (p *Proxy) saveGrant(ctx context.Context, id string, g *grant) error {
+// saveGrant stores g: a new grant (create), or an existing one written
+// back only if it is still there (Update), so that a login revoked while
+// a request held it stays revoked; that case is ErrNotFound.
+func (p *Proxy) saveGrant(ctx context.Context, id string, g *grant, create bool) error {
 	key := "grant:" + id
 	b, err := json.Marshal(g)
 	if err != nil {
 		return err
 	}
-	return p.store.Put(ctx, key, p.seal.seal(key, b), p.cfg.RefreshTokenTTL)
+	if create {
+		return p.store.Put(ctx, key, p.seal.seal(key, b), p.cfg.RefreshTokenTTL)
+	}
+	ok, err := p.store.Update(ctx, key, p.seal.seal(key, b), p.cfg.RefreshTokenTTL)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: grant %s was revoked", ErrNotFound, id)
+	}
+	return err
 }
 
 // freshUpstream returns the grant's upstream token, refreshing it upstream
 // first when it has expired and can be refreshed. One instance refreshes
 // at a time (a lock in the storage); a failed refresh leaves the old token.
-func (p *Proxy) freshUpstream(ctx context.Context, gid string, g *grant) *oauth2.Token {
+// A grant revoked meanwhile is ErrNotFound.
+func (p *Proxy) freshUpstream(ctx context.Context, gid string, g *grant) (*oauth2.Token, error) {
 	tok := g.Token
 	if tok == nil {
-		return &oauth2.Token{}
+		return &oauth2.Token{}, nil
 	}
 	if tok.Valid() || tok.RefreshToken == "" {
-		return tok
+		return tok, nil
 	}
 	got, err := p.store.PutIfAbsent(ctx, "lock:refresh:"+gid, []byte("1"), refreshLockTTL)
 	if err != nil || !got {
-		return tok
+		return tok, nil
 	}
 	defer func() { _ = p.store.Delete(context.WithoutCancel(ctx), "lock:refresh:"+gid) }()
 	conf, err := p.up.OAuth2Config(p.upstreamCtx(ctx))
 	if err != nil {
 		p.log.Warn("upstream refresh: no config", "err", err)
-		return tok
+		return tok, nil
 	}
 	nt, err := conf.TokenSource(p.upstreamCtx(ctx), tok).Token()
 	if err != nil {
 		p.log.Warn("upstream token refresh failed", "err", err)
-		return tok
+		return tok, nil
 	}
 	g.Token = nt
-	if err := p.saveGrant(ctx, gid, g); err != nil {
+	if err := p.saveGrant(ctx, gid, g, false); errors.Is(err, ErrNotFound) {
+		return nil, err
+	} else if err != nil {
 		p.log.Warn("saving refreshed upstream token", "err", err)
 	}
-	return nt
+	return nt, nil
 }
 
 func (p *Proxy) upstreamCtx(ctx context.Context) context.Context {
