@@ -170,6 +170,20 @@ func (u *codeHostUpstream) Identify(ctx context.Context, tok *oauth2.Token, _ st
 	return &Identity{Subject: fmt.Sprintf("codehost:%d", int64(id)), Username: login, Email: email, Claims: user}, nil
 }
 
+// CheckUser implements [UserChecker]: the code host's tokens never
+// expire, so at each refresh of ours the user API is asked again.
+func (u *codeHostUpstream) CheckUser(ctx context.Context, tok *oauth2.Token, id *Identity) error {
+	hdr := http.Header{"Accept": {"application/vnd.github+json"}, "X-Github-Api-Version": {"2022-11-28"}}
+	user, err := getJSON(ctx, u.conf.Client(ctx, tok), u.api+"/user", hdr)
+	if err != nil {
+		return err
+	}
+	if n, ok := user["id"].(float64); !ok || fmt.Sprintf("codehost:%d", int64(n)) != id.Subject {
+		return fmt.Errorf("%w: the user API names another user", ErrUpstreamRevoked)
+	}
+	return nil
+}
+
 func (*codeHostUpstream) NewSession(base OAuthSession, id *Identity) any {
 	return &CodeHostSession{OAuthSession: base, Username: id.Username}
 }

@@ -388,7 +388,7 @@ func (p *Proxy) completeLogin(ctx context.Context, t *txn, code string) (string,
 	if err != nil {
 		return "", "", err
 	}
-	g := &grant{ClientID: t.ClientID, Scopes: t.Scopes, Token: tok, Identity: *id}
+	g := &grant{ClientID: t.ClientID, Scopes: t.Scopes, Token: tok, Identity: *id, LoginAt: p.now().Unix()}
 	if s, ok := tok.Extra("id_token").(string); ok {
 		g.IDToken = s
 	}

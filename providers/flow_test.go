@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +32,15 @@ type fakeIdP struct {
 	mu     sync.Mutex
 	codes  map[string]string // code → challenge
 	logins int
+	// refreshes counts refresh_token grants; refreshFails answers them
+	// invalid_grant (the user was disabled); noRefresh issues tokens with
+	// neither refresh token nor expiry (a code host's); userGone makes
+	// /userinfo answer 401; scopes records the scope of each authorization.
+	refreshes    atomic.Int32
+	refreshFails atomic.Bool
+	noRefresh    atomic.Bool
+	userGone     atomic.Bool
+	scopes       []string
 }
 
 func newFakeIdP(t *testing.T) *fakeIdP {
@@ -46,6 +56,7 @@ func newFakeIdP(t *testing.T) *fakeIdP {
 		f.mu.Lock()
 		f.codes[code] = q.Get("code_challenge")
 		f.logins++
+		f.scopes = append(f.scopes, q.Get("scope"))
 		f.mu.Unlock()
 		http.Redirect(w, r, redirectWith(q.Get("redirect_uri"), url.Values{"code": {code}, "state": {q.Get("state")}}), http.StatusFound)
 	})
@@ -66,13 +77,22 @@ func newFakeIdP(t *testing.T) *fakeIdP {
 				oauthError(w, 400, "invalid_grant", "bad code or verifier")
 				return
 			}
+			if f.noRefresh.Load() {
+				writeJSON(w, 200, map[string]any{"access_token": "up-at-1", "token_type": "Bearer"})
+				return
+			}
 			writeJSON(w, 200, map[string]any{"access_token": "up-at-1", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "up-rt"})
 		case "refresh_token":
+			f.refreshes.Add(1)
+			if f.refreshFails.Load() {
+				oauthError(w, 400, "invalid_grant", "the user is disabled")
+				return
+			}
 			writeJSON(w, 200, map[string]any{"access_token": "up-at-2", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "up-rt"})
 		}
 	})
 	mux.HandleFunc("GET /userinfo", func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer up-at-") {
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer up-at-") || f.userGone.Load() {
 			http.Error(w, "no token", 401)
 			return
 		}

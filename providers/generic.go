@@ -111,6 +111,22 @@ func (g *genericUpstream) Identify(ctx context.Context, tok *oauth2.Token, nonce
 
 func (g *genericUpstream) NewSession(base OAuthSession, _ *Identity) any { return &base }
 
+// CheckUser implements [UserChecker] when the user comes from the user
+// info endpoint (no Issuer): it is asked again.
+func (g *genericUpstream) CheckUser(ctx context.Context, tok *oauth2.Token, id *Identity) error {
+	if g.oidc != nil || g.cfg.UserInfoEndpoint == "" {
+		return nil
+	}
+	now, err := g.Identify(ctx, tok, "")
+	if err != nil {
+		return err
+	}
+	if now.Subject != id.Subject {
+		return fmt.Errorf("%w: the user info names another user", ErrUpstreamRevoked)
+	}
+	return nil
+}
+
 // getJSON GETs url with c and decodes a JSON object.
 func getJSON(ctx context.Context, c *http.Client, url string, hdr http.Header) (map[string]any, error) {
 	var out map[string]any
@@ -132,6 +148,9 @@ func getJSONInto(ctx context.Context, c *http.Client, url string, hdr http.Heade
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return fmt.Errorf("%w: GET %s: HTTP %d", ErrUpstreamRevoked, url, resp.StatusCode)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%w: GET %s: HTTP %d", ErrUpstream, url, resp.StatusCode)
 	}

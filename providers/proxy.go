@@ -61,6 +61,11 @@ type Config struct {
 	// RefreshTokenTTL is the (sliding) lifetime of our refresh tokens.
 	// Default: 30 days.
 	RefreshTokenTTL time.Duration
+	// MaxLoginLifetime is the absolute lifetime of a login: however often
+	// its refresh token is used, the user must sign in again at the
+	// upstream provider this long after they did. Default:
+	// DefaultMaxLoginLifetime.
+	MaxLoginLifetime time.Duration
 	// ClientTTL is how long a client registration that has been used
 	// (tokens were issued to it) lives after its last use: each use
 	// slides it. Default: DefaultClientTTL.
@@ -102,6 +107,9 @@ const (
 	DefaultClientTTL       = 30 * 24 * time.Hour
 	DefaultUnusedClientTTL = 24 * time.Hour
 )
+
+// DefaultMaxLoginLifetime is the default of Config.MaxLoginLifetime.
+const DefaultMaxLoginLifetime = 30 * 24 * time.Hour
 
 // Proxy is the OAuth authorization server facade in front of an upstream
 // identity provider. MCP clients register with it (RFC 7591), log in
@@ -156,6 +164,9 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	}
 	if cfg.RefreshTokenTTL <= 0 {
 		cfg.RefreshTokenTTL = 30 * 24 * time.Hour
+	}
+	if cfg.MaxLoginLifetime <= 0 {
+		cfg.MaxLoginLifetime = DefaultMaxLoginLifetime
 	}
 	if cfg.ClientTTL <= 0 {
 		cfg.ClientTTL = DefaultClientTTL
@@ -381,7 +392,26 @@ type grant struct {
 	Token    *oauth2.Token `json:"token"`
 	IDToken  string        `json:"id_token,omitempty"`
 	Identity Identity      `json:"identity"`
+	// LoginAt is when the user signed in upstream (Unix seconds): the
+	// login ends MaxLoginLifetime later.
+	LoginAt int64 `json:"login_at,omitempty"`
 }
+
+// ttl is how long g's records may live: RefreshTokenTTL, cut to what is
+// left of the login's absolute lifetime.
+func (p *Proxy) ttl(g *grant) time.Duration {
+	d := p.cfg.RefreshTokenTTL
+	if g.LoginAt != 0 {
+		d = min(d, time.Unix(g.LoginAt, 0).Add(p.cfg.MaxLoginLifetime).Sub(p.now()))
+	}
+	return max(d, time.Second)
+}
+
+// errLoginOver is a login past its absolute lifetime.
+var errLoginOver = errors.New("the login is older than its maximum lifetime; sign in again")
+
+// errBusy is an upstream refresh already under way for the grant.
+var errBusy = errors.New("the login is being refreshed by another request")
 
 func (p *Proxy) loadGrant(ctx context.Context, id string) (*grant, error) {
 	key := "grant:" + id
@@ -410,19 +440,20 @@ func (p *Proxy) saveGrant(ctx context.Context, id string, g *grant, create bool)
 		return err
 	}
 	if create {
-		return p.store.Put(ctx, key, p.seal.seal(key, b), p.cfg.RefreshTokenTTL)
+		return p.store.Put(ctx, key, p.seal.seal(key, b), p.ttl(g))
 	}
-	ok, err := p.store.Update(ctx, key, p.seal.seal(key, b), p.cfg.RefreshTokenTTL)
+	ok, err := p.store.Update(ctx, key, p.seal.seal(key, b), p.ttl(g))
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: grant %s was revoked", ErrNotFound, id)
 	}
 	return err
 }
 
-// freshUpstream returns the grant's upstream token, refreshing it upstream
-// first when it has expired and can be refreshed. One instance refreshes
-// at a time (a lock in the storage); a failed refresh leaves the old token.
-// A grant revoked meanwhile is ErrNotFound.
+// freshUpstream returns the grant's upstream token for a request,
+// refreshing it upstream first when it has expired and can be refreshed.
+// A failed refresh leaves the old token, except when the provider ended
+// the login (ErrUpstreamRevoked: the grant is deleted) or the grant was
+// revoked meanwhile (ErrNotFound).
 func (p *Proxy) freshUpstream(ctx context.Context, gid string, g *grant) (*oauth2.Token, error) {
 	tok := g.Token
 	if tok == nil {
@@ -431,20 +462,46 @@ func (p *Proxy) freshUpstream(ctx context.Context, gid string, g *grant) (*oauth
 	if tok.Valid() || tok.RefreshToken == "" {
 		return tok, nil
 	}
-	got, err := p.store.PutIfAbsent(ctx, "lock:refresh:"+gid, []byte("1"), refreshLockTTL)
-	if err != nil || !got {
+	nt, err := p.refreshUpstream(ctx, gid, g)
+	switch {
+	case errors.Is(err, ErrUpstreamRevoked), errors.Is(err, ErrNotFound):
+		return nil, err
+	case err != nil:
 		return tok, nil
+	}
+	return nt, nil
+}
+
+// refreshUpstream refreshes the grant's upstream token and saves it. One
+// request refreshes a grant at a time (a lock in the storage; errBusy for
+// the others). When the provider answers invalid_grant, the grant is
+// deleted and the error wraps ErrUpstreamRevoked.
+func (p *Proxy) refreshUpstream(ctx context.Context, gid string, g *grant) (*oauth2.Token, error) {
+	got, err := p.store.PutIfAbsent(ctx, "lock:refresh:"+gid, []byte("1"), refreshLockTTL)
+	if err != nil {
+		return nil, err
+	}
+	if !got {
+		return nil, errBusy
 	}
 	defer func() { _ = p.store.Delete(context.WithoutCancel(ctx), "lock:refresh:"+gid) }()
 	conf, err := p.up.OAuth2Config(p.upstreamCtx(ctx))
 	if err != nil {
 		p.log.Warn("upstream refresh: no config", "err", err)
-		return tok, nil
+		return nil, err
 	}
-	nt, err := conf.TokenSource(p.upstreamCtx(ctx), tok).Token()
+	nt, err := conf.TokenSource(p.upstreamCtx(ctx), g.Token).Token()
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.ErrorCode == "invalid_grant" {
+		p.log.Warn("the upstream provider refused the login's refresh token; the login is revoked", "sub", g.Identity.Subject)
+		if err := p.store.Delete(ctx, "grant:"+gid); err != nil {
+			p.log.Error("revoking a login the provider ended", "err", err)
+		}
+		return nil, fmt.Errorf("%w: refresh answered invalid_grant", ErrUpstreamRevoked)
+	}
 	if err != nil {
 		p.log.Warn("upstream token refresh failed", "err", err)
-		return tok, nil
+		return nil, fmt.Errorf("%w: token refresh: %v", ErrUpstream, err)
 	}
 	g.Token = nt
 	if err := p.saveGrant(ctx, gid, g, false); errors.Is(err, ErrNotFound) {
@@ -453,6 +510,33 @@ func (p *Proxy) freshUpstream(ctx context.Context, gid string, g *grant) (*oauth
 		p.log.Warn("saving refreshed upstream token", "err", err)
 	}
 	return nt, nil
+}
+
+// checkLogin decides, before a refresh of ours, whether the login may go
+// on: within its absolute lifetime, with an upstream token that is valid
+// (refreshed upstream first when it has expired) and, for providers whose
+// tokens are not refreshed, a user the provider's user API still knows.
+// An error wrapping ErrUpstreamRevoked or errLoginOver ends the login; any
+// other is transient.
+func (p *Proxy) checkLogin(ctx context.Context, gid string, g *grant) error {
+	if g.LoginAt != 0 && !p.now().Before(time.Unix(g.LoginAt, 0).Add(p.cfg.MaxLoginLifetime)) {
+		return errLoginOver
+	}
+	tok := g.Token
+	switch {
+	case tok == nil:
+		return nil
+	case !tok.Valid() && tok.RefreshToken == "":
+		return fmt.Errorf("%w: the provider's token expired and cannot be refreshed", ErrUpstreamRevoked)
+	case !tok.Valid():
+		_, err := p.refreshUpstream(ctx, gid, g)
+		return err
+	case tok.RefreshToken == "":
+		if uc, ok := p.up.(UserChecker); ok {
+			return uc.CheckUser(p.upstreamCtx(ctx), tok, &g.Identity)
+		}
+	}
+	return nil
 }
 
 func (p *Proxy) upstreamCtx(ctx context.Context) context.Context {

@@ -156,7 +156,8 @@ func (p *Proxy) codeGrant(w http.ResponseWriter, r *http.Request, c *client) {
 		oauthError(w, http.StatusBadRequest, "invalid_target", "resource must be "+p.resource)
 		return
 	}
-	p.issue(w, r, c, rtRecord{ClientID: c.ID, GrantID: rec.GrantID, Scopes: rec.Scopes, Subject: rec.Subject})
+	p.issue(w, r, c, rtRecord{ClientID: c.ID, GrantID: rec.GrantID, Scopes: rec.Scopes, Subject: rec.Subject},
+		min(p.cfg.RefreshTokenTTL, p.cfg.MaxLoginLifetime))
 }
 
 // oneTime names the storage key prefix and answers of a secret that may
@@ -252,6 +253,11 @@ func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) 
 		oauthError(w, http.StatusBadRequest, "invalid_request", "refresh_token is required")
 		return
 	}
+	// Before the refresh token is spent: may the login go on upstream? A
+	// transient failure answers 503 with the refresh token still good.
+	if ok := p.precheckRefresh(w, r, c, rt); !ok {
+		return
+	}
 	// Reuse of a rotated refresh token means someone holds a stolen copy:
 	// the whole family (the grant) is revoked.
 	var rec rtRecord
@@ -285,6 +291,9 @@ func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) 
 		oauthError(w, http.StatusBadRequest, "invalid_target", "resource must be "+p.resource)
 		return
 	}
+	if g.LoginAt == 0 {
+		g.LoginAt = p.now().Unix() // a grant of an older version: its lifetime starts now
+	}
 	// Slide the grant's lifetime, unless it was revoked meanwhile (then
 	// it stays revoked and this refresh fails).
 	if err := p.saveGrant(ctx, rec.GrantID, g, false); errors.Is(err, ErrNotFound) {
@@ -295,11 +304,61 @@ func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) 
 		unavailable(w, "the login could not be updated; try again")
 		return
 	}
-	p.issue(w, r, c, rec)
+	p.issue(w, r, c, rec, p.ttl(g))
 }
 
-// issue mints an access token and a fresh refresh token for rec.
-func (p *Proxy) issue(w http.ResponseWriter, r *http.Request, c *client, rec rtRecord) {
+// precheckRefresh reads (without spending it) the record of refresh
+// token rt and runs checkLogin on its grant. It reports false when it has
+// answered: invalid_grant when the login is over (its grant is deleted),
+// 503 when the provider could not be asked (the client may retry with
+// the same refresh token). Unknown or spent tokens are left to takeOnce.
+func (p *Proxy) precheckRefresh(w http.ResponseWriter, r *http.Request, c *client, rt string) bool {
+	ctx := r.Context()
+	key := "rt:" + hashKey(rt)
+	b, err := p.store.Get(ctx, key)
+	if err != nil {
+		return true
+	}
+	plain, err := p.seal.open(key, b)
+	var mark usedMark
+	var rec rtRecord
+	if err != nil || json.Unmarshal(plain, &mark) != nil || mark.Used || json.Unmarshal(plain, &rec) != nil || rec.ClientID != c.ID {
+		return true
+	}
+	g, err := p.loadGrant(ctx, rec.GrantID)
+	if err != nil {
+		return true
+	}
+	err = p.checkLogin(ctx, rec.GrantID, g)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, errLoginOver), errors.Is(err, ErrUpstreamRevoked), errors.Is(err, ErrNotFound):
+		if err := p.store.Delete(ctx, "grant:"+rec.GrantID); err != nil {
+			p.log.Error("ending a login", "err", err)
+		}
+		p.log.Info("login ended at refresh", "client_id", c.ID, "sub", g.Identity.Subject, "reason", err)
+		oauthError(w, http.StatusBadRequest, "invalid_grant", "the login is over: "+loginOverReason(err)+"; sign in again")
+	default:
+		p.log.Warn("refresh: the upstream provider could not be asked", "client_id", c.ID, "err", err)
+		unavailable(w, "the identity provider could not be reached; try again")
+	}
+	return false
+}
+
+func loginOverReason(err error) string {
+	switch {
+	case errors.Is(err, errLoginOver):
+		return "it is older than its maximum lifetime"
+	case errors.Is(err, ErrUpstreamRevoked):
+		return "the identity provider ended it"
+	}
+	return "it was revoked"
+}
+
+// issue mints an access token and a fresh refresh token (living rtTTL)
+// for rec.
+func (p *Proxy) issue(w http.ResponseWriter, r *http.Request, c *client, rec rtRecord, rtTTL time.Duration) {
 	now := p.now()
 	at, err := p.jwt.mint(AccessTokenClaims{
 		Claims: jwt.Claims{Issuer: p.issuer, Audience: jwt.Audience{p.resource}, Subject: rec.Subject,
@@ -314,7 +373,7 @@ func (p *Proxy) issue(w http.ResponseWriter, r *http.Request, c *client, rec rtR
 	}
 	rt := rec.GrantID + "." + randomToken(32) // names its grant: see takeOnce
 	key := "rt:" + hashKey(rt)
-	if err := p.store.Put(r.Context(), key, p.seal.seal(key, marshal(rec)), p.cfg.RefreshTokenTTL); err != nil {
+	if err := p.store.Put(r.Context(), key, p.seal.seal(key, marshal(rec)), rtTTL); err != nil {
 		p.log.Error("storing refresh token", "err", err)
 		oauthError(w, http.StatusInternalServerError, "server_error", "the refresh token could not be stored")
 		return
