@@ -87,7 +87,7 @@ func (g *genericUpstream) Identify(ctx context.Context, tok *oauth2.Token, nonce
 		if err != nil {
 			return nil, err
 		}
-		return &Identity{Subject: "generic:" + sub, Email: str(claims, "email"), Claims: claims}, nil
+		return genericIdentity(sub, claims), nil
 	}
 	if g.cfg.UserInfoEndpoint != "" {
 		claims, err := getJSON(ctx, g.conf.Client(ctx, tok), g.cfg.UserInfoEndpoint, nil)
@@ -103,10 +103,16 @@ func (g *genericUpstream) Identify(ctx context.Context, tok *oauth2.Token, nonce
 		if sub == "" {
 			return nil, fmt.Errorf("%w: the user info has neither sub nor id", ErrUpstream)
 		}
-		return &Identity{Subject: "generic:" + sub, Email: str(claims, "email"), Claims: claims}, nil
+		return genericIdentity(sub, claims), nil
 	}
 	// No way to learn who the user is: every login is its own anonymous user.
 	return &Identity{Subject: "generic:anonymous-" + randomToken(12)}, nil
+}
+
+// genericIdentity is the user of the generic provider; Email only when
+// the provider says it verified it.
+func genericIdentity(sub string, claims map[string]any) *Identity {
+	return &Identity{Subject: "generic:" + sub, Email: verifiedEmail(claims), Claims: claims}
 }
 
 func (g *genericUpstream) NewSession(base OAuthSession, _ *Identity) any { return &base }

@@ -12,7 +12,9 @@ import (
 type Identity struct {
 	// Subject is the provider-qualified stable user id ("codehost:42").
 	Subject string `json:"sub"`
-	// Email, Username and UPN are filled by the providers that know them.
+	// Email, Username and UPN are filled by the providers that know them
+	// (Email only when verified, UPN only from a upn claim). They are for
+	// display: authorize on Subject.
 	Email    string `json:"email,omitempty"`
 	Username string `json:"username,omitempty"`
 	UPN      string `json:"upn,omitempty"`
