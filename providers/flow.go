@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -294,6 +295,9 @@ func (p *Proxy) approve(w http.ResponseWriter, r *http.Request, t *txn) {
 		p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Try again later.")
 		return
 	}
+	// Upstream is asked for what the consent page showed, not for every
+	// configured scope.
+	conf.Scopes = upstreamScopes(conf.Scopes, p.cfg.Scopes, t.Scopes)
 	opts := append([]oauth2.AuthCodeOption{oauth2.S256ChallengeOption(t.Verifier)}, p.up.AuthCodeOptions(t.Nonce)...)
 	p.log.Info("consent approved; redirecting upstream", "client_id", t.ClientID)
 	http.Redirect(w, r, conf.AuthCodeURL(state, opts...), http.StatusSeeOther)
@@ -398,4 +402,19 @@ func (p *Proxy) completeLogin(ctx context.Context, t *txn, code string) (string,
 	}
 	p.log.Info("user logged in", "client_id", t.ClientID, "sub", id.Subject)
 	return gid, id.Subject, nil
+}
+
+// upstreamScopes are the scopes of the upstream authorization request:
+// of the upstream configuration's scopes, those the transaction was
+// granted, plus openid (the login's identity needs it) and those not
+// offered to clients at all (the enterprise directory's offline_access),
+// which the provider itself needs.
+func upstreamScopes(configured, offered, granted []string) []string {
+	out := make([]string, 0, len(configured))
+	for _, s := range configured {
+		if s == "openid" || !slices.Contains(offered, s) || slices.Contains(granted, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -53,6 +53,17 @@ type Config struct {
 	// JWTSigningKey (at least 32 bytes) signs our access tokens and the
 	// consent cookies. Default: generated per process.
 	JWTSigningKey string
+	// PreviousJWTSigningKeys (each at least 32 bytes) still verify the
+	// access tokens they signed, found by the token's kid: to rotate,
+	// make the current key the first previous one, set a new current
+	// key, and drop the old one after AccessTokenTTL.
+	PreviousJWTSigningKeys []string
+	// AllowInsecureHTTP accepts an http:// BaseURL on a host other than
+	// loopback (a development setup behind nothing). Without it such a
+	// BaseURL is refused: the consent cookies would lose Secure and the
+	// __Host- prefix, and codes and tokens would cross the network in
+	// clear.
+	AllowInsecureHTTP bool
 	// TokenStorage holds the proxy's state. Default: a MemoryStorage the
 	// proxy closes on Close. Shared storage needs explicit keys.
 	TokenStorage TokenStorage
@@ -150,6 +161,9 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 		return nil, errors.New("providers: BaseURL is required (where the MCP server is reachable)")
 	case err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.RawQuery != "" || base.Fragment != "":
 		return nil, fmt.Errorf("providers: BaseURL %q must be an absolute http(s) URL without query or fragment", cfg.BaseURL)
+	case base.Scheme == "http" && !isLoopbackHost(strings.ToLower(base.Hostname())) && !cfg.AllowInsecureHTTP:
+		return nil, fmt.Errorf("providers: BaseURL %q is http on a host other than loopback: serve https "+
+			"(a reverse proxy that terminates TLS is fine: give its https URL), or set AllowInsecureHTTP for a development setup", cfg.BaseURL)
 	case cfg.ClientID == "":
 		return nil, errors.New("providers: ClientID is required (the client id the upstream provider issued)")
 	}
@@ -215,7 +229,14 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	if err != nil {
 		return nil, p.fail(err)
 	}
-	if p.jwt, err = newJWTCodec(deriveKey(jwtKey, "mcpchain/oauth/jwt/v1"), p.issuer, p.resource); err != nil {
+	var previous [][]byte
+	for i, k := range cfg.PreviousJWTSigningKeys {
+		if len(k) < 32 {
+			return nil, p.fail(fmt.Errorf("providers: PreviousJWTSigningKeys[%d] must be at least 32 bytes (it is %d)", i, len(k)))
+		}
+		previous = append(previous, deriveKey([]byte(k), "mcpchain/oauth/jwt/v1"))
+	}
+	if p.jwt, err = newJWTCodec(deriveKey(jwtKey, "mcpchain/oauth/jwt/v1"), p.issuer, p.resource, previous...); err != nil {
 		return nil, p.fail(err)
 	}
 	p.cookies = securecookie.New(deriveKey(jwtKey, "mcpchain/oauth/cookie-hash/v1"), deriveKey(jwtKey, "mcpchain/oauth/cookie-block/v1"))

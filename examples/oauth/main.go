@@ -31,9 +31,13 @@
 //	OAUTH_REDIRECT_URI_PATTERNS  comma-separated redirect URIs clients may register
 //	                        (default http://localhost:*, https://*)
 //	OAUTH_JWT_SIGNING_KEY   at least 32 bytes: signs access tokens and consent cookies
+//	OAUTH_JWT_PREVIOUS_SIGNING_KEYS  comma-separated keys that still verify the tokens they
+//	                        signed (key rotation)
 //	OAUTH_ENCRYPTION_KEY    at least 32 bytes: encrypts stored upstream tokens
 //	REDIS_URL               redis://host:6379/0: share logins between replicas (then both keys
 //	                        above are required, the same on every replica)
+//	OAUTH_INSECURE_HTTP     1: accept an http MCP_BASE_URL on a host other than loopback
+//	                        (development only; cookies then lose Secure)
 //
 // A missing or bad setting stops the server at once with a message naming
 // it (exit status 2). SIGINT or SIGTERM stops it gracefully (calls in
