@@ -368,3 +368,33 @@ func TestUpstreamTokensAreEncryptedAtRest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(raw2), "up-at-1", "encryption off stores plain JSON")
 }
+
+// A client registered with client_secret_post that authenticates with
+// client_secret_basic is admitted (see authClient): clients in the field
+// do this, and tightening the token endpoint must not break them.
+func TestClientSecretPostClientMayUseBasic(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	c := e.register("client_secret_post")
+	basic := func(secret string, form url.Values) (int, map[string]any) {
+		req, err := http.NewRequest("POST", e.ts.URL+TokenPath, strings.NewReader(form.Encode()))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(url.QueryEscape(c.ID), url.QueryEscape(secret))
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var out map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		return resp.StatusCode, out
+	}
+	u := e.login(browser(t), c)
+	st, tok := basic(c.Secret, url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+		"code_verifier": {verifier}, "redirect_uri": {c.Redirect}})
+	require.Equal(t, 200, st, "a client_secret_post client using Basic: %v", tok)
+	st, out := basic(c.Secret, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok["refresh_token"].(string)}})
+	require.Equal(t, 200, st, "its refresh over Basic: %v", out)
+	st, out = basic("wrong", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {out["refresh_token"].(string)}})
+	assert.Equal(t, 401, st, "a wrong secret over Basic is refused")
+	assert.Equal(t, "invalid_client", out["error"])
+}

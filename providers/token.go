@@ -30,6 +30,13 @@ var pkceVerifier = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
 // authClient authenticates the client at the token and revocation
 // endpoints: HTTP Basic (RFC 6749 §2.3.1, values form-decoded) or form
 // client_id/client_secret, not both; public clients send client_id only.
+//
+// A confidential client may use either method whatever
+// token_endpoint_auth_method it registered: clients in the field register
+// client_secret_post and then send Basic (they pick Basic whenever the
+// metadata lists it), and proving the secret either way is equally
+// strong. TestClientSecretPostClientMayUseBasic pins this: do not tighten
+// it to the registered method.
 func (p *Proxy) authClient(w http.ResponseWriter, r *http.Request) (*client, bool) {
 	id, secret, basic := r.BasicAuth()
 	if basic {
