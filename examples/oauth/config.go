@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpchain/mcp/providers"
@@ -62,6 +63,8 @@ type config struct {
 	EncKey       string
 	RedisURL     string
 	InsecureHTTP bool
+	RegisterRate providers.RateLimit
+	AuthorizeRL  providers.RateLimit
 }
 
 // loadConfig reads the environment through getenv and reports every
@@ -154,6 +157,16 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		bad("MCP_BASE_URL %q is http on a host other than loopback: give the https URL clients use (a reverse proxy "+
 			"terminating TLS is fine), or set OAUTH_INSECURE_HTTP=1 for a development setup", c.BaseURL)
 	}
+	for _, kv := range []struct {
+		name string
+		to   *providers.RateLimit
+	}{{"OAUTH_REGISTER_RATE_LIMIT", &c.RegisterRate}, {"OAUTH_AUTHORIZE_RATE_LIMIT", &c.AuthorizeRL}} {
+		l, err := parseRateLimit(get(kv.name))
+		if err != nil {
+			bad("%s: %v", kv.name, err)
+		}
+		*kv.to = l
+	}
 	for i, k := range c.PrevKeys {
 		if len(k) < 32 {
 			bad("OAUTH_JWT_PREVIOUS_SIGNING_KEYS: key %d must be at least 32 bytes (it is %d)", i+1, len(k))
@@ -163,6 +176,29 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		return nil, &configError{errs}
 	}
 	return c, nil
+}
+
+// parseRateLimit reads "" (the default), "off", "N" (N a minute, burst
+// N) or "N,B" (N a minute, burst B).
+func parseRateLimit(s string) (providers.RateLimit, error) {
+	switch s {
+	case "":
+		return providers.RateLimit{}, nil
+	case "off":
+		return providers.RateLimit{PerMinute: -1}, nil
+	}
+	n, b, hasBurst := strings.Cut(s, ",")
+	per, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
+	if err != nil || per <= 0 {
+		return providers.RateLimit{}, fmt.Errorf("%q: want off, N (requests a minute per client address) or N,BURST", s)
+	}
+	burst := int(per)
+	if hasBurst {
+		if burst, err = strconv.Atoi(strings.TrimSpace(b)); err != nil || burst <= 0 {
+			return providers.RateLimit{}, fmt.Errorf("%q: the burst must be a positive integer", s)
+		}
+	}
+	return providers.RateLimit{PerMinute: per, Burst: max(burst, 1)}, nil
 }
 
 func loopback(host string) bool {
@@ -191,6 +227,7 @@ func (c *config) newProvider(storage providers.TokenStorage, log *slog.Logger) (
 		BaseURL: c.BaseURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes,
 		AllowedRedirectURIPatterns: c.Patterns, JWTSigningKey: c.SigningKey, PreviousJWTSigningKeys: c.PrevKeys,
 		EncryptionKey: c.EncKey, AllowInsecureHTTP: c.InsecureHTTP, TokenStorage: storage, Logger: log,
+		RegisterRateLimit: c.RegisterRate, AuthorizeRateLimit: c.AuthorizeRL,
 	}
 	switch c.Provider {
 	case providerGeneric:

@@ -36,6 +36,8 @@
 //	OAUTH_ENCRYPTION_KEY    at least 32 bytes: encrypts stored upstream tokens
 //	REDIS_URL               redis://host:6379/0: share logins between replicas (then both keys
 //	                        above are required, the same on every replica)
+//	OAUTH_REGISTER_RATE_LIMIT, OAUTH_AUTHORIZE_RATE_LIMIT  per client address: N a minute,
+//	                        N,BURST, or off (defaults 10,20 and 30,30)
 //	OAUTH_INSECURE_HTTP     1: accept an http MCP_BASE_URL on a host other than loopback
 //	                        (development only; cookies then lose Secure)
 //
