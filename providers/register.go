@@ -240,7 +240,10 @@ func (p *Proxy) loadClient(r *http.Request, id string) (*client, error) {
 	}
 	plain, err := p.seal.open(key, b)
 	if err != nil {
-		return nil, err
+		// Written by hand, by an older version, or with another key: not
+		// a client of ours. Unknown, the client registers again.
+		p.log.Warn("a stored client registration does not open; treated as unknown", "client_id", id, "err", err)
+		return nil, errNoClient
 	}
 	var c client
 	if err := json.Unmarshal(plain, &c); err != nil {
