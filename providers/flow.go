@@ -355,8 +355,13 @@ func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	gid, sub, err := p.completeLogin(ctx, t, q.Get("code"))
 	if err != nil {
-		p.log.Warn("upstream login failed", "err", err)
-		back(url.Values{"error": {"server_error"}, "error_description": {"the identity provider login could not be completed"}})
+		hint := upstreamHint(err)
+		p.log.Warn("upstream login failed", "err", err, "check", hint)
+		desc := "the identity provider login could not be completed"
+		if hint != "" {
+			desc += ": " + hint
+		}
+		back(url.Values{"error": {"server_error"}, "error_description": {desc}})
 		return
 	}
 	// The code names its grant (gid.secret), so that a replay revokes the
@@ -386,7 +391,7 @@ func (p *Proxy) completeLogin(ctx context.Context, t *txn, code string) (string,
 	uctx := p.upstreamCtx(ctx)
 	tok, err := conf.Exchange(uctx, code, oauth2.VerifierOption(t.Verifier))
 	if err != nil {
-		return "", "", fmt.Errorf("%w: code exchange: %v", ErrUpstream, err)
+		return "", "", fmt.Errorf("%w: code exchange: %w", ErrUpstream, err)
 	}
 	id, err := p.up.Identify(uctx, tok, t.Nonce)
 	if err != nil {
@@ -417,4 +422,37 @@ func upstreamScopes(configured, offered, granted []string) []string {
 		}
 	}
 	return out
+}
+
+// upstreamHint says which setting to check when the upstream token
+// endpoint refused the code exchange, from the provider's error code; it
+// names settings, never their values. "" when there is nothing to say.
+func upstreamHint(err error) string {
+	var re *oauth2.RetrieveError
+	if !errors.As(err, &re) {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return "the token endpoint could not be reached: check its URL (TokenEndpoint, OAUTH_TOKEN_ENDPOINT or OAUTH_UPSTREAM_URL)"
+		}
+		return ""
+	}
+	code := re.ErrorCode
+	if code == "" && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
+		code = "invalid_client"
+	}
+	switch code {
+	case "invalid_client", "unauthorized_client":
+		return "the provider refused this server's client authentication (" + code + "): check the client id and secret " +
+			"(ClientID, ClientSecret; OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET) and how they are sent, client_secret_basic or " +
+			"client_secret_post (TokenEndpointAuthMethod; OAUTH_TOKEN_ENDPOINT_AUTH_METHOD)"
+	case "invalid_grant":
+		return "the provider refused the authorization code (invalid_grant): check that {BaseURL}/oauth/callback is " +
+			"registered as a redirect URI at the provider (BaseURL; MCP_BASE_URL)"
+	case "invalid_scope":
+		return "the provider refused the scopes (invalid_scope): check Scopes (OAUTH_SCOPES)"
+	}
+	if re.Response != nil {
+		return fmt.Sprintf("the token endpoint answered HTTP %d: check TokenEndpoint (OAUTH_TOKEN_ENDPOINT or OAUTH_UPSTREAM_URL)", re.Response.StatusCode)
+	}
+	return ""
 }
