@@ -48,8 +48,8 @@ var pkceChallenge = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
 // handleAuthorize is GET /oauth/authorize.
 func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	// Each start stores a transaction for 10 minutes: limited per address.
-	if ok, wait := p.authLim.allow(r); !ok {
-		p.log.Warn("authorization start rate-limited", "addr", ClientAddress(r))
+	if ok, wait, addr := p.authLim.allow(r); !ok {
+		p.log.Warn("authorization start rate-limited", "addr", addr)
 		refuse(w, wait, false)
 		return
 	}

@@ -12,10 +12,16 @@ import (
 // fuzzProxy is a generic provider whose upstream is never reached: the
 // fuzz targets feed it what a client sends before any upstream call.
 func fuzzProxy(f *testing.F) (*OAuthProvider, http.Handler) {
+	store := NewMemoryStorage(&MemoryStorageOptions{MaxClients: 1 << 20, MaxEntries: 1 << 20})
+	f.Cleanup(func() { _ = store.Close() })
 	p, err := NewOAuthProvider(OAuthProviderConfig{
 		Config: Config{BaseURL: "http://127.0.0.1:8000", ClientID: "up-client", ClientSecret: "up-secret",
 			JWTSigningKey: strings.Repeat("k", 32), EncryptionKey: strings.Repeat("e", 32),
-			Logger: slog.New(slog.DiscardHandler)},
+			Logger: slog.New(slog.DiscardHandler),
+			// Every input is checked, not answered 429 after a burst, and a
+			// long run's valid registrations do not reach the quota (503).
+			RegisterRateLimit: RateLimit{PerMinute: -1}, AuthorizeRateLimit: RateLimit{PerMinute: -1},
+			TokenStorage: store},
 		AuthorizationEndpoint: "http://127.0.0.1:1/authorize", TokenEndpoint: "http://127.0.0.1:1/token",
 	})
 	if err != nil {

@@ -68,14 +68,15 @@ func newAddrLimiter(l, def RateLimit, key func(*http.Request) string, now func()
 }
 
 // allow takes a token of r's address; when it reports false, wait is how
-// long until a token is back.
-func (a *addrLimiter) allow(r *http.Request) (ok bool, wait time.Duration) {
+// long until a token is back, and addr the address refused (for the log).
+func (a *addrLimiter) allow(r *http.Request) (ok bool, wait time.Duration, addr string) {
 	if a == nil {
-		return true, 0
+		return true, 0, ""
 	}
 	k := a.key(r)
+	addr = k
 	if k == "" {
-		return true, 0
+		return true, 0, ""
 	}
 	now := a.now()
 	a.mu.Lock()
@@ -100,10 +101,10 @@ func (a *addrLimiter) allow(r *http.Request) (ok bool, wait time.Duration) {
 	}
 	ab.last = now
 	if ab.b.AllowN(now, 1) {
-		return true, 0
+		return true, 0, addr
 	}
 	missing := 1 - ab.b.TokensAt(now)
-	return false, time.Duration(missing / float64(ab.b.Limit()) * float64(time.Second))
+	return false, time.Duration(missing / float64(ab.b.Limit()) * float64(time.Second)), addr
 }
 
 func (a *addrLimiter) sweep() {

@@ -21,7 +21,7 @@ import (
 type RedisStorage struct {
 	// MaxClients caps the number of live client registrations; Put of a
 	// new one beyond it fails with ErrStorageFull. Set it before the
-	// storage is used. Default (0): 100 000.
+	// storage is used. Default (0): 10 000.
 	MaxClients int
 
 	c      redis.UniversalClient
@@ -62,7 +62,7 @@ func (s *RedisStorage) admit(ctx context.Context, key string, ttl time.Duration)
 	}
 	max := s.MaxClients
 	if max <= 0 {
-		max = 100_000
+		max = 10_000
 	}
 	ok, err := admitScript.Run(ctx, s.c, []string{s.prefix + "clients"}, key, ttl.Milliseconds(), max).Int()
 	if err != nil {

@@ -75,8 +75,8 @@ func (p *Proxy) handleRegister(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "the registration must be sent as Content-Type: application/json")
 		return
 	}
-	if ok, wait := p.regLim.allow(r); !ok {
-		p.log.Warn("client registration rate-limited", "addr", ClientAddress(r))
+	if ok, wait, addr := p.regLim.allow(r); !ok {
+		p.log.Warn("client registration rate-limited", "addr", addr)
 		refuse(w, wait, true)
 		return
 	}
