@@ -256,3 +256,31 @@ func TestRegistrationsExpireUnlessUsed(t *testing.T) {
 	_, err = store.Get(context.Background(), "client:"+used.ID)
 	assert.ErrorIs(t, err, ErrNotFound, "a registration unused for %v expires", DefaultClientTTL)
 }
+
+// The same lifetimes on Redis, read as the keys' TTLs: a day before the
+// first use, ClientTTL after it.
+func TestRegistrationsExpireUnlessUsedRedis(t *testing.T) {
+	t.Parallel()
+	sc := storageCases(t, 0)[1]
+	require.NotNil(t, sc.redis)
+	store := sc.open(t).(*RedisStorage)
+	e := newEnv(t, func(c *OAuthProviderConfig) { c.TokenStorage = store })
+	ctx := context.Background()
+	pttl := func(id string) time.Duration {
+		d, err := sc.redis.PTTL(ctx, store.prefix+"client:"+id).Result()
+		require.NoError(t, err)
+		return d
+	}
+	unused := e.register("none")
+	assert.InDelta(t, DefaultUnusedClientTTL.Seconds(), pttl(unused.ID).Seconds(), 60, "an unused registration lives a day")
+	used := e.register("none")
+	u := e.login(browser(t), used)
+	st, tok := e.exchange(used, u.Query().Get("code"))
+	require.Equal(t, 200, st, tok)
+	assert.InDelta(t, DefaultClientTTL.Seconds(), pttl(used.ID).Seconds(), 60, "a used one lives ClientTTL from its use")
+	assert.InDelta(t, DefaultUnusedClientTTL.Seconds(), pttl(unused.ID).Seconds(), 60)
+	// The quota set follows the slide: the used client's score is ClientTTL away.
+	score, err := sc.redis.ZScore(ctx, store.prefix+"clients", "client:"+used.ID).Result()
+	require.NoError(t, err)
+	assert.InDelta(t, float64(time.Now().Add(DefaultClientTTL).UnixMilli()), score, 60_000)
+}
