@@ -190,13 +190,15 @@ type usedMark struct {
 // names (RFC 6749 §4.1.2; refresh-token reuse detection) and is answered
 // invalid_grant, as is an unknown secret; takeOnce then reports false,
 // having answered. Secrets are {grant id}.{random}, so the mark names
-// the grant from the start and a replay racing the first use revokes it.
+// the grant from the start and a replay racing the first use revokes it;
+// one of another shape is unknown without a storage call.
 func (p *Proxy) takeOnce(w http.ResponseWriter, r *http.Request, c *client, k oneTime, secret string, rec any, grant func() string) bool {
 	ctx := r.Context()
 	key := k.kind + ":" + hashKey(secret)
 	gid, _, named := strings.Cut(secret, ".")
-	if !named {
-		gid = ""
+	if !named || gid == "" {
+		oauthError(w, http.StatusBadRequest, "invalid_grant", k.unknown) // not one of ours
+		return false
 	}
 	b, err := p.store.Swap(ctx, key, p.seal.seal(key, marshal(usedMark{Used: true, GrantID: gid})), k.ttl)
 	if errors.Is(err, ErrNotFound) {
@@ -218,10 +220,8 @@ func (p *Proxy) takeOnce(w http.ResponseWriter, r *http.Request, c *client, k on
 		return false
 	}
 	if mark.Used {
-		if mark.GrantID != "" {
-			if err := p.store.Delete(ctx, "grant:"+mark.GrantID); err != nil {
-				p.log.Error("revoking the grant of a replayed secret", "kind", k.kind, "err", err)
-			}
+		if err := p.store.Delete(ctx, "grant:"+mark.GrantID); err != nil {
+			p.log.Error("revoking the grant of a replayed secret", "kind", k.kind, "err", err)
 		}
 		p.log.Warn(k.logged, "client_id", c.ID)
 		oauthError(w, http.StatusBadRequest, "invalid_grant", k.replayed)
@@ -231,11 +231,7 @@ func (p *Proxy) takeOnce(w http.ResponseWriter, r *http.Request, c *client, k on
 		oauthError(w, http.StatusInternalServerError, "server_error", "the stored record does not decode")
 		return false
 	}
-	switch {
-	case gid == "":
-		// A secret of an older format: the mark learns its grant now.
-		_, _ = p.store.Update(ctx, key, p.seal.seal(key, marshal(usedMark{Used: true, GrantID: grant()})), k.ttl)
-	case gid != grant():
+	if gid != grant() {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", k.unknown)
 		return false
 	}
