@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -153,4 +154,36 @@ func ClientAddress(r *http.Request) string {
 		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 	}
 	return host
+}
+
+// ForwardedClientAddress returns a Config.ClientAddress for a server
+// behind a reverse proxy on the same host: for a request from a loopback
+// address (the proxy) it reads the last address of header (the one the
+// proxy appended to X-Forwarded-For, say), and otherwise, or when the
+// header holds no address, it is ClientAddress. A client cannot choose
+// its key by sending the header itself: only the proxy's last entry is
+// read, and only from loopback.
+func ForwardedClientAddress(header string) func(*http.Request) string {
+	return func(r *http.Request) string {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			return ClientAddress(r)
+		}
+		vals := r.Header.Values(header)
+		if len(vals) == 0 {
+			return ClientAddress(r)
+		}
+		last := vals[len(vals)-1]
+		if i := strings.LastIndexByte(last, ','); i >= 0 {
+			last = last[i+1:]
+		}
+		last = strings.TrimSpace(last)
+		if net.ParseIP(last) == nil {
+			return ClientAddress(r)
+		}
+		return ClientAddress(&http.Request{RemoteAddr: net.JoinHostPort(last, "0")})
+	}
 }

@@ -65,6 +65,7 @@ type config struct {
 	InsecureHTTP bool
 	RegisterRate providers.RateLimit
 	AuthorizeRL  providers.RateLimit
+	AddrHeader   string
 }
 
 // loadConfig reads the environment through getenv and reports every
@@ -80,7 +81,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		AuthMethod: get("OAUTH_TOKEN_ENDPOINT_AUTH_METHOD"), UserInfo: get("OAUTH_USERINFO_ENDPOINT"),
 		Scopes: strings.Fields(get("OAUTH_SCOPES")), Patterns: list(get("OAUTH_REDIRECT_URI_PATTERNS")),
 		SigningKey: get("OAUTH_JWT_SIGNING_KEY"), PrevKeys: list(get("OAUTH_JWT_PREVIOUS_SIGNING_KEYS")),
-		EncKey: get("OAUTH_ENCRYPTION_KEY"), RedisURL: get("REDIS_URL"),
+		EncKey: get("OAUTH_ENCRYPTION_KEY"), RedisURL: get("REDIS_URL"), AddrHeader: get("OAUTH_CLIENT_ADDRESS_HEADER"),
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -228,6 +229,9 @@ func (c *config) newProvider(storage providers.TokenStorage, log *slog.Logger) (
 		AllowedRedirectURIPatterns: c.Patterns, JWTSigningKey: c.SigningKey, PreviousJWTSigningKeys: c.PrevKeys,
 		EncryptionKey: c.EncKey, AllowInsecureHTTP: c.InsecureHTTP, TokenStorage: storage, Logger: log,
 		RegisterRateLimit: c.RegisterRate, AuthorizeRateLimit: c.AuthorizeRL,
+	}
+	if c.AddrHeader != "" {
+		base.ClientAddress = providers.ForwardedClientAddress(c.AddrHeader)
 	}
 	switch c.Provider {
 	case providerGeneric:

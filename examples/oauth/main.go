@@ -38,6 +38,8 @@
 //	                        above are required, the same on every replica)
 //	OAUTH_REGISTER_RATE_LIMIT, OAUTH_AUTHORIZE_RATE_LIMIT  per client address: N a minute,
 //	                        N,BURST, or off (defaults 10,20 and 30,30)
+//	OAUTH_CLIENT_ADDRESS_HEADER  behind a reverse proxy on this host: the header it puts the
+//	                        client's address in (X-Forwarded-For), read from loopback peers only
 //	OAUTH_INSECURE_HTTP     1: accept an http MCP_BASE_URL on a host other than loopback
 //	                        (development only; cookies then lose Secure)
 //

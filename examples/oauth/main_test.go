@@ -56,6 +56,7 @@ func TestLoadConfigErrorsNameTheVariable(t *testing.T) {
 		{"http base URL, insecure dev", base("codehost", "MCP_BASE_URL", "http://mcp.example.com", "OAUTH_INSECURE_HTTP", "1"), nil},
 		{"http base URL on loopback", base("codehost", "MCP_BASE_URL", "http://127.0.0.1:8000"), nil},
 		{"rate limits", base("codehost", "OAUTH_REGISTER_RATE_LIMIT", "off", "OAUTH_AUTHORIZE_RATE_LIMIT", "60,10"), nil},
+		{"client address header", base("codehost", "OAUTH_CLIENT_ADDRESS_HEADER", "X-Forwarded-For"), nil},
 		{"bad rate limit", base("codehost", "OAUTH_REGISTER_RATE_LIMIT", "fast"), []string{`OAUTH_REGISTER_RATE_LIMIT: "fast"`}},
 		{"bad insecure flag", base("codehost", "OAUTH_INSECURE_HTTP", "yes"), []string{`OAUTH_INSECURE_HTTP "yes"`}},
 		{"short previous key", base("codehost", "OAUTH_JWT_PREVIOUS_SIGNING_KEYS", key+",short"), []string{"OAUTH_JWT_PREVIOUS_SIGNING_KEYS: key 2"}},
