@@ -144,11 +144,14 @@ func refuse(w http.ResponseWriter, wait time.Duration, json bool) {
 // of the request's remote address, an IPv6 address by its /64 (which one
 // host usually holds whole). Behind a reverse proxy every request has the
 // proxy's address: set Config.ClientAddress to read the address it
-// forwards.
+// forwards. A request without a remote host counts as "unknown".
 func ClientAddress(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
+	}
+	if host == "" {
+		return "unknown" // never "", which would exempt the request
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
 		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
