@@ -68,7 +68,22 @@
 // e2e suite drives the page in headless Chromium and keeps screenshots
 // (e2e/consent_test.go).
 //
+// Registration and the start of an authorization need no login, so they
+// are bounded: registrations are JSON with bounded fields, expire unless
+// used (Config.UnusedClientTTL, then Config.ClientTTL after each use),
+// are rate-limited per client address with authorization starts
+// (Config.RegisterRateLimit, Config.AuthorizeRateLimit,
+// Config.ClientAddress), and count against a quota of their own in the
+// storage, so a flood of them never takes the room of logins.
+//
+// A login lasts at most Config.MaxLoginLifetime; it ends at once when the
+// upstream provider refuses its refresh token, and before each refresh of
+// ours the upstream token is refreshed (or, for providers whose tokens
+// never expire, the user API asked again: [UserChecker]).
+//
 // State lives in a [TokenStorage]: [MemoryStorage] by default, or
 // [RedisStorage] so several instances share logins (they then need the same
-// JWTSigningKey and EncryptionKey).
+// JWTSigningKey and EncryptionKey). Codes, refresh tokens, client
+// registrations and grants are sealed (AES-256-GCM, bound to their key):
+// whoever can write the storage cannot mint a scope or a client.
 package providers
