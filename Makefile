@@ -68,6 +68,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRegister$$' -fuzztime $(FUZZN) ./providers
 	$(GO) test -run '^$$' -fuzz '^FuzzToken$$' -fuzztime $(FUZZN) ./providers
 	$(GO) test -run '^$$' -fuzz '^FuzzAuthenticate$$' -fuzztime $(FUZZN) ./providers
+	$(GO) test -run '^$$' -fuzz '^FuzzForwardedClientAddress$$' -fuzztime $(FUZZN) ./providers
 
 node: e2e/node/node_modules/.ci-lock.sha256
 

@@ -60,6 +60,7 @@ func oauthBinary(t testing.TB) string {
 // oauthServer is a running examples/oauth.
 type oauthServer struct {
 	URL    string // http://127.0.0.1:PORT, where it listens
+	Pid    int
 	stderr *syncBuffer
 }
 
@@ -78,6 +79,7 @@ func startOAuthServer(t *testing.T, port int, env map[string]string) *oauthServe
 	}
 	cmd.Stdout, cmd.Stderr = s.stderr, s.stderr
 	require.NoError(t, cmd.Start())
+	s.Pid = cmd.Process.Pid
 	exited := make(chan struct{})
 	var waitErr error
 	go func() {

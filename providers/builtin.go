@@ -81,11 +81,29 @@ func (u consumerUpstream) Identify(ctx context.Context, tok *oauth2.Token, nonce
 	if err != nil {
 		return nil, err
 	}
-	id := &Identity{Subject: "consumer:" + sub, Claims: claims}
-	if v, ok := claims["email_verified"].(bool); !ok || v {
-		id.Email = str(claims, "email")
+	return consumerIdentity(sub, claims), nil
+}
+
+func consumerIdentity(sub string, claims map[string]any) *Identity {
+	return &Identity{Subject: "consumer:" + sub, Email: verifiedEmail(claims), Claims: claims}
+}
+
+// verifiedEmail is the email claim when email_verified is true (or the
+// string "true", which some providers send); a missing or any other
+// email_verified leaves it out: an address the provider did not verify
+// may belong to someone else.
+func verifiedEmail(claims map[string]any) string {
+	switch v := claims["email_verified"].(type) {
+	case bool:
+		if v {
+			return str(claims, "email")
+		}
+	case string:
+		if v == "true" {
+			return str(claims, "email")
+		}
 	}
-	return id, nil
+	return ""
 }
 
 func (consumerUpstream) NewSession(base OAuthSession, id *Identity) any {
@@ -170,6 +188,20 @@ func (u *codeHostUpstream) Identify(ctx context.Context, tok *oauth2.Token, _ st
 	return &Identity{Subject: fmt.Sprintf("codehost:%d", int64(id)), Username: login, Email: email, Claims: user}, nil
 }
 
+// CheckUser implements [UserChecker]: the code host's tokens never
+// expire, so at each refresh of ours the user API is asked again.
+func (u *codeHostUpstream) CheckUser(ctx context.Context, tok *oauth2.Token, id *Identity) error {
+	hdr := http.Header{"Accept": {"application/vnd.github+json"}, "X-Github-Api-Version": {"2022-11-28"}}
+	user, err := getJSON(ctx, u.conf.Client(ctx, tok), u.api+"/user", hdr)
+	if err != nil {
+		return err
+	}
+	if n, ok := user["id"].(float64); !ok || fmt.Sprintf("codehost:%d", int64(n)) != id.Subject {
+		return fmt.Errorf("%w: the user API names another user", ErrUpstreamRevoked)
+	}
+	return nil
+}
+
 func (*codeHostUpstream) NewSession(base OAuthSession, id *Identity) any {
 	return &CodeHostSession{OAuthSession: base, Username: id.Username}
 }
@@ -190,7 +222,9 @@ type EnterpriseDirectoryConfig struct {
 	TokenEndpoint         string
 	JWKSURL               string
 	// AllowedTenants, when set, restricts a multi-tenant login to these
-	// tenant ids.
+	// tenant ids. Set it with a multi-tenant TenantID: common (the
+	// default) admits a user of any tenant, including one an attacker
+	// creates.
 	AllowedTenants []string
 }
 
@@ -241,6 +275,10 @@ func NewEnterpriseDirectoryProvider(cfg EnterpriseDirectoryConfig) (*EnterpriseD
 	if err != nil {
 		return nil, err
 	}
+	if multi && len(cfg.AllowedTenants) == 0 {
+		p.log.Warn("multi-tenant login without AllowedTenants: a user of any tenant can sign in; "+
+			"authorize on the session's UserID, or set AllowedTenants (OAUTH_ALLOWED_TENANTS)", "tenant", tenant)
+	}
 	return &EnterpriseDirectoryProvider{p}, nil
 }
 
@@ -283,12 +321,19 @@ func (u enterpriseUpstream) Identify(ctx context.Context, tok *oauth2.Token, non
 	if err != nil {
 		return nil, err
 	}
+	return enterpriseIdentity(sub, claims), nil
+}
+
+// enterpriseIdentity names the user by tid:oid, the stable id. The UPN
+// comes only from the upn claim: preferred_username is chosen by the user
+// (or a tenant admin elsewhere) and must not stand in for it (the
+// "nOAuth" problem); neither is safe for authorization decisions.
+func enterpriseIdentity(sub string, claims map[string]any) *Identity {
 	subject := "enterprise:" + sub
 	if tid, oid := str(claims, "tid"), str(claims, "oid"); tid != "" && oid != "" {
 		subject = "enterprise:" + tid + ":" + oid
 	}
-	upn := or(str(claims, "upn"), str(claims, "preferred_username"))
-	return &Identity{Subject: subject, UPN: upn, Email: str(claims, "email"), Claims: claims}, nil
+	return &Identity{Subject: subject, UPN: str(claims, "upn"), Email: verifiedEmail(claims), Claims: claims}
 }
 
 func (enterpriseUpstream) NewSession(base OAuthSession, id *Identity) any {

@@ -54,16 +54,36 @@
 // approved upstream URL is useless in another browser.
 //
 // Consent can be turned off (Config.DisableConsent, consentRequired:
-// false) only when no wildcard https redirect pattern is allowed. Dynamic
-// registration lets anyone register a client, and with "https://*" (in
-// [DefaultRedirectURIPatterns]) its callback can be any host: the consent
-// page, showing that host, is then the only thing between a user who
-// follows a link and a code sent to an attacker. [NewProxy] fails with a
-// message that says so; list the exact https hosts you trust instead. The
+// false) only when every redirect pattern is loopback http or an exact
+// https host. Dynamic registration lets anyone register a client, and
+// with "https://*" (in [DefaultRedirectURIPatterns]), "http://*",
+// "https://*.tunnel.example" or "cursor://*" its callback can be a host or
+// app of the attacker's: the consent page, showing that host, is then the
+// only thing between a user who follows a link and a code sent to an
+// attacker. [NewProxy] fails with a message naming the pattern; list the
+// exact https hosts you trust instead. For the same reason an error found
+// at the authorization endpoint before the user has interacted is shown
+// on this server's page unless the redirect URI is loopback or matched by
+// a pattern with an exact host (RFC 9700 §4.11.2). The
 // e2e suite drives the page in headless Chromium and keeps screenshots
 // (e2e/consent_test.go).
 //
+// Registration and the start of an authorization need no login, so they
+// are bounded: registrations are JSON with bounded fields, expire unless
+// used (Config.UnusedClientTTL, then Config.ClientTTL after each use),
+// are rate-limited per client address with authorization starts
+// (Config.RegisterRateLimit, Config.AuthorizeRateLimit,
+// Config.ClientAddress), and count against a quota of their own in the
+// storage, so a flood of them never takes the room of logins.
+//
+// A login lasts at most Config.MaxLoginLifetime; it ends at once when the
+// upstream provider refuses its refresh token, and before each refresh of
+// ours the upstream token is refreshed (or, for providers whose tokens
+// never expire, the user API asked again: [UserChecker]).
+//
 // State lives in a [TokenStorage]: [MemoryStorage] by default, or
 // [RedisStorage] so several instances share logins (they then need the same
-// JWTSigningKey and EncryptionKey).
+// JWTSigningKey and EncryptionKey). Codes, refresh tokens, client
+// registrations and grants are sealed (AES-256-GCM, bound to their key):
+// whoever can write the storage cannot mint a scope or a client.
 package providers

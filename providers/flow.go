@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -46,6 +47,12 @@ var pkceChallenge = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
 
 // handleAuthorize is GET /oauth/authorize.
 func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
+	// Each start stores a transaction for 10 minutes: limited per address.
+	if ok, wait, addr := p.authLim.allow(r); !ok {
+		p.log.Warn("authorization start rate-limited", "addr", addr)
+		refuse(w, wait, false)
+		return
+	}
 	q := r.URL.Query()
 	c, err := p.loadClient(r, q.Get("client_id"))
 	if errors.Is(err, errNoClient) {
@@ -67,7 +74,17 @@ func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	state := q.Get("state")
+	// Before the user has interacted, an error goes back only to a
+	// redirect URI the operator listed exactly or a loopback one; any
+	// other is shown here, so that the server is not an open redirector
+	// for whoever registers https://evil.example (RFC 9700 §4.11.2).
+	trusted := trustedRedirect(redirect, p.patterns)
 	fail := func(code, desc string) {
+		if !trusted {
+			p.errorPage(w, http.StatusBadRequest, "Invalid sign-in request", "The application's request was refused ("+code+": "+desc+
+				"). You were not sent back to "+strconvQuote(redirect)+". Nothing was shared.")
+			return
+		}
 		http.Redirect(w, r, p.clientRedirect(redirect, url.Values{"error": {code}, "error_description": {desc}, "state": {state}}), http.StatusFound)
 	}
 	switch {
@@ -85,6 +102,13 @@ func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	case !p.resourceOK(q["resource"]):
 		fail("invalid_target", "resource must be "+p.resource)
+		return
+	case len(q.Get("scope")) > maxScopeBytes:
+		fail("invalid_scope", fmt.Sprintf("scope is longer than %d bytes", maxScopeBytes))
+		return
+	case len(state) > maxState:
+		state = "" // not echoed back either
+		fail("invalid_request", fmt.Sprintf("state is longer than %d bytes", maxState))
 		return
 	}
 	scopes, ok := p.allowedScopes(q.Get("scope"))
@@ -271,6 +295,9 @@ func (p *Proxy) approve(w http.ResponseWriter, r *http.Request, t *txn) {
 		p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Try again later.")
 		return
 	}
+	// Upstream is asked for what the consent page showed, not for every
+	// configured scope.
+	conf.Scopes = upstreamScopes(conf.Scopes, p.cfg.Scopes, t.Scopes)
 	opts := append([]oauth2.AuthCodeOption{oauth2.S256ChallengeOption(t.Verifier)}, p.up.AuthCodeOptions(t.Nonce)...)
 	p.log.Info("consent approved; redirecting upstream", "client_id", t.ClientID)
 	http.Redirect(w, r, conf.AuthCodeURL(state, opts...), http.StatusSeeOther)
@@ -328,14 +355,22 @@ func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	gid, sub, err := p.completeLogin(ctx, t, q.Get("code"))
 	if err != nil {
-		p.log.Warn("upstream login failed", "err", err)
-		back(url.Values{"error": {"server_error"}, "error_description": {"the identity provider login could not be completed"}})
+		hint := upstreamHint(err)
+		p.log.Warn("upstream login failed", "err", err, "check", hint)
+		desc := "the identity provider login could not be completed"
+		if hint != "" {
+			desc += ": " + hint
+		}
+		back(url.Values{"error": {"server_error"}, "error_description": {desc}})
 		return
 	}
-	code := randomToken(32)
-	b, _ := json.Marshal(codeRecord{ClientID: t.ClientID, RedirectURI: t.RedirectURI, CodeChallenge: t.CodeChallenge,
-		Scopes: t.Scopes, GrantID: gid, Subject: sub})
-	if err := p.store.Put(ctx, "code:"+hashKey(code), b, codeTTL); err != nil {
+	// The code names its grant (gid.secret), so that a replay revokes the
+	// grant even while the first use is still under way (see takeOnce).
+	code := gid + "." + randomToken(32)
+	key := "code:" + hashKey(code)
+	b := p.seal.seal(key, marshal(codeRecord{ClientID: t.ClientID, RedirectURI: t.RedirectURI, CodeChallenge: t.CodeChallenge,
+		Scopes: t.Scopes, GrantID: gid, Subject: sub}))
+	if err := p.store.Put(ctx, key, b, codeTTL); err != nil {
 		p.log.Error("storing code", "err", err)
 		back(url.Values{"error": {"server_error"}, "error_description": {"the authorization could not be stored"}})
 		return
@@ -356,20 +391,68 @@ func (p *Proxy) completeLogin(ctx context.Context, t *txn, code string) (string,
 	uctx := p.upstreamCtx(ctx)
 	tok, err := conf.Exchange(uctx, code, oauth2.VerifierOption(t.Verifier))
 	if err != nil {
-		return "", "", fmt.Errorf("%w: code exchange: %v", ErrUpstream, err)
+		return "", "", fmt.Errorf("%w: code exchange: %w", ErrUpstream, err)
 	}
 	id, err := p.up.Identify(uctx, tok, t.Nonce)
 	if err != nil {
 		return "", "", err
 	}
-	g := &grant{ClientID: t.ClientID, Scopes: t.Scopes, Token: tok, Identity: *id}
+	g := &grant{ClientID: t.ClientID, Scopes: t.Scopes, Token: tok, Identity: *id, LoginAt: p.now().Unix()}
 	if s, ok := tok.Extra("id_token").(string); ok {
 		g.IDToken = s
 	}
 	gid := randomToken(16)
-	if err := p.saveGrant(ctx, gid, g); err != nil {
+	if err := p.saveGrant(ctx, gid, g, true); err != nil {
 		return "", "", err
 	}
 	p.log.Info("user logged in", "client_id", t.ClientID, "sub", id.Subject)
 	return gid, id.Subject, nil
+}
+
+// upstreamScopes are the scopes of the upstream authorization request:
+// of the upstream configuration's scopes, those the transaction was
+// granted, plus openid (the login's identity needs it) and those not
+// offered to clients at all (the enterprise directory's offline_access),
+// which the provider itself needs.
+func upstreamScopes(configured, offered, granted []string) []string {
+	out := make([]string, 0, len(configured))
+	for _, s := range configured {
+		if s == "openid" || !slices.Contains(offered, s) || slices.Contains(granted, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// upstreamHint says which setting to check when the upstream token
+// endpoint refused the code exchange, from the provider's error code; it
+// names settings, never their values. "" when there is nothing to say.
+func upstreamHint(err error) string {
+	var re *oauth2.RetrieveError
+	if !errors.As(err, &re) {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return "the token endpoint could not be reached: check its URL (TokenEndpoint, OAUTH_TOKEN_ENDPOINT or OAUTH_UPSTREAM_URL)"
+		}
+		return ""
+	}
+	code := re.ErrorCode
+	if code == "" && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
+		code = "invalid_client"
+	}
+	switch code {
+	case "invalid_client", "unauthorized_client":
+		return "the provider refused this server's client authentication (" + code + "): check the client id and secret " +
+			"(ClientID, ClientSecret; OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET) and how they are sent, client_secret_basic or " +
+			"client_secret_post (TokenEndpointAuthMethod; OAUTH_TOKEN_ENDPOINT_AUTH_METHOD)"
+	case "invalid_grant":
+		return "the provider refused the authorization code (invalid_grant): check that {BaseURL}/oauth/callback is " +
+			"registered as a redirect URI at the provider (BaseURL; MCP_BASE_URL)"
+	case "invalid_scope":
+		return "the provider refused the scopes (invalid_scope): check Scopes (OAUTH_SCOPES)"
+	}
+	if re.Response != nil {
+		return fmt.Sprintf("the token endpoint answered HTTP %d: check TokenEndpoint (OAUTH_TOKEN_ENDPOINT or OAUTH_UPSTREAM_URL)", re.Response.StatusCode)
+	}
+	return ""
 }

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +32,15 @@ type fakeIdP struct {
 	mu     sync.Mutex
 	codes  map[string]string // code → challenge
 	logins int
+	// refreshes counts refresh_token grants; refreshFails answers them
+	// invalid_grant (the user was disabled); noRefresh issues tokens with
+	// neither refresh token nor expiry (a code host's); userGone makes
+	// /userinfo answer 401; scopes records the scope of each authorization.
+	refreshes    atomic.Int32
+	refreshFails atomic.Bool
+	noRefresh    atomic.Bool
+	userGone     atomic.Bool
+	scopes       []string
 }
 
 func newFakeIdP(t *testing.T) *fakeIdP {
@@ -46,6 +56,7 @@ func newFakeIdP(t *testing.T) *fakeIdP {
 		f.mu.Lock()
 		f.codes[code] = q.Get("code_challenge")
 		f.logins++
+		f.scopes = append(f.scopes, q.Get("scope"))
 		f.mu.Unlock()
 		http.Redirect(w, r, redirectWith(q.Get("redirect_uri"), url.Values{"code": {code}, "state": {q.Get("state")}}), http.StatusFound)
 	})
@@ -66,13 +77,22 @@ func newFakeIdP(t *testing.T) *fakeIdP {
 				oauthError(w, 400, "invalid_grant", "bad code or verifier")
 				return
 			}
+			if f.noRefresh.Load() {
+				writeJSON(w, 200, map[string]any{"access_token": "up-at-1", "token_type": "Bearer"})
+				return
+			}
 			writeJSON(w, 200, map[string]any{"access_token": "up-at-1", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "up-rt"})
 		case "refresh_token":
+			f.refreshes.Add(1)
+			if f.refreshFails.Load() {
+				oauthError(w, 400, "invalid_grant", "the user is disabled")
+				return
+			}
 			writeJSON(w, 200, map[string]any{"access_token": "up-at-2", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "up-rt"})
 		}
 	})
 	mux.HandleFunc("GET /userinfo", func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer up-at-") {
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer up-at-") || f.userGone.Load() {
 			http.Error(w, "no token", 401)
 			return
 		}
@@ -317,7 +337,7 @@ func TestAuthenticateGivesUpstreamTokenAndRefreshesIt(t *testing.T) {
 	g, err := e.p.loadGrant(context.Background(), claims.GrantID)
 	require.NoError(t, err)
 	g.Token.Expiry = time.Now().Add(-time.Minute)
-	require.NoError(t, e.p.saveGrant(context.Background(), claims.GrantID, g))
+	require.NoError(t, e.p.saveGrant(context.Background(), claims.GrantID, g, false))
 	s, err = e.p.Authenticate(req)
 	require.NoError(t, err)
 	assert.Equal(t, "up-at-2", s.(*OAuthSession).AccessToken)
@@ -347,4 +367,34 @@ func TestUpstreamTokensAreEncryptedAtRest(t *testing.T) {
 	raw2, err := plain.p.store.Get(context.Background(), "grant:"+claims2.GrantID)
 	require.NoError(t, err)
 	assert.Contains(t, string(raw2), "up-at-1", "encryption off stores plain JSON")
+}
+
+// A client registered with client_secret_post that authenticates with
+// client_secret_basic is admitted (see authClient): clients in the field
+// do this, and tightening the token endpoint must not break them.
+func TestClientSecretPostClientMayUseBasic(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	c := e.register("client_secret_post")
+	basic := func(secret string, form url.Values) (int, map[string]any) {
+		req, err := http.NewRequest("POST", e.ts.URL+TokenPath, strings.NewReader(form.Encode()))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(url.QueryEscape(c.ID), url.QueryEscape(secret))
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var out map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		return resp.StatusCode, out
+	}
+	u := e.login(browser(t), c)
+	st, tok := basic(c.Secret, url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+		"code_verifier": {verifier}, "redirect_uri": {c.Redirect}})
+	require.Equal(t, 200, st, "a client_secret_post client using Basic: %v", tok)
+	st, out := basic(c.Secret, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok["refresh_token"].(string)}})
+	require.Equal(t, 200, st, "its refresh over Basic: %v", out)
+	st, out = basic("wrong", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {out["refresh_token"].(string)}})
+	assert.Equal(t, 401, st, "a wrong secret over Basic is refused")
+	assert.Equal(t, "invalid_client", out["error"])
 }

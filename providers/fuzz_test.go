@@ -2,6 +2,7 @@ package providers
 
 import (
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,10 +13,16 @@ import (
 // fuzzProxy is a generic provider whose upstream is never reached: the
 // fuzz targets feed it what a client sends before any upstream call.
 func fuzzProxy(f *testing.F) (*OAuthProvider, http.Handler) {
+	store := NewMemoryStorage(&MemoryStorageOptions{MaxClients: 1 << 20, MaxEntries: 1 << 20})
+	f.Cleanup(func() { _ = store.Close() })
 	p, err := NewOAuthProvider(OAuthProviderConfig{
 		Config: Config{BaseURL: "http://127.0.0.1:8000", ClientID: "up-client", ClientSecret: "up-secret",
 			JWTSigningKey: strings.Repeat("k", 32), EncryptionKey: strings.Repeat("e", 32),
-			Logger: slog.New(slog.DiscardHandler)},
+			Logger: slog.New(slog.DiscardHandler),
+			// Every input is checked, not answered 429 after a burst, and a
+			// long run's valid registrations do not reach the quota (503).
+			RegisterRateLimit: RateLimit{PerMinute: -1}, AuthorizeRateLimit: RateLimit{PerMinute: -1},
+			TokenStorage: store},
 		AuthorizationEndpoint: "http://127.0.0.1:1/authorize", TokenEndpoint: "http://127.0.0.1:1/token",
 	})
 	if err != nil {
@@ -109,4 +116,35 @@ func FuzzAuthenticate(f *testing.F) {
 			t.Fatalf("a token the proxy never minted was accepted: %q → %#v", token, s)
 		}
 	})
+}
+
+// FuzzForwardedClientAddress feeds the peer address and the forwarded
+// header a reverse proxy passes on: the key is never empty, and a header
+// from a peer that is not loopback is never read.
+func FuzzForwardedClientAddress(f *testing.F) {
+	for _, s := range []struct{ remote, xff string }{
+		{"127.0.0.1:1", "203.0.113.9"}, {"127.0.0.1:1", "a, b, 2001:db8::1"}, {"[::1]:1", ""},
+		{"192.0.2.1:1", "203.0.113.9"}, {"garbage", ",,,"}, {"", "[::1]"},
+	} {
+		f.Add(s.remote, s.xff)
+	}
+	key := ForwardedClientAddress("X-Forwarded-For")
+	f.Fuzz(func(t *testing.T, remote, xff string) {
+		r := &http.Request{RemoteAddr: remote, Header: http.Header{}}
+		r.Header.Set("X-Forwarded-For", xff)
+		got := key(r)
+		if got == "" {
+			t.Fatalf("empty key for %q %q", remote, xff)
+		}
+		if want := ClientAddress(r); !strings.HasPrefix(remote, "127.") && !strings.HasPrefix(remote, "[::1]") && got != want {
+			if host, _, err := net.SplitHostPort(remote); err != nil || !isLoopbackIP(host) {
+				t.Fatalf("a header from %q was read: %q, want %q", remote, got, want)
+			}
+		}
+	})
+}
+
+func isLoopbackIP(s string) bool {
+	ip := net.ParseIP(s)
+	return ip != nil && ip.IsLoopback()
 }

@@ -87,7 +87,7 @@ func (g *genericUpstream) Identify(ctx context.Context, tok *oauth2.Token, nonce
 		if err != nil {
 			return nil, err
 		}
-		return &Identity{Subject: "generic:" + sub, Email: str(claims, "email"), Claims: claims}, nil
+		return genericIdentity(sub, claims), nil
 	}
 	if g.cfg.UserInfoEndpoint != "" {
 		claims, err := getJSON(ctx, g.conf.Client(ctx, tok), g.cfg.UserInfoEndpoint, nil)
@@ -103,13 +103,35 @@ func (g *genericUpstream) Identify(ctx context.Context, tok *oauth2.Token, nonce
 		if sub == "" {
 			return nil, fmt.Errorf("%w: the user info has neither sub nor id", ErrUpstream)
 		}
-		return &Identity{Subject: "generic:" + sub, Email: str(claims, "email"), Claims: claims}, nil
+		return genericIdentity(sub, claims), nil
 	}
 	// No way to learn who the user is: every login is its own anonymous user.
 	return &Identity{Subject: "generic:anonymous-" + randomToken(12)}, nil
 }
 
+// genericIdentity is the user of the generic provider; Email only when
+// the provider says it verified it.
+func genericIdentity(sub string, claims map[string]any) *Identity {
+	return &Identity{Subject: "generic:" + sub, Email: verifiedEmail(claims), Claims: claims}
+}
+
 func (g *genericUpstream) NewSession(base OAuthSession, _ *Identity) any { return &base }
+
+// CheckUser implements [UserChecker] when the user comes from the user
+// info endpoint (no Issuer): it is asked again.
+func (g *genericUpstream) CheckUser(ctx context.Context, tok *oauth2.Token, id *Identity) error {
+	if g.oidc != nil || g.cfg.UserInfoEndpoint == "" {
+		return nil
+	}
+	now, err := g.Identify(ctx, tok, "")
+	if err != nil {
+		return err
+	}
+	if now.Subject != id.Subject {
+		return fmt.Errorf("%w: the user info names another user", ErrUpstreamRevoked)
+	}
+	return nil
+}
 
 // getJSON GETs url with c and decodes a JSON object.
 func getJSON(ctx context.Context, c *http.Client, url string, hdr http.Header) (map[string]any, error) {
@@ -132,6 +154,9 @@ func getJSONInto(ctx context.Context, c *http.Client, url string, hdr http.Heade
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return fmt.Errorf("%w: GET %s: HTTP %d", ErrUpstreamRevoked, url, resp.StatusCode)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%w: GET %s: HTTP %d", ErrUpstream, url, resp.StatusCode)
 	}

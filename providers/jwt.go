@@ -36,27 +36,41 @@ func (c *AccessTokenClaims) Scopes() []string { return strings.Fields(c.Scope) }
 type jwtCodec struct {
 	key      []byte
 	kid      string
+	keys     map[string][]byte // kid → key: the current key and the previous ones
 	signer   jose.Signer
 	issuer   string
 	audience string
 }
 
-func newJWTCodec(key []byte, issuer, audience string) (*jwtCodec, error) {
+func keyID(key []byte) string {
 	sum := sha256.Sum256(key)
-	kid := hex.EncodeToString(sum[:8])
+	return hex.EncodeToString(sum[:8])
+}
+
+// newJWTCodec signs with key and verifies with key or any of previous,
+// each found by the kid it gives the tokens it signs.
+func newJWTCodec(key []byte, issuer, audience string, previous ...[]byte) (*jwtCodec, error) {
+	kid := keyID(key)
 	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: key},
 		(&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", kid))
 	if err != nil {
 		return nil, err
 	}
-	return &jwtCodec{key: key, kid: kid, signer: s, issuer: issuer, audience: audience}, nil
+	keys := map[string][]byte{kid: key}
+	for _, k := range previous {
+		if _, dup := keys[keyID(k)]; !dup {
+			keys[keyID(k)] = k
+		}
+	}
+	return &jwtCodec{key: key, kid: kid, keys: keys, signer: s, issuer: issuer, audience: audience}, nil
 }
 
 func (j *jwtCodec) mint(c AccessTokenClaims) (string, error) {
 	return jwt.Signed(j.signer).Claims(c).Serialize()
 }
 
-// verify checks a bearer token: HS256 only, typ at+jwt, our issuer, our
+// verify checks a bearer token: HS256 only, typ at+jwt, a kid naming the
+// current or a previous key whose signature verifies, our issuer, our
 // resource among the audiences, present and unexpired exp, nbf and iat
 // within ClockSkew. Every failure wraps mcp.ErrUnauthorized.
 func (j *jwtCodec) verify(raw string, now time.Time) (*AccessTokenClaims, error) {
@@ -67,8 +81,12 @@ func (j *jwtCodec) verify(raw string, now time.Time) (*AccessTokenClaims, error)
 	if len(tok.Headers) != 1 || tok.Headers[0].ExtraHeaders["typ"] != "at+jwt" {
 		return nil, fmt.Errorf("%w: not an access token (typ is not at+jwt)", mcp.ErrUnauthorized)
 	}
+	key, ok := j.keys[tok.Headers[0].KeyID]
+	if !ok {
+		return nil, fmt.Errorf("%w: access token signed with an unknown key (kid)", mcp.ErrUnauthorized)
+	}
 	var c AccessTokenClaims
-	if err := tok.Claims(j.key, &c); err != nil {
+	if err := tok.Claims(key, &c); err != nil {
 		return nil, fmt.Errorf("%w: access token signature does not verify", mcp.ErrUnauthorized)
 	}
 	if c.Expiry == nil {

@@ -38,7 +38,8 @@ type Config struct {
 	// provider.
 	Scopes []string
 	// DisableConsent skips the consent page (consentRequired: false). It
-	// is refused while a wildcard https redirect pattern is allowed.
+	// is refused unless every redirect URI pattern is loopback http or an
+	// exact https host.
 	DisableConsent bool
 	// AllowedRedirectURIPatterns restrict the redirect URIs clients may
 	// register. Default: DefaultRedirectURIPatterns.
@@ -52,6 +53,17 @@ type Config struct {
 	// JWTSigningKey (at least 32 bytes) signs our access tokens and the
 	// consent cookies. Default: generated per process.
 	JWTSigningKey string
+	// PreviousJWTSigningKeys (each at least 32 bytes) still verify the
+	// access tokens they signed, found by the token's kid: to rotate,
+	// make the current key the first previous one, set a new current
+	// key, and drop the old one after AccessTokenTTL.
+	PreviousJWTSigningKeys []string
+	// AllowInsecureHTTP accepts an http:// BaseURL on a host other than
+	// loopback (a development setup behind nothing). Without it such a
+	// BaseURL is refused: the consent cookies would lose Secure and the
+	// __Host- prefix, and codes and tokens would cross the network in
+	// clear.
+	AllowInsecureHTTP bool
 	// TokenStorage holds the proxy's state. Default: a MemoryStorage the
 	// proxy closes on Close. Shared storage needs explicit keys.
 	TokenStorage TokenStorage
@@ -60,6 +72,29 @@ type Config struct {
 	// RefreshTokenTTL is the (sliding) lifetime of our refresh tokens.
 	// Default: 30 days.
 	RefreshTokenTTL time.Duration
+	// MaxLoginLifetime is the absolute lifetime of a login: however often
+	// its refresh token is used, the user must sign in again at the
+	// upstream provider this long after they did. Default:
+	// DefaultMaxLoginLifetime.
+	MaxLoginLifetime time.Duration
+	// ClientTTL is how long a client registration that has been used
+	// (tokens were issued to it) lives after its last use: each use
+	// slides it. Default: DefaultClientTTL.
+	ClientTTL time.Duration
+	// UnusedClientTTL is how long a registration lives before its first
+	// use; one never used is dropped then, so anonymous registrations do
+	// not pile up. Default: DefaultUnusedClientTTL.
+	UnusedClientTTL time.Duration
+	// RegisterRateLimit and AuthorizeRateLimit limit, per client address,
+	// the endpoints anyone may call without logging in: registration and
+	// the start of an authorization. Defaults:
+	// DefaultRegisterRateLimit, DefaultAuthorizeRateLimit.
+	RegisterRateLimit  RateLimit
+	AuthorizeRateLimit RateLimit
+	// ClientAddress names the client a request counts against for the
+	// rate limits ("" exempts it). Default: ClientAddress (the remote
+	// address; behind a reverse proxy, read the address it forwards).
+	ClientAddress func(*http.Request) string
 	// HTTPClient makes the upstream calls. Default: a client with a 10 s
 	// timeout.
 	HTTPClient *http.Client
@@ -74,7 +109,18 @@ const (
 	refreshLockTTL = 30 * time.Second
 	maxFormBytes   = 64 << 10
 	maxRedirects   = 10
+	maxState       = 1024 // bytes of a client's state, stored for the transaction
 )
+
+// Default lifetimes of client registrations (Config.ClientTTL,
+// Config.UnusedClientTTL).
+const (
+	DefaultClientTTL       = 30 * 24 * time.Hour
+	DefaultUnusedClientTTL = 24 * time.Hour
+)
+
+// DefaultMaxLoginLifetime is the default of Config.MaxLoginLifetime.
+const DefaultMaxLoginLifetime = 30 * 24 * time.Hour
 
 // Proxy is the OAuth authorization server facade in front of an upstream
 // identity provider. MCP clients register with it (RFC 7591), log in
@@ -99,6 +145,8 @@ type Proxy struct {
 	patterns []redirectPattern
 	client   *http.Client
 	now      func() time.Time
+	regLim   *addrLimiter
+	authLim  *addrLimiter
 }
 
 // NewProxy validates cfg and returns a proxy in front of up. The
@@ -113,6 +161,9 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 		return nil, errors.New("providers: BaseURL is required (where the MCP server is reachable)")
 	case err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.RawQuery != "" || base.Fragment != "":
 		return nil, fmt.Errorf("providers: BaseURL %q must be an absolute http(s) URL without query or fragment", cfg.BaseURL)
+	case base.Scheme == "http" && !isLoopbackHost(strings.ToLower(base.Hostname())) && !cfg.AllowInsecureHTTP:
+		return nil, fmt.Errorf("providers: BaseURL %q is http on a host other than loopback: serve https "+
+			"(a reverse proxy that terminates TLS is fine: give its https URL), or set AllowInsecureHTTP for a development setup", cfg.BaseURL)
 	case cfg.ClientID == "":
 		return nil, errors.New("providers: ClientID is required (the client id the upstream provider issued)")
 	}
@@ -128,6 +179,15 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	if cfg.RefreshTokenTTL <= 0 {
 		cfg.RefreshTokenTTL = 30 * 24 * time.Hour
 	}
+	if cfg.MaxLoginLifetime <= 0 {
+		cfg.MaxLoginLifetime = DefaultMaxLoginLifetime
+	}
+	if cfg.ClientTTL <= 0 {
+		cfg.ClientTTL = DefaultClientTTL
+	}
+	if cfg.UnusedClientTTL <= 0 {
+		cfg.UnusedClientTTL = DefaultUnusedClientTTL
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -139,15 +199,18 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	}
 	p := &Proxy{cfg: cfg, up: up, log: cfg.Logger.With("component", "oauth-proxy", "provider", up.Name()),
 		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https"}
+	p.regLim = newAddrLimiter(cfg.RegisterRateLimit, DefaultRegisterRateLimit, cfg.ClientAddress, time.Now)
+	p.authLim = newAddrLimiter(cfg.AuthorizeRateLimit, DefaultAuthorizeRateLimit, cfg.ClientAddress, time.Now)
 	for _, s := range cfg.AllowedRedirectURIPatterns {
 		pat, err := parseRedirectPattern(s)
 		if err != nil {
 			return nil, fmt.Errorf("providers: %w", err)
 		}
-		if pat.wildcardHTTPS() && cfg.DisableConsent {
+		if cfg.DisableConsent && !pat.consentMayBeOff() {
 			return nil, fmt.Errorf("providers: consent cannot be turned off while the redirect URI pattern %q is allowed: "+
-				"it lets anyone register a callback, and the consent page is then the only guard against code theft; "+
-				"list the exact https hosts you trust instead", s)
+				"consent may be off only when every pattern is loopback http (http://localhost:*) or an exact https host "+
+				"(https://app.example/cb); a wildcard host, another http host or a custom scheme lets a stranger's client "+
+				"receive a code for a user who never approved it", s)
 		}
 		p.patterns = append(p.patterns, pat)
 	}
@@ -166,7 +229,14 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	if err != nil {
 		return nil, p.fail(err)
 	}
-	if p.jwt, err = newJWTCodec(deriveKey(jwtKey, "mcpchain/oauth/jwt/v1"), p.issuer, p.resource); err != nil {
+	var previous [][]byte
+	for i, k := range cfg.PreviousJWTSigningKeys {
+		if len(k) < 32 {
+			return nil, p.fail(fmt.Errorf("providers: PreviousJWTSigningKeys[%d] must be at least 32 bytes (it is %d)", i, len(k)))
+		}
+		previous = append(previous, deriveKey([]byte(k), "mcpchain/oauth/jwt/v1"))
+	}
+	if p.jwt, err = newJWTCodec(deriveKey(jwtKey, "mcpchain/oauth/jwt/v1"), p.issuer, p.resource, previous...); err != nil {
 		return nil, p.fail(err)
 	}
 	p.cookies = securecookie.New(deriveKey(jwtKey, "mcpchain/oauth/cookie-hash/v1"), deriveKey(jwtKey, "mcpchain/oauth/cookie-block/v1"))
@@ -310,7 +380,12 @@ func (p *Proxy) Authenticate(r *http.Request) (any, error) {
 	if g.ClientID != c.ClientID || g.Identity.Subject != c.Subject {
 		return nil, fmt.Errorf("%w: access token does not match its grant", mcp.ErrUnauthorized)
 	}
-	tok := p.freshUpstream(ctx, c.GrantID, g)
+	tok, err := p.freshUpstream(ctx, c.GrantID, g)
+	if errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("%w: the grant behind this token was revoked", mcp.ErrUnauthorized)
+	} else if err != nil {
+		return nil, err
+	}
 	base := OAuthSession{
 		AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, ExpiresAt: tok.Expiry,
 		IDToken: g.IDToken, Scopes: c.Scopes(), Claims: g.Identity.Claims,
@@ -338,7 +413,26 @@ type grant struct {
 	Token    *oauth2.Token `json:"token"`
 	IDToken  string        `json:"id_token,omitempty"`
 	Identity Identity      `json:"identity"`
+	// LoginAt is when the user signed in upstream (Unix seconds): the
+	// login ends MaxLoginLifetime later.
+	LoginAt int64 `json:"login_at,omitempty"`
 }
+
+// ttl is how long g's records may live: RefreshTokenTTL, cut to what is
+// left of the login's absolute lifetime.
+func (p *Proxy) ttl(g *grant) time.Duration {
+	d := p.cfg.RefreshTokenTTL
+	if g.LoginAt != 0 {
+		d = min(d, time.Unix(g.LoginAt, 0).Add(p.cfg.MaxLoginLifetime).Sub(p.now()))
+	}
+	return max(d, time.Second)
+}
+
+// errLoginOver is a login past its absolute lifetime.
+var errLoginOver = errors.New("the login is older than its maximum lifetime; sign in again")
+
+// errBusy is an upstream refresh already under way for the grant.
+var errBusy = errors.New("the login is being refreshed by another request")
 
 func (p *Proxy) loadGrant(ctx context.Context, id string) (*grant, error) {
 	key := "grant:" + id
@@ -357,46 +451,113 @@ func (p *Proxy) loadGrant(ctx context.Context, id string) (*grant, error) {
 	return &g, nil
 }
 
-func (p *Proxy) saveGrant(ctx context.Context, id string, g *grant) error {
+// saveGrant stores g: a new grant (create), or an existing one written
+// back only if it is still there (Update), so that a login revoked while
+// a request held it stays revoked; that case is ErrNotFound.
+func (p *Proxy) saveGrant(ctx context.Context, id string, g *grant, create bool) error {
 	key := "grant:" + id
 	b, err := json.Marshal(g)
 	if err != nil {
 		return err
 	}
-	return p.store.Put(ctx, key, p.seal.seal(key, b), p.cfg.RefreshTokenTTL)
+	if create {
+		return p.store.Put(ctx, key, p.seal.seal(key, b), p.ttl(g))
+	}
+	ok, err := p.store.Update(ctx, key, p.seal.seal(key, b), p.ttl(g))
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: grant %s was revoked", ErrNotFound, id)
+	}
+	return err
 }
 
-// freshUpstream returns the grant's upstream token, refreshing it upstream
-// first when it has expired and can be refreshed. One instance refreshes
-// at a time (a lock in the storage); a failed refresh leaves the old token.
-func (p *Proxy) freshUpstream(ctx context.Context, gid string, g *grant) *oauth2.Token {
+// freshUpstream returns the grant's upstream token for a request,
+// refreshing it upstream first when it has expired and can be refreshed.
+// A failed refresh leaves the old token, except when the provider ended
+// the login (ErrUpstreamRevoked: the grant is deleted) or the grant was
+// revoked meanwhile (ErrNotFound).
+func (p *Proxy) freshUpstream(ctx context.Context, gid string, g *grant) (*oauth2.Token, error) {
 	tok := g.Token
 	if tok == nil {
-		return &oauth2.Token{}
+		return &oauth2.Token{}, nil
 	}
 	if tok.Valid() || tok.RefreshToken == "" {
-		return tok
+		return tok, nil
 	}
+	nt, err := p.refreshUpstream(ctx, gid, g)
+	switch {
+	case errors.Is(err, ErrUpstreamRevoked), errors.Is(err, ErrNotFound):
+		return nil, err
+	case err != nil:
+		return tok, nil
+	}
+	return nt, nil
+}
+
+// refreshUpstream refreshes the grant's upstream token and saves it. One
+// request refreshes a grant at a time (a lock in the storage; errBusy for
+// the others). When the provider answers invalid_grant, the grant is
+// deleted and the error wraps ErrUpstreamRevoked.
+func (p *Proxy) refreshUpstream(ctx context.Context, gid string, g *grant) (*oauth2.Token, error) {
 	got, err := p.store.PutIfAbsent(ctx, "lock:refresh:"+gid, []byte("1"), refreshLockTTL)
-	if err != nil || !got {
-		return tok
+	if err != nil {
+		return nil, err
+	}
+	if !got {
+		return nil, errBusy
 	}
 	defer func() { _ = p.store.Delete(context.WithoutCancel(ctx), "lock:refresh:"+gid) }()
 	conf, err := p.up.OAuth2Config(p.upstreamCtx(ctx))
 	if err != nil {
 		p.log.Warn("upstream refresh: no config", "err", err)
-		return tok
+		return nil, err
 	}
-	nt, err := conf.TokenSource(p.upstreamCtx(ctx), tok).Token()
+	nt, err := conf.TokenSource(p.upstreamCtx(ctx), g.Token).Token()
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.ErrorCode == "invalid_grant" {
+		p.log.Warn("the upstream provider refused the login's refresh token; the login is revoked", "sub", g.Identity.Subject)
+		if err := p.store.Delete(ctx, "grant:"+gid); err != nil {
+			p.log.Error("revoking a login the provider ended", "err", err)
+		}
+		return nil, fmt.Errorf("%w: refresh answered invalid_grant", ErrUpstreamRevoked)
+	}
 	if err != nil {
 		p.log.Warn("upstream token refresh failed", "err", err)
-		return tok
+		return nil, fmt.Errorf("%w: token refresh: %v", ErrUpstream, err)
 	}
 	g.Token = nt
-	if err := p.saveGrant(ctx, gid, g); err != nil {
+	if err := p.saveGrant(ctx, gid, g, false); errors.Is(err, ErrNotFound) {
+		return nil, err
+	} else if err != nil {
 		p.log.Warn("saving refreshed upstream token", "err", err)
 	}
-	return nt
+	return nt, nil
+}
+
+// checkLogin decides, before a refresh of ours, whether the login may go
+// on: within its absolute lifetime, with an upstream token that is valid
+// (refreshed upstream first when it has expired) and, for providers whose
+// tokens are not refreshed, a user the provider's user API still knows.
+// An error wrapping ErrUpstreamRevoked or errLoginOver ends the login; any
+// other is transient.
+func (p *Proxy) checkLogin(ctx context.Context, gid string, g *grant) error {
+	if g.LoginAt != 0 && !p.now().Before(time.Unix(g.LoginAt, 0).Add(p.cfg.MaxLoginLifetime)) {
+		return errLoginOver
+	}
+	tok := g.Token
+	switch {
+	case tok == nil:
+		return nil
+	case !tok.Valid() && tok.RefreshToken == "":
+		return fmt.Errorf("%w: the provider's token expired and cannot be refreshed", ErrUpstreamRevoked)
+	case !tok.Valid():
+		_, err := p.refreshUpstream(ctx, gid, g)
+		return err
+	case tok.RefreshToken == "":
+		if uc, ok := p.up.(UserChecker); ok {
+			return uc.CheckUser(p.upstreamCtx(ctx), tok, &g.Identity)
+		}
+	}
+	return nil
 }
 
 func (p *Proxy) upstreamCtx(ctx context.Context) context.Context {
@@ -406,18 +567,22 @@ func (p *Proxy) upstreamCtx(ctx context.Context) context.Context {
 func (p *Proxy) callbackURL() string { return p.issuer + CallbackPath }
 
 // allowedScopes checks a requested scope string against the supported
-// scopes; empty means all of them.
+// scopes and returns them without repeats; empty means all of them.
 func (p *Proxy) allowedScopes(req string) ([]string, bool) {
 	want := strings.Fields(req)
 	if len(want) == 0 {
 		return slices.Clone(p.cfg.Scopes), true
 	}
+	out := make([]string, 0, len(want))
 	for _, s := range want {
 		if !slices.Contains(p.cfg.Scopes, s) {
 			return nil, false
 		}
+		if !slices.Contains(out, s) {
+			out = append(out, s) // a repeat is stored once
+		}
 	}
-	return want, true
+	return out, true
 }
 
 // resourceOK accepts RFC 8707 resource values naming this server: the MCP

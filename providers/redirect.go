@@ -75,10 +75,38 @@ func parseRedirectPattern(p string) (redirectPattern, error) {
 	return redirectPattern{raw: p, scheme: scheme, host: strings.ToLower(host), port: port, path: pth}, nil
 }
 
-// wildcardHTTPS reports whether the pattern admits https URIs on hosts the
-// server operator does not control (a bare * host).
-func (p redirectPattern) wildcardHTTPS() bool {
-	return p.scheme == "https" && p.host == "*"
+// exactHost reports whether the pattern names one host (no * in it): the
+// operator chose that host, so a URI it matches is not anyone's.
+func (p redirectPattern) exactHost() bool {
+	return p.host != "*" && !strings.HasPrefix(p.host, "*.")
+}
+
+// consentMayBeOff reports whether the pattern admits only URIs that
+// cannot hand a code to a stranger without the user's consent: http on
+// the loopback interface, or https on one exact host. A wildcard host, a
+// non-loopback http host, or a custom scheme (any app may claim it) can.
+func (p redirectPattern) consentMayBeOff() bool {
+	return (p.scheme == "http" && isLoopbackHost(p.host)) || (p.scheme == "https" && p.exactHost())
+}
+
+// trustedRedirect reports whether an error found before the user
+// interacted may be sent to uri (RFC 9700 §4.11.2): only loopback http
+// URIs and URIs matched by a pattern with an exact host, never one that
+// anyone may register (https://evil.example under https://*).
+func trustedRedirect(uri string, patterns []redirectPattern) bool {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(u.Scheme, "http") && isLoopbackHost(strings.ToLower(u.Hostname())) {
+		return true
+	}
+	for _, p := range patterns {
+		if p.exactHost() && p.match(u) {
+			return true
+		}
+	}
+	return false
 }
 
 func isLoopbackHost(h string) bool {

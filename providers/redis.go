@@ -11,14 +11,67 @@ import (
 
 // RedisStorage is a [TokenStorage] on Redis (or Valkey, KeyDB, Dragonfly):
 // several server instances pointing at one Redis share their clients,
-// logins and tokens. Every operation touches one key, so it works with
-// Redis Cluster. It needs Redis 6.2 or later (GETDEL). Run Redis with
-// maxmemory-policy noeviction (or a volatile-* policy): an LRU policy would
-// silently drop client registrations.
+// logins and tokens. Every command touches one key, so it works with
+// Redis Cluster. It needs Redis 6.2 or later (GETDEL) with Lua scripting.
+// Run Redis with maxmemory-policy noeviction (or a volatile-* policy): an
+// LRU policy would silently drop client registrations.
+//
+// Client registrations count against MaxClients, kept in one sorted set
+// ({prefix}clients: client key by expiry time).
 type RedisStorage struct {
+	// MaxClients caps the number of live client registrations; Put of a
+	// new one beyond it fails with ErrStorageFull. Set it before the
+	// storage is used. Default (0): 10 000.
+	MaxClients int
+
 	c      redis.UniversalClient
 	prefix string
 	owned  bool
+}
+
+// swapScript is Swap: replace a present key's value and TTL, return the old.
+var swapScript = redis.NewScript(`
+local old = redis.call('GET', KEYS[1])
+if not old then return false end
+if tonumber(ARGV[2]) > 0 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+else
+  redis.call('SET', KEYS[1], ARGV[1])
+end
+return old`)
+
+// admitScript admits a client key into the quota set KEYS[1]: it drops
+// the expired members, then adds ARGV[1] (expiring at now + ARGV[2] ms, 0:
+// never) unless it is new and the set holds ARGV[3] members. 1: admitted.
+var admitScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  return 0
+end
+local exp = '+inf'
+if tonumber(ARGV[2]) > 0 then exp = now + tonumber(ARGV[2]) end
+redis.call('ZADD', KEYS[1], exp, ARGV[1])
+return 1`)
+
+// admit counts a client key against MaxClients before it is written.
+func (s *RedisStorage) admit(ctx context.Context, key string, ttl time.Duration) error {
+	if !isClientKey(key) {
+		return nil
+	}
+	max := s.MaxClients
+	if max <= 0 {
+		max = 10_000
+	}
+	ok, err := admitScript.Run(ctx, s.c, []string{s.prefix + "clients"}, key, ttl.Milliseconds(), max).Int()
+	if err != nil {
+		return err
+	}
+	if ok != 1 {
+		return ErrStorageFull
+	}
+	return nil
 }
 
 // NewRedisStorage returns a storage on c, prefixing every key with prefix
@@ -53,6 +106,9 @@ func (s *RedisStorage) Put(ctx context.Context, key string, val []byte, ttl time
 	if err := checkArgs(ctx, key, ttl); err != nil {
 		return err
 	}
+	if err := s.admit(ctx, key, ttl); err != nil {
+		return err
+	}
 	return s.c.Set(ctx, s.prefix+key, val, ttl).Err()
 }
 
@@ -61,9 +117,42 @@ func (s *RedisStorage) PutIfAbsent(ctx context.Context, key string, val []byte, 
 	if err := checkArgs(ctx, key, ttl); err != nil {
 		return false, err
 	}
+	if err := s.admit(ctx, key, ttl); err != nil {
+		return false, err
+	}
 	err := s.c.SetArgs(ctx, s.prefix+key, val, redis.SetArgs{Mode: "NX", TTL: ttl}).Err()
 	if errors.Is(err, redis.Nil) {
 		return false, nil
+	}
+	return err == nil, err
+}
+
+// Swap implements [TokenStorage] with a Lua script (GET, then SET when
+// present), which Redis runs atomically.
+func (s *RedisStorage) Swap(ctx context.Context, key string, val []byte, ttl time.Duration) ([]byte, error) {
+	if err := checkArgs(ctx, key, ttl); err != nil {
+		return nil, err
+	}
+	b, err := swapScript.Run(ctx, s.c, []string{s.prefix + key}, val, ttl.Milliseconds()).Text()
+	return notFound(key)([]byte(b), err)
+}
+
+// Update implements [TokenStorage] with SET … XX PX.
+func (s *RedisStorage) Update(ctx context.Context, key string, val []byte, ttl time.Duration) (bool, error) {
+	if err := checkArgs(ctx, key, ttl); err != nil {
+		return false, err
+	}
+	err := s.c.SetArgs(ctx, s.prefix+key, val, redis.SetArgs{Mode: "XX", TTL: ttl}).Err()
+	if errors.Is(err, redis.Nil) {
+		return false, nil
+	}
+	if err == nil && isClientKey(key) {
+		// Slide the key's expiry in the quota set too (XX: only if counted).
+		exp := "+inf"
+		if ttl > 0 {
+			exp = fmt.Sprint(time.Now().Add(ttl).UnixMilli())
+		}
+		err = s.c.Do(ctx, "ZADD", s.prefix+"clients", "XX", exp, key).Err()
 	}
 	return err == nil, err
 }
@@ -88,6 +177,11 @@ func (s *RedisStorage) Take(ctx context.Context, key string) ([]byte, error) {
 func (s *RedisStorage) Delete(ctx context.Context, key string) error {
 	if err := checkArgs(ctx, key, 0); err != nil {
 		return err
+	}
+	if isClientKey(key) {
+		if err := s.c.ZRem(ctx, s.prefix+"clients", key).Err(); err != nil {
+			return err
+		}
 	}
 	return s.c.Del(ctx, s.prefix+key).Err()
 }

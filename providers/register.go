@@ -1,10 +1,13 @@
 package providers
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -25,6 +28,28 @@ type client struct {
 	ApplicationType string   `json:"application_type,omitempty"`
 	Scope           string   `json:"scope,omitempty"`
 	IssuedAt        int64    `json:"client_id_issued_at"`
+	// UsedAt is when tokens were last issued to the client (Unix
+	// seconds; 0: never), which slides the registration's lifetime.
+	UsedAt int64 `json:"used_at,omitempty"`
+}
+
+// maxRedirectBytes caps the redirect URIs of one registration together
+// (each is also capped at maxRedirectURI): what is stored per client
+// stays a few KB, however many clients anyone registers.
+const maxRedirectBytes = 4096
+
+// maxScopeBytes caps a scope string a client sends (registration,
+// authorization, refresh).
+const maxScopeBytes = 1024
+
+// marshal is json.Marshal without the HTML escaping that turns each <
+// into six bytes: stored records are never embedded in HTML.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the proxy's own records always encode
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 type registration struct {
@@ -41,6 +66,18 @@ type registration struct {
 func (p *Proxy) handleRegister(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		methodNotAllowed(w, "POST")
+		return
+	}
+	// A JSON body (RFC 7591 §3.1): a text/plain or form POST, which any
+	// web page can make a visitor's browser send without a preflight, is
+	// refused.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "the registration must be sent as Content-Type: application/json")
+		return
+	}
+	if ok, wait, addr := p.regLim.allow(r); !ok {
+		p.log.Warn("client registration rate-limited", "addr", addr)
+		refuse(w, wait, true)
 		return
 	}
 	var req registration
@@ -79,8 +116,12 @@ func (p *Proxy) handleRegister(w http.ResponseWriter, r *http.Request) {
 		c.SecretHash = hashKey(secret)
 		resp["client_secret"], resp["client_secret_expires_at"] = secret, 0
 	}
-	b, _ := json.Marshal(c)
-	if err := p.store.Put(r.Context(), "client:"+c.ID, b, 0); err != nil {
+	if err := p.putClient(r.Context(), c, p.cfg.UnusedClientTTL, false); errors.Is(err, ErrStorageFull) {
+		p.log.Warn("client registration refused: the registration quota is full")
+		w.Header().Set("Retry-After", "60")
+		oauthError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "this server holds as many client registrations as it may; try again later")
+		return
+	} else if err != nil {
 		p.log.Error("storing client registration", "err", err)
 		oauthError(w, http.StatusInternalServerError, "server_error", "the registration could not be stored")
 		return
@@ -95,6 +136,13 @@ func (p *Proxy) validateRegistration(req *registration) (*client, string, string
 	}
 	if len(req.RedirectURIs) > maxRedirects {
 		return nil, "invalid_redirect_uri", fmt.Sprintf("at most %d redirect_uris", maxRedirects)
+	}
+	total := 0
+	for _, u := range req.RedirectURIs {
+		total += len(u)
+	}
+	if total > maxRedirectBytes {
+		return nil, "invalid_redirect_uri", fmt.Sprintf("redirect_uris hold %d bytes together; at most %d", total, maxRedirectBytes)
 	}
 	for _, u := range req.RedirectURIs {
 		if err := checkRedirectURI(u, p.patterns); err != nil {
@@ -123,19 +171,58 @@ func (p *Proxy) validateRegistration(req *registration) (*client, string, string
 			return nil, "invalid_client_metadata", fmt.Sprintf("response_types: %q is not supported (only code)", rt)
 		}
 	}
+	scope := ""
+	if len(req.Scope) > maxScopeBytes {
+		return nil, "invalid_client_metadata", fmt.Sprintf("scope is longer than %d bytes", maxScopeBytes)
+	}
 	if req.Scope != "" {
-		if _, ok := p.allowedScopes(req.Scope); !ok {
-			return nil, "invalid_client_metadata", fmt.Sprintf("scope %q asks for scopes this server does not offer (%s)", req.Scope, strings.Join(p.cfg.Scopes, " "))
+		want, ok := p.allowedScopes(req.Scope)
+		if !ok {
+			return nil, "invalid_client_metadata", fmt.Sprintf("scope %s asks for scopes this server does not offer (%s)", strictjson.Quote(strictjson.Clip(req.Scope, 200)), strings.Join(p.cfg.Scopes, " "))
 		}
+		scope = strings.Join(want, " ")
+	}
+	// application_type (OpenID Connect Dynamic Client Registration §2;
+	// MCP clients must send it): web or native, nothing else is stored.
+	switch req.ApplicationType {
+	case "", "web", "native":
+	default:
+		return nil, "invalid_client_metadata", fmt.Sprintf("application_type %s: want web or native", strictjson.Quote(strictjson.Clip(req.ApplicationType, 40)))
 	}
 	if len(req.ClientName) > 200 {
 		return nil, "invalid_client_metadata", "client_name is longer than 200 characters"
 	}
 	return &client{
 		ID: randomToken(16), Name: req.ClientName, RedirectURIs: slices.Clone(req.RedirectURIs),
-		AuthMethod: method, GrantTypes: grants, ApplicationType: req.ApplicationType, Scope: req.Scope,
+		AuthMethod: method, GrantTypes: slices.Compact(slices.Clone(grants)), ApplicationType: req.ApplicationType, Scope: scope,
 		IssuedAt: time.Now().Unix(),
 	}, "", ""
+}
+
+// putClient stores c for ttl: a new registration (update false) counts
+// against the storage's client quota; update rewrites a present one only.
+func (p *Proxy) putClient(ctx context.Context, c *client, ttl time.Duration, update bool) error {
+	key := ClientKeyPrefix + c.ID
+	b := p.seal.seal(key, marshal(c))
+	if update {
+		_, err := p.store.Update(ctx, key, b, ttl)
+		return err
+	}
+	return p.store.Put(ctx, key, b, ttl)
+}
+
+// touchClient slides the lifetime of a client tokens were just issued to
+// (at most once a day, so that a busy client does not rewrite its record
+// at every refresh). A failure is logged: the tokens are issued anyway.
+func (p *Proxy) touchClient(ctx context.Context, c *client) {
+	now := p.now().Unix()
+	if c.UsedAt != 0 && now-c.UsedAt < int64(p.cfg.ClientTTL/time.Second)/30 {
+		return
+	}
+	c.UsedAt = now
+	if err := p.putClient(ctx, c, p.cfg.ClientTTL, true); err != nil {
+		p.log.Warn("sliding the client registration's lifetime", "client_id", c.ID, "err", err)
+	}
 }
 
 var errNoClient = errors.New("unknown client")
@@ -144,14 +231,22 @@ func (p *Proxy) loadClient(r *http.Request, id string) (*client, error) {
 	if id == "" {
 		return nil, errNoClient
 	}
-	b, err := p.store.Get(r.Context(), "client:"+id)
+	key := ClientKeyPrefix + id
+	b, err := p.store.Get(r.Context(), key)
 	if errors.Is(err, ErrNotFound) {
 		return nil, errNoClient
 	} else if err != nil {
 		return nil, err
 	}
+	plain, err := p.seal.open(key, b)
+	if err != nil {
+		// Written by hand, by an older version, or with another key: not
+		// a client of ours. Unknown, the client registers again.
+		p.log.Warn("a stored client registration does not open; treated as unknown", "client_id", id, "err", err)
+		return nil, errNoClient
+	}
 	var c client
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err := json.Unmarshal(plain, &c); err != nil {
 		return nil, fmt.Errorf("providers: stored client does not decode: %w", err)
 	}
 	return &c, nil

@@ -24,7 +24,9 @@ type OAuthSession struct {
 	// provider's user API returned.
 	Claims map[string]any `json:"claims,omitempty"`
 	// UserID identifies the user, qualified by provider ("generic:…",
-	// "consumer:…", "codehost:…", "enterprise:tid:oid").
+	// "consumer:…", "codehost:…", "enterprise:tid:oid"). It is the field
+	// to authorize on: stable, and chosen by the provider, not the user
+	// (email, username and UPN can change hands).
 	UserID string `json:"sub"`
 	// ClientID is the MCP client the token was issued to.
 	ClientID string `json:"clientId"`
@@ -49,7 +51,9 @@ func (s *OAuthSession) HasScope(scope string) bool {
 // ConsumerIdentitySession is the session of [ConsumerIdentityProvider].
 type ConsumerIdentitySession struct {
 	OAuthSession
-	// Email is the user's (verified) email address.
+	// Email is the user's email address, set only when the provider says
+	// it verified it (email_verified true). For display and contact: an
+	// address can change hands, so authorize on UserID.
 	Email string `json:"email,omitempty"`
 }
 
@@ -64,7 +68,10 @@ type CodeHostSession struct {
 // [EnterpriseDirectoryProvider].
 type EnterpriseDirectorySession struct {
 	OAuthSession
-	// UPN is the user principal name.
+	// UPN is the user principal name, from the ID token's upn claim only
+	// (never preferred_username, which users can change). A tenant admin
+	// can rename it: authorize on UserID (tenant and object id), and
+	// restrict a multi-tenant login with AllowedTenants.
 	UPN string `json:"upn,omitempty"`
 }
 

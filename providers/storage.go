@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -12,9 +13,17 @@ import (
 // expired.
 var ErrNotFound = errors.New("providers: key not found")
 
-// ErrStorageFull is returned by [MemoryStorage] when it holds its maximum
-// number of entries (a flood of client registrations, say).
+// ErrStorageFull is returned by a [TokenStorage] when it holds its maximum
+// number of entries, or of client registrations (a flood of them, say).
 var ErrStorageFull = errors.New("providers: token storage is full")
+
+// ClientKeyPrefix starts the storage keys of client registrations. A
+// [TokenStorage] counts them against a quota of their own (MaxClients), so
+// that anonymous registrations can never take the room of the
+// transactions, codes, refresh tokens and grants of users who log in.
+const ClientKeyPrefix = "client:"
+
+func isClientKey(key string) bool { return strings.HasPrefix(key, ClientKeyPrefix) }
 
 // TokenStorage is where the OAuth proxy keeps its state: registered
 // clients, transactions, authorization codes, refresh tokens and the
@@ -24,9 +33,13 @@ var ErrStorageFull = errors.New("providers: token storage is full")
 // logins.
 //
 // Implementations must be safe for concurrent use and must never return an
-// expired value. Take must be atomic: of any number of concurrent callers
-// (on any instance) at most one gets the value. Run package storagetest
-// against an implementation to check it.
+// expired value. Take, Swap, Update and PutIfAbsent must be atomic: of any
+// number of concurrent callers (on any instance) at most one Take gets the
+// value, each Swap gets the value the one before it stored, and an Update
+// never brings back a key deleted before it. Keys starting with
+// [ClientKeyPrefix] should be counted against a quota of their own
+// (Put of a new one beyond it fails with ErrStorageFull). Run package
+// storagetest against an implementation to check it.
 type TokenStorage interface {
 	// Put stores val under key; ttl 0 means no expiry.
 	Put(ctx context.Context, key string, val []byte, ttl time.Duration) error
@@ -38,6 +51,16 @@ type TokenStorage interface {
 	// Take atomically returns and deletes the value of key, or returns an
 	// error wrapping ErrNotFound.
 	Take(ctx context.Context, key string) ([]byte, error)
+	// Swap atomically replaces the value (and TTL) of a present key and
+	// returns the value it replaced; an absent key is left absent and an
+	// error wrapping ErrNotFound is returned. The proxy marks a code or
+	// refresh token used this way, so that of two concurrent uses one
+	// gets the record and the other the mark.
+	Swap(ctx context.Context, key string, val []byte, ttl time.Duration) ([]byte, error)
+	// Update stores val only if key is present (SET … XX) and reports
+	// whether it did: a record deleted meanwhile (a revoked login) is
+	// never written back.
+	Update(ctx context.Context, key string, val []byte, ttl time.Duration) (bool, error)
 	// Delete removes key; deleting an absent key is not an error.
 	Delete(ctx context.Context, key string) error
 	// Close releases what the storage holds (goroutines, connections).
@@ -50,9 +73,14 @@ type MemoryStorageOptions struct {
 	// CleanupInterval is how often expired entries are purged. Default: 1
 	// minute. Expired entries are never returned in between.
 	CleanupInterval time.Duration
-	// MaxEntries caps the number of entries; Put of a new key beyond it
-	// fails with ErrStorageFull. Default: 100 000.
+	// MaxEntries caps the number of entries other than client
+	// registrations; Put of a new key beyond it fails with ErrStorageFull.
+	// Default: 100 000.
 	MaxEntries int
+	// MaxClients caps the number of client registrations (keys starting
+	// with ClientKeyPrefix), counted apart from MaxEntries. Default:
+	// 10 000.
+	MaxClients int
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
 }
@@ -67,13 +95,16 @@ type memEntry struct {
 // Close. Its state does not survive a restart and is not shared between
 // instances; use [RedisStorage] for that.
 type MemoryStorage struct {
-	now  func() time.Time
-	max  int
-	mu   sync.Mutex
-	m    map[string]memEntry
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	now        func() time.Time
+	max        int
+	maxClients int
+	mu         sync.Mutex
+	m          map[string]memEntry
+	clients    int       // entries of m that are client registrations
+	purged     time.Time // last purge of expired entries made because a cap was reached
+	stop       chan struct{}
+	done       chan struct{}
+	once       sync.Once
 }
 
 // NewMemoryStorage returns a running MemoryStorage. Call Close to stop its
@@ -89,10 +120,13 @@ func NewMemoryStorage(o *MemoryStorageOptions) *MemoryStorage {
 	if opts.MaxEntries <= 0 {
 		opts.MaxEntries = 100_000
 	}
+	if opts.MaxClients <= 0 {
+		opts.MaxClients = 10_000
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &MemoryStorage{now: opts.Now, max: opts.MaxEntries, m: map[string]memEntry{},
+	s := &MemoryStorage{now: opts.Now, max: opts.MaxEntries, maxClients: opts.MaxClients, m: map[string]memEntry{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go s.janitor(opts.CleanupInterval)
 	return s
@@ -115,14 +149,55 @@ func (s *MemoryStorage) janitor(every time.Duration) {
 // Cleanup removes every expired entry now. The background goroutine calls
 // it periodically.
 func (s *MemoryStorage) Cleanup() {
-	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.purge(s.now())
+}
+
+// purge removes the expired entries; s.mu is held.
+func (s *MemoryStorage) purge(now time.Time) {
 	for k, e := range s.m {
 		if e.expired(now) {
-			delete(s.m, k)
+			s.del(k)
 		}
 	}
+}
+
+// del removes key; s.mu is held.
+func (s *MemoryStorage) del(key string) {
+	if _, ok := s.m[key]; ok {
+		delete(s.m, key)
+		if isClientKey(key) {
+			s.clients--
+		}
+	}
+}
+
+// set stores e under key unless key is new and its cap is reached (then,
+// at most once a second, expired entries are purged first); s.mu is held.
+func (s *MemoryStorage) set(key string, e memEntry) error {
+	if _, ok := s.m[key]; !ok {
+		full := func() bool {
+			if isClientKey(key) {
+				return s.clients >= s.maxClients
+			}
+			return len(s.m)-s.clients >= s.max
+		}
+		if full() {
+			if now := s.now(); now.Sub(s.purged) >= time.Second {
+				s.purged = now
+				s.purge(now)
+			}
+			if full() {
+				return ErrStorageFull
+			}
+		}
+		if isClientKey(key) {
+			s.clients++
+		}
+	}
+	s.m[key] = e
+	return nil
 }
 
 // Len returns the number of entries held, expired ones included until the
@@ -150,11 +225,7 @@ func (s *MemoryStorage) Put(ctx context.Context, key string, val []byte, ttl tim
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.m[key]; !ok && len(s.m) >= s.max {
-		return ErrStorageFull
-	}
-	s.m[key] = s.entry(key, ttl, val)
-	return nil
+	return s.set(key, s.entry(key, ttl, val))
 }
 
 // PutIfAbsent implements [TokenStorage].
@@ -168,8 +239,37 @@ func (s *MemoryStorage) PutIfAbsent(ctx context.Context, key string, val []byte,
 	if ok && !e.expired(s.now()) {
 		return false, nil
 	}
-	if !ok && len(s.m) >= s.max {
-		return false, ErrStorageFull
+	if err := s.set(key, s.entry(key, ttl, val)); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Swap implements [TokenStorage].
+func (s *MemoryStorage) Swap(ctx context.Context, key string, val []byte, ttl time.Duration) ([]byte, error) {
+	if err := checkArgs(ctx, key, ttl); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.m[key]
+	if !ok || e.expired(s.now()) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	s.m[key] = s.entry(key, ttl, val)
+	return e.val, nil
+}
+
+// Update implements [TokenStorage].
+func (s *MemoryStorage) Update(ctx context.Context, key string, val []byte, ttl time.Duration) (bool, error) {
+	if err := checkArgs(ctx, key, ttl); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.m[key]
+	if !ok || e.expired(s.now()) {
+		return false, nil
 	}
 	s.m[key] = s.entry(key, ttl, val)
 	return true, nil
@@ -197,7 +297,7 @@ func (s *MemoryStorage) Take(ctx context.Context, key string) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.m[key]
-	delete(s.m, key)
+	s.del(key)
 	if !ok || e.expired(s.now()) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, key)
 	}
@@ -211,7 +311,7 @@ func (s *MemoryStorage) Delete(ctx context.Context, key string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.m, key)
+	s.del(key)
 	return nil
 }
 

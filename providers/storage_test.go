@@ -95,3 +95,37 @@ func TestOpenRedisStorage(t *testing.T) {
 
 // startRedis runs a throwaway redis-server for the test (internal/redistest).
 func startRedis(t *testing.T) string { return redistest.Start(t) }
+
+// Client registrations have their own quota: a flood of them fills it,
+// never the room of the other records (issue 21, hole 1).
+func TestStorageClientQuota(t *testing.T) {
+	t.Parallel()
+	addr := startRedis(t)
+	rc := redis.NewClient(&redis.Options{Addr: addr})
+	defer rc.Close()
+	rs := providers.NewRedisStorage(rc, "quota:")
+	rs.MaxClients = 5
+	ms := providers.NewMemoryStorage(&providers.MemoryStorageOptions{MaxClients: 5, MaxEntries: 5})
+	defer ms.Close()
+	for name, s := range map[string]providers.TokenStorage{"memory": ms, "redis": rs} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			for i := range 5 {
+				require.NoError(t, s.Put(ctx, fmt.Sprintf("client:%d", i), []byte("c"), time.Hour))
+			}
+			assert.ErrorIs(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), providers.ErrStorageFull)
+			require.NoError(t, s.Put(ctx, "client:4", []byte("c2"), time.Hour), "overwriting a counted client is allowed")
+			for i := range 5 {
+				require.NoError(t, s.Put(ctx, fmt.Sprintf("rt:%d", i), []byte("r"), time.Hour), "other records have their own room")
+			}
+			require.NoError(t, s.Delete(ctx, "client:0"))
+			require.NoError(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), "a deleted client frees its place")
+			// An expired client frees its place too.
+			require.NoError(t, s.Delete(ctx, "client:1"))
+			require.NoError(t, s.Put(ctx, "client:short", []byte("c"), 20*time.Millisecond))
+			assert.ErrorIs(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), providers.ErrStorageFull)
+			time.Sleep(1100 * time.Millisecond)
+			require.NoError(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), "an expired client frees its place")
+		})
+	}
+}

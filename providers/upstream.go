@@ -3,6 +3,7 @@ package providers
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"golang.org/x/oauth2"
 )
@@ -11,7 +12,9 @@ import (
 type Identity struct {
 	// Subject is the provider-qualified stable user id ("codehost:42").
 	Subject string `json:"sub"`
-	// Email, Username and UPN are filled by the providers that know them.
+	// Email, Username and UPN are filled by the providers that know them
+	// (Email only when verified, UPN only from a upn claim). They are for
+	// display: authorize on Subject.
 	Email    string `json:"email,omitempty"`
 	Username string `json:"username,omitempty"`
 	UPN      string `json:"upn,omitempty"`
@@ -43,3 +46,19 @@ type Upstream interface {
 // ErrUpstream wraps failures of the upstream provider (token exchange,
 // ID token verification, user API).
 var ErrUpstream = errors.New("providers: upstream provider failed")
+
+// ErrUpstreamRevoked is an ErrUpstream that ends the login: the provider
+// refused the user's refresh token (invalid_grant) or its user API
+// refused the user's token (401, 403) or named another user. The proxy
+// then deletes the grant, so every token of the login is refused.
+var ErrUpstreamRevoked = fmt.Errorf("%w: the provider ended the user's login", ErrUpstream)
+
+// UserChecker is implemented by an [Upstream] that can tell, from its
+// user API, whether the user behind tok is still the one of id. The proxy
+// asks it at each refresh of its own tokens when the upstream token cannot
+// be refreshed (a code host's tokens never expire), so that a user
+// disabled at the provider loses access here too. It returns an error
+// wrapping ErrUpstreamRevoked when the user is gone.
+type UserChecker interface {
+	CheckUser(ctx context.Context, tok *oauth2.Token, id *Identity) error
+}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpchain/mcp/providers"
@@ -57,8 +59,13 @@ type config struct {
 	Scopes       []string
 	Patterns     []string
 	SigningKey   string
+	PrevKeys     []string
 	EncKey       string
 	RedisURL     string
+	InsecureHTTP bool
+	RegisterRate providers.RateLimit
+	AuthorizeRL  providers.RateLimit
+	AddrHeader   string
 }
 
 // loadConfig reads the environment through getenv and reports every
@@ -73,7 +80,8 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		AuthEndpoint: get("OAUTH_AUTHORIZATION_ENDPOINT"), TokenEndpt: get("OAUTH_TOKEN_ENDPOINT"),
 		AuthMethod: get("OAUTH_TOKEN_ENDPOINT_AUTH_METHOD"), UserInfo: get("OAUTH_USERINFO_ENDPOINT"),
 		Scopes: strings.Fields(get("OAUTH_SCOPES")), Patterns: list(get("OAUTH_REDIRECT_URI_PATTERNS")),
-		SigningKey: get("OAUTH_JWT_SIGNING_KEY"), EncKey: get("OAUTH_ENCRYPTION_KEY"), RedisURL: get("REDIS_URL"),
+		SigningKey: get("OAUTH_JWT_SIGNING_KEY"), PrevKeys: list(get("OAUTH_JWT_PREVIOUS_SIGNING_KEYS")),
+		EncKey: get("OAUTH_ENCRYPTION_KEY"), RedisURL: get("REDIS_URL"), AddrHeader: get("OAUTH_CLIENT_ADDRESS_HEADER"),
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -139,10 +147,67 @@ func loadConfig(getenv func(string) string) (*config, error) {
 			bad("%s must be at least 32 bytes (it is %d); generate one with: openssl rand -base64 32", kv[0], len(kv[1]))
 		}
 	}
+	switch v := strings.ToLower(get("OAUTH_INSECURE_HTTP")); v {
+	case "", "0", "false":
+	case "1", "true":
+		c.InsecureHTTP = true
+	default:
+		bad("OAUTH_INSECURE_HTTP %q: want 1 or true (development only), or leave it unset", v)
+	}
+	if u, err := url.Parse(c.BaseURL); err == nil && u.Scheme == "http" && !c.InsecureHTTP && !loopback(u.Hostname()) {
+		bad("MCP_BASE_URL %q is http on a host other than loopback: give the https URL clients use (a reverse proxy "+
+			"terminating TLS is fine), or set OAUTH_INSECURE_HTTP=1 for a development setup", c.BaseURL)
+	}
+	for _, kv := range []struct {
+		name string
+		to   *providers.RateLimit
+	}{{"OAUTH_REGISTER_RATE_LIMIT", &c.RegisterRate}, {"OAUTH_AUTHORIZE_RATE_LIMIT", &c.AuthorizeRL}} {
+		l, err := parseRateLimit(get(kv.name))
+		if err != nil {
+			bad("%s: %v", kv.name, err)
+		}
+		*kv.to = l
+	}
+	for i, k := range c.PrevKeys {
+		if len(k) < 32 {
+			bad("OAUTH_JWT_PREVIOUS_SIGNING_KEYS: key %d must be at least 32 bytes (it is %d)", i+1, len(k))
+		}
+	}
 	if len(errs) > 0 {
 		return nil, &configError{errs}
 	}
 	return c, nil
+}
+
+// parseRateLimit reads "" (the default), "off", "N" (N a minute, burst
+// N) or "N,B" (N a minute, burst B).
+func parseRateLimit(s string) (providers.RateLimit, error) {
+	switch s {
+	case "":
+		return providers.RateLimit{}, nil
+	case "off":
+		return providers.RateLimit{PerMinute: -1}, nil
+	}
+	n, b, hasBurst := strings.Cut(s, ",")
+	per, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
+	if err != nil || per <= 0 {
+		return providers.RateLimit{}, fmt.Errorf("%q: want off, N (requests a minute per client address) or N,BURST", s)
+	}
+	burst := int(per)
+	if hasBurst {
+		if burst, err = strconv.Atoi(strings.TrimSpace(b)); err != nil || burst <= 0 {
+			return providers.RateLimit{}, fmt.Errorf("%q: the burst must be a positive integer", s)
+		}
+	}
+	return providers.RateLimit{PerMinute: per, Burst: max(burst, 1)}, nil
+}
+
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func checkURL(s string) error {
@@ -161,8 +226,12 @@ func list(s string) []string {
 func (c *config) newProvider(storage providers.TokenStorage, log *slog.Logger) (*providers.Proxy, error) {
 	base := providers.Config{
 		BaseURL: c.BaseURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes,
-		AllowedRedirectURIPatterns: c.Patterns, JWTSigningKey: c.SigningKey, EncryptionKey: c.EncKey,
-		TokenStorage: storage, Logger: log,
+		AllowedRedirectURIPatterns: c.Patterns, JWTSigningKey: c.SigningKey, PreviousJWTSigningKeys: c.PrevKeys,
+		EncryptionKey: c.EncKey, AllowInsecureHTTP: c.InsecureHTTP, TokenStorage: storage, Logger: log,
+		RegisterRateLimit: c.RegisterRate, AuthorizeRateLimit: c.AuthorizeRL,
+	}
+	if c.AddrHeader != "" {
+		base.ClientAddress = providers.ForwardedClientAddress(c.AddrHeader)
 	}
 	switch c.Provider {
 	case providerGeneric:

@@ -31,9 +31,23 @@
 //	OAUTH_REDIRECT_URI_PATTERNS  comma-separated redirect URIs clients may register
 //	                        (default http://localhost:*, https://*)
 //	OAUTH_JWT_SIGNING_KEY   at least 32 bytes: signs access tokens and consent cookies
+//	OAUTH_JWT_PREVIOUS_SIGNING_KEYS  comma-separated keys that still verify the tokens they
+//	                        signed (key rotation)
 //	OAUTH_ENCRYPTION_KEY    at least 32 bytes: encrypts stored upstream tokens
 //	REDIS_URL               redis://host:6379/0: share logins between replicas (then both keys
 //	                        above are required, the same on every replica)
+//	OAUTH_REGISTER_RATE_LIMIT, OAUTH_AUTHORIZE_RATE_LIMIT  per client address: N a minute,
+//	                        N,BURST, or off (defaults 10,20 and 30,30)
+//	OAUTH_CLIENT_ADDRESS_HEADER  behind a reverse proxy on this host: the header it puts the
+//	                        client's address in (X-Forwarded-For), read from loopback peers only
+//	OAUTH_INSECURE_HTTP     1: accept an http MCP_BASE_URL on a host other than loopback
+//	                        (development only; cookies then lose Secure)
+//
+// With -dev-idp it needs no environment: it starts a local OpenID Connect
+// provider (devidp.go) that signs a fixed user in at once, uses it as the
+// generic provider, listens on 127.0.0.1 and prints the settings:
+//
+//	go run ./examples/oauth -dev-idp -port 8000
 //
 // A missing or bad setting stops the server at once with a message naming
 // it (exit status 2). SIGINT or SIGTERM stops it gracefully (calls in
@@ -50,6 +64,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -65,6 +80,8 @@ import (
 func main() {
 	host := flag.String("host", "0.0.0.0", "host to listen on")
 	port := flag.Int("port", 8000, "port to listen on")
+	dev := flag.Bool("dev-idp", false, "try it on this machine: start a local OpenID Connect provider that signs a fixed "+
+		"user in at once, use it as the upstream, listen on 127.0.0.1, and print the settings")
 	flag.Parse()
 
 	// The first SIGINT or SIGTERM ends ctx and Start shuts down gracefully;
@@ -74,7 +91,20 @@ func main() {
 	context.AfterFunc(ctx, stop)
 
 	log := slog.New(tint.NewHandler(os.Stderr, &tint.Options{TimeFormat: time.TimeOnly, NoColor: true}))
-	cfg, err := loadConfig(os.Getenv)
+	getenv := os.Getenv
+	if *dev {
+		hostSet := false
+		flag.Visit(func(f *flag.Flag) { hostSet = hostSet || f.Name == "host" })
+		idp, env, err := devSetup(hostSet, host, *port, os.Getenv)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "oauth:", err)
+			os.Exit(2)
+		}
+		defer idp.Close()
+		idp.printSettings(os.Stderr, env("MCP_BASE_URL"))
+		getenv = env
+	}
+	cfg, err := loadConfig(getenv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "oauth:", err)
 		os.Exit(2)
@@ -164,4 +194,35 @@ func whoami(provider string) mcp.ToolFunc[struct{}, any] {
 			},
 		}, nil
 	}
+}
+
+// devSetup starts the dev identity provider for -dev-idp and returns the
+// environment that uses it (on top of getenv, whose provider settings it
+// replaces). The server listens on 127.0.0.1 unless -host names another
+// loopback address: anyone who reaches the provider is signed in.
+func devSetup(hostSet bool, host *string, port int, getenv func(string) string) (*devIdP, func(string) string, error) {
+	if !hostSet {
+		*host = "127.0.0.1"
+	} else if !loopback(*host) {
+		return nil, nil, fmt.Errorf("%w: -dev-idp signs anyone in: -host must be a loopback address, not %q", errConfig, *host)
+	}
+	base := strings.TrimSuffix(getenv("MCP_BASE_URL"), "/")
+	if base == "" {
+		base = fmt.Sprintf("http://localhost:%d", port)
+	}
+	idp, err := startDevIdP(base + providers.CallbackPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	over := idp.env()
+	over["MCP_BASE_URL"] = base
+	return idp, func(k string) string {
+		if v, ok := over[k]; ok {
+			return v
+		}
+		if k == "OAUTH_UPSTREAM_URL" || k == "OAUTH_JWKS_URL" || k == "OAUTH_USERINFO_ENDPOINT" || k == "OAUTH_TOKEN_ENDPOINT_AUTH_METHOD" {
+			return "" // settings of another upstream
+		}
+		return getenv(k)
+	}, nil
 }

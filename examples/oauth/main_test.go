@@ -52,6 +52,14 @@ func TestLoadConfigErrorsNameTheVariable(t *testing.T) {
 			"OAUTH_CLIENT_SECRET is required", "MCP_BASE_URL is required", "/oauth/callback"}},
 		{"unknown provider", base("google"), []string{`OAUTH_PROVIDER "google" is not one of`}},
 		{"provider is case-insensitive", base("CodeHost"), nil},
+		{"http base URL off loopback", base("codehost", "MCP_BASE_URL", "http://mcp.example.com"), []string{"MCP_BASE_URL", "OAUTH_INSECURE_HTTP=1"}},
+		{"http base URL, insecure dev", base("codehost", "MCP_BASE_URL", "http://mcp.example.com", "OAUTH_INSECURE_HTTP", "1"), nil},
+		{"http base URL on loopback", base("codehost", "MCP_BASE_URL", "http://127.0.0.1:8000"), nil},
+		{"rate limits", base("codehost", "OAUTH_REGISTER_RATE_LIMIT", "off", "OAUTH_AUTHORIZE_RATE_LIMIT", "60,10"), nil},
+		{"client address header", base("codehost", "OAUTH_CLIENT_ADDRESS_HEADER", "X-Forwarded-For"), nil},
+		{"bad rate limit", base("codehost", "OAUTH_REGISTER_RATE_LIMIT", "fast"), []string{`OAUTH_REGISTER_RATE_LIMIT: "fast"`}},
+		{"bad insecure flag", base("codehost", "OAUTH_INSECURE_HTTP", "yes"), []string{`OAUTH_INSECURE_HTTP "yes"`}},
+		{"short previous key", base("codehost", "OAUTH_JWT_PREVIOUS_SIGNING_KEYS", key+",short"), []string{"OAUTH_JWT_PREVIOUS_SIGNING_KEYS: key 2"}},
 		{"relative base URL", base("codehost", "MCP_BASE_URL", "mcp.example.com"), []string{"MCP_BASE_URL:", "not an absolute http(s) URL"}},
 		{"generic needs endpoints", base("generic"), []string{"OAUTH_AUTHORIZATION_ENDPOINT and OAUTH_TOKEN_ENDPOINT are required"}},
 		{"generic ok", base("generic", "OAUTH_AUTHORIZATION_ENDPOINT", "https://idp/auth", "OAUTH_TOKEN_ENDPOINT", "https://idp/token"), nil},
@@ -161,6 +169,13 @@ func approveUpTo(t *testing.T, base string) string {
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	b := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	loc, _ := approveWith(t, b, base)
+	return loc
+}
+
+// approveWith is approveUpTo in browser b; it also returns the client id.
+func approveWith(t *testing.T, b *http.Client, base string) (string, string) {
+	t.Helper()
 	resp, err := http.Post(base+providers.RegisterPath, "application/json",
 		strings.NewReader(`{"redirect_uris":["http://127.0.0.1:9/cb"],"token_endpoint_auth_method":"none","client_name":"unit"}`))
 	require.NoError(t, err)
@@ -203,7 +218,82 @@ func approveUpTo(t *testing.T, base string) string {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode, string(body))
-	return resp.Header.Get("Location")
+	return resp.Header.Get("Location"), reg.ClientID
+}
+
+// TestDevIdP: with -dev-idp's settings and nothing else, a login through
+// the local provider completes (its ID token verified, nonce included),
+// the code is exchanged and the refresh token works; the provider refuses
+// another redirect URI and a wrong secret.
+func TestDevIdP(t *testing.T) {
+	t.Parallel()
+	var mux http.Handler
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { mux.ServeHTTP(w, r) }))
+	defer ts.Close()
+	host := "0.0.0.0"
+	_, _, err := devSetup(true, &host, 1, envOf(nil))
+	assert.ErrorContains(t, err, "-host must be a loopback address")
+	idp, getenv, err := devSetup(false, &host, 1, envOf(map[string]string{"MCP_BASE_URL": ts.URL, "OAUTH_PROVIDER": "codehost"}))
+	require.NoError(t, err)
+	defer idp.Close()
+	assert.Equal(t, "127.0.0.1", host, "-dev-idp listens on loopback")
+	var printed strings.Builder
+	idp.printSettings(&printed, ts.URL)
+	assert.Contains(t, printed.String(), "OAUTH_ISSUER="+idp.issuer)
+	assert.NotContains(t, printed.String(), idp.secret, "the secret is not printed")
+
+	c, err := loadConfig(getenv)
+	require.NoError(t, err)
+	assert.Equal(t, "generic", c.Provider, "the dev provider's settings replace the environment's")
+	proxy, err := c.newProvider(nil, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	defer proxy.Close()
+	h := mcphttp.New(newServer(c.Provider, proxy, slog.New(slog.DiscardHandler)), nil)
+	defer h.Close()
+	mux = mcphttp.NewMux(h, nil)
+
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	b := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	defer b.CloseIdleConnections()
+	loc, clientID := approveWith(t, b, ts.URL)
+	require.True(t, strings.HasPrefix(loc, idp.issuer+"/authorize"), loc)
+	for range 2 { // the provider, then our callback
+		resp, err := b.Get(loc)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, http.StatusFound, resp.StatusCode, string(body))
+		loc = resp.Header.Get("Location")
+	}
+	back, err := url.Parse(loc)
+	require.NoError(t, err)
+	require.NotEmpty(t, back.Query().Get("code"), "the login completed: %s", loc)
+	token := func(form url.Values) map[string]any {
+		resp, err := http.PostForm(ts.URL+providers.TokenPath, form)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var out map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		require.Equal(t, http.StatusOK, resp.StatusCode, out)
+		return out
+	}
+	tok := token(url.Values{"grant_type": {"authorization_code"}, "client_id": {clientID}, "code": {back.Query().Get("code")},
+		"code_verifier": {strings.Repeat("v", 43)}, "redirect_uri": {"http://127.0.0.1:9/cb"}})
+	tok = token(url.Values{"grant_type": {"refresh_token"}, "client_id": {clientID}, "refresh_token": {tok["refresh_token"].(string)}})
+	assert.NotEmpty(t, tok["access_token"])
+
+	// The provider itself: another redirect URI, a wrong secret.
+	resp, err := http.Get(idp.issuer + "/authorize?client_id=dev-client&response_type=code&code_challenge_method=S256&code_challenge=x&redirect_uri=" +
+		url.QueryEscape("https://evil.example/cb"))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	resp, err = http.PostForm(idp.issuer+"/token", url.Values{"grant_type": {"refresh_token"}, "client_id": {"dev-client"},
+		"client_secret": {"wrong"}, "refresh_token": {"x"}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 }
 
 func TestWhoamiShowsTheSessionWithoutTokens(t *testing.T) {

@@ -168,4 +168,99 @@ func Run(t *testing.T, newStorage func(t *testing.T) providers.TokenStorage, ttl
 		wg.Wait()
 		assert.Equal(t, int32(1), wins.Load())
 	})
+
+	t.Run("Swap", func(t *testing.T) {
+		s := fresh(t)
+		_, err := s.Swap(ctx, "absent", []byte("x"), time.Minute)
+		assert.ErrorIs(t, err, providers.ErrNotFound)
+		_, err = s.Get(ctx, "absent")
+		assert.ErrorIs(t, err, providers.ErrNotFound, "Swap of an absent key creates nothing")
+		require.NoError(t, s.Put(ctx, "k", []byte("live"), time.Minute))
+		old, err := s.Swap(ctx, "k", []byte("used"), 5*ttlUnit)
+		require.NoError(t, err)
+		assert.Equal(t, []byte("live"), old)
+		got, err := s.Get(ctx, "k")
+		require.NoError(t, err)
+		assert.Equal(t, []byte("used"), got)
+		time.Sleep(10 * ttlUnit)
+		_, err = s.Get(ctx, "k")
+		assert.ErrorIs(t, err, providers.ErrNotFound, "Swap sets the new TTL")
+	})
+
+	t.Run("SwapIsAtomic", func(t *testing.T) {
+		s := fresh(t)
+		for round := range 5 {
+			key := fmt.Sprintf("rt-%d", round)
+			require.NoError(t, s.Put(ctx, key, []byte("live"), time.Minute))
+			var live, used atomic.Int32
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for range 50 {
+				wg.Go(func() {
+					<-start
+					old, err := s.Swap(ctx, key, []byte("used"), time.Minute)
+					switch {
+					case err != nil:
+						t.Errorf("Swap: %v", err)
+					case string(old) == "live":
+						live.Add(1)
+					case string(old) == "used":
+						used.Add(1)
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			assert.Equal(t, int32(1), live.Load(), "exactly one of 50 concurrent Swaps gets the live value")
+			assert.Equal(t, int32(49), used.Load(), "the others get the mark")
+		}
+	})
+
+	t.Run("Update", func(t *testing.T) {
+		s := fresh(t)
+		ok, err := s.Update(ctx, "absent", []byte("x"), time.Minute)
+		require.NoError(t, err)
+		assert.False(t, ok, "Update of an absent key")
+		_, err = s.Get(ctx, "absent")
+		assert.ErrorIs(t, err, providers.ErrNotFound)
+		require.NoError(t, s.Put(ctx, "k", []byte("1"), time.Minute))
+		ok, err = s.Update(ctx, "k", []byte("2"), 5*ttlUnit)
+		require.NoError(t, err)
+		assert.True(t, ok)
+		got, err := s.Get(ctx, "k")
+		require.NoError(t, err)
+		assert.Equal(t, []byte("2"), got)
+		time.Sleep(10 * ttlUnit)
+		ok, err = s.Update(ctx, "k", []byte("3"), time.Minute)
+		require.NoError(t, err)
+		assert.False(t, ok, "an expired key counts as absent")
+	})
+
+	t.Run("UpdateNeverUndoesDelete", func(t *testing.T) {
+		// A grant saved back by one request while another revokes it:
+		// once Delete has returned, no later Update may bring it back.
+		s := fresh(t)
+		for round := range 20 {
+			key := fmt.Sprintf("grant-%d", round)
+			require.NoError(t, s.Put(ctx, key, []byte("g"), time.Minute))
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for range 20 {
+				wg.Go(func() {
+					<-start
+					if _, err := s.Update(ctx, key, []byte("g2"), time.Minute); err != nil {
+						t.Errorf("Update: %v", err)
+					}
+				})
+			}
+			close(start)
+			require.NoError(t, s.Delete(ctx, key))
+			wg.Wait()
+			ok, err := s.Update(ctx, key, []byte("g3"), time.Minute)
+			require.NoError(t, err)
+			assert.False(t, ok)
+			_, err = s.Get(ctx, key)
+			assert.ErrorIs(t, err, providers.ErrNotFound, "a deleted key stays deleted")
+		}
+	})
 }
