@@ -67,10 +67,13 @@ type conn struct {
 	// holds a slot of the session caps, which ending it frees.
 	client string
 
-	nextID    atomic.Int64
-	getActive atomic.Bool
-	counted   bool // see client
-	slotHeld  bool // see slots
+	nextID atomic.Int64
+	// gets counts the session's open GET streams (a replaced one counts
+	// until it has ended); get is the newest, which a later GET replaces.
+	gets     atomic.Int32
+	get      *getStream
+	counted  bool // see client
+	slotHeld bool // see slots
 
 	// done is closed when the session ends. It is made on first use
 	// (doneCh), by the few waits that need it (a server-to-client
@@ -133,7 +136,7 @@ func (c *conn) close() {
 func (c *conn) idle() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.firstCancel == nil && len(c.inflight) == 0 && !c.getActive.Load()
+	return c.firstCancel == nil && len(c.inflight) == 0 && c.gets.Load() == 0
 }
 
 func (c *conn) track(key string, cancel canceller) bool {
@@ -602,7 +605,55 @@ func (p *requestPeer) Call(ctx context.Context, method string, params any) (json
 	return p.c.call(ctx, p.rs.event, method, params)
 }
 
-// serveGet opens the session's stream for server-initiated messages.
+// getHandoff bounds how long a new GET stream waits for the one it
+// replaces to end (one blocked writing to a client that stopped reading).
+const getHandoff = time.Second
+
+// getStream is a session's GET stream, as seen by the one that replaces it.
+type getStream struct {
+	stop chan struct{} // closed to end the stream
+	done chan struct{} // closed when it has ended
+}
+
+// claimGet makes the caller's GET the session's stream. An open one is
+// told to end and waited for (up to getHandoff), so that queued messages
+// go out on one stream at a time. A client opens a second GET when it
+// reconnects after a network failure the server has not noticed yet;
+// refusing it would break the client for good, and the old stream's
+// client is then gone anyway.
+func (c *conn) claimGet(ctx context.Context) *getStream {
+	gs := &getStream{stop: make(chan struct{}), done: make(chan struct{})}
+	c.gets.Add(1)
+	c.mu.Lock()
+	old := c.get
+	c.get = gs
+	c.mu.Unlock()
+	if old != nil {
+		close(old.stop) // only the GET that took old out of c.get closes it
+		t := time.NewTimer(getHandoff)
+		select {
+		case <-old.done:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	return gs
+}
+
+// releaseGet records that the GET stream gs has ended.
+func (c *conn) releaseGet(gs *getStream) {
+	c.mu.Lock()
+	if c.get == gs {
+		c.get = nil
+	}
+	c.mu.Unlock()
+	close(gs.done)
+	c.gets.Add(-1)
+}
+
+// serveGet opens the session's stream for server-initiated messages; a
+// GET while one is open replaces it.
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if h.opts.Stateless {
 		w.Header().Set("Allow", "POST")
@@ -623,12 +674,8 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		h.serveResume(w, r, c, id)
 		return
 	}
-	if !c.getActive.CompareAndSwap(false, true) {
-		httpError(w, http.StatusConflict, nil, mcp.CodeServerError,
-			"Conflict: this session already has an open GET stream")
-		return
-	}
-	defer c.getActive.Store(false)
+	gs := c.claimGet(r.Context())
+	defer c.releaseGet(gs)
 	startSSE(w, c.sess.ID)
 	rc := http.NewResponseController(w)
 	if err := rc.Flush(); err != nil {
@@ -673,6 +720,8 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-r.Context().Done():
+			return
+		case <-gs.stop:
 			return
 		case <-done:
 			return

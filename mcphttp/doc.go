@@ -293,7 +293,7 @@
 // replica serves any session and, with Options.Events, resumes any
 // stream; with Options.Relay, the answer to a server-to-client request
 // that reaches another replica is relayed to the one that asked (IDs
-// carry its tag), and without it refused with 409 (docs/deploy.md,
+// carry its tag), and without it dropped with a warning and answered 202 (docs/deploy.md,
 // "Several replicas"). [SessionHooks] hear of
 // its start, its end (DELETE, idle expiry by the reaper, a lost client,
 // the server) and roots changes; [Handler.Sessions] lists the live ones.

@@ -131,13 +131,15 @@ type Options struct {
 	// that replica replays the stream from the store and follows it until
 	// its response, while the request goes on on the replica that runs
 	// it. nil: streams resume only on the replica that made them (another
-	// one answers 400).
+	// one answers an empty stream).
 	Events session.EventStore
 	// Relay carries the answers to server-to-client requests (sampling,
 	// elicitation, roots, pings) between replicas: an answer posted to a
 	// replica other than the one that sent the request is relayed to it
 	// (session.NewRedisRelay: Redis pub/sub, at most once). nil: such an
-	// answer is refused with 409 and an error naming the situation.
+	// answer is dropped with a warning and answered 202 (an error status
+	// ends the session of clients such as the official Go SDK), and the
+	// tool that asked waits until its timeout.
 	Relay session.Relay
 	// RetryInterval is the SSE retry field of priming events and of
 	// CloseSSEStream: how long a client waits before it reconnects.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -438,19 +439,32 @@ func TestListChangedOnGetStream(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
-	require.NoError(t, err)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", c.sid)
-	resp, err := c.hc.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	openGet := func() *http.Response {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
+		require.NoError(t, err)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", c.sid)
+		resp, err := c.hc.Do(req)
+		require.NoError(t, err)
+		t.Cleanup(func() { resp.Body.Close() })
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+		return resp
+	}
+	first := openGet()
 
-	// A second GET stream on the same session conflicts.
-	r2, _ := c.do(http.MethodGet, "", "Accept", "text/event-stream")
-	assert.Equal(t, http.StatusConflict, r2.StatusCode)
+	// A second GET stream on the same session replaces the first (a
+	// client reconnecting after a network failure the server has not
+	// noticed): the first ends, and messages go to the second.
+	resp := openGet()
+	ended := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, first.Body); ended <- err }()
+	select {
+	case err := <-ended:
+		require.NoError(t, err, "the replaced stream ends cleanly")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first GET stream did not end when a second replaced it")
+	}
 
 	mcp.AddTool(srv, mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
 	srv.RemovePrompts("greet")

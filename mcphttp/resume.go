@@ -457,9 +457,13 @@ func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *conn, l
 		h.serveStoredResume(w, r, c, id, n)
 		return
 	}
-	if st == nil {
+	if st == nil && !ok {
 		httpError(w, http.StatusBadRequest, nil, mcp.CodeServerError,
-			"Bad Request: Last-Event-ID names no stream this session can resume (it ended, or was delivered)")
+			"Bad Request: Last-Event-ID is not an event ID of this server")
+		return
+	}
+	if st == nil {
+		h.noStreamToResume(w, c.sess.ID, lastID)
 		return
 	}
 	startSSE(w, c.sess.ID)
@@ -474,6 +478,18 @@ func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *conn, l
 	st.detach(sc)
 }
 
+// noStreamToResume answers a resumption of a stream the session no longer
+// has (its response was delivered, it ended, it expired from the event
+// store, or it is another session's) with an SSE stream that ends at
+// once, holding no events. A client takes an error status on a
+// reconnecting GET as the end of its whole connection (the official Go
+// SDK does); an empty stream ends only that request's wait.
+func (h *Handler) noStreamToResume(w http.ResponseWriter, sid, lastID string) {
+	h.log.Debug("mcp: Last-Event-ID names no stream this session can resume; answering an empty stream",
+		"session", sid, "last_event_id", lastID)
+	startSSE(w, sid)
+}
+
 // serveStoredResume resumes, from Options.Events, a stream this replica
 // does not hold (another replica made it): it replays the events after
 // the client's last one and follows the stream until its response.
@@ -482,8 +498,7 @@ func (h *Handler) serveStoredResume(w http.ResponseWriter, r *http.Request, c *c
 	evs, err := h.opts.Events.After(r.Context(), sid, id, after, 0)
 	switch {
 	case errors.Is(err, session.ErrNotFound):
-		httpError(w, http.StatusBadRequest, nil, mcp.CodeServerError,
-			"Bad Request: Last-Event-ID names no stream this session can resume (it ended, was delivered, or expired from the event store)")
+		h.noStreamToResume(w, sid, id)
 		return
 	case err != nil:
 		h.log.Error("mcp: the event store failed", "session", sid, "stream", id, "error", err)

@@ -402,9 +402,12 @@ func TestResumableResumeAfterDisconnect(t *testing.T) {
 	require.Equal(t, "2", string(res.ID))
 	require.Equal(t, "A done", wiretest.ToolResult(t, res).Text())
 
-	// The stream was delivered: it cannot be resumed again.
+	// The stream was delivered: resuming it again gets a stream that ends
+	// at once, empty.
 	resp, body := e.c.do(http.MethodGet, "", "Last-Event-ID", first.ID)
-	require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s", body)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	require.Empty(t, body)
 
 	// The GET stream's message was left for the GET stream.
 	gctx, gcancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -433,11 +436,26 @@ func TestResumableBadLastEventID(t *testing.T) {
 	require.NoError(t, e.waitCloseErr())
 	require.NoError(t, e.waitFinished())
 
+	// An ID this server cannot have made is a client's mistake: 400.
 	for _, tt := range []struct{ name, id string }{
 		{"no separator", "garbage"},
 		{"no stream", "_3"},
 		{"not a number", "0123456789abcdef_x"},
 		{"negative", "0123456789abcdef_-1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := *e.c
+			c.t = t
+			resp, body := c.do(http.MethodGet, "", "Last-Event-ID", tt.id)
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s", body)
+			require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+			require.Contains(t, string(body), "Last-Event-ID is not an event ID of this server")
+		})
+	}
+	// A stream that is gone, or not this session's, resumes as a stream
+	// that ends at once: an error status would end the whole connection
+	// of a client that reconnects after a network failure.
+	for _, tt := range []struct{ name, id string }{
 		{"unknown stream", "0123456789abcdef_1"},
 		{"delivered stream", done[1].ID},
 		{"another session's stream", parked[1].ID},
@@ -446,10 +464,9 @@ func TestResumableBadLastEventID(t *testing.T) {
 			c := *e.c
 			c.t = t
 			resp, body := c.do(http.MethodGet, "", "Last-Event-ID", tt.id)
-			require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s", body)
-			require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
-			require.Contains(t, string(body), "Last-Event-ID")
-			require.Contains(t, string(body), "no stream this session can resume")
+			require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+			require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+			require.Empty(t, body)
 		})
 	}
 

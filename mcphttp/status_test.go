@@ -198,7 +198,7 @@ func TestHTTPSessionLifecycle(t *testing.T) {
 	require.GreaterOrEqual(t, len(sid), 16)
 	require.Equal(t, 1, h.SessionCount())
 
-	// A GET stream is exclusive.
+	// A second GET stream replaces the first, which ends.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	g, err := http.NewRequestWithContext(ctx, "GET", ts.URL+"/mcp", nil)
@@ -209,12 +209,20 @@ func TestHTTPSessionLifecycle(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 200, stream.StatusCode)
 	require.Equal(t, "text/event-stream", stream.Header.Get("Content-Type"))
-	resp, body := do(t, ts, req{"GET", "", map[string]string{"Mcp-Session-Id": sid}})
-	require.Equal(t, 409, resp.StatusCode, body)
-	require.Contains(t, body, "already has an open GET stream")
+	g2, err := http.NewRequestWithContext(ctx, "GET", ts.URL+"/mcp", nil)
+	require.NoError(t, err)
+	g2.Header.Set("Accept", "text/event-stream")
+	g2.Header.Set("Mcp-Session-Id", sid)
+	first := stream
+	stream, err = ts.Client().Do(g2)
+	require.NoError(t, err)
+	require.Equal(t, 200, stream.StatusCode)
+	_, err = io.Copy(io.Discard, first.Body)
+	require.NoError(t, err, "the replaced stream ends")
+	first.Body.Close()
 
 	// DELETE ends the session, closes its stream, and the ID is then unknown.
-	resp, body = do(t, ts, req{"DELETE", "", map[string]string{"Mcp-Session-Id": sid}})
+	resp, body := do(t, ts, req{"DELETE", "", map[string]string{"Mcp-Session-Id": sid}})
 	require.Equal(t, 204, resp.StatusCode, body)
 	done := make(chan struct{})
 	go func() { _, _ = io.Copy(io.Discard, stream.Body); close(done) }()

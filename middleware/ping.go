@@ -65,9 +65,9 @@ type PingOptions struct {
 // carrying Mcp-Session-Id enters the middleware and stopped when that
 // request returns (the stream closed, or the session ended), when the
 // session is ended for its failures, or on [Ping.Close]. A session is
-// pinged once however many GET requests name it; one that arrives while
-// another is being pinged is passed on untouched (the MCP handler
-// answers a second stream with 409). A request for an unknown session is
+// pinged once however many GET requests name it: a second GET stream
+// replaces the first in the MCP handler, and its loop replaces the
+// first one's. A request for an unknown session is
 // answered 404 by the MCP handler before the first ping is due.
 //
 // Ping is safe for concurrent use. Call Close when the server shuts down.
@@ -159,15 +159,20 @@ func (pg *Ping) Close() {
 	pg.wg.Wait()
 }
 
-// start begins pinging session id, unless it is already pinged or pg is
-// closed (then it returns nil). The returned func stops the loop without
+// start begins pinging session id on the stream of ctx, unless pg is
+// closed (then it returns nil). A loop already pinging id stops: a second
+// GET stream replaces the first in the engine, so the newest stream is
+// the live one. The returned func stops the loop without
 // waiting for it: the loop may be inside EndSession, which closes the
 // very stream whose handler calls stop.
 func (pg *Ping) start(ctx context.Context, id string) (stop func()) {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
-	if pg.closed || pg.active[id] != nil {
+	if pg.closed {
 		return nil
+	}
+	if old := pg.active[id]; old != nil {
+		old.cancel()
 	}
 	// The loop's context is the request's: it carries the request's
 	// values (auth, trace IDs) and ends with the stream.

@@ -244,14 +244,14 @@ func TestPingOncePerSession(t *testing.T) {
 		defer pg.Close()
 
 		close1, _ := openStream(pg, f, http.MethodGet, "s1")
-		close2, _ := openStream(pg, f, http.MethodGet, "s1") // a second stream: the engine would answer 409
+		close2, _ := openStream(pg, f, http.MethodGet, "s1") // a second stream replaces the first, as in the engine
 		other, _ := openStream(pg, f, http.MethodGet, "s2")
 		time.Sleep(21 * time.Second)
 		assert.Equal(t, 4, f.count("s1"), "one loop for s1")
 		assert.Equal(t, 4, f.count("s2"))
 
-		// The first stream closes; the second does not inherit its loop,
-		// but a reconnect starts a new one at once.
+		// The replaced stream closing leaves the loop alone; once the
+		// second closes, a reconnect starts a new one at once.
 		close1()
 		close2()
 		reconnect, _ := openStream(pg, f, http.MethodGet, "s1")
