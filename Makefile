@@ -50,6 +50,7 @@ unit:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZN) ./internal/jsonrpc
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZN) ./internal/jsonrpc
+	$(GO) test -run '^$$' -fuzz '^FuzzPrefixID$$' -fuzztime $(FUZZN) ./internal/jsonrpc
 	$(GO) test -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZN) ./stdio
 	$(GO) test -run '^$$' -fuzz '^FuzzServeHTTP$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzScanToolsCall$$' -fuzztime $(FUZZN) ./mcphttp

@@ -68,3 +68,40 @@ func TestModernCancelKeepsConnection(t *testing.T) {
 		})
 	}
 }
+
+// TestTooLargeCallKeepsConnection: a go-sdk client whose call carries a
+// body over the server's limit (4 MiB) gets 413. With a null id in the
+// JSON-RPC error the client takes the answer as the end of its
+// connection; with the call's id (read from the start of the body) it
+// fails that call alone, and the next call works. Every revision the
+// client speaks over Streamable HTTP.
+func TestTooLargeCallKeepsConnection(t *testing.T) {
+	t.Parallel()
+	endpoint := httpServer(t)
+	for _, rev := range []string{modernRevision, "2025-11-25", "2025-06-18", "2025-03-26"} {
+		t.Run(rev, func(t *testing.T) {
+			t.Parallel()
+			client := mcp.NewClient(&mcp.Implementation{Name: "mcpchain-e2e-large", Version: "0.0.1"}, nil)
+			var opts *mcp.ClientSessionOptions
+			if rev != modernRevision {
+				opts = &mcp.ClientSessionOptions{ProtocolVersion: rev}
+			}
+			session, err := client.Connect(testContext(t, 10*time.Second),
+				&mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, opts)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = session.Close() })
+			require.Equal(t, rev, session.InitializeResult().ProtocolVersion)
+
+			_, err = session.CallTool(testContext(t, 20*time.Second), &mcp.CallToolParams{Name: "echo",
+				Arguments: map[string]any{"text": strings.Repeat("a", 5<<20)}})
+			require.Error(t, err, "a 5 MiB call exceeds the 4 MiB limit")
+			tooLarge := err.Error()
+
+			res, err := session.CallTool(testContext(t, 10*time.Second), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 2, "b": 3}})
+			require.NoError(t, err, "the call after the refused one (which failed with %q)", tooLarge)
+			require.False(t, res.IsError, "%s", dump(res))
+			// The server's message reached the caller.
+			require.Contains(t, tooLarge, "Payload Too Large: the body exceeds 4194304 bytes")
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -632,12 +633,13 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.ContentLength > h.opts.MaxBodyBytes {
-		h.refuseTooLarge(w)
+		h.refuseTooLarge(w, h.idOfTooLarge(w, r))
 		return
 	}
-	body, err := h.readPostBody(w, r)
+	body, err := h.readPostBody(w, r, h.opts.MaxBodyBytes)
 	if err != nil {
-		h.refuseBody(w, err)
+		h.refuseBody(w, err, jsonrpc.PrefixID(body.b))
+		putBody(body)
 		return
 	}
 	defer putBody(body)
@@ -709,25 +711,49 @@ func refuseMediaType(w http.ResponseWriter, ct string) {
 }
 
 //go:noinline
-func (h *Handler) refuseTooLarge(w http.ResponseWriter) {
+func (h *Handler) refuseTooLarge(w http.ResponseWriter, id []byte) {
 	w.Header().Set("Connection", "close")
-	httpError(w, http.StatusRequestEntityTooLarge, nil, mcp.CodeInvalidRequest,
+	httpError(w, http.StatusRequestEntityTooLarge, id, mcp.CodeInvalidRequest,
 		fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", h.opts.MaxBodyBytes))
 }
 
-// refuseBody answers a POST whose body could not be read.
+// idPrefixBytes is how much of a body whose Content-Length is over the
+// limit is read to find the request's id (see jsonrpc.PrefixID).
+const idPrefixBytes = 1024
+
+// idOfTooLarge reads the start of a body whose Content-Length is over
+// the limit for the request's id, so that the 413 names the call and the
+// client fails that call alone. A client that waits for 100 Continue is
+// not asked for its body.
 //
 //go:noinline
-func (h *Handler) refuseBody(w http.ResponseWriter, err error) {
-	if h.bodyTimedOut(w, err) {
+func (h *Handler) idOfTooLarge(w http.ResponseWriter, r *http.Request) []byte {
+	if strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		return nil
+	}
+	b, _ := h.readPostBody(w, r, idPrefixBytes)
+	id := jsonrpc.PrefixID(b.b)
+	if id != nil {
+		id = bytes.Clone(id)
+	}
+	putBody(b)
+	return id
+}
+
+// refuseBody answers a POST whose body could not be read; id is the
+// request's, when the part that arrived names it.
+//
+//go:noinline
+func (h *Handler) refuseBody(w http.ResponseWriter, err error, id []byte) {
+	if h.bodyTimedOut(w, err, id) {
 		return
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		h.refuseTooLarge(w)
+		h.refuseTooLarge(w, id)
 		return
 	}
-	httpError(w, http.StatusBadRequest, nil, mcp.CodeParseError, "Parse error: reading the body failed: "+err.Error())
+	httpError(w, http.StatusBadRequest, id, mcp.CodeParseError, "Parse error: reading the body failed: "+err.Error())
 }
 
 //go:noinline
@@ -1132,6 +1158,9 @@ type bodyBuf struct{ b []byte }
 
 var bodyPool = sync.Pool{New: func() any { return &bodyBuf{b: make([]byte, 0, 4096)} }}
 
+// readBody reads a body of at most limit bytes into a pooled buffer. On
+// an error the buffer holds what was read, for jsonrpc.PrefixID; the
+// caller puts it back in both cases.
 func readBody(r *http.Request, limit int64) (*bodyBuf, error) {
 	buf := bodyPool.Get().(*bodyBuf)
 	buf.b = buf.b[:0]
@@ -1146,8 +1175,7 @@ func readBody(r *http.Request, limit int64) (*bodyBuf, error) {
 			return buf, nil
 		}
 		if err != nil {
-			putBody(buf)
-			return nil, err
+			return buf, err
 		}
 	}
 }

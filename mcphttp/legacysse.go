@@ -361,7 +361,7 @@ func (l *legacySSE) serveMessage(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Connection", "close")
 			code = mcp.CodeInvalidRequest
 		}
-		httpError(w, status, nil, code, problem)
+		httpError(w, status, jsonrpc.PrefixID(body), code, problem)
 		return
 	}
 	msg, err := decodeLegacy(l.h.limits(), body)
@@ -439,8 +439,8 @@ func (l *legacySSE) serveMessage(w http.ResponseWriter, r *http.Request) {
 }
 
 // readLegacyBody reads a POST body of at most limit bytes; on failure it
-// returns the status to answer (else 0) and a message that says what was
-// wrong.
+// returns what was read (for jsonrpc.PrefixID), the status to answer
+// (else 0) and a message that says what was wrong.
 func readLegacyBody(r *http.Request, limit int64) ([]byte, int, string) {
 	tooLarge := fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", limit)
 	if r.ContentLength > limit {
@@ -450,9 +450,9 @@ func readLegacyBody(r *http.Request, limit int64) ([]byte, int, string) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, http.StatusRequestEntityTooLarge, tooLarge
+			return body, http.StatusRequestEntityTooLarge, tooLarge
 		}
-		return nil, http.StatusBadRequest, "Parse error: reading the body failed: " + err.Error()
+		return body, http.StatusBadRequest, "Parse error: reading the body failed: " + err.Error()
 	}
 	return body, 0, ""
 }

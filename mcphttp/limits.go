@@ -284,7 +284,8 @@ func (h *Handler) settle(c *conn) {
 	h.mu.Unlock()
 }
 
-// readPostBody reads a POST body within Options.BodyReadTimeout: the
+// readPostBody reads a POST body of at most limit bytes (see readBody)
+// within Options.BodyReadTimeout: the
 // connection's read deadline is set for the body alone (never on the GET
 // stream) and cleared once it is read, so that a long SSE answer is not
 // cut: net/http cancels a request whose connection hits a read deadline
@@ -294,18 +295,18 @@ func (h *Handler) settle(c *conn) {
 // would otherwise wait for the rest of the body before closing the
 // connection.
 // Writers without deadlines (in-process requests) read without.
-func (h *Handler) readPostBody(w http.ResponseWriter, r *http.Request) (*bodyBuf, error) {
+func (h *Handler) readPostBody(w http.ResponseWriter, r *http.Request, limit int64) (*bodyBuf, error) {
 	d := h.opts.BodyReadTimeout
 	if d <= 0 || r.Context().Value(http.LocalAddrContextKey) == nil {
 		// No limit, or no connection (stdio, embedded): nothing to set,
 		// and asking would allocate an error per request.
-		return readBody(r, h.opts.MaxBodyBytes)
+		return readBody(r, limit)
 	}
 	rc := http.NewResponseController(w)
 	if rc.SetReadDeadline(time.Now().Add(d)) != nil {
-		return readBody(r, h.opts.MaxBodyBytes)
+		return readBody(r, limit)
 	}
-	b, err := readBody(r, h.opts.MaxBodyBytes)
+	b, err := readBody(r, limit)
 	if isTimeout(err) {
 		// net/http reads what is left of the body before it closes the
 		// connection; let it do so briefly, so that the client's unread
@@ -328,12 +329,12 @@ func isTimeout(err error) bool {
 
 // bodyTimedOut reports whether reading a body failed on its deadline, and
 // if so answers 408 and closes the connection.
-func (h *Handler) bodyTimedOut(w http.ResponseWriter, err error) bool {
+func (h *Handler) bodyTimedOut(w http.ResponseWriter, err error, id []byte) bool {
 	if !isTimeout(err) {
 		return false
 	}
 	w.Header().Set("Connection", "close")
-	httpError(w, http.StatusRequestTimeout, nil, mcp.CodeServerError,
+	httpError(w, http.StatusRequestTimeout, id, mcp.CodeServerError,
 		fmt.Sprintf("Request Timeout: the body did not arrive within %s (mcphttp.Options.BodyReadTimeout)", h.opts.BodyReadTimeout))
 	return true
 }
