@@ -69,28 +69,35 @@ func TestModernCancelKeepsConnection(t *testing.T) {
 	}
 }
 
-// TestTooLargeCallKeepsConnection: a go-sdk client whose call carries a
-// body over the server's limit (4 MiB) gets 413. With a null id in the
-// JSON-RPC error the client takes the answer as the end of its
-// connection; with the call's id (read from the start of the body) it
-// fails that call alone, and the next call works. Every revision the
-// client speaks over Streamable HTTP.
+// TestTooLargeCallKeepsConnection: a go-sdk client whose call is over
+// the server's size limit (4 MiB, over HTTP and stdio alike) gets an
+// error. An error with a null id makes the client end its connection
+// (over HTTP: "client is closing: sending tools/call: Request Entity Too
+// Large"; over stdio its reader fails on the response); with the call's
+// id, read from the start of the body or line, it fails that call alone,
+// and the next call works. Every revision the client speaks.
 func TestTooLargeCallKeepsConnection(t *testing.T) {
 	t.Parallel()
 	endpoint := httpServer(t)
-	for _, rev := range []string{modernRevision, "2025-11-25", "2025-06-18", "2025-03-26"} {
-		t.Run(rev, func(t *testing.T) {
+	for _, tc := range []struct{ transport, rev string }{
+		{"http", modernRevision}, {"http", "2025-11-25"}, {"http", "2025-06-18"}, {"http", "2025-03-26"},
+		{"stdio", "2025-11-25"},
+	} {
+		t.Run(tc.transport+"/"+tc.rev, func(t *testing.T) {
 			t.Parallel()
 			client := mcp.NewClient(&mcp.Implementation{Name: "mcpchain-e2e-large", Version: "0.0.1"}, nil)
 			var opts *mcp.ClientSessionOptions
-			if rev != modernRevision {
-				opts = &mcp.ClientSessionOptions{ProtocolVersion: rev}
+			if tc.rev != modernRevision {
+				opts = &mcp.ClientSessionOptions{ProtocolVersion: tc.rev}
 			}
-			session, err := client.Connect(testContext(t, 10*time.Second),
-				&mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, opts)
+			var transport mcp.Transport = &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}
+			if tc.transport == "stdio" {
+				transport = stdioServer(t)
+			}
+			session, err := client.Connect(testContext(t, 10*time.Second), transport, opts)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = session.Close() })
-			require.Equal(t, rev, session.InitializeResult().ProtocolVersion)
+			require.Equal(t, tc.rev, session.InitializeResult().ProtocolVersion)
 
 			_, err = session.CallTool(testContext(t, 20*time.Second), &mcp.CallToolParams{Name: "echo",
 				Arguments: map[string]any{"text": strings.Repeat("a", 5<<20)}})
@@ -101,7 +108,8 @@ func TestTooLargeCallKeepsConnection(t *testing.T) {
 			require.NoError(t, err, "the call after the refused one (which failed with %q)", tooLarge)
 			require.False(t, res.IsError, "%s", dump(res))
 			// The server's message reached the caller.
-			require.Contains(t, tooLarge, "Payload Too Large: the body exceeds 4194304 bytes")
+			require.Contains(t, tooLarge, "exceeds")
+			require.Contains(t, tooLarge, "4194304 bytes")
 		})
 	}
 }

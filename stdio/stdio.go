@@ -105,7 +105,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 
 	lines := NewLineReader(in, o.MaxLineBytes)
 	readErr := make(chan error, 1)
-	next := make(chan []byte)
+	next := make(chan input)
 	go func() {
 		for {
 			line, err := lines.Next()
@@ -113,8 +113,12 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 				readErr <- err
 				return
 			}
+			got := input{line: line}
+			if line == nil { // over-long: pass on its start, for its id
+				got = input{line: bytes.Clone(lines.cut), overLong: true}
+			}
 			select {
-			case next <- line:
+			case next <- got:
 			case <-ctx.Done():
 				readErr <- ctx.Err()
 				return
@@ -130,7 +134,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 		}
 	}()
 	for {
-		var line []byte
+		var in input
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -142,11 +146,15 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 				return ctx.Err()
 			}
 			return err
-		case line = <-next:
+		case in = <-next:
 		}
-		if line == nil { // an over-long line
-			write(jsonrpc.AppendError(nil, nil, mcp.CodeInvalidRequest,
-				"Invalid Request: the line exceeds the maximum message size", nil))
+		line := in.line
+		if in.overLong {
+			// The error names the request when the line's start has its
+			// id: the official Go SDK ends its connection on a response
+			// whose id is null.
+			write(jsonrpc.AppendError(nil, jsonrpc.PrefixID(line), mcp.CodeInvalidRequest,
+				fmt.Sprintf("Invalid Request: the line exceeds the maximum message size of %d bytes (stdio.Options.MaxLineBytes)", o.MaxLineBytes), nil))
 			continue
 		}
 		msg, err := limits.Decode(line)
@@ -201,11 +209,24 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	}
 }
 
+// input is a line the reading goroutine passes on: a message, or the
+// start of a line over the size limit.
+type input struct {
+	line     []byte
+	overLong bool
+}
+
 // LineReader reads newline-delimited messages, skipping blank lines.
 type LineReader struct {
 	r   *bufio.Reader
 	max int
+	// cut holds the start of the last over-long line, for the id of the
+	// error that answers it (jsonrpc.PrefixID).
+	cut []byte
 }
+
+// cutBytes is how much of an over-long line is kept.
+const cutBytes = 1024
 
 // NewLineReader returns a reader of lines of at most max bytes.
 func NewLineReader(r io.Reader, max int) *LineReader {
@@ -224,6 +245,10 @@ func (l *LineReader) Next() ([]byte, error) {
 			chunk, err := l.r.ReadSlice('\n')
 			if !tooLong {
 				if len(line)+len(chunk) > l.max+2 {
+					l.cut = append(l.cut[:0], line[:min(len(line), cutBytes)]...)
+					if n := cutBytes - len(l.cut); n > 0 {
+						l.cut = append(l.cut, chunk[:min(len(chunk), n)]...)
+					}
 					tooLong, line = true, nil
 				} else {
 					line = append(line, chunk...)

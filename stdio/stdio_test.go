@@ -56,19 +56,28 @@ func TestServeMalformedLines(t *testing.T) {
 	}
 }
 
+// TestServeOverlongLine: a line over MaxLineBytes gets an error that
+// names the request when the line's start holds its id (the official Go
+// SDK ends its connection on a response whose id is null), null when it
+// does not; the lines after it are served.
 func TestServeOverlongLine(t *testing.T) {
 	t.Parallel()
 	h := newHandler(t, newTestServer(t, nil))
 	p := startServe(t, context.Background(), h, &stdio.Options{MaxLineBytes: 512})
 	p.initialize()
 
-	long := `{"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"pad":"` +
-		strings.Repeat("x", 200<<10) + `"}}`
-	p.send(long)
-	m := p.next()
-	require.NotNil(t, m.Error, "an over-long line gets an error response")
-	assert.EqualValues(t, -32600, m.Error.Code)
-	assert.Contains(t, m.Error.Message, "maximum message size")
+	pad := strings.Repeat("x", 200<<10)
+	for _, tt := range []struct{ name, line, wantID string }{
+		{"id first", `{"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"pad":"` + pad + `"}}`, `"long"`},
+		{"id after the cut", `{"method":"tools/call","params":{"name":"add","pad":"` + pad + `"},"jsonrpc":"2.0","id":9}`, `null`},
+	} {
+		p.send(tt.line)
+		m := p.next()
+		require.NotNil(t, m.Error, "%s: an over-long line gets an error response", tt.name)
+		assert.Equal(t, tt.wantID, string(m.ID), tt.name)
+		assert.EqualValues(t, -32600, m.Error.Code, tt.name)
+		assert.Contains(t, m.Error.Message, "exceeds the maximum message size of 512 bytes (stdio.Options.MaxLineBytes)", tt.name)
+	}
 
 	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":40,"b":2}}}`)
 	res, _ := p.response("2")
