@@ -17,7 +17,8 @@ import (
 // credentials (the client gets 401 and a WWW-Authenticate challenge), one
 // that wraps [ErrInsufficientScope] when the credentials are good but lack
 // a scope (403), and any other error when the check itself failed (500:
-// the error is logged, never sent). Returning (nil, nil) admits the caller
+// the error is logged, never sent; [ErrAuthUnavailable] makes it 503).
+// Returning (nil, nil) admits the caller
 // anonymously. The error's text is never shown to the client.
 type AuthFunc func(r *http.Request) (any, error)
 
@@ -36,6 +37,12 @@ var (
 	// came in a header other than Authorization. A refusal of a request
 	// whose Authorization header is set gets that error code anyway.
 	ErrInvalidToken = fmt.Errorf("%w: invalid token", ErrUnauthorized)
+	// ErrAuthUnavailable means the credentials cannot be checked now
+	// because something the check needs is unreachable (an authorization
+	// server's keys or introspection endpoint): HTTP 503 with
+	// Retry-After, so the client keeps its token and tries again later
+	// rather than discarding it. The request is refused, never admitted.
+	ErrAuthUnavailable = errors.New("mcp: credentials cannot be checked now")
 )
 
 // AuthError is a refusal that tells the client more than the status: an

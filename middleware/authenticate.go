@@ -35,6 +35,7 @@ const (
 	bodyUnauthorized      = `{"error":"unauthorized","error_description":"Unauthorized: the request needs valid credentials"}` + "\n"
 	bodyInvalidToken      = `{"error":"invalid_token","error_description":"Unauthorized: the credentials were refused (invalid, expired or revoked)"}` + "\n"
 	bodyInsufficientScope = `{"error":"insufficient_scope","error_description":"Forbidden: the credentials do not grant the scope this request needs"}` + "\n"
+	bodyAuthUnavailable   = `{"error":"temporarily_unavailable","error_description":"Service Unavailable: the credentials cannot be checked now; try again later"}` + "\n"
 	bodyAuthFailed        = `{"error":"server_error","error_description":"Internal Server Error: the credentials could not be checked"}` + "\n"
 )
 
@@ -52,6 +53,8 @@ const (
 //     as such instead of starting an OAuth login (RFC 6750 §3.1);
 //   - an error wrapping mcp.ErrInsufficientScope: 403 with the challenge
 //     and error="insufficient_scope";
+//   - an error wrapping mcp.ErrAuthUnavailable: 503 with Retry-After, the
+//     check could not reach what it needs;
 //   - any other error: 500, the check itself failed.
 //
 // The body is an OAuth-style JSON object ({"error": …,
@@ -136,6 +139,11 @@ func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 		if ae != nil && ae.Description != "" {
 			body = errorBody(cmp.Or(code, "unauthorized"), ae.Description)
 		}
+	case errors.Is(err, mcp.ErrAuthUnavailable):
+		status, body = http.StatusServiceUnavailable, bodyAuthUnavailable
+		hd.Set("Retry-After", "10")
+		log.WarnContext(r.Context(), "mcp auth: the credentials cannot be checked now", "status", status, "err", err.Error(),
+			"method", strictjson.ForLog(r.Method), "remote", r.RemoteAddr)
 	default:
 		status, body = http.StatusInternalServerError, bodyAuthFailed
 		log.ErrorContext(r.Context(), "mcp auth: the authentication check failed (an error that wraps neither mcp.ErrUnauthorized nor mcp.ErrInsufficientScope)",

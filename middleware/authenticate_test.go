@@ -39,6 +39,8 @@ func bearerAuth(r *http.Request) (any, error) {
 		return nil, fmt.Errorf("%w: missing bearer token", mcp.ErrUnauthorized)
 	case "Bearer reader":
 		return nil, fmt.Errorf("%w: token lacks scope tools:write", mcp.ErrInsufficientScope)
+	case "Bearer unreachable":
+		return nil, fmt.Errorf("%w: jwks at 10.0.0.7 refused", mcp.ErrAuthUnavailable)
 	case "Bearer broken":
 		return nil, errors.New("dial tcp 10.0.0.7:5432: connection refused")
 	default:
@@ -101,6 +103,9 @@ func TestAuthenticate(t *testing.T) {
 		{name: "insufficient scope without a configured challenge", authorization: "Bearer reader",
 			wantStatus: http.StatusForbidden, wantError: "insufficient_scope",
 			wantChallenge: `Bearer error="insufficient_scope"`, wantLog: "tools:write", wantLevel: "INFO"},
+		{name: "unavailable is 503 with Retry-After and no challenge", authorization: "Bearer unreachable", challenge: challenge,
+			wantStatus: http.StatusServiceUnavailable, wantError: "temporarily_unavailable",
+			wantLog: "jwks at", wantLevel: "WARN"},
 		{name: "any other error is 500 and logged, with no challenge", authorization: "Bearer broken", challenge: challenge,
 			wantStatus: http.StatusInternalServerError, wantError: "server_error",
 			wantLog: "connection refused", wantLevel: "ERROR"},
@@ -128,6 +133,9 @@ func TestAuthenticate(t *testing.T) {
 			h.ServeHTTP(rec, req)
 			assert.Equal(t, tt.wantStatus, rec.Code)
 			assert.Equal(t, tt.wantChallenge, rec.Header().Get("WWW-Authenticate"))
+			if tt.wantStatus == http.StatusServiceUnavailable {
+				assert.Equal(t, "10", rec.Header().Get("Retry-After"))
+			}
 			if tt.wantStatus == http.StatusOK {
 				require.True(t, called)
 				assert.Equal(t, tt.wantAuth, gotAuth)
