@@ -47,6 +47,11 @@
 // official conformance suite's authorization-server scenarios (make
 // conformance runs it; make e2e skips it).
 //
+// TestResourceServerTypeScriptClient runs examples/resourceserver with
+// mockoidc as its external issuer: the TypeScript SDK client (node/rs-client.mjs)
+// finds mockoidc through the protected-resource metadata, signs in there
+// with a pre-registered client, and calls tools with mockoidc's own token.
+//
 // goleak checks that the test process leaks no goroutines.
 //
 // # Running
