@@ -64,7 +64,7 @@ type config struct {
 	RedisURL     string
 	InsecureHTTP bool
 	// CIMD configures client ID metadata documents (OAUTH_CIMD).
-	CIMD providers.ClientMetadataDocuments
+	CIMD         providers.ClientMetadataDocuments
 	RegisterRate providers.RateLimit
 	AuthorizeRL  providers.RateLimit
 	AddrHeader   string
