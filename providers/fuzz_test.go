@@ -166,9 +166,15 @@ func FuzzClientDocument(f *testing.F) {
 		f.Add(s, id)
 	}
 	f.Add(`{"client_id":"http://x/c","redirect_uris":["http://127.0.0.1/cb"]}`, "http://x/c")
+	f.Add(`public, max-age=99999999999999999999`, id)
+	f.Add(`max-age="60", no-store`, id)
 	p, _ := fuzzProxy(f)
 	f.Fuzz(func(t *testing.T, body, url string) {
 		_ = checkClientIDURL(url)
+		// The body doubles as a Cache-Control header: its TTL stays within the bounds.
+		if ttl := p.cimd.ttl([]string{body}); ttl < p.cimd.cfg.MinCacheTTL || ttl > p.cimd.cfg.MaxCacheTTL {
+			t.Fatalf("Cache-Control %q: ttl %v", body, ttl)
+		}
 		c, err := p.decodeClientDocument(url, []byte(body))
 		if err != nil {
 			return

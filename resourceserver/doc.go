@@ -14,8 +14,16 @@
 // endpoint (RFC 7662; answers cached, bounded in number and time, never
 // past the token's exp). The keys are go-oidc's RemoteKeySet: a token
 // signed with a key id not yet seen makes it refetch the JWKS, which is
-// how a provider's key rotation is followed; such refetches are
-// throttled, so strangers cannot make the server hammer the provider.
+// how a provider's key rotation is followed (a key the provider stopped
+// publishing is refused once the set was refetched, that is after the
+// first token signed with a newer key); refetches caused by key ids the
+// provider never published are throttled, so strangers cannot make the
+// server hammer the provider.
+//
+// An unreachable provider is a 503 rather than a 401: the client's token
+// may be good, and a 401 would make it throw the token away and start a
+// login against a provider that is down. The request is refused either
+// way.
 //
 // It serves the RFC 9728 protected-resource metadata naming the issuer,
 // and its refusals say what a client needs:

@@ -34,6 +34,8 @@ func (v *Verifier) verifyJWT(ctx context.Context, tok string) (*Session, error) 
 		return nil, v.refuse("the access token is signed with a key the issuer does not publish",
 			fmt.Sprintf("unknown kid %q (refetch of the key set throttled)", kid))
 	}
+	// VerifySignature parses the token again with every algorithm go-oidc
+	// knows; the parse above already refused any algorithm outside v.algs.
 	payload, err := v.keys.VerifySignature(ctx, tok)
 	if err != nil {
 		var ku *keysUnavailable
