@@ -70,6 +70,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzToken$$' -fuzztime $(FUZZN) ./providers
 	$(GO) test -run '^$$' -fuzz '^FuzzAuthenticate$$' -fuzztime $(FUZZN) ./providers
 	$(GO) test -run '^$$' -fuzz '^FuzzForwardedClientAddress$$' -fuzztime $(FUZZN) ./providers
+	$(GO) test -run '^$$' -fuzz '^FuzzClientDocument$$' -fuzztime $(FUZZN) ./providers
+	$(GO) test -run '^$$' -fuzz '^FuzzBearerToken$$' -fuzztime $(FUZZN) ./resourceserver
+	$(GO) test -run '^$$' -fuzz '^FuzzParseClaims$$' -fuzztime $(FUZZN) ./resourceserver
 
 node: e2e/node/node_modules/.ci-lock.sha256
 

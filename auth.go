@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 )
 
@@ -16,7 +17,8 @@ import (
 // credentials (the client gets 401 and a WWW-Authenticate challenge), one
 // that wraps [ErrInsufficientScope] when the credentials are good but lack
 // a scope (403), and any other error when the check itself failed (500:
-// the error is logged, never sent). Returning (nil, nil) admits the caller
+// the error is logged, never sent; [ErrAuthUnavailable] makes it 503).
+// Returning (nil, nil) admits the caller
 // anonymously. The error's text is never shown to the client.
 type AuthFunc func(r *http.Request) (any, error)
 
@@ -29,7 +31,56 @@ var (
 	// grant what the request needs: HTTP 403 with
 	// error="insufficient_scope".
 	ErrInsufficientScope = errors.New("mcp: insufficient scope")
+	// ErrInvalidToken means credentials were presented and refused: it
+	// wraps [ErrUnauthorized] (401) and makes the challenge carry
+	// error="invalid_token" (RFC 6750 §3.1) even when the credentials
+	// came in a header other than Authorization. A refusal of a request
+	// whose Authorization header is set gets that error code anyway.
+	ErrInvalidToken = fmt.Errorf("%w: invalid token", ErrUnauthorized)
+	// ErrAuthUnavailable means the credentials cannot be checked now
+	// because something the check needs is unreachable (an authorization
+	// server's keys or introspection endpoint): HTTP 503 with
+	// Retry-After, so the client keeps its token and tries again later
+	// rather than discarding it. The request is refused, never admitted.
+	ErrAuthUnavailable = errors.New("mcp: credentials cannot be checked now")
 )
+
+// AuthError is a refusal that tells the client more than the status: an
+// [AuthFunc] returns it (or an error wrapping it) to put an
+// error_description and a scope hint into the WWW-Authenticate challenge
+// and the body of the 401 or 403 answer (RFC 6750 §3).
+//
+// Err decides the status, as for any error of an AuthFunc, and is logged
+// only. Description and Scope are sent as they are (characters outside
+// printable ASCII, '"' and '\' are replaced): never put a token, a secret
+// or an internal address in them.
+type AuthError struct {
+	// Err is the reason: it wraps [ErrUnauthorized], [ErrInvalidToken]
+	// or [ErrInsufficientScope].
+	Err error
+	// Description is the client-facing error_description, such as
+	// "the access token has expired".
+	Description string
+	// Scope lists, space-separated, the scopes the request needs: the
+	// scope parameter of the challenge (RFC 6750 §3), which tells a
+	// client what to ask the authorization server for.
+	Scope string
+}
+
+// Error returns the reason followed by the description.
+func (e *AuthError) Error() string {
+	if e.Err == nil {
+		return "mcp: auth error: " + e.Description
+	}
+	if e.Description == "" {
+		return e.Err.Error()
+	}
+	return e.Err.Error() + ": " + e.Description
+}
+
+// Unwrap returns Err, so errors.Is(err, ErrUnauthorized) and friends see
+// the reason.
+func (e *AuthError) Unwrap() error { return e.Err }
 
 type authKey struct{}
 

@@ -121,6 +121,10 @@ type AuthorizationServerMetadata struct {
 	// AuthorizationResponseIssParameterSupported says authorization
 	// responses carry iss (RFC 9207).
 	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
+	// ClientIDMetadataDocumentSupported says a client may use the https
+	// URL of its client ID metadata document as its client_id (MCP
+	// 2025-11-25 authorization, SEP-991).
+	ClientIDMetadataDocumentSupported bool `json:"client_id_metadata_document_supported,omitempty"`
 }
 
 // ProtectedResourceMetadata is the RFC 9728 document.

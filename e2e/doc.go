@@ -47,6 +47,15 @@
 // official conformance suite's authorization-server scenarios (make
 // conformance runs it; make e2e skips it).
 //
+// TestOAuthCIMDTypeScriptClient logs the TypeScript SDK client in with a
+// client ID metadata document (SEP-991) served over TLS by the test
+// instead of a registration.
+//
+// TestResourceServerTypeScriptClient runs examples/resourceserver with
+// mockoidc as its external issuer: the TypeScript SDK client (node/rs-client.mjs)
+// finds mockoidc through the protected-resource metadata, signs in there
+// with a pre-registered client, and calls tools with mockoidc's own token.
+//
 // goleak checks that the test process leaks no goroutines.
 //
 // # Running

@@ -47,6 +47,7 @@ type tsOAuthOut struct {
 		Cookies           []string `json:"cookies"`
 		ShowsClientName   bool     `json:"showsClientName"`
 		ShowsRedirectHost bool     `json:"showsRedirectHost"`
+		ClientHost        string   `json:"clientHost"`
 	} `json:"consent"`
 	Callback     map[string]string `json:"callback"`
 	TokenHistory []struct {

@@ -106,8 +106,8 @@ func TestMountedHandlerEnforcesAuth(t *testing.T) {
 	}{
 		{name: "no token", wantStatus: http.StatusUnauthorized, wantError: "unauthorized",
 			wantChallenge: wantChallenge, wantLog: "no bearer token"},
-		{name: "bad token", authorization: "Bearer mallory", wantStatus: http.StatusUnauthorized, wantError: "unauthorized",
-			wantChallenge: wantChallenge, wantLog: "sekrit-detail"},
+		{name: "bad token", authorization: "Bearer mallory", wantStatus: http.StatusUnauthorized, wantError: "invalid_token",
+			wantChallenge: wantChallenge + `, error="invalid_token"`, wantLog: "sekrit-detail"},
 		{name: "token without the scope", authorization: "Bearer reader", wantStatus: http.StatusForbidden, wantError: "insufficient_scope",
 			wantChallenge: wantChallenge + `, error="insufficient_scope"`, wantLog: "lacks tools:call"},
 		{name: "the check itself fails", authorization: "Bearer broken", wantStatus: http.StatusInternalServerError, wantError: "server_error",
@@ -304,7 +304,7 @@ func TestStdioAuth(t *testing.T) {
 		wantLog       string
 	}{
 		{"no token", "", "Unauthorized: the request needs valid credentials", "no bearer token"},
-		{"bad token", "Bearer mallory", "Unauthorized: the request needs valid credentials", "sekrit-detail"},
+		{"bad token", "Bearer mallory", "Unauthorized: the credentials were refused (invalid, expired or revoked)", "sekrit-detail"},
 		{"token without the scope", "Bearer reader", "Forbidden: the credentials do not grant the scope this request needs", "lacks tools:call"},
 		{"the check itself fails", "Bearer broken", "Internal Server Error: the credentials could not be checked", "10.0.0.7:6379 is down"},
 		{"good token", "Bearer ada", "", ""},
@@ -365,7 +365,7 @@ func TestEmbeddedAuth(t *testing.T) {
 		wantMessage   string
 	}{
 		{"no token", "", "Unauthorized: the request needs valid credentials"},
-		{"bad token", "Bearer mallory", "Unauthorized: the request needs valid credentials"},
+		{"bad token", "Bearer mallory", "Unauthorized: the credentials were refused (invalid, expired or revoked)"},
 		{"token without the scope", "Bearer reader", "Forbidden: the credentials do not grant the scope this request needs"},
 		{"the check itself fails", "Bearer broken", "Internal Server Error: the credentials could not be checked"},
 		{"good token", "Bearer ada", ""},

@@ -58,7 +58,7 @@ func ExampleHandler_Authenticate() {
 	}
 	// Output:
 	// 401 Bearer {"error":"unauthorized","error_description":"Unauthorized: the request needs valid credentials"}
-	// 401 Bearer {"error":"unauthorized","error_description":"Unauthorized: the request needs valid credentials"}
+	// 401 Bearer error="invalid_token" {"error":"invalid_token","error_description":"Unauthorized: the credentials were refused (invalid, expired or revoked)"}
 	// 200 session issued: true
 }
 

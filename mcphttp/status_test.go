@@ -140,7 +140,7 @@ func TestHTTPStatuses(t *testing.T) {
 		{"unknown session", req{"POST", call, map[string]string{"Mcp-Session-Id": "nope"}}, 404, []string{`-32001`, `Session not found`}, "", ""},
 		{"another caller's session", req{"POST", call, map[string]string{"Mcp-Session-Id": aliceSID, "Authorization": "Bearer mallory"}}, 403, []string{`another caller`}, "", ""},
 		{"anonymous on a bound session", req{"POST", call, map[string]string{"Mcp-Session-Id": aliceSID}}, 403, []string{`another caller`}, "", ""},
-		{"failed authentication", req{"POST", call, map[string]string{"Authorization": "Basic x"}}, 401, []string{`unauthorized`, `valid credentials`}, "WWW-Authenticate", `Bearer resource_metadata=`},
+		{"failed authentication", req{"POST", call, map[string]string{"Authorization": "Basic x"}}, 401, []string{`invalid_token`, `credentials were refused`}, "WWW-Authenticate", `Bearer resource_metadata=`},
 		{"second initialize", req{"POST", initBody, withSID(nil)}, 400, []string{`-32600`, `already initialized`}, "", ""},
 		{"unsupported protocol version", req{"POST", call, withSID(map[string]string{"MCP-Protocol-Version": "1999-01-01"})}, 400, []string{`unsupported MCP-Protocol-Version`, `2025-11-25`, `"id":7`}, "", ""},
 		{"batch after 2025-03-26", req{"POST", `[` + call + `]`, withSID(nil)}, 400, []string{`-32600`, `batches are only allowed`}, "", ""},

@@ -1,9 +1,12 @@
 package middleware
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/strictjson"
@@ -15,9 +18,10 @@ type AuthOptions struct {
 	// Challenge is the WWW-Authenticate value of a 401 answer; build it
 	// with discovery.Challenge so it names the protected-resource metadata
 	// (`Bearer resource_metadata="https://…/.well-known/oauth-protected-resource/mcp"`)
-	// and a client can find the authorization server. A 403 answer sends
-	// the same challenge with error="insufficient_scope" added. Default:
-	// "Bearer".
+	// and a client can find the authorization server. A 401 for
+	// credentials that were presented and refused adds
+	// error="invalid_token"; a 403 answer adds error="insufficient_scope"
+	// (see [Authenticate]). Default: "Bearer".
 	Challenge string
 	// Logger receives why a request was refused (info level) and the
 	// errors of checks that failed (error level). Default: slog.Default().
@@ -29,7 +33,9 @@ type AuthOptions struct {
 // address); it is logged instead.
 const (
 	bodyUnauthorized      = `{"error":"unauthorized","error_description":"Unauthorized: the request needs valid credentials"}` + "\n"
+	bodyInvalidToken      = `{"error":"invalid_token","error_description":"Unauthorized: the credentials were refused (invalid, expired or revoked)"}` + "\n"
 	bodyInsufficientScope = `{"error":"insufficient_scope","error_description":"Forbidden: the credentials do not grant the scope this request needs"}` + "\n"
+	bodyAuthUnavailable   = `{"error":"temporarily_unavailable","error_description":"Service Unavailable: the credentials cannot be checked now; try again later"}` + "\n"
 	bodyAuthFailed        = `{"error":"server_error","error_description":"Internal Server Error: the credentials could not be checked"}` + "\n"
 )
 
@@ -39,14 +45,23 @@ const (
 // error fn returned (see mcp.AuthFunc):
 //
 //   - an error wrapping mcp.ErrUnauthorized: 401 with the challenge of
-//     opts in WWW-Authenticate;
+//     opts in WWW-Authenticate, to which error="invalid_token" is added
+//     when the request presented credentials (an Authorization header, or
+//     an error wrapping mcp.ErrInvalidToken). A client reads the bare
+//     challenge as "authorize first" and invalid_token as "this token is
+//     no good: get another one", so a mistyped static token is reported
+//     as such instead of starting an OAuth login (RFC 6750 §3.1);
 //   - an error wrapping mcp.ErrInsufficientScope: 403 with the challenge
 //     and error="insufficient_scope";
+//   - an error wrapping mcp.ErrAuthUnavailable: 503 with Retry-After, the
+//     check could not reach what it needs;
 //   - any other error: 500, the check itself failed.
 //
-// The body is a fixed OAuth-style JSON object ({"error": …,
-// "error_description": …}) that never contains the error's own text; the
-// error is logged. opts may be nil.
+// The body is an OAuth-style JSON object ({"error": …,
+// "error_description": …}) with a fixed description that never contains
+// the error's own text; the error is logged. An error that is (or wraps)
+// an *mcp.AuthError puts its Description into the body and into the
+// challenge as error_description, and its Scope as scope. opts may be nil.
 //
 // An MCP server's own Authenticate (or Auth) hook needs no middleware: the
 // mcphttp.Handler runs it wherever it is served; put the handler's own
@@ -82,11 +97,22 @@ func Authenticate(fn mcp.AuthFunc, opts *AuthOptions) func(http.Handler) http.Ha
 
 // refuse answers a request whose authentication check returned err. It is
 // the one place that maps auth errors to HTTP answers.
+//
+// The error code of the challenge follows RFC 6750 §3.1: a request that
+// presented no credentials gets the challenge alone (the client should
+// start an authorization); credentials that were presented and refused
+// (an Authorization header, or an error wrapping mcp.ErrInvalidToken) get
+// error="invalid_token" (the client should get a new token, not prompt
+// the user over a mistyped static one); a 403 gets
+// error="insufficient_scope". An mcp.AuthError adds its description and
+// scope.
 func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
 	}
+	var ae *mcp.AuthError
+	errors.As(err, &ae)
 	hd := w.Header()
 	hd.Set("Content-Type", "application/json")
 	hd.Set("Cache-Control", "no-store")
@@ -95,13 +121,28 @@ func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 	switch {
 	case errors.Is(err, mcp.ErrInsufficientScope):
 		status, body = http.StatusForbidden, bodyInsufficientScope
-		hd.Set("WWW-Authenticate", withParam(o.Challenge, `error="insufficient_scope"`))
+		hd.Set("WWW-Authenticate", withDetail(o.Challenge, "insufficient_scope", ae))
 		log.InfoContext(r.Context(), "mcp auth: insufficient scope", "status", status, "reason", err.Error(),
 			"method", strictjson.ForLog(r.Method), "remote", r.RemoteAddr)
+		if ae != nil && ae.Description != "" {
+			body = errorBody("insufficient_scope", ae.Description)
+		}
 	case errors.Is(err, mcp.ErrUnauthorized):
 		status, body = http.StatusUnauthorized, bodyUnauthorized
-		hd.Set("WWW-Authenticate", o.Challenge)
+		code := ""
+		if r.Header.Get("Authorization") != "" || errors.Is(err, mcp.ErrInvalidToken) {
+			code, body = "invalid_token", bodyInvalidToken
+		}
+		hd.Set("WWW-Authenticate", withDetail(o.Challenge, code, ae))
 		log.InfoContext(r.Context(), "mcp auth: request refused", "status", status, "reason", err.Error(),
+			"method", strictjson.ForLog(r.Method), "remote", r.RemoteAddr)
+		if ae != nil && ae.Description != "" {
+			body = errorBody(cmp.Or(code, "unauthorized"), ae.Description)
+		}
+	case errors.Is(err, mcp.ErrAuthUnavailable):
+		status, body = http.StatusServiceUnavailable, bodyAuthUnavailable
+		hd.Set("Retry-After", "10")
+		log.WarnContext(r.Context(), "mcp auth: the credentials cannot be checked now", "status", status, "err", err.Error(),
 			"method", strictjson.ForLog(r.Method), "remote", r.RemoteAddr)
 	default:
 		status, body = http.StatusInternalServerError, bodyAuthFailed
@@ -110,6 +151,48 @@ func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(body))
+}
+
+// withDetail adds to a challenge the error code (if any) and what an
+// mcp.AuthError says: error_description and scope.
+func withDetail(challenge, code string, ae *mcp.AuthError) string {
+	if code != "" {
+		challenge = withParam(challenge, `error="`+code+`"`)
+	}
+	if ae == nil {
+		return challenge
+	}
+	if d := headerSafe(ae.Description); d != "" && code != "" {
+		challenge = withParam(challenge, `error_description="`+d+`"`)
+	}
+	if sc := headerSafe(ae.Scope); sc != "" && !strings.Contains(challenge, ` scope="`) {
+		challenge = withParam(challenge, `scope="`+sc+`"`)
+	}
+	return challenge
+}
+
+// headerSafe keeps the characters RFC 6750 §3 allows in error_description
+// and scope (printable ASCII but '"' and '\'), replacing others with a
+// space, and bounds the length, so a description can neither break out
+// of its quoted-string nor bloat the header.
+func headerSafe(s string) string {
+	const limit = 300
+	if len(s) > limit {
+		s = s[:limit]
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			b[i] = ' '
+		}
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// errorBody is the JSON body of a refusal with a description of its own.
+func errorBody(code, desc string) string {
+	b, _ := json.Marshal(map[string]string{"error": code, "error_description": desc})
+	return string(b) + "\n"
 }
 
 // withParam adds an auth-param to a challenge ("Bearer" or "Bearer k=v, …").

@@ -21,13 +21,26 @@ type user struct{ Name string }
 // bearerAuth admits "good", refuses a missing or unknown token, asks for
 // a scope "reader" lacks, and fails outright for "broken".
 func bearerAuth(r *http.Request) (any, error) {
+	if r.Header.Get("X-API-Key") != "" {
+		return nil, fmt.Errorf("%w: unknown API key", mcp.ErrInvalidToken)
+	}
 	switch r.Header.Get("Authorization") {
+	case "Bearer expired":
+		return nil, &mcp.AuthError{Err: fmt.Errorf("%w: exp 1700000000 is past", mcp.ErrUnauthorized),
+			Description: "the access token expired", Scope: "tools:read"}
+	case "Bearer quote":
+		return nil, &mcp.AuthError{Err: fmt.Errorf("%w: quote", mcp.ErrUnauthorized), Description: "bad \"token\"\nhere"}
+	case "Bearer narrow":
+		return nil, fmt.Errorf("wrapped: %w", &mcp.AuthError{Err: fmt.Errorf("%w: token lacks scope tools:write", mcp.ErrInsufficientScope),
+			Description: "the token lacks tools:write", Scope: "tools:read tools:write"})
 	case "Bearer good":
 		return user{Name: "ada"}, nil
 	case "":
 		return nil, fmt.Errorf("%w: missing bearer token", mcp.ErrUnauthorized)
 	case "Bearer reader":
 		return nil, fmt.Errorf("%w: token lacks scope tools:write", mcp.ErrInsufficientScope)
+	case "Bearer unreachable":
+		return nil, fmt.Errorf("%w: jwks at 10.0.0.7 refused", mcp.ErrAuthUnavailable)
 	case "Bearer broken":
 		return nil, errors.New("dial tcp 10.0.0.7:5432: connection refused")
 	default:
@@ -48,24 +61,51 @@ func TestAuthenticate(t *testing.T) {
 		wantChallenge string
 		wantLog       string // a substring of the logged reason
 		wantLevel     string
+		apiKey        string // an X-API-Key header
+
+		wantDescription string // the body's error_description, when set
 	}{
 		{name: "valid token puts auth in the context", authorization: "Bearer good", challenge: challenge,
 			wantStatus: http.StatusOK, wantAuth: user{Name: "ada"}},
 		{name: "missing token is 401 with the challenge", challenge: challenge,
 			wantStatus: http.StatusUnauthorized, wantError: "unauthorized", wantChallenge: challenge,
 			wantLog: "missing bearer token", wantLevel: "INFO"},
-		{name: "bad token is 401 with the challenge", authorization: "Bearer bad", challenge: challenge,
-			wantStatus: http.StatusUnauthorized, wantError: "unauthorized", wantChallenge: challenge,
+		{name: "bad token is 401 with error=invalid_token", authorization: "Bearer bad", challenge: challenge,
+			wantStatus: http.StatusUnauthorized, wantError: "invalid_token", wantChallenge: challenge + `, error="invalid_token"`,
 			wantLog: "invalid bearer token", wantLevel: "INFO"},
-		{name: "no challenge configured sends plain Bearer", authorization: "Bearer bad",
+		{name: "no challenge configured: Bearer with invalid_token", authorization: "Bearer bad",
+			wantStatus: http.StatusUnauthorized, wantError: "invalid_token", wantChallenge: `Bearer error="invalid_token"`,
+			wantLog: "invalid bearer token", wantLevel: "INFO"},
+		{name: "missing token and no challenge configured sends plain Bearer",
 			wantStatus: http.StatusUnauthorized, wantError: "unauthorized", wantChallenge: "Bearer",
+			wantLog: "missing bearer token", wantLevel: "INFO"},
+		{name: "another auth scheme presented is invalid_token too", authorization: "Basic YWRhOnB3", challenge: challenge,
+			wantStatus: http.StatusUnauthorized, wantError: "invalid_token", wantChallenge: challenge + `, error="invalid_token"`,
 			wantLog: "invalid bearer token", wantLevel: "INFO"},
+		{name: "ErrInvalidToken without an Authorization header", challenge: challenge, apiKey: "wrong",
+			wantStatus: http.StatusUnauthorized, wantError: "invalid_token", wantChallenge: challenge + `, error="invalid_token"`,
+			wantLog: "unknown API key", wantLevel: "INFO"},
+		{name: "AuthError adds description and scope", authorization: "Bearer expired", challenge: challenge,
+			wantStatus: http.StatusUnauthorized, wantError: "invalid_token",
+			wantChallenge:   challenge + `, error="invalid_token", error_description="the access token expired", scope="tools:read"`,
+			wantDescription: "the access token expired", wantLog: "exp 1700000000", wantLevel: "INFO"},
+		{name: "AuthError description is made header-safe", authorization: "Bearer quote", challenge: challenge,
+			wantStatus: http.StatusUnauthorized, wantError: "invalid_token",
+			wantChallenge: challenge + `, error="invalid_token", error_description="bad  token  here"`,
+			wantLog:       "quote", wantLevel: "INFO"},
+		{name: "insufficient scope AuthError names the scope", authorization: "Bearer narrow", challenge: challenge,
+			wantStatus: http.StatusForbidden, wantError: "insufficient_scope",
+			wantChallenge:   challenge + `, error="insufficient_scope", error_description="the token lacks tools:write", scope="tools:read tools:write"`,
+			wantDescription: "the token lacks tools:write", wantLog: "tools:write", wantLevel: "INFO"},
 		{name: "insufficient scope is 403 with error=insufficient_scope", authorization: "Bearer reader", challenge: challenge,
 			wantStatus: http.StatusForbidden, wantError: "insufficient_scope",
 			wantChallenge: challenge + `, error="insufficient_scope"`, wantLog: "tools:write", wantLevel: "INFO"},
 		{name: "insufficient scope without a configured challenge", authorization: "Bearer reader",
 			wantStatus: http.StatusForbidden, wantError: "insufficient_scope",
 			wantChallenge: `Bearer error="insufficient_scope"`, wantLog: "tools:write", wantLevel: "INFO"},
+		{name: "unavailable is 503 with Retry-After and no challenge", authorization: "Bearer unreachable", challenge: challenge,
+			wantStatus: http.StatusServiceUnavailable, wantError: "temporarily_unavailable",
+			wantLog: "jwks at", wantLevel: "WARN"},
 		{name: "any other error is 500 and logged, with no challenge", authorization: "Bearer broken", challenge: challenge,
 			wantStatus: http.StatusInternalServerError, wantError: "server_error",
 			wantLog: "connection refused", wantLevel: "ERROR"},
@@ -86,10 +126,16 @@ func TestAuthenticate(t *testing.T) {
 			if tt.authorization != "" {
 				req.Header.Set("Authorization", tt.authorization)
 			}
+			if tt.apiKey != "" {
+				req.Header.Set("X-API-Key", tt.apiKey)
+			}
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			assert.Equal(t, tt.wantStatus, rec.Code)
 			assert.Equal(t, tt.wantChallenge, rec.Header().Get("WWW-Authenticate"))
+			if tt.wantStatus == http.StatusServiceUnavailable {
+				assert.Equal(t, "10", rec.Header().Get("Retry-After"))
+			}
 			if tt.wantStatus == http.StatusOK {
 				require.True(t, called)
 				assert.Equal(t, tt.wantAuth, gotAuth)
@@ -102,6 +148,9 @@ func TestAuthenticate(t *testing.T) {
 			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
 			assert.Equal(t, tt.wantError, body["error"])
 			assert.NotEmpty(t, body["error_description"])
+			if tt.wantDescription != "" {
+				assert.Equal(t, tt.wantDescription, body["error_description"])
+			}
 			assert.NotContains(t, rec.Body.String(), "secret-detail", "the error's text must not reach the client")
 			assert.NotContains(t, rec.Body.String(), "10.0.0.7", "the error's text must not reach the client")
 			lines := logs.lines(t)

@@ -10,6 +10,9 @@ import (
 )
 
 var consentTmpl = template.Must(template.New("consent").Parse(pageHead + `<h1 id="title"><span id="client-name">{{.Client}}</span> wants to access your account</h1>
+{{- if .ClientHost}}
+<p class="note" id="client-host">This application identifies itself with a document published at <strong>{{.ClientHost}}</strong>.</p>
+{{- end}}
 <p class="lede">Approving lets it use this server as you.{{if .Upstream}} You will sign in at <strong id="upstream-host">{{.Upstream}}</strong>, then go back to the application.{{end}}</p>
 <section class="dest" aria-labelledby="dest-label">
 <p class="label" id="dest-label">{{if .Upstream}}Then you will be sent to{{else}}If you approve, you will be sent to{{end}}</p>
@@ -101,7 +104,7 @@ func (p *Proxy) consentPage(w http.ResponseWriter, r *http.Request, t *txn) {
 	}
 	p.render(w, http.StatusOK, consentTmpl, map[string]any{
 		"Title": "Allow " + name + " to access your account?", "Sub": "Authorization request",
-		"Client": name, "ClientID": t.ClientID, "Upstream": upstream, "Host": host, "RedirectURI": t.RedirectURI,
+		"Client": name, "ClientID": t.ClientID, "ClientHost": clientHost(t.ClientID), "Upstream": upstream, "Host": host, "RedirectURI": t.RedirectURI,
 		"Scopes": scopeLines(t.Scopes), "Local": u != nil && isLoopbackHost(u.Hostname()),
 		"Action": p.basePath + ConsentPath, "Txn": t.ID, "CSRF": t.CSRF,
 	}, formAction)
@@ -136,4 +139,18 @@ func cspSource(uri string) string {
 		return scheme + ":"
 	}
 	return ""
+}
+
+// clientHost is the host of a client_id that is a metadata document URL
+// (the draft asks that it be shown: the name is the document's claim, the
+// host is where it is published), or "".
+func clientHost(id string) string {
+	if !isMetadataDocumentURL(id) {
+		return ""
+	}
+	u, err := url.Parse(id)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }

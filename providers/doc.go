@@ -2,7 +2,8 @@
 // authorization server facade (a proxy) in front of an upstream identity
 // provider, and the four built-in upstreams.
 //
-// A [Proxy] offers dynamic client registration (RFC 7591), /oauth/authorize
+// A [Proxy] offers dynamic client registration (RFC 7591) and client ID
+// metadata documents, /oauth/authorize
 // with PKCE S256 required and exact redirect URI matching, a consent page
 // (CSRF double-submit, no framing, the redirect host shown plainly), the
 // upstream callback at {BaseURL}/oauth/callback, /oauth/token (authorization
@@ -75,6 +76,25 @@
 // (Config.RegisterRateLimit, Config.AuthorizeRateLimit,
 // Config.ClientAddress), and count against a quota of their own in the
 // storage, so a flood of them never takes the room of logins.
+//
+// # Client ID metadata documents
+//
+// A client may skip registration and use the https URL of its client ID
+// metadata document as its client_id (MCP 2025-11-25 authorization,
+// SEP-991); the authorization-server metadata says
+// client_id_metadata_document_supported. The proxy fetches the document
+// when it first meets the URL (at /oauth/authorize, or at /oauth/token
+// once the cache dropped it), checks it like a registration (client_id
+// equal to the URL, redirect URIs within the patterns and matched
+// exactly, token_endpoint_auth_method none: private_key_jwt and secrets
+// are refused, bounded name and lists), keeps it in memory for its
+// Cache-Control max-age clamped to Config.ClientMetadataDocuments'
+// bounds, and never stores it as a registration. The consent page shows
+// the document's client_name, marked unverified, and the host of the
+// client_id. The fetch is guarded against server-side request forgery
+// (see [ClientMetadataDocuments]): https only, internal addresses refused
+// in the dialer after resolution, no redirects, 5 KiB, 5 s, JSON only,
+// rate-limited per address with registrations.
 //
 // A login lasts at most Config.MaxLoginLifetime; it ends at once when the
 // upstream provider refuses its refresh token, and before each refresh of

@@ -55,7 +55,11 @@ func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	c, err := p.loadClient(r, q.Get("client_id"))
-	if errors.Is(err, errNoClient) {
+	if errors.Is(err, errCIMD) {
+		p.errorPage(w, http.StatusBadRequest, "Unusable application", "The application that sent you here identifies itself by the document at "+
+			strconvQuote(q.Get("client_id"))+", which this server cannot use: "+cimdReason(err)+". Nothing was shared.")
+		return
+	} else if errors.Is(err, errNoClient) {
 		p.errorPage(w, http.StatusBadRequest, "Unknown application", "The application that sent you here is not registered with this server (client_id "+strconvQuote(q.Get("client_id"))+"). Nothing was shared.")
 		return
 	} else if err != nil {

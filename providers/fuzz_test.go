@@ -148,3 +148,44 @@ func isLoopbackIP(s string) bool {
 	ip := net.ParseIP(s)
 	return ip != nil && ip.IsLoopback()
 }
+
+// FuzzClientDocument feeds client ID metadata documents (and the URLs
+// they claim) to the document decoder: it never panics, and a document
+// it accepts is a public client named by exactly that URL, with redirect
+// URIs this proxy allows.
+func FuzzClientDocument(f *testing.F) {
+	const id = "https://client.example/oauth/client.json"
+	for _, s := range []string{
+		`{"client_id":"` + id + `","client_name":"A","redirect_uris":["http://127.0.0.1:9999/cb"]}`,
+		`{"client_id":"` + id + `","redirect_uris":["http://127.0.0.1:9999/cb"],"token_endpoint_auth_method":"private_key_jwt"}`,
+		`{"client_id":"` + id + `","redirect_uris":["http://127.0.0.1:9999/cb"],"client_secret":"x"}`,
+		`{"client_id":"` + id + `","redirect_uris":["http://127.0.0.1:9999/cb"],"Client_ID":"https://evil.example/c"}`,
+		`{"client_id":"https://evil.example/c","redirect_uris":["http://127.0.0.1:9999/cb"]}`,
+		`{"client_id":"` + id + `","redirect_uris":["javascript:alert(1)"]}`, `[]`, `null`, `{`, `{"client_id":1}`,
+	} {
+		f.Add(s, id)
+	}
+	f.Add(`{"client_id":"http://x/c","redirect_uris":["http://127.0.0.1/cb"]}`, "http://x/c")
+	f.Add(`public, max-age=99999999999999999999`, id)
+	f.Add(`max-age="60", no-store`, id)
+	p, _ := fuzzProxy(f)
+	f.Fuzz(func(t *testing.T, body, url string) {
+		_ = checkClientIDURL(url)
+		// The body doubles as a Cache-Control header: its TTL stays within the bounds.
+		if ttl := p.cimd.ttl([]string{body}); ttl < p.cimd.cfg.MinCacheTTL || ttl > p.cimd.cfg.MaxCacheTTL {
+			t.Fatalf("Cache-Control %q: ttl %v", body, ttl)
+		}
+		c, err := p.decodeClientDocument(url, []byte(body))
+		if err != nil {
+			return
+		}
+		if c.ID != url || c.AuthMethod != "none" || c.SecretHash != "" || len(c.RedirectURIs) == 0 || len(c.Name) > 200 {
+			t.Fatalf("accepted %+v from %q", c, body)
+		}
+		for _, u := range c.RedirectURIs {
+			if checkRedirectURI(u, p.patterns) != nil {
+				t.Fatalf("accepted redirect URI %q", u)
+			}
+		}
+	})
+}

@@ -95,6 +95,10 @@ type Config struct {
 	// rate limits ("" exempts it). Default: ClientAddress (the remote
 	// address; behind a reverse proxy, read the address it forwards).
 	ClientAddress func(*http.Request) string
+	// ClientMetadataDocuments configures clients identified by the URL of
+	// their metadata document instead of a registration (on by default;
+	// see [ClientMetadataDocuments] for the guards of the fetch).
+	ClientMetadataDocuments ClientMetadataDocuments
 	// HTTPClient makes the upstream calls. Default: a client with a 10 s
 	// timeout.
 	HTTPClient *http.Client
@@ -147,6 +151,7 @@ type Proxy struct {
 	now      func() time.Time
 	regLim   *addrLimiter
 	authLim  *addrLimiter
+	cimd     *cimdFetcher // nil: client ID metadata documents are off
 }
 
 // NewProxy validates cfg and returns a proxy in front of up. The
@@ -201,6 +206,9 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https"}
 	p.regLim = newAddrLimiter(cfg.RegisterRateLimit, DefaultRegisterRateLimit, cfg.ClientAddress, time.Now)
 	p.authLim = newAddrLimiter(cfg.AuthorizeRateLimit, DefaultAuthorizeRateLimit, cfg.ClientAddress, time.Now)
+	if !cfg.ClientMetadataDocuments.Disabled {
+		p.cimd = newCIMDFetcher(cfg.ClientMetadataDocuments, func() time.Time { return p.now() })
+	}
 	for _, s := range cfg.AllowedRedirectURIPatterns {
 		pat, err := parseRedirectPattern(s)
 		if err != nil {
@@ -330,6 +338,7 @@ func (p *Proxy) OAuthMetadata() *mcp.OAuthOptions {
 			TokenEndpointAuthMethodsSupported:          authMethods,
 			RevocationEndpointAuthMethodsSupported:     authMethods,
 			AuthorizationResponseIssParameterSupported: true,
+			ClientIDMetadataDocumentSupported:          p.cimd != nil,
 		},
 		ProtectedResource: &mcp.ProtectedResourceMetadata{
 			Resource:               p.resource,

@@ -215,6 +215,9 @@ func (p *Proxy) putClient(ctx context.Context, c *client, ttl time.Duration, upd
 // (at most once a day, so that a busy client does not rewrite its record
 // at every refresh). A failure is logged: the tokens are issued anyway.
 func (p *Proxy) touchClient(ctx context.Context, c *client) {
+	if isMetadataDocumentURL(c.ID) {
+		return // not stored: the document is its registration
+	}
 	now := p.now().Unix()
 	if c.UsedAt != 0 && now-c.UsedAt < int64(p.cfg.ClientTTL/time.Second)/30 {
 		return
@@ -227,9 +230,33 @@ func (p *Proxy) touchClient(ctx context.Context, c *client) {
 
 var errNoClient = errors.New("unknown client")
 
+// loadClient returns the client id names: a stored registration, or
+// the client of the metadata document at id when id is a URL (fetched
+// or cached; a fetch counts against the registration rate limit of the
+// caller's address). An unknown client, or a document that cannot be
+// used, is an error wrapping errNoClient; for a document it also wraps
+// errCIMD with the reason.
 func (p *Proxy) loadClient(r *http.Request, id string) (*client, error) {
 	if id == "" {
 		return nil, errNoClient
+	}
+	if isMetadataDocumentURL(id) {
+		if p.cimd == nil {
+			return nil, errNoClient
+		}
+		allow := func() bool {
+			ok, _, addr := p.regLim.allow(r)
+			if !ok {
+				p.log.Warn("client metadata document fetch rate-limited", "addr", addr)
+			}
+			return ok
+		}
+		c, err := p.cimd.client(r.Context(), id, allow, p)
+		if errors.Is(err, errCIMD) {
+			p.log.Info("client metadata document refused", "client_id", id, "reason", err.Error())
+			return nil, fmt.Errorf("%w: %w", errNoClient, err)
+		}
+		return c, err
 	}
 	key := ClientKeyPrefix + id
 	b, err := p.store.Get(r.Context(), key)

@@ -59,7 +59,10 @@ func (p *Proxy) authClient(w http.ResponseWriter, r *http.Request) (*client, boo
 		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 	}
 	c, err := p.loadClient(r, id)
-	if errors.Is(err, errNoClient) {
+	if errors.Is(err, errCIMD) {
+		p.invalidClient(w, basic, "the client metadata document cannot be used: "+cimdReason(err))
+		return nil, false
+	} else if errors.Is(err, errNoClient) {
 		p.invalidClient(w, basic, "unknown client_id")
 		return nil, false
 	} else if err != nil {

@@ -5,7 +5,11 @@
 //   node oauth-client.mjs http://127.0.0.1:PORT/mcp
 //
 // Env: OAUTH_CLIENT_AUTH = none (default) | client_secret_basic | client_secret_post,
-// the token endpoint auth method the client registers with.
+// the token endpoint auth method the client registers with. OAUTH_CLIENT_METADATA_URL:
+// the https URL of the client's ID metadata document (SEP-991), which the SDK then uses
+// as its client_id instead of registering when the server advertises
+// client_id_metadata_document_supported; OAUTH_CALLBACK_PORT: the loopback port of the
+// redirect URI (that document lists it, so it must be known beforehand).
 //
 // The SDK does the OAuth work (its StreamableHTTPClientTransport with an
 // OAuthClientProvider, and auth() from client/auth.js): discovery from the 401's
@@ -70,7 +74,7 @@ const listener = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'text/plain' }).end('You can close this window.');
   gotCode(u.searchParams);
 });
-await new Promise((r) => listener.listen(0, '127.0.0.1', r));
+await new Promise((r) => listener.listen(Number(process.env.OAUTH_CALLBACK_PORT || 0), '127.0.0.1', r));
 const redirectUrl = `http://127.0.0.1:${listener.address().port}/callback`;
 
 // --- The browser: cookies per host (ports share them, as in browsers), manual redirects. ---
@@ -154,6 +158,7 @@ async function browse(startUrl) {
       if (!form) throw new Error(`page without an approve form at ${url}: ${body.slice(0, 300)}`);
       out.consent = { url: url.split('?')[0], title: form.title, fields: [...form.fields.keys()].sort(), method: form.method,
         cookies: [...(jar.get(new URL(url).hostname)?.keys() ?? [])].sort(), showsClientName: body.includes(CLIENT_NAME),
+        clientHost: body.match(/id="client-host">[^<]*<strong>([^<]*)<\/strong>/)?.[1],
         showsRedirectHost: body.includes(new URL(redirectUrl).host) };
       const origin = new URL(url).origin;
       url = new URL(form.action ?? url, url).toString();
@@ -173,6 +178,7 @@ let allowLogin = true;
 out.tokenHistory = [];
 const provider = {
   get redirectUrl() { return redirectUrl; },
+  clientMetadataUrl: process.env.OAUTH_CLIENT_METADATA_URL || undefined,
   get clientMetadata() {
     return { client_name: CLIENT_NAME, redirect_uris: [redirectUrl], grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'], token_endpoint_auth_method: AUTH_METHOD };

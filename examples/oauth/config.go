@@ -63,6 +63,8 @@ type config struct {
 	EncKey       string
 	RedisURL     string
 	InsecureHTTP bool
+	// CIMD configures client ID metadata documents (OAUTH_CIMD).
+	CIMD         providers.ClientMetadataDocuments
 	RegisterRate providers.RateLimit
 	AuthorizeRL  providers.RateLimit
 	AddrHeader   string
@@ -154,6 +156,15 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	default:
 		bad("OAUTH_INSECURE_HTTP %q: want 1 or true (development only), or leave it unset", v)
 	}
+	switch v := strings.ToLower(get("OAUTH_CIMD")); v {
+	case "", "on":
+	case "off":
+		c.CIMD.Disabled = true
+	case "allow-private-addresses":
+		c.CIMD.AllowPrivateAddresses = true
+	default:
+		bad("OAUTH_CIMD %q: want on (the default), off, or allow-private-addresses (tests and development only)", v)
+	}
 	if u, err := url.Parse(c.BaseURL); err == nil && u.Scheme == "http" && !c.InsecureHTTP && !loopback(u.Hostname()) {
 		bad("MCP_BASE_URL %q is http on a host other than loopback: give the https URL clients use (a reverse proxy "+
 			"terminating TLS is fine), or set OAUTH_INSECURE_HTTP=1 for a development setup", c.BaseURL)
@@ -228,7 +239,7 @@ func (c *config) newProvider(storage providers.TokenStorage, log *slog.Logger) (
 		BaseURL: c.BaseURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret, Scopes: c.Scopes,
 		AllowedRedirectURIPatterns: c.Patterns, JWTSigningKey: c.SigningKey, PreviousJWTSigningKeys: c.PrevKeys,
 		EncryptionKey: c.EncKey, AllowInsecureHTTP: c.InsecureHTTP, TokenStorage: storage, Logger: log,
-		RegisterRateLimit: c.RegisterRate, AuthorizeRateLimit: c.AuthorizeRL,
+		RegisterRateLimit: c.RegisterRate, AuthorizeRateLimit: c.AuthorizeRL, ClientMetadataDocuments: c.CIMD,
 	}
 	if c.AddrHeader != "" {
 		base.ClientAddress = providers.ForwardedClientAddress(c.AddrHeader)

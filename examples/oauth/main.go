@@ -42,6 +42,10 @@
 //	                        client's address in (X-Forwarded-For), read from loopback peers only
 //	OAUTH_INSECURE_HTTP     1: accept an http MCP_BASE_URL on a host other than loopback
 //	                        (development only; cookies then lose Secure)
+//	OAUTH_CIMD              client ID metadata documents: on (default), off, or
+//	                        allow-private-addresses (tests and development only: documents may
+//	                        then be fetched from loopback and private addresses; the TLS roots
+//	                        are the system's, SSL_CERT_FILE adds a test CA)
 //
 // With -dev-idp it needs no environment: it starts a local OpenID Connect
 // provider (devidp.go) that signs a fixed user in at once, uses it as the

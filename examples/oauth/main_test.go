@@ -59,6 +59,9 @@ func TestLoadConfigErrorsNameTheVariable(t *testing.T) {
 		{"client address header", base("codehost", "OAUTH_CLIENT_ADDRESS_HEADER", "X-Forwarded-For"), nil},
 		{"bad rate limit", base("codehost", "OAUTH_REGISTER_RATE_LIMIT", "fast"), []string{`OAUTH_REGISTER_RATE_LIMIT: "fast"`}},
 		{"bad insecure flag", base("codehost", "OAUTH_INSECURE_HTTP", "yes"), []string{`OAUTH_INSECURE_HTTP "yes"`}},
+		{"CIMD off", base("codehost", "OAUTH_CIMD", "off"), nil},
+		{"CIMD private addresses", base("codehost", "OAUTH_CIMD", "allow-private-addresses"), nil},
+		{"bad CIMD", base("codehost", "OAUTH_CIMD", "yes"), []string{`OAUTH_CIMD "yes"`, "allow-private-addresses"}},
 		{"short previous key", base("codehost", "OAUTH_JWT_PREVIOUS_SIGNING_KEYS", key+",short"), []string{"OAUTH_JWT_PREVIOUS_SIGNING_KEYS: key 2"}},
 		{"relative base URL", base("codehost", "MCP_BASE_URL", "mcp.example.com"), []string{"MCP_BASE_URL:", "not an absolute http(s) URL"}},
 		{"generic needs endpoints", base("generic"), []string{"OAUTH_AUTHORIZATION_ENDPOINT and OAUTH_TOKEN_ENDPOINT are required"}},
@@ -99,6 +102,10 @@ func TestLoadConfigLists(t *testing.T) {
 	assert.Equal(t, []string{"openid", "email"}, c.Scopes)
 	assert.Equal(t, []string{"http://localhost:*", "https://claude.ai/*"}, c.Patterns)
 	assert.Equal(t, "https://mcp.example.com", c.BaseURL, "trailing slash trimmed")
+	assert.Equal(t, providers.ClientMetadataDocuments{}, c.CIMD, "client ID metadata documents on, fenced, by default")
+	c, err = loadConfig(envOf(base("codehost", "OAUTH_CIMD", "Allow-Private-Addresses")))
+	require.NoError(t, err)
+	assert.True(t, c.CIMD.AllowPrivateAddresses)
 }
 
 func TestProviderConstructionErrorsAreConfigErrors(t *testing.T) {

@@ -1,0 +1,53 @@
+// Package resourceserver lets an MCP server accept the access tokens of
+// an existing identity provider (Keycloak, Auth0, Okta, Entra ID, Google
+// and any other OAuth 2.0 authorization server) without the OAuth proxy
+// of package providers: the server is then only an OAuth resource server,
+// and MCP clients sign in at the provider directly.
+//
+//	v, err := resourceserver.New(ctx, resourceserver.Config{
+//		Issuer: "https://id.example.com/realms/acme", Resource: "https://mcp.example.com/mcp"})
+//	srv := mcp.NewServer(mcp.Options{Name: "acme", Version: "1.0.0", Auth: v})
+//
+// A [Verifier] checks every request's bearer token, either as a JWT
+// (RFC 9068 style: signature by a key of the issuer's JWKS, iss, aud,
+// exp, nbf, iat, required scopes) or with the issuer's token introspection
+// endpoint (RFC 7662; answers cached, bounded in number and time, never
+// past the token's exp). The keys are go-oidc's RemoteKeySet: a token
+// signed with a key id not yet seen makes it refetch the JWKS, which is
+// how a provider's key rotation is followed (a key the provider stopped
+// publishing is refused once the set was refetched, that is after the
+// first token signed with a newer key); refetches caused by key ids the
+// provider never published are throttled, so strangers cannot make the
+// server hammer the provider.
+//
+// An unreachable provider is a 503 rather than a 401: the client's token
+// may be good, and a 401 would make it throw the token away and start a
+// login against a provider that is down. The request is refused either
+// way.
+//
+// It serves the RFC 9728 protected-resource metadata naming the issuer,
+// and its refusals say what a client needs:
+//
+//   - no token: 401 with WWW-Authenticate: Bearer
+//     resource_metadata="…", scope="…": the client reads the metadata,
+//     finds the authorization server and starts a login;
+//   - a bad token (malformed, bad signature, unknown key, expired, not
+//     yet valid, another issuer, another audience, inactive): 401 with
+//     error="invalid_token" and an error_description saying which (never
+//     the token or a secret): the client gets a new token;
+//   - a good token without a required scope: 403 with
+//     error="insufficient_scope" and scope="…" listing what to ask for
+//     (RFC 6750 §3.1);
+//   - the provider's keys or introspection endpoint unreachable: 503 with
+//     Retry-After; the request is refused, never admitted, and the client
+//     keeps its token.
+//
+// The audience check is RFC 8707's: a token is accepted only when its aud
+// names this resource (Config.Audiences, default Config.Resource), so a
+// token minted for another API cannot be replayed here. Configure the
+// provider to put the resource (or your API identifier) in aud.
+//
+// Tools get the caller as a [*Session] (subject, scopes, client and every
+// claim); it implements mcp.ScopeChecker, so mcp.RequireScopes works as a
+// tool's CanAccess for per-tool scopes.
+package resourceserver

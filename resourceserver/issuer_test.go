@@ -1,0 +1,186 @@
+package resourceserver_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/stretchr/testify/require"
+)
+
+// issuer is a real authorization server's key and token side, in
+// process: OpenID Connect discovery, a JWKS whose keys the test rotates,
+// an RFC 7662 introspection endpoint, and JWTs signed with go-jose.
+type issuer struct {
+	t   *testing.T
+	ts  *httptest.Server
+	url string
+
+	mu        sync.Mutex
+	keys      map[string]any // kid → private key
+	published []string       // kids in the JWKS
+	active    map[string]map[string]any
+	down      bool // the JWKS and introspection answer 503
+
+	jwksHits  atomic.Int32
+	introHits atomic.Int32
+}
+
+const (
+	resource = "https://mcp.example.com/mcp"
+	introID  = "rs-client"
+	introSec = "rs-secret"
+)
+
+func newIssuer(t *testing.T) *issuer {
+	t.Helper()
+	is := &issuer{t: t, keys: map[string]any{}, active: map[string]map[string]any{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"issuer": is.url, "jwks_uri": is.url + "/jwks",
+			"introspection_endpoint": is.url + "/introspect", "authorization_endpoint": is.url + "/authorize",
+			"token_endpoint": is.url + "/token"})
+	})
+	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
+		is.jwksHits.Add(1)
+		is.mu.Lock()
+		defer is.mu.Unlock()
+		if is.down {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		var set jose.JSONWebKeySet
+		for _, kid := range is.published {
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: publicOf(is.keys[kid]), KeyID: kid, Use: "sig", Algorithm: algOf(is.keys[kid])})
+		}
+		writeJSON(w, set)
+	})
+	mux.HandleFunc("POST /introspect", func(w http.ResponseWriter, r *http.Request) {
+		is.introHits.Add(1)
+		id, sec, ok := r.BasicAuth()
+		if !ok || id != introID || sec != introSec {
+			http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
+			return
+		}
+		is.mu.Lock()
+		down := is.down
+		c, ok := is.active[r.PostFormValue("token")]
+		is.mu.Unlock()
+		if down {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		if !ok {
+			writeJSON(w, map[string]any{"active": false})
+			return
+		}
+		writeJSON(w, c)
+	})
+	is.ts = httptest.NewServer(mux)
+	is.url = is.ts.URL
+	t.Cleanup(is.ts.Close)
+	is.addKey("k1", true)
+	return is
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func publicOf(k any) any {
+	switch k := k.(type) {
+	case *rsa.PrivateKey:
+		return &k.PublicKey
+	case *ecdsa.PrivateKey:
+		return &k.PublicKey
+	}
+	panic("key type")
+}
+
+func algOf(k any) string {
+	if _, ok := k.(*rsa.PrivateKey); ok {
+		return string(jose.RS256)
+	}
+	return string(jose.ES256)
+}
+
+// addKey makes a key (RSA for "k1", ECDSA otherwise) and, if publish,
+// lists it in the JWKS.
+func (is *issuer) addKey(kid string, publish bool) {
+	var k any
+	var err error
+	if kid == "k1" {
+		k, err = rsa.GenerateKey(rand.Reader, 2048)
+	} else {
+		k, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	}
+	require.NoError(is.t, err)
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.keys[kid] = k
+	if publish {
+		is.published = append(is.published, kid)
+	}
+}
+
+// publish sets the kids the JWKS lists.
+func (is *issuer) publish(kids ...string) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.published = kids
+}
+
+func (is *issuer) setDown(down bool) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.down = down
+}
+
+// claims are a valid token's: this issuer, this resource, an hour left.
+func (is *issuer) claims() map[string]any {
+	now := time.Now()
+	return map[string]any{"iss": is.url, "sub": "user-42", "aud": resource, "exp": now.Add(time.Hour).Unix(),
+		"iat": now.Unix(), "nbf": now.Unix(), "scope": "mcp:tools profile", "client_id": "client-7", "email": "ada@example.com"}
+}
+
+// sign returns a JWT of claims signed with kid's key.
+func (is *issuer) sign(kid string, claims map[string]any) string {
+	is.mu.Lock()
+	k := is.keys[kid]
+	is.mu.Unlock()
+	require.NotNil(is.t, k, kid)
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(algOf(k)), Key: k},
+		(&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", kid))
+	require.NoError(is.t, err)
+	tok, err := jwt.Signed(s).Claims(claims).Serialize()
+	require.NoError(is.t, err)
+	return tok
+}
+
+// activate makes tok known to the introspection endpoint with claims.
+func (is *issuer) activate(tok string, claims map[string]any) {
+	c := map[string]any{"active": true, "token_type": "Bearer"}
+	for k, v := range claims {
+		c[k] = v
+	}
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.active[tok] = c
+}
+
+func (is *issuer) deactivate(tok string) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	delete(is.active, tok)
+}

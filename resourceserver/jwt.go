@@ -1,0 +1,390 @@
+package resourceserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/mcpchain/mcp"
+)
+
+// verifyJWT checks a JWT access token: signature by a key of the issuer's
+// JWKS (refetched when the token names a key not yet seen, see kidGate),
+// then iss, aud, exp, nbf and iat, each refusal with its own description.
+func (v *Verifier) verifyJWT(ctx context.Context, tok string) (*Session, error) {
+	jws, err := jose.ParseSigned(tok, v.algs)
+	if err != nil {
+		return nil, v.refuse("the access token is not a JWT signed with an accepted algorithm", "parse: "+err.Error())
+	}
+	if len(jws.Signatures) != 1 {
+		return nil, v.refuse("the access token must carry exactly one signature", "signatures")
+	}
+	kid := jws.Signatures[0].Header.KeyID
+	if !v.kids.allow(kid) {
+		return nil, v.refuse("the access token is signed with a key the issuer does not publish",
+			fmt.Sprintf("unknown kid %q (refetch of the key set throttled)", kid))
+	}
+	// VerifySignature parses the token again with every algorithm go-oidc
+	// knows; the parse above already refused any algorithm outside v.algs.
+	payload, err := v.keys.VerifySignature(ctx, tok)
+	if err != nil {
+		var ku *keysUnavailable
+		if errors.As(err, &ku) || ctx.Err() != nil {
+			return nil, v.unavailable("fetching the issuer's keys", err)
+		}
+		return nil, v.refuse("the access token's signature does not verify with the issuer's published keys",
+			fmt.Sprintf("kid %q: %v", kid, err))
+	}
+	c, err := parseClaims(payload)
+	if err != nil {
+		return nil, v.refuse("the access token's claims are malformed", err.Error())
+	}
+	return v.checkClaims(c)
+}
+
+// checkClaims applies the checks every verifier shares (JWT and
+// introspection) to decoded claims.
+func (v *Verifier) checkClaims(c *claims) (*Session, error) {
+	now := v.cfg.Now()
+	switch {
+	case c.Iss != v.cfg.Issuer:
+		return nil, v.refuse("the access token was not issued by "+v.cfg.Issuer, fmt.Sprintf("iss %q", c.Iss))
+	case !slices.ContainsFunc(c.Aud, func(a string) bool { return slices.Contains(v.audiences, a) }):
+		return nil, v.refuse("the access token is not for this resource (aud must name "+v.cfg.Resource+")",
+			fmt.Sprintf("aud %q", c.Aud))
+	case c.Exp == nil:
+		return nil, v.refuse("the access token has no expiry (exp)", "no exp")
+	case !now.Before(c.Exp.Add(v.cfg.Leeway)):
+		return nil, v.refuse("the access token has expired", fmt.Sprintf("exp %s, now %s", c.Exp.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339)))
+	case c.Nbf != nil && now.Add(v.cfg.Leeway).Before(*c.Nbf):
+		return nil, v.refuse("the access token is not valid yet (nbf)", "nbf in the future")
+	case c.Iat != nil && now.Add(v.cfg.Leeway).Before(*c.Iat):
+		return nil, v.refuse("the access token was issued in the future (iat)", "iat in the future")
+	case c.Sub == "":
+		return nil, v.refuse("the access token names no subject (sub)", "no sub")
+	}
+	return &Session{Sub: c.Sub, Issuer: c.Iss, Audience: c.Aud, ClientID: c.clientID(), Scopes: c.scopes(),
+		Expiry: *c.Exp, Claims: c.all}, nil
+}
+
+// claims are the members of a token the verifier reads; all holds every
+// member for the session.
+type claims struct {
+	Iss      string
+	Sub      string
+	Aud      []string
+	Exp      *time.Time
+	Nbf      *time.Time
+	Iat      *time.Time
+	Scope    []string // scope (a space-separated string)
+	Scp      []string // scp (a list, or a space-separated string)
+	ClientID string
+	Azp      string
+	all      map[string]any
+}
+
+func (c *claims) clientID() string {
+	if c.ClientID != "" {
+		return c.ClientID
+	}
+	return c.Azp
+}
+
+func (c *claims) scopes() []string {
+	out := slices.Clone(c.Scope)
+	for _, s := range c.Scp {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// maxClaimsLen bounds a token payload or an introspection answer.
+const maxClaimsLen = 64 << 10
+
+// parseClaims decodes a JWT payload or an introspection answer: a JSON
+// object whose registered members have their RFC 7519 types (aud a
+// string or a list of strings; exp, nbf, iat numbers) and whose scope is
+// a space-separated string and scp a list of strings or a string. A
+// member with the wrong type is an error, never a zero value. Member
+// names are matched exactly (encoding/json would also take "ISS").
+func parseClaims(b []byte) (*claims, error) {
+	if len(b) > maxClaimsLen {
+		return nil, fmt.Errorf("claims of %d bytes exceed %d", len(b), maxClaimsLen)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var all map[string]any
+	if err := dec.Decode(&all); err != nil {
+		return nil, fmt.Errorf("claims are not a JSON object: %w", err)
+	}
+	if all == nil {
+		return nil, errors.New("claims are not a JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("claims have data after the object")
+	}
+	c := &claims{all: all}
+	var err error
+	str := func(name string, dst *string) {
+		if err != nil {
+			return
+		}
+		if v, ok := all[name]; ok {
+			s, ok := v.(string)
+			if !ok {
+				err = fmt.Errorf("%s is not a string", name)
+			}
+			*dst = s
+		}
+	}
+	num := func(name string, dst **time.Time) {
+		if err != nil {
+			return
+		}
+		v, ok := all[name]
+		if !ok {
+			return
+		}
+		n, ok := v.(json.Number)
+		if !ok {
+			err = fmt.Errorf("%s is not a number", name)
+			return
+		}
+		f, ferr := n.Float64()
+		if ferr != nil || f < 0 || f > 1e11 {
+			err = fmt.Errorf("%s is not a time in seconds", name)
+			return
+		}
+		t := time.Unix(int64(f), 0)
+		*dst = &t
+	}
+	list := func(name string, dst *[]string, stringSplits bool) {
+		if err != nil {
+			return
+		}
+		switch v := all[name].(type) {
+		case nil:
+			if _, present := all[name]; present {
+				err = fmt.Errorf("%s is null", name)
+			}
+		case string:
+			if stringSplits {
+				*dst = strings.Fields(v)
+			} else {
+				*dst = []string{v}
+			}
+		case []any:
+			for _, e := range v {
+				s, ok := e.(string)
+				if !ok {
+					err = fmt.Errorf("%s has a member that is not a string", name)
+					return
+				}
+				*dst = append(*dst, s)
+			}
+		default:
+			err = fmt.Errorf("%s is neither a string nor a list of strings", name)
+		}
+	}
+	str("iss", &c.Iss)
+	str("sub", &c.Sub)
+	str("client_id", &c.ClientID)
+	str("azp", &c.Azp)
+	list("aud", &c.Aud, false)
+	num("exp", &c.Exp)
+	num("nbf", &c.Nbf)
+	num("iat", &c.Iat)
+	if v, ok := all["scope"]; ok && err == nil {
+		s, ok := v.(string)
+		if !ok {
+			return nil, errors.New("scope is not a string")
+		}
+		c.Scope = strings.Fields(s)
+	}
+	list("scp", &c.Scp, true)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// kidGate bounds the key-set refetches a stranger can cause: a token
+// naming a key id the issuer's JWKS did not list when last fetched makes
+// go-oidc refetch it, so such tokens are let through at most a few at a
+// time (a burst of 4, then one every 15 s); the rest are refused at once.
+// Key ids of the last fetched JWKS pass freely. guardTransport tells the
+// gate what each fetch listed.
+type kidGate struct {
+	now       func() time.Time
+	mu        sync.Mutex
+	published map[string]bool
+	tokens    float64
+	last      time.Time
+}
+
+const (
+	kidBurst    = 4
+	kidInterval = 15 * time.Second
+	maxKids     = 256
+)
+
+func newKidGate(now func() time.Time) *kidGate {
+	return &kidGate{now: now, published: map[string]bool{}, tokens: kidBurst}
+}
+
+func (g *kidGate) allow(kid string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.published[kid] || (kid == "" && len(g.published) > 0) {
+		return true
+	}
+	now := g.now()
+	if !g.last.IsZero() {
+		g.tokens = min(kidBurst, g.tokens+now.Sub(g.last).Seconds()/kidInterval.Seconds())
+	}
+	g.last = now
+	if g.tokens < 1 {
+		return false
+	}
+	g.tokens--
+	return true
+}
+
+// fetched records the key ids of a JWKS document just fetched.
+func (g *kidGate) fetched(body []byte) {
+	var set struct {
+		Keys []struct {
+			Kid string `json:"kid"`
+		} `json:"keys"`
+	}
+	if json.Unmarshal(body, &set) != nil {
+		return
+	}
+	m := make(map[string]bool, len(set.Keys))
+	for i, k := range set.Keys {
+		if i == maxKids {
+			break
+		}
+		m[k.Kid] = true
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.published = m
+}
+
+// keysUnavailable is the error of a key-set or introspection fetch that
+// did not get an answer: a transport error or a status other than 200.
+type keysUnavailable struct{ err error }
+
+func (e *keysUnavailable) Error() string { return e.err.Error() }
+func (e *keysUnavailable) Unwrap() error { return e.err }
+
+// guardTransport marks failed fetches as *keysUnavailable (go-oidc wraps
+// the error with %w, so the verifier can tell an outage from a bad
+// token), bounds what a response body may hold, and shows each JWKS it
+// fetches to the kid gate.
+type guardTransport struct {
+	next    http.RoundTripper
+	jwksURL string
+	gate    *kidGate
+}
+
+func (t *guardTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err != nil {
+		return nil, &keysUnavailable{err}
+	}
+	if resp.StatusCode >= 500 || (r.Method == http.MethodGet && resp.StatusCode != http.StatusOK) {
+		_ = resp.Body.Close()
+		return nil, &keysUnavailable{fmt.Errorf("%s %s: %s", r.Method, r.URL.Redacted(), resp.Status)}
+	}
+	if t.gate != nil && r.Method == http.MethodGet && r.URL.String() == t.jwksURL {
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataLen))
+		_ = resp.Body.Close()
+		if err != nil {
+			return nil, &keysUnavailable{err}
+		}
+		t.gate.fetched(body)
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp, nil
+	}
+	resp.Body = &limitedBody{r: io.LimitReader(resp.Body, maxMetadataLen), c: resp.Body}
+	return resp, nil
+}
+
+type limitedBody struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) { return b.r.Read(p) }
+func (b *limitedBody) Close() error               { return b.c.Close() }
+
+func transportOf(c *http.Client) http.RoundTripper {
+	if c.Transport != nil {
+		return c.Transport
+	}
+	return http.DefaultTransport
+}
+
+func withTransport(c *http.Client, rt http.RoundTripper) *http.Client {
+	cp := *c
+	cp.Transport = rt
+	return &cp
+}
+
+// Session is the auth data of a caller admitted by a [Verifier]: tools
+// get it as Context.Session (mcp.SessionAs[*resourceserver.Session]).
+type Session struct {
+	// Sub is the token's subject: the user (or, for client-credentials
+	// tokens, the client).
+	Sub string
+	// Issuer is the token's iss.
+	Issuer string
+	// Audience is the token's aud.
+	Audience []string
+	// ClientID is the client the token was issued to (client_id, else
+	// azp), when the token says.
+	ClientID string
+	// Scopes are the scopes granted (scope and scp together).
+	Scopes []string
+	// Expiry is the token's exp.
+	Expiry time.Time
+	// Claims are all members of the token (or of the introspection
+	// answer), numbers as json.Number.
+	Claims map[string]any
+}
+
+// Subject implements mcp.Subject: an MCP session is bound to the token's
+// issuer and sub together.
+func (s *Session) Subject() string { return s.Issuer + "|" + s.Sub }
+
+// HasScope implements mcp.ScopeChecker, for mcp.RequireScopes.
+func (s *Session) HasScope(scope string) bool { return slices.Contains(s.Scopes, scope) }
+
+func (s *Session) missing(required []string) []string {
+	var out []string
+	for _, r := range required {
+		if !s.HasScope(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+var _ interface {
+	mcp.AuthProvider
+	mcp.OAuthMetadataProvider
+} = (*Verifier)(nil)
