@@ -168,12 +168,13 @@ func TestClientMatrix(t *testing.T) {
 		tr := tr
 		jobs = append(jobs, job{c, func(c *matrixCell) { runTSCell(t, c, "v1", "default", tr, bin, servers) }})
 	}
-	// The TypeScript SDK v2 client (2.4.0): its default ('legacy'
-	// negotiation: 2025-11-25), 'auto', and pinned to 2026-07-28; the
-	// deprecated HTTP+SSE transport has no 2026 revision.
+	// The TypeScript SDK v2 client (2.4.0) in its three version
+	// negotiation modes: 'legacy' (its default: initialize, 2025-11-25),
+	// 'auto', and pinned to 2026-07-28; the deprecated HTTP+SSE transport
+	// has no 2026 revision.
 	for _, tr := range matrixTransports {
-		for _, mode := range []string{"default", "auto", "pin:2026-07-28"} {
-			if tr.sse && mode != "default" {
+		for _, mode := range []string{"legacy", "auto", "pin:2026-07-28"} {
+			if tr.sse && mode != "legacy" {
 				add("ts-sdk v2.4.0", tr.name, mode, "the deprecated HTTP+SSE transport has no revision 2026-07-28: the client's "+mode+" mode needs server/discover")
 				continue
 			}
