@@ -96,7 +96,11 @@ func AuthFromContext(ctx context.Context) any { return ctx.Value(authKey{}) }
 
 // Subject is implemented by auth data that names its caller. A session is
 // bound to the subject that created it: a request with another subject
-// cannot use it. Auth data without it is compared for equality instead.
+// cannot use it. Auth data without it is compared for equality instead
+// (reflect.DeepEqual, and its JSON encoding across replicas), so auth
+// data that holds a per-request value (a timestamp, a token expiry) must
+// implement Subject: otherwise the caller's own next request differs from
+// the one that initialized the session and is refused with 403.
 type Subject interface {
 	// Subject returns the caller's stable identity (a user id).
 	Subject() string

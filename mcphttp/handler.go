@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -241,12 +242,14 @@ type Handler struct {
 	draining  chan struct{}
 	done      chan struct{}
 	wg        sync.WaitGroup
+	// subjectTrapOnce logs the first refusal subjectTrap explains.
+	subjectTrapOnce sync.Once
 	// replica tags the IDs of the server-to-client requests this handler
 	// sends when its session store may be shared (anything but the
 	// default in-memory store): they count up from it, so that an answer
-	// reaching another replica is recognised there and refused with a
-	// clear error (answers are not routed between replicas). 0: not
-	// shared, IDs count from 1.
+	// reaching another replica is recognised there (relayed by
+	// Options.Relay, else dropped with a warning). 0: not shared, IDs
+	// count from 1.
 	replica int64
 	// stopRelay ends the subscription to Options.Relay (nil: none).
 	stopRelay func()
@@ -891,8 +894,16 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	if c == nil || !sameCaller(c.sess.Auth(), auth) {
 		// 403, not 404: IDs are 128 random bits, so the answer tells a
 		// prober nothing, and it tells a confused client what is wrong.
-		httpError(w, http.StatusForbidden, id, mcp.CodeServerError,
-			"Forbidden: this session belongs to another caller (a session is bound to the identity that initialized it, anonymous included); send initialize to start a session of your own")
+		msg := "Forbidden: this session belongs to another caller (a session is bound to the identity that initialized it, anonymous included); send initialize to start a session of your own"
+		if c != nil && subjectTrap(c.sess.Auth(), auth) {
+			msg += subjectHint
+			h.subjectTrapOnce.Do(func() {
+				h.log.Warn("mcp: a session's caller was refused because its auth data differs from the data that initialized it; "+
+					"if that type holds per-request values (a timestamp, an expiry), implement mcp.Subject on it",
+					"type", fmt.Sprintf("%T", auth), "session", c.sess.ID)
+			})
+		}
+		httpError(w, http.StatusForbidden, id, mcp.CodeServerError, msg)
 		return nil, false
 	}
 	if !h.checkVersion(w, r, c, id) {
@@ -918,6 +929,21 @@ func sameCaller(sessAuth, auth any) bool {
 	}
 	return equalAuth(sessAuth, auth)
 }
+
+// subjectTrap reports whether sameCaller refused auth for a session
+// made with sessAuth only by comparing two values of one type that does
+// not implement mcp.Subject: the trap of auth data that carries a
+// per-request value, which never equals the one that initialized.
+func subjectTrap(sessAuth, auth any) bool {
+	if sessAuth == nil || auth == nil || reflect.TypeOf(sessAuth) != reflect.TypeOf(auth) {
+		return false
+	}
+	_, ok := auth.(mcp.Subject)
+	return !ok
+}
+
+// subjectHint ends the 403 of a refusal subjectTrap reports.
+const subjectHint = ". Auth data without mcp.Subject binds a session by equality of the whole value: if it holds per-request values (a timestamp, a token expiry), the server should implement mcp.Subject on it to bind sessions to a stable user id"
 
 // errOtherCaller: the stored session is bound to another identity.
 var errOtherCaller = errors.New("mcphttp: the session belongs to another caller")

@@ -1,11 +1,20 @@
 package mcphttp_test
 
 import (
+	"bytes"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
 )
 
 // TestSessionIdentityIsFixed: a session is bound to the identity that
@@ -61,4 +70,92 @@ func TestSessionIdentityIsFixed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stampedUser is auth data a user might write: the user and the time of
+// the request. Without mcp.Subject no two requests' values are equal.
+type stampedUser struct {
+	Name string
+	At   time.Time
+}
+
+// stampedSubject is the same with mcp.Subject.
+type stampedSubject stampedUser
+
+func (u stampedSubject) Subject() string { return u.Name }
+
+// TestSessionIdentityTrapIsNamed: auth data holding a per-request value
+// and no mcp.Subject lets initialize succeed and then refuses the same
+// caller's next request; the refusal names mcp.Subject and the server
+// logs the cause once. With mcp.Subject the same data binds by its user.
+func TestSessionIdentityTrapIsNamed(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		auth    func(user string) any
+		wantOK  bool
+		wantLog bool
+	}{
+		{"per-request value, no Subject", func(u string) any { return stampedUser{u, time.Now()} }, false, true},
+		{"per-request value, Subject", func(u string) any { return stampedSubject{u, time.Now()} }, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			logs := &lockedBuffer{}
+			logger := slog.New(slog.NewTextHandler(logs, nil))
+			srv := mcp.NewServer(mcp.Options{Name: "trap", Version: "1.0.0", Logger: logger,
+				Authenticate: func(r *http.Request) (any, error) {
+					return tt.auth(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")), nil
+				}})
+			h := mcphttp.New(srv, nil)
+			ts := httptest.NewServer(h)
+			t.Cleanup(func() { ts.Close(); _ = h.Close() })
+
+			sid := initSession(t, ts, "alice")
+			for range 2 {
+				resp, body := do(t, ts, req{"POST", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+					map[string]string{"Mcp-Session-Id": sid, "Authorization": "Bearer alice"}})
+				if tt.wantOK {
+					require.Equal(t, http.StatusOK, resp.StatusCode, body)
+					continue
+				}
+				require.Equal(t, http.StatusForbidden, resp.StatusCode, body)
+				assert.Contains(t, body, "implement mcp.Subject")
+				assert.Contains(t, body, "per-request values")
+			}
+			// Another user is refused without the hint when the types
+			// implement Subject (a real other caller).
+			if tt.wantOK {
+				resp, body := do(t, ts, req{"POST", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+					map[string]string{"Mcp-Session-Id": sid, "Authorization": "Bearer bob"}})
+				require.Equal(t, http.StatusForbidden, resp.StatusCode, body)
+				assert.NotContains(t, body, "mcp.Subject")
+			}
+			got := logs.String()
+			if tt.wantLog {
+				assert.Equal(t, 1, strings.Count(got, "implement mcp.Subject"), "logged once: %s", got)
+				assert.Contains(t, got, "mcphttp_test.stampedUser")
+			} else {
+				assert.NotContains(t, got, "mcp.Subject")
+			}
+		})
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
