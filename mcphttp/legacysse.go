@@ -318,9 +318,12 @@ func (l *legacySSE) admit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if !sameCaller(p.ls.auth, mcp.AuthFromContext(r.Context())) {
-			httpError(w, http.StatusForbidden, p.id, mcp.CodeServerError,
-				"Forbidden: this SSE stream belongs to another caller")
+		if auth := mcp.AuthFromContext(r.Context()); !sameCaller(p.ls.auth, auth) {
+			msg := "Forbidden: this SSE stream belongs to another caller"
+			if subjectTrap(p.ls.auth, auth) {
+				msg += subjectHint
+			}
+			httpError(w, http.StatusForbidden, p.id, mcp.CodeServerError, msg)
 			return
 		}
 		close(p.admitted)
