@@ -35,7 +35,8 @@ type Options struct {
 	// the stdio transport.
 	Logger *slog.Logger
 	// Auth is an authentication provider (an OAuth proxy and its token
-	// verifier). Authenticate wins when both are set.
+	// verifier). Setting both Auth and Authenticate is an error (NewServer
+	// panics): one of them would be ignored.
 	Auth AuthProvider
 	// Authenticate checks the credentials of each request and returns
 	// the caller's session data, which tools see as Context.Session. See
@@ -243,14 +244,18 @@ func validSemverIdents(s string, pre bool) bool {
 }
 
 // NewServer returns a server with no tools, resources or prompts. It panics
-// when Name is empty or Version is not a semantic version: both are
-// programmer errors best caught at start-up.
+// when Name is empty, Version is not a semantic version, or both Auth and
+// Authenticate are set: programmer errors best caught at start-up.
 func NewServer(opts Options) *Server {
 	if opts.Name == "" {
 		panic("mcp: NewServer: Options.Name is required")
 	}
 	if !validSemver(opts.Version) {
 		panic(fmt.Sprintf("mcp: NewServer: Options.Version %q is not a semantic version (want MAJOR.MINOR.PATCH, such as 1.0.0)", opts.Version))
+	}
+	if opts.Auth != nil && opts.Authenticate != nil {
+		panic("mcp: NewServer: Options.Auth and Options.Authenticate are both set, and only one can check requests: " +
+			"use Auth for a provider (an OAuth proxy, a resourceserver.Verifier), Authenticate for a function of your own")
 	}
 	s := &Server{opts: opts, logger: opts.Logger}
 	if s.logger == nil {
