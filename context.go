@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 )
 
@@ -255,6 +256,14 @@ func callPeer[R any](ctx context.Context, p Peer, method string, params any) (*R
 // Logger sends log messages to the client as notifications/message. Each
 // method takes a message and optional data; the wire params are
 // {"level": …, "logger": …, "data": {"message": msg, "context": data}}.
+// The data is what log/slog takes: key/value pairs and slog.Attr values
+// (groups included) become one object, so
+//
+//	c.Log.Info("order placed", "user", name, "items", 3)
+//
+// sends "context": {"user": name, "items": 3} (a key without a value is
+// named !BADKEY, as in slog). A single value that is not an slog.Attr is
+// sent as it is: c.Log.Info("cache warmed", map[string]int{"entries": 3}).
 // Messages below the level the client set are not sent.
 type Logger struct{ c *Context }
 
@@ -279,16 +288,50 @@ func (l Logger) send(level LogLevel, msg string, data []any) {
 		return
 	}
 	payload := map[string]any{"message": msg}
-	switch len(data) {
-	case 0:
-	case 1:
-		payload["context"] = data[0]
-	default:
-		payload["context"] = data
+	if len(data) > 0 {
+		payload["context"] = logData(data)
 	}
 	params := LogMessage{Level: level, Data: payload}
 	if c.toolName != "" {
 		params.Logger = c.toolName
 	}
 	_ = c.info.Peer.Notify(c.ctx, "notifications/message", params)
+}
+
+// logData is the "context" of a log message with data (see [Logger]).
+func logData(data []any) any {
+	if _, attr := data[0].(slog.Attr); len(data) == 1 && !attr {
+		return data[0]
+	}
+	var r slog.Record
+	r.Add(data...)
+	obj := make(map[string]any, r.NumAttrs())
+	r.Attrs(func(a slog.Attr) bool {
+		addAttr(obj, a)
+		return true
+	})
+	return obj
+}
+
+// addAttr puts a, resolved, in obj: a group as an object of its own (an
+// empty group is left out and a group without a key inlined, as slog's
+// JSON handler does).
+func addAttr(obj map[string]any, a slog.Attr) {
+	v := a.Value.Resolve()
+	if v.Kind() != slog.KindGroup {
+		obj[a.Key] = v.Any()
+		return
+	}
+	attrs := v.Group()
+	if len(attrs) == 0 {
+		return
+	}
+	into := obj
+	if a.Key != "" {
+		into = make(map[string]any, len(attrs))
+		obj[a.Key] = into
+	}
+	for _, g := range attrs {
+		addAttr(into, g)
+	}
 }
