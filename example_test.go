@@ -199,7 +199,7 @@ func ExampleServer_TryAddRawTool() {
 	}
 	// Output:
 	// <nil> false false
-	// tool "my tool": a tool name must be 1 to 128 characters of A-Z, a-z, 0-9, _, - and . true false
+	// tool "my tool": a tool name must be 1 to 128 characters of A-Z, a-z, 0-9, underscore, hyphen and dot true false
 	// tool "lookup" is already registered false true
 }
 

@@ -15,7 +15,7 @@ import (
 var (
 	// ErrInvalidToolName means a tool name breaks the MCP rule: 1 to 128
 	// characters, each one of A-Z, a-z, 0-9, underscore, hyphen or dot.
-	ErrInvalidToolName = errors.New("a tool name must be 1 to 128 characters of A-Z, a-z, 0-9, _, - and .")
+	ErrInvalidToolName = errors.New("a tool name must be 1 to 128 characters of A-Z, a-z, 0-9, underscore, hyphen and dot")
 	// ErrAlreadyRegistered means the name (or URI, or URI template) is
 	// taken by an object of the same kind.
 	ErrAlreadyRegistered = errors.New("already registered")

@@ -49,7 +49,7 @@ func TestToolNameRule(t *testing.T) {
 				require.ErrorIs(t, err, mcp.ErrAlreadyRegistered, "the typed form registered it")
 				return
 			}
-			assert.Contains(t, msg, "1 to 128 characters of A-Z, a-z, 0-9, _, - and .", "the panic names the rule")
+			assert.Contains(t, msg, "1 to 128 characters of A-Z, a-z, 0-9, underscore, hyphen and dot", "the panic names the rule")
 			assert.ErrorIs(t, err, mcp.ErrInvalidToolName)
 			assert.Empty(t, s.ListTools(context.Background(), nil), "nothing registered")
 		})

@@ -287,7 +287,8 @@ func (p *Proxy) approve(w http.ResponseWriter, r *http.Request, t *txn) {
 	}
 	t.Binding, t.Verifier, t.Nonce = randomToken(24), oauth2.GenerateVerifier(), randomToken(16)
 	state := randomToken(24)
-	if err := p.putTxn(ctx, t); err == nil {
+	err = p.putTxn(ctx, t)
+	if err == nil {
 		err = p.store.Put(ctx, "ustate:"+state, []byte(t.ID), transactionTTL)
 	}
 	if err != nil {

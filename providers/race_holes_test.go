@@ -238,3 +238,31 @@ func TestThreatRevocationFailureIs503(t *testing.T) {
 }
 
 func jsonDecode(resp *http.Response, v any) error { return json.NewDecoder(resp.Body).Decode(v) }
+
+// TestApproveStorageFailureIsAnError: when the login's state cannot be
+// stored at consent, the user gets the error page at once, not a trip
+// to the identity provider whose return nothing would recognise (the
+// failure was lost to a shadowed err, found by staticcheck).
+func TestApproveStorageFailureIsAnError(t *testing.T) {
+	t.Parallel()
+	for _, sc := range storageCases(t, 0) {
+		t.Run(sc.name, func(t *testing.T) {
+			hs := &hookStore{TokenStorage: sc.open(t)}
+			e := newEnv(t, func(c *OAuthProviderConfig) { c.TokenStorage = hs })
+			c := e.register("client_secret_post")
+			b := browser(t)
+			f := e.consent(b, e.authorizeURL(c, nil))
+			f.Set("action", "approve")
+			hs.fail = func(op, key string) error {
+				if op == "put" && strings.HasPrefix(key, "ustate:") {
+					return errors.New("storage down")
+				}
+				return nil
+			}
+			resp := do(t, b, "POST", e.ts.URL+ConsentPath, f, nil)
+			body := readBody(t, resp)
+			assert.Equal(t, http.StatusInternalServerError, resp.StatusCode, body)
+			assert.Empty(t, resp.Header.Get("Location"), "no redirect to the identity provider")
+		})
+	}
+}
