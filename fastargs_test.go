@@ -20,7 +20,7 @@ type primArgs struct {
 	I8   int8    `json:"i8"`
 	U16  uint16  `json:"u16"`
 	Name string
-	skip int //nolint:unused // an unexported field is not decoded
+	skip int //lint:ignore U1000 an unexported field is not decoded
 	Dash int `json:"-"`
 }
 

@@ -164,7 +164,7 @@ type reviewArgs struct {
 	Code  string `json:"code" jsonschema:"the code to review"`
 	Lang  string `json:"lang,omitempty" jsonschema:"its language" enum:"go,rust"`
 	Tone  string `json:"tone,omitzero" title:"Tone of voice"`
-	skip  string
+	skip  string //lint:ignore U1000 an unexported field is no argument
 	Level string `json:"-"`
 }
 

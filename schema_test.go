@@ -27,7 +27,7 @@ type schemaInput struct {
 	Work     *address  `json:"work,omitempty"`
 	Previous []address `json:"previous,omitempty"`
 	Hidden   string    `json:"-"`
-	internal string
+	internal string    //lint:ignore U1000 an unexported field is not in the schema
 	NoTag    string
 }
 

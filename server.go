@@ -288,7 +288,7 @@ func protect[T any](s *Server, what, name string, f func() (T, error)) (res T, e
 // DefaultLogger is the logger servers use when Options.Logger is nil:
 // tint (colourless when stderr is not a terminal) on stderr, level info.
 func DefaultLogger() *slog.Logger {
-	return slog.New(tint.NewHandler(os.Stderr, &tint.Options{Level: slog.LevelInfo, TimeFormat: time.TimeOnly, NoColor: !isTerminal(os.Stderr)}))
+	return slog.New(tint.NewTextHandler(os.Stderr, &tint.Options{Level: slog.LevelInfo, TimeFormat: time.TimeOnly, NoColor: !isTerminal(os.Stderr)}))
 }
 
 func isTerminal(f *os.File) bool {

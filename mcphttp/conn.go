@@ -413,8 +413,7 @@ type responder struct {
 	sse     bool
 	ended   bool
 	replies [][]byte // batch replies in JSON mode
-	eventN  int
-	st      *stream // set: the request's resumable stream carries everything
+	st      *stream  // set: the request's resumable stream carries everything
 }
 
 func newResponder(w http.ResponseWriter, h *Handler, c *conn, jsonOnly bool) *responder {

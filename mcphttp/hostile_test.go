@@ -137,7 +137,7 @@ func hostileRows() []hostileInput {
 // enum argument) on a loopback listener; everything it logs goes to logs.
 func hostileServer(t *testing.T, logs io.Writer) *httptest.Server {
 	t.Helper()
-	logger := slog.New(tint.NewHandler(logs, &tint.Options{NoColor: true, Level: slog.LevelDebug}))
+	logger := slog.New(tint.NewTextHandler(logs, &tint.Options{NoColor: true, Level: slog.LevelDebug}))
 	srv := mcp.NewServer(mcp.Options{Name: "hostile", Version: "1.0.0", Logger: logger})
 	mcp.AddTool(srv, mcp.Tool{Name: "add"}, func(_ context.Context, _ *mcp.Context, in addArgs) (string, error) {
 		return fmt.Sprint(in.A + in.B), nil

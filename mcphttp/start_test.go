@@ -22,15 +22,6 @@ type sleepArgs struct {
 	MS int `json:"ms"`
 }
 
-func startHTTP(t *testing.T, srv *mcp.Server) *mcphttp.Instance {
-	t.Helper()
-	inst, err := mcphttp.Start(context.Background(), srv, &mcphttp.StartOptions{
-		TransportType: mcphttp.TransportHTTPStream, Host: "127.0.0.1", Port: -1})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = inst.Close() })
-	return inst
-}
-
 // post sends body in session sid ("" for none); it returns errors rather
 // than failing the test, for the test's goroutines.
 func post(c *http.Client, url, sid, body string) (*http.Response, string, error) {
@@ -116,7 +107,7 @@ func TestThousandSessionsLeaveNoGoroutines(t *testing.T) {
 		require.NotEmpty(t, sid, body)
 		_, _, err = post(client, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		require.NoError(t, err)
-		resp, body, err = post(client, url, sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`, i+2))
+		_, body, err = post(client, url, sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`, i+2))
 		require.NoError(t, err)
 		require.Contains(t, body, `"text":"ok"`)
 		if i%2 == 0 { // half end with DELETE, half are left to Close

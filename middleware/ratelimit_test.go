@@ -12,7 +12,7 @@ import (
 	"github.com/justinas/alice"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/wiretest"
@@ -37,7 +37,7 @@ func perCaller(r *http.Request, _ *mcp.Call) string { return r.Header.Get("X-Cal
 // Retry-After and the JSON-RPC error; other methods have their own
 // bucket; another caller is unaffected.
 func TestRateLimitHTTP(t *testing.T) {
-	srv := telemetryServer(trace.NewNoopTracerProvider())
+	srv := telemetryServer(noop.NewTracerProvider())
 	h := mcphttp.New(srv, &mcphttp.Options{Stateless: true}) // SSE allowed: a lone error still goes out as JSON
 	rl := middleware.RateLimit(middleware.RateLimitOptions{
 		ToolCalls: middleware.PerMinute(6, 3), // a token every 10 s
@@ -82,7 +82,7 @@ func TestRateLimitHTTP(t *testing.T) {
 
 // Over stdio the refusal is the same JSON-RPC error, with retryAfter.
 func TestRateLimitStdio(t *testing.T) {
-	c := startStdio(t, telemetryServer(trace.NewNoopTracerProvider()),
+	c := startStdio(t, telemetryServer(noop.NewTracerProvider()),
 		middleware.RateLimit(middleware.RateLimitOptions{ToolCalls: middleware.PerMinute(1, 1)}))
 	initialize(t, c)
 	var first, second rpcErr
@@ -99,7 +99,7 @@ func TestRateLimitStdio(t *testing.T) {
 // go through however many notifications come between them, and the next
 // request is refused.
 func TestRateLimitLetsNotificationsThrough(t *testing.T) {
-	srv := telemetryServer(trace.NewNoopTracerProvider())
+	srv := telemetryServer(noop.NewTracerProvider())
 	h := mcphttp.New(srv, nil)
 	rl := middleware.RateLimit(middleware.RateLimitOptions{Other: middleware.PerMinute(1, 2)})
 	ts := httptest.NewServer(alice.New(rl).Then(h))
@@ -143,7 +143,7 @@ func (s subject) Subject() string { return string(s) }
 // In a 2025-03-26 batch each request takes its own token: the refused one
 // is an error among the replies, and the answer stays 200.
 func TestRateLimitBatch(t *testing.T) {
-	srv := telemetryServer(trace.NewNoopTracerProvider())
+	srv := telemetryServer(noop.NewTracerProvider())
 	h := mcphttp.New(srv, &mcphttp.Options{JSONResponse: true})
 	ts := httptest.NewServer(alice.New(middleware.RateLimit(middleware.RateLimitOptions{
 		ToolCalls: middleware.PerMinute(1, 1)})).Then(h))

@@ -247,7 +247,7 @@ func panicInTool() { panic("tool bug") }
 func TestRequestLogClientValues(t *testing.T) {
 	t.Parallel()
 	var buf strings.Builder
-	logger := slog.New(tint.NewHandler(&buf, &tint.Options{NoColor: true}))
+	logger := slog.New(tint.NewTextHandler(&buf, &tint.Options{NoColor: true}))
 	h := middleware.RequestLog(logger)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 	r.Header.Set("Mcp-Method", "visible\uFFFDHIDDEN1")

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/justinas/alice"
-	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -32,7 +32,7 @@ func BenchmarkToolsCallTelemetry(b *testing.B) {
 		{"noop-provider", []alice.Constructor{tel.Middleware}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			srv := telemetryServer(trace.NewNoopTracerProvider())
+			srv := telemetryServer(noop.NewTracerProvider())
 			s, err := mcphttp.Embed(context.Background(), srv, &mcphttp.EmbedOptions{Middleware: bc.mw})
 			if err != nil {
 				b.Fatal(err)
@@ -65,7 +65,7 @@ func BenchmarkToolsCallTelemetryHTTP(b *testing.B) {
 		{"noop-provider", tel.Middleware},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			h := mcphttp.New(telemetryServer(trace.NewNoopTracerProvider()), nil)
+			h := mcphttp.New(telemetryServer(noop.NewTracerProvider()), nil)
 			ts := httptest.NewServer(bc.mw(h))
 			defer ts.Close()
 			defer h.Close()

@@ -20,6 +20,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/examples/everything/tools"
@@ -67,7 +68,7 @@ func (f *otelFixture) span(t *testing.T, name string) tracetest.SpanStub {
 func attrs(kvs []attribute.KeyValue) map[string]string {
 	m := make(map[string]string, len(kvs))
 	for _, kv := range kvs {
-		m[string(kv.Key)] = kv.Value.Emit()
+		m[string(kv.Key)] = kv.Value.String()
 	}
 	return m
 }
@@ -375,7 +376,7 @@ func TestTelemetrySessionDuration(t *testing.T) {
 func TestTelemetryNoProvider(t *testing.T) {
 	tel, err := middleware.NewTelemetry(nil)
 	require.NoError(t, err)
-	c := startHTTP(t, telemetryServer(trace.NewNoopTracerProvider()), tel.Middleware)
+	c := startHTTP(t, telemetryServer(noop.NewTracerProvider()), tel.Middleware)
 	initialize(t, c)
 	body := c.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
 	msgs := wiretest.ParseMessages(t, "application/json", body)

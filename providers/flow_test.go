@@ -93,7 +93,7 @@ func newFakeIdP(t *testing.T) *fakeIdP {
 	})
 	mux.HandleFunc("GET /userinfo", func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer up-at-") || f.userGone.Load() {
-			http.Error(w, "no token", 401)
+			http.Error(w, "no token", http.StatusUnauthorized)
 			return
 		}
 		writeJSON(w, 200, map[string]any{"sub": "alice", "email": "alice@example.com"})

@@ -167,9 +167,3 @@ func (c *answerCache) put(k [32]byte, s *Session, until time.Time) {
 		delete(c.m, old.Value.(*cacheEntry).key)
 	}
 }
-
-func (c *answerCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.ll.Len()
-}

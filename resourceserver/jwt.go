@@ -22,7 +22,7 @@ import (
 // JWKS (refetched when the token names a key not yet seen, see kidGate),
 // then iss, aud, exp, nbf and iat, each refusal with its own description.
 func (v *Verifier) verifyJWT(ctx context.Context, tok string) (*Session, error) {
-	jws, err := jose.ParseSigned(tok, v.algs)
+	jws, err := jose.ParseSignedCompact(tok, v.algs)
 	if err != nil {
 		return nil, v.refuse("the access token is not a JWT signed with an accepted algorithm", "parse: "+err.Error())
 	}

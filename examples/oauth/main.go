@@ -94,7 +94,7 @@ func main() {
 	defer stop()
 	context.AfterFunc(ctx, stop)
 
-	log := slog.New(tint.NewHandler(os.Stderr, &tint.Options{TimeFormat: time.TimeOnly, NoColor: true}))
+	log := slog.New(tint.NewTextHandler(os.Stderr, &tint.Options{TimeFormat: time.TimeOnly, NoColor: true}))
 	getenv := os.Getenv
 	if *dev {
 		hostSet := false

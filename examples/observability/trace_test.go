@@ -127,7 +127,7 @@ func renderTrace(spans tracetest.SpanStubs) string {
 	root := rows[0].s
 	var attrs []string
 	for _, kv := range root.Attributes {
-		attrs = append(attrs, string(kv.Key)+" = "+kv.Value.Emit())
+		attrs = append(attrs, string(kv.Key)+" = "+kv.Value.String())
 	}
 	slices.Sort(attrs)
 	height := top + len(rows)*rowH + 24 + len(attrs)*18 + 16

@@ -129,7 +129,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	log := slog.New(tint.NewHandler(os.Stderr, &tint.Options{TimeFormat: time.TimeOnly, NoColor: true}))
+	log := slog.New(tint.NewTextHandler(os.Stderr, &tint.Options{TimeFormat: time.TimeOnly, NoColor: true}))
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, log); err != nil {
 		fmt.Fprintln(os.Stderr, "resourceserver:", err)
 		if errors.Is(err, errConfig) {
