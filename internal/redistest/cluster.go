@@ -1,11 +1,12 @@
 package redistest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,66 +19,121 @@ import (
 // ClusterSize is the number of masters StartCluster runs.
 const ClusterSize = 3
 
-// StartCluster runs a Redis Cluster of ClusterSize masters (no replicas)
-// on 127.0.0.1 for t, each redis-server in its own temporary directory,
-// joined with `redis-cli --cluster create`, and returns their addresses
-// once every node reports cluster_state:ok and knows all slots. The
-// processes are killed (by PID) and the directories removed when t ends.
+// StartCluster runs a Redis Cluster of ClusterSize masters (NewCluster)
+// for t and returns their addresses; the cluster is stopped when t ends.
 // The test fails when redis-server or redis-cli is not installed (Debian:
 // apt-get install -y redis-server, which has both) or the cluster does not
 // form within 30 s.
 //
-// Starting a cluster takes a second or two: share one among the tests of
-// a package by starting it in a parent test and running the others as its
-// subtests.
+// Starting a cluster takes a few seconds: share one among the tests of a
+// package by starting it in a parent test and running the others as its
+// subtests, or with NewCluster once for the package (stopped in TestMain).
 func StartCluster(t testing.TB) []string {
 	t.Helper()
+	c, err := NewCluster()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	return c.Addrs
+}
+
+// Cluster is a running Redis Cluster of ClusterSize masters, no replicas,
+// on 127.0.0.1.
+type Cluster struct {
+	// Addrs are the masters' host:port.
+	Addrs []string
+	procs []*exec.Cmd
+	dirs  []string
+}
+
+// NewCluster starts ClusterSize redis-server processes with
+// --cluster-enabled, each in a temporary directory of its own, joins them
+// with `redis-cli --cluster create`, and returns once every node reports
+// cluster_state:ok, all 16384 slots assigned and every node known. The
+// caller stops it with Stop.
+func NewCluster() (_ *Cluster, err error) {
 	server, err := exec.LookPath("redis-server")
 	if err != nil {
-		t.Fatalf("redistest: redis-server is not installed (apt-get install -y redis-server): %v", err)
+		return nil, fmt.Errorf("redistest: redis-server is not installed (apt-get install -y redis-server): %w", err)
 	}
 	cli, err := exec.LookPath("redis-cli")
 	if err != nil {
-		t.Fatalf("redistest: redis-cli is not installed (apt-get install -y redis-server, which has it): %v", err)
+		return nil, fmt.Errorf("redistest: redis-cli is not installed (apt-get install -y redis-server, which has it): %w", err)
 	}
+	c := &Cluster{}
+	defer func() {
+		if err != nil {
+			c.Stop()
+		}
+	}()
 	// Each node needs two ports: clients and the cluster bus.
-	ports := freePorts(t, 2*ClusterSize)
-	addrs := make([]string, ClusterSize)
+	ports, err := freePorts(2 * ClusterSize)
+	if err != nil {
+		return nil, err
+	}
 	for i := range ClusterSize {
 		port, bus := ports[2*i], ports[2*i+1]
-		dir := t.TempDir()
+		dir, err := os.MkdirTemp("", "redistest-cluster-")
+		if err != nil {
+			return nil, err
+		}
+		c.dirs = append(c.dirs, dir)
+		// The output goes to a file, not a pipe: no goroutine copies it
+		// (goleak), and it is there to read when the node fails.
+		out, err := os.Create(filepath.Join(dir, "redis.out"))
+		if err != nil {
+			return nil, err
+		}
 		cmd := exec.Command(server, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 			"--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(bus),
 			"--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000",
 			"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--dir", dir)
-		var log bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &log, &log
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("redistest: starting redis-server: %v", err)
+		cmd.Stdout, cmd.Stderr = out, out
+		err = cmd.Start()
+		_ = out.Close()
+		if err != nil {
+			return nil, fmt.Errorf("redistest: starting redis-server: %w", err)
 		}
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		})
-		addrs[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		waitPing(t, addrs[i], &log)
+		c.procs = append(c.procs, cmd)
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		c.Addrs = append(c.Addrs, addr)
+		if err := waitPing(addr); err != nil {
+			log, _ := os.ReadFile(filepath.Join(dir, "redis.out"))
+			return nil, fmt.Errorf("%w\n%s", err, log)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	args := append([]string{"--cluster", "create"}, addrs...)
+	args := append([]string{"--cluster", "create"}, c.Addrs...)
 	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
 	if out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput(); err != nil {
-		t.Fatalf("redistest: redis-cli --cluster create: %v\n%s", err, out)
+		return nil, fmt.Errorf("redistest: redis-cli --cluster create: %w\n%s", err, out)
 	}
-	for _, addr := range addrs {
-		waitClusterOK(ctx, t, addr)
+	for _, addr := range c.Addrs {
+		if err := waitClusterOK(ctx, addr); err != nil {
+			return nil, err
+		}
 	}
-	return addrs
+	return c, nil
+}
+
+// Stop kills the cluster's processes (by PID), waits for them and removes
+// their directories.
+func (c *Cluster) Stop() {
+	for _, cmd := range c.procs {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	c.procs = nil
+	for _, d := range c.dirs {
+		_ = os.RemoveAll(d)
+	}
+	c.dirs = nil
 }
 
 // freePorts returns n distinct ports free on 127.0.0.1 just now.
-func freePorts(t testing.TB, n int) []int {
-	t.Helper()
+func freePorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
 	var ls []net.Listener
 	defer func() {
@@ -88,27 +144,26 @@ func freePorts(t testing.TB, n int) []int {
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			t.Fatalf("redistest: finding a free port: %v", err)
+			return nil, fmt.Errorf("redistest: finding a free port: %w", err)
 		}
 		ls = append(ls, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	return ports
+	return ports, nil
 }
 
 // waitPing waits up to 10 s for the redis-server at addr to answer.
-func waitPing(t testing.TB, addr string, log *bytes.Buffer) {
-	t.Helper()
+func waitPing(addr string) error {
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer c.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		err := c.Ping(context.Background()).Err()
 		if err == nil {
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("redistest: redis-server on %s did not answer: %v\n%s", addr, err, log.String())
+			return fmt.Errorf("redistest: redis-server on %s did not answer: %w", addr, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -116,22 +171,19 @@ func waitPing(t testing.TB, addr string, log *bytes.Buffer) {
 
 // waitClusterOK waits until the node at addr sees the whole cluster: state
 // ok, every slot assigned, every node known.
-func waitClusterOK(ctx context.Context, t testing.TB, addr string) {
-	t.Helper()
+func waitClusterOK(ctx context.Context, addr string) error {
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer c.Close()
 	want := []string{"cluster_state:ok", "cluster_slots_assigned:16384",
 		"cluster_known_nodes:" + strconv.Itoa(ClusterSize)}
-	var info string
 	for {
-		var err error
-		info, err = c.ClusterInfo(ctx).Result()
+		info, err := c.ClusterInfo(ctx).Result()
 		if err == nil && containsAll(info, want) {
-			return
+			return nil
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("redistest: the cluster node %s is not ready (want %v): %v\n%s", addr, want, err, info)
+			return fmt.Errorf("redistest: the cluster node %s is not ready (want %v): %v\n%s", addr, want, err, info)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
