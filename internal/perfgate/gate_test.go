@@ -53,8 +53,14 @@ func TestCompare(t *testing.T) {
 			if strings.Join(fails, ",") != strings.Join(tt.fails, ",") {
 				t.Errorf("failing rows %v, want %v", fails, tt.fails)
 			}
-			if res.Clause != tt.clause {
-				t.Errorf("clause %q, want %q", res.Clause, tt.clause)
+			clause := ""
+			for _, c := range res.Clauses {
+				if c.Stateless == "stateless" {
+					clause = map[bool]string{true: "ok", false: "fail"}[c.OK]
+				}
+			}
+			if clause != tt.clause {
+				t.Errorf("clause %q, want %q", clause, tt.clause)
 			}
 			var out bytes.Buffer
 			report(&out, res)
@@ -62,6 +68,45 @@ func TestCompare(t *testing.T) {
 				if !strings.Contains(out.String(), r.Name) {
 					t.Errorf("report lacks %s:\n%s", r.Name, out.String())
 				}
+			}
+		})
+	}
+}
+
+// Each pair of "stateless at most stateful" is judged on its own.
+func TestCompareClauses(t *testing.T) {
+	rec := map[string]float64{"stateful": 100, "stateless": 90, "stateful-http": 200, "stateless-http": 180}
+	tests := []struct {
+		name     string
+		measured map[string]float64
+		ok       []bool // the verdicts, in process then over loopback
+	}{
+		{"both hold", rec, []bool{true, true}},
+		{"loopback reversed", map[string]float64{"stateful": 100, "stateless": 90, "stateful-http": 180, "stateless-http": 181}, []bool{true, false}},
+		{"equal holds", map[string]float64{"stateful": 100, "stateless": 100}, []bool{true}},
+		{"only loopback measured", map[string]float64{"stateful-http": 200, "stateless-http": 201}, []bool{false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := compare(rec, tt.measured, 50)
+			var got []bool
+			for _, c := range res.Clauses {
+				got = append(got, c.OK)
+			}
+			if len(got) != len(tt.ok) {
+				t.Fatalf("clauses %+v, want %v", res.Clauses, tt.ok)
+			}
+			for i := range got {
+				if got[i] != tt.ok[i] {
+					t.Errorf("clause %d: %v, want %v (%+v)", i, got[i], tt.ok[i], res.Clauses[i])
+				}
+			}
+			want := true
+			for _, ok := range tt.ok {
+				want = want && ok
+			}
+			if res.ok() != want {
+				t.Errorf("ok() = %v, want %v", res.ok(), want)
 			}
 		})
 	}

@@ -1,7 +1,9 @@
 // Command perfgate is the deterministic performance gate (`make perf-gate`):
 // it counts the instructions of a stateful, a stateless and a stdio
-// tools/call and of a session churn operation under valgrind's cachegrind,
-// and compares them with the figures recorded in perf/gate.json.
+// tools/call and of a session churn operation in process, and of a
+// stateful and a stateless tools/call over loopback HTTP, under valgrind's
+// cachegrind, and compares them with the figures recorded in
+// perf/gate.json.
 //
 // Each operation runs in a child process (this same binary with -measure)
 // under `valgrind --tool=cachegrind --cache-sim=no`, twice: once with
@@ -52,6 +54,10 @@ func main() {
 	)
 	flag.Parse()
 	if *build != "" {
+		if err := os.MkdirAll(*build, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "perfgate:", err)
+			os.Exit(1)
+		}
 		exe, err := buildChild(*goCmd, *build)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "perfgate:", err)

@@ -48,6 +48,10 @@ var scenarios = []scenario{
 	{"stateless", "tools/call, stateless handler", setupStateless},
 	{"stdio", "tools/call over stdio.Serve", setupStdio},
 	{"churn", "initialize, notifications/initialized, tools/call, DELETE", setupChurn},
+	{"stateful-http", "tools/call in a session over loopback HTTP/1.1 (net/http's server)",
+		func() (func() error, func() error, error) { return setupLoopback(false) }},
+	{"stateless-http", "tools/call, stateless handler, over loopback HTTP/1.1",
+		func() (func() error, func() error, error) { return setupLoopback(true) }},
 }
 
 func findScenario(name string) (scenario, bool) {
