@@ -27,7 +27,7 @@ func RunRelay(t *testing.T, newRelays func(t *testing.T) (send, sub session.Rela
 	// collect subscribes to r and returns its messages as they come.
 	collect := func(t *testing.T, sub session.Relay, r string) (<-chan []byte, func()) {
 		t.Helper()
-		ch := make(chan []byte, 16)
+		ch := make(chan []byte, 64)
 		stop, err := sub.Subscribe(ctx, r, func(msg []byte) { ch <- msg })
 		require.NoError(t, err)
 		t.Cleanup(stop)
@@ -48,7 +48,12 @@ func RunRelay(t *testing.T, newRelays func(t *testing.T) (send, sub session.Rela
 		send, sub := newRelays(t)
 		r := replica()
 		ch, _ := collect(t, sub, r)
-		msgs := [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), {0, '\n', 0xff, 'x'}, []byte("third")}
+		msgs := [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), {0, '\n', 0xff, 'x'}}
+		// Enough messages that a transport which may reorder them (a
+		// cluster client publishing through any node) shows it.
+		for i := range 40 {
+			msgs = append(msgs, []byte(strconv.Itoa(i)))
+		}
 		for _, m := range msgs {
 			require.NoError(t, send.Send(ctx, r, m))
 		}
@@ -79,6 +84,11 @@ func RunRelay(t *testing.T, newRelays func(t *testing.T) (send, sub session.Rela
 		send, sub := newRelays(t)
 		r := replica()
 		require.NoError(t, send.Send(ctx, r, []byte("nobody listens")), "sending to no subscriber is not an error")
+		// A Redis Cluster carries a PUBLISH to its other nodes after
+		// answering it: a message still on its way when the subscription
+		// starts on another node may arrive. Sent 200 ms before, it has
+		// arrived, and gone nowhere.
+		time.Sleep(200 * time.Millisecond)
 		ch, _ := collect(t, sub, r)
 		require.NoError(t, send.Send(ctx, r, []byte("after")))
 		assert.Equal(t, "after", string(next(t, ch)), "what was sent before the subscription is lost, not delivered late")
