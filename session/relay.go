@@ -71,9 +71,23 @@ func NewRedisRelay(c redis.UniversalClient, prefix string) *RedisRelay {
 	return &RedisRelay{c: c, prefix: prefix}
 }
 
-// Send implements Relay.
+// Send implements Relay. On a Redis Cluster (a *redis.ClusterClient) the
+// message is published through the master of the channel's slot, the node
+// ClusterClient.Subscribe listens on: the cluster carries a PUBLISH to
+// every node, but the client would send each PUBLISH (a command that names
+// no key) to any node, and two messages sent through different nodes can
+// arrive in either order.
 func (r *RedisRelay) Send(ctx context.Context, replica string, msg []byte) error {
-	if err := r.c.Publish(ctx, r.prefix+replica, msg).Err(); err != nil {
+	channel := r.prefix + replica
+	var c redis.Cmdable = r.c
+	if cc, ok := r.c.(*redis.ClusterClient); ok {
+		node, err := cc.MasterForKey(ctx, channel)
+		if err != nil {
+			return fmt.Errorf("session: redis PUBLISH: %w", err)
+		}
+		c = node
+	}
+	if err := c.Publish(ctx, channel, msg).Err(); err != nil {
 		return fmt.Errorf("session: redis PUBLISH: %w", err)
 	}
 	return nil

@@ -8,6 +8,8 @@
 //	everything -transport httpStream -redis redis://127.0.0.1:6379/0 -resumable
 //	                                             # sessions, resumable streams and
 //	                                             # answers on Redis, shared by replicas
+//	everything -transport httpStream -redis 10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000
+//	                                             # the same on a Redis Cluster
 //
 // SIGINT or SIGTERM stops it gracefully (calls in flight finish; exit
 // status 0, or 1 when the 10 s grace period ended first); a second signal
@@ -30,6 +32,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/mcpchain/mcp/internal/redisurl"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/examples/everything/tools"
@@ -81,7 +85,7 @@ func main() {
 	legacySSE := flag.Bool("legacy-sse", false, "also serve the deprecated HTTP+SSE transport at /sse and /messages (httpStream)")
 	resumable := flag.Bool("resumable", false, "make request streams resumable with Last-Event-ID (on Redis with -redis) (httpStream)")
 	telemetry := flag.Bool("telemetry", false, "trace and measure every request with middleware.Telemetry through the global OpenTelemetry provider; none is installed here, so this shows what the middleware costs when nothing is exported (examples/observability exports)")
-	redisURL := flag.String("redis", "", "keep sessions on the Redis at this URL (redis://host:6379/0), shared by every replica that uses it (httpStream)")
+	redisURL := flag.String("redis", "", "keep sessions on the Redis at this URL (redis://host:6379/0), or on a Redis Cluster (redis://host1:6379?addr=host2:6379&addr=host3:6379, or host1:6379,host2:6379,…), shared by every replica that uses it (httpStream)")
 	flag.Parse()
 
 	hopts := &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly, LegacySSE: *legacySSE, Resumable: *resumable}
@@ -137,18 +141,14 @@ func main() {
 	}
 }
 
-// openRedis connects to the Redis at url and checks that it answers.
-func openRedis(url string) (*redis.Client, error) {
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("-redis %q: %w", url, err)
-	}
-	c := redis.NewClient(opt)
+// openRedis connects to the Redis server or cluster at url
+// (internal/redisurl's forms) and checks that it answers.
+func openRedis(url string) (redis.UniversalClient, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		_ = c.Close()
-		return nil, fmt.Errorf("-redis %q does not answer: %w", url, err)
+	c, err := redisurl.Open(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("-redis %q: %w", url, err)
 	}
 	return c, nil
 }

@@ -35,7 +35,8 @@
 //	                        signed (key rotation)
 //	OAUTH_ENCRYPTION_KEY    at least 32 bytes: encrypts stored upstream tokens
 //	REDIS_URL               redis://host:6379/0: share logins between replicas (then both keys
-//	                        above are required, the same on every replica)
+//	                        above are required, the same on every replica); a Redis Cluster as
+//	                        redis://host1:6379?addr=host2:6379 or host1:6379,host2:6379,…
 //	OAUTH_REGISTER_RATE_LIMIT, OAUTH_AUTHORIZE_RATE_LIMIT  per client address: N a minute,
 //	                        N,BURST, or off (defaults 10,20 and 30,30)
 //	OAUTH_CLIENT_ADDRESS_HEADER  behind a reverse proxy on this host: the header it puts the
