@@ -1,12 +1,10 @@
 package mcphttp_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -101,7 +100,7 @@ func TestSessionIdentityTrapIsNamed(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			logs := &lockedBuffer{}
+			logs := &wiretest.SyncBuffer{}
 			logger := slog.New(slog.NewTextHandler(logs, nil))
 			srv := mcp.NewServer(mcp.Options{Name: "trap", Version: "1.0.0", Logger: logger,
 				Authenticate: func(r *http.Request) (any, error) {
@@ -140,22 +139,4 @@ func TestSessionIdentityTrapIsNamed(t *testing.T) {
 			}
 		})
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -1,40 +1,23 @@
 package providers
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp/internal/wiretest"
 )
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A code exchange the provider refuses says, in the log and to the
 // client, which setting to check, without any secret: here the provider
 // wants client_secret_basic and the server sends client_secret_post.
 func TestUpstreamTokenFailureNamesTheSetting(t *testing.T) {
 	t.Parallel()
-	var logs syncBuf
+	var logs wiretest.SyncBuffer
 	e := newEnv(t, func(c *OAuthProviderConfig) {
 		c.TokenEndpointAuthMethod = "client_secret_post"
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))

@@ -10,13 +10,14 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/mcpchain/mcp/internal/wiretest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -52,23 +53,6 @@ func TestRunWithoutIssuerFails(t *testing.T) {
 	assert.Contains(t, err.Error(), "Issuer is required")
 }
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestDevIdP: with -dev-idp the printed token opens a session and whoami
 // shows the dev user; a request without a token is pointed at the
 // metadata, which names the dev provider.
@@ -80,7 +64,7 @@ func TestDevIdP(t *testing.T) {
 	require.NoError(t, ln.Close())
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuf
+	var out wiretest.SyncBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"-dev-idp", "-port", fmt.Sprint(port), "-resource", base + "/mcp"},
