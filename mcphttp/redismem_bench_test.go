@@ -1,0 +1,67 @@
+package mcphttp_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/redistest"
+	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/session"
+)
+
+// BenchmarkRedisSessionMemory is what an idle session costs on Redis: n
+// sessions opened through the handler on session.NewRedisStore, then
+// MEMORY USAGE of each session key (the record as Redis holds it) and
+// the growth of used_memory (the same plus the keyspace's own tables and
+// the TTLs), each per session. docs/deploy.md projects them to millions
+// of sessions.
+func BenchmarkRedisSessionMemory(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			ctx := context.Background()
+			c := redis.NewClient(&redis.Options{Addr: redistest.Start(b)})
+			b.Cleanup(func() { _ = c.Close() })
+			var keyBytes, usedBytes float64
+			for range b.N {
+				require.NoError(b, c.FlushAll(ctx).Err())
+				before := usedMemory(b, c)
+				srv := mcp.NewServer(mcp.Options{Name: "mem", Version: "1.0.0", Logger: discardLogger()})
+				h := mcphttp.New(srv, &mcphttp.Options{MaxSessions: -1, Sessions: session.NewRedisStore(c, nil)})
+				ids := openIdleSessions(b, h, n)
+				used := usedMemory(b, c) - before
+				var sum int64
+				for _, id := range ids {
+					v, err := c.MemoryUsage(ctx, "mcp:sess:{"+id+"}").Result()
+					require.NoError(b, err)
+					sum += v
+				}
+				require.NoError(b, h.Close())
+				keyBytes, usedBytes = float64(sum)/float64(n), float64(used)/float64(n)
+			}
+			b.ReportMetric(keyBytes, "B/key")
+			b.ReportMetric(usedBytes, "B/session")
+		})
+	}
+}
+
+// usedMemory is Redis's used_memory, in bytes.
+func usedMemory(tb testing.TB, c *redis.Client) int64 {
+	tb.Helper()
+	info, err := c.Info(context.Background(), "memory").Result()
+	require.NoError(tb, err)
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			require.NoError(tb, err)
+			return n
+		}
+	}
+	tb.Fatalf("INFO memory has no used_memory: %q", info)
+	return 0
+}
