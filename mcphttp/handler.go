@@ -887,6 +887,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 		c = nil // answered 403 below
 	case err != nil:
 		h.log.Error("mcp: the session store failed", "session", sid, "error", err)
+		w.Header().Set("Retry-After", storeRetryAfter)
 		httpError(w, http.StatusServiceUnavailable, id, mcp.CodeInternalError,
 			"Service Unavailable: the session store failed looking up this session; retry later")
 		return nil, false
@@ -1020,14 +1021,30 @@ func (h *Handler) startReaperLocked() {
 	go h.reap()
 }
 
+// storeRetryAfter is the Retry-After, in seconds, of a request refused
+// because a shared store (Redis) failed: an outage a client should ride
+// out by retrying, not take as the end of its session.
+const storeRetryAfter = "1"
+
+// storeUnavailable is the JSON-RPC error of a request that failed because
+// a store failed; over HTTP, alone, it is answered 503 with Retry-After.
+type storeUnavailable struct{ err *mcp.Error }
+
+func (e storeUnavailable) Error() string { return e.err.Error() }
+func (e storeUnavailable) Unwrap() error { return e.err }
+func (storeUnavailable) HTTPStatus() int { return http.StatusServiceUnavailable }
+func (storeUnavailable) HTTPHeader() http.Header {
+	return http.Header{"Retry-After": {storeRetryAfter}}
+}
+
 // register makes a fresh session live once initialize succeeded, and
 // tells the OnStart hook. A store that fails to take it fails the
 // initialize.
 func (h *Handler) register(ctx context.Context, c *conn) error {
 	if err := h.store.Create(ctx, c.sess.Record(), h.sessionTTL()); err != nil {
 		h.log.Error("mcp: the session store failed to save a new session", "session", c.sess.ID, "error", err)
-		return &mcp.Error{Code: mcp.CodeInternalError,
-			Message: "Internal error: the session store failed to save the new session; retry initialize later"}
+		return storeUnavailable{err: &mcp.Error{Code: mcp.CodeInternalError,
+			Message: "Internal error: the session store failed to save the new session; retry initialize later"}}
 	}
 	// Seen no earlier than the record's TTL began: the reaper relies on a
 	// local idle time never ending before the stored one.

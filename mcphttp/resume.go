@@ -502,6 +502,7 @@ func (h *Handler) serveStoredResume(w http.ResponseWriter, r *http.Request, c *c
 		return
 	case err != nil:
 		h.log.Error("mcp: the event store failed", "session", sid, "stream", id, "error", err)
+		w.Header().Set("Retry-After", storeRetryAfter)
 		httpError(w, http.StatusServiceUnavailable, nil, mcp.CodeInternalError,
 			"Service Unavailable: the event store failed reading the stream to resume; retry later")
 		return

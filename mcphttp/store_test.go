@@ -132,7 +132,8 @@ func (f *failingStore) Update(ctx context.Context, id string, ttl time.Duration,
 // TestSessionStoreFailures: a store that fails is never taken for a
 // missing session: a lookup is answered 503 with an internal error, a
 // change that cannot be written back fails its request with a JSON-RPC
-// internal error, and initialize fails the same way; each is logged.
+// internal error, and initialize is answered 503 with Retry-After and an
+// internal error; each is logged.
 func TestSessionStoreFailures(t *testing.T) {
 	t.Parallel()
 	store := &failingStore{MemoryStore: session.NewMemoryStore()}
@@ -156,7 +157,10 @@ func TestSessionStoreFailures(t *testing.T) {
 	fresh := &httpClient{t: t, url: c.url, hc: c.hc}
 	store.broken.Store(true)
 	resp, body := fresh.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	assert.Contains(t, string(body), "session store failed to save the new session", "status %d", resp.StatusCode)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "%s", body)
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
+	assert.Contains(t, string(body), `"code":-32603`)
+	assert.Contains(t, string(body), "session store failed to save the new session")
 	assert.Equal(t, 1, h.SessionCount(), "no session was made")
 	assert.Contains(t, logs.String(), "store down")
 }

@@ -52,3 +52,68 @@ func Start(t testing.TB) string {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Server is a redis-server that a test may stop and start again on the
+// same address, keeping its data across restarts (an append-only file
+// written on every command), as a real outage and recovery would.
+type Server struct {
+	// Addr is the server's host:port, the same across restarts.
+	Addr string
+	tb   testing.TB
+	bin  string
+	dir  string
+	cmd  *exec.Cmd
+}
+
+// StartServer runs a restartable redis-server for tb; it is stopped when
+// the test ends.
+func StartServer(tb testing.TB) *Server {
+	tb.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		tb.Fatalf("redistest: redis-server is not installed (apt-get install -y redis-server): %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("redistest: finding a free port: %v", err)
+	}
+	s := &Server{Addr: l.Addr().String(), tb: tb, bin: bin, dir: tb.TempDir()}
+	_ = l.Close()
+	tb.Cleanup(s.Stop)
+	s.Start()
+	return s
+}
+
+// Start starts the server again after Stop, with the data it had.
+func (s *Server) Start() {
+	s.tb.Helper()
+	_, port, _ := net.SplitHostPort(s.Addr)
+	s.cmd = exec.Command(s.bin, "--port", port, "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "yes", "--appendfsync", "always", "--protected-mode", "yes", "--dir", s.dir)
+	if err := s.cmd.Start(); err != nil {
+		s.tb.Fatalf("redistest: starting redis-server: %v", err)
+	}
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := c.Ping(context.Background()).Err()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.tb.Fatalf("redistest: redis-server on %s did not answer: %v", s.Addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Stop kills the server (SIGKILL, as a crash would) and waits for it.
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
