@@ -10,6 +10,13 @@
 //
 // A cluster client finds every node from any seed, so the list need not
 // be complete, but it takes two addresses or more to say "cluster".
+//
+// Timeouts the URL does not set are short (dial, read, write and the wait
+// for a pooled connection 1 s, one retry), where go-redis's own defaults
+// are 5 s, 3 s, 4 s and three retries: a Redis that hangs (a network
+// partition, a stopped process) then costs a request about 3 s at most
+// before it is refused with 503, not 10 s. A URL sets its own with
+// dial_timeout, read_timeout, write_timeout, pool_timeout and max_retries.
 package redisurl
 
 import (
@@ -19,6 +26,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -48,7 +56,9 @@ func New(s string) (redis.UniversalClient, error) {
 		if len(addrs) < 2 {
 			return nil, fmt.Errorf("%q names one address: a cluster takes two or more, one server a redis:// URL", s)
 		}
-		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs}), nil
+		opt := &redis.ClusterOptions{Addrs: addrs}
+		bound(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.MaxRetries)
+		return redis.NewClusterClient(opt), nil
 	}
 	u, err := url.Parse(s)
 	if err != nil {
@@ -62,13 +72,34 @@ func New(s string) (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, err
 		}
+		bound(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.MaxRetries)
 		return redis.NewClusterClient(opt), nil
 	}
 	opt, err := redis.ParseURL(s)
 	if err != nil {
 		return nil, err
 	}
+	bound(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.MaxRetries)
 	return redis.NewClient(opt), nil
+}
+
+// The timeouts New sets where the URL sets none (see the package doc).
+const (
+	netTimeout = time.Second
+	retries    = 1
+)
+
+// bound sets the timeouts and retries the URL left at go-redis's
+// defaults (zero).
+func bound(dial, read, write, pool *time.Duration, maxRetries *int) {
+	for _, d := range []*time.Duration{dial, read, write, pool} {
+		if *d == 0 {
+			*d = netTimeout
+		}
+	}
+	if *maxRetries == 0 {
+		*maxRetries = retries
+	}
 }
 
 // Open is New, then a PING (for a cluster, of every master, which also

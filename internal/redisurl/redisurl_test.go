@@ -94,3 +94,40 @@ func TestOpen(t *testing.T) {
 	_, err = redisurl.Open(ctx, "127.0.0.1:1,127.0.0.1:2")
 	assert.ErrorContains(t, err, "no answer")
 }
+
+// TestNewBoundsTimeouts: a client made from a URL that sets no timeouts
+// gives up on a hung Redis within about 3 s (1 s timeouts, one retry),
+// where go-redis's defaults took 10 s; what a URL sets is kept.
+func TestNewBoundsTimeouts(t *testing.T) {
+	t.Parallel()
+	type bounds struct {
+		dial, read, write, pool time.Duration
+		retries                 int
+	}
+	short := bounds{time.Second, time.Second, time.Second, time.Second, 1}
+	for _, tt := range []struct {
+		in   string
+		want bounds
+	}{
+		{"redis://127.0.0.1:6379/0", short},
+		{"redis://h1:7000?addr=h2:7001", short},
+		{"h1:7000,h2:7001", short},
+		{"redis://127.0.0.1:6379/0?dial_timeout=3s&read_timeout=4s&write_timeout=5s&pool_timeout=6s&max_retries=2", bounds{3 * time.Second, 4 * time.Second, 5 * time.Second, 6 * time.Second, 2}},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			c, err := redisurl.New(tt.in)
+			require.NoError(t, err)
+			defer c.Close()
+			var got bounds
+			switch c := c.(type) {
+			case *redis.ClusterClient:
+				o := c.Options()
+				got = bounds{o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.PoolTimeout, o.MaxRetries}
+			case *redis.Client:
+				o := c.Options()
+				got = bounds{o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.PoolTimeout, o.MaxRetries}
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
