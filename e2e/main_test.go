@@ -54,19 +54,43 @@ func TestMain(m *testing.M) {
 
 // buildEverything builds ../examples/everything with the race detector into
 // dir and returns the binary's path.
-func buildEverything(dir string) (string, error) {
+func buildEverything(dir string) (string, error) { return buildExample(dir, "everything") }
+
+// buildExample builds ../examples/<name> with the race detector into dir
+// and returns the binary's path.
+func buildExample(dir, name string) (string, error) {
 	root, err := filepath.Abs("..")
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "everything")
-	cmd := exec.Command("go", "build", "-race", "-o", bin, "./examples/everything")
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-race", "-o", bin, "./examples/"+name)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("go build -race ./examples/everything (in %s): %v\n%s", root, err, out)
+		return "", fmt.Errorf("go build -race ./examples/%s (in %s): %v\n%s", name, root, err, out)
 	}
 	return bin, nil
+}
+
+// exampleBuild is one example's binary, built once for the package.
+type exampleBuild struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+var exampleBuilds sync.Map // name -> *exampleBuild
+
+// exampleBinary builds examples/<name> with the race detector once, and
+// fails t when it does not build.
+func exampleBinary(t testing.TB, name string) string {
+	t.Helper()
+	v, _ := exampleBuilds.LoadOrStore(name, &exampleBuild{})
+	b := v.(*exampleBuild)
+	b.once.Do(func() { b.bin, b.err = buildExample(binDir, name) })
+	require.NoError(t, b.err, "examples/%s must build", name)
+	return b.bin
 }
 
 // requireBinary fails t when the example server could not be built.

@@ -14,11 +14,9 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,33 +27,8 @@ import (
 // Helpers of the OAuth e2e tests: examples/oauth as a process, and a
 // scripted browser that logs in and approves the consent page.
 
-var (
-	oauthBinOnce sync.Once
-	oauthBin     string
-	oauthBinErr  error
-)
-
 // oauthBinary builds examples/oauth with the race detector, once.
-func oauthBinary(t testing.TB) string {
-	t.Helper()
-	oauthBinOnce.Do(func() {
-		root, err := filepath.Abs("..")
-		if err != nil {
-			oauthBinErr = err
-			return
-		}
-		bin := filepath.Join(binDir, "oauth")
-		cmd := exec.Command("go", "build", "-race", "-o", bin, "./examples/oauth")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			oauthBinErr = fmt.Errorf("go build -race ./examples/oauth: %v\n%s", err, out)
-			return
-		}
-		oauthBin = bin
-	})
-	require.NoError(t, oauthBinErr, "examples/oauth must build")
-	return oauthBin
-}
+func oauthBinary(t testing.TB) string { return exampleBinary(t, "oauth") }
 
 // oauthServer is a running examples/oauth.
 type oauthServer struct {

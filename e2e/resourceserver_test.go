@@ -2,12 +2,10 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,33 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var (
-	rsBinOnce sync.Once
-	rsBin     string
-	rsBinErr  error
-)
-
 // rsBinary builds examples/resourceserver with the race detector, once.
-func rsBinary(t testing.TB) string {
-	t.Helper()
-	rsBinOnce.Do(func() {
-		root, err := filepath.Abs("..")
-		if err != nil {
-			rsBinErr = err
-			return
-		}
-		bin := filepath.Join(binDir, "resourceserver")
-		cmd := exec.Command("go", "build", "-race", "-o", bin, "./examples/resourceserver")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			rsBinErr = fmt.Errorf("go build -race ./examples/resourceserver: %v\n%s", err, out)
-			return
-		}
-		rsBin = bin
-	})
-	require.NoError(t, rsBinErr, "examples/resourceserver must build")
-	return rsBin
-}
+func rsBinary(t testing.TB) string { return exampleBinary(t, "resourceserver") }
 
 // startResourceServer runs examples/resourceserver with args on a free
 // port and waits for /health; at cleanup it must stop cleanly on SIGTERM
