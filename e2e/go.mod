@@ -2,6 +2,8 @@ module github.com/mcpchain/mcp/e2e
 
 go 1.26.0
 
+toolchain go1.26.11
+
 replace github.com/mcpchain/mcp => ../
 
 require (
