@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mcpchain/mcp/internal/testport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -195,10 +195,9 @@ func (p *serverProc) kill(t testing.TB) {
 func startHTTPServer(t testing.TB, args ...string) *serverProc {
 	t.Helper()
 	bin := requireBinary(t)
-	port := freePort(t)
 	stderr := &syncBuffer{}
 	dumpStderrOnFailure(t, stderr)
-	cmd := exec.Command(bin, append([]string{"-transport", "httpStream", "-host", "127.0.0.1", "-port", strconv.Itoa(port)}, args...)...)
+	cmd := exec.Command(bin, append([]string{"-transport", "httpStream", "-host", "127.0.0.1", "-port", "-1"}, args...)...)
 	cmd.Stdout = stderr
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
@@ -226,35 +225,37 @@ func startHTTPServer(t testing.TB, args ...string) *serverProc {
 		checkRaces(t, stderr)
 	})
 
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	// The server picks its own port (-port -1) and logs its URL: a port
+	// chosen here and closed before the server binds it could be taken by
+	// any of the many connections the parallel tests open meanwhile.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		select {
 		case <-p.exited:
-			t.Fatalf("server exited before accepting connections: %v", waitErr)
+			t.Fatalf("server exited before listening: %v\n%s", waitErr, stderr.String())
 		default:
 		}
-		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			_ = conn.Close()
-			break
+		if m := listeningURL.FindStringSubmatch(stderr.String()); m != nil {
+			p.url = m[1]
+			return p
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("server did not accept connections on %s within 10s: %v", addr, err)
+			t.Fatalf("server did not log its URL within 10s:\n%s", stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	p.url = "http://" + addr + "/mcp"
-	return p
 }
 
-// freePort asks the kernel for a free TCP port on loopback.
+// listeningURL finds the endpoint in the line the server logs once it
+// listens ("MCP server listening url=http://127.0.0.1:PORT/mcp ...").
+var listeningURL = regexp.MustCompile(`MCP server listening url=(http://\S+)`)
+
+// freePort returns a TCP port free on loopback for a server that must be
+// told its port up front (see internal/testport for why not port 0).
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := testport.Free()
 	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
 	return port
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchain/mcp/internal/testport"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -135,19 +136,12 @@ func (c *Cluster) Stop() {
 // freePorts returns n distinct ports free on 127.0.0.1 just now.
 func freePorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		p, err := testport.Free()
 		if err != nil {
-			return nil, fmt.Errorf("redistest: finding a free port: %w", err)
+			return nil, err
 		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		ports = append(ports, p)
 	}
 	return ports, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchain/mcp/internal/testport"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -23,12 +24,10 @@ func Start(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("redistest: redis-server is not installed (apt-get install -y redis-server): %v", err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := testport.Free()
 	if err != nil {
-		t.Fatalf("redistest: finding a free port: %v", err)
+		t.Fatalf("redistest: %v", err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
 		"--appendonly", "no", "--protected-mode", "yes", "--dir", t.TempDir())
 	if err := cmd.Start(); err != nil {
@@ -74,12 +73,11 @@ func StartServer(tb testing.TB) *Server {
 	if err != nil {
 		tb.Fatalf("redistest: redis-server is not installed (apt-get install -y redis-server): %v", err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := testport.Free()
 	if err != nil {
-		tb.Fatalf("redistest: finding a free port: %v", err)
+		tb.Fatalf("redistest: %v", err)
 	}
-	s := &Server{Addr: l.Addr().String(), tb: tb, bin: bin, dir: tb.TempDir()}
-	_ = l.Close()
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), tb: tb, bin: bin, dir: tb.TempDir()}
 	tb.Cleanup(s.Stop)
 	s.Start()
 	return s
