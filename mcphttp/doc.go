@@ -72,7 +72,7 @@
 //  6. handleRequest looks the method up in the methods table (dispatch.go)
 //     and runs it, through the mcp.Interceptor of the request's context
 //     when a middleware installed one (mcp.WithInterceptor:
-//     middleware.Telemetry, middleware.RateLimit; they get the decoded
+//     telemetry.Recorder, ratelimit.New; they get the decoded
 //     method, id and params, and may refuse with an error or pass a
 //     context on): doInitialize (registers the session: OnStart),
 //     listMethod (tools/list, resources/list, resources/templates/list,

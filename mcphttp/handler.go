@@ -128,7 +128,7 @@ type Options struct {
 	// Events when set. Ignored when Stateless or JSONResponse.
 	Resumable bool
 	// Events, with Resumable, also keeps every request stream's events
-	// in a shared store (session.NewRedisEventStore), so that a client
+	// in a shared store (redisstore.NewEventStore), so that a client
 	// whose GET with Last-Event-ID lands on another replica resumes there:
 	// that replica replays the stream from the store and follows it until
 	// its response, while the request goes on on the replica that runs
@@ -138,7 +138,7 @@ type Options struct {
 	// Relay carries the answers to server-to-client requests (sampling,
 	// elicitation, roots, pings) between replicas: an answer posted to a
 	// replica other than the one that sent the request is relayed to it
-	// (session.NewRedisRelay: Redis pub/sub, at most once). nil: such an
+	// (redisstore.NewRelay: Redis pub/sub, at most once). nil: such an
 	// answer is dropped with a warning and answered 202 (an error status
 	// ends the session of clients such as the official Go SDK), and the
 	// tool that asked waits until its timeout.

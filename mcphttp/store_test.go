@@ -17,6 +17,7 @@ import (
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/session"
+	"github.com/mcpchain/mcp/session/redisstore"
 )
 
 // TestSessionsMoveBetweenReplicas: two handlers (replicas) on one shared
@@ -30,7 +31,7 @@ func TestSessionsMoveBetweenReplicas(t *testing.T) {
 		"redis": func(t *testing.T) session.Store {
 			c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
 			t.Cleanup(func() { _ = c.Close() })
-			return session.NewRedisStore(c, nil)
+			return redisstore.New(c, nil)
 		},
 	}
 	for name, newStore := range stores {
@@ -211,7 +212,7 @@ func TestStreamResumesOnAnotherReplica(t *testing.T) {
 		"redis": func(t *testing.T) stores {
 			c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
 			t.Cleanup(func() { _ = c.Close() })
-			return stores{session.NewRedisStore(c, nil), session.NewRedisEventStore(c, "", time.Minute)}
+			return stores{redisstore.New(c, nil), redisstore.NewEventStore(c, "", time.Minute)}
 		},
 	}
 	for name, backend := range backends {
@@ -290,7 +291,7 @@ func TestAnswerRelayedToTheAskingReplica(t *testing.T) {
 		"redis": func(t *testing.T) session.Relay {
 			c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
 			t.Cleanup(func() { _ = c.Close() })
-			return session.NewRedisRelay(c, "")
+			return redisstore.NewRelay(c, "")
 		},
 	}
 	for name, newRelay := range relays {

@@ -5,7 +5,8 @@
 //
 // A [Store] holds each session's [Record], plain serialisable data with an
 // idle expiry (TTL): [MemoryStore] is the in-process default, and
-// [RedisStore] shares sessions between replicas. A [Session] is a
+// the Redis store of package session/redisstore shares sessions between
+// replicas. A [Session] is a
 // process's working copy of a record; what changes on it is written back
 // with [Store.Update].
 package session

@@ -5,12 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/session"
 	"github.com/mcpchain/mcp/session/storetest"
 )
@@ -18,33 +16,6 @@ import (
 func TestMemoryStoreContract(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(*testing.T) session.Store { return session.NewMemoryStore() }, 50*time.Millisecond)
-}
-
-func TestRedisStoreContract(t *testing.T) {
-	t.Parallel()
-	addr := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() { _ = c.Close() })
-	n := 0
-	storetest.Run(t, func(*testing.T) session.Store {
-		n++
-		return session.NewRedisStore(c, &session.RedisOptions{Prefix: "t" + string(rune('a'+n)) + ":"})
-	}, 100*time.Millisecond)
-}
-
-// TestRedisStoreReportsOutage: a store that cannot reach Redis returns an
-// error, never ErrNotFound (which would end the session).
-func TestRedisStoreReportsOutage(t *testing.T) {
-	t.Parallel()
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-	t.Cleanup(func() { _ = c.Close() })
-	s := session.NewRedisStore(c, nil)
-	_, err := s.Get(context.Background(), "abc")
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, session.ErrNotFound)
-	_, err = s.Touch(context.Background(), "abc", time.Minute)
-	assert.NotErrorIs(t, err, session.ErrNotFound)
-	assert.Error(t, err)
 }
 
 func TestRecordRoundTrip(t *testing.T) {
@@ -92,18 +63,6 @@ func TestMemoryEventStoreContract(t *testing.T) {
 	storetest.RunEvents(t, func(*testing.T) session.EventStore { return session.NewMemoryEventStore(time.Minute) })
 }
 
-func TestRedisEventStoreContract(t *testing.T) {
-	t.Parallel()
-	addr := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() { _ = c.Close() })
-	n := 0
-	storetest.RunEvents(t, func(*testing.T) session.EventStore {
-		n++
-		return session.NewRedisEventStore(c, "ev"+string(rune('a'+n))+":", time.Minute)
-	})
-}
-
 // TestRecordClone: a clone's subscriptions, roots capability and
 // experimental map are its own, so changing one record leaves the other
 // as it was; and cloning costs no JSON round trip.
@@ -127,18 +86,6 @@ func TestRecordClone(t *testing.T) { // not parallel: AllocsPerRun
 func TestMemoryTaskStoreContract(t *testing.T) {
 	t.Parallel()
 	storetest.RunTasks(t, func(*testing.T) session.TaskStore { return session.NewMemoryStore() }, 50*time.Millisecond)
-}
-
-func TestRedisTaskStoreContract(t *testing.T) {
-	t.Parallel()
-	addr := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() { _ = c.Close() })
-	n := 0
-	storetest.RunTasks(t, func(*testing.T) session.TaskStore {
-		n++
-		return session.NewRedisStore(c, &session.RedisOptions{Prefix: "tt" + string(rune('a'+n)) + ":"})
-	}, 100*time.Millisecond)
 }
 
 // TestMemoryStoreTouchApply: TouchApply refreshes a session from its
