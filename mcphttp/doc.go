@@ -280,8 +280,9 @@
 //
 // # Sessions
 //
-// A session is a session.Session (what the client said; its
-// session.Record is stored in Options.Sessions) and a conn (its in-flight
+// A session is a working copy of its state (internal/sessionstate: what
+// the client said; its session.Record is stored in Options.Sessions) and
+// a conn (its in-flight
 // requests, pending server requests, GET queue and roots, in this
 // process). resolve touches the stored record on every request (which
 // restarts its idle TTL and takes what other replicas wrote; on the

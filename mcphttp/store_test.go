@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/redistest"
+	"github.com/mcpchain/mcp/internal/sessionstate"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/session"
@@ -89,7 +90,7 @@ func TestStoredSessionIsBoundToItsCaller(t *testing.T) {
 	rec, err := store.Get(context.Background(), a.sid)
 	require.NoError(t, err)
 	require.NoError(t, store.Update(context.Background(), a.sid, time.Minute, func(r *session.Record) error {
-		r.Identity = session.Identity("someone else")
+		r.Identity = sessionstate.Identity("someone else")
 		return nil
 	}))
 	b, hb := newHTTP(t, quietServerWithTools(mcp.Options{}), &mcphttp.Options{Sessions: store})

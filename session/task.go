@@ -41,9 +41,9 @@ type Task struct {
 	Status TaskStatus `json:"status"`
 	// StatusMessage optionally explains the status.
 	StatusMessage string `json:"statusMessage,omitempty"`
-	// Identity binds the task to the caller that created it (see
-	// [Identity]): only a caller with the same identity reads, answers or
-	// cancels it.
+	// Identity binds the task to the caller that created it, as
+	// [Record.Identity] binds a session: only a caller with the same
+	// identity reads, answers or cancels it.
 	Identity string `json:"identity,omitempty"`
 	// Created and Updated are when the task was made and last changed.
 	Created time.Time `json:"created"`
@@ -82,9 +82,9 @@ func (t *Task) Clone() *Task {
 }
 
 // TaskStore keeps tasks. A task expires TTL after it was created, whatever
-// happens to it meanwhile. [MemoryStore] (and the Redis store of package redisstore) implement it
-// next to [Store], so tasks live where sessions do and survive a change
-// of replica. Implementations must be safe for concurrent use by many
+// happens to it meanwhile. [MemoryStore] and the Redis store of package
+// session/redisstore implement it next to [Store], so tasks live where
+// sessions do and survive a change of replica. Implementations must be safe for concurrent use by many
 // processes when they are shared.
 type TaskStore interface {
 	// CreateTask stores a new task; [ErrExists] if its ID is in use.
