@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/examples/everything/tools"
-	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -36,30 +33,6 @@ func testServer() *mcp.Server {
 type rpcClient interface {
 	send(t *testing.T, msg string) json.RawMessage
 	sessionID() string
-}
-
-type httpClient struct {
-	url string
-	sid string
-}
-
-func (c *httpClient) sessionID() string { return c.sid }
-
-func (c *httpClient) send(t *testing.T, msg string) json.RawMessage {
-	t.Helper()
-	r := wiretest.NewRequest(t.Context(), http.MethodPost, c.url, msg, "Mcp-Session-Id", c.sid, "MCP-Protocol-Version", "2025-11-25")
-	if c.sid == "" {
-		r.Header.Del("MCP-Protocol-Version")
-	}
-	resp, body, err := wiretest.Do(http.DefaultClient, r)
-	require.NoError(t, err)
-	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
-		c.sid = id
-	}
-	if resp.StatusCode == http.StatusAccepted {
-		return nil
-	}
-	return body
 }
 
 type stdioClient struct {
@@ -97,13 +70,6 @@ func (c *stdioClient) send(t *testing.T, msg string) json.RawMessage {
 			t.Fatalf("no answer to %s", msg)
 		}
 	}
-}
-
-func startHTTP(t *testing.T, srv *mcp.Server, mw ...alice.Constructor) rpcClient {
-	h := mcphttp.New(srv, &mcphttp.Options{JSONResponse: true})
-	ts := httptest.NewServer(mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: mw}))
-	t.Cleanup(func() { ts.Close(); _ = h.Close() })
-	return &httpClient{url: ts.URL + "/mcp"}
 }
 
 func startStdio(t *testing.T, srv *mcp.Server, mw ...alice.Constructor) rpcClient {

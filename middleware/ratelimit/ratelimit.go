@@ -57,18 +57,18 @@ type Options struct {
 	IdleTimeout time.Duration
 }
 
-// New returns a middleware that refuses requests over a caller's limits: every JSON-RPC
-// request (on every transport, each request of a batch) takes a token of
-// its caller's bucket for tools/call or for the rest, per
-// Options. A refused request gets a JSON-RPC error with code
+// New returns a middleware that refuses requests over a caller's limits:
+// every JSON-RPC request (on every transport, each request of a batch)
+// takes a token of its caller's bucket for tools/call or for the rest,
+// per [Options]. A refused request gets a JSON-RPC error with code
 // [CodeRateLimited] and data {"retryAfter": seconds} (whole seconds until
 // a token is back); when it is the whole HTTP answer, that is a 429 with a
 // Retry-After header. Notifications and responses are not limited.
 //
 // Place it after the authentication middleware so that the default key
 // sees the caller's subject. Buckets of idle callers are dropped after
-// Options.IdleTimeout by a sweep that a timer runs only while
-// there are buckets, so no goroutine outlives the last caller.
+// Options.IdleTimeout by a sweep that a timer runs only while there are
+// buckets, so no goroutine outlives the last caller.
 func New(opts Options) func(http.Handler) http.Handler {
 	rl := newRateLimiter(opts, time.Now)
 	return rl.middleware

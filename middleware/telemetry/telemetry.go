@@ -65,9 +65,9 @@ const ToolErrorType = "tool_error"
 
 const instrumentationName = "github.com/mcpchain/mcp/middleware/telemetry"
 
-// Options configure [New]. The zero value (or nil) uses
-// the global providers of package otel, which record nothing until an SDK
-// is installed with otel.SetTracerProvider and otel.SetMeterProvider.
+// Options configure [New]. The zero value (or nil) uses the global
+// providers of package otel, which record nothing until an SDK is
+// installed with otel.SetTracerProvider and otel.SetMeterProvider.
 type Options struct {
 	// TracerProvider makes the spans. Default otel.GetTracerProvider().
 	TracerProvider trace.TracerProvider
@@ -79,8 +79,8 @@ type Options struct {
 }
 
 // Recorder traces and measures every JSON-RPC request after the
-// OpenTelemetry semantic conventions for MCP. Make one with
-// [New], put [Recorder.Middleware] in the chain (any transport:
+// OpenTelemetry semantic conventions for MCP. Make one with [New], put
+// [Recorder.Middleware] in the chain (any transport:
 // mcphttp.MuxOptions.Middleware, StartOptions.Middleware for HTTP and
 // stdio, EmbedOptions.Middleware), and, for the session metric, call
 // [Recorder.SessionEnded] from mcphttp.SessionHooks.OnEnd.
