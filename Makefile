@@ -180,7 +180,7 @@ soak:
 	$(GO) test -tags soak -run '^TestSoak$$' -count=1 -v -timeout 15m ./mcphttp
 
 # The hot paths of issue 10 with -benchmem (BENCHMARKS.md): tools/call on every transport, argument
-# sizes, initialize, tools/list with 10/1k/10k tools, telemetry on and off (middleware); then the idle-session memory at
+# sizes, initialize, tools/list with 10/1k/10k tools, telemetry on and off (middleware/telemetry); then the idle-session memory at
 # 1k/10k/100k/1M sessions in process and at 10k/100k on a Redis it starts, once each (-benchtime=1x: one operation opens them
 # all; about 2 minutes together). BENCH narrows the first run.
 BENCH ?= .
@@ -190,7 +190,7 @@ BENCHES := ToolsCall ToolsCallArgs ToolsList Initialize SessionChurn IdleSession
 bench:
 	@list=$$($(GO) test -list '^Benchmark' ./mcphttp) || exit 1; \
 	for b in $(BENCHES); do echo "$$list" | grep -qx "Benchmark$$b" || { echo "make bench: Benchmark$$b is missing from ./mcphttp" >&2; exit 1; }; done
-	$(GO) test -run '^$$' -bench '$(BENCH)' -skip '^Benchmark(IdleSessions|RedisSessionMemory)$$' -benchmem ./mcphttp ./internal/jsonrpc ./middleware .
+	$(GO) test -run '^$$' -bench '$(BENCH)' -skip '^Benchmark(IdleSessions|RedisSessionMemory)$$' -benchmem ./mcphttp ./internal/jsonrpc ./middleware/telemetry .
 	$(GO) test -run '^$$' -bench '^Benchmark(IdleSessions|RedisSessionMemory)$$' -benchtime=1x ./mcphttp
 
 cover:

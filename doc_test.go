@@ -63,8 +63,11 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/middleware/ratelimit"
+	"github.com/mcpchain/mcp/middleware/telemetry"
 	"github.com/mcpchain/mcp/providers"
 	"github.com/mcpchain/mcp/session"
+	"github.com/mcpchain/mcp/session/redisstore"
 	"github.com/mcpchain/mcp/stdio"
 )
 
@@ -76,6 +79,9 @@ var (
 	_ = providers.NewProxy
 	_ = redis.NewClient
 	_ = session.NewMemoryStore
+	_ = redisstore.New
+	_ = telemetry.New
+	_ = ratelimit.New
 	_ = time.Second
 	_ = os.Stdin
 	_ = log.Fatal

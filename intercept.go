@@ -48,8 +48,8 @@ type CallHandler func(ctx context.Context, c *Call) (any, error)
 // nil, and an error drops the notification (it has no answer to carry
 // one), so an interceptor that refuses requests should let them through. An HTTP
 // middleware installs one with [WithInterceptor], the way CanAccess
-// installs an access policy; the packages middleware.Telemetry and
-// middleware.RateLimit are built this way.
+// installs an access policy; the packages middleware/telemetry and
+// middleware/ratelimit are built this way.
 type Interceptor func(next CallHandler) CallHandler
 
 type interceptorKey struct{}

@@ -15,8 +15,8 @@ import (
 	"github.com/mcpchain/mcp/internal/header"
 	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/internal/sessionstate"
 	"github.com/mcpchain/mcp/internal/strictjson"
-	"github.com/mcpchain/mcp/session"
 )
 
 func equalAuth(a, b any) bool { return reflect.DeepEqual(a, b) }
@@ -25,7 +25,7 @@ func equalAuth(a, b any) bool { return reflect.DeepEqual(a, b) }
 // requests waiting for the client, and the GET stream's queue.
 type conn struct {
 	h         *Handler
-	sess      *session.Session
+	sess      *sessionstate.Session
 	ephemeral bool // a stateless request's throw-away session
 	modern    bool // a 2026-07-28 request's throw-away session (modern.go)
 	// closed and rootsOK are guarded by mu; they sit here, with the
@@ -100,15 +100,15 @@ func (c *conn) doneCh() <-chan struct{} {
 	return c.done
 }
 
-func newConn(h *Handler, sess *session.Session, ephemeral bool) *conn {
+func newConn(h *Handler, sess *sessionstate.Session, ephemeral bool) *conn {
 	c := &conn{h: h, sess: sess, ephemeral: ephemeral}
 	c.nextID.Store(h.replica)
 	return c
 }
 
-func (h *Handler) newConn(sess *session.Session, ephemeral bool) *conn {
+func (h *Handler) newConn(sess *sessionstate.Session, ephemeral bool) *conn {
 	if sess == nil {
-		sess = &session.Session{}
+		sess = &sessionstate.Session{}
 	}
 	return newConn(h, sess, ephemeral)
 }

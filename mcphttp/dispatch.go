@@ -193,7 +193,7 @@ func methodNotFound(method string) error {
 }
 
 // intercept runs a request through the interceptors of its context
-// (mcp.WithInterceptor: middleware.Telemetry, middleware.RateLimit). The
+// (mcp.WithInterceptor: telemetry.Recorder, ratelimit.New). The
 // session's ID and version are read again once the handler returned, so
 // that interceptors see what initialize negotiated.
 func (h *Handler) intercept(ctx context.Context, ic mcp.Interceptor, fn methodFunc, k *call) (any, error) {

@@ -72,7 +72,7 @@
 //  6. handleRequest looks the method up in the methods table (dispatch.go)
 //     and runs it, through the mcp.Interceptor of the request's context
 //     when a middleware installed one (mcp.WithInterceptor:
-//     middleware.Telemetry, middleware.RateLimit; they get the decoded
+//     telemetry.Recorder, ratelimit.New; they get the decoded
 //     method, id and params, and may refuse with an error or pass a
 //     context on): doInitialize (registers the session: OnStart),
 //     listMethod (tools/list, resources/list, resources/templates/list,
@@ -280,8 +280,9 @@
 //
 // # Sessions
 //
-// A session is a session.Session (what the client said; its
-// session.Record is stored in Options.Sessions) and a conn (its in-flight
+// A session is a working copy of its state (internal/sessionstate: what
+// the client said; its session.Record is stored in Options.Sessions) and
+// a conn (its in-flight
 // requests, pending server requests, GET queue and roots, in this
 // process). resolve touches the stored record on every request (which
 // restarts its idle TTL and takes what other replicas wrote; on the

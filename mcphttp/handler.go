@@ -23,6 +23,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/header"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/internal/sessionstate"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/session"
@@ -128,7 +129,7 @@ type Options struct {
 	// Events when set. Ignored when Stateless or JSONResponse.
 	Resumable bool
 	// Events, with Resumable, also keeps every request stream's events
-	// in a shared store (session.NewRedisEventStore), so that a client
+	// in a shared store (redisstore.NewEventStore), so that a client
 	// whose GET with Last-Event-ID lands on another replica resumes there:
 	// that replica replays the stream from the store and follows it until
 	// its response, while the request goes on on the replica that runs
@@ -138,7 +139,7 @@ type Options struct {
 	// Relay carries the answers to server-to-client requests (sampling,
 	// elicitation, roots, pings) between replicas: an answer posted to a
 	// replica other than the one that sent the request is relayed to it
-	// (session.NewRedisRelay: Redis pub/sub, at most once). nil: such an
+	// (redisstore.NewRelay: Redis pub/sub, at most once). nil: such an
 	// answer is dropped with a warning and answered 202 (an error status
 	// ends the session of clients such as the official Go SDK), and the
 	// tool that asked waits until its timeout.
@@ -865,7 +866,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 				return nil, false
 			}
 		}
-		sess := session.New(time.Now())
+		sess := sessionstate.New(time.Now())
 		c := h.newConn(sess, false)
 		if !h.admit(w, r, c, auth, id) {
 			return nil, false
@@ -967,7 +968,7 @@ func (h *Handler) lookup(ctx context.Context, id string, auth any) (*conn, error
 		// A live session only takes what others changed: no copy of the
 		// record. The default store only, not a type that embeds it,
 		// whose own Touch must run.
-		err := ms.TouchApply(ctx, id, h.sessionTTL(), c.sess)
+		err := ms.TouchApply(ctx, id, h.sessionTTL(), c.sess.Apply)
 		if errors.Is(err, session.ErrNotFound) {
 			h.endLocal(c, EndDeleted) // expired
 		}
@@ -989,7 +990,7 @@ func (h *Handler) lookup(ctx context.Context, id string, auth any) (*conn, error
 		return c, nil
 	}
 	// Another replica made it: adopt it from the shared store.
-	if id := session.Identity(auth); rec.Identity != id || id == session.Unencodable {
+	if id := sessionstate.Identity(auth); rec.Identity != id || id == sessionstate.Unencodable {
 		return nil, errOtherCaller
 	}
 	h.mu.Lock()
@@ -1000,7 +1001,7 @@ func (h *Handler) lookup(ctx context.Context, id string, auth any) (*conn, error
 	if c, ok := h.conns[id]; ok {
 		return c, nil
 	}
-	c = newConn(h, session.FromRecord(rec, auth), false)
+	c = newConn(h, sessionstate.FromRecord(rec, auth), false)
 	c.registered.Store(true)
 	h.conns[id] = c
 	// Counted against this replica's caps (a session another replica

@@ -12,11 +12,11 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/mcphttp"
-	"github.com/mcpchain/mcp/session"
+	"github.com/mcpchain/mcp/session/redisstore"
 )
 
 // BenchmarkRedisSessionMemory is what an idle session costs on Redis: n
-// sessions opened through the handler on session.NewRedisStore, then
+// sessions opened through the handler on redisstore.New, then
 // MEMORY USAGE of each session key (the record as Redis holds it) and
 // the growth of used_memory (the same plus the keyspace's own tables and
 // the TTLs), each per session. docs/deploy.md projects them to millions
@@ -32,7 +32,7 @@ func BenchmarkRedisSessionMemory(b *testing.B) {
 				require.NoError(b, c.FlushAll(ctx).Err())
 				before := usedMemory(b, c)
 				srv := mcp.NewServer(mcp.Options{Name: "mem", Version: "1.0.0", Logger: discardLogger()})
-				h := mcphttp.New(srv, &mcphttp.Options{MaxSessions: -1, Sessions: session.NewRedisStore(c, nil)})
+				h := mcphttp.New(srv, &mcphttp.Options{MaxSessions: -1, Sessions: redisstore.New(c, nil)})
 				ids := openIdleSessions(b, h, n)
 				used := usedMemory(b, c) - before
 				var sum int64

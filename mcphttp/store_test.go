@@ -14,9 +14,11 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/redistest"
+	"github.com/mcpchain/mcp/internal/sessionstate"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/session"
+	"github.com/mcpchain/mcp/session/redisstore"
 )
 
 // TestSessionsMoveBetweenReplicas: two handlers (replicas) on one shared
@@ -30,7 +32,7 @@ func TestSessionsMoveBetweenReplicas(t *testing.T) {
 		"redis": func(t *testing.T) session.Store {
 			c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
 			t.Cleanup(func() { _ = c.Close() })
-			return session.NewRedisStore(c, nil)
+			return redisstore.New(c, nil)
 		},
 	}
 	for name, newStore := range stores {
@@ -88,7 +90,7 @@ func TestStoredSessionIsBoundToItsCaller(t *testing.T) {
 	rec, err := store.Get(context.Background(), a.sid)
 	require.NoError(t, err)
 	require.NoError(t, store.Update(context.Background(), a.sid, time.Minute, func(r *session.Record) error {
-		r.Identity = session.Identity("someone else")
+		r.Identity = sessionstate.Identity("someone else")
 		return nil
 	}))
 	b, hb := newHTTP(t, quietServerWithTools(mcp.Options{}), &mcphttp.Options{Sessions: store})
@@ -211,7 +213,7 @@ func TestStreamResumesOnAnotherReplica(t *testing.T) {
 		"redis": func(t *testing.T) stores {
 			c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
 			t.Cleanup(func() { _ = c.Close() })
-			return stores{session.NewRedisStore(c, nil), session.NewRedisEventStore(c, "", time.Minute)}
+			return stores{redisstore.New(c, nil), redisstore.NewEventStore(c, "", time.Minute)}
 		},
 	}
 	for name, backend := range backends {
@@ -290,7 +292,7 @@ func TestAnswerRelayedToTheAskingReplica(t *testing.T) {
 		"redis": func(t *testing.T) session.Relay {
 			c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
 			t.Cleanup(func() { _ = c.Close() })
-			return session.NewRedisRelay(c, "")
+			return redisstore.NewRelay(c, "")
 		},
 	}
 	for name, newRelay := range relays {

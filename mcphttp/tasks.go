@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/sessionstate"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
 )
@@ -196,7 +197,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 		o.PollInterval = mcp.DefaultTaskPollInterval
 	}
 	now := time.Now().UTC()
-	rec := &session.Task{ID: session.NewID(), Status: session.TaskWorking, Identity: session.Identity(k.auth),
+	rec := &session.Task{ID: session.NewID(), Status: session.TaskWorking, Identity: sessionstate.Identity(k.auth),
 		Created: now, Updated: now, Heartbeat: now, TTL: o.TTL, PollInterval: o.PollInterval}
 	st := h.taskStore()
 
@@ -646,7 +647,7 @@ func (h *Handler) taskOf(ctx context.Context, k *call, p *taskParams) (*session.
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + k.msg.Method + ` needs "taskId"`}
 	}
 	t, err := h.taskStore().GetTask(ctx, p.TaskID)
-	if err == nil && t.Identity != session.Identity(k.auth) {
+	if err == nil && t.Identity != sessionstate.Identity(k.auth) {
 		err = session.ErrNotFound
 	}
 	if err == nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/session"
+	"github.com/mcpchain/mcp/session/redisstore"
 )
 
 const tasksExt = `"extensions":{"io.modelcontextprotocol/tasks":{}}`
@@ -433,8 +434,8 @@ func TestTaskReplicas(t *testing.T) {
 	t.Parallel()
 	rc := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
 	t.Cleanup(func() { _ = rc.Close() })
-	a, _, tt := newTaskHTTP(t, &mcphttp.Options{Sessions: session.NewRedisStore(rc, nil)})
-	b, _, _ := newTaskHTTP(t, &mcphttp.Options{Sessions: session.NewRedisStore(rc, nil)})
+	a, _, tt := newTaskHTTP(t, &mcphttp.Options{Sessions: redisstore.New(rc, nil)})
+	b, _, _ := newTaskHTTP(t, &mcphttp.Options{Sessions: redisstore.New(rc, nil)})
 
 	w := createTask(t, a.URL, "ask2", "")
 	w = waitStatus(t, b.URL, w.TaskID, "input_required")

@@ -18,12 +18,14 @@
 //   - [SessionID]: the Mcp-Session-Id header, checked, in the context.
 //   - [CanAccess]: an access policy over tools, resources and prompts,
 //     which needs the auth data.
-//   - [Telemetry.Middleware] (from [NewTelemetry]): OpenTelemetry spans
-//     and metrics per JSON-RPC request, after the MCP conventions.
-//   - [RateLimit]: token buckets per caller, 429 / JSON-RPC -32029 with
-//     retryAfter when empty. Both act on the decoded requests through an
-//     mcp.Interceptor, so they see each request of a batch and every
-//     transport.
+//   - Telemetry (package middleware/telemetry): OpenTelemetry spans and
+//     metrics per JSON-RPC request, after the MCP conventions.
+//   - Rate limits (package middleware/ratelimit): token buckets per
+//     caller, 429 / JSON-RPC -32029 with retryAfter when empty. Both act
+//     on the decoded requests through an mcp.Interceptor, so they see each
+//     request of a batch and every transport; each is a package of its own
+//     so that a server links OpenTelemetry or the limiter only when it
+//     imports them.
 //   - [Ping.Middleware] (from [NewPing]): pings the clients of open GET
 //     streams and ends the sessions of those that stop answering.
 //   - [Timeout]: a deadline on POST requests, innermost so that it bounds

@@ -119,7 +119,7 @@ func TestProviderDefaultsAndConfigErrors(t *testing.T) {
 		},
 		"shared storage without keys": func() error {
 			b := base
-			b.TokenStorage = NewRedisStorage(nil, "")
+			b.TokenStorage = sharedStorage{} // not a *MemoryStorage, so shared; never used
 			_, err := NewOAuthProvider(OAuthProviderConfig{Config: b, AuthorizationEndpoint: "a", TokenEndpoint: "t"})
 			return err
 		},
@@ -131,3 +131,7 @@ func TestProviderDefaultsAndConfigErrors(t *testing.T) {
 		assert.Error(t, f(), name)
 	}
 }
+
+// sharedStorage is a TokenStorage the proxy takes for a shared one (any
+// but its own *MemoryStorage).
+type sharedStorage struct{ *MemoryStorage }

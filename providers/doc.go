@@ -101,9 +101,10 @@
 // ours the upstream token is refreshed (or, for providers whose tokens
 // never expire, the user API asked again: [UserChecker]).
 //
-// State lives in a [TokenStorage]: [MemoryStorage] by default, or
-// [RedisStorage] so several instances share logins (they then need the same
-// JWTSigningKey and EncryptionKey). Codes, refresh tokens, client
+// State lives in a [TokenStorage]: [MemoryStorage] by default, or the
+// Redis storage of package providers/redisstorage so several instances
+// share logins (they then need the same JWTSigningKey and EncryptionKey).
+// Codes, refresh tokens, client
 // registrations and grants are sealed (AES-256-GCM, bound to their key):
 // whoever can write the storage cannot mint a scope or a client.
 package providers

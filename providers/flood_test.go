@@ -31,7 +31,7 @@ type storageCase struct {
 	redis *redis.Client
 }
 
-// storageCases are a MemoryStorage and a RedisStorage on a real
+// storageCases are a MemoryStorage and a redisstorage.Storage on a real
 // redis-server (each case gets its own key prefix). memMax caps the
 // memory storage's entries (0: default).
 func storageCases(t *testing.T, memMax int) []storageCase {
@@ -49,9 +49,7 @@ func storageCases(t *testing.T, memMax int) []storageCase {
 		{name: "redis", redis: rc, open: func(t *testing.T) TokenStorage {
 			c := redis.NewClient(&redis.Options{Addr: addr})
 			t.Cleanup(func() { _ = c.Close() })
-			s := NewRedisStorage(c, fmt.Sprintf("t%d:", n.Add(1)))
-			s.MaxClients = memMax
-			return s
+			return NewRedisStorageForTest(c, fmt.Sprintf("t%d:", n.Add(1)), memMax)
 		}},
 	}
 }
@@ -263,11 +261,12 @@ func TestRegistrationsExpireUnlessUsedRedis(t *testing.T) {
 	t.Parallel()
 	sc := storageCases(t, 0)[1]
 	require.NotNil(t, sc.redis)
-	store := sc.open(t).(*RedisStorage)
+	const prefix = "expire:"
+	store := NewRedisStorageForTest(sc.redis, prefix, 0)
 	e := newEnv(t, func(c *OAuthProviderConfig) { c.TokenStorage = store })
 	ctx := context.Background()
 	pttl := func(id string) time.Duration {
-		d, err := sc.redis.PTTL(ctx, store.prefix+"client:"+id).Result()
+		d, err := sc.redis.PTTL(ctx, prefix+"client:"+id).Result()
 		require.NoError(t, err)
 		return d
 	}
@@ -280,7 +279,7 @@ func TestRegistrationsExpireUnlessUsedRedis(t *testing.T) {
 	assert.InDelta(t, DefaultClientTTL.Seconds(), pttl(used.ID).Seconds(), 60, "a used one lives ClientTTL from its use")
 	assert.InDelta(t, DefaultUnusedClientTTL.Seconds(), pttl(unused.ID).Seconds(), 60)
 	// The quota set follows the slide: the used client's score is ClientTTL away.
-	score, err := sc.redis.ZScore(ctx, store.prefix+"clients", "client:"+used.ID).Result()
+	score, err := sc.redis.ZScore(ctx, prefix+"clients", "client:"+used.ID).Result()
 	require.NoError(t, err)
 	assert.InDelta(t, float64(time.Now().Add(DefaultClientTTL).UnixMilli()), score, 60_000)
 }

@@ -93,7 +93,7 @@ type memEntry struct {
 // MemoryStorage is the default [TokenStorage]: a map in this process, with
 // per-key TTL and a background goroutine that purges expired entries until
 // Close. Its state does not survive a restart and is not shared between
-// instances; use [RedisStorage] for that.
+// instances; use package providers/redisstorage for that.
 type MemoryStorage struct {
 	now        func() time.Time
 	max        int

@@ -2,13 +2,8 @@ package session
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strconv"
 	"sync"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Event is one message of a resumable request stream: its number in the
@@ -137,118 +132,5 @@ func (m *MemoryEventStore) Delete(_ context.Context, sessionID, streamID string)
 	m.mu.Lock()
 	delete(m.streams, streamKey(sessionID, streamID))
 	m.mu.Unlock()
-	return nil
-}
-
-// RedisEventStore is an [EventStore] on Redis Streams: one stream key per
-// request stream, whose entry IDs are "1-<n>" so that XRANGE and XREAD
-// BLOCK read "after n" directly, trimmed to the last 1024 entries and
-// expiring TTL after its last append. A replica that resumes a stream
-// made on another one tails it with XREAD BLOCK: no pub/sub is needed.
-type RedisEventStore struct {
-	c      redis.UniversalClient
-	prefix string
-	ttl    time.Duration
-}
-
-// NewRedisEventStore returns an event store on c whose keys start with
-// prefix (default "mcp:ev:") and expire ttl after the last append
-// (0: one hour). The caller owns c.
-func NewRedisEventStore(c redis.UniversalClient, prefix string, ttl time.Duration) *RedisEventStore {
-	if prefix == "" {
-		prefix = "mcp:ev:"
-	}
-	if ttl <= 0 {
-		ttl = time.Hour
-	}
-	return &RedisEventStore{c: c, prefix: prefix, ttl: ttl}
-}
-
-func (s *RedisEventStore) key(sessionID, streamID string) string {
-	return s.prefix + "{" + sessionID + "}:" + streamID
-}
-
-// Append implements EventStore.
-func (s *RedisEventStore) Append(ctx context.Context, sessionID, streamID string, ev Event) error {
-	key := s.key(sessionID, streamID)
-	final := "0"
-	if ev.Final {
-		final = "1"
-	}
-	_, err := s.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.XAdd(ctx, &redis.XAddArgs{Stream: key, ID: "1-" + strconv.Itoa(ev.N), MaxLen: maxEvents, Approx: true,
-			Values: []any{"d", ev.Data, "f", final}})
-		p.Expire(ctx, key, s.ttl)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("session: redis XADD: %w", err)
-	}
-	return nil
-}
-
-func toEvents(msgs []redis.XMessage) ([]Event, error) {
-	out := make([]Event, 0, len(msgs))
-	for _, m := range msgs {
-		var n int
-		if _, err := fmt.Sscanf(m.ID, "1-%d", &n); err != nil {
-			return nil, fmt.Errorf("session: a stored event has the ID %q", m.ID)
-		}
-		d, _ := m.Values["d"].(string)
-		f, _ := m.Values["f"].(string)
-		out = append(out, Event{N: n, Data: []byte(d), Final: f == "1"})
-	}
-	return out, nil
-}
-
-// After implements EventStore.
-func (s *RedisEventStore) After(ctx context.Context, sessionID, streamID string, after int, wait time.Duration) ([]Event, error) {
-	key := s.key(sessionID, streamID)
-	first, err := s.c.XRangeN(ctx, key, "-", "+", 1).Result()
-	if err != nil {
-		return nil, fmt.Errorf("session: redis XRANGE: %w", err)
-	}
-	if len(first) == 0 {
-		return nil, ErrNotFound
-	}
-	if evs, err := toEvents(first); err != nil {
-		return nil, err
-	} else if evs[0].N > after+1 {
-		return nil, ErrNotFound // what follows `after` was trimmed
-	}
-	from := "1-" + strconv.Itoa(after)
-	if after < 0 {
-		from = "0-0" // from the priming event on
-	}
-	res, err := s.c.XRange(ctx, key, "("+from, "+").Result()
-	if err != nil {
-		return nil, fmt.Errorf("session: redis XRANGE: %w", err)
-	}
-	if len(res) > 0 || wait <= 0 {
-		return toEvents(res)
-	}
-	streams, err := s.c.XRead(ctx, &redis.XReadArgs{Streams: []string{key, from}, Block: wait}).Result()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("session: redis XREAD: %w", err)
-	}
-	var out []Event
-	for _, st := range streams {
-		evs, err := toEvents(st.Messages)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, evs...)
-	}
-	return out, nil
-}
-
-// Delete implements EventStore.
-func (s *RedisEventStore) Delete(ctx context.Context, sessionID, streamID string) error {
-	if err := s.c.Del(ctx, s.key(sessionID, streamID)).Err(); err != nil {
-		return fmt.Errorf("session: redis DEL: %w", err)
-	}
 	return nil
 }

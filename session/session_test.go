@@ -2,15 +2,12 @@ package session_test
 
 import (
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/session"
 )
 
@@ -53,56 +50,4 @@ func TestValidID(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, session.ValidID(tt.id), "%q", tt.id)
 	}
-}
-
-func TestSessionState(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := session.New(now)
-	assert.Equal(t, now, s.Created)
-	assert.Equal(t, now, s.LastSeen())
-	assert.False(t, s.Initialized())
-	assert.Equal(t, mcp.LogLevel(""), s.LogLevel())
-
-	caps := mcp.ClientCapabilities{Roots: &mcp.RootsCapability{ListChanged: true}}
-	s.Init("2025-06-18", mcp.Implementation{Name: "c", Version: "1"}, caps, "alice")
-	s.SetInitialized()
-	s.SetLogLevel(mcp.LevelWarning)
-	s.Subscribe("a://1")
-	s.Subscribe("a://2")
-	s.Unsubscribe("a://2")
-	s.Unsubscribe("never")
-	later := now.Add(time.Minute)
-	s.Touch(later)
-
-	assert.Equal(t, "2025-06-18", s.ProtocolVersion())
-	assert.Equal(t, "c", s.Client().Name)
-	assert.Equal(t, caps, s.Capabilities())
-	assert.Equal(t, "alice", s.Auth())
-	assert.True(t, s.Initialized())
-	assert.Equal(t, mcp.LevelWarning, s.LogLevel())
-	assert.True(t, s.Subscribed("a://1"))
-	assert.False(t, s.Subscribed("a://2"))
-	assert.Equal(t, later, s.LastSeen())
-}
-
-func TestSessionConcurrentUse(t *testing.T) {
-	t.Parallel()
-	s := session.New(time.Now())
-	var wg sync.WaitGroup
-	for i := range 16 {
-		wg.Go(func() {
-			for j := range 100 {
-				s.Touch(time.Now())
-				s.Subscribe("u")
-				_ = s.Subscribed("u")
-				s.SetLogLevel(mcp.LevelInfo)
-				_ = s.LogLevel()
-				if (i+j)%2 == 0 {
-					s.Unsubscribe("u")
-				}
-			}
-		})
-	}
-	wg.Wait()
 }

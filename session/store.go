@@ -2,9 +2,6 @@ package session
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"maps"
 	"slices"
@@ -18,9 +15,10 @@ import (
 var ErrExists = errors.New("session: ID already in use")
 
 // Record is the stored state of one session: plain data, serialisable as
-// JSON, so any replica that shares the store can serve the session. A
-// [Session] is the in-process copy a handler works on; changes to it are
-// written back to the store explicitly ([Store.Update]).
+// JSON, so any replica that shares the store can serve the session. The
+// engine keeps a working copy of it in each process that serves the
+// session and writes changes back with [Store.Update]; a store only keeps
+// records.
 type Record struct {
 	// ID is the Mcp-Session-Id.
 	ID string `json:"id"`
@@ -38,8 +36,9 @@ type Record struct {
 	// Subscriptions are the resource URIs the client subscribed to,
 	// sorted.
 	Subscriptions []string `json:"subscriptions,omitempty"`
-	// Identity binds the session to the caller that initialized it (see
-	// [Identity]); "" is an anonymous session.
+	// Identity binds the session to the caller that initialized it: an
+	// opaque string the engine derives from the caller's auth data ("" for
+	// an anonymous session), compared by the engine, kept as is by a store.
 	Identity string `json:"identity,omitempty"`
 	// Created is when initialize made the session.
 	Created time.Time `json:"created"`
@@ -66,32 +65,6 @@ func cloneCaps(c mcp.ClientCapabilities) mcp.ClientCapabilities {
 	}
 	c.Experimental = maps.Clone(c.Experimental)
 	return c
-}
-
-// Unencodable is the [Identity] of auth data that cannot be encoded as
-// JSON: it matches no caller on another replica.
-const Unencodable = "unencodable"
-
-// Identity is the stored form of the auth data a session is bound to: ""
-// for none (anonymous), "sub:" and the subject for auth data implementing
-// mcp.Subject, else "sha256:" and the hash of its JSON encoding (auth data
-// that cannot be encoded binds to [Unencodable], which no caller matches
-// on another replica: such sessions are served by the replica that made
-// them only). Two callers may share a session when their identities
-// are equal.
-func Identity(auth any) string {
-	switch a := auth.(type) {
-	case nil:
-		return ""
-	case mcp.Subject:
-		return "sub:" + a.Subject()
-	}
-	b, err := json.Marshal(auth)
-	if err != nil {
-		return Unencodable
-	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // Store keeps session records, with an idle expiry: a record not touched
@@ -221,13 +194,13 @@ func (m *MemoryStore) Touch(_ context.Context, id string, ttl time.Duration) (*R
 	return e.rec.Clone(), nil
 }
 
-// TouchApply is [MemoryStore.Touch] followed by [Session.Apply] of the
-// record, without the copy Touch returns: it restarts the TTL of the
-// record id and refreshes s from the stored record under the store's
-// lock, or returns [ErrNotFound]. A handler that refreshes its working
-// copy of a session on every request (the engine) saves a copy per
-// request with it.
-func (m *MemoryStore) TouchApply(_ context.Context, id string, ttl time.Duration, s *Session) error {
+// TouchApply is [MemoryStore.Touch] without the copy Touch returns: it
+// restarts the TTL of the record id and calls apply with the stored
+// record under the store's lock, or returns [ErrNotFound]. apply must
+// neither keep nor modify the record, nor call the store. A handler that
+// refreshes its working copy of a session on every request (the engine)
+// saves a copy of the record per request with it.
+func (m *MemoryStore) TouchApply(_ context.Context, id string, ttl time.Duration, apply func(*Record)) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var now time.Time
@@ -237,7 +210,7 @@ func (m *MemoryStore) TouchApply(_ context.Context, id string, ttl time.Duration
 	}
 	e.expires = m.expiry(ttl, &now)
 	m.recs[id] = e
-	s.Apply(e.rec)
+	apply(e.rec)
 	return nil
 }
 
@@ -265,18 +238,4 @@ func (m *MemoryStore) Delete(_ context.Context, id string) error {
 	delete(m.recs, id)
 	m.mu.Unlock()
 	return nil
-}
-
-// Len returns the number of unexpired records held.
-func (m *MemoryStore) Len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := 0
-	var now time.Time
-	for id := range m.recs {
-		if _, ok := m.liveLocked(id, &now); ok {
-			n++
-		}
-	}
-	return n
 }

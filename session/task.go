@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // TaskStatus is the status of a task (the tasks extension of revision
@@ -44,9 +41,9 @@ type Task struct {
 	Status TaskStatus `json:"status"`
 	// StatusMessage optionally explains the status.
 	StatusMessage string `json:"statusMessage,omitempty"`
-	// Identity binds the task to the caller that created it (see
-	// [Identity]): only a caller with the same identity reads, answers or
-	// cancels it.
+	// Identity binds the task to the caller that created it, as
+	// [Record.Identity] binds a session: only a caller with the same
+	// identity reads, answers or cancels it.
 	Identity string `json:"identity,omitempty"`
 	// Created and Updated are when the task was made and last changed.
 	Created time.Time `json:"created"`
@@ -85,9 +82,9 @@ func (t *Task) Clone() *Task {
 }
 
 // TaskStore keeps tasks. A task expires TTL after it was created, whatever
-// happens to it meanwhile. [MemoryStore] and [RedisStore] implement it
-// next to [Store], so tasks live where sessions do and survive a change
-// of replica. Implementations must be safe for concurrent use by many
+// happens to it meanwhile. [MemoryStore] and the Redis store of package
+// session/redisstore implement it next to [Store], so tasks live where
+// sessions do and survive a change of replica. Implementations must be safe for concurrent use by many
 // processes when they are shared.
 type TaskStore interface {
 	// CreateTask stores a new task; [ErrExists] if its ID is in use.
@@ -192,67 +189,4 @@ func (m *MemoryStore) sweepTasksLocked() {
 	}
 }
 
-func (s *RedisStore) taskKey(id string) string { return s.prefix + "task:{" + id + "}" }
-
-func decodeTask(b []byte) (*Task, error) {
-	var t Task
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, fmt.Errorf("session: a stored task is not valid: %w", err)
-	}
-	return &t, nil
-}
-
-// CreateTask implements [TaskStore]: one string key holding the task's
-// JSON, expiring TTL after the task was created.
-func (s *RedisStore) CreateTask(ctx context.Context, t *Task) error {
-	if err := checkTask(t); err != nil {
-		return err
-	}
-	b, err := json.Marshal(t)
-	if err != nil {
-		return fmt.Errorf("session: encoding the task: %w", err)
-	}
-	args := redis.SetArgs{Mode: "NX"}
-	if exp := taskExpiry(t); !exp.IsZero() {
-		args.ExpireAt = exp
-	}
-	err = s.c.SetArgs(ctx, s.taskKey(t.ID), b, args).Err()
-	if errors.Is(err, redis.Nil) {
-		return ErrExists
-	}
-	if err != nil {
-		return fmt.Errorf("session: redis SET: %w", err)
-	}
-	return nil
-}
-
-// GetTask implements [TaskStore].
-func (s *RedisStore) GetTask(ctx context.Context, id string) (*Task, error) {
-	b, err := s.c.Get(ctx, s.taskKey(id)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("session: redis GET: %w", err)
-	}
-	return decodeTask(b)
-}
-
-// UpdateTask implements [TaskStore]: a WATCH/MULTI transaction that keeps
-// the key's expiry (SET KEEPTTL).
-func (s *RedisStore) UpdateTask(ctx context.Context, id string, fn func(*Task) error) (*Task, error) {
-	return watchUpdate(ctx, s, s.taskKey(id), decodeTask, func(t *Task) error {
-		if err := fn(t); err != nil {
-			return err
-		}
-		t.ID = id
-		return nil
-	}, func(p redis.Pipeliner, key string, b []byte) {
-		p.SetArgs(ctx, key, b, redis.SetArgs{KeepTTL: true})
-	}, "task", id)
-}
-
-var (
-	_ TaskStore = (*MemoryStore)(nil)
-	_ TaskStore = (*RedisStore)(nil)
-)
+var _ TaskStore = (*MemoryStore)(nil)

@@ -38,8 +38,8 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/examples/everything/tools"
 	"github.com/mcpchain/mcp/mcphttp"
-	"github.com/mcpchain/mcp/middleware"
-	"github.com/mcpchain/mcp/session"
+	"github.com/mcpchain/mcp/middleware/telemetry"
+	"github.com/mcpchain/mcp/session/redisstore"
 )
 
 // User is the auth data of a caller.
@@ -84,7 +84,7 @@ func main() {
 	jsonOnly := flag.Bool("json", false, "answer with application/json, never SSE (httpStream)")
 	legacySSE := flag.Bool("legacy-sse", false, "also serve the deprecated HTTP+SSE transport at /sse and /messages (httpStream)")
 	resumable := flag.Bool("resumable", false, "make request streams resumable with Last-Event-ID (on Redis with -redis) (httpStream)")
-	telemetry := flag.Bool("telemetry", false, "trace and measure every request with middleware.Telemetry through the global OpenTelemetry provider; none is installed here, so this shows what the middleware costs when nothing is exported (examples/observability exports)")
+	withTelemetry := flag.Bool("telemetry", false, "trace and measure every request with package middleware/telemetry through the global OpenTelemetry provider; none is installed here, so this shows what the middleware costs when nothing is exported (examples/observability exports)")
 	redisURL := flag.String("redis", "", "keep sessions on the Redis at this URL (redis://host:6379/0), or on a Redis Cluster (redis://host1:6379?addr=host2:6379&addr=host3:6379, or host1:6379,host2:6379,…), shared by every replica that uses it (httpStream)")
 	flag.Parse()
 
@@ -106,11 +106,11 @@ func main() {
 		// Sessions, resumable streams (with -resumable) and relayed
 		// answers on Redis: any replica serves any session and resumes
 		// any stream.
-		hopts.Sessions = session.NewRedisStore(c, nil)
-		hopts.Events = session.NewRedisEventStore(c, "", 10*time.Minute)
+		hopts.Sessions = redisstore.New(c, nil)
+		hopts.Events = redisstore.NewEventStore(c, "", 10*time.Minute)
 		// Answers to sampling, elicitation, roots and pings reach the
 		// replica that asked, wherever the client posts them.
-		hopts.Relay = session.NewRedisRelay(c, "")
+		hopts.Relay = redisstore.NewRelay(c, "")
 	}
 
 	// The first SIGINT or SIGTERM ends ctx, and Start then shuts down
@@ -122,8 +122,8 @@ func main() {
 	defer stop()
 	context.AfterFunc(ctx, stop)
 	sopts := &mcphttp.StartOptions{TransportType: *transport, Host: *host, Port: *port, Handler: hopts}
-	if *telemetry {
-		tel, err := middleware.NewTelemetry(nil)
+	if *withTelemetry {
+		tel, err := telemetry.New(nil)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "everything:", err)
 			os.Exit(1)

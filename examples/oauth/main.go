@@ -80,6 +80,7 @@ import (
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/providers"
+	"github.com/mcpchain/mcp/providers/redisstorage"
 )
 
 func main() {
@@ -127,7 +128,7 @@ func main() {
 func run(ctx context.Context, cfg *config, host string, port int, log *slog.Logger) error {
 	var storage providers.TokenStorage
 	if cfg.RedisURL != "" {
-		rs, err := providers.OpenRedisStorage(ctx, cfg.RedisURL)
+		rs, err := redisstorage.Open(ctx, cfg.RedisURL)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,7 @@
 // Command observability is examples/everything's tools with OpenTelemetry
 // traces and metrics exported over OTLP and per-caller rate limits, all
-// as plain middleware of the chain (middleware.Telemetry,
-// middleware.RateLimit), on stdio and Streamable HTTP alike.
+// as plain middleware of the chain (telemetry.Recorder,
+// ratelimit.New), on stdio and Streamable HTTP alike.
 //
 //	OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 observability -transport httpStream
 //
@@ -35,7 +35,8 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/examples/everything/tools"
 	"github.com/mcpchain/mcp/mcphttp"
-	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/middleware/ratelimit"
+	"github.com/mcpchain/mcp/middleware/telemetry"
 )
 
 // newServer is examples/everything's set plus "report", a tool whose work
@@ -66,12 +67,12 @@ func newServer(tp trace.TracerProvider) *mcp.Server {
 
 // middlewareFor is the chain of both transports: telemetry outermost, so
 // that refused requests are traced too, then the rate limits.
-func middlewareFor(tel *middleware.Telemetry) []alice.Constructor {
+func middlewareFor(tel *telemetry.Recorder) []alice.Constructor {
 	return []alice.Constructor{
 		tel.Middleware,
-		middleware.RateLimit(middleware.RateLimitOptions{
-			ToolCalls: middleware.Limit{Rate: 10, Burst: 20},
-			Other:     middleware.Limit{Rate: 50, Burst: 100},
+		ratelimit.New(ratelimit.Options{
+			ToolCalls: ratelimit.Limit{Rate: 10, Burst: 20},
+			Other:     ratelimit.Limit{Rate: 50, Burst: 100},
 		}),
 	}
 }
@@ -120,7 +121,7 @@ func run(transport string, port int) error {
 		return err
 	}
 	defer func() { _ = shutdown(context.Background()) }()
-	tel, err := middleware.NewTelemetry(nil) // the otel globals set above
+	tel, err := telemetry.New(nil) // the otel globals set above
 	if err != nil {
 		return err
 	}

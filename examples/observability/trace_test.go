@@ -20,7 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpchain/mcp/mcptest"
-	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/middleware/telemetry"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -43,7 +43,7 @@ func TestTracePicture(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	mp := sdkmetric.NewMeterProvider()
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) })
-	tel, err := middleware.NewTelemetry(&middleware.TelemetryOptions{TracerProvider: tp, MeterProvider: mp})
+	tel, err := telemetry.New(&telemetry.Options{TracerProvider: tp, MeterProvider: mp})
 	require.NoError(t, err)
 
 	s := mcptest.NewSession(t, newServer(tp), &mcptest.Options{Middleware: middlewareFor(tel)})

@@ -28,7 +28,7 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store, ttlUnit time.D
 		return &session.Record{ID: session.NewID(), ProtocolVersion: "2025-11-25",
 			Client:       mcp.Implementation{Name: "c", Version: "1"},
 			Capabilities: mcp.ClientCapabilities{Roots: &mcp.RootsCapability{ListChanged: true}},
-			Identity:     session.Identity(nil), Created: now, LastSeen: now}
+			Created:      now, LastSeen: now}
 	}
 
 	t.Run("CreateGetDelete", func(t *testing.T) {

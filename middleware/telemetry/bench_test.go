@@ -1,4 +1,4 @@
-package middleware_test
+package telemetry_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
-	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/middleware/telemetry"
 )
 
 // BenchmarkToolsCallTelemetry measures a tools/call through the embedded
@@ -20,7 +20,7 @@ import (
 // no-op providers (no SDK installed): the overhead a server pays for
 // leaving telemetry on with nothing to export.
 func BenchmarkToolsCallTelemetry(b *testing.B) {
-	tel, err := middleware.NewTelemetry(nil)
+	tel, err := telemetry.New(nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func BenchmarkToolsCallTelemetry(b *testing.B) {
 // Streamable HTTP on a loopback socket, one stateful session, the way the
 // peer harness measures: the middleware's share of a network call.
 func BenchmarkToolsCallTelemetryHTTP(b *testing.B) {
-	tel, err := middleware.NewTelemetry(nil)
+	tel, err := telemetry.New(nil)
 	if err != nil {
 		b.Fatal(err)
 	}

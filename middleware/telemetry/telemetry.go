@@ -1,4 +1,8 @@
-package middleware
+// Package telemetry traces and measures the JSON-RPC requests of an MCP
+// server with OpenTelemetry, after the OpenTelemetry semantic conventions
+// for MCP. It is a package of its own so that a server without telemetry
+// does not link OpenTelemetry: importing it is the choice.
+package telemetry
 
 import (
 	"bytes"
@@ -22,7 +26,7 @@ import (
 
 // The attribute keys of the OpenTelemetry semantic conventions for MCP
 // (open-telemetry/semantic-conventions, docs/gen-ai/mcp.md) that
-// [Telemetry] records.
+// [Recorder] records.
 const (
 	AttrMCPMethodName         = attribute.Key("mcp.method.name")
 	AttrMCPSessionID          = attribute.Key("mcp.session.id")
@@ -41,27 +45,30 @@ const (
 	AttrClientPort            = attribute.Key("client.port")
 )
 
-// The metric names of the conventions, and the bucket boundaries (in
-// seconds) they ask for.
+// The metric names of the conventions; both histograms use
+// [DefaultDurationBuckets].
 const (
 	MetricServerOperationDuration = "mcp.server.operation.duration"
 	MetricServerSessionDuration   = "mcp.server.session.duration"
 )
 
-// DurationBuckets are the explicit bucket boundaries, in seconds, the
-// conventions give for both MCP duration histograms.
-var DurationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+// DefaultDurationBuckets returns the explicit bucket boundaries, in
+// seconds, the conventions give for both MCP duration histograms: a new
+// slice on each call, so a caller may change it.
+func DefaultDurationBuckets() []float64 {
+	return []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+}
 
 // ToolErrorType is the error.type of a tools/call whose result has
 // isError set (the conventions' "tool_error").
 const ToolErrorType = "tool_error"
 
-const instrumentationName = "github.com/mcpchain/mcp/middleware"
+const instrumentationName = "github.com/mcpchain/mcp/middleware/telemetry"
 
-// TelemetryOptions configure [NewTelemetry]. The zero value (or nil) uses
-// the global providers of package otel, which record nothing until an SDK
-// is installed with otel.SetTracerProvider and otel.SetMeterProvider.
-type TelemetryOptions struct {
+// Options configure [New]. The zero value (or nil) uses the global
+// providers of package otel, which record nothing until an SDK is
+// installed with otel.SetTracerProvider and otel.SetMeterProvider.
+type Options struct {
 	// TracerProvider makes the spans. Default otel.GetTracerProvider().
 	TracerProvider trace.TracerProvider
 	// MeterProvider makes the histograms. Default otel.GetMeterProvider().
@@ -71,12 +78,12 @@ type TelemetryOptions struct {
 	Propagator propagation.TextMapPropagator
 }
 
-// Telemetry traces and measures every JSON-RPC request after the
-// OpenTelemetry semantic conventions for MCP. Make one with
-// [NewTelemetry], put [Telemetry.Middleware] in the chain (any transport:
+// Recorder traces and measures every JSON-RPC request after the
+// OpenTelemetry semantic conventions for MCP. Make one with [New], put
+// [Recorder.Middleware] in the chain (any transport:
 // mcphttp.MuxOptions.Middleware, StartOptions.Middleware for HTTP and
 // stdio, EmbedOptions.Middleware), and, for the session metric, call
-// [Telemetry.SessionEnded] from mcphttp.SessionHooks.OnEnd.
+// [Recorder.SessionEnded] from mcphttp.SessionHooks.OnEnd.
 //
 // Each request (also each request of a batch) and each client
 // notification gets a SERVER span named
@@ -106,7 +113,7 @@ type TelemetryOptions struct {
 // and the cost is a context value and a non-recording span per request:
 // params are decoded only when the span records, a metric is enabled, or
 // they carry a traceparent.
-type Telemetry struct {
+type Recorder struct {
 	tracer  trace.Tracer
 	opDur   metric.Float64Histogram
 	sessDur metric.Float64Histogram
@@ -114,10 +121,10 @@ type Telemetry struct {
 	ic      mcp.Interceptor
 }
 
-// NewTelemetry makes the telemetry middleware. It returns an error only
+// New makes the telemetry middleware. It returns an error only
 // when the meter provider refuses to make the histograms.
-func NewTelemetry(opts *TelemetryOptions) (*Telemetry, error) {
-	var o TelemetryOptions
+func New(opts *Options) (*Recorder, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -134,18 +141,18 @@ func NewTelemetry(opts *TelemetryOptions) (*Telemetry, error) {
 	opDur, err := meter.Float64Histogram(MetricServerOperationDuration,
 		metric.WithUnit("s"),
 		metric.WithDescription("MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent."),
-		metric.WithExplicitBucketBoundaries(DurationBuckets...))
+		metric.WithExplicitBucketBoundaries(DefaultDurationBuckets()...))
 	if err != nil {
 		return nil, err
 	}
 	sessDur, err := meter.Float64Histogram(MetricServerSessionDuration,
 		metric.WithUnit("s"),
 		metric.WithDescription("The duration of the MCP session as observed on the MCP server."),
-		metric.WithExplicitBucketBoundaries(DurationBuckets...))
+		metric.WithExplicitBucketBoundaries(DefaultDurationBuckets()...))
 	if err != nil {
 		return nil, err
 	}
-	t := &Telemetry{
+	t := &Recorder{
 		tracer:  o.TracerProvider.Tracer(instrumentationName),
 		opDur:   opDur,
 		sessDur: sessDur,
@@ -159,7 +166,7 @@ func NewTelemetry(opts *TelemetryOptions) (*Telemetry, error) {
 // of r (mcp.WithInterceptor). Over HTTP, the trace context of the
 // request's headers is the parent of spans whose request carries none in
 // params._meta.
-func (t *Telemetry) Middleware(next http.Handler) http.Handler {
+func (t *Recorder) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(r.Context(), t.ic)))
 	})
@@ -177,7 +184,7 @@ func (t *Telemetry) Middleware(next http.Handler) http.Handler {
 //		}
 //		tel.SessionEnded(context.Background(), s.Created, s.ProtocolVersion, errType)
 //	}
-func (t *Telemetry) SessionEnded(ctx context.Context, created time.Time, protocolVersion, errorType string) {
+func (t *Recorder) SessionEnded(ctx context.Context, created time.Time, protocolVersion, errorType string) {
 	if !t.sessDur.Enabled(ctx) {
 		return
 	}
@@ -246,7 +253,7 @@ const traceparentKey = "Traceparent"
 
 var traceparentMember = []byte(`"traceparent"`)
 
-func (t *Telemetry) intercept(next mcp.CallHandler) mcp.CallHandler {
+func (t *Recorder) intercept(next mcp.CallHandler) mcp.CallHandler {
 	return func(ctx context.Context, c *mcp.Call) (any, error) {
 		if c.Request != nil && len(c.Request.Header[traceparentKey]) > 0 {
 			ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(c.Request.Header))
@@ -273,7 +280,7 @@ func (t *Telemetry) intercept(next mcp.CallHandler) mcp.CallHandler {
 // traced runs a request whose span records or whose metric is enabled, or
 // whose params carry a trace context: it decodes the params for the
 // target name, the resource URI and the client's _meta trace context.
-func (t *Telemetry) traced(ctx context.Context, next mcp.CallHandler, c *mcp.Call, start time.Time, meta bool) (any, error) {
+func (t *Recorder) traced(ctx context.Context, next mcp.CallHandler, c *mcp.Call, start time.Time, meta bool) (any, error) {
 	var p callParams
 	if len(c.Params) > 0 {
 		_ = json.Unmarshal(c.Params, &p)
@@ -292,7 +299,7 @@ func (t *Telemetry) traced(ctx context.Context, next mcp.CallHandler, c *mcp.Cal
 
 // record is traced for a span already started on the request's own
 // context (no _meta trace context).
-func (t *Telemetry) record(ctx, spanCtx context.Context, span trace.Span, next mcp.CallHandler, c *mcp.Call, start time.Time) (any, error) {
+func (t *Recorder) record(ctx, spanCtx context.Context, span trace.Span, next mcp.CallHandler, c *mcp.Call, start time.Time) (any, error) {
 	var p callParams
 	if len(c.Params) > 0 {
 		_ = json.Unmarshal(c.Params, &p)
@@ -300,7 +307,7 @@ func (t *Telemetry) record(ctx, spanCtx context.Context, span trace.Span, next m
 	return t.run(ctx, spanCtx, span, next, c, &p, start)
 }
 
-func (t *Telemetry) run(ctx, spanCtx context.Context, span trace.Span, next mcp.CallHandler, c *mcp.Call, p *callParams, start time.Time) (res any, err error) {
+func (t *Recorder) run(ctx, spanCtx context.Context, span trace.Span, next mcp.CallHandler, c *mcp.Call, p *callParams, start time.Time) (res any, err error) {
 	recording := span.IsRecording()
 	metered := t.opDur.Enabled(ctx)
 	if !recording && !metered {
@@ -346,7 +353,7 @@ func outcome(res any, err error) (errType, status, msg string) {
 	return "", "", ""
 }
 
-func (t *Telemetry) finish(ctx context.Context, span trace.Span, c *mcp.Call, p *callParams, start time.Time, recording, metered bool, errType, status, msg string) {
+func (t *Recorder) finish(ctx context.Context, span trace.Span, c *mcp.Call, p *callParams, start time.Time, recording, metered bool, errType, status, msg string) {
 	attrs := make([]attribute.KeyValue, 0, 12)
 	attrs = append(attrs, AttrMCPMethodName.String(c.Method))
 	switch c.Method {

@@ -1,4 +1,4 @@
-package middleware
+package ratelimit
 
 import (
 	"net/http"
@@ -37,7 +37,7 @@ func heapInUse() uint64 {
 // bound of where it started.
 func TestRateLimitIdleCallersExpire(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	rl := newRateLimiter(RateLimitOptions{
+	rl := newRateLimiter(Options{
 		ToolCalls:   Limit{Rate: 1, Burst: 5},
 		Other:       Limit{Rate: 10, Burst: 20},
 		Key:         func(_ *http.Request, c *mcp.Call) string { return c.SessionID },
@@ -69,7 +69,7 @@ func TestRateLimitIdleCallersExpire(t *testing.T) {
 // A caller active within IdleTimeout keeps its bucket (and its debt).
 func TestRateLimitSweepKeepsActive(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	rl := newRateLimiter(RateLimitOptions{ToolCalls: Limit{Rate: rate.Every(2 * time.Hour), Burst: 1}, IdleTimeout: time.Hour,
+	rl := newRateLimiter(Options{ToolCalls: Limit{Rate: rate.Every(2 * time.Hour), Burst: 1}, IdleTimeout: time.Hour,
 		Key: func(_ *http.Request, c *mcp.Call) string { return c.SessionID }}, clock.now)
 	r, _ := http.NewRequest(http.MethodPost, "/", nil)
 	require.NoError(t, rl.check(r, &mcp.Call{Method: "tools/call", SessionID: "a"}))

@@ -1,4 +1,4 @@
-package middleware_test
+package ratelimit_test
 
 import (
 	"context"
@@ -12,20 +12,19 @@ import (
 	"github.com/justinas/alice"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
-	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/middleware/ratelimit"
 )
 
 type rpcErr struct {
 	ID    json.RawMessage `json:"id"`
 	Error *struct {
-		Code    int64                    `json:"code"`
-		Message string                   `json:"message"`
-		Data    middleware.RateLimitData `json:"data"`
+		Code    int64          `json:"code"`
+		Message string         `json:"message"`
+		Data    ratelimit.Data `json:"data"`
 	} `json:"error"`
 }
 
@@ -37,11 +36,11 @@ func perCaller(r *http.Request, _ *mcp.Call) string { return r.Header.Get("X-Cal
 // Retry-After and the JSON-RPC error; other methods have their own
 // bucket; another caller is unaffected.
 func TestRateLimitHTTP(t *testing.T) {
-	srv := telemetryServer(noop.NewTracerProvider())
+	srv := testServer()
 	h := mcphttp.New(srv, &mcphttp.Options{Stateless: true}) // SSE allowed: a lone error still goes out as JSON
-	rl := middleware.RateLimit(middleware.RateLimitOptions{
-		ToolCalls: middleware.PerMinute(6, 3), // a token every 10 s
-		Other:     middleware.Limit{Rate: 100, Burst: 100},
+	rl := ratelimit.New(ratelimit.Options{
+		ToolCalls: ratelimit.PerMinute(6, 3), // a token every 10 s
+		Other:     ratelimit.Limit{Rate: 100, Burst: 100},
 		Key:       perCaller,
 	})
 	ts := httptest.NewServer(alice.New(rl).Then(h))
@@ -66,7 +65,7 @@ func TestRateLimitHTTP(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
 	assert.Equal(t, "10", resp.Header.Get("Retry-After"))
 	require.NotNil(t, m.Error)
-	assert.Equal(t, int64(middleware.CodeRateLimited), m.Error.Code)
+	assert.Equal(t, int64(ratelimit.CodeRateLimited), m.Error.Code)
 	assert.Equal(t, int64(10), m.Error.Data.RetryAfter)
 	assert.JSONEq(t, "4", string(m.ID))
 	assert.Contains(t, m.Error.Message, "tools/call")
@@ -82,15 +81,15 @@ func TestRateLimitHTTP(t *testing.T) {
 
 // Over stdio the refusal is the same JSON-RPC error, with retryAfter.
 func TestRateLimitStdio(t *testing.T) {
-	c := startStdio(t, telemetryServer(noop.NewTracerProvider()),
-		middleware.RateLimit(middleware.RateLimitOptions{ToolCalls: middleware.PerMinute(1, 1)}))
+	c := startStdio(t, testServer(),
+		ratelimit.New(ratelimit.Options{ToolCalls: ratelimit.PerMinute(1, 1)}))
 	initialize(t, c)
 	var first, second rpcErr
 	require.NoError(t, json.Unmarshal(c.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`), &first))
 	require.Nil(t, first.Error)
 	require.NoError(t, json.Unmarshal(c.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`), &second))
 	require.NotNil(t, second.Error)
-	assert.Equal(t, int64(middleware.CodeRateLimited), second.Error.Code)
+	assert.Equal(t, int64(ratelimit.CodeRateLimited), second.Error.Code)
 	assert.InDelta(t, 60, second.Error.Data.RetryAfter, 1)
 	assert.JSONEq(t, "2", string(second.ID))
 }
@@ -99,9 +98,9 @@ func TestRateLimitStdio(t *testing.T) {
 // go through however many notifications come between them, and the next
 // request is refused.
 func TestRateLimitLetsNotificationsThrough(t *testing.T) {
-	srv := telemetryServer(noop.NewTracerProvider())
+	srv := testServer()
 	h := mcphttp.New(srv, nil)
-	rl := middleware.RateLimit(middleware.RateLimitOptions{Other: middleware.PerMinute(1, 2)})
+	rl := ratelimit.New(ratelimit.Options{Other: ratelimit.PerMinute(1, 2)})
 	ts := httptest.NewServer(alice.New(rl).Then(h))
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	post := func(body string, header ...string) (*http.Response, []byte) {
@@ -123,17 +122,17 @@ func TestRateLimitLetsNotificationsThrough(t *testing.T) {
 }
 
 // The default key is the auth subject, else the remote host.
-func TestDefaultRateLimitKey(t *testing.T) {
+func TestDefaultKey(t *testing.T) {
 	network := context.WithValue(t.Context(), http.LocalAddrContextKey, &net.TCPAddr{})
 	r := httptest.NewRequest(http.MethodPost, "/", nil).WithContext(network)
 	r.RemoteAddr = "203.0.113.7:5555"
-	assert.Equal(t, "addr:203.0.113.7", middleware.DefaultRateLimitKey(r, &mcp.Call{}))
+	assert.Equal(t, "addr:203.0.113.7", ratelimit.DefaultKey(r, &mcp.Call{}))
 	r6 := httptest.NewRequest(http.MethodPost, "/", nil).WithContext(network)
 	r6.RemoteAddr = "[2001:db8:1:2:3:4:5:6]:5555"
-	assert.Equal(t, "addr:2001:db8:1:2::/64", middleware.DefaultRateLimitKey(r6, &mcp.Call{}))
-	assert.Equal(t, "subject:ada", middleware.DefaultRateLimitKey(r, &mcp.Call{Auth: subject("ada")}))
+	assert.Equal(t, "addr:2001:db8:1:2::/64", ratelimit.DefaultKey(r6, &mcp.Call{}))
+	assert.Equal(t, "subject:ada", ratelimit.DefaultKey(r, &mcp.Call{Auth: subject("ada")}))
 	local, _ := http.NewRequest(http.MethodPost, "/", nil)
-	assert.Equal(t, "local", middleware.DefaultRateLimitKey(local, &mcp.Call{}))
+	assert.Equal(t, "local", ratelimit.DefaultKey(local, &mcp.Call{}))
 }
 
 type subject string
@@ -143,10 +142,10 @@ func (s subject) Subject() string { return string(s) }
 // In a 2025-03-26 batch each request takes its own token: the refused one
 // is an error among the replies, and the answer stays 200.
 func TestRateLimitBatch(t *testing.T) {
-	srv := telemetryServer(noop.NewTracerProvider())
+	srv := testServer()
 	h := mcphttp.New(srv, &mcphttp.Options{JSONResponse: true})
-	ts := httptest.NewServer(alice.New(middleware.RateLimit(middleware.RateLimitOptions{
-		ToolCalls: middleware.PerMinute(1, 1)})).Then(h))
+	ts := httptest.NewServer(alice.New(ratelimit.New(ratelimit.Options{
+		ToolCalls: ratelimit.PerMinute(1, 1)})).Then(h))
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	resp, _, err := wiretest.Do(http.DefaultClient, wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL,
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
@@ -167,7 +166,7 @@ func TestRateLimitBatch(t *testing.T) {
 	for _, r := range replies {
 		if r.Error != nil {
 			refused++
-			assert.Equal(t, int64(middleware.CodeRateLimited), r.Error.Code)
+			assert.Equal(t, int64(ratelimit.CodeRateLimited), r.Error.Code)
 			assert.Equal(t, int64(60), r.Error.Data.RetryAfter)
 		}
 	}

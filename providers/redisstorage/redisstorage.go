@@ -1,29 +1,36 @@
-package providers
+// Package redisstorage is a providers.TokenStorage on Redis (or Valkey,
+// KeyDB, Dragonfly), so that several instances of an OAuth proxy share
+// their clients, logins and tokens. It is a package of its own so that a
+// server whose proxy keeps its state in memory does not link the Redis
+// client.
+package redisstorage
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpchain/mcp/internal/redisurl"
+	"github.com/mcpchain/mcp/providers"
 )
 
-// RedisStorage is a [TokenStorage] on Redis (or Valkey, KeyDB, Dragonfly):
+// Storage is a providers.TokenStorage on Redis (or Valkey, KeyDB, Dragonfly):
 // several server instances pointing at one Redis share their clients,
 // logins and tokens. Every command and script touches one key, so it works
-// with Redis Cluster (TestRedisClusterStorage checks it on one). It needs
+// with Redis Cluster (TestClusterStorage checks it on one). It needs
 // Redis 6.2 or later (GETDEL) with Lua scripting.
 // Run Redis with maxmemory-policy noeviction (or a volatile-* policy): an
 // LRU policy would silently drop client registrations.
 //
 // Client registrations count against MaxClients, kept in one sorted set
 // ({prefix}clients: client key by expiry time).
-type RedisStorage struct {
+type Storage struct {
 	// MaxClients caps the number of live client registrations; Put of a
-	// new one beyond it fails with ErrStorageFull. Set it before the
+	// new one beyond it fails with providers.ErrStorageFull. Set it before the
 	// storage is used. Default (0): 10 000.
 	MaxClients int
 
@@ -59,7 +66,7 @@ redis.call('ZADD', KEYS[1], exp, ARGV[1])
 return 1`)
 
 // admit counts a client key against MaxClients before it is written.
-func (s *RedisStorage) admit(ctx context.Context, key string, ttl time.Duration) error {
+func (s *Storage) admit(ctx context.Context, key string, ttl time.Duration) error {
 	if !isClientKey(key) {
 		return nil
 	}
@@ -72,41 +79,41 @@ func (s *RedisStorage) admit(ctx context.Context, key string, ttl time.Duration)
 		return err
 	}
 	if ok != 1 {
-		return ErrStorageFull
+		return providers.ErrStorageFull
 	}
 	return nil
 }
 
-// NewRedisStorage returns a storage on c, prefixing every key with prefix
+// New returns a storage on c, prefixing every key with prefix
 // (default "mcp:oauth:"). Close does not close c; the caller owns it.
-func NewRedisStorage(c redis.UniversalClient, prefix string) *RedisStorage {
+func New(c redis.UniversalClient, prefix string) *Storage {
 	if prefix == "" {
 		prefix = "mcp:oauth:"
 	}
-	return &RedisStorage{c: c, prefix: prefix}
+	return &Storage{c: c, prefix: prefix}
 }
 
-// OpenRedisStorage connects to the Redis at url ("redis://host:6379/0",
+// Open connects to the Redis at url ("redis://host:6379/0",
 // "rediss://…" for TLS) or to a Redis Cluster
 // ("redis://host1:6379?addr=host2:6379&addr=host3:6379", or
 // "host1:6379,host2:6379,…"), checks it answers, and returns a storage
 // that closes the connection on Close.
-func OpenRedisStorage(ctx context.Context, url string) (*RedisStorage, error) {
+func Open(ctx context.Context, url string) (*Storage, error) {
 	c, err := redisurl.New(url)
 	if err != nil {
-		return nil, fmt.Errorf("providers: bad Redis URL: %w", err)
+		return nil, fmt.Errorf("redisstorage: bad Redis URL: %w", err)
 	}
 	if err := redisurl.Ping(ctx, c); err != nil {
 		_ = c.Close()
-		return nil, fmt.Errorf("providers: Redis at %s does not answer: %w", url, err)
+		return nil, fmt.Errorf("redisstorage: Redis at %s does not answer: %w", url, err)
 	}
-	s := NewRedisStorage(c, "")
+	s := New(c, "")
 	s.owned = true
 	return s, nil
 }
 
-// Put implements [TokenStorage] with SET … PX.
-func (s *RedisStorage) Put(ctx context.Context, key string, val []byte, ttl time.Duration) error {
+// Put implements providers.TokenStorage with SET … PX.
+func (s *Storage) Put(ctx context.Context, key string, val []byte, ttl time.Duration) error {
 	if err := checkArgs(ctx, key, ttl); err != nil {
 		return err
 	}
@@ -116,8 +123,8 @@ func (s *RedisStorage) Put(ctx context.Context, key string, val []byte, ttl time
 	return s.c.Set(ctx, s.prefix+key, val, ttl).Err()
 }
 
-// PutIfAbsent implements [TokenStorage] with SET … NX PX.
-func (s *RedisStorage) PutIfAbsent(ctx context.Context, key string, val []byte, ttl time.Duration) (bool, error) {
+// PutIfAbsent implements providers.TokenStorage with SET … NX PX.
+func (s *Storage) PutIfAbsent(ctx context.Context, key string, val []byte, ttl time.Duration) (bool, error) {
 	if err := checkArgs(ctx, key, ttl); err != nil {
 		return false, err
 	}
@@ -131,9 +138,9 @@ func (s *RedisStorage) PutIfAbsent(ctx context.Context, key string, val []byte, 
 	return err == nil, err
 }
 
-// Swap implements [TokenStorage] with a Lua script (GET, then SET when
+// Swap implements providers.TokenStorage with a Lua script (GET, then SET when
 // present), which Redis runs atomically.
-func (s *RedisStorage) Swap(ctx context.Context, key string, val []byte, ttl time.Duration) ([]byte, error) {
+func (s *Storage) Swap(ctx context.Context, key string, val []byte, ttl time.Duration) ([]byte, error) {
 	if err := checkArgs(ctx, key, ttl); err != nil {
 		return nil, err
 	}
@@ -141,8 +148,8 @@ func (s *RedisStorage) Swap(ctx context.Context, key string, val []byte, ttl tim
 	return notFound(key)([]byte(b), err)
 }
 
-// Update implements [TokenStorage] with SET … XX PX.
-func (s *RedisStorage) Update(ctx context.Context, key string, val []byte, ttl time.Duration) (bool, error) {
+// Update implements providers.TokenStorage with SET … XX PX.
+func (s *Storage) Update(ctx context.Context, key string, val []byte, ttl time.Duration) (bool, error) {
 	if err := checkArgs(ctx, key, ttl); err != nil {
 		return false, err
 	}
@@ -161,24 +168,24 @@ func (s *RedisStorage) Update(ctx context.Context, key string, val []byte, ttl t
 	return err == nil, err
 }
 
-// Get implements [TokenStorage].
-func (s *RedisStorage) Get(ctx context.Context, key string) ([]byte, error) {
+// Get implements providers.TokenStorage.
+func (s *Storage) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := checkArgs(ctx, key, 0); err != nil {
 		return nil, err
 	}
 	return notFound(key)(s.c.Get(ctx, s.prefix+key).Bytes())
 }
 
-// Take implements [TokenStorage] with GETDEL, which is atomic.
-func (s *RedisStorage) Take(ctx context.Context, key string) ([]byte, error) {
+// Take implements providers.TokenStorage with GETDEL, which is atomic.
+func (s *Storage) Take(ctx context.Context, key string) ([]byte, error) {
 	if err := checkArgs(ctx, key, 0); err != nil {
 		return nil, err
 	}
 	return notFound(key)(s.c.GetDel(ctx, s.prefix+key).Bytes())
 }
 
-// Delete implements [TokenStorage].
-func (s *RedisStorage) Delete(ctx context.Context, key string) error {
+// Delete implements providers.TokenStorage.
+func (s *Storage) Delete(ctx context.Context, key string) error {
 	if err := checkArgs(ctx, key, 0); err != nil {
 		return err
 	}
@@ -190,8 +197,8 @@ func (s *RedisStorage) Delete(ctx context.Context, key string) error {
 	return s.c.Del(ctx, s.prefix+key).Err()
 }
 
-// Close closes the connection if OpenRedisStorage made it.
-func (s *RedisStorage) Close() error {
+// Close closes the connection if Open made it.
+func (s *Storage) Close() error {
 	if s.owned {
 		return s.c.Close()
 	}
@@ -201,8 +208,29 @@ func (s *RedisStorage) Close() error {
 func notFound(key string) func([]byte, error) ([]byte, error) {
 	return func(b []byte, err error) ([]byte, error) {
 		if errors.Is(err, redis.Nil) {
-			return nil, fmt.Errorf("%w: %s", ErrNotFound, key)
+			return nil, fmt.Errorf("%w: %s", providers.ErrNotFound, key)
 		}
 		return b, err
 	}
 }
+
+// isClientKey reports whether key is a client registration, which counts
+// against MaxClients.
+func isClientKey(key string) bool { return strings.HasPrefix(key, providers.ClientKeyPrefix) }
+
+// checkArgs refuses what every providers.TokenStorage refuses: a done
+// context, an empty key, a negative TTL.
+func checkArgs(ctx context.Context, key string, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if key == "" {
+		return errors.New("redisstorage: empty storage key")
+	}
+	if ttl < 0 {
+		return fmt.Errorf("redisstorage: negative TTL %v for key %s", ttl, key)
+	}
+	return nil
+}
+
+var _ providers.TokenStorage = (*Storage)(nil)

@@ -1,4 +1,4 @@
-package middleware_test
+package telemetry_test
 
 import (
 	"bufio"
@@ -26,7 +26,7 @@ import (
 	"github.com/mcpchain/mcp/examples/everything/tools"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
-	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/middleware/telemetry"
 )
 
 // otelFixture is an SDK tracer and meter provider recording into memory.
@@ -34,7 +34,7 @@ type otelFixture struct {
 	spans  *tracetest.InMemoryExporter
 	tp     *sdktrace.TracerProvider
 	reader *sdkmetric.ManualReader
-	tel    *middleware.Telemetry
+	tel    *telemetry.Recorder
 }
 
 func newOtelFixture(t *testing.T) *otelFixture {
@@ -46,7 +46,7 @@ func newOtelFixture(t *testing.T) *otelFixture {
 		_ = f.tp.Shutdown(context.Background())
 		_ = mp.Shutdown(context.Background())
 	})
-	tel, err := middleware.NewTelemetry(&middleware.TelemetryOptions{TracerProvider: f.tp, MeterProvider: mp})
+	tel, err := telemetry.New(&telemetry.Options{TracerProvider: f.tp, MeterProvider: mp})
 	require.NoError(t, err)
 	f.tel = tel
 	return f
@@ -277,11 +277,11 @@ func TestTelemetrySpansAndMetrics(t *testing.T) {
 
 			var rm metricdata.ResourceMetrics
 			require.NoError(t, f.reader.Collect(t.Context(), &rm))
-			h := findHistogram(t, rm, middleware.MetricServerOperationDuration)
+			h := findHistogram(t, rm, telemetry.MetricServerOperationDuration)
 			assert.Equal(t, "s", h.unit)
 			points := map[string]metricdata.HistogramDataPoint[float64]{}
 			for _, p := range h.data.DataPoints {
-				assert.Equal(t, middleware.DurationBuckets, p.Bounds)
+				assert.Equal(t, telemetry.DefaultDurationBuckets(), p.Bounds)
 				a := attrs(p.Attributes.ToSlice())
 				assert.NotContains(t, a, "jsonrpc.request.id", "high-cardinality attributes stay off the metric")
 				assert.NotContains(t, a, "mcp.session.id")
@@ -358,12 +358,12 @@ func TestTelemetrySessionDuration(t *testing.T) {
 	f.tel.SessionEnded(t.Context(), time.Now().Add(-time.Second), "2025-06-18", "lost")
 	var rm metricdata.ResourceMetrics
 	require.NoError(t, f.reader.Collect(t.Context(), &rm))
-	h := findHistogram(t, rm, middleware.MetricServerSessionDuration)
+	h := findHistogram(t, rm, telemetry.MetricServerSessionDuration)
 	assert.Equal(t, "s", h.unit)
 	require.Len(t, h.data.DataPoints, 2)
 	got := map[string]float64{}
 	for _, p := range h.data.DataPoints {
-		assert.Equal(t, middleware.DurationBuckets, p.Bounds)
+		assert.Equal(t, telemetry.DefaultDurationBuckets(), p.Bounds)
 		a := attrs(p.Attributes.ToSlice())
 		got[a["mcp.protocol.version"]+"/"+a["error.type"]] = p.Sum
 	}
@@ -374,7 +374,7 @@ func TestTelemetrySessionDuration(t *testing.T) {
 // Without an SDK the middleware records nothing and the request still
 // works: the default providers are the otel globals' no-ops.
 func TestTelemetryNoProvider(t *testing.T) {
-	tel, err := middleware.NewTelemetry(nil)
+	tel, err := telemetry.New(nil)
 	require.NoError(t, err)
 	c := startHTTP(t, telemetryServer(noop.NewTracerProvider()), tel.Middleware)
 	initialize(t, c)

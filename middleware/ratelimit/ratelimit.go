@@ -1,4 +1,8 @@
-package middleware
+// Package ratelimit refuses the requests of an MCP caller over its limits
+// with token buckets (golang.org/x/time/rate). It is a package of its own
+// so that a server without rate limits does not link the limiter:
+// importing it is the choice.
+package ratelimit
 
 import (
 	"context"
@@ -17,7 +21,7 @@ import (
 )
 
 // CodeRateLimited is the JSON-RPC error code of a request refused by
-// [RateLimit] (in the implementation-defined server error range).
+// the middleware of [New] (in the implementation-defined server error range).
 const CodeRateLimited = -32029
 
 // Limit is a token bucket: Rate requests per second on average, Burst at
@@ -32,8 +36,8 @@ func PerMinute(n, burst int) Limit { return Limit{Rate: rate.Limit(float64(n) / 
 
 func (l Limit) unlimited() bool { return l.Rate == 0 && l.Burst == 0 || l.Rate == rate.Inf }
 
-// RateLimitOptions configure [RateLimit].
-type RateLimitOptions struct {
+// Options configure [New].
+type Options struct {
 	// ToolCalls limits each caller's tools/call requests.
 	ToolCalls Limit
 	// Other limits each caller's other requests (lists, reads, prompts,
@@ -53,25 +57,25 @@ type RateLimitOptions struct {
 	IdleTimeout time.Duration
 }
 
-// RateLimit refuses requests over a caller's limits: every JSON-RPC
-// request (on every transport, each request of a batch) takes a token of
-// its caller's bucket for tools/call or for the rest, per
-// RateLimitOptions. A refused request gets a JSON-RPC error with code
+// New returns a middleware that refuses requests over a caller's limits:
+// every JSON-RPC request (on every transport, each request of a batch)
+// takes a token of its caller's bucket for tools/call or for the rest,
+// per [Options]. A refused request gets a JSON-RPC error with code
 // [CodeRateLimited] and data {"retryAfter": seconds} (whole seconds until
 // a token is back); when it is the whole HTTP answer, that is a 429 with a
 // Retry-After header. Notifications and responses are not limited.
 //
 // Place it after the authentication middleware so that the default key
 // sees the caller's subject. Buckets of idle callers are dropped after
-// RateLimitOptions.IdleTimeout by a sweep that a timer runs only while
-// there are buckets, so no goroutine outlives the last caller.
-func RateLimit(opts RateLimitOptions) func(http.Handler) http.Handler {
+// Options.IdleTimeout by a sweep that a timer runs only while there are
+// buckets, so no goroutine outlives the last caller.
+func New(opts Options) func(http.Handler) http.Handler {
 	rl := newRateLimiter(opts, time.Now)
 	return rl.middleware
 }
 
 type rateLimiter struct {
-	opts   RateLimitOptions
+	opts   Options
 	now    func() time.Time
 	seed   maphash.Seed
 	ic     mcp.Interceptor // rl.intercept, made once
@@ -89,7 +93,7 @@ type callerBuckets struct {
 	last         time.Time
 }
 
-func newRateLimiter(opts RateLimitOptions, now func() time.Time) *rateLimiter {
+func newRateLimiter(opts Options, now func() time.Time) *rateLimiter {
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = time.Minute
 		for _, l := range []Limit{opts.ToolCalls, opts.Other} {
@@ -219,15 +223,15 @@ func (rl *rateLimiter) key(r *http.Request, c *mcp.Call) string {
 	if rl.opts.Key != nil {
 		return rl.opts.Key(r, c)
 	}
-	return DefaultRateLimitKey(r, c)
+	return DefaultKey(r, c)
 }
 
-// DefaultRateLimitKey is the caller key RateLimit uses without
-// RateLimitOptions.Key: "subject:" and the subject of the auth data
+// DefaultKey is the caller key [New] uses without
+// Options.Key: "subject:" and the subject of the auth data
 // (mcp.Subject), else "addr:" and the remote host (an IPv6 address by its
 // /64, which one host usually holds whole), else "local" for a request
 // without a network connection (stdio, embedded).
-func DefaultRateLimitKey(r *http.Request, c *mcp.Call) string {
+func DefaultKey(r *http.Request, c *mcp.Call) string {
 	if s, ok := c.Auth.(mcp.Subject); ok && s.Subject() != "" {
 		return "subject:" + s.Subject()
 	}
@@ -245,8 +249,8 @@ func DefaultRateLimitKey(r *http.Request, c *mcp.Call) string {
 	return "addr:" + host
 }
 
-// RateLimitData is the data of a [CodeRateLimited] error.
-type RateLimitData struct {
+// Data is the data of a [CodeRateLimited] error.
+type Data struct {
 	// RetryAfter is the number of seconds to wait before a new request
 	// can succeed (at least 1).
 	RetryAfter int64 `json:"retryAfter"`
@@ -268,7 +272,7 @@ func newRateLimitError(what string, wait time.Duration) *rateLimitError {
 		err: &mcp.Error{
 			Code:    CodeRateLimited,
 			Message: fmt.Sprintf("Too Many Requests: the rate limit for %s is exceeded; retry after %d s", what, secs),
-			Data:    RateLimitData{RetryAfter: secs},
+			Data:    Data{RetryAfter: secs},
 		},
 		header: http.Header{"Retry-After": {strconv.FormatInt(secs, 10)}},
 	}

@@ -1,4 +1,4 @@
-package session_test
+package redisstore_test
 
 import (
 	"testing"
@@ -9,16 +9,9 @@ import (
 
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/session"
+	"github.com/mcpchain/mcp/session/redisstore"
 	"github.com/mcpchain/mcp/session/storetest"
 )
-
-func TestMemoryRelayContract(t *testing.T) {
-	t.Parallel()
-	storetest.RunRelay(t, func(*testing.T) (session.Relay, session.Relay) {
-		r := session.NewMemoryRelay()
-		return r, r
-	})
-}
 
 func TestRedisRelayContract(t *testing.T) {
 	t.Parallel()
@@ -27,7 +20,7 @@ func TestRedisRelayContract(t *testing.T) {
 		a := redis.NewClient(&redis.Options{Addr: addr})
 		b := redis.NewClient(&redis.Options{Addr: addr})
 		t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
-		return session.NewRedisRelay(a, ""), session.NewRedisRelay(b, "")
+		return redisstore.NewRelay(a, ""), redisstore.NewRelay(b, "")
 	})
 }
 
@@ -49,7 +42,7 @@ func TestRedisClusterContracts(t *testing.T) {
 			n := 0
 			storetest.Run(t, func(*testing.T) session.Store {
 				n++
-				return session.NewRedisStore(c, &session.RedisOptions{Prefix: "cs" + string(rune('a'+n)) + ":"})
+				return redisstore.New(c, &redisstore.Options{Prefix: "cs" + string(rune('a'+n)) + ":"})
 			}, 100*time.Millisecond)
 		})
 		t.Run("Events", func(t *testing.T) {
@@ -57,7 +50,7 @@ func TestRedisClusterContracts(t *testing.T) {
 			n := 0
 			storetest.RunEvents(t, func(*testing.T) session.EventStore {
 				n++
-				return session.NewRedisEventStore(c, "cev"+string(rune('a'+n))+":", time.Minute)
+				return redisstore.NewEventStore(c, "cev"+string(rune('a'+n))+":", time.Minute)
 			})
 		})
 		t.Run("Tasks", func(t *testing.T) {
@@ -65,7 +58,7 @@ func TestRedisClusterContracts(t *testing.T) {
 			n := 0
 			storetest.RunTasks(t, func(*testing.T) session.TaskStore {
 				n++
-				return session.NewRedisStore(c, &session.RedisOptions{Prefix: "ct" + string(rune('a'+n)) + ":"})
+				return redisstore.New(c, &redisstore.Options{Prefix: "ct" + string(rune('a'+n)) + ":"})
 			}, 100*time.Millisecond)
 		})
 		t.Run("Relay", func(t *testing.T) {
@@ -73,7 +66,7 @@ func TestRedisClusterContracts(t *testing.T) {
 			storetest.RunRelay(t, func(t *testing.T) (session.Relay, session.Relay) {
 				a, _ := redistest.NewClusterClient(t, addrs)
 				b, _ := redistest.NewClusterClient(t, addrs)
-				return session.NewRedisRelay(a, ""), session.NewRedisRelay(b, "")
+				return redisstore.NewRelay(a, ""), redisstore.NewRelay(b, "")
 			})
 		})
 		t.Run("RelayAcrossNodes", func(t *testing.T) {
@@ -82,7 +75,7 @@ func TestRedisClusterContracts(t *testing.T) {
 				a := redis.NewClient(&redis.Options{Addr: addrs[0]})
 				b := redis.NewClient(&redis.Options{Addr: addrs[1]})
 				t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
-				return session.NewRedisRelay(a, ""), session.NewRedisRelay(b, "")
+				return redisstore.NewRelay(a, ""), redisstore.NewRelay(b, "")
 			})
 		})
 	})

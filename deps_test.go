@@ -1,0 +1,72 @@
+package mcp_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// heavyModules are the modules a server links only by importing the
+// package that needs them: the Redis client (session/redisstore,
+// providers), OpenTelemetry (middleware/telemetry) and the token-bucket
+// limiter (middleware/ratelimit).
+var heavyModules = []string{
+	"github.com/redis/go-redis/",
+	"go.opentelemetry.io/",
+	"golang.org/x/time/rate",
+}
+
+// TestLightImportGraph: the smallest server (examples/hello) and the
+// packages every server imports link none of the heavy modules, and the
+// OAuth proxy links the Redis client only through providers/redisstorage
+// (its own registration limit needs golang.org/x/time/rate). A failure
+// names the module and the package that imports it.
+func TestLightImportGraph(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		pkg   string
+		heavy []string
+	}{
+		{"./examples/hello", heavyModules},
+		{"./mcphttp", heavyModules},
+		{"./middleware", heavyModules},
+		{"./session", heavyModules},
+		{"./stdio", heavyModules},
+		{"./mcptest", heavyModules},
+		{"./providers", heavyModules[:2]},
+	} {
+		pkg := tc.pkg
+		t.Run(strings.TrimPrefix(pkg, "./"), func(t *testing.T) {
+			t.Parallel()
+			out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}\t{{join .Imports \" \"}}", pkg).CombinedOutput()
+			require.NoError(t, err, "go list -deps %s: %s", pkg, out)
+			var pkgs int
+			for line := range strings.Lines(strings.TrimSpace(string(out))) {
+				path, imports, _ := strings.Cut(strings.TrimSpace(line), "\t")
+				pkgs++
+				for _, imp := range strings.Fields(imports) {
+					for _, heavy := range tc.heavy {
+						if strings.HasPrefix(imp, heavy) && !isHeavy(path) {
+							t.Errorf("%s links %s: %s imports %s", pkg, strings.TrimSuffix(heavy, "/"), path, imp)
+						}
+					}
+				}
+			}
+			require.Positive(t, pkgs, "go list printed no packages")
+		})
+	}
+}
+
+// isHeavy reports whether path is inside one of the heavy modules (their
+// imports among themselves are not the finding: the import that brought
+// the first of them in is).
+func isHeavy(path string) bool {
+	for _, heavy := range heavyModules {
+		if strings.HasPrefix(path, heavy) {
+			return true
+		}
+	}
+	return false
+}

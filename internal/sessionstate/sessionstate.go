@@ -1,0 +1,185 @@
+// Package sessionstate is the MCP engine's working copy of a session: a
+// [Session] is what the client said at initialize and what it changed
+// since, safe for concurrent use, made from and written back to the
+// session.Record of a session.Store. Users never see it: a store deals in
+// records only.
+package sessionstate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/session"
+)
+
+// Session is the state of one MCP session. Its methods are safe for
+// concurrent use.
+type Session struct {
+	// ID is the Mcp-Session-Id.
+	ID string
+	// Created is when initialize made the session.
+	Created time.Time
+
+	mu              sync.Mutex
+	protocolVersion string
+	client          mcp.Implementation
+	caps            mcp.ClientCapabilities
+	logLevel        mcp.LogLevel
+	initialized     bool
+	auth            any
+	subs            map[string]bool
+	lastSeen        time.Time
+}
+
+// New returns a session with a fresh ID.
+func New(now time.Time) *Session {
+	return &Session{ID: session.NewID(), Created: now, lastSeen: now}
+}
+
+// Init records what the client sent in initialize, and the auth data the
+// session is bound to.
+func (s *Session) Init(version string, client mcp.Implementation, caps mcp.ClientCapabilities, auth any) {
+	s.mu.Lock()
+	s.protocolVersion, s.client, s.caps, s.auth = version, client, caps, auth
+	s.mu.Unlock()
+}
+
+// SetInitialized marks notifications/initialized as received.
+func (s *Session) SetInitialized() { s.mu.Lock(); s.initialized = true; s.mu.Unlock() }
+
+// Initialized reports whether notifications/initialized was received.
+func (s *Session) Initialized() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.initialized }
+
+// ProtocolVersion is the negotiated revision.
+func (s *Session) ProtocolVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.protocolVersion
+}
+
+// Client is the clientInfo of initialize.
+func (s *Session) Client() mcp.Implementation { s.mu.Lock(); defer s.mu.Unlock(); return s.client }
+
+// Capabilities are the client's declared capabilities.
+func (s *Session) Capabilities() mcp.ClientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
+}
+
+// Auth is the auth data the session was created with.
+func (s *Session) Auth() any { s.mu.Lock(); defer s.mu.Unlock(); return s.auth }
+
+// SetLogLevel records the minimum level of logging/setLevel.
+func (s *Session) SetLogLevel(l mcp.LogLevel) { s.mu.Lock(); s.logLevel = l; s.mu.Unlock() }
+
+// LogLevel is the minimum level; "" means every level.
+func (s *Session) LogLevel() mcp.LogLevel { s.mu.Lock(); defer s.mu.Unlock(); return s.logLevel }
+
+// Subscribe records a resources/subscribe.
+func (s *Session) Subscribe(uri string) {
+	s.mu.Lock()
+	if s.subs == nil {
+		s.subs = map[string]bool{}
+	}
+	s.subs[uri] = true
+	s.mu.Unlock()
+}
+
+// Unsubscribe records a resources/unsubscribe.
+func (s *Session) Unsubscribe(uri string) { s.mu.Lock(); delete(s.subs, uri); s.mu.Unlock() }
+
+// Subscribed reports whether the client subscribed to uri.
+func (s *Session) Subscribed(uri string) bool { s.mu.Lock(); defer s.mu.Unlock(); return s.subs[uri] }
+
+// Touch records activity at now.
+func (s *Session) Touch(now time.Time) { s.mu.Lock(); s.lastSeen = now; s.mu.Unlock() }
+
+// LastSeen is the time of the last activity.
+func (s *Session) LastSeen() time.Time { s.mu.Lock(); defer s.mu.Unlock(); return s.lastSeen }
+
+// FromRecord returns the working copy of a stored session; auth is the
+// auth data of the caller that is using it (its [Identity] matched the
+// record's).
+func FromRecord(rec *session.Record, auth any) *Session {
+	s := &Session{ID: rec.ID, Created: rec.Created, lastSeen: rec.LastSeen, auth: auth}
+	s.Init(rec.ProtocolVersion, rec.Client, rec.Capabilities, auth)
+	s.Apply(rec)
+	return s
+}
+
+// Apply refreshes what other replicas may have changed: the log level,
+// the subscriptions and the initialized flag.
+func (s *Session) Apply(rec *session.Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.logLevel = rec.LogLevel
+	s.initialized = s.initialized || rec.Initialized
+	s.subs = nil
+	for _, u := range rec.Subscriptions {
+		if s.subs == nil {
+			s.subs = map[string]bool{}
+		}
+		s.subs[u] = true
+	}
+}
+
+// Record returns the session as stored data.
+func (s *Session) Record() *session.Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Built as a copy: the capabilities deep (cloneCaps), the
+	// subscriptions fresh.
+	rec := &session.Record{ID: s.ID, ProtocolVersion: s.protocolVersion, Client: s.client, Capabilities: cloneCaps(s.caps),
+		LogLevel: s.logLevel, Initialized: s.initialized, Identity: Identity(s.auth),
+		Created: s.Created, LastSeen: s.lastSeen}
+	for u := range s.subs {
+		rec.Subscriptions = append(rec.Subscriptions, u)
+	}
+	slices.Sort(rec.Subscriptions)
+	return rec
+}
+
+// Unencodable is the [Identity] of auth data that cannot be encoded as
+// JSON: it matches no caller on another replica.
+const Unencodable = "unencodable"
+
+// Identity is the stored form of the auth data a session is bound to: ""
+// for none (anonymous), "sub:" and the subject for auth data implementing
+// mcp.Subject, else "sha256:" and the hash of its JSON encoding (auth data
+// that cannot be encoded binds to [Unencodable], which no caller matches
+// on another replica: such sessions are served by the replica that made
+// them only). Two callers may share a session when their identities
+// are equal.
+func Identity(auth any) string {
+	switch a := auth.(type) {
+	case nil:
+		return ""
+	case mcp.Subject:
+		return "sub:" + a.Subject()
+	}
+	b, err := json.Marshal(auth)
+	if err != nil {
+		return Unencodable
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// cloneCaps copies capabilities, as session.Record.Clone does: its own
+// Roots and its own top-level Experimental map (the values inside are
+// shared; capabilities are never modified after initialize).
+func cloneCaps(c mcp.ClientCapabilities) mcp.ClientCapabilities {
+	if c.Roots != nil {
+		roots := *c.Roots
+		c.Roots = &roots
+	}
+	c.Experimental = maps.Clone(c.Experimental)
+	return c
+}
