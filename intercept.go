@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 )
 
@@ -30,6 +31,9 @@ type Call struct {
 	// interceptor may read its headers, protocol and context; its body is
 	// the engine's.
 	Request *http.Request
+	// Logger is the server's logger (Options.Logger or DefaultLogger), for
+	// an interceptor that logs in the server's format.
+	Logger *slog.Logger
 }
 
 // CallHandler runs a request: the engine's method handler, or the next

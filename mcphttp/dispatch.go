@@ -198,7 +198,7 @@ func methodNotFound(method string) error {
 // that interceptors see what initialize negotiated.
 func (h *Handler) intercept(ctx context.Context, ic mcp.Interceptor, fn methodFunc, k *call) (any, error) {
 	sess := k.c.sess
-	mc := &mcp.Call{Method: k.msg.Method, ID: k.msg.ID, Params: k.msg.Params, Auth: k.auth, ProtocolVersion: sess.ProtocolVersion(), Request: k.r}
+	mc := &mcp.Call{Method: k.msg.Method, ID: k.msg.ID, Params: k.msg.Params, Auth: k.auth, ProtocolVersion: sess.ProtocolVersion(), Request: k.r, Logger: h.log}
 	if !k.c.ephemeral {
 		mc.SessionID = sess.ID
 	}
@@ -243,7 +243,7 @@ func (h *Handler) handleNotification(r *http.Request, c *conn, msg *jsonrpc.Mess
 		return
 	}
 	sess := c.sess
-	mc := &mcp.Call{Method: msg.Method, Params: msg.Params, Auth: mcp.AuthFromContext(r.Context()), ProtocolVersion: sess.ProtocolVersion(), Request: r}
+	mc := &mcp.Call{Method: msg.Method, Params: msg.Params, Auth: mcp.AuthFromContext(r.Context()), ProtocolVersion: sess.ProtocolVersion(), Request: r, Logger: h.log}
 	if !c.ephemeral {
 		mc.SessionID = sess.ID
 	}

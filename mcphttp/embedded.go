@@ -83,6 +83,7 @@ func Embed(ctx context.Context, srv *mcp.Server, opts *EmbedOptions) (*EmbeddedS
 	h := New(srv, o.Handler)
 	chain := localChain(h, o.SessionAuth, o.Middleware)
 	e := &EmbeddedSession{h: h, sess: inproc.New(chain.Then(h), o.Header), opts: o, done: make(chan struct{})}
+	e.sess.Transport = inproc.TransportEmbedded
 	if o.ProtocolVersion == ModernVersion {
 		if err := e.Request(ctx, "server/discover", nil, nil); err != nil {
 			_ = h.Close()

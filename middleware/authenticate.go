@@ -13,7 +13,7 @@ import (
 )
 
 // AuthOptions configure [Authenticate]. The zero value (or nil) sends a
-// plain "Bearer" challenge and logs to slog.Default().
+// plain "Bearer" challenge and logs to mcp.DefaultLogger().
 type AuthOptions struct {
 	// Challenge is the WWW-Authenticate value of a 401 answer; build it
 	// with discovery.Challenge so it names the protected-resource metadata
@@ -24,7 +24,7 @@ type AuthOptions struct {
 	// (see [Authenticate]). Default: "Bearer".
 	Challenge string
 	// Logger receives why a request was refused (info level) and the
-	// errors of checks that failed (error level). Default: slog.Default().
+	// errors of checks that failed (error level). Default: one mcp.DefaultLogger() for the program.
 	Logger *slog.Logger
 }
 
@@ -109,7 +109,7 @@ func Authenticate(fn mcp.AuthFunc, opts *AuthOptions) func(http.Handler) http.Ha
 func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 	log := o.Logger
 	if log == nil {
-		log = slog.Default()
+		log = defaultLogger()
 	}
 	var ae *mcp.AuthError
 	errors.As(err, &ae)

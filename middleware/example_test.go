@@ -66,16 +66,33 @@ func exampleLogger() *slog.Logger {
 	}))
 }
 
+// RequestLog names the JSON-RPC method and the tool, prompt or resource of
+// each request, as the engine decoded it, and the JSON-RPC error of a
+// refused one.
 func ExampleRequestLog() {
-	h := middleware.RequestLog(exampleLogger())(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusAccepted)
-	}))
-	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	req.Header.Set("Mcp-Session-Id", "8f1c")
-	req.Header.Set("Mcp-Method", "notifications/initialized")
-	h.ServeHTTP(httptest.NewRecorder(), req)
+	logger := exampleLogger()
+	srv := mcp.NewServer(mcp.Options{Name: "hello", Version: "1.0.0", Logger: logger})
+	mcp.AddTool(srv, mcp.Tool{Name: "greet"}, func(ctx context.Context, c *mcp.Context, in struct {
+		Name string `json:"name"`
+	}) (string, error) {
+		return "Hello, " + in.Name, nil
+	})
+	engine := mcphttp.New(srv, &mcphttp.Options{Stateless: true})
+	defer engine.Close()
+	h := middleware.RequestLog(nil)(engine) // nil: the server's logger
+
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope","arguments":{}}}`,
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
 	// Output:
-	// level=INFO msg="mcp http request" method=POST path=/mcp status=202 bytes=0 session=8f1c mcp_method=notifications/initialized
+	// level=INFO msg="mcp request" method=POST path=/mcp status=200 bytes=84 rpc=tools/call tool=greet
+	// level=INFO msg="mcp request" method=POST path=/mcp status=200 bytes=84 rpc=tools/call tool=nope rpc_error=-32602
 }
 
 func ExampleSessionID() {

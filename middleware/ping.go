@@ -29,7 +29,7 @@ const (
 )
 
 // PingOptions configure [NewPing]. The zero value (or nil) pings every
-// 5 s, logs at debug level to slog.Default(), and ends a session after 3
+// 5 s, logs at debug level to mcp.DefaultLogger(), and ends a session after 3
 // unanswered pings in a row.
 type PingOptions struct {
 	// Interval between the end of one ping and the start of the next.
@@ -45,7 +45,7 @@ type PingOptions struct {
 	// LogLevel of the line logged for each ping, answered or not. Default
 	// (nil): slog.LevelDebug. Ending a session is logged at Warn.
 	LogLevel slog.Leveler
-	// Logger receives the lines. Default: slog.Default().
+	// Logger receives the lines. Default: one mcp.DefaultLogger() for the program.
 	Logger *slog.Logger
 }
 
@@ -118,7 +118,7 @@ func NewPing(p Pinger, opts *PingOptions) *Ping {
 		o.LogLevel = slog.LevelDebug
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = defaultLogger()
 	}
 	return &Ping{p: p, interval: o.Interval, timeout: o.Timeout, maxFailures: o.MaxFailures,
 		level: o.LogLevel, log: o.Logger, active: map[string]*pingLoop{}}

@@ -11,10 +11,12 @@ import (
 // Recover turns a panic in the handlers it wraps into a 500 response with
 // a JSON-RPC -32603 body (when nothing was written yet), logs the panic
 // with its stack, and keeps the process alive. http.ErrAbortHandler is
-// re-panicked, as net/http expects.
+// re-panicked, as net/http expects. logger nil means one
+// mcp.DefaultLogger() for the program, the format a server logs in by
+// default.
 func Recover(logger *slog.Logger) func(http.Handler) http.Handler {
 	if logger == nil {
-		logger = slog.Default()
+		logger = defaultLogger()
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

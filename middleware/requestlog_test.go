@@ -3,6 +3,7 @@ package middleware_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/inproc"
+	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 )
 
@@ -42,7 +45,7 @@ func TestRequestLog(t *testing.T) {
 			},
 			wantLevel: "INFO",
 			wantAttrs: map[string]any{"method": "POST", "path": "/mcp", "status": 200.0, "bytes": 17.0,
-				"session": "s-1", "mcp_method": "tools/call", "mcp_name": "echo"},
+				"session": "s-1", "rpc": "tools/call", "tool": "echo"},
 		},
 		{
 			name:   "session issued by the response (initialize)",
@@ -53,7 +56,7 @@ func TestRequestLog(t *testing.T) {
 			},
 			wantLevel: "INFO",
 			wantAttrs: map[string]any{"status": 200.0, "bytes": 2.0, "session": "new-session"},
-			absent:    []string{"mcp_method", "mcp_name"},
+			absent:    []string{"rpc", "tool"},
 		},
 		{
 			name:      "nothing written logs 200",
@@ -61,7 +64,7 @@ func TestRequestLog(t *testing.T) {
 			handler:   func(http.ResponseWriter, *http.Request) {},
 			wantLevel: "INFO",
 			wantAttrs: map[string]any{"method": "DELETE", "status": 200.0, "bytes": 0.0},
-			absent:    []string{"session", "mcp_method", "mcp_name"},
+			absent:    []string{"session", "rpc", "tool"},
 		},
 		{
 			name:   "first status wins",
@@ -107,7 +110,7 @@ func TestRequestLog(t *testing.T) {
 			require.Len(t, lines, 1)
 			line := lines[0]
 			assert.Equal(t, tt.wantLevel, line["level"])
-			assert.Equal(t, "mcp http request", line["msg"])
+			assert.Equal(t, "mcp request", line["msg"])
 			assert.Contains(t, line, "duration")
 			for k, v := range tt.wantAttrs {
 				assert.Equal(t, v, line[k], "attribute %q", k)
@@ -228,7 +231,7 @@ func TestRequestLogPanicInsideRecover(t *testing.T) {
 			assert.EqualValues(t, tt.wantStatus, rec.Code)
 			lines := logs.lines(t)
 			require.Len(t, lines, 2)
-			assert.Equal(t, "mcp http request", lines[0]["msg"])
+			assert.Equal(t, "mcp request", lines[0]["msg"])
 			assert.Equal(t, "ERROR", lines[0]["level"])
 			assert.Equal(t, tt.wantStatus, lines[0]["status"])
 			assert.Equal(t, true, lines[0]["panicked"])
@@ -259,4 +262,143 @@ func TestRequestLogClientValues(t *testing.T) {
 	assert.Contains(t, out, `visible\\xffHIDDEN2`)
 	assert.Contains(t, out, "…")
 	assert.Less(t, len(out), 1<<10, "%.300s", out)
+}
+
+// engineForLog is a stateful server with a tool that fails, a prompt and a
+// resource, logging to its own logger, behind RequestLog(nil).
+func engineForLog(t *testing.T) (http.Handler, *logBuffer) {
+	t.Helper()
+	logger, logs := newLogger()
+	srv := mcp.NewServer(mcp.Options{Name: "log", Version: "1.0.0", Logger: logger})
+	mcp.AddTool(srv, mcp.Tool{Name: "add"}, func(ctx context.Context, c *mcp.Context, in struct{ A, B int }) (int, error) {
+		return in.A + in.B, nil
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "broken"}, func(ctx context.Context, c *mcp.Context, in struct{}) (string, error) {
+		return "", errors.New("disk full")
+	})
+	srv.AddPrompt(mcp.Prompt{Name: "greet", Load: func(ctx context.Context, c *mcp.Context, args map[string]string) (*mcp.PromptResult, error) {
+		return mcp.UserText("hello"), nil
+	}})
+	srv.AddResource(mcp.Resource{URI: "file:///readme", Name: "readme", Load: func(ctx context.Context, c *mcp.Context) ([]mcp.ResourceContents, error) {
+		return []mcp.ResourceContents{{Text: "hi"}}, nil
+	}})
+	engine := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = engine.Close() })
+	return middleware.RequestLog(nil)(engine), logs
+}
+
+// TestRequestLogNamesWhatWasAsked: the line names the JSON-RPC method and
+// the tool, prompt or resource the engine decoded, over HTTP and over the
+// in-process transports (in their own terms), in the server's logger when
+// RequestLog is given none.
+func TestRequestLogNamesWhatWasAsked(t *testing.T) {
+	t.Parallel()
+	// 2025-03-26, the last revision with batches.
+	const initialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	calls := []struct {
+		body  string
+		attrs map[string]any
+		level string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"A":1,"B":2}}}`,
+			map[string]any{"rpc": "tools/call", "tool": "add"}, "INFO"},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"broken","arguments":{}}}`,
+			map[string]any{"rpc": "tools/call", "tool": "broken", "tool_error": true}, "INFO"},
+		{`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"greet"}}`,
+			map[string]any{"rpc": "prompts/get", "prompt": "greet"}, "INFO"},
+		{`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"file:///readme"}}`,
+			map[string]any{"rpc": "resources/read", "resource": "file:///readme"}, "INFO"},
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope","arguments":{}}}`,
+			map[string]any{"rpc": "tools/call", "tool": "nope", "rpc_error": float64(mcp.CodeInvalidParams)}, "INFO"},
+		{`[{"jsonrpc":"2.0","id":6,"method":"tools/list"},{"jsonrpc":"2.0","id":7,"method":"ping"}]`,
+			map[string]any{"calls": 2.0}, "INFO"}, // rpc: both methods, in the order they finished
+	}
+
+	t.Run("http", func(t *testing.T) {
+		t.Parallel()
+		h, logs := engineForLog(t)
+		post := func(body, sid string) *httptest.ResponseRecorder {
+			r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Accept", "application/json, text/event-stream")
+			if sid != "" {
+				r.Header.Set("Mcp-Session-Id", sid)
+				r.Header.Set("Mcp-Protocol-Version", "2025-03-26")
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			return w
+		}
+		sid := post(initialize, "").Header().Get("Mcp-Session-Id")
+		require.NotEmpty(t, sid)
+		for _, c := range calls {
+			post(c.body, sid)
+		}
+		lines := requestLines(t, logs)
+		require.Len(t, lines, 1+len(calls), "one line per HTTP request: %v", lines)
+		assert.Equal(t, "initialize", lines[0]["rpc"])
+		assert.Equal(t, sid, lines[0]["session"], "the session initialize issued")
+		for i, c := range calls {
+			line := lines[i+1]
+			assert.Equal(t, "mcp request", line["msg"])
+			assert.Equal(t, c.level, line["level"], "%s", c.body)
+			assert.Equal(t, "POST", line["method"])
+			assert.Equal(t, 200.0, line["status"])
+			assert.Equal(t, sid, line["session"])
+			for k, v := range c.attrs {
+				assert.Equal(t, v, line[k], "%s: attribute %q in %v", c.body, k, line)
+			}
+		}
+	})
+
+	for _, transport := range []string{inproc.TransportStdio, inproc.TransportEmbedded} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			h, logs := engineForLog(t)
+			c := inproc.New(h, nil)
+			if transport == inproc.TransportEmbedded {
+				c.Transport = transport
+			}
+			ctx := t.Context()
+			send := func(body string) { c.Send(ctx, []byte(body), func([]byte) {}) }
+			send(initialize)
+			send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			listening := make(chan struct{})
+			lctx, stop := context.WithCancel(ctx)
+			go func() { defer close(listening); c.Listen(lctx, func([]byte) {}) }()
+			for _, call := range calls {
+				send(call.body)
+			}
+			stop()
+			<-listening
+			c.Close(ctx)
+			lines := requestLines(t, logs)
+			require.Len(t, lines, 2+len(calls), "one line per message, none for the GET stream or DELETE: %v", lines)
+			assert.Equal(t, "initialize", lines[0]["rpc"])
+			assert.Equal(t, "notifications/initialized", lines[1]["rpc"])
+			for i, call := range calls {
+				line := lines[i+2]
+				assert.Equal(t, transport, line["transport"])
+				for _, k := range []string{"method", "path", "status", "bytes"} {
+					assert.NotContains(t, line, k, "no HTTP terms over %s", transport)
+				}
+				assert.Equal(t, c.ID(), line["session"])
+				for k, v := range call.attrs {
+					assert.Equal(t, v, line[k], "%s: attribute %q in %v", call.body, k, line)
+				}
+			}
+		})
+	}
+}
+
+// requestLines are RequestLog's lines among the server's.
+func requestLines(t *testing.T, logs *logBuffer) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range logs.lines(t) {
+		if l["msg"] == "mcp request" {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -35,6 +35,10 @@ import (
 type Client struct {
 	h      http.Handler
 	header http.Header
+	// Transport names the transport in the requests' RemoteAddr, which
+	// [Transport] reads back: TransportStdio (the default) or
+	// TransportEmbedded. Set it before the first request.
+	Transport string
 
 	mu sync.RWMutex
 	// sessionID and version are the Mcp-Session-Id and
@@ -74,6 +78,25 @@ func FindMessageWriter(w http.ResponseWriter) MessageWriter {
 		w = u.Unwrap()
 	}
 	return nil
+}
+
+// The names of the in-process transports, as requests carry them.
+const (
+	TransportStdio    = "stdio"
+	TransportEmbedded = "embedded"
+)
+
+// Transport returns the name of the in-process transport that made r
+// (TransportStdio or TransportEmbedded), or "" for a request that came
+// over a network.
+func Transport(r *http.Request) string {
+	switch r.RemoteAddr {
+	case TransportStdio:
+		return TransportStdio
+	case TransportEmbedded:
+		return TransportEmbedded
+	}
+	return ""
 }
 
 // New returns a client that sends through h. header is added to every
@@ -116,7 +139,10 @@ func (s *Client) newRequest(ctx context.Context, method string, msg []byte) *htt
 	r, _ := http.NewRequestWithContext(ctx, method, "/", nil)
 	r.Header = h
 	r.Host = "localhost"
-	r.RemoteAddr = "stdio"
+	r.RemoteAddr = TransportStdio
+	if s.Transport != "" {
+		r.RemoteAddr = s.Transport
+	}
 	if msg != nil {
 		b := &body{}
 		b.Reset(msg)
