@@ -15,6 +15,7 @@ import (
 
 	"github.com/lmittmann/tint"
 
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -180,7 +181,7 @@ type Server struct {
 	mu       sync.Mutex // serializes writers of reg
 	reg      atomic.Pointer[registry]
 	watchers atomic.Pointer[[]*watcher]
-	routes   []Route
+	routes   []engine.Route
 	skills   skillStore // skills.go
 }
 
@@ -302,34 +303,16 @@ func (s *Server) Options() Options { return s.opts }
 // Logger returns the server's logger.
 func (s *Server) Logger() *slog.Logger { return s.logger }
 
-// ChangeKind says what changed in a [Change].
-type ChangeKind int
+// change is a change of the registry that transports turn into
+// notifications; see engine.Change.
+type change = engine.Change[*LogMessage]
 
-// The kinds of change a [Server] reports to its watchers.
-const (
-	ToolsChanged     ChangeKind = iota + 1 // a tool was added or removed
-	ResourcesChanged                       // a resource or template was added or removed
-	PromptsChanged                         // a prompt was added or removed
-	ResourceUpdated                        // the contents of URI changed
-	LogBroadcast                           // a log message for every session
-)
+type watcher struct{ fn func(change) }
 
-// Change is an event transports turn into notifications.
-type Change struct {
-	// Kind says what changed.
-	Kind ChangeKind
-	// URI is the resource whose contents changed, for ResourceUpdated.
-	URI string
-	// Log is the message to send, for LogBroadcast.
-	Log *LogMessage
-}
-
-type watcher struct{ fn func(Change) }
-
-// Watch calls fn for every change until stop is called. fn must not block:
+// watch calls fn for every change until stop is called. fn must not block:
 // transports queue the notification and return. It is the hook transports
 // use to send list_changed and resources/updated notifications.
-func (s *Server) Watch(fn func(Change)) (stop func()) {
+func (s *Server) watch(fn func(change)) (stop func()) {
 	w := &watcher{fn: fn}
 	s.mu.Lock()
 	ws := append(slices.Clone(*s.watchers.Load()), w)
@@ -343,7 +326,7 @@ func (s *Server) Watch(fn func(Change)) (stop func()) {
 	}
 }
 
-func (s *Server) notify(ch Change) {
+func (s *Server) notify(ch change) {
 	for _, w := range *s.watchers.Load() {
 		w.fn(ch)
 	}
@@ -359,11 +342,11 @@ func (s *Server) LogToClients(level LogLevel, msg string, data any) {
 	if data != nil {
 		payload["context"] = data
 	}
-	s.notify(Change{Kind: LogBroadcast, Log: &LogMessage{Level: level, Logger: s.opts.Name, Data: payload}})
+	s.notify(change{Kind: engine.LogBroadcast, Log: &LogMessage{Level: level, Logger: s.opts.Name, Data: payload}})
 }
 
 // ResourceUpdated tells the clients subscribed to uri that its contents
 // changed (notifications/resources/updated).
 func (s *Server) ResourceUpdated(uri string) {
-	s.notify(Change{Kind: ResourceUpdated, URI: uri})
+	s.notify(change{Kind: engine.ResourceUpdated, URI: uri})
 }

@@ -79,14 +79,14 @@
 //     prompts/list: one generic handler and pagination), doToolsCall,
 //     doResourcesRead, doPromptsGet, doComplete, and the rest. Handlers
 //     that run user code build the tool's *mcp.Context
-//     (Handler.context) and call the mcp.Server (CallTool, ReadResource,
-//     GetPrompt, Complete), which validates, applies CanAccess and a
-//     tool's Timeout.
+//     (Handler.context) and call the mcp.Server through its engine
+//     hooks (hooks.go: callTool, readResource, getPrompt, complete),
+//     which validate, apply CanAccess and a tool's Timeout.
 //  7. The answer goes out through a responder (conn.go): plain JSON when
 //     the result is all there is, an SSE stream (startSSE) as soon as the
 //     work sends something first (progress, logs, a sampling,
 //     elicitation or roots request: requestPeer). Messages that belong to
-//     no request (list changes from Server.Watch: onChange, log
+//     no request (list changes from the registry watch: onChange, log
 //     broadcasts, pings, the roots/list after initialization:
 //     fetchRoots) are queued on the session (conn.enqueue, streamPeer)
 //     and written by serveGet. Every server-to-client request passes
@@ -193,7 +193,7 @@
 // headers); every other check and the handlers are the HTTP path's. There
 // being no session to hear it, inproc itself turns a notifications/cancelled
 // naming such a request into the cancellation of its context (nothing more
-// is sent for it). EmbedOptions.ProtocolVersion = ModernVersion opens an
+// is sent for it). EmbedOptions.ProtocolVersion = Version20260728 opens an
 // embedded session that speaks the revision.
 //
 // One tool serves both eras. The revision has no server-to-client
@@ -201,7 +201,7 @@
 // become a multi round-trip request (mrtr.go). handleRequest runs a modern
 // request as one round (runRound): openRound reads the request's
 // requestState and inputResponses, and the tool's Context gets a peer
-// (inputPeer, an mcp.InputPeer) that answers questions from them. A
+// (inputPeer, an mcpInputPeer) that answers questions from them. A
 // question without an answer ends the round (mcp.ErrInputRequired; a
 // tool that swallows it changes nothing) and the request is answered
 // with an input-required result, a normal JSON-RPC result: the open

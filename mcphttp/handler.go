@@ -28,17 +28,26 @@ import (
 	"github.com/mcpchain/mcp/session"
 )
 
-// supportedVersions are the protocol revisions this engine speaks, newest
-// first.
-var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// The protocol revisions the engine speaks, each named by its date so
+// that the names sort as the revisions do.
+const (
+	Version20241105 = "2024-11-05" // the first revision; also the HTTP+SSE transport's
+	Version20250326 = "2025-03-26" // Streamable HTTP, JSON-RPC batches
+	Version20250618 = "2025-06-18" // structured tool output, elicitation
+	Version20251125 = "2025-11-25" // the newest revision with initialize and sessions
+	Version20260728 = "2026-07-28" // no initialize, no sessions: served per request
+)
 
-// SupportedVersions returns the protocol revisions this engine speaks,
+// NewestVersion is the newest revision the engine speaks.
+const NewestVersion = Version20260728
+
+// supportedVersions are the revisions negotiated by initialize, newest
+// first; a client that asks for another is offered the first.
+var supportedVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+
+// SupportedVersions returns every protocol revision the engine speaks,
 // newest first. The slice is a copy: changing it changes nothing.
-func SupportedVersions() []string { return slices.Clone(supportedVersions) }
-
-// LatestVersion is the revision offered to clients that ask for one this
-// engine does not speak.
-const LatestVersion = "2025-11-25"
+func SupportedVersions() []string { return slices.Clone(allVersions) }
 
 // versionAssumed is what a request without MCP-Protocol-Version is taken
 // to speak (the transport spec's rule).
@@ -429,7 +438,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	h.initAuth()
 	h.chain = h.newChain(true)
 	h.admitted = h.newChain(false)
-	h.stopWatch = srv.Watch(h.onChange)
+	h.stopWatch = hook.watch(srv, h.onChange)
 	return h
 }
 
