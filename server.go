@@ -62,8 +62,9 @@ type Options struct {
 // package providers. It checks each request and mounts its own routes (the
 // OAuth endpoints and discovery documents) on the server's mux.
 type AuthProvider interface {
-	// Authenticate returns the caller's session data, or an error (401).
-	Authenticate(r *http.Request) (any, error)
+	// VerifyRequest checks the request's credentials (its access token)
+	// and returns the caller's session data, or an error (see [AuthFunc]).
+	VerifyRequest(r *http.Request) (any, error)
 	// Mount registers the provider's HTTP routes on mux.
 	Mount(mux *http.ServeMux)
 }
@@ -143,14 +144,32 @@ type ProtectedResourceMetadata struct {
 	ResourceName string `json:"resource_name,omitempty"`
 }
 
-// PingOptions configure server-to-client pings on HTTP sessions.
+// PingOptions configure server-to-client pings: the one ping
+// configuration, read by the engine (mcphttp) from [Options].Ping and by
+// middleware.NewPing. A session is pinged while its stream for
+// server-initiated messages (the GET stream of a stateful HTTP session) is
+// open; stateless HTTP, stdio and embedded sessions have no such stream
+// and are never pinged. A session whose client leaves MaxFailures pings in
+// a row unanswered is ended.
 type PingOptions struct {
-	// Disabled turns pings off. Default: on for HTTP sessions, off for stdio.
+	// Disabled turns pings off. Default: on.
 	Disabled bool
-	// Interval between pings. Default: 5 s.
+	// Interval between the end of one ping and the start of the next.
+	// Default: 5 s.
 	Interval time.Duration
-	// LogLevel of the ping log lines. Default (nil): debug.
+	// Timeout is how long a ping waits for its answer before it counts
+	// as failed. Default: Interval.
+	Timeout time.Duration
+	// MaxFailures is the number of consecutive failed pings after which
+	// the session is ended. Default: 3; negative: never end a session,
+	// only log.
+	MaxFailures int
+	// LogLevel of the line logged for each ping, answered or not.
+	// Default (nil): debug. Ending a session is logged at warn.
 	LogLevel slog.Leveler
+	// Logger receives the lines. Default: the server's logger (for
+	// middleware.NewPing, slog.Default()).
+	Logger *slog.Logger
 }
 
 // RootsOptions configure the roots capability.

@@ -183,7 +183,7 @@ func TestHandlerAuthenticateRunsOnce(t *testing.T) {
 	}{
 		{"Authenticate first in the user's chain", func(h *mcphttp.Handler) (http.Handler, string) {
 			mux := http.NewServeMux()
-			mux.Handle("/api/mcp", alice.New(middleware.Recover(nil), h.Authenticate, Tenant, peek).Then(h))
+			mux.Handle("/api/mcp", alice.New(middleware.Recover(nil), h.AuthMiddleware, Tenant, peek).Then(h))
 			return mux, "/api/mcp"
 		}},
 		{"NewMux", func(h *mcphttp.Handler) (http.Handler, string) {
@@ -221,7 +221,7 @@ func TestHandlerAuthenticateRunsOnce(t *testing.T) {
 // fakeProvider is an AuthProvider that knows its discovery documents.
 type fakeProvider struct{ calls *atomic.Int32 }
 
-func (p fakeProvider) Authenticate(r *http.Request) (any, error) { return tokenAuth(p.calls)(r) }
+func (p fakeProvider) VerifyRequest(r *http.Request) (any, error) { return tokenAuth(p.calls)(r) }
 func (p fakeProvider) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /oauth/authorize", func(w http.ResponseWriter, r *http.Request) {})
 }

@@ -34,8 +34,8 @@
 //     which is how the engine tells a network request from an in-process
 //     one) and hands the request to the mux of [NewMux].
 //  2. The endpoint's chain, built in NewMux: middleware.Recover, the
-//     server's authentication ([Handler.Authenticate]: mcp.Options.Authenticate
-//     or Auth through middleware.Authenticate), then MuxOptions.Middleware
+//     server's authentication ([Handler.AuthMiddleware]: mcp.Options.Authenticate
+//     or Auth through middleware.CheckCredentials), then MuxOptions.Middleware
 //     (or StartOptions.Middleware) — the user's own, say a tenant lookup,
 //     which sees the caller's auth data.
 //  3. [Handler.ServeHTTP] runs the engine's own chain (Handler.newChain):
@@ -45,7 +45,7 @@
 //     unless step 2 already admitted the request (so an endpoint mounted
 //     bare is never open, and the check runs once: NewMux's endpoint ends
 //     in the chain without this step, Handler.admitted, and a chain of the
-//     user's with Handler.Authenticate marks the request), middleware.SessionID (the
+//     user's with Handler.AuthMiddleware marks the request), middleware.SessionID (the
 //     Mcp-Session-Id header, checked with session.ValidID and put in the
 //     context; the engine reads it only from there), and, for requests
 //     that came over the network, the Ping middleware built from
@@ -97,7 +97,7 @@
 // (internal/inproc) as a synthesized POST (requests concurrently, notifications and responses
 // in order), opens the session's GET stream with Client.Listen after
 // initialize, and writes every message the engine sends as one line. The
-// chain in front of the Handler is middleware.Recover, Handler.Authenticate
+// chain in front of the Handler is middleware.Recover, Handler.AuthMiddleware
 // (the synthesized requests carry StartOptions.Header, so a token given
 // there is checked like an HTTP one; a failure is a JSON-RPC error),
 // middleware.FixedAuth(StartOptions.SessionAuth) and StartOptions.Middleware;
@@ -115,7 +115,7 @@
 //
 // Embedded ([Embed]): the same in-process session as stdio without the
 // pipes: EmbeddedSession.Request sends a message through the chain
-// (Recover, Handler.Authenticate with EmbedOptions.Header,
+// (Recover, Handler.AuthMiddleware with EmbedOptions.Header,
 // FixedAuth(EmbedOptions.SessionAuth), EmbedOptions.Middleware)
 // and decodes the answer; notifications go to EmbedOptions.OnNotification.
 // Not pinged; Close ends the session with DELETE ([EndDeleted]).
@@ -158,7 +158,7 @@
 // One whose header is 2026-07-28 is served the modern way, and so is one
 // without the header (or with one the engine does not know) whose
 // params._meta carries "io.modelcontextprotocol/protocolVersion", so that
-// it gets the revision's errors; without either, a request is legacy (the
+// it gets the revision's errors; without either, a request is 2025-era (the
 // transport's rule: no header means 2025-03-26). A modern request
 // (serveModern) has no session: Mcp-Session-Id is ignored and never
 // issued, and initialize, ping, logging/setLevel and resources/subscribe

@@ -372,7 +372,7 @@ func (h *Handler) takeSessionlessNotification(w http.ResponseWriter, r *http.Req
 // is served (mounted bare in any mux under any prefix, through [NewMux] or
 // [Start], over stdio or embedded) it runs its own DNS-rebinding check, the
 // server's authentication (mcp.Options.Authenticate, else Options.Auth; see
-// [Handler.Authenticate]), the session-ID check, pings (mcp.Options.Ping)
+// [Handler.AuthMiddleware]), the session-ID check, pings (mcp.Options.Ping)
 // and the roots policy (mcp.Options.Roots). What needs routes of its own
 // comes with [NewMux]: the health endpoint, the server's custom routes
 // (mcp.Server.AddRoute), the OAuth discovery documents and the auth
@@ -429,11 +429,14 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	}
 	h.initLimits()
 	if po := srv.Options().Ping; (po == nil || !po.Disabled) && !o.Stateless {
-		popts := &middleware.PingOptions{Logger: o.Logger}
+		var popts mcp.PingOptions
 		if po != nil {
-			popts.Interval, popts.LogLevel = po.Interval, po.LogLevel
+			popts = *po
 		}
-		h.ping = middleware.NewPing(enginePinger{h}, popts)
+		if popts.Logger == nil {
+			popts.Logger = o.Logger
+		}
+		h.ping = middleware.NewPing(enginePinger{h}, &popts)
 	}
 	h.initAuth()
 	h.chain = h.newChain(true)
@@ -533,7 +536,7 @@ func (h *Handler) SessionCount() int {
 
 // ServeHTTP implements http.Handler. It runs the engine's own chain (see
 // the package doc): the Host/Origin check, the server's authentication
-// (unless [Handler.Authenticate] already ran it for this request), the
+// (unless [Handler.AuthMiddleware] already ran it for this request), the
 // session-ID check, pings, then the request itself.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.chain.ServeHTTP(w, r)

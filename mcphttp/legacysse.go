@@ -93,7 +93,7 @@ func mountLegacySSE(mux *http.ServeMux, h *Handler, base alice.Chain, mw []alice
 	if !h.opts.DisableDNSRebindingProtection {
 		front = front.Append(middleware.CheckOrigin(h.opts.Allow))
 	}
-	front = front.Append(h.Authenticate).Append(mw...)
+	front = front.Append(h.AuthMiddleware).Append(mw...)
 	l.endpoint = front.Append(l.admit).Then(h)
 	mux.Handle("GET "+LegacySSEPath, front.ThenFunc(l.serveStream))
 	mux.Handle("POST "+LegacyMessagesPath, base.ThenFunc(l.serveMessage))

@@ -246,7 +246,7 @@ func capServer(t *testing.T, opts *mcphttp.Options) (*httptest.Server, *mcphttp.
 func capServerWith(t *testing.T, srv *mcp.Server, opts *mcphttp.Options) (*httptest.Server, *mcphttp.Handler) {
 	t.Helper()
 	h := mcphttp.New(srv, opts)
-	auth := middleware.Authenticate(func(r *http.Request) (any, error) {
+	auth := middleware.CheckCredentials(func(r *http.Request) (any, error) {
 		if name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 			return testUser(name), nil
 		}

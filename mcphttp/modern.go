@@ -68,11 +68,11 @@ var cachedResults = map[string]bool{
 }
 
 // isModern decides the era of a single (non-batch) POST (doc.go,
-// "Protocol revisions"): a 2025-era MCP-Protocol-Version header is legacy
+// "Protocol revisions"): a 2025-era MCP-Protocol-Version header is 2025-era
 // whatever the body says; a 2026-era header is modern; without the header,
 // or with one this engine does not know, the request is modern when its
 // params carry _meta's protocolVersion (so it gets the revision's errors),
-// legacy otherwise (today's behaviour: initialize, or a legacy session).
+// 2025-era otherwise (initialize, or a request on a session).
 func isModern(headerVersion string, msg *jsonrpc.Message) bool {
 	if slices.Contains(supportedVersions, headerVersion) {
 		return false

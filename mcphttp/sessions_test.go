@@ -178,11 +178,11 @@ func TestSessionIdleExpiryHook(t *testing.T) {
 // TestBareEnginePingsAndEndsLostClients: mcphttp.New served as is (no
 // Start, no NewMux) pings the client of an open GET stream as
 // mcp.Options.Ping says, keeps a client that answers, and ends the
-// session of one that stops answering, with EndLost.
+// session of one that leaves MaxFailures pings unanswered, with EndLost.
 func TestBareEnginePingsAndEndsLostClients(t *testing.T) {
 	t.Parallel()
 	var log hookLog
-	srv := quietServer(mcp.Options{Ping: &mcp.PingOptions{Interval: 20 * time.Millisecond}})
+	srv := quietServer(mcp.Options{Ping: &mcp.PingOptions{Interval: 20 * time.Millisecond, MaxFailures: 2}})
 	c, h := newHTTP(t, srv, &mcphttp.Options{Hooks: log.hooks()})
 	c.initWith(`{}`, "pinged")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
@@ -198,12 +198,15 @@ func TestBareEnginePingsAndEndsLostClients(t *testing.T) {
 	assert.Empty(t, ends)
 	require.Len(t, h.Sessions(), 1)
 
-	// Now the client stops answering: three misses end its session.
+	// Now the client stops answering: two misses (MaxFailures) end its
+	// session.
 	end := log.waitEnd(t)
 	assert.Equal(t, mcphttp.EndLost, end.reason)
 	assert.Equal(t, c.sid, end.info.ID)
 	assert.Empty(t, h.Sessions())
-	for _, ev := range stream.all() { // the unanswered pings, then the end
+	unanswered := stream.all()
+	assert.Len(t, unanswered, 2, "MaxFailures unanswered pings end the session")
+	for _, ev := range unanswered { // the unanswered pings, then the end
 		assert.Equal(t, "ping", ev.msg(t).Method)
 	}
 	assert.NoError(t, ctx.Err(), "the ended session's stream closes")

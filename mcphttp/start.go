@@ -265,7 +265,7 @@ type MuxOptions struct {
 
 // NewMux assembles the HTTP side of a server on one ServeMux: the MCP
 // endpoint behind recovery and the server's authentication
-// ([Handler.Authenticate], outermost but for recovery, so opts.Middleware
+// ([Handler.AuthMiddleware], outermost but for recovery, so opts.Middleware
 // sees the caller's auth data), the health endpoint, the server's custom
 // routes (authenticated the same way unless public), the OAuth discovery
 // documents (of Options.OAuth when enabled, else of an Options.Auth that
@@ -289,7 +289,7 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	so := srv.Options()
 	log := srv.Logger()
 	base := alice.New(middleware.Recover(log))
-	authed := base.Append(h.Authenticate)
+	authed := base.Append(h.AuthMiddleware)
 	mux := http.NewServeMux()
 	// The endpoint authenticates once, in front, and ends in the engine's
 	// chain without its own authentication step (Handler.admitted): the
@@ -348,7 +348,7 @@ func checkSessionAuth(srv *mcp.Server, sessionAuth any, where string) error {
 // the server's authentication (of the Header credentials), the fixed
 // local caller, then the user's middleware.
 func localChain(h *Handler, sessionAuth any, mw []alice.Constructor) alice.Chain {
-	return alice.New(middleware.Recover(h.Server().Logger()), h.Authenticate, middleware.FixedAuth(sessionAuth)).Append(mw...)
+	return alice.New(middleware.Recover(h.Server().Logger()), h.AuthMiddleware, middleware.FixedAuth(sessionAuth)).Append(mw...)
 }
 
 // WriteJSON writes v as a JSON response with the given status: the helper

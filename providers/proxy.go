@@ -362,10 +362,10 @@ func (p *Proxy) Mount(mux *http.ServeMux) {
 	discovery.Mount(mux, p.OAuthMetadata())
 }
 
-// Authenticate implements mcp.AuthProvider: it verifies our access token
+// VerifyRequest implements mcp.AuthProvider: it verifies our access token
 // in the Authorization header (never a query parameter) and returns the
 // provider's session. Failures wrap mcp.ErrUnauthorized.
-func (p *Proxy) Authenticate(r *http.Request) (any, error) {
+func (p *Proxy) VerifyRequest(r *http.Request) (any, error) {
 	raw, ok := bearer(r)
 	if !ok {
 		return nil, fmt.Errorf("%w: no bearer token in the Authorization header", mcp.ErrUnauthorized)
