@@ -187,11 +187,11 @@ func TestHandlerAuthenticateRunsOnce(t *testing.T) {
 			return mux, "/api/mcp"
 		}},
 		{"NewMux", func(h *mcphttp.Handler) (http.Handler, string) {
-			return mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []alice.Constructor{Tenant, peek}}), "/mcp"
+			return mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []func(http.Handler) http.Handler{Tenant, peek}}), "/mcp"
 		}},
 		{"NewMux under a prefix", func(h *mcphttp.Handler) (http.Handler, string) {
 			mux := http.NewServeMux()
-			mux.Handle("/app/", http.StripPrefix("/app", mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []alice.Constructor{Tenant, peek}})))
+			mux.Handle("/app/", http.StripPrefix("/app", mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []func(http.Handler) http.Handler{Tenant, peek}})))
 			return mux, "/app/mcp"
 		}},
 	}
@@ -319,7 +319,7 @@ func TestStdioAuth(t *testing.T) {
 				header.Set("Authorization", tt.authorization)
 			}
 			c := startStdio(t, newAuthServer(t, &calls, &logs), mcphttp.StartOptions{
-				Header: header, Middleware: []alice.Constructor{Tenant}})
+				Header: header, Middleware: []func(http.Handler) http.Handler{Tenant}})
 			m := c.roundTrip(initAuthBody, "0")
 			assert.EqualValues(t, 1, calls.Load())
 			if tt.wantMessage != "" {
@@ -380,7 +380,7 @@ func TestEmbeddedAuth(t *testing.T) {
 				header.Set("Authorization", tt.authorization)
 			}
 			e, err := mcphttp.Embed(ctx, newAuthServer(t, &calls, io.Discard),
-				&mcphttp.EmbedOptions{Header: header, Middleware: []alice.Constructor{Tenant}})
+				&mcphttp.EmbedOptions{Header: header, Middleware: []func(http.Handler) http.Handler{Tenant}})
 			if tt.wantMessage != "" {
 				var je *mcp.Error
 				require.ErrorAs(t, err, &je)

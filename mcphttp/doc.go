@@ -28,7 +28,7 @@
 // [Handler.ServeHTTP]; the engine then does the same work for all of
 // them. The paths, outermost first:
 //
-// Streamable HTTP ([Start] with "httpStream", or NewMux in your server):
+// Streamable HTTP ([Start] with [TransportHTTPStream], or NewMux in your server):
 //
 //  1. http.Server accepts the connection (it sets http.LocalAddrContextKey,
 //     which is how the engine tells a network request from an in-process
@@ -92,7 +92,7 @@
 //     and written by serveGet. Every server-to-client request passes
 //     conn.call, which is where mcp.Options.Roots.Disabled is enforced.
 //
-// stdio ([Start] with "stdio", the default): stdio.Serve reads one
+// stdio ([Start] with [TransportStdio], the default): stdio.Serve reads one
 // message per line and feeds it through the in-process client
 // (internal/inproc) as a synthesized POST (requests concurrently, notifications and responses
 // in order), opens the session's GET stream with Client.Listen after

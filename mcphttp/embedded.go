@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/justinas/alice"
-
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
@@ -32,7 +30,7 @@ type EmbedOptions struct {
 	Header http.Header
 	// Middleware wraps the engine, as on the other transports, inside the
 	// server's authentication.
-	Middleware []alice.Constructor
+	Middleware []func(http.Handler) http.Handler
 	// Handler configures the engine.
 	Handler *Options
 	// ClientInfo is sent in initialize (in every request's _meta at

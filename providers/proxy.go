@@ -42,7 +42,7 @@ type Config struct {
 	// exact https host.
 	DisableConsent bool
 	// AllowedRedirectURIPatterns restrict the redirect URIs clients may
-	// register. Default: DefaultRedirectURIPatterns.
+	// register. Default: DefaultRedirectURIPatterns().
 	AllowedRedirectURIPatterns []string
 	// EncryptionKey (at least 32 bytes) encrypts the upstream tokens at
 	// rest. Default: generated per process.
@@ -199,8 +199,11 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
+	// The proxy keeps its own copy: a caller changing its slice later
+	// must not widen what clients may register.
+	cfg.AllowedRedirectURIPatterns = slices.Clone(cfg.AllowedRedirectURIPatterns)
 	if len(cfg.AllowedRedirectURIPatterns) == 0 {
-		cfg.AllowedRedirectURIPatterns = DefaultRedirectURIPatterns
+		cfg.AllowedRedirectURIPatterns = DefaultRedirectURIPatterns()
 	}
 	p := &Proxy{cfg: cfg, up: up, log: cfg.Logger.With("component", "oauth-proxy", "provider", up.Name()),
 		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https"}

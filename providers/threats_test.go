@@ -21,7 +21,7 @@ import (
 
 func TestThreatOpenRedirect(t *testing.T) {
 	t.Parallel()
-	pats := mustPatterns(t, DefaultRedirectURIPatterns...)
+	pats := mustPatterns(t, DefaultRedirectURIPatterns()...)
 	for _, tt := range []struct {
 		uri string
 		ok  bool
