@@ -267,9 +267,10 @@ type ReadResourceResult struct {
 	Contents []ResourceContents `json:"contents"`
 }
 
-// ErrResourceNotFound is matched (errors.Is) by the error ReadResource
-// returns for an unknown (or hidden) URI, and by nothing else: other
-// invalid-params errors do not match it.
+// ErrResourceNotFound is matched (errors.Is) by the error a resources/read
+// of an unknown (or hidden) URI returns to the [Interceptor]s that wrap it,
+// and by nothing else: other invalid-params errors do not match it. The
+// client gets -32602 with the URI in data (SEP-2164).
 var ErrResourceNotFound = errors.New("mcp: resource not found")
 
 // readResource loads the resource named by uri: a static resource with

@@ -25,11 +25,6 @@ import (
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-// SkillsExtension is the identifier of the skills extension (SEP-2640)
-// in capabilities.extensions. A server with skills ([Server.AddSkills])
-// declares it with {"directoryRead": true}.
-const SkillsExtension = "io.modelcontextprotocol/skills"
-
 // DirectoryMIMEType is the MIME type of a directory in
 // resources/directory/read (SEP-2640).
 const DirectoryMIMEType = "inode/directory"

@@ -69,3 +69,6 @@ const (
 	changeResourceUpdated = engine.ResourceUpdated
 	changeLog             = engine.LogBroadcast
 )
+
+// skillsExtension is the identifier of the skills extension.
+const skillsExtension = engine.SkillsExtension

@@ -31,7 +31,7 @@ func skillsOnly(fn methodFunc) methodFunc {
 	return func(h *Handler, ctx context.Context, k *call) (any, error) {
 		if !hook.hasSkills(h.srv) {
 			return nil, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + strictjson.Quote(k.msg.Method) +
-				" belongs to the skills extension (" + mcp.SkillsExtension + "), which this server does not offer"}
+				" belongs to the skills extension (" + skillsExtension + "), which this server does not offer"}
 		}
 		return fn(h, ctx, k)
 	}
@@ -42,7 +42,7 @@ func skillsOnly(fn methodFunc) methodFunc {
 func (h *Handler) extensions() map[string]any {
 	ext := map[string]any{extTasks: struct{}{}} // tasks.go
 	if hook.hasSkills(h.srv) {
-		ext[mcp.SkillsExtension] = map[string]any{"directoryRead": true}
+		ext[skillsExtension] = map[string]any{"directoryRead": true}
 	}
 	return ext
 }

@@ -81,6 +81,11 @@ type RequestInfo[Impl, Caps, Level, Root any] struct {
 	Roots func(ctx context.Context) ([]Root, error)
 }
 
+// SkillsExtension is the identifier of the skills extension (SEP-2640)
+// in capabilities.extensions. A server with skills (mcp.Server.AddSkills)
+// declares it with {"directoryRead": true}.
+const SkillsExtension = "io.modelcontextprotocol/skills"
+
 // ChangeKind says what changed in a [Change].
 type ChangeKind int
 
