@@ -10,7 +10,7 @@ import (
 // AuthFunc checks the credentials of a request and returns the caller's
 // auth data (any value; tools get it as Context.Session). It is the one
 // spelling of an authentication hook: Options.Authenticate, an
-// [AuthProvider]'s Authenticate method and middleware.Authenticate all
+// [AuthProvider]'s Authenticate method and middleware.CheckCredentials all
 // take it.
 //
 // Return an error that wraps [ErrUnauthorized] for missing or bad

@@ -6,42 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+
+	"github.com/mcpchain/mcp/internal/engine"
 )
 
-// Peer is the way back to the client for one request: notifications go on
-// the request's own stream, requests (sampling, elicitation, roots) wait for
-// the client's answer. Transports implement it; tools use [Context].
-type Peer interface {
-	// Notify sends a notification related to the request.
-	Notify(ctx context.Context, method string, params any) error
-	// Call sends a request to the client and waits for its result.
-	Call(ctx context.Context, method string, params any) (json.RawMessage, error)
-}
-
-// RequestInfo is what a transport knows about a request; it builds the
-// tool's [Context] with [NewContext].
-type RequestInfo struct {
-	// Session is the caller's auth data (see Context.Session).
-	Session any
-	// SessionID identifies the session (see Context.SessionID).
-	SessionID string
-	// RequestID is the JSON-RPC id of the request, as text.
-	RequestID string
-	// Client is the clientInfo of the session's initialize.
-	Client Implementation
-	// ClientCapabilities are the capabilities the client declared.
-	ClientCapabilities ClientCapabilities
-	// ProtocolVersion is the MCP revision the request speaks.
-	ProtocolVersion string
-	// ProgressToken is params._meta.progressToken; nil when absent.
-	ProgressToken any
-	// LogLevel is the client's minimum log level; "" sends every level.
-	LogLevel LogLevel
-	// Peer is the way back to the client; nil when there is none.
-	Peer Peer
-	// Roots returns the client's current roots (cached by the session).
-	Roots func(ctx context.Context) ([]Root, error)
-}
+// requestInfo is what a transport knows about a request; see
+// engine.RequestInfo.
+type requestInfo = engine.RequestInfo[Implementation, ClientCapabilities, LogLevel, Root]
 
 // Context is what a tool, resource loader or prompt loader knows about the
 // request it serves and the way back to its client. It is valid only for
@@ -69,7 +40,7 @@ type Context struct {
 	Log Logger
 
 	ctx      context.Context
-	info     RequestInfo
+	info     requestInfo
 	toolName string
 
 	// keyMu guards keySeq, the per-kind counters of inputKey (input.go).
@@ -79,9 +50,9 @@ type Context struct {
 
 type ctxKey struct{}
 
-// NewContext returns the Context for one request; ctx is the request's own
-// context. Transports call it; tools receive the result.
-func NewContext(ctx context.Context, info RequestInfo) *Context {
+// newContext returns the Context for one request; ctx is the request's own
+// context (the engine.NewContext hook).
+func newContext(ctx context.Context, info requestInfo) *Context {
 	c := &Context{
 		Session: info.Session, SessionID: info.SessionID, RequestID: info.RequestID,
 		Client: info.Client, ClientCapabilities: info.ClientCapabilities,
@@ -91,12 +62,14 @@ func NewContext(ctx context.Context, info RequestInfo) *Context {
 	return c
 }
 
-// WithContext returns a copy of ctx that carries c, for [FromContext].
-func WithContext(ctx context.Context, c *Context) context.Context {
+// withContext returns a copy of ctx that carries c, for [FromContext].
+func withContext(ctx context.Context, c *Context) context.Context {
 	return context.WithValue(ctx, ctxKey{}, c)
 }
 
-// FromContext returns the MCP Context stored in ctx by the transport, or nil.
+// FromContext returns the MCP Context of the request ctx belongs to, or
+// nil: the transport stores it in the context it passes to tools, loaders
+// and interceptors, so code that gets only a context.Context can reach it.
 func FromContext(ctx context.Context) *Context {
 	c, _ := ctx.Value(ctxKey{}).(*Context)
 	return c
@@ -157,14 +130,14 @@ func (c *Context) StreamContent(ctx context.Context, content ...Content) error {
 }
 
 // Roots returns the client's roots. It fails with [ErrCapability] when the
-// client did not declare the roots capability. Over an [InputPeer]
+// client did not declare the roots capability. Over an input peer
 // (revision 2026-07-28) it is a question under the key "roots-N", see
 // [Context.Ask].
 func (c *Context) Roots(ctx context.Context) ([]Root, error) {
 	if c.ClientCapabilities.Roots == nil {
 		return nil, ErrCapability
 	}
-	if ip, ok := c.info.Peer.(InputPeer); ok {
+	if ip, ok := c.info.Peer.(inputPeer); ok {
 		res, err := askInput[struct {
 			Roots []Root `json:"roots"`
 		}](ctx, c, ip, "roots", "roots/list", struct{}{})
@@ -176,11 +149,11 @@ func (c *Context) Roots(ctx context.Context) ([]Root, error) {
 	if c.info.Roots != nil {
 		return c.info.Roots(ctx)
 	}
-	return ListRoots(ctx, c.info.Peer)
+	return listRoots(ctx, c.info.Peer)
 }
 
-// ListRoots asks the client for its roots with roots/list.
-func ListRoots(ctx context.Context, p Peer) ([]Root, error) {
+// listRoots asks the client for its roots with roots/list.
+func listRoots(ctx context.Context, p engine.Peer) ([]Root, error) {
 	res, err := callPeer[struct {
 		Roots []Root `json:"roots"`
 	}](ctx, p, "roots/list", struct{}{})
@@ -193,7 +166,7 @@ func ListRoots(ctx context.Context, p Peer) ([]Root, error) {
 // Sample asks the client's model for a completion (sampling/createMessage).
 // It fails with [ErrCapability] when the client did not declare sampling,
 // and [ErrNoPeer] when the request has no way back to the client. Over an
-// [InputPeer] (revision 2026-07-28) it is a question under the key
+// input peer (revision 2026-07-28) it is a question under the key
 // "sampling-N", see [Context.Ask].
 func (c *Context) Sample(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
 	return askClient[CreateMessageResult](ctx, c, c.ClientCapabilities.Sampling != nil, "sampling", "sampling/createMessage", p)
@@ -202,20 +175,20 @@ func (c *Context) Sample(ctx context.Context, p *CreateMessageParams) (*CreateMe
 // Elicit asks the user for input through the client (elicitation/create).
 // It fails with [ErrCapability] when the client did not declare
 // elicitation, and [ErrNoPeer] when the request has no way back. Over an
-// [InputPeer] (revision 2026-07-28) it is a question under the key
+// input peer (revision 2026-07-28) it is a question under the key
 // "elicitation-N", see [Context.Ask].
 func (c *Context) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
 	return askClient[ElicitResult](ctx, c, c.ClientCapabilities.Elicitation != nil, "elicitation", "elicitation/create", p)
 }
 
 // askClient sends a server-to-client request that needs a declared
-// capability and decodes its result as an R; over an [InputPeer] it is a
+// capability and decodes its result as an R; over an input peer it is a
 // question under the next key of kind.
 func askClient[R any](ctx context.Context, c *Context, declared bool, kind, method string, params any) (*R, error) {
 	if !declared {
 		return nil, ErrCapability
 	}
-	if ip, ok := c.info.Peer.(InputPeer); ok {
+	if ip, ok := c.info.Peer.(inputPeer); ok {
 		if params == nil || isNilPointer(params) {
 			params = struct{}{}
 		}
@@ -238,7 +211,7 @@ func isNilPointer(v any) bool {
 
 // callPeer sends a server-to-client request and decodes its result as an
 // R; it fails with [ErrNoPeer] when there is no way back to the client.
-func callPeer[R any](ctx context.Context, p Peer, method string, params any) (*R, error) {
+func callPeer[R any](ctx context.Context, p engine.Peer, method string, params any) (*R, error) {
 	if p == nil {
 		return nil, ErrNoPeer
 	}

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+
+	"github.com/mcpchain/mcp/internal/engine"
 )
 
-// ErrInputRequired is what an [InputPeer] returns when the client has not
-// answered yet: the current round of the request ends, the transport
+// ErrInputRequired is what [Context.Ask], [Context.Elicit],
+// [Context.Sample] and [Context.Roots] return when the client has not
+// answered yet (revision 2026-07-28, or a task): the current round of the request ends, the transport
 // sends the questions (an input-required result in revision 2026-07-28,
 // a task's input_required status) and the handler runs again from the
 // start once the answers are in. A handler that gets it should return
@@ -26,26 +29,18 @@ type InputRequest struct {
 	Params any `json:"params"`
 }
 
-// InputPeer is a [Peer] that puts several questions to the client at once
-// and returns the answers by key. Revision 2026-07-28 has no
-// server-to-client requests: its peers implement InputPeer and turn the
-// questions into an input-required result (a multi round-trip request), or,
-// for a task, into the task's input_required status. Keys are chosen by the
-// server, unique within the request and the same on every round.
-type InputPeer interface {
-	Peer
-	// Inputs asks every request in reqs and returns the raw results by the
-	// same keys. A peer that must end the current round first (to send an
-	// input-required result) returns an error the transport recognises.
-	Inputs(ctx context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error)
-}
+// inputPeer is the peer of a revision 2026-07-28 request or of a task,
+// which puts several questions to the client at once; see
+// engine.InputPeer.
+type inputPeer = engine.InputPeer[InputRequest]
 
 // Ask puts every question in reqs to the client and returns the raw
 // results by the same keys. Each method needs the capability the client
-// declared for it (elicitation, sampling, roots), else [ErrCapability]. On
-// a peer that implements [InputPeer] the questions go out together; on
-// any other peer (the 2025 revisions) each is a server-to-client request,
-// all sent at once, and the first error ends the call.
+// declared for it (elicitation, sampling, roots), else [ErrCapability].
+// With revision 2026-07-28 and in a task the questions go out together
+// (an input-required result, or the task's input_required status); with
+// the 2025 revisions each is a server-to-client request, all sent at
+// once, and the first error ends the call.
 func (c *Context) Ask(ctx context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
 	for _, r := range reqs {
 		if !c.declares(r.Method) {
@@ -56,7 +51,7 @@ func (c *Context) Ask(ctx context.Context, reqs map[string]InputRequest) (map[st
 	if p == nil {
 		return nil, ErrNoPeer
 	}
-	if ip, ok := p.(InputPeer); ok {
+	if ip, ok := p.(inputPeer); ok {
 		return ip.Inputs(ctx, reqs)
 	}
 	return askEach(ctx, p, reqs)
@@ -78,7 +73,7 @@ func (c *Context) declares(method string) bool {
 
 // inputKey returns the key under which a question of kind (elicitation,
 // sampling, roots) asked through Elicit, Sample or Roots goes to an
-// [InputPeer]: "elicitation-1", "elicitation-2", … counted per kind and
+// input peer: "elicitation-1", "elicitation-2", … counted per kind and
 // per handler invocation, so that the handler, run again on the next
 // round, asks the same questions under the same keys. Questions asked
 // concurrently should use [Context.Ask] with keys of their own.
@@ -92,9 +87,9 @@ func (c *Context) inputKey(kind string) string {
 	return kind + "-" + strconv.Itoa(c.keySeq[kind])
 }
 
-// askInput puts one question to an [InputPeer] under a key from
+// askInput puts one question to an input peer under a key from
 // inputKey and decodes the answer as an R.
-func askInput[R any](ctx context.Context, c *Context, ip InputPeer, kind, method string, params any) (*R, error) {
+func askInput[R any](ctx context.Context, c *Context, ip inputPeer, kind, method string, params any) (*R, error) {
 	if params == nil {
 		params = struct{}{}
 	}
@@ -115,7 +110,7 @@ func askInput[R any](ctx context.Context, c *Context, ip InputPeer, kind, method
 }
 
 // askEach sends every request in reqs over p concurrently.
-func askEach(ctx context.Context, p Peer, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
+func askEach(ctx context.Context, p engine.Peer, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (

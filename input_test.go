@@ -30,10 +30,10 @@ func (p *recordingPeer) Call(_ context.Context, method string, _ any) (json.RawM
 	return json.RawMessage(`{"m":"` + method + `"}`), nil
 }
 
-// inputPeer answers every key through Inputs.
-type inputPeer struct{ recordingPeer }
+// fakeInputPeer answers every key through Inputs.
+type fakeInputPeer struct{ recordingPeer }
 
-func (p *inputPeer) Inputs(_ context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
+func (p *fakeInputPeer) Inputs(_ context.Context, reqs map[string]InputRequest) (map[string]json.RawMessage, error) {
 	out := map[string]json.RawMessage{}
 	for k := range reqs {
 		out[k] = json.RawMessage(`"batched"`)
@@ -50,7 +50,7 @@ func TestAsk(t *testing.T) {
 	}
 	t.Run("each request over a plain peer", func(t *testing.T) {
 		p := &recordingPeer{}
-		c := NewContext(context.Background(), RequestInfo{Peer: p, ClientCapabilities: all})
+		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: all})
 		got, err := c.Ask(context.Background(), reqs)
 		require.NoError(t, err)
 		assert.JSONEq(t, `{"m":"elicitation/create"}`, string(got["name"]))
@@ -60,30 +60,30 @@ func TestAsk(t *testing.T) {
 	})
 	t.Run("first error ends the call", func(t *testing.T) {
 		p := &recordingPeer{fail: "roots/list"}
-		c := NewContext(context.Background(), RequestInfo{Peer: p, ClientCapabilities: all})
+		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: all})
 		_, err := c.Ask(context.Background(), reqs)
 		require.EqualError(t, err, "refused")
 	})
 	t.Run("undeclared capability", func(t *testing.T) {
 		p := &recordingPeer{}
-		c := NewContext(context.Background(), RequestInfo{Peer: p, ClientCapabilities: ClientCapabilities{Sampling: &struct{}{}}})
+		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: ClientCapabilities{Sampling: &struct{}{}}})
 		_, err := c.Ask(context.Background(), reqs)
 		require.ErrorIs(t, err, ErrCapability)
 		assert.Empty(t, p.methods, "nothing is sent when one capability is missing")
 	})
 	t.Run("no peer", func(t *testing.T) {
-		c := NewContext(context.Background(), RequestInfo{ClientCapabilities: all})
+		c := newContext(context.Background(), requestInfo{ClientCapabilities: all})
 		_, err := c.Ask(context.Background(), reqs)
 		require.ErrorIs(t, err, ErrNoPeer)
 	})
 	t.Run("input peer gets the batch", func(t *testing.T) {
-		p := &inputPeer{}
-		c := NewContext(context.Background(), RequestInfo{Peer: p, ClientCapabilities: all})
+		p := &fakeInputPeer{}
+		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: all})
 		got, err := c.Ask(context.Background(), reqs)
 		require.NoError(t, err)
 		assert.Len(t, got, 3)
 		assert.JSONEq(t, `"batched"`, string(got["roots"]))
-		assert.Empty(t, p.methods, "an InputPeer is not called request by request")
+		assert.Empty(t, p.methods, "an inputPeer is not called request by request")
 	})
 }
 
@@ -108,13 +108,13 @@ func (p *keyedPeer) Inputs(_ context.Context, reqs map[string]InputRequest) (map
 	return out, nil
 }
 
-// TestAskThroughInputPeer: Elicit, Sample and Roots over an InputPeer are
+// TestAskThroughInputPeer: Elicit, Sample and Roots over an inputPeer are
 // questions under keys counted per kind and per Context, so a handler run
 // again asks under the same keys; they send no request.
 func TestAskThroughInputPeer(t *testing.T) {
 	all := ClientCapabilities{Elicitation: &struct{}{}, Sampling: &struct{}{}, Roots: &RootsCapability{}}
 	run := func(p *keyedPeer) (string, error) {
-		c := NewContext(context.Background(), RequestInfo{Peer: p, ClientCapabilities: all})
+		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: all})
 		ctx := context.Background()
 		e1, err := c.Elicit(ctx, &ElicitParams{Message: "first?"})
 		if err != nil {
@@ -157,7 +157,7 @@ func TestAskThroughInputPeer(t *testing.T) {
 
 	t.Run("an answer that does not decode is -32602", func(t *testing.T) {
 		p := &keyedPeer{answers: map[string]string{"sampling-1": `{"role":5}`}, asked: map[string]InputRequest{}}
-		c := NewContext(context.Background(), RequestInfo{Peer: p, ClientCapabilities: all})
+		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: all})
 		_, err := c.Sample(context.Background(), &CreateMessageParams{MaxTokens: 5})
 		var je *Error
 		require.ErrorAs(t, err, &je)
@@ -166,7 +166,7 @@ func TestAskThroughInputPeer(t *testing.T) {
 	})
 	t.Run("undeclared capabilities are refused before asking", func(t *testing.T) {
 		p := &keyedPeer{answers: map[string]string{}, asked: map[string]InputRequest{}}
-		c := NewContext(context.Background(), RequestInfo{Peer: p})
+		c := newContext(context.Background(), requestInfo{Peer: p})
 		_, err := c.Elicit(context.Background(), &ElicitParams{})
 		require.ErrorIs(t, err, ErrCapability)
 		_, err = c.Roots(context.Background())

@@ -69,9 +69,9 @@ func WithInterceptor(ctx context.Context, i Interceptor) context.Context {
 	return context.WithValue(ctx, interceptorKey{}, i)
 }
 
-// InterceptorFrom returns the interceptors of ctx composed into one, or
+// interceptorFrom returns the interceptors of ctx composed into one, or
 // nil. The engine calls it once per request.
-func InterceptorFrom(ctx context.Context) Interceptor {
+func interceptorFrom(ctx context.Context) Interceptor {
 	i, _ := ctx.Value(interceptorKey{}).(Interceptor)
 	return i
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -138,7 +139,7 @@ func (s *Server) TryAddPrompt(p Prompt) error {
 		seen[a.Name] = true
 	}
 	e := &promptEntry{entryBase: entryBase{key: p.Name, kind: KindPrompt, canAccess: p.CanAccess}, p: p}
-	return s.update(Change{Kind: PromptsChanged}, func(r *registry) error { return r.prompts.add(e, "prompt") })
+	return s.update(change{Kind: engine.PromptsChanged}, func(r *registry) error { return r.prompts.add(e, "prompt") })
 }
 
 // PromptFunc is the body of a typed prompt: it gets the arguments decoded
@@ -238,7 +239,7 @@ func promptArgs(t reflect.Type) ([]PromptArgument, [][]int, error) {
 
 // RemovePrompts removes the named prompts.
 func (s *Server) RemovePrompts(names ...string) {
-	_ = s.update(Change{Kind: PromptsChanged}, func(r *registry) error { r.prompts.remove(names); return nil })
+	_ = s.update(change{Kind: engine.PromptsChanged}, func(r *registry) error { r.prompts.remove(names); return nil })
 }
 
 // ListPrompts returns the prompts visible to the caller.
@@ -246,10 +247,10 @@ func (s *Server) ListPrompts(ctx context.Context, auth any) []Prompt {
 	return visibleItems(ctx, auth, s.reg.Load().prompts, func(e *promptEntry) Prompt { return e.p })
 }
 
-// GetPrompt builds the named prompt. An unknown prompt, a missing
+// getPrompt builds the named prompt. An unknown prompt, a missing
 // required argument or a value outside an argument's enum is an *[Error]
 // with [CodeInvalidParams].
-func (s *Server) GetPrompt(ctx context.Context, c *Context, name string, args map[string]string) (*PromptResult, error) {
+func (s *Server) getPrompt(ctx context.Context, c *Context, name string, args map[string]string) (*PromptResult, error) {
 	e, ok := s.reg.Load().prompts.lookup(ctx, c.Session, name)
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown prompt: " + strictjson.Quote(name)}
@@ -307,9 +308,9 @@ type CompletionResult struct {
 // maxCompletionValues is the spec's cap on values in one response.
 const maxCompletionValues = 100
 
-// Complete suggests values for one argument of a prompt or template. An
+// complete suggests values for one argument of a prompt or template. An
 // unknown reference or argument is an *[Error] with [CodeInvalidParams].
-func (s *Server) Complete(ctx context.Context, c *Context, ref CompletionRef, arg, value string, args map[string]string) (*CompletionResult, error) {
+func (s *Server) complete(ctx context.Context, c *Context, ref CompletionRef, arg, value string, args map[string]string) (*CompletionResult, error) {
 	reg := s.reg.Load()
 	var complete CompleteFunc
 	var enum []string

@@ -218,7 +218,7 @@ func (r *registry) clone() *registry {
 // update applies fn to a copy of the registry and publishes it, then tells
 // the watchers. When fn refuses the change (returns an error) nothing is
 // published and the error is returned.
-func (s *Server) update(ch Change, fn func(r *registry) error) error {
+func (s *Server) update(ch change, fn func(r *registry) error) error {
 	s.mu.Lock()
 	r := s.reg.Load().clone()
 	if err := fn(r); err != nil {

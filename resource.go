@@ -10,6 +10,7 @@ import (
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -196,7 +197,7 @@ func (s *Server) TryAddResource(r Resource) error {
 		return invalid("resource %q: Resource.Load is required", r.URI)
 	}
 	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess}, res: r}
-	return s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error { return reg.resources.add(e, "resource with URI") })
+	return s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { return reg.resources.add(e, "resource with URI") })
 }
 
 // AddResourceTemplate registers a resource template. It panics when the
@@ -237,17 +238,17 @@ func (s *Server) TryAddResourceTemplate(t ResourceTemplate) error {
 	}
 	e := &templateEntry{entryBase: entryBase{key: t.URITemplate, kind: KindResource, canAccess: t.CanAccess},
 		tmpl: t, compiled: compiled, required: required}
-	return s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error { return reg.templates.add(e, "template") })
+	return s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { return reg.templates.add(e, "template") })
 }
 
 // RemoveResources removes the resources with these URIs.
 func (s *Server) RemoveResources(uris ...string) {
-	_ = s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error { reg.resources.remove(uris); return nil })
+	_ = s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { reg.resources.remove(uris); return nil })
 }
 
 // RemoveResourceTemplates removes the templates with these URI templates.
 func (s *Server) RemoveResourceTemplates(uriTemplates ...string) {
-	_ = s.update(Change{Kind: ResourcesChanged}, func(reg *registry) error { reg.templates.remove(uriTemplates); return nil })
+	_ = s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { reg.templates.remove(uriTemplates); return nil })
 }
 
 // ListResources returns the static resources visible to the caller.
@@ -266,19 +267,20 @@ type ReadResourceResult struct {
 	Contents []ResourceContents `json:"contents"`
 }
 
-// ErrResourceNotFound is matched (errors.Is) by the error ReadResource
-// returns for an unknown (or hidden) URI, and by nothing else: other
-// invalid-params errors do not match it.
+// ErrResourceNotFound is matched (errors.Is) by the error a resources/read
+// of an unknown (or hidden) URI returns to the [Interceptor]s that wrap it,
+// and by nothing else: other invalid-params errors do not match it. The
+// client gets -32602 with the URI in data (SEP-2164).
 var ErrResourceNotFound = errors.New("mcp: resource not found")
 
-// ReadResource loads the resource named by uri: a static resource with
+// readResource loads the resource named by uri: a static resource with
 // that URI, else the first template that matches it. An unknown (or
 // hidden) URI is an *[Error] with [CodeInvalidParams] and {"uri": uri} as
 // data (SEP-2164) that matches [ErrResourceNotFound]; a template match
 // that leaves a Required argument empty is [CodeInvalidParams] naming the
 // argument; a failing loader is [CodeInternalError] unless it returned an
 // *Error itself.
-func (s *Server) ReadResource(ctx context.Context, c *Context, uri string) (*ReadResourceResult, error) {
+func (s *Server) readResource(ctx context.Context, c *Context, uri string) (*ReadResourceResult, error) {
 	reg := s.reg.Load()
 	var (
 		contents []ResourceContents

@@ -5,25 +5,14 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/mcpchain/mcp/internal/engine"
 )
 
 // RouteOptions configure a custom route.
 type RouteOptions struct {
 	// Public routes skip authentication (health checks, webhooks with
 	// their own signature check).
-	Public bool
-}
-
-// Route is a custom HTTP route served beside the MCP endpoint by the mux
-// of the HTTP transport; stdio and embedded sessions have no routes.
-type Route struct {
-	// Method is the HTTP method, upper case.
-	Method string
-	// Path is the ServeMux pattern's path ("/users/{id}").
-	Path string
-	// Handler serves the route.
-	Handler http.Handler
-	// Public routes skip authentication.
 	Public bool
 }
 
@@ -48,14 +37,14 @@ func (s *Server) AddRoute(method, path string, h http.Handler, opts *RouteOption
 	if h == nil {
 		panic("mcp: AddRoute: nil handler")
 	}
-	rt := Route{Method: method, Path: path, Handler: h, Public: opts != nil && opts.Public}
+	rt := engine.Route{Method: method, Path: path, Handler: h, Public: opts != nil && opts.Public}
 	s.mu.Lock()
 	s.routes = append(s.routes, rt)
 	s.mu.Unlock()
 }
 
-// Routes returns the custom routes in registration order.
-func (s *Server) Routes() []Route {
+// routeList returns the custom routes in registration order.
+func (s *Server) routeList() []engine.Route {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.routes)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lmittmann/tint"
 
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -61,8 +62,9 @@ type Options struct {
 // package providers. It checks each request and mounts its own routes (the
 // OAuth endpoints and discovery documents) on the server's mux.
 type AuthProvider interface {
-	// Authenticate returns the caller's session data, or an error (401).
-	Authenticate(r *http.Request) (any, error)
+	// VerifyRequest checks the request's credentials (its access token)
+	// and returns the caller's session data, or an error (see [AuthFunc]).
+	VerifyRequest(r *http.Request) (any, error)
 	// Mount registers the provider's HTTP routes on mux.
 	Mount(mux *http.ServeMux)
 }
@@ -142,14 +144,32 @@ type ProtectedResourceMetadata struct {
 	ResourceName string `json:"resource_name,omitempty"`
 }
 
-// PingOptions configure server-to-client pings on HTTP sessions.
+// PingOptions configure server-to-client pings: the one ping
+// configuration, read by the engine (mcphttp) from [Options].Ping and by
+// middleware.NewPing. A session is pinged while its stream for
+// server-initiated messages (the GET stream of a stateful HTTP session) is
+// open; stateless HTTP, stdio and embedded sessions have no such stream
+// and are never pinged. A session whose client leaves MaxFailures pings in
+// a row unanswered is ended.
 type PingOptions struct {
-	// Disabled turns pings off. Default: on for HTTP sessions, off for stdio.
+	// Disabled turns pings off. Default: on.
 	Disabled bool
-	// Interval between pings. Default: 5 s.
+	// Interval between the end of one ping and the start of the next.
+	// Default: 5 s.
 	Interval time.Duration
-	// LogLevel of the ping log lines. Default (nil): debug.
+	// Timeout is how long a ping waits for its answer before it counts
+	// as failed. Default: Interval.
+	Timeout time.Duration
+	// MaxFailures is the number of consecutive failed pings after which
+	// the session is ended. Default: 3; negative: never end a session,
+	// only log.
+	MaxFailures int
+	// LogLevel of the line logged for each ping, answered or not.
+	// Default (nil): debug. Ending a session is logged at warn.
 	LogLevel slog.Leveler
+	// Logger receives the lines. Default: the server's logger (for
+	// middleware.NewPing, one DefaultLogger for the program).
+	Logger *slog.Logger
 }
 
 // RootsOptions configure the roots capability.
@@ -180,7 +200,7 @@ type Server struct {
 	mu       sync.Mutex // serializes writers of reg
 	reg      atomic.Pointer[registry]
 	watchers atomic.Pointer[[]*watcher]
-	routes   []Route
+	routes   []engine.Route
 	skills   skillStore // skills.go
 }
 
@@ -302,34 +322,16 @@ func (s *Server) Options() Options { return s.opts }
 // Logger returns the server's logger.
 func (s *Server) Logger() *slog.Logger { return s.logger }
 
-// ChangeKind says what changed in a [Change].
-type ChangeKind int
+// change is a change of the registry that transports turn into
+// notifications; see engine.Change.
+type change = engine.Change[*LogMessage]
 
-// The kinds of change a [Server] reports to its watchers.
-const (
-	ToolsChanged     ChangeKind = iota + 1 // a tool was added or removed
-	ResourcesChanged                       // a resource or template was added or removed
-	PromptsChanged                         // a prompt was added or removed
-	ResourceUpdated                        // the contents of URI changed
-	LogBroadcast                           // a log message for every session
-)
+type watcher struct{ fn func(change) }
 
-// Change is an event transports turn into notifications.
-type Change struct {
-	// Kind says what changed.
-	Kind ChangeKind
-	// URI is the resource whose contents changed, for ResourceUpdated.
-	URI string
-	// Log is the message to send, for LogBroadcast.
-	Log *LogMessage
-}
-
-type watcher struct{ fn func(Change) }
-
-// Watch calls fn for every change until stop is called. fn must not block:
+// watch calls fn for every change until stop is called. fn must not block:
 // transports queue the notification and return. It is the hook transports
 // use to send list_changed and resources/updated notifications.
-func (s *Server) Watch(fn func(Change)) (stop func()) {
+func (s *Server) watch(fn func(change)) (stop func()) {
 	w := &watcher{fn: fn}
 	s.mu.Lock()
 	ws := append(slices.Clone(*s.watchers.Load()), w)
@@ -343,7 +345,7 @@ func (s *Server) Watch(fn func(Change)) (stop func()) {
 	}
 }
 
-func (s *Server) notify(ch Change) {
+func (s *Server) notify(ch change) {
 	for _, w := range *s.watchers.Load() {
 		w.fn(ch)
 	}
@@ -359,11 +361,11 @@ func (s *Server) LogToClients(level LogLevel, msg string, data any) {
 	if data != nil {
 		payload["context"] = data
 	}
-	s.notify(Change{Kind: LogBroadcast, Log: &LogMessage{Level: level, Logger: s.opts.Name, Data: payload}})
+	s.notify(change{Kind: engine.LogBroadcast, Log: &LogMessage{Level: level, Logger: s.opts.Name, Data: payload}})
 }
 
 // ResourceUpdated tells the clients subscribed to uri that its contents
 // changed (notifications/resources/updated).
 func (s *Server) ResourceUpdated(uri string) {
-	s.notify(Change{Kind: ResourceUpdated, URI: uri})
+	s.notify(change{Kind: engine.ResourceUpdated, URI: uri})
 }

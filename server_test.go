@@ -28,10 +28,10 @@ func TestNewServerPanics(t *testing.T) {
 		{"plain semver", mcp.Options{Name: "s", Version: "1.2.3"}, nil},
 		{"v prefix", mcp.Options{Name: "s", Version: "v1.2.3"}, nil},
 		{"prerelease and build", mcp.Options{Name: "s", Version: "1.0.0-rc.1+build.5"}, nil},
-		{"two auth settings", mcp.Options{Name: "s", Version: "1.0.0", Auth: bothAuth{}, Authenticate: bothAuth{}.Authenticate},
+		{"two auth settings", mcp.Options{Name: "s", Version: "1.0.0", Auth: bothAuth{}, Authenticate: bothAuth{}.VerifyRequest},
 			[]string{"Options.Auth and Options.Authenticate are both set"}},
 		{"Auth alone", mcp.Options{Name: "s", Version: "1.0.0", Auth: bothAuth{}}, nil},
-		{"Authenticate alone", mcp.Options{Name: "s", Version: "1.0.0", Authenticate: bothAuth{}.Authenticate}, nil},
+		{"Authenticate alone", mcp.Options{Name: "s", Version: "1.0.0", Authenticate: bothAuth{}.VerifyRequest}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -258,6 +258,6 @@ func TestRoutes(t *testing.T) {
 // bothAuth is an auth provider whose method also serves as an AuthFunc.
 type bothAuth struct{}
 
-func (bothAuth) Authenticate(*http.Request) (any, error) { return nil, nil }
+func (bothAuth) VerifyRequest(*http.Request) (any, error) { return nil, nil }
 
 func (bothAuth) Mount(*http.ServeMux) {}

@@ -25,11 +25,6 @@ import (
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-// SkillsExtension is the identifier of the skills extension (SEP-2640)
-// in capabilities.extensions. A server with skills ([Server.AddSkills])
-// declares it with {"directoryRead": true}.
-const SkillsExtension = "io.modelcontextprotocol/skills"
-
 // DirectoryMIMEType is the MIME type of a directory in
 // resources/directory/read (SEP-2640).
 const DirectoryMIMEType = "inode/directory"
@@ -213,9 +208,9 @@ func (set *skillSet) addFile(r Resource) {
 	}
 }
 
-// HasSkills reports whether the server serves skills (so it declares the
+// hasSkills reports whether the server serves skills (so it declares the
 // skills extension).
-func (s *Server) HasSkills() bool {
+func (s *Server) hasSkills() bool {
 	set := s.skills.set.Load()
 	return set != nil && len(set.skills) > 0
 }
@@ -230,9 +225,9 @@ func (s *Server) ListSkills(ctx context.Context, auth any) []Skill {
 	return set.skills
 }
 
-// GetSkill returns the skill whose SKILL.md is uri. An unknown URI is an
+// getSkill returns the skill whose SKILL.md is uri. An unknown URI is an
 // *[Error] with [CodeInvalidParams] and {"uri": uri} as data.
-func (s *Server) GetSkill(ctx context.Context, auth any, uri string) (Skill, error) {
+func (s *Server) getSkill(ctx context.Context, auth any, uri string) (Skill, error) {
 	if set := s.skills.set.Load(); set != nil {
 		if i, ok := set.byURI[uri]; ok {
 			return set.skills[i], nil
@@ -242,12 +237,12 @@ func (s *Server) GetSkill(ctx context.Context, auth any, uri string) (Skill, err
 		" (skills/list lists them; a skill's URI is its SKILL.md)", Data: map[string]string{"uri": dataURI(uri)}}
 }
 
-// ReadSkillDirectory returns the direct children of a directory of the
+// readSkillDirectory returns the direct children of a directory of the
 // served skills (skill://demo-skill, skill://demo-skill/references, …):
 // files as their resources, subdirectories with MIME type
 // [DirectoryMIMEType], sorted by URI. A URI that is not such a directory
 // (a file, or nothing) is an *[Error] with [CodeInvalidParams].
-func (s *Server) ReadSkillDirectory(ctx context.Context, auth any, uri string) ([]Resource, error) {
+func (s *Server) readSkillDirectory(ctx context.Context, auth any, uri string) ([]Resource, error) {
 	set := s.skills.set.Load()
 	var nodes []dirNode
 	if set != nil {

@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"time"
+
+	"github.com/mcpchain/mcp/internal/engine"
 )
 
 // TaskOptions make a tool runnable as a task (the extension
@@ -47,14 +49,6 @@ const (
 	DefaultTaskPollInterval = 500 * time.Millisecond
 )
 
-// TaskStarter is implemented by the [Peer] of a tool whose task is
-// [TaskOptions].Deferred: [Context.StartTask] calls it.
-type TaskStarter interface {
-	// StartTask creates the task and answers the request with it; the tool
-	// then runs on as the task.
-	StartTask(ctx context.Context) error
-}
-
 // StartTask turns the call into a task, for a tool with
 // [TaskOptions].Deferred: the task is created (and the request answered
 // with it) now, and from here on the tool runs in the background as the
@@ -63,20 +57,20 @@ type TaskStarter interface {
 // revision, no opt-in, a tool without Deferred, or a task already
 // started) StartTask does nothing and returns nil: the tool just goes on.
 func (c *Context) StartTask(ctx context.Context) error {
-	if s, ok := c.info.Peer.(TaskStarter); ok {
+	if s, ok := c.info.Peer.(engine.TaskStarter); ok {
 		return s.StartTask(ctx)
 	}
 	return nil
 }
 
-// Info returns the [RequestInfo] the transport built c from, for a
+// contextInfo returns the requestInfo the transport built c from, for a
 // transport that derives a Context of its own from it (to run the tool as
 // a task, with a peer of the task's).
-func (c *Context) Info() RequestInfo { return c.info }
+func contextInfo(c *Context) requestInfo { return c.info }
 
-// LookupTool returns the named tool as the caller (its request context and
+// lookupTool returns the named tool as the caller (its request context and
 // auth data) sees it, and whether there is one.
-func (s *Server) LookupTool(ctx context.Context, auth any, name string) (Tool, bool) {
+func (s *Server) lookupTool(ctx context.Context, auth any, name string) (Tool, bool) {
 	e, ok := s.reg.Load().tools.lookup(ctx, auth, name)
 	if !ok {
 		return Tool{}, false

@@ -7,9 +7,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp/internal/engine"
 )
 
-// starterPeer is a Peer that is a TaskStarter.
+// starterPeer is a peer that is an engine.TaskStarter.
 type starterPeer struct {
 	recordingPeer
 	calls int
@@ -23,7 +25,7 @@ func TestContextStartTask(t *testing.T) {
 	boom := errors.New("boom")
 	tests := []struct {
 		name      string
-		peer      Peer
+		peer      engine.Peer
 		wantErr   error
 		wantCalls int
 	}{
@@ -34,7 +36,7 @@ func TestContextStartTask(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewContext(t.Context(), RequestInfo{Peer: tc.peer, RequestID: "7"})
+			c := newContext(t.Context(), requestInfo{Peer: tc.peer, RequestID: "7"})
 			err := c.StartTask(t.Context())
 			if tc.wantErr != nil {
 				assert.ErrorIs(t, err, tc.wantErr)
@@ -44,7 +46,7 @@ func TestContextStartTask(t *testing.T) {
 			if sp, ok := tc.peer.(*starterPeer); ok {
 				assert.Equal(t, tc.wantCalls, sp.calls)
 			}
-			assert.Equal(t, "7", c.Info().RequestID, "Info returns what the Context was built from")
+			assert.Equal(t, "7", contextInfo(c).RequestID, "contextInfo returns what the Context was built from")
 		})
 	}
 }
@@ -55,14 +57,14 @@ func TestLookupTool(t *testing.T) {
 	AddTool(s, Tool{Name: "job", Task: &TaskOptions{Required: true}}, func(context.Context, *Context, struct{}) (string, error) { return "", nil })
 	AddTool(s, Tool{Name: "hidden", CanAccess: func(_ context.Context, auth any) bool { return auth == "admin" }},
 		func(context.Context, *Context, struct{}) (string, error) { return "", nil })
-	got, ok := s.LookupTool(t.Context(), nil, "job")
+	got, ok := s.lookupTool(t.Context(), nil, "job")
 	require.True(t, ok)
 	require.NotNil(t, got.Task)
 	assert.True(t, got.Task.Required)
-	_, ok = s.LookupTool(t.Context(), nil, "nope")
+	_, ok = s.lookupTool(t.Context(), nil, "nope")
 	assert.False(t, ok)
-	_, ok = s.LookupTool(t.Context(), "guest", "hidden")
+	_, ok = s.lookupTool(t.Context(), "guest", "hidden")
 	assert.False(t, ok, "a hidden tool is not found")
-	_, ok = s.LookupTool(t.Context(), "admin", "hidden")
+	_, ok = s.lookupTool(t.Context(), "admin", "hidden")
 	assert.True(t, ok)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -341,13 +342,13 @@ func (s *Server) addTool(t Tool, run RawToolFunc) error {
 	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess},
 		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
 		encoded: enc}
-	return s.update(Change{Kind: ToolsChanged}, func(r *registry) error { return r.tools.add(e, "tool") })
+	return s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error { return r.tools.add(e, "tool") })
 }
 
 // RemoveTools removes the named tools; unknown names are ignored. Clients
 // are sent notifications/tools/list_changed.
 func (s *Server) RemoveTools(names ...string) {
-	_ = s.update(Change{Kind: ToolsChanged}, func(r *registry) error { r.tools.remove(names); return nil })
+	_ = s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error { r.tools.remove(names); return nil })
 }
 
 // ListTools returns the tools visible to the caller (its request context
@@ -356,19 +357,19 @@ func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
 	return visibleItems(ctx, auth, s.reg.Load().tools, func(e *toolEntry) Tool { return e.tool })
 }
 
-// ListToolsJSON is [Server.ListTools] as JSON, each tool encoded once when
+// listToolsJSON is [Server.ListTools] as JSON, each tool encoded once when
 // it was registered (the definition must not change afterwards, as for
 // the validation compiled then): what tools/list sends. The caller must not
 // modify the returned bytes.
-func (s *Server) ListToolsJSON(ctx context.Context, auth any) []json.RawMessage {
+func (s *Server) listToolsJSON(ctx context.Context, auth any) []json.RawMessage {
 	return visibleItems(ctx, auth, s.reg.Load().tools, func(e *toolEntry) json.RawMessage { return e.encoded })
 }
 
-// CallTool runs the named tool for the caller described by c. Failures of
+// callTool runs the named tool for the caller described by c. Failures of
 // the tool itself (an error, a panic, a timeout, invalid arguments) are an
 // isError result; an unknown or hidden tool is an *[Error] with
 // [CodeInvalidParams].
-func (s *Server) CallTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
+func (s *Server) callTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
 	e, ok := s.reg.Load().tools.lookup(ctx, c.Session, name)
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
@@ -386,7 +387,7 @@ func (s *Server) CallTool(ctx context.Context, c *Context, name string, args jso
 }
 
 // toolFailure maps a tool's error to its result or protocol error. It is
-// kept out of CallTool (go:noinline) so that the hot path's stack frame
+// kept out of callTool (go:noinline) so that the hot path's stack frame
 // does not carry the error formatting: a request's stack staying under
 // the goroutine's first 8 KB spares a stack copy per request after every
 // garbage collection.
@@ -415,7 +416,7 @@ func toolFailure(name string, e *toolEntry, err error) (*ContentResult, error) {
 	return errorResult(fmt.Sprintf("Tool %q failed: %v", name, err)), nil
 }
 
-// invalidArguments is CallTool's answer to arguments prepare refused
+// invalidArguments is callTool's answer to arguments prepare refused
 // (kept apart for the stack's sake, as toolFailure).
 //
 //go:noinline

@@ -363,7 +363,7 @@ func TestConsentPageInBrowser(t *testing.T) {
 		assert.Equal(t, "Bearer", tok.Type())
 		req := httptest.NewRequest(http.MethodPost, w.proxy.Resource(), nil)
 		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-		s, err := w.proxy.Authenticate(req)
+		s, err := w.proxy.VerifyRequest(req)
 		require.NoError(t, err, "the proxy accepts its own token")
 		sess, ok := s.(*providers.OAuthSession)
 		require.True(t, ok, "%T", s)

@@ -15,13 +15,13 @@ import (
 type authRanKey struct{ srv *mcp.Server }
 
 // serverAuth returns the server's authentication: Options.Authenticate,
-// else the Authenticate method of Options.Auth, else nil.
+// else the VerifyRequest method of Options.Auth, else nil.
 func serverAuth(o mcp.Options) mcp.AuthFunc {
 	switch {
 	case o.Authenticate != nil:
 		return o.Authenticate
 	case o.Auth != nil:
-		return o.Auth.Authenticate
+		return o.Auth.VerifyRequest
 	}
 	return nil
 }
@@ -54,22 +54,22 @@ func challenge(o mcp.Options) string {
 	return discovery.Challenge(u, "")
 }
 
-// Authenticate is the server's authentication (mcp.Options.Authenticate,
+// AuthMiddleware is the server's authentication (mcp.Options.Authenticate,
 // else Options.Auth) as middleware. The Handler runs it by itself as the
 // first step of every request, so an endpoint mounted bare is never open;
 // put this method in your chain only to run it earlier, so that your own
 // middleware after it sees the caller's auth data (mcp.AuthFromContext):
 //
-//	mux.Handle("/mcp", alice.New(middleware.Recover(nil), h.Authenticate, Tenant).Then(h))
+//	mux.Handle("/mcp", alice.New(middleware.Recover(nil), h.AuthMiddleware, Tenant).Then(h))
 //
 // The check still runs once: the Handler skips its own step for a request
 // this middleware admitted. A failed check is answered here (see
-// middleware.Authenticate: 401 with a WWW-Authenticate challenge naming
+// middleware.CheckCredentials: 401 with a WWW-Authenticate challenge naming
 // the protected-resource metadata when the server has it, 403 for
 // mcp.ErrInsufficientScope, 500 for any other error; a fixed body, the
 // reason logged). A server without authentication passes every request
 // through unchanged. [NewMux] puts it outermost but for recovery.
-func (h *Handler) Authenticate(next http.Handler) http.Handler {
+func (h *Handler) AuthMiddleware(next http.Handler) http.Handler {
 	if h.auth == nil {
 		return next
 	}
@@ -103,13 +103,13 @@ func (h *Handler) initAuth() {
 	if fn == nil {
 		return
 	}
-	h.auth = middleware.Authenticate(fn, &middleware.AuthOptions{Challenge: challenge(so), Logger: h.log})
+	h.auth = middleware.CheckCredentials(fn, &middleware.AuthOptions{Challenge: challenge(so), Logger: h.log})
 }
 
 // authStep is the engine's authentication step: it runs the server's
-// authentication unless [Handler.Authenticate] already admitted the request.
+// authentication unless [Handler.AuthMiddleware] already admitted the request.
 func (h *Handler) authStep(next http.Handler) http.Handler {
-	authed := h.Authenticate(next)
+	authed := h.AuthMiddleware(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h.authRan(r) {
 			next.ServeHTTP(w, r)

@@ -183,15 +183,15 @@ func TestHandlerAuthenticateRunsOnce(t *testing.T) {
 	}{
 		{"Authenticate first in the user's chain", func(h *mcphttp.Handler) (http.Handler, string) {
 			mux := http.NewServeMux()
-			mux.Handle("/api/mcp", alice.New(middleware.Recover(nil), h.Authenticate, Tenant, peek).Then(h))
+			mux.Handle("/api/mcp", alice.New(middleware.Recover(nil), h.AuthMiddleware, Tenant, peek).Then(h))
 			return mux, "/api/mcp"
 		}},
 		{"NewMux", func(h *mcphttp.Handler) (http.Handler, string) {
-			return mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []alice.Constructor{Tenant, peek}}), "/mcp"
+			return mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []func(http.Handler) http.Handler{Tenant, peek}}), "/mcp"
 		}},
 		{"NewMux under a prefix", func(h *mcphttp.Handler) (http.Handler, string) {
 			mux := http.NewServeMux()
-			mux.Handle("/app/", http.StripPrefix("/app", mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []alice.Constructor{Tenant, peek}})))
+			mux.Handle("/app/", http.StripPrefix("/app", mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []func(http.Handler) http.Handler{Tenant, peek}})))
 			return mux, "/app/mcp"
 		}},
 	}
@@ -221,7 +221,7 @@ func TestHandlerAuthenticateRunsOnce(t *testing.T) {
 // fakeProvider is an AuthProvider that knows its discovery documents.
 type fakeProvider struct{ calls *atomic.Int32 }
 
-func (p fakeProvider) Authenticate(r *http.Request) (any, error) { return tokenAuth(p.calls)(r) }
+func (p fakeProvider) VerifyRequest(r *http.Request) (any, error) { return tokenAuth(p.calls)(r) }
 func (p fakeProvider) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /oauth/authorize", func(w http.ResponseWriter, r *http.Request) {})
 }
@@ -319,7 +319,7 @@ func TestStdioAuth(t *testing.T) {
 				header.Set("Authorization", tt.authorization)
 			}
 			c := startStdio(t, newAuthServer(t, &calls, &logs), mcphttp.StartOptions{
-				Header: header, Middleware: []alice.Constructor{Tenant}})
+				Header: header, Middleware: []func(http.Handler) http.Handler{Tenant}})
 			m := c.roundTrip(initAuthBody, "0")
 			assert.EqualValues(t, 1, calls.Load())
 			if tt.wantMessage != "" {
@@ -380,7 +380,7 @@ func TestEmbeddedAuth(t *testing.T) {
 				header.Set("Authorization", tt.authorization)
 			}
 			e, err := mcphttp.Embed(ctx, newAuthServer(t, &calls, io.Discard),
-				&mcphttp.EmbedOptions{Header: header, Middleware: []alice.Constructor{Tenant}})
+				&mcphttp.EmbedOptions{Header: header, Middleware: []func(http.Handler) http.Handler{Tenant}})
 			if tt.wantMessage != "" {
 				var je *mcp.Error
 				require.ErrorAs(t, err, &je)

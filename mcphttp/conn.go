@@ -340,7 +340,7 @@ func (c *conn) call(ctx context.Context, send func([]byte) error, method string,
 
 // cachedRoots returns the roots the client last reported, fetching them
 // through peer when unknown.
-func (c *conn) cachedRoots(ctx context.Context, peer mcp.Peer) ([]mcp.Root, error) {
+func (c *conn) cachedRoots(ctx context.Context, peer mcpPeer) ([]mcp.Root, error) {
 	c.mu.Lock()
 	if c.rootsOK {
 		r := c.roots
@@ -348,7 +348,7 @@ func (c *conn) cachedRoots(ctx context.Context, peer mcp.Peer) ([]mcp.Root, erro
 		return r, nil
 	}
 	c.mu.Unlock()
-	roots, err := mcp.ListRoots(ctx, peer)
+	roots, err := hook.listRoots(ctx, peer)
 	if err != nil {
 		return nil, err
 	}

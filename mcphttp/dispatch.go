@@ -33,7 +33,7 @@ type call struct {
 	// round is a 2026-07-28 request's round of questions (mrtr.go); nil
 	// for the 2025 revisions.
 	round *inputRound
-	// peer is the request's way back to the client (mcp.RequestInfo.Peer),
+	// peer is the request's way back to the client (requestInfo.Peer),
 	// kept here so that it is not an allocation of its own.
 	peer requestPeer
 	// ctx is the context of a session's request (handleRequest), here
@@ -49,7 +49,7 @@ func init() {
 	methods = map[string]methodFunc{
 		"initialize":               (*Handler).doInitialize,
 		"ping":                     func(*Handler, context.Context, *call) (any, error) { return struct{}{}, nil },
-		"tools/list":               listMethod("tools", (*mcp.Server).ListToolsJSON),
+		"tools/list":               listMethod("tools", hook.listToolsJSON),
 		"tools/call":               (*Handler).doToolsCall,
 		"resources/list":           listMethod("resources", (*mcp.Server).ListResources),
 		"resources/templates/list": listMethod("resourceTemplates", (*mcp.Server).ListResourceTemplates),
@@ -108,7 +108,7 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 		res any
 		err error
 	)
-	if ic := mcp.InterceptorFrom(ctx); ic != nil {
+	if ic := hook.interceptorFrom(ctx); ic != nil {
 		res, err = h.intercept(ctx, ic, fn, k)
 	} else {
 		res, err = h.exec(ctx, fn, k)
@@ -237,7 +237,7 @@ type compactResult interface {
 // interceptor's error drops the notification, which has no answer to
 // carry it).
 func (h *Handler) handleNotification(r *http.Request, c *conn, msg *jsonrpc.Message) {
-	ic := mcp.InterceptorFrom(r.Context())
+	ic := hook.interceptorFrom(r.Context())
 	if ic == nil {
 		h.notification(r.Context(), c, msg)
 		return
@@ -304,7 +304,7 @@ func (h *Handler) fetchRoots(c *conn, changed bool) bool {
 			case <-ctx.Done():
 			}
 		}()
-		roots, err := mcp.ListRoots(ctx, streamPeer{c})
+		roots, err := hook.listRoots(ctx, streamPeer{c})
 		if err != nil {
 			h.log.Debug("mcp: roots/list failed", "session", c.sess.ID, "error", err)
 		} else {
@@ -319,29 +319,29 @@ func (h *Handler) fetchRoots(c *conn, changed bool) bool {
 
 // onChange turns registry changes into notifications on every initialized
 // session's GET stream.
-func (h *Handler) onChange(ch mcp.Change) {
+func (h *Handler) onChange(ch change) {
 	h.publishModern(ch)
 	var method string
 	switch ch.Kind {
-	case mcp.ToolsChanged:
+	case changeTools:
 		method = "notifications/tools/list_changed"
-	case mcp.ResourcesChanged:
+	case changeResources:
 		method = "notifications/resources/list_changed"
-	case mcp.PromptsChanged:
+	case changePrompts:
 		method = "notifications/prompts/list_changed"
-	case mcp.ResourceUpdated:
+	case changeResourceUpdated:
 		method = "notifications/resources/updated"
-	case mcp.LogBroadcast:
+	case changeLog:
 		method = "notifications/message"
 	default:
 		return
 	}
 	var msg []byte
 	switch ch.Kind {
-	case mcp.ResourceUpdated:
+	case changeResourceUpdated:
 		p, _ := json.Marshal(map[string]string{"uri": ch.URI})
 		msg = jsonrpc.AppendNotification(nil, method, p)
-	case mcp.LogBroadcast:
+	case changeLog:
 		p, err := json.Marshal(ch.Log)
 		if err != nil {
 			h.log.Error("mcp: a log message for the clients does not encode as JSON", "error", err)
@@ -357,10 +357,10 @@ func (h *Handler) onChange(ch mcp.Change) {
 		if !c.sess.Initialized() {
 			continue
 		}
-		if ch.Kind == mcp.ResourceUpdated && !c.sess.Subscribed(ch.URI) {
+		if ch.Kind == changeResourceUpdated && !c.sess.Subscribed(ch.URI) {
 			continue
 		}
-		if ch.Kind == mcp.LogBroadcast && !ch.Log.Level.Enabled(c.sess.LogLevel()) {
+		if ch.Kind == changeLog && !ch.Log.Level.Enabled(c.sess.LogLevel()) {
 			continue
 		}
 		c.enqueue(msg)
@@ -395,7 +395,7 @@ func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
 	}
 	version := p.ProtocolVersion
 	if !slices.Contains(supportedVersions, version) {
-		version = LatestVersion
+		version = Version20251125
 	}
 	k.c.sess.Init(version, p.ClientInfo, p.Capabilities, k.auth)
 	if !k.c.ephemeral {
@@ -550,7 +550,7 @@ type requestMeta struct {
 // context builds the tool's mcp.Context for a request.
 func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.Context {
 	sess := k.c.sess
-	info := mcp.RequestInfo{
+	info := requestInfo{
 		Session:            k.auth,
 		SessionID:          sess.ID,
 		RequestID:          idText(k.msg.ID),
@@ -574,7 +574,7 @@ func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.
 	if !k.c.ephemeral {
 		info.Roots = func(ctx context.Context) ([]mcp.Root, error) { return k.c.cachedRoots(ctx, peer) }
 	}
-	return mcp.NewContext(ctx, info)
+	return hook.newContext(ctx, info)
 }
 
 func idText(id json.RawMessage) string {
@@ -590,7 +590,7 @@ func idText(id json.RawMessage) string {
 func (h *Handler) doToolsCall(ctx context.Context, k *call) (any, error) {
 	if name, args, ok := scanToolsCall(k.msg.Params); ok && name != "" {
 		mc := h.context(ctx, k, nil)
-		return h.srv.CallTool(mcp.WithContext(ctx, mc), mc, name, args)
+		return hook.callTool(h.srv, hook.withContext(ctx, mc), mc, name, args)
 	}
 	var p struct {
 		Name      string          `json:"name"`
@@ -607,7 +607,7 @@ func (h *Handler) doToolsCall(ctx context.Context, k *call) (any, error) {
 		return res, err
 	}
 	mc := h.context(ctx, k, p.Meta)
-	return h.srv.CallTool(mcp.WithContext(ctx, mc), mc, p.Name, p.Arguments)
+	return hook.callTool(h.srv, hook.withContext(ctx, mc), mc, p.Name, p.Arguments)
 }
 
 func (h *Handler) doResourcesRead(ctx context.Context, k *call) (any, error) {
@@ -622,7 +622,7 @@ func (h *Handler) doResourcesRead(ctx context.Context, k *call) (any, error) {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: resources/read needs "uri"`}
 	}
 	mc := h.context(ctx, k, p.Meta)
-	return h.srv.ReadResource(mcp.WithContext(ctx, mc), mc, p.URI)
+	return hook.readResource(h.srv, hook.withContext(ctx, mc), mc, p.URI)
 }
 
 func (h *Handler) doSubscribe(ctx context.Context, k *call) (any, error) {
@@ -673,7 +673,7 @@ func (h *Handler) doPromptsGet(ctx context.Context, k *call) (any, error) {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: prompts/get needs "name"`}
 	}
 	mc := h.context(ctx, k, p.Meta)
-	return h.srv.GetPrompt(mcp.WithContext(ctx, mc), mc, p.Name, p.Arguments)
+	return hook.getPrompt(h.srv, hook.withContext(ctx, mc), mc, p.Name, p.Arguments)
 }
 
 func (h *Handler) doComplete(ctx context.Context, k *call) (any, error) {
@@ -691,7 +691,7 @@ func (h *Handler) doComplete(ctx context.Context, k *call) (any, error) {
 		return nil, err
 	}
 	mc := h.context(ctx, k, nil)
-	res, err := h.srv.Complete(mcp.WithContext(ctx, mc), mc, p.Ref, p.Argument.Name, p.Argument.Value, p.Context.Arguments)
+	res, err := hook.complete(h.srv, hook.withContext(ctx, mc), mc, p.Ref, p.Argument.Name, p.Argument.Value, p.Context.Arguments)
 	if err != nil {
 		return nil, err
 	}

@@ -28,14 +28,14 @@
 // [Handler.ServeHTTP]; the engine then does the same work for all of
 // them. The paths, outermost first:
 //
-// Streamable HTTP ([Start] with "httpStream", or NewMux in your server):
+// Streamable HTTP ([Start] with [TransportHTTPStream], or NewMux in your server):
 //
 //  1. http.Server accepts the connection (it sets http.LocalAddrContextKey,
 //     which is how the engine tells a network request from an in-process
 //     one) and hands the request to the mux of [NewMux].
 //  2. The endpoint's chain, built in NewMux: middleware.Recover, the
-//     server's authentication ([Handler.Authenticate]: mcp.Options.Authenticate
-//     or Auth through middleware.Authenticate), then MuxOptions.Middleware
+//     server's authentication ([Handler.AuthMiddleware]: mcp.Options.Authenticate
+//     or Auth through middleware.CheckCredentials), then MuxOptions.Middleware
 //     (or StartOptions.Middleware) — the user's own, say a tenant lookup,
 //     which sees the caller's auth data.
 //  3. [Handler.ServeHTTP] runs the engine's own chain (Handler.newChain):
@@ -45,7 +45,7 @@
 //     unless step 2 already admitted the request (so an endpoint mounted
 //     bare is never open, and the check runs once: NewMux's endpoint ends
 //     in the chain without this step, Handler.admitted, and a chain of the
-//     user's with Handler.Authenticate marks the request), middleware.SessionID (the
+//     user's with Handler.AuthMiddleware marks the request), middleware.SessionID (the
 //     Mcp-Session-Id header, checked with session.ValidID and put in the
 //     context; the engine reads it only from there), and, for requests
 //     that came over the network, the Ping middleware built from
@@ -79,25 +79,25 @@
 //     prompts/list: one generic handler and pagination), doToolsCall,
 //     doResourcesRead, doPromptsGet, doComplete, and the rest. Handlers
 //     that run user code build the tool's *mcp.Context
-//     (Handler.context) and call the mcp.Server (CallTool, ReadResource,
-//     GetPrompt, Complete), which validates, applies CanAccess and a
-//     tool's Timeout.
+//     (Handler.context) and call the mcp.Server through its engine
+//     hooks (hooks.go: callTool, readResource, getPrompt, complete),
+//     which validate, apply CanAccess and a tool's Timeout.
 //  7. The answer goes out through a responder (conn.go): plain JSON when
 //     the result is all there is, an SSE stream (startSSE) as soon as the
 //     work sends something first (progress, logs, a sampling,
 //     elicitation or roots request: requestPeer). Messages that belong to
-//     no request (list changes from Server.Watch: onChange, log
+//     no request (list changes from the registry watch: onChange, log
 //     broadcasts, pings, the roots/list after initialization:
 //     fetchRoots) are queued on the session (conn.enqueue, streamPeer)
 //     and written by serveGet. Every server-to-client request passes
 //     conn.call, which is where mcp.Options.Roots.Disabled is enforced.
 //
-// stdio ([Start] with "stdio", the default): stdio.Serve reads one
+// stdio ([Start] with [TransportStdio], the default): stdio.Serve reads one
 // message per line and feeds it through the in-process client
 // (internal/inproc) as a synthesized POST (requests concurrently, notifications and responses
 // in order), opens the session's GET stream with Client.Listen after
 // initialize, and writes every message the engine sends as one line. The
-// chain in front of the Handler is middleware.Recover, Handler.Authenticate
+// chain in front of the Handler is middleware.Recover, Handler.AuthMiddleware
 // (the synthesized requests carry StartOptions.Header, so a token given
 // there is checked like an HTTP one; a failure is a JSON-RPC error),
 // middleware.FixedAuth(StartOptions.SessionAuth) and StartOptions.Middleware;
@@ -115,7 +115,7 @@
 //
 // Embedded ([Embed]): the same in-process session as stdio without the
 // pipes: EmbeddedSession.Request sends a message through the chain
-// (Recover, Handler.Authenticate with EmbedOptions.Header,
+// (Recover, Handler.AuthMiddleware with EmbedOptions.Header,
 // FixedAuth(EmbedOptions.SessionAuth), EmbedOptions.Middleware)
 // and decodes the answer; notifications go to EmbedOptions.OnNotification.
 // Not pinged; Close ends the session with DELETE ([EndDeleted]).
@@ -158,7 +158,7 @@
 // One whose header is 2026-07-28 is served the modern way, and so is one
 // without the header (or with one the engine does not know) whose
 // params._meta carries "io.modelcontextprotocol/protocolVersion", so that
-// it gets the revision's errors; without either, a request is legacy (the
+// it gets the revision's errors; without either, a request is 2025-era (the
 // transport's rule: no header means 2025-03-26). A modern request
 // (serveModern) has no session: Mcp-Session-Id is ignored and never
 // issued, and initialize, ping, logging/setLevel and resources/subscribe
@@ -193,7 +193,7 @@
 // headers); every other check and the handlers are the HTTP path's. There
 // being no session to hear it, inproc itself turns a notifications/cancelled
 // naming such a request into the cancellation of its context (nothing more
-// is sent for it). EmbedOptions.ProtocolVersion = ModernVersion opens an
+// is sent for it). EmbedOptions.ProtocolVersion = Version20260728 opens an
 // embedded session that speaks the revision.
 //
 // One tool serves both eras. The revision has no server-to-client
@@ -201,7 +201,7 @@
 // become a multi round-trip request (mrtr.go). handleRequest runs a modern
 // request as one round (runRound): openRound reads the request's
 // requestState and inputResponses, and the tool's Context gets a peer
-// (inputPeer, an mcp.InputPeer) that answers questions from them. A
+// (inputPeer, an mcpInputPeer) that answers questions from them. A
 // question without an answer ends the round (mcp.ErrInputRequired; a
 // tool that swallows it changes nothing) and the request is answered
 // with an input-required result, a normal JSON-RPC result: the open

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/justinas/alice"
-
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
@@ -32,15 +30,15 @@ type EmbedOptions struct {
 	Header http.Header
 	// Middleware wraps the engine, as on the other transports, inside the
 	// server's authentication.
-	Middleware []alice.Constructor
+	Middleware []func(http.Handler) http.Handler
 	// Handler configures the engine.
 	Handler *Options
 	// ClientInfo is sent in initialize (in every request's _meta at
 	// 2026-07-28). Default {Name: "embedded"}.
 	ClientInfo mcp.Implementation
 	// ProtocolVersion is the revision the session speaks. Empty or a
-	// 2025-era revision: initialize (with LatestVersion when empty) and a
-	// session, as a Streamable HTTP client has. [ModernVersion]
+	// 2025-era revision: initialize (with Version20251125 when empty) and a
+	// session, as a Streamable HTTP client has. [Version20260728]
 	// (2026-07-28): no initialize and no session; Embed sends
 	// server/discover, and every request carries the revision's _meta
 	// (protocolVersion, clientInfo, clientCapabilities {}) and is served
@@ -84,7 +82,7 @@ func Embed(ctx context.Context, srv *mcp.Server, opts *EmbedOptions) (*EmbeddedS
 	chain := localChain(h, o.SessionAuth, o.Middleware)
 	e := &EmbeddedSession{h: h, sess: inproc.New(chain.Then(h), o.Header), opts: o, done: make(chan struct{})}
 	e.sess.Transport = inproc.TransportEmbedded
-	if o.ProtocolVersion == ModernVersion {
+	if o.ProtocolVersion == Version20260728 {
 		if err := e.Request(ctx, "server/discover", nil, nil); err != nil {
 			_ = h.Close()
 			return nil, err
@@ -95,7 +93,7 @@ func Embed(ctx context.Context, srv *mcp.Server, opts *EmbedOptions) (*EmbeddedS
 	}
 	version := o.ProtocolVersion
 	if version == "" {
-		version = LatestVersion
+		version = Version20251125
 	}
 	var res struct {
 		ProtocolVersion string `json:"protocolVersion"`
@@ -162,7 +160,7 @@ func (e *EmbeddedSession) request(ctx context.Context, method string, p []byte, 
 	if string(p) == "null" {
 		p = nil // no params: JSON-RPC forbids "params": null
 	}
-	if e.opts.ProtocolVersion == ModernVersion {
+	if e.opts.ProtocolVersion == Version20260728 {
 		mp, err := e.withModernMeta(p)
 		if err != nil {
 			return fmt.Errorf("mcphttp: %s: %w", method, err)
@@ -207,7 +205,7 @@ func (e *EmbeddedSession) withModernMeta(params json.RawMessage) (json.RawMessag
 	m := map[string]json.RawMessage{}
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &m); err != nil || m == nil {
-			return nil, fmt.Errorf("params must be a JSON object at protocol revision %s", ModernVersion)
+			return nil, fmt.Errorf("params must be a JSON object at protocol revision %s", Version20260728)
 		}
 	}
 	meta := map[string]json.RawMessage{}
@@ -221,7 +219,7 @@ func (e *EmbeddedSession) withModernMeta(params json.RawMessage) (json.RawMessag
 		return nil, err
 	}
 	for k, v := range map[string]json.RawMessage{
-		metaProtocolVersion: json.RawMessage(`"` + ModernVersion + `"`),
+		metaProtocolVersion: json.RawMessage(`"` + Version20260728 + `"`),
 		metaClientInfo:      info,
 		metaClientCaps:      json.RawMessage(`{}`),
 	} {

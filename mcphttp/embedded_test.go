@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/justinas/alice"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -81,7 +80,7 @@ func TestEmbeddedSession(t *testing.T) {
 	}
 	e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
 		SessionAuth: "ada",
-		Middleware:  []alice.Constructor{tenant},
+		Middleware:  []func(http.Handler) http.Handler{tenant},
 		OnNotification: func(method string, params json.RawMessage) {
 			mu.Lock()
 			notes = append(notes, method)
@@ -313,7 +312,7 @@ func TestEmbeddedHeader(t *testing.T) {
 	}
 	ctx := context.Background()
 	e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
-		Header: http.Header{"X-Tenant": {"acme"}}, Middleware: []alice.Constructor{tenant}})
+		Header: http.Header{"X-Tenant": {"acme"}}, Middleware: []func(http.Handler) http.Handler{tenant}})
 	require.NoError(t, err)
 	defer e.Close()
 	res, err := e.CallTool(ctx, "tenant", nil)

@@ -21,7 +21,7 @@ type exampleTenant struct{}
 // Run the server's authentication first in your own chain, so that your
 // middleware after it sees the caller. The handler skips its own check for
 // a request this method admitted: the check runs once.
-func ExampleHandler_Authenticate() {
+func ExampleHandler_AuthMiddleware() {
 	srv := mcp.NewServer(mcp.Options{Name: "notes", Version: "1.0.0", Logger: discardLogger(),
 		Authenticate: func(r *http.Request) (any, error) {
 			if r.Header.Get("Authorization") != "Bearer ada-token" {
@@ -34,13 +34,13 @@ func ExampleHandler_Authenticate() {
 
 	tenantOf := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			// The caller is known here because h.Authenticate ran first.
+			// The caller is known here because h.AuthMiddleware ran first.
 			tenant := "tenant-of-" + fmt.Sprint(mcp.AuthFromContext(r.Context()))
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exampleTenant{}, tenant)))
 		})
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/api/mcp", alice.New(middleware.Recover(nil), h.Authenticate, tenantOf).Then(h))
+	mux.Handle("/api/mcp", alice.New(middleware.Recover(nil), h.AuthMiddleware, tenantOf).Then(h))
 
 	for _, token := range []string{"", "Bearer mallory", "Bearer ada-token"} {
 		req := httptest.NewRequest(http.MethodPost, "/api/mcp", strings.NewReader(

@@ -29,17 +29,26 @@ import (
 	"github.com/mcpchain/mcp/session"
 )
 
-// supportedVersions are the protocol revisions this engine speaks, newest
-// first.
-var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// The protocol revisions the engine speaks, each named by its date so
+// that the names sort as the revisions do.
+const (
+	Version20241105 = "2024-11-05" // the first revision; also the HTTP+SSE transport's
+	Version20250326 = "2025-03-26" // Streamable HTTP, JSON-RPC batches
+	Version20250618 = "2025-06-18" // structured tool output, elicitation
+	Version20251125 = "2025-11-25" // the newest revision with initialize and sessions
+	Version20260728 = "2026-07-28" // no initialize, no sessions: served per request
+)
 
-// SupportedVersions returns the protocol revisions this engine speaks,
+// NewestVersion is the newest revision the engine speaks.
+const NewestVersion = Version20260728
+
+// supportedVersions are the revisions negotiated by initialize, newest
+// first; a client that asks for another is offered the first.
+var supportedVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+
+// SupportedVersions returns every protocol revision the engine speaks,
 // newest first. The slice is a copy: changing it changes nothing.
-func SupportedVersions() []string { return slices.Clone(supportedVersions) }
-
-// LatestVersion is the revision offered to clients that ask for one this
-// engine does not speak.
-const LatestVersion = "2025-11-25"
+func SupportedVersions() []string { return slices.Clone(allVersions) }
 
 // versionAssumed is what a request without MCP-Protocol-Version is taken
 // to speak (the transport spec's rule).
@@ -364,7 +373,7 @@ func (h *Handler) takeSessionlessNotification(w http.ResponseWriter, r *http.Req
 // is served (mounted bare in any mux under any prefix, through [NewMux] or
 // [Start], over stdio or embedded) it runs its own DNS-rebinding check, the
 // server's authentication (mcp.Options.Authenticate, else Options.Auth; see
-// [Handler.Authenticate]), the session-ID check, pings (mcp.Options.Ping)
+// [Handler.AuthMiddleware]), the session-ID check, pings (mcp.Options.Ping)
 // and the roots policy (mcp.Options.Roots). What needs routes of its own
 // comes with [NewMux]: the health endpoint, the server's custom routes
 // (mcp.Server.AddRoute), the OAuth discovery documents and the auth
@@ -421,16 +430,19 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	}
 	h.initLimits()
 	if po := srv.Options().Ping; (po == nil || !po.Disabled) && !o.Stateless {
-		popts := &middleware.PingOptions{Logger: o.Logger}
+		var popts mcp.PingOptions
 		if po != nil {
-			popts.Interval, popts.LogLevel = po.Interval, po.LogLevel
+			popts = *po
 		}
-		h.ping = middleware.NewPing(enginePinger{h}, popts)
+		if popts.Logger == nil {
+			popts.Logger = o.Logger
+		}
+		h.ping = middleware.NewPing(enginePinger{h}, &popts)
 	}
 	h.initAuth()
 	h.chain = h.newChain(true)
 	h.admitted = h.newChain(false)
-	h.stopWatch = srv.Watch(h.onChange)
+	h.stopWatch = hook.watch(srv, h.onChange)
 	return h
 }
 
@@ -525,7 +537,7 @@ func (h *Handler) SessionCount() int {
 
 // ServeHTTP implements http.Handler. It runs the engine's own chain (see
 // the package doc): the Host/Origin check, the server's authentication
-// (unless [Handler.Authenticate] already ran it for this request), the
+// (unless [Handler.AuthMiddleware] already ran it for this request), the
 // session-ID check, pings, then the request itself.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.chain.ServeHTTP(w, r)

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/justinas/alice"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -796,7 +795,7 @@ func TestLegacySSEMuxMiddlewareRunsOncePerMessage(t *testing.T) {
 		})
 	}
 	h := mcphttp.New(srv, &mcphttp.Options{LegacySSE: true})
-	ts := httptest.NewServer(mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []alice.Constructor{tenant}}))
+	ts := httptest.NewServer(mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []func(http.Handler) http.Handler{tenant}}))
 	t.Cleanup(func() { _ = h.Close(); ts.Close() })
 
 	c := openLegacy(t, ts.Client(), ts.URL+"/sse", "X-Tenant", "acme")

@@ -87,13 +87,13 @@ type legacySession struct {
 // behind base, the Host/Origin check, the server's authentication and
 // mw; POST LegacyMessagesPath behind base, whose messages then take the
 // same chain to the Handler.
-func mountLegacySSE(mux *http.ServeMux, h *Handler, base alice.Chain, mw []alice.Constructor) {
+func mountLegacySSE(mux *http.ServeMux, h *Handler, base alice.Chain, mw []func(http.Handler) http.Handler) {
 	l := &legacySSE{h: h, sessions: map[string]*legacySession{}}
 	front := base
 	if !h.opts.DisableDNSRebindingProtection {
 		front = front.Append(middleware.CheckOrigin(h.opts.Allow))
 	}
-	front = front.Append(h.Authenticate).Append(mw...)
+	front = front.Append(h.AuthMiddleware).Append(constructors(mw)...)
 	l.endpoint = front.Append(l.admit).Then(h)
 	mux.Handle("GET "+LegacySSEPath, front.ThenFunc(l.serveStream))
 	mux.Handle("POST "+LegacyMessagesPath, base.ThenFunc(l.serveMessage))

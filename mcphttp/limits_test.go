@@ -181,7 +181,7 @@ func TestSessionRequestsWaitForASlot(t *testing.T) {
 	t.Parallel()
 	var g gauge
 	c, _ := newHTTP(t, napServer(&g), &mcphttp.Options{MaxSessionRequests: 2, KeepAlive: -1})
-	c.initialize(mcphttp.LatestVersion)
+	c.initialize(mcphttp.Version20251125)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -215,7 +215,7 @@ func TestWaitingRequestLeavesWithItsClient(t *testing.T) {
 	t.Parallel()
 	var g gauge
 	c, _ := newHTTP(t, napServer(&g), &mcphttp.Options{MaxConcurrentRequests: 1, KeepAlive: -1})
-	c.initialize(mcphttp.LatestVersion)
+	c.initialize(mcphttp.Version20251125)
 	held := make(chan struct{})
 	go func() {
 		defer close(held)
@@ -246,7 +246,7 @@ func capServer(t *testing.T, opts *mcphttp.Options) (*httptest.Server, *mcphttp.
 func capServerWith(t *testing.T, srv *mcp.Server, opts *mcphttp.Options) (*httptest.Server, *mcphttp.Handler) {
 	t.Helper()
 	h := mcphttp.New(srv, opts)
-	auth := middleware.Authenticate(func(r *http.Request) (any, error) {
+	auth := middleware.CheckCredentials(func(r *http.Request) (any, error) {
 		if name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 			return testUser(name), nil
 		}
@@ -473,7 +473,7 @@ func TestBodyReadTimeout(t *testing.T) {
 	assert.Contains(t, answer, "mcphttp.Options.BodyReadTimeout")
 	assert.Less(t, after, deadline+time.Second, "answered and closed within the deadline")
 
-	c.initialize(mcphttp.LatestVersion)
+	c.initialize(mcphttp.Version20251125)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	get := c.getStream(ctx)

@@ -36,7 +36,7 @@ type listener struct {
 }
 
 // listeners are the open listen streams of a handler (this process's;
-// Server.Watch tells each replica of its own changes).
+// the registry watch tells each replica of its own changes).
 type listeners struct {
 	mu  sync.Mutex
 	set map[*listener]struct{}
@@ -66,20 +66,20 @@ func (ls *listeners) remove(l *listener) {
 // publishModern sends a registry change to the listen streams that asked
 // for it. Log broadcasts never go on listen streams (2026-07-28: logs
 // belong to the request that made them).
-func (h *Handler) publishModern(ch mcp.Change) {
+func (h *Handler) publishModern(ch change) {
 	h.listen.mu.Lock()
 	defer h.listen.mu.Unlock()
 	for l := range h.listen.set {
 		var method string
 		var uri string
 		switch {
-		case ch.Kind == mcp.ToolsChanged && l.filter.ToolsListChanged:
+		case ch.Kind == changeTools && l.filter.ToolsListChanged:
 			method = "notifications/tools/list_changed"
-		case ch.Kind == mcp.PromptsChanged && l.filter.PromptsListChanged:
+		case ch.Kind == changePrompts && l.filter.PromptsListChanged:
 			method = "notifications/prompts/list_changed"
-		case ch.Kind == mcp.ResourcesChanged && l.filter.ResourcesListChanged:
+		case ch.Kind == changeResources && l.filter.ResourcesListChanged:
 			method = "notifications/resources/list_changed"
-		case ch.Kind == mcp.ResourceUpdated && slices.Contains(l.filter.ResourceSubscriptions, ch.URI):
+		case ch.Kind == changeResourceUpdated && slices.Contains(l.filter.ResourceSubscriptions, ch.URI):
 			method, uri = "notifications/resources/updated", ch.URI
 		default:
 			continue

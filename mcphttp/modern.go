@@ -19,13 +19,10 @@ import (
 	"github.com/mcpchain/mcp/middleware"
 )
 
-// ModernVersion is the protocol revision served per request, without
-// initialize and without sessions (see "Protocol revisions" in the package
-// doc).
-const ModernVersion = "2026-07-28"
-
-// modernVersions are the revisions served the modern way, newest first.
-var modernVersions = []string{ModernVersion}
+// modernVersions are the revisions served per request, without
+// initialize and without sessions (see "Protocol revisions" in the
+// package doc), newest first.
+var modernVersions = []string{Version20260728}
 
 // allVersions are every revision the endpoint serves, newest first: what
 // server/discover lists and what a -32022 error names as supported.
@@ -71,11 +68,11 @@ var cachedResults = map[string]bool{
 }
 
 // isModern decides the era of a single (non-batch) POST (doc.go,
-// "Protocol revisions"): a 2025-era MCP-Protocol-Version header is legacy
+// "Protocol revisions"): a 2025-era MCP-Protocol-Version header is 2025-era
 // whatever the body says; a 2026-era header is modern; without the header,
 // or with one this engine does not know, the request is modern when its
 // params carry _meta's protocolVersion (so it gets the revision's errors),
-// legacy otherwise (today's behaviour: initialize, or a legacy session).
+// 2025-era otherwise (initialize, or a request on a session).
 func isModern(headerVersion string, msg *jsonrpc.Message) bool {
 	if slices.Contains(supportedVersions, headerVersion) {
 		return false
@@ -136,7 +133,7 @@ func (h *Handler) refuseModernGetDelete(w http.ResponseWriter, r *http.Request) 
 	}
 	w.Header().Set("Allow", "POST")
 	httpError(w, http.StatusMethodNotAllowed, nil, mcp.CodeServerError, fmt.Sprintf(
-		"Method Not Allowed: protocol revision %s has no GET stream and no sessions; send each request as a POST", ModernVersion))
+		"Method Not Allowed: protocol revision %s has no GET stream and no sessions; send each request as a POST", Version20260728))
 	return true
 }
 
@@ -147,7 +144,7 @@ func refuseModernBatch(w http.ResponseWriter, headerVersion string) bool {
 		return false
 	}
 	httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest, fmt.Sprintf(
-		"Invalid Request: protocol revision %s takes one JSON-RPC message per POST, not a batch", ModernVersion))
+		"Invalid Request: protocol revision %s takes one JSON-RPC message per POST, not a batch", Version20260728))
 	return true
 }
 
@@ -159,7 +156,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	id := msg.ID
 	if !msg.IsRequest() && !msg.IsNotification() {
 		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidRequest,
-			"Invalid Request: a response has nothing to answer in protocol revision "+ModernVersion+": the server sends no requests", nil)
+			"Invalid Request: a response has nothing to answer in protocol revision "+Version20260728+": the server sends no requests", nil)
 		return
 	}
 	if msg.IsNotification() {
@@ -189,7 +186,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	switch {
 	case !hasMeta:
 		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidParams, fmt.Sprintf(
-			"Invalid params: params._meta is required in protocol revision %s, with %q and %q", ModernVersion, metaProtocolVersion, metaClientCaps), nil)
+			"Invalid params: params._meta is required in protocol revision %s, with %q and %q", Version20260728, metaProtocolVersion, metaClientCaps), nil)
 		return
 	case !hasPV:
 		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidParams,
@@ -275,7 +272,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 // connection, so none is checked; each is logged at debug level.
 func (h *Handler) takeModernNotification(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {
-		h.log.Debug("mcp: a notification of protocol revision "+ModernVersion+" taken; it has no effect over HTTP",
+		h.log.Debug("mcp: a notification of protocol revision "+Version20260728+" taken; it has no effect over HTTP",
 			"method", strictjson.Clip(msg.Method, strictjson.MaxQuoted), "params", strictjson.ForLogBytes(msg.Params))
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -352,7 +349,7 @@ func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg
 func (h *Handler) checkModernMethod(w http.ResponseWriter, msg *jsonrpc.Message) bool {
 	if modernMethod(msg.Method) == nil && msg.Method != "subscriptions/listen" {
 		modernError(w, http.StatusNotFound, msg.ID, mcp.CodeMethodNotFound, fmt.Sprintf(
-			"Method not found: %s is not a method of protocol revision %s", strictjson.Quote(msg.Method), ModernVersion), nil)
+			"Method not found: %s is not a method of protocol revision %s", strictjson.Quote(msg.Method), Version20260728), nil)
 		return false
 	}
 	return true

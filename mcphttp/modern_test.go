@@ -195,7 +195,7 @@ func TestModernUnsupportedVersionData(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(msgs[0].Error.Data, &data))
 	assert.Equal(t, "v999.0.0", data.Requested)
-	assert.Equal(t, append([]string{mcphttp.ModernVersion}, mcphttp.SupportedVersions()...), data.Supported)
+	assert.Equal(t, mcphttp.SupportedVersions(), data.Supported)
 }
 
 func TestModernAccepted(t *testing.T) {

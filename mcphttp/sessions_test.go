@@ -81,11 +81,11 @@ func quietServer(o mcp.Options) *mcp.Server {
 func (c *httpClient) initWith(caps, name string) {
 	c.t.Helper()
 	resp, b := c.do(http.MethodPost, fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":%q,"version":"2.0.0"}}}`,
-		mcphttp.LatestVersion, caps, name))
+		mcphttp.Version20251125, caps, name))
 	require.Equal(c.t, http.StatusOK, resp.StatusCode, "%s", b)
 	c.sid = resp.Header.Get("Mcp-Session-Id")
 	require.NotEmpty(c.t, c.sid)
-	c.version = mcphttp.LatestVersion
+	c.version = mcphttp.Version20251125
 	status, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	require.Equal(c.t, http.StatusAccepted, status)
 }
@@ -129,7 +129,7 @@ func TestSessionStartListAndDeleteHooks(t *testing.T) {
 	assert.Equal(t, c.sid, starts[0].ID)
 	assert.Equal(t, "first-client", starts[0].Client.Name)
 	assert.Equal(t, "2.0.0", starts[0].Client.Version)
-	assert.Equal(t, mcphttp.LatestVersion, starts[0].ProtocolVersion)
+	assert.Equal(t, mcphttp.Version20251125, starts[0].ProtocolVersion)
 	assert.Empty(t, ends)
 
 	live := h.Sessions()
@@ -178,11 +178,11 @@ func TestSessionIdleExpiryHook(t *testing.T) {
 // TestBareEnginePingsAndEndsLostClients: mcphttp.New served as is (no
 // Start, no NewMux) pings the client of an open GET stream as
 // mcp.Options.Ping says, keeps a client that answers, and ends the
-// session of one that stops answering, with EndLost.
+// session of one that leaves MaxFailures pings unanswered, with EndLost.
 func TestBareEnginePingsAndEndsLostClients(t *testing.T) {
 	t.Parallel()
 	var log hookLog
-	srv := quietServer(mcp.Options{Ping: &mcp.PingOptions{Interval: 20 * time.Millisecond}})
+	srv := quietServer(mcp.Options{Ping: &mcp.PingOptions{Interval: 20 * time.Millisecond, MaxFailures: 2}})
 	c, h := newHTTP(t, srv, &mcphttp.Options{Hooks: log.hooks()})
 	c.initWith(`{}`, "pinged")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
@@ -198,12 +198,15 @@ func TestBareEnginePingsAndEndsLostClients(t *testing.T) {
 	assert.Empty(t, ends)
 	require.Len(t, h.Sessions(), 1)
 
-	// Now the client stops answering: three misses end its session.
+	// Now the client stops answering: two misses (MaxFailures) end its
+	// session.
 	end := log.waitEnd(t)
 	assert.Equal(t, mcphttp.EndLost, end.reason)
 	assert.Equal(t, c.sid, end.info.ID)
 	assert.Empty(t, h.Sessions())
-	for _, ev := range stream.all() { // the unanswered pings, then the end
+	unanswered := stream.all()
+	assert.Len(t, unanswered, 2, "MaxFailures unanswered pings end the session")
+	for _, ev := range unanswered { // the unanswered pings, then the end
 		assert.Equal(t, "ping", ev.msg(t).Method)
 	}
 	assert.NoError(t, ctx.Err(), "the ended session's stream closes")
@@ -376,9 +379,11 @@ func TestStdioSessionHooks(t *testing.T) {
 func TestSupportedVersionsIsACopy(t *testing.T) {
 	t.Parallel()
 	v := mcphttp.SupportedVersions()
-	require.Equal(t, mcphttp.LatestVersion, v[0])
+	require.Equal(t, []string{mcphttp.Version20260728, mcphttp.Version20251125, mcphttp.Version20250618,
+		mcphttp.Version20250326, mcphttp.Version20241105}, v, "every revision, newest first")
+	require.Equal(t, mcphttp.NewestVersion, v[0])
 	v[0] = "1999-01-01"
-	assert.Equal(t, mcphttp.LatestVersion, mcphttp.SupportedVersions()[0])
+	assert.Equal(t, mcphttp.NewestVersion, mcphttp.SupportedVersions()[0])
 }
 
 func TestNewMuxUnderPrefix(t *testing.T) {

@@ -29,9 +29,9 @@ func init() {
 // client sees the methods exactly when discover declares the extension.
 func skillsOnly(fn methodFunc) methodFunc {
 	return func(h *Handler, ctx context.Context, k *call) (any, error) {
-		if !h.srv.HasSkills() {
+		if !hook.hasSkills(h.srv) {
 			return nil, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + strictjson.Quote(k.msg.Method) +
-				" belongs to the skills extension (" + mcp.SkillsExtension + "), which this server does not offer"}
+				" belongs to the skills extension (" + skillsExtension + "), which this server does not offer"}
 		}
 		return fn(h, ctx, k)
 	}
@@ -41,8 +41,8 @@ func skillsOnly(fn methodFunc) methodFunc {
 // skills extension with directoryRead when the server has skills.
 func (h *Handler) extensions() map[string]any {
 	ext := map[string]any{extTasks: struct{}{}} // tasks.go
-	if h.srv.HasSkills() {
-		ext[mcp.SkillsExtension] = map[string]any{"directoryRead": true}
+	if hook.hasSkills(h.srv) {
+		ext[skillsExtension] = map[string]any{"directoryRead": true}
 	}
 	return ext
 }
@@ -62,7 +62,7 @@ func (h *Handler) doSkillsGet(_ context.Context, k *call) (any, error) {
 	if p.URI == "" {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: skills/get needs params.uri, the skill's SKILL.md URI"}
 	}
-	sk, err := h.srv.GetSkill(k.r.Context(), k.auth, p.URI)
+	sk, err := hook.getSkill(h.srv, k.r.Context(), k.auth, p.URI)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (h *Handler) doDirectoryRead(_ context.Context, k *call) (any, error) {
 	if p.URI == "" {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: resources/directory/read needs params.uri, a directory URI"}
 	}
-	children, err := h.srv.ReadSkillDirectory(k.r.Context(), k.auth, p.URI)
+	children, err := hook.readSkillDirectory(h.srv, k.r.Context(), k.auth, p.URI)
 	if err != nil {
 		return nil, err
 	}

@@ -193,9 +193,9 @@ func TestSkillsDiscover(t *testing.T) {
 			require.NoError(t, json.Unmarshal(msgs[0].Result, &res))
 			assert.NotEmpty(t, res.Capabilities.Resources, "skills need the resources capability")
 			if tt.want == "" {
-				assert.NotContains(t, res.Capabilities.Extensions, mcp.SkillsExtension)
+				assert.NotContains(t, res.Capabilities.Extensions, skillsExt)
 			} else {
-				assert.JSONEq(t, tt.want, string(res.Capabilities.Extensions[mcp.SkillsExtension]))
+				assert.JSONEq(t, tt.want, string(res.Capabilities.Extensions[skillsExt]))
 			}
 			for _, method := range []string{"skills/list", "skills/get", "resources/directory/read"} {
 				resp, msgs := modernPost(t, ts, modernBody(method, `"uri":"skill://alpha/SKILL.md"`))
@@ -209,7 +209,7 @@ func TestSkillsDiscover(t *testing.T) {
 				assert.Equal(t, tt.status, resp.StatusCode, method)
 				require.NotNil(t, msgs[0].Error, method)
 				assert.Equal(t, int64(mcp.CodeMethodNotFound), msgs[0].Error.Code)
-				assert.Contains(t, msgs[0].Error.Message, mcp.SkillsExtension)
+				assert.Contains(t, msgs[0].Error.Message, skillsExt)
 			}
 		})
 	}
@@ -235,3 +235,6 @@ func TestSkillsLegacySession(t *testing.T) {
 	require.Nil(t, res.Error)
 	assert.Contains(t, string(res.Result), `"text":"note\n"`)
 }
+
+// skillsExt is the skills extension's identifier on the wire (SEP-2640).
+const skillsExt = "io.modelcontextprotocol/skills"

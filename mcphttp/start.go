@@ -21,16 +21,21 @@ import (
 	"github.com/mcpchain/mcp/stdio"
 )
 
-// Transport types of [StartOptions].
+// TransportType names the transport [Start] serves; the values are the
+// seed's transportType spellings.
+type TransportType string
+
+// The transports of [StartOptions].
 const (
-	TransportStdio      = "stdio"
-	TransportHTTPStream = "httpStream"
+	TransportStdio      TransportType = "stdio"      // newline-delimited JSON-RPC on stdin and stdout
+	TransportHTTPStream TransportType = "httpStream" // Streamable HTTP on Host:Port
 )
 
 // StartOptions configure [Start]. The zero value serves stdio.
 type StartOptions struct {
-	// TransportType is "stdio" (default) or "httpStream".
-	TransportType string
+	// TransportType is TransportStdio (the default, also for "") or
+	// TransportHTTPStream.
+	TransportType TransportType
 	// Host to listen on (httpStream). Default 0.0.0.0.
 	Host string
 	// Port to listen on (httpStream). Default 8000; use -1 for any free port.
@@ -44,7 +49,7 @@ type StartOptions struct {
 	// transport (HTTP, stdio, embedded): a value it puts in the request
 	// context reaches the tools, and the caller's auth data is already
 	// there.
-	Middleware []alice.Constructor
+	Middleware []func(http.Handler) http.Handler
 	// Header is added to every request of the stdio transport: the local
 	// caller's credentials for the server's Authenticate hook (an
 	// Authorization header, an API key), or what your middleware reads (a
@@ -260,12 +265,12 @@ type MuxOptions struct {
 	// Endpoint is the path of the MCP endpoint. Default /mcp.
 	Endpoint string
 	// Middleware wraps the MCP endpoint (inside authentication).
-	Middleware []alice.Constructor
+	Middleware []func(http.Handler) http.Handler
 }
 
 // NewMux assembles the HTTP side of a server on one ServeMux: the MCP
 // endpoint behind recovery and the server's authentication
-// ([Handler.Authenticate], outermost but for recovery, so opts.Middleware
+// ([Handler.AuthMiddleware], outermost but for recovery, so opts.Middleware
 // sees the caller's auth data), the health endpoint, the server's custom
 // routes (authenticated the same way unless public), the OAuth discovery
 // documents (of Options.OAuth when enabled, else of an Options.Auth that
@@ -289,12 +294,12 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	so := srv.Options()
 	log := srv.Logger()
 	base := alice.New(middleware.Recover(log))
-	authed := base.Append(h.Authenticate)
+	authed := base.Append(h.AuthMiddleware)
 	mux := http.NewServeMux()
 	// The endpoint authenticates once, in front, and ends in the engine's
 	// chain without its own authentication step (Handler.admitted): the
 	// same checks as base+Authenticate+h, without marking the request.
-	mux.Handle(ep, base.Append(h.authenticateOnce).Append(o.Middleware...).Then(h.admitted))
+	mux.Handle(ep, base.Append(h.authenticateOnce).Append(constructors(o.Middleware)...).Then(h.admitted))
 	if ho := so.Health; ho == nil || !ho.Disabled {
 		path, msg, status := "/health", "ok", http.StatusOK
 		if ho != nil {
@@ -347,8 +352,8 @@ func checkSessionAuth(srv *mcp.Server, sessionAuth any, where string) error {
 // localChain is the chain of the stdio and embedded transports: recovery,
 // the server's authentication (of the Header credentials), the fixed
 // local caller, then the user's middleware.
-func localChain(h *Handler, sessionAuth any, mw []alice.Constructor) alice.Chain {
-	return alice.New(middleware.Recover(h.Server().Logger()), h.Authenticate, middleware.FixedAuth(sessionAuth)).Append(mw...)
+func localChain(h *Handler, sessionAuth any, mw []func(http.Handler) http.Handler) alice.Chain {
+	return alice.New(middleware.Recover(h.Server().Logger()), h.AuthMiddleware, middleware.FixedAuth(sessionAuth)).Append(constructors(mw)...)
 }
 
 // WriteJSON writes v as a JSON response with the given status: the helper

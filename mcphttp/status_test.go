@@ -34,7 +34,7 @@ func newTestServer(t *testing.T, opts *mcphttp.Options) (*httptest.Server, *mcph
 		return "ok", nil
 	})
 	h := mcphttp.New(srv, opts)
-	auth := middleware.Authenticate(func(r *http.Request) (any, error) {
+	auth := middleware.CheckCredentials(func(r *http.Request) (any, error) {
 		v := r.Header.Get("Authorization")
 		if v == "" {
 			return nil, nil

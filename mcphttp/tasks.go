@@ -65,7 +65,7 @@ type tasks struct {
 	fallback *session.MemoryStore
 	// prePeer, when set (tests), replaces the request's peer of a
 	// deferred task's first phase.
-	prePeer func(mcp.Peer) mcp.Peer
+	prePeer func(mcpPeer) mcpPeer
 }
 
 // taskRun is a task this replica runs.
@@ -141,7 +141,7 @@ func (h *Handler) callAsTask(ctx context.Context, k *call, name string, args jso
 	if !k.c.modern {
 		return nil, false, nil
 	}
-	t, ok := h.srv.LookupTool(k.r.Context(), k.auth, name)
+	t, ok := hook.lookupTool(h.srv, k.r.Context(), k.auth, name)
 	if !ok || t.Task == nil {
 		return nil, false, nil
 	}
@@ -212,7 +212,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	tctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	run := &taskRun{cancel: cancel, kick: make(chan struct{}, 1)}
 	tp := &taskPeer{h: h, st: st, id: rec.ID, run: run, used: map[string]bool{}}
-	info := h.context(ctx, k, meta).Info()
+	info := hook.contextInfo(h.context(ctx, k, meta))
 	info.Roots = nil // the request's roots cache ends with the request
 
 	if !o.Deferred {
@@ -224,11 +224,11 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 		}
 		h.tasks.add(rec.ID, run)
 		info.Peer = tp
-		mc := mcp.NewContext(tctx, info)
+		mc := hook.newContext(tctx, info)
 		go h.watchTask(tctx, rec.ID, st, run)
 		go func() {
 			defer h.wg.Done()
-			res, err := h.srv.CallTool(mcp.WithContext(tctx, mc), mc, name, args)
+			res, err := hook.callTool(h.srv, hook.withContext(tctx, mc), mc, name, args)
 			h.finishTask(tctx, st, rec.ID, res, err)
 		}()
 		return createTaskResult{ResultType: "task", taskFields: fieldsOf(rec)}, nil
@@ -256,7 +256,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 		return nil
 	}
 	info.Peer = pp
-	mc := mcp.NewContext(tctx, info)
+	mc := hook.newContext(tctx, info)
 	type outcome struct {
 		res *mcp.ContentResult
 		err error
@@ -264,7 +264,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	done := make(chan outcome, 1)
 	go func() {
 		defer h.wg.Done()
-		res, err := h.srv.CallTool(mcp.WithContext(tctx, mc), mc, name, args)
+		res, err := hook.callTool(h.srv, hook.withContext(tctx, mc), mc, name, args)
 		if pp.isStarted() {
 			h.finishTask(tctx, st, rec.ID, res, err)
 			return
@@ -418,7 +418,7 @@ func (h *Handler) finishTask(ctx context.Context, st session.TaskStore, id strin
 // phasePeer is the peer of a deferred task's tool: the request's own until
 // StartTask, the task's after.
 type phasePeer struct {
-	before  mcp.Peer
+	before  mcpPeer
 	after   *taskPeer
 	start   func(context.Context) error
 	started chan struct{}
@@ -433,14 +433,14 @@ func (p *phasePeer) isStarted() bool {
 	return p.on
 }
 
-func (p *phasePeer) current() mcp.Peer {
+func (p *phasePeer) current() mcpPeer {
 	if p.isStarted() {
 		return p.after
 	}
 	return p.before
 }
 
-// StartTask implements mcp.TaskStarter: it makes the task (once).
+// StartTask implements engine.TaskStarter: it makes the task (once).
 func (p *phasePeer) StartTask(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -455,7 +455,7 @@ func (p *phasePeer) StartTask(ctx context.Context) error {
 	return nil
 }
 
-// Notify implements mcp.Peer.
+// Notify implements mcpPeer.
 func (p *phasePeer) Notify(ctx context.Context, method string, params any) error {
 	cur := p.current()
 	if cur == nil {
@@ -464,7 +464,7 @@ func (p *phasePeer) Notify(ctx context.Context, method string, params any) error
 	return cur.Notify(ctx, method, params)
 }
 
-// Call implements mcp.Peer.
+// Call implements mcpPeer.
 func (p *phasePeer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	cur := p.current()
 	if cur == nil {
@@ -473,11 +473,11 @@ func (p *phasePeer) Call(ctx context.Context, method string, params any) (json.R
 	return cur.Call(ctx, method, params)
 }
 
-// Inputs implements mcp.InputPeer: the request's own peer answers before
+// Inputs implements mcpInputPeer: the request's own peer answers before
 // the task starts (one question at a time when it is not an InputPeer).
 func (p *phasePeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]json.RawMessage, error) {
 	cur := p.current()
-	if ip, ok := cur.(mcp.InputPeer); ok {
+	if ip, ok := cur.(mcpInputPeer); ok {
 		return ip.Inputs(ctx, reqs)
 	}
 	if cur == nil {
@@ -513,14 +513,14 @@ type taskPeer struct {
 	seq  int
 }
 
-// Notify implements mcp.Peer: a task has no response stream, so progress
+// Notify implements mcpPeer: a task has no response stream, so progress
 // and log messages are dropped.
 func (p *taskPeer) Notify(context.Context, string, any) error { return nil }
 
-// StartTask implements mcp.TaskStarter: the task has started already.
+// StartTask implements engine.TaskStarter: the task has started already.
 func (p *taskPeer) StartTask(context.Context) error { return nil }
 
-// Call implements mcp.Peer: one question, under a key of its own.
+// Call implements mcpPeer: one question, under a key of its own.
 func (p *taskPeer) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	p.mu.Lock()
 	p.seq++
@@ -534,7 +534,7 @@ func (p *taskPeer) Call(ctx context.Context, method string, params any) (json.Ra
 	return out[key], nil
 }
 
-// Inputs implements mcp.InputPeer: it puts the questions on the task
+// Inputs implements mcpInputPeer: it puts the questions on the task
 // (status input_required) and waits until tasks/update has answered every
 // one, or the task ends.
 func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]json.RawMessage, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	mcpengine "github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/session"
@@ -465,7 +466,7 @@ func TestTaskReplicas(t *testing.T) {
 // yet) it ends the round with errRound; on round 2 it answers from the
 // request's inputResponses.
 type fakeMRTR struct {
-	mcp.Peer
+	mcpengine.Peer
 	answers map[string]json.RawMessage
 	asked   atomic.Int32
 }
@@ -492,7 +493,7 @@ func TestTaskDeferred(t *testing.T) {
 	t.Parallel()
 	ts, h, _ := newTaskHTTP(t, nil)
 	var round atomic.Pointer[fakeMRTR]
-	mcphttp.SetTaskPrePeer(h, func(p mcp.Peer) mcp.Peer { f := round.Load(); f.Peer = p; return f })
+	mcphttp.SetTaskPrePeer(h, func(p mcpengine.Peer) mcpengine.Peer { f := round.Load(); f.Peer = p; return f })
 
 	r1 := &fakeMRTR{}
 	round.Store(r1)

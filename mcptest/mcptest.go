@@ -25,8 +25,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/justinas/alice"
-
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -41,7 +39,7 @@ type Options struct {
 	// server's Authenticate hook, or what your middleware reads.
 	Header http.Header
 	// Middleware wraps the engine, inside the server's authentication.
-	Middleware []alice.Constructor
+	Middleware []func(http.Handler) http.Handler
 	// Handler configures the engine (page size, stateless, …).
 	Handler *mcphttp.Options
 	// ClientInfo is sent in initialize. Default {Name: "mcptest"}.

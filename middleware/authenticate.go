@@ -12,7 +12,7 @@ import (
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-// AuthOptions configure [Authenticate]. The zero value (or nil) sends a
+// AuthOptions configure [CheckCredentials]. The zero value (or nil) sends a
 // plain "Bearer" challenge and logs to mcp.DefaultLogger().
 type AuthOptions struct {
 	// Challenge is the WWW-Authenticate value of a 401 answer; build it
@@ -21,7 +21,7 @@ type AuthOptions struct {
 	// and a client can find the authorization server. A 401 for
 	// credentials that were presented and refused adds
 	// error="invalid_token"; a 403 answer adds error="insufficient_scope"
-	// (see [Authenticate]). Default: "Bearer".
+	// (see [CheckCredentials]). Default: "Bearer".
 	Challenge string
 	// Logger receives why a request was refused (info level) and the
 	// errors of checks that failed (error level). Default: one mcp.DefaultLogger() for the program.
@@ -39,7 +39,7 @@ const (
 	bodyAuthFailed        = `{"error":"server_error","error_description":"Internal Server Error: the credentials could not be checked"}` + "\n"
 )
 
-// Authenticate runs fn on every request. On success the auth data is put
+// CheckCredentials runs fn on every request. On success the auth data is put
 // in the request context (mcp.WithAuth) for the engine and the tools. On
 // failure the request goes no further and is answered, according to the
 // error fn returned (see mcp.AuthFunc):
@@ -65,10 +65,10 @@ const (
 //
 // An MCP server's own Authenticate (or Auth) hook needs no middleware: the
 // mcphttp.Handler runs it wherever it is served; put the handler's own
-// Authenticate method in a chain to run it earlier (so your middleware
+// AuthMiddleware method in a chain to run it earlier (so your middleware
 // sees the auth data). This middleware is for other handlers (your own
 // routes) or for a second, different check.
-func Authenticate(fn mcp.AuthFunc, opts *AuthOptions) func(http.Handler) http.Handler {
+func CheckCredentials(fn mcp.AuthFunc, opts *AuthOptions) func(http.Handler) http.Handler {
 	var o AuthOptions
 	if opts != nil {
 		o = *opts

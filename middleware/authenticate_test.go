@@ -48,7 +48,7 @@ func bearerAuth(r *http.Request) (any, error) {
 	}
 }
 
-func TestAuthenticate(t *testing.T) {
+func TestCheckCredentials(t *testing.T) {
 	t.Parallel()
 	const challenge = `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"`
 	tests := []struct {
@@ -116,7 +116,7 @@ func TestAuthenticate(t *testing.T) {
 			log, logs := newLogger()
 			var called bool
 			var gotAuth any
-			h := middleware.Authenticate(bearerAuth, &middleware.AuthOptions{Challenge: tt.challenge, Logger: log})(
+			h := middleware.CheckCredentials(bearerAuth, &middleware.AuthOptions{Challenge: tt.challenge, Logger: log})(
 				http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					called = true
 					gotAuth = mcp.AuthFromContext(r.Context())
@@ -161,10 +161,10 @@ func TestAuthenticate(t *testing.T) {
 	}
 }
 
-// TestAuthenticateAnonymous: a check that admits a caller without auth
+// TestCheckCredentialsAnonymous: a check that admits a caller without auth
 // data (nil, nil) leaves nil in the context, replacing what an earlier
 // check put there, and passes a request that had none on unchanged.
-func TestAuthenticateAnonymous(t *testing.T) {
+func TestCheckCredentialsAnonymous(t *testing.T) {
 	t.Parallel()
 	anonymous := func(*http.Request) (any, error) { return nil, nil }
 	tests := []struct {
@@ -183,7 +183,7 @@ func TestAuthenticateAnonymous(t *testing.T) {
 				req = req.WithContext(mcp.WithAuth(req.Context(), tt.earlier))
 			}
 			var got *http.Request
-			h := middleware.Authenticate(anonymous, nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r }))
+			h := middleware.CheckCredentials(anonymous, nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r }))
 			h.ServeHTTP(httptest.NewRecorder(), req)
 			require.NotNil(t, got, "the request went on")
 			assert.Nil(t, mcp.AuthFromContext(got.Context()))

@@ -6,19 +6,21 @@ import (
 	"github.com/mcpchain/mcp"
 )
 
-// CanAccess puts policy in every request's context (mcp.WithAccessPolicy),
+// RestrictAccess puts policy, one [mcp.AccessPolicy] over every tool,
+// resource and prompt, in every request's context (mcp.WithAccessPolicy),
 // where the registry consults it, with the caller's auth data, for each
-// tool, resource and prompt: a refused one is left out of the lists and a
-// call to it reads as unknown, exactly as with a per-object CanAccess.
-// Policies stack: with several CanAccess in a chain an object must pass
+// object: a refused one is left out of the lists and a call to it reads as
+// unknown, exactly as when the object's own CanAccess check (an
+// [mcp.AccessCheck]) refuses the caller. Policies stack: with several
+// RestrictAccess in a chain an object must pass
 // them all. Place it after the authentication middleware, so the policy
 // sees the auth data; it panics if policy is nil.
 //
 // policy is called from request goroutines, concurrently: it must be safe
 // for concurrent use, and fast (a list request calls it once per object).
-func CanAccess(policy mcp.AccessPolicy) func(http.Handler) http.Handler {
+func RestrictAccess(policy mcp.AccessPolicy) func(http.Handler) http.Handler {
 	if policy == nil {
-		panic("middleware: CanAccess needs a non-nil mcp.AccessPolicy")
+		panic("middleware: RestrictAccess needs a non-nil mcp.AccessPolicy")
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

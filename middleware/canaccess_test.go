@@ -40,7 +40,7 @@ func newToolServer(t *testing.T, names ...string) *mcp.Server {
 	return srv
 }
 
-func TestCanAccess(t *testing.T) {
+func TestRestrictAccess(t *testing.T) {
 	t.Parallel()
 	adminOnly := func(auth any, kind mcp.Kind, name string) bool {
 		return kind != mcp.KindTool || !strings.HasPrefix(name, "admin_") || auth == "admin"
@@ -67,7 +67,7 @@ func TestCanAccess(t *testing.T) {
 			srv := newToolServer(t, "read", "admin_reset", "admin_delete")
 			chain := alice.New(middleware.FixedAuth(tt.auth))
 			for _, p := range tt.policies {
-				chain = chain.Append(middleware.CanAccess(p))
+				chain = chain.Append(middleware.RestrictAccess(p))
 			}
 			rec := httptest.NewRecorder()
 			chain.Then(listToolsHandler(srv)).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", nil))
@@ -81,7 +81,7 @@ func TestCanAccess(t *testing.T) {
 	}
 }
 
-func TestCanAccessPolicySeesAuth(t *testing.T) {
+func TestRestrictAccessPolicySeesAuth(t *testing.T) {
 	t.Parallel()
 	srv := newToolServer(t, "echo")
 	var seen []string
@@ -89,14 +89,14 @@ func TestCanAccessPolicySeesAuth(t *testing.T) {
 		seen = append(seen, auth.(user).Name+" "+string(kind)+" "+name)
 		return true
 	}
-	h := alice.New(middleware.Authenticate(bearerAuth, &middleware.AuthOptions{Logger: slog.New(slog.DiscardHandler)}), middleware.CanAccess(policy)).Then(listToolsHandler(srv))
+	h := alice.New(middleware.CheckCredentials(bearerAuth, &middleware.AuthOptions{Logger: slog.New(slog.DiscardHandler)}), middleware.RestrictAccess(policy)).Then(listToolsHandler(srv))
 	req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 	req.Header.Set("Authorization", "Bearer good")
 	h.ServeHTTP(httptest.NewRecorder(), req)
 	assert.Equal(t, []string{"ada tool echo"}, seen)
 }
 
-func TestCanAccessNilPanics(t *testing.T) {
+func TestRestrictAccessNilPanics(t *testing.T) {
 	t.Parallel()
-	assert.PanicsWithValue(t, "middleware: CanAccess needs a non-nil mcp.AccessPolicy", func() { middleware.CanAccess(nil) })
+	assert.PanicsWithValue(t, "middleware: RestrictAccess needs a non-nil mcp.AccessPolicy", func() { middleware.RestrictAccess(nil) })
 }

@@ -62,7 +62,7 @@ var (
 // place CORS before authentication in the chain; the CORS headers then
 // also reach a 401, and the browser client can read its challenge:
 //
-//	alice.New(middleware.CORS(corsOpts), middleware.Authenticate(fn, &middleware.AuthOptions{Challenge: challenge})).Then(mcpHandler)
+//	alice.New(middleware.CORS(corsOpts), middleware.CheckCredentials(fn, &middleware.AuthOptions{Challenge: challenge})).Then(mcpHandler)
 //
 // It panics if AllowCredentials is combined with the "*" origin.
 func CORS(opts *CORSOptions) func(http.Handler) http.Handler {

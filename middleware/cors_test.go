@@ -214,7 +214,7 @@ func TestCORSBeforeAuthenticate(t *testing.T) {
 			}
 			h := alice.New(
 				middleware.CORS(&middleware.CORSOptions{Allow: &middleware.AllowList{Origins: []string{app}}}),
-				middleware.Authenticate(auth, &middleware.AuthOptions{Challenge: challenge, Logger: slog.New(slog.DiscardHandler)}),
+				middleware.CheckCredentials(auth, &middleware.AuthOptions{Challenge: challenge, Logger: slog.New(slog.DiscardHandler)}),
 			).ThenFunc(func(http.ResponseWriter, *http.Request) {})
 			req := httptest.NewRequest(tt.method, "/mcp", nil)
 			for k, v := range tt.header {

@@ -11,12 +11,12 @@
 //   - [RequestLog]: one slog line per request.
 //   - [CORS]: browser cross-origin access, preflights answered here,
 //     before authentication (preflights carry no credentials).
-//   - [Authenticate] (or [FixedAuth] for a fixed local caller): the
+//   - [CheckCredentials] (or [FixedAuth] for a fixed local caller): the
 //     caller's auth data in the context, 401 otherwise.
 //   - [CheckOrigin]: DNS-rebinding protection (Host and Origin) with an
 //     [AllowList], the same list [CORS] reads.
 //   - [SessionID]: the Mcp-Session-Id header, checked, in the context.
-//   - [CanAccess]: an access policy over tools, resources and prompts,
+//   - [RestrictAccess]: an access policy over tools, resources and prompts,
 //     which needs the auth data.
 //   - Telemetry (package middleware/telemetry): OpenTelemetry spans and
 //     metrics per JSON-RPC request, after the MCP conventions.

@@ -36,14 +36,14 @@ func Example() {
 		middleware.Recover(logger),
 		middleware.RequestLog(logger),
 		middleware.CORS(&middleware.CORSOptions{Allow: allow}),
-		middleware.Authenticate(func(r *http.Request) (any, error) {
+		middleware.CheckCredentials(func(r *http.Request) (any, error) {
 			if r.Header.Get("Authorization") != "Bearer secret" {
 				return nil, fmt.Errorf("%w: missing or unknown bearer token", mcp.ErrUnauthorized)
 			}
 			return "ada", nil
 		}, &middleware.AuthOptions{Logger: logger}),
 		middleware.SessionID,
-		middleware.CanAccess(func(auth any, kind mcp.Kind, name string) bool {
+		middleware.RestrictAccess(func(auth any, kind mcp.Kind, name string) bool {
 			return !strings.HasPrefix(name, "admin_") || auth == "admin"
 		}),
 		middleware.Timeout(2*time.Minute),
@@ -116,7 +116,7 @@ func ExampleSessionID() {
 	// 400 {"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: the Mcp-Session-Id header must be 1 to 256 visible ASCII characters (0x21 to 0x7E); send the ID the server issued, unchanged"}}
 }
 
-func ExampleCanAccess() {
+func ExampleRestrictAccess() {
 	srv := mcp.NewServer(mcp.Options{Name: "ops", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	for _, name := range []string{"status", "admin_restart"} {
 		mcp.AddTool(srv, mcp.Tool{Name: name}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "ok", nil })
@@ -133,7 +133,7 @@ func ExampleCanAccess() {
 		fmt.Println(strings.Join(names, " "))
 	})
 	for _, who := range []string{"guest", "admin"} {
-		h := alice.New(middleware.FixedAuth(who), middleware.CanAccess(policy)).Then(list)
+		h := alice.New(middleware.FixedAuth(who), middleware.RestrictAccess(policy)).Then(list)
 		fmt.Print(who, ": ")
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", nil))
 	}
@@ -164,7 +164,7 @@ func ExampleNewPing() {
 
 	// Ping each client with an open GET stream every 10 s; end its session
 	// after 5 unanswered pings in a row.
-	ping := middleware.NewPing(engine, &middleware.PingOptions{Interval: 10 * time.Second, MaxFailures: 5, LogLevel: slog.LevelInfo})
+	ping := middleware.NewPing(engine, &mcp.PingOptions{Interval: 10 * time.Second, MaxFailures: 5, LogLevel: slog.LevelInfo})
 	defer ping.Close()
 
 	mux := http.NewServeMux()
@@ -207,14 +207,14 @@ func ExampleRecover() {
 	// 500 {"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the server failed while handling the request (see the server log)"}}
 }
 
-func ExampleAuthenticate() {
+func ExampleCheckCredentials() {
 	auth := func(r *http.Request) (any, error) {
 		if r.Header.Get("Authorization") != "Bearer secret" {
 			return nil, fmt.Errorf("%w: missing or unknown bearer token", mcp.ErrUnauthorized)
 		}
 		return "ada", nil
 	}
-	h := middleware.Authenticate(auth, &middleware.AuthOptions{
+	h := middleware.CheckCredentials(auth, &middleware.AuthOptions{
 		Challenge: discovery.Challenge("https://mcp.example/.well-known/oauth-protected-resource", ""),
 		Logger:    slog.New(slog.DiscardHandler),
 	})(

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/mcpchain/mcp"
 )
 
 // Pinger is what [Ping] needs from the MCP engine; *mcphttp.Handler
@@ -22,32 +24,11 @@ type Pinger interface {
 	EndSession(sessionID string)
 }
 
-// Defaults of [PingOptions].
+// The defaults NewPing applies to an [mcp.PingOptions].
 const (
 	DefaultPingInterval    = 5 * time.Second
 	DefaultPingMaxFailures = 3
 )
-
-// PingOptions configure [NewPing]. The zero value (or nil) pings every
-// 5 s, logs at debug level to mcp.DefaultLogger(), and ends a session after 3
-// unanswered pings in a row.
-type PingOptions struct {
-	// Interval between the end of one ping and the start of the next.
-	// Default: 5 s.
-	Interval time.Duration
-	// Timeout is how long a ping waits for its answer before it counts
-	// as failed. Default: Interval.
-	Timeout time.Duration
-	// MaxFailures is the number of consecutive failed pings after which
-	// the session is ended (EndSession). Default: 3; negative: never end
-	// a session, only log.
-	MaxFailures int
-	// LogLevel of the line logged for each ping, answered or not. Default
-	// (nil): slog.LevelDebug. Ending a session is logged at Warn.
-	LogLevel slog.Leveler
-	// Logger receives the lines. Default: one mcp.DefaultLogger() for the program.
-	Logger *slog.Logger
-}
 
 // Ping keeps an eye on the clients of a stateful MCP server. The engine
 // (mcphttp.New) runs one itself, configured by mcp.Options.Ping, however
@@ -73,6 +54,7 @@ type PingOptions struct {
 // Ping is safe for concurrent use. Call Close when the server shuts down.
 type Ping struct {
 	p           Pinger
+	disabled    bool
 	interval    time.Duration
 	timeout     time.Duration
 	maxFailures int
@@ -92,18 +74,21 @@ type pingLoop struct {
 // errPingTimeout is the cause of a ping's context when it expires.
 var errPingTimeout = errors.New("middleware: the client did not answer the ping in time")
 
-// NewPing returns a Ping that pings through p. opts may be nil. It panics
-// if p is nil or an option is negative where that has no meaning.
-func NewPing(p Pinger, opts *PingOptions) *Ping {
+// NewPing returns a Ping that pings through p, configured as opts says
+// (nil: every 5 s, logged at debug level to mcp.DefaultLogger(), a session
+// ended after 3 unanswered pings in a row; with opts.Disabled its
+// Middleware pings nothing). It panics if p is nil or an option is
+// negative where that has no meaning.
+func NewPing(p Pinger, opts *mcp.PingOptions) *Ping {
 	if p == nil {
 		panic("middleware: NewPing needs a non-nil Pinger (an *mcphttp.Handler)")
 	}
-	var o PingOptions
+	var o mcp.PingOptions
 	if opts != nil {
 		o = *opts
 	}
 	if o.Interval < 0 || o.Timeout < 0 {
-		panic(fmt.Sprintf("middleware: PingOptions.Interval and Timeout must not be negative, got %v and %v", o.Interval, o.Timeout))
+		panic(fmt.Sprintf("middleware: mcp.PingOptions.Interval and Timeout must not be negative, got %v and %v", o.Interval, o.Timeout))
 	}
 	if o.Interval == 0 {
 		o.Interval = DefaultPingInterval
@@ -120,7 +105,7 @@ func NewPing(p Pinger, opts *PingOptions) *Ping {
 	if o.Logger == nil {
 		o.Logger = defaultLogger()
 	}
-	return &Ping{p: p, interval: o.Interval, timeout: o.Timeout, maxFailures: o.MaxFailures,
+	return &Ping{p: p, disabled: o.Disabled, interval: o.Interval, timeout: o.Timeout, maxFailures: o.MaxFailures,
 		level: o.LogLevel, log: o.Logger, active: map[string]*pingLoop{}}
 }
 
@@ -131,7 +116,7 @@ func NewPing(p Pinger, opts *PingOptions) *Ping {
 // shape: alice.New(ping.Middleware).
 func (pg *Ping) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
+		if r.Method == http.MethodGet && !pg.disabled {
 			id := SessionIDFromContext(r.Context())
 			if id == "" {
 				id = r.Header.Get(sessionIDHeader)

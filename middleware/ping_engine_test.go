@@ -33,7 +33,7 @@ type engineClient struct {
 func (c *engineClient) request(ctx context.Context, method, body string) *http.Request {
 	var session []string
 	if c.session != "" {
-		session = []string{"Mcp-Session-Id", c.session, "MCP-Protocol-Version", mcphttp.LatestVersion}
+		session = []string{"Mcp-Session-Id", c.session, "MCP-Protocol-Version", mcphttp.Version20251125}
 	}
 	return wiretest.NewRequest(ctx, method, c.url, body, session...)
 }
@@ -48,7 +48,7 @@ func (c *engineClient) post(ctx context.Context, body string) *http.Response {
 // connect initializes a session and opens its GET stream.
 func (c *engineClient) connect(ctx context.Context) *http.Response {
 	c.t.Helper()
-	resp := c.post(ctx, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+mcphttp.LatestVersion+
+	resp := c.post(ctx, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+mcphttp.Version20251125+
 		`","capabilities":{},"clientInfo":{"name":"ping-test","version":"1.0.0"}}}`)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
@@ -66,7 +66,7 @@ func (c *engineClient) connect(ctx context.Context) *http.Response {
 }
 
 // newEngine serves a real mcphttp handler behind the ping middleware.
-func newEngine(t *testing.T, opts *middleware.PingOptions) (*engineClient, *logBuffer) {
+func newEngine(t *testing.T, opts *mcp.PingOptions) (*engineClient, *logBuffer) {
 	t.Helper()
 	logger, logs := newLogger()
 	// The engine's own pings are off: these tests drive the middleware.
@@ -93,7 +93,7 @@ func countMsg(t *testing.T, logs *logBuffer, msg string) int {
 
 func TestPingEngineAnswered(t *testing.T) {
 	t.Parallel()
-	c, logs := newEngine(t, &middleware.PingOptions{Interval: 20 * time.Millisecond, Timeout: 5 * time.Second})
+	c, logs := newEngine(t, &mcp.PingOptions{Interval: 20 * time.Millisecond, Timeout: 5 * time.Second})
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	stream := c.connect(ctx)
@@ -127,7 +127,7 @@ func TestPingEngineAnswered(t *testing.T) {
 
 func TestPingEngineUnansweredEndsSession(t *testing.T) {
 	t.Parallel()
-	c, logs := newEngine(t, &middleware.PingOptions{Interval: 20 * time.Millisecond, Timeout: 50 * time.Millisecond, MaxFailures: 2})
+	c, logs := newEngine(t, &mcp.PingOptions{Interval: 20 * time.Millisecond, Timeout: 50 * time.Millisecond, MaxFailures: 2})
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	stream := c.connect(ctx)

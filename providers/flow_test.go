@@ -130,7 +130,7 @@ func newEnv(t *testing.T, mod func(*OAuthProviderConfig)) *env {
 	t.Cleanup(func() { _ = p.Close() })
 	p.Mount(mux)
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		s, err := p.Authenticate(r)
+		s, err := p.VerifyRequest(r)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusUnauthorized)
 			return
@@ -326,7 +326,7 @@ func TestAuthenticateGivesUpstreamTokenAndRefreshesIt(t *testing.T) {
 	at := tok["access_token"].(string)
 	req := httptest.NewRequest("GET", "/mcp", nil)
 	req.Header.Set("Authorization", "Bearer "+at)
-	s, err := e.p.Authenticate(req)
+	s, err := e.p.VerifyRequest(req)
 	require.NoError(t, err)
 	assert.Equal(t, "up-at-1", s.(*OAuthSession).AccessToken)
 	assert.Equal(t, "generic:alice", s.(mcp.Subject).Subject())
@@ -338,7 +338,7 @@ func TestAuthenticateGivesUpstreamTokenAndRefreshesIt(t *testing.T) {
 	require.NoError(t, err)
 	g.Token.Expiry = time.Now().Add(-time.Minute)
 	require.NoError(t, e.p.saveGrant(context.Background(), claims.GrantID, g, false))
-	s, err = e.p.Authenticate(req)
+	s, err = e.p.VerifyRequest(req)
 	require.NoError(t, err)
 	assert.Equal(t, "up-at-2", s.(*OAuthSession).AccessToken)
 }

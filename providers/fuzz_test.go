@@ -111,7 +111,7 @@ func FuzzAuthenticate(f *testing.F) {
 		}
 		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 		req.Header.Set("Authorization", "Bearer "+token)
-		s, err := p.Authenticate(req)
+		s, err := p.VerifyRequest(req)
 		if err == nil {
 			t.Fatalf("a token the proxy never minted was accepted: %q → %#v", token, s)
 		}

@@ -42,7 +42,7 @@ type Config struct {
 	// exact https host.
 	DisableConsent bool
 	// AllowedRedirectURIPatterns restrict the redirect URIs clients may
-	// register. Default: DefaultRedirectURIPatterns.
+	// register. Default: DefaultRedirectURIPatterns().
 	AllowedRedirectURIPatterns []string
 	// EncryptionKey (at least 32 bytes) encrypts the upstream tokens at
 	// rest. Default: generated per process.
@@ -199,8 +199,11 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
+	// The proxy keeps its own copy: a caller changing its slice later
+	// must not widen what clients may register.
+	cfg.AllowedRedirectURIPatterns = slices.Clone(cfg.AllowedRedirectURIPatterns)
 	if len(cfg.AllowedRedirectURIPatterns) == 0 {
-		cfg.AllowedRedirectURIPatterns = DefaultRedirectURIPatterns
+		cfg.AllowedRedirectURIPatterns = DefaultRedirectURIPatterns()
 	}
 	p := &Proxy{cfg: cfg, up: up, log: cfg.Logger.With("component", "oauth-proxy", "provider", up.Name()),
 		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https"}
@@ -362,10 +365,10 @@ func (p *Proxy) Mount(mux *http.ServeMux) {
 	discovery.Mount(mux, p.OAuthMetadata())
 }
 
-// Authenticate implements mcp.AuthProvider: it verifies our access token
+// VerifyRequest implements mcp.AuthProvider: it verifies our access token
 // in the Authorization header (never a query parameter) and returns the
 // provider's session. Failures wrap mcp.ErrUnauthorized.
-func (p *Proxy) Authenticate(r *http.Request) (any, error) {
+func (p *Proxy) VerifyRequest(r *http.Request) (any, error) {
 	raw, ok := bearer(r)
 	if !ok {
 		return nil, fmt.Errorf("%w: no bearer token in the Authorization header", mcp.ErrUnauthorized)

@@ -12,13 +12,16 @@ import (
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-// DefaultRedirectURIPatterns are the redirect URIs a client may register
-// when Config.AllowedRedirectURIPatterns is empty: any http URI on the
-// loopback interface (localhost, 127.0.0.1, [::1]; any port) and any https
-// URI. Because the second lets anyone register a callback anywhere, the
-// consent page cannot be turned off while it (or any wildcard https
-// pattern) is allowed.
-var DefaultRedirectURIPatterns = []string{"http://localhost:*", "https://*"}
+// DefaultRedirectURIPatterns returns the redirect URIs a client may
+// register when Config.AllowedRedirectURIPatterns is empty: any http URI
+// on the loopback interface (localhost, 127.0.0.1, [::1]; any port) and
+// any https URI. Because the second lets anyone register a callback
+// anywhere, the consent page cannot be turned off while it (or any
+// wildcard https pattern) is allowed. Each call returns a new slice, so
+// changing it changes no proxy's defaults.
+func DefaultRedirectURIPatterns() []string {
+	return []string{"http://localhost:*", "https://*"}
+}
 
 // redirectPattern is one parsed allowedRedirectUriPatterns entry. Patterns
 // are matched against parsed URLs, component by component, never as

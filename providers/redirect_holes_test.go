@@ -78,3 +78,13 @@ func TestThreatDisableConsentNeedsExactPatterns(t *testing.T) {
 		assert.Contains(t, err.Error(), `"`+bad+`"`, "the error names the pattern")
 	}
 }
+
+// TestDefaultRedirectURIPatternsIsACopy: a program that changes the
+// slice it got changes no later proxy's defaults.
+func TestDefaultRedirectURIPatternsIsACopy(t *testing.T) {
+	t.Parallel()
+	got := DefaultRedirectURIPatterns()
+	require.Equal(t, []string{"http://localhost:*", "https://*"}, got)
+	got[0] = "http://*"
+	assert.Equal(t, []string{"http://localhost:*", "https://*"}, DefaultRedirectURIPatterns())
+}

@@ -21,7 +21,7 @@ import (
 
 func TestThreatOpenRedirect(t *testing.T) {
 	t.Parallel()
-	pats := mustPatterns(t, DefaultRedirectURIPatterns...)
+	pats := mustPatterns(t, DefaultRedirectURIPatterns()...)
 	for _, tt := range []struct {
 		uri string
 		ok  bool
@@ -349,7 +349,7 @@ func TestThreatWrongAudienceExpiredTampered(t *testing.T) {
 	check := func(name, tok, want string) {
 		req, _ := http.NewRequest("GET", "/mcp", nil)
 		req.Header.Set("Authorization", "Bearer "+tok)
-		_, err := e.p.Authenticate(req)
+		_, err := e.p.VerifyRequest(req)
 		require.ErrorIs(t, err, mcp.ErrUnauthorized, name)
 		assert.ErrorContains(t, err, want, name)
 	}
@@ -363,7 +363,7 @@ func TestThreatWrongAudienceExpiredTampered(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+forge(t, e, func(c *AccessTokenClaims) {
 		c.Expiry = jwt.NewNumericDate(time.Now().Add(-ClockSkew / 3))
 	}))
-	_, err := e.p.Authenticate(req)
+	_, err := e.p.VerifyRequest(req)
 	assert.NoError(t, err, "small clock skew is allowed")
 
 	good := forge(t, e, func(*AccessTokenClaims) {})
@@ -379,9 +379,9 @@ func TestThreatWrongAudienceExpiredTampered(t *testing.T) {
 	other := newEnv(t, func(c *OAuthProviderConfig) { c.JWTSigningKey = strings.Repeat("z", 32) })
 	req, _ = http.NewRequest("GET", "/mcp", nil)
 	req.Header.Set("Authorization", "Bearer "+good)
-	_, err = other.p.Authenticate(req)
+	_, err = other.p.VerifyRequest(req)
 	assert.ErrorIs(t, err, mcp.ErrUnauthorized, "a token signed with another key")
-	_, err = e.p.Authenticate(httptest_noauth())
+	_, err = e.p.VerifyRequest(httptest_noauth())
 	assert.ErrorContains(t, err, "no bearer token")
 }
 

@@ -230,7 +230,7 @@ func (v *Verifier) OAuthMetadata() *mcp.OAuthOptions { return v.meta }
 // followed by the resource's path (RFC 9728 §3.1).
 func (v *Verifier) Mount(mux *http.ServeMux) { discovery.Mount(mux, v.meta) }
 
-// Authenticate implements mcp.AuthProvider: it verifies the request's
+// VerifyRequest implements mcp.AuthProvider: it verifies the request's
 // bearer token and returns its [*Session]. A missing, malformed, expired,
 // foreign or unverifiable token is an *mcp.AuthError wrapping
 // mcp.ErrUnauthorized (401, error="invalid_token" when a token was
@@ -238,7 +238,7 @@ func (v *Verifier) Mount(mux *http.ServeMux) { discovery.Mount(mux, v.meta) }
 // (403 with the scopes needed); an unreachable key set or introspection
 // endpoint wraps mcp.ErrAuthUnavailable (503). Nothing is ever admitted
 // on a failure.
-func (v *Verifier) Authenticate(r *http.Request) (any, error) {
+func (v *Verifier) VerifyRequest(r *http.Request) (any, error) {
 	tok, err := BearerToken(r.Header)
 	if err != nil {
 		return nil, &mcp.AuthError{Err: err, Scope: v.scopeHint, Description: describeBearerError(err)}
@@ -251,7 +251,7 @@ func (v *Verifier) Authenticate(r *http.Request) (any, error) {
 }
 
 // Verify checks one access token and returns its session; errors are as
-// for [Verifier.Authenticate].
+// for [Verifier.VerifyRequest].
 func (v *Verifier) Verify(ctx context.Context, token string) (*Session, error) {
 	var s *Session
 	var err error

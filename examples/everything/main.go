@@ -121,7 +121,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	sopts := &mcphttp.StartOptions{TransportType: *transport, Host: *host, Port: *port, Handler: hopts}
+	sopts := &mcphttp.StartOptions{TransportType: mcphttp.TransportType(*transport), Host: *host, Port: *port, Handler: hopts}
 	if *withTelemetry {
 		tel, err := telemetry.New(nil)
 		if err != nil {

@@ -18,12 +18,12 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
-	"github.com/justinas/alice"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -67,8 +67,8 @@ func newServer(tp trace.TracerProvider) *mcp.Server {
 
 // middlewareFor is the chain of both transports: telemetry outermost, so
 // that refused requests are traced too, then the rate limits.
-func middlewareFor(tel *telemetry.Recorder) []alice.Constructor {
-	return []alice.Constructor{
+func middlewareFor(tel *telemetry.Recorder) []func(http.Handler) http.Handler {
+	return []func(http.Handler) http.Handler{
 		tel.Middleware,
 		ratelimit.New(ratelimit.Options{
 			ToolCalls: ratelimit.Limit{Rate: 10, Burst: 20},
@@ -133,7 +133,7 @@ func run(transport string, port int) error {
 		tel.SessionEnded(context.Background(), s.Created, s.ProtocolVersion, errType)
 	}}
 	inst, err := mcphttp.Start(ctx, newServer(otel.GetTracerProvider()), &mcphttp.StartOptions{
-		TransportType: transport,
+		TransportType: mcphttp.TransportType(transport),
 		Port:          port,
 		Handler:       &mcphttp.Options{Hooks: hooks},
 		Middleware:    middlewareFor(tel),

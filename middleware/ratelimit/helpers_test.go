@@ -5,10 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"testing"
 	"time"
 
-	"github.com/justinas/alice"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
@@ -72,7 +72,7 @@ func (c *stdioClient) send(t *testing.T, msg string) json.RawMessage {
 	}
 }
 
-func startStdio(t *testing.T, srv *mcp.Server, mw ...alice.Constructor) rpcClient {
+func startStdio(t *testing.T, srv *mcp.Server, mw ...func(http.Handler) http.Handler) rpcClient {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	inst, err := mcphttp.Start(context.Background(), srv, &mcphttp.StartOptions{Stdin: inR, Stdout: outW, Middleware: mw})

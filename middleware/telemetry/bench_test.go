@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/justinas/alice"
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpchain/mcp/internal/wiretest"
@@ -26,10 +25,10 @@ func BenchmarkToolsCallTelemetry(b *testing.B) {
 	}
 	for _, bc := range []struct {
 		name string
-		mw   []alice.Constructor
+		mw   []func(http.Handler) http.Handler
 	}{
 		{"off", nil},
-		{"noop-provider", []alice.Constructor{tel.Middleware}},
+		{"noop-provider", []func(http.Handler) http.Handler{tel.Middleware}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			srv := telemetryServer(noop.NewTracerProvider())

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/justinas/alice"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
@@ -154,14 +153,14 @@ func (c *stdioClient) send(t *testing.T, msg string) json.RawMessage {
 	}
 }
 
-func startHTTP(t *testing.T, srv *mcp.Server, mw ...alice.Constructor) rpcClient {
+func startHTTP(t *testing.T, srv *mcp.Server, mw ...func(http.Handler) http.Handler) rpcClient {
 	h := mcphttp.New(srv, &mcphttp.Options{JSONResponse: true})
 	ts := httptest.NewServer(mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: mw}))
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	return &httpClient{url: ts.URL + "/mcp"}
 }
 
-func startStdio(t *testing.T, srv *mcp.Server, mw ...alice.Constructor) rpcClient {
+func startStdio(t *testing.T, srv *mcp.Server, mw ...func(http.Handler) http.Handler) rpcClient {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	inst, err := mcphttp.Start(context.Background(), srv, &mcphttp.StartOptions{Stdin: inR, Stdout: outW, Middleware: mw})
@@ -198,7 +197,7 @@ const (
 func TestTelemetrySpansAndMetrics(t *testing.T) {
 	for _, tr := range []struct {
 		name      string
-		start     func(*testing.T, *mcp.Server, ...alice.Constructor) rpcClient
+		start     func(*testing.T, *mcp.Server, ...func(http.Handler) http.Handler) rpcClient
 		transport map[string]string
 	}{
 		{"http", startHTTP, map[string]string{"network.transport": "tcp", "network.protocol.name": "http", "network.protocol.version": "1.1", "client.address": "127.0.0.1"}},

@@ -1,0 +1,498 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing/fstest"
+	"time"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+// quiet is the logger of the examples: the server's own diagnostics are
+// not part of their output.
+var quiet = slog.New(slog.DiscardHandler)
+
+// A tool answers a caller's mistake with a *UserError (an isError result
+// the model reads) and a protocol error with an *Error; the client tells
+// them apart, and a client's errors carry the JSON-RPC codes.
+func ExampleErrorf() {
+	srv := mcp.NewServer(mcp.Options{Name: "orders", Version: "1.0.0", Logger: quiet})
+	mcp.AddTool(srv, mcp.Tool{Name: "cancel"},
+		func(ctx context.Context, c *mcp.Context, in struct {
+			ID string `json:"id"`
+		}) (string, error) {
+			switch {
+			case in.ID == "":
+				return "", mcp.Errorf(mcp.CodeInvalidParams, "Invalid params: cancel needs an order id")
+			case !strings.HasPrefix(in.ID, "o-"):
+				return "", mcp.UserErrorf("no order %q: order ids start with o-", in.ID)
+			}
+			return "cancelled " + in.ID, nil
+		})
+
+	ctx := context.Background()
+	s, _ := mcphttp.Embed(ctx, srv, nil)
+	defer s.Close()
+
+	res, _ := s.CallTool(ctx, "cancel", map[string]string{"id": "42"})
+	fmt.Println(res.IsError, res.Text())
+	_, err := s.CallTool(ctx, "cancel", map[string]string{"id": ""})
+	fmt.Println(errors.Is(err, &mcp.Error{Code: mcp.CodeInvalidParams}), describe(err))
+	// Output:
+	// true no order "42": order ids start with o-
+	// true invalid params
+}
+
+// describe names the JSON-RPC error a client got, by its code.
+func describe(err error) string {
+	var e *mcp.Error
+	if !errors.As(err, &e) {
+		return "not a JSON-RPC error"
+	}
+	switch e.Code {
+	case mcp.CodeParseError, mcp.CodeInvalidRequest:
+		return "malformed request"
+	case mcp.CodeMethodNotFound:
+		return "unknown method"
+	case mcp.CodeInvalidParams:
+		return "invalid params"
+	case mcp.CodeInternalError:
+		return "server failure"
+	case mcp.CodeServerError, mcp.CodeSessionNotFound:
+		return "transport failure"
+	case mcp.CodeHeaderMismatch, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingClientCapability:
+		return "revision 2026-07-28 refusal"
+	case mcp.CodeURLElicitationRequired:
+		return "the user must open a URL first"
+	}
+	return "other"
+}
+
+// Images and audio come from bytes, files or URLs, their MIME type
+// detected from the data; a download is bounded by FetchOptions.
+func ExampleImageFromBytes() {
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	img, err := mcp.ImageFromBytes(png)
+	fmt.Println(img.MIMEType, err)
+	_, err = mcp.ImageFromBytes([]byte("not an image"))
+	fmt.Println(errors.Is(err, mcp.ErrMediaType))
+
+	dir, _ := os.MkdirTemp("", "media")
+	defer os.RemoveAll(dir)
+	wav := append([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), make([]byte, 32)...)
+	_ = os.WriteFile(filepath.Join(dir, "beep.wav"), wav, 0o600)
+	_ = os.WriteFile(filepath.Join(dir, "logo.png"), png, 0o600)
+	audio, err := mcp.AudioFromFile(filepath.Join(dir, "beep.wav"))
+	fmt.Println(audio.MIMEType, err)
+	logo, _ := mcp.ImageFromFile(filepath.Join(dir, "logo.png"))
+	same, _ := mcp.AudioFromBytes(wav)
+	fmt.Println(logo.MIMEType, same.MIMEType)
+
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(png) }))
+	defer web.Close()
+	ctx := context.Background()
+	fetched, err := mcp.ImageFromURL(ctx, web.URL+"/logo.png", &mcp.FetchOptions{Timeout: mcp.DefaultFetchTimeout, MaxBytes: mcp.DefaultFetchMaxBytes})
+	fmt.Println(fetched.MIMEType, err)
+	_, err = mcp.AudioFromURL(ctx, web.URL+"/logo.png", &mcp.FetchOptions{MaxBytes: 4})
+	fmt.Println(errors.Is(err, mcp.ErrMediaTooLarge))
+
+	// Content read back from the wire has its concrete type again.
+	raw, _ := json.Marshal(img)
+	back, _ := mcp.UnmarshalContent(raw)
+	_, isImage := back.(mcp.ImageContent)
+	fmt.Println(isImage)
+	// Output:
+	// image/png <nil>
+	// true
+	// audio/wave <nil>
+	// image/png audio/wave
+	// image/png <nil>
+	// true
+	// true
+}
+
+// Middleware of your own talks to the engine through the request context:
+// WithAuth sets the caller, WithAccessPolicy hides objects from it, and
+// WithInterceptor sees (or refuses) every JSON-RPC call. A tool reaches
+// its Context from a plain context.Context with FromContext.
+func ExampleWithInterceptor() {
+	srv := mcp.NewServer(mcp.Options{Name: "ops", Version: "1.0.0", Logger: quiet})
+	mcp.AddTool(srv, mcp.Tool{Name: "whoami"}, func(ctx context.Context, _ *mcp.Context, _ struct{}) (string, error) {
+		return callerOf(ctx), nil
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "deploy"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		return "deployed", nil
+	})
+
+	var seen []string
+	logCalls := func(next mcp.CallHandler) mcp.CallHandler {
+		return func(ctx context.Context, c *mcp.Call) (any, error) {
+			res, err := next(ctx, c)
+			switch {
+			case c.ID == nil: // a notification
+			case errors.Is(err, mcp.ErrResourceNotFound):
+				seen = append(seen, c.Method+" (not found)")
+			default:
+				seen = append(seen, c.Method)
+			}
+			return res, err
+		}
+	}
+	onlyAdminsDeploy := func(auth any, kind mcp.Kind, name string) bool {
+		return kind != mcp.KindTool || name != "deploy" || auth == "admin"
+	}
+	ours := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx := mcp.WithAuth(r.Context(), r.Header.Get("X-User"))
+			ctx = mcp.WithAccessPolicy(ctx, onlyAdminsDeploy)
+			ctx = mcp.WithInterceptor(ctx, logCalls)
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+
+	ctx := context.Background()
+	s, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
+		Header:     http.Header{"X-User": {"ada"}},
+		Middleware: []func(http.Handler) http.Handler{ours},
+	})
+	defer s.Close()
+	res, _ := s.CallTool(ctx, "whoami", nil)
+	fmt.Println(res.Text())
+	_, err := s.CallTool(ctx, "deploy", nil)
+	fmt.Println(err)
+	_, _ = s.ReadResource(ctx, "mem://nowhere")
+	fmt.Println(mcp.KindResource, mcp.KindPrompt, seen)
+	// Output:
+	// ada
+	// mcp error -32602: Unknown tool: "deploy"
+	// resource prompt [initialize tools/call tools/call resources/read (not found)]
+}
+
+// callerOf is a helper deep in a tool's code that gets only a context.
+func callerOf(ctx context.Context) string {
+	c := mcp.FromContext(ctx)
+	if c == nil {
+		return "no MCP request"
+	}
+	who, _ := mcp.SessionAs[string](c)
+	return who
+}
+
+// An interceptor refuses a call with an error that also chooses the HTTP
+// answer: a rate limit's 429 and Retry-After.
+type tooMany struct{ rpc *mcp.Error }
+
+func (e tooMany) Error() string { return e.rpc.Error() }
+
+func (e tooMany) Unwrap() error { return e.rpc } // the JSON-RPC error every transport sends
+
+func (tooMany) HTTPStatus() int { return http.StatusTooManyRequests }
+
+func (tooMany) HTTPHeader() http.Header { return http.Header{"Retry-After": {"1"}} }
+
+func ExampleHTTPStatusError() {
+	srv := mcp.NewServer(mcp.Options{Name: "limited", Version: "1.0.0", Logger: quiet})
+	mcp.AddTool(srv, mcp.Tool{Name: "work"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "done", nil })
+	refuse := func(next mcp.CallHandler) mcp.CallHandler {
+		return func(ctx context.Context, c *mcp.Call) (any, error) {
+			if c.Method == "tools/call" {
+				var err mcp.HTTPStatusError = tooMany{mcp.Errorf(mcp.CodeServerError, "Too many requests: retry in a second")}
+				return nil, err
+			}
+			return next(ctx, c)
+		}
+	}
+	h := mcphttp.New(srv, &mcphttp.Options{Stateless: true, JSONResponse: true})
+	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(r.Context(), refuse)))
+	})
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"work"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", mcphttp.Version20251125)
+	rec := httptest.NewRecorder()
+	limited.ServeHTTP(rec, req)
+	fmt.Println(rec.Code, rec.Header().Get("Retry-After"))
+	// Output:
+	// 429 1
+}
+
+// Skills (SEP-2640) are directories holding a SKILL.md; skills read at
+// run time are checked with TryAddSkills.
+func ExampleServer_TryAddSkills() {
+	fsys := fstest.MapFS{
+		"review/SKILL.md":       {Data: []byte("---\nname: review\ndescription: Review a change\n---\nRead the diff first.\n")},
+		"review/checklist.md":   {Data: []byte("- tests pass\n")},
+		"Bad Name/SKILL.md":     {Data: []byte("---\nname: Bad Name\ndescription: x\n---\n")},
+		"notes/not-a-skill.txt": {Data: []byte("no SKILL.md here")},
+	}
+	srv := mcp.NewServer(mcp.Options{Name: "skills", Version: "1.0.0", Logger: quiet})
+	err := srv.TryAddSkills(fsys)
+	fmt.Println(errors.Is(err, mcp.ErrInvalidSkill), mcp.ValidSkillName("Bad Name"), mcp.ValidSkillName("review"))
+
+	delete(fsys, "Bad Name/SKILL.md")
+	fmt.Println(srv.TryAddSkills(fsys))
+	var skills []mcp.Skill = srv.ListSkills(context.Background(), nil)
+	for _, sk := range skills {
+		var files []string
+		for _, f := range sk.Resources {
+			var _ mcp.SkillFile = f // its URI, its SHA-256 digest and its size
+			files = append(files, f.URI)
+		}
+		fmt.Println(sk.Name, sk.Description, files)
+	}
+	err = srv.TryAddSkills(fstest.MapFS{"readme.txt": {Data: []byte("hi")}})
+	fmt.Println(errors.Is(err, mcp.ErrNoSkills))
+	fmt.Println(mcp.MaxSkillFiles, mcp.MaxSkillBytes>>20, mcp.MaxFrontmatterBytes>>10, mcp.DirectoryMIMEType)
+	// Output:
+	// true false true
+	// <nil>
+	// review Review a change [skill://review/SKILL.md skill://review/checklist.md]
+	// true
+	// 512 16 64 inode/directory
+}
+
+// Resources and templates registered at run time report a bad definition
+// as an error; a tool result can link to a resource instead of embedding
+// it; a template argument can offer completions.
+func ExampleServer_TryAddResource() {
+	srv := mcp.NewServer(mcp.Options{Name: "files", Version: "1.0.0", Logger: quiet})
+	motd := mcp.Resource{URI: "mem://motd", Name: "motd", MIMEType: "text/plain",
+		Load: func(ctx context.Context, c *mcp.Context) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{{URI: "mem://motd", Text: "hello"}}, nil
+		}}
+	fmt.Println(srv.TryAddResource(motd))
+	err := srv.TryAddResource(mcp.Resource{URI: "mem://empty"})
+	fmt.Println(errors.Is(err, mcp.ErrInvalidDefinition))
+
+	var complete mcp.CompleteFunc = func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+		return slices.DeleteFunc([]string{"alice", "bob"}, func(u string) bool { return !strings.HasPrefix(u, value) }), nil
+	}
+	fmt.Println(srv.TryAddResourceTemplate(mcp.ResourceTemplate{URITemplate: "users://{name}", Name: "user",
+		Arguments: []mcp.TemplateArgument{{Name: "name", Complete: complete}},
+		Load: func(ctx context.Context, c *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{{URI: "users://" + args["name"], Text: "user " + args["name"]}}, nil
+		}}))
+	mcp.AddTool(srv, mcp.Tool{Name: "where"}, func(context.Context, *mcp.Context, struct{}) (mcp.ResourceLink, error) {
+		return motd.Link(), nil
+	})
+
+	ctx := context.Background()
+	fmt.Println(len(srv.ListResources(ctx, nil)), len(srv.ListResourceTemplates(ctx, nil)))
+	s, _ := mcphttp.Embed(ctx, srv, nil)
+	defer s.Close()
+	var read *mcp.ReadResourceResult
+	read, _ = s.ReadResource(ctx, "users://bob")
+	fmt.Println(read.Contents[0].Text)
+	var done *mcp.CompletionResult
+	done, _ = s.Complete(ctx, mcp.CompletionRef{Type: "ref/resource", URI: "users://{name}"}, "name", "a", nil)
+	fmt.Println(done.Values)
+	res, _ := s.CallTool(ctx, "where", nil)
+	link, _ := res.Content[0].(mcp.ResourceLink)
+	fmt.Println(link.URI)
+
+	srv.RemoveResources("mem://motd")
+	srv.RemoveResourceTemplates("users://{name}")
+	fmt.Println(len(srv.ListResources(ctx, nil)), len(srv.ListResourceTemplates(ctx, nil)))
+	// Output:
+	// <nil>
+	// true
+	// <nil>
+	// 1 1
+	// user bob
+	// [alice]
+	// mem://motd
+	// 0 0
+}
+
+// A tool logs to its client with Context.Log, filtered by the level the
+// client chose; the client gets a LogMessage as the notification's params.
+func ExampleLogLevel() {
+	srv := mcp.NewServer(mcp.Options{Name: "jobs", Version: "1.0.0", Logger: quiet})
+	mcp.AddTool(srv, mcp.Tool{Name: "sync"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		c.Log.Debug("cache checked")
+		c.Log.Warn("slow upstream", "ms", 900)
+		c.Log.Log(mcp.LevelCritical, "disk almost full")
+		return "synced", nil
+	})
+
+	ctx := context.Background()
+	var got []string
+	s, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: func(method string, params json.RawMessage) {
+		var m mcp.LogMessage
+		if method == "notifications/message" && json.Unmarshal(params, &m) == nil {
+			got = append(got, string(m.Level))
+		}
+	}})
+	defer s.Close()
+	_ = s.Request(ctx, "logging/setLevel", map[string]mcp.LogLevel{"level": mcp.LevelInfo}, nil)
+	_, _ = s.CallTool(ctx, "sync", nil)
+	fmt.Println(got)
+
+	fmt.Println(mcp.LevelError.Enabled(mcp.LevelWarning), mcp.LevelDebug.Enabled(mcp.LevelNotice),
+		mcp.LevelAlert.Enabled(""), mcp.LevelEmergency.Valid(), mcp.LogLevel("loud").Valid())
+	// Output:
+	// [warning critical]
+	// true false true true false
+}
+
+// A tool asks the client's model through Context.Sample; it needs the
+// client's sampling capability and a way back to the client.
+func ExampleContext_Sample() {
+	srv := mcp.NewServer(mcp.Options{Name: "writer", Version: "1.0.0", Logger: quiet})
+	mcp.AddTool(srv, mcp.Tool{Name: "summarize"}, func(ctx context.Context, c *mcp.Context, in struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		res, err := c.Sample(ctx, &mcp.CreateMessageParams{
+			Messages: []mcp.SamplingMessage{
+				{Role: mcp.RoleUser, Content: mcp.Text("Summarize: " + in.Text)},
+				{Role: mcp.RoleAssistant, Content: mcp.Text("Summary:")},
+			},
+			MaxTokens:        200,
+			ModelPreferences: &mcp.ModelPreferences{Hints: []mcp.ModelHint{{Name: "small"}}, SpeedPriority: 1},
+		})
+		switch {
+		case errors.Is(err, mcp.ErrInputRequired):
+			return "", err // 2026-07-28: the request ends here and runs again with the answer
+		case errors.Is(err, mcp.ErrCapability), errors.Is(err, mcp.ErrNoPeer):
+			return in.Text[:min(len(in.Text), 12)] + "…", nil // no model to ask: a plain cut
+		case err != nil:
+			return "", err
+		}
+		return fmt.Sprint(res.Content), nil
+	})
+
+	ctx := context.Background()
+	s, _ := mcphttp.Embed(ctx, srv, nil) // declares no sampling capability
+	defer s.Close()
+	res, _ := s.CallTool(ctx, "summarize", map[string]string{"text": "A long report on the weather."})
+	fmt.Println(res.Text())
+	// Output:
+	// A long repor…
+}
+
+// Prompts with typed arguments can be registered at run time; a raw tool
+// takes its arguments as JSON; a long tool runs as a task (revision
+// 2026-07-28) with the default lifetime and poll interval.
+func ExampleTryAddTypedPrompt() {
+	srv := mcp.NewServer(mcp.Options{Name: "kit", Version: "1.0.0", Logger: quiet})
+	var greet mcp.PromptFunc[struct {
+		Name string `json:"name"`
+	}] = func(ctx context.Context, c *mcp.Context, args struct {
+		Name string `json:"name"`
+	}) (*mcp.PromptResult, error) {
+		return mcp.UserText("Greet " + args.Name), nil
+	}
+	fmt.Println(mcp.TryAddTypedPrompt(srv, mcp.Prompt{Name: "greet"}, greet))
+	fmt.Println(mcp.TryAddTypedPrompt(srv, mcp.Prompt{Name: "greet"}, greet))
+
+	var echo mcp.RawToolFunc = func(ctx context.Context, c *mcp.Context, args json.RawMessage) (*mcp.ContentResult, error) {
+		return &mcp.ContentResult{Content: []mcp.Content{mcp.Text(string(args))}}, nil
+	}
+	srv.AddRawTool(mcp.Tool{Name: "echo", InputSchema: nil}, echo)
+	mcp.AddTool(srv, mcp.Tool{Name: "report", Task: &mcp.TaskOptions{TTL: 2 * mcp.DefaultTaskTTL, PollInterval: mcp.DefaultTaskPollInterval}},
+		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) { return "the report", nil })
+	fmt.Println(mcp.ValidToolName("echo"), mcp.ValidToolName("echo back"))
+	// Output:
+	// <nil>
+	// prompt "greet" is already registered
+	// true false
+}
+
+// apiKeys is an AuthProvider of its own: it checks API keys, and it
+// describes its OAuth documents (an OAuthMetadataProvider), so the server
+// serves them and points 401 answers at them.
+type apiKeys map[string]grant
+
+func (k apiKeys) VerifyRequest(r *http.Request) (any, error) {
+	if g, ok := k[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]; ok {
+		return g, nil
+	}
+	return nil, fmt.Errorf("%w: unknown API key", mcp.ErrUnauthorized)
+}
+
+func (apiKeys) Mount(mux *http.ServeMux) {}
+
+func (apiKeys) OAuthMetadata() *mcp.OAuthOptions {
+	return &mcp.OAuthOptions{
+		Enabled: true,
+		ProtectedResource: &mcp.ProtectedResourceMetadata{Resource: "https://notes.example/mcp",
+			AuthorizationServers: []string{"https://id.example"}, ScopesSupported: []string{"notes:read"}},
+		AuthorizationServer: &mcp.AuthorizationServerMetadata{Issuer: "https://id.example",
+			AuthorizationEndpoint: "https://id.example/authorize", TokenEndpoint: "https://id.example/token",
+			ResponseTypesSupported: []string{"code"}},
+	}
+}
+
+// grant is the auth data of a key: the scopes it was granted.
+type grant []string
+
+// HasScope makes grant a ScopeChecker, for RequireScopes.
+func (g grant) HasScope(scope string) bool { return slices.Contains(g, scope) }
+
+var (
+	_ mcp.OAuthMetadataProvider = apiKeys{}
+	_ mcp.ScopeChecker          = grant{}
+)
+
+func ExampleOptions() {
+	srv := mcp.NewServer(mcp.Options{Name: "notes", Version: "1.0.0", Logger: quiet,
+		Auth:   apiKeys{"k1": {"notes:read"}},
+		Health: &mcp.HealthOptions{Path: "/healthz", Message: "up"},
+		Roots:  &mcp.RootsOptions{Disabled: true}, // never ask clients for their roots
+		Ping:   &mcp.PingOptions{Interval: 30 * time.Second, MaxFailures: 2},
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "read", CanAccess: mcp.RequireScopes("notes:read")},
+		func(context.Context, *mcp.Context, struct{}) (string, error) { return "a note", nil })
+	mux := mcphttp.NewMux(mcphttp.New(srv, nil), nil)
+
+	for _, path := range []string{"/healthz", "/.well-known/oauth-protected-resource/mcp", "/mcp"} {
+		rec := httptest.NewRecorder()
+		method := http.MethodGet
+		if path == "/mcp" {
+			method = http.MethodPost
+		}
+		mux.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+		fmt.Println(path, rec.Code, rec.Header().Get("WWW-Authenticate") != "")
+	}
+	// Output:
+	// /healthz 200 false
+	// /.well-known/oauth-protected-resource/mcp 200 false
+	// /mcp 401 true
+}
+
+// A tool that works on the client's files reads its roots; a client that
+// declared roots with listChanged says when they change, so a tool may
+// keep what it read.
+func ExampleContext_Roots() {
+	srv := mcp.NewServer(mcp.Options{Name: "files", Version: "1.0.0", Logger: quiet})
+	mcp.AddTool(srv, mcp.Tool{Name: "where"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		var caps *mcp.RootsCapability = c.ClientCapabilities.Roots
+		if caps == nil {
+			return "the client shares no roots", nil
+		}
+		roots, err := c.Roots(ctx)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d roots (cacheable: %v)", len(roots), caps.ListChanged), nil
+	})
+	ctx := context.Background()
+	s, _ := mcphttp.Embed(ctx, srv, nil)
+	defer s.Close()
+	res, _ := s.CallTool(ctx, "where", nil)
+	fmt.Println(res.Text())
+	// Output:
+	// the client shares no roots
+}
