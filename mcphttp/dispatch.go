@@ -2,15 +2,10 @@ package mcphttp
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"runtime/debug"
-	"slices"
-	"strconv"
-	"time"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
@@ -25,12 +20,12 @@ var errCancelled = errors.New("mcp: the client cancelled the request")
 // call is what a method handler needs to know about a request.
 type call struct {
 	h    *Handler
-	c    *conn
+	c    *sessionState
 	r    *http.Request
 	msg  *jsonrpc.Message
 	rs   *responder
 	auth any
-	// round is a 2026-07-28 request's round of questions (mrtr.go); nil
+	// round is a 2026-07-28 request's round of questions (rev20260728_mrtr.go); nil
 	// for the 2025 revisions.
 	round *inputRound
 	// peer is the request's way back to the client (requestInfo.Peer),
@@ -68,7 +63,7 @@ func init() {
 // run on goroutines of their own (batches, resumable streams) where no
 // HTTP middleware could catch a panic. A panic is logged with its stack
 // and answered with a -32603 error.
-func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, rs *responder) {
+func (h *Handler) handleRequest(r *http.Request, c *sessionState, msg *jsonrpc.Message, rs *responder) {
 	ctx := r.Context()
 	defer func() {
 		if v := recover(); v != nil {
@@ -131,7 +126,7 @@ func (h *Handler) handleRequest(r *http.Request, c *conn, msg *jsonrpc.Message, 
 // interceptors add their frames on top of ours.
 //
 //go:noinline
-func (h *Handler) replyError(c *conn, msg *jsonrpc.Message, rs *responder, err error) {
+func (h *Handler) replyError(c *sessionState, msg *jsonrpc.Message, rs *responder, err error) {
 	var je *mcp.Error
 	if !errors.As(err, &je) {
 		h.log.Error("mcp: request failed", "method", msg.Method, "error", err)
@@ -150,7 +145,7 @@ func (h *Handler) replyError(c *conn, msg *jsonrpc.Message, rs *responder, err e
 // replyResult answers a request with its result, encoded.
 //
 //go:noinline
-func (h *Handler) replyResult(c *conn, k *call, msg *jsonrpc.Message, rs *responder, res any) {
+func (h *Handler) replyResult(c *sessionState, k *call, msg *jsonrpc.Message, rs *responder, res any) {
 	var (
 		out []byte
 		err error
@@ -236,7 +231,7 @@ type compactResult interface {
 // interceptors of its context when there are any (mcp.Call.ID is nil; an
 // interceptor's error drops the notification, which has no answer to
 // carry it).
-func (h *Handler) handleNotification(r *http.Request, c *conn, msg *jsonrpc.Message) {
+func (h *Handler) handleNotification(r *http.Request, c *sessionState, msg *jsonrpc.Message) {
 	ic := hook.interceptorFrom(r.Context())
 	if ic == nil {
 		h.notification(r.Context(), c, msg)
@@ -256,7 +251,7 @@ func (h *Handler) handleNotification(r *http.Request, c *conn, msg *jsonrpc.Mess
 	}
 }
 
-func (h *Handler) notification(ctx context.Context, c *conn, msg *jsonrpc.Message) {
+func (h *Handler) notification(ctx context.Context, c *sessionState, msg *jsonrpc.Message) {
 	switch msg.Method {
 	case "notifications/initialized":
 		c.sess.SetInitialized()
@@ -279,42 +274,6 @@ func (h *Handler) notification(ctx context.Context, c *conn, msg *jsonrpc.Messag
 			h.rootsChanged(c, nil)
 		}
 	}
-}
-
-// fetchRoots asks a client that declared roots for them, on the GET
-// stream, and caches the answer; changed says the client reported a
-// change, which the OnRootsChanged hook hears of once the answer is in.
-// It reports whether it asked (not when the session is stateless, the
-// client declared no roots, or the server's roots are disabled).
-func (h *Handler) fetchRoots(c *conn, changed bool) bool {
-	if c.ephemeral || c.sess.Capabilities().Roots == nil || h.rootsDisabled() {
-		return false
-	}
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		go func() {
-			select {
-			case <-c.doneCh():
-				cancel()
-			case <-h.done:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		roots, err := hook.listRoots(ctx, streamPeer{c})
-		if err != nil {
-			h.log.Debug("mcp: roots/list failed", "session", c.sess.ID, "error", err)
-		} else {
-			c.setRoots(roots)
-		}
-		if changed {
-			h.rootsChanged(c, roots)
-		}
-	}()
-	return true
 }
 
 // onChange turns registry changes into notifications on every initialized
@@ -385,164 +344,6 @@ func decodeParams(raw json.RawMessage, v any) error {
 	return nil
 }
 
-func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
-	p, err := decodeInitialize(k.msg.Params)
-	if err != nil {
-		return nil, err
-	}
-	if p.ProtocolVersion == "" {
-		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: initialize needs "protocolVersion"`}
-	}
-	version := p.ProtocolVersion
-	if !slices.Contains(supportedVersions, version) {
-		version = Version20251125
-	}
-	k.c.sess.Init(version, p.ClientInfo, p.Capabilities, k.auth)
-	if !k.c.ephemeral {
-		if err := h.register(ctx, k.c); err != nil {
-			return nil, err
-		}
-	}
-	// A stateless handler has no stream to send list changes and resource
-	// updates on: it does not promise them (docs/deploy.md).
-	return h.initResult(version, !k.c.ephemeral)
-}
-
-// newInitializeResult is the result of initialize for version; streams
-// says the session has streams for list changes and resource updates.
-func (h *Handler) newInitializeResult(version string, streams bool) initializeResult {
-	o := h.srv.Options()
-	return initializeResult{
-		ProtocolVersion: version,
-		Capabilities: serverCapabilities{
-			Tools:       listChanged{streams},
-			Resources:   resourcesCap{Subscribe: streams, ListChanged: streams},
-			Prompts:     listChanged{streams},
-			Logging:     struct{}{},
-			Completions: struct{}{},
-		},
-		ServerInfo:   mcp.Implementation{Name: o.Name, Title: o.Title, Version: o.Version},
-		Instructions: o.Instructions,
-	}
-}
-
-type initializeResult struct {
-	ProtocolVersion string             `json:"protocolVersion"`
-	Capabilities    serverCapabilities `json:"capabilities"`
-	ServerInfo      mcp.Implementation `json:"serverInfo"`
-	Instructions    string             `json:"instructions,omitempty"`
-}
-
-type serverCapabilities struct {
-	Tools       listChanged  `json:"tools"`
-	Resources   resourcesCap `json:"resources"`
-	Prompts     listChanged  `json:"prompts"`
-	Logging     struct{}     `json:"logging"`
-	Completions struct{}     `json:"completions"`
-}
-
-type listChanged struct {
-	ListChanged bool `json:"listChanged"`
-}
-
-type resourcesCap struct {
-	Subscribe   bool `json:"subscribe"`
-	ListChanged bool `json:"listChanged"`
-}
-
-// paginate returns one page of items after the cursor.
-func paginate[T any](items []T, cursor string, size int) ([]T, string, error) {
-	start := 0
-	if cursor != "" {
-		b, err := base64.RawURLEncoding.DecodeString(cursor)
-		n, err2 := strconv.Atoi(string(b))
-		if err != nil || err2 != nil || n < 0 || n > len(items) {
-			return nil, "", &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: cursor %s is not one this server issued", strictjson.Quote(cursor))}
-		}
-		start = n
-	}
-	end := min(start+size, len(items))
-	next := ""
-	if end < len(items) {
-		next = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))
-	}
-	return items[start:end], next, nil
-}
-
-type listParams struct {
-	Cursor string `json:"cursor"`
-}
-
-// listMethod is the handler of a list method (tools/list and the like):
-// the items visible to the caller, one page after params.cursor, under
-// key.
-func listMethod[T any](key string, list func(*mcp.Server, context.Context, any) []T) methodFunc {
-	return func(h *Handler, _ context.Context, k *call) (any, error) {
-		var p listParams
-		if err := decodeParams(k.msg.Params, &p); err != nil {
-			return nil, err
-		}
-		page, next, err := paginate(list(h.srv, k.r.Context(), k.auth), p.Cursor, h.opts.PageSize)
-		if err != nil {
-			return nil, err
-		}
-		return listPage[T]{key: key, items: page, next: next}, nil
-	}
-}
-
-// listPage is one page of a list result: {key: [items], "nextCursor": …}.
-type listPage[T any] struct {
-	key   string
-	items []T
-	next  string
-}
-
-func (listPage[T]) compact() {}
-
-// MarshalJSON implements json.Marshaler.
-func (p listPage[T]) MarshalJSON() ([]byte, error) {
-	items := p.items
-	if items == nil {
-		items = []T{} // an empty list is [], never null
-	}
-	var ib []byte
-	if raw, ok := any(items).([]json.RawMessage); ok {
-		ib = appendRawList(make([]byte, 0, rawLen(raw)), raw) // encoded once (tools)
-	} else {
-		var err error
-		if ib, err = json.Marshal(items); err != nil {
-			return nil, err
-		}
-	}
-	b := make([]byte, 0, len(ib)+len(p.key)+len(p.next)+32)
-	b = jsonrpc.AppendString(append(b, '{'), p.key)
-	b = append(append(b, ':'), ib...)
-	if p.next != "" {
-		b = jsonrpc.AppendString(append(b, `,"nextCursor":`...), p.next)
-	}
-	return append(b, '}'), nil
-}
-
-// appendRawList appends items as a JSON array.
-func appendRawList(b []byte, items []json.RawMessage) []byte {
-	b = append(b, '[')
-	for i, it := range items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, it...)
-	}
-	return append(b, ']')
-}
-
-func rawLen(items []json.RawMessage) int {
-	n := 2
-	for _, it := range items {
-		n += len(it) + 1
-	}
-	return n
-}
-
 type requestMeta struct {
 	ProgressToken json.RawMessage `json:"progressToken"`
 }
@@ -585,134 +386,4 @@ func idText(id json.RawMessage) string {
 		}
 	}
 	return string(id)
-}
-
-func (h *Handler) doToolsCall(ctx context.Context, k *call) (any, error) {
-	if name, args, ok := scanToolsCall(k.msg.Params); ok && name != "" {
-		mc := h.context(ctx, k, nil)
-		return hook.callTool(h.srv, hook.withContext(ctx, mc), mc, name, args)
-	}
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Meta      *requestMeta    `json:"_meta"`
-	}
-	if err := decodeParams(k.msg.Params, &p); err != nil {
-		return nil, err
-	}
-	if p.Name == "" {
-		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: tools/call needs "name"`}
-	}
-	if res, ok, err := h.callAsTask(ctx, k, p.Name, p.Arguments, p.Meta); ok {
-		return res, err
-	}
-	mc := h.context(ctx, k, p.Meta)
-	return hook.callTool(h.srv, hook.withContext(ctx, mc), mc, p.Name, p.Arguments)
-}
-
-func (h *Handler) doResourcesRead(ctx context.Context, k *call) (any, error) {
-	var p struct {
-		URI  string       `json:"uri"`
-		Meta *requestMeta `json:"_meta"`
-	}
-	if err := decodeParams(k.msg.Params, &p); err != nil {
-		return nil, err
-	}
-	if p.URI == "" {
-		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: resources/read needs "uri"`}
-	}
-	mc := h.context(ctx, k, p.Meta)
-	return hook.readResource(h.srv, hook.withContext(ctx, mc), mc, p.URI)
-}
-
-func (h *Handler) doSubscribe(ctx context.Context, k *call) (any, error) {
-	return h.subscription(ctx, k, true)
-}
-
-func (h *Handler) doUnsubscribe(ctx context.Context, k *call) (any, error) {
-	return h.subscription(ctx, k, false)
-}
-
-func (h *Handler) subscription(ctx context.Context, k *call, on bool) (any, error) {
-	var p struct {
-		URI string `json:"uri"`
-	}
-	if err := decodeParams(k.msg.Params, &p); err != nil {
-		return nil, err
-	}
-	if p.URI == "" {
-		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: "uri" is required`}
-	}
-	if err := h.save(ctx, k.c, "the subscription", func(r *session.Record) {
-		r.Subscriptions = slices.DeleteFunc(r.Subscriptions, func(u string) bool { return u == p.URI })
-		if on {
-			r.Subscriptions = append(r.Subscriptions, p.URI)
-			slices.Sort(r.Subscriptions)
-		}
-	}); err != nil {
-		return nil, err
-	}
-	if on {
-		k.c.sess.Subscribe(p.URI)
-	} else {
-		k.c.sess.Unsubscribe(p.URI)
-	}
-	return struct{}{}, nil
-}
-
-func (h *Handler) doPromptsGet(ctx context.Context, k *call) (any, error) {
-	var p struct {
-		Name      string            `json:"name"`
-		Arguments map[string]string `json:"arguments"`
-		Meta      *requestMeta      `json:"_meta"`
-	}
-	if err := decodeParams(k.msg.Params, &p); err != nil {
-		return nil, err
-	}
-	if p.Name == "" {
-		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: prompts/get needs "name"`}
-	}
-	mc := h.context(ctx, k, p.Meta)
-	return hook.getPrompt(h.srv, hook.withContext(ctx, mc), mc, p.Name, p.Arguments)
-}
-
-func (h *Handler) doComplete(ctx context.Context, k *call) (any, error) {
-	var p struct {
-		Ref      mcp.CompletionRef `json:"ref"`
-		Argument struct {
-			Name  string `json:"name"`
-			Value string `json:"value"`
-		} `json:"argument"`
-		Context struct {
-			Arguments map[string]string `json:"arguments"`
-		} `json:"context"`
-	}
-	if err := decodeParams(k.msg.Params, &p); err != nil {
-		return nil, err
-	}
-	mc := h.context(ctx, k, nil)
-	res, err := hook.complete(h.srv, hook.withContext(ctx, mc), mc, p.Ref, p.Argument.Name, p.Argument.Value, p.Context.Arguments)
-	if err != nil {
-		return nil, err
-	}
-	return struct {
-		Completion *mcp.CompletionResult `json:"completion"`
-	}{res}, nil
-}
-
-func (h *Handler) doSetLevel(ctx context.Context, k *call) (any, error) {
-	var p struct {
-		Level mcp.LogLevel `json:"level"`
-	}
-	if err := decodeParams(k.msg.Params, &p); err != nil {
-		return nil, err
-	}
-	if !p.Level.Valid() {
-		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: %s is not a log level (want debug, info, notice, warning, error, critical, alert or emergency)", strictjson.Quote(string(p.Level)))}
-	}
-	if err := h.save(ctx, k.c, "the log level", func(r *session.Record) { r.LogLevel = p.Level }); err != nil {
-		return nil, err
-	}
-	k.c.sess.SetLogLevel(p.Level)
-	return struct{}{}, nil
 }

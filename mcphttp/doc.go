@@ -82,7 +82,7 @@
 //     (Handler.context) and call the mcp.Server through its engine
 //     hooks (hooks.go: callTool, readResource, getPrompt, complete),
 //     which validate, apply CanAccess and a tool's Timeout.
-//  7. The answer goes out through a responder (conn.go): plain JSON when
+//  7. The answer goes out through a responder (sessionstate.go): plain JSON when
 //     the result is all there is, an SSE stream (startSSE) as soon as the
 //     work sends something first (progress, logs, a sampling,
 //     elicitation or roots request: requestPeer). Messages that belong to
@@ -152,7 +152,7 @@
 // # Protocol revisions
 //
 // One endpoint serves both eras, with the same registrations, and chooses
-// per POST (servePost, isModern in modern.go). A request whose
+// per POST (servePost, isModern in rev20260728.go). A request whose
 // MCP-Protocol-Version header names a 2025-era revision (or 2024-11-05)
 // takes the path above: initialize, sessions, everything in steps 5 to 7.
 // One whose header is 2026-07-28 is served the modern way, and so is one
@@ -179,7 +179,7 @@
 // identity in _meta, and lists, reads and server/discover carry ttlMs (0)
 // and cacheScope ("private" when the request carried auth data). A GET
 // or DELETE with a 2026 header and no session is answered 405; a batch
-// with one, 400. subscriptions/listen (listen.go) is a POST answered with
+// with one, 400. subscriptions/listen (rev20260728_listen.go) is a POST answered with
 // a stream that starts with the acknowledgement and carries the list
 // changes and resource updates its filter asked for, tagged with the
 // subscription ID; like the GET stream, it hears of this process's
@@ -198,7 +198,7 @@
 //
 // One tool serves both eras. The revision has no server-to-client
 // requests: a tool's questions (mcp.Context's Ask, Elicit, Sample, Roots)
-// become a multi round-trip request (mrtr.go). handleRequest runs a modern
+// become a multi round-trip request (rev20260728_mrtr.go). handleRequest runs a modern
 // request as one round (runRound): openRound reads the request's
 // requestState and inputResponses, and the tool's Context gets a peer
 // (inputPeer, an mcpInputPeer) that answers questions from them. A
@@ -227,7 +227,7 @@
 // saying which. On a 2025 session the same tool's questions are
 // server-to-client requests on the call's stream, as before.
 //
-// A server with skills (mcp.Server.AddSkills; skills.go) declares the
+// A server with skills (mcp.Server.AddSkills; ext_skills.go) declares the
 // extension io.modelcontextprotocol/skills with directoryRead in
 // server/discover and answers skills/list, skills/get and
 // resources/directory/read, at both revisions (-32601 without skills).
@@ -235,7 +235,7 @@
 // # Tasks
 //
 // The tasks extension of revision 2026-07-28 (io.modelcontextprotocol/tasks,
-// tasks.go) runs a tool declared with mcp.Tool.Task in the background.
+// ext_tasks.go) runs a tool declared with mcp.Tool.Task in the background.
 // server/discover advertises it under capabilities.extensions. A modern
 // tools/call of such a tool (doToolsCall → callAsTask) becomes a task
 // when its _meta client capabilities carry the extension (per request;

@@ -2,39 +2,15 @@ package mcphttp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
-)
-
-// Resource limits: what one client, or all of them, can make the engine
-// hold. The defaults are those of [Options]; docs/deploy.md ("Limits")
-// says what each costs.
-const (
-	// DefaultMaxConcurrentRequests is the default of
-	// Options.MaxConcurrentRequests.
-	DefaultMaxConcurrentRequests = 1024
-	// DefaultMaxSessionRequests is the default of Options.MaxSessionRequests.
-	DefaultMaxSessionRequests = 64
-	// DefaultMaxSessions is the default of Options.MaxSessions.
-	DefaultMaxSessions = 10000
-	// DefaultMaxSessionsPerClient is the default of
-	// Options.MaxSessionsPerClient.
-	DefaultMaxSessionsPerClient = 100
-	// DefaultBodyReadTimeout is the default of Options.BodyReadTimeout.
-	DefaultBodyReadTimeout = 30 * time.Second
-	// sessionRetryAfter is the Retry-After of an initialize refused by a
-	// session cap: sessions end at unknown times, so a client is asked to
-	// come back after a short while rather than at once.
-	sessionRetryAfter = 10 * time.Second
 )
 
 // limitOr returns v, or def when v is zero; a negative v (no limit) is
@@ -76,7 +52,7 @@ func (e *errSlotWait) Error() string {
 // when ctx ends (the client went away), the session ends or the handler
 // closes before the slots are free. Waiting takes no goroutine of its
 // own: the caller waits (a POST's, or the batch's one loop).
-func (h *Handler) acquire(ctx context.Context, c *conn) error {
+func (h *Handler) acquire(ctx context.Context, c *sessionState) error {
 	if err := h.acquireSession(ctx, c); err != nil {
 		return err
 	}
@@ -95,7 +71,7 @@ func (h *Handler) acquire(ctx context.Context, c *conn) error {
 // first one's slot, and kept from then on. A session whose requests never
 // overlap (most: one after another) makes none (issue 10: the channel was
 // 96 of the bytes every idle session held).
-func (h *Handler) acquireSession(ctx context.Context, c *conn) error {
+func (h *Handler) acquireSession(ctx context.Context, c *sessionState) error {
 	n := h.opts.MaxSessionRequests
 	if n <= 0 {
 		return nil
@@ -117,7 +93,7 @@ func (h *Handler) acquireSession(ctx context.Context, c *conn) error {
 }
 
 // releaseSession gives back the session slot acquireSession took.
-func (c *conn) releaseSession() {
+func (c *sessionState) releaseSession() {
 	if c.h.opts.MaxSessionRequests <= 0 {
 		return
 	}
@@ -132,7 +108,7 @@ func (c *conn) releaseSession() {
 	}
 }
 
-func (h *Handler) wait(ctx context.Context, c *conn, slots chan struct{}) error {
+func (h *Handler) wait(ctx context.Context, c *sessionState, slots chan struct{}) error {
 	select {
 	case slots <- struct{}{}:
 		return nil
@@ -151,7 +127,7 @@ func (h *Handler) wait(ctx context.Context, c *conn, slots chan struct{}) error 
 }
 
 // release gives back the slots acquire took.
-func (h *Handler) release(c *conn) {
+func (h *Handler) release(c *sessionState) {
 	if h.slots != nil {
 		<-h.slots
 	}
@@ -160,7 +136,7 @@ func (h *Handler) release(c *conn) {
 
 // runRequest runs one request of a POST when a slot is free (see
 // acquire), answering 503 with the reason when none became free.
-func (h *Handler) runRequest(w http.ResponseWriter, r *http.Request, c *conn, msg *jsonrpc.Message) {
+func (h *Handler) runRequest(w http.ResponseWriter, r *http.Request, c *sessionState, msg *jsonrpc.Message) {
 	if err := h.acquire(r.Context(), c); err != nil {
 		httpError(w, http.StatusServiceUnavailable, msg.ID, mcp.CodeServerError, err.Error())
 		return
@@ -210,7 +186,7 @@ func clientKey(r *http.Request, auth any) string {
 // (Options.MaxSessionsPerClient), Retry-After and a JSON-RPC error naming
 // the limit and its option, and returns false. The slot is freed when the
 // session ends, or by settle when its initialize failed.
-func (h *Handler) admit(w http.ResponseWriter, r *http.Request, c *conn, auth any, id []byte) bool {
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request, c *sessionState, auth any, id []byte) bool {
 	key := clientKey(r, auth)
 	h.mu.Lock()
 	var (
@@ -245,7 +221,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, c *conn, auth an
 }
 
 // countLocked counts c against the session caps under key; h.mu is held.
-func (h *Handler) countLocked(c *conn, key string) {
+func (h *Handler) countLocked(c *sessionState, key string) {
 	if c.counted {
 		return
 	}
@@ -260,7 +236,7 @@ func (h *Handler) countLocked(c *conn, key string) {
 }
 
 // uncountLocked frees the session-cap slot of c, once; h.mu is held.
-func (h *Handler) uncountLocked(c *conn) {
+func (h *Handler) uncountLocked(c *sessionState) {
 	if !c.counted {
 		return
 	}
@@ -276,65 +252,10 @@ func (h *Handler) uncountLocked(c *conn) {
 // settle frees the slot of a session whose initialize did not make it
 // live (invalid params, a cancelled request): servePost defers it for
 // every initialize.
-func (h *Handler) settle(c *conn) {
+func (h *Handler) settle(c *sessionState) {
 	h.mu.Lock()
 	if h.conns[c.sess.ID] != c {
 		h.uncountLocked(c)
 	}
 	h.mu.Unlock()
-}
-
-// readPostBody reads a POST body of at most limit bytes (see readBody)
-// within Options.BodyReadTimeout: the
-// connection's read deadline is set for the body alone (never on the GET
-// stream) and cleared once it is read, so that a long SSE answer is not
-// cut: net/http cancels a request whose connection hits a read deadline
-// while it watches for the client going away (HTTP/1 clears the deadline
-// itself when the body ends, but not for an empty body, nor other
-// servers). After a timeout the deadline is bodyLinger away: net/http
-// would otherwise wait for the rest of the body before closing the
-// connection.
-// Writers without deadlines (in-process requests) read without.
-func (h *Handler) readPostBody(w http.ResponseWriter, r *http.Request, limit int64) (*bodyBuf, error) {
-	d := h.opts.BodyReadTimeout
-	if d <= 0 || r.Context().Value(http.LocalAddrContextKey) == nil {
-		// No limit, or no connection (stdio, embedded): nothing to set,
-		// and asking would allocate an error per request.
-		return readBody(r, limit)
-	}
-	rc := http.NewResponseController(w)
-	if rc.SetReadDeadline(time.Now().Add(d)) != nil {
-		return readBody(r, limit)
-	}
-	b, err := readBody(r, limit)
-	if isTimeout(err) {
-		// net/http reads what is left of the body before it closes the
-		// connection; let it do so briefly, so that the client's unread
-		// bytes do not turn the close into a reset that loses the 408.
-		_ = rc.SetReadDeadline(time.Now().Add(bodyLinger))
-	} else {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
-	return b, err
-}
-
-// bodyLinger is how long a connection whose body timed out is still read
-// (and what it sends discarded) before it is closed.
-const bodyLinger = 100 * time.Millisecond
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return err != nil && (errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()))
-}
-
-// bodyTimedOut reports whether reading a body failed on its deadline, and
-// if so answers 408 and closes the connection.
-func (h *Handler) bodyTimedOut(w http.ResponseWriter, err error, id []byte) bool {
-	if !isTimeout(err) {
-		return false
-	}
-	w.Header().Set("Connection", "close")
-	httpError(w, http.StatusRequestTimeout, id, mcp.CodeServerError,
-		fmt.Sprintf("Request Timeout: the body did not arrive within %s (mcphttp.Options.BodyReadTimeout)", h.opts.BodyReadTimeout))
-	return true
 }

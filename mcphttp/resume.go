@@ -74,7 +74,7 @@ func CloseSSEStream(ctx context.Context) error {
 type stream struct {
 	id     string
 	seq    uint64 // creation order in the session, for eviction
-	c      *conn
+	c      *sessionState
 	primed bool // the client was sent a priming event
 	retry  time.Duration
 	parked atomic.Bool // done and detached: kept only for a resume
@@ -128,13 +128,13 @@ func retryField(d time.Duration) []byte {
 
 // resumable reports whether a request is answered on a resumable stream.
 // initialize is not: its session is not live before it succeeds.
-func (h *Handler) resumable(c *conn, msg *jsonrpc.Message) bool {
+func (h *Handler) resumable(c *sessionState, msg *jsonrpc.Message) bool {
 	return h.opts.Resumable && !h.opts.Stateless && !h.opts.JSONResponse && !c.ephemeral &&
 		msg.Method != "initialize"
 }
 
 // openStream makes a stream for a request and registers it in the session.
-func (c *conn) openStream(primed bool, retry time.Duration) *stream {
+func (c *sessionState) openStream(primed bool, retry time.Duration) *stream {
 	st := &stream{id: session.NewID()[:16], c: c, primed: primed, retry: retry, first: 1, next: 1}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -160,13 +160,13 @@ func (c *conn) openStream(primed bool, retry time.Duration) *stream {
 	return st
 }
 
-func (c *conn) stream(id string) *stream {
+func (c *sessionState) stream(id string) *stream {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.streams[id]
 }
 
-func (c *conn) dropStream(id string) {
+func (c *sessionState) dropStream(id string) {
 	c.mu.Lock()
 	delete(c.streams, id)
 	c.mu.Unlock()
@@ -367,7 +367,7 @@ func (st *stream) attach(sc *sseConn, after int) {
 // (the session's end or notifications/cancelled still cancel it); the
 // handler returns when the response is written, or when the connection is
 // closed or taken over by a resumed GET.
-func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *conn, msg *jsonrpc.Message, version string) {
+func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *sessionState, msg *jsonrpc.Message, version string) {
 	// The message aliases the pooled body, which servePost reclaims when
 	// this returns: the request may run longer.
 	msg = &jsonrpc.Message{ID: clone(msg.ID), Method: msg.Method, Params: clone(msg.Params)}
@@ -447,7 +447,7 @@ var errDeadline = fmt.Errorf("%w: the request's time limit passed after its conn
 
 // serveResume serves a GET with Last-Event-ID: it resumes the request
 // stream the ID belongs to.
-func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *conn, lastID string) {
+func (h *Handler) serveResume(w http.ResponseWriter, r *http.Request, c *sessionState, lastID string) {
 	id, n, ok := parseEventID(lastID)
 	var st *stream
 	if ok {
@@ -493,7 +493,7 @@ func (h *Handler) noStreamToResume(w http.ResponseWriter, sid, lastID string) {
 // serveStoredResume resumes, from Options.Events, a stream this replica
 // does not hold (another replica made it): it replays the events after
 // the client's last one and follows the stream until its response.
-func (h *Handler) serveStoredResume(w http.ResponseWriter, r *http.Request, c *conn, id string, after int) {
+func (h *Handler) serveStoredResume(w http.ResponseWriter, r *http.Request, c *sessionState, id string, after int) {
 	sid := c.sess.ID
 	evs, err := h.opts.Events.After(r.Context(), sid, id, after, 0)
 	switch {

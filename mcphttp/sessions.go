@@ -3,15 +3,19 @@ package mcphttp
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net/http"
+	"reflect"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/header"
+	"github.com/mcpchain/mcp/internal/sessionstate"
+	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/session"
 )
 
 // SessionInfo describes a live session: who the client is and what it
@@ -85,7 +89,7 @@ type SessionHooks struct {
 // Sessions returns the live sessions, oldest first.
 func (h *Handler) Sessions() []SessionInfo {
 	h.mu.RLock()
-	conns := make([]*conn, 0, len(h.conns))
+	conns := make([]*sessionState, 0, len(h.conns))
 	for _, c := range h.conns {
 		conns = append(conns, c)
 	}
@@ -101,7 +105,7 @@ func (h *Handler) Sessions() []SessionInfo {
 }
 
 // info describes the session of c.
-func (c *conn) info() SessionInfo {
+func (c *sessionState) info() SessionInfo {
 	s := c.sess
 	c.mu.Lock()
 	roots := slices.Clone(c.roots)
@@ -112,19 +116,12 @@ func (c *conn) info() SessionInfo {
 }
 
 // ended tells the OnEnd hook that c ended.
-func (h *Handler) ended(c *conn, reason EndReason) {
+func (h *Handler) ended(c *sessionState, reason EndReason) {
 	if h.log.Enabled(context.Background(), slog.LevelDebug) { // the arguments would allocate
 		h.log.Debug("mcp session ended", "session", c.sess.ID, "reason", string(reason))
 	}
 	if h.hooks.OnEnd != nil {
 		h.hooks.OnEnd(c.info(), reason)
-	}
-}
-
-// rootsChanged tells the OnRootsChanged hook.
-func (h *Handler) rootsChanged(c *conn, roots []mcp.Root) {
-	if h.hooks.OnRootsChanged != nil {
-		h.hooks.OnRootsChanged(c.info(), slices.Clone(roots))
 	}
 }
 
@@ -151,46 +148,305 @@ func (h *Handler) inputEnded(err error) {
 	}
 }
 
-// hdrProtocolVersion is the MCP-Protocol-Version header in its canonical
-// form (read with header.Get, which does not canonicalize).
-const hdrProtocolVersion = header.ProtocolVersion
+func equalAuth(a, b any) bool { return reflect.DeepEqual(a, b) }
 
-// initResults holds the encoded result of initialize, per supported
-// version and whether the session has streams: it depends on nothing else
-// (the server's options do not change), so each is encoded once.
-type initResults [2 * maxInitVersions]atomic.Pointer[encodedResult]
-
-// maxInitVersions bounds the versions whose initialize result is cached.
-const maxInitVersions = 8
-
-// encodedResult is a result already encoded as compact JSON, shared by
-// every request that returns it: marshalResult hands it on as is, and
-// json.Marshal (an interceptor's) copies it.
-type encodedResult []byte
-
-// MarshalJSON implements json.Marshaler.
-func (r encodedResult) MarshalJSON() ([]byte, error) { return r, nil }
-
-func (encodedResult) compact() {}
-
-// initResult returns the result of initialize for version, encoded once.
-func (h *Handler) initResult(version string, streams bool) (any, error) {
-	i := slices.Index(supportedVersions, version)
-	if i < 0 || i >= maxInitVersions {
-		return h.newInitializeResult(version, streams), nil
+// resolve finds or makes the session of a POST. It writes the error
+// response itself and returns false when there is none to be had.
+func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize bool, id []byte) (*sessionState, bool) {
+	h.mu.RLock()
+	closed := h.closed
+	h.mu.RUnlock()
+	if closed {
+		httpError(w, http.StatusServiceUnavailable, id, mcp.CodeServerError, "Service Unavailable: the server is shutting down")
+		return nil, false
 	}
-	if streams {
-		i += maxInitVersions
+	auth := mcp.AuthFromContext(r.Context())
+	if h.opts.Stateless {
+		c := h.newSessionState(nil, true)
+		v := header.Get(r.Header, hdrProtocolVersion)
+		if v == "" {
+			v = versionAssumed
+		}
+		c.sess.Init(v, mcp.Implementation{}, mcp.ClientCapabilities{}, auth)
+		c.sess.SetInitialized()
+		return c, true
 	}
-	slot := &h.initJSON[i]
-	if r := slot.Load(); r != nil {
-		return *r, nil
+	// The SessionID middleware of the engine's chain checked the header.
+	sid := middleware.SessionIDFromContext(r.Context())
+	if initialize {
+		if sid != "" {
+			if c, _ := h.lookup(r.Context(), sid, auth); c != nil {
+				httpError(w, http.StatusBadRequest, id, mcp.CodeInvalidRequest,
+					"Invalid Request: this session is already initialized; send initialize without Mcp-Session-Id to start a new one")
+				return nil, false
+			}
+		}
+		sess := sessionstate.New(time.Now())
+		c := h.newSessionState(sess, false)
+		if !h.admit(w, r, c, auth, id) {
+			return nil, false
+		}
+		return c, true
 	}
-	b, err := json.Marshal(h.newInitializeResult(version, streams))
+	if sid == "" {
+		httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
+			"Bad Request: missing Mcp-Session-Id header; send initialize first and echo the session ID it returns")
+		return nil, false
+	}
+	c, err := h.lookup(r.Context(), sid, auth)
+	switch {
+	case errors.Is(err, session.ErrNotFound):
+		httpError(w, http.StatusNotFound, id, mcp.CodeSessionNotFound,
+			"Session not found: it ended or expired; start a new session with initialize")
+		return nil, false
+	case errors.Is(err, errOtherCaller):
+		c = nil // answered 403 below
+	case err != nil:
+		h.log.Error("mcp: the session store failed", "session", sid, "error", err)
+		w.Header().Set("Retry-After", storeRetryAfter)
+		httpError(w, http.StatusServiceUnavailable, id, mcp.CodeInternalError,
+			"Service Unavailable: the session store failed looking up this session; retry later")
+		return nil, false
+	}
+	if c == nil || !sameCaller(c.sess.Auth(), auth) {
+		// 403, not 404: IDs are 128 random bits, so the answer tells a
+		// prober nothing, and it tells a confused client what is wrong.
+		msg := "Forbidden: this session belongs to another caller (a session is bound to the identity that initialized it, anonymous included); send initialize to start a session of your own"
+		if c != nil && subjectTrap(c.sess.Auth(), auth) {
+			msg += subjectHint
+			h.subjectTrapOnce.Do(func() {
+				h.log.Warn("mcp: a session's caller was refused because its auth data differs from the data that initialized it; "+
+					"if that type holds per-request values (a timestamp, an expiry), implement mcp.Subject on it",
+					"type", fmt.Sprintf("%T", auth), "session", c.sess.ID)
+			})
+		}
+		httpError(w, http.StatusForbidden, id, mcp.CodeServerError, msg)
+		return nil, false
+	}
+	if !h.checkVersion(w, r, c, id) {
+		return nil, false
+	}
+	c.sess.Touch(time.Now())
+	return c, true
+}
+
+// sameCaller reports whether the auth data of a request may use a session
+// created with sessAuth: a session's identity never changes. An anonymous
+// session (nil) admits only anonymous callers, and a caller without auth
+// data may use only an anonymous session. Auth data implementing
+// mcp.Subject is compared by subject; other values must be equal.
+func sameCaller(sessAuth, auth any) bool {
+	if sessAuth == nil || auth == nil {
+		return sessAuth == nil && auth == nil
+	}
+	a, ok1 := sessAuth.(mcp.Subject)
+	b, ok2 := auth.(mcp.Subject)
+	if ok1 && ok2 {
+		return a.Subject() == b.Subject()
+	}
+	return equalAuth(sessAuth, auth)
+}
+
+// subjectTrap reports whether sameCaller refused auth for a session
+// made with sessAuth only by comparing two values of one type that does
+// not implement mcp.Subject: the trap of auth data that carries a
+// per-request value, which never equals the one that initialized.
+func subjectTrap(sessAuth, auth any) bool {
+	if sessAuth == nil || auth == nil || reflect.TypeOf(sessAuth) != reflect.TypeOf(auth) {
+		return false
+	}
+	_, ok := auth.(mcp.Subject)
+	return !ok
+}
+
+// subjectHint ends the 403 of a refusal subjectTrap reports.
+const subjectHint = ". Auth data without mcp.Subject binds a session by equality of the whole value: if it holds per-request values (a timestamp, a token expiry), the server should implement mcp.Subject on it to bind sessions to a stable user id"
+
+// errOtherCaller: the stored session is bound to another identity.
+var errOtherCaller = errors.New("mcphttp: the session belongs to another caller")
+
+// lookup finds the session id for a caller with auth data auth. Every
+// lookup touches the stored record (restarting its idle TTL) and takes
+// what other replicas wrote to it (log level, subscriptions); a session
+// this process does not hold is adopted from the store when the caller's
+// identity matches the one it was made for. It returns
+// session.ErrNotFound for a session that ended (here or on another
+// replica) or expired, errOtherCaller, or the store's error.
+func (h *Handler) lookup(ctx context.Context, id string, auth any) (*sessionState, error) {
+	h.mu.RLock()
+	c, ok := h.conns[id]
+	h.mu.RUnlock()
+	if ms, mem := h.store.(*session.MemoryStore); ok && mem {
+		// A live session only takes what others changed: no copy of the
+		// record. The default store only, not a type that embeds it,
+		// whose own Touch must run.
+		err := ms.TouchApply(ctx, id, h.sessionTTL(), c.sess.Apply)
+		if errors.Is(err, session.ErrNotFound) {
+			h.endLocal(c, EndDeleted) // expired
+		}
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	rec, err := h.store.Touch(ctx, id, h.sessionTTL())
 	if err != nil {
+		if ok && errors.Is(err, session.ErrNotFound) {
+			// Ended on another replica, or expired: end it here too.
+			h.endLocal(c, EndDeleted)
+		}
 		return nil, err
 	}
-	r := encodedResult(b)
-	slot.Store(&r)
-	return r, nil
+	if ok {
+		c.sess.Apply(rec)
+		return c, nil
+	}
+	// Another replica made it: adopt it from the shared store.
+	if id := sessionstate.Identity(auth); rec.Identity != id || id == sessionstate.Unencodable {
+		return nil, errOtherCaller
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, session.ErrNotFound
+	}
+	if c, ok := h.conns[id]; ok {
+		return c, nil
+	}
+	c = newSessionState(h, sessionstate.FromRecord(rec, auth), false)
+	c.registered.Store(true)
+	h.conns[id] = c
+	// Counted against this replica's caps (a session another replica
+	// admitted is not refused here), per subject only: its address is
+	// unknown.
+	h.countLocked(c, clientKey(&http.Request{}, auth))
+	h.startReaperLocked()
+	return c, nil
 }
+
+// storeRetryAfter is the Retry-After, in seconds, of a request refused
+// because a shared store (Redis) failed: an outage a client should ride
+// out by retrying, not take as the end of its session.
+const storeRetryAfter = "1"
+
+// storeUnavailable is the JSON-RPC error of a request that failed because
+// a store failed; over HTTP, alone, it is answered 503 with Retry-After.
+type storeUnavailable struct{ err *mcp.Error }
+
+func (e storeUnavailable) Error() string { return e.err.Error() }
+
+func (e storeUnavailable) Unwrap() error { return e.err }
+
+func (storeUnavailable) HTTPStatus() int { return http.StatusServiceUnavailable }
+
+func (storeUnavailable) HTTPHeader() http.Header {
+	return http.Header{"Retry-After": {storeRetryAfter}}
+}
+
+// register makes a fresh session live once initialize succeeded, and
+// tells the OnStart hook. A store that fails to take it fails the
+// initialize.
+func (h *Handler) register(ctx context.Context, c *sessionState) error {
+	if err := h.store.Create(ctx, c.sess.Record(), h.sessionTTL()); err != nil {
+		h.log.Error("mcp: the session store failed to save a new session", "session", c.sess.ID, "error", err)
+		return storeUnavailable{err: &mcp.Error{Code: mcp.CodeInternalError,
+			Message: "Internal error: the session store failed to save the new session; retry initialize later"}}
+	}
+	// Seen no earlier than the record's TTL began: the reaper relies on a
+	// local idle time never ending before the stored one.
+	c.sess.Touch(time.Now())
+	c.registered.Store(true)
+	h.mu.Lock()
+	h.conns[c.sess.ID] = c
+	h.startReaperLocked()
+	h.mu.Unlock()
+	if h.hooks.OnStart != nil {
+		h.hooks.OnStart(c.info())
+	}
+	return nil
+}
+
+// save writes a change of the session of c back to the store (fn applies
+// it to the stored record); a failure is logged and returned as the
+// JSON-RPC internal error the request is answered with.
+func (h *Handler) save(ctx context.Context, c *sessionState, what string, fn func(*session.Record)) error {
+	if c.ephemeral {
+		return nil
+	}
+	err := h.store.Update(ctx, c.sess.ID, h.sessionTTL(), func(r *session.Record) error { fn(r); return nil })
+	if err == nil {
+		return nil
+	}
+	h.log.Error("mcp: the session store failed to save a change", "session", c.sess.ID, "change", what, "error", err)
+	if errors.Is(err, session.ErrNotFound) {
+		return &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: the session ended or expired while " + what + " was saved"}
+	}
+	return &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: the session store failed to save " + what + "; retry later"}
+}
+
+// endSession ends a live session for reason; the OnEnd hook hears of it
+// once, however many ends race.
+func (h *Handler) endSession(c *sessionState, reason EndReason) {
+	h.mu.Lock()
+	live := h.conns[c.sess.ID] == c
+	if live {
+		delete(h.conns, c.sess.ID)
+	}
+	h.uncountLocked(c)
+	h.mu.Unlock()
+	if err := h.store.Delete(context.Background(), c.sess.ID); err != nil {
+		h.log.Error("mcp: the session store failed to delete an ended session (it expires by its TTL)",
+			"session", c.sess.ID, "error", err)
+	}
+	c.close()
+	if live {
+		h.ended(c, reason)
+	}
+}
+
+// endLocal ends the session of c in this process only: it ended or
+// expired in the store, or (evict) is live on another replica.
+func (h *Handler) endLocal(c *sessionState, reason EndReason) {
+	h.mu.Lock()
+	live := h.conns[c.sess.ID] == c
+	if live {
+		delete(h.conns, c.sess.ID)
+	}
+	h.uncountLocked(c)
+	h.mu.Unlock()
+	c.close()
+	if live && reason != "" {
+		h.ended(c, reason)
+	}
+}
+
+// endSessionID ends the live session id, if there is one.
+func (h *Handler) endSessionID(id string, reason EndReason) {
+	h.mu.RLock()
+	c, ok := h.conns[id]
+	h.mu.RUnlock()
+	if ok {
+		h.endSession(c, reason)
+	}
+}
+
+// ErrNoSession is returned for a session ID this handler does not know.
+var ErrNoSession = errors.New("mcphttp: no such session")
+
+// PingSession sends a ping request on the session's GET stream and waits
+// for the client's answer (or ctx). The engine's pings use it.
+func (h *Handler) PingSession(ctx context.Context, id string) error {
+	h.mu.RLock()
+	c, ok := h.conns[id]
+	h.mu.RUnlock()
+	if !ok {
+		return ErrNoSession
+	}
+	_, err := streamPeer{c}.Call(ctx, "ping", struct{}{})
+	return err
+}
+
+// EndSession ends a session as DELETE would: its in-flight requests are
+// cancelled, its streams close, and later requests with its ID get 404.
+// The OnEnd hook hears of it with [EndServer].
+func (h *Handler) EndSession(id string) { h.endSessionID(id, EndServer) }

@@ -9,12 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestConnInflight checks the bookkeeping of requests in flight, whose
+// TestSessionStateInflight checks the bookkeeping of requests in flight, whose
 // first entry is kept inline and the others in a map made on demand: every
 // tracked request can be cancelled by its key until it is untracked,
 // closing cancels every one, and a session with none in flight holds no
 // map.
-func TestConnInflight(t *testing.T) {
+func TestSessionStateInflight(t *testing.T) {
 	t.Parallel()
 	type step struct {
 		op  string // track, untrack, cancel
@@ -70,7 +70,7 @@ func TestConnInflight(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := newConn(&Handler{}, nil, false)
+			c := newSessionState(&Handler{}, nil, false)
 			var ran []string
 			seen := map[string]int{}
 			for _, s := range tt.steps {
@@ -100,11 +100,11 @@ func TestConnInflight(t *testing.T) {
 	}
 }
 
-// TestConnInflightClose checks that close cancels every request in flight,
+// TestSessionStateInflightClose checks that close cancels every request in flight,
 // inline and in the map, and that nothing is tracked after it.
-func TestConnInflightClose(t *testing.T) {
+func TestSessionStateInflightClose(t *testing.T) {
 	t.Parallel()
-	c := newConn(&Handler{}, nil, false)
+	c := newSessionState(&Handler{}, nil, false)
 	var ran []string
 	for _, k := range []string{"1", "2", "3"} {
 		require.True(t, c.track(k, cancelFunc(func(cause error) {
@@ -117,10 +117,10 @@ func TestConnInflightClose(t *testing.T) {
 	assert.False(t, c.track("4", cancelFunc(func(error) { t.Error("cancel of a request tracked after close ran") })))
 }
 
-// TestConnDone checks the session's done channel, made on first use: one
+// TestSessionStateDone checks the session's done channel, made on first use: one
 // asked for before close is closed by close, one asked for after is
 // closed already, and a conn nobody asked holds none.
-func TestConnDone(t *testing.T) {
+func TestSessionStateDone(t *testing.T) {
 	t.Parallel()
 	isClosed := func(ch <-chan struct{}) bool {
 		select {
@@ -132,7 +132,7 @@ func TestConnDone(t *testing.T) {
 	}
 	t.Run("asked before close", func(t *testing.T) {
 		t.Parallel()
-		c := newConn(&Handler{}, nil, false)
+		c := newSessionState(&Handler{}, nil, false)
 		done := c.doneCh()
 		assert.False(t, isClosed(done), "open session")
 		assert.Equal(t, done, c.doneCh(), "one channel per session")
@@ -142,13 +142,13 @@ func TestConnDone(t *testing.T) {
 	})
 	t.Run("asked after close", func(t *testing.T) {
 		t.Parallel()
-		c := newConn(&Handler{}, nil, false)
+		c := newSessionState(&Handler{}, nil, false)
 		c.close()
 		assert.True(t, isClosed(c.doneCh()))
 	})
 	t.Run("never asked", func(t *testing.T) {
 		t.Parallel()
-		c := newConn(&Handler{}, nil, false)
+		c := newSessionState(&Handler{}, nil, false)
 		require.True(t, c.track("1", cancelFunc(func(error) {})))
 		c.untrack("1")
 		assert.Nil(t, c.done, "an idle session holds no done channel")
@@ -173,7 +173,7 @@ func TestSessionSlots(t *testing.T) {
 			t.Parallel()
 			h := &Handler{done: make(chan struct{})}
 			h.opts.MaxSessionRequests = tt.limit
-			c := newConn(h, nil, false)
+			c := newSessionState(h, nil, false)
 			ctx := context.Background()
 
 			// One after another: no channel.

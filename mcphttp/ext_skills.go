@@ -40,7 +40,7 @@ func skillsOnly(fn methodFunc) methodFunc {
 // extensions are the capabilities.extensions of server/discover: the
 // skills extension with directoryRead when the server has skills.
 func (h *Handler) extensions() map[string]any {
-	ext := map[string]any{extTasks: struct{}{}} // tasks.go
+	ext := map[string]any{extTasks: struct{}{}} // ext_tasks.go
 	if hook.hasSkills(h.srv) {
 		ext[skillsExtension] = map[string]any{"directoryRead": true}
 	}

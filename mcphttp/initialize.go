@@ -1,0 +1,115 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync/atomic"
+
+	"github.com/mcpchain/mcp"
+)
+
+func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
+	p, err := decodeInitialize(k.msg.Params)
+	if err != nil {
+		return nil, err
+	}
+	if p.ProtocolVersion == "" {
+		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: initialize needs "protocolVersion"`}
+	}
+	version := p.ProtocolVersion
+	if !slices.Contains(supportedVersions, version) {
+		version = Version20251125
+	}
+	k.c.sess.Init(version, p.ClientInfo, p.Capabilities, k.auth)
+	if !k.c.ephemeral {
+		if err := h.register(ctx, k.c); err != nil {
+			return nil, err
+		}
+	}
+	// A stateless handler has no stream to send list changes and resource
+	// updates on: it does not promise them (docs/deploy.md).
+	return h.initResult(version, !k.c.ephemeral)
+}
+
+// newInitializeResult is the result of initialize for version; streams
+// says the session has streams for list changes and resource updates.
+func (h *Handler) newInitializeResult(version string, streams bool) initializeResult {
+	o := h.srv.Options()
+	return initializeResult{
+		ProtocolVersion: version,
+		Capabilities: serverCapabilities{
+			Tools:       listChanged{streams},
+			Resources:   resourcesCap{Subscribe: streams, ListChanged: streams},
+			Prompts:     listChanged{streams},
+			Logging:     struct{}{},
+			Completions: struct{}{},
+		},
+		ServerInfo:   mcp.Implementation{Name: o.Name, Title: o.Title, Version: o.Version},
+		Instructions: o.Instructions,
+	}
+}
+
+type initializeResult struct {
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    serverCapabilities `json:"capabilities"`
+	ServerInfo      mcp.Implementation `json:"serverInfo"`
+	Instructions    string             `json:"instructions,omitempty"`
+}
+
+type serverCapabilities struct {
+	Tools       listChanged  `json:"tools"`
+	Resources   resourcesCap `json:"resources"`
+	Prompts     listChanged  `json:"prompts"`
+	Logging     struct{}     `json:"logging"`
+	Completions struct{}     `json:"completions"`
+}
+
+type listChanged struct {
+	ListChanged bool `json:"listChanged"`
+}
+
+type resourcesCap struct {
+	Subscribe   bool `json:"subscribe"`
+	ListChanged bool `json:"listChanged"`
+}
+
+// initResults holds the encoded result of initialize, per supported
+// version and whether the session has streams: it depends on nothing else
+// (the server's options do not change), so each is encoded once.
+type initResults [2 * maxInitVersions]atomic.Pointer[encodedResult]
+
+// maxInitVersions bounds the versions whose initialize result is cached.
+const maxInitVersions = 8
+
+// encodedResult is a result already encoded as compact JSON, shared by
+// every request that returns it: marshalResult hands it on as is, and
+// json.Marshal (an interceptor's) copies it.
+type encodedResult []byte
+
+// MarshalJSON implements json.Marshaler.
+func (r encodedResult) MarshalJSON() ([]byte, error) { return r, nil }
+
+func (encodedResult) compact() {}
+
+// initResult returns the result of initialize for version, encoded once.
+func (h *Handler) initResult(version string, streams bool) (any, error) {
+	i := slices.Index(supportedVersions, version)
+	if i < 0 || i >= maxInitVersions {
+		return h.newInitializeResult(version, streams), nil
+	}
+	if streams {
+		i += maxInitVersions
+	}
+	slot := &h.initJSON[i]
+	if r := slot.Load(); r != nil {
+		return *r, nil
+	}
+	b, err := json.Marshal(h.newInitializeResult(version, streams))
+	if err != nil {
+		return nil, err
+	}
+	r := encodedResult(b)
+	slot.Store(&r)
+	return r, nil
+}

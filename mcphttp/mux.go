@@ -1,0 +1,119 @@
+package mcphttp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/justinas/alice"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
+	"github.com/mcpchain/mcp/middleware"
+)
+
+// MuxOptions configure [NewMux].
+type MuxOptions struct {
+	// Endpoint is the path of the MCP endpoint. Default /mcp.
+	Endpoint string
+	// Middleware wraps the MCP endpoint (inside authentication).
+	Middleware []func(http.Handler) http.Handler
+}
+
+// NewMux assembles the HTTP side of a server on one ServeMux: the MCP
+// endpoint behind recovery and the server's authentication
+// ([Handler.AuthMiddleware], outermost but for recovery, so opts.Middleware
+// sees the caller's auth data), the health endpoint, the server's custom
+// routes (authenticated the same way unless public), the OAuth discovery
+// documents (of Options.OAuth when enabled, else of an Options.Auth that
+// implements mcp.OAuthMetadataProvider), the routes of the auth
+// provider, and with Options.LegacySSE the legacy HTTP+SSE transport
+// (GET /sse, POST /messages, through the endpoint's chain). Its patterns are paths from its own root, so it mounts under a
+// prefix with http.StripPrefix:
+//
+//	parent.Handle("/api/", http.StripPrefix("/api", mcphttp.NewMux(h, nil)))
+//
+// Custom routes added with AddRoute after NewMux returned are served too,
+// from their first request on (a late route whose pattern conflicts with
+// a mounted one is logged and not served).
+func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
+	var o MuxOptions
+	if opts != nil {
+		o = *opts
+	}
+	ep := endpointOr(o.Endpoint)
+	srv := h.Server()
+	so := srv.Options()
+	log := srv.Logger()
+	base := alice.New(middleware.Recover(log))
+	authed := base.Append(h.AuthMiddleware)
+	mux := http.NewServeMux()
+	// The endpoint authenticates once, in front, and ends in the engine's
+	// chain without its own authentication step (Handler.admitted): the
+	// same checks as base+Authenticate+h, without marking the request.
+	mux.Handle(ep, base.Append(h.authenticateOnce).Append(constructors(o.Middleware)...).Then(h.admitted))
+	if ho := so.Health; ho == nil || !ho.Disabled {
+		path, msg, status := "/health", "ok", http.StatusOK
+		if ho != nil {
+			if ho.Path != "" {
+				path = ho.Path
+			}
+			if ho.Message != "" {
+				msg = ho.Message
+			}
+			if ho.Status != 0 {
+				status = ho.Status
+			}
+		}
+		health := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(status)
+			if r.Method != http.MethodHead {
+				_, _ = io.WriteString(w, msg)
+			}
+		})
+		mux.Handle("GET "+path, base.Then(health))
+	}
+	if h.opts.LegacySSE {
+		mountLegacySSE(mux, h, base, o.Middleware)
+	}
+	mountRoutes(mux, srv, base, authed)
+	discovery.Mount(mux, oauthOptions(so))
+	if so.Auth != nil && so.Authenticate == nil {
+		so.Auth.Mount(mux)
+	}
+	return mux
+}
+
+// ErrSessionAuthWithAuth is returned by [Start] and [Embed] when
+// SessionAuth (fixed auth data for the local caller) is set for a server
+// that has its own authentication (Options.Authenticate or Options.Auth):
+// the two cannot both hold, and the server's check must not be skipped.
+// Pass the caller's credentials in the Header option instead.
+var ErrSessionAuthWithAuth = errors.New("mcphttp: SessionAuth cannot be combined with the server's Authenticate or Auth (the server checks every request itself); pass the local caller's credentials in Header instead")
+
+// checkSessionAuth fails closed when fixed auth data would stand in for
+// the server's own authentication.
+func checkSessionAuth(srv *mcp.Server, sessionAuth any, where string) error {
+	if sessionAuth != nil && serverAuth(srv.Options()) != nil {
+		return fmt.Errorf("%s.SessionAuth: %w", where, ErrSessionAuthWithAuth)
+	}
+	return nil
+}
+
+// localChain is the chain of the stdio and embedded transports: recovery,
+// the server's authentication (of the Header credentials), the fixed
+// local caller, then the user's middleware.
+func localChain(h *Handler, sessionAuth any, mw []func(http.Handler) http.Handler) alice.Chain {
+	return alice.New(middleware.Recover(h.Server().Logger()), h.AuthMiddleware, middleware.FixedAuth(sessionAuth)).Append(constructors(mw)...)
+}
+
+// WriteJSON writes v as a JSON response with the given status: the helper
+// for custom routes.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
