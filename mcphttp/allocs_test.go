@@ -17,17 +17,10 @@ import (
 // not compiled, rather than skipped.
 
 // allocBounds are the allocations one tools/call of add may make, per
-// transport: the figures measured when they were set (issue 10; go test
-// -bench ToolsCall -benchmem: http-json 18, http-sse 31, stateless 16,
-// stdio 32, embedded 63) plus about a tenth. Before the request's cancel
-// context became lazy (requestContext: no context.WithCancelCause child
-// and cancel closure per session request) they were 20, 33, 16, 34 and
-// 65; before the cuts before that (a tool's answer encoded into the
-// response's buffer, the cancel function tracked without a closure, the
-// request's peer inside its call, and no cancel context for the lone
-// request of a throw-away session) 24, 37, 22, 38 and 69; before the flat
-// argument decoder, the allocation cuts of the c=16 CPU work and the lazy
-// per-session state, 37, 49, 41, 52 and 82. A change that makes the hot
+// transport: the figures measured when they were set (go test -bench
+// ToolsCall -benchmem: http-json 18, http-sse 31, stateless 16, stdio 32,
+// embedded 63) plus about a tenth; BENCHMARKS.md has their history. A
+// change that makes the hot
 // path allocate more fails here; one that makes it allocate less should
 // lower the bound.
 var allocBounds = map[string]float64{

@@ -15,7 +15,7 @@ import (
 	"github.com/mcpchain/mcp/stdio"
 )
 
-// The hot paths of issue 10, run by `make bench` (with -benchmem). Every
+// The hot paths, run by `make bench` (with -benchmem). Every
 // benchmark goes through Handler.ServeHTTP, the chain included; the HTTP
 // ones call it directly with an in-memory ResponseWriter (the engine, not
 // the network stack), stdio runs stdio.Serve over pipes (the whole

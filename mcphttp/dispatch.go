@@ -82,7 +82,7 @@ func (h *Handler) handleRequest(r *http.Request, c *sessionState, msg *jsonrpc.M
 	// its own, and nothing else cancels the request before it returns.
 	// Its HTTP request's context (the client going away, the server's
 	// shutdown) is all it needs, which saves a stateless call the context
-	// and the tracking (issue 10). A batch's requests share their session
+	// and the tracking. A batch's requests share their session
 	// with the batch's notifications, so they keep it.
 	var rc *requestContext
 	if !c.ephemeral || rs.batch {

@@ -83,9 +83,8 @@ func parallel(n int, fn func(i int) (int, string)) (statuses []int, bodies []str
 	return statuses, bodies
 }
 
-// TestHostileResources is issue 7's table of inputs whose cost was far
-// larger than their size (findings 2, 3 and the anonymous-session row of
-// 4), against what the engine now does: each row's attack runs on a fresh
+// TestHostileResources is a table of inputs whose cost could be far
+// larger than their size: each row's attack runs on a fresh
 // handler, and the row asserts the status of its answers, that an error
 // answer is short, and that the heap (and, where stated, the goroutines)
 // stayed under the row's bound while it ran and after. The rows the other

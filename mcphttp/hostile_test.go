@@ -1,6 +1,6 @@
 package mcphttp_test
 
-// Hostile input (issue 7): requests whose cost or reflection is far larger
+// Hostile input: requests whose cost or reflection is far larger
 // than their worth. Each row is one request with the status it must get,
 // a bound on the body of the answer, and, after every row, a bound on the
 // heap the server keeps. The rows on resources (batch concurrency, session

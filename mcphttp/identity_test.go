@@ -17,9 +17,9 @@ import (
 )
 
 // TestSessionIdentityIsFixed: a session is bound to the identity that
-// initialized it, anonymous included (issue 7: a session made without
-// credentials answered 200 to a caller with a bearer token of another
-// identity, and the tool saw that identity). Every method that names a
+// initialized it, anonymous included: a session made without credentials
+// does not serve a caller with a bearer token, whose identity its tool
+// would otherwise see. Every method that names a
 // session (POST, GET, DELETE) refuses a caller whose identity differs.
 func TestSessionIdentityIsFixed(t *testing.T) {
 	t.Parallel()

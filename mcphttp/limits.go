@@ -69,8 +69,8 @@ func (h *Handler) acquire(ctx context.Context, c *sessionState) error {
 // that finds none running takes it without a channel; the channel of
 // slots is made when a second request comes while one runs, holding the
 // first one's slot, and kept from then on. A session whose requests never
-// overlap (most: one after another) makes none (issue 10: the channel was
-// 96 of the bytes every idle session held).
+// overlap (most: one after another) makes none: the channel would be 96
+// bytes of every idle session.
 func (h *Handler) acquireSession(ctx context.Context, c *sessionState) error {
 	n := h.opts.MaxSessionRequests
 	if n <= 0 {

@@ -92,13 +92,11 @@ func napBatch(first, n, ms int) string {
 	return "[" + strings.Join(parts, ",") + "]"
 }
 
-// TestBatchesRunInBoundedConcurrency: issue 7 found one goroutine per
-// batch element (a 4 MiB batch of 36,000 slow calls made 47,101
-// goroutines). Many parallel batches of slow calls on several sessions
-// now run at most MaxSessionRequests per session and MaxConcurrentRequests
-// in all, the rest waiting without a goroutine each; every result
-// arrives. Before the fix the goroutine count rose by about one per call
-// (480 here) and every call ran at once.
+// TestBatchesRunInBoundedConcurrency: a batch element must not cost a
+// goroutine (a 4 MiB batch holds some 36,000 calls). Many parallel batches
+// of slow calls on several sessions run at most MaxSessionRequests per
+// session and MaxConcurrentRequests in all, the rest waiting without a
+// goroutine each; every result arrives.
 func TestBatchesRunInBoundedConcurrency(t *testing.T) {
 	const (
 		sessions  = 4
@@ -292,11 +290,11 @@ func limitError(t *testing.T, body string) (code int64, message string, data map
 	return m.Error.Code, m.Error.Message, m.Error.Data
 }
 
-// TestMaxSessions: issue 7 found no cap on live sessions (one client
-// opened 110,000 in 35 s). Beyond Options.MaxSessions, initialize is
-// answered 503 with Retry-After and an error naming the option; sessions
-// that end (DELETE, idle expiry, EndSession) and initializes that fail
-// free their slot. Before the fix every initialize was answered 200.
+// TestMaxSessions: live sessions are capped (without a cap one client
+// can open some 110,000 in 35 s). Beyond Options.MaxSessions,
+// initialize is answered 503 with Retry-After and an error naming the
+// option; sessions that end (DELETE, idle expiry, EndSession) and
+// initializes that fail free their slot.
 func TestMaxSessions(t *testing.T) {
 	t.Parallel()
 	ts, h := capServer(t, &mcphttp.Options{MaxSessions: 2, SessionIdleTimeout: 150 * time.Millisecond})
@@ -442,12 +440,11 @@ func dribble(t *testing.T, addr string, limit time.Duration) (answer string, clo
 	return string(b), time.Since(start)
 }
 
-// TestBodyReadTimeout: issue 7 found request bodies never timed out (200
-// connections dribbling a byte a second stayed open past 75 s). A body
-// slower than Options.BodyReadTimeout is answered 408 and its connection
-// closed, within the deadline; a slow tool call whose SSE answer lasts
-// several deadlines, and a GET stream, are not cut. Before the fix the
-// dribbled body was read to its end (5 s here) and the test timed out.
+// TestBodyReadTimeout: a request body must not be read forever (a
+// connection dribbling a byte a second would stay open). A body slower
+// than Options.BodyReadTimeout is answered 408 and its connection closed,
+// within the deadline; a slow tool call whose SSE answer lasts several
+// deadlines, and a GET stream, are not cut.
 func TestBodyReadTimeout(t *testing.T) {
 	t.Parallel()
 	const deadline = 300 * time.Millisecond

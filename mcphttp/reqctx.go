@@ -21,8 +21,8 @@ type canceller interface {
 // It is such a child, made only when something needs one: until then it
 // is a view of its parent. context.WithCancelCause registers the child in
 // a map of net/http's per-request context, made afresh for every request
-// (the child, its cancel function and that map were about 3% of the CPU
-// of a stateful tools/call, issue 10), while most requests never ask for
+// (the child, its cancel function and that map cost about 3% of the CPU
+// of a stateful tools/call), while most requests never ask for
 // Done, derive no context and are never cancelled. The real child is made
 // the first time one of those happens (Done, a cancel, or a lookup after
 // the end), so what the request's code sees is the same:

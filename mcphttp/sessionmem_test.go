@@ -64,11 +64,9 @@ func idleSessionBytes(tb testing.TB, n int) float64 {
 	return float64(after-before) / float64(n)
 }
 
-// TestIdleSessionMemory bounds what an idle session costs (issue 7: each
-// cost about 7.6 KB, much of it a 256-slot GET queue allocated up front;
-// issue 10: 1,348 bytes, of which 200 were the in-flight map its first
-// request made and kept, 96 its done channel and 96 its channel of request
-// slots): the per-session buffers and channels are made only when used, so
+// TestIdleSessionMemory bounds what an idle session costs: the
+// per-session buffers and channels (the GET queue, the in-flight map, the
+// done channel, the channel of request slots) are made only when used, so
 // an idle session, with the in-memory store's entry, measured 868 bytes
 // and stays under 1 KiB.
 func TestIdleSessionMemory(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-// sessionState is the live side of a session in this process: in-flight requests,
-// requests waiting for the client, and the GET stream's queue.
+// sessionState is the live side of a session in this process: in-flight
+// requests, requests waiting for the client, and the GET stream's queue.
 type sessionState struct {
 	h         *Handler
 	sess      *sessionstate.Session
@@ -19,7 +19,7 @@ type sessionState struct {
 	modern    bool // a 2026-07-28 request's throw-away session (rev20260728.go)
 	// closed and rootsOK are guarded by mu; they sit here, with the
 	// other small fields, so that no field is padded to a word of its
-	// own (every session holds a conn).
+	// own (every session holds a sessionState).
 	closed  bool
 	rootsOK bool
 	// registered is set once the session is saved (Handler.register, or
@@ -30,7 +30,7 @@ type sessionState struct {
 	// The requests in flight, by IDKey, with what cancels each: the
 	// first in one inline pair, others in a map made only while two or
 	// more run at once. An idle session holds neither: a map kept from
-	// its first request cost every session about 200 bytes (issue 10).
+	// its first request would cost every session about 200 bytes.
 	firstKey    string
 	firstCancel canceller
 	inflight    map[string]canceller
@@ -42,8 +42,7 @@ type sessionState struct {
 	// The GET stream's queue of server-initiated messages, and the signal
 	// that it has some. Both are made on first use: most sessions never
 	// get a server-initiated message, and an idle session should cost
-	// little (issue 7: a 256-slot channel made up front was 6 KiB of the
-	// 7.6 KiB each session held).
+	// little (a 256-slot channel made up front would be 6 KiB of each).
 	out  [][]byte
 	wake chan struct{}
 	// slots bounds the session's requests running at once
@@ -71,8 +70,8 @@ type sessionState struct {
 	done chan struct{}
 }
 
-// closedDone is the done channel of a conn closed before anything asked
-// for it.
+// closedDone is the done channel of a sessionState closed before anything
+// asked for it.
 var closedDone = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
 
 // doneCh returns a channel closed when the session ends.

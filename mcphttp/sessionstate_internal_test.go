@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSessionStateInflight checks the bookkeeping of requests in flight, whose
-// first entry is kept inline and the others in a map made on demand: every
-// tracked request can be cancelled by its key until it is untracked,
-// closing cancels every one, and a session with none in flight holds no
-// map.
+// TestSessionStateInflight checks the bookkeeping of requests in flight,
+// whose first entry is kept inline and the others in a map made on
+// demand: every tracked request can be cancelled by its key until it is
+// untracked, closing cancels every one, and a session with none in flight
+// holds no map.
 func TestSessionStateInflight(t *testing.T) {
 	t.Parallel()
 	type step struct {
@@ -100,8 +100,8 @@ func TestSessionStateInflight(t *testing.T) {
 	}
 }
 
-// TestSessionStateInflightClose checks that close cancels every request in flight,
-// inline and in the map, and that nothing is tracked after it.
+// TestSessionStateInflightClose checks that close cancels every request in
+// flight, inline and in the map, and that nothing is tracked after it.
 func TestSessionStateInflightClose(t *testing.T) {
 	t.Parallel()
 	c := newSessionState(&Handler{}, nil, false)
@@ -117,9 +117,9 @@ func TestSessionStateInflightClose(t *testing.T) {
 	assert.False(t, c.track("4", cancelFunc(func(error) { t.Error("cancel of a request tracked after close ran") })))
 }
 
-// TestSessionStateDone checks the session's done channel, made on first use: one
-// asked for before close is closed by close, one asked for after is
-// closed already, and a conn nobody asked holds none.
+// TestSessionStateDone checks the session's done channel, made on first
+// use: one asked for before close is closed by close, one asked for after
+// is closed already, and a sessionState nobody asked holds none.
 func TestSessionStateDone(t *testing.T) {
 	t.Parallel()
 	isClosed := func(ch <-chan struct{}) bool {
