@@ -1,7 +1,9 @@
 package mcp_test
 
 import (
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,4 +71,61 @@ func isHeavy(path string) bool {
 		}
 	}
 	return false
+}
+
+// TestImportRule: every package of the module imports only the packages
+// of the module that its line of the import rule in docs/architecture.md
+// allows ("internal/*" allows every internal package). Packages without a
+// line (internal, examples) are not checked.
+func TestImportRule(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("docs/architecture.md")
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(doc), "## Import rule")
+	require.True(t, ok, "docs/architecture.md has no Import rule section")
+	_, block, ok := strings.Cut(rest, "```\n")
+	require.True(t, ok, "the Import rule section has no code block")
+	block, _, _ = strings.Cut(block, "```")
+	const module = "github.com/mcpchain/mcp"
+	allowed := map[string][]string{}
+	for line := range strings.Lines(block) {
+		pkg, deps, ok := strings.Cut(line, "→")
+		require.True(t, ok, "rule line without →: %q", line)
+		for d := range strings.SplitSeq(deps, ",") {
+			allowed[strings.TrimSpace(pkg)] = append(allowed[strings.TrimSpace(pkg)], strings.TrimSpace(d))
+		}
+	}
+	require.Contains(t, allowed, "mcp")
+	require.Contains(t, allowed, "mcphttp")
+
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{join .Imports \" \"}}", "./...").CombinedOutput()
+	require.NoError(t, err, "go list: %s", out)
+	checked := 0
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		path, imports, _ := strings.Cut(strings.TrimSpace(line), "\t")
+		name := strings.TrimPrefix(strings.TrimPrefix(path, module), "/")
+		if name == "" {
+			name = "mcp"
+		}
+		rule, ok := allowed[name]
+		if !ok {
+			continue
+		}
+		checked++
+		for _, imp := range strings.Fields(imports) {
+			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			dep := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			if dep == "" {
+				dep = "mcp"
+			}
+			if !slices.ContainsFunc(rule, func(a string) bool {
+				return a == dep || (a == "internal/*" && strings.HasPrefix(dep, "internal/"))
+			}) {
+				t.Errorf("%s imports %s, which its import rule (%s) does not allow", name, dep, strings.Join(rule, ", "))
+			}
+		}
+	}
+	require.Equal(t, len(allowed), checked, "every package named by the rule exists")
 }

@@ -59,7 +59,7 @@ func init() {
 }
 
 // handleRequest runs one request and replies on rs. It is the engine's one
-// place of panic recovery (doc.go): every request passes here, also those
+// place of panic recovery (docs/architecture.md, "Panics"): every request passes here, also those
 // run on goroutines of their own (batches, resumable streams) where no
 // HTTP middleware could catch a panic. A panic is logged with its stack
 // and answered with a -32603 error.

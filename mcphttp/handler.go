@@ -40,7 +40,7 @@ type Handler struct {
 	// nil: no limit.
 	slots chan struct{}
 
-	chain http.Handler // the engine's own middleware, then serve (doc.go)
+	chain http.Handler // the engine's own middleware, then serve (docs/architecture.md)
 	// admitted is chain without the authentication step, for NewMux's
 	// endpoint, which runs that step itself in front (authenticateOnce).
 	admitted http.Handler
@@ -155,7 +155,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 
 // newChain composes the engine's own middleware in front of serve: the
 // DNS-rebinding check, the session-ID check, and pings for GET streams
-// that came over the network. See doc.go for the order and why.
+// that came over the network. docs/architecture.md gives the order and why.
 // withAuth false leaves out the authentication step: the chain NewMux
 // mounts behind its own (authenticateOnce).
 func (h *Handler) newChain(withAuth bool) http.Handler {
@@ -243,7 +243,7 @@ func (h *Handler) SessionCount() int {
 }
 
 // ServeHTTP implements http.Handler. It runs the engine's own chain (see
-// the package doc): the Host/Origin check, the server's authentication
+// docs/architecture.md): the Host/Origin check, the server's authentication
 // (unless [Handler.AuthMiddleware] already ran it for this request), the
 // session-ID check, pings, then the request itself.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -7,7 +7,7 @@ package mcphttp
 // POSTs becomes a synthesized Streamable HTTP POST through the endpoint's
 // chain to the same *Handler, and everything the engine answers on those
 // requests and on the session's own GET stream is relayed to the client's
-// SSE stream. See "Legacy HTTP+SSE" in doc.go.
+// SSE stream. See "Legacy HTTP+SSE" in docs/architecture.md.
 
 import (
 	"bytes"

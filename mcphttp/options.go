@@ -108,7 +108,7 @@ type Options struct {
 	// HTTP+SSE transport of revision 2024-11-05 for old clients: GET
 	// /sse opens a stream, POST /messages?sessionId=… carries the client's
 	// messages, through the endpoint's chain. Off by default. See
-	// "Legacy HTTP+SSE" in the package doc.
+	// "Legacy HTTP+SSE" in docs/architecture.md.
 	LegacySSE bool
 
 	// Limits: what clients can make the handler hold (docs/deploy.md,
@@ -154,7 +154,7 @@ type Options struct {
 	// recommended). Unset, each process draws a random one: replicas
 	// behind one endpoint must share it, or a client's next round that
 	// lands on another replica is refused (-32602). See "Protocol
-	// revisions" in the package doc.
+	// revisions" in docs/architecture.md.
 	StateKey []byte
 	// StateTTL is how long a requestState is accepted after it was
 	// issued. Default DefaultStateTTL (10 minutes).

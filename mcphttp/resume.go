@@ -406,7 +406,7 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *sess
 		defer h.release(c)
 		defer cancel(nil)
 		defer stop()
-		// handleRequest recovers its own panics (doc.go: one place).
+		// handleRequest recovers its own panics (docs/architecture.md, "Panics").
 		h.handleRequest(r.WithContext(ctx), c, msg, rs)
 		rs.end()
 	}()

@@ -16,8 +16,8 @@ import (
 )
 
 // modernVersions are the revisions served per request, without
-// initialize and without sessions (see "Protocol revisions" in the
-// package doc), newest first.
+// initialize and without sessions (see "Protocol revisions" in
+// docs/architecture.md), newest first.
 var modernVersions = []string{Version20260728}
 
 // The _meta keys of revision 2026-07-28.
@@ -59,7 +59,7 @@ var cachedResults = map[string]bool{
 	"resources/templates/list": true, "resources/read": true, "server/discover": true,
 }
 
-// isModern decides the era of a single (non-batch) POST (doc.go,
+// isModern decides the era of a single (non-batch) POST (docs/architecture.md,
 // "Protocol revisions"): a 2025-era MCP-Protocol-Version header is 2025-era
 // whatever the body says; a 2026-era header is modern; without the header,
 // or with one this engine does not know, the request is modern when its
@@ -142,7 +142,7 @@ func refuseModernBatch(w http.ResponseWriter, headerVersion string) bool {
 
 // serveModern serves one 2026-07-28 message: no session (Mcp-Session-Id
 // is ignored and never issued), the per-request _meta instead of
-// initialize, the revision's header checks in its order (doc.go), then
+// initialize, the revision's header checks in its order (docs/architecture.md), then
 // the same handlers as the 2025 revisions on a throw-away session.
 func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, headerVersion string) {
 	id := msg.ID

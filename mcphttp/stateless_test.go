@@ -20,7 +20,7 @@ import (
 )
 
 // The tests of this file check, claim by claim, what docs/deploy.md
-// ("Stateless mode") and the package doc say a 2025 client keeps and
+// and docs/architecture.md ("Stateless mode") and the package doc say a 2025 client keeps and
 // loses when the handler is stateless (Options.Stateless).
 
 // statelessInit is an initialize that declares every client capability.
