@@ -17,10 +17,9 @@ import (
 var initLine = regexp.MustCompile(`(?m)^init github\.com/mcpchain/mcp @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)
 
 // TestPackageInitHeap bounds the heap package mcp allocates at init, which
-// every program that links it pays before main (issue 10: three regexps
-// compiled at init were 195 KB in 2,241 allocations and 8.6 ms of a
-// server's start; the checks are loops now, and the figure is a few
-// hundred bytes). It runs this test binary again with GODEBUG=inittrace=1
+// every program that links it pays before main (a regexp compiled at
+// init costs tens of kilobytes and milliseconds of a server's start; the
+// checks are loops, and the figure is a few hundred bytes). It runs this test binary again with GODEBUG=inittrace=1
 // and reads the runtime's line for the package; the binary's init also
 // runs the package-level variables of this package's internal tests.
 func TestPackageInitHeap(t *testing.T) {

@@ -386,13 +386,7 @@ func (s *Server) callTool(ctx context.Context, c *Context, name string, args jso
 	return toolFailure(name, e, err)
 }
 
-// toolFailure maps a tool's error to its result or protocol error. It is
-// kept out of callTool (go:noinline) so that the hot path's stack frame
-// does not carry the error formatting: a request's stack staying under
-// the goroutine's first 8 KB spares a stack copy per request after every
-// garbage collection.
-//
-//go:noinline
+// toolFailure maps a tool's error to its result or protocol error.
 func toolFailure(name string, e *toolEntry, err error) (*ContentResult, error) {
 	var ue *UserError
 	var je *Error
@@ -416,10 +410,7 @@ func toolFailure(name string, e *toolEntry, err error) (*ContentResult, error) {
 	return errorResult(fmt.Sprintf("Tool %q failed: %v", name, err)), nil
 }
 
-// invalidArguments is callTool's answer to arguments prepare refused
-// (kept apart for the stack's sake, as toolFailure).
-//
-//go:noinline
+// invalidArguments is callTool's answer to arguments prepare refused.
 func invalidArguments(name string, err error) (*ContentResult, error) {
 	if je := (*Error)(nil); errors.As(err, &je) {
 		return nil, je
@@ -441,10 +432,7 @@ func (s *Server) runTool(ctx context.Context, c *Context, e *toolEntry, args jso
 
 // runToolTimeout runs a tool that has a Timeout in a goroutine of its own,
 // so that the client gets its answer at the limit even when the tool
-// ignores its context. It is apart from runTool (go:noinline) to keep the
-// common path's stack frame small (see toolFailure).
-//
-//go:noinline
+// ignores its context.
 func (s *Server) runToolTimeout(ctx context.Context, c *Context, e *toolEntry, args json.RawMessage) (*ContentResult, error) {
 	tctx, cancel := context.WithTimeoutCause(ctx, e.tool.Timeout, errToolTimeout)
 	defer cancel()

@@ -29,8 +29,7 @@ import (
 )
 
 // The consent page is tested in a real browser: Debian's chromium, driven
-// over the DevTools protocol by github.com/chromedp/chromedp (the library
-// issue 8 names). A browser is the only way to prove what an HTTP client
+// over the DevTools protocol by github.com/chromedp/chromedp. A browser is the only way to prove what an HTTP client
 // cannot: that the page renders under its own Content-Security-Policy
 // (inline style allowed by nonce, nothing else), that the form posts
 // same-origin with the cookies a browser really keeps, and that the

@@ -15,7 +15,7 @@
 // (mcp.CommandTransport) and Streamable HTTP (mcp.StreamableClientTransport
 // against -transport httpStream on a free loopback port). The main suite pins
 // protocol version 2025-11-25; TestLatestProtocol uses the SDK's default.
-// TestDualClients (issue 9) runs the Go SDK client at its newest revision,
+// TestDualClients runs the Go SDK client at its newest revision,
 // 2026-07-28, and the TypeScript SDK client (node/client.mjs, 2025-11-25)
 // against one HTTP server process at the same time, then each over stdio;
 // both call every tool, the eliciting and the progress-reporting ones

@@ -17,7 +17,7 @@ import (
 	"github.com/mcpchain/mcp/examples/everything/tools"
 )
 
-// Issue 9, "What it must show", second bullet: the official Go SDK client
+// The dual-client check: the official Go SDK client
 // at its newest release (v1.8.0), speaking the newest revision it offers
 // (2026-07-28: server/discover, no initialize, no session, _meta on every
 // request, input-required results instead of server-to-client requests),

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestOAuthRegistrationFlood is the flood of issue 21 (hole 1) against
+// TestOAuthRegistrationFlood is a registration flood against
 // examples/oauth as a process, in front of a real identity provider
 // library: a victim registers, then 1,000 anonymous registrations of the
 // largest size the server accepts (two redirect URIs of 2,000 bytes and a

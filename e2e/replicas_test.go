@@ -288,7 +288,7 @@ func stopSharedCluster() {
 	}
 }
 
-// TestReplicasShareSessionsOnRedis is issue 9's replica check (b): three
+// TestReplicasShareSessionsOnRedis is the replica check on Redis: three
 // examples/everything processes with -redis -resumable on one real
 // redis-server (every answer is a resumable stream with event IDs in Redis),
 // behind a round-robin proxy that sends every request to the next replica.
@@ -374,8 +374,8 @@ func testReplicasShareSessions(t *testing.T, redisURL string) {
 		clients, calls.Load(), rr.n.Load(), rr.hits[0].Load(), rr.hits[1].Load(), rr.hits[2].Load(), elapsed.Round(time.Millisecond))
 }
 
-// TestStreamResumesOnAnotherReplica is the other half of issue 9's check
-// (b): on three examples/everything replicas with -redis -resumable behind the
+// TestStreamResumesOnAnotherReplica is the other half of the Redis replica check
+// on three examples/everything replicas with -redis -resumable behind the
 // round-robin proxy, a 2025-11-25 client calls the slow tool, drops its
 // connection after the priming event, and resumes with GET and
 // Last-Event-ID; the GET lands on another replica, which follows the
@@ -464,7 +464,7 @@ func errorKind(err error) string {
 	}
 }
 
-// TestStatelessReplicas is issue 9's replica check (a): three
+// TestStatelessReplicas is the stateless replica check: three
 // examples/everything -stateless processes behind the round-robin proxy,
 // no shared store. 200 official Go SDK clients pinned to 2025-11-25
 // (initialize, but no session) and 200 speaking 2026-07-28 (server/discover,
@@ -534,7 +534,7 @@ func TestStatelessReplicas(t *testing.T) {
 		perRevision, revisions[0], revisions[1], calls[0].Load()+calls[1].Load(), rs.rr.n.Load(), rs.hits(), elapsed.Round(time.Millisecond))
 }
 
-// TestReplicaKilled is issue 9's replica check (c): three
+// TestReplicaKilled is the killed-replica check: three
 // examples/everything processes sharing sessions on Redis behind the
 // round-robin proxy; 30 Go SDK clients (2025-11-25, stateful) call tools in
 // a loop, a third of them the slow tool (300 ms; its limit is 1 s), and one

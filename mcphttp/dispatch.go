@@ -118,14 +118,7 @@ func (h *Handler) handleRequest(r *http.Request, c *sessionState, msg *jsonrpc.M
 	h.replyResult(c, k, msg, rs, res)
 }
 
-// replyError answers a request with the error its handler returned. It
-// and replyResult are kept out of handleRequest (go:noinline) so that the
-// stack frame every request carries down to the tool stays small: a
-// request whose stack outgrows the goroutine's first 8 KB pays a stack
-// copy after every garbage collection, and the user's middleware and
-// interceptors add their frames on top of ours.
-//
-//go:noinline
+// replyError answers a request with the error its handler returned.
 func (h *Handler) replyError(c *sessionState, msg *jsonrpc.Message, rs *responder, err error) {
 	var je *mcp.Error
 	if !errors.As(err, &je) {
@@ -143,8 +136,6 @@ func (h *Handler) replyError(c *sessionState, msg *jsonrpc.Message, rs *responde
 }
 
 // replyResult answers a request with its result, encoded.
-//
-//go:noinline
 func (h *Handler) replyResult(c *sessionState, k *call, msg *jsonrpc.Message, rs *responder, res any) {
 	var (
 		out []byte

@@ -121,17 +121,14 @@ func (h *Handler) takeSessionlessNotification(w http.ResponseWriter, r *http.Req
 	w.WriteHeader(http.StatusAccepted)
 }
 
-// The refusals of servePost, kept out of it (go:noinline) so that the
-// frame every POST carries down to the tool does not hold their
-// formatting (see replyError).
-
-//go:noinline
+// refuseMediaType answers a POST whose Content-Type is not JSON.
 func refuseMediaType(w http.ResponseWriter, ct string) {
 	httpError(w, http.StatusUnsupportedMediaType, nil, mcp.CodeServerError,
 		fmt.Sprintf("Unsupported Media Type: Content-Type must be application/json, not %s", strictjson.Quote(ct)))
 }
 
-//go:noinline
+// refuseTooLarge answers a POST whose body is over Options.MaxBodyBytes;
+// the connection closes, as the rest of the body is not read.
 func (h *Handler) refuseTooLarge(w http.ResponseWriter, id []byte) {
 	w.Header().Set("Connection", "close")
 	httpError(w, http.StatusRequestEntityTooLarge, id, mcp.CodeInvalidRequest,
@@ -146,8 +143,6 @@ const idPrefixBytes = 1024
 // the limit for the request's id, so that the 413 names the call and the
 // client fails that call alone. A client that waits for 100 Continue is
 // not asked for its body.
-//
-//go:noinline
 func (h *Handler) idOfTooLarge(w http.ResponseWriter, r *http.Request) []byte {
 	if strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
 		return nil
@@ -163,8 +158,6 @@ func (h *Handler) idOfTooLarge(w http.ResponseWriter, r *http.Request) []byte {
 
 // refuseBody answers a POST whose body could not be read; id is the
 // request's, when the part that arrived names it.
-//
-//go:noinline
 func (h *Handler) refuseBody(w http.ResponseWriter, err error, id []byte) {
 	if h.bodyTimedOut(w, err, id) {
 		return

@@ -68,7 +68,8 @@ func (h *Handler) checkVersion(w http.ResponseWriter, r *http.Request, c *sessio
 	return false
 }
 
-//go:noinline
+// refuseVersion answers a request whose MCP-Protocol-Version this server
+// does not speak.
 func refuseVersion(w http.ResponseWriter, id []byte, version string) {
 	httpError(w, http.StatusBadRequest, id, mcp.CodeServerError,
 		fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s (supported: %s)", strictjson.Quote(version), strings.Join(supportedVersions, ", ")))

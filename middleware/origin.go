@@ -141,7 +141,7 @@ func isLoopbackHost(hostport string) bool {
 
 // plainLoopbackHost recognizes, without parsing, the Host a local client
 // sends on every request ("127.0.0.1:8000", "localhost:8000"): it runs on
-// each request, where parsing took about 600 instructions (issue 10). It
+// each request, where parsing takes about 600 instructions. It
 // never answers true where parsedLoopbackHost answers false
 // (FuzzLoopbackHost).
 func plainLoopbackHost(hostport string) bool {

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// Issue 21, hole 7: only email_verified true (or "true") verifies an
+// Only email_verified true (or "true") verifies an
 // email, and the UPN never comes from preferred_username, which users can
 // change ("nOAuth").
 func TestThreatSpoofedEmailAndUPN(t *testing.T) {

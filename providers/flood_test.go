@@ -18,7 +18,7 @@ import (
 	"github.com/mcpchain/mcp/internal/redistest"
 )
 
-// The flood of issue 21 (hole 1): anonymous registrations must not fill
+// A registration flood: anonymous registrations must not fill
 // the proxy's storage and lock real users out of login and refresh.
 
 // storageCase is one TokenStorage the proxy tests run on.

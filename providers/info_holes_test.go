@@ -16,7 +16,7 @@ import (
 	"github.com/mcpchain/mcp"
 )
 
-// Issue 21, hole 8: the upstream is asked only for the scopes of the
+// The upstream is asked only for the scopes of the
 // transaction (what the consent page showed), not every configured one.
 func TestThreatUpstreamAskedOnlyTheGrantedScopes(t *testing.T) {
 	t.Parallel()
@@ -37,7 +37,7 @@ func TestThreatUpstreamAskedOnlyTheGrantedScopes(t *testing.T) {
 		upstreamScopes([]string{"openid", "profile", "email", "offline_access"}, []string{"openid", "profile", "email"}, []string{"email"}))
 }
 
-// Issue 21, hole 8: whoever can write the storage cannot mint scopes or
+// Whoever can write the storage cannot mint scopes or
 // clients: rt:, code: and client: records are sealed like grants.
 func TestThreatStoredRecordsAreSealed(t *testing.T) {
 	t.Parallel()
@@ -73,7 +73,7 @@ func TestThreatStoredRecordsAreSealed(t *testing.T) {
 	}
 }
 
-// Issue 21, hole 8: an http:// base URL on a host other than loopback
+// An http:// base URL on a host other than loopback
 // would drop the cookies' Secure flag: it is refused unless the
 // insecure-dev option says otherwise.
 func TestThreatHTTPBaseURLRefused(t *testing.T) {
@@ -96,7 +96,7 @@ func TestThreatHTTPBaseURLRefused(t *testing.T) {
 	assert.NoError(t, build("http://mcp.example.com", true), "the explicit insecure-dev option")
 }
 
-// Issue 21, hole 8: the HS256 key can be rotated: tokens of a previous
+// The HS256 key can be rotated: tokens of a previous
 // key still verify (found by kid) until they expire; others do not.
 func TestJWTKeyRotation(t *testing.T) {
 	t.Parallel()

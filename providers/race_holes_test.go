@@ -82,7 +82,7 @@ func loginTokens(t *testing.T, e *env) (regd, map[string]any) {
 	return c, tok
 }
 
-// Issue 21, hole 5: a grant revoked while a refresh is under way must
+// A grant revoked while a refresh is under way must
 // stay revoked (the refresh used to write it back).
 func TestThreatRevokedGrantIsNotWrittenBack(t *testing.T) {
 	t.Parallel()
@@ -113,7 +113,7 @@ func TestThreatRevokedGrantIsNotWrittenBack(t *testing.T) {
 	}
 }
 
-// Issue 21, hole 5: of many concurrent uses of one refresh token, one
+// Of many concurrent uses of one refresh token, one
 // wins and the others are replays that revoke the login, the winner's new
 // tokens included.
 func TestThreatConcurrentRefreshReplayRevokes(t *testing.T) {
@@ -164,7 +164,7 @@ func TestThreatConcurrentRefreshReplayRevokes(t *testing.T) {
 	}
 }
 
-// Issue 21, hole 5: a replay that arrives the moment the legitimate use
+// A replay that arrives the moment the legitimate use
 // has taken the refresh token (before it was marked used) must still be
 // seen as a replay, and revoke the login.
 func TestThreatReplayDuringRefreshRevokes(t *testing.T) {
@@ -196,7 +196,7 @@ func TestThreatReplayDuringRefreshRevokes(t *testing.T) {
 	}
 }
 
-// Issue 21, hole 6: a revocation the storage could not record answers
+// A revocation the storage could not record answers
 // 503 (RFC 7009 §2.2.1), so the client retries; the retry works.
 func TestThreatRevocationFailureIs503(t *testing.T) {
 	t.Parallel()

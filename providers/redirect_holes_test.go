@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 21, hole 2: an error found at /authorize before the user has
+// An error found at /authorize before the user has
 // interacted must not redirect to a URI anyone could register (RFC 9700
 // §4.11.2); only to loopback URIs and to URIs the operator listed with an
 // exact host.
@@ -51,7 +51,7 @@ func TestThreatAuthorizeErrorsDoNotRedirectToStrangers(t *testing.T) {
 	assert.True(t, strings.HasPrefix(resp.Header.Get("Location"), ConsentPath))
 }
 
-// Issue 21, hole 4: consent may be turned off only when every redirect
+// Consent may be turned off only when every redirect
 // pattern is loopback http or an exact https host.
 func TestThreatDisableConsentNeedsExactPatterns(t *testing.T) {
 	t.Parallel()

@@ -23,7 +23,7 @@ func expireUpstream(t *testing.T, e *env, at string) string {
 	return claims.GrantID
 }
 
-// Issue 21, hole 3: a user disabled at the identity provider loses access
+// A user disabled at the identity provider loses access
 // here too.
 func TestThreatUpstreamInvalidGrantEndsTheLogin(t *testing.T) {
 	t.Parallel()
@@ -79,7 +79,7 @@ func TestThreatUpstreamInvalidGrantEndsTheLogin(t *testing.T) {
 	})
 }
 
-// Issue 21, hole 3: a login has an absolute lifetime, however often its
+// A login has an absolute lifetime, however often its
 // refresh token is used.
 func TestThreatLoginHasAnAbsoluteLifetime(t *testing.T) {
 	t.Parallel()

@@ -146,7 +146,7 @@ func openSession(t *testing.T, c *http.Client, url string) string {
 	return sid
 }
 
-// TestSIGTERMFinishesCallsInFlight is issue 7 §1: SIGTERM while 100 slow
+// TestSIGTERMFinishesCallsInFlight: SIGTERM while 100 slow
 // calls run must let every one of them finish, and the process must then
 // exit 0 within the shutdown grace period.
 func TestSIGTERMFinishesCallsInFlight(t *testing.T) {

@@ -2,7 +2,7 @@
 // canonical names, without the canonicalization that http.Header's
 // methods do on every call: textproto.CanonicalMIMEHeaderKey checks and
 // folds the key each time, about 300 instructions, and a POST reads six
-// such headers (issue 10).
+// such headers.
 //
 // Every name given to Get must be in canonical form; the names the server
 // uses are the constants here, which the package's test checks.

@@ -390,7 +390,7 @@ func TestLimits(t *testing.T) {
 		{name: "arguments at the default depth", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":` + deep(DefaultMaxDepth-3) + `}}}`},
 		{name: "arguments past the default depth", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":` + deep(DefaultMaxDepth-2) + `}}}`,
 			wantCode: mcp.CodeInvalidRequest, wantMsg: "deeper than the limit of 64 levels", wantID: "1"},
-		{name: "9,990 deep (the attack of issue 7)", in: `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"add","arguments":{"a":` + deep(9990) + `}}}`,
+		{name: "9,990 deep", in: `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"add","arguments":{"a":` + deep(9990) + `}}}`,
 			wantCode: mcp.CodeInvalidRequest, wantMsg: "deeper than", wantID: `"x"`},
 		{name: "a configured depth", limits: Limits{MaxDepth: 8}, in: `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":` + deep(7) + `}}`,
 			wantCode: mcp.CodeInvalidRequest, wantMsg: "deeper than the limit of 8 levels", wantID: "1"},
