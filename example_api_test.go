@@ -496,3 +496,26 @@ func ExampleContext_Roots() {
 	// Output:
 	// the client shares no roots
 }
+
+// The types a tool meets through its Context and its results: the
+// client's declared capabilities, the logger (pass c.Log on to helpers as
+// a mcp.Logger), an access check shared by several tools, and annotations
+// that tell the client who a piece of content is for.
+func ExampleClientCapabilities() {
+	adminOnly := mcp.AccessCheck(func(ctx context.Context, auth any) bool { return auth == "admin" })
+	srv := mcp.NewServer(mcp.Options{Name: "ops", Version: "1.0.0", Logger: quiet})
+	audit := func(log mcp.Logger, what string) { log.Info("audit", "action", what) }
+	mcp.AddTool(srv, mcp.Tool{Name: "restart", CanAccess: adminOnly},
+		func(ctx context.Context, c *mcp.Context, in struct{}) (*mcp.ContentResult, error) {
+			audit(c.Log, "restart")
+			var caps mcp.ClientCapabilities = c.ClientCapabilities
+			note := mcp.TextContent{Text: "restarted", Annotations: &mcp.Annotations{
+				Audience: []mcp.Role{mcp.RoleUser}, Priority: 1}}
+			if caps.Sampling != nil {
+				note.Text += " (this client could be asked to summarize the logs)"
+			}
+			return &mcp.ContentResult{Content: []mcp.Content{note}}, nil
+		})
+	fmt.Println(len(srv.ListTools(context.Background(), "admin")), len(srv.ListTools(context.Background(), "guest")))
+	// Output: 1 0
+}
