@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/require"
 )
@@ -169,4 +171,91 @@ func isDeclarations(code string) bool {
 		return false
 	}
 	return false
+}
+
+// TestDocLinks: every relative link of the README and of docs/*.md
+// names a file or directory of the repository, and a #fragment names a
+// heading of the Markdown file it points into (its GitHub anchor).
+func TestDocLinks(t *testing.T) {
+	t.Parallel()
+	docs, err := filepath.Glob("docs/*.md")
+	require.NoError(t, err)
+	anchors := map[string]map[string]bool{} // by cleaned path
+	anchorsOf := func(name string) map[string]bool {
+		if a, ok := anchors[name]; ok {
+			return a
+		}
+		b, err := os.ReadFile(name)
+		require.NoError(t, err)
+		anchors[name] = markdownAnchors(string(b))
+		return anchors[name]
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	code := regexp.MustCompile("`[^`]*`")
+	for _, doc := range append([]string{"README.md"}, docs...) {
+		b, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		fenced := false
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "```") {
+				fenced = !fenced
+			}
+			if fenced {
+				continue
+			}
+			for _, m := range link.FindAllStringSubmatch(code.ReplaceAllString(line, ""), -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				where := fmt.Sprintf("%s:%d: %s", doc, i+1, target)
+				file, frag, _ := strings.Cut(target, "#")
+				path := doc
+				if file != "" {
+					path = filepath.Join(filepath.Dir(doc), file)
+					_, err := os.Stat(path)
+					require.NoError(t, err, "%s: no such file", where)
+				}
+				if frag != "" {
+					require.True(t, strings.HasSuffix(path, ".md"), "%s: an anchor into a file that is not Markdown", where)
+					require.True(t, anchorsOf(filepath.Clean(path))[frag], "%s: no such heading", where)
+				}
+			}
+		}
+	}
+}
+
+// markdownAnchors returns the anchors GitHub gives the headings of a
+// Markdown document: lowercased, every character but letters, digits,
+// spaces, hyphens and underscores dropped, spaces made hyphens, and a
+// repeated anchor suffixed -1, -2, ….
+func markdownAnchors(doc string) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	fenced := false
+	for _, line := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+		}
+		text, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " ")
+		if fenced || !strings.HasPrefix(line, "#") || !ok {
+			continue
+		}
+		slug := strings.Map(func(r rune) rune {
+			switch {
+			case r == ' ':
+				return '-'
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				return unicode.ToLower(r)
+			}
+			return -1
+		}, strings.TrimSpace(text))
+		if n := seen[slug]; n > 0 {
+			anchors[fmt.Sprintf("%s-%d", slug, n)] = true
+		} else {
+			anchors[slug] = true
+		}
+		seen[slug]++
+	}
+	return anchors
 }

@@ -31,7 +31,7 @@ func (c caller) Subject() string { return c.Name }
 
 type tenantKey struct{}
 
-// Tenant is the app's own middleware of the README's mount example.
+// Tenant is the app's own middleware of the mount example in docs/transports.md.
 func Tenant(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := r.Header.Get("X-Tenant")
@@ -91,7 +91,7 @@ func newAuthServer(t testing.TB, calls *atomic.Int32, log io.Writer) *mcp.Server
 
 const initAuthBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1.0.0"}}}`
 
-// TestMountedHandlerEnforcesAuth mounts mcphttp.New exactly as the README
+// TestMountedHandlerEnforcesAuth mounts mcphttp.New exactly as docs/transports.md
 // does, with Options.Authenticate set: the handler must run the check
 // itself, once per request, and fail closed.
 func TestMountedHandlerEnforcesAuth(t *testing.T) {
@@ -122,7 +122,7 @@ func TestMountedHandlerEnforcesAuth(t *testing.T) {
 			srv := newAuthServer(t, &calls, &logs)
 			h := mcphttp.New(srv, nil)
 			mux := http.NewServeMux()
-			mux.Handle("/api/mcp", alice.New(middleware.Recover(nil), Tenant).Then(h)) // the README's line
+			mux.Handle("/api/mcp", alice.New(middleware.Recover(nil), Tenant).Then(h)) // the guide's line
 			ts := httptest.NewServer(mux)
 			t.Cleanup(func() { ts.Close(); _ = h.Close() })
 			c := &httpClient{t: t, url: ts.URL + "/api/mcp", hc: ts.Client()}

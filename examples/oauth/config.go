@@ -22,7 +22,7 @@ type configError struct{ errs []error }
 
 func (e *configError) Error() string {
 	var b strings.Builder
-	b.WriteString("bad configuration (see the README's OAuth section):")
+	b.WriteString("bad configuration (see the OAuth section of docs/auth.md):")
 	for _, err := range e.errs {
 		b.WriteString("\n  - " + err.Error())
 	}

@@ -7,8 +7,8 @@
 //	OAUTH_PROVIDER=codehost OAUTH_CLIENT_ID=… OAUTH_CLIENT_SECRET=… \
 //	MCP_BASE_URL=http://localhost:8000 oauth -host 127.0.0.1 -port 8000
 //
-// Everything else comes from the environment (see the README's OAuth
-// section):
+// Everything else comes from the environment (see docs/auth.md,
+// "OAuth"):
 //
 //	OAUTH_PROVIDER          generic | consumer | codehost | enterprise (required)
 //	OAUTH_CLIENT_ID         the client id the upstream provider issued (required)

@@ -12,14 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readmeOAuthCode returns the Go code blocks of the README's "OAuth"
-// section, joined: a main package and the provider constructors.
+// readmeOAuthCode returns the Go code blocks of the "OAuth" section of
+// docs/auth.md (the OAuth guide the README points to), joined: a main
+// package and the provider constructors.
 func readmeOAuthCode(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/auth.md")
 	require.NoError(t, err)
 	_, section, ok := strings.Cut(string(readme), "\n## OAuth\n")
-	require.True(t, ok, "the README has no \"## OAuth\" section")
+	require.True(t, ok, "docs/auth.md has no \"## OAuth\" section")
 	section, _, _ = strings.Cut(section, "\n## ")
 	var blocks []string
 	for {
@@ -29,22 +30,22 @@ func readmeOAuthCode(t *testing.T) string {
 			break
 		}
 		code, section, ok = strings.Cut(code, "\n```\n")
-		require.True(t, ok, "a Go block of the README's OAuth section is not closed")
+		require.True(t, ok, "a Go block of the OAuth guide's section is not closed")
 		blocks = append(blocks, code+"\n")
 	}
-	require.Len(t, blocks, 2, "the README's OAuth section has a program and the providers' constructors")
+	require.Len(t, blocks, 2, "the OAuth guide's section has a program and the providers' constructors")
 	for _, b := range blocks {
 		formatted, err := format.Source([]byte(b))
 		require.NoError(t, err)
-		require.Equal(t, string(formatted), b, "the README's OAuth code must be gofmt'ed")
+		require.Equal(t, string(formatted), b, "the OAuth guide's code must be gofmt'ed")
 	}
 	return strings.Join(blocks, "\n")
 }
 
-// TestREADMEOAuthCodeBuilds: the README's OAuth code compiles against this
+// TestOAuthGuideCodeBuilds: the OAuth guide's code compiles against this
 // module (go build -overlay puts it in a package of its own without
 // writing into the tree).
-func TestREADMEOAuthCodeBuilds(t *testing.T) {
+func TestOAuthGuideCodeBuilds(t *testing.T) {
 	code := readmeOAuthCode(t)
 	code = strings.Replace(code, "\nfunc main() {", "\nvar _ = newAuth\n\nfunc main() {", 1)
 	dir := t.TempDir()
@@ -57,5 +58,5 @@ func TestREADMEOAuthCodeBuilds(t *testing.T) {
 	ov := filepath.Join(dir, "overlay.json")
 	require.NoError(t, os.WriteFile(ov, overlay, 0o600))
 	out, err := exec.Command("go", "build", "-overlay", ov, "-o", filepath.Join(dir, "example"), "./readme_oauth_example").CombinedOutput()
-	require.NoError(t, err, "the README's OAuth code does not build:\n%s\n%s", out, code)
+	require.NoError(t, err, "the OAuth guide's code does not build:\n%s\n%s", out, code)
 }
