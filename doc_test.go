@@ -57,6 +57,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"testing"
 	"time"
 
 	"github.com/justinas/alice"
@@ -64,6 +65,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/middleware/ratelimit"
 	"github.com/mcpchain/mcp/middleware/telemetry"
@@ -87,7 +89,12 @@ var (
 	_ = time.Second
 	_ = os.Stdin
 	_ = log.Fatal
+	_ = mcptest.NewSession
+	_ = testing.Short
 )
+
+// newServer is the server a test in the docs tests.
+func newServer() *mcp.Server { return mcp.NewServer(mcp.Options{Name: "doc", Version: "1.0.0"}) }
 
 // checkToken is the README's auth function.
 func checkToken(r *http.Request) (any, error) { return nil, mcp.ErrUnauthorized }

@@ -12,7 +12,6 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
-	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // EmbedOptions configure [Embed].
@@ -47,6 +46,10 @@ type EmbedOptions struct {
 	// OnNotification, when set, receives every notification the server
 	// sends (progress, log messages, streamed content, list changes).
 	OnNotification func(method string, params json.RawMessage)
+	// Client answers the server's sampling, elicitation and roots
+	// requests; the session declares a capability for each handler set.
+	// Without one, a tool that asks gets mcp.ErrCapability.
+	Client ClientHandlers
 }
 
 // EmbeddedSession is an in-process MCP session: every call goes through
@@ -100,7 +103,7 @@ func Embed(ctx context.Context, srv *mcp.Server, opts *EmbedOptions) (*EmbeddedS
 	}
 	err := e.Request(ctx, "initialize", map[string]any{
 		"protocolVersion": version,
-		"capabilities":    map[string]any{},
+		"capabilities":    o.Client.capabilities(),
 		"clientInfo":      o.ClientInfo,
 	}, &res)
 	if err != nil {
@@ -137,10 +140,7 @@ func (e *EmbeddedSession) onMessage(msg []byte) {
 			e.opts.OnNotification(m.Method, append(json.RawMessage(nil), m.Params...))
 		}
 	case m.IsRequest():
-		// An embedded caller has no model, user or roots to offer.
-		reply := jsonrpc.AppendError(nil, append([]byte(nil), m.ID...), mcp.CodeMethodNotFound,
-			"Method not found: the embedded session does not handle "+strictjson.Quote(m.Method), nil)
-		go e.sess.Post(context.Background(), reply, nil, "", func([]byte) {})
+		e.reply(m) // EmbedOptions.Client's handlers, or -32601
 	}
 }
 
@@ -160,13 +160,36 @@ func (e *EmbeddedSession) request(ctx context.Context, method string, p []byte, 
 	if string(p) == "null" {
 		p = nil // no params: JSON-RPC forbids "params": null
 	}
-	if e.opts.ProtocolVersion == Version20260728 {
-		mp, err := e.withModernMeta(p)
-		if err != nil {
-			return fmt.Errorf("mcphttp: %s: %w", method, err)
-		}
-		p = mp
+	if e.opts.ProtocolVersion != Version20260728 {
+		return e.roundTrip(ctx, method, p, result)
 	}
+	p, err := e.withModernMeta(p)
+	if err != nil {
+		return fmt.Errorf("mcphttp: %s: %w", method, err)
+	}
+	// A 2026-07-28 call whose handler asks the client something ends its
+	// round with an input-required result: answer and send it again.
+	for range maxInputRounds {
+		var raw json.RawMessage
+		if err := e.roundTrip(ctx, method, p, &raw); err != nil {
+			return err
+		}
+		var ir inputRequired
+		if json.Unmarshal(raw, &ir) != nil || ir.ResultType != "input_required" {
+			if result == nil {
+				return nil
+			}
+			return json.Unmarshal(raw, result)
+		}
+		if p, err = e.withAnswers(ctx, method, p, &ir); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("mcphttp: %s: still asking for input after %d rounds", method, maxInputRounds)
+}
+
+// roundTrip sends one request and decodes its result into result.
+func (e *EmbeddedSession) roundTrip(ctx context.Context, method string, p []byte, result any) error {
 	n := e.nextID.Add(1)
 	id := strconv.AppendInt(make([]byte, 0, 20), n, 10)
 	var resp *jsonrpc.Message
@@ -218,10 +241,14 @@ func (e *EmbeddedSession) withModernMeta(params json.RawMessage) (json.RawMessag
 	if err != nil {
 		return nil, err
 	}
+	caps, err := json.Marshal(e.opts.Client.capabilities())
+	if err != nil {
+		return nil, err
+	}
 	for k, v := range map[string]json.RawMessage{
 		metaProtocolVersion: json.RawMessage(`"` + Version20260728 + `"`),
 		metaClientInfo:      info,
-		metaClientCaps:      json.RawMessage(`{}`),
+		metaClientCaps:      caps,
 	} {
 		if _, ok := meta[k]; !ok {
 			meta[k] = v

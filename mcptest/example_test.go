@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -105,4 +106,28 @@ func ExampleSession_Notifications() {
 		}
 	}
 	_ = testAll // func TestAll(t *testing.T)
+}
+
+// A tool that asks its client (sampling, elicitation, roots) is tested
+// with fixed answers in Options.Client, at any revision.
+func ExampleOptions_client() {
+	srv := mcp.NewServer(mcp.Options{Name: "notes", Version: "1.0.0"})
+	mcp.AddTool(srv, mcp.Tool{Name: "title"}, func(ctx context.Context, c *mcp.Context, in struct {
+		Note string `json:"note"`
+	}) (string, error) {
+		res, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 20,
+			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "Title for: " + in.Note}}}})
+		if err != nil {
+			return "", err
+		}
+		return res.Content.(mcp.TextContent).Text, nil
+	})
+	testTitle := func(t *testing.T) {
+		s := mcptest.NewSession(t, srv, &mcptest.Options{
+			Client: mcphttp.ClientHandlers{Sample: mcptest.SampleReply("Groceries")}})
+		if got := s.CallTool("title", map[string]string{"note": "milk, eggs"}).Text(); got != "Groceries" {
+			t.Errorf("title = %q", got)
+		}
+	}
+	_ = testTitle // func TestTitle(t *testing.T)
 }

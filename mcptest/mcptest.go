@@ -44,6 +44,14 @@ type Options struct {
 	Handler *mcphttp.Options
 	// ClientInfo is sent in initialize. Default {Name: "mcptest"}.
 	ClientInfo mcp.Implementation
+	// ProtocolVersion is the revision the session speaks (see
+	// mcphttp.EmbedOptions.ProtocolVersion). Default 2025-11-25.
+	ProtocolVersion string
+	// Client answers the server's sampling, elicitation and roots
+	// requests, so tools that ask their client can be tested: see
+	// [SampleReply], [ElicitAccept], [ElicitDecline] and [RootsOf] for
+	// fixed answers.
+	Client mcphttp.ClientHandlers
 }
 
 // Notification is a notification the server sent to the session.
@@ -84,6 +92,7 @@ func NewSession(t testing.TB, srv *mcp.Server, opts *Options) *Session {
 	e, err := mcphttp.Embed(context.Background(), srv, &mcphttp.EmbedOptions{
 		SessionAuth: o.SessionAuth, Header: o.Header, Middleware: o.Middleware, Handler: o.Handler,
 		ClientInfo: o.ClientInfo, OnNotification: s.collect,
+		ProtocolVersion: o.ProtocolVersion, Client: o.Client,
 	})
 	if err != nil {
 		t.Fatalf("mcptest: starting the session: %v", err)

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -133,4 +134,41 @@ func (f *fatalTB) run(fn func()) {
 	go func() { defer close(done); fn() }()
 	<-done
 	require.NotEmpty(f.TB, f.msg, "the helper must fail the test")
+}
+
+// TestSessionClientFixtures: the fixed answers of Options.Client reach a
+// tool that asks, over 2025-11-25 and 2026-07-28.
+func TestSessionClientFixtures(t *testing.T) {
+	srv := mcp.NewServer(mcp.Options{Name: "asks", Version: "1.0.0"})
+	mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, in struct{}) (string, error) {
+		s, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 5,
+			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "?"}}}})
+		if err != nil {
+			return "", err
+		}
+		e, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "ok?", RequestedSchema: map[string]any{"type": "object"}})
+		if err != nil {
+			return "", err
+		}
+		r, err := c.Roots(ctx)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s|%s %v|%d %s", s.Content.(mcp.TextContent).Text, e.Action, e.Content["n"], len(r), r[0].URI), nil
+	})
+	for _, version := range []string{"", mcphttp.Version20260728} {
+		t.Run("version="+version, func(t *testing.T) {
+			s := mcptest.NewSession(t, srv, &mcptest.Options{ProtocolVersion: version, Client: mcphttp.ClientHandlers{
+				Sample: mcptest.SampleReply("yes"),
+				Elicit: mcptest.ElicitAccept(map[string]any{"n": 2}),
+				Roots:  mcptest.RootsOf("file:///x", "file:///y"),
+			}})
+			assert.Equal(t, "yes|accept 2|2 file:///x", s.CallTool("ask", struct{}{}).Text())
+
+			declined := mcptest.NewSession(t, srv, &mcptest.Options{ProtocolVersion: version, Client: mcphttp.ClientHandlers{
+				Sample: mcptest.SampleReply("yes"), Elicit: mcptest.ElicitDecline(), Roots: mcptest.RootsOf("file:///x"),
+			}})
+			assert.Equal(t, "yes|decline <nil>|1 file:///x", declined.CallTool("ask", struct{}{}).Text())
+		})
+	}
 }
