@@ -2,7 +2,10 @@
 // by hand, shared by the tests of the module's packages, its examples and
 // e2e: the JSON-RPC messages a server sends, read back from a JSON body, a
 // JSON array or an event stream; a request with the headers a Streamable
-// HTTP client sends; and a log sink safe for a server's goroutines.
+// HTTP client sends; a client that sends one message at a time over
+// Streamable HTTP or stdio (RPCClient), for the tests of a middleware that
+// must behave the same on both; and a log sink safe for a server's
+// goroutines.
 //
 // Tests that drive a server as a user would use the public package
 // mcptest; these helpers are for tests of the wire itself.

@@ -81,13 +81,13 @@ func TestRateLimitHTTP(t *testing.T) {
 
 // Over stdio the refusal is the same JSON-RPC error, with retryAfter.
 func TestRateLimitStdio(t *testing.T) {
-	c := startStdio(t, testServer(),
+	c := wiretest.StartStdio(t, testServer(),
 		ratelimit.New(ratelimit.Options{ToolCalls: ratelimit.PerMinute(1, 1)}))
-	initialize(t, c)
+	wiretest.Initialize(t, c)
 	var first, second rpcErr
-	require.NoError(t, json.Unmarshal(c.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`), &first))
+	require.NoError(t, json.Unmarshal(c.Send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`), &first))
 	require.Nil(t, first.Error)
-	require.NoError(t, json.Unmarshal(c.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`), &second))
+	require.NoError(t, json.Unmarshal(c.Send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`), &second))
 	require.NotNil(t, second.Error)
 	assert.Equal(t, int64(ratelimit.CodeRateLimited), second.Error.Code)
 	assert.InDelta(t, 60, second.Error.Data.RetryAfter, 1)

@@ -1,12 +1,8 @@
 package telemetry_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -24,7 +20,6 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/examples/everything/tools"
 	"github.com/mcpchain/mcp/internal/wiretest"
-	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware/telemetry"
 )
 
@@ -85,110 +80,6 @@ func telemetryServer(tp trace.TracerProvider) *mcp.Server {
 	return srv
 }
 
-// rpcClient sends one JSON-RPC message and returns the answer to it (nil
-// for a notification).
-type rpcClient interface {
-	send(t *testing.T, msg string) json.RawMessage
-	sessionID() string
-}
-
-type httpClient struct {
-	url string
-	sid string
-}
-
-func (c *httpClient) sessionID() string { return c.sid }
-
-func (c *httpClient) send(t *testing.T, msg string) json.RawMessage {
-	t.Helper()
-	r := wiretest.NewRequest(t.Context(), http.MethodPost, c.url, msg, "Mcp-Session-Id", c.sid, "MCP-Protocol-Version", "2025-11-25")
-	if c.sid == "" {
-		r.Header.Del("MCP-Protocol-Version")
-	}
-	resp, body, err := wiretest.Do(http.DefaultClient, r)
-	require.NoError(t, err)
-	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
-		c.sid = id
-	}
-	if resp.StatusCode == http.StatusAccepted {
-		return nil
-	}
-	return body
-}
-
-type stdioClient struct {
-	in    *io.PipeWriter
-	lines chan []byte
-	sid   string
-}
-
-func (c *stdioClient) sessionID() string { return c.sid }
-
-func (c *stdioClient) send(t *testing.T, msg string) json.RawMessage {
-	t.Helper()
-	_, err := io.WriteString(c.in, msg+"\n")
-	require.NoError(t, err)
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(msg), &m))
-	if m.ID == nil {
-		return nil
-	}
-	for {
-		select {
-		case line := <-c.lines:
-			var got struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			require.NoError(t, json.Unmarshal(line, &got))
-			if got.Method == "" && string(got.ID) == string(m.ID) {
-				return line
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("no answer to %s", msg)
-		}
-	}
-}
-
-func startHTTP(t *testing.T, srv *mcp.Server, mw ...func(http.Handler) http.Handler) rpcClient {
-	h := mcphttp.New(srv, &mcphttp.Options{JSONResponse: true})
-	ts := httptest.NewServer(mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: mw}))
-	t.Cleanup(func() { ts.Close(); _ = h.Close() })
-	return &httpClient{url: ts.URL + "/mcp"}
-}
-
-func startStdio(t *testing.T, srv *mcp.Server, mw ...func(http.Handler) http.Handler) rpcClient {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	inst, err := mcphttp.Start(context.Background(), srv, &mcphttp.StartOptions{Stdin: inR, Stdout: outW, Middleware: mw})
-	require.NoError(t, err)
-	c := &stdioClient{in: inW, lines: make(chan []byte, 64)}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			c.lines <- append([]byte(nil), sc.Bytes()...)
-		}
-	}()
-	t.Cleanup(func() {
-		_ = inW.Close()
-		_ = inst.Close()
-		_ = outW.Close()
-		<-done
-	})
-	return c
-}
-
-func initialize(t *testing.T, c rpcClient) {
-	t.Helper()
-	c.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-}
-
 const (
 	clientTraceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 	clientSpanID  = "00f067aa0ba902b7"
@@ -197,27 +88,27 @@ const (
 func TestTelemetrySpansAndMetrics(t *testing.T) {
 	for _, tr := range []struct {
 		name      string
-		start     func(*testing.T, *mcp.Server, ...func(http.Handler) http.Handler) rpcClient
+		start     func(testing.TB, *mcp.Server, ...func(http.Handler) http.Handler) wiretest.RPCClient
 		transport map[string]string
 	}{
-		{"http", startHTTP, map[string]string{"network.transport": "tcp", "network.protocol.name": "http", "network.protocol.version": "1.1", "client.address": "127.0.0.1"}},
-		{"stdio", startStdio, map[string]string{"network.transport": "pipe"}},
+		{"http", wiretest.StartHTTP, map[string]string{"network.transport": "tcp", "network.protocol.name": "http", "network.protocol.version": "1.1", "client.address": "127.0.0.1"}},
+		{"stdio", wiretest.StartStdio, map[string]string{"network.transport": "pipe"}},
 	} {
 		t.Run(tr.name, func(t *testing.T) {
 			f := newOtelFixture(t)
 			c := tr.start(t, telemetryServer(f.tp), f.tel.Middleware)
-			initialize(t, c)
-			sid := c.sessionID()
+			wiretest.Initialize(t, c)
+			sid := c.SessionID()
 			if tr.name == "stdio" {
 				sid = attrs(f.span(t, "initialize").Attributes)["mcp.session.id"]
 			}
 			require.NotEmpty(t, sid)
-			c.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"traceparent":"00-`+clientTraceID+`-`+clientSpanID+`-01","tracestate":"rojo=1"}}}`)
-			c.send(t, `{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"fail_user"}}`)
-			c.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool"}}`)
-			c.send(t, `{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"file:///hello.txt"}}`)
-			c.send(t, `{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"greet","arguments":{"name":"Ada"}}}`)
-			c.send(t, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"traced"}}`)
+			c.Send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"traceparent":"00-`+clientTraceID+`-`+clientSpanID+`-01","tracestate":"rojo=1"}}}`)
+			c.Send(t, `{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"fail_user"}}`)
+			c.Send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool"}}`)
+			c.Send(t, `{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"file:///hello.txt"}}`)
+			c.Send(t, `{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"greet","arguments":{"name":"Ada"}}}`)
+			c.Send(t, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"traced"}}`)
 
 			base := func(method, id string, more map[string]string) map[string]string {
 				m := map[string]string{"mcp.method.name": method, "jsonrpc.request.id": id, "mcp.session.id": sid, "mcp.protocol.version": "2025-11-25"}
@@ -325,11 +216,12 @@ func findHistogram(t *testing.T, rm metricdata.ResourceMetrics, name string) his
 // one in _meta; one in _meta wins, and the span links the header's.
 func TestTelemetryHTTPHeaderParent(t *testing.T) {
 	f := newOtelFixture(t)
-	c := startHTTP(t, telemetryServer(f.tp), f.tel.Middleware).(*httpClient)
-	initialize(t, c)
+	c := wiretest.StartHTTP(t, telemetryServer(f.tp), f.tel.Middleware)
+	url := c.(interface{ URL() string }).URL()
+	wiretest.Initialize(t, c)
 	const headerTrace, headerSpan = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
 	post := func(body string) {
-		r := wiretest.NewRequest(t.Context(), http.MethodPost, c.url, body, "Mcp-Session-Id", c.sid, "MCP-Protocol-Version", "2025-11-25",
+		r := wiretest.NewRequest(t.Context(), http.MethodPost, url, body, "Mcp-Session-Id", c.SessionID(), "MCP-Protocol-Version", "2025-11-25",
 			"traceparent", "00-"+headerTrace+"-"+headerSpan+"-01")
 		resp, _, err := wiretest.Do(http.DefaultClient, r)
 		require.NoError(t, err)
@@ -375,9 +267,9 @@ func TestTelemetrySessionDuration(t *testing.T) {
 func TestTelemetryNoProvider(t *testing.T) {
 	tel, err := telemetry.New(nil)
 	require.NoError(t, err)
-	c := startHTTP(t, telemetryServer(noop.NewTracerProvider()), tel.Middleware)
-	initialize(t, c)
-	body := c.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
+	c := wiretest.StartHTTP(t, telemetryServer(noop.NewTracerProvider()), tel.Middleware)
+	wiretest.Initialize(t, c)
+	body := c.Send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
 	msgs := wiretest.ParseMessages(t, "application/json", body)
 	require.Len(t, msgs, 1)
 	assert.Equal(t, "3", wiretest.ToolResult(t, msgs[0]).Text())
