@@ -95,6 +95,28 @@ type Progress struct {
 	Message string `json:"message,omitempty"`
 }
 
+// Meta returns the member key of the request's params._meta as the client
+// sent it (raw JSON), and whether it was there: metadata of the client's own
+// (a trace context, a tenant, an idempotency key) for the tool, resource,
+// prompt or completion that handles the request. At revision 2026-07-28
+// _meta also carries the revision's own members
+// ("io.modelcontextprotocol/…"). See [MetaValue] for a typed value.
+func (c *Context) Meta(key string) (json.RawMessage, bool) {
+	v, ok := c.info.Meta[key]
+	return v, ok
+}
+
+// MetaValue decodes the member key of the request's params._meta into a
+// T; ok is false when the member is absent or does not decode as a T.
+func MetaValue[T any](c *Context, key string) (v T, ok bool) {
+	raw, found := c.Meta(key)
+	if !found || json.Unmarshal(raw, &v) != nil {
+		var zero T
+		return zero, false
+	}
+	return v, true
+}
+
 // ReportProgress sends notifications/progress for the request. When the
 // client sent no progress token it does nothing and returns
 // [ErrNoProgressToken], which callers may ignore.

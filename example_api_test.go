@@ -519,3 +519,27 @@ func ExampleClientCapabilities() {
 	fmt.Println(len(srv.ListTools(context.Background(), "admin")), len(srv.ListTools(context.Background(), "guest")))
 	// Output: 1 0
 }
+
+// A client's own metadata travels in the request's params._meta; a tool
+// reads it typed with MetaValue (or raw with Context.Meta).
+func ExampleMetaValue() {
+	srv := mcp.NewServer(mcp.Options{Name: "orders", Version: "1.0.0", Logger: quiet})
+	mcp.AddTool(srv, mcp.Tool{Name: "place"}, func(ctx context.Context, c *mcp.Context, in struct{}) (string, error) {
+		key, ok := mcp.MetaValue[string](c, "example.com/idempotency-key")
+		if !ok {
+			return "", mcp.UserErrorf("send an idempotency key in _meta")
+		}
+		raw, _ := c.Meta("example.com/idempotency-key")
+		return "placed once for " + key + " (" + string(raw) + ")", nil
+	})
+	e, err := mcphttp.Embed(context.Background(), srv, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer e.Close()
+	var res mcp.ContentResult
+	err = e.Request(context.Background(), "tools/call", map[string]any{"name": "place", "arguments": map[string]any{},
+		"_meta": map[string]any{"example.com/idempotency-key": "k-42"}}, &res)
+	fmt.Println(res.Text(), err)
+	// Output: placed once for k-42 ("k-42") <nil>
+}

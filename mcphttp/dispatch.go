@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"runtime/debug"
 
 	"github.com/mcpchain/mcp"
@@ -335,8 +336,31 @@ func decodeParams(raw json.RawMessage, v any) error {
 	return nil
 }
 
+// requestMeta is a request's params._meta: every member as the client sent
+// it (for the handlers: mcp.Context.Meta), and the progress token the
+// engine itself uses.
 type requestMeta struct {
+	Members       map[string]json.RawMessage
+	ProgressToken json.RawMessage
+}
+
+// metaShape is the members of _meta the engine reads, for the strict
+// check: a case variant of one ({"ProgressToken": …}) is refused, as for
+// every other member of params, so it never passes for the real one.
+var metaShape = reflect.TypeFor[struct {
 	ProgressToken json.RawMessage `json:"progressToken"`
+}]()
+
+// UnmarshalJSON keeps every member of _meta.
+func (m *requestMeta) UnmarshalJSON(b []byte) error {
+	if err := strictjson.CheckCase(b, metaShape); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &m.Members); err != nil {
+		return err
+	}
+	m.ProgressToken = m.Members["progressToken"]
+	return nil
 }
 
 // context builds the tool's mcp.Context for a request.
@@ -354,8 +378,11 @@ func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.
 	if info.Session == nil {
 		info.Session = sess.Auth()
 	}
-	if meta != nil && len(meta.ProgressToken) > 0 && string(meta.ProgressToken) != "null" {
-		info.ProgressToken = meta.ProgressToken
+	if meta != nil {
+		info.Meta = meta.Members
+		if len(meta.ProgressToken) > 0 && string(meta.ProgressToken) != "null" {
+			info.ProgressToken = meta.ProgressToken
+		}
 	}
 	k.peer = requestPeer{c: k.c, rs: k.rs}
 	peer := &k.peer

@@ -72,6 +72,8 @@ type RequestInfo[Impl, Caps, Level, Root any] struct {
 	ProtocolVersion string
 	// ProgressToken is params._meta.progressToken; nil when absent.
 	ProgressToken any
+	// Meta is params._meta as the client sent it; nil when absent.
+	Meta map[string]json.RawMessage
 	// LogLevel is the client's minimum log level; "" sends every level.
 	LogLevel Level
 	// Peer is the way back to the client; nil when there is none.
