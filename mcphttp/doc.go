@@ -58,8 +58,10 @@
 // A panicking tool is answered with an isError result; a panic elsewhere
 // in the engine with a -32603 error; one in middleware with a 500 (by
 // middleware.Recover, first in every chain NewMux, Start and Embed
-// build). Each is logged with its stack. Session hooks are not
-// recovered: a hook must not panic.
+// build); one in a session hook is recovered where the hook was called
+// (the engine's goroutines included: idle expiry, pings, the roots fetch,
+// the end of a stdio or legacy SSE stream), and what the engine was doing
+// goes on. Each is logged with its stack.
 //
 // # More
 //
