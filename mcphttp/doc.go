@@ -17,9 +17,12 @@
 // server's custom routes, the OAuth discovery documents and the auth
 // provider's endpoints, and with Options.LegacySSE the deprecated HTTP+SSE
 // transport of 2024-11-05 for old clients. It mounts under a prefix with
-// http.StripPrefix:
+// http.StripPrefix, and its OAuth discovery documents, which live at the
+// host's root, with a second route to the same mux (see [NewMux]):
 //
-//	mux.Handle("/api/", http.StripPrefix("/api", mcphttp.NewMux(mcphttp.New(srv, nil), nil)))
+//	m := mcphttp.NewMux(mcphttp.New(srv, nil), nil)
+//	mux.Handle("/api/", http.StripPrefix("/api", m))
+//	mux.Handle("/.well-known/", m)
 //
 // [Start] runs a server the way the TypeScript fastmcp's start does: over
 // stdio (the default) or Streamable HTTP on 0.0.0.0:8000, with a graceful
