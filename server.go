@@ -147,13 +147,21 @@ type ProtectedResourceMetadata struct {
 // PingOptions configure server-to-client pings: the one ping
 // configuration, read by the engine (mcphttp) from [Options].Ping and by
 // middleware.NewPing. A session is pinged while its stream for
-// server-initiated messages (the GET stream of a stateful HTTP session) is
-// open; stateless HTTP, stdio and embedded sessions have no such stream
-// and are never pinged. A session whose client leaves MaxFailures pings in
-// a row unanswered is ended.
+// server-initiated messages is open: the GET stream of a stateful HTTP
+// session (and of a legacy HTTP+SSE one), and with Stdio that of a stdio
+// session. Stateless HTTP sessions have no such stream, and embedded
+// sessions are never pinged (their client is the program itself). A
+// session whose client leaves MaxFailures pings in a row unanswered is
+// ended.
 type PingOptions struct {
 	// Disabled turns pings off. Default: on.
 	Disabled bool
+	// Stdio pings the client of a stdio session too. Default: off, since
+	// a stdio client that goes away closes the server's stdin, which ends
+	// the session at once; turn it on for a client that may hang with
+	// the pipe open. A stdio session ended for its failures ends the
+	// transport: stdio.Serve returns stdio.ErrSessionEnded.
+	Stdio bool
 	// Interval between the end of one ping and the start of the next.
 	// Default: 5 s.
 	Interval time.Duration

@@ -17,9 +17,12 @@
 // server's custom routes, the OAuth discovery documents and the auth
 // provider's endpoints, and with Options.LegacySSE the deprecated HTTP+SSE
 // transport of 2024-11-05 for old clients. It mounts under a prefix with
-// http.StripPrefix:
+// http.StripPrefix, and its OAuth discovery documents, which live at the
+// host's root, with a second route to the same mux (see [NewMux]):
 //
-//	mux.Handle("/api/", http.StripPrefix("/api", mcphttp.NewMux(mcphttp.New(srv, nil), nil)))
+//	m := mcphttp.NewMux(mcphttp.New(srv, nil), nil)
+//	mux.Handle("/api/", http.StripPrefix("/api", m))
+//	mux.Handle("/.well-known/", m)
 //
 // [Start] runs a server the way the TypeScript fastmcp's start does: over
 // stdio (the default) or Streamable HTTP on 0.0.0.0:8000, with a graceful
@@ -58,8 +61,10 @@
 // A panicking tool is answered with an isError result; a panic elsewhere
 // in the engine with a -32603 error; one in middleware with a 500 (by
 // middleware.Recover, first in every chain NewMux, Start and Embed
-// build). Each is logged with its stack. Session hooks are not
-// recovered: a hook must not panic.
+// build); one in a session hook is recovered where the hook was called
+// (the engine's goroutines included: idle expiry, pings, the roots fetch,
+// the end of a stdio or legacy SSE stream), and what the engine was doing
+// goes on. Each is logged with its stack.
 //
 // # More
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/justinas/alice"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/middleware"
@@ -168,22 +169,25 @@ func (h *Handler) newChain(withAuth bool) http.Handler {
 	}
 	c = c.Append(middleware.SessionID)
 	if h.ping != nil {
-		c = c.Append(networkGETs(h.ping.Middleware))
+		po := h.srv.Options().Ping
+		c = c.Append(pingedGETs(h.ping.Middleware, po != nil && po.Stdio))
 	}
 	return c.ThenFunc(h.serve)
 }
 
-// networkGETs applies mw (the ping middleware, which watches GET streams)
-// to GET requests that arrived over a network connection, and passes the
-// others (POSTs, which it would pass on untouched, and stdio and embedded
-// sessions, whose requests carry no http.LocalAddrContextKey) straight to
-// next. The method is looked at first: it is a field, where the address
-// is a lookup through every context that the request's context wraps.
-func networkGETs(mw alice.Constructor) alice.Constructor {
+// pingedGETs applies mw (the ping middleware, which watches GET streams)
+// to the GET requests whose client is pinged: those that arrived over a
+// network connection, and with stdio those of a stdio session. It passes
+// the others (POSTs, which mw would pass on untouched, embedded sessions,
+// and stdio ones unless asked) straight to next. The method is looked at
+// first: it is a field, where the address is a lookup through every
+// context that the request's context wraps.
+func pingedGETs(mw alice.Constructor, stdio bool) alice.Constructor {
 	return func(next http.Handler) http.Handler {
 		wrapped := mw(next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodGet || r.Context().Value(http.LocalAddrContextKey) == nil {
+			if r.Method != http.MethodGet ||
+				r.Context().Value(http.LocalAddrContextKey) == nil && !(stdio && inproc.Transport(r) == inproc.TransportStdio) {
 				next.ServeHTTP(w, r)
 				return
 			}

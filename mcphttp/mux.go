@@ -30,10 +30,17 @@ type MuxOptions struct {
 // documents (of Options.OAuth when enabled, else of an Options.Auth that
 // implements mcp.OAuthMetadataProvider), the routes of the auth
 // provider, and with Options.LegacySSE the legacy HTTP+SSE transport
-// (GET /sse, POST /messages, through the endpoint's chain). Its patterns are paths from its own root, so it mounts under a
-// prefix with http.StripPrefix:
+// (GET /sse, POST /messages, through the endpoint's chain). Its patterns
+// are paths from its own root, so it mounts under a prefix with
+// http.StripPrefix; with OAuth discovery, route /.well-known/ of the host
+// to the same mux, unstripped, since the documents live at the host's root
+// (RFC 9728, RFC 8414) at paths it derives from the configured resource
+// and issuer URLs (which carry the prefix), and the 401 challenge points
+// there:
 //
-//	parent.Handle("/api/", http.StripPrefix("/api", mcphttp.NewMux(h, nil)))
+//	m := mcphttp.NewMux(h, nil)
+//	parent.Handle("/api/", http.StripPrefix("/api", m))
+//	parent.Handle("/.well-known/", m) // the discovery documents
 //
 // Custom routes added with AddRoute after NewMux returned are served too,
 // from their first request on (a late route whose pattern conflicts with

@@ -88,6 +88,7 @@ func (h *Handler) fetchRoots(c *sessionState, changed bool) bool {
 // rootsChanged tells the OnRootsChanged hook.
 func (h *Handler) rootsChanged(c *sessionState, roots []mcp.Root) {
 	if h.hooks.OnRootsChanged != nil {
+		defer h.recoverHook("OnRootsChanged", c.sess.ID)
 		h.hooks.OnRootsChanged(c.info(), slices.Clone(roots))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -69,10 +70,13 @@ const (
 // none. Every field may be nil.
 //
 // A hook is called synchronously, on the goroutine that caused the event
-// (a request's, or the engine's own for idle expiry and pings), with no
-// lock of the engine held: it may call [Handler.Sessions] or
-// [Handler.EndSession], but should return quickly. A panicking hook is
-// not recovered.
+// (a request's, or the engine's own for idle expiry, pings, the roots
+// fetch and the end of a stdio or legacy SSE stream), with no lock of the
+// engine held: it may call [Handler.Sessions] or [Handler.EndSession],
+// but should return quickly. A hook that panics is recovered and logged
+// at error level with its stack, wherever it runs, so that its bug
+// cannot crash the process from a goroutine no middleware guards; what
+// the engine was doing goes on as if the hook had returned.
 type SessionHooks struct {
 	// OnStart is called when initialize made a session, before its
 	// result is sent.
@@ -121,7 +125,17 @@ func (h *Handler) ended(c *sessionState, reason EndReason) {
 		h.log.Debug("mcp session ended", "session", c.sess.ID, "reason", string(reason))
 	}
 	if h.hooks.OnEnd != nil {
+		defer h.recoverHook("OnEnd", c.sess.ID)
 		h.hooks.OnEnd(c.info(), reason)
+	}
+}
+
+// recoverHook, deferred around a call of a session hook, recovers the
+// hook's panic and logs it with its stack (docs/architecture.md,
+// "Panics").
+func (h *Handler) recoverHook(hook, session string) {
+	if v := recover(); v != nil {
+		h.log.Error("mcp: the session hook "+hook+" panicked", "session", session, "panic", v, "stack", string(debug.Stack()))
 	}
 }
 
@@ -361,6 +375,7 @@ func (h *Handler) register(ctx context.Context, c *sessionState) error {
 	h.startReaperLocked()
 	h.mu.Unlock()
 	if h.hooks.OnStart != nil {
+		defer h.recoverHook("OnStart", c.sess.ID)
 		h.hooks.OnStart(c.info())
 	}
 	return nil

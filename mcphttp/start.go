@@ -105,7 +105,9 @@ func (i *Instance) Addr() string {
 // ctx stopped the server and every call in flight finished in time. It
 // returns an error wrapping [ErrShutdownTimeout] when the grace period
 // ended first, and the transport's error when serving failed (the server
-// is then stopped as Close would).
+// is then stopped as Close would); over stdio, [stdio.ErrSessionEnded]
+// when the engine ended the session (a client lost to pings with
+// mcp.PingOptions.Stdio).
 func (i *Instance) Wait() error {
 	<-i.done
 	// The serving loop has ended. If a Shutdown is under way, this waits

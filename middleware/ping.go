@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/inproc"
 )
 
 // Pinger is what [Ping] needs from the MCP engine; *mcphttp.Handler
@@ -71,6 +72,15 @@ type pingLoop struct {
 	cancel context.CancelFunc
 }
 
+// transportOf names the transport of r for the log: stdio or embedded
+// (internal/inproc), else http.
+func transportOf(r *http.Request) string {
+	if t := inproc.Transport(r); t != "" {
+		return t
+	}
+	return "http"
+}
+
 // errPingTimeout is the cause of a ping's context when it expires.
 var errPingTimeout = errors.New("middleware: the client did not answer the ping in time")
 
@@ -122,7 +132,7 @@ func (pg *Ping) Middleware(next http.Handler) http.Handler {
 				id = r.Header.Get(sessionIDHeader)
 			}
 			if id != "" {
-				if stop := pg.start(r.Context(), id); stop != nil {
+				if stop := pg.start(r.Context(), id, transportOf(r)); stop != nil {
 					defer stop()
 				}
 			}
@@ -150,7 +160,7 @@ func (pg *Ping) Close() {
 // the live one. The returned func stops the loop without
 // waiting for it: the loop may be inside EndSession, which closes the
 // very stream whose handler calls stop.
-func (pg *Ping) start(ctx context.Context, id string) (stop func()) {
+func (pg *Ping) start(ctx context.Context, id, transport string) (stop func()) {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	if pg.closed {
@@ -164,7 +174,7 @@ func (pg *Ping) start(ctx context.Context, id string) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	l := &pingLoop{cancel: cancel}
 	pg.active[id] = l
-	pg.wg.Go(func() { pg.run(ctx, id) })
+	pg.wg.Go(func() { pg.run(ctx, id, transport) })
 	return func() {
 		pg.mu.Lock()
 		if pg.active[id] == l {
@@ -175,8 +185,9 @@ func (pg *Ping) start(ctx context.Context, id string) (stop func()) {
 	}
 }
 
-// run pings session id until ctx is done or the session is ended.
-func (pg *Ping) run(ctx context.Context, id string) {
+// run pings session id, whose client is on transport, until ctx is done
+// or the session is ended.
+func (pg *Ping) run(ctx context.Context, id, transport string) {
 	t := time.NewTimer(pg.interval)
 	defer t.Stop()
 	failures := 0
@@ -204,7 +215,7 @@ func (pg *Ping) run(ctx context.Context, id string) {
 				slog.String("session", id), slog.Int("failures", failures), slog.Any("error", err))
 			if pg.maxFailures > 0 && failures >= pg.maxFailures {
 				pg.log.LogAttrs(ctx, slog.LevelWarn, "mcp session ended: its client did not answer pings",
-					slog.String("session", id), slog.Int("failures", failures), slog.Any("error", err))
+					slog.String("session", id), slog.String("transport", transport), slog.Int("failures", failures), slog.Any("error", err))
 				pg.p.EndSession(id)
 				return
 			}

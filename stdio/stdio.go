@@ -70,9 +70,17 @@ type Options struct {
 	MaxDepth int
 }
 
+// ErrSessionEnded is returned by [Serve] when the server ended the
+// session (it closed the session's stream for server-initiated messages):
+// a client that stopped answering pings (mcp.PingOptions.Stdio), or
+// mcphttp.Handler.EndSession or Close. A stdio transport carries one
+// session, so nothing is left to serve.
+var ErrSessionEnded = errors.New("stdio: the server ended the session; no longer serving")
+
 // Serve reads messages from in and writes the server's messages to out
-// until in ends (nil) or ctx is done (its error). In-flight requests are
-// cancelled and waited for before it returns.
+// until in ends (nil), ctx is done (its error), or the server ends the
+// session ([ErrSessionEnded]). In-flight requests are cancelled and
+// waited for before it returns.
 func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opts *Options) error {
 	var o Options
 	if opts != nil {
@@ -98,6 +106,9 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 		idle      atomic.Int32
 		workers   int
 		listening bool
+		// ended is closed when the server closed the session's GET
+		// stream while Serve still ran: the session is over.
+		ended = make(chan struct{})
 	)
 	defer wg.Wait()
 	defer jobs.close()
@@ -146,6 +157,8 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 				return ctx.Err()
 			}
 			return err
+		case <-ended:
+			return ErrSessionEnded
 		case in = <-next:
 		}
 		line := in.line
@@ -173,7 +186,9 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					sess.Listen(ctx, write)
+					if sess.Listen(ctx, write) && ctx.Err() == nil {
+						close(ended)
+					}
 				}()
 			}
 		default:

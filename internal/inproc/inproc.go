@@ -214,11 +214,14 @@ func (s *Client) Post(ctx context.Context, msg []byte, id json.RawMessage, metho
 
 // Listen opens the session's GET stream and calls emit for every message
 // on it until ctx ends or the server closes the stream. It returns at once
-// when the server offers no stream.
-func (s *Client) Listen(ctx context.Context, emit func([]byte)) {
+// when the server offers no stream. It reports whether the stream was
+// open (the server answered 200): when it was and ctx is not done, the
+// server closed it, which it does when it ends the session.
+func (s *Client) Listen(ctx context.Context, emit func([]byte)) (opened bool) {
 	w := newWriter(emit)
 	w.get = true
 	s.h.ServeHTTP(w, s.newRequest(ctx, http.MethodGet, nil))
+	return w.status == http.StatusOK
 }
 
 // Close ends the session on the server (DELETE).
