@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -166,4 +167,70 @@ func schemaHasDefaults(s *jsonschema.Schema) bool {
 		}
 	}
 	return false
+}
+
+// checkArgType walks the argument (input) or result (output) type t of a
+// tool before jsonschema-go sees it, and refuses what would fail on every
+// call or has no JSON Schema, naming the field path ("Filter.Tags[]") and
+// the rule: a channel, function, complex number or unsafe pointer; a map
+// whose key is not a string (nor an encoding.TextMarshaler); in an input,
+// an interface with methods (encoding/json cannot decode into fmt.Stringer;
+// any is fine, it holds the decoded JSON value); a type that contains
+// itself. jsonschema-go would name the type but not the field.
+func checkArgType(t reflect.Type, input bool) error {
+	return walkArgType(t, "", input, map[reflect.Type]bool{})
+}
+
+var textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+
+func walkArgType(t reflect.Type, path string, input bool, open map[reflect.Type]bool) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	at := func() string {
+		if path == "" {
+			return ""
+		}
+		return "field " + path + ": "
+	}
+	if input && reflect.PointerTo(t).Implements(jsonUnmarshalerType) {
+		input = false // it decodes itself, whatever its fields
+	}
+	switch t.Kind() {
+	case reflect.Chan, reflect.Func, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
+		return fmt.Errorf("%s%v has no JSON form, so no JSON Schema: use another type or tag the field `json:\"-\"`", at(), t)
+	case reflect.Interface:
+		if input && t.NumMethod() > 0 {
+			return fmt.Errorf("%san argument cannot be the interface %v: encoding/json cannot decode into it; use a concrete type, or any for any JSON value", at(), t)
+		}
+	case reflect.Map:
+		if k := t.Key(); k.Kind() != reflect.String && !k.Implements(textMarshalerType) {
+			return fmt.Errorf("%s%v: a JSON object's keys are strings, so a map key must be a string type (or an encoding.TextMarshaler), not %v", at(), t, k)
+		}
+		return walkArgType(t.Elem(), path+"{}", input, open)
+	case reflect.Slice, reflect.Array:
+		return walkArgType(t.Elem(), path+"[]", input, open)
+	case reflect.Struct:
+		if open[t] {
+			return fmt.Errorf("%s%v contains itself: a recursive type has no inferred JSON Schema; set the schema by hand", at(), t)
+		}
+		open[t] = true
+		defer delete(open, t)
+		for _, f := range reflect.VisibleFields(t) {
+			if !f.IsExported() || f.Anonymous {
+				continue
+			}
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == "-" {
+				continue
+			}
+			p := f.Name
+			if path != "" {
+				p = path + "." + f.Name
+			}
+			if err := walkArgType(f.Type, p, input, open); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

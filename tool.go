@@ -181,6 +181,9 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 	}
 	inferred := t.InputSchema == nil
 	if inferred {
+		if err := checkArgType(reflect.TypeFor[In](), true); err != nil {
+			return invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
+		}
 		sch, err := inferSchema(reflect.TypeFor[In]())
 		if err != nil {
 			return invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
@@ -189,6 +192,9 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 	}
 	kind := classifyOut(reflect.TypeFor[Out]())
 	if kind == outStructured && t.OutputSchema == nil {
+		if err := checkArgType(reflect.TypeFor[Out](), false); err != nil {
+			return invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
+		}
 		sch, err := inferSchema(reflect.TypeFor[Out]())
 		if err != nil {
 			return invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
