@@ -13,7 +13,8 @@ import (
 )
 
 // inferSchema infers the JSON Schema of t with jsonschema-go, then adds what
-// struct tags say beyond descriptions: `enum:"a,b,c"` and `default:"v"`.
+// struct tags say beyond descriptions: `enum:"a,b,c"`, `default:"v"` and
+// the validation keywords of `mcp:"minimum=1,…"` (see applyMCPTag).
 // A non-struct type (map, any) gets an object schema. A required property
 // (a field without omitempty) never admits null: jsonschema-go types a
 // slice, map or pointer field as ["null", …], which would let null pass
@@ -34,7 +35,7 @@ func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 			}
 		}
 	}
-	if err := applyTags(t, s); err != nil {
+	if err := applyTags(t, s, ""); err != nil {
 		return nil, err
 	}
 	requiredNotNull(s)
@@ -67,7 +68,9 @@ func requiredNotNull(s *jsonschema.Schema) {
 	}
 }
 
-func applyTags(t reflect.Type, s *jsonschema.Schema) error {
+// applyTags adds what the tags of struct t's fields say to s, its schema;
+// path names t's field in errors ("Filter." for the fields of Filter).
+func applyTags(t reflect.Type, s *jsonschema.Schema, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -79,7 +82,7 @@ func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 		if !f.IsExported() {
 			continue
 		}
-		name := f.Name
+		name, field := f.Name, path+f.Name
 		if tag, ok := f.Tag.Lookup("json"); ok {
 			n, _, _ := strings.Cut(tag, ",")
 			if n == "-" {
@@ -90,7 +93,7 @@ func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 			}
 		}
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			if err := applyTags(f.Type, s); err != nil {
+			if err := applyTags(f.Type, s, path); err != nil {
 				return err
 			}
 			continue
@@ -107,7 +110,7 @@ func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 			for _, v := range strings.Split(tag, ",") {
 				val, err := tagValue(ft, strings.TrimSpace(v))
 				if err != nil {
-					return fmt.Errorf("field %s: enum: %w", f.Name, err)
+					return fmt.Errorf("field %s: enum: %w", field, err)
 				}
 				ps.Enum = append(ps.Enum, val)
 			}
@@ -115,22 +118,25 @@ func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 		if tag, ok := f.Tag.Lookup("default"); ok {
 			val, err := tagValue(ft, tag)
 			if err != nil {
-				return fmt.Errorf("field %s: default: %w", f.Name, err)
+				return fmt.Errorf("field %s: default: %w", field, err)
 			}
 			b, _ := json.Marshal(val)
 			ps.Default = b
+		}
+		if err := applyMCPTag(f, field, ft, ps); err != nil {
+			return err
 		}
 		elem := ft
 		if elem.Kind() == reflect.Slice || elem.Kind() == reflect.Array {
 			elem = elem.Elem()
 			if ps.Items != nil {
-				if err := applyTags(elem, ps.Items); err != nil {
+				if err := applyTags(elem, ps.Items, field+"[]."); err != nil {
 					return err
 				}
 			}
 			continue
 		}
-		if err := applyTags(ft, ps); err != nil {
+		if err := applyTags(ft, ps, field+"."); err != nil {
 			return err
 		}
 	}
