@@ -271,7 +271,9 @@ func (s *Server) getPrompt(ctx context.Context, c *Context, name string, args ma
 		if a.Required && !ok {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q requires argument %q", name, a.Name)}
 		}
-		if ok && len(a.Enum) > 0 && !slices.Contains(a.Enum, v) {
+		// An optional argument given as "" is one left blank in a
+		// client's form: not a value outside the enum.
+		if ok && len(a.Enum) > 0 && !slices.Contains(a.Enum, v) && (a.Required || v != "") {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q: argument %q must be one of %s, not %s", name, a.Name, strings.Join(a.Enum, ", "), strictjson.Quote(v))}
 		}
 	}

@@ -214,6 +214,7 @@ func TestTypedPromptDefaults(t *testing.T) {
 		{map[string]string{"topic": "Go"}, "Write about Go in a friendly tone."},
 		{map[string]string{"topic": "Go", "tone": "formal"}, "Write about Go in a formal tone."},
 		{map[string]string{"topic": "Go", "note": ""}, "Write about Go in a friendly tone."},
+		{map[string]string{"topic": "Go", "tone": ""}, "Write about Go in a friendly tone."},
 	} {
 		res := sess.GetPrompt("write", tt.args)
 		require.Len(t, res.Messages, 1)
