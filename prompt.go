@@ -149,10 +149,12 @@ type PromptFunc[In any] func(ctx context.Context, c *Context, args In) (*PromptR
 // AddTypedPrompt registers a prompt whose arguments are the fields of the
 // struct In, as [AddTool] does for tools: the `json` tag names an argument,
 // the `jsonschema:"…"` tag describes it, `title:"…"` gives its display
-// name, `enum:"a,b"` restricts its values, and a field without omitempty
+// name, `enum:"a,b"` restricts its values, `default:"…"` fills it when the
+// request leaves it out or empty (an optional argument only: a form in a
+// client sends "" for a field left blank), and a field without omitempty
 // (or omitzero) is required. Prompt arguments are strings on the wire, so
 // every field must be of a string kind. An argument absent from the
-// request leaves its field empty.
+// request, without a default, leaves its field empty.
 //
 // p.Load must be nil (load takes its place). p.Arguments may list some of
 // the inferred arguments again to add what tags cannot say (a Complete
@@ -173,7 +175,7 @@ func TryAddTypedPrompt[In any](s *Server, p Prompt, load PromptFunc[In]) error {
 		return invalid("prompt %q: set either Prompt.Load or a typed load function, not both", p.Name)
 	}
 	t := reflect.TypeFor[In]()
-	args, fields, err := promptArgs(t)
+	args, fields, defaults, err := promptArgs(t)
 	if err != nil {
 		return invalid("prompt %q: argument type %v: %v", p.Name, t, err)
 	}
@@ -191,9 +193,11 @@ func TryAddTypedPrompt[In any](s *Server, p Prompt, load PromptFunc[In]) error {
 	p.Load = func(ctx context.Context, c *Context, m map[string]string) (*PromptResult, error) {
 		v := reflect.New(t).Elem()
 		for i, a := range args {
-			if x, ok := m[a.Name]; ok {
-				v.FieldByIndex(fields[i]).SetString(x)
+			x := m[a.Name]
+			if x == "" {
+				x = defaults[i]
 			}
+			v.FieldByIndex(fields[i]).SetString(x)
 		}
 		return load(ctx, c, v.Interface().(In))
 	}
@@ -201,15 +205,12 @@ func TryAddTypedPrompt[In any](s *Server, p Prompt, load PromptFunc[In]) error {
 }
 
 // promptArgs infers the arguments of a typed prompt from the struct t,
-// with the index of the field behind each.
-func promptArgs(t reflect.Type) ([]PromptArgument, [][]int, error) {
+// with the index of the field behind each and its `default` tag ("" when
+// it has none).
+func promptArgs(t reflect.Type) (args []PromptArgument, fields [][]int, defaults []string, err error) {
 	if t.Kind() != reflect.Struct {
-		return nil, nil, fmt.Errorf("prompt arguments come from a struct, not a %v", t.Kind())
+		return nil, nil, nil, fmt.Errorf("prompt arguments come from a struct, not a %v", t.Kind())
 	}
-	var (
-		args   []PromptArgument
-		fields [][]int
-	)
 	for _, f := range reflect.VisibleFields(t) {
 		if !f.IsExported() || f.Anonymous {
 			continue
@@ -222,7 +223,7 @@ func promptArgs(t reflect.Type) ([]PromptArgument, [][]int, error) {
 			name = f.Name
 		}
 		if f.Type.Kind() != reflect.String {
-			return nil, nil, fmt.Errorf("field %s is a %v: prompt arguments are strings, so use a string field", f.Name, f.Type)
+			return nil, nil, nil, fmt.Errorf("field %s is a %v: prompt arguments are strings, so use a string field", f.Name, f.Type)
 		}
 		optional := slices.ContainsFunc(strings.Split(opts, ","), func(o string) bool { return o == "omitempty" || o == "omitzero" })
 		a := PromptArgument{Name: name, Title: f.Tag.Get("title"), Description: f.Tag.Get("jsonschema"), Required: !optional}
@@ -231,10 +232,20 @@ func promptArgs(t reflect.Type) ([]PromptArgument, [][]int, error) {
 				a.Enum = append(a.Enum, strings.TrimSpace(v))
 			}
 		}
+		def, hasDef := f.Tag.Lookup("default")
+		switch {
+		case hasDef && def == "":
+			return nil, nil, nil, fmt.Errorf("field %s: default: an empty default is what an absent argument gets anyway: drop the tag", f.Name)
+		case hasDef && a.Required:
+			return nil, nil, nil, fmt.Errorf("field %s: default: a required argument is always given, so its default would never apply: add omitempty to the json tag", f.Name)
+		case hasDef && len(a.Enum) > 0 && !slices.Contains(a.Enum, def):
+			return nil, nil, nil, fmt.Errorf("field %s: default %q is not one of the enum (%s)", f.Name, def, strings.Join(a.Enum, ", "))
+		}
 		args = append(args, a)
 		fields = append(fields, f.Index)
+		defaults = append(defaults, def)
 	}
-	return args, fields, nil
+	return args, fields, defaults, nil
 }
 
 // RemovePrompts removes the named prompts.
@@ -260,7 +271,9 @@ func (s *Server) getPrompt(ctx context.Context, c *Context, name string, args ma
 		if a.Required && !ok {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q requires argument %q", name, a.Name)}
 		}
-		if ok && len(a.Enum) > 0 && !slices.Contains(a.Enum, v) {
+		// An optional argument given as "" is one left blank in a
+		// client's form: not a value outside the enum.
+		if ok && len(a.Enum) > 0 && !slices.Contains(a.Enum, v) && (a.Required || v != "") {
 			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q: argument %q must be one of %s, not %s", name, a.Name, strings.Join(a.Enum, ", "), strictjson.Quote(v))}
 		}
 	}

@@ -42,6 +42,7 @@ func TestGetPrompt(t *testing.T) {
 		{"ok", "review", map[string]string{"code": "x := 1", "lang": "go"}, "Review this go: x := 1", 0, nil},
 		{"missing required", "review", map[string]string{"lang": "go"}, "", mcp.CodeInvalidParams, []string{`"review"`, `"code"`}},
 		{"nil args miss required", "review", nil, "", mcp.CodeInvalidParams, []string{`"code"`}},
+		{"blank optional enum", "review", map[string]string{"code": "x", "lang": ""}, "Review this : x", 0, nil},
 		{"enum violation", "review", map[string]string{"code": "x", "lang": "cobol"}, "", mcp.CodeInvalidParams, []string{`"lang"`, "cobol", "go, rust"}},
 		{"unknown prompt", "nope", nil, "", mcp.CodeInvalidParams, []string{`"nope"`}},
 		{"loader error", "broken", nil, "", mcp.CodeInternalError, []string{`"broken"`, "template missing"}},

@@ -180,8 +180,9 @@ type templateEntry struct {
 }
 
 // AddResource registers a static resource. It panics when URI or Name is
-// empty, Load is nil, or the URI is already registered; resources made at
-// run time use [Server.TryAddResource].
+// empty, the URI is not an absolute URI (a scheme, then the rest:
+// "file:///notes.txt", "config://app"), Load is nil, or the URI is already
+// registered; resources made at run time use [Server.TryAddResource].
 func (s *Server) AddResource(r Resource) { must("AddResource", s.TryAddResource(r)) }
 
 // TryAddResource is [Server.AddResource] returning an error (wrapping
@@ -196,12 +197,16 @@ func (s *Server) TryAddResource(r Resource) error {
 	case r.Load == nil:
 		return invalid("resource %q: Resource.Load is required", r.URI)
 	}
+	if err := checkResourceURI(r.URI); err != nil {
+		return invalid("resource %q: %v", r.URI, err)
+	}
 	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess}, res: r}
 	return s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { return reg.resources.add(e, "resource with URI") })
 }
 
 // AddResourceTemplate registers a resource template. It panics when the
-// template does not parse, Name is empty, Load is nil, a declared argument
+// template does not parse or has no variable (a fixed URI is a resource:
+// [Server.AddResource]), Name is empty, Load is nil, a declared argument
 // is not a variable of the template, or the template is already
 // registered; templates made at run time use
 // [Server.TryAddResourceTemplate].
@@ -226,6 +231,9 @@ func (s *Server) TryAddResourceTemplate(t ResourceTemplate) error {
 		return invalid("template %q: ResourceTemplate.Load is required", t.URITemplate)
 	}
 	vars := compiled.Varnames()
+	if len(vars) == 0 {
+		return invalid("template %q has no {variable}, so it names one resource: register it with AddResource", t.URITemplate)
+	}
 	var required []string
 	for _, a := range t.Arguments {
 		if !slices.Contains(vars, a.Name) {
@@ -360,3 +368,31 @@ func (r *registry) matchTemplate(ctx context.Context, uri string, auth any) (*te
 	}
 	return nil, nil
 }
+
+// checkResourceURI refuses what the spec does not allow as a resource's
+// URI: it must be an absolute URI (RFC 3986): a scheme (a letter, then
+// letters, digits, "+", "-" or "."), a colon, then the rest without white
+// space or control characters, each "%" starting an escape of two hex
+// digits. Not url.Parse: it refuses escapes RFC 3986 allows in a host
+// ("skill://team%20a/…").
+func checkResourceURI(uri string) error {
+	scheme, _, ok := strings.Cut(uri, ":")
+	if !ok || scheme == "" || !isAlpha(scheme[0]) || strings.IndexFunc(scheme, func(r rune) bool {
+		return r > 0x7f || !isAlnum(byte(r)) && r != '+' && r != '-' && r != '.'
+	}) >= 0 {
+		return errors.New(`not an absolute URI: a resource URI starts with a scheme ("file:///notes.txt", "config://app")`)
+	}
+	for i := 0; i < len(uri); i++ {
+		switch c := uri[i]; {
+		case c <= ' ' || c == 0x7f:
+			return fmt.Errorf("not a URI: it contains white space or a control character at byte %d (percent-encode it: %%20)", i)
+		case c == '%' && (i+2 >= len(uri) || !isHex(uri[i+1]) || !isHex(uri[i+2])):
+			return fmt.Errorf("not a URI: %% at byte %d does not start an escape of two hex digits", i)
+		}
+	}
+	return nil
+}
+
+func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -12,7 +13,8 @@ import (
 )
 
 // inferSchema infers the JSON Schema of t with jsonschema-go, then adds what
-// struct tags say beyond descriptions: `enum:"a,b,c"` and `default:"v"`.
+// struct tags say beyond descriptions: `enum:"a,b,c"`, `default:"v"` and
+// the validation keywords of `mcp:"minimum=1,…"` (see applyMCPTag).
 // A non-struct type (map, any) gets an object schema. A required property
 // (a field without omitempty) never admits null: jsonschema-go types a
 // slice, map or pointer field as ["null", …], which would let null pass
@@ -33,7 +35,7 @@ func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 			}
 		}
 	}
-	if err := applyTags(t, s); err != nil {
+	if err := applyTags(t, s, ""); err != nil {
 		return nil, err
 	}
 	requiredNotNull(s)
@@ -66,7 +68,9 @@ func requiredNotNull(s *jsonschema.Schema) {
 	}
 }
 
-func applyTags(t reflect.Type, s *jsonschema.Schema) error {
+// applyTags adds what the tags of struct t's fields say to s, its schema;
+// path names t's field in errors ("Filter." for the fields of Filter).
+func applyTags(t reflect.Type, s *jsonschema.Schema, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -78,7 +82,7 @@ func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 		if !f.IsExported() {
 			continue
 		}
-		name := f.Name
+		name, field := f.Name, path+f.Name
 		if tag, ok := f.Tag.Lookup("json"); ok {
 			n, _, _ := strings.Cut(tag, ",")
 			if n == "-" {
@@ -89,7 +93,7 @@ func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 			}
 		}
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			if err := applyTags(f.Type, s); err != nil {
+			if err := applyTags(f.Type, s, path); err != nil {
 				return err
 			}
 			continue
@@ -106,7 +110,7 @@ func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 			for _, v := range strings.Split(tag, ",") {
 				val, err := tagValue(ft, strings.TrimSpace(v))
 				if err != nil {
-					return fmt.Errorf("field %s: enum: %w", f.Name, err)
+					return fmt.Errorf("field %s: enum: %w", field, err)
 				}
 				ps.Enum = append(ps.Enum, val)
 			}
@@ -114,22 +118,25 @@ func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 		if tag, ok := f.Tag.Lookup("default"); ok {
 			val, err := tagValue(ft, tag)
 			if err != nil {
-				return fmt.Errorf("field %s: default: %w", f.Name, err)
+				return fmt.Errorf("field %s: default: %w", field, err)
 			}
 			b, _ := json.Marshal(val)
 			ps.Default = b
+		}
+		if err := applyMCPTag(f, field, ft, ps); err != nil {
+			return err
 		}
 		elem := ft
 		if elem.Kind() == reflect.Slice || elem.Kind() == reflect.Array {
 			elem = elem.Elem()
 			if ps.Items != nil {
-				if err := applyTags(elem, ps.Items); err != nil {
+				if err := applyTags(elem, ps.Items, field+"[]."); err != nil {
 					return err
 				}
 			}
 			continue
 		}
-		if err := applyTags(ft, ps); err != nil {
+		if err := applyTags(ft, ps, field+"."); err != nil {
 			return err
 		}
 	}
@@ -166,4 +173,70 @@ func schemaHasDefaults(s *jsonschema.Schema) bool {
 		}
 	}
 	return false
+}
+
+// checkArgType walks the argument (input) or result (output) type t of a
+// tool before jsonschema-go sees it, and refuses what would fail on every
+// call or has no JSON Schema, naming the field path ("Filter.Tags[]") and
+// the rule: a channel, function, complex number or unsafe pointer; a map
+// whose key is not a string (nor an encoding.TextMarshaler); in an input,
+// an interface with methods (encoding/json cannot decode into fmt.Stringer;
+// any is fine, it holds the decoded JSON value); a type that contains
+// itself. jsonschema-go would name the type but not the field.
+func checkArgType(t reflect.Type, input bool) error {
+	return walkArgType(t, "", input, map[reflect.Type]bool{})
+}
+
+var textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+
+func walkArgType(t reflect.Type, path string, input bool, open map[reflect.Type]bool) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	at := func() string {
+		if path == "" {
+			return ""
+		}
+		return "field " + path + ": "
+	}
+	if input && reflect.PointerTo(t).Implements(jsonUnmarshalerType) {
+		input = false // it decodes itself, whatever its fields
+	}
+	switch t.Kind() {
+	case reflect.Chan, reflect.Func, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
+		return fmt.Errorf("%s%v has no JSON form, so no JSON Schema: use another type or tag the field `json:\"-\"`", at(), t)
+	case reflect.Interface:
+		if input && t.NumMethod() > 0 {
+			return fmt.Errorf("%san argument cannot be the interface %v: encoding/json cannot decode into it; use a concrete type, or any for any JSON value", at(), t)
+		}
+	case reflect.Map:
+		if k := t.Key(); k.Kind() != reflect.String && !k.Implements(textMarshalerType) {
+			return fmt.Errorf("%s%v: a JSON object's keys are strings, so a map key must be a string type (or an encoding.TextMarshaler), not %v", at(), t, k)
+		}
+		return walkArgType(t.Elem(), path+"{}", input, open)
+	case reflect.Slice, reflect.Array:
+		return walkArgType(t.Elem(), path+"[]", input, open)
+	case reflect.Struct:
+		if open[t] {
+			return fmt.Errorf("%s%v contains itself: a recursive type has no inferred JSON Schema; set the schema by hand", at(), t)
+		}
+		open[t] = true
+		defer delete(open, t)
+		for _, f := range reflect.VisibleFields(t) {
+			if !f.IsExported() || f.Anonymous {
+				continue
+			}
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == "-" {
+				continue
+			}
+			p := f.Name
+			if path != "" {
+				p = path + "." + f.Name
+			}
+			if err := walkArgType(f.Type, p, input, open); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

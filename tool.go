@@ -161,12 +161,18 @@ func classifyOut(t reflect.Type) outKind {
 
 // AddTool registers a typed tool. The input schema is inferred from In (a
 // struct: `json` tags name the arguments, `jsonschema:"…"` tags describe
-// them, `enum:"a,b"` and `default:"…"` tags constrain them, fields without
-// omitempty are required: present and not null) unless t.InputSchema is
-// set. Arguments are validated against the schema and defaults applied
-// before fn runs, so fn only sees valid input. It panics when the name
-// breaks the tool-name rule ([ErrInvalidToolName]) or is taken, or when a
-// type has no JSON Schema: at start-up these are programmer errors. Tools
+// them, `enum:"a,b"`, `default:"…"` and `mcp:"minimum=1,maxLength=80"`
+// tags constrain them, fields without omitempty are required: present and
+// not null) unless t.InputSchema is set. The mcp tag takes minimum,
+// maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength,
+// pattern (last: it takes the rest of the tag), format, minItems, maxItems
+// and uniqueItems. Arguments are validated against the schema and defaults
+// applied before fn runs, so fn only sees valid input. It panics when the
+// name breaks the tool-name rule ([ErrInvalidToolName]) or is taken, when
+// a tag is bad (an unknown keyword, a keyword on the wrong kind of field,
+// a pattern that does not compile), or when a type cannot work (a field
+// with no JSON form, such as a chan, or an argument of an interface type
+// with methods): at start-up these are programmer errors. Tools
 // made at run time use [TryAddTool], which returns the error instead.
 func AddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) {
 	must("AddTool", TryAddTool(s, t, fn))
@@ -181,6 +187,9 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 	}
 	inferred := t.InputSchema == nil
 	if inferred {
+		if err := checkArgType(reflect.TypeFor[In](), true); err != nil {
+			return invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
+		}
 		sch, err := inferSchema(reflect.TypeFor[In]())
 		if err != nil {
 			return invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
@@ -189,6 +198,9 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 	}
 	kind := classifyOut(reflect.TypeFor[Out]())
 	if kind == outStructured && t.OutputSchema == nil {
+		if err := checkArgType(reflect.TypeFor[Out](), false); err != nil {
+			return invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
+		}
 		sch, err := inferSchema(reflect.TypeFor[Out]())
 		if err != nil {
 			return invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
@@ -550,6 +562,7 @@ func describeValidation(err error) string {
 		}
 		msg = rest[j+2:]
 	}
+	msg = tidyBound(msg)
 	arg := argumentPath(path)
 	join := func(name string) string {
 		if arg == "" {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -16,6 +17,14 @@ type flatArgs struct {
 	B    *bool   `json:"b,omitempty"`
 	Opt  *int    `json:"opt,omitempty"`
 	Name string  `json:"name,omitempty" default:"anon"`
+}
+
+// taggedArgs carries a constraint of each kind the mcp tag sets.
+type taggedArgs struct {
+	A float64 `json:"a" mcp:"exclusiveMinimum=0,maximum=1e3"`
+	N int     `json:"n,omitempty" mcp:"minimum=-2,maximum=7"`
+	S string  `json:"s" mcp:"minLength=1,maxLength=10,pattern=^[a-z]+$"`
+	L []int   `json:"l,omitempty" mcp:"maxItems=4,uniqueItems,minimum=0"`
 }
 
 type nestedArgs struct {
@@ -58,6 +67,12 @@ func FuzzFlatValidator(f *testing.F) {
 	require.NotNil(f, flat)
 	res, err := s.Resolve(nil)
 	require.NoError(f, err)
+	// The same arguments against the constraints of the mcp tag, which
+	// jsonschema-go checks: a refusal reads as an argument error.
+	tagged, err := schemaOf[taggedArgs](f).Resolve(nil)
+	require.NoError(f, err)
+	f.Add([]byte(`{"a":0,"s":"abcdefghijk","n":-1.5}`))
+	f.Add([]byte(`{"a":1,"s":"q","l":[1,1,2]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m map[string]any
 		if json.Unmarshal(data, &m) != nil || m == nil {
@@ -67,6 +82,11 @@ func FuzzFlatValidator(f *testing.F) {
 		full := res.Validate(m)
 		if (fast == nil) != (full == nil) {
 			t.Fatalf("verdicts differ on %s: flat %v, jsonschema-go %v", data, fast, full)
+		}
+		if err := tagged.Validate(m); err != nil {
+			if msg := describeValidation(err); !strings.HasPrefix(msg, "argument") {
+				t.Fatalf("%s: the message does not name the argument: %q", data, msg)
+			}
 		}
 	})
 }
