@@ -13,8 +13,8 @@ import (
 )
 
 // readmeOAuthCode returns the Go code blocks of the "OAuth" section of
-// docs/auth.md (the OAuth guide the README points to), joined: a main
-// package and the provider constructors.
+// docs/auth.md (the OAuth guide the README points to), before its
+// subsections, joined: a main package and the provider constructors.
 func readmeOAuthCode(t *testing.T) string {
 	t.Helper()
 	readme, err := os.ReadFile("../../docs/auth.md")
@@ -22,6 +22,7 @@ func readmeOAuthCode(t *testing.T) string {
 	_, section, ok := strings.Cut(string(readme), "\n## OAuth\n")
 	require.True(t, ok, "docs/auth.md has no \"## OAuth\" section")
 	section, _, _ = strings.Cut(section, "\n## ")
+	section, _, _ = strings.Cut(section, "\n### ") // the section's own text, before its subsections
 	var blocks []string
 	for {
 		var code string
