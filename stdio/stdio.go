@@ -106,16 +106,17 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 		idle      atomic.Int32
 		workers   int
 		listening bool
-		// ended is closed when the server closed the session's GET
-		// stream while Serve still ran: the session is over.
-		ended = make(chan struct{})
 	)
 	defer wg.Wait()
 	defer jobs.close()
 	defer cancel()
 
 	lines := NewLineReader(in, o.MaxLineBytes)
-	readErr := make(chan error, 1)
+	// readErr carries what ends the loop: the reader's error, and
+	// ErrSessionEnded from the session's stream when the server closed it
+	// while Serve still ran (one channel, not two: the loop's select runs
+	// once per line). Room for both, so that neither sender blocks.
+	readErr := make(chan error, 2)
 	next := make(chan input)
 	go func() {
 		for {
@@ -150,6 +151,9 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-readErr:
+			if errors.Is(err, ErrSessionEnded) {
+				return err
+			}
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
@@ -157,8 +161,6 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 				return ctx.Err()
 			}
 			return err
-		case <-ended:
-			return ErrSessionEnded
 		case in = <-next:
 		}
 		line := in.line
@@ -187,7 +189,7 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 				go func() {
 					defer wg.Done()
 					if sess.Listen(ctx, write) && ctx.Err() == nil {
-						close(ended)
+						readErr <- ErrSessionEnded
 					}
 				}()
 			}
