@@ -72,7 +72,10 @@ type AuthProvider interface {
 	// VerifyRequest checks the request's credentials (its access token)
 	// and returns the caller's session data, or an error (see [AuthFunc]).
 	VerifyRequest(r *http.Request) (any, error)
-	// Mount registers the provider's HTTP routes on mux.
+	// Mount registers the provider's HTTP routes on mux. Before calling
+	// it, mcphttp.NewMux gives a provider that has a method
+	// UseServerInfo(Implementation) the server's identity (name, title,
+	// icons), which the pages it serves may show.
 	Mount(mux *http.ServeMux)
 }
 
