@@ -94,6 +94,8 @@ type ResourceLink struct {
 	Size int64 `json:"size,omitempty"`
 	// Annotations are hints for the client (audience, priority).
 	Annotations *Annotations `json:"annotations,omitempty"`
+	// Icons are images a client may show for the resource (see [Icon]).
+	Icons []Icon `json:"icons,omitempty"`
 	// Meta is sent as _meta.
 	Meta map[string]any `json:"_meta,omitempty"`
 }

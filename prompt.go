@@ -44,6 +44,8 @@ type Prompt struct {
 	Arguments []PromptArgument
 	// Meta is sent as _meta in prompts/list.
 	Meta map[string]any
+	// Icons are images a client may show for the prompt (see [Icon]).
+	Icons []Icon
 	// Load builds the messages from the arguments. Required arguments and
 	// enums are checked before it runs.
 	Load func(ctx context.Context, c *Context, args map[string]string) (*PromptResult, error)
@@ -58,6 +60,7 @@ type promptWire struct {
 	Title       string           `json:"title,omitempty"`
 	Description string           `json:"description,omitempty"`
 	Arguments   []PromptArgument `json:"arguments"`
+	Icons       []Icon           `json:"icons,omitempty"`
 	Meta        map[string]any   `json:"_meta,omitempty"`
 }
 
@@ -67,7 +70,7 @@ func (p Prompt) MarshalJSON() ([]byte, error) {
 	if args == nil {
 		args = []PromptArgument{}
 	}
-	return json.Marshal(promptWire{p.Name, p.Title, p.Description, args, p.Meta})
+	return json.Marshal(promptWire{p.Name, p.Title, p.Description, args, p.Icons, p.Meta})
 }
 
 // UnmarshalJSON reads the prompts/list form.
@@ -76,7 +79,7 @@ func (p *Prompt) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*p = Prompt{Name: w.Name, Title: w.Title, Description: w.Description, Arguments: w.Arguments, Meta: w.Meta}
+	*p = Prompt{Name: w.Name, Title: w.Title, Description: w.Description, Arguments: w.Arguments, Icons: w.Icons, Meta: w.Meta}
 	return nil
 }
 
@@ -130,6 +133,9 @@ func (s *Server) TryAddPrompt(p Prompt) error {
 	}
 	if p.Load == nil {
 		return invalid("prompt %q: Prompt.Load is required", p.Name)
+	}
+	if err := checkIcons("Prompt.", p.Icons); err != nil {
+		return invalid("prompt %q: %v", p.Name, err)
 	}
 	seen := map[string]bool{}
 	for _, a := range p.Arguments {

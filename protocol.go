@@ -12,6 +12,10 @@ type Implementation struct {
 	Title string `json:"title,omitempty"`
 	// Version is the program's version.
 	Version string `json:"version"`
+	// Icons are images a client may show for the program.
+	Icons []Icon `json:"icons,omitempty"`
+	// WebsiteURL is the program's website.
+	WebsiteURL string `json:"websiteUrl,omitempty"`
 }
 
 // ClientCapabilities are what a client declares in initialize.

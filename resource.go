@@ -62,6 +62,8 @@ type Resource struct {
 	Annotations *Annotations
 	// Meta is sent as _meta in resources/list.
 	Meta map[string]any
+	// Icons are images a client may show for the resource (see [Icon]).
+	Icons []Icon
 	// Load returns the contents: one item, or several.
 	Load func(ctx context.Context, c *Context) ([]ResourceContents, error)
 	// CanAccess, when set, hides the resource from callers it refuses
@@ -73,7 +75,7 @@ type Resource struct {
 // the resource instead of embedding it.
 func (r Resource) Link() ResourceLink {
 	return ResourceLink{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description,
-		MIMEType: r.MIMEType, Size: r.Size, Annotations: r.Annotations, Meta: r.Meta}
+		MIMEType: r.MIMEType, Size: r.Size, Annotations: r.Annotations, Icons: r.Icons, Meta: r.Meta}
 }
 
 // resourceWire is the wire shape a resources/list entry shares with a
@@ -91,7 +93,7 @@ func (r *Resource) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*r = Resource{URI: w.URI, Name: w.Name, Title: w.Title, Description: w.Description,
-		MIMEType: w.MIMEType, Size: w.Size, Annotations: w.Annotations, Meta: w.Meta}
+		MIMEType: w.MIMEType, Size: w.Size, Annotations: w.Annotations, Icons: w.Icons, Meta: w.Meta}
 	return nil
 }
 
@@ -130,6 +132,8 @@ type ResourceTemplate struct {
 	Annotations *Annotations
 	// Meta is sent as _meta in resources/templates/list.
 	Meta map[string]any
+	// Icons are images a client may show for the template (see [Icon]).
+	Icons []Icon
 	// Arguments declare the template's variables (descriptions,
 	// required-ness, completion).
 	Arguments []TemplateArgument
@@ -143,7 +147,7 @@ type ResourceTemplate struct {
 
 // MarshalJSON writes the resources/templates/list form.
 func (t ResourceTemplate) MarshalJSON() ([]byte, error) {
-	return json.Marshal(templateWire{t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType, t.Annotations, t.Meta})
+	return json.Marshal(templateWire{t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType, t.Annotations, t.Icons, t.Meta})
 }
 
 type templateWire struct {
@@ -153,6 +157,7 @@ type templateWire struct {
 	Description string         `json:"description,omitempty"`
 	MIMEType    string         `json:"mimeType,omitempty"`
 	Annotations *Annotations   `json:"annotations,omitempty"`
+	Icons       []Icon         `json:"icons,omitempty"`
 	Meta        map[string]any `json:"_meta,omitempty"`
 }
 
@@ -163,7 +168,7 @@ func (t *ResourceTemplate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*t = ResourceTemplate{URITemplate: w.URITemplate, Name: w.Name, Title: w.Title,
-		Description: w.Description, MIMEType: w.MIMEType, Annotations: w.Annotations, Meta: w.Meta}
+		Description: w.Description, MIMEType: w.MIMEType, Annotations: w.Annotations, Icons: w.Icons, Meta: w.Meta}
 	return nil
 }
 
@@ -200,6 +205,9 @@ func (s *Server) TryAddResource(r Resource) error {
 	if err := checkResourceURI(r.URI); err != nil {
 		return invalid("resource %q: %v", r.URI, err)
 	}
+	if err := checkIcons("Resource.", r.Icons); err != nil {
+		return invalid("resource %q: %v", r.URI, err)
+	}
 	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess}, res: r}
 	return s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { return reg.resources.add(e, "resource with URI") })
 }
@@ -229,6 +237,9 @@ func (s *Server) TryAddResourceTemplate(t ResourceTemplate) error {
 		return invalid("template %q: ResourceTemplate.Name is required", t.URITemplate)
 	case t.Load == nil:
 		return invalid("template %q: ResourceTemplate.Load is required", t.URITemplate)
+	}
+	if err := checkIcons("ResourceTemplate.", t.Icons); err != nil {
+		return invalid("template %q: %v", t.URITemplate, err)
 	}
 	vars := compiled.Varnames()
 	if len(vars) == 0 {

@@ -28,6 +28,13 @@ type Options struct {
 	Version string
 	// Title is an optional display name (serverInfo.title).
 	Title string
+	// Icons are images a client may show for the server (serverInfo.icons;
+	// the OAuth consent page of package providers shows the first). See
+	// [Icon] for the rules; NewServer panics on a bad one.
+	Icons []Icon
+	// WebsiteURL is the server's website, an absolute http(s) URL
+	// (serverInfo.websiteUrl).
+	WebsiteURL string
 	// Instructions tell the client how to use the server; sent in the
 	// initialize result.
 	Instructions string
@@ -65,7 +72,10 @@ type AuthProvider interface {
 	// VerifyRequest checks the request's credentials (its access token)
 	// and returns the caller's session data, or an error (see [AuthFunc]).
 	VerifyRequest(r *http.Request) (any, error)
-	// Mount registers the provider's HTTP routes on mux.
+	// Mount registers the provider's HTTP routes on mux. Before calling
+	// it, mcphttp.NewMux gives a provider that has a method
+	// UseServerInfo(Implementation) the server's identity (name, title,
+	// icons), which the pages it serves may show.
 	Mount(mux *http.ServeMux)
 }
 
@@ -272,8 +282,9 @@ func validSemverIdents(s string, pre bool) bool {
 }
 
 // NewServer returns a server with no tools, resources or prompts. It panics
-// when Name is empty, Version is not a semantic version, or both Auth and
-// Authenticate are set: programmer errors best caught at start-up.
+// when Name is empty, Version is not a semantic version, an icon or the
+// WebsiteURL is invalid, or both Auth and Authenticate are set: programmer
+// errors best caught at start-up.
 func NewServer(opts Options) *Server {
 	if opts.Name == "" {
 		panic("mcp: NewServer: Options.Name is required")
@@ -284,6 +295,12 @@ func NewServer(opts Options) *Server {
 	if opts.Auth != nil && opts.Authenticate != nil {
 		panic("mcp: NewServer: Options.Auth and Options.Authenticate are both set, and only one can check requests: " +
 			"use Auth for a provider (an OAuth proxy, a resourceserver.Verifier), Authenticate for a function of your own")
+	}
+	if err := checkIcons("Options.", opts.Icons); err != nil {
+		panic("mcp: NewServer: " + err.Error())
+	}
+	if err := checkWebsiteURL(opts.WebsiteURL); err != nil {
+		panic("mcp: NewServer: Options.WebsiteURL: " + err.Error())
 	}
 	s := &Server{opts: opts, logger: opts.Logger}
 	if s.logger == nil {

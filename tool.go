@@ -37,6 +37,8 @@ type Tool struct {
 	Annotations *ToolAnnotations
 	// Meta is sent as _meta in tools/list.
 	Meta map[string]any
+	// Icons are images a client may show for the tool (see [Icon]).
+	Icons []Icon
 	// CanAccess, when set, decides per request (its context and the
 	// caller's auth data) whether the tool exists: a denied tool is neither
 	// listed nor callable, and a call to it reads as an unknown tool.
@@ -81,6 +83,7 @@ type toolWire struct {
 	InputSchema  *jsonschema.Schema `json:"inputSchema"`
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations   `json:"annotations,omitempty"`
+	Icons        []Icon             `json:"icons,omitempty"`
 	Meta         map[string]any     `json:"_meta,omitempty"`
 }
 
@@ -90,7 +93,7 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 	if in == nil {
 		in = &jsonschema.Schema{Type: "object"}
 	}
-	return json.Marshal(toolWire{t.Name, t.Title, t.Description, in, t.OutputSchema, t.Annotations, t.Meta})
+	return json.Marshal(toolWire{t.Name, t.Title, t.Description, in, t.OutputSchema, t.Annotations, t.Icons, t.Meta})
 }
 
 // UnmarshalJSON reads the tools/list form of a tool.
@@ -100,7 +103,7 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*t = Tool{Name: w.Name, Title: w.Title, Description: w.Description, InputSchema: w.InputSchema,
-		OutputSchema: w.OutputSchema, Annotations: w.Annotations, Meta: w.Meta}
+		OutputSchema: w.OutputSchema, Annotations: w.Annotations, Icons: w.Icons, Meta: w.Meta}
 	return nil
 }
 
@@ -346,6 +349,9 @@ func (s *Server) addTool(t Tool, run RawToolFunc) error {
 	res, err := t.InputSchema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
 		return invalid("tool %q: input schema: %v", t.Name, err)
+	}
+	if err := checkIcons("Tool.", t.Icons); err != nil {
+		return invalid("tool %q: %v", t.Name, err)
 	}
 	enc, err := json.Marshal(t)
 	if err != nil {

@@ -31,7 +31,7 @@ func decodeInitialize(raw []byte) (initializeParams, error) {
 // scanInitialize reads initialize params of the common shape: an object
 // whose protocolVersion is a plain string (no escapes, valid UTF-8), whose
 // capabilities are empty ({}), and whose clientInfo is an object of plain
-// strings; other members are ignored, as encoding/json ignores them. The
+// strings without icons; other members are ignored, as encoding/json ignores them. The
 // strings are copied out of raw (which may alias a pooled body). ok is
 // false for anything else (declared capabilities, an escaped or
 // case-variant member name, a value of another type, null), which the
@@ -56,8 +56,11 @@ func scanInitialize(raw []byte) (p initializeParams, ok bool) {
 					dst = &p.ClientInfo.Title
 				case "version":
 					dst = &p.ClientInfo.Version
+				case "websiteUrl":
+					dst = &p.ClientInfo.WebsiteURL
 				default:
-					return plainKey(key, "name", "title", "version")
+					// icons, an array of objects, is left to the full decode.
+					return plainKey(key, "name", "title", "version", "websiteUrl", "icons")
 				}
 				s, ok := plainString(val)
 				*dst = s

@@ -30,8 +30,12 @@ func TestScanInitialize(t *testing.T) {
 	}{
 		{"the harness's", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"mcp-load","version":"0.1"}}`, true, harness},
 		{"spaced, reordered", ` { "clientInfo" : { "version" : "0.1" , "name" : "mcp-load" } , "capabilities" : { } , "protocolVersion" : "2025-06-18" } `, true, harness},
-		{"title, ignored members", `{"protocolVersion":"2025-06-18","_meta":{"x":[1]},"clientInfo":{"name":"n","title":"T","version":"1","icons":[{"src":"x"}]}}`, true,
+		{"title, ignored members", `{"protocolVersion":"2025-06-18","_meta":{"x":[1]},"clientInfo":{"name":"n","title":"T","version":"1","description":"d"}}`, true,
 			initializeParams{ProtocolVersion: "2025-06-18", ClientInfo: mcp.Implementation{Name: "n", Title: "T", Version: "1"}}},
+		{"websiteUrl", `{"protocolVersion":"2025-11-25","clientInfo":{"name":"n","version":"1","websiteUrl":"https://x.example"}}`, true,
+			initializeParams{ProtocolVersion: "2025-11-25", ClientInfo: mcp.Implementation{Name: "n", Version: "1", WebsiteURL: "https://x.example"}}},
+		{"icons go to the full decode", `{"protocolVersion":"2025-11-25","clientInfo":{"name":"n","version":"1","icons":[{"src":"x"}]}}`, false, initializeParams{}},
+		{"case-variant icons", `{"protocolVersion":"2025-11-25","clientInfo":{"name":"n","version":"1","ICONS":[]}}`, false, initializeParams{}},
 		{"empty object", `{}`, true, initializeParams{}},
 		{"declared capabilities", `{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"n","version":"1"}}`, false, initializeParams{}},
 		{"null capabilities", `{"protocolVersion":"2025-06-18","capabilities":null}`, false, initializeParams{}},

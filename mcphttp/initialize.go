@@ -45,7 +45,7 @@ func (h *Handler) newInitializeResult(version string, streams bool) initializeRe
 			Logging:     struct{}{},
 			Completions: struct{}{},
 		},
-		ServerInfo:   mcp.Implementation{Name: o.Name, Title: o.Title, Version: o.Version},
+		ServerInfo:   serverInfo(o),
 		Instructions: o.Instructions,
 	}
 }

@@ -89,6 +89,11 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	mountRoutes(mux, srv, base, authed)
 	discovery.Mount(mux, oauthOptions(so))
 	if so.Auth != nil && so.Authenticate == nil {
+		// A provider with pages of its own (the consent page of package
+		// providers) shows the server's name and icon on them.
+		if u, ok := so.Auth.(interface{ UseServerInfo(mcp.Implementation) }); ok {
+			u.UseServerInfo(serverInfo(so))
+		}
 		so.Auth.Mount(mux)
 	}
 	return mux

@@ -271,14 +271,20 @@ func (h *Handler) takeModernNotification(w http.ResponseWriter, r *http.Request,
 }
 
 // doDiscover is server/discover: the versions, capabilities and
-// instructions of the server (its identity goes in the result's _meta,
-// as on every modern result).
+// instructions of the server, and its whole identity (icons and website
+// included) in the result's _meta, where every modern result carries
+// the short form.
 func (h *Handler) doDiscover(_ context.Context, _ *call) (any, error) {
 	o := h.srv.Options()
+	meta, err := discoverMeta(o) // serverinfo.go
+	if err != nil {
+		return nil, err
+	}
 	return struct {
-		SupportedVersions []string           `json:"supportedVersions"`
-		Capabilities      modernCapabilities `json:"capabilities"`
-		Instructions      string             `json:"instructions,omitempty"`
+		SupportedVersions []string                   `json:"supportedVersions"`
+		Capabilities      modernCapabilities         `json:"capabilities"`
+		Instructions      string                     `json:"instructions,omitempty"`
+		Meta              map[string]json.RawMessage `json:"_meta"`
 	}{allVersions, modernCapabilities{
 		Tools:       listChanged{true},
 		Resources:   resourcesCap{Subscribe: true, ListChanged: true},
@@ -286,7 +292,7 @@ func (h *Handler) doDiscover(_ context.Context, _ *call) (any, error) {
 		Logging:     struct{}{},
 		Completions: struct{}{},
 		Extensions:  h.extensions(), // ext_skills.go
-	}, o.Instructions}, nil
+	}, o.Instructions, meta}, nil
 }
 
 // modernCapabilities are the server capabilities of 2026-07-28.

@@ -23,7 +23,9 @@
 // # The consent page
 //
 // Every authorization passes through {BaseURL}/oauth/consent before the
-// browser goes upstream. The page names this server (its BaseURL host), the
+// browser goes upstream. The page names this server (its BaseURL host,
+// below the MCP server's title or name and beside its first icon once
+// Proxy.UseServerInfo has been called, as mcphttp.NewMux does), the
 // client by the name it registered (escaped, and marked as the client's
 // own unverified claim), the host where the user signs in next (upstream's
 // authorization endpoint), the redirect URI's host in large type in a box
@@ -32,8 +34,9 @@
 // Approve and Deny post a form; Deny sends the browser back to the client
 // with error=access_denied, state and iss, and never reaches upstream. The
 // page is one HTML document with its style inline and an inline SVG: no
-// script, font or image from anywhere, system fonts, a viewport meta and a
-// single-column layout below 480 px, light and dark colour schemes.
+// script, font or image from anywhere but the server's icon, system fonts,
+// a viewport meta and a single-column layout below 480 px, light and dark
+// colour schemes.
 //
 // Its response headers: Content-Security-Policy "default-src 'none';
 // style-src 'nonce-…'" (fresh per response; no 'unsafe-inline'),
@@ -44,7 +47,10 @@
 // because browsers check it on every redirect of the form's navigation, and
 // the answer is a 303 to upstream (approve) or to the client (deny); with
 // 'self' alone the browser blocks both. Error pages have the same headers
-// with form-action 'none'.
+// with form-action 'none'. When the server has an icon, the CSP adds
+// "img-src data:" for a data: icon (mcp.NewServer checked it is a base64
+// image) or "img-src <icon origin>" for an https one, and no other
+// image source.
 //
 // The form is guarded by a CSRF double submit: a token in the stored
 // transaction, in a hidden field and in a cookie (signed and encrypted with

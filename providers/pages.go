@@ -10,8 +10,9 @@ import (
 )
 
 // The proxy's HTML pages (consent and errors) share one stylesheet, inline
-// in each page and allowed by a per-response CSP nonce: no external asset,
-// no font or image from the network, system fonts only.
+// in each page and allowed by a per-response CSP nonce: no external asset
+// or font, system fonts only; the one image is the MCP server's icon
+// (UseServerInfo), allowed by its own img-src.
 const pageStyle = `
 :root{color-scheme:light dark;--bg:#f3f4f6;--card:#fff;--fg:#111827;--muted:#4b5563;--faint:#6b7280;--line:#e5e7eb;--sunk:#f8fafc;--accent:#1d4ed8;--accent-hover:#1e40af;--accent-fg:#fff;--ok:#15803d;--note-bg:#fffbeb;--note-line:#fcd34d;--note-fg:#78350f;--ring:#93c5fd}
 @media (prefers-color-scheme:dark){:root{--bg:#0b0f14;--card:#151b23;--fg:#e6edf3;--muted:#a7b1bd;--faint:#8b96a3;--line:#2a323c;--sunk:#0f141a;--accent:#4f83f7;--accent-hover:#6b97fa;--accent-fg:#06101f;--ok:#4ade80;--note-bg:#2a2110;--note-line:#8a6a1c;--note-fg:#f5d58a;--ring:#1e3a8a}}
@@ -23,6 +24,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Dej
 .server{display:flex;align-items:center;gap:12px;padding-bottom:18px;margin-bottom:22px;border-bottom:1px solid var(--line)}
 .mark{flex:none;width:36px;height:36px;border-radius:10px;background:var(--accent);color:var(--accent-fg);display:grid;place-items:center}
 .mark svg{width:18px;height:18px;display:block}
+.mark.icon{background:none;object-fit:contain}
 .server-name{font-weight:600;line-height:1.3;overflow-wrap:anywhere}
 .server-sub{font-size:.8125rem;color:var(--faint);line-height:1.3}
 h1{font-size:1.375rem;line-height:1.3;margin:0 0 8px;font-weight:700;letter-spacing:-.011em;overflow-wrap:anywhere}
@@ -65,8 +67,12 @@ const pageHead = `<!doctype html>
 <style nonce="{{.Nonce}}">` + pageStyle + `</style></head>
 <body><main aria-labelledby="title">
 <header class="server">
+{{- if .ServerIcon}}
+<img class="mark icon" id="server-icon" src="{{.ServerIcon}}" alt="" width="36" height="36">
+{{- else}}
 <span class="mark">` + lockIcon + `</span>
-<div><div class="server-name" id="server-name">{{.Server}}</div><div class="server-sub">{{.Sub}}</div></div>
+{{- end}}
+<div><div class="server-name" id="server-name">{{.Server}}</div><div class="server-sub">{{if .ServerHost}}<span id="server-host">{{.ServerHost}}</span> · {{end}}{{.Sub}}</div></div>
 </header>
 `
 
@@ -80,14 +86,20 @@ var errorTmpl = template.Must(template.New("error").Parse(pageHead + `<h1 id="ti
 // render writes an HTML page. The template runs into a buffer first, so a
 // failure is a plain 500, never half a page. The Content-Security-Policy
 // allows nothing but the page's own <style> (by a nonce fresh for each
-// response) and form posts to formAction ('self' and, for the consent
-// page, the places its answer redirects to); page() has set the other
-// headers.
+// response), form posts to formAction ('self' and, for the consent
+// page, the places its answer redirects to) and, when the server has an
+// icon, images from data: or the icon's https origin; page() has set the
+// other headers.
 func (p *Proxy) render(w http.ResponseWriter, status int, tmpl *template.Template, data map[string]any, formAction []string) {
 	nonce := make([]byte, 18)
 	_, _ = rand.Read(nonce)
 	data["Nonce"] = base64.RawURLEncoding.EncodeToString(nonce)
 	data["Server"] = p.serverName()
+	name, icon, imgSrc := p.pageServer() // serverinfo.go
+	if name != "" {
+		data["Server"], data["ServerHost"] = name, p.serverName()
+	}
+	data["ServerIcon"] = icon
 	if _, ok := data["Sub"]; !ok {
 		data["Sub"] = "Sign-in"
 	}
@@ -101,7 +113,11 @@ func (p *Proxy) render(w http.ResponseWriter, status int, tmpl *template.Templat
 		formAction = []string{"'none'"}
 	}
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+data["Nonce"].(string)+"'; "+
+	img := ""
+	if icon != "" {
+		img = "img-src " + imgSrc + "; " // the server's icon, and nothing else
+	}
+	h.Set("Content-Security-Policy", "default-src 'none'; "+img+"style-src 'nonce-"+data["Nonce"].(string)+"'; "+
 		"form-action "+strings.Join(formAction, " ")+"; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)

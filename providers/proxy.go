@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/securecookie"
@@ -151,7 +152,8 @@ type Proxy struct {
 	now      func() time.Time
 	regLim   *addrLimiter
 	authLim  *addrLimiter
-	cimd     *cimdFetcher // nil: client ID metadata documents are off
+	cimd     *cimdFetcher                       // nil: client ID metadata documents are off
+	server   atomic.Pointer[mcp.Implementation] // the MCP server's identity, for the pages (serverinfo.go)
 }
 
 // NewProxy validates cfg and returns a proxy in front of up. The

@@ -55,6 +55,8 @@ func newServer() *mcp.Server {
 	srv := mcp.NewServer(mcp.Options{
 		Name:         "everything",
 		Version:      "1.0.0",
+		Icons:        []mcp.Icon{tools.Icon},
+		WebsiteURL:   "https://github.com/mcpchain/mcp",
 		Instructions: "A test server with every kind of tool, resource and prompt.",
 		Authenticate: func(r *http.Request) (any, error) {
 			h := r.Header.Get("Authorization")

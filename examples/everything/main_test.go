@@ -39,3 +39,37 @@ func mustJSON(t *testing.T, v any) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+// TestIconIsShown: the server and its echo tool carry the embedded SVG
+// icon as a data: URI.
+func TestIconIsShown(t *testing.T) {
+	e, err := mcphttp.Embed(context.Background(), newServer(), &mcphttp.EmbedOptions{ProtocolVersion: mcphttp.Version20260728})
+	require.NoError(t, err)
+	defer e.Close()
+	var disc struct {
+		Meta struct {
+			ServerInfo struct {
+				Icons []struct {
+					Src   string   `json:"src"`
+					Sizes []string `json:"sizes"`
+				} `json:"icons"`
+				WebsiteURL string `json:"websiteUrl"`
+			} `json:"io.modelcontextprotocol/serverInfo"`
+		} `json:"_meta"`
+	}
+	require.NoError(t, e.Request(context.Background(), "server/discover", nil, &disc))
+	require.Len(t, disc.Meta.ServerInfo.Icons, 1)
+	require.Regexp(t, `^data:image/svg\+xml;base64,[A-Za-z0-9+/]+=*$`, disc.Meta.ServerInfo.Icons[0].Src)
+	require.Equal(t, []string{"any"}, disc.Meta.ServerInfo.Icons[0].Sizes)
+	require.Equal(t, "https://github.com/mcpchain/mcp", disc.Meta.ServerInfo.WebsiteURL)
+	list, err := e.ListTools(context.Background())
+	require.NoError(t, err)
+	for _, tool := range list {
+		if tool.Name == "echo" {
+			require.Len(t, tool.Icons, 1)
+			require.Equal(t, disc.Meta.ServerInfo.Icons[0].Src, tool.Icons[0].Src)
+			return
+		}
+	}
+	t.Fatal("no echo tool")
+}

@@ -8,6 +8,7 @@ package tools
 
 import (
 	"context"
+	"embed"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,6 +16,20 @@ import (
 
 	"github.com/mcpchain/mcp"
 )
+
+//go:embed icon.svg
+var assets embed.FS
+
+// Icon is the everything example's icon, a 16x16 SVG compiled in and sent
+// as a data: URI: the server's (examples/everything) and the echo tool's.
+var Icon = func() mcp.Icon {
+	ic, err := mcp.IconFromFS(assets, "icon.svg")
+	if err != nil {
+		panic(err)
+	}
+	ic.Sizes = []string{"any"}
+	return ic
+}()
 
 // Names are the tools Register adds, in registration order.
 var Names = []string{"add", "echo", "slow", "progress", "fail_user", "fail_internal", "whoami", "sample", "elicit", "roots"}
@@ -73,7 +88,7 @@ func Register(srv *mcp.Server, opts *Options) {
 		func(ctx context.Context, c *mcp.Context, in addArgs) (string, error) {
 			return strconv.FormatFloat(in.A+in.B, 'f', -1, 64), nil
 		})
-	mcp.AddTool(srv, mcp.Tool{Name: "echo", Description: "Echo the text back"},
+	mcp.AddTool(srv, mcp.Tool{Name: "echo", Description: "Echo the text back", Icons: []mcp.Icon{Icon}},
 		func(ctx context.Context, c *mcp.Context, in echoArgs) (string, error) {
 			return in.Text, nil
 		})
