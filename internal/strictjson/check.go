@@ -92,9 +92,12 @@ func Check(data []byte, maxDepth int) error {
 }
 
 type checker struct {
-	data  []byte
-	pos   int
-	max   int
+	data []byte
+	pos  int
+	max  int
+	// high is set by str when the string it read has a byte of 0x80 or
+	// more (not ASCII: a name that may not decode to itself).
+	high  bool
 	depth *DepthError
 	dup   *DuplicateError
 	// names[:n] holds the member names of the objects being checked, the
@@ -209,11 +212,13 @@ func (c *checker) number() bool {
 func (c *checker) str() ([]byte, bool) {
 	c.pos++ // the opening quote
 	start := c.pos
+	var acc byte // every byte ORed: its high bit says whether one was not ASCII
 	for c.pos < len(c.data) {
 		switch b := c.data[c.pos]; {
 		case b == '"':
 			raw := c.data[start:c.pos]
 			c.pos++
+			c.high = acc >= 0x80
 			return raw, true
 		case b == '\\':
 			c.pos++
@@ -237,6 +242,7 @@ func (c *checker) str() ([]byte, bool) {
 		case b < 0x20:
 			return nil, false
 		default:
+			acc |= b
 			c.pos++
 		}
 	}
@@ -307,8 +313,11 @@ func (c *checker) members(depth, start int) bool {
 			return false
 		}
 		if c.dup == nil {
+			// The name as encoding/json decodes it: escapes resolved, and
+			// each byte that is not valid UTF-8 read as U+FFFD, so that two
+			// names it would conflate ("\xaf" and "\x8d") are duplicates.
 			name := raw
-			if bytes.IndexByte(raw, '\\') >= 0 {
+			if c.high || bytes.IndexByte(raw, '\\') >= 0 {
 				name = unescape(c.data[at:c.pos])
 			}
 			seen := false
