@@ -2,12 +2,10 @@ package providers_test
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp/providers"
@@ -54,34 +52,11 @@ func TestMemoryStorageCloseStopsJanitor(t *testing.T) {
 	// goleak in TestMain fails the package if the janitor outlived Close.
 }
 
-// checkClientQuota: s, whose MaxClients is 5, takes five client
-// registrations and refuses a sixth until one is deleted or expires, and
-// other records do not count.
-func checkClientQuota(t *testing.T, s providers.TokenStorage) {
-	ctx := context.Background()
-	for i := range 5 {
-		require.NoError(t, s.Put(ctx, fmt.Sprintf("client:%d", i), []byte("c"), time.Hour))
-	}
-	assert.ErrorIs(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), providers.ErrStorageFull)
-	require.NoError(t, s.Put(ctx, "client:4", []byte("c2"), time.Hour), "overwriting a counted client is allowed")
-	for i := range 5 {
-		require.NoError(t, s.Put(ctx, fmt.Sprintf("rt:%d", i), []byte("r"), time.Hour), "other records have their own room")
-	}
-	require.NoError(t, s.Delete(ctx, "client:0"))
-	require.NoError(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), "a deleted client frees its place")
-	// An expired client frees its place too.
-	require.NoError(t, s.Delete(ctx, "client:1"))
-	require.NoError(t, s.Put(ctx, "client:short", []byte("c"), 20*time.Millisecond))
-	assert.ErrorIs(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), providers.ErrStorageFull)
-	time.Sleep(1100 * time.Millisecond)
-	require.NoError(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), "an expired client frees its place")
-}
-
 // Client registrations have their own quota: a flood of them fills it,
 // never the room of the other records.
 func TestStorageClientQuota(t *testing.T) {
 	t.Parallel()
-	ms := providers.NewMemoryStorage(&providers.MemoryStorageOptions{MaxClients: 5, MaxEntries: 5})
+	ms := providers.NewMemoryStorage(&providers.MemoryStorageOptions{MaxClients: storagetest.ClientQuotaSize, MaxEntries: 5})
 	defer ms.Close()
-	checkClientQuota(t, ms)
+	storagetest.RunClientQuota(t, ms)
 }

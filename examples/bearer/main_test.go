@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchain/mcp/internal/doctest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -120,27 +121,11 @@ func TestAppRouteWithToken(t *testing.T) {
 	assert.Equal(t, "hello from the app\n", readBody(t, resp))
 }
 
-// firstGoBlock returns the first ```go block of the section of the
-// Markdown file doc whose heading is the line heading.
-func firstGoBlock(t *testing.T, doc, heading string) string {
-	t.Helper()
-	b, err := os.ReadFile(doc)
-	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(b), "\n"+heading+"\n")
-	require.True(t, ok, "%s has no %q section", doc, heading)
-	section, _, _ = strings.Cut(section, "\n## ")
-	_, code, ok := strings.Cut(section, "\n```go\n")
-	require.True(t, ok, "the %q section of %s has no ```go block", heading, doc)
-	code, _, ok = strings.Cut(code, "\n```\n")
-	require.True(t, ok, "the ```go block of %q in %s is not closed", heading, doc)
-	return code + "\n"
-}
-
 // TestDocShowsThisFile: the README's mount example is main.go verbatim,
 // so what a reader copies is what the tests above run.
 func TestDocShowsThisFile(t *testing.T) {
 	file, err := os.ReadFile("main.go")
 	require.NoError(t, err)
-	require.Equal(t, string(file), firstGoBlock(t, "../../README.md", "## Mounting into an existing app"),
+	require.Equal(t, string(file), doctest.FirstGoBlock(t, "../../README.md", "## Mounting into an existing app"),
 		"the README's mount example must be examples/bearer/main.go verbatim; copy the file into it")
 }

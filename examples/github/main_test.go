@@ -5,13 +5,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/mcpchain/mcp/internal/doctest"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -80,27 +80,11 @@ func TestNeedsConfiguration(t *testing.T) {
 	require.Error(t, err)
 }
 
-// firstGoBlock returns the first ```go block of the section of the
-// Markdown file doc whose heading is the line heading.
-func firstGoBlock(t *testing.T, doc, heading string) string {
-	t.Helper()
-	b, err := os.ReadFile(doc)
-	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(b), "\n"+heading+"\n")
-	require.True(t, ok, "%s has no %q section", doc, heading)
-	section, _, _ = strings.Cut(section, "\n## ")
-	_, code, ok := strings.Cut(section, "\n```go\n")
-	require.True(t, ok, "the %q section of %s has no ```go block", heading, doc)
-	code, _, ok = strings.Cut(code, "\n```\n")
-	require.True(t, ok, "the ```go block of %q in %s is not closed", heading, doc)
-	return code + "\n"
-}
-
 // TestDocShowsThisFile: the OAuth guide's program is main.go verbatim,
 // so what a reader copies is what the tests above run.
 func TestDocShowsThisFile(t *testing.T) {
 	file, err := os.ReadFile("main.go")
 	require.NoError(t, err)
-	require.Equal(t, string(file), firstGoBlock(t, "../../docs/auth.md", "## OAuth"),
+	require.Equal(t, string(file), doctest.FirstGoBlock(t, "../../docs/auth.md", "## OAuth"),
 		"the OAuth guide's program must be examples/github/main.go verbatim; copy the file into it")
 }

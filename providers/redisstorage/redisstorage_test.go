@@ -89,8 +89,8 @@ func TestClusterStorage(t *testing.T) {
 		t.Run("ClientQuota", func(t *testing.T) {
 			t.Parallel()
 			s := redisstorage.New(c, "cquota:")
-			s.MaxClients = 5
-			checkClientQuota(t, s)
+			s.MaxClients = storagetest.ClientQuotaSize
+			storagetest.RunClientQuota(t, s)
 		})
 	})
 	t.Logf("slot-checked: %d scripts", check.Checked(redistest.KindScript))
@@ -105,29 +105,6 @@ func TestClientQuota(t *testing.T) {
 	rc := redis.NewClient(&redis.Options{Addr: addr})
 	defer rc.Close()
 	s := redisstorage.New(rc, "quota:")
-	s.MaxClients = 5
-	checkClientQuota(t, s)
-}
-
-// checkClientQuota: s, whose MaxClients is 5, takes five client
-// registrations and refuses a sixth until one is deleted or expires, and
-// other records do not count.
-func checkClientQuota(t *testing.T, s providers.TokenStorage) {
-	ctx := context.Background()
-	for i := range 5 {
-		require.NoError(t, s.Put(ctx, fmt.Sprintf("client:%d", i), []byte("c"), time.Hour))
-	}
-	assert.ErrorIs(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), providers.ErrStorageFull)
-	require.NoError(t, s.Put(ctx, "client:4", []byte("c2"), time.Hour), "overwriting a counted client is allowed")
-	for i := range 5 {
-		require.NoError(t, s.Put(ctx, fmt.Sprintf("rt:%d", i), []byte("r"), time.Hour), "other records have their own room")
-	}
-	require.NoError(t, s.Delete(ctx, "client:0"))
-	require.NoError(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), "a deleted client frees its place")
-	// An expired client frees its place too.
-	require.NoError(t, s.Delete(ctx, "client:1"))
-	require.NoError(t, s.Put(ctx, "client:short", []byte("c"), 20*time.Millisecond))
-	assert.ErrorIs(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), providers.ErrStorageFull)
-	time.Sleep(1100 * time.Millisecond)
-	require.NoError(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), "an expired client frees its place")
+	s.MaxClients = storagetest.ClientQuotaSize
+	storagetest.RunClientQuota(t, s)
 }
