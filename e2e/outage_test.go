@@ -22,6 +22,14 @@ import (
 // when 40 requests arrive at once: about 3 s.
 const outageBound = 5 * time.Second
 
+// cacheLease is the lease of examples/everything's session cache
+// (-redis-cache, redisstore.DefaultCacheMaxStale): a copy of a session's
+// record is served without Redis for at most this long, so a call on a
+// live session may still succeed for that long after Redis stops
+// answering (a dead Redis breaks the cache's subscription and ends this
+// at once; a hung one does not).
+const cacheLease = time.Second
+
 // TestRedisOutage: examples/everything keeps its sessions on a Redis that
 // first hangs (SIGSTOP: connections open, no answers, as in a network
 // partition) and then dies (SIGKILL) and is started again on the same
@@ -132,14 +140,18 @@ func TestRedisOutage(t *testing.T) {
 
 	// A hung Redis (stopped, its connections open: a partition).
 	rs.Pause()
+	time.Sleep(cacheLease + 100*time.Millisecond)
 	outage("hung")
 	rs.Resume()
 	require.Eventually(t, func() bool {
 		return post(before, call(6)).status == http.StatusOK
 	}, 10*time.Second, 100*time.Millisecond, "the session, once Redis answers again")
 
-	// A dead Redis (killed), then started again on its data.
+	// A dead Redis (killed), then started again on its data. The cache
+	// notices at once; the wait keeps a busy machine's scheduling out of
+	// the test.
 	rs.Stop()
+	time.Sleep(cacheLease + 100*time.Millisecond)
 	outage("down")
 
 	rs.Start()
