@@ -41,29 +41,16 @@ func newRecord() *session.Record {
 }
 
 // TestCachedStoreContract: the store with a cache keeps the session.Store
-// contract, on one Redis and on a cluster (slots checked).
+// contract (on a cluster too: TestRedisClusterContracts).
 func TestCachedStoreContract(t *testing.T) {
 	t.Parallel()
-	t.Run("Redis", func(t *testing.T) {
-		t.Parallel()
-		c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
-		t.Cleanup(func() { _ = c.Close() })
-		n := 0
-		storetest.Run(t, func(t *testing.T) session.Store {
-			n++
-			return newCached(t, c, &redisstore.Options{Prefix: "k" + string(rune('a'+n)) + ":"})
-		}, 100*time.Millisecond)
-	})
-	t.Run("Cluster", func(t *testing.T) {
-		t.Parallel()
-		c, check := redistest.NewClusterClient(t, redistest.StartCluster(t))
-		n := 0
-		storetest.Run(t, func(t *testing.T) session.Store {
-			n++
-			return newCached(t, c, &redisstore.Options{Prefix: "kc" + string(rune('a'+n)) + ":"})
-		}, 100*time.Millisecond)
-		assert.Positive(t, check.Checked(redistest.KindScript), "the compare-and-set scripts were slot-checked")
-	})
+	c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
+	t.Cleanup(func() { _ = c.Close() })
+	n := 0
+	storetest.Run(t, func(t *testing.T) session.Store {
+		n++
+		return newCached(t, c, &redisstore.Options{Prefix: "k" + string(rune('a'+n)) + ":"})
+	}, 100*time.Millisecond)
 }
 
 // TestCacheSeesOtherReplicas: two replicas' stores on one Redis, each with
