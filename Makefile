@@ -181,7 +181,8 @@ soak:
 
 # The hot paths of issue 10 with -benchmem (BENCHMARKS.md): tools/call on every transport, argument
 # sizes, initialize, tools/list with 10/1k/10k tools, telemetry on and off (middleware/telemetry); then the idle-session memory at
-# 1k/10k/100k/1M sessions in process and at 10k/100k on a Redis it starts, once each (-benchtime=1x: one operation opens them
+# 1k/10k/100k/1M sessions in process and at 10k/100k on a Redis it starts, and 10k resumable streams and tasks on Redis,
+# once each (-benchtime=1x: one operation opens them
 # all; about 2 minutes together). BENCH narrows the first run.
 BENCH ?= .
 # The hot-path benchmarks BENCHMARKS.md reports; a missing one fails here rather than vanishing from
@@ -192,6 +193,7 @@ bench:
 	for b in $(BENCHES); do echo "$$list" | grep -qx "Benchmark$$b" || { echo "make bench: Benchmark$$b is missing from ./mcphttp" >&2; exit 1; }; done
 	$(GO) test -run '^$$' -bench '$(BENCH)' -skip '^Benchmark(IdleSessions|RedisSessionMemory)$$' -benchmem ./mcphttp ./internal/jsonrpc ./middleware/telemetry .
 	$(GO) test -run '^$$' -bench '^Benchmark(IdleSessions|RedisSessionMemory)$$' -benchtime=1x ./mcphttp
+	$(GO) test -run '^$$' -bench '^BenchmarkRedis(Stream|Task)Memory$$' -benchtime=1x ./session/redisstore
 
 # The harness chart (docs/bench.svg) from the raw results of a run of ../shared/bench/run.sh, kept
 # in perf/harness.jsonl: after a run, copy its results-*.jsonl there and run this.

@@ -383,7 +383,7 @@ func (p *Proxy) VerifyRequest(r *http.Request) (any, error) {
 	if _, err := p.store.Get(ctx, "revoked_jti:"+c.ID); err == nil {
 		return nil, fmt.Errorf("%w: access token was revoked", mcp.ErrUnauthorized)
 	} else if !errors.Is(err, ErrNotFound) {
-		return nil, err
+		return nil, storageUnavailable(err)
 	}
 	g, err := p.loadGrant(ctx, c.GrantID)
 	if errors.Is(err, ErrNotFound) {
@@ -442,6 +442,14 @@ func (p *Proxy) ttl(g *grant) time.Duration {
 	return max(d, time.Second)
 }
 
+// storageUnavailable is the error of a token check whose storage did not
+// answer (Redis down): it wraps mcp.ErrAuthUnavailable, so the request is
+// refused with 503 and Retry-After, a failure a client retries, never
+// admitted and never told its token is bad.
+func storageUnavailable(err error) error {
+	return fmt.Errorf("%w: the token storage: %w", mcp.ErrAuthUnavailable, err)
+}
+
 // errLoginOver is a login past its absolute lifetime.
 var errLoginOver = errors.New("the login is older than its maximum lifetime; sign in again")
 
@@ -451,8 +459,11 @@ var errBusy = errors.New("the login is being refreshed by another request")
 func (p *Proxy) loadGrant(ctx context.Context, id string) (*grant, error) {
 	key := "grant:" + id
 	b, err := p.store.Get(ctx, key)
-	if err != nil {
+	if errors.Is(err, ErrNotFound) {
 		return nil, err
+	}
+	if err != nil {
+		return nil, storageUnavailable(err)
 	}
 	plain, err := p.seal.open(key, b)
 	if err != nil {

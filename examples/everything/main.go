@@ -88,6 +88,7 @@ func main() {
 	resumable := flag.Bool("resumable", false, "make request streams resumable with Last-Event-ID (on Redis with -redis) (httpStream)")
 	withTelemetry := flag.Bool("telemetry", false, "trace and measure every request with package middleware/telemetry through the global OpenTelemetry provider; none is installed here, so this shows what the middleware costs when nothing is exported (examples/observability exports)")
 	redisURL := flag.String("redis", "", "keep sessions on the Redis at this URL (redis://host:6379/0), or on a Redis Cluster (redis://host1:6379?addr=host2:6379&addr=host3:6379, or host1:6379,host2:6379,…), shared by every replica that uses it (httpStream)")
+	redisCache := flag.Duration("redis-cache", redisstore.DefaultCacheMaxStale, "with -redis: serve a session's record from a copy in the process for at most this long, invalidated at once through Redis pub/sub when another replica changes it; 0 reads Redis on every request (httpStream)")
 	flag.Parse()
 
 	hopts := &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly, LegacySSE: *legacySSE, Resumable: *resumable}
@@ -108,7 +109,13 @@ func main() {
 		// Sessions, resumable streams (with -resumable) and relayed
 		// answers on Redis: any replica serves any session and resumes
 		// any stream.
-		hopts.Sessions = redisstore.New(c, nil)
+		var cache *redisstore.CacheOptions
+		if *redisCache > 0 {
+			cache = &redisstore.CacheOptions{MaxStale: *redisCache}
+		}
+		store := redisstore.New(c, &redisstore.Options{Cache: cache})
+		defer store.Close()
+		hopts.Sessions = store
 		hopts.Events = redisstore.NewEventStore(c, "", 10*time.Minute)
 		// Answers to sampling, elicitation, roots and pings reach the
 		// replica that asked, wherever the client posts them.

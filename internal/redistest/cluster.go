@@ -39,13 +39,25 @@ func StartCluster(t testing.TB) []string {
 	return c.Addrs
 }
 
-// Cluster is a running Redis Cluster of ClusterSize masters, no replicas,
-// on 127.0.0.1.
+// Cluster is a running Redis Cluster of ClusterSize masters on 127.0.0.1,
+// with the replicas of ClusterOptions.
 type Cluster struct {
-	// Addrs are the masters' host:port.
+	// Addrs are the nodes' host:port: the masters first, then (with
+	// ClusterOptions.Replicas) the replicas, as created; a failover makes
+	// a replica a master.
 	Addrs []string
 	procs []*exec.Cmd
 	dirs  []string
+}
+
+// ClusterOptions configure NewClusterWith. The zero value is
+// NewCluster's cluster.
+type ClusterOptions struct {
+	// Replicas is the number of replicas of each master (0 or 1).
+	Replicas int
+	// NodeTimeout is the nodes' cluster-node-timeout: how long a master
+	// may not answer before its replica takes over. Default 5 s.
+	NodeTimeout time.Duration
 }
 
 // NewCluster starts ClusterSize redis-server processes with
@@ -53,7 +65,15 @@ type Cluster struct {
 // with `redis-cli --cluster create`, and returns once every node reports
 // cluster_state:ok, all 16384 slots assigned and every node known. The
 // caller stops it with Stop.
-func NewCluster() (_ *Cluster, err error) {
+func NewCluster() (*Cluster, error) { return NewClusterWith(ClusterOptions{}) }
+
+// NewClusterWith is NewCluster with replicas and a node timeout of one's
+// choice; with replicas, it returns once every replica is in sync.
+func NewClusterWith(o ClusterOptions) (_ *Cluster, err error) {
+	if o.NodeTimeout <= 0 {
+		o.NodeTimeout = 5 * time.Second
+	}
+	nodes := ClusterSize * (1 + o.Replicas)
 	server, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, fmt.Errorf("redistest: redis-server is not installed (apt-get install -y redis-server): %w", err)
@@ -69,11 +89,11 @@ func NewCluster() (_ *Cluster, err error) {
 		}
 	}()
 	// Each node needs two ports: clients and the cluster bus.
-	ports, err := freePorts(2 * ClusterSize)
+	ports, err := freePorts(2 * nodes)
 	if err != nil {
 		return nil, err
 	}
-	for i := range ClusterSize {
+	for i := range nodes {
 		port, bus := ports[2*i], ports[2*i+1]
 		dir, err := os.MkdirTemp("", "redistest-cluster-")
 		if err != nil {
@@ -88,7 +108,7 @@ func NewCluster() (_ *Cluster, err error) {
 		}
 		cmd := exec.Command(server, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 			"--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(bus),
-			"--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000",
+			"--cluster-config-file", "nodes.conf", "--cluster-node-timeout", strconv.Itoa(int(o.NodeTimeout.Milliseconds())),
 			"--save", "", "--appendonly", "no", "--protected-mode", "yes", "--dir", dir)
 		cmd.Stdout, cmd.Stderr = out, out
 		err = cmd.Start()
@@ -107,22 +127,147 @@ func NewCluster() (_ *Cluster, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	args := append([]string{"--cluster", "create"}, c.Addrs...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	args = append(args, "--cluster-replicas", strconv.Itoa(o.Replicas), "--cluster-yes")
 	if out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("redistest: redis-cli --cluster create: %w\n%s", err, out)
 	}
 	for _, addr := range c.Addrs {
-		if err := waitClusterOK(ctx, addr); err != nil {
+		if err := waitClusterOK(ctx, addr, nodes); err != nil {
+			return nil, err
+		}
+	}
+	if o.Replicas > 0 {
+		if err := c.WaitReplicated(ctx); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
 }
 
+// Masters returns the indexes (in Addrs) of the nodes that are masters
+// now, as the first live node sees it.
+func (c *Cluster) Masters(ctx context.Context) ([]int, error) {
+	for i, cmd := range c.procs {
+		if cmd == nil {
+			continue
+		}
+		rc := redis.NewClient(&redis.Options{Addr: c.Addrs[i], MaxRetries: -1})
+		out, err := rc.ClusterNodes(ctx).Result()
+		_ = rc.Close()
+		if err != nil {
+			continue
+		}
+		var masters []int
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 3 || !strings.Contains(f[2], "master") || strings.Contains(f[2], "fail") {
+				continue
+			}
+			addr, _, _ := strings.Cut(f[1], "@")
+			for j, a := range c.Addrs {
+				if a == addr && c.procs[j] != nil {
+					masters = append(masters, j)
+				}
+			}
+		}
+		return masters, nil
+	}
+	return nil, fmt.Errorf("redistest: no node of the cluster answers")
+}
+
+// Kill kills node i (SIGKILL, as a crash would) and waits for it.
+func (c *Cluster) Kill(i int) {
+	if c.procs[i] == nil {
+		return
+	}
+	_ = c.procs[i].Process.Kill()
+	_ = c.procs[i].Wait()
+	c.procs[i] = nil
+}
+
+// WaitReplicated waits until every live replica has every write its
+// master acknowledged (its replication offset is the master's).
+func (c *Cluster) WaitReplicated(ctx context.Context) error {
+	for {
+		lagging := ""
+		for i, cmd := range c.procs {
+			if cmd == nil {
+				continue
+			}
+			rc := redis.NewClient(&redis.Options{Addr: c.Addrs[i], MaxRetries: -1})
+			info, err := rc.Info(ctx, "replication").Result()
+			_ = rc.Close()
+			if err != nil {
+				lagging = c.Addrs[i] + ": " + err.Error()
+				break
+			}
+			if !strings.Contains(info, "role:master") {
+				continue
+			}
+			// A master lists each replica as "slaveN:ip=…,offset=N,lag=…";
+			// a replica is in sync when its offset is the master's.
+			offset := infoField(info, "master_repl_offset")
+			for _, line := range strings.Split(info, "\r\n") {
+				if strings.HasPrefix(line, "slave") && strings.Contains(line, "ip=") &&
+					(!strings.Contains(line, "state=online") || !strings.Contains(line, ",offset="+offset+",")) {
+					lagging = c.Addrs[i] + ": " + line
+				}
+			}
+		}
+		if lagging == "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("redistest: replicas not in sync: %s", lagging)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// infoField returns the value of name in the output of INFO.
+func infoField(info, name string) string {
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// WaitOK waits until ClusterSize live nodes are masters and every live
+// node reports cluster_state:ok with all 16384 slots served: after a
+// master was killed, until its replica took over.
+func (c *Cluster) WaitOK(ctx context.Context) error {
+	for {
+		masters, err := c.Masters(ctx)
+		if err == nil && len(masters) == ClusterSize {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("redistest: no replica took over (masters %v): %v", masters, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	for i, cmd := range c.procs {
+		if cmd == nil {
+			continue
+		}
+		if err := waitClusterOK(ctx, c.Addrs[i], 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Stop kills the cluster's processes (by PID), waits for them and removes
 // their directories.
 func (c *Cluster) Stop() {
 	for _, cmd := range c.procs {
+		if cmd == nil {
+			continue
+		}
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	}
@@ -164,12 +309,14 @@ func waitPing(addr string) error {
 }
 
 // waitClusterOK waits until the node at addr sees the whole cluster: state
-// ok, every slot assigned, every node known.
-func waitClusterOK(ctx context.Context, addr string) error {
+// ok, every slot assigned, and (unless nodes is 0) nodes nodes known.
+func waitClusterOK(ctx context.Context, addr string, nodes int) error {
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer c.Close()
-	want := []string{"cluster_state:ok", "cluster_slots_assigned:16384",
-		"cluster_known_nodes:" + strconv.Itoa(ClusterSize)}
+	want := []string{"cluster_state:ok", "cluster_slots_assigned:16384", "cluster_slots_ok:16384"}
+	if nodes > 0 {
+		want = append(want, "cluster_known_nodes:"+strconv.Itoa(nodes))
+	}
 	for {
 		info, err := c.ClusterInfo(ctx).Result()
 		if err == nil && containsAll(info, want) {

@@ -17,6 +17,13 @@
 // partition, a stopped process) then costs a request about 3 s at most
 // before it is refused with 503, not 10 s. A URL sets its own with
 // dial_timeout, read_timeout, write_timeout, pool_timeout and max_retries.
+//
+// A cluster client also follows a failover at once: go-redis reloads its
+// slot map on a MOVED reply, or every minute, but a master that died
+// answers nothing, so its slots would be refused for up to a minute after
+// its replica took over. The client New returns reloads the map (at most
+// every 200 ms, go-redis's own cooldown) whenever a command fails on the
+// network or with CLUSTERDOWN, and every 5 s regardless.
 package redisurl
 
 import (
@@ -56,9 +63,7 @@ func New(s string) (redis.UniversalClient, error) {
 		if len(addrs) < 2 {
 			return nil, fmt.Errorf("%q names one address: a cluster takes two or more, one server a redis:// URL", s)
 		}
-		opt := &redis.ClusterOptions{Addrs: addrs}
-		bound(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.MaxRetries)
-		return redis.NewClusterClient(opt), nil
+		return newCluster(&redis.ClusterOptions{Addrs: addrs}), nil
 	}
 	u, err := url.Parse(s)
 	if err != nil {
@@ -72,8 +77,7 @@ func New(s string) (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, err
 		}
-		bound(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.MaxRetries)
-		return redis.NewClusterClient(opt), nil
+		return newCluster(opt), nil
 	}
 	opt, err := redis.ParseURL(s)
 	if err != nil {
@@ -87,7 +91,68 @@ func New(s string) (redis.UniversalClient, error) {
 const (
 	netTimeout = time.Second
 	retries    = 1
+	// reloadEvery is the interval of a cluster client's slot map reloads
+	// when nothing failed.
+	reloadEvery = 5 * time.Second
 )
+
+// newCluster returns a cluster client with the package's timeouts that
+// follows failovers (see the package doc).
+func newCluster(opt *redis.ClusterOptions) *redis.ClusterClient {
+	bound(&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout, &opt.PoolTimeout, &opt.MaxRetries)
+	if opt.ClusterStateReloadInterval == 0 {
+		opt.ClusterStateReloadInterval = reloadEvery
+	}
+	c := redis.NewClusterClient(opt)
+	c.AddHook(reloadOnFailure{c})
+	return c
+}
+
+// reloadOnFailure is a go-redis hook that asks its cluster client to
+// reload the slot map when a command or pipeline fails in a way a
+// topology change explains: on the network (a dead or unreachable node)
+// or with CLUSTERDOWN or TRYAGAIN. A reply of the server (WRONGTYPE,
+// NOSCRIPT, a Lua error) or the caller's own deadline is not one.
+type reloadOnFailure struct{ c *redis.ClusterClient }
+
+func (h reloadOnFailure) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h reloadOnFailure) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		h.check(ctx, err)
+		return err
+	}
+}
+
+func (h reloadOnFailure) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		h.check(ctx, err)
+		return err
+	}
+}
+
+func (h reloadOnFailure) check(ctx context.Context, err error) {
+	if topologyError(err) && ctx.Err() == nil {
+		h.c.ReloadState(ctx)
+	}
+}
+
+// topologyError reports whether err may come from a change of the
+// cluster's topology (see reloadOnFailure).
+func topologyError(err error) bool {
+	if err == nil || errors.Is(err, redis.Nil) || errors.Is(err, redis.TxFailedErr) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		msg := re.Error()
+		return strings.HasPrefix(msg, "CLUSTERDOWN") || strings.HasPrefix(msg, "TRYAGAIN")
+	}
+	return true
+}
 
 // bound sets the timeouts and retries the URL left at go-redis's
 // defaults (zero).

@@ -2,6 +2,7 @@ package redisurl_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,4 +131,38 @@ func TestNewBoundsTimeouts(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// TestClusterClientFollowsFailover: a cluster of three masters with a
+// replica each; the master of a key's slot is killed. Once its replica
+// has taken over, the client reads the key within 2 s (the replica's
+// copy), where go-redis alone would go on dialing the dead master until
+// its next periodic reload, a minute later.
+func TestClusterClientFollowsFailover(t *testing.T) {
+	t.Parallel()
+	cl, err := redistest.NewClusterWith(redistest.ClusterOptions{Replicas: 1, NodeTimeout: time.Second})
+	require.NoError(t, err)
+	t.Cleanup(cl.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := redisurl.Open(ctx, strings.Join(cl.Addrs, ","))
+	require.NoError(t, err)
+	defer c.Close()
+	cc := c.(*redis.ClusterClient)
+	require.NoError(t, c.Set(ctx, "failover-key", "kept", 0).Err())
+	require.NoError(t, cl.WaitReplicated(ctx))
+	node, err := cc.MasterForKey(ctx, "failover-key")
+	require.NoError(t, err)
+	victim := slices.Index(cl.Addrs, node.Options().Addr)
+	require.GreaterOrEqual(t, victim, 0, "the key's master %s is a node of the cluster", node.Options().Addr)
+
+	cl.Kill(victim)
+	require.Error(t, c.Get(ctx, "failover-key").Err(), "the key's master is dead")
+	require.NoError(t, cl.WaitOK(ctx), "the replica took over")
+	healed := time.Now()
+	require.Eventually(t, func() bool {
+		v, err := c.Get(ctx, "failover-key").Result()
+		return err == nil && v == "kept"
+	}, 2*time.Second, 20*time.Millisecond, "the client reads the key from the promoted replica")
+	t.Logf("read from the promoted replica %v after the cluster healed", time.Since(healed).Round(time.Millisecond))
 }

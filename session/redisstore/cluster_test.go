@@ -28,7 +28,7 @@ func TestRedisRelayContract(t *testing.T) {
 // store, event store, task store and relay on a Redis Cluster of three
 // masters (one cluster for all of them), every command through
 // redistest.SlotCheck: each transaction, WATCH and command keeps its keys
-// in one slot, and the suites do run transactions and WATCHes. The relay
+// in one slot, and the suites do run transactions, WATCHes and scripts. The relay
 // runs on cluster clients and, publishing through one node with the
 // subscriber on another, on plain clients of two nodes: the cluster
 // carries a PUBLISH to every node.
@@ -43,6 +43,14 @@ func TestRedisClusterContracts(t *testing.T) {
 			storetest.Run(t, func(*testing.T) session.Store {
 				n++
 				return redisstore.New(c, &redisstore.Options{Prefix: "cs" + string(rune('a'+n)) + ":"})
+			}, 100*time.Millisecond)
+		})
+		t.Run("CachedStore", func(t *testing.T) {
+			t.Parallel()
+			n := 0
+			storetest.Run(t, func(t *testing.T) session.Store {
+				n++
+				return newCached(t, c, &redisstore.Options{Prefix: "ck" + string(rune('a'+n)) + ":"})
 			}, 100*time.Millisecond)
 		})
 		t.Run("Events", func(t *testing.T) {
@@ -84,4 +92,5 @@ func TestRedisClusterContracts(t *testing.T) {
 	t.Logf("slot-checked: %d WATCH, %d transactions", check.Checked(redistest.KindWatch), check.Checked(redistest.KindTransaction))
 	assert.Positive(t, check.Checked(redistest.KindWatch), "WATCHes checked")
 	assert.Positive(t, check.Checked(redistest.KindTransaction), "transactions checked")
+	assert.Positive(t, check.Checked(redistest.KindScript), "the cache's compare-and-set and delete scripts checked")
 }

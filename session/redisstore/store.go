@@ -25,6 +25,12 @@ type Options struct {
 	// MaxRetries bounds the attempts of an Update that lost a race with
 	// another writer. Default 16.
 	MaxRetries int
+	// Cache, when set, keeps copies of session records in the process,
+	// invalidated through Redis pub/sub, so that a session in use costs
+	// Redis one round trip per lease rather than one per request; see
+	// [CacheOptions] for what other replicas see and when. A store with a
+	// cache must be closed ([Store.Close]).
+	Cache *CacheOptions
 }
 
 // Store is a session.Store and a session.TaskStore on Redis, shared
@@ -36,6 +42,7 @@ type Store struct {
 	c      redis.UniversalClient
 	prefix string
 	tries  int
+	cache  *cache // nil without Options.Cache
 }
 
 // New returns a store on c; opts may be nil. The caller owns c (close it
@@ -51,7 +58,20 @@ func New(c redis.UniversalClient, opts *Options) *Store {
 	if o.MaxRetries <= 0 {
 		o.MaxRetries = 16
 	}
-	return &Store{c: c, prefix: o.Prefix, tries: o.MaxRetries}
+	s := &Store{c: c, prefix: o.Prefix, tries: o.MaxRetries}
+	if o.Cache != nil {
+		s.cache = newCache(c, s.channel(), *o.Cache)
+	}
+	return s
+}
+
+// Close stops the cache's subscription (Options.Cache) and waits for it to
+// end; without a cache it does nothing. It does not close the client.
+func (s *Store) Close() error {
+	if s.cache == nil {
+		return nil
+	}
+	return s.cache.close()
 }
 
 func (s *Store) key(id string) string { return s.prefix + "{" + id + "}" }
@@ -73,12 +93,20 @@ func (s *Store) Create(ctx context.Context, rec *session.Record, ttl time.Durati
 	if err != nil {
 		return fmt.Errorf("redisstore: encoding the record: %w", err)
 	}
+	var seq uint64
+	if s.cache != nil {
+		seq = s.cache.stripe(rec.ID).Load()
+	}
+	now := time.Now()
 	err = s.c.SetArgs(ctx, s.key(rec.ID), b, redis.SetArgs{Mode: "NX", TTL: max(ttl, 0)}).Err()
 	if errors.Is(err, redis.Nil) {
 		return session.ErrExists
 	}
 	if err != nil {
 		return fmt.Errorf("redisstore: redis SET: %w", err)
+	}
+	if s.cache != nil {
+		s.cache.put(rec.ID, seq, &cached{rec: rec.Clone(), raw: b, checked: now})
 	}
 	return nil
 }
@@ -87,6 +115,9 @@ func (s *Store) Create(ctx context.Context, rec *session.Record, ttl time.Durati
 func (s *Store) Get(ctx context.Context, id string) (*session.Record, error) {
 	b, err := s.c.Get(ctx, s.key(id)).Bytes()
 	if errors.Is(err, redis.Nil) {
+		if s.cache != nil {
+			s.cache.drop(id)
+		}
 		return nil, session.ErrNotFound
 	}
 	if err != nil {
@@ -97,6 +128,9 @@ func (s *Store) Get(ctx context.Context, id string) (*session.Record, error) {
 
 // Touch implements session.Store.
 func (s *Store) Touch(ctx context.Context, id string, ttl time.Duration) (*session.Record, error) {
+	if s.cache != nil {
+		return s.touchCached(ctx, id, ttl)
+	}
 	var cmd *redis.StringCmd
 	if ttl > 0 {
 		cmd = s.c.GetEx(ctx, s.key(id), ttl)
@@ -115,6 +149,9 @@ func (s *Store) Touch(ctx context.Context, id string, ttl time.Duration) (*sessi
 
 // Update implements session.Store.
 func (s *Store) Update(ctx context.Context, id string, ttl time.Duration, fn func(*session.Record) error) error {
+	if s.cache != nil {
+		return s.updateCached(ctx, id, ttl, fn)
+	}
 	_, err := watchUpdate(ctx, s, s.key(id), decode, func(rec *session.Record) error {
 		if err := fn(rec); err != nil {
 			return err
@@ -123,6 +160,9 @@ func (s *Store) Update(ctx context.Context, id string, ttl time.Duration, fn fun
 		return nil
 	}, func(p redis.Pipeliner, key string, b []byte) {
 		p.Set(ctx, key, b, max(ttl, 0))
+		// Stores with a cache drop their copy (in the transaction: no
+		// round trip of its own).
+		p.Publish(ctx, s.channel(), s.message(id))
 	}, "session", id)
 	return err
 }
@@ -177,8 +217,28 @@ func watchUpdate[T any](ctx context.Context, s *Store, key string, decode func([
 
 // Delete implements session.Store.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := s.c.Del(ctx, s.key(id)).Err(); err != nil {
+	if s.cache != nil {
+		s.cache.drop(id)
+	}
+	// Stores with a cache drop their copy: see delScript.
+	err := delScript.Run(ctx, s.c, []string{s.key(id)}, s.channel(), s.message(id)).Err()
+	if err != nil {
 		return fmt.Errorf("redisstore: redis DEL: %w", err)
 	}
 	return nil
+}
+
+// channel is where Update and Delete announce a changed or deleted
+// session to the stores with a cache that share the Redis.
+func (s *Store) channel() string { return s.prefix + "invalidate" }
+
+// message is what an Update or Delete of id publishes: the writer's
+// cache tag ("-" without a cache), so that a cache ignores its own
+// messages, and the session ID.
+func (s *Store) message(id string) string {
+	origin := "-"
+	if s.cache != nil {
+		origin = s.cache.origin
+	}
+	return origin + " " + id
 }
