@@ -392,6 +392,7 @@ func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.
 	}
 	if !k.c.ephemeral {
 		info.Roots = func(ctx context.Context) ([]mcp.Root, error) { return k.c.cachedRoots(ctx, peer) }
+		info.State = k.c
 	}
 	return hook.newContext(ctx, info)
 }

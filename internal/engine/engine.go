@@ -81,6 +81,20 @@ type RequestInfo[Impl, Caps, Level, Root any] struct {
 	// Roots returns the client's current roots (cached by the session);
 	// nil asks the peer each time.
 	Roots func(ctx context.Context) ([]Root, error)
+	// State is the session's state of the tools (mcp.SetState); nil when
+	// the request has no session (stateless HTTP, revision 2026-07-28).
+	State SessionState
+}
+
+// SessionState reads and writes the per-session state of tools, kept in
+// the session's stored record. Transports implement it; values are JSON.
+type SessionState interface {
+	// GetState returns the value of key and whether it is set.
+	GetState(ctx context.Context, key string) (json.RawMessage, bool, error)
+	// SetState sets key to value atomically (no concurrent write of
+	// another key is lost), or deletes it when value is nil, within the
+	// transport's size limits.
+	SetState(ctx context.Context, key string, value json.RawMessage) error
 }
 
 // SkillsExtension is the identifier of the skills extension (SEP-2640)
