@@ -215,7 +215,9 @@ func TestTransformRegistrationErrors(t *testing.T) {
 	t.Parallel()
 	s := transformServer(t)
 	s.AddRawTool(mcp.Tool{Name: "combo", InputSchema: toolSchema(t, `{"type":"object","properties":{"a":{},"b":{}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`)},
-		func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) { return &mcp.ContentResult{}, nil })
+		func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
+			return &mcp.ContentResult{}, nil
+		})
 	tests := []struct {
 		name   string
 		source string
