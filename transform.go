@@ -55,8 +55,9 @@ type ArgTransform struct {
 	// Description, when set, replaces the argument's description.
 	Description string
 	// Default, when not nil, is the argument's new default in the derived
-	// schema: a call without the argument gets it. It must be valid for
-	// the argument's schema.
+	// schema: a call without the argument gets it, so a required argument
+	// of the source becomes optional. It must be valid for the argument's
+	// schema.
 	Default any
 	// Required makes an optional argument required in the derived tool.
 	Required bool
@@ -262,7 +263,7 @@ func newTransformer(src *toolEntry, t Transform) (*transformer, *jsonschema.Sche
 	}
 	for _, old := range order {
 		a := t.Args[old]
-		if _, ok := in.Properties[old]; ok && !a.Hide && (required[old] || a.Required) {
+		if _, ok := in.Properties[old]; ok && !a.Hide && (required[old] && a.Default == nil || a.Required) {
 			out.Required = append(out.Required, newName(old))
 		}
 	}

@@ -143,6 +143,14 @@ func TestTransformOpenSchema(t *testing.T) {
 	b, err := json.Marshal(toolByName(t, s, "echo2").InputSchema)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"type":"object","required":["new"],"properties":{"a":{"type":"integer"},"b":{"type":"integer"},"new":{"type":"string"}}}`, string(b))
+
+	// A default makes a required argument optional.
+	s.AddTransformedTool("echo", mcp.Transform{Name: "echo3", Args: map[string]mcp.ArgTransform{"token": {Default: "public"}}})
+	b, err = json.Marshal(toolByName(t, s, "echo3").InputSchema)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"old":{"type":"string"},"token":{"type":"string","default":"public"}}}`, string(b))
+	res = callTool(t, s, "echo3", `{"a":1}`)
+	assert.JSONEq(t, `{"a":1,"token":"public"}`, res.Content[0].(mcp.TextContent).Text)
 }
 
 // TestTransformWrap: the wrapper sees the derived arguments (numbers
@@ -201,7 +209,13 @@ func TestTransformOutlivesSource(t *testing.T) {
 	})
 	s.AddTransformedTool("admin_op", mcp.Transform{Name: "safe_op", Args: map[string]mcp.ArgTransform{"mode": {Hide: true, Value: "dry-run"}}})
 	s.RemoveTools("admin_op")
-	res, err := s.CallTool(context.Background(), newCtx("ada"), "safe_op", nil)
+	// A transform of a transform.
+	s.AddTransformedTool("safe_op", mcp.Transform{Name: "safe_op2", Description: "again"})
+	res, err := s.CallTool(context.Background(), newCtx("ada"), "safe_op2", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.Content[0].(mcp.TextContent).Text)
+	s.RemoveTools("safe_op2")
+	res, err = s.CallTool(context.Background(), newCtx("ada"), "safe_op", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "done", res.Content[0].(mcp.TextContent).Text)
 	_, err = s.CallTool(context.Background(), newCtx(nil), "safe_op", nil)
