@@ -113,8 +113,12 @@ func stateOf(c *Context, key string) (engine.SessionState, error) {
 	if key == "" || len(key) > MaxStateKeyLen {
 		return nil, fmt.Errorf("mcp: a state key must be 1 to %d bytes, not %d", MaxStateKeyLen, len(key))
 	}
-	if c == nil || c.info.State == nil {
+	if c == nil {
 		return nil, ErrNoSession
 	}
-	return c.info.State, nil
+	st, ok := c.info.Peer.(engine.SessionState)
+	if !ok {
+		return nil, ErrNoSession
+	}
+	return st, nil
 }

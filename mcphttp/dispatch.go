@@ -392,7 +392,6 @@ func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.
 	}
 	if !k.c.ephemeral {
 		info.Roots = func(ctx context.Context) ([]mcp.Root, error) { return k.c.cachedRoots(ctx, peer) }
-		info.State = k.c
 	}
 	return hook.newContext(ctx, info)
 }

@@ -10,15 +10,33 @@ import (
 	"github.com/mcpchain/mcp/session"
 )
 
-// The tools' session state (mcp.SetState, mcp.GetState): a sessionState
-// is the engine.SessionState of its requests. The state lives in the
-// session's stored record (session.Record.State), so it follows the
-// session to every replica and ends with it, and costs a request that
-// does not use it nothing.
+// The tools' session state (mcp.SetState, mcp.GetState): a request's
+// peer is its engine.SessionState. The state lives in the session's
+// stored record (session.Record.State), so it follows the session to
+// every replica and ends with it, and costs a request that does not use
+// it nothing.
 
-// GetState implements engine.SessionState: the value of key in the
-// stored record, as another replica may have written it.
-func (c *sessionState) GetState(ctx context.Context, key string) (json.RawMessage, bool, error) {
+// GetState implements engine.SessionState for the request's session;
+// mcp.ErrNoSession for a request without one (stateless, 2026-07-28).
+func (p *requestPeer) GetState(ctx context.Context, key string) (json.RawMessage, bool, error) {
+	if p.c.ephemeral {
+		return nil, false, mcp.ErrNoSession
+	}
+	return p.c.getState(ctx, key)
+}
+
+// SetState implements engine.SessionState for the request's session;
+// mcp.ErrNoSession for a request without one.
+func (p *requestPeer) SetState(ctx context.Context, key string, value json.RawMessage) error {
+	if p.c.ephemeral {
+		return mcp.ErrNoSession
+	}
+	return p.c.setState(ctx, key, value)
+}
+
+// getState returns the value of key in the stored record, as another
+// replica may have written it.
+func (c *sessionState) getState(ctx context.Context, key string) (json.RawMessage, bool, error) {
 	rec, err := c.h.store.Get(ctx, c.sess.ID)
 	if err != nil {
 		return nil, false, c.stateError(err)
@@ -27,10 +45,10 @@ func (c *sessionState) GetState(ctx context.Context, key string) (json.RawMessag
 	return v, ok, nil
 }
 
-// SetState implements engine.SessionState: one atomic update of the
-// stored record (Store.Update), so a concurrent write of another key is
-// never lost; value nil deletes key.
-func (c *sessionState) SetState(ctx context.Context, key string, value json.RawMessage) error {
+// setState sets key to value with one atomic update of the stored record
+// (Store.Update), so a concurrent write of another key is never lost;
+// value nil deletes key.
+func (c *sessionState) setState(ctx context.Context, key string, value json.RawMessage) error {
 	maxValue := limit(c.h.opts.MaxStateValue, DefaultMaxStateValue)
 	if value != nil && maxValue > 0 && len(value) > maxValue {
 		return &mcp.StateSizeError{Key: key, Size: len(value), Limit: maxValue}

@@ -81,13 +81,13 @@ type RequestInfo[Impl, Caps, Level, Root any] struct {
 	// Roots returns the client's current roots (cached by the session);
 	// nil asks the peer each time.
 	Roots func(ctx context.Context) ([]Root, error)
-	// State is the session's state of the tools (mcp.SetState); nil when
-	// the request has no session (stateless HTTP, revision 2026-07-28).
-	State SessionState
 }
 
-// SessionState reads and writes the per-session state of tools, kept in
-// the session's stored record. Transports implement it; values are JSON.
+// SessionState is implemented by the [Peer] of a request that has a
+// session: it reads and writes the per-session state of tools
+// (mcp.SetState), kept in the session's stored record; values are JSON.
+// A peer, not a field of [RequestInfo], so that a request that does not
+// use the state costs nothing for it.
 type SessionState interface {
 	// GetState returns the value of key and whether it is set.
 	GetState(ctx context.Context, key string) (json.RawMessage, bool, error)
