@@ -106,11 +106,17 @@ func stateStores() map[string]func(t *testing.T) session.Store {
 			t.Cleanup(func() { _ = c.Close() })
 			return redisstore.New(c, nil)
 		},
+		// A Redis Cluster of three masters, every command slot-checked.
+		"cluster": func(t *testing.T) session.Store {
+			c, _ := redistest.NewClusterClient(t, redistest.StartCluster(t))
+			return redisstore.New(c, nil)
+		},
 	}
 }
 
 // TestSessionStateAcrossReplicas: what a tool stores on replica A is read
-// by a tool of replica B sharing the store (memory, Redis), typed; a key
+// by a tool of replica B sharing the store (memory, Redis, a Redis
+// Cluster), typed; a key
 // deleted on B is gone on A; after DELETE the record, state included, is
 // gone from the store.
 func TestSessionStateAcrossReplicas(t *testing.T) {
@@ -150,7 +156,8 @@ func TestSessionStateAcrossReplicas(t *testing.T) {
 }
 
 // TestSessionStateIdleExpiry: the state of a session that idles past
-// SessionIdleTimeout is gone with it, in memory and on Redis.
+// SessionIdleTimeout is gone with it, in memory, on Redis and on a Redis
+// Cluster.
 func TestSessionStateIdleExpiry(t *testing.T) {
 	t.Parallel()
 	for name, newStore := range stateStores() {
