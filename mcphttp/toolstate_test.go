@@ -274,8 +274,9 @@ func (r *bodyRecorder) Header() http.Header         { return r.h }
 func (r *bodyRecorder) Write(b []byte) (int, error) { return r.body.Write(b) }
 func (r *bodyRecorder) WriteHeader(code int)        { r.code = code }
 
-// TestSessionStateStdioAndEmbedded: over stdio and in an embedded session
-// (mcptest), the state lives as long as the one session.
+// TestSessionStateStdioAndEmbedded: over stdio, the legacy HTTP+SSE
+// transport and in an embedded session (mcptest), the state lives as long
+// as the one session.
 func TestSessionStateStdioAndEmbedded(t *testing.T) {
 	t.Parallel()
 	t.Run("stdio", func(t *testing.T) {
@@ -290,6 +291,16 @@ func TestSessionStateStdioAndEmbedded(t *testing.T) {
 		}
 		assert.Equal(t, "a", call(1, "a"))
 		assert.Equal(t, "a,b", call(2, "b"))
+	})
+	t.Run("legacy HTTP+SSE", func(t *testing.T) {
+		t.Parallel()
+		ts, _ := newLegacyServer(t, stateServer(), nil, "")
+		c := openLegacy(t, ts.Client(), ts.URL+"/sse")
+		c.initialize()
+		for i, want := range []string{"a", "a,b"} {
+			m, _ := c.call(i+1, "tools/call", fmt.Sprintf(`{"name":"add_item","arguments":{"item":%q}}`, want[len(want)-1:]))
+			assert.Equal(t, want, wiretest.ToolResult(t, m).Content[0].(mcp.TextContent).Text)
+		}
 	})
 	t.Run("embedded", func(t *testing.T) {
 		t.Parallel()
