@@ -190,20 +190,20 @@ func newTransformer(src *toolEntry, t Transform) (*transformer, *jsonschema.Sche
 	for _, old := range slices.Sorted(maps.Keys(t.Args)) {
 		a := t.Args[old]
 		if _, ok := in.Properties[old]; !ok {
-			return nil, nil, fmt.Errorf("Args[%q]: the source has no argument %q (it has %s)", old, old, argList(in))
+			return nil, nil, fmt.Errorf("argument %q: the source has no such argument (it has %s)", old, argList(in))
 		}
 		if err := a.check(); err != nil {
-			return nil, nil, fmt.Errorf("Args[%q]: %v", old, err)
+			return nil, nil, fmt.Errorf("argument %q: %v", old, err)
 		}
 		if (a.Hide || a.Name != "" && a.Name != old) && schemaCombinators(in) != "" {
-			return nil, nil, fmt.Errorf("Args[%q]: the source's schema constrains its arguments with %s, which a renamed or hidden argument would break", old, schemaCombinators(in))
+			return nil, nil, fmt.Errorf("argument %q: the source's schema constrains its arguments with %s, which a renamed or hidden argument would break", old, schemaCombinators(in))
 		}
 		if a.Hide && required[old] && a.Value == nil && a.ValueFunc == nil {
-			return nil, nil, fmt.Errorf("Args[%q]: the argument is required, so hiding it needs a Value or ValueFunc", old)
+			return nil, nil, fmt.Errorf("argument %q: it is required, so hiding it needs a Value or ValueFunc", old)
 		}
 		if a.Hide && a.Value != nil {
 			if err := validValue(in.Properties[old], a.Value); err != nil {
-				return nil, nil, fmt.Errorf("Args[%q]: Value: %v", old, err)
+				return nil, nil, fmt.Errorf("argument %q: the Value %v", old, err)
 			}
 		}
 	}
@@ -243,10 +243,10 @@ func newTransformer(src *toolEntry, t Transform) (*transformer, *jsonschema.Sche
 		if a.Default != nil {
 			b, err := json.Marshal(a.Default)
 			if err != nil {
-				return nil, nil, fmt.Errorf("Args[%q]: Default: %v", old, err)
+				return nil, nil, fmt.Errorf("argument %q: the Default does not encode as JSON: %v", old, err)
 			}
 			if err := validValue(p, a.Default); err != nil {
-				return nil, nil, fmt.Errorf("Args[%q]: Default: %v", old, err)
+				return nil, nil, fmt.Errorf("argument %q: the Default %v", old, err)
 			}
 			p.Default = b
 		}
@@ -283,11 +283,11 @@ func newTransformer(src *toolEntry, t Transform) (*transformer, *jsonschema.Sche
 func (a ArgTransform) check() error {
 	switch {
 	case a.Name != "" && !validArgName(a.Name):
-		return fmt.Errorf("Name %q is not a usable argument name (1 to 128 characters, no control characters)", a.Name)
+		return fmt.Errorf("the new name %q is not a usable argument name (1 to 128 characters, no control characters)", a.Name)
 	case !a.Hide && (a.Value != nil || a.ValueFunc != nil):
-		return fmt.Errorf("Value and ValueFunc are for a hidden argument (set Hide); a value the client may change is a Default")
+		return fmt.Errorf("a Value or ValueFunc is for a hidden argument (set Hide); a value the client may change is a Default")
 	case a.Value != nil && a.ValueFunc != nil:
-		return fmt.Errorf("Value and ValueFunc are exclusive")
+		return fmt.Errorf("set Value or ValueFunc, not both")
 	case a.Hide && (a.Name != "" || a.Description != "" || a.Default != nil || a.Required):
 		return fmt.Errorf("a hidden argument takes no Name, Description, Default or Required (its value is Value or ValueFunc)")
 	case a.Required && a.Default != nil:
@@ -323,7 +323,7 @@ func argList(s *jsonschema.Schema) string {
 func validValue(p *jsonschema.Schema, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return err
+		return fmt.Errorf("does not encode as JSON: %v", err)
 	}
 	var inst any
 	if err := json.Unmarshal(b, &inst); err != nil {
