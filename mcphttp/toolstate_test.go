@@ -236,6 +236,15 @@ func TestSessionStateLimits(t *testing.T) {
 	assert.Equal(t, "ok", callText(t, a, 8, "set", `{"key":"c","value":"1"}`), "deleting made room")
 	assert.Contains(t, callText(t, a, 9, "set", `{"key":"","value":"v"}`), "error: mcp: a state key must be 1 to 256 bytes")
 	assert.Contains(t, callText(t, a, 10, "get", fmt.Sprintf(`{"key":%q}`, strings.Repeat("k", mcp.MaxStateKeyLen+1))), "error: mcp: a state key must be 1 to 256 bytes")
+
+	// The defaults bound a value at 16 KiB; negative limits bound nothing.
+	big := strings.Repeat("x", mcphttp.DefaultMaxStateValue)
+	d, _ := newHTTP(t, stateServer(), nil)
+	d.initialize("2025-11-25")
+	assert.Contains(t, callText(t, d, 1, "set", `{"key":"big","value":"`+big+`"}`), "too large: key=big session=false size=16386 limit=16384")
+	n, _ := newHTTP(t, stateServer(), &mcphttp.Options{MaxStateValue: -1, MaxSessionState: -1})
+	n.initialize("2025-11-25")
+	assert.Equal(t, "ok", callText(t, n, 1, "set", `{"key":"big","value":"`+big+`"}`))
 }
 
 // TestSessionStateWithoutSession: stateless HTTP and revision 2026-07-28
