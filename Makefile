@@ -97,6 +97,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzFlatValidRaw$$' -fuzztime $(FUZZN) .
 	$(GO) test -run '^$$' -fuzz '^FuzzFlatDecoder$$' -fuzztime $(FUZZN) .
 	$(GO) test -run '^$$' -fuzz '^FuzzExactFloat$$' -fuzztime $(FUZZN) .
+	$(GO) test -run '^$$' -fuzz '^FuzzTransformCall$$' -fuzztime $(FUZZN) .
 	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZN) ./internal/strictjson
 	$(GO) test -run '^$$' -fuzz '^FuzzLoopbackHost$$' -fuzztime $(FUZZN) ./middleware
 	$(GO) test -run '^$$' -fuzz '^FuzzRegister$$' -fuzztime $(FUZZN) ./providers

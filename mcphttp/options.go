@@ -53,6 +53,14 @@ type Options struct {
 	SessionIdleTimeout time.Duration
 	// Sessions stores session state. Default: an in-memory store.
 	Sessions session.Store
+	// MaxStateValue bounds one value of the tools' session state
+	// (mcp.SetState), as JSON, in bytes; MaxSessionState bounds a
+	// session's whole state (every key and value). The state is part of
+	// the session's record, which a shared store (Redis) reads on every
+	// request of the session, so keep it small. A write beyond either
+	// fails with *mcp.StateSizeError. Defaults DefaultMaxStateValue and
+	// DefaultMaxSessionState; negative means no limit.
+	MaxStateValue, MaxSessionState int
 	// PageSize is the number of items per page of the list methods.
 	// Default 500.
 	PageSize int
@@ -187,6 +195,10 @@ const (
 	DefaultMaxSessionsPerClient = 100
 	// DefaultBodyReadTimeout is the default of Options.BodyReadTimeout.
 	DefaultBodyReadTimeout = 30 * time.Second
+	// DefaultMaxStateValue is the default of Options.MaxStateValue.
+	DefaultMaxStateValue = 16 << 10
+	// DefaultMaxSessionState is the default of Options.MaxSessionState.
+	DefaultMaxSessionState = 64 << 10
 	// sessionRetryAfter is the Retry-After of an initialize refused by a
 	// session cap: sessions end at unknown times, so a client is asked to
 	// come back after a short while rather than at once.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"slices"
@@ -44,6 +45,12 @@ type Record struct {
 	Created time.Time `json:"created"`
 	// LastSeen is the time of the last activity written to the store.
 	LastSeen time.Time `json:"lastSeen"`
+	// State is the session's state of the tools (mcp.SetState): each key's
+	// value as JSON. It lives in the record so that it follows the session
+	// to every replica and ends with it (Delete, idle expiry); a store
+	// keeps it like every other field. Values are replaced, never changed
+	// in place, so a copy of the map shares them.
+	State map[string]json.RawMessage `json:"state,omitempty"`
 }
 
 // Clone returns a deep copy of r.
@@ -51,6 +58,7 @@ func (r *Record) Clone() *Record {
 	cp := *r
 	cp.Subscriptions = slices.Clone(r.Subscriptions)
 	cp.Capabilities = cloneCaps(r.Capabilities)
+	cp.State = maps.Clone(r.State)
 	return &cp
 }
 

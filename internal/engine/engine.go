@@ -83,6 +83,20 @@ type RequestInfo[Impl, Caps, Level, Root any] struct {
 	Roots func(ctx context.Context) ([]Root, error)
 }
 
+// SessionState is implemented by the [Peer] of a request that has a
+// session: it reads and writes the per-session state of tools
+// (mcp.SetState), kept in the session's stored record; values are JSON.
+// A peer, not a field of [RequestInfo], so that a request that does not
+// use the state costs nothing for it.
+type SessionState interface {
+	// GetState returns the value of key and whether it is set.
+	GetState(ctx context.Context, key string) (json.RawMessage, bool, error)
+	// SetState sets key to value atomically (no concurrent write of
+	// another key is lost), or deletes it when value is nil, within the
+	// transport's size limits.
+	SetState(ctx context.Context, key string, value json.RawMessage) error
+}
+
 // SkillsExtension is the identifier of the skills extension (SEP-2640)
 // in capabilities.extensions. A server with skills (mcp.Server.AddSkills)
 // declares it with {"directoryRead": true}.

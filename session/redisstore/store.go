@@ -37,7 +37,8 @@ type Options struct {
 // by every replica that uses the same Redis: a session made on one replica
 // is served by any. A record is one string key holding its JSON, with the
 // idle TTL as the key's expiry (GETEX restarts it), and Update is a
-// WATCH/MULTI transaction.
+// WATCH/MULTI transaction. The tools' session state (Record.State) is
+// part of that JSON, so it expires and is deleted with the session.
 type Store struct {
 	c      redis.UniversalClient
 	prefix string

@@ -1,6 +1,7 @@
 // Package storetest is the contract test suite of session.Store: run it
 // against an implementation to check what the MCP engine relies on
-// (create-once, idle expiry by TTL, touch, atomic updates, delete).
+// (create-once, idle expiry by TTL, touch, atomic updates, delete, and
+// the tools' session state kept in the record and ended with it).
 package storetest
 
 import (
@@ -167,4 +168,6 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store, ttlUnit time.D
 		_, err := s.Get(ctx, rec.ID)
 		assert.NoError(t, err)
 	})
+
+	runState(t, newStore, ttlUnit, record)
 }
