@@ -106,6 +106,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzClientDocument$$' -fuzztime $(FUZZN) ./providers
 	$(GO) test -run '^$$' -fuzz '^FuzzBearerToken$$' -fuzztime $(FUZZN) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzParseClaims$$' -fuzztime $(FUZZN) ./resourceserver
+	$(GO) test -run '^$$' -fuzz '^FuzzReadSSE$$' -fuzztime $(FUZZN) ./client
+	$(GO) test -run '^$$' -fuzz '^FuzzServerMessages$$' -fuzztime $(FUZZN) ./client
 
 # The performance gate (BENCHMARKS.md, "The performance gate"): instructions per stateful,
 # stateless and stdio tools/call and per churn operation in process, and per stateful and
