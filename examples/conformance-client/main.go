@@ -99,4 +99,3 @@ func run(ctx context.Context, scenario, url string) error {
 	defer c.Close()
 	return do(ctx, c)
 }
-
