@@ -173,7 +173,7 @@ func TestGoClientAgainstPeers(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			c, err := client.Connect(ctx, p.start(t), &client.Options{
-				Info:   mcp.Implementation{Name: "mcpchain-e2e", Version: "1.0.0"},
+				Info: mcp.Implementation{Name: "mcpchain-e2e", Version: "1.0.0"},
 				Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 					return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "test",
 						Content: mcp.TextContent{Text: "model says: " + p.Messages[0].Content.(mcp.TextContent).Text}}, nil
@@ -232,4 +232,3 @@ func TestGoClientAgainstPeers(t *testing.T) {
 		})
 	}
 }
-
