@@ -138,6 +138,35 @@ type RPCError struct {
 	Server string `json:"-"`
 }
 
+// UnmarshalJSON reads an error object leniently: a code sent as a string
+// of digits is taken as the number, any other is -32603, so that a
+// server's malformed error still answers its request.
+func (e *RPCError) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Code    json.RawMessage `json:"code"`
+		Message any             `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	code := int64(-32603)
+	raw := string(w.Code)
+	if s, err := strconv.Unquote(raw); err == nil {
+		raw = s
+	}
+	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
+		code = n
+	}
+	msg, ok := w.Message.(string)
+	if !ok && w.Message != nil {
+		b, _ := json.Marshal(w.Message)
+		msg = string(b)
+	}
+	*e = RPCError{Code: code, Message: msg, Data: w.Data}
+	return nil
+}
+
 func (e *RPCError) Error() string {
 	who := "the server"
 	if e.Server != "" {

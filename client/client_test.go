@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -95,6 +96,13 @@ func transports(t *testing.T, fn func(t *testing.T, srv *mcp.Server, tr client.T
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() { ts.Close(); _ = h.Close() })
 		fn(t, srv, client.HTTP(ts.URL+"/mcp", nil))
+	})
+	t.Run("in-process", func(t *testing.T) {
+		t.Parallel()
+		srv := newServer(t)
+		h := mcphttp.New(srv, nil)
+		t.Cleanup(func() { _ = h.Close() })
+		fn(t, srv, client.InProcess(h, nil))
 	})
 	t.Run("stdio", func(t *testing.T) {
 		t.Parallel()
@@ -323,4 +331,51 @@ func TestClientServerGone(t *testing.T) {
 	assert.ErrorIs(t, err, client.ErrClosed)
 	_ = inW.Close()
 	<-done
+}
+
+// TestClientLenient: what a well-meaning server gets slightly wrong still
+// answers the call: an id echoed as a string, an error code sent as a
+// string, unknown members; a line that is not JSON is skipped.
+func TestClientLenient(t *testing.T) {
+	t.Parallel()
+	srvR, cliW := io.Pipe()
+	cliR, srvW := io.Pipe()
+	go func() {
+		dec := json.NewDecoder(srvR)
+		for {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if dec.Decode(&m) != nil {
+				_ = srvW.Close()
+				return
+			}
+			var out string
+			switch m.Method {
+			case "initialize":
+				out = `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"protocolVersion":"2025-06-18","serverInfo":{"name":"odd","version":"1"},"capabilities":{"tools":{}},"extra":true}}`
+			case "tools/call":
+				out = "not json\n" + `{"jsonrpc":"2.0","id":"` + string(m.ID) + `","error":{"code":"-32602","message":"bad arguments"}}`
+			case "ping":
+				out = `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":"x","message":{"why":"odd"}}}`
+			default:
+				continue
+			}
+			if _, err := io.WriteString(srvW, out+"\n"); err != nil {
+				return
+			}
+		}
+	}()
+	c := connect(t, client.Stdio(pipe{cliR, cliW}), &client.Options{Logger: slog.New(slog.DiscardHandler)})
+	assert.Equal(t, "2025-06-18", c.ProtocolVersion())
+	_, err := c.CallTool(context.Background(), "x", nil, nil)
+	var re *client.RPCError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, int64(-32602), re.Code)
+	assert.Equal(t, "bad arguments", re.Message)
+	err = c.Ping(context.Background())
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, int64(-32603), re.Code)
+	assert.Equal(t, `{"why":"odd"}`, re.Message)
 }

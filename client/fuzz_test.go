@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func FuzzServerMessages(f *testing.F) {
 		}()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		cl, err := Connect(ctx, Stdio(rw{sr, cw}), &Options{OnToolsChanged: func() {}, OnLog: nil})
+		cl, err := Connect(ctx, Stdio(rw{sr, cw}), &Options{OnToolsChanged: func() {}, Logger: slog.New(slog.DiscardHandler)})
 		if err == nil {
 			_, _ = cl.CallTool(ctx, "x", nil, nil)
 			if ctx.Err() != nil {
