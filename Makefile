@@ -175,18 +175,23 @@ conformance-stateless: node
 		CONFORMANCE_LABEL="0.2.0-alpha.12 --requirements 2026-07-28, stateless" \
 		CONFORMANCE_EXPECTED_FAIL="$(ALPHA_EXPECTED_FAIL)" bash e2e/conformance.sh
 
-# The client scenarios against examples/conformance-client (package client): those of revision
-# 2025-11-25 and earlier without authorization, in both pinned suites, each with its passed checks
-# pinned. Not yet run: the authorization scenarios and those of 2026-07-28 (the client speaks the
-# 2025 revisions only so far).
+# The client scenarios against examples/conformance-client (package client): every one without
+# authorization, of revision 2025-11-25 and earlier in both pinned suites, and of 2026-07-28 in
+# 0.2.0-alpha.12 (at --spec-version 2026-07-28), each run with its passed checks pinned. Not yet
+# run: the authorization scenarios (the client has no authorization yet) and the extensions.
 CLIENT_SCENARIOS_0116 := initialize tools_call elicitation-sep1034-client-defaults sse-retry
 CLIENT_SCENARIOS_ALPHA := $(CLIENT_SCENARIOS_0116) json-schema-2020-12-preservation
+CLIENT_SCENARIOS_2026 := tools_call request-metadata http-standard-headers http-custom-headers \
+	http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation sep-2322-client-request-state
 conformance-client: node
 	@status=0; \
 	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_0116)" CLIENT_CHECKS=10 \
 		CONFORMANCE_LABEL="0.1.16 client" bash e2e/conformance-client.sh || status=1; \
 	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_ALPHA)" CLIENT_CHECKS=20 \
 		CONFORMANCE_LABEL="0.2.0-alpha.12 client" bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_2026)" CLIENT_CHECKS=60 \
+		CONFORMANCE_SPEC_VERSION=2026-07-28 CONFORMANCE_LABEL="0.2.0-alpha.12 client at 2026-07-28" \
+		bash e2e/conformance-client.sh || status=1; \
 	exit $$status
 
 # Not part of test (it takes over a minute): examples/everything as its own process over HTTP on

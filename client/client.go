@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -71,6 +72,7 @@ type Client struct {
 	err      error // why the connection ended
 
 	init       InitializeResult
+	state      modernState // revision 2026-07-28
 	readerDone chan struct{}
 	notes      chan *message // to the goroutine that runs the callbacks
 	notesDone  chan struct{}
@@ -203,7 +205,11 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		notes: make(chan *message, 256), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
 	go c.read()
 	go c.runCallbacks()
-	if err := c.initialize(ctx); err != nil {
+	start := c.initialize
+	if c.modern() {
+		start = c.discover
+	}
+	if err := start(ctx); err != nil {
 		_ = c.Close()
 		return nil, err
 	}
@@ -211,17 +217,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 }
 
 func (c *Client) initialize(ctx context.Context) error {
-	caps := map[string]any{}
-	if c.opts.Sample != nil {
-		caps["sampling"] = map[string]any{}
-	}
-	if c.opts.Elicit != nil {
-		caps["elicitation"] = map[string]any{}
-	}
-	if c.opts.Roots != nil {
-		caps["roots"] = map[string]any{"listChanged": true}
-	}
-	params := map[string]any{"protocolVersion": c.opts.ProtocolVersion, "capabilities": caps, "clientInfo": c.opts.Info}
+	params := map[string]any{"protocolVersion": c.opts.ProtocolVersion, "capabilities": c.capabilities(), "clientInfo": c.opts.Info}
 	if err := c.call(ctx, "initialize", params, &c.init); err != nil {
 		return err
 	}
@@ -267,8 +263,109 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 }
 
 // callProgress is call with a progress callback: the request's
-// _meta.progressToken is set (params must then be a map or nil).
+// _meta.progressToken is set. At revision 2026-07-28 the request carries
+// the client's _meta and routing headers, and an input-required result is
+// answered and the request sent again, up to maxInputRounds times.
 func (c *Client) callProgress(ctx context.Context, method string, params, result any, progress func(mcp.Progress)) error {
+	if !c.modern() {
+		raw, err := c.exchange(ctx, method, params, progress, nil)
+		return c.decodeResult(method, raw, err, result)
+	}
+	p := c.modernParams(params)
+	header := c.routingHeaders(method, p)
+	retried := false
+	for round := 0; ; round++ {
+		raw, err := c.exchange(ctx, method, p, progress, header)
+		if !retried && unsupportedVersion(err) {
+			// The server refused the revision but names it among those it
+			// supports (a server that changed its mind, or a proxy's
+			// answer): the request is sent again, once.
+			retried = true
+			round--
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		var ir struct {
+			ResultType    string                  `json:"resultType"`
+			InputRequests map[string]inputRequest `json:"inputRequests"`
+			RequestState  json.RawMessage         `json:"requestState"`
+		}
+		_ = json.Unmarshal(raw, &ir)
+		if ir.ResultType != "input_required" {
+			return c.decodeResult(method, raw, nil, result)
+		}
+		if round+1 >= maxInputRounds {
+			return fmt.Errorf("mcp client: %s from %s still asked for input after %d rounds", method, c.serverName(), maxInputRounds)
+		}
+		answers, err := c.answerInputs(ctx, method, ir.InputRequests)
+		if err != nil {
+			return err
+		}
+		p["inputResponses"] = answers
+		if len(ir.RequestState) > 0 && string(ir.RequestState) != "null" {
+			p["requestState"] = ir.RequestState
+		} else {
+			delete(p, "requestState")
+		}
+	}
+}
+
+// codeUnsupportedVersion is the JSON-RPC error of a request whose
+// protocol revision the server does not support (2026-07-28).
+const codeUnsupportedVersion = -32022
+
+// unsupportedVersion reports whether err refuses the request's revision
+// while naming revision 2026-07-28 among the supported ones.
+func unsupportedVersion(err error) bool {
+	var re *RPCError
+	if !errors.As(err, &re) || re.Code != codeUnsupportedVersion {
+		return false
+	}
+	var d struct {
+		Supported []string `json:"supported"`
+	}
+	return json.Unmarshal(re.Data, &d) == nil && contains(d.Supported, Version20260728)
+}
+
+// decodeResult decodes a request's raw result into result (nil to drop
+// it), unless err is set.
+func (c *Client) decodeResult(method string, raw json.RawMessage, err error, result any) error {
+	if err != nil {
+		return err
+	}
+	if result != nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, result); err != nil {
+			return fmt.Errorf("mcp client: the result of %s from %s does not decode: %w", method, c.serverName(), err)
+		}
+	}
+	return nil
+}
+
+// headerKey is the context key of the HTTP headers a request carries
+// (revision 2026-07-28's routing headers); other transports ignore them.
+type headerKey struct{}
+
+// idKey is the context key of the id of the request sent (with headers).
+type idKey struct{}
+
+// requestHeader returns the headers set for the request sent with ctx.
+func requestHeader(ctx context.Context) http.Header {
+	h, _ := ctx.Value(headerKey{}).(http.Header)
+	return h
+}
+
+// aborter is implemented by a Conn that stops a request in flight itself
+// (2026-07-28 over HTTP: the POST is closed) rather than by sending
+// notifications/cancelled.
+type aborter interface {
+	abort(id int64) bool
+}
+
+// exchange sends one request with a new id and returns its raw result.
+// When ctx ends first, the request is cancelled on the server.
+func (c *Client) exchange(ctx context.Context, method string, params any, progress func(mcp.Progress), header http.Header) (json.RawMessage, error) {
 	id := c.nextID.Add(1)
 	key := strconv.FormatInt(id, 10)
 	ch := make(chan *message, 1)
@@ -276,7 +373,7 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 	if c.closed {
 		err := c.err
 		c.mu.Unlock()
-		return c.closedErr(err)
+		return nil, c.closedErr(err)
 	}
 	c.pending[key] = ch
 	if progress != nil {
@@ -300,13 +397,17 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 	}{"2.0", id, method, params}
 	b, err := json.Marshal(req)
 	if err != nil {
-		return fmt.Errorf("mcp client: encoding %s: %w", method, err)
+		return nil, fmt.Errorf("mcp client: encoding %s: %w", method, err)
 	}
-	if err := c.conn.Send(ctx, b); err != nil {
+	sctx := ctx
+	if header != nil {
+		sctx = context.WithValue(context.WithValue(ctx, headerKey{}, header), idKey{}, id)
+	}
+	if err := c.conn.Send(sctx, b); err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		return fmt.Errorf("mcp client: %s to %s: %w", method, c.serverName(), err)
+		return nil, fmt.Errorf("mcp client: %s to %s: %w", method, c.serverName(), err)
 	}
 	select {
 	case m := <-ch:
@@ -314,26 +415,24 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 			c.mu.Lock()
 			err := c.err
 			c.mu.Unlock()
-			return c.closedErr(err)
+			return nil, c.closedErr(err)
 		}
 		if m.Error != nil {
 			e := *m.Error
 			e.Method, e.Server = method, c.init.ServerInfo.Name
-			return &e
+			return nil, &e
 		}
-		if result != nil && len(m.Result) > 0 {
-			if err := json.Unmarshal(m.Result, result); err != nil {
-				return fmt.Errorf("mcp client: the result of %s from %s does not decode: %w", method, c.serverName(), err)
-			}
-		}
-		return nil
+		return m.Result, nil
 	case <-ctx.Done():
+		if a, ok := c.conn.(aborter); ok && c.modern() && a.abort(id) {
+			return nil, ctx.Err()
+		}
 		if method != "initialize" {
 			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
 			_ = c.Notify(nctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()})
 			cancel()
 		}
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 

@@ -86,6 +86,19 @@ func newServer(t *testing.T) *mcp.Server {
 	return srv
 }
 
+// versions are the revisions the client tests run at.
+var versions = []string{client.LatestVersion, client.Version20260728}
+
+// eachVersion runs fn at each revision of versions, over each transport.
+func eachVersion(t *testing.T, fn func(t *testing.T, version string, srv *mcp.Server, tr client.Transport)) {
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			transports(t, func(t *testing.T, srv *mcp.Server, tr client.Transport) { fn(t, v, srv, tr) })
+		})
+	}
+}
+
 // transports runs fn over each transport the client speaks, to a server
 // made by newServer.
 func transports(t *testing.T, fn func(t *testing.T, srv *mcp.Server, tr client.Transport)) {
@@ -139,13 +152,13 @@ func connect(t *testing.T, tr client.Transport, opts *client.Options) *client.Cl
 
 func TestClientCalls(t *testing.T) {
 	t.Parallel()
-	transports(t, func(t *testing.T, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
 		ctx := context.Background()
-		c := connect(t, tr, nil)
+		c := connect(t, tr, &client.Options{ProtocolVersion: version})
 		init := c.Initialize()
 		assert.Equal(t, "fixture", init.ServerInfo.Name)
 		assert.Equal(t, "Use add.", init.Instructions)
-		assert.Equal(t, client.LatestVersion, c.ProtocolVersion())
+		assert.Equal(t, version, c.ProtocolVersion())
 		require.NotNil(t, init.Capabilities.Tools)
 
 		tools, err := c.ListTools(ctx)
@@ -196,10 +209,10 @@ func TestClientCalls(t *testing.T) {
 // all before the call returns, and log messages reach OnLog.
 func TestClientProgressAndLogs(t *testing.T) {
 	t.Parallel()
-	transports(t, func(t *testing.T, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
 		ctx := context.Background()
 		logs := make(chan mcp.LogMessage, 8)
-		c := connect(t, tr, &client.Options{OnLog: func(m mcp.LogMessage) { logs <- m }})
+		c := connect(t, tr, &client.Options{ProtocolVersion: version, OnLog: func(m mcp.LogMessage) { logs <- m }})
 		require.NoError(t, c.SetLogLevel(ctx, mcp.LevelInfo))
 		var got []float64
 		res, err := c.CallTool(ctx, "count", map[string]int{"n": 5}, &client.CallOptions{
@@ -221,9 +234,10 @@ func TestClientProgressAndLogs(t *testing.T) {
 // tool.
 func TestClientAnswersServerRequests(t *testing.T) {
 	t.Parallel()
-	transports(t, func(t *testing.T, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
 		c := connect(t, tr, &client.Options{
-			Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///work"}}, nil },
+			ProtocolVersion: version,
+			Roots:           func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///work"}}, nil },
 			Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 			},
@@ -236,8 +250,8 @@ func TestClientAnswersServerRequests(t *testing.T) {
 		require.False(t, res.IsError, res.Text())
 		assert.Equal(t, "file:///work Ada hello", res.Text())
 	})
-	transports(t, func(t *testing.T, _ *mcp.Server, tr client.Transport) {
-		c := connect(t, tr, nil)
+	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+		c := connect(t, tr, &client.Options{ProtocolVersion: version})
 		res, err := c.CallTool(context.Background(), "ask", nil, nil)
 		require.NoError(t, err)
 		assert.True(t, res.IsError, "a client without handlers declares no capabilities: the tool's request fails")
@@ -248,8 +262,8 @@ func TestClientAnswersServerRequests(t *testing.T) {
 // server's tool sees its own context end (notifications/cancelled).
 func TestClientCancels(t *testing.T) {
 	t.Parallel()
-	transports(t, func(t *testing.T, _ *mcp.Server, tr client.Transport) {
-		c := connect(t, tr, nil)
+	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+		c := connect(t, tr, &client.Options{ProtocolVersion: version})
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		start := time.Now()

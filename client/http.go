@@ -76,6 +76,21 @@ type httpConn struct {
 	version string
 	failed  error // why the connection ended, for Recv
 	closing bool  // Close is waiting for the streams: start no other
+	// inflight cancels the POST of a 2026-07-28 request, by id.
+	inflight map[int64]context.CancelFunc
+}
+
+// abort closes the POST of 2026-07-28 request id, which cancels it on the
+// server; false when it is not in flight.
+func (c *httpConn) abort(id int64) bool {
+	c.mu.Lock()
+	cancel := c.inflight[id]
+	c.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	return true
 }
 
 // goStream runs fn as one of the connection's stream readers, unless the
@@ -153,8 +168,29 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 		return err
 	}
 	c.header(req)
+	for k, vs := range requestHeader(ctx) {
+		req.Header[k] = vs
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	finish := func() {}
+	if id, ok := ctx.Value(idKey{}).(int64); ok {
+		// A request of 2026-07-28 is cancelled by closing its POST.
+		rctx, cancel := context.WithCancel(c.ctx)
+		req = req.WithContext(rctx)
+		c.mu.Lock()
+		if c.inflight == nil {
+			c.inflight = map[int64]context.CancelFunc{}
+		}
+		c.inflight[id] = cancel
+		c.mu.Unlock()
+		finish = func() {
+			cancel()
+			c.mu.Lock()
+			delete(c.inflight, id)
+			c.mu.Unlock()
+		}
+	}
 	type result struct {
 		resp *http.Response
 		err  error
@@ -170,12 +206,15 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 	case <-ctx.Done():
 		go func() {
 			if r := <-got; r.resp != nil {
-				c.consume(r.resp)
+				c.consume(r.resp, finish)
+			} else {
+				finish()
 			}
 		}()
 		return ctx.Err()
 	}
 	if r.err != nil {
+		finish()
 		return fmt.Errorf("mcp client: POST %s: %w", c.t.url, r.err)
 	}
 	resp := r.resp
@@ -187,30 +226,60 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 		c.mu.Unlock()
 	}
 	if resp.StatusCode >= 300 {
+		defer finish()
 		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		c.mu.Lock()
 		had := c.session != ""
 		c.mu.Unlock()
 		if resp.StatusCode == http.StatusNotFound && had {
 			return ErrSessionExpired
 		}
+		// An error status whose body is the JSON-RPC error answering the
+		// request (as revision 2026-07-28 sends its errors) answers it:
+		// the caller gets the *RPCError, code, message and data.
+		if isErrorResponse(b) {
+			c.deliver(b)
+			return nil
+		}
+		if len(b) > 1024 {
+			b = b[:1024]
+		}
 		return &HTTPError{Status: resp.StatusCode, Body: string(b)}
 	}
-	c.consume(resp)
+	c.consume(resp, finish)
 	return nil
 }
 
+// maxErrorBody bounds the body of an error status that is read.
+const maxErrorBody = 64 << 10
+
+// isErrorResponse reports whether b is a JSON-RPC error response with an
+// id: the answer to a request.
+func isErrorResponse(b []byte) bool {
+	var m struct {
+		ID    json.RawMessage `json:"id"`
+		Error json.RawMessage `json:"error"`
+	}
+	return json.Unmarshal(b, &m) == nil && len(m.Error) > 0 && string(m.Error) != "null" &&
+		len(m.ID) > 0 && string(m.ID) != "null"
+}
+
 // consume delivers what a response carries: nothing (202), one JSON
-// message or a batch, or an SSE stream read in the background.
-func (c *httpConn) consume(resp *http.Response) {
+// message or a batch, or an SSE stream read in the background; then it
+// calls finish.
+func (c *httpConn) consume(resp *http.Response, finish func()) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
 		resp.Body.Close()
+		finish()
 	case mt == "text/event-stream":
-		c.goStream(resp.Body, func() { c.stream(resp, false) })
+		if !c.goStream(resp.Body, func() { defer finish(); c.stream(resp, false) }) {
+			finish()
+		}
 	default:
+		defer finish()
 		defer resp.Body.Close()
 		b, err := io.ReadAll(io.LimitReader(resp.Body, maxMessage+1))
 		if err != nil || len(b) > maxMessage {

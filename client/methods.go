@@ -50,8 +50,15 @@ func list[T any](ctx context.Context, c *Client, method, member string) ([]T, er
 }
 
 // ListTools returns every tool of the server, following pagination.
+// At revision 2026-07-28 a tool whose x-mcp-header annotations are
+// invalid is left out (it could not be called as the revision requires),
+// and the others' annotations are kept for CallTool's headers.
 func (c *Client) ListTools(ctx context.Context) ([]mcp.Tool, error) {
-	return list[mcp.Tool](ctx, c, "tools/list", "tools")
+	tools, err := list[mcp.Tool](ctx, c, "tools/list", "tools")
+	if err != nil {
+		return nil, err
+	}
+	return c.keepTools(tools), nil
 }
 
 // CallOptions are the optional parts of a tools/call.
@@ -139,14 +146,29 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 }
 
 // Subscribe asks to hear of changes of the resource at uri
-// (Options.OnResourceUpdated).
+// (Options.OnResourceUpdated). Revision 2026-07-28 has no
+// resources/subscribe: ErrNotInRevision.
 func (c *Client) Subscribe(ctx context.Context, uri string) error {
+	if c.modern() {
+		return c.notInRevision("resources/subscribe")
+	}
 	return c.call(ctx, "resources/subscribe", map[string]string{"uri": uri}, nil)
 }
 
 // Unsubscribe ends a subscription.
 func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
+	if c.modern() {
+		return c.notInRevision("resources/unsubscribe")
+	}
 	return c.call(ctx, "resources/unsubscribe", map[string]string{"uri": uri}, nil)
+}
+
+// ErrNotInRevision is wrapped by the error of a method the negotiated
+// revision does not have.
+var ErrNotInRevision = errors.New("mcp client: the negotiated revision has no such method")
+
+func (c *Client) notInRevision(method string) error {
+	return fmt.Errorf("%w: %s is not in revision %s", ErrNotInRevision, method, c.ProtocolVersion())
 }
 
 // ListPrompts returns every prompt of the server.
@@ -184,17 +206,33 @@ func (c *Client) Complete(ctx context.Context, ref mcp.CompletionRef, arg, value
 	return &res.Completion, nil
 }
 
-// SetLogLevel asks the server to send log messages at level and above.
+// SetLogLevel asks the server to send log messages at level and above
+// (at revision 2026-07-28, every later request carries the level).
 func (c *Client) SetLogLevel(ctx context.Context, level mcp.LogLevel) error {
+	if c.modern() {
+		c.state.mu.Lock()
+		c.state.logLevel = level
+		c.state.mu.Unlock()
+		return nil
+	}
 	return c.call(ctx, "logging/setLevel", map[string]any{"level": level}, nil)
 }
 
-// Ping checks that the server answers.
+// Ping checks that the server answers (at revision 2026-07-28, which has
+// no ping, with server/discover).
 func (c *Client) Ping(ctx context.Context) error {
+	if c.modern() {
+		return c.call(ctx, "server/discover", nil, nil)
+	}
 	return c.call(ctx, "ping", nil, nil)
 }
 
 // RootsChanged tells the server that the roots (Options.Roots) changed.
+// At revision 2026-07-28 the server asks for roots in each request that
+// needs them, so there is nothing to tell: it returns nil.
 func (c *Client) RootsChanged(ctx context.Context) error {
+	if c.modern() {
+		return nil
+	}
 	return c.Notify(ctx, "notifications/roots/list_changed", nil)
 }

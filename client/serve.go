@@ -13,50 +13,48 @@ import (
 // or with -32601 when there is none. The handler's context ends with
 // Close, and when the server cancels the request.
 func (c *Client) serve(ctx context.Context, m *message) {
-	var (
-		result any
-		err    error
-	)
+	result, err := c.answer(ctx, m)
+	c.reply(m, result, err)
+}
+
+// answer runs the handler of Options for a request of the server: on a
+// session (serve), or in an input-required result of 2026-07-28.
+func (c *Client) answer(ctx context.Context, m *message) (any, error) {
 	switch m.Method {
 	case "ping":
-		result = struct{}{}
+		return struct{}{}, nil
 	case "sampling/createMessage":
 		if c.opts.Sample == nil {
-			err = errNoHandler
-			break
+			return nil, errNoHandler
 		}
 		var p mcp.CreateMessageParams
-		if err = json.Unmarshal(m.Params, &p); err != nil {
-			err = &RPCError{Code: -32602, Message: "invalid params: " + err.Error()}
-			break
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, &RPCError{Code: -32602, Message: "invalid params: " + err.Error()}
 		}
-		result, err = c.opts.Sample(ctx, &p)
+		return c.opts.Sample(ctx, &p)
 	case "elicitation/create":
 		if c.opts.Elicit == nil {
-			err = errNoHandler
-			break
+			return nil, errNoHandler
 		}
 		var p mcp.ElicitParams
-		if err = json.Unmarshal(m.Params, &p); err != nil {
-			err = &RPCError{Code: -32602, Message: "invalid params: " + err.Error()}
-			break
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, &RPCError{Code: -32602, Message: "invalid params: " + err.Error()}
 		}
-		result, err = c.opts.Elicit(ctx, &p)
+		return c.opts.Elicit(ctx, &p)
 	case "roots/list":
 		if c.opts.Roots == nil {
-			err = errNoHandler
-			break
+			return nil, errNoHandler
 		}
-		var roots []mcp.Root
-		roots, err = c.opts.Roots(ctx)
+		roots, err := c.opts.Roots(ctx)
+		if err != nil {
+			return nil, err
+		}
 		if roots == nil {
 			roots = []mcp.Root{}
 		}
-		result = map[string]any{"roots": roots}
-	default:
-		err = errNoHandler
+		return map[string]any{"roots": roots}, nil
 	}
-	c.reply(m, result, err)
+	return nil, errNoHandler
 }
 
 var errNoHandler = errors.New("no handler")

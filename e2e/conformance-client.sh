@@ -11,6 +11,7 @@
 #                          (conformance: 0.1.16; conformance-alpha: 0.2.0-alpha.12)
 #   CLIENT_SCENARIOS       the scenarios to run (space-separated)
 #   CLIENT_CHECKS          passed checks the scenarios must add up to
+#   CONFORMANCE_SPEC_VERSION  a revision to run the scenarios at (--spec-version)
 #   CONFORMANCE_LABEL      what the run is called in its report lines
 set -euo pipefail
 
@@ -21,6 +22,8 @@ suite_pkg=${CONFORMANCE_PACKAGE:-conformance}
 label=${CONFORMANCE_LABEL:-$suite_pkg client}
 scenarios=${CLIENT_SCENARIOS:?CLIENT_SCENARIOS names the scenarios}
 want_checks=${CLIENT_CHECKS:?CLIENT_CHECKS is the passed checks to expect}
+spec_args=()
+[[ -n ${CONFORMANCE_SPEC_VERSION:-} ]] && spec_args=(--spec-version "$CONFORMANCE_SPEC_VERSION")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpchain-conformance-client.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -33,7 +36,7 @@ for s in $scenarios; do
 	log=${log//\//_}
 	status=0
 	(cd "$tmp" && timeout 180 "$node" "$node_dir/node_modules/@modelcontextprotocol/$suite_pkg/dist/index.js" \
-		client --command "$tmp/conformance-client" --scenario "$s") >"$log" 2>&1 || status=$?
+		client --command "$tmp/conformance-client" --scenario "$s" "${spec_args[@]}") >"$log" 2>&1 || status=$?
 	line=$(grep -E '^Passed: [0-9]+/[0-9]+, [0-9]+ failed, [0-9]+ warnings' "$log" | tail -1 || true)
 	if [[ -z $line ]]; then
 		echo "conformance-client ($label): $s: no result line (exit $status)" >&2

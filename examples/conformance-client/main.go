@@ -14,6 +14,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 )
@@ -63,6 +65,12 @@ var scenarios = map[string]func(ctx context.Context, c *client.Client) error{
 		fmt.Println(res.Text())
 		return nil
 	},
+	"request-metadata":              exerciseAll,
+	"http-standard-headers":         exerciseAll,
+	"http-custom-headers":           exerciseAll,
+	"http-invalid-tool-headers":     exerciseAll,
+	"json-schema-ref-no-deref":      exerciseAll,
+	"sep-2322-client-request-state": exerciseAll,
 	"json-schema-2020-12-preservation": func(ctx context.Context, c *client.Client) error {
 		tools, err := c.ListTools(ctx)
 		if err != nil {
@@ -78,14 +86,89 @@ var scenarios = map[string]func(ctx context.Context, c *client.Client) error{
 	},
 }
 
+// exerciseAll is what a client does with a server it knows nothing of:
+// list the tools and call each with arguments made from its schema, list
+// and read the resources, list and get the prompts. The scenarios of
+// revision 2026-07-28 that watch what every request carries (_meta, the
+// routing headers, input-required rounds) use it.
+func exerciseAll(ctx context.Context, c *client.Client) error {
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tools {
+		args := map[string]any{}
+		if t.InputSchema != nil {
+			for _, name := range t.InputSchema.Required {
+				args[name] = sample(t.InputSchema.Properties[name])
+			}
+			// An optional string argument mirrored into a header gets a
+			// value too, one that needs the header's Base64 form; other
+			// optional arguments are left out (their header with them).
+			for name, p := range t.InputSchema.Properties {
+				if _, ok := args[name]; ok || p == nil || p.Extra["x-mcp-header"] == nil || p.Type != "string" {
+					continue
+				}
+				args[name] = " café "
+			}
+		}
+		if _, err := c.CallTool(ctx, t.Name, args, nil); err != nil {
+			fmt.Fprintf(os.Stderr, "conformance-client: %s: %v\n", t.Name, err)
+		}
+	}
+	if rs, err := c.ListResources(ctx); err == nil {
+		for _, r := range rs {
+			_, _ = c.ReadResource(ctx, r.URI)
+		}
+	}
+	if ps, err := c.ListPrompts(ctx); err == nil {
+		for _, p := range ps {
+			args := map[string]string{}
+			for _, a := range p.Arguments {
+				if a.Required {
+					args[a.Name] = "x"
+				}
+			}
+			_, _ = c.GetPrompt(ctx, p.Name, args)
+		}
+	}
+	return nil
+}
+
+// sample is a value of the type a property schema names.
+func sample(s *jsonschema.Schema) any {
+	if s == nil {
+		return "x"
+	}
+	if len(s.Enum) > 0 {
+		return s.Enum[0]
+	}
+	switch s.Type {
+	case "integer":
+		return 1
+	case "number":
+		return 1.5
+	case "boolean":
+		return true
+	case "object":
+		return map[string]any{}
+	case "array":
+		return []any{}
+	}
+	return "x"
+}
+
 func run(ctx context.Context, scenario, url string) error {
 	do, ok := scenarios[scenario]
 	if !ok {
 		return fmt.Errorf("scenario %q is not supported", scenario)
 	}
 	opts := &client.Options{
-		Info:   mcp.Implementation{Name: "mcpchain-conformance-client", Version: "1.0.0"},
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		// The suite names the revision to speak when it is not the
+		// client's default.
+		ProtocolVersion: os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION"),
+		Info:            mcp.Implementation{Name: "mcpchain-conformance-client", Version: "1.0.0"},
+		Logger:          slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		// Accept every elicitation with the defaults of its schema: what
 		// a form shows before the user changes anything.
 		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
