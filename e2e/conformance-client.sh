@@ -32,8 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 start=$SECONDS
 passed=0 failed=0 warnings=0 bad=()
 for s in $scenarios; do
-	log=$tmp/$s.log
-	log=${log//\//_}
+	log=$tmp/${s//\//_}.log
 	status=0
 	(cd "$tmp" && timeout 180 "$node" "$node_dir/node_modules/@modelcontextprotocol/$suite_pkg/dist/index.js" \
 		client --command "$tmp/conformance-client" --scenario "$s" "${spec_args[@]}") >"$log" 2>&1 || status=$?
