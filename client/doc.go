@@ -1,0 +1,18 @@
+// Package client is an MCP client: it connects to an MCP server over
+// stdio ([Command], [Stdio]) or Streamable HTTP ([HTTP]), initializes the
+// session, and calls the server: tools, resources and templates, prompts,
+// completions, logging, ping. It answers the server's own requests
+// (sampling, elicitation, roots) with the handlers of [Options], passes
+// its notifications (list changes, resource updates, log messages,
+// progress) to callbacks, and cancels a call whose context ends with
+// notifications/cancelled.
+//
+//	c, err := client.Connect(ctx, client.HTTP("https://example.com/mcp", nil), nil)
+//	if err != nil { … }
+//	defer c.Close()
+//	res, err := c.CallTool(ctx, "add", map[string]int{"a": 1, "b": 2}, nil)
+//
+// What the server sends is read leniently (unknown members are ignored,
+// ids echoed as strings are matched) and bounded (32 MiB a message);
+// errors name the server and the method.
+package client

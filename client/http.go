@@ -1,0 +1,490 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// HTTPOptions configure [HTTP]. The zero value is usable.
+type HTTPOptions struct {
+	// Client sends the requests. Default: a client of its own, without a
+	// timeout (streams last as long as their requests).
+	Client *http.Client
+	// Header is added to every request (an Authorization header, say).
+	Header http.Header
+	// MaxRetries bounds the reconnections of a broken stream (with
+	// Last-Event-ID) before its requests fail. Default 3.
+	MaxRetries int
+	// NoListen keeps the client from opening the GET stream on which the
+	// server sends what is not part of a request (list changes, log
+	// messages, its own requests outside a call).
+	NoListen bool
+}
+
+// HTTP returns a Transport that speaks Streamable HTTP (revisions
+// 2025-03-26 to 2025-11-25) to the MCP endpoint at url: one POST per
+// message, answers as JSON or as an SSE stream, the session in
+// Mcp-Session-Id, the revision in MCP-Protocol-Version, a GET stream for
+// the server's own messages, a broken stream resumed with Last-Event-ID
+// after the server's retry delay, and DELETE when the connection closes.
+// opts may be nil.
+func HTTP(url string, opts *HTTPOptions) Transport {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{}
+	}
+	if o.MaxRetries <= 0 {
+		o.MaxRetries = 3
+	}
+	return &httpTransport{url: url, opts: o}
+}
+
+type httpTransport struct {
+	url  string
+	opts HTTPOptions
+}
+
+func (t *httpTransport) Connect(context.Context) (Conn, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &httpConn{t: t, ctx: ctx, cancel: cancel, in: make(chan []byte, 64), done: make(chan struct{})}, nil
+}
+
+// httpConn is a Conn over Streamable HTTP.
+type httpConn struct {
+	t      *httpTransport
+	ctx    context.Context // ends with Close: every stream's requests
+	cancel context.CancelFunc
+	in     chan []byte
+	done   chan struct{}
+	once   sync.Once
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	session string
+	version string
+	failed  error // why the connection ended, for Recv
+	closing bool  // Close is waiting for the streams: start no other
+	// inflight cancels the POST of a 2026-07-28 request, by id.
+	inflight map[int64]context.CancelFunc
+}
+
+// abort closes the POST of 2026-07-28 request id, which cancels it on the
+// server; false when it is not in flight.
+func (c *httpConn) abort(id int64) bool {
+	c.mu.Lock()
+	cancel := c.inflight[id]
+	c.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	return true
+}
+
+// goStream runs fn as one of the connection's stream readers, unless the
+// connection is closing (then it closes body and returns false).
+func (c *httpConn) goStream(body io.Closer, fn func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		body.Close()
+		return false
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		fn()
+	}()
+	return true
+}
+
+// HTTPError is a request of the client the server answered with an HTTP
+// error status rather than a JSON-RPC message.
+type HTTPError struct {
+	// Status is the HTTP status code.
+	Status int
+	// Body is the start of the response body (at most 1 KB).
+	Body string
+}
+
+func (e *HTTPError) Error() string {
+	msg := fmt.Sprintf("mcp client: HTTP %d %s", e.Status, http.StatusText(e.Status))
+	if b := strings.TrimSpace(e.Body); b != "" {
+		msg += ": " + b
+	}
+	return msg
+}
+
+// ErrSessionExpired is returned when the server no longer knows the
+// session (404 to a request that carried its Mcp-Session-Id): the client
+// must connect again.
+var ErrSessionExpired = errors.New("mcp client: the server ended the session")
+
+func (c *httpConn) setProtocolVersion(v string) {
+	c.mu.Lock()
+	c.version = v
+	c.mu.Unlock()
+}
+
+func (c *httpConn) header(r *http.Request) {
+	for k, vs := range c.t.opts.Header {
+		for _, v := range vs {
+			r.Header.Add(k, v)
+		}
+	}
+	c.mu.Lock()
+	if c.session != "" {
+		r.Header.Set("Mcp-Session-Id", c.session)
+	}
+	if c.version != "" {
+		r.Header.Set("MCP-Protocol-Version", c.version)
+	}
+	c.mu.Unlock()
+}
+
+func (c *httpConn) Send(ctx context.Context, msg []byte) error {
+	select {
+	case <-c.done:
+		return ErrClosed
+	default:
+	}
+	// The request lives as long as its stream, not as the caller's ctx:
+	// a call that gives up sends notifications/cancelled, and the stream
+	// then ends on its own.
+	req, err := http.NewRequestWithContext(c.ctx, http.MethodPost, c.t.url, bytes.NewReader(msg))
+	if err != nil {
+		return err
+	}
+	c.header(req)
+	for k, vs := range requestHeader(ctx) {
+		req.Header[k] = vs
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	finish := func() {}
+	if id, ok := ctx.Value(idKey{}).(int64); ok {
+		// A request of 2026-07-28 is cancelled by closing its POST.
+		rctx, cancel := context.WithCancel(c.ctx)
+		req = req.WithContext(rctx)
+		c.mu.Lock()
+		if c.inflight == nil {
+			c.inflight = map[int64]context.CancelFunc{}
+		}
+		c.inflight[id] = cancel
+		c.mu.Unlock()
+		finish = func() {
+			cancel()
+			c.mu.Lock()
+			delete(c.inflight, id)
+			c.mu.Unlock()
+		}
+	}
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		resp, err := c.t.opts.Client.Do(req)
+		got <- result{resp, err}
+	}()
+	var r result
+	select {
+	case r = <-got:
+	case <-ctx.Done():
+		go func() {
+			if r := <-got; r.resp != nil {
+				c.consume(r.resp, finish)
+			} else {
+				finish()
+			}
+		}()
+		return ctx.Err()
+	}
+	if r.err != nil {
+		finish()
+		return fmt.Errorf("mcp client: POST %s: %w", c.t.url, r.err)
+	}
+	resp := r.resp
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		c.mu.Lock()
+		if c.session == "" {
+			c.session = sid
+		}
+		c.mu.Unlock()
+	}
+	if resp.StatusCode >= 300 {
+		defer finish()
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		c.mu.Lock()
+		had := c.session != ""
+		c.mu.Unlock()
+		if resp.StatusCode == http.StatusNotFound && had {
+			return ErrSessionExpired
+		}
+		// An error status whose body is the JSON-RPC error answering the
+		// request (as revision 2026-07-28 sends its errors) answers it:
+		// the caller gets the *RPCError, code, message and data.
+		if isErrorResponse(b) {
+			c.deliver(b)
+			return nil
+		}
+		if len(b) > 1024 {
+			b = b[:1024]
+		}
+		return &HTTPError{Status: resp.StatusCode, Body: string(b)}
+	}
+	c.consume(resp, finish)
+	return nil
+}
+
+// maxErrorBody bounds the body of an error status that is read.
+const maxErrorBody = 64 << 10
+
+// isErrorResponse reports whether b is a JSON-RPC error response with an
+// id: the answer to a request.
+func isErrorResponse(b []byte) bool {
+	var m struct {
+		ID    json.RawMessage `json:"id"`
+		Error json.RawMessage `json:"error"`
+	}
+	return json.Unmarshal(b, &m) == nil && len(m.Error) > 0 && string(m.Error) != "null" &&
+		len(m.ID) > 0 && string(m.ID) != "null"
+}
+
+// consume delivers what a response carries: nothing (202), one JSON
+// message or a batch, or an SSE stream read in the background; then it
+// calls finish.
+func (c *httpConn) consume(resp *http.Response, finish func()) {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
+		resp.Body.Close()
+		finish()
+	case mt == "text/event-stream":
+		if !c.goStream(resp.Body, func() { defer finish(); c.stream(resp, false) }) {
+			finish()
+		}
+	default:
+		defer finish()
+		defer resp.Body.Close()
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxMessage+1))
+		if err != nil || len(b) > maxMessage {
+			c.fail(fmt.Errorf("reading a response: %v (or more than %d bytes)", err, maxMessage))
+			return
+		}
+		c.deliverJSON(b)
+	}
+}
+
+// deliverJSON passes on a JSON body: a message, or a batch of them.
+func (c *httpConn) deliverJSON(b []byte) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return
+	}
+	if b[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(b, &batch) == nil {
+			for _, m := range batch {
+				c.deliver(m)
+			}
+			return
+		}
+	}
+	c.deliver(b)
+}
+
+func (c *httpConn) deliver(msg []byte) {
+	select {
+	case c.in <- msg:
+	case <-c.done:
+	}
+}
+
+// stream reads an SSE response, and when it breaks before the server
+// ended it, resumes it with GET and Last-Event-ID (the last id seen)
+// after the server's retry delay, up to MaxRetries times in a row. A
+// stream on which no event had an id cannot be resumed. listening: it is
+// the GET stream, which is opened again even without an id.
+func (c *httpConn) stream(resp *http.Response, listening bool) {
+	lastID, retry, tries := "", time.Second, 0
+	for {
+		err := readSSE(resp.Body, maxMessage, func(ev sseEvent) error {
+			if ev.hasID {
+				lastID = ev.id
+			}
+			if ev.retry > 0 {
+				retry = ev.retry
+			}
+			if len(ev.data) > 0 && (ev.event == "" || ev.event == "message") {
+				tries = 0
+				c.deliver(ev.data)
+			}
+			return nil
+		})
+		resp.Body.Close()
+		if c.ctx.Err() != nil {
+			return
+		}
+		if err == nil && !listening {
+			// The server closed the stream: it is over, or it wants the
+			// client to come back for the rest with Last-Event-ID.
+			if lastID == "" {
+				return
+			}
+		}
+		if lastID == "" && !listening {
+			return
+		}
+		if tries++; tries > c.t.opts.MaxRetries {
+			if !listening {
+				c.fail(fmt.Errorf("a response stream broke and %d reconnections failed", c.t.opts.MaxRetries))
+			}
+			return
+		}
+		select {
+		case <-time.After(retry):
+		case <-c.ctx.Done():
+			return
+		}
+		next, err := c.get(lastID)
+		if err != nil {
+			if errors.Is(err, errNoStream) {
+				return
+			}
+			continue
+		}
+		resp = next
+	}
+}
+
+var errNoStream = errors.New("the server offers no GET stream")
+
+// get opens a GET stream, resuming after lastID when it is not empty.
+func (c *httpConn) get(lastID string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, c.t.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.header(req)
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := c.t.opts.Client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusMethodNotAllowed {
+			return nil, errNoStream
+		}
+		return nil, &HTTPError{Status: resp.StatusCode}
+	}
+	return resp, nil
+}
+
+// listen opens the GET stream, if the server offers one, and returns
+// once the server answered it (or after listenWait): a server that sends a
+// request outside any call's stream (a sampling request of a tool, in
+// some SDKs) right after initialize then finds the stream open.
+func (c *httpConn) listen() {
+	if c.t.opts.NoListen {
+		return
+	}
+	opened := make(chan struct{})
+	c.goStream(io.NopCloser(nil), func() {
+		resp, err := c.get("")
+		close(opened)
+		if err != nil {
+			return
+		}
+		c.stream(resp, true)
+	})
+	select {
+	case <-opened:
+	case <-time.After(listenWait):
+	}
+}
+
+// listenWait bounds how long Connect waits for the GET stream's answer.
+const listenWait = 2 * time.Second
+
+func (c *httpConn) fail(err error) {
+	c.mu.Lock()
+	if c.failed == nil {
+		c.failed = err
+	}
+	c.mu.Unlock()
+	c.shut()
+}
+
+func (c *httpConn) shut() {
+	c.once.Do(func() {
+		close(c.done)
+		c.cancel()
+	})
+}
+
+func (c *httpConn) Recv(ctx context.Context) ([]byte, error) {
+	select {
+	case m := <-c.in:
+		return m, nil
+	case <-c.done:
+		select {
+		case m := <-c.in:
+			return m, nil
+		default:
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.failed != nil {
+			return nil, fmt.Errorf("%w: %v", ErrClosed, c.failed)
+		}
+		return nil, ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Close ends the session with DELETE (a server that does not allow it
+// answers 405, which is fine) and stops every stream.
+func (c *httpConn) Close() error {
+	c.mu.Lock()
+	sid := c.session
+	c.mu.Unlock()
+	var err error
+	if sid != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, c.t.url, nil)
+		c.header(req)
+		if resp, derr := c.t.opts.Client.Do(req); derr == nil {
+			resp.Body.Close()
+		} else {
+			err = derr
+		}
+		cancel()
+	}
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.shut()
+	c.wg.Wait()
+	return err
+}

@@ -1,0 +1,366 @@
+package client
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/mcpchain/mcp"
+)
+
+// Version20260728 is the stateless revision: no initialize and no
+// session; each request carries the client's identity in _meta, and a
+// server's question to the client comes back as an input-required result
+// the client answers by sending the request again.
+const Version20260728 = "2026-07-28"
+
+// The _meta keys of revision 2026-07-28.
+const (
+	metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+	metaClientCaps      = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo      = "io.modelcontextprotocol/clientInfo"
+	metaLogLevel        = "io.modelcontextprotocol/logLevel"
+	metaServerInfo      = "io.modelcontextprotocol/serverInfo"
+)
+
+// maxInputRounds bounds the input-required rounds of one request.
+const maxInputRounds = 16
+
+// modern reports whether the client speaks revision 2026-07-28.
+func (c *Client) modern() bool { return c.opts.ProtocolVersion == Version20260728 }
+
+// modernState is what a 2026-07-28 client keeps between requests: the
+// log level it asks for, and the Mcp-Param-* annotations of the tools it
+// listed.
+type modernState struct {
+	mu       sync.Mutex
+	logLevel mcp.LogLevel
+	params   map[string][]paramHeader // by tool name
+}
+
+// paramHeader is a tool argument the client mirrors into a header.
+type paramHeader struct {
+	prop, header, typ string
+}
+
+// sessionVersions are the revisions with initialize and sessions the
+// client speaks, newest first.
+var sessionVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+
+// discover is Connect at 2026-07-28: server/discover instead of
+// initialize. A server that answers that it supports only revisions of
+// the 2025 era gets initialize at the newest of them the client speaks.
+func (c *Client) discover(ctx context.Context) error {
+	err := c.discover2026(ctx)
+	if v := fallbackVersion(err); v != "" {
+		c.log.Info("mcp client: the server does not speak revision 2026-07-28; falling back", "server", c.serverName(), "version", v)
+		c.opts.ProtocolVersion = v
+		return c.initialize(ctx)
+	}
+	return err
+}
+
+// fallbackVersion returns the newest 2025-era revision that err (a
+// -32022 error, or a discover result without 2026-07-28) names as
+// supported, or "".
+func fallbackVersion(err error) string {
+	var supported []string
+	var re *RPCError
+	var ve *versionsError
+	switch {
+	case errors.As(err, &ve):
+		supported = ve.supported
+	case errors.As(err, &re) && re.Code == codeUnsupportedVersion:
+		var d struct {
+			Supported []string `json:"supported"`
+		}
+		if json.Unmarshal(re.Data, &d) != nil {
+			return ""
+		}
+		supported = d.Supported
+	default:
+		return ""
+	}
+	for _, v := range sessionVersions {
+		if contains(supported, v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// versionsError is a server/discover result that does not list
+// revision 2026-07-28.
+type versionsError struct{ supported []string }
+
+func (e *versionsError) Error() string {
+	return fmt.Sprintf("mcp client: the server supports %v, not %s", e.supported, Version20260728)
+}
+
+func (c *Client) discover2026(ctx context.Context) error {
+	var res struct {
+		SupportedVersions []string           `json:"supportedVersions"`
+		Capabilities      ServerCapabilities `json:"capabilities"`
+		ServerInfo        mcp.Implementation `json:"serverInfo"`
+		Instructions      string             `json:"instructions"`
+		Meta              map[string]json.RawMessage
+	}
+	var raw map[string]json.RawMessage
+	if err := c.call(ctx, "server/discover", nil, &raw); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(raw)
+	if err := json.Unmarshal(b, &res); err != nil {
+		return fmt.Errorf("mcp client: the server/discover result does not decode: %w", err)
+	}
+	if m, ok := raw["_meta"]; ok {
+		var meta map[string]json.RawMessage
+		if json.Unmarshal(m, &meta) == nil && res.ServerInfo.Name == "" {
+			_ = json.Unmarshal(meta[metaServerInfo], &res.ServerInfo)
+		}
+	}
+	if len(res.SupportedVersions) > 0 && !contains(res.SupportedVersions, Version20260728) {
+		// A server that names only the 2025 revisions: discover falls
+		// back to the handshake of the newest of them.
+		return &versionsError{res.SupportedVersions}
+	}
+	c.init = InitializeResult{ProtocolVersion: Version20260728, ServerInfo: res.ServerInfo,
+		Capabilities: res.Capabilities, Instructions: res.Instructions}
+	if v, ok := c.conn.(versioned); ok {
+		v.setProtocolVersion(Version20260728)
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// capabilities are what the client declares: one member for each handler
+// of Options that is set.
+func (c *Client) capabilities() map[string]any {
+	caps := map[string]any{}
+	if c.opts.Sample != nil {
+		caps["sampling"] = map[string]any{}
+	}
+	if c.opts.Elicit != nil {
+		caps["elicitation"] = map[string]any{}
+	}
+	if c.opts.Roots != nil {
+		caps["roots"] = map[string]any{"listChanged": true}
+	}
+	return caps
+}
+
+// modernParams returns params with the request _meta of 2026-07-28 added.
+func (c *Client) modernParams(params any) map[string]any {
+	m := toMap(params)
+	meta, _ := m["_meta"].(map[string]any)
+	cp := map[string]any{}
+	for k, v := range meta {
+		cp[k] = v
+	}
+	cp[metaProtocolVersion] = Version20260728
+	cp[metaClientInfo] = c.opts.Info
+	cp[metaClientCaps] = c.capabilities()
+	c.state.mu.Lock()
+	if c.state.logLevel != "" {
+		cp[metaLogLevel] = c.state.logLevel
+	}
+	c.state.mu.Unlock()
+	m["_meta"] = cp
+	return m
+}
+
+// toMap returns params as a new map (params is nil, a map, or a value
+// that encodes as a JSON object).
+func toMap(params any) map[string]any {
+	m := map[string]any{}
+	switch p := params.(type) {
+	case nil:
+	case map[string]any:
+		for k, v := range p {
+			m[k] = v
+		}
+	default:
+		if b, err := json.Marshal(params); err == nil {
+			_ = json.Unmarshal(b, &m)
+		}
+	}
+	return m
+}
+
+// routingHeaders are the HTTP headers of a 2026-07-28 request (SEP-2243):
+// Mcp-Method, Mcp-Name for what names something, and the Mcp-Param-*
+// headers of a tool's annotated arguments.
+func (c *Client) routingHeaders(method string, params map[string]any) http.Header {
+	h := http.Header{}
+	h.Set("MCP-Protocol-Version", Version20260728)
+	h.Set("Mcp-Method", method)
+	var name string
+	switch method {
+	case "tools/call", "prompts/get":
+		name, _ = params["name"].(string)
+	case "resources/read":
+		name, _ = params["uri"].(string)
+	}
+	if name != "" {
+		h.Set("Mcp-Name", headerSafe(name))
+	}
+	if method == "tools/call" {
+		args := toMap(params["arguments"])
+		c.state.mu.Lock()
+		phs := c.state.params[name]
+		c.state.mu.Unlock()
+		for _, ph := range phs {
+			v, ok := args[ph.prop]
+			if !ok || v == nil {
+				continue
+			}
+			var s string
+			switch x := v.(type) {
+			case string:
+				s = x
+			case bool:
+				s = strconv.FormatBool(x)
+			case float64:
+				s = strconv.FormatFloat(x, 'f', -1, 64)
+			default:
+				b, _ := json.Marshal(x)
+				s = string(b)
+			}
+			h.Set(ph.header, headerSafe(s))
+		}
+	}
+	return h
+}
+
+// headerSafe returns s as a header value: as is when it is printable
+// ASCII without leading or trailing white space, else in SEP-2243's
+// Base64 form "=?base64?…?=".
+func headerSafe(s string) string {
+	plain := s == strings.TrimSpace(s)
+	for _, r := range s {
+		if r > unicode.MaxASCII || r < 0x20 || r == 0x7f {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+}
+
+// validHeaderName reports whether an x-mcp-header annotation can name a
+// header: a non-empty HTTP token (no space, no colon, ASCII only).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > 0x7e || r <= 0x20 || strings.ContainsRune("()<>@,;:\\\"/[]?={}", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// toolHeaders reads the x-mcp-header annotations of a tool's input
+// schema. ok is false for a tool whose annotations are invalid (an empty
+// or malformed name, a type other than string, integer or boolean, two
+// properties with one name): such a tool must not be used.
+func toolHeaders(t mcp.Tool) (phs []paramHeader, ok bool) {
+	if t.InputSchema == nil {
+		return nil, true
+	}
+	seen := map[string]bool{}
+	for name, s := range t.InputSchema.Properties {
+		if s == nil {
+			continue
+		}
+		v, has := s.Extra["x-mcp-header"]
+		if !has {
+			continue
+		}
+		hv, isString := v.(string)
+		if !isString || !validHeaderName(hv) {
+			return nil, false
+		}
+		switch s.Type {
+		case "string", "integer", "boolean":
+		default:
+			return nil, false
+		}
+		key := strings.ToLower(hv)
+		if seen[key] {
+			return nil, false
+		}
+		seen[key] = true
+		phs = append(phs, paramHeader{prop: name, header: "Mcp-Param-" + hv, typ: s.Type})
+	}
+	sort.Slice(phs, func(i, j int) bool { return phs[i].prop < phs[j].prop })
+	return phs, true
+}
+
+// keepTools records the header annotations of listed tools, and drops the
+// tools whose annotations are invalid (revision 2026-07-28).
+func (c *Client) keepTools(tools []mcp.Tool) []mcp.Tool {
+	if !c.modern() {
+		return tools
+	}
+	out := tools[:0]
+	c.state.mu.Lock()
+	defer c.state.mu.Unlock()
+	if c.state.params == nil {
+		c.state.params = map[string][]paramHeader{}
+	}
+	for _, t := range tools {
+		phs, ok := toolHeaders(t)
+		if !ok {
+			c.log.Warn("mcp client: a tool's x-mcp-header annotations are invalid; it is left out", "tool", t.Name)
+			delete(c.state.params, t.Name)
+			continue
+		}
+		c.state.params[t.Name] = phs
+		out = append(out, t)
+	}
+	return out
+}
+
+// inputRequest is one question of an input-required result.
+type inputRequest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// answerInputs answers the questions of an input-required result with
+// the handlers of Options, by key. A question the client cannot answer
+// fails the request, naming it.
+func (c *Client) answerInputs(ctx context.Context, method string, reqs map[string]inputRequest) (map[string]any, error) {
+	out := map[string]any{}
+	for key, r := range reqs {
+		res, err := c.answer(ctx, &message{Method: r.Method, Params: r.Params})
+		if errors.Is(err, errNoHandler) {
+			err = fmt.Errorf("the client has no handler for %s (set it in client.Options)", r.Method)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("mcp client: %s from %s asked %s: %w", method, c.serverName(), r.Method, err)
+		}
+		out[key] = res
+	}
+	return out, nil
+}

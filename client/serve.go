@@ -1,0 +1,172 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/mcpchain/mcp"
+)
+
+// serve answers one request from the server with the handler of Options,
+// or with -32601 when there is none. The handler's context ends with
+// Close, and when the server cancels the request.
+func (c *Client) serve(ctx context.Context, m *message) {
+	result, err := c.answer(ctx, m)
+	c.reply(m, result, err)
+}
+
+// answer runs the handler of Options for a request of the server: on a
+// session (serve), or in an input-required result of 2026-07-28.
+func (c *Client) answer(ctx context.Context, m *message) (any, error) {
+	switch m.Method {
+	case "ping":
+		return struct{}{}, nil
+	case "sampling/createMessage":
+		if c.opts.Sample == nil {
+			return nil, errNoHandler
+		}
+		var p mcp.CreateMessageParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, &RPCError{Code: -32602, Message: "invalid params: " + err.Error()}
+		}
+		return c.opts.Sample(ctx, &p)
+	case "elicitation/create":
+		if c.opts.Elicit == nil {
+			return nil, errNoHandler
+		}
+		var p mcp.ElicitParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, &RPCError{Code: -32602, Message: "invalid params: " + err.Error()}
+		}
+		return c.opts.Elicit(ctx, &p)
+	case "roots/list":
+		if c.opts.Roots == nil {
+			return nil, errNoHandler
+		}
+		roots, err := c.opts.Roots(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if roots == nil {
+			roots = []mcp.Root{}
+		}
+		return map[string]any{"roots": roots}, nil
+	}
+	return nil, errNoHandler
+}
+
+var errNoHandler = errors.New("no handler")
+
+// reply sends the answer to the server's request m.
+func (c *Client) reply(m *message, result any, err error) {
+	out := map[string]any{"jsonrpc": "2.0", "id": m.ID}
+	var re *RPCError
+	switch {
+	case errors.Is(err, errNoHandler):
+		out["error"] = map[string]any{"code": -32601, "message": "method not found: the client does not handle " + m.Method}
+	case errors.As(err, &re):
+		out["error"] = map[string]any{"code": re.Code, "message": re.Message}
+	case err != nil:
+		out["error"] = map[string]any{"code": -32603, "message": err.Error()}
+	default:
+		out["result"] = result
+	}
+	b, merr := json.Marshal(out)
+	if merr != nil {
+		b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID,
+			"error": map[string]any{"code": -32603, "message": "the client's answer does not encode: " + merr.Error()}})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cancelTimeout)
+	defer cancel()
+	if err := c.conn.Send(ctx, b); err != nil {
+		c.log.Warn("mcp client: answering the server's request failed", "method", m.Method, "error", err)
+	}
+}
+
+// runCallbacks runs the callbacks of the notifications read, in order,
+// until the reader ends.
+func (c *Client) runCallbacks() {
+	defer close(c.notesDone)
+	for m := range c.notes {
+		c.notification(m)
+	}
+}
+
+// cancelled cancels the handler of the server's request that
+// notifications/cancelled names.
+func (c *Client) cancelled(m *message) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return
+	}
+	c.mu.Lock()
+	cancel := c.serving[string(p.RequestID)]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// progressed calls the progress callback of the call the notification's
+// token names. It runs on the reader, so that every report of a call
+// comes before the call returns.
+func (c *Client) progressed(m *message) {
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+		mcp.Progress
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return
+	}
+	key := string(p.Token)
+	if s, err := strconv.Unquote(key); err == nil {
+		key = s
+	}
+	c.mu.Lock()
+	fn := c.progress[key]
+	c.mu.Unlock()
+	if fn != nil {
+		fn(p.Progress)
+	}
+	if c.opts.OnNotification != nil {
+		c.notes <- m
+	}
+}
+
+// notification passes a notification from the server to the callbacks.
+func (c *Client) notification(m *message) {
+	o := &c.opts
+	switch m.Method {
+	case "notifications/tools/list_changed":
+		call(o.OnToolsChanged)
+	case "notifications/resources/list_changed":
+		call(o.OnResourcesChanged)
+	case "notifications/prompts/list_changed":
+		call(o.OnPromptsChanged)
+	case "notifications/resources/updated":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && o.OnResourceUpdated != nil {
+			o.OnResourceUpdated(p.URI)
+		}
+	case "notifications/message":
+		var p mcp.LogMessage
+		if json.Unmarshal(m.Params, &p) == nil && o.OnLog != nil {
+			o.OnLog(p)
+		}
+	}
+	if o.OnNotification != nil {
+		o.OnNotification(m.Method, m.Params)
+	}
+}
+
+func call(fn func()) {
+	if fn != nil {
+		fn()
+	}
+}

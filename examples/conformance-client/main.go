@@ -1,0 +1,184 @@
+// Command conformance-client is the client the official MCP conformance
+// suite's client scenarios drive (make conformance-client): the suite
+// starts a scenario's server, runs this program with the server's URL as
+// its last argument and the scenario's name in MCP_CONFORMANCE_SCENARIO,
+// and checks what it sent. Each scenario does what a real client would
+// with package client.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: conformance-client URL (MCP_CONFORMANCE_SCENARIO names the scenario)")
+		os.Exit(2)
+	}
+	url := os.Args[len(os.Args)-1]
+	scenario := os.Getenv("MCP_CONFORMANCE_SCENARIO")
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+	defer cancel()
+	if err := run(ctx, scenario, url); err != nil {
+		fmt.Fprintf(os.Stderr, "conformance-client: %s: %v\n", scenario, err)
+		os.Exit(1)
+	}
+}
+
+// scenarios are what the client does for each scenario it supports.
+var scenarios = map[string]func(ctx context.Context, c *client.Client) error{
+	"initialize": func(ctx context.Context, c *client.Client) error {
+		_, err := c.ListTools(ctx)
+		return err
+	},
+	"tools_call": func(ctx context.Context, c *client.Client) error {
+		res, err := c.CallTool(ctx, "add_numbers", map[string]float64{"a": 5, "b": 3}, nil)
+		if err != nil {
+			return err
+		}
+		fmt.Println(res.Text())
+		return nil
+	},
+	"elicitation-sep1034-client-defaults": func(ctx context.Context, c *client.Client) error {
+		res, err := c.CallTool(ctx, "test_client_elicitation_defaults", nil, nil)
+		if err != nil {
+			return err
+		}
+		fmt.Println(res.Text())
+		return nil
+	},
+	"sse-retry": func(ctx context.Context, c *client.Client) error {
+		res, err := c.CallTool(ctx, "test_reconnection", nil, nil)
+		if err != nil {
+			return err
+		}
+		fmt.Println(res.Text())
+		return nil
+	},
+	"request-metadata":              exerciseAll,
+	"http-standard-headers":         exerciseAll,
+	"http-custom-headers":           exerciseAll,
+	"http-invalid-tool-headers":     exerciseAll,
+	"json-schema-ref-no-deref":      exerciseAll,
+	"sep-2322-client-request-state": exerciseAll,
+	"json-schema-2020-12-preservation": func(ctx context.Context, c *client.Client) error {
+		tools, err := c.ListTools(ctx)
+		if err != nil {
+			return err
+		}
+		for _, t := range tools {
+			if t.Name == "json_schema_2020_12_tool" {
+				_, err := c.CallTool(ctx, "json_schema_echo", map[string]any{"schema": t.InputSchema}, nil)
+				return err
+			}
+		}
+		return errors.New("the server lists no json_schema_2020_12_tool")
+	},
+}
+
+// exerciseAll is what a client does with a server it knows nothing of:
+// list the tools and call each with arguments made from its schema, list
+// and read the resources, list and get the prompts. The scenarios of
+// revision 2026-07-28 that watch what every request carries (_meta, the
+// routing headers, input-required rounds) use it.
+func exerciseAll(ctx context.Context, c *client.Client) error {
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tools {
+		args := map[string]any{}
+		if t.InputSchema != nil {
+			for _, name := range t.InputSchema.Required {
+				args[name] = sample(t.InputSchema.Properties[name])
+			}
+			// An optional string argument mirrored into a header gets a
+			// value too, one that needs the header's Base64 form; other
+			// optional arguments are left out (their header with them).
+			for name, p := range t.InputSchema.Properties {
+				if _, ok := args[name]; ok || p == nil || p.Extra["x-mcp-header"] == nil || p.Type != "string" {
+					continue
+				}
+				args[name] = " café "
+			}
+		}
+		if _, err := c.CallTool(ctx, t.Name, args, nil); err != nil {
+			fmt.Fprintf(os.Stderr, "conformance-client: %s: %v\n", t.Name, err)
+		}
+	}
+	if rs, err := c.ListResources(ctx); err == nil {
+		for _, r := range rs {
+			_, _ = c.ReadResource(ctx, r.URI)
+		}
+	}
+	if ps, err := c.ListPrompts(ctx); err == nil {
+		for _, p := range ps {
+			args := map[string]string{}
+			for _, a := range p.Arguments {
+				if a.Required {
+					args[a.Name] = "x"
+				}
+			}
+			_, _ = c.GetPrompt(ctx, p.Name, args)
+		}
+	}
+	return nil
+}
+
+// sample is a value of the type a property schema names.
+func sample(s *jsonschema.Schema) any {
+	if s == nil {
+		return "x"
+	}
+	if len(s.Enum) > 0 {
+		return s.Enum[0]
+	}
+	switch s.Type {
+	case "integer":
+		return 1
+	case "number":
+		return 1.5
+	case "boolean":
+		return true
+	case "object":
+		return map[string]any{}
+	case "array":
+		return []any{}
+	}
+	return "x"
+}
+
+func run(ctx context.Context, scenario, url string) error {
+	do, ok := scenarios[scenario]
+	if !ok {
+		return fmt.Errorf("scenario %q is not supported", scenario)
+	}
+	opts := &client.Options{
+		// The suite names the revision to speak when it is not the
+		// client's default.
+		ProtocolVersion: os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION"),
+		Info:            mcp.Implementation{Name: "mcpchain-conformance-client", Version: "1.0.0"},
+		Logger:          slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		// Accept every elicitation with the defaults of its schema: what
+		// a form shows before the user changes anything.
+		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: client.ElicitDefaults(p)}, nil
+		},
+	}
+	c, err := client.Connect(ctx, client.HTTP(url, nil), opts)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return do(ctx, c)
+}
