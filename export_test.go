@@ -58,13 +58,19 @@ func (s *Server) Complete(ctx context.Context, c *Context, ref CompletionRef, ar
 
 // LookupTool is lookupTool.
 func (s *Server) LookupTool(ctx context.Context, auth any, name string) (Tool, bool) {
-	return s.lookupTool(ctx, auth, name)
+	return s.lookupTool(ctx, auth, "", name)
 }
 
 // ListToolsJSON is listToolsJSON.
 func (s *Server) ListToolsJSON(ctx context.Context, auth any) []json.RawMessage {
-	return s.listToolsJSON(ctx, auth)
+	return s.listToolsJSON(ctx, auth, "")
 }
+
+// SessionStarted is sessionStarted.
+func (s *Server) SessionStarted(id string) { s.sessionStarted(id) }
+
+// SessionEnded is sessionEnded.
+func (s *Server) SessionEnded(id string) { s.sessionEnded(id) }
 
 // Watch is watch.
 func (s *Server) Watch(fn func(Change)) (stop func()) { return s.watch(fn) }

@@ -233,6 +233,7 @@ func (h *Handler) Close() error {
 	close(h.done)
 	for _, c := range conns {
 		c.close()
+		hook.sessionEnded(h.srv, c.sess.ID)
 		h.ended(c, EndServer)
 	}
 	h.wg.Wait()

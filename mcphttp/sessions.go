@@ -335,6 +335,7 @@ func (h *Handler) lookup(ctx context.Context, id string, auth any) (*sessionStat
 	// unknown.
 	h.countLocked(c, clientKey(&http.Request{}, auth))
 	h.startReaperLocked()
+	hook.sessionStarted(h.srv, id)
 	return c, nil
 }
 
@@ -374,6 +375,9 @@ func (h *Handler) register(ctx context.Context, c *sessionState) error {
 	h.conns[c.sess.ID] = c
 	h.startReaperLocked()
 	h.mu.Unlock()
+	// Before OnStart, so that the hook may register objects for the
+	// session (mcp.AddSessionTool).
+	hook.sessionStarted(h.srv, c.sess.ID)
 	if h.hooks.OnStart != nil {
 		defer h.recoverHook("OnStart", c.sess.ID)
 		h.hooks.OnStart(c.info())
@@ -415,6 +419,7 @@ func (h *Handler) endSession(c *sessionState, reason EndReason) {
 	}
 	c.close()
 	if live {
+		hook.sessionEnded(h.srv, c.sess.ID)
 		h.ended(c, reason)
 	}
 }
@@ -430,6 +435,9 @@ func (h *Handler) endLocal(c *sessionState, reason EndReason) {
 	h.uncountLocked(c)
 	h.mu.Unlock()
 	c.close()
+	if live {
+		hook.sessionEnded(h.srv, c.sess.ID)
+	}
 	if live && reason != "" {
 		h.ended(c, reason)
 	}
