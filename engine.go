@@ -19,7 +19,7 @@ func init() {
 	engine.ListResources = (*Server).listResources
 	engine.ListResourceTemplates = (*Server).listResourceTemplates
 	engine.ListPrompts = (*Server).listPrompts
-	engine.SessionStarted = (*Server).sessionStarted
+	engine.TrackSessions = (*Server).trackSessions
 	engine.SessionEnded = (*Server).sessionEnded
 	engine.Watch = (*Server).watch
 	engine.Routes = (*Server).routeList

@@ -66,12 +66,6 @@ func (s *Server) ListToolsJSON(ctx context.Context, auth any) []json.RawMessage 
 	return s.listToolsJSON(ctx, auth, "")
 }
 
-// SessionStarted is sessionStarted.
-func (s *Server) SessionStarted(id string) { s.sessionStarted(id) }
-
-// SessionEnded is sessionEnded.
-func (s *Server) SessionEnded(id string) { s.sessionEnded(id) }
-
 // Watch is watch.
 func (s *Server) Watch(fn func(Change)) (stop func()) { return s.watch(fn) }
 

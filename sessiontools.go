@@ -125,9 +125,9 @@ func (s *Server) RemoveSessionPrompts(sessionID string, names ...string) error {
 // registration checks again when it publishes.
 func (s *Server) checkSession(sid string) error {
 	s.vis.mu.RLock()
-	n := s.vis.live[sid]
+	live := s.vis.liveLocked(sid)
 	s.vis.mu.RUnlock()
-	if n == 0 {
+	if !live {
 		return noSession(sid)
 	}
 	return nil

@@ -181,7 +181,7 @@ type visibility struct {
 
 	mu       sync.RWMutex
 	rules    []rule              // server-wide; replaced, never modified
-	live     map[string]int      // the sessions the transports hold, counted per handler
+	holders  []*holder           // the transports, asked whether a session is live
 	sessions map[string]*overlay // the overlays of live sessions
 }
 
@@ -199,35 +199,52 @@ func (v *visibility) viewOf(sid string) (*overlay, []rule) {
 	return v.sessions[sid], v.rules
 }
 
-// sessionStarted records that a transport holds the session id (the
-// engine.SessionStarted hook): per-session calls may name it from now on.
-func (s *Server) sessionStarted(id string) {
-	if id == "" {
-		return
-	}
+// holder is a transport's report of the sessions it holds.
+type holder struct{ live func(id string) bool }
+
+// trackSessions adds live to the transports asked whether a session is
+// live, until stop is called (the engine.TrackSessions hook). Asking the
+// transports, rather than keeping a set here, costs a session nothing
+// until something is kept for it.
+func (s *Server) trackSessions(live func(id string) bool) (stop func()) {
 	v := &s.vis
+	h := &holder{live: live}
 	v.mu.Lock()
-	if v.live == nil {
-		v.live = map[string]int{}
-	}
-	v.live[id]++
+	v.holders = append(slices.Clone(v.holders), h)
 	v.mu.Unlock()
+	return func() {
+		v.mu.Lock()
+		v.holders = slices.DeleteFunc(slices.Clone(v.holders), func(x *holder) bool { return x == h })
+		v.mu.Unlock()
+	}
 }
 
-// sessionEnded records that a transport let the session id go (the
-// engine.SessionEnded hook); once no transport holds it, what was
-// registered or disabled for it alone is dropped.
+// liveLocked reports whether a transport holds the session id; v.mu is
+// held.
+func (v *visibility) liveLocked(id string) bool {
+	if id == "" {
+		return false
+	}
+	for _, h := range v.holders {
+		if h.live(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionEnded drops what was kept for the session id once no transport
+// holds it (the engine.SessionEnded hook, called after the transport let
+// it go). Together with updateSession, which checks the session is live
+// under the same lock, nothing is kept for a session that ended.
 func (s *Server) sessionEnded(id string) {
 	v := &s.vis
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if n := v.live[id]; n > 1 {
-		v.live[id] = n - 1
-		return
+	if _, ok := v.sessions[id]; ok && !v.liveLocked(id) {
+		delete(v.sessions, id)
+		v.activeLocked()
 	}
-	delete(v.live, id)
-	delete(v.sessions, id)
-	v.activeLocked()
 }
 
 // noSession is the error of a per-session call naming no live session.
@@ -244,7 +261,7 @@ func noSession(sid string) error {
 func (s *Server) updateSession(sid string, fn func(o *overlay) ([]engine.ChangeKind, error)) error {
 	v := &s.vis
 	v.mu.Lock()
-	if v.live[sid] == 0 {
+	if !v.liveLocked(sid) {
 		v.mu.Unlock()
 		return noSession(sid)
 	}

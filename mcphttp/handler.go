@@ -150,7 +150,8 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	h.initAuth()
 	h.chain = h.newChain(true)
 	h.admitted = h.newChain(false)
-	h.stopWatch = hook.watch(srv, h.onChange)
+	stopWatch, stopTrack := hook.watch(srv, h.onChange), hook.trackSessions(srv, h.holds)
+	h.stopWatch = func() { stopWatch(); stopTrack() }
 	return h
 }
 

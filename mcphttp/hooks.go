@@ -37,7 +37,7 @@ var hook = struct {
 	listResources      func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.Resource
 	listTemplates      func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.ResourceTemplate
 	listPrompts        func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.Prompt
-	sessionStarted     func(s *mcp.Server, id string)
+	trackSessions      func(s *mcp.Server, live func(id string) bool) (stop func())
 	sessionEnded       func(s *mcp.Server, id string)
 	watch              func(s *mcp.Server, fn func(change)) (stop func())
 	routes             func(s *mcp.Server) []engine.Route
@@ -59,7 +59,7 @@ var hook = struct {
 	listResources:      engine.ListResources.(func(*mcp.Server, context.Context, any, string) []mcp.Resource),
 	listTemplates:      engine.ListResourceTemplates.(func(*mcp.Server, context.Context, any, string) []mcp.ResourceTemplate),
 	listPrompts:        engine.ListPrompts.(func(*mcp.Server, context.Context, any, string) []mcp.Prompt),
-	sessionStarted:     engine.SessionStarted.(func(*mcp.Server, string)),
+	trackSessions:      engine.TrackSessions.(func(*mcp.Server, func(string) bool) func()),
 	sessionEnded:       engine.SessionEnded.(func(*mcp.Server, string)),
 	watch:              engine.Watch.(func(*mcp.Server, func(change)) func()),
 	routes:             engine.Routes.(func(*mcp.Server) []engine.Route),

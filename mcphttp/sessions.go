@@ -335,7 +335,6 @@ func (h *Handler) lookup(ctx context.Context, id string, auth any) (*sessionStat
 	// unknown.
 	h.countLocked(c, clientKey(&http.Request{}, auth))
 	h.startReaperLocked()
-	hook.sessionStarted(h.srv, id)
 	return c, nil
 }
 
@@ -375,9 +374,6 @@ func (h *Handler) register(ctx context.Context, c *sessionState) error {
 	h.conns[c.sess.ID] = c
 	h.startReaperLocked()
 	h.mu.Unlock()
-	// Before OnStart, so that the hook may register objects for the
-	// session (mcp.AddSessionTool).
-	hook.sessionStarted(h.srv, c.sess.ID)
 	if h.hooks.OnStart != nil {
 		defer h.recoverHook("OnStart", c.sess.ID)
 		h.hooks.OnStart(c.info())
@@ -473,3 +469,13 @@ func (h *Handler) PingSession(ctx context.Context, id string) error {
 // cancelled, its streams close, and later requests with its ID get 404.
 // The OnEnd hook hears of it with [EndServer].
 func (h *Handler) EndSession(id string) { h.endSessionID(id, EndServer) }
+
+// holds reports whether the session id is live in this handler: the
+// server asks before it keeps objects or rules for the session alone
+// (mcp.AddSessionTool), and again when a session ends.
+func (h *Handler) holds(id string) bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	_, ok := h.conns[id]
+	return ok
+}

@@ -181,11 +181,13 @@ var (
 	ListResourceTemplates any
 	// func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.Prompt
 	ListPrompts any
-	// SessionStarted tells the server a transport holds the session id;
-	// SessionEnded that it let it go (what was registered for the
-	// session alone is then dropped).
-	// func(s *mcp.Server, id string)
-	SessionStarted any
+	// TrackSessions gives the server a transport's way to tell whether it
+	// holds a session (live reports it), until stop is called; the
+	// server asks before it keeps anything for one session alone.
+	// func(s *mcp.Server, live func(id string) bool) (stop func())
+	TrackSessions any
+	// SessionEnded tells the server a transport let the session id go:
+	// what was registered for the session alone is dropped.
 	// func(s *mcp.Server, id string)
 	SessionEnded any
 	// Watch calls fn for every change until stop is called; fn must not
