@@ -420,7 +420,9 @@ func TestPerSessionCallErrors(t *testing.T) {
 		{"nil raw tool", s.AddSessionRawTool(id, mcp.Tool{Name: "raw"}, nil), mcp.ErrInvalidDefinition, "nil"},
 		{"bad resource", s.AddSessionResource(id, mcp.Resource{URI: "no scheme", Name: "x", Load: load}), mcp.ErrInvalidDefinition, ""},
 		{"template without variable", s.AddSessionResourceTemplate(id, mcp.ResourceTemplate{URITemplate: "a://b", Name: "x",
-			Load: func(context.Context, *mcp.Context, map[string]string) ([]mcp.ResourceContents, error) { return nil, nil }}), mcp.ErrInvalidDefinition, ""},
+			Load: func(context.Context, *mcp.Context, map[string]string) ([]mcp.ResourceContents, error) {
+				return nil, nil
+			}}), mcp.ErrInvalidDefinition, ""},
 		{"prompt without load", s.AddSessionPrompt(id, mcp.Prompt{Name: "p"}), mcp.ErrInvalidDefinition, ""},
 	}
 	for _, tt := range tests {
