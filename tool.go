@@ -407,7 +407,13 @@ func (s *Server) listToolsJSON(ctx context.Context, auth any, sid string) []json
 // isError result; an unknown or hidden tool is an *[Error] with
 // [CodeInvalidParams].
 func (s *Server) callTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
-	e, ok := find(s, ctx, c.Session, c.SessionID, name, s.reg.Load().tools, ownTools)
+	var e *toolEntry
+	var ok bool
+	if !s.vis.active.Load() {
+		e, ok = s.reg.Load().tools.lookup(ctx, c.Session, c.SessionID, name)
+	} else {
+		e, ok = find(s, ctx, c.Session, c.SessionID, name, s.reg.Load().tools, ownTools)
+	}
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
 	}

@@ -239,6 +239,9 @@ func (v *visibility) liveLocked(id string) bool {
 // under the same lock, nothing is kept for a session that ended.
 func (s *Server) sessionEnded(id string) {
 	v := &s.vis
+	if !v.active.Load() {
+		return // no session has anything of its own
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if _, ok := v.sessions[id]; ok && !v.liveLocked(id) {
@@ -261,7 +264,12 @@ func noSession(sid string) error {
 func (s *Server) updateSession(sid string, fn func(o *overlay) ([]engine.ChangeKind, error)) error {
 	v := &s.vis
 	v.mu.Lock()
+	// Active before the session is found live: sessionEnded, which skips
+	// its work while nothing is active, then cannot miss what is kept
+	// here for a session ending meanwhile.
+	v.active.Store(true)
 	if !v.liveLocked(sid) {
+		v.activeLocked()
 		v.mu.Unlock()
 		return noSession(sid)
 	}
@@ -273,6 +281,7 @@ func (s *Server) updateSession(sid string, fn func(o *overlay) ([]engine.ChangeK
 	}
 	kinds, err := fn(o)
 	if err != nil {
+		v.activeLocked()
 		v.mu.Unlock()
 		return err
 	}
