@@ -32,7 +32,9 @@ func ExampleAddSessionTool() {
 	}
 	mcp.AddTool(srv, mcp.Tool{Name: "login"}, func(_ context.Context, c *mcp.Context, in loginArgs) (string, error) {
 		err := mcp.AddSessionTool(srv, c.SessionID, mcp.Tool{Name: "cart", Description: "The cart of " + in.User},
-			func(context.Context, *mcp.Context, struct{}) (string, error) { return in.User + "'s cart is empty", nil })
+			func(context.Context, *mcp.Context, struct{}) (string, error) {
+				return in.User + "'s cart is empty", nil
+			})
 		return "welcome, " + in.User, err
 	})
 
