@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"sync"
@@ -465,4 +467,42 @@ func TestSessionAccessPolicySeesSessionAndTags(t *testing.T) {
 	noEcho := func(_ any, kind mcp.Kind, name string) bool { return name != "echo" }
 	ctx := mcp.WithAccessPolicy(mcp.WithSessionAccessPolicy(t.Context(), policy), noEcho)
 	assert.Equal(t, []string{"whoami", "unlock"}, namesOf(s.ListTools(ctx, "user")))
+}
+
+// TestSessionEndRacesRegistration registers per-session tools while the
+// sessions end: whatever the interleaving, a registration either fails
+// with ErrNoSession or is dropped with its session, so nothing is left.
+func TestSessionEndRacesRegistration(t *testing.T) {
+	t.Parallel()
+	s := visServer(t)
+	ids := make(chan string, 1)
+	hooks := &mcphttp.SessionHooks{OnStart: func(info mcphttp.SessionInfo) { ids <- info.ID }}
+	noop := func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) { return nil, nil }
+	var wg sync.WaitGroup
+	for range 20 {
+		e, err := mcphttp.Embed(t.Context(), s, &mcphttp.EmbedOptions{Handler: &mcphttp.Options{Hooks: hooks}})
+		require.NoError(t, err)
+		id := <-ids
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				err := s.AddSessionRawTool(id, mcp.Tool{Name: fmt.Sprintf("t%d", i)}, noop)
+				if err == nil {
+					err = s.DisableForSession(id, mcp.Match{Names: []string{"echo"}})
+				}
+				if errors.Is(err, mcp.ErrNoSession) {
+					return
+				}
+				assert.NoError(t, err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Millisecond)
+			assert.NoError(t, e.Close())
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, 0, s.SessionOverlays())
 }
