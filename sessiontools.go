@@ -124,9 +124,9 @@ func (s *Server) RemoveSessionPrompts(sessionID string, names ...string) error {
 // before a registration does its work (schemas, validation); the
 // registration checks again when it publishes.
 func (s *Server) checkSession(sid string) error {
-	s.vis.mu.RLock()
+	s.vis.mu.Lock()
 	live := s.vis.liveLocked(sid)
-	s.vis.mu.RUnlock()
+	s.vis.mu.Unlock()
 	if !live {
 		return noSession(sid)
 	}

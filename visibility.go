@@ -179,24 +179,41 @@ type visibility struct {
 	// lookups of a server that uses none of this cost one atomic load.
 	active atomic.Bool
 
-	mu       sync.RWMutex
-	rules    []rule              // server-wide; replaced, never modified
-	holders  []*holder           // the transports, asked whether a session is live
-	sessions map[string]*overlay // the overlays of live sessions
+	// Readers (the lookups) take no lock: rules and the overlays are
+	// published whole. mu serializes the writers, and guards holders
+	// and n.
+	rules    atomic.Pointer[[]rule] // server-wide; replaced, never modified
+	sessions sync.Map               // session ID → *overlay, for the sessions that have one
+	mu       sync.Mutex
+	n        int       // the overlays in sessions
+	holders  []*holder // the transports, asked whether a session is live
+}
+
+// serverRules returns the server-wide rules (read-only).
+func (v *visibility) serverRules() []rule {
+	if p := v.rules.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// overlayOf returns the overlay of session sid, or nil.
+func (v *visibility) overlayOf(sid string) *overlay {
+	if sid == "" {
+		return nil
+	}
+	o, _ := v.sessions.Load(sid)
+	ov, _ := o.(*overlay)
+	return ov
 }
 
 // activeLocked recomputes active; v.mu is held.
-func (v *visibility) activeLocked() { v.active.Store(len(v.rules) > 0 || len(v.sessions) > 0) }
+func (v *visibility) activeLocked() { v.active.Store(len(v.serverRules()) > 0 || v.n > 0) }
 
 // viewOf returns the overlay of session sid (nil when it has none) and the
 // server-wide rules.
 func (v *visibility) viewOf(sid string) (*overlay, []rule) {
-	v.mu.RLock()
-	defer v.mu.RUnlock()
-	if sid == "" {
-		return nil, v.rules
-	}
-	return v.sessions[sid], v.rules
+	return v.overlayOf(sid), v.serverRules()
 }
 
 // holder is a transport's report of the sessions it holds.
@@ -244,8 +261,9 @@ func (s *Server) sessionEnded(id string) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if _, ok := v.sessions[id]; ok && !v.liveLocked(id) {
-		delete(v.sessions, id)
+	if _, ok := v.sessions.Load(id); ok && !v.liveLocked(id) {
+		v.sessions.Delete(id)
+		v.n--
 		v.activeLocked()
 	}
 }
@@ -273,7 +291,8 @@ func (s *Server) updateSession(sid string, fn func(o *overlay) ([]engine.ChangeK
 		v.mu.Unlock()
 		return noSession(sid)
 	}
-	o := v.sessions[sid]
+	prev := v.overlayOf(sid)
+	o := prev
 	if o == nil {
 		o = newOverlay()
 	} else {
@@ -285,13 +304,15 @@ func (s *Server) updateSession(sid string, fn func(o *overlay) ([]engine.ChangeK
 		v.mu.Unlock()
 		return err
 	}
-	if v.sessions == nil {
-		v.sessions = map[string]*overlay{}
-	}
-	if o.empty() {
-		delete(v.sessions, sid)
-	} else {
-		v.sessions[sid] = o
+	switch {
+	case o.empty() && prev != nil:
+		v.sessions.Delete(sid)
+		v.n--
+	case !o.empty():
+		v.sessions.Store(sid, o)
+		if prev == nil {
+			v.n++
+		}
 	}
 	v.activeLocked()
 	v.mu.Unlock()
@@ -338,8 +359,9 @@ func (s *Server) setRule(m Match, on bool) error {
 	r := rule{m: cloneMatch(m), key: m.key(), on: on}
 	v := &s.vis
 	v.mu.Lock()
-	before := v.rules
-	v.rules = withRule(before, r)
+	before := v.serverRules()
+	after := withRule(before, r)
+	v.rules.Store(&after)
 	v.activeLocked()
 	// The kinds in which some object, global or of a session, appears or
 	// disappears for some session; every session hears of them (a
@@ -351,10 +373,12 @@ func (s *Server) setRule(m Match, on bool) error {
 		if m.Kind != "" && m.Kind != k {
 			continue
 		}
-		flipped := flips(reg, nil, k, before, v.rules, nil, nil)
-		for _, o := range v.sessions {
-			flipped = flipped || flips(reg, o, k, before, v.rules, o.rules, o.rules)
-		}
+		flipped := flips(reg, nil, k, before, after, nil, nil)
+		v.sessions.Range(func(_, x any) bool {
+			o := x.(*overlay)
+			flipped = flipped || flips(reg, o, k, before, after, o.rules, o.rules)
+			return !flipped
+		})
 		if flipped {
 			kinds = append(kinds, changeKindOf(k))
 		}
@@ -377,7 +401,7 @@ func (s *Server) setSessionRule(sid string, m Match, on bool) error {
 		reg := s.reg.Load()
 		var kinds []engine.ChangeKind
 		for _, k := range []Kind{KindTool, KindResource, KindPrompt} {
-			if (m.Kind == "" || m.Kind == k) && flips(reg, o, k, s.vis.rules, s.vis.rules, before, o.rules) {
+			if (m.Kind == "" || m.Kind == k) && flips(reg, o, k, s.vis.serverRules(), s.vis.serverRules(), before, o.rules) {
 				kinds = append(kinds, changeKindOf(k))
 			}
 		}
