@@ -218,7 +218,7 @@ func (s *Server) addResourceFor(sid string, r Resource) error {
 	if err := checkIcons("Resource.", r.Icons); err != nil {
 		return invalid("resource %q: %v", r.URI, err)
 	}
-	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess, tags: r.Tags}, res: r}
+	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess, tags: slices.Clone(r.Tags)}, res: r}
 	if sid != "" {
 		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
 			return []engine.ChangeKind{engine.ResourcesChanged}, o.resources.add(e, "session resource with URI")
@@ -276,7 +276,7 @@ func (s *Server) addResourceTemplateFor(sid string, t ResourceTemplate) error {
 			required = append(required, a.Name)
 		}
 	}
-	e := &templateEntry{entryBase: entryBase{key: t.URITemplate, kind: KindResource, canAccess: t.CanAccess, tags: t.Tags},
+	e := &templateEntry{entryBase: entryBase{key: t.URITemplate, kind: KindResource, canAccess: t.CanAccess, tags: slices.Clone(t.Tags)},
 		tmpl: t, compiled: compiled, required: required}
 	if sid != "" {
 		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {

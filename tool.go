@@ -370,7 +370,7 @@ func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 	if err != nil {
 		return invalid("tool %q: encoding the definition: %v", t.Name, err)
 	}
-	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: t.Tags},
+	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags)},
 		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
 		encoded: enc}
 	if sid != "" {
