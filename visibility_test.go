@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -505,4 +506,23 @@ func TestSessionEndRacesRegistration(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, 0, s.SessionOverlays())
+}
+
+// TestListInsideATool: Server.ListTools called with a tool's context is
+// that tool's session's list, its own tools and rules included.
+func TestListInsideATool(t *testing.T) {
+	t.Parallel()
+	s := visServer(t)
+	mcp.AddTool(s, mcp.Tool{Name: "mine"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		return strings.Join(namesOf(s.ListTools(ctx, c.Session)), ","), nil
+	})
+	a := mcptest.NewSession(t, s, nil)
+	b := mcptest.NewSession(t, s, nil)
+	idA := whoami(t, a)
+	require.NoError(t, mcp.AddSessionTool(s, idA, mcp.Tool{Name: "extra"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		return "", nil
+	}))
+	require.NoError(t, s.DisableForSession(idA, mcp.Match{Tags: []string{"admin"}}))
+	assert.Equal(t, "echo,whoami,unlock,mine,extra", callText(t, a, "mine"))
+	assert.Equal(t, "echo,admin_reset,admin_read,whoami,unlock,mine", callText(t, b, "mine"))
 }
