@@ -125,18 +125,44 @@ type policyKey struct{}
 
 // WithAccessPolicy returns a copy of ctx carrying p, consulted (with every
 // policy already in ctx, and the objects' own CanAccess) by the registry.
-// The canAccess middleware sets it.
+// The canAccess middleware sets it. A policy that needs the session ID or
+// the object's tags is a [SessionAccessPolicy].
 func WithAccessPolicy(ctx context.Context, p AccessPolicy) context.Context {
-	if prev, ok := ctx.Value(policyKey{}).(AccessPolicy); ok {
+	ps := policiesFrom(ctx)
+	if prev := ps.byName; prev != nil {
 		next := p
 		p = func(auth any, kind Kind, name string) bool { return prev(auth, kind, name) && next(auth, kind, name) }
 	}
-	return context.WithValue(ctx, policyKey{}, p)
+	ps.byName = p
+	return context.WithValue(ctx, policyKey{}, ps)
 }
 
-func policyAllows(ctx context.Context, auth any, kind Kind, name string) bool {
-	p, ok := ctx.Value(policyKey{}).(AccessPolicy)
-	return !ok || p(auth, kind, name)
+// policies are the access policies of a context, under one key so that
+// a check reads the context once.
+type policies struct {
+	byName    AccessPolicy
+	bySession SessionAccessPolicy
+}
+
+// policiesFrom returns a copy of the policies in ctx (none: the zero value).
+func policiesFrom(ctx context.Context) policies {
+	if ps, ok := ctx.Value(policyKey{}).(policies); ok {
+		return ps
+	}
+	return policies{}
+}
+
+// policyAllows reports whether the policies in ctx let the caller (auth,
+// in the session sid) see the object b.
+func policyAllows(ctx context.Context, auth any, sid string, b *entryBase) bool {
+	ps, ok := ctx.Value(policyKey{}).(policies)
+	if !ok {
+		return true
+	}
+	if ps.byName != nil && !ps.byName(auth, b.kind, b.key) {
+		return false
+	}
+	return ps.bySession == nil || ps.bySession(ctx, AccessQuery{Auth: auth, SessionID: sid, Kind: b.kind, Name: b.key, Tags: b.tags})
 }
 
 // OAuthMetadataProvider is implemented by an [AuthProvider] that knows its

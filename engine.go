@@ -16,6 +16,11 @@ func init() {
 	engine.Complete = (*Server).complete
 	engine.LookupTool = (*Server).lookupTool
 	engine.ListToolsJSON = (*Server).listToolsJSON
+	engine.ListResources = (*Server).listResources
+	engine.ListResourceTemplates = (*Server).listResourceTemplates
+	engine.ListPrompts = (*Server).listPrompts
+	engine.TrackSessions = (*Server).trackSessions
+	engine.SessionEnded = (*Server).sessionEnded
 	engine.Watch = (*Server).watch
 	engine.Routes = (*Server).routeList
 	engine.HasSkills = (*Server).hasSkills

@@ -58,12 +58,12 @@ func (s *Server) Complete(ctx context.Context, c *Context, ref CompletionRef, ar
 
 // LookupTool is lookupTool.
 func (s *Server) LookupTool(ctx context.Context, auth any, name string) (Tool, bool) {
-	return s.lookupTool(ctx, auth, name)
+	return s.lookupTool(ctx, auth, "", name)
 }
 
 // ListToolsJSON is listToolsJSON.
 func (s *Server) ListToolsJSON(ctx context.Context, auth any) []json.RawMessage {
-	return s.listToolsJSON(ctx, auth)
+	return s.listToolsJSON(ctx, auth, "")
 }
 
 // Watch is watch.

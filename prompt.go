@@ -52,6 +52,9 @@ type Prompt struct {
 	// CanAccess, when set, hides the prompt from callers it refuses (see
 	// [AccessCheck]).
 	CanAccess AccessCheck
+	// Tags group prompts for [Server.Disable] and [Server.Enable] (see
+	// [Tool].Tags); prompts/list does not send them.
+	Tags []string
 }
 
 // promptWire is the prompts/list form of a prompt, both ways.
@@ -127,7 +130,11 @@ func (s *Server) AddPrompt(p Prompt) { must("AddPrompt", s.TryAddPrompt(p)) }
 // TryAddPrompt is [Server.AddPrompt] returning an error (wrapping
 // [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
 // On error nothing is registered.
-func (s *Server) TryAddPrompt(p Prompt) error {
+func (s *Server) TryAddPrompt(p Prompt) error { return s.addPromptFor("", p) }
+
+// addPromptFor registers a prompt for the server (sid "") or for one
+// session.
+func (s *Server) addPromptFor(sid string, p Prompt) error {
 	if p.Name == "" {
 		return invalid("Prompt.Name is required")
 	}
@@ -144,7 +151,12 @@ func (s *Server) TryAddPrompt(p Prompt) error {
 		}
 		seen[a.Name] = true
 	}
-	e := &promptEntry{entryBase: entryBase{key: p.Name, kind: KindPrompt, canAccess: p.CanAccess}, p: p}
+	e := &promptEntry{entryBase: entryBase{key: p.Name, kind: KindPrompt, canAccess: p.CanAccess, tags: slices.Clone(p.Tags)}, p: p}
+	if sid != "" {
+		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
+			return []engine.ChangeKind{engine.PromptsChanged}, o.prompts.add(e, "session prompt")
+		})
+	}
 	return s.update(change{Kind: engine.PromptsChanged}, func(r *registry) error { return r.prompts.add(e, "prompt") })
 }
 
@@ -174,6 +186,12 @@ func AddTypedPrompt[In any](s *Server, p Prompt, load PromptFunc[In]) {
 // TryAddTypedPrompt is [AddTypedPrompt] returning an error (wrapping
 // [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
 func TryAddTypedPrompt[In any](s *Server, p Prompt, load PromptFunc[In]) error {
+	return tryAddTypedPrompt(s, "", p, load)
+}
+
+// tryAddTypedPrompt is [TryAddTypedPrompt] for the server (sid "") or for
+// one session ([AddSessionTypedPrompt]).
+func tryAddTypedPrompt[In any](s *Server, sid string, p Prompt, load PromptFunc[In]) error {
 	if load == nil {
 		return invalid("prompt %q: the load function is nil", p.Name)
 	}
@@ -207,7 +225,7 @@ func TryAddTypedPrompt[In any](s *Server, p Prompt, load PromptFunc[In]) error {
 		}
 		return load(ctx, c, v.Interface().(In))
 	}
-	return s.TryAddPrompt(p)
+	return s.addPromptFor(sid, p)
 }
 
 // promptArgs infers the arguments of a typed prompt from the struct t,
@@ -259,16 +277,21 @@ func (s *Server) RemovePrompts(names ...string) {
 	_ = s.update(change{Kind: engine.PromptsChanged}, func(r *registry) error { r.prompts.remove(names); return nil })
 }
 
-// ListPrompts returns the prompts visible to the caller.
+// ListPrompts returns the prompts visible to the caller (see
+// [Server.ListTools] for the session).
 func (s *Server) ListPrompts(ctx context.Context, auth any) []Prompt {
-	return visibleItems(ctx, auth, s.reg.Load().prompts, func(e *promptEntry) Prompt { return e.p })
+	return s.listPrompts(ctx, auth, sessionIDOf(ctx))
+}
+
+func (s *Server) listPrompts(ctx context.Context, auth any, sid string) []Prompt {
+	return listFor(s, ctx, auth, sid, s.reg.Load().prompts, ownPrompts, func(e *promptEntry) Prompt { return e.p })
 }
 
 // getPrompt builds the named prompt. An unknown prompt, a missing
 // required argument or a value outside an argument's enum is an *[Error]
 // with [CodeInvalidParams].
 func (s *Server) getPrompt(ctx context.Context, c *Context, name string, args map[string]string) (*PromptResult, error) {
-	e, ok := s.reg.Load().prompts.lookup(ctx, c.Session, name)
+	e, ok := find(s, ctx, c.Session, c.SessionID, name, s.reg.Load().prompts, ownPrompts)
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown prompt: " + strictjson.Quote(name)}
 	}
@@ -335,7 +358,7 @@ func (s *Server) complete(ctx context.Context, c *Context, ref CompletionRef, ar
 	var enum []string
 	switch ref.Type {
 	case "ref/prompt":
-		e, ok := reg.prompts.lookup(ctx, c.Session, ref.Name)
+		e, ok := find(s, ctx, c.Session, c.SessionID, ref.Name, reg.prompts, ownPrompts)
 		if !ok {
 			return nil, &Error{Code: CodeInvalidParams, Message: "Unknown prompt: " + strictjson.Quote(ref.Name)}
 		}
@@ -345,7 +368,7 @@ func (s *Server) complete(ctx context.Context, c *Context, ref CompletionRef, ar
 		}
 		complete, enum = e.p.Arguments[i].Complete, e.p.Arguments[i].Enum
 	case "ref/resource":
-		e, ok := reg.templates.lookup(ctx, c.Session, ref.URI)
+		e, ok := find(s, ctx, c.Session, c.SessionID, ref.URI, reg.templates, ownTemplates)
 		if !ok {
 			return nil, &Error{Code: CodeInvalidParams, Message: "Unknown resource template: " + strictjson.Quote(ref.URI)}
 		}

@@ -124,12 +124,14 @@ type entryBase struct {
 	key       string
 	kind      Kind
 	canAccess AccessCheck
+	tags      []string // the object's Tags (visibility.go)
 }
 
-// visible reports whether the caller may see the object: its own check
-// and the access policies in ctx must all admit it.
-func (b *entryBase) visible(ctx context.Context, auth any) bool {
-	return (b.canAccess == nil || b.canAccess(ctx, auth)) && policyAllows(ctx, auth, b.kind, b.key)
+// visible reports whether the caller (its auth data and session ID sid)
+// may see the object: its own check and the access policies in ctx must
+// all admit it.
+func (b *entryBase) visible(ctx context.Context, auth any, sid string) bool {
+	return (b.canAccess == nil || b.canAccess(ctx, auth)) && policyAllows(ctx, auth, sid, b)
 }
 
 type entry interface {
@@ -176,9 +178,9 @@ func (t *table[E]) remove(keys []string) {
 }
 
 // lookup returns the entry with key k when the caller may see it.
-func (t table[E]) lookup(ctx context.Context, auth any, k string) (E, bool) {
+func (t table[E]) lookup(ctx context.Context, auth any, sid, k string) (E, bool) {
 	e, ok := t.byKey[k]
-	if !ok || !e.base().visible(ctx, auth) {
+	if !ok || !e.base().visible(ctx, auth, sid) {
 		var zero E
 		return zero, false
 	}
@@ -187,10 +189,10 @@ func (t table[E]) lookup(ctx context.Context, auth any, k string) (E, bool) {
 
 // visibleItems returns what view gives for every entry the caller may see,
 // in registration order.
-func visibleItems[E entry, T any](ctx context.Context, auth any, t table[E], view func(E) T) []T {
+func visibleItems[E entry, T any](ctx context.Context, auth any, sid string, t table[E], view func(E) T) []T {
 	out := make([]T, 0, len(t.list))
 	for _, e := range t.list {
-		if e.base().visible(ctx, auth) {
+		if e.base().visible(ctx, auth, sid) {
 			out = append(out, view(e))
 		}
 	}

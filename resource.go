@@ -69,6 +69,9 @@ type Resource struct {
 	// CanAccess, when set, hides the resource from callers it refuses
 	// (see [AccessCheck]).
 	CanAccess AccessCheck
+	// Tags group resources for [Server.Disable] and [Server.Enable] (see
+	// [Tool].Tags); resources/list does not send them.
+	Tags []string
 }
 
 // Link returns a [ResourceLink] to r, for a tool result that points at
@@ -143,6 +146,9 @@ type ResourceTemplate struct {
 	// CanAccess, when set, hides the template from callers it refuses
 	// (see [AccessCheck]).
 	CanAccess AccessCheck
+	// Tags group templates for [Server.Disable] and [Server.Enable] (see
+	// [Tool].Tags); resources/templates/list does not send them.
+	Tags []string
 }
 
 // MarshalJSON writes the resources/templates/list form.
@@ -193,7 +199,11 @@ func (s *Server) AddResource(r Resource) { must("AddResource", s.TryAddResource(
 // TryAddResource is [Server.AddResource] returning an error (wrapping
 // [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
 // On error nothing is registered.
-func (s *Server) TryAddResource(r Resource) error {
+func (s *Server) TryAddResource(r Resource) error { return s.addResourceFor("", r) }
+
+// addResourceFor registers a resource for the server (sid "") or for one
+// session.
+func (s *Server) addResourceFor(sid string, r Resource) error {
 	switch {
 	case r.URI == "":
 		return invalid("Resource.URI is required")
@@ -208,7 +218,12 @@ func (s *Server) TryAddResource(r Resource) error {
 	if err := checkIcons("Resource.", r.Icons); err != nil {
 		return invalid("resource %q: %v", r.URI, err)
 	}
-	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess}, res: r}
+	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess, tags: slices.Clone(r.Tags)}, res: r}
+	if sid != "" {
+		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
+			return []engine.ChangeKind{engine.ResourcesChanged}, o.resources.add(e, "session resource with URI")
+		})
+	}
 	return s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { return reg.resources.add(e, "resource with URI") })
 }
 
@@ -226,6 +241,12 @@ func (s *Server) AddResourceTemplate(t ResourceTemplate) {
 // error (wrapping [ErrAlreadyRegistered] or [ErrInvalidDefinition])
 // instead of panicking. On error nothing is registered.
 func (s *Server) TryAddResourceTemplate(t ResourceTemplate) error {
+	return s.addResourceTemplateFor("", t)
+}
+
+// addResourceTemplateFor registers a template for the server (sid "") or
+// for one session.
+func (s *Server) addResourceTemplateFor(sid string, t ResourceTemplate) error {
 	if t.URITemplate == "" {
 		return invalid("ResourceTemplate.URITemplate is required")
 	}
@@ -255,8 +276,13 @@ func (s *Server) TryAddResourceTemplate(t ResourceTemplate) error {
 			required = append(required, a.Name)
 		}
 	}
-	e := &templateEntry{entryBase: entryBase{key: t.URITemplate, kind: KindResource, canAccess: t.CanAccess},
+	e := &templateEntry{entryBase: entryBase{key: t.URITemplate, kind: KindResource, canAccess: t.CanAccess, tags: slices.Clone(t.Tags)},
 		tmpl: t, compiled: compiled, required: required}
+	if sid != "" {
+		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
+			return []engine.ChangeKind{engine.ResourcesChanged}, o.templates.add(e, "session template")
+		})
+	}
 	return s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { return reg.templates.add(e, "template") })
 }
 
@@ -270,14 +296,24 @@ func (s *Server) RemoveResourceTemplates(uriTemplates ...string) {
 	_ = s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { reg.templates.remove(uriTemplates); return nil })
 }
 
-// ListResources returns the static resources visible to the caller.
+// ListResources returns the static resources visible to the caller (see
+// [Server.ListTools] for the session).
 func (s *Server) ListResources(ctx context.Context, auth any) []Resource {
-	return visibleItems(ctx, auth, s.reg.Load().resources, func(e *resourceEntry) Resource { return e.res })
+	return s.listResources(ctx, auth, sessionIDOf(ctx))
 }
 
-// ListResourceTemplates returns the templates visible to the caller.
+func (s *Server) listResources(ctx context.Context, auth any, sid string) []Resource {
+	return listFor(s, ctx, auth, sid, s.reg.Load().resources, ownResources, func(e *resourceEntry) Resource { return e.res })
+}
+
+// ListResourceTemplates returns the templates visible to the caller (see
+// [Server.ListTools] for the session).
 func (s *Server) ListResourceTemplates(ctx context.Context, auth any) []ResourceTemplate {
-	return visibleItems(ctx, auth, s.reg.Load().templates, func(e *templateEntry) ResourceTemplate { return e.tmpl })
+	return s.listResourceTemplates(ctx, auth, sessionIDOf(ctx))
+}
+
+func (s *Server) listResourceTemplates(ctx context.Context, auth any, sid string) []ResourceTemplate {
+	return listFor(s, ctx, auth, sid, s.reg.Load().templates, ownTemplates, func(e *templateEntry) ResourceTemplate { return e.tmpl })
 }
 
 // ReadResourceResult is the result of resources/read.
@@ -307,10 +343,10 @@ func (s *Server) readResource(ctx context.Context, c *Context, uri string) (*Rea
 		name     string
 		mime     string
 	)
-	if e, ok := reg.resources.lookup(ctx, c.Session, uri); ok {
+	if e, ok := find(s, ctx, c.Session, c.SessionID, uri, reg.resources, ownResources); ok {
 		name, mime = e.res.Name, e.res.MIMEType
 		contents, err = protect(s, "resource", uri, func() ([]ResourceContents, error) { return e.res.Load(ctx, c) })
-	} else if e, args := reg.matchTemplate(ctx, uri, c.Session); e != nil {
+	} else if e, args := s.matchTemplate(ctx, reg, uri, c.Session, c.SessionID); e != nil {
 		for _, a := range e.required {
 			if args[a] == "" {
 				return nil, &Error{Code: CodeInvalidParams,
@@ -359,9 +395,16 @@ func loaderError(err error, what string, data any) *Error {
 	return &Error{Code: CodeInternalError, Message: fmt.Sprintf("%s: %v", what, err), Data: data}
 }
 
-func (r *registry) matchTemplate(ctx context.Context, uri string, auth any) (*templateEntry, map[string]string) {
-	for _, e := range r.templates.list {
-		if !e.visible(ctx, auth) {
+// matchTemplate returns the first template the caller sees (in list
+// order: see listFor) that matches uri, with its variables.
+func (s *Server) matchTemplate(ctx context.Context, r *registry, uri string, auth any, sid string) (*templateEntry, map[string]string) {
+	list, check := r.templates.list, true
+	if s.vis.active.Load() {
+		list = listFor(s, ctx, auth, sid, r.templates, ownTemplates, func(e *templateEntry) *templateEntry { return e })
+		check = false
+	}
+	for _, e := range list {
+		if check && !e.visible(ctx, auth, sid) {
 			continue
 		}
 		vals := e.compiled.Match(uri)

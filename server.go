@@ -220,6 +220,7 @@ type Server struct {
 	watchers atomic.Pointer[[]*watcher]
 	routes   []engine.Route
 	skills   skillStore // skills.go
+	vis      visibility // per-session objects, Disable and Enable (visibility.go)
 }
 
 // validSemver reports whether v follows the semver.org grammar, with an

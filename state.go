@@ -9,12 +9,17 @@ import (
 	"github.com/mcpchain/mcp/internal/engine"
 )
 
-// Errors of the session state ([SetState], [GetState], [DeleteState]).
+// Errors of the session state ([SetState], [GetState], [DeleteState]) and
+// of per-session calls.
 var (
-	// ErrNoSession: the request has no session to keep state in. Stateless
-	// HTTP (mcphttp.Options.Stateless) and revision 2026-07-28 have none;
-	// it also wraps the failure of a session that ended while a tool ran.
-	ErrNoSession = errors.New("mcp: the request has no session (stateless HTTP or revision 2026-07-28)")
+	// ErrNoSession: there is no session to act on. The session state
+	// ([SetState], …) returns it for a request without a session
+	// (stateless HTTP, mcphttp.Options.Stateless, and revision 2026-07-28
+	// have none), and wrapped for a session that ended while a tool ran;
+	// a per-session call ([AddSessionTool], [Server.DisableForSession], …)
+	// returns it wrapped when its session ID names no live session of this
+	// process: it ended, it lives on another replica, or the ID is empty.
+	ErrNoSession = errors.New("mcp: no such session")
 	// ErrStateTooLarge: a value, or the session's state with it, would
 	// exceed its limit; the error is a [*StateSizeError] saying which.
 	ErrStateTooLarge = errors.New("mcp: session state too large")

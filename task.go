@@ -68,10 +68,10 @@ func (c *Context) StartTask(ctx context.Context) error {
 // a task, with a peer of the task's).
 func contextInfo(c *Context) requestInfo { return c.info }
 
-// lookupTool returns the named tool as the caller (its request context and
-// auth data) sees it, and whether there is one.
-func (s *Server) lookupTool(ctx context.Context, auth any, name string) (Tool, bool) {
-	e, ok := s.reg.Load().tools.lookup(ctx, auth, name)
+// lookupTool returns the named tool as the caller (its request context,
+// auth data and session sid) sees it, and whether there is one.
+func (s *Server) lookupTool(ctx context.Context, auth any, sid, name string) (Tool, bool) {
+	e, ok := find(s, ctx, auth, sid, name, s.reg.Load().tools, ownTools)
 	if !ok {
 		return Tool{}, false
 	}

@@ -57,14 +57,14 @@ func TestLookupTool(t *testing.T) {
 	AddTool(s, Tool{Name: "job", Task: &TaskOptions{Required: true}}, func(context.Context, *Context, struct{}) (string, error) { return "", nil })
 	AddTool(s, Tool{Name: "hidden", CanAccess: func(_ context.Context, auth any) bool { return auth == "admin" }},
 		func(context.Context, *Context, struct{}) (string, error) { return "", nil })
-	got, ok := s.lookupTool(t.Context(), nil, "job")
+	got, ok := s.lookupTool(t.Context(), nil, "", "job")
 	require.True(t, ok)
 	require.NotNil(t, got.Task)
 	assert.True(t, got.Task.Required)
-	_, ok = s.lookupTool(t.Context(), nil, "nope")
+	_, ok = s.lookupTool(t.Context(), nil, "", "nope")
 	assert.False(t, ok)
-	_, ok = s.lookupTool(t.Context(), "guest", "hidden")
+	_, ok = s.lookupTool(t.Context(), "guest", "", "hidden")
 	assert.False(t, ok, "a hidden tool is not found")
-	_, ok = s.lookupTool(t.Context(), "admin", "hidden")
+	_, ok = s.lookupTool(t.Context(), "admin", "", "hidden")
 	assert.True(t, ok)
 }

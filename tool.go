@@ -55,6 +55,10 @@ type Tool struct {
 	// Task, when set, lets the tool run as a task (the tasks extension of
 	// revision 2026-07-28): see [TaskOptions]. Nil: always an ordinary call.
 	Task *TaskOptions
+	// Tags group tools for [Server.Disable] and [Server.Enable] (and
+	// their per-session forms) and for a [SessionAccessPolicy]. They are
+	// the server's own: tools/list does not send them.
+	Tags []string
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must not rely
@@ -185,6 +189,12 @@ func AddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) {
 // panicking it returns an error wrapping [ErrInvalidToolName],
 // [ErrAlreadyRegistered] or [ErrInvalidDefinition], and registers nothing.
 func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
+	return tryAddTool(s, "", t, fn)
+}
+
+// tryAddTool is [TryAddTool] for the server (sid "") or for one session
+// ([AddSessionTool]).
+func tryAddTool[In, Out any](s *Server, sid string, t Tool, fn ToolFunc[In, Out]) error {
 	if fn == nil {
 		return invalid("tool %q: the tool function is nil", t.Name)
 	}
@@ -223,7 +233,7 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 	if !isRaw {
 		flat = newFlatDecoder(reflect.TypeFor[In]())
 	}
-	return s.addTool(t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
+	return s.addToolFor(sid, t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
 		var in In
 		switch {
 		case isRaw:
@@ -337,7 +347,10 @@ type toolEntry struct {
 	encoded json.RawMessage
 }
 
-func (s *Server) addTool(t Tool, run RawToolFunc) error {
+func (s *Server) addTool(t Tool, run RawToolFunc) error { return s.addToolFor("", t, run) }
+
+// addToolFor registers a tool for the server (sid "") or for one session.
+func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 	switch {
 	case t.Name == "":
 		return fmt.Errorf("Tool.Name is required: %w", ErrInvalidToolName)
@@ -357,9 +370,14 @@ func (s *Server) addTool(t Tool, run RawToolFunc) error {
 	if err != nil {
 		return invalid("tool %q: encoding the definition: %v", t.Name, err)
 	}
-	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess},
+	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags)},
 		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
 		encoded: enc}
+	if sid != "" {
+		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
+			return []engine.ChangeKind{engine.ToolsChanged}, o.tools.add(e, "session tool")
+		})
+	}
 	return s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error { return r.tools.add(e, "tool") })
 }
 
@@ -370,17 +388,18 @@ func (s *Server) RemoveTools(names ...string) {
 }
 
 // ListTools returns the tools visible to the caller (its request context
-// and auth data), in registration order.
+// and auth data), in registration order. Called with the context a tool
+// got, it is the list of that tool's session (its own tools included).
 func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
-	return visibleItems(ctx, auth, s.reg.Load().tools, func(e *toolEntry) Tool { return e.tool })
+	return listFor(s, ctx, auth, sessionIDOf(ctx), s.reg.Load().tools, ownTools, func(e *toolEntry) Tool { return e.tool })
 }
 
 // listToolsJSON is [Server.ListTools] as JSON, each tool encoded once when
 // it was registered (the definition must not change afterwards, as for
 // the validation compiled then): what tools/list sends. The caller must not
 // modify the returned bytes.
-func (s *Server) listToolsJSON(ctx context.Context, auth any) []json.RawMessage {
-	return visibleItems(ctx, auth, s.reg.Load().tools, func(e *toolEntry) json.RawMessage { return e.encoded })
+func (s *Server) listToolsJSON(ctx context.Context, auth any, sid string) []json.RawMessage {
+	return listFor(s, ctx, auth, sid, s.reg.Load().tools, ownTools, func(e *toolEntry) json.RawMessage { return e.encoded })
 }
 
 // callTool runs the named tool for the caller described by c. Failures of
@@ -388,7 +407,13 @@ func (s *Server) listToolsJSON(ctx context.Context, auth any) []json.RawMessage 
 // isError result; an unknown or hidden tool is an *[Error] with
 // [CodeInvalidParams].
 func (s *Server) callTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
-	e, ok := s.reg.Load().tools.lookup(ctx, c.Session, name)
+	var e *toolEntry
+	var ok bool
+	if !s.vis.active.Load() {
+		e, ok = s.reg.Load().tools.lookup(ctx, c.Session, c.SessionID, name)
+	} else {
+		e, ok = find(s, ctx, c.Session, c.SessionID, name, s.reg.Load().tools, ownTools)
+	}
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
 	}

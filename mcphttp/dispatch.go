@@ -47,12 +47,12 @@ func init() {
 		"ping":                     func(*Handler, context.Context, *call) (any, error) { return struct{}{}, nil },
 		"tools/list":               listMethod("tools", hook.listToolsJSON),
 		"tools/call":               (*Handler).doToolsCall,
-		"resources/list":           listMethod("resources", (*mcp.Server).ListResources),
-		"resources/templates/list": listMethod("resourceTemplates", (*mcp.Server).ListResourceTemplates),
+		"resources/list":           listMethod("resources", hook.listResources),
+		"resources/templates/list": listMethod("resourceTemplates", hook.listTemplates),
 		"resources/read":           (*Handler).doResourcesRead,
 		"resources/subscribe":      (*Handler).doSubscribe,
 		"resources/unsubscribe":    (*Handler).doUnsubscribe,
-		"prompts/list":             listMethod("prompts", (*mcp.Server).ListPrompts),
+		"prompts/list":             listMethod("prompts", hook.listPrompts),
 		"prompts/get":              (*Handler).doPromptsGet,
 		"completion/complete":      (*Handler).doComplete,
 		"logging/setLevel":         (*Handler).doSetLevel,
@@ -269,8 +269,12 @@ func (h *Handler) notification(ctx context.Context, c *sessionState, msg *jsonrp
 }
 
 // onChange turns registry changes into notifications on every initialized
-// session's GET stream.
+// session's GET stream (on the one session a per-session change names).
 func (h *Handler) onChange(ch change) {
+	if ch.SessionID != "" {
+		h.onSessionChange(ch)
+		return
+	}
 	h.publishModern(ch)
 	var method string
 	switch ch.Kind {
@@ -404,4 +408,27 @@ func idText(id json.RawMessage) string {
 		}
 	}
 	return string(id)
+}
+
+// onSessionChange sends the list_changed of a per-session change (an
+// object registered, disabled or enabled for one session) to that
+// session only, once it is initialized.
+func (h *Handler) onSessionChange(ch change) {
+	var method string
+	switch ch.Kind {
+	case changeTools:
+		method = "notifications/tools/list_changed"
+	case changeResources:
+		method = "notifications/resources/list_changed"
+	case changePrompts:
+		method = "notifications/prompts/list_changed"
+	default:
+		return
+	}
+	h.mu.RLock()
+	c, ok := h.conns[ch.SessionID]
+	h.mu.RUnlock()
+	if ok && c.sess.Initialized() {
+		c.enqueue(jsonrpc.AppendNotification(nil, method, nil))
+	}
 }

@@ -16,7 +16,9 @@ import (
 // This init runs after dispatch.go's (files initialize in name order),
 // which makes the methods table.
 func init() {
-	methods["skills/list"] = skillsOnly(listMethod("skills", (*mcp.Server).ListSkills))
+	methods["skills/list"] = skillsOnly(listMethod("skills", func(s *mcp.Server, ctx context.Context, auth any, _ string) []mcp.Skill {
+		return s.ListSkills(ctx, auth)
+	}))
 	methods["skills/get"] = skillsOnly((*Handler).doSkillsGet)
 	methods["resources/directory/read"] = skillsOnly((*Handler).doDirectoryRead)
 	for _, m := range []string{"skills/list", "skills/get", "resources/directory/read"} {

@@ -140,7 +140,7 @@ func (h *Handler) callAsTask(ctx context.Context, k *call, name string, args jso
 	if !k.c.modern {
 		return nil, false, nil
 	}
-	t, ok := hook.lookupTool(h.srv, k.r.Context(), k.auth, name)
+	t, ok := hook.lookupTool(h.srv, k.r.Context(), k.auth, k.c.sess.ID, name)
 	if !ok || t.Task == nil {
 		return nil, false, nil
 	}

@@ -150,7 +150,8 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	h.initAuth()
 	h.chain = h.newChain(true)
 	h.admitted = h.newChain(false)
-	h.stopWatch = hook.watch(srv, h.onChange)
+	stopWatch, stopTrack := hook.watch(srv, h.onChange), hook.trackSessions(srv, h.holds)
+	h.stopWatch = func() { stopWatch(); stopTrack() }
 	return h
 }
 
@@ -233,6 +234,7 @@ func (h *Handler) Close() error {
 	close(h.done)
 	for _, c := range conns {
 		c.close()
+		hook.sessionEnded(h.srv, c.sess.ID)
 		h.ended(c, EndServer)
 	}
 	h.wg.Wait()

@@ -32,8 +32,13 @@ var hook = struct {
 	readResource       func(s *mcp.Server, ctx context.Context, c *mcp.Context, uri string) (*mcp.ReadResourceResult, error)
 	getPrompt          func(s *mcp.Server, ctx context.Context, c *mcp.Context, name string, args map[string]string) (*mcp.PromptResult, error)
 	complete           func(s *mcp.Server, ctx context.Context, c *mcp.Context, ref mcp.CompletionRef, arg, value string, args map[string]string) (*mcp.CompletionResult, error)
-	lookupTool         func(s *mcp.Server, ctx context.Context, auth any, name string) (mcp.Tool, bool)
-	listToolsJSON      func(s *mcp.Server, ctx context.Context, auth any) []json.RawMessage
+	lookupTool         func(s *mcp.Server, ctx context.Context, auth any, sid, name string) (mcp.Tool, bool)
+	listToolsJSON      func(s *mcp.Server, ctx context.Context, auth any, sid string) []json.RawMessage
+	listResources      func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.Resource
+	listTemplates      func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.ResourceTemplate
+	listPrompts        func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.Prompt
+	trackSessions      func(s *mcp.Server, live func(id string) bool) (stop func())
+	sessionEnded       func(s *mcp.Server, id string)
 	watch              func(s *mcp.Server, fn func(change)) (stop func())
 	routes             func(s *mcp.Server) []engine.Route
 	hasSkills          func(s *mcp.Server) bool
@@ -49,8 +54,13 @@ var hook = struct {
 	readResource:       engine.ReadResource.(func(*mcp.Server, context.Context, *mcp.Context, string) (*mcp.ReadResourceResult, error)),
 	getPrompt:          engine.GetPrompt.(func(*mcp.Server, context.Context, *mcp.Context, string, map[string]string) (*mcp.PromptResult, error)),
 	complete:           engine.Complete.(func(*mcp.Server, context.Context, *mcp.Context, mcp.CompletionRef, string, string, map[string]string) (*mcp.CompletionResult, error)),
-	lookupTool:         engine.LookupTool.(func(*mcp.Server, context.Context, any, string) (mcp.Tool, bool)),
-	listToolsJSON:      engine.ListToolsJSON.(func(*mcp.Server, context.Context, any) []json.RawMessage),
+	lookupTool:         engine.LookupTool.(func(*mcp.Server, context.Context, any, string, string) (mcp.Tool, bool)),
+	listToolsJSON:      engine.ListToolsJSON.(func(*mcp.Server, context.Context, any, string) []json.RawMessage),
+	listResources:      engine.ListResources.(func(*mcp.Server, context.Context, any, string) []mcp.Resource),
+	listTemplates:      engine.ListResourceTemplates.(func(*mcp.Server, context.Context, any, string) []mcp.ResourceTemplate),
+	listPrompts:        engine.ListPrompts.(func(*mcp.Server, context.Context, any, string) []mcp.Prompt),
+	trackSessions:      engine.TrackSessions.(func(*mcp.Server, func(string) bool) func()),
+	sessionEnded:       engine.SessionEnded.(func(*mcp.Server, string)),
 	watch:              engine.Watch.(func(*mcp.Server, func(change)) func()),
 	routes:             engine.Routes.(func(*mcp.Server) []engine.Route),
 	hasSkills:          engine.HasSkills.(func(*mcp.Server) bool),

@@ -40,13 +40,13 @@ type listParams struct {
 // listMethod is the handler of a list method (tools/list and the like):
 // the items visible to the caller, one page after params.cursor, under
 // key.
-func listMethod[T any](key string, list func(*mcp.Server, context.Context, any) []T) methodFunc {
+func listMethod[T any](key string, list func(*mcp.Server, context.Context, any, string) []T) methodFunc {
 	return func(h *Handler, _ context.Context, k *call) (any, error) {
 		var p listParams
 		if err := decodeParams(k.msg.Params, &p); err != nil {
 			return nil, err
 		}
-		page, next, err := paginate(list(h.srv, k.r.Context(), k.auth), p.Cursor, h.opts.PageSize)
+		page, next, err := paginate(list(h.srv, k.r.Context(), k.auth, k.c.sess.ID), p.Cursor, h.opts.PageSize)
 		if err != nil {
 			return nil, err
 		}

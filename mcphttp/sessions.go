@@ -415,6 +415,7 @@ func (h *Handler) endSession(c *sessionState, reason EndReason) {
 	}
 	c.close()
 	if live {
+		hook.sessionEnded(h.srv, c.sess.ID)
 		h.ended(c, reason)
 	}
 }
@@ -430,6 +431,9 @@ func (h *Handler) endLocal(c *sessionState, reason EndReason) {
 	h.uncountLocked(c)
 	h.mu.Unlock()
 	c.close()
+	if live {
+		hook.sessionEnded(h.srv, c.sess.ID)
+	}
 	if live && reason != "" {
 		h.ended(c, reason)
 	}
@@ -465,3 +469,13 @@ func (h *Handler) PingSession(ctx context.Context, id string) error {
 // cancelled, its streams close, and later requests with its ID get 404.
 // The OnEnd hook hears of it with [EndServer].
 func (h *Handler) EndSession(id string) { h.endSessionID(id, EndServer) }
+
+// holds reports whether the session id is live in this handler: the
+// server asks before it keeps objects or rules for the session alone
+// (mcp.AddSessionTool), and again when a session ends.
+func (h *Handler) holds(id string) bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	_, ok := h.conns[id]
+	return ok
+}

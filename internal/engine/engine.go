@@ -123,6 +123,10 @@ type Change[Log any] struct {
 	URI string
 	// Log is the message to send, for LogBroadcast.
 	Log Log
+	// SessionID, when set, is the one session the change concerns (an
+	// object registered, disabled or enabled for it alone); empty: every
+	// session.
+	SessionID string
 }
 
 // Route is a custom HTTP route served beside the MCP endpoint by the HTTP
@@ -174,13 +178,32 @@ var (
 	// Complete answers completion/complete for the caller c describes.
 	// func(s *mcp.Server, ctx context.Context, c *mcp.Context, ref mcp.CompletionRef, arg, value string, args map[string]string) (*mcp.CompletionResult, error)
 	Complete any
-	// LookupTool returns the named tool as the caller sees it.
-	// func(s *mcp.Server, ctx context.Context, auth any, name string) (mcp.Tool, bool)
+	// LookupTool returns the named tool as the caller (in session sid)
+	// sees it.
+	// func(s *mcp.Server, ctx context.Context, auth any, sid, name string) (mcp.Tool, bool)
 	LookupTool any
-	// ListToolsJSON is the visible tools, each encoded once at
-	// registration: what tools/list sends. The bytes are read-only.
-	// func(s *mcp.Server, ctx context.Context, auth any) []json.RawMessage
+	// ListToolsJSON is the tools visible to the caller in session sid,
+	// each encoded once at registration: what tools/list sends. The bytes
+	// are read-only.
+	// func(s *mcp.Server, ctx context.Context, auth any, sid string) []json.RawMessage
 	ListToolsJSON any
+	// ListResources, ListResourceTemplates and ListPrompts are the objects
+	// visible to the caller in session sid.
+	// func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.Resource
+	ListResources any
+	// func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.ResourceTemplate
+	ListResourceTemplates any
+	// func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.Prompt
+	ListPrompts any
+	// TrackSessions gives the server a transport's way to tell whether it
+	// holds a session (live reports it), until stop is called; the
+	// server asks before it keeps anything for one session alone.
+	// func(s *mcp.Server, live func(id string) bool) (stop func())
+	TrackSessions any
+	// SessionEnded tells the server a transport let the session id go:
+	// what was registered for the session alone is dropped.
+	// func(s *mcp.Server, id string)
+	SessionEnded any
 	// Watch calls fn for every change until stop is called; fn must not
 	// block.
 	// func(s *mcp.Server, fn func(Change[*mcp.LogMessage])) (stop func())

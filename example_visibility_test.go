@@ -1,0 +1,187 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+// names lists the tools a session sees.
+func names(ctx context.Context, s *mcphttp.EmbeddedSession) []string {
+	tools, _ := s.ListTools(ctx)
+	var out []string
+	for _, t := range tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// A tool gives its caller's session a tool of its own (c.SessionID names
+// the session): only that session lists it, can call it, and is sent
+// notifications/tools/list_changed.
+func ExampleAddSessionTool() {
+	srv := mcp.NewServer(mcp.Options{Name: "shop", Version: "1.0.0"})
+	type loginArgs struct {
+		User string `json:"user"`
+	}
+	mcp.AddTool(srv, mcp.Tool{Name: "login"}, func(_ context.Context, c *mcp.Context, in loginArgs) (string, error) {
+		err := mcp.AddSessionTool(srv, c.SessionID, mcp.Tool{Name: "cart", Description: "The cart of " + in.User},
+			func(context.Context, *mcp.Context, struct{}) (string, error) {
+				return in.User + "'s cart is empty", nil
+			})
+		return "welcome, " + in.User, err
+	})
+
+	ctx := context.Background()
+	changed := make(chan string, 8)
+	ada, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: func(method string, _ json.RawMessage) { changed <- method }})
+	defer ada.Close()
+	bob, _ := mcphttp.Embed(ctx, srv, nil)
+	defer bob.Close()
+
+	res, _ := ada.CallTool(ctx, "login", map[string]string{"user": "ada"})
+	fmt.Println(res.Content[0].(mcp.TextContent).Text)
+	fmt.Println("ada was sent", <-changed)
+	fmt.Println("ada sees", names(ctx, ada))
+	fmt.Println("bob sees", names(ctx, bob))
+	res, _ = ada.CallTool(ctx, "cart", nil)
+	fmt.Println(res.Content[0].(mcp.TextContent).Text)
+	_, err := bob.CallTool(ctx, "cart", nil)
+	fmt.Println("bob:", err)
+	// Output:
+	// welcome, ada
+	// ada was sent notifications/tools/list_changed
+	// ada sees [login cart]
+	// bob sees [login]
+	// ada's cart is empty
+	// bob: mcp error -32602: Unknown tool: "cart"
+}
+
+// Outside a request, a session is named by the ID the transport reports:
+// here the OnStart hook gives every session a resource, a template, a
+// prompt and a tool of its own, and hides a tag from it. All of it is
+// dropped when the session ends; a later call naming the session fails
+// with ErrNoSession.
+func ExampleServer_DisableForSession() {
+	srv := mcp.NewServer(mcp.Options{Name: "desk", Version: "1.0.0"})
+	mcp.AddTool(srv, mcp.Tool{Name: "report", Tags: []string{"beta"}}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		return "report", nil
+	})
+	text := func(s string) []mcp.ResourceContents { return []mcp.ResourceContents{{Text: s}} }
+	var last string
+	hooks := &mcphttp.SessionHooks{OnStart: func(info mcphttp.SessionInfo) {
+		id := info.ID
+		last = id
+		err := errors.Join(
+			srv.AddSessionResource(id, mcp.Resource{URI: "session://notes", Name: "notes",
+				Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) { return text("no notes yet"), nil }}),
+			srv.AddSessionResourceTemplate(id, mcp.ResourceTemplate{URITemplate: "session://notes/{n}", Name: "note",
+				Load: func(_ context.Context, _ *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
+					return text("note " + args["n"]), nil
+				}}),
+			srv.AddSessionPrompt(id, mcp.Prompt{Name: "summarize",
+				Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {
+					return mcp.UserText("Summarize my notes."), nil
+				}}),
+			mcp.AddSessionTypedPrompt(srv, id, mcp.Prompt{Name: "greet"},
+				func(_ context.Context, _ *mcp.Context, in struct {
+					Name string `json:"name"`
+				}) (*mcp.PromptResult, error) {
+					return mcp.UserText("Hello, " + in.Name), nil
+				}),
+			srv.AddSessionRawTool(id, mcp.Tool{Name: "note_count"}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
+				return &mcp.ContentResult{Content: []mcp.Content{mcp.TextContent{Text: "0"}}}, nil
+			}),
+			srv.DisableForSession(id, mcp.Match{Tags: []string{"beta"}}),
+		)
+		if err != nil {
+			fmt.Println(err)
+		}
+	}}
+	ctx := context.Background()
+	s, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{Handler: &mcphttp.Options{Hooks: hooks}})
+	fmt.Println(names(ctx, s))
+	r, _ := s.ReadResource(ctx, "session://notes/7")
+	fmt.Println(r.Contents[0].Text)
+	p, _ := s.GetPrompt(ctx, "greet", map[string]string{"name": "Ada"})
+	fmt.Println(p.Messages[0].Content.(mcp.TextContent).Text)
+
+	// The session's own rule comes after the server's: it can show again.
+	_ = srv.EnableForSession(last, mcp.Match{Tags: []string{"beta"}})
+	_ = srv.RemoveSessionTools(last, "note_count")
+	_ = srv.RemoveSessionResources(last, "session://notes")
+	_ = srv.RemoveSessionResourceTemplates(last, "session://notes/{n}")
+	_ = srv.RemoveSessionPrompts(last, "summarize", "greet")
+	fmt.Println(names(ctx, s))
+
+	_ = s.Close()
+	err := srv.AddSessionRawTool(last, mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
+		return nil, nil
+	})
+	fmt.Println(errors.Is(err, mcp.ErrNoSession))
+	// Output:
+	// [note_count]
+	// note 7
+	// Hello, Ada
+	// [report]
+	// true
+}
+
+// Tags group objects; Disable and Enable hide and show them by tag or name
+// for every session. A SessionAccessPolicy decides per request with the
+// session ID and the tags in hand.
+func ExampleServer_Disable() {
+	srv := mcp.NewServer(mcp.Options{Name: "ops", Version: "1.0.0"})
+	for _, t := range []mcp.Tool{
+		{Name: "status", Tags: []string{"read"}},
+		{Name: "restart", Tags: []string{"admin", "write"}},
+		{Name: "drain", Tags: []string{"admin", "write"}},
+	} {
+		mcp.AddTool(srv, t, func(context.Context, *mcp.Context, struct{}) (string, error) { return t.Name, nil })
+	}
+	ctx := context.Background()
+	show := func() {
+		s := must(mcphttp.Embed(ctx, srv, nil))
+		defer s.Close()
+		fmt.Println(names(ctx, s))
+	}
+
+	_ = srv.Disable(mcp.Match{Tags: []string{"admin"}})
+	show()
+	_ = srv.Enable(mcp.Match{Kind: mcp.KindTool, Names: []string{"drain"}}) // an exception
+	show()
+	_ = srv.Enable(mcp.Match{Tags: []string{"admin"}})
+	show()
+
+	// Writes only for sessions on the allow-list, whoever the caller is.
+	allowed := map[string]bool{}
+	var policy mcp.SessionAccessPolicy = func(_ context.Context, q mcp.AccessQuery) bool {
+		return !slices.Contains(q.Tags, "write") || allowed[q.SessionID]
+	}
+	withPolicy := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(mcp.WithSessionAccessPolicy(r.Context(), policy)))
+		})
+	}
+	s := must(mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{Middleware: []func(http.Handler) http.Handler{withPolicy}}))
+	defer s.Close()
+	fmt.Println(names(ctx, s))
+	// Output:
+	// [status]
+	// [status drain]
+	// [status restart drain]
+	// [status]
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

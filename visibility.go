@@ -1,0 +1,528 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpchain/mcp/internal/engine"
+)
+
+// Match selects tools, resources, resource templates and prompts for
+// [Server.Disable], [Server.Enable] and their per-session forms. An object
+// matches when it is of Kind (any kind when Kind is empty) and it is named
+// in Names or carries one of Tags. A Match with neither Names nor Tags
+// matches every object of its Kind: Disable(Match{}) followed by
+// Enable(Match{Tags: []string{"public"}}) leaves only the public objects.
+type Match struct {
+	// Kind restricts the match to one kind of object; empty: every kind.
+	// [KindResource] covers resources and resource templates.
+	Kind Kind
+	// Names are tool and prompt names, resource URIs and resource
+	// templates' URI templates.
+	Names []string
+	// Tags select the objects that carry any one of them (Tool.Tags,
+	// Resource.Tags, ResourceTemplate.Tags, Prompt.Tags).
+	Tags []string
+}
+
+// matches reports whether the object b is selected by m.
+func (m *Match) matches(b *entryBase) bool {
+	if m.Kind != "" && m.Kind != b.kind {
+		return false
+	}
+	if len(m.Names) == 0 && len(m.Tags) == 0 {
+		return true
+	}
+	if slices.Contains(m.Names, b.key) {
+		return true
+	}
+	for _, t := range b.tags {
+		if slices.Contains(m.Tags, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// check refuses a Match whose Kind is not one of the kinds.
+func (m *Match) check() error {
+	switch m.Kind {
+	case "", KindTool, KindResource, KindPrompt:
+		return nil
+	}
+	return invalid("Match.Kind %q is not a kind (want %q, %q, %q or empty for all)", m.Kind, KindTool, KindResource, KindPrompt)
+}
+
+// key is m in a canonical form: two matches with the same key select the
+// same objects, so a later rule replaces an earlier one.
+func (m *Match) key() string {
+	names, tags := slices.Clone(m.Names), slices.Clone(m.Tags)
+	slices.Sort(names)
+	slices.Sort(tags)
+	return string(m.Kind) + "\x00" + strings.Join(slices.Compact(names), "\x01") + "\x00" + strings.Join(slices.Compact(tags), "\x01")
+}
+
+// rule is one Disable (on false) or Enable (on true).
+type rule struct {
+	m   Match
+	key string
+	on  bool
+}
+
+// withRule returns rules with r appended, after dropping an earlier rule
+// with the same match; an Enable that no earlier Disable could have
+// hidden anything from is dropped too, so enabling what was never
+// disabled leaves no state. rules itself is not modified.
+func withRule(rules []rule, r rule) []rule {
+	out := slices.DeleteFunc(slices.Clone(rules), func(x rule) bool { return x.key == r.key })
+	if r.on && !slices.ContainsFunc(out, func(x rule) bool { return !x.on }) {
+		return out
+	}
+	return append(out, r)
+}
+
+// allowed reports whether the rules let the object b be seen: the last
+// rule that matches it decides, the session's own rules coming after the
+// server's; with none, it is enabled.
+func allowed(server, own []rule, b *entryBase) bool {
+	for i := len(own) - 1; i >= 0; i-- {
+		if own[i].m.matches(b) {
+			return own[i].on
+		}
+	}
+	for i := len(server) - 1; i >= 0; i-- {
+		if server[i].m.matches(b) {
+			return server[i].on
+		}
+	}
+	return true
+}
+
+// AccessQuery is what a [SessionAccessPolicy] decides on: who asks, in
+// which session, about which object.
+type AccessQuery struct {
+	// Auth is the caller's auth data (nil when anonymous).
+	Auth any
+	// SessionID is the caller's session ("" when it has none: stateless
+	// HTTP, revision 2026-07-28, or a list made outside a request).
+	SessionID string
+	// Kind and Name name the object (for a resource, its URI or URI
+	// template).
+	Kind Kind
+	Name string
+	// Tags are the object's tags. Read-only: the slice is the object's.
+	Tags []string
+}
+
+// SessionAccessPolicy is an [AccessPolicy] that also sees the request's
+// context, the session ID and the object's tags. Like every access check,
+// a refusal hides the object (not listed, and a call to it reads as
+// unknown), and it runs on every list and call: keep it fast and free of
+// side effects.
+type SessionAccessPolicy func(ctx context.Context, q AccessQuery) bool
+
+// WithSessionAccessPolicy returns a copy of ctx carrying p, consulted
+// like the policies of [WithAccessPolicy] (every policy in ctx must admit
+// an object).
+func WithSessionAccessPolicy(ctx context.Context, p SessionAccessPolicy) context.Context {
+	ps := policiesFrom(ctx)
+	if prev := ps.bySession; prev != nil {
+		next := p
+		p = func(ctx context.Context, q AccessQuery) bool { return prev(ctx, q) && next(ctx, q) }
+	}
+	ps.bySession = p
+	return context.WithValue(ctx, policyKey{}, ps)
+}
+
+// overlay is what one session has of its own: objects registered for it
+// alone, and its Disable and Enable rules. It is immutable once published;
+// writers replace it.
+type overlay struct {
+	tools     table[*toolEntry]
+	resources table[*resourceEntry]
+	templates table[*templateEntry]
+	prompts   table[*promptEntry]
+	rules     []rule
+}
+
+func newOverlay() *overlay {
+	return &overlay{tools: newTable[*toolEntry](), resources: newTable[*resourceEntry](),
+		templates: newTable[*templateEntry](), prompts: newTable[*promptEntry]()}
+}
+
+func (o *overlay) clone() *overlay {
+	return &overlay{tools: o.tools.clone(), resources: o.resources.clone(), templates: o.templates.clone(),
+		prompts: o.prompts.clone(), rules: o.rules}
+}
+
+func (o *overlay) empty() bool {
+	return len(o.tools.list)+len(o.resources.list)+len(o.templates.list)+len(o.prompts.list)+len(o.rules) == 0
+}
+
+// visibility is the server's per-session objects and its Disable and
+// Enable rules. It lives in this process's memory: function values cannot
+// be stored elsewhere, and each replica of a deployment has its own.
+type visibility struct {
+	// active is false while there is no rule and no overlay, so that the
+	// lookups of a server that uses none of this cost one atomic load.
+	active atomic.Bool
+
+	// Readers (the lookups) take no lock: rules and the overlays are
+	// published whole. mu serializes the writers, and guards holders
+	// and n.
+	rules    atomic.Pointer[[]rule] // server-wide; replaced, never modified
+	sessions sync.Map               // session ID → *overlay, for the sessions that have one
+	mu       sync.Mutex
+	n        int       // the overlays in sessions
+	holders  []*holder // the transports, asked whether a session is live
+}
+
+// serverRules returns the server-wide rules (read-only).
+func (v *visibility) serverRules() []rule {
+	if p := v.rules.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// overlayOf returns the overlay of session sid, or nil.
+func (v *visibility) overlayOf(sid string) *overlay {
+	if sid == "" {
+		return nil
+	}
+	o, _ := v.sessions.Load(sid)
+	ov, _ := o.(*overlay)
+	return ov
+}
+
+// activeLocked recomputes active; v.mu is held.
+func (v *visibility) activeLocked() { v.active.Store(len(v.serverRules()) > 0 || v.n > 0) }
+
+// viewOf returns the overlay of session sid (nil when it has none) and the
+// server-wide rules.
+func (v *visibility) viewOf(sid string) (*overlay, []rule) {
+	return v.overlayOf(sid), v.serverRules()
+}
+
+// holder is a transport's report of the sessions it holds.
+type holder struct{ live func(id string) bool }
+
+// trackSessions adds live to the transports asked whether a session is
+// live, until stop is called (the engine.TrackSessions hook). Asking the
+// transports, rather than keeping a set here, costs a session nothing
+// until something is kept for it.
+func (s *Server) trackSessions(live func(id string) bool) (stop func()) {
+	v := &s.vis
+	h := &holder{live: live}
+	v.mu.Lock()
+	v.holders = append(slices.Clone(v.holders), h)
+	v.mu.Unlock()
+	return func() {
+		v.mu.Lock()
+		v.holders = slices.DeleteFunc(slices.Clone(v.holders), func(x *holder) bool { return x == h })
+		v.mu.Unlock()
+	}
+}
+
+// liveLocked reports whether a transport holds the session id; v.mu is
+// held.
+func (v *visibility) liveLocked(id string) bool {
+	if id == "" {
+		return false
+	}
+	for _, h := range v.holders {
+		if h.live(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionEnded drops what was kept for the session id once no transport
+// holds it (the engine.SessionEnded hook, called after the transport let
+// it go). Together with updateSession, which checks the session is live
+// under the same lock, nothing is kept for a session that ended.
+func (s *Server) sessionEnded(id string) {
+	v := &s.vis
+	if !v.active.Load() {
+		return // no session has anything of its own
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if _, ok := v.sessions.Load(id); ok && !v.liveLocked(id) {
+		v.sessions.Delete(id)
+		v.n--
+		v.activeLocked()
+	}
+}
+
+// noSession is the error of a per-session call naming no live session.
+func noSession(sid string) error {
+	if sid == "" {
+		return fmt.Errorf("%w: the session ID is empty (stateless HTTP and revision 2026-07-28 requests have no session)", ErrNoSession)
+	}
+	return fmt.Errorf("%w: session %q is not live in this process (it ended, or another replica holds it)", ErrNoSession, sid)
+}
+
+// updateSession applies fn to a copy of session sid's overlay and
+// publishes it, then tells that session of the kinds of change fn
+// reports. When fn returns an error nothing changes.
+func (s *Server) updateSession(sid string, fn func(o *overlay) ([]engine.ChangeKind, error)) error {
+	v := &s.vis
+	v.mu.Lock()
+	// Active before the session is found live: sessionEnded, which skips
+	// its work while nothing is active, then cannot miss what is kept
+	// here for a session ending meanwhile.
+	v.active.Store(true)
+	if !v.liveLocked(sid) {
+		v.activeLocked()
+		v.mu.Unlock()
+		return noSession(sid)
+	}
+	prev := v.overlayOf(sid)
+	o := prev
+	if o == nil {
+		o = newOverlay()
+	} else {
+		o = o.clone()
+	}
+	kinds, err := fn(o)
+	if err != nil {
+		v.activeLocked()
+		v.mu.Unlock()
+		return err
+	}
+	switch {
+	case o.empty() && prev != nil:
+		v.sessions.Delete(sid)
+		v.n--
+	case !o.empty():
+		v.sessions.Store(sid, o)
+		if prev == nil {
+			v.n++
+		}
+	}
+	v.activeLocked()
+	v.mu.Unlock()
+	for _, k := range kinds {
+		s.notify(change{Kind: k, SessionID: sid})
+	}
+	return nil
+}
+
+// Disable hides the objects m selects from every session: they are
+// neither listed nor callable (a call reads as an unknown tool, resource
+// or prompt), until a later [Server.Enable] that selects them. Rules apply
+// in order, the last one that selects an object deciding, and a
+// session's own rules ([Server.DisableForSession]) come after the
+// server's. Sessions are sent list_changed for each kind whose visible
+// objects changed. It fails only for a Match.Kind that is not a kind.
+func (s *Server) Disable(m Match) error { return s.setRule(m, false) }
+
+// Enable shows again the objects m selects, in every session: it undoes a
+// [Server.Disable] with the same Match, and overrides an earlier one that
+// selects more ("disable the tag admin, enable the tool admin_read").
+// Sessions are sent list_changed for each kind whose visible objects
+// changed.
+func (s *Server) Enable(m Match) error { return s.setRule(m, true) }
+
+// DisableForSession is [Server.Disable] for one session: its rule comes
+// after the server's, and only that session is sent list_changed. It
+// fails with [ErrNoSession] when the session is not live in this process.
+func (s *Server) DisableForSession(sessionID string, m Match) error {
+	return s.setSessionRule(sessionID, m, false)
+}
+
+// EnableForSession is [Server.Enable] for one session: it can show that
+// session an object the server-wide rules hide. It fails with
+// [ErrNoSession] when the session is not live in this process.
+func (s *Server) EnableForSession(sessionID string, m Match) error {
+	return s.setSessionRule(sessionID, m, true)
+}
+
+func (s *Server) setRule(m Match, on bool) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	r := rule{m: cloneMatch(m), key: m.key(), on: on}
+	v := &s.vis
+	v.mu.Lock()
+	before := v.serverRules()
+	after := withRule(before, r)
+	v.rules.Store(&after)
+	v.activeLocked()
+	// The kinds in which some object, global or of a session, appears or
+	// disappears for some session; every session hears of them (a
+	// session whose own rules mask the change gets a list_changed too
+	// many, which costs it one list).
+	reg := s.reg.Load()
+	var kinds []engine.ChangeKind
+	for _, k := range []Kind{KindTool, KindResource, KindPrompt} {
+		if m.Kind != "" && m.Kind != k {
+			continue
+		}
+		flipped := flips(reg, nil, k, before, after, nil, nil)
+		v.sessions.Range(func(_, x any) bool {
+			o := x.(*overlay)
+			flipped = flipped || flips(reg, o, k, before, after, o.rules, o.rules)
+			return !flipped
+		})
+		if flipped {
+			kinds = append(kinds, changeKindOf(k))
+		}
+	}
+	v.mu.Unlock()
+	for _, k := range kinds {
+		s.notify(change{Kind: k})
+	}
+	return nil
+}
+
+func (s *Server) setSessionRule(sid string, m Match, on bool) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	r := rule{m: cloneMatch(m), key: m.key(), on: on}
+	return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
+		before := o.rules
+		o.rules = withRule(before, r)
+		reg := s.reg.Load()
+		var kinds []engine.ChangeKind
+		for _, k := range []Kind{KindTool, KindResource, KindPrompt} {
+			if (m.Kind == "" || m.Kind == k) && flips(reg, o, k, s.vis.serverRules(), s.vis.serverRules(), before, o.rules) {
+				kinds = append(kinds, changeKindOf(k))
+			}
+		}
+		return kinds, nil
+	})
+}
+
+func cloneMatch(m Match) Match {
+	m.Names, m.Tags = slices.Clone(m.Names), slices.Clone(m.Tags)
+	return m
+}
+
+func changeKindOf(k Kind) engine.ChangeKind {
+	switch k {
+	case KindTool:
+		return engine.ToolsChanged
+	case KindResource:
+		return engine.ResourcesChanged
+	}
+	return engine.PromptsChanged
+}
+
+// flips reports whether an object of kind k that a session with overlay o
+// (nil: none) sees, global or its own, changes visibility when the rules
+// go from (server0, own0) to (server1, own1).
+func flips(reg *registry, o *overlay, k Kind, server0, server1, own0, own1 []rule) bool {
+	flip := func(b *entryBase) bool { return allowed(server0, own0, b) != allowed(server1, own1, b) }
+	anyFlips := func(bs ...[]*entryBase) bool {
+		for _, l := range bs {
+			if slices.ContainsFunc(l, flip) {
+				return true
+			}
+		}
+		return false
+	}
+	switch k {
+	case KindTool:
+		return anyFlips(bases(reg.tools), bases(ownTable(o, ownTools)))
+	case KindResource:
+		return anyFlips(bases(reg.resources), bases(reg.templates),
+			bases(ownTable(o, ownResources)), bases(ownTable(o, ownTemplates)))
+	}
+	return anyFlips(bases(reg.prompts), bases(ownTable(o, ownPrompts)))
+}
+
+func bases[E entry](t table[E]) []*entryBase {
+	out := make([]*entryBase, len(t.list))
+	for i, e := range t.list {
+		out[i] = e.base()
+	}
+	return out
+}
+
+// ownTable returns a table of o, or an empty one when o is nil.
+func ownTable[E entry](o *overlay, get func(*overlay) table[E]) table[E] {
+	if o == nil {
+		return table[E]{}
+	}
+	return get(o)
+}
+
+// find returns the object with key k that the caller (auth, in session
+// sid) sees: the session's own when it registered one with that key (it
+// shadows the server's), else the server's; hidden by an access check or
+// a rule, none.
+func find[E entry](s *Server, ctx context.Context, auth any, sid, k string, global table[E], own func(*overlay) table[E]) (E, bool) {
+	if !s.vis.active.Load() {
+		return global.lookup(ctx, auth, sid, k)
+	}
+	o, rules := s.vis.viewOf(sid)
+	t := global
+	var orules []rule
+	if o != nil {
+		orules = o.rules
+		if mine := own(o); hasKey(mine, k) {
+			t = mine
+		}
+	}
+	e, ok := t.lookup(ctx, auth, sid, k)
+	if !ok || !allowed(rules, orules, e.base()) {
+		var zero E
+		return zero, false
+	}
+	return e, true
+}
+
+func hasKey[E entry](t table[E], k string) bool { _, ok := t.byKey[k]; return ok }
+
+// listFor returns what view gives for every object of a kind the caller
+// (auth, in session sid) sees: the server's in registration order, less
+// those the session shadows, then the session's own in registration order.
+func listFor[E entry, T any](s *Server, ctx context.Context, auth any, sid string, global table[E], own func(*overlay) table[E], view func(E) T) []T {
+	if !s.vis.active.Load() {
+		return visibleItems(ctx, auth, sid, global, view)
+	}
+	o, rules := s.vis.viewOf(sid)
+	var mine table[E]
+	var orules []rule
+	if o != nil {
+		mine, orules = own(o), o.rules
+	}
+	out := make([]T, 0, len(global.list)+len(mine.list))
+	add := func(e E) {
+		if b := e.base(); allowed(rules, orules, b) && b.visible(ctx, auth, sid) {
+			out = append(out, view(e))
+		}
+	}
+	for _, e := range global.list {
+		if !hasKey(mine, e.base().key) {
+			add(e)
+		}
+	}
+	for _, e := range mine.list {
+		add(e)
+	}
+	return out
+}
+
+// sessionIDOf is the session of the request ctx belongs to (through its
+// [Context]), or "".
+func sessionIDOf(ctx context.Context) string {
+	if c := FromContext(ctx); c != nil {
+		return c.SessionID
+	}
+	return ""
+}
+
+// The accessors of each kind's tables, for find and listFor.
+func ownTools(o *overlay) table[*toolEntry]         { return o.tools }
+func ownResources(o *overlay) table[*resourceEntry] { return o.resources }
+func ownTemplates(o *overlay) table[*templateEntry] { return o.templates }
+func ownPrompts(o *overlay) table[*promptEntry]     { return o.prompts }
