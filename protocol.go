@@ -188,6 +188,9 @@ type CreateMessageParams struct {
 	// ToolChoice says how the model uses Tools; nil is "auto". It too
 	// needs sampling.tools.
 	ToolChoice *ToolChoice `json:"toolChoice,omitempty"`
+	// Meta is sent as _meta. The engine adds the request's trace context
+	// (traceparent, tracestate) to it when the request carried one.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // CreateMessageResult is the client's answer to a sampling request.
