@@ -170,11 +170,25 @@ func TestTraceContextReachesTheClient(t *testing.T) {
 	}
 }
 
+// answerer is a scripted client: the result of each server request.
+type answerer func(method string, params json.RawMessage) string
+
+func fixedAnswer(method string, _ json.RawMessage) string { return clientAnswer[method] }
+
 // httpCall calls "traced" over Streamable HTTP at 2025-11-25, answering
 // the server's requests as they come on the call's stream.
 func httpCall(t *testing.T, params string) sent {
+	got, _ := httpCallWith(t, traceServer(), traceCaps, params, fixedAnswer)
+	return got
+}
+
+// httpCallWith sends tools/call with params to srv over Streamable HTTP
+// at 2025-11-25, from a client of capabilities caps that answers with
+// answer; it returns what the server sent before the response, and the
+// response's result.
+func httpCallWith(t *testing.T, srv *mcp.Server, caps, params string, answer answerer) (sent, json.RawMessage) {
 	t.Helper()
-	h := mcphttp.New(traceServer(), nil)
+	h := mcphttp.New(srv, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	post := func(body, sid string) *http.Response {
@@ -186,7 +200,7 @@ func httpCall(t *testing.T, params string) sent {
 		require.NoError(t, err)
 		return resp
 	}
-	resp := post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+traceCaps+`,"clientInfo":{"name":"t","version":"1"}}}`, "")
+	resp := post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"t","version":"1"}}}`, "")
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	sid := resp.Header.Get("Mcp-Session-Id")
@@ -197,8 +211,16 @@ func httpCall(t *testing.T, params string) sent {
 	resp = post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+params+`}`, sid)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	require.Contains(t, resp.Header.Get("Content-Type"), "text/event-stream")
 	got := sent{}
+	if !strings.Contains(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// Nothing was sent before the answer: a plain JSON response.
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		msgs := wiretest.ParseMessages(t, resp.Header.Get("Content-Type"), b)
+		require.Len(t, msgs, 1)
+		require.Nil(t, msgs[0].Error)
+		return got, msgs[0].Result
+	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -210,22 +232,28 @@ func httpCall(t *testing.T, params string) sent {
 		require.NoError(t, json.Unmarshal([]byte(data), &m))
 		if m.IsResponse() {
 			require.Nil(t, m.Error)
-			return got
+			return got, m.Result
 		}
 		got[m.Method] = m.Params
 		if m.ID != nil {
-			r := post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, clientAnswer[m.Method]), sid)
+			r := post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, answer(m.Method, m.Params)), sid)
 			r.Body.Close()
 		}
 	}
 	t.Fatalf("the stream ended without the response: %v", sc.Err())
-	return nil
+	return nil, nil
 }
 
 // stdioCall calls "traced" over stdio, answering the server's requests.
 func stdioCall(t *testing.T, params string) sent {
+	got, _ := stdioCallWith(t, traceServer(), traceCaps, params, fixedAnswer)
+	return got
+}
+
+// stdioCallWith is httpCallWith over stdio.
+func stdioCallWith(t *testing.T, srv *mcp.Server, caps, params string, answer answerer) (sent, json.RawMessage) {
 	t.Helper()
-	h := mcphttp.New(traceServer(), nil)
+	h := mcphttp.New(srv, nil)
 	t.Cleanup(func() { _ = h.Close() })
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -257,7 +285,7 @@ func stdioCall(t *testing.T, params string) sent {
 		}
 	}()
 	go func() {
-		send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + traceCaps + `,"clientInfo":{"name":"t","version":"1"}}}`)
+		send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"t","version":"1"}}}`)
 		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}`)
 	}()
@@ -268,11 +296,11 @@ func stdioCall(t *testing.T, params string) sent {
 		switch {
 		case m.IsResponse() && string(m.ID) == "1":
 			require.Nil(t, m.Error)
-			return got
+			return got, m.Result
 		case m.IsResponse():
 		case m.ID != nil:
 			got[m.Method] = m.Params
-			go send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, clientAnswer[m.Method]))
+			go send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, answer(m.Method, m.Params)))
 		default:
 			if !strings.HasSuffix(m.Method, "list_changed") {
 				got[m.Method] = m.Params
@@ -280,7 +308,7 @@ func stdioCall(t *testing.T, params string) sent {
 		}
 	}
 	t.Fatal("stdout ended without the response")
-	return nil
+	return nil, nil
 }
 
 // embeddedCall calls "traced" in an embedded session of version.
