@@ -60,11 +60,12 @@ func TestTypeScriptSamplingTools(t *testing.T) {
 				InputSchema map[string]any `json:"inputSchema"`
 			} `json:"tools"`
 		} `json:"requests"`
-		Result *mcp.ContentResult `json:"result"`
-		Error  string             `json:"error"`
+		ProtocolVersion string             `json:"protocolVersion"`
+		Result          *mcp.ContentResult `json:"result"`
+		Error           string             `json:"error"`
 	}
-	run := func(t *testing.T, mode string) output {
-		r := runNode(t, 60*time.Second, "sampling-tools.mjs", ts.URL, "plan", mode)
+	run := func(t *testing.T, mode string, sdk ...string) output {
+		r := runNode(t, 60*time.Second, append([]string{"sampling-tools.mjs", ts.URL, "plan", mode}, sdk...)...)
 		require.Equal(t, 0, r.exitCode, "stderr:\n%s", r.stderr)
 		var out output
 		require.NoError(t, json.Unmarshal(r.stdout, &out), "%s", r.stdout)
@@ -73,9 +74,7 @@ func TestTypeScriptSamplingTools(t *testing.T) {
 		return out
 	}
 
-	t.Run("sampling.tools", func(t *testing.T) {
-		t.Parallel()
-		out := run(t, "tools")
+	check := func(t *testing.T, out output) {
 		require.False(t, out.Result.IsError, out.Result.Text())
 		assert.Equal(t, "model saw ts-call-1=18°C in Paris", out.Result.Text())
 		require.Len(t, out.Requests, 2)
@@ -91,6 +90,20 @@ func TestTypeScriptSamplingTools(t *testing.T) {
 		assert.JSONEq(t, `[{"type":"tool_use","id":"ts-call-1","name":"weather","input":{"city":"Paris"}}]`, string(second[1].Content))
 		assert.Equal(t, "user", second[2].Role)
 		assert.JSONEq(t, `[{"type":"tool_result","toolUseId":"ts-call-1","content":[{"type":"text","text":"18°C in Paris"}]}]`, string(second[2].Content))
+	}
+	t.Run("sampling.tools", func(t *testing.T) {
+		t.Parallel()
+		out := run(t, "tools")
+		assert.Equal(t, mcphttp.Version20251125, out.ProtocolVersion)
+		check(t, out)
+	})
+	// The v2 client at 2026-07-28: each sampling request is an
+	// input-required round, answered by the same handler.
+	t.Run("v2 2026-07-28 sampling.tools", func(t *testing.T) {
+		t.Parallel()
+		out := run(t, "tools", "v2")
+		assert.Equal(t, mcphttp.Version20260728, out.ProtocolVersion)
+		check(t, out)
 	})
 	t.Run("sampling without tools", func(t *testing.T) {
 		t.Parallel()

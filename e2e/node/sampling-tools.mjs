@@ -58,8 +58,9 @@ client.setRequestHandler(sdk === 'v1' ? CreateMessageRequestSchema : 'sampling/c
 });
 
 try {
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  out.protocolVersion = client.getNegotiatedProtocolVersion?.() ?? null;
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  out.protocolVersion = client.getNegotiatedProtocolVersion?.() ?? transport.protocolVersion ?? null;
   out.result = await client.callTool({ name: tool, arguments: {} });
 } catch (e) {
   out.error = e instanceof Error ? e.message : String(e);
