@@ -195,3 +195,36 @@ func FuzzCreateMessageResult(f *testing.F) {
 		}
 	})
 }
+
+// FuzzClientCapabilities feeds a client's capabilities (initialize, or a
+// 2026-07-28 request's _meta) to the decoder: it must never panic, and
+// what it keeps of sampling must survive a session store's round trip.
+func FuzzClientCapabilities(f *testing.F) {
+	for _, s := range []string{`{}`, `{"sampling":{}}`, `{"sampling":{"tools":{},"context":{}}}`,
+		`{"sampling":{"tools":false}}`, `{"sampling":[1]}`, `{"sampling":"yes","roots":{"listChanged":true}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c ClientCapabilities
+		if json.Unmarshal(data, &c) != nil {
+			return
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatalf("encoding %+v: %v", c, err)
+		}
+		var back ClientCapabilities
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("re-decoding %s: %v", b, err)
+		}
+		shape := func(s *SamplingCapability) [3]bool {
+			if s == nil {
+				return [3]bool{}
+			}
+			return [3]bool{true, s.Tools != nil, s.Context != nil}
+		}
+		if shape(c.Sampling) != shape(back.Sampling) {
+			t.Fatalf("sampling %v became %v", shape(c.Sampling), shape(back.Sampling))
+		}
+	})
+}
