@@ -357,3 +357,28 @@ func embeddedCall(t *testing.T, version string, trace bool) sent {
 	defer mu.Unlock()
 	return got
 }
+
+// TestTraceContextReachesATasksQuestions: a task's questions (its
+// inputRequests in tasks/get) carry the trace context of the request that
+// made the task.
+func TestTraceContextReachesATasksQuestions(t *testing.T) {
+	t.Parallel()
+	h := mcphttp.New(newTaskServer(t, &taskTools{stopped: make(chan error, 8)}), nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"confirm","arguments":{},"_meta":{` + traceMeta +
+		`,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{` + tasksExt + `,"elicitation":{}}}}}`
+	_, m := tasksPost(t, ts.URL, body, "confirm")
+	w := decodeTask(t, m)
+	require.Equal(t, "task", w.ResultType, "%s", m.Result)
+	w = waitStatus(t, ts.URL, w.TaskID, "input_required")
+	require.Len(t, w.InputRequests, 1)
+	for _, q := range w.InputRequests {
+		var r struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		require.NoError(t, json.Unmarshal(q, &r))
+		requireTraced(t, sent{r.Method: r.Params}, true, "elicitation/create")
+	}
+}
