@@ -2,12 +2,14 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
 // Content is one item of a tool result, a prompt message or a streamed chunk:
 // [TextContent], [ImageContent], [AudioContent], [EmbeddedResource] or
-// [ResourceLink]. Each marshals to the MCP wire form with its "type" member.
+// [ResourceLink] (and, in sampling with tools, [ToolUseContent] and
+// [ToolResultContent]). Each marshals to the MCP wire form with its "type" member.
 type Content interface {
 	// ContentType returns the wire "type" of the content ("text", "image", …).
 	ContentType() string
@@ -193,10 +195,21 @@ func UnmarshalContent(data []byte) (Content, error) {
 		var c ResourceLink
 		err := json.Unmarshal(data, &c)
 		return c, err
+	case "tool_use":
+		var c ToolUseContent
+		err := json.Unmarshal(data, &c)
+		return c, err
+	case "tool_result":
+		var c ToolResultContent
+		err := json.Unmarshal(data, &c)
+		return c, err
 	default:
-		return nil, fmt.Errorf("mcp: unknown content type %q", head.Type)
+		return nil, fmt.Errorf("%w %q", errUnknownContent, head.Type)
 	}
 }
+
+// errUnknownContent is UnmarshalContent's error for a type it does not know.
+var errUnknownContent = errors.New("mcp: unknown content type")
 
 func unmarshalContents(raw []json.RawMessage) ([]Content, error) {
 	out := make([]Content, 0, len(raw))

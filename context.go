@@ -46,6 +46,9 @@ type Context struct {
 	// keyMu guards keySeq, the per-kind counters of inputKey (input.go).
 	keyMu  sync.Mutex
 	keySeq map[string]int
+	// keyParent, when set, counts the keys instead: the Context of the
+	// request whose tool loop runs this one's tool (sampling_loop.go).
+	keyParent *Context
 }
 
 type ctxKey struct{}
@@ -190,7 +193,14 @@ func listRoots(ctx context.Context, p engine.Peer) ([]Root, error) {
 // and [ErrNoPeer] when the request has no way back to the client. Over an
 // input peer (revision 2026-07-28) it is a question under the key
 // "sampling-N", see [Context.Ask].
+//
+// A request with Tools or ToolChoice (sampling with tools) also needs the
+// client's sampling.tools capability (else an error wrapping
+// ErrCapability); [Context.SampleWithTools] runs the whole tool loop.
 func (c *Context) Sample(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
+	if p != nil && (len(p.Tools) > 0 || p.ToolChoice != nil) && c.ClientCapabilities.Sampling != nil && c.ClientCapabilities.Sampling.Tools == nil {
+		return nil, errSamplingTools
+	}
 	return askClient[CreateMessageResult](ctx, c, c.ClientCapabilities.Sampling != nil, "sampling", "sampling/createMessage", p)
 }
 

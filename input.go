@@ -78,6 +78,9 @@ func (c *Context) declares(method string) bool {
 // round, asks the same questions under the same keys. Questions asked
 // concurrently should use [Context.Ask] with keys of their own.
 func (c *Context) inputKey(kind string) string {
+	if c.keyParent != nil {
+		return c.keyParent.inputKey(kind)
+	}
 	c.keyMu.Lock()
 	defer c.keyMu.Unlock()
 	if c.keySeq == nil {

@@ -42,7 +42,7 @@ func (p *fakeInputPeer) Inputs(_ context.Context, reqs map[string]InputRequest) 
 }
 
 func TestAsk(t *testing.T) {
-	all := ClientCapabilities{Elicitation: &struct{}{}, Sampling: &struct{}{}, Roots: &RootsCapability{}}
+	all := ClientCapabilities{Elicitation: &struct{}{}, Sampling: &SamplingCapability{}, Roots: &RootsCapability{}}
 	reqs := map[string]InputRequest{
 		"name":  {Method: "elicitation/create", Params: map[string]any{"message": "who?"}},
 		"model": {Method: "sampling/createMessage"},
@@ -66,7 +66,7 @@ func TestAsk(t *testing.T) {
 	})
 	t.Run("undeclared capability", func(t *testing.T) {
 		p := &recordingPeer{}
-		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: ClientCapabilities{Sampling: &struct{}{}}})
+		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: ClientCapabilities{Sampling: &SamplingCapability{}}})
 		_, err := c.Ask(context.Background(), reqs)
 		require.ErrorIs(t, err, ErrCapability)
 		assert.Empty(t, p.methods, "nothing is sent when one capability is missing")
@@ -112,7 +112,7 @@ func (p *keyedPeer) Inputs(_ context.Context, reqs map[string]InputRequest) (map
 // questions under keys counted per kind and per Context, so a handler run
 // again asks under the same keys; they send no request.
 func TestAskThroughInputPeer(t *testing.T) {
-	all := ClientCapabilities{Elicitation: &struct{}{}, Sampling: &struct{}{}, Roots: &RootsCapability{}}
+	all := ClientCapabilities{Elicitation: &struct{}{}, Sampling: &SamplingCapability{}, Roots: &RootsCapability{}}
 	run := func(p *keyedPeer) (string, error) {
 		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: all})
 		ctx := context.Background()

@@ -96,11 +96,21 @@ type PromptMessage struct {
 
 // UnmarshalJSON decodes the content into its concrete type.
 func (m *PromptMessage) UnmarshalJSON(data []byte) error {
-	var s SamplingMessage
-	if err := json.Unmarshal(data, &s); err != nil {
+	var w struct {
+		Role    Role            `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*m = PromptMessage(s)
+	*m = PromptMessage{Role: w.Role}
+	if len(w.Content) > 0 && w.Content[0] == '{' {
+		c, err := UnmarshalContent(w.Content)
+		if err != nil {
+			return err
+		}
+		m.Content = c
+	}
 	return nil
 }
 

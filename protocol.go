@@ -22,8 +22,9 @@ type Implementation struct {
 type ClientCapabilities struct {
 	// Roots is non-nil when the client offers roots (roots/list).
 	Roots *RootsCapability `json:"roots,omitempty"`
-	// Sampling is non-nil when the client accepts sampling/createMessage.
-	Sampling *struct{} `json:"sampling,omitempty"`
+	// Sampling is non-nil when the client accepts sampling/createMessage;
+	// Sampling.Tools when it also takes tools (sampling with tools).
+	Sampling *SamplingCapability `json:"sampling,omitempty"`
 	// Elicitation is non-nil when the client accepts elicitation/create.
 	Elicitation *struct{} `json:"elicitation,omitempty"`
 	// Experimental holds non-standard capabilities, as sent.
@@ -37,7 +38,8 @@ type RootsCapability struct {
 }
 
 // UnmarshalJSON accepts any object for sampling and elicitation (their
-// members vary by revision) and keeps only their presence.
+// members vary by revision) and keeps their presence, and for sampling
+// whether it declares context and tools.
 func (c *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	var w struct {
 		Roots        *RootsCapability `json:"roots"`
@@ -49,9 +51,7 @@ func (c *ClientCapabilities) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*c = ClientCapabilities{Roots: w.Roots, Experimental: w.Experimental}
-	if len(w.Sampling) > 0 && string(w.Sampling) != "null" {
-		c.Sampling = &struct{}{}
-	}
+	c.Sampling = decodeSamplingCapability(w.Sampling)
 	if len(w.Elicitation) > 0 && string(w.Elicitation) != "null" {
 		c.Elicitation = &struct{}{}
 	}
@@ -112,27 +112,35 @@ type LogMessage struct {
 type SamplingMessage struct {
 	// Role is who says it: [RoleUser] or [RoleAssistant].
 	Role Role `json:"role"`
-	// Content is what is said: text, an image or audio.
+	// Content is what is said, one block: text, an image or audio (or,
+	// in sampling with tools, one tool use or tool result).
 	Content Content `json:"content"`
+	// Blocks, when not empty, is the content as several blocks, sent as a
+	// JSON array in place of Content: an assistant's [ToolUseContent]
+	// items, a user's [ToolResultContent] items. See
+	// [SamplingMessage.ContentBlocks].
+	Blocks []Content `json:"-"`
+	// Meta is sent as _meta.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
-// UnmarshalJSON decodes the content into its concrete type.
+// UnmarshalJSON decodes the content into its concrete types, leniently
+// (see [CreateMessageResult]): one block into Content, an array into
+// Blocks.
 func (m *SamplingMessage) UnmarshalJSON(data []byte) error {
 	var w struct {
 		Role    Role            `json:"role"`
 		Content json.RawMessage `json:"content"`
+		Meta    map[string]any  `json:"_meta"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	m.Role = w.Role
-	if len(w.Content) > 0 && w.Content[0] == '{' {
-		c, err := UnmarshalContent(w.Content)
-		if err != nil {
-			return err
-		}
-		m.Content = c
+	one, list, err := decodeSamplingContent(w.Content)
+	if err != nil {
+		return err
 	}
+	*m = SamplingMessage{Role: w.Role, Content: one, Blocks: list, Meta: w.Meta}
 	return nil
 }
 
@@ -172,39 +180,60 @@ type CreateMessageParams struct {
 	StopSequences []string `json:"stopSequences,omitempty"`
 	// Metadata is passed to the model provider as is.
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// Tools are tools the model may use (sampling with tools, revision
+	// 2025-11-25): it answers with [ToolUseContent] items, which the
+	// server runs and answers in the next request. They need the client's
+	// sampling.tools capability; [Context.SampleWithTools] runs the loop.
+	Tools []Tool `json:"tools,omitempty"`
+	// ToolChoice says how the model uses Tools; nil is "auto". It too
+	// needs sampling.tools.
+	ToolChoice *ToolChoice `json:"toolChoice,omitempty"`
+	// Meta is sent as _meta. The engine adds the request's trace context
+	// (traceparent, tracestate) to it when the request carried one.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // CreateMessageResult is the client's answer to a sampling request.
 type CreateMessageResult struct {
 	// Role is the speaker of the answer, normally [RoleAssistant].
 	Role Role `json:"role"`
-	// Content is the answer.
+	// Content is the answer, one block.
 	Content Content `json:"content"`
+	// Blocks, when not empty, is the answer as several blocks (a JSON
+	// array on the wire, in place of Content), such as the model's
+	// [ToolUseContent] items; see [CreateMessageResult.ContentBlocks] and
+	// [CreateMessageResult.ToolUses].
+	Blocks []Content `json:"-"`
 	// Model names the model that answered.
 	Model string `json:"model"`
-	// StopReason says why the answer ended ("endTurn", "stopSequence", "maxTokens", …).
+	// StopReason says why the answer ended ("endTurn", "stopSequence",
+	// "maxTokens", "toolUse" when the model asks for tools, …).
 	StopReason string `json:"stopReason,omitempty"`
+	// Meta is sent as _meta.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
-// UnmarshalJSON decodes the content into its concrete type.
+// UnmarshalJSON decodes the content into its concrete types: one block
+// into Content, an array into Blocks. It is lenient, as a decoder of a
+// client's answer should be: a block of a type this package does not know
+// is skipped, a missing content is none; a block of a known type that does
+// not decode is an error naming it.
 func (r *CreateMessageResult) UnmarshalJSON(data []byte) error {
 	var w struct {
 		Role       Role            `json:"role"`
 		Content    json.RawMessage `json:"content"`
 		Model      string          `json:"model"`
 		StopReason string          `json:"stopReason"`
+		Meta       map[string]any  `json:"_meta"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*r = CreateMessageResult{Role: w.Role, Model: w.Model, StopReason: w.StopReason}
-	if len(w.Content) > 0 && w.Content[0] == '{' {
-		c, err := UnmarshalContent(w.Content)
-		if err != nil {
-			return err
-		}
-		r.Content = c
+	one, list, err := decodeSamplingContent(w.Content)
+	if err != nil {
+		return err
 	}
+	*r = CreateMessageResult{Role: w.Role, Content: one, Blocks: list, Model: w.Model, StopReason: w.StopReason, Meta: w.Meta}
 	return nil
 }
 

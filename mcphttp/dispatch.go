@@ -388,7 +388,7 @@ func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.
 			info.ProgressToken = meta.ProgressToken
 		}
 	}
-	k.peer = requestPeer{c: k.c, rs: k.rs}
+	k.peer = requestPeer{c: k.c, rs: k.rs, meta: info.Meta}
 	peer := &k.peer
 	info.Peer = peer
 	if k.round != nil {

@@ -30,13 +30,22 @@ type ClientHandlers struct {
 	Elicit func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// Roots answers roots/list.
 	Roots func(ctx context.Context) ([]mcp.Root, error)
+	// SamplingTools declares sampling.tools with sampling (Sample must be
+	// set): Sample takes requests with tools and toolChoice and may answer
+	// with mcp.ToolUseContent items (sampling with tools, revision
+	// 2025-11-25; mcp.Context.SampleWithTools needs it).
+	SamplingTools bool
 }
 
 // capabilities are the client capabilities the handlers declare.
 func (c ClientHandlers) capabilities() map[string]any {
 	caps := map[string]any{}
 	if c.Sample != nil {
-		caps["sampling"] = map[string]any{}
+		sampling := map[string]any{}
+		if c.SamplingTools {
+			sampling["tools"] = map[string]any{}
+		}
+		caps["sampling"] = sampling
 	}
 	if c.Elicit != nil {
 		caps["elicitation"] = map[string]any{}

@@ -213,6 +213,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	tp := &taskPeer{h: h, st: st, id: rec.ID, run: run, used: map[string]bool{}}
 	info := hook.contextInfo(h.context(ctx, k, meta))
 	info.Roots = nil // the request's roots cache ends with the request
+	tp.meta = info.Meta
 
 	if !o.Deferred {
 		if err := st.CreateTask(ctx, rec); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/tracemeta"
 	"github.com/mcpchain/mcp/session"
 )
 
@@ -105,6 +106,9 @@ type taskPeer struct {
 	st  session.TaskStore
 	id  string
 	run *taskRun
+	// meta is the params._meta of the request that made the task: its
+	// trace context goes with the task's questions (tracemeta).
+	meta map[string]json.RawMessage
 
 	mu   sync.Mutex
 	used map[string]bool // every key asked so far: keys are unique over the task's lifetime
@@ -139,6 +143,10 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 	if len(reqs) == 0 {
 		return map[string]json.RawMessage{}, nil
 	}
+	reqs, err := withTrace(reqs, tracemeta.Of(ctx, p.meta))
+	if err != nil {
+		return nil, err
+	}
 	wire := make(map[string]string, len(reqs)) // key on the wire → the tool's key
 	enc := make(map[string]json.RawMessage, len(reqs))
 	p.mu.Lock()
@@ -160,7 +168,7 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 		wire[wk], enc[wk] = k, b
 	}
 	p.mu.Unlock()
-	_, err := p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
+	_, err = p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
 		if t.Status.Terminal() {
 			return errTaskEnded
 		}
@@ -178,7 +186,7 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 	}
 	for {
 		var out map[string]json.RawMessage
-		_, err := p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
+		_, err = p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
 			out = nil
 			if t.Status.Terminal() {
 				return errTaskEnded

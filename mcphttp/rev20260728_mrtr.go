@@ -486,7 +486,12 @@ func (p *inputPeer) Call(context.Context, string, any) (json.RawMessage, error) 
 	return nil, errNoServerRequests
 }
 
-// Inputs answers the questions from the round (inputRound.Inputs).
+// Inputs answers the questions from the round (inputRound.Inputs); the
+// questions carry the request's trace context (withTrace).
 func (p *inputPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]json.RawMessage, error) {
+	reqs, err := withTrace(reqs, p.trace(ctx))
+	if err != nil {
+		return nil, err
+	}
 	return p.round.Inputs(ctx, reqs)
 }

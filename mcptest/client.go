@@ -2,6 +2,9 @@ package mcptest
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"sync"
 
 	"github.com/mcpchain/mcp"
 )
@@ -38,4 +41,49 @@ func RootsOf(uris ...string) func(context.Context) ([]mcp.Root, error) {
 		roots[i] = mcp.Root{URI: u}
 	}
 	return func(context.Context) ([]mcp.Root, error) { return roots, nil }
+}
+
+// SampleSequence is a sampling handler for [Options.Client] that plays a
+// model scripted by the test: it answers the first request with the first
+// reply, the second with the second, and every later one with the last.
+// With [ToolUseReply] it scripts a tool loop (set
+// mcphttp.ClientHandlers.SamplingTools too, to declare sampling.tools):
+//
+//	Sample: mcptest.SampleSequence(
+//		mcptest.ToolUseReply("call-1", "weather", map[string]any{"city": "Paris"}),
+//		mcptest.TextReply("Sunny in Paris")),
+func SampleSequence(replies ...*mcp.CreateMessageResult) func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	var (
+		mu sync.Mutex
+		n  int
+	)
+	return func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		if len(replies) == 0 {
+			return nil, errors.New("mcptest: SampleSequence has no reply")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		r := replies[min(n, len(replies)-1)]
+		n++
+		return r, nil
+	}
+}
+
+// TextReply is a model's answer of text, from a model named "mcptest",
+// for [SampleSequence].
+func TextReply(text string) *mcp.CreateMessageResult {
+	return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "mcptest",
+		Content: mcp.TextContent{Text: text}, StopReason: "endTurn"}
+}
+
+// ToolUseReply is a model's answer that asks for one tool (an
+// mcp.ToolUseContent with this id, name and input, stop reason "toolUse"),
+// for [SampleSequence]. It panics when input has no JSON form.
+func ToolUseReply(id, name string, input any) *mcp.CreateMessageResult {
+	b, err := json.Marshal(input)
+	if err != nil {
+		panic("mcptest: ToolUseReply: " + err.Error())
+	}
+	return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "mcptest", StopReason: "toolUse",
+		Blocks: []mcp.Content{mcp.ToolUseContent{ID: id, Name: name, Input: b}}}
 }

@@ -64,12 +64,17 @@ func (r *Record) Clone() *Record {
 
 // cloneCaps copies capabilities. They are what the client said at
 // initialize and are never modified after: the copy gets its own Roots
-// and its own top-level Experimental map (the values inside are shared).
+// and Sampling and its own top-level Experimental map (the values inside
+// are shared).
 // No JSON round trip: the memory store clones on every write.
 func cloneCaps(c mcp.ClientCapabilities) mcp.ClientCapabilities {
 	if c.Roots != nil {
 		roots := *c.Roots
 		c.Roots = &roots
+	}
+	if c.Sampling != nil {
+		sampling := *c.Sampling
+		c.Sampling = &sampling
 	}
 	c.Experimental = maps.Clone(c.Experimental)
 	return c

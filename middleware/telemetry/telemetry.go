@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/tracemeta"
 )
 
 // The attribute keys of the OpenTelemetry semantic conventions for MCP
@@ -103,6 +104,11 @@ type Options struct {
 // or the span of an HTTP instrumentation further out); when both exist,
 // the span links the HTTP one. The context a tool, resource or prompt
 // function receives carries the span, so spans it starts nest under it.
+// What the server sends the client while serving the request (sampling,
+// elicitation and roots requests, progress, log messages, streamed
+// content, the questions of a 2026-07-28 input-required result) carries
+// the current span's context in params._meta (traceparent, tracestate,
+// baggage, by the Propagator), so the client can tie it to its trace.
 //
 // The histogram mcp.server.operation.duration (seconds, the conventions'
 // buckets) records every request with the span's attributes but the
@@ -119,6 +125,9 @@ type Recorder struct {
 	sessDur metric.Float64Histogram
 	prop    propagation.TextMapPropagator
 	ic      mcp.Interceptor
+	// source gives the trace context of the messages sent to the client
+	// while a request is served (tracemeta): the current span's.
+	source tracemeta.Source
 }
 
 // New makes the telemetry middleware. It returns an error only
@@ -159,6 +168,7 @@ func New(opts *Options) (*Recorder, error) {
 		prop:    o.Propagator,
 	}
 	t.ic = t.intercept
+	t.source = t.outgoing
 	return t, nil
 }
 
@@ -265,6 +275,7 @@ func (t *Recorder) intercept(next mcp.CallHandler) mcp.CallHandler {
 			// The common case with no SDK: one span start, which a
 			// delegating or auto-instrumented tracer may still record.
 			spanCtx, span := t.tracer.Start(ctx, c.Method, serverKind...)
+			spanCtx = t.carry(spanCtx, span)
 			if !span.IsRecording() {
 				defer span.End()
 				return next(spanCtx, c)
@@ -294,8 +305,55 @@ func (t *Recorder) traced(ctx context.Context, next mcp.CallHandler, c *mcp.Call
 		}
 	}
 	spanCtx, span := t.tracer.Start(parent, c.Method, startOpts...)
-	return t.run(ctx, spanCtx, span, next, c, &p, start)
+	return t.run(ctx, t.carry(spanCtx, span), span, next, c, &p, start)
 }
+
+// carry returns spanCtx set up so that what the server sends the client
+// while serving the request carries the trace context of the current
+// span (outgoing); spanCtx itself when span has no valid context (no
+// trace at all), which costs nothing.
+func (t *Recorder) carry(spanCtx context.Context, span trace.Span) context.Context {
+	if !span.SpanContext().IsValid() {
+		return spanCtx
+	}
+	return tracemeta.With(spanCtx, t.source)
+}
+
+// outgoing is the trace context of the span current in ctx, as the
+// Propagator writes it.
+func (t *Recorder) outgoing(ctx context.Context) tracemeta.Fields {
+	var f metaCarrier
+	t.prop.Inject(ctx, &f)
+	return tracemeta.Fields(f)
+}
+
+// metaCarrier takes what a propagator writes for _meta.
+type metaCarrier tracemeta.Fields
+
+func (f *metaCarrier) Get(key string) string {
+	switch key {
+	case "traceparent":
+		return f.Traceparent
+	case "tracestate":
+		return f.Tracestate
+	case "baggage":
+		return f.Baggage
+	}
+	return ""
+}
+
+func (f *metaCarrier) Set(key, value string) {
+	switch key {
+	case "traceparent":
+		f.Traceparent = value
+	case "tracestate":
+		f.Tracestate = value
+	case "baggage":
+		f.Baggage = value
+	}
+}
+
+func (f *metaCarrier) Keys() []string { return []string{"traceparent", "tracestate", "baggage"} }
 
 // record is traced for a span already started on the request's own
 // context (no _meta trace context).

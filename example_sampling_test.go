@@ -1,0 +1,101 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+// A tool that lets the client's model use the server's own "weather" tool
+// to answer (sampling with tools, revision 2025-11-25). SampleWithTools
+// runs the loop: it asks the model, runs the tools it asks for, sends the
+// results back, and asks again until the model answers. The embedded
+// client here plays the model: a tool use first, then text.
+func ExampleContext_SampleWithTools() {
+	srv := mcp.NewServer(mcp.Options{Name: "travel", Version: "1.0.0"})
+	mcp.AddTool(srv, mcp.Tool{Name: "weather", Description: "Current weather of a city"},
+		func(ctx context.Context, c *mcp.Context, in struct {
+			City string `json:"city"`
+		}) (string, error) {
+			return "18°C in " + in.City, nil
+		})
+	mcp.AddTool(srv, mcp.Tool{Name: "plan", Description: "Plan a day out"},
+		func(ctx context.Context, c *mcp.Context, in struct {
+			City string `json:"city"`
+		}) (string, error) {
+			out, err := c.SampleWithTools(ctx, &mcp.CreateMessageParams{MaxTokens: 500,
+				Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text("Plan a day in " + in.City)}},
+				// The model may use tools, but need not (the default).
+				ToolChoice: &mcp.ToolChoice{Mode: mcp.ToolChoiceAuto}},
+				mcp.ToolLoop{Tools: srv, Names: []string{"weather"}, MaxRounds: 4})
+			if errors.Is(err, mcp.ErrCapability) {
+				return "", &mcp.UserError{Message: "this tool needs a client whose model can use tools (sampling.tools)"}
+			}
+			if err != nil {
+				return "", err
+			}
+			fmt.Println("rounds:", out.Rounds, "messages:", len(out.Messages))
+			return out.Result.Content.(mcp.TextContent).Text, nil
+		})
+
+	// The client: its model asks for the weather, then answers with it.
+	model := func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		last := p.Messages[len(p.Messages)-1].ContentBlocks()
+		if r, ok := last[0].(mcp.ToolResultContent); ok {
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "demo", StopReason: "endTurn",
+				Content: mcp.Text("Picnic: " + r.Content[0].(mcp.TextContent).Text)}, nil
+		}
+		use := mcp.ToolUseContent{ID: "call-1", Name: p.Tools[0].Name, Input: json.RawMessage(`{"city":"Lyon"}`)}
+		return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "demo", StopReason: "toolUse",
+			Blocks: []mcp.Content{use}}, nil
+	}
+	e, err := mcphttp.Embed(context.Background(), srv, &mcphttp.EmbedOptions{
+		Client: mcphttp.ClientHandlers{Sample: model, SamplingTools: true}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer e.Close()
+	res, err := e.CallTool(context.Background(), "plan", map[string]string{"city": "Lyon"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Text())
+	// Output:
+	// rounds: 2 messages: 4
+	// Picnic: 18°C in Lyon
+}
+
+// What the client declared about sampling, and what a model's answer
+// asks for: SamplingCapability.Tools says the client takes tools, and
+// CreateMessageResult.ToolUses lists the tools the model wants run.
+func ExampleCreateMessageResult_ToolUses() {
+	var caps mcp.ClientCapabilities
+	_ = json.Unmarshal([]byte(`{"sampling":{"tools":{}}}`), &caps)
+	fmt.Println("sampling.tools:", caps.Sampling != nil && caps.Sampling.Tools != nil)
+
+	var res mcp.CreateMessageResult
+	_ = json.Unmarshal([]byte(`{"role":"assistant","model":"m","stopReason":"toolUse","content":[
+		{"type":"text","text":"Let me check."},
+		{"type":"tool_use","id":"a","name":"weather","input":{"city":"Oslo"}}]}`), &res)
+	for _, u := range res.ToolUses() {
+		fmt.Println(u.ID, u.Name, string(u.Input))
+	}
+	fmt.Println(len(res.ContentBlocks()), "blocks")
+
+	// The answer goes back as tool results, the only content of a user message.
+	reply := mcp.SamplingMessage{Role: mcp.RoleUser, Blocks: []mcp.Content{
+		mcp.ToolResultContent{ToolUseID: "a", Content: []mcp.Content{mcp.Text("-2°C")}}}}
+	b, _ := json.Marshal(reply)
+	fmt.Println(string(b))
+	// Output:
+	// sampling.tools: true
+	// a weather {"city":"Oslo"}
+	// 2 blocks
+	// {"role":"user","content":[{"type":"tool_result","toolUseId":"a","content":[{"type":"text","text":"-2°C"}]}]}
+}
