@@ -271,6 +271,10 @@ func (h *Handler) notification(ctx context.Context, c *sessionState, msg *jsonrp
 // onChange turns registry changes into notifications on every initialized
 // session's GET stream.
 func (h *Handler) onChange(ch change) {
+	if ch.Kind == changeSessionNotify {
+		h.notifySession(ch)
+		return
+	}
 	h.publishModern(ch)
 	var method string
 	switch ch.Kind {

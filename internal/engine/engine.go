@@ -98,6 +98,7 @@ const (
 	PromptsChanged                         // a prompt was added or removed
 	ResourceUpdated                        // the contents of URI changed
 	LogBroadcast                           // a log message for every session
+	SessionNotify                          // a notification for one session
 )
 
 // Change is a change of a server's registry that transports turn into
@@ -109,6 +110,11 @@ type Change[Log any] struct {
 	URI string
 	// Log is the message to send, for LogBroadcast.
 	Log Log
+	// Session is the session ID SessionNotify is for.
+	Session string
+	// Method and Params are SessionNotify's notification.
+	Method string
+	Params any
 }
 
 // Route is a custom HTTP route served beside the MCP endpoint by the HTTP
