@@ -108,8 +108,18 @@ func (f *ElicitForm[T]) decode(content map[string]any) (T, error) {
 	if err := json.Unmarshal(b, &inst); err != nil {
 		return v, &Error{Code: CodeInvalidParams, Message: "Invalid params: the elicitation answer is not an object: " + err.Error()}
 	}
-	if err := f.resolved.ApplyDefaults(&inst); err != nil {
-		return v, &Error{Code: CodeInvalidParams, Message: "Invalid params: the elicitation answer: " + err.Error()}
+	if inst == nil {
+		inst = map[string]any{}
+	}
+	// A field the user left out takes its default, required or not (the
+	// form is flat: its defaults are the properties').
+	for name, p := range f.schema.Properties {
+		if _, ok := inst[name]; !ok && p.Default != nil {
+			var d any
+			if json.Unmarshal(p.Default, &d) == nil {
+				inst[name] = d
+			}
+		}
 	}
 	if err := f.resolved.Validate(inst); err != nil {
 		return v, &Error{Code: CodeInvalidParams, Message: "Invalid params: the elicitation answer does not fit the form: " + describeValidation(err)}
