@@ -165,13 +165,19 @@ func ElicitAs[T any](ctx context.Context, c *Context, message string) (T, string
 // formFormats are the string formats a form field may have.
 var formFormats = []string{"email", "uri", "date", "date-time"}
 
-// formKeys are the keywords a form property of each type may have.
-var formKeys = map[string][]string{
-	"string":  {"type", "title", "description", "minLength", "maxLength", "format", "default", "enum", "oneOf"},
-	"number":  {"type", "title", "description", "minimum", "maximum", "default"},
-	"integer": {"type", "title", "description", "minimum", "maximum", "default"},
-	"boolean": {"type", "title", "description", "default"},
-	"array":   {"type", "title", "description", "minItems", "maxItems", "items", "default"},
+// formKeys are the keywords a form property of type typ may have.
+func formKeys(typ string) []string {
+	switch typ {
+	case "string":
+		return []string{"type", "title", "description", "minLength", "maxLength", "format", "default", "enum", "oneOf"}
+	case "number", "integer":
+		return []string{"type", "title", "description", "minimum", "maximum", "default"}
+	case "boolean":
+		return []string{"type", "title", "description", "default"}
+	case "array":
+		return []string{"type", "title", "description", "minItems", "maxItems", "items", "default"}
+	}
+	return nil
 }
 
 // formSchema infers the requestedSchema of t: the tool-input schema
@@ -348,13 +354,13 @@ func onlyFormKeys(p *jsonschema.Schema) error {
 	}
 	var extra []string
 	for k := range m {
-		if !slices.Contains(formKeys[p.Type], k) {
+		if !slices.Contains(formKeys(p.Type), k) {
 			extra = append(extra, k)
 		}
 	}
 	if len(extra) > 0 {
 		slices.Sort(extra)
-		return fmt.Errorf("a form's %s field cannot have %s (the form schema of the spec allows %s)", p.Type, strings.Join(extra, ", "), strings.Join(formKeys[p.Type][1:], ", "))
+		return fmt.Errorf("a form's %s field cannot have %s (the form schema of the spec allows %s)", p.Type, strings.Join(extra, ", "), strings.Join(formKeys(p.Type)[1:], ", "))
 	}
 	return nil
 }

@@ -43,11 +43,19 @@ func NewElicitationID() string { return rand.Text() }
 // ErrURLElicitation is what [Context.ElicitURL] and a tool's
 // [URLElicitationRequired] error come to when the client did not declare
 // URL-mode elicitation (elicitation.url); it wraps [ErrCapability].
-var ErrURLElicitation = fmt.Errorf("%w: URL-mode elicitation needs the client to declare the capability elicitation.url (revision 2025-11-25 or later)", ErrCapability)
+var ErrURLElicitation error = capabilityError("mcp: the client did not declare that capability: URL-mode elicitation needs the client to declare the capability elicitation.url (revision 2025-11-25 or later)")
 
 // errFormElicitation is what a form-mode elicitation gets when the client
 // declared URL mode only.
-var errFormElicitation = fmt.Errorf("%w: form-mode elicitation needs the client to declare elicitation.form (or elicitation {}); it declared URL mode only", ErrCapability)
+var errFormElicitation error = capabilityError("mcp: the client did not declare that capability: form-mode elicitation needs the client to declare elicitation.form (or elicitation {}); it declared URL mode only")
+
+// capabilityError is an [ErrCapability] with a message of its own (a
+// string type, so that the package's init allocates nothing for it).
+type capabilityError string
+
+func (e capabilityError) Error() string { return string(e) }
+
+func (e capabilityError) Unwrap() error { return ErrCapability }
 
 // check reports what makes e unusable, naming the field.
 func (e URLElicitation) check() error {
