@@ -3,6 +3,7 @@ package mcptest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
@@ -124,4 +125,25 @@ func TestURLElicitationEmbedded(t *testing.T) {
 			assert.Contains(t, res.Text(), "capability elicitation.url")
 		})
 	}
+}
+
+// TestAskElicitationMode: Context.Ask checks an elicitation's mode as
+// Elicit does: a URL-mode question to a form-only client is refused
+// before anything is asked.
+func TestAskElicitationMode(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "a", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		_, err := c.Ask(ctx, map[string]mcp.InputRequest{"u": {Method: "elicitation/create",
+			Params: &mcp.ElicitParams{Mode: "url", Message: "Go", URL: "https://example.com", ElicitationID: "x"}}})
+		return fmt.Sprint(errors.Is(err, mcp.ErrURLElicitation)), nil
+	})
+	asked := false
+	s := mcptest.NewSession(t, srv, &mcptest.Options{Client: mcphttp.ClientHandlers{
+		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			asked = true
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}}})
+	assert.Equal(t, "true", s.CallTool("ask", nil).Text())
+	assert.False(t, asked)
 }
