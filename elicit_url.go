@@ -136,10 +136,10 @@ type urlElicitationData struct {
 //
 // The same tool works at every revision: at 2026-07-28, which has no such
 // error, the server turns it into an input-required round that asks the
-// elicitations, and the client calls again with the user's answers; a
-// tool that still returns the error then (the user has not finished) asks
-// again, and one the user declined or cancelled ends with an isError
-// result. A client that did not declare elicitation.url gets an isError
+// elicitations (in a task, the task's input_required status); once the
+// user accepted them all the tool runs again, and while it still returns
+// the error (the user has not finished) they are asked again; one the
+// user declined or cancelled ends the call with an isError result. A client that did not declare elicitation.url gets an isError
 // result that says so, at any revision (the spec forbids sending it an
 // elicitation it cannot show). An elicitation without an ID, a message or
 // an absolute http(s) URL is an internal error (-32603) naming the field.
@@ -158,51 +158,38 @@ func URLElicitationRequired(els ...URLElicitation) *Error {
 const maxURLElicitationAsks = 16
 
 // urlElicitationRequired handles a tool's -32042 error (callTool calls it
-// for every error a tool returns); ok is false for any other error. It
-// refuses a client without URL mode, and at revision 2026-07-28 asks the
-// elicitations as input requests under "elicitation-url-<ID>[-N]".
-func (c *Context) urlElicitationRequired(ctx context.Context, name string, toolErr error) (res *ContentResult, ok bool, err error) {
-	var je *Error
-	if !errors.As(toolErr, &je) || je.Code != CodeURLElicitationRequired {
-		return nil, false, nil
-	}
-	var els []*ElicitParams
-	switch d := je.Data.(type) {
-	case urlElicitationData:
-		els = d.Elicitations
-	default: // an error built by hand: read its data as the wire has it
-		var w urlElicitationData
-		if b, err := json.Marshal(d); err == nil && json.Unmarshal(b, &w) == nil {
-			els = w.Elicitations
+// for every error a tool returns). done is false for any other error, and
+// err is then the tool's error to report as usual. It refuses a client
+// without URL mode, sends the error as it is at 2025, and over an input
+// peer (2026-07-28, a task) asks the elicitations as input requests under
+// "elicitation-url-<ID>": once the user accepted them all, it runs the
+// tool again (rerun), which may still need them (asked again under the
+// next suffix, "-2", …: an answered key stands for the whole request).
+func (c *Context) urlElicitationRequired(ctx context.Context, name string, toolErr error, rerun func() (*ContentResult, error)) (res *ContentResult, done bool, err error) {
+	for n := 1; ; n++ {
+		var je *Error
+		if !errors.As(toolErr, &je) || je.Code != CodeURLElicitationRequired {
+			return nil, false, toolErr
 		}
-	}
-	if len(els) == 0 {
-		return nil, true, Errorf(CodeInternalError, "tool %q returned a URL elicitation required error (-32042) without data.elicitations", name)
-	}
-	for _, p := range els {
-		if p == nil {
-			return nil, true, Errorf(CodeInternalError, "tool %q: data.elicitations holds null", name)
+		els, err := urlElicitations(name, je)
+		if err != nil {
+			return nil, true, err
 		}
-		if err := (URLElicitation{ID: p.ElicitationID, URL: p.URL, Message: p.Message}).check(); err != nil {
-			return nil, true, Errorf(CodeInternalError, "tool %q: %v", name, err)
+		if !c.ClientCapabilities.Elicitation.URLMode() {
+			msgs := make([]string, len(els))
+			for i, p := range els {
+				msgs[i] = p.Message
+			}
+			return errorResult(fmt.Sprintf("Tool %q needs the user to open a page outside the client (%s), but the client did not declare URL-mode elicitation (capability elicitation.url).",
+				name, strings.Join(msgs, "; "))), true, nil
 		}
-	}
-	if !c.ClientCapabilities.Elicitation.URLMode() {
-		msgs := make([]string, len(els))
-		for i, p := range els {
-			msgs[i] = p.Message
+		ip, modern := c.info.Peer.(inputPeer)
+		if !modern {
+			return nil, true, je
 		}
-		return errorResult(fmt.Sprintf("Tool %q needs the user to open a page outside the client (%s), but the client did not declare URL-mode elicitation (capability elicitation.url).",
-			name, strings.Join(msgs, "; "))), true, nil
-	}
-	ip, modern := c.info.Peer.(inputPeer)
-	if !modern {
-		return nil, true, je
-	}
-	// An answered key stands for the rest of the request (requestState
-	// carries it), so a tool that still needs the elicitation after the
-	// user accepted asks it again under the next suffix.
-	for n := 1; n <= maxURLElicitationAsks; n++ {
+		if n > maxURLElicitationAsks {
+			return nil, true, Errorf(CodeInternalError, "tool %q asked for URL elicitations %d times in one request", name, maxURLElicitationAsks)
+		}
 		reqs := make(map[string]InputRequest, len(els))
 		keys := make([]string, len(els))
 		for i, p := range els {
@@ -219,13 +206,47 @@ func (c *Context) urlElicitationRequired(ctx context.Context, name string, toolE
 		for i, p := range els {
 			var r ElicitResult
 			_ = json.Unmarshal(out[keys[i]], &r) // the round checked its shape
-			if r.Action != "accept" {
+			if r.Action != ActionAccept {
 				return errorResult(fmt.Sprintf("Tool %q needs the user to open a page outside the client (%s); the user did not (%s).",
 					name, p.Message, r.Action)), true, nil
 			}
 		}
+		// Every page accepted: the tool runs again from the start, asking
+		// its own questions under the same keys as before.
+		c.keyMu.Lock()
+		c.keySeq = nil
+		c.keyMu.Unlock()
+		if res, toolErr = rerun(); toolErr == nil {
+			return res, true, nil
+		}
 	}
-	return nil, true, Errorf(CodeInternalError, "tool %q asked the same URL elicitation %d times", name, maxURLElicitationAsks)
+}
+
+// urlElicitations are the elicitations of a -32042 error, checked: an
+// error built by hand is read from its data as the wire has it.
+func urlElicitations(name string, je *Error) ([]*ElicitParams, error) {
+	var els []*ElicitParams
+	switch d := je.Data.(type) {
+	case urlElicitationData:
+		els = d.Elicitations
+	default:
+		var w urlElicitationData
+		if b, err := json.Marshal(d); err == nil && json.Unmarshal(b, &w) == nil {
+			els = w.Elicitations
+		}
+	}
+	if len(els) == 0 {
+		return nil, Errorf(CodeInternalError, "tool %q returned a URL elicitation required error (-32042) without data.elicitations", name)
+	}
+	for _, p := range els {
+		if p == nil {
+			return nil, Errorf(CodeInternalError, "tool %q: data.elicitations holds null", name)
+		}
+		if err := (URLElicitation{ID: p.ElicitationID, URL: p.URL, Message: p.Message}).check(); err != nil {
+			return nil, Errorf(CodeInternalError, "tool %q: %v", name, err)
+		}
+	}
+	return els, nil
 }
 
 // CompleteElicitation tells the client of session sessionID that the

@@ -401,8 +401,9 @@ func (s *Server) callTool(ctx context.Context, c *Context, name string, args jso
 	if err == nil {
 		return res, nil
 	}
-	if r, ok, err := c.urlElicitationRequired(ctx, name, err); ok {
-		return r, err
+	res, done, err := c.urlElicitationRequired(ctx, name, err, func() (*ContentResult, error) { return s.runTool(ctx, c, e, args) })
+	if done {
+		return res, err
 	}
 	return toolFailure(name, e, err)
 }
