@@ -142,6 +142,7 @@ func TestTypeScriptElicitation(t *testing.T) {
 			require.Equal(t, 0, run.exitCode, "stderr:\n%s", run.stderr)
 			var out elicitOut
 			require.NoError(t, json.Unmarshal(run.stdout, &out), "%s\nstderr:\n%s", run.stdout, run.stderr)
+			t.Logf("elicit.mjs %s: %s", tc.sdk, run.stdout)
 			require.Empty(t, out.Fatal, "%s", run.stdout)
 			assert.Equal(t, tc.version, out.ProtocolVersion)
 			modern := tc.version == "2026-07-28"
