@@ -22,13 +22,13 @@ type formEnums struct {
 }
 
 type formPrimitives struct {
-	Name  string   `json:"name" title:"Name" jsonschema:"what to call you" mcp:"minLength=1,maxLength=20"`
-	Email *string  `json:"email,omitempty" mcp:"format=email"`
-	Age   int      `json:"age,omitempty" mcp:"minimum=0,maximum=150" default:"30"`
-	Score float64  `json:"score,omitempty"`
-	OK    bool     `json:"ok" default:"true"`
-	Skip  string   `json:"-"`
-	inner struct{} //nolint:unused // unexported: not a form field
+	Name  string  `json:"name" title:"Name" jsonschema:"what to call you" mcp:"minLength=1,maxLength=20"`
+	Email *string `json:"email,omitempty" mcp:"format=email"`
+	Age   int     `json:"age,omitempty" mcp:"minimum=0,maximum=150" default:"30"`
+	Score float64 `json:"score,omitempty"`
+	OK    bool    `json:"ok" default:"true"`
+	Skip  string  `json:"-"`
+	_     int     // unexported: not a form field
 }
 
 type formBase struct {
