@@ -206,10 +206,14 @@ func (c *Context) Sample(ctx context.Context, p *CreateMessageParams) (*CreateMe
 
 // Elicit asks the user for input through the client (elicitation/create).
 // It fails with [ErrCapability] when the client did not declare
-// elicitation, and [ErrNoPeer] when the request has no way back. Over an
-// input peer (revision 2026-07-28) it is a question under the key
-// "elicitation-N", see [Context.Ask].
+// elicitation in the request's mode (form, or url for p.Mode "url"; see
+// [Context.ElicitURL] and [ElicitAs]), and [ErrNoPeer] when the request
+// has no way back. Over an input peer (revision 2026-07-28) it is a
+// question under the key "elicitation-N", see [Context.Ask].
 func (c *Context) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
+	if err := c.elicitMode(p); err != nil {
+		return nil, err
+	}
 	return askClient[ElicitResult](ctx, c, c.ClientCapabilities.Elicitation != nil, "elicitation", "elicitation/create", p)
 }
 

@@ -42,7 +42,7 @@ func (p *fakeInputPeer) Inputs(_ context.Context, reqs map[string]InputRequest) 
 }
 
 func TestAsk(t *testing.T) {
-	all := ClientCapabilities{Elicitation: &struct{}{}, Sampling: &SamplingCapability{}, Roots: &RootsCapability{}}
+	all := ClientCapabilities{Elicitation: &ElicitationCapability{}, Sampling: &SamplingCapability{}, Roots: &RootsCapability{}}
 	reqs := map[string]InputRequest{
 		"name":  {Method: "elicitation/create", Params: map[string]any{"message": "who?"}},
 		"model": {Method: "sampling/createMessage"},
@@ -112,7 +112,7 @@ func (p *keyedPeer) Inputs(_ context.Context, reqs map[string]InputRequest) (map
 // questions under keys counted per kind and per Context, so a handler run
 // again asks under the same keys; they send no request.
 func TestAskThroughInputPeer(t *testing.T) {
-	all := ClientCapabilities{Elicitation: &struct{}{}, Sampling: &SamplingCapability{}, Roots: &RootsCapability{}}
+	all := ClientCapabilities{Elicitation: &ElicitationCapability{}, Sampling: &SamplingCapability{}, Roots: &RootsCapability{}}
 	run := func(p *keyedPeer) (string, error) {
 		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: all})
 		ctx := context.Background()

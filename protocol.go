@@ -25,8 +25,9 @@ type ClientCapabilities struct {
 	// Sampling is non-nil when the client accepts sampling/createMessage;
 	// Sampling.Tools when it also takes tools (sampling with tools).
 	Sampling *SamplingCapability `json:"sampling,omitempty"`
-	// Elicitation is non-nil when the client accepts elicitation/create.
-	Elicitation *struct{} `json:"elicitation,omitempty"`
+	// Elicitation is non-nil when the client accepts elicitation/create;
+	// its members say which modes (form, URL).
+	Elicitation *ElicitationCapability `json:"elicitation,omitempty"`
 	// Experimental holds non-standard capabilities, as sent.
 	Experimental map[string]any `json:"experimental,omitempty"`
 }
@@ -53,10 +54,44 @@ func (c *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	*c = ClientCapabilities{Roots: w.Roots, Experimental: w.Experimental}
 	c.Sampling = decodeSamplingCapability(w.Sampling)
 	if len(w.Elicitation) > 0 && string(w.Elicitation) != "null" {
-		c.Elicitation = &struct{}{}
+		c.Elicitation = &ElicitationCapability{}
+		// Lenient: members of another shape are read as absent.
+		var modes struct {
+			Form json.RawMessage `json:"form"`
+			URL  json.RawMessage `json:"url"`
+		}
+		if json.Unmarshal(w.Elicitation, &modes) == nil {
+			if len(modes.Form) > 0 && string(modes.Form) != "null" {
+				c.Elicitation.Form = &struct{}{}
+			}
+			if len(modes.URL) > 0 && string(modes.URL) != "null" {
+				c.Elicitation.URL = &struct{}{}
+			}
+		}
 	}
 	return nil
 }
+
+// ElicitationCapability is the client's elicitation capability: the
+// modes it supports. Declaring neither (elicitation: {}) means form mode
+// only, as the 2025-11-25 revision says.
+type ElicitationCapability struct {
+	// Form is non-nil when the client declared form mode.
+	Form *struct{} `json:"form,omitempty"`
+	// URL is non-nil when the client declared URL mode (2025-11-25):
+	// it opens a URL the server gives it, for what must not pass through
+	// the client (credentials, payment).
+	URL *struct{} `json:"url,omitempty"`
+}
+
+// FormMode reports whether the client accepts form-mode elicitation: it
+// declared form, or no mode at all.
+func (e *ElicitationCapability) FormMode() bool {
+	return e != nil && (e.Form != nil || e.URL == nil)
+}
+
+// URLMode reports whether the client accepts URL-mode elicitation.
+func (e *ElicitationCapability) URLMode() bool { return e != nil && e.URL != nil }
 
 // Root is a directory or file the client offers the server.
 type Root struct {
@@ -237,13 +272,23 @@ func (r *CreateMessageResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ElicitParams is an elicitation request: a message for the user and the
-// JSON Schema of the answer (a flat object of primitive properties).
+// ElicitParams is an elicitation request: a message for the user and,
+// in form mode, the JSON Schema of the answer (a flat object of primitive
+// properties); in URL mode (Mode "url"), the URL the user is asked to
+// open. Servers build URL-mode requests with [Context.ElicitURL].
 type ElicitParams struct {
+	// Mode is "form" or "url"; empty means form.
+	Mode string `json:"mode,omitempty"`
 	// Message is what the user is asked.
 	Message string `json:"message"`
-	// RequestedSchema is the JSON Schema of the answer: an object of primitive properties.
-	RequestedSchema any `json:"requestedSchema"`
+	// RequestedSchema is the JSON Schema of the answer, in form mode: an
+	// object of primitive properties.
+	RequestedSchema any `json:"requestedSchema,omitempty"`
+	// ElicitationID identifies a URL-mode elicitation (2025-11-25), for
+	// notifications/elicitation/complete.
+	ElicitationID string `json:"elicitationId,omitempty"`
+	// URL is what the user is asked to open, in URL mode.
+	URL string `json:"url,omitempty"`
 }
 
 // ElicitResult is the user's answer: Action is "accept", "decline" or

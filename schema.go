@@ -107,12 +107,17 @@ func applyTags(t reflect.Type, s *jsonschema.Schema, path string) error {
 			ft = ft.Elem()
 		}
 		if tag, ok := f.Tag.Lookup("enum"); ok {
+			// On a list, the enum restricts its items (a multi-select).
+			target, et := ps, ft
+			if (ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array) && ps.Items != nil {
+				target, et = ps.Items, ft.Elem()
+			}
 			for _, v := range strings.Split(tag, ",") {
-				val, err := tagValue(ft, strings.TrimSpace(v))
+				val, err := tagValue(et, strings.TrimSpace(v))
 				if err != nil {
 					return fmt.Errorf("field %s: enum: %w", field, err)
 				}
-				ps.Enum = append(ps.Enum, val)
+				target.Enum = append(target.Enum, val)
 			}
 		}
 		if tag, ok := f.Tag.Lookup("default"); ok {
@@ -155,6 +160,15 @@ func tagValue(t reflect.Type, s string) (any, error) {
 		return strconv.ParseInt(s, 10, 64)
 	case reflect.Float32, reflect.Float64:
 		return strconv.ParseFloat(s, 64)
+	case reflect.Slice, reflect.Array:
+		// A list of strings may be written without JSON: "a,b".
+		if t.Elem().Kind() == reflect.String && !strings.HasPrefix(strings.TrimSpace(s), "[") {
+			var list []any
+			for _, v := range strings.Split(s, ",") {
+				list = append(list, strings.TrimSpace(v))
+			}
+			return list, nil
+		}
 	}
 	var v any
 	if err := json.Unmarshal([]byte(s), &v); err != nil {

@@ -426,6 +426,10 @@ func (s *Server) callTool(ctx context.Context, c *Context, name string, args jso
 	if err == nil {
 		return res, nil
 	}
+	res, done, err := c.urlElicitationRequired(ctx, name, err, func() (*ContentResult, error) { return s.runTool(ctx, c, e, args) })
+	if done {
+		return res, err
+	}
 	return toolFailure(name, e, err)
 }
 

@@ -271,6 +271,10 @@ func (h *Handler) notification(ctx context.Context, c *sessionState, msg *jsonrp
 // onChange turns registry changes into notifications on every initialized
 // session's GET stream (on the one session a per-session change names).
 func (h *Handler) onChange(ch change) {
+	if ch.Kind == changeSessionNotify {
+		h.notifySession(ch)
+		return
+	}
 	if ch.SessionID != "" {
 		h.onSessionChange(ch)
 		return

@@ -26,8 +26,12 @@ import (
 type ClientHandlers struct {
 	// Sample answers sampling/createMessage.
 	Sample func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
-	// Elicit answers elicitation/create.
+	// Elicit answers elicitation/create in form mode.
 	Elicit func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// ElicitURL answers elicitation/create in URL mode (p.Mode "url"): the
+	// host shows p.URL and opens it in a browser if the user agrees. Set,
+	// the session declares elicitation.url.
+	ElicitURL func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// Roots answers roots/list.
 	Roots func(ctx context.Context) ([]mcp.Root, error)
 	// SamplingTools declares sampling.tools with sampling (Sample must be
@@ -47,7 +51,12 @@ func (c ClientHandlers) capabilities() map[string]any {
 		}
 		caps["sampling"] = sampling
 	}
-	if c.Elicit != nil {
+	switch {
+	case c.Elicit != nil && c.ElicitURL != nil:
+		caps["elicitation"] = map[string]any{"form": map[string]any{}, "url": map[string]any{}}
+	case c.ElicitURL != nil:
+		caps["elicitation"] = map[string]any{"url": map[string]any{}}
+	case c.Elicit != nil:
 		caps["elicitation"] = map[string]any{}
 	}
 	if c.Roots != nil {
@@ -80,12 +89,23 @@ func (c ClientHandlers) answer(ctx context.Context, method string, params json.R
 			return nil, err
 		}
 		return c.Sample(ctx, &p)
-	case method == "elicitation/create" && c.Elicit != nil:
+	case method == "elicitation/create" && (c.Elicit != nil || c.ElicitURL != nil):
 		var p mcp.ElicitParams
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
-		return c.Elicit(ctx, &p)
+		answer := c.Elicit
+		if p.Mode == "url" {
+			answer = c.ElicitURL
+		}
+		if answer == nil {
+			mode := p.Mode
+			if mode == "" {
+				mode = "form"
+			}
+			return nil, mcp.Errorf(mcp.CodeInvalidParams, "Invalid params: the embedded session did not declare elicitation mode %s", strictjson.Quote(mode))
+		}
+		return answer(ctx, &p)
 	case method == "roots/list" && c.Roots != nil:
 		roots, err := c.Roots(ctx)
 		if err != nil {

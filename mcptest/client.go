@@ -34,6 +34,19 @@ func ElicitDecline() func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult
 	}
 }
 
+// ElicitURLAccept is a URL-mode elicitation handler for
+// [Options.Client] (mcphttp.ClientHandlers.ElicitURL) whose user agrees
+// to every page: open, when set, stands for their browser (it gets the
+// URL before the answer goes back, so a test can call the page's route).
+func ElicitURLAccept(open func(url string)) func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		if open != nil {
+			open(p.URL)
+		}
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	}
+}
+
 // RootsOf is a roots handler for [Options.Client] that offers uris.
 func RootsOf(uris ...string) func(context.Context) ([]mcp.Root, error) {
 	roots := make([]mcp.Root, len(uris))

@@ -49,7 +49,7 @@ type Options struct {
 	ProtocolVersion string
 	// Client answers the server's sampling, elicitation and roots
 	// requests, so tools that ask their client can be tested: see
-	// [SampleReply], [ElicitAccept], [ElicitDecline] and [RootsOf] for
+	// [SampleReply], [ElicitAccept], [ElicitDecline], [ElicitURLAccept] and [RootsOf] for
 	// fixed answers.
 	Client mcphttp.ClientHandlers
 }

@@ -112,6 +112,7 @@ const (
 	PromptsChanged                         // a prompt was added or removed
 	ResourceUpdated                        // the contents of URI changed
 	LogBroadcast                           // a log message for every session
+	SessionNotify                          // a notification for one session
 )
 
 // Change is a change of a server's registry that transports turn into
@@ -124,9 +125,12 @@ type Change[Log any] struct {
 	// Log is the message to send, for LogBroadcast.
 	Log Log
 	// SessionID, when set, is the one session the change concerns (an
-	// object registered, disabled or enabled for it alone); empty: every
-	// session.
+	// object registered, disabled or enabled for it alone, or the session
+	// a SessionNotify is for); empty: every session.
 	SessionID string
+	// Method and Params are SessionNotify's notification.
+	Method string
+	Params any
 }
 
 // Route is a custom HTTP route served beside the MCP endpoint by the HTTP

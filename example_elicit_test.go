@@ -1,0 +1,152 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+// Pizza is the form a tool asks the user to fill: its requestedSchema is
+// inferred from the fields, as a tool's input schema is.
+type Pizza struct {
+	Size     string   `json:"size" title:"Size" enum:"s,m,l" enumTitles:"Small,Medium,Large" default:"m"`
+	Toppings []string `json:"toppings,omitempty" title:"Toppings" enum:"ham,olives,basil" mcp:"maxItems=2"`
+	Note     string   `json:"note,omitempty" jsonschema:"anything the cook should know" mcp:"maxLength=80"`
+	Delivery bool     `json:"delivery" title:"Deliver it?"`
+}
+
+// pizzaForm is made where the program starts: a struct the form schema
+// cannot express (a nested struct, a list of numbers) panics here, not in
+// a call.
+var pizzaForm = mcp.MustElicitForm[Pizza]()
+
+// A tool asks the user for a typed answer with ElicitAs (or a form made
+// beforehand with NewElicitForm / MustElicitForm); the answer is checked
+// against the form, given its defaults and decoded into the struct. The
+// same tool works over a 2025 session and as an input-required round at
+// 2026-07-28.
+func ExampleElicitAs() {
+	if _, err := mcp.NewElicitForm[struct{ Where struct{ City string } }](); err != nil {
+		fmt.Println(errors.Is(err, mcp.ErrInvalidDefinition))
+	}
+	fmt.Println(pizzaForm.Schema().Properties["size"].OneOf[2].Title)
+
+	srv := mcp.NewServer(mcp.Options{Name: "pizzeria", Version: "1.0.0", Logger: quiet})
+	mcp.AddTool(srv, mcp.Tool{Name: "order"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		p, action, err := mcp.ElicitAs[Pizza](ctx, c, "Your pizza?")
+		switch {
+		case err != nil:
+			return "", err // ErrInputRequired at 2026-07-28: the round ends here
+		case action != mcp.ActionAccept:
+			return "no order (" + action + ")", nil
+		}
+		return fmt.Sprintf("%s pizza with %v, delivery %v", p.Size, p.Toppings, p.Delivery), nil
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "reorder"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		_, action, err := pizzaForm.Ask(ctx, c, "The same again?")
+		return action, err
+	})
+
+	ctx := context.Background()
+	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
+		s, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{ProtocolVersion: version, Client: mcphttp.ClientHandlers{
+			Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				if p.Message == "The same again?" {
+					return &mcp.ElicitResult{Action: mcp.ActionDecline}, nil
+				}
+				// The user leaves the size as it is: its default fills it.
+				return &mcp.ElicitResult{Action: mcp.ActionAccept, Content: map[string]any{"toppings": []string{"basil"}, "delivery": true}}, nil
+			}}})
+		res, _ := s.CallTool(ctx, "order", nil)
+		again, _ := s.CallTool(ctx, "reorder", nil)
+		fmt.Println(version, res.Text(), again.Text(), mcp.ActionCancel)
+		s.Close()
+	}
+	// Output:
+	// true
+	// Large
+	// 2025-11-25 m pizza with [basil], delivery true decline cancel
+	// 2026-07-28 m pizza with [basil], delivery true decline cancel
+}
+
+// A tool that needs the user to do something the client must not see
+// (sign in to a third party, pay) sends them to a page of the server's own
+// (URL-mode elicitation). Here the tool returns URLElicitationRequired
+// (-32042 at 2025-11-25, an input-required round at 2026-07-28) until the
+// page was visited; the page's route records it and tells the client with
+// CompleteElicitation. A tool that waits in the call asks with
+// Context.ElicitURL instead.
+func ExampleURLElicitationRequired() {
+	srv := mcp.NewServer(mcp.Options{Name: "bank", Version: "1.0.0", Logger: quiet})
+	var (
+		mu        sync.Mutex
+		pending   = map[string]string{} // elicitation ID → session ID
+		connected = map[string]bool{}   // session ID → signed in
+	)
+	base := "https://bank.example"
+	mcp.AddTool(srv, mcp.Tool{Name: "balance"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if connected[c.SessionID] {
+			return "42 EUR", nil
+		}
+		id := mcp.NewElicitationID()
+		pending[id] = c.SessionID
+		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: id, URL: base + "/connect?id=" + id, Message: "Sign in to your bank"})
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "pay"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: mcp.NewElicitationID(), URL: base + "/pay", Message: "Confirm the payment"})
+		if errors.Is(err, mcp.ErrURLElicitation) {
+			return "this client cannot open a payment page", nil
+		} else if err != nil {
+			return "", err
+		}
+		return "payment page: " + res.Action, nil
+	})
+	// The page the user opens: it checks who they are (the bank's own
+	// login) before it records anything.
+	connect := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.URL.Query().Get("id")
+		mu.Lock()
+		sid, ok := pending[id]
+		delete(pending, id)
+		connected[sid] = ok
+		mu.Unlock()
+		if ok {
+			srv.CompleteElicitation(sid, id)
+		}
+	})
+	srv.AddRoute("GET", "/connect", connect, &mcp.RouteOptions{Public: true})
+
+	ctx := context.Background()
+	visit := func(u string) { // the user's browser, at the route
+		connect.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", u, nil))
+	}
+	completed := make(chan string, 1)
+	s, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
+		OnNotification: func(method string, _ json.RawMessage) { completed <- method },
+		Client: mcphttp.ClientHandlers{ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil // shown to the user, who agrees
+		}}})
+	defer s.Close()
+	_, err := s.CallTool(ctx, "balance", nil)
+	var je *mcp.Error
+	if errors.As(err, &je) && je.Code == mcp.CodeURLElicitationRequired {
+		u := je.Data.(map[string]any)["elicitations"].([]any)[0].(map[string]any)["url"].(string)
+		visit(u)
+		fmt.Println(<-completed)
+	}
+	res, _ := s.CallTool(ctx, "balance", nil)
+	pay, _ := s.CallTool(ctx, "pay", nil)
+	fmt.Println(res.Text(), "/", pay.Text())
+	// Output:
+	// notifications/elicitation/complete
+	// 42 EUR / payment page: accept
+}
