@@ -392,6 +392,11 @@ func (s *Server) callTool(ctx context.Context, c *Context, name string, args jso
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
 	}
+	if e.tool.Task != nil && e.tool.Task.Required {
+		if err := refuseUntasked(c, name); err != nil { // task_wire.go
+			return nil, err
+		}
+	}
 	args, err := e.prepare(args)
 	if err != nil {
 		return invalidArguments(name, err)

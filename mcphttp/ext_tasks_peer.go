@@ -160,7 +160,7 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 		wire[wk], enc[wk] = k, b
 	}
 	p.mu.Unlock()
-	_, err := p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
+	asked, err := p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
 		if t.Status.Terminal() {
 			return errTaskEnded
 		}
@@ -176,12 +176,35 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 	if err != nil {
 		return nil, p.ended(ctx, err)
 	}
+	if p.run.notify != nil {
+		p.run.notify(asked)
+	}
 	for {
-		var out map[string]json.RawMessage
+		var (
+			out    map[string]json.RawMessage
+			failed json.RawMessage
+		)
 		_, err := p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
-			out = nil
+			out, failed = nil, nil
 			if t.Status.Terminal() {
 				return errTaskEnded
+			}
+			for wk := range wire {
+				if e, ok := t.InputErrors[wk]; ok {
+					// The client answered a question with an error
+					// (2025-11-25 asks them as requests): the others
+					// of this call are withdrawn.
+					failed = e
+					for wk := range wire {
+						delete(t.InputErrors, wk)
+						delete(t.InputResponses, wk)
+						delete(t.InputRequests, wk)
+					}
+					if len(t.InputRequests) == 0 && t.Status == session.TaskInputRequired {
+						t.Status = session.TaskWorking
+					}
+					return nil
+				}
 			}
 			for wk := range wire {
 				if _, ok := t.InputResponses[wk]; !ok {
@@ -196,6 +219,12 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 			return nil
 		})
 		switch {
+		case err == nil && failed != nil:
+			je := &mcp.Error{}
+			if json.Unmarshal(failed, je) != nil || je.Code == 0 {
+				je = &mcp.Error{Code: mcp.CodeInternalError, Message: "the client failed to answer"}
+			}
+			return nil, je
 		case err == nil:
 			return out, nil
 		case !errors.Is(err, errNotYet):

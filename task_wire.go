@@ -1,0 +1,57 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpchain/mcp/internal/engine"
+	"github.com/mcpchain/mcp/internal/strictjson"
+)
+
+func init() { engine.ListToolsJSONTasks = (*Server).listToolsJSONTasks }
+
+// taskSupport is what a tool declares as execution.taskSupport in
+// tools/list at revision 2025-11-25, derived from [Tool].Task: "forbidden"
+// without one, "required" when [TaskOptions].Required, else "optional".
+func taskSupport(t Tool) string {
+	switch {
+	case t.Task == nil:
+		return "forbidden"
+	case t.Task.Required:
+		return "required"
+	}
+	return "optional"
+}
+
+// listToolsJSONTasks is listToolsJSON with execution.taskSupport added to
+// the tools that may run as tasks (the others omit it, which means
+// "forbidden"): tools/list at revision 2025-11-25.
+func (s *Server) listToolsJSONTasks(ctx context.Context, auth any) []json.RawMessage {
+	return visibleItems(ctx, auth, s.reg.Load().tools, func(e *toolEntry) json.RawMessage {
+		if e.tool.Task == nil {
+			return e.encoded
+		}
+		enc := e.encoded // a JSON object: {…}
+		b := make([]byte, 0, len(enc)+48)
+		b = append(b, enc[:len(enc)-1]...)
+		b = append(b, `,"execution":{"taskSupport":"`...)
+		b = append(b, taskSupport(e.tool)...)
+		return append(b, `"}}`...)
+	})
+}
+
+// refuseUntasked is the error of an ordinary call, at revision 2025-11-25,
+// of a tool that runs only as a task: -32601, as that revision's tool-level
+// negotiation has it. A task's run has a peer that starts tasks
+// (engine.TaskStarter); other revisions decide before the tool is looked
+// up (2026-07-28) or have no tasks (the older 2025 ones: the tool runs).
+func refuseUntasked(c *Context, name string) error {
+	if c.info.ProtocolVersion != "2025-11-25" {
+		return nil
+	}
+	if _, ok := c.info.Peer.(engine.TaskStarter); ok {
+		return nil
+	}
+	return &Error{Code: CodeMethodNotFound, Message: "Method not found: tool " + strictjson.Quote(name) +
+		" runs only as a task (its execution.taskSupport is required); call it with params.task"}
+}
