@@ -55,3 +55,23 @@ func refuseUntasked(c *Context, name string) error {
 	return &Error{Code: CodeMethodNotFound, Message: "Method not found: tool " + strictjson.Quote(name) +
 		" runs only as a task (its execution.taskSupport is required); call it with params.task"}
 }
+
+// toolExecution is a tool's execution member in tools/list (2025-11-25).
+type toolExecution struct {
+	TaskSupport string `json:"taskSupport,omitempty"`
+}
+
+// task is the TaskOptions a listed tool's taskSupport stands for: nil
+// for "forbidden" or none (and for a value this revision does not
+// define).
+func (e *toolExecution) task() *TaskOptions {
+	switch {
+	case e == nil:
+		return nil
+	case e.TaskSupport == "required":
+		return &TaskOptions{Required: true}
+	case e.TaskSupport == "optional":
+		return &TaskOptions{}
+	}
+	return nil
+}

@@ -137,7 +137,7 @@ func decodeTaskParam(raw json.RawMessage) (taskParam, error) {
 	}
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &p) != nil {
 		return taskParam{}, &mcp.Error{Code: mcp.CodeInvalidParams,
-			Message: `Invalid params: "task" must be an object, {"ttl": milliseconds} with ttl optional`}
+			Message: `Invalid params: "task" must be an object whose optional "ttl" is a number of milliseconds`}
 	}
 	if p.TTL == nil || *p.TTL <= 0 || math.IsNaN(*p.TTL) || *p.TTL >= float64(math.MaxInt64/int64(time.Millisecond)) {
 		return taskParam{}, nil
