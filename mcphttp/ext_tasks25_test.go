@@ -9,11 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/session/redisstore"
 )
 
 // task25 is a task as revision 2025-11-25 writes it.
@@ -529,4 +532,34 @@ func TestSkillsInInitialize2025(t *testing.T) {
 	c, _ := newTasks25(t, nil)
 	_, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	assert.False(t, strings.Contains(string(b), `"extensions"`), "%s", b)
+}
+
+// TestTasks25OnRedis: with the session and task store on Redis, a task one
+// replica runs is listed, read, waited for and cancelled on another.
+func TestTasks25OnRedis(t *testing.T) {
+	t.Parallel()
+	rc := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
+	t.Cleanup(func() { _ = rc.Close() })
+	a, tt := newTasks25(t, &mcphttp.Options{Sessions: redisstore.New(rc, nil)})
+	b, _ := newTasks25(t, &mcphttp.Options{Sessions: redisstore.New(rc, nil)})
+	onA := a.as("ada")
+	onB := &client25{httpClient: &httpClient{t: t, url: b.url, hc: b.hc, sid: onA.sid, version: onA.version}, user: "ada"}
+
+	done := onA.startTask25("slow", `{"ms":100}`, `{}`)
+	long := onA.startTask25("slow", `{"ms":20000}`, `{}`)
+	list := resultOf[struct {
+		Tasks []task25 `json:"tasks"`
+	}](t, onB.rpc(1, "tasks/list", `{}`))
+	require.Len(t, list.Tasks, 2)
+	assert.Equal(t, done.TaskID, list.Tasks[0].TaskID)
+
+	r := resultOf[mcp.ContentResult](t, onB.rpc(2, "tasks/result", `{"taskId":"`+done.TaskID+`"}`))
+	assert.Equal(t, "slept", r.Content[0].(mcp.TextContent).Text)
+
+	assert.Equal(t, "cancelled", resultOf[task25](t, onB.rpc(3, "tasks/cancel", `{"taskId":"`+long.TaskID+`"}`)).Status)
+	select {
+	case <-tt.stopped: // A's watcher saw the cancellation in the store
+	case <-time.After(5 * time.Second):
+		t.Fatal("the task on replica A was not stopped")
+	}
 }
