@@ -149,27 +149,20 @@ func decodeTaskParam(raw json.RawMessage) (taskParam, error) {
 // params.task at 2025-11-25 runs as a task when the tool allows it. The
 // specification's tool-level rules: a task for a tool without
 // TaskOptions (taskSupport forbidden), or an ordinary call of a Required
-// one, is -32601.
+// one (refuseUntasked, in package mcp), is -32601.
 func (h *Handler) callAsTask25(ctx context.Context, k *call, name string, args json.RawMessage, meta *requestMeta, task json.RawMessage) (any, bool, error) {
-	if !speaksTasks25(k) {
-		return nil, false, nil // no tasks before 2025-11-25: params.task is ignored
+	if len(task) == 0 || string(task) == "null" || !speaksTasks25(k) {
+		// An ordinary call (mcp.Server.callTool refuses one of a Required
+		// tool at 2025-11-25); before 2025-11-25 params.task is ignored.
+		return nil, false, nil
 	}
 	t, ok := hook.lookupTool(h.srv, k.r.Context(), k.auth, name)
 	if !ok {
 		return nil, false, nil // the ordinary path answers an unknown tool
 	}
-	want := len(task) > 0 && string(task) != "null"
-	switch {
-	case t.Task == nil && want:
+	if t.Task == nil {
 		return nil, true, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: fmt.Sprintf(
 			"Method not found: tool %s does not run as a task (its execution.taskSupport is forbidden); call it without params.task", strictjson.Quote(name))}
-	case t.Task == nil:
-		return nil, false, nil
-	case !want && t.Task.Required:
-		return nil, true, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: fmt.Sprintf(
-			"Method not found: tool %s runs only as a task (its execution.taskSupport is required); call it with params.task", strictjson.Quote(name))}
-	case !want:
-		return nil, false, nil
 	}
 	p, err := decodeTaskParam(task)
 	if err != nil {

@@ -563,3 +563,43 @@ func TestTasks25OnRedis(t *testing.T) {
 		t.Fatal("the task on replica A was not stopped")
 	}
 }
+
+// TestTasks25Deferred: a Deferred task's tool asks on the call's own
+// stream before it starts the task (an ordinary server request at
+// 2025-11-25); the call is then answered with the task, and tasks/result
+// gives the tool's result.
+func TestTasks25Deferred(t *testing.T) {
+	t.Parallel()
+	c, _ := newTasks25(t, nil)
+	a := c.as("ada")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := a.open(ctx, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deferred","arguments":{},"task":{}}}`, "X-User", "ada")
+	require.Equal(t, http.StatusOK, s.resp.StatusCode)
+	var req msg
+	for req.Method == "" {
+		if ev := s.mustNext(); ev.HasData && ev.Data != "" {
+			req = ev.msg(t)
+		}
+	}
+	require.Equal(t, "elicitation/create", req.Method)
+	assert.NotContains(t, string(req.Params), "related-task", "asked before the task exists")
+	status, _ := a.post(`{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"action":"accept","content":{"name":"Ada"}}}`, "X-User", "ada")
+	require.Equal(t, http.StatusAccepted, status)
+	var last msg
+	for {
+		ev, ok := s.next()
+		if !ok {
+			break
+		}
+		if ev.HasData && ev.Data != "" {
+			last = ev.msg(t)
+		}
+	}
+	created := resultOf[struct {
+		Task task25 `json:"task"`
+	}](t, last).Task
+	require.NotEmpty(t, created.TaskID, "%s", last.Result)
+	r := resultOf[mcp.ContentResult](t, a.rpc(2, "tasks/result", `{"taskId":"`+created.TaskID+`"}`))
+	assert.Equal(t, "Hello, Ada", r.Content[0].(mcp.TextContent).Text)
+}
