@@ -240,6 +240,9 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 		run.notify = era.notify
 	}
 	tp := &taskPeer{h: h, st: st, id: rec.ID, run: run, used: map[string]bool{}}
+	if era != nil && era.stream != nil {
+		tp.out = func(method string, params any) error { return era.stream(rec.ID, method, params) }
+	}
 	info := hook.contextInfo(h.context(ctx, k, meta))
 	info.Roots = nil // the request's roots cache ends with the request
 

@@ -101,6 +101,9 @@ type taskEra struct {
 	identity string
 	created  func(*session.Task) any
 	notify   func(*session.Task)
+	// stream sends a notification of the task's tool (progress, a log
+	// message), nil to drop them.
+	stream func(id, method string, params any) error
 }
 
 // taskScope is whose a 2025-11-25 task is: the caller's identity when it
@@ -184,6 +187,19 @@ func (h *Handler) callAsTask25(ctx context.Context, k *call, name string, args j
 		c := k.c
 		era.notify = func(t *session.Task) {
 			_ = streamPeer{c}.Notify(context.Background(), "notifications/tasks/status", wire25(t))
+		}
+		// The tool's progress (its call's progressToken stays valid for
+		// the task's life) and log messages go on the same stream, with
+		// the related task.
+		era.stream = func(id, method string, params any) error {
+			b, err := json.Marshal(params)
+			if err != nil {
+				return fmt.Errorf("mcp: encoding %s params: %w", method, err)
+			}
+			if b, err = withMeta(b, relatedTaskKey, map[string]string{"taskId": id}); err != nil {
+				return err
+			}
+			return streamPeer{c}.Notify(context.Background(), method, json.RawMessage(b))
 		}
 	}
 	res, err := h.startTask(ctx, k, name, args, meta, o, era)

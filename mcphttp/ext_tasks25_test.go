@@ -603,3 +603,52 @@ func TestTasks25Deferred(t *testing.T) {
 	r := resultOf[mcp.ContentResult](t, a.rpc(2, "tasks/result", `{"taskId":"`+created.TaskID+`"}`))
 	assert.Equal(t, "Hello, Ada", r.Content[0].(mcp.TextContent).Text)
 }
+
+// TestTasks25ProgressAndLogs: a task's progress (with the call's
+// progressToken) and log messages reach the creating session's GET
+// stream, tied to the task by the related-task _meta.
+func TestTasks25ProgressAndLogs(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "progress", Version: "1.0.0"})
+	mcp.AddTool(srv, mcp.Tool{Name: "steps", Task: &mcp.TaskOptions{}}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		c.Log.Info("halfway")
+		_ = c.ReportProgress(ctx, mcp.Progress{Progress: 1, Total: 2, Message: "one of two"})
+		return "done", nil
+	})
+	h, _ := newHTTP(t, srv, nil)
+	a := h.as("")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	g := a.open(ctx, http.MethodGet, "")
+	require.Equal(t, http.StatusOK, g.resp.StatusCode)
+	m := a.rpc(1, "tools/call", `{"name":"steps","arguments":{},"task":{},"_meta":{"progressToken":"p1"}}`)
+	created := resultOf[struct {
+		Task task25 `json:"task"`
+	}](t, m).Task
+	var sawProgress, sawLog bool
+	for !sawProgress || !sawLog {
+		ev := g.mustNext()
+		if !ev.HasData || ev.Data == "" {
+			continue
+		}
+		n := ev.msg(t)
+		var p struct {
+			ProgressToken string `json:"progressToken"`
+			Meta          map[string]struct {
+				TaskID string `json:"taskId"`
+			} `json:"_meta"`
+		}
+		require.NoError(t, json.Unmarshal(n.Params, &p))
+		switch n.Method {
+		case "notifications/progress":
+			sawProgress = true
+			assert.Equal(t, "p1", p.ProgressToken)
+		case "notifications/message":
+			sawLog = true
+			assert.Contains(t, string(n.Params), "halfway")
+		default:
+			continue
+		}
+		assert.Equal(t, created.TaskID, p.Meta["io.modelcontextprotocol/related-task"].TaskID, n.Method)
+	}
+}

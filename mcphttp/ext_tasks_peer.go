@@ -105,6 +105,9 @@ type taskPeer struct {
 	st  session.TaskStore
 	id  string
 	run *taskRun
+	// out, when set, carries the task's notifications (progress, logs)
+	// to the client: at 2025-11-25 the creating session's GET stream.
+	out func(method string, params any) error
 
 	mu   sync.Mutex
 	used map[string]bool // every key asked so far: keys are unique over the task's lifetime
@@ -112,8 +115,14 @@ type taskPeer struct {
 }
 
 // Notify implements mcpPeer: a task has no response stream, so progress
-// and log messages are dropped.
-func (p *taskPeer) Notify(context.Context, string, any) error { return nil }
+// and log messages go to out when the revision has a place for them
+// (2025-11-25), else are dropped.
+func (p *taskPeer) Notify(_ context.Context, method string, params any) error {
+	if p.out == nil {
+		return nil
+	}
+	return p.out(method, params)
+}
 
 // StartTask implements engine.TaskStarter: the task has started already.
 func (p *taskPeer) StartTask(context.Context) error { return nil }
