@@ -92,6 +92,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendToolResult$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzLegacySSE$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzRequestState$$' -fuzztime $(FUZZN) ./mcphttp
+	$(GO) test -run '^$$' -fuzz '^FuzzTaskParam$$' -fuzztime $(FUZZN) ./mcphttp
+	$(GO) test -run '^$$' -fuzz '^FuzzTaskID$$' -fuzztime $(FUZZN) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzFlatValidator$$' -fuzztime $(FUZZN) .
 	$(GO) test -run '^$$' -fuzz '^FuzzSkillFrontmatter$$' -fuzztime $(FUZZN) .
 	$(GO) test -run '^$$' -fuzz '^FuzzFlatValidRaw$$' -fuzztime $(FUZZN) .

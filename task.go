@@ -13,13 +13,19 @@ import (
 // at once with a task, the tool runs on in the background, and the client
 // polls tasks/get for its status and result, answers its questions with
 // tasks/update and stops it with tasks/cancel. Set them as [Tool].Task.
+// The same options serve the experimental tasks of revision 2025-11-25
+// (execution.taskSupport "optional", or "required" with Required): a
+// tools/call with params.task makes the task, and tasks/get, tasks/result,
+// tasks/list and tasks/cancel follow it.
 //
 // A running task's context is not the HTTP request's: it ends when the
 // client cancels the task, when the server shuts down, or with the tool's
 // Timeout. Its [Context] asks the client through the task ([Context.Elicit],
 // [Context.Sample], [Context.Ask]: the task's status becomes input_required
-// until tasks/update answers); progress and log messages have no stream to
-// go to and are dropped. On the 2025 revisions, and without the opt-in
+// until tasks/update answers, or at 2025-11-25 until the client answers the
+// request tasks/result sends it); progress and log messages go on the
+// session's stream at 2025-11-25 and are dropped at 2026-07-28, which has
+// no stream for them. On the older 2025 revisions, and without the opt-in
 // when the task is optional, the tool runs as an ordinary call.
 type TaskOptions struct {
 	// Required: the tool runs only as a task. Without the client's opt-in

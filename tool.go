@@ -89,6 +89,9 @@ type toolWire struct {
 	Annotations  *ToolAnnotations   `json:"annotations,omitempty"`
 	Icons        []Icon             `json:"icons,omitempty"`
 	Meta         map[string]any     `json:"_meta,omitempty"`
+	// Execution is read, never written here: tools/list adds it at
+	// 2025-11-25 (task_wire.go).
+	Execution *toolExecution `json:"execution,omitempty"`
 }
 
 // MarshalJSON writes the tools/list form of the tool.
@@ -97,7 +100,7 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 	if in == nil {
 		in = &jsonschema.Schema{Type: "object"}
 	}
-	return json.Marshal(toolWire{t.Name, t.Title, t.Description, in, t.OutputSchema, t.Annotations, t.Icons, t.Meta})
+	return json.Marshal(toolWire{t.Name, t.Title, t.Description, in, t.OutputSchema, t.Annotations, t.Icons, t.Meta, nil})
 }
 
 // UnmarshalJSON reads the tools/list form of a tool.
@@ -107,7 +110,7 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*t = Tool{Name: w.Name, Title: w.Title, Description: w.Description, InputSchema: w.InputSchema,
-		OutputSchema: w.OutputSchema, Annotations: w.Annotations, Icons: w.Icons, Meta: w.Meta}
+		OutputSchema: w.OutputSchema, Annotations: w.Annotations, Icons: w.Icons, Meta: w.Meta, Task: w.Execution.task()}
 	return nil
 }
 
@@ -416,6 +419,11 @@ func (s *Server) callTool(ctx context.Context, c *Context, name string, args jso
 	}
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
+	}
+	if e.tool.Task != nil && e.tool.Task.Required {
+		if err := refuseUntasked(c, name); err != nil { // task_wire.go
+			return nil, err
+		}
 	}
 	args, err := e.prepare(args)
 	if err != nil {

@@ -62,6 +62,9 @@ type tasks struct {
 	mu       sync.Mutex
 	running  map[string]*taskRun
 	fallback *session.MemoryStore
+	// asking marks the questions a tasks/result of this replica is
+	// asking (2025-11-25; ext_tasks25.go), by task ID and key.
+	asking map[string]bool
 	// prePeer, when set (tests), replaces the request's peer of a
 	// deferred task's first phase.
 	prePeer func(mcpPeer) mcpPeer
@@ -71,6 +74,12 @@ type tasks struct {
 type taskRun struct {
 	cancel context.CancelCauseFunc
 	kick   chan struct{} // a tasks/update arrived here: read the store now
+	// identity is the task's Identity, for the per-client count of a
+	// store that cannot list tasks.
+	identity string
+	// notify, when set, hears of the task's status changes on this
+	// replica (notifications/tasks/status at 2025-11-25).
+	notify func(*session.Task)
 }
 
 // taskStore is where tasks live: the session store when it is a
@@ -136,9 +145,9 @@ func errTasksCapability(what string) *mcp.Error {
 // callAsTask decides whether a tools/call runs as a task and, if so, runs
 // it: handled is false when the call is an ordinary one (a 2025 revision,
 // a tool without TaskOptions, or an optional task without the opt-in).
-func (h *Handler) callAsTask(ctx context.Context, k *call, name string, args json.RawMessage, meta *requestMeta) (res any, handled bool, err error) {
+func (h *Handler) callAsTask(ctx context.Context, k *call, name string, args json.RawMessage, meta *requestMeta, task json.RawMessage) (res any, handled bool, err error) {
 	if !k.c.modern {
-		return nil, false, nil
+		return h.callAsTask25(ctx, k, name, args, meta, task) // ext_tasks25.go
 	}
 	t, ok := hook.lookupTool(h.srv, k.r.Context(), k.auth, k.c.sess.ID, name)
 	if !ok || t.Task == nil {
@@ -150,7 +159,7 @@ func (h *Handler) callAsTask(ctx context.Context, k *call, name string, args jso
 		}
 		return nil, false, nil
 	}
-	res, err = h.startTask(ctx, k, name, args, meta, *t.Task)
+	res, err = h.startTask(ctx, k, name, args, meta, *t.Task, nil)
 	return res, true, err
 }
 
@@ -187,8 +196,11 @@ func fieldsOf(t *session.Task) taskFields {
 // tool's context is detached from the request: it ends with tasks/cancel,
 // the server's shutdown, or the tool's Timeout. A task is written to the
 // store before the request is answered, so a tasks/get sent at once finds
-// it on any replica.
-func (h *Handler) startTask(ctx context.Context, k *call, name string, args json.RawMessage, meta *requestMeta, o mcp.TaskOptions) (any, error) {
+// it on any replica. era is nil for revision 2026-07-28, else what
+// differs at 2025-11-25 (ext_tasks25.go). The tool holds a slot of
+// MaxConcurrentRequests while it runs, and a caller may have
+// MaxTasksPerClient live tasks (admitTask).
+func (h *Handler) startTask(ctx context.Context, k *call, name string, args json.RawMessage, meta *requestMeta, o mcp.TaskOptions, era *taskEra) (any, error) {
 	if o.TTL <= 0 {
 		o.TTL = mcp.DefaultTaskTTL
 	}
@@ -196,21 +208,41 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 		o.PollInterval = mcp.DefaultTaskPollInterval
 	}
 	now := time.Now().UTC()
-	rec := &session.Task{ID: session.NewID(), Status: session.TaskWorking, Identity: sessionstate.Identity(k.auth),
+	identity := sessionstate.Identity(k.auth)
+	if era != nil {
+		identity = era.identity
+	}
+	rec := &session.Task{ID: session.NewID(), Status: session.TaskWorking, Identity: identity,
 		Created: now, Updated: now, Heartbeat: now, TTL: o.TTL, PollInterval: o.PollInterval}
 	st := h.taskStore()
+	if err := h.admitTask(ctx, st, identity); err != nil {
+		return nil, err
+	}
+	answer := func() any {
+		if era != nil {
+			return era.created(rec)
+		}
+		return createTaskResult{ResultType: "task", taskFields: fieldsOf(rec)}
+	}
 
 	h.mu.RLock()
 	if h.closed {
 		h.mu.RUnlock()
+		h.releaseTaskSlot()
 		return nil, &mcp.Error{Code: mcp.CodeServerError, Message: "Service Unavailable: the server is shutting down"}
 	}
 	h.wg.Add(2) // the tool, and its watcher
 	h.mu.RUnlock()
 
 	tctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	run := &taskRun{cancel: cancel, kick: make(chan struct{}, 1)}
+	run := &taskRun{cancel: cancel, kick: make(chan struct{}, 1), identity: identity}
+	if era != nil {
+		run.notify = era.notify
+	}
 	tp := &taskPeer{h: h, st: st, id: rec.ID, run: run, used: map[string]bool{}}
+	if era != nil && era.stream != nil {
+		tp.out = func(method string, params any) error { return era.stream(rec.ID, method, params) }
+	}
 	info := hook.contextInfo(h.context(ctx, k, meta))
 	info.Roots = nil // the request's roots cache ends with the request
 	tp.meta = info.Meta
@@ -219,6 +251,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 		if err := st.CreateTask(ctx, rec); err != nil {
 			cancel(nil)
 			h.wg.Add(-2)
+			h.releaseTaskSlot()
 			h.log.Error("mcp: the task store failed to save a new task", "tool", name, "error", err)
 			return nil, &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: the task store failed to save the new task; retry later"}
 		}
@@ -228,10 +261,11 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 		go h.watchTask(tctx, rec.ID, st, run)
 		go func() {
 			defer h.wg.Done()
+			defer h.releaseTaskSlot()
 			res, err := hook.callTool(h.srv, hook.withContext(tctx, mc), mc, name, args)
 			h.finishTask(tctx, st, rec.ID, res, err)
 		}()
-		return createTaskResult{ResultType: "task", taskFields: fieldsOf(rec)}, nil
+		return answer(), nil
 	}
 
 	// Deferred: the tool runs now, as part of the request (its questions
@@ -264,6 +298,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	done := make(chan outcome, 1)
 	go func() {
 		defer h.wg.Done()
+		defer h.releaseTaskSlot()
 		res, err := hook.callTool(h.srv, hook.withContext(tctx, mc), mc, name, args)
 		if pp.isStarted() {
 			h.finishTask(tctx, st, rec.ID, res, err)
@@ -276,7 +311,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	}()
 	select {
 	case <-pp.started:
-		return createTaskResult{ResultType: "task", taskFields: fieldsOf(rec)}, nil
+		return answer(), nil
 	case o := <-done:
 		if o.err != nil {
 			return nil, o.err
@@ -393,11 +428,11 @@ func (h *Handler) finishTask(ctx context.Context, st session.TaskStore, id strin
 	}
 	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer wcancel()
-	_, uerr := st.UpdateTask(wctx, id, func(t *session.Task) error {
+	done, uerr := st.UpdateTask(wctx, id, func(t *session.Task) error {
 		if t.Status.Terminal() {
 			return errTaskEnded
 		}
-		t.InputRequests, t.InputResponses = nil, nil
+		t.InputRequests, t.InputResponses, t.InputErrors = nil, nil, nil
 		t.Updated = time.Now().UTC()
 		if rpcErr != nil {
 			t.Status, t.Error = session.TaskFailed, rpcErr
@@ -407,7 +442,11 @@ func (h *Handler) finishTask(ctx context.Context, st session.TaskStore, id strin
 		return nil
 	})
 	switch {
-	case uerr == nil, errors.Is(uerr, errTaskEnded):
+	case uerr == nil:
+		if run != nil && run.notify != nil {
+			run.notify(done)
+		}
+	case errors.Is(uerr, errTaskEnded):
 	case errors.Is(uerr, session.ErrNotFound):
 		h.log.Debug("mcp: a task outlived its TTL; its outcome is dropped", "task", id)
 	default:
@@ -557,7 +596,7 @@ func (h *Handler) doTasksCancel(ctx context.Context, k *call) (any, error) {
 			return errTaskEnded
 		}
 		t.Status, t.StatusMessage = session.TaskCancelled, "Cancelled by the client"
-		t.InputRequests, t.InputResponses = nil, nil
+		t.InputRequests, t.InputResponses, t.InputErrors = nil, nil, nil
 		t.Updated = time.Now().UTC()
 		return nil
 	})

@@ -109,6 +109,9 @@ type taskPeer struct {
 	// meta is the params._meta of the request that made the task: its
 	// trace context goes with the task's questions (tracemeta).
 	meta map[string]json.RawMessage
+	// out, when set, carries the task's notifications (progress, logs)
+	// to the client: at 2025-11-25 the creating session's GET stream.
+	out func(method string, params any) error
 
 	mu   sync.Mutex
 	used map[string]bool // every key asked so far: keys are unique over the task's lifetime
@@ -116,8 +119,14 @@ type taskPeer struct {
 }
 
 // Notify implements mcpPeer: a task has no response stream, so progress
-// and log messages are dropped.
-func (p *taskPeer) Notify(context.Context, string, any) error { return nil }
+// and log messages go to out when the revision has a place for them
+// (2025-11-25), else are dropped.
+func (p *taskPeer) Notify(_ context.Context, method string, params any) error {
+	if p.out == nil {
+		return nil
+	}
+	return p.out(method, params)
+}
 
 // StartTask implements engine.TaskStarter: the task has started already.
 func (p *taskPeer) StartTask(context.Context) error { return nil }
@@ -168,7 +177,7 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 		wire[wk], enc[wk] = k, b
 	}
 	p.mu.Unlock()
-	_, err = p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
+	asked, err := p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
 		if t.Status.Terminal() {
 			return errTaskEnded
 		}
@@ -184,12 +193,35 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 	if err != nil {
 		return nil, p.ended(ctx, err)
 	}
+	if p.run.notify != nil {
+		p.run.notify(asked)
+	}
 	for {
-		var out map[string]json.RawMessage
-		_, err = p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
-			out = nil
+		var (
+			out    map[string]json.RawMessage
+			failed json.RawMessage
+		)
+		_, err := p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
+			out, failed = nil, nil
 			if t.Status.Terminal() {
 				return errTaskEnded
+			}
+			for wk := range wire {
+				if e, ok := t.InputErrors[wk]; ok {
+					// The client answered a question with an error
+					// (2025-11-25 asks them as requests): the others
+					// of this call are withdrawn.
+					failed = e
+					for wk := range wire {
+						delete(t.InputErrors, wk)
+						delete(t.InputResponses, wk)
+						delete(t.InputRequests, wk)
+					}
+					if len(t.InputRequests) == 0 && t.Status == session.TaskInputRequired {
+						t.Status = session.TaskWorking
+					}
+					return nil
+				}
 			}
 			for wk := range wire {
 				if _, ok := t.InputResponses[wk]; !ok {
@@ -204,6 +236,12 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 			return nil
 		})
 		switch {
+		case err == nil && failed != nil:
+			je := &mcp.Error{}
+			if json.Unmarshal(failed, je) != nil || je.Code == 0 {
+				je = &mcp.Error{Code: mcp.CodeInternalError, Message: "the client failed to answer"}
+			}
+			return nil, je
 		case err == nil:
 			return out, nil
 		case !errors.Is(err, errNotYet):

@@ -10,7 +10,7 @@ import (
 
 // scanToolsCall reads the params of a tools/call the common way, without
 // encoding/json: an object whose "name" is a string without escapes and
-// with "arguments" and no "_meta", the other members ignored as
+// with "arguments" and no "_meta" or "task", the other members ignored as
 // encoding/json ignores them. The arguments are copied out of raw (which
 // may alias a pooled body). ok is false for anything else (an escaped or
 // case-variant member name, _meta, a name that is not a plain string of
@@ -30,10 +30,12 @@ func scanToolsCall(raw []byte) (name string, args json.RawMessage, ok bool) {
 		case "arguments":
 			args = append(json.RawMessage(nil), val...)
 		default:
-			// _meta, and any name that is one of the three but for its
-			// case or an escape: the full decode.
+			// _meta, task (2025-11-25's task augmentation), and any name
+			// that is one of them but for its case or an escape: the full
+			// decode.
 			if bytes.IndexByte(key, '\\') >= 0 || bytes.EqualFold(key, []byte("name")) ||
-				bytes.EqualFold(key, []byte("arguments")) || bytes.EqualFold(key, []byte("_meta")) {
+				bytes.EqualFold(key, []byte("arguments")) || bytes.EqualFold(key, []byte("_meta")) ||
+				bytes.EqualFold(key, []byte("task")) {
 				return false
 			}
 		}

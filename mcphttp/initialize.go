@@ -36,7 +36,7 @@ func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
 // says the session has streams for list changes and resource updates.
 func (h *Handler) newInitializeResult(version string, streams bool) initializeResult {
 	o := h.srv.Options()
-	return initializeResult{
+	r := initializeResult{
 		ProtocolVersion: version,
 		Capabilities: serverCapabilities{
 			Tools:       listChanged{streams},
@@ -48,6 +48,8 @@ func (h *Handler) newInitializeResult(version string, streams bool) initializeRe
 		ServerInfo:   serverInfo(o),
 		Instructions: o.Instructions,
 	}
+	h.initCapabilities(version, &r.Capabilities) // ext_tasks25.go
+	return r
 }
 
 type initializeResult struct {
@@ -63,6 +65,9 @@ type serverCapabilities struct {
 	Prompts     listChanged  `json:"prompts"`
 	Logging     struct{}     `json:"logging"`
 	Completions struct{}     `json:"completions"`
+	// Tasks (2025-11-25) and Extensions: ext_tasks25.go.
+	Tasks      *tasksCap      `json:"tasks,omitempty"`
+	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
 type listChanged struct {
@@ -77,7 +82,7 @@ type resourcesCap struct {
 // initResults holds the encoded result of initialize, per supported
 // version and whether the session has streams: it depends on nothing else
 // (the server's options do not change), so each is encoded once.
-type initResults [2 * maxInitVersions]atomic.Pointer[encodedResult]
+type initResults [4 * maxInitVersions]atomic.Pointer[encodedResult]
 
 // maxInitVersions bounds the versions whose initialize result is cached.
 const maxInitVersions = 8
@@ -100,6 +105,9 @@ func (h *Handler) initResult(version string, streams bool) (any, error) {
 	}
 	if streams {
 		i += maxInitVersions
+	}
+	if hook.hasSkills(h.srv) { // skills may be added after the first initialize
+		i += 2 * maxInitVersions
 	}
 	slot := &h.initJSON[i]
 	if r := slot.Load(); r != nil {

@@ -31,6 +31,7 @@ func (h *Handler) initLimits() {
 	o.MaxSessions = limitOr(o.MaxSessions, DefaultMaxSessions)
 	o.MaxSessionsPerClient = limitOr(o.MaxSessionsPerClient, DefaultMaxSessionsPerClient)
 	o.BodyReadTimeout = limitOr(o.BodyReadTimeout, DefaultBodyReadTimeout)
+	o.MaxTasksPerClient = limitOr(o.MaxTasksPerClient, DefaultMaxTasksPerClient)
 	if o.MaxConcurrentRequests > 0 {
 		// A channel of empty structs holds no buffer: this costs a few
 		// dozen bytes whatever the limit.

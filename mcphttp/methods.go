@@ -116,6 +116,7 @@ func (h *Handler) doToolsCall(ctx context.Context, k *call) (any, error) {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		Meta      *requestMeta    `json:"_meta"`
+		Task      json.RawMessage `json:"task"` // 2025-11-25: ext_tasks25.go
 	}
 	if err := decodeParams(k.msg.Params, &p); err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func (h *Handler) doToolsCall(ctx context.Context, k *call) (any, error) {
 	if p.Name == "" {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: tools/call needs "name"`}
 	}
-	if res, ok, err := h.callAsTask(ctx, k, p.Name, p.Arguments, p.Meta); ok {
+	if res, ok, err := h.callAsTask(ctx, k, p.Name, p.Arguments, p.Meta, p.Task); ok {
 		return res, err
 	}
 	mc := h.context(ctx, k, p.Meta)

@@ -128,7 +128,10 @@ type Options struct {
 	// More wait, in arrival order, on the goroutine of their POST (a
 	// batch's requests one after another, never a goroutine each) until a
 	// slot frees, and are answered 503 if their client goes away or their
-	// session ends first. Default 1024.
+	// session ends first. A task's tool (mcp.Tool.Task) holds a slot of
+	// its own from the tools/call that starts it until it returns; when
+	// none is free the call is refused (-32000) rather than queued.
+	// Default 1024.
 	MaxConcurrentRequests int
 	// MaxSessionRequests bounds the requests one session runs at once,
 	// the same way; it is what keeps one client's batches from taking
@@ -155,6 +158,14 @@ type Options struct {
 	// answers of any length are not cut; never set on GET streams).
 	// Default 30 s.
 	BodyReadTimeout time.Duration
+	// MaxTasksPerClient bounds the live (not yet ended) tasks of one
+	// caller: its auth data's identity (mcp.Subject, else the whole
+	// value), or, unauthenticated, its 2025 session. A tools/call that
+	// would start one more is answered -32000 naming this option. A
+	// caller that is neither (no auth data, revision 2026-07-28 or a
+	// stateless handler) is bounded by MaxConcurrentRequests only.
+	// Default 32.
+	MaxTasksPerClient int
 
 	// StateKey is the secret that seals the requestState of the
 	// input-required results of revision 2026-07-28 (AES-256-GCM under a
@@ -199,6 +210,8 @@ const (
 	DefaultMaxStateValue = 16 << 10
 	// DefaultMaxSessionState is the default of Options.MaxSessionState.
 	DefaultMaxSessionState = 64 << 10
+	// DefaultMaxTasksPerClient is the default of Options.MaxTasksPerClient.
+	DefaultMaxTasksPerClient = 32
 	// sessionRetryAfter is the Retry-After of an initialize refused by a
 	// session cap: sessions end at unknown times, so a client is asked to
 	// come back after a short while rather than at once.

@@ -59,7 +59,8 @@ func TestStatelessInitialize(t *testing.T) {
 	msgs := wiretest.ParseMessages(t, resp.Header.Get("Content-Type"), b)
 	require.Len(t, msgs, 1)
 	assert.JSONEq(t, `{"tools":{"listChanged":false},"resources":{"subscribe":false,"listChanged":false},
-		"prompts":{"listChanged":false},"logging":{},"completions":{}}`, capsOf(t, msgs[0].Result))
+		"prompts":{"listChanged":false},"logging":{},"completions":{},
+		"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}`, capsOf(t, msgs[0].Result))
 	assert.Equal(t, 0, h.SessionCount())
 }
 

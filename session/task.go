@@ -64,6 +64,10 @@ type Task struct {
 	// InputResponses are answers tasks/update delivered that the runner
 	// has not taken yet, by the key of their question.
 	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
+	// InputErrors are questions the client answered with a JSON-RPC error
+	// {code, message, data?} (revision 2025-11-25 asks them as requests),
+	// by key, until the runner takes them.
+	InputErrors map[string]json.RawMessage `json:"inputErrors,omitempty"`
 	// Result is the tool's result (a CallToolResult) once Completed.
 	Result json.RawMessage `json:"result,omitempty"`
 	// Error is the JSON-RPC error {code, message, data?} once Failed.
@@ -76,6 +80,7 @@ func (t *Task) Clone() *Task {
 	cp := *t
 	cp.InputRequests = maps.Clone(t.InputRequests)
 	cp.InputResponses = maps.Clone(t.InputResponses)
+	cp.InputErrors = maps.Clone(t.InputErrors)
 	cp.Result = slices.Clone(t.Result)
 	cp.Error = slices.Clone(t.Error)
 	return &cp

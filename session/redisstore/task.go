@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -42,6 +43,12 @@ func (s *Store) CreateTask(ctx context.Context, t *session.Task) error {
 	}
 	if err != nil {
 		return fmt.Errorf("redisstore: redis SET: %w", err)
+	}
+	// The index of tasks/list (tasklist.go). A failure here leaves the
+	// task readable by ID, only unlisted: it is reported all the same.
+	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	if err := indexTask.Run(ctx, s.c, []string{s.tasksOfKey(t.Identity)}, expiryScore(t), t.ID, now).Err(); err != nil {
+		return fmt.Errorf("redisstore: indexing the task: %w", err)
 	}
 	return nil
 }

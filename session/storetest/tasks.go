@@ -159,4 +159,61 @@ func RunTasks(t *testing.T, newStore func(t *testing.T) session.TaskStore, ttlUn
 		_, err := s.GetTask(ctx, tk.ID)
 		assert.NoError(t, err)
 	})
+
+	t.Run("ListByIdentity", func(t *testing.T) {
+		s, ok := newStore(t).(session.TaskLister)
+		if !ok {
+			return // a TaskStore need not list (session.TaskLister)
+		}
+		mine := func(ttl time.Duration, identity string, age time.Duration) *session.Task {
+			tk := task(ttl)
+			tk.Identity = identity
+			tk.Created = tk.Created.Add(-age)
+			require.NoError(t, s.CreateTask(ctx, tk))
+			return tk
+		}
+		// Unique identities: the store may be shared with other subtests.
+		alice, bob := "sub:alice-"+session.NewID(), "sub:bob-"+session.NewID()
+		newer := mine(time.Minute, alice, 0)
+		older := mine(time.Minute, alice, time.Second)
+		forever := mine(0, alice, 0)
+		short := mine(6*ttlUnit, alice, 0)
+		mine(time.Minute, bob, 0)
+
+		got, err := s.ListTasks(ctx, alice)
+		require.NoError(t, err)
+		var ids []string
+		for _, tk := range got {
+			assert.Equal(t, alice, tk.Identity)
+			ids = append(ids, tk.ID)
+		}
+		require.Len(t, ids, 4)
+		assert.Equal(t, older.ID, ids[0], "oldest first")
+		assert.ElementsMatch(t, []string{newer.ID, older.ID, forever.ID, short.ID}, ids)
+
+		// A listed task is a copy; an update shows in the next list.
+		got[0].Status = session.TaskFailed
+		_, err = s.UpdateTask(ctx, newer.ID, func(x *session.Task) error { x.Status = session.TaskCompleted; return nil })
+		require.NoError(t, err)
+		again, err := s.ListTasks(ctx, alice)
+		require.NoError(t, err)
+		for _, tk := range again {
+			switch tk.ID {
+			case older.ID:
+				assert.Equal(t, session.TaskWorking, tk.Status)
+			case newer.ID:
+				assert.Equal(t, session.TaskCompleted, tk.Status)
+			}
+		}
+
+		// An expired task leaves the list.
+		assert.Eventually(t, func() bool {
+			got, err := s.ListTasks(ctx, alice)
+			return err == nil && len(got) == 3
+		}, 14*ttlUnit, ttlUnit/4, "the expired task is still listed")
+
+		none, err := s.ListTasks(ctx, "sub:nobody-"+session.NewID())
+		require.NoError(t, err)
+		assert.Empty(t, none)
+	})
 }
