@@ -64,6 +64,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/middleware"
@@ -91,6 +92,7 @@ var (
 	_ = log.Fatal
 	_ = mcptest.NewSession
 	_ = testing.Short
+	_ = client.Connect
 )
 
 // newServer is the server a test in the docs tests.
