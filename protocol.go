@@ -28,6 +28,9 @@ type ClientCapabilities struct {
 	Elicitation *struct{} `json:"elicitation,omitempty"`
 	// Experimental holds non-standard capabilities, as sent.
 	Experimental map[string]any `json:"experimental,omitempty"`
+	// Extensions holds the extensions the client declared, each with its
+	// settings as sent ([ClientCapabilities.SupportsApps] reads MCP Apps').
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // RootsCapability is the client's roots capability.
@@ -37,18 +40,25 @@ type RootsCapability struct {
 }
 
 // UnmarshalJSON accepts any object for sampling and elicitation (their
-// members vary by revision) and keeps only their presence.
+// members vary by revision) and keeps only their presence; extensions
+// that are not an object are dropped.
 func (c *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	var w struct {
 		Roots        *RootsCapability `json:"roots"`
 		Sampling     json.RawMessage  `json:"sampling"`
 		Elicitation  json.RawMessage  `json:"elicitation"`
 		Experimental map[string]any   `json:"experimental"`
+		Extensions   json.RawMessage  `json:"extensions"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
 	*c = ClientCapabilities{Roots: w.Roots, Experimental: w.Experimental}
+	// Extensions that are not an object of members are ignored, as they
+	// were before the field existed: a client is not refused for them.
+	if len(w.Extensions) > 0 && json.Unmarshal(w.Extensions, &c.Extensions) != nil {
+		c.Extensions = nil
+	}
 	if len(w.Sampling) > 0 && string(w.Sampling) != "null" {
 		c.Sampling = &struct{}{}
 	}

@@ -175,6 +175,7 @@ func (t *ResourceTemplate) UnmarshalJSON(data []byte) error {
 type resourceEntry struct {
 	entryBase
 	res Resource
+	app bool // an app's view (AddAppResource)
 }
 
 type templateEntry struct {
@@ -193,7 +194,10 @@ func (s *Server) AddResource(r Resource) { must("AddResource", s.TryAddResource(
 // TryAddResource is [Server.AddResource] returning an error (wrapping
 // [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
 // On error nothing is registered.
-func (s *Server) TryAddResource(r Resource) error {
+func (s *Server) TryAddResource(r Resource) error { return s.addResource(r, false) }
+
+// addResource registers r; app marks an app's view (apps.go).
+func (s *Server) addResource(r Resource, app bool) error {
 	switch {
 	case r.URI == "":
 		return invalid("Resource.URI is required")
@@ -208,7 +212,7 @@ func (s *Server) TryAddResource(r Resource) error {
 	if err := checkIcons("Resource.", r.Icons); err != nil {
 		return invalid("resource %q: %v", r.URI, err)
 	}
-	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess}, res: r}
+	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess}, res: r, app: app}
 	return s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { return reg.resources.add(e, "resource with URI") })
 }
 

@@ -219,7 +219,8 @@ type Server struct {
 	reg      atomic.Pointer[registry]
 	watchers atomic.Pointer[[]*watcher]
 	routes   []engine.Route
-	skills   skillStore // skills.go
+	skills   skillStore  // skills.go
+	apps     atomic.Bool // an app resource was registered (apps.go)
 }
 
 // validSemver reports whether v follows the semver.org grammar, with an

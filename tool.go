@@ -55,6 +55,9 @@ type Tool struct {
 	// Task, when set, lets the tool run as a task (the tasks extension of
 	// revision 2026-07-28): see [TaskOptions]. Nil: always an ordinary call.
 	Task *TaskOptions
+	// UI, when set, links the tool to the view of an MCP App (see
+	// [ToolUI]); it goes out as _meta.ui.
+	UI *ToolUI
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must not rely
@@ -353,6 +356,11 @@ func (s *Server) addTool(t Tool, run RawToolFunc) error {
 	if err := checkIcons("Tool.", t.Icons); err != nil {
 		return invalid("tool %q: %v", t.Name, err)
 	}
+	if t.UI != nil {
+		if err := t.linkUI(); err != nil { // apps.go
+			return invalid("tool %q: %v", t.Name, err)
+		}
+	}
 	enc, err := json.Marshal(t)
 	if err != nil {
 		return invalid("tool %q: encoding the definition: %v", t.Name, err)
@@ -360,7 +368,14 @@ func (s *Server) addTool(t Tool, run RawToolFunc) error {
 	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess},
 		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
 		encoded: enc}
-	return s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error { return r.tools.add(e, "tool") })
+	return s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error {
+		if t.UI != nil {
+			if err := r.checkAppLink(&t); err != nil {
+				return err
+			}
+		}
+		return r.tools.add(e, "tool")
+	})
 }
 
 // RemoveTools removes the named tools; unknown names are ignored. Clients
@@ -389,7 +404,7 @@ func (s *Server) listToolsJSON(ctx context.Context, auth any) []json.RawMessage 
 // [CodeInvalidParams].
 func (s *Server) callTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
 	e, ok := s.reg.Load().tools.lookup(ctx, c.Session, name)
-	if !ok {
+	if !ok || e.tool.UI != nil && e.tool.UI.appOnly() && !c.ClientCapabilities.SupportsApps() {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
 	}
 	args, err := e.prepare(args)

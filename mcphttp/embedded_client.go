@@ -32,9 +32,13 @@ type ClientHandlers struct {
 	Roots func(ctx context.Context) ([]mcp.Root, error)
 }
 
-// capabilities are the client capabilities the handlers declare.
-func (c ClientHandlers) capabilities() map[string]any {
+// capabilities are the client capabilities the handlers declare, with
+// extensions (EmbedOptions.Extensions) when there are any.
+func (c ClientHandlers) capabilities(extensions map[string]any) map[string]any {
 	caps := map[string]any{}
+	if len(extensions) > 0 {
+		caps["extensions"] = extensions
+	}
 	if c.Sample != nil {
 		caps["sampling"] = map[string]any{}
 	}

@@ -44,6 +44,7 @@ func (h *Handler) newInitializeResult(version string, streams bool) initializeRe
 			Prompts:     listChanged{streams},
 			Logging:     struct{}{},
 			Completions: struct{}{},
+			Extensions:  h.appsExtension(nil), // ext_apps.go
 		},
 		ServerInfo:   serverInfo(o),
 		Instructions: o.Instructions,
@@ -63,6 +64,9 @@ type serverCapabilities struct {
 	Prompts     listChanged  `json:"prompts"`
 	Logging     struct{}     `json:"logging"`
 	Completions struct{}     `json:"completions"`
+	// Extensions are the extensions the server declares (apps only:
+	// the others belong to revision 2026-07-28's server/discover).
+	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
 type listChanged struct {
@@ -75,9 +79,10 @@ type resourcesCap struct {
 }
 
 // initResults holds the encoded result of initialize, per supported
-// version and whether the session has streams: it depends on nothing else
-// (the server's options do not change), so each is encoded once.
-type initResults [2 * maxInitVersions]atomic.Pointer[encodedResult]
+// version, whether the session has streams and whether the server has
+// apps (which it declares): it depends on nothing else (the server's
+// options do not change), so each is encoded once.
+type initResults [4 * maxInitVersions]atomic.Pointer[encodedResult]
 
 // maxInitVersions bounds the versions whose initialize result is cached.
 const maxInitVersions = 8
@@ -100,6 +105,9 @@ func (h *Handler) initResult(version string, streams bool) (any, error) {
 	}
 	if streams {
 		i += maxInitVersions
+	}
+	if appsHook.hasApps(h.srv) {
+		i += 2 * maxInitVersions
 	}
 	slot := &h.initJSON[i]
 	if r := slot.Load(); r != nil {

@@ -64,6 +64,7 @@ func cloneCaps(c mcp.ClientCapabilities) mcp.ClientCapabilities {
 		c.Roots = &roots
 	}
 	c.Experimental = maps.Clone(c.Experimental)
+	c.Extensions = maps.Clone(c.Extensions)
 	return c
 }
 

@@ -1,0 +1,60 @@
+package mcphttp
+
+import (
+	"context"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/engine"
+)
+
+// The server side of MCP Apps (io.modelcontextprotocol/ui, SEP-1865;
+// mcp.Server.AddAppResource): a server with an app's view declares the
+// extension in initialize (2025 revisions) and server/discover
+// (2026-07-28), and to a client that did not declare it (in initialize's
+// capabilities, or a modern request's _meta clientCapabilities) lists
+// neither the tools only an app may call nor the views; their tools/call
+// is refused in package mcp (callTool), as for an unknown tool.
+//
+// This init runs after dispatch.go's (files initialize in name order),
+// which makes the methods table.
+func init() {
+	for _, m := range []string{"tools/list", "resources/list"} {
+		methods[m] = appsFallback(methods[m])
+	}
+}
+
+// appsHook holds package mcp's apps operations (see package engine).
+var appsHook = struct {
+	hasApps  func(s *mcp.Server) bool
+	fallback func(s *mcp.Server) mcp.AccessPolicy
+}{
+	hasApps:  engine.HasApps.(func(*mcp.Server) bool),
+	fallback: engine.AppsFallback.(func(*mcp.Server) mcp.AccessPolicy),
+}
+
+// appsFallback runs a list method with the apps' access policy in the
+// request's context when the server has apps and the client does not
+// support them; otherwise as is.
+func appsFallback(fn methodFunc) methodFunc {
+	return func(h *Handler, ctx context.Context, k *call) (any, error) {
+		if !appsHook.hasApps(h.srv) || k.c.sess.Capabilities().SupportsApps() {
+			return fn(h, ctx, k)
+		}
+		p := appsHook.fallback(h.srv)
+		k.r = k.r.WithContext(mcp.WithAccessPolicy(k.r.Context(), p))
+		return fn(h, mcp.WithAccessPolicy(ctx, p), k)
+	}
+}
+
+// appsExtension is what the server declares for the apps extension under
+// capabilities.extensions: nothing (the extension has no server settings
+// yet), and only when the server has an app.
+func (h *Handler) appsExtension(ext map[string]any) map[string]any {
+	if appsHook.hasApps(h.srv) {
+		if ext == nil {
+			ext = map[string]any{}
+		}
+		ext[mcp.AppsExtension] = struct{}{}
+	}
+	return ext
+}
