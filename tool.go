@@ -404,7 +404,7 @@ func (s *Server) listToolsJSON(ctx context.Context, auth any) []json.RawMessage 
 // [CodeInvalidParams].
 func (s *Server) callTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
 	e, ok := s.reg.Load().tools.lookup(ctx, c.Session, name)
-	if !ok || e.tool.UI != nil && e.tool.UI.appOnly() && !c.ClientCapabilities.SupportsApps() {
+	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
 	}
 	args, err := e.prepare(args)

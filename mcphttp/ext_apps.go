@@ -12,13 +12,14 @@ import (
 // extension in initialize (2025 revisions) and server/discover
 // (2026-07-28), and to a client that did not declare it (in initialize's
 // capabilities, or a modern request's _meta clientCapabilities) lists
-// neither the tools only an app may call nor the views; their tools/call
-// is refused in package mcp (callTool), as for an unknown tool.
+// neither the tools only an app may call nor the views, and answers a
+// tools/call of such a tool as of an unknown one (before it could become
+// a task).
 //
 // This init runs after dispatch.go's (files initialize in name order),
 // which makes the methods table.
 func init() {
-	for _, m := range []string{"tools/list", "resources/list"} {
+	for _, m := range []string{"tools/list", "tools/call", "resources/list"} {
 		methods[m] = appsFallback(methods[m])
 	}
 }
@@ -32,9 +33,10 @@ var appsHook = struct {
 	fallback: engine.AppsFallback.(func(*mcp.Server) mcp.AccessPolicy),
 }
 
-// appsFallback runs a list method with the apps' access policy in the
+// appsFallback runs a method with the apps' access policy in the
 // request's context when the server has apps and the client does not
-// support them; otherwise as is.
+// support them; otherwise as is (one atomic load for a server without
+// apps, on the tools/call path).
 func appsFallback(fn methodFunc) methodFunc {
 	return func(h *Handler, ctx context.Context, k *call) (any, error) {
 		if !appsHook.hasApps(h.srv) || k.c.sess.Capabilities().SupportsApps() {

@@ -316,3 +316,38 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestAppsAppOnlyTask: at 2026-07-28 an app-only tool that may run as a
+// task is an unknown tool to a client that opts into tasks but not apps
+// (no task is made), and a task for a host that declares both.
+func TestAppsAppOnlyTask(t *testing.T) {
+	srv := newAppsServer()
+	mcp.AddTool(srv, mcp.Tool{Name: "rebuild", Task: &mcp.TaskOptions{},
+		UI: &mcp.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}},
+		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) { return "rebuilt", nil })
+	ts := httptest.NewServer(mcphttp.New(srv, nil))
+	t.Cleanup(ts.Close)
+	for _, tt := range []struct {
+		ext      string
+		wantCode int64
+	}{
+		{`{"io.modelcontextprotocol/tasks":{}}`, mcp.CodeInvalidParams},
+		{`{"io.modelcontextprotocol/tasks":{},"io.modelcontextprotocol/ui":{}}`, 0},
+	} {
+		t.Run(tt.ext, func(t *testing.T) {
+			body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"rebuild","arguments":{},` +
+				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":` + tt.ext + `}}}}`
+			_, msgs := modernPost(t, ts, body, "Mcp-Name", "rebuild")
+			require.NotEmpty(t, msgs)
+			m := msgs[len(msgs)-1]
+			if tt.wantCode != 0 {
+				require.NotNil(t, m.Error)
+				assert.Equal(t, tt.wantCode, m.Error.Code)
+				assert.Contains(t, m.Error.Message, `Unknown tool: "rebuild"`)
+				return
+			}
+			require.Nil(t, m.Error)
+			assert.Contains(t, string(m.Result), `"resultType":"task"`)
+		})
+	}
+}

@@ -56,7 +56,8 @@ func (r *Record) Clone() *Record {
 
 // cloneCaps copies capabilities. They are what the client said at
 // initialize and are never modified after: the copy gets its own Roots
-// and its own top-level Experimental map (the values inside are shared).
+// and its own top-level Experimental and Extensions maps (the values
+// inside are shared).
 // No JSON round trip: the memory store clones on every write.
 func cloneCaps(c mcp.ClientCapabilities) mcp.ClientCapabilities {
 	if c.Roots != nil {
