@@ -234,7 +234,21 @@ func (s *Server) TryAddAppResource(r AppResource) error {
 	}
 	var meta map[string]any
 	if r.CSP != nil || r.Permissions != nil || r.Domain != "" || r.PrefersBorder != nil {
-		meta = map[string]any{"ui": appUIMeta{CSP: r.CSP, Permissions: r.Permissions, Domain: r.Domain, PrefersBorder: r.PrefersBorder}}
+		// Copies: what is served is what was checked, whatever the caller
+		// does with its values afterwards.
+		ui := appUIMeta{Domain: r.Domain}
+		if r.CSP != nil {
+			ui.CSP = &AppCSP{ConnectDomains: slices.Clone(r.CSP.ConnectDomains), ResourceDomains: slices.Clone(r.CSP.ResourceDomains),
+				FrameDomains: slices.Clone(r.CSP.FrameDomains), BaseURIDomains: slices.Clone(r.CSP.BaseURIDomains)}
+		}
+		if r.Permissions != nil {
+			p := *r.Permissions
+			ui.Permissions = &p
+		}
+		if r.PrefersBorder != nil {
+			ui.PrefersBorder = new(*r.PrefersBorder)
+		}
+		meta = map[string]any{"ui": ui}
 	}
 	res := Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: AppMIMEType,
 		Size: int64(len(html)), Meta: meta, Icons: r.Icons, CanAccess: r.CanAccess,

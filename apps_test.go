@@ -183,3 +183,20 @@ func FuzzClientCapabilities(f *testing.F) {
 		_ = c.SupportsApps()
 	})
 }
+
+// TestAppResourceCopiesMeta: changing the values given to AddAppResource
+// afterwards changes nothing that is served.
+func TestAppResourceCopiesMeta(t *testing.T) {
+	srv := mcp.NewServer(mcp.Options{Name: "s", Version: "1.0.0"})
+	csp := &mcp.AppCSP{ConnectDomains: []string{"https://api.example.com"}}
+	perms := &mcp.AppPermissions{Camera: true}
+	border := true
+	srv.AddAppResource(mcp.AppResource{URI: "ui://v/view.html", Name: "view", HTML: viewHTML, CSP: csp, Permissions: perms, PrefersBorder: &border})
+	csp.ConnectDomains[0] = "https://evil.example.com; script-src *"
+	csp.FrameDomains = []string{"*"}
+	perms.Microphone = true
+	border = false
+	b, err := json.Marshal(mcptest.NewSession(t, srv, nil).ReadResource("ui://v/view.html").Contents[0].Meta)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"ui":{"csp":{"connectDomains":["https://api.example.com"]},"permissions":{"camera":{}},"prefersBorder":true}}`, string(b))
+}
