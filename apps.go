@@ -325,7 +325,7 @@ func (r AppResource) checkMeta() error {
 		}
 	}
 	if r.Domain != "" && strings.ContainsFunc(r.Domain, func(c rune) bool { return c <= ' ' || c == 0x7f || strings.ContainsRune(`;,'"`, c) }) {
-		return fmt.Errorf("Domain %s contains a space, a control character or one of ; , ' \"", strictjson.Quote(r.Domain))
+		return fmt.Errorf("AppResource.Domain %s contains a space, a control character or one of ; , ' \"", strictjson.Quote(r.Domain))
 	}
 	return nil
 }
