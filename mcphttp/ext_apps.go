@@ -14,7 +14,8 @@ import (
 // capabilities, or a modern request's _meta clientCapabilities) lists
 // neither the tools only an app may call nor the views, and answers a
 // tools/call of such a tool as of an unknown one (before it could become
-// a task).
+// a task). A stateless handler's 2025 requests carry no capabilities, so
+// they get everything.
 //
 // This init runs after dispatch.go's (files initialize in name order),
 // which makes the methods table.
@@ -39,7 +40,10 @@ var appsHook = struct {
 // apps, on the tools/call path).
 func appsFallback(fn methodFunc) methodFunc {
 	return func(h *Handler, ctx context.Context, k *call) (any, error) {
-		if !appsHook.hasApps(h.srv) || k.c.sess.Capabilities().SupportsApps() {
+		// A stateless 2025 request's throw-away session does not know what
+		// the client declared in initialize: nothing is hidden from it.
+		unknown := k.c.ephemeral && !k.c.modern
+		if !appsHook.hasApps(h.srv) || unknown || k.c.sess.Capabilities().SupportsApps() {
 			return fn(h, ctx, k)
 		}
 		p := appsHook.fallback(h.srv)

@@ -351,3 +351,28 @@ func TestAppsAppOnlyTask(t *testing.T) {
 		})
 	}
 }
+
+// TestAppsStateless: a stateless handler keeps nothing of initialize, so
+// its 2025 requests cannot tell a host from a client without the
+// extension, and are shown and may call everything; a 2026-07-28
+// request still declares its capabilities and gets the fallback.
+func TestAppsStateless(t *testing.T) {
+	c, _ := newHTTP(t, newAppsServer(), &mcphttp.Options{Stateless: true})
+	c.version = "2025-11-25"
+	res, _ := c.call(1, "tools/list", "")
+	require.Nil(t, res.Error)
+	assert.Contains(t, string(res.Result), `"refresh"`)
+	res, _ = c.call(2, "resources/list", "")
+	require.Nil(t, res.Error)
+	assert.Contains(t, string(res.Result), "ui://weather/view.html")
+	res, _ = c.call(3, "tools/call", `{"name":"refresh","arguments":{}}`)
+	require.Nil(t, res.Error)
+	assert.Contains(t, string(res.Result), "refreshed")
+
+	ts := httptest.NewServer(mcphttp.New(newAppsServer(), &mcphttp.Options{Stateless: true}))
+	t.Cleanup(ts.Close)
+	_, msgs := modernPost(t, ts, modernBody("tools/list", ""))
+	require.Len(t, msgs, 1)
+	require.Nil(t, msgs[0].Error)
+	assert.NotContains(t, string(msgs[0].Result), `"refresh"`)
+}
