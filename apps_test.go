@@ -168,14 +168,24 @@ func TestClientCapabilitiesExtensions(t *testing.T) {
 }
 
 // FuzzClientCapabilities: any capabilities object decodes without a
-// panic, and SupportsApps answers for whatever extensions it kept.
+// panic, and SupportsApps answers for whatever extensions it kept; app
+// permissions that decode survive a round trip.
 func FuzzClientCapabilities(f *testing.F) {
 	for _, s := range []string{`{}`, `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`,
 		`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":[1,null]}}}`, `{"extensions":{"io.modelcontextprotocol/ui":[]}}`,
 		`{"extensions":[]}`, `{"sampling":{},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html; profile=\"mcp-app\""]}}}`} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(`{"camera":{},"clipboardWrite":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var p mcp.AppPermissions
+		if json.Unmarshal(data, &p) == nil {
+			b, err := json.Marshal(p)
+			require.NoError(t, err)
+			var back mcp.AppPermissions
+			require.NoError(t, json.Unmarshal(b, &back))
+			require.Equal(t, p, back, "permissions survive a round trip")
+		}
 		var c mcp.ClientCapabilities
 		if json.Unmarshal(data, &c) != nil {
 			return
