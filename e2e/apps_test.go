@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,17 +36,7 @@ import (
 // extension, is not shown the app-only tool or the view and cannot call
 // the tool. The screenshot is artifacts/mcp-app.png.
 func TestMCPAppInBrowser(t *testing.T) {
-	dir, _ := nodePaths(t)
-	out := t.TempDir()
-	run := runNode(t, 2*time.Minute, "apps-bundle.mjs", out)
-	require.Equal(t, 0, run.exitCode, "apps-bundle.mjs: %s\n%s", run.stdout, run.stderr)
-	hostJS, err := os.ReadFile(filepath.Join(out, "host.js"))
-	require.NoError(t, err)
-	viewJS, err := os.ReadFile(filepath.Join(out, "view.js"))
-	require.NoError(t, err)
-	sandboxHTML, err := os.ReadFile(filepath.Join(dir, "apps", "sandbox.html"))
-	require.NoError(t, err)
-
+	hostJS, viewJS := bundleApps(t)
 	// Two origins the view may try to fetch from: one its CSP declares.
 	greeting := func(text string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -56,44 +48,9 @@ func TestMCPAppInBrowser(t *testing.T) {
 	t.Cleanup(declared.Close)
 	other := httptest.NewServer(greeting("leaked"))
 	t.Cleanup(other.Close)
-	sandbox := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write(sandboxHTML)
-	}))
-	t.Cleanup(sandbox.Close)
 
-	srv := newAppServer(t, string(viewJS), declared.URL, other.URL)
-	h := mcphttp.New(srv, nil)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	mux.HandleFunc("GET /host.js", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/javascript")
-		_, _ = w.Write(hostJS)
-	})
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = fmt.Fprint(w, hostPage)
-	})
-	host := httptest.NewServer(mux)
-	t.Cleanup(func() { host.Close(); _ = h.Close() })
-
-	ctx := newChromium(t)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(host.URL+"/?sandbox="+sandbox.URL)))
-	var state hostState
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](`JSON.stringify(window.__host || {})`))
-		require.NoError(t, err)
-		var s string
-		require.NoError(t, json.Unmarshal(raw, &s))
-		state = hostState{}
-		require.NoError(t, json.Unmarshal([]byte(s), &state))
-		if state.Error != "" || len(state.ModelContext) > 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	require.Empty(t, state.Error, "the host page failed (steps %v)", state.Steps)
+	w := newAppWorld(t, newAppServer(t, string(viewJS), declared.URL, other.URL), hostJS)
+	state := w.open(t, "", func(s hostState) bool { return len(s.ModelContext) > 0 })
 	require.NotEmpty(t, state.ModelContext, "the view reported nothing (steps %v, logs %v)", state.Steps, state.Logs)
 
 	assert.Contains(t, state.ServerExtensions, mcp.AppsExtension, "the server declares the extension")
@@ -120,7 +77,137 @@ func TestMCPAppInBrowser(t *testing.T) {
 
 	// Let the view's size reach the iframe before the picture.
 	time.Sleep(300 * time.Millisecond)
-	screenshot(t, ctx, "mcp-app.png", 900, false, false)
+	screenshot(t, w.ctx, "mcp-app.png", 900, false, false)
+}
+
+// TestMCPAppVanillaViewInBrowser renders examples/apps' view, which
+// speaks the extension without an SDK, through the same web host and
+// ext-apps' AppBridge: it initializes, draws the tool's result, and its
+// "Roll again" button (clicked in the nested frames) calls the app-only
+// tool through the host and draws the new roll.
+func TestMCPAppVanillaViewInBrowser(t *testing.T) {
+	hostJS, _ := bundleApps(t)
+	srv := mcp.NewServer(mcp.Options{Name: "dice", Version: "1.0.0"})
+	srv.AddAppResource(mcp.AppResource{URI: "ui://dice/view.html", Name: "dice-view",
+		FS: os.DirFS(filepath.Join("..", "examples", "apps")), File: "ui/dice.html", PrefersBorder: new(true)})
+	type rollResult struct {
+		Dice  []int `json:"dice"`
+		Sides int   `json:"sides"`
+		Total int   `json:"total"`
+	}
+	// Fixed rolls, so that the page can be checked.
+	reply := func(dice ...int) *mcp.ContentResult {
+		r := rollResult{Dice: dice, Sides: 6}
+		for _, d := range dice {
+			r.Total += d
+		}
+		return &mcp.ContentResult{Content: []mcp.Content{mcp.TextContent{Text: fmt.Sprint("Rolled ", dice)}}, StructuredContent: r}
+	}
+	type rollArgs struct {
+		Count int `json:"count,omitempty"`
+	}
+	rerolled := make(chan int, 4)
+	mcp.AddTool(srv, mcp.Tool{Name: "roll", UI: &mcp.ToolUI{ResourceURI: "ui://dice/view.html"}},
+		func(ctx context.Context, c *mcp.Context, in rollArgs) (*mcp.ContentResult, error) {
+			return reply(3, 5), nil
+		})
+	mcp.AddTool(srv, mcp.Tool{Name: "reroll", UI: &mcp.ToolUI{ResourceURI: "ui://dice/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}},
+		func(ctx context.Context, c *mcp.Context, in rollArgs) (*mcp.ContentResult, error) {
+			rerolled <- in.Count
+			return reply(6, 6), nil
+		})
+
+	w := newAppWorld(t, srv, hostJS)
+	state := w.open(t, "&tool=roll&args="+url.QueryEscape(`{"count":2}`), func(s hostState) bool {
+		return slices.Contains(s.Steps, "result sent") && s.LastHeight > 0
+	})
+	require.Contains(t, state.Steps, "result sent")
+	assert.Equal(t, "dice-view", state.AppInfo.Name, "the view's ui/initialize reached the host")
+	assert.Positive(t, state.LastHeight, "the view reported its size")
+
+	total, err := chromedp.Run(w.ctx, chromedp.Text("#total"))
+	require.NoError(t, err)
+	assert.Equal(t, "Total 8 (2d6)", total)
+	require.NoError(t, chromedp.Do(w.ctx, chromedp.Click("#again")))
+	deadline := time.Now().Add(10 * time.Second)
+	for total != "Total 12 (2d6)" && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		total, err = chromedp.Run(w.ctx, chromedp.Text("#total"))
+		require.NoError(t, err)
+	}
+	assert.Equal(t, "Total 12 (2d6)", total, "the reroll went through the host and was drawn")
+	select {
+	case n := <-rerolled:
+		assert.Equal(t, 2, n, "with the tool's input as its arguments")
+	default:
+		t.Error("reroll was not called")
+	}
+}
+
+// bundleApps builds node/apps' host and view for the browser.
+func bundleApps(t *testing.T) (hostJS, viewJS []byte) {
+	t.Helper()
+	out := t.TempDir()
+	run := runNode(t, 2*time.Minute, "apps-bundle.mjs", out)
+	require.Equal(t, 0, run.exitCode, "apps-bundle.mjs: %s\n%s", run.stdout, run.stderr)
+	hostJS, err := os.ReadFile(filepath.Join(out, "host.js"))
+	require.NoError(t, err)
+	viewJS, err = os.ReadFile(filepath.Join(out, "view.js"))
+	require.NoError(t, err)
+	return hostJS, viewJS
+}
+
+// appWorld is a web host for srv in Chromium: the host page and srv's
+// endpoint on one origin, the sandbox proxy on another.
+type appWorld struct {
+	ctx           context.Context
+	host, sandbox *httptest.Server
+}
+
+func newAppWorld(t *testing.T, srv *mcp.Server, hostJS []byte) *appWorld {
+	dir, _ := nodePaths(t)
+	sandboxHTML, err := os.ReadFile(filepath.Join(dir, "apps", "sandbox.html"))
+	require.NoError(t, err)
+	sandbox := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(sandboxHTML)
+	}))
+	t.Cleanup(sandbox.Close)
+	h := mcphttp.New(srv, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	mux.HandleFunc("GET /host.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		_, _ = w.Write(hostJS)
+	})
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = fmt.Fprint(w, hostPage)
+	})
+	host := httptest.NewServer(mux)
+	t.Cleanup(func() { host.Close(); _ = h.Close() })
+	return &appWorld{ctx: newChromium(t), host: host, sandbox: sandbox}
+}
+
+// open loads the host page with query added to its URL and returns what
+// it recorded once done says so, it failed, or 20 s passed.
+func (w *appWorld) open(t *testing.T, query string, done func(hostState) bool) hostState {
+	t.Helper()
+	require.NoError(t, chromedp.Do(w.ctx, chromedp.Navigate(w.host.URL+"/?sandbox="+url.QueryEscape(w.sandbox.URL)+query)))
+	var state hostState
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		raw, err := chromedp.Run(w.ctx, chromedp.Evaluate[string](`JSON.stringify(window.__host || {})`))
+		require.NoError(t, err)
+		state = hostState{}
+		require.NoError(t, json.Unmarshal([]byte(raw), &state))
+		if state.Error != "" || done(state) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.Empty(t, state.Error, "the host page failed (steps %v)", state.Steps)
+	return state
 }
 
 // hostTool is a tool as the host page saw it.
@@ -156,6 +243,7 @@ type hostState struct {
 	PlainTools     []string          `json:"plainTools"`
 	PlainResources []string          `json:"plainResources"`
 	PlainRefresh   json.RawMessage   `json:"plainRefresh"`
+	LastHeight     float64           `json:"lastHeight"`
 }
 
 // hostPage is the web host: a conversation turn whose tool call renders

@@ -21,7 +21,12 @@ const state = (window.__host = { steps: [], modelContext: [], logs: [] });
 const step = (s) => state.steps.push(s);
 
 async function main() {
-  const sandboxOrigin = new URLSearchParams(location.search).get("sandbox");
+  const query = new URLSearchParams(location.search);
+  const sandboxOrigin = query.get("sandbox");
+  // The tool to call (default: the first one linked to a view that the
+  // model may call) and its arguments.
+  const toolName = query.get("tool");
+  const args = JSON.parse(query.get("args") ?? '{"city":"Oslo"}');
   const hostInfo = { name: "e2e-web-host", version: "1.0.0" };
   const client = new Client(hostInfo, {
     capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [RESOURCE_MIME_TYPE] } } },
@@ -47,7 +52,7 @@ async function main() {
   state.tools = tools.map((t) => ({ name: t.name, view: getToolUiResourceUri(t) ?? null, appOnly: isToolVisibilityAppOnly(t) }));
   // What a model would be offered: the tools whose visibility includes it.
   state.modelTools = tools.filter((t) => !isToolVisibilityAppOnly(t)).map((t) => t.name);
-  const tool = tools.find((t) => getToolUiResourceUri(t) && !isToolVisibilityAppOnly(t));
+  const tool = tools.find((t) => (toolName ? t.name === toolName : getToolUiResourceUri(t) && !isToolVisibilityAppOnly(t)));
   const uri = getToolUiResourceUri(tool);
 
   const { contents } = await client.readResource({ uri });
@@ -66,6 +71,7 @@ async function main() {
     hostContext: { theme: "light", displayMode: "inline", platform: "web", locale: "en-GB", containerDimensions: { maxHeight: 640 } },
   });
   bridge.onsizechange = ({ height }) => {
+    state.lastHeight = height;
     if (height != null) iframe.style.height = `${height}px`;
   };
   bridge.onupdatemodelcontext = async (params) => {
@@ -84,7 +90,6 @@ async function main() {
   state.appInfo = bridge.getAppVersion() ?? null;
   step("view initialized");
 
-  const args = { city: "Oslo" };
   await bridge.sendToolInput({ arguments: args });
   const result = await client.callTool({ name: tool.name, arguments: args });
   state.toolResult = result;
