@@ -30,6 +30,9 @@ type ClientCapabilities struct {
 	Elicitation *ElicitationCapability `json:"elicitation,omitempty"`
 	// Experimental holds non-standard capabilities, as sent.
 	Experimental map[string]any `json:"experimental,omitempty"`
+	// Extensions holds the extensions the client declared, each with its
+	// settings as sent ([ClientCapabilities.SupportsApps] reads MCP Apps').
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // RootsCapability is the client's roots capability.
@@ -40,18 +43,25 @@ type RootsCapability struct {
 
 // UnmarshalJSON accepts any object for sampling and elicitation (their
 // members vary by revision) and keeps their presence, and for sampling
-// whether it declares context and tools.
+// whether it declares context and tools; extensions that are not an
+// object are dropped.
 func (c *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	var w struct {
 		Roots        *RootsCapability `json:"roots"`
 		Sampling     json.RawMessage  `json:"sampling"`
 		Elicitation  json.RawMessage  `json:"elicitation"`
 		Experimental map[string]any   `json:"experimental"`
+		Extensions   json.RawMessage  `json:"extensions"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
 	*c = ClientCapabilities{Roots: w.Roots, Experimental: w.Experimental}
+	// Extensions that are not an object of members are ignored, as they
+	// were before the field existed: a client is not refused for them.
+	if len(w.Extensions) > 0 && json.Unmarshal(w.Extensions, &c.Extensions) != nil {
+		c.Extensions = nil
+	}
 	c.Sampling = decodeSamplingCapability(w.Sampling)
 	if len(w.Elicitation) > 0 && string(w.Elicitation) != "null" {
 		c.Elicitation = &ElicitationCapability{}

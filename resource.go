@@ -181,6 +181,7 @@ func (t *ResourceTemplate) UnmarshalJSON(data []byte) error {
 type resourceEntry struct {
 	entryBase
 	res Resource
+	app bool // an app's view (AddAppResource)
 }
 
 type templateEntry struct {
@@ -199,11 +200,11 @@ func (s *Server) AddResource(r Resource) { must("AddResource", s.TryAddResource(
 // TryAddResource is [Server.AddResource] returning an error (wrapping
 // [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
 // On error nothing is registered.
-func (s *Server) TryAddResource(r Resource) error { return s.addResourceFor("", r) }
+func (s *Server) TryAddResource(r Resource) error { return s.addResourceFor("", r, false) }
 
 // addResourceFor registers a resource for the server (sid "") or for one
-// session.
-func (s *Server) addResourceFor(sid string, r Resource) error {
+// session; app marks an app's view (apps.go).
+func (s *Server) addResourceFor(sid string, r Resource, app bool) error {
 	switch {
 	case r.URI == "":
 		return invalid("Resource.URI is required")
@@ -218,7 +219,7 @@ func (s *Server) addResourceFor(sid string, r Resource) error {
 	if err := checkIcons("Resource.", r.Icons); err != nil {
 		return invalid("resource %q: %v", r.URI, err)
 	}
-	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess, tags: slices.Clone(r.Tags)}, res: r}
+	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess, tags: slices.Clone(r.Tags)}, res: r, app: app}
 	if sid != "" {
 		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
 			return []engine.ChangeKind{engine.ResourcesChanged}, o.resources.add(e, "session resource with URI")

@@ -219,8 +219,9 @@ type Server struct {
 	reg      atomic.Pointer[registry]
 	watchers atomic.Pointer[[]*watcher]
 	routes   []engine.Route
-	skills   skillStore // skills.go
-	vis      visibility // per-session objects, Disable and Enable (visibility.go)
+	skills   skillStore  // skills.go
+	vis      visibility  // per-session objects, Disable and Enable (visibility.go)
+	apps     atomic.Bool // an app resource was registered (apps.go)
 }
 
 // validSemver reports whether v follows the semver.org grammar, with an

@@ -65,7 +65,7 @@ func (s *Server) AddSessionResource(sessionID string, r Resource) error {
 	if err := s.checkSession(sessionID); err != nil {
 		return err
 	}
-	return s.addResourceFor(sessionID, r)
+	return s.addResourceFor(sessionID, r, false)
 }
 
 // AddSessionResourceTemplate is [Server.TryAddResourceTemplate] for the

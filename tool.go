@@ -59,6 +59,9 @@ type Tool struct {
 	// their per-session forms) and for a [SessionAccessPolicy]. They are
 	// the server's own: tools/list does not send them.
 	Tags []string
+	// UI, when set, links the tool to the view of an MCP App (see
+	// [ToolUI]); it goes out as _meta.ui.
+	UI *ToolUI
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must not rely
@@ -369,6 +372,11 @@ func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 	if err := checkIcons("Tool.", t.Icons); err != nil {
 		return invalid("tool %q: %v", t.Name, err)
 	}
+	if t.UI != nil {
+		if err := t.linkUI(); err != nil { // apps.go
+			return invalid("tool %q: %v", t.Name, err)
+		}
+	}
 	enc, err := json.Marshal(t)
 	if err != nil {
 		return invalid("tool %q: encoding the definition: %v", t.Name, err)
@@ -377,11 +385,23 @@ func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
 		encoded: enc}
 	if sid != "" {
+		if t.UI != nil {
+			if err := s.reg.Load().checkAppLink(&t); err != nil {
+				return err
+			}
+		}
 		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
 			return []engine.ChangeKind{engine.ToolsChanged}, o.tools.add(e, "session tool")
 		})
 	}
-	return s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error { return r.tools.add(e, "tool") })
+	return s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error {
+		if t.UI != nil {
+			if err := r.checkAppLink(&t); err != nil {
+				return err
+			}
+		}
+		return r.tools.add(e, "tool")
+	})
 }
 
 // RemoveTools removes the named tools; unknown names are ignored. Clients

@@ -50,6 +50,10 @@ type EmbedOptions struct {
 	// requests; the session declares a capability for each handler set.
 	// Without one, a tool that asks gets mcp.ErrCapability.
 	Client ClientHandlers
+	// Extensions are the extensions the session declares in its client
+	// capabilities, each with its settings: {mcp.AppsExtension:
+	// {"mimeTypes": [mcp.AppMIMEType]}} makes it a host of MCP Apps.
+	Extensions map[string]any
 }
 
 // EmbeddedSession is an in-process MCP session: every call goes through
@@ -103,7 +107,7 @@ func Embed(ctx context.Context, srv *mcp.Server, opts *EmbedOptions) (*EmbeddedS
 	}
 	err := e.Request(ctx, "initialize", map[string]any{
 		"protocolVersion": version,
-		"capabilities":    o.Client.capabilities(),
+		"capabilities":    o.Client.capabilities(o.Extensions),
 		"clientInfo":      o.ClientInfo,
 	}, &res)
 	if err != nil {
@@ -241,7 +245,7 @@ func (e *EmbeddedSession) withModernMeta(params json.RawMessage) (json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	caps, err := json.Marshal(e.opts.Client.capabilities())
+	caps, err := json.Marshal(e.opts.Client.capabilities(e.opts.Extensions))
 	if err != nil {
 		return nil, err
 	}

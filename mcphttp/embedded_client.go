@@ -41,9 +41,13 @@ type ClientHandlers struct {
 	SamplingTools bool
 }
 
-// capabilities are the client capabilities the handlers declare.
-func (c ClientHandlers) capabilities() map[string]any {
+// capabilities are the client capabilities the handlers declare, with
+// extensions (EmbedOptions.Extensions) when there are any.
+func (c ClientHandlers) capabilities(extensions map[string]any) map[string]any {
 	caps := map[string]any{}
+	if len(extensions) > 0 {
+		caps["extensions"] = extensions
+	}
 	if c.Sample != nil {
 		sampling := map[string]any{}
 		if c.SamplingTools {

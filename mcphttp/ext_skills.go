@@ -40,13 +40,14 @@ func skillsOnly(fn methodFunc) methodFunc {
 }
 
 // extensions are the capabilities.extensions of server/discover: the
-// skills extension with directoryRead when the server has skills.
+// skills extension with directoryRead when the server has skills, the
+// apps extension when it has apps.
 func (h *Handler) extensions() map[string]any {
 	ext := map[string]any{extTasks: struct{}{}} // ext_tasks.go
 	if hook.hasSkills(h.srv) {
 		ext[skillsExtension] = map[string]any{"directoryRead": true}
 	}
-	return ext
+	return h.appsExtension(ext) // ext_apps.go
 }
 
 type uriParams struct {

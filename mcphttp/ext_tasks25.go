@@ -625,6 +625,9 @@ func (h *Handler) initCapabilities(version string, c *serverCapabilities) {
 		c.Tasks = h.tasksCapability()
 	}
 	if hook.hasSkills(h.srv) {
-		c.Extensions = map[string]any{skillsExtension: map[string]any{"directoryRead": true}}
+		if c.Extensions == nil {
+			c.Extensions = map[string]any{}
+		}
+		c.Extensions[skillsExtension] = map[string]any{"directoryRead": true}
 	}
 }

@@ -44,6 +44,7 @@ func (h *Handler) newInitializeResult(version string, streams bool) initializeRe
 			Prompts:     listChanged{streams},
 			Logging:     struct{}{},
 			Completions: struct{}{},
+			Extensions:  h.appsExtension(nil), // ext_apps.go
 		},
 		ServerInfo:   serverInfo(o),
 		Instructions: o.Instructions,
@@ -65,7 +66,8 @@ type serverCapabilities struct {
 	Prompts     listChanged  `json:"prompts"`
 	Logging     struct{}     `json:"logging"`
 	Completions struct{}     `json:"completions"`
-	// Tasks (2025-11-25) and Extensions: ext_tasks25.go.
+	// Tasks (2025-11-25): ext_tasks25.go. Extensions: skills (ext_skills.go)
+	// and apps (ext_apps.go).
 	Tasks      *tasksCap      `json:"tasks,omitempty"`
 	Extensions map[string]any `json:"extensions,omitempty"`
 }
@@ -80,9 +82,10 @@ type resourcesCap struct {
 }
 
 // initResults holds the encoded result of initialize, per supported
-// version and whether the session has streams: it depends on nothing else
+// version, whether the session has streams, whether the server has skills
+// and whether it has apps (which it declares): it depends on nothing else
 // (the server's options do not change), so each is encoded once.
-type initResults [4 * maxInitVersions]atomic.Pointer[encodedResult]
+type initResults [8 * maxInitVersions]atomic.Pointer[encodedResult]
 
 // maxInitVersions bounds the versions whose initialize result is cached.
 const maxInitVersions = 8
@@ -107,6 +110,10 @@ func (h *Handler) initResult(version string, streams bool) (any, error) {
 		i += maxInitVersions
 	}
 	if hook.hasSkills(h.srv) { // skills may be added after the first initialize
+		i += 2 * maxInitVersions
+	}
+	if appsHook.hasApps(h.srv) {
+		i += 4 * maxInitVersions
 		i += 2 * maxInitVersions
 	}
 	slot := &h.initJSON[i]

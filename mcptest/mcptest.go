@@ -52,6 +52,10 @@ type Options struct {
 	// [SampleReply], [ElicitAccept], [ElicitDecline], [ElicitURLAccept] and [RootsOf] for
 	// fixed answers.
 	Client mcphttp.ClientHandlers
+	// Extensions are the extensions the session declares (see
+	// mcphttp.EmbedOptions.Extensions): {mcp.AppsExtension: {}} tests a
+	// server's MCP Apps as a host that renders them sees it.
+	Extensions map[string]any
 }
 
 // Notification is a notification the server sent to the session.
@@ -92,7 +96,7 @@ func NewSession(t testing.TB, srv *mcp.Server, opts *Options) *Session {
 	e, err := mcphttp.Embed(context.Background(), srv, &mcphttp.EmbedOptions{
 		SessionAuth: o.SessionAuth, Header: o.Header, Middleware: o.Middleware, Handler: o.Handler,
 		ClientInfo: o.ClientInfo, OnNotification: s.collect,
-		ProtocolVersion: o.ProtocolVersion, Client: o.Client,
+		ProtocolVersion: o.ProtocolVersion, Client: o.Client, Extensions: o.Extensions,
 	})
 	if err != nil {
 		t.Fatalf("mcptest: starting the session: %v", err)

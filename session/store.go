@@ -64,8 +64,8 @@ func (r *Record) Clone() *Record {
 
 // cloneCaps copies capabilities. They are what the client said at
 // initialize and are never modified after: the copy gets its own Roots
-// and Sampling and its own top-level Experimental map (the values inside
-// are shared).
+// and Sampling and its own top-level Experimental and Extensions maps
+// (the values inside are shared).
 // No JSON round trip: the memory store clones on every write.
 func cloneCaps(c mcp.ClientCapabilities) mcp.ClientCapabilities {
 	if c.Roots != nil {
@@ -77,6 +77,7 @@ func cloneCaps(c mcp.ClientCapabilities) mcp.ClientCapabilities {
 		c.Sampling = &sampling
 	}
 	c.Experimental = maps.Clone(c.Experimental)
+	c.Extensions = maps.Clone(c.Extensions)
 	return c
 }
 

@@ -225,4 +225,12 @@ var (
 	// directory.
 	// func(s *mcp.Server, ctx context.Context, auth any, uri string) ([]mcp.Resource, error)
 	ReadSkillDirectory any
+	// HasApps reports whether the server has an MCP App's view, so that it
+	// declares the extension.
+	// func(s *mcp.Server) bool
+	HasApps any
+	// AppsFallback is the access policy for a client without the MCP Apps
+	// extension (nil when the server has no apps).
+	// func(s *mcp.Server) mcp.AccessPolicy
+	AppsFallback any
 )

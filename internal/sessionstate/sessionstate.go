@@ -29,7 +29,7 @@ type Session struct {
 	mu              sync.Mutex
 	protocolVersion string
 	client          mcp.Implementation
-	caps            mcp.ClientCapabilities
+	caps            *mcp.ClientCapabilities // nil: none declared (initialize's {}); a pointer keeps an idle session in its size class
 	logLevel        mcp.LogLevel
 	initialized     bool
 	auth            any
@@ -45,8 +45,13 @@ func New(now time.Time) *Session {
 // Init records what the client sent in initialize, and the auth data the
 // session is bound to.
 func (s *Session) Init(version string, client mcp.Implementation, caps mcp.ClientCapabilities, auth any) {
+	var cp *mcp.ClientCapabilities
+	if caps.Roots != nil || caps.Sampling != nil || caps.Elicitation != nil || len(caps.Experimental) > 0 || len(caps.Extensions) > 0 {
+		c := caps // moved to the heap here only, not on every Init
+		cp = &c
+	}
 	s.mu.Lock()
-	s.protocolVersion, s.client, s.caps, s.auth = version, client, caps, auth
+	s.protocolVersion, s.client, s.caps, s.auth = version, client, cp, auth
 	s.mu.Unlock()
 }
 
@@ -70,7 +75,10 @@ func (s *Session) Client() mcp.Implementation { s.mu.Lock(); defer s.mu.Unlock()
 func (s *Session) Capabilities() mcp.ClientCapabilities {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.caps
+	if s.caps == nil {
+		return mcp.ClientCapabilities{}
+	}
+	return *s.caps
 }
 
 // Auth is the auth data the session was created with.
@@ -173,13 +181,19 @@ func Identity(auth any) string {
 }
 
 // cloneCaps copies capabilities, as session.Record.Clone does: its own
-// Roots and its own top-level Experimental map (the values inside are
-// shared; capabilities are never modified after initialize).
-func cloneCaps(c mcp.ClientCapabilities) mcp.ClientCapabilities {
+// Roots and its own top-level Experimental and Extensions maps (the values
+// inside are shared; capabilities are never modified after initialize).
+// nil is none declared.
+func cloneCaps(p *mcp.ClientCapabilities) mcp.ClientCapabilities {
+	if p == nil {
+		return mcp.ClientCapabilities{}
+	}
+	c := *p
 	if c.Roots != nil {
 		roots := *c.Roots
 		c.Roots = &roots
 	}
 	c.Experimental = maps.Clone(c.Experimental)
+	c.Extensions = maps.Clone(c.Extensions)
 	return c
 }

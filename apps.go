@@ -1,0 +1,449 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"mime"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpchain/mcp/internal/engine"
+	"github.com/mcpchain/mcp/internal/strictjson"
+)
+
+// MCP Apps (the extension io.modelcontextprotocol/ui, SEP-1865): a server
+// registers HTML views as ui:// resources and links tools to them; a host
+// that supports the extension renders the view of a tool in a sandboxed
+// iframe and hands it the tool's input and result, and the view may call
+// the server's tools back through the host.
+
+// AppsExtension is the identifier of the MCP Apps extension in
+// capabilities.extensions. A client that renders apps declares it (with
+// the MIME types it renders, [AppMIMEType] among them); a server with an
+// [AppResource] declares it in its own capabilities.
+const AppsExtension = "io.modelcontextprotocol/ui"
+
+// AppMIMEType is the MIME type of an MCP App's HTML view, the only one
+// the extension defines.
+const AppMIMEType = "text/html;profile=mcp-app"
+
+// legacyResourceURIKey is the flat _meta key older hosts read the view's
+// URI from, before _meta.ui.resourceUri; a linked tool carries both, as the
+// extension's own server helpers do.
+const legacyResourceURIKey = "ui/resourceUri"
+
+// AppResource is the HTML view of an MCP App: a ui:// resource of type
+// [AppMIMEType] with the security metadata a host applies to the iframe it
+// renders the view in. Register it with [Server.AddAppResource], then
+// link tools to it with [Tool.UI].
+type AppResource struct {
+	// URI identifies the view; it must start with "ui://". Required and
+	// unique among resources.
+	URI string
+	// Name is a short name. Required.
+	Name string
+	// Title is an optional display name.
+	Title string
+	// Description says what the view shows.
+	Description string
+	// HTML is the view, a whole HTML document with its scripts and styles
+	// inline (the host's default Content Security Policy loads nothing from
+	// elsewhere unless CSP names it). Set HTML, or FS and File.
+	HTML string
+	// FS and File name a file to read the view from once, at registration
+	// (an embed.FS compiled into the program, say).
+	FS fs.FS
+	// File is the path of the view in FS ("ui/dashboard.html").
+	File string
+	// CSP lists the origins the view may reach; nil: none (the host's
+	// restrictive default).
+	CSP *AppCSP
+	// Permissions are the browser features the view asks for; the host may
+	// grant them.
+	Permissions *AppPermissions
+	// Domain asks the host for a dedicated origin for the view; its form is
+	// the host's (see the host's documentation). Empty: the host's default.
+	Domain string
+	// PrefersBorder asks for a visible border and background (true) or
+	// none (false); nil leaves it to the host.
+	PrefersBorder *bool
+	// Icons are images a client may show for the resource (see [Icon]).
+	Icons []Icon
+	// CanAccess, when set, hides the view from callers it refuses (see
+	// [AccessCheck]).
+	CanAccess AccessCheck
+}
+
+// AppCSP lists the origins an app's view may use, which the host turns
+// into its iframe's Content Security Policy. Each entry is a CSP source:
+// an origin such as "https://api.example.com" or "wss://live.example.com",
+// a host with a wildcard subdomain ("https://*.example.com"), or a bare
+// host. Nothing undeclared is allowed.
+type AppCSP struct {
+	// ConnectDomains may be reached with fetch, XHR and WebSocket
+	// (connect-src).
+	ConnectDomains []string `json:"connectDomains,omitempty"`
+	// ResourceDomains may serve scripts, styles, images, fonts and media.
+	ResourceDomains []string `json:"resourceDomains,omitempty"`
+	// FrameDomains may be loaded in nested iframes (frame-src).
+	FrameDomains []string `json:"frameDomains,omitempty"`
+	// BaseURIDomains may be the document's base URI (base-uri).
+	BaseURIDomains []string `json:"baseUriDomains,omitempty"`
+}
+
+// AppPermissions are browser features an app's view asks for; a host may
+// grant them with its iframe's allow attribute. A view must not assume
+// they are granted.
+type AppPermissions struct {
+	// Camera asks for the camera.
+	Camera bool
+	// Microphone asks for the microphone.
+	Microphone bool
+	// Geolocation asks for the position.
+	Geolocation bool
+	// ClipboardWrite asks to write the clipboard.
+	ClipboardWrite bool
+}
+
+// MarshalJSON writes each requested feature as an empty object, the
+// extension's form: {"camera": {}, …}.
+func (p AppPermissions) MarshalJSON() ([]byte, error) {
+	m := map[string]struct{}{}
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{p.Camera, "camera"}, {p.Microphone, "microphone"}, {p.Geolocation, "geolocation"}, {p.ClipboardWrite, "clipboardWrite"}} {
+		if f.on {
+			m[f.name] = struct{}{}
+		}
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads the extension's form: a member present (whatever its
+// value, but null) asks for the feature.
+func (p *AppPermissions) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	on := func(k string) bool { v, ok := m[k]; return ok && string(v) != "null" }
+	*p = AppPermissions{Camera: on("camera"), Microphone: on("microphone"), Geolocation: on("geolocation"), ClipboardWrite: on("clipboardWrite")}
+	return nil
+}
+
+// appUIMeta is _meta.ui of an app resource and of its contents.
+type appUIMeta struct {
+	CSP           *AppCSP         `json:"csp,omitempty"`
+	Permissions   *AppPermissions `json:"permissions,omitempty"`
+	Domain        string          `json:"domain,omitempty"`
+	PrefersBorder *bool           `json:"prefersBorder,omitempty"`
+}
+
+// ToolUI links a tool to the view of an MCP App: a host that supports the
+// extension renders the view at ResourceURI with the tool's input and
+// result. The tool must still return content a model can read (text), which
+// is all a client without the extension shows.
+type ToolUI struct {
+	// ResourceURI is the view, an [AppResource] already registered.
+	ResourceURI string
+	// Visibility says who may call the tool; nil (the default) means
+	// both the model and the view. A tool only the view calls (a refresh
+	// button) is {VisibleToApp}: hosts keep it from the model, and this
+	// server hides it from clients without the extension.
+	Visibility []Visibility
+}
+
+// Visibility is who may see and call a tool linked to an app ([ToolUI]).
+type Visibility string
+
+// The audiences of [ToolUI.Visibility].
+const (
+	// VisibleToModel lets the model see and call the tool.
+	VisibleToModel Visibility = "model"
+	// VisibleToApp lets the app's view call the tool (through its host).
+	VisibleToApp Visibility = "app"
+)
+
+// toolUIMeta is _meta.ui of a linked tool.
+type toolUIMeta struct {
+	ResourceURI string       `json:"resourceUri"`
+	Visibility  []Visibility `json:"visibility,omitempty"`
+}
+
+// appOnly reports whether the tool is hidden from the model.
+func (u *ToolUI) appOnly() bool {
+	return u != nil && len(u.Visibility) > 0 && !slices.Contains(u.Visibility, VisibleToModel)
+}
+
+// SupportsApps reports whether the client declared the MCP Apps extension
+// ([AppsExtension]) for views of type [AppMIMEType]: a host that will
+// render a tool's view. A declaration without mimeTypes counts (lenient:
+// the member is required, but a client that names the extension means
+// it); one whose mimeTypes leave out the app type does not.
+func (c ClientCapabilities) SupportsApps() bool {
+	raw, ok := c.Extensions[AppsExtension]
+	if !ok || len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	var ext struct {
+		MIMETypes *[]string `json:"mimeTypes"`
+	}
+	if json.Unmarshal(raw, &ext) != nil {
+		return false
+	}
+	if ext.MIMETypes == nil {
+		return true
+	}
+	return slices.ContainsFunc(*ext.MIMETypes, isAppMIMEType)
+}
+
+// isAppMIMEType reports whether t is text/html with profile mcp-app,
+// whatever its case and spacing.
+func isAppMIMEType(t string) bool {
+	mt, params, err := mime.ParseMediaType(t)
+	return err == nil && mt == "text/html" && strings.EqualFold(params["profile"], "mcp-app")
+}
+
+// AddAppResource registers the view of an MCP App (see [AppResource]) and
+// makes the server declare the extension. It panics when the URI does not
+// start with "ui://" or is taken, Name is empty, the view is empty, not
+// UTF-8 or cannot be read from FS, both HTML and FS are set, or a CSP
+// entry is not a CSP source (a space, a ";" or a quote in it would change
+// the host's policy). Views read at run time use
+// [Server.TryAddAppResource].
+func (s *Server) AddAppResource(r AppResource) { must("AddAppResource", s.TryAddAppResource(r)) }
+
+// TryAddAppResource is [Server.AddAppResource] returning an error
+// (wrapping [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of
+// panicking. On error nothing is registered.
+func (s *Server) TryAddAppResource(r AppResource) error {
+	if err := checkAppURI(r.URI); err != nil {
+		return invalid("app resource %q: %v", r.URI, err)
+	}
+	html, err := r.html()
+	if err != nil {
+		return invalid("app resource %q: %v", r.URI, err)
+	}
+	if err := r.checkMeta(); err != nil {
+		return invalid("app resource %q: %v", r.URI, err)
+	}
+	var meta map[string]any
+	if r.CSP != nil || r.Permissions != nil || r.Domain != "" || r.PrefersBorder != nil {
+		// Copies: what is served is what was checked, whatever the caller
+		// does with its values afterwards.
+		ui := appUIMeta{Domain: r.Domain}
+		if r.CSP != nil {
+			ui.CSP = &AppCSP{ConnectDomains: slices.Clone(r.CSP.ConnectDomains), ResourceDomains: slices.Clone(r.CSP.ResourceDomains),
+				FrameDomains: slices.Clone(r.CSP.FrameDomains), BaseURIDomains: slices.Clone(r.CSP.BaseURIDomains)}
+		}
+		if r.Permissions != nil {
+			p := *r.Permissions
+			ui.Permissions = &p
+		}
+		if r.PrefersBorder != nil {
+			ui.PrefersBorder = new(*r.PrefersBorder)
+		}
+		meta = map[string]any{"ui": ui}
+	}
+	res := Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: AppMIMEType,
+		Size: int64(len(html)), Meta: meta, Icons: r.Icons, CanAccess: r.CanAccess,
+		Load: func(context.Context, *Context) ([]ResourceContents, error) {
+			return []ResourceContents{{URI: r.URI, MIMEType: AppMIMEType, Text: html, Meta: meta}}, nil
+		}}
+	if err := s.addResourceFor("", res, true); err != nil {
+		return err
+	}
+	s.apps.Store(true)
+	return nil
+}
+
+// html returns the view: HTML, or File read from FS.
+func (r AppResource) html() (string, error) {
+	var html string
+	switch {
+	case r.FS != nil && r.HTML != "":
+		return "", errors.New("set AppResource.HTML or AppResource.FS, not both")
+	case r.FS != nil:
+		if r.File == "" {
+			return "", errors.New("AppResource.File is required with AppResource.FS: the path of the HTML file")
+		}
+		b, err := fs.ReadFile(r.FS, r.File)
+		if err != nil {
+			return "", fmt.Errorf("reading the view: %w", err)
+		}
+		html = string(b)
+	case r.File != "":
+		return "", fmt.Errorf("AppResource.File %q needs AppResource.FS, the file system to read it from", r.File)
+	default:
+		html = r.HTML
+	}
+	switch {
+	case strings.TrimSpace(html) == "":
+		return "", errors.New("the view is empty: set AppResource.HTML (or FS and File) to an HTML document")
+	case !utf8.ValidString(html):
+		return "", errors.New("the view is not valid UTF-8 text")
+	}
+	return html, nil
+}
+
+// checkAppURI checks a view's URI: an absolute URI whose scheme is ui and
+// that names something after "ui://".
+func checkAppURI(uri string) error {
+	if uri == "" {
+		return errors.New("AppResource.URI is required: a ui:// URI")
+	}
+	rest, ok := strings.CutPrefix(uri, "ui://")
+	if !ok || rest == "" {
+		return errors.New(`an app's view has a ui:// URI ("ui://weather/dashboard")`)
+	}
+	return checkResourceURI(uri)
+}
+
+// checkMeta checks the CSP sources and the domain: each entry becomes part
+// of a policy the host writes, so a space, a semicolon or a quote would
+// add sources or directives the server did not mean to declare.
+func (r AppResource) checkMeta() error {
+	if r.Name == "" {
+		return errors.New("AppResource.Name is required")
+	}
+	if r.CSP != nil {
+		for _, f := range []struct {
+			name    string
+			sources []string
+		}{{"ConnectDomains", r.CSP.ConnectDomains}, {"ResourceDomains", r.CSP.ResourceDomains},
+			{"FrameDomains", r.CSP.FrameDomains}, {"BaseURIDomains", r.CSP.BaseURIDomains}} {
+			for i, src := range f.sources {
+				if err := checkCSPSource(src); err != nil {
+					return fmt.Errorf("CSP.%s[%d] %s: %v", f.name, i, strictjson.Quote(src), err)
+				}
+			}
+		}
+	}
+	if r.Domain != "" && strings.ContainsFunc(r.Domain, func(c rune) bool { return c <= ' ' || c == 0x7f || strings.ContainsRune(`;,'"`, c) }) {
+		return fmt.Errorf("AppResource.Domain %s contains a space, a control character or one of ; , ' \"", strictjson.Quote(r.Domain))
+	}
+	return nil
+}
+
+// checkCSPSource checks a CSP host source: [scheme "://"] host [":" port]
+// [path], the host a name, an IP address, "*" or "*." and a name.
+func checkCSPSource(src string) error {
+	if src == "" {
+		return errors.New("empty")
+	}
+	if strings.ContainsFunc(src, func(c rune) bool { return c <= ' ' || c == 0x7f || strings.ContainsRune(`;,'"`, c) }) {
+		return errors.New(`a CSP source has no space, control character, ";", "," or quote`)
+	}
+	rest := src
+	if scheme, after, ok := strings.Cut(src, "://"); ok {
+		if scheme == "" || !isAlpha(scheme[0]) || strings.IndexFunc(scheme, func(r rune) bool {
+			return r > 0x7f || !isAlnum(byte(r)) && r != '+' && r != '-' && r != '.'
+		}) >= 0 {
+			return fmt.Errorf("scheme %s is not a URI scheme", strictjson.Quote(scheme))
+		}
+		rest = after
+	}
+	host := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		host = rest[:i]
+	}
+	if h, port, ok := strings.Cut(host, ":"); ok && !strings.HasPrefix(host, "[") {
+		if port == "" || port != "*" && strings.IndexFunc(port, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+			return fmt.Errorf("port %s is not a number or *", strictjson.Quote(port))
+		}
+		host = h
+	}
+	name := strings.TrimPrefix(host, "*.")
+	if host == "*" || strings.HasPrefix(host, "[") && strings.Contains(host, "]") { // any host; an IPv6 address
+		return nil
+	}
+	if name == "" || strings.IndexFunc(name, func(r rune) bool { return r > 0x7f || !isAlnum(byte(r)) && r != '-' && r != '.' }) >= 0 {
+		return errors.New(`not a CSP source: an origin ("https://api.example.com"), a wildcard host ("https://*.example.com") or a host`)
+	}
+	return nil
+}
+
+// linkUI checks t.UI and puts it in the tool's _meta (a copy of Meta):
+// ui.resourceUri and ui.visibility, and the flat "ui/resourceUri" older
+// hosts read. The view itself is looked up when the tool is added
+// (checkAppLink), in the same registry change.
+func (t *Tool) linkUI() error {
+	u := t.UI
+	if u.ResourceURI == "" {
+		return errors.New("Tool.UI.ResourceURI is required: the ui:// URI of an app resource")
+	}
+	if !strings.HasPrefix(u.ResourceURI, "ui://") {
+		return fmt.Errorf("Tool.UI.ResourceURI %s is not a ui:// URI", strictjson.Quote(u.ResourceURI))
+	}
+	for i, v := range u.Visibility {
+		if v != VisibleToModel && v != VisibleToApp {
+			return fmt.Errorf("Tool.UI.Visibility[%d] is %s: it takes %q and %q", i, strictjson.Quote(string(v)), VisibleToModel, VisibleToApp)
+		}
+		if slices.Index(u.Visibility, v) != i {
+			return fmt.Errorf("Tool.UI.Visibility names %q twice", v)
+		}
+	}
+	for _, k := range []string{"ui", legacyResourceURIKey} {
+		if _, ok := t.Meta[k]; ok {
+			return fmt.Errorf("Tool.Meta has %q, which Tool.UI sets: use one of them", k)
+		}
+	}
+	meta := make(map[string]any, len(t.Meta)+2)
+	for k, v := range t.Meta {
+		meta[k] = v
+	}
+	meta["ui"] = toolUIMeta{ResourceURI: u.ResourceURI, Visibility: slices.Clone(u.Visibility)}
+	meta[legacyResourceURIKey] = u.ResourceURI
+	t.Meta = meta
+	return nil
+}
+
+// checkAppLink refuses a tool whose view is not a registered app resource.
+func (r *registry) checkAppLink(t *Tool) error {
+	e, ok := r.resources.byKey[t.UI.ResourceURI]
+	switch {
+	case !ok:
+		return invalid("tool %q: Tool.UI.ResourceURI %s is not a registered app resource: register it with AddAppResource before the tool",
+			t.Name, strictjson.Quote(t.UI.ResourceURI))
+	case !e.app:
+		return invalid("tool %q: Tool.UI.ResourceURI %s is a resource but not an app's view: register it with AddAppResource",
+			t.Name, strictjson.Quote(t.UI.ResourceURI))
+	}
+	return nil
+}
+
+// hasApps reports whether an app resource was ever registered: the server
+// then declares the extension.
+func (s *Server) hasApps() bool { return s.apps.Load() }
+
+// appsFallback is the access policy for a client without the extension,
+// nil when the server has no apps: it hides the tools only an app may call
+// and the apps' views, which such a client cannot render (resources/read
+// still serves a view to whoever asks for its URI).
+func (s *Server) appsFallback() AccessPolicy {
+	if !s.hasApps() {
+		return nil
+	}
+	return func(_ any, kind Kind, name string) bool {
+		reg := s.reg.Load()
+		switch kind {
+		case KindTool:
+			e, ok := reg.tools.byKey[name]
+			return !ok || !e.tool.UI.appOnly()
+		case KindResource:
+			e, ok := reg.resources.byKey[name]
+			return !ok || !e.app
+		}
+		return true
+	}
+}
+
+func init() {
+	engine.HasApps = (*Server).hasApps
+	engine.AppsFallback = (*Server).appsFallback
+}
