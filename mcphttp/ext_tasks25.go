@@ -53,9 +53,11 @@ func speaksTasks25(k *call) bool {
 }
 
 // toolsList is tools/list: at 2025-11-25 each tool that may run as a task
-// carries execution.taskSupport.
+// carries execution.taskSupport. plain is the other revisions' method,
+// wrapped already by the apps' fallback (ext_apps.go, whose init runs
+// first); the 2025-11-25 list gets the same wrapper.
 func toolsList(plain methodFunc) methodFunc {
-	withTasks := listMethod("tools", listToolsJSONTasks)
+	withTasks := appsFallback(listMethod("tools", listToolsJSONTasks))
 	return func(h *Handler, ctx context.Context, k *call) (any, error) {
 		if speaksTasks25(k) {
 			return withTasks(h, ctx, k)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -650,5 +651,34 @@ func TestTasks25ProgressAndLogs(t *testing.T) {
 			continue
 		}
 		assert.Equal(t, created.TaskID, p.Meta["io.modelcontextprotocol/related-task"].TaskID, n.Method)
+	}
+}
+
+// TestSkillsAndAppsInInitialize: a server with skills and an app declares
+// both extensions in initialize, at every 2025 revision, and in
+// server/discover (two features built apart, one capabilities member).
+func TestSkillsAndAppsInInitialize(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "both", Version: "1.0.0"})
+	srv.AddSkills(skillsFS)
+	srv.AddAppResource(mcp.AppResource{URI: "ui://both/view.html", Name: "view", HTML: "<p>hi</p>"})
+	h := mcphttp.New(srv, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
+		c := &httpClient{t: t, url: ts.URL, hc: ts.Client()}
+		resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+v+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		var init struct {
+			Result struct {
+				Capabilities struct {
+					Extensions map[string]json.RawMessage `json:"extensions"`
+				} `json:"capabilities"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal(b, &init))
+		ext := init.Result.Capabilities.Extensions
+		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
+		assert.Contains(t, ext, mcp.AppsExtension, v)
 	}
 }

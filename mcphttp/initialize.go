@@ -114,7 +114,6 @@ func (h *Handler) initResult(version string, streams bool) (any, error) {
 	}
 	if appsHook.hasApps(h.srv) {
 		i += 4 * maxInitVersions
-		i += 2 * maxInitVersions
 	}
 	slot := &h.initJSON[i]
 	if r := slot.Load(); r != nil {
