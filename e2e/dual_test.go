@@ -219,7 +219,7 @@ func (e *modernEnv) callEverything(t *testing.T, times *callTimes) {
 		for _, tool := range res.Tools {
 			names = append(names, tool.Name)
 		}
-		require.ElementsMatch(t, tools.Names, names, "tools/list")
+		require.ElementsMatch(t, listedTools(), names, "tools/list")
 		times.add(time.Now())
 	})
 
@@ -276,7 +276,10 @@ func (e *modernEnv) callEverything(t *testing.T, times *callTimes) {
 			}), "roots: %q", text)
 		}},
 	}
-	require.ElementsMatch(t, tools.Names, mapsKeys(calls), "the test calls every tool of examples/everything")
+	// The showcase tools (tools.ShowcaseNames) are called by
+	// examples/everything's own tests, with embedded clients that answer
+	// their questions.
+	require.ElementsMatch(t, tools.Names, mapsKeys(calls), "the test calls every fixture tool of examples/everything")
 
 	for _, name := range tools.Names {
 		c := calls[name]
@@ -429,7 +432,7 @@ func checkTSEverything(t *testing.T, out *tsOutput, revision string) {
 	})
 	t.Run("tools/list", func(t *testing.T) {
 		requireOK(t, "tools/list", out.Tools.tsErr)
-		require.ElementsMatch(t, tools.Names, out.Tools.Names)
+		require.ElementsMatch(t, listedTools(), out.Tools.Names)
 	})
 	t.Run("every tool called", func(t *testing.T) {
 		for _, name := range tools.Names {
@@ -474,4 +477,10 @@ func checkTSEverything(t *testing.T, out *tsOutput, revision string) {
 		}
 		require.Equal(t, []prog{{1, 3}, {2, 3}, {3, 3}}, got)
 	})
+}
+
+// listedTools are the tools examples/everything lists to a client that
+// renders no MCP App: the fixtures and the showcase.
+func listedTools() []string {
+	return append(slices.Clone(tools.Names), tools.ShowcaseNames...)
 }

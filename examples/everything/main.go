@@ -18,6 +18,14 @@
 // Over HTTP a request may carry "Authorization: Bearer <name>"; the tool
 // whoami then returns {"subject": "<name>"}. Without it the caller is
 // anonymous.
+//
+// Besides the fixtures the tests call (tools.Register), it shows the
+// features of the newest revisions, one tool each (tools.RegisterShowcase):
+// book_table (a typed form), connect_account (URL-mode elicitation, with
+// the page's route GET /connect/done), plan_trip (sampling with tools),
+// report (a task), dice and dice_reroll (an MCP App), unlock (a tool for
+// one session), add_ten (a transformed tool) and visits (per-session
+// state); the server and echo carry an icon.
 package main
 
 import (
@@ -72,6 +80,7 @@ func newServer() *mcp.Server {
 	})
 
 	tools.Register(srv, nil)
+	tools.RegisterShowcase(srv)
 	srv.AddRoute("GET", "/hello", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mcphttp.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	}), &mcp.RouteOptions{Public: true})
