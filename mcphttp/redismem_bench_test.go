@@ -3,7 +3,6 @@ package mcphttp_test
 import (
 	"context"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -30,11 +29,11 @@ func BenchmarkRedisSessionMemory(b *testing.B) {
 			var keyBytes, usedBytes float64
 			for range b.N {
 				require.NoError(b, c.FlushAll(ctx).Err())
-				before := usedMemory(b, c)
+				before := redistest.UsedMemory(b, c)
 				srv := mcp.NewServer(mcp.Options{Name: "mem", Version: "1.0.0", Logger: discardLogger()})
 				h := mcphttp.New(srv, &mcphttp.Options{MaxSessions: -1, Sessions: redisstore.New(c, nil)})
 				ids := openIdleSessions(b, h, n)
-				used := usedMemory(b, c) - before
+				used := redistest.UsedMemory(b, c) - before
 				var sum int64
 				for _, id := range ids {
 					v, err := c.MemoryUsage(ctx, "mcp:sess:{"+id+"}").Result()
@@ -48,20 +47,4 @@ func BenchmarkRedisSessionMemory(b *testing.B) {
 			b.ReportMetric(usedBytes, "B/session")
 		})
 	}
-}
-
-// usedMemory is Redis's used_memory, in bytes.
-func usedMemory(tb testing.TB, c *redis.Client) int64 {
-	tb.Helper()
-	info, err := c.Info(context.Background(), "memory").Result()
-	require.NoError(tb, err)
-	for _, line := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			require.NoError(tb, err)
-			return n
-		}
-	}
-	tb.Fatalf("INFO memory has no used_memory: %q", info)
-	return 0
 }

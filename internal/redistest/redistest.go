@@ -7,6 +7,7 @@ import (
 	"net"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -124,3 +125,24 @@ func (s *Server) Pause() { _ = s.cmd.Process.Signal(syscall.SIGSTOP) }
 
 // Resume continues a paused server (SIGCONT).
 func (s *Server) Resume() { _ = s.cmd.Process.Signal(syscall.SIGCONT) }
+
+// UsedMemory is the used_memory of the Redis c talks to (INFO memory), in
+// bytes: what the memory benchmarks measure the growth of.
+func UsedMemory(tb testing.TB, c *redis.Client) int64 {
+	tb.Helper()
+	info, err := c.Info(context.Background(), "memory").Result()
+	if err != nil {
+		tb.Fatalf("redistest: INFO memory: %v", err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				tb.Fatalf("redistest: used_memory %q: %v", v, err)
+			}
+			return n
+		}
+	}
+	tb.Fatalf("redistest: INFO memory has no used_memory: %q", info)
+	return 0
+}

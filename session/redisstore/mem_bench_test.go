@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -36,7 +35,7 @@ func BenchmarkRedisStreamMemory(b *testing.B) {
 	var keyBytes, usedBytes float64
 	for range b.N {
 		require.NoError(b, c.FlushAll(ctx).Err())
-		before := usedMemory(b, c)
+		before := redistest.UsedMemory(b, c)
 		es := redisstore.NewEventStore(c, "", 10*time.Minute)
 		sids := make([]string, n)
 		for i := range sids {
@@ -45,7 +44,7 @@ func BenchmarkRedisStreamMemory(b *testing.B) {
 				require.NoError(b, es.Append(ctx, sids[i], "s1", ev))
 			}
 		}
-		used := usedMemory(b, c) - before
+		used := redistest.UsedMemory(b, c) - before
 		var sum int64
 		for _, sid := range sids {
 			v, err := c.MemoryUsage(ctx, "mcp:ev:{"+sid+"}:s1").Result()
@@ -70,7 +69,7 @@ func BenchmarkRedisTaskMemory(b *testing.B) {
 	var keyBytes, usedBytes float64
 	for range b.N {
 		require.NoError(b, c.FlushAll(ctx).Err())
-		before := usedMemory(b, c)
+		before := redistest.UsedMemory(b, c)
 		s := redisstore.New(c, nil)
 		ids := make([]string, n)
 		now := time.Now()
@@ -80,7 +79,7 @@ func BenchmarkRedisTaskMemory(b *testing.B) {
 				Identity: "sub:user-" + strconv.Itoa(i), Created: now, Updated: now, TTL: time.Hour,
 				PollInterval: 500 * time.Millisecond, Result: result}))
 		}
-		used := usedMemory(b, c) - before
+		used := redistest.UsedMemory(b, c) - before
 		var sum int64
 		for _, id := range ids {
 			v, err := c.MemoryUsage(ctx, "mcp:sess:task:{"+id+"}").Result()
@@ -91,20 +90,4 @@ func BenchmarkRedisTaskMemory(b *testing.B) {
 	}
 	b.ReportMetric(keyBytes, "B/key")
 	b.ReportMetric(usedBytes, "B/task")
-}
-
-// usedMemory is Redis's used_memory, in bytes.
-func usedMemory(tb testing.TB, c *redis.Client) int64 {
-	tb.Helper()
-	info, err := c.Info(context.Background(), "memory").Result()
-	require.NoError(tb, err)
-	for _, line := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			require.NoError(tb, err)
-			return n
-		}
-	}
-	tb.Fatalf("INFO memory has no used_memory: %q", info)
-	return 0
 }
