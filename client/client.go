@@ -448,19 +448,7 @@ func (c *Client) closedErr(err error) error {
 
 // withProgressToken returns params with _meta.progressToken set to tok.
 func withProgressToken(params any, tok int64) any {
-	m := map[string]any{}
-	switch p := params.(type) {
-	case nil:
-	case map[string]any:
-		for k, v := range p {
-			m[k] = v
-		}
-	default:
-		b, err := json.Marshal(params)
-		if err == nil {
-			_ = json.Unmarshal(b, &m)
-		}
-	}
+	m := toMap(params)
 	meta, _ := m["_meta"].(map[string]any)
 	cp := map[string]any{}
 	for k, v := range meta {

@@ -257,19 +257,12 @@ func (s *Store) touchCached(ctx context.Context, id string, ttl time.Duration) (
 	}
 	seq := s.cache.stripe(id).Load()
 	now := time.Now()
-	var cmd *redis.StringCmd
-	if ttl > 0 {
-		cmd = s.c.GetEx(ctx, s.key(id), ttl)
-	} else {
-		cmd = s.c.Get(ctx, s.key(id))
-	}
-	b, err := cmd.Bytes()
-	if errors.Is(err, redis.Nil) {
+	b, err := s.getex(ctx, id, ttl)
+	if errors.Is(err, session.ErrNotFound) {
 		s.cache.drop(id)
-		return nil, session.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("redisstore: redis GETEX: %w", err)
+		return nil, err
 	}
 	rec, err := decode(b)
 	if err != nil {

@@ -132,6 +132,16 @@ func (s *Store) Touch(ctx context.Context, id string, ttl time.Duration) (*sessi
 	if s.cache != nil {
 		return s.touchCached(ctx, id, ttl)
 	}
+	b, err := s.getex(ctx, id, ttl)
+	if err != nil {
+		return nil, err
+	}
+	return decode(b)
+}
+
+// getex reads the record of id and restarts its TTL (GETEX; GET when
+// ttl <= 0): its bytes, session.ErrNotFound, or the store's error.
+func (s *Store) getex(ctx context.Context, id string, ttl time.Duration) ([]byte, error) {
 	var cmd *redis.StringCmd
 	if ttl > 0 {
 		cmd = s.c.GetEx(ctx, s.key(id), ttl)
@@ -145,7 +155,7 @@ func (s *Store) Touch(ctx context.Context, id string, ttl time.Duration) (*sessi
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: redis GETEX: %w", err)
 	}
-	return decode(b)
+	return b, nil
 }
 
 // Update implements session.Store.
