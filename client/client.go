@@ -29,9 +29,18 @@ type Options struct {
 	// Sample answers the server's sampling/createMessage requests; set,
 	// the client declares the sampling capability.
 	Sample func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
-	// Elicit answers the server's elicitation/create requests; set, the
-	// client declares the elicitation capability.
+	// SamplingTools declares that Sample takes tools (sampling.tools):
+	// the server may then offer the model tools, and Sample gets
+	// CreateMessageParams.Tools and answers with tool_use blocks.
+	SamplingTools bool
+	// Elicit answers the server's form elicitations (elicitation/create
+	// in form mode); set, the client declares elicitation.form.
 	Elicit func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// ElicitURL answers the server's URL elicitations (mode "url": ask
+	// the user to open p.URL, then accept); set, the client declares
+	// elicitation.url. The server's notifications/elicitation/complete
+	// reaches OnNotification.
+	ElicitURL func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// Roots answers roots/list; set, the client declares the roots
 	// capability (with listChanged: call [Client.RootsChanged]).
 	Roots func(ctx context.Context) ([]mcp.Root, error)

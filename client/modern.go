@@ -154,10 +154,21 @@ func contains(list []string, s string) bool {
 func (c *Client) capabilities() map[string]any {
 	caps := map[string]any{}
 	if c.opts.Sample != nil {
-		caps["sampling"] = map[string]any{}
+		sampling := map[string]any{}
+		if c.opts.SamplingTools {
+			sampling["tools"] = map[string]any{}
+		}
+		caps["sampling"] = sampling
 	}
-	if c.opts.Elicit != nil {
-		caps["elicitation"] = map[string]any{}
+	if c.opts.Elicit != nil || c.opts.ElicitURL != nil {
+		modes := map[string]any{}
+		if c.opts.Elicit != nil {
+			modes["form"] = map[string]any{}
+		}
+		if c.opts.ElicitURL != nil {
+			modes["url"] = map[string]any{}
+		}
+		caps["elicitation"] = modes
 	}
 	if c.opts.Roots != nil {
 		caps["roots"] = map[string]any{"listChanged": true}

@@ -33,14 +33,18 @@ func (c *Client) answer(ctx context.Context, m *message) (any, error) {
 		}
 		return c.opts.Sample(ctx, &p)
 	case "elicitation/create":
-		if c.opts.Elicit == nil {
-			return nil, errNoHandler
-		}
 		var p mcp.ElicitParams
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, &RPCError{Code: -32602, Message: "invalid params: " + err.Error()}
 		}
-		return c.opts.Elicit(ctx, &p)
+		handle := c.opts.Elicit
+		if p.Mode == "url" {
+			handle = c.opts.ElicitURL
+		}
+		if handle == nil {
+			return nil, errNoHandler
+		}
+		return handle(ctx, &p)
 	case "roots/list":
 		if c.opts.Roots == nil {
 			return nil, errNoHandler
