@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -94,7 +96,7 @@ func eachVersion(t *testing.T, fn func(t *testing.T, version string, srv *mcp.Se
 	for _, v := range versions {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
-			transports(t, func(t *testing.T, srv *mcp.Server, tr client.Transport) { fn(t, v, srv, tr) })
+			transportsAt(t, v, func(t *testing.T, srv *mcp.Server, tr client.Transport) { fn(t, v, srv, tr) })
 		})
 	}
 }
@@ -102,6 +104,23 @@ func eachVersion(t *testing.T, fn func(t *testing.T, version string, srv *mcp.Se
 // transports runs fn over each transport the client speaks, to a server
 // made by newServer.
 func transports(t *testing.T, fn func(t *testing.T, srv *mcp.Server, tr client.Transport)) {
+	transportsAt(t, client.LatestVersion, fn)
+}
+
+// transportsAt is transports for a client of revision version: the
+// deprecated HTTP+SSE transport only before 2026-07-28, which it does
+// not carry.
+func transportsAt(t *testing.T, version string, fn func(t *testing.T, srv *mcp.Server, tr client.Transport)) {
+	if version != client.Version20260728 {
+		t.Run("legacy-sse", func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			h := mcphttp.New(srv, &mcphttp.Options{LegacySSE: true})
+			ts := httptest.NewServer(mcphttp.NewMux(h, nil))
+			t.Cleanup(func() { ts.Close(); _ = h.Close() })
+			fn(t, srv, client.LegacySSE(ts.URL+mcphttp.LegacySSEPath, nil))
+		})
+	}
 	t.Run("HTTP", func(t *testing.T) {
 		t.Parallel()
 		srv := newServer(t)
@@ -392,4 +411,29 @@ func TestClientLenient(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, int64(-32603), re.Code)
 	assert.Equal(t, `{"why":"odd"}`, re.Message)
+}
+
+// TestLegacySSEEndpoint: the deprecated transport's endpoint event must
+// name a URL on the stream's origin, and arrive before the stream ends.
+func TestLegacySSEEndpoint(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, stream, want string
+	}{
+		{"another origin", "event: endpoint\ndata: http://elsewhere.example/messages?s=1\n\n", "not on the stream's origin"},
+		{"another scheme", "event: endpoint\ndata: https://HOST/messages\n\n", "not on the stream's origin"},
+		{"no endpoint", "event: message\ndata: {}\n\n", "ended before its endpoint event"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, strings.ReplaceAll(tt.stream, "HOST", r.Host))
+			}))
+			defer ts.Close()
+			_, err := client.Connect(context.Background(), client.LegacySSE(ts.URL+"/sse", nil), nil)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
 }
