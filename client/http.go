@@ -58,7 +58,7 @@ type httpTransport struct {
 
 func (t *httpTransport) Connect(context.Context) (Conn, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &httpConn{t: t, ctx: ctx, cancel: cancel, in: make(chan []byte, 64), done: make(chan struct{})}, nil
+	return &httpConn{t: t, ctx: ctx, cancel: cancel, inbox: newInbox()}, nil
 }
 
 // httpConn is a Conn over Streamable HTTP.
@@ -66,8 +66,7 @@ type httpConn struct {
 	t      *httpTransport
 	ctx    context.Context // ends with Close: every stream's requests
 	cancel context.CancelFunc
-	in     chan []byte
-	done   chan struct{}
+	inbox  // what the POSTs' answers and the streams carry; done ends the connection
 	once   sync.Once
 	wg     sync.WaitGroup
 
@@ -235,17 +234,7 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 		if resp.StatusCode == http.StatusNotFound && had {
 			return ErrSessionExpired
 		}
-		// An error status whose body is the JSON-RPC error answering the
-		// request (as revision 2026-07-28 sends its errors) answers it:
-		// the caller gets the *RPCError, code, message and data.
-		if isErrorResponse(b) {
-			c.deliver(b)
-			return nil
-		}
-		if len(b) > 1024 {
-			b = b[:1024]
-		}
-		return &HTTPError{Status: resp.StatusCode, Body: string(b)}
+		return c.errorStatus(resp.StatusCode, b)
 	}
 	c.consume(resp, finish)
 	return nil
@@ -306,13 +295,6 @@ func (c *httpConn) deliverJSON(b []byte) {
 		}
 	}
 	c.deliver(b)
-}
-
-func (c *httpConn) deliver(msg []byte) {
-	select {
-	case c.in <- msg:
-	case <-c.done:
-	}
 }
 
 // stream reads an SSE response, and when it breaks before the server
@@ -443,24 +425,11 @@ func (c *httpConn) shut() {
 }
 
 func (c *httpConn) Recv(ctx context.Context) ([]byte, error) {
-	select {
-	case m := <-c.in:
-		return m, nil
-	case <-c.done:
-		select {
-		case m := <-c.in:
-			return m, nil
-		default:
-		}
+	return c.recv(ctx, func() error {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if c.failed != nil {
-			return nil, fmt.Errorf("%w: %v", ErrClosed, c.failed)
-		}
-		return nil, ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+		return c.failed
+	})
 }
 
 // Close ends the session with DELETE (a server that does not allow it

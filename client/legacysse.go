@@ -68,7 +68,7 @@ func (t *legacyTransport) Connect(ctx context.Context) (Conn, error) {
 		cancel()
 		return nil, &HTTPError{Status: resp.StatusCode, Body: string(b)}
 	}
-	c := &legacyConn{t: t, cancel: cancel, in: make(chan []byte, 64), done: make(chan struct{})}
+	c := &legacyConn{t: t, cancel: cancel, inbox: newInbox()}
 	endpoint := make(chan string, 1)
 	c.wg.Add(1)
 	go func() {
@@ -119,18 +119,10 @@ type legacyConn struct {
 	t        *legacyTransport
 	endpoint string
 	cancel   context.CancelFunc // ends the stream
-	in       chan []byte
-	done     chan struct{}
+	inbox                       // the stream's messages; done ends the connection
 	once     sync.Once
 	failed   error
 	wg       sync.WaitGroup
-}
-
-func (c *legacyConn) deliver(msg []byte) {
-	select {
-	case c.in <- msg:
-	case <-c.done:
-	}
 }
 
 func (c *legacyConn) fail(err error) {
@@ -161,32 +153,13 @@ func (c *legacyConn) Send(ctx context.Context, msg []byte) error {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	if resp.StatusCode >= 300 {
-		if isErrorResponse(b) {
-			c.deliver(b)
-			return nil
-		}
-		if len(b) > 1024 {
-			b = b[:1024]
-		}
-		return &HTTPError{Status: resp.StatusCode, Body: string(b)}
+		return c.errorStatus(resp.StatusCode, b)
 	}
 	return nil
 }
 
 func (c *legacyConn) Recv(ctx context.Context) ([]byte, error) {
-	select {
-	case m := <-c.in:
-		return m, nil
-	case <-c.done:
-		select {
-		case m := <-c.in:
-			return m, nil
-		default:
-		}
-		return nil, fmt.Errorf("%w: %v", ErrClosed, c.failed)
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return c.recv(ctx, func() error { return c.failed })
 }
 
 // Close closes the event stream, which ends the session on the server.
