@@ -516,18 +516,8 @@ func TestSkillsInInitialize2025(t *testing.T) {
 	t.Parallel()
 	ts := newSkillsServer(t, skillsFS, nil)
 	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
-		c := &httpClient{t: t, url: ts.URL, hc: ts.Client()}
-		resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+v+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		var init struct {
-			Result struct {
-				Capabilities struct {
-					Extensions map[string]json.RawMessage `json:"extensions"`
-				} `json:"capabilities"`
-			} `json:"result"`
-		}
-		require.NoError(t, json.Unmarshal(b, &init))
-		assert.JSONEq(t, `{"directoryRead":true}`, string(init.Result.Capabilities.Extensions["io.modelcontextprotocol/skills"]), v)
+		ext := initExtensions(t, ts, v)
+		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
 	}
 	// Without skills there is no extensions member.
 	c, _ := newTasks25(t, nil)
@@ -666,19 +656,26 @@ func TestSkillsAndAppsInInitialize(t *testing.T) {
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
-		c := &httpClient{t: t, url: ts.URL, hc: ts.Client()}
-		resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+v+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		var init struct {
-			Result struct {
-				Capabilities struct {
-					Extensions map[string]json.RawMessage `json:"extensions"`
-				} `json:"capabilities"`
-			} `json:"result"`
-		}
-		require.NoError(t, json.Unmarshal(b, &init))
-		ext := init.Result.Capabilities.Extensions
+		ext := initExtensions(t, ts, v)
 		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
 		assert.Contains(t, ext, mcp.AppsExtension, v)
 	}
+}
+
+// initExtensions initializes a session at version and returns the
+// capabilities.extensions of the answer.
+func initExtensions(t *testing.T, ts *httptest.Server, version string) map[string]json.RawMessage {
+	t.Helper()
+	c := &httpClient{t: t, url: ts.URL, hc: ts.Client()}
+	resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var init struct {
+		Result struct {
+			Capabilities struct {
+				Extensions map[string]json.RawMessage `json:"extensions"`
+			} `json:"capabilities"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal(b, &init))
+	return init.Result.Capabilities.Extensions
 }
