@@ -103,7 +103,7 @@ func (h *Handler) discover(ctx context.Context, server string, ch Challenge) (*d
 		d.resource = d.prm.Resource
 		issuer = d.prm.AuthorizationServers[0]
 	}
-	d.meta, err = h.serverMetadata(ctx, issuer)
+	d.meta, err = h.serverMetadata(ctx, issuer, d.prm != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -121,8 +121,10 @@ func (h *Handler) discover(ctx context.Context, server string, ch Challenge) (*d
 // serverMetadata fetches the metadata of the authorization server with
 // the issuer identifier issuer, at the well-known URLs in the order of
 // the MCP specification; nil when none answers. Its issuer must be
-// issuer (RFC 8414 §3.3; a trailing slash aside).
-func (h *Handler) serverMetadata(ctx context.Context, issuer string) (*ServerMetadata, error) {
+// issuer (RFC 8414 §3.3; a trailing slash aside) when strict; else (the
+// server's origin standing in for an issuer no metadata named, revision
+// 2025-03-26) it must be on issuer's origin.
+func (h *Handler) serverMetadata(ctx context.Context, issuer string, strict bool) (*ServerMetadata, error) {
 	iu, err := url.Parse(issuer)
 	if err != nil {
 		return nil, &AuthError{Step: "authorization-server metadata", Server: issuer, Err: err}
@@ -147,7 +149,8 @@ func (h *Handler) serverMetadata(ctx context.Context, issuer string) (*ServerMet
 		if err != nil {
 			return nil, &AuthError{Step: "authorization-server metadata", Server: u, Err: err}
 		}
-		if strings.TrimSuffix(m.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
+		if mu, err := url.Parse(m.Issuer); strict && strings.TrimSuffix(m.Issuer, "/") != strings.TrimSuffix(issuer, "/") ||
+			!strict && (err != nil || origin(mu) != o) {
 			return nil, &AuthError{Step: "authorization-server metadata", Server: u,
 				Err: fmt.Errorf("issuer %q is not %q", m.Issuer, issuer)}
 		}
