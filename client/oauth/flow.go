@@ -19,14 +19,14 @@ import (
 
 // discovered is what discovery found for one server.
 type discovered struct {
-	prm      *ResourceMetadata // nil: a server of 2025-03-26 without it
+	prm      *resourceMetadata // nil: a server of 2025-03-26 without it
 	resource string            // the resource indicator; "" without metadata
-	meta     *ServerMetadata
+	meta     *serverMeta
 }
 
 // authorize runs discovery, registration and a grant for server, after
 // challenge ch; prior are scopes to keep (a step-up's union).
-func (h *Handler) authorize(ctx context.Context, server string, ch Challenge, prior []string) (*Credentials, error) {
+func (h *Handler) authorize(ctx context.Context, server string, ch challenge, prior []string) (*Credentials, error) {
 	d, err := h.discover(ctx, server, ch)
 	if err != nil {
 		return nil, err
@@ -61,14 +61,14 @@ func (h *Handler) authorize(ctx context.Context, server string, ch Challenge, pr
 // authorization server's metadata; without protected-resource metadata
 // (revision 2025-03-26) the server's origin is the authorization server,
 // with /authorize, /token and /register when it publishes no metadata.
-func (h *Handler) discover(ctx context.Context, server string, ch Challenge) (*discovered, error) {
+func (h *Handler) discover(ctx context.Context, server string, ch challenge) (*discovered, error) {
 	su, err := url.Parse(server)
 	if err != nil {
 		return nil, &AuthError{Step: "protected-resource metadata", Server: server, Err: err}
 	}
 	var urls []string
-	if ch.ResourceMetadata != "" && isHTTPURL(ch.ResourceMetadata) {
-		urls = append(urls, ch.ResourceMetadata)
+	if ch.metadataURL != "" && isHTTPURL(ch.metadataURL) {
+		urls = append(urls, ch.metadataURL)
 	}
 	if p := strings.TrimSuffix(su.EscapedPath(), "/"); p != "" {
 		urls = append(urls, origin(su)+"/.well-known/oauth-protected-resource"+p)
@@ -83,7 +83,7 @@ func (h *Handler) discover(ctx context.Context, server string, ch Challenge) (*d
 		if status != http.StatusOK {
 			continue
 		}
-		m, err := ParseResourceMetadata(b)
+		m, err := parseResourceMetadata(b)
 		if err != nil {
 			return nil, &AuthError{Step: "protected-resource metadata", Server: u, Err: err}
 		}
@@ -112,7 +112,7 @@ func (h *Handler) discover(ctx context.Context, server string, ch Challenge) (*d
 			return nil, &AuthError{Step: "authorization-server metadata", Server: issuer,
 				Err: errors.New("no metadata at any well-known URL")}
 		}
-		d.meta = &ServerMetadata{Issuer: issuer, AuthorizationEndpoint: issuer + "/authorize",
+		d.meta = &serverMeta{Issuer: issuer, AuthorizationEndpoint: issuer + "/authorize",
 			TokenEndpoint: issuer + "/token", RegistrationEndpoint: issuer + "/register"}
 	}
 	return d, nil
@@ -124,7 +124,7 @@ func (h *Handler) discover(ctx context.Context, server string, ch Challenge) (*d
 // issuer (RFC 8414 §3.3; a trailing slash aside) when strict; else (the
 // server's origin standing in for an issuer no metadata named, revision
 // 2025-03-26) it must be on issuer's origin.
-func (h *Handler) serverMetadata(ctx context.Context, issuer string, strict bool) (*ServerMetadata, error) {
+func (h *Handler) serverMetadata(ctx context.Context, issuer string, strict bool) (*serverMeta, error) {
 	iu, err := url.Parse(issuer)
 	if err != nil {
 		return nil, &AuthError{Step: "authorization-server metadata", Server: issuer, Err: err}
@@ -145,7 +145,7 @@ func (h *Handler) serverMetadata(ctx context.Context, issuer string, strict bool
 		if status != http.StatusOK {
 			continue
 		}
-		m, err := ParseServerMetadata(b)
+		m, err := parseServerMetadata(b)
 		if err != nil {
 			return nil, &AuthError{Step: "authorization-server metadata", Server: u, Err: err}
 		}
@@ -175,7 +175,7 @@ func resourceMatches(resource string, server *url.URL) bool {
 // scopes are what to ask for: the challenge's scope, else the protected
 // resource's scopes_supported; with prior (a step-up keeps what it had),
 // and offline_access where the authorization server offers it.
-func (h *Handler) scopes(ch Challenge, d *discovered, prior []string) []string {
+func (h *Handler) scopes(ch challenge, d *discovered, prior []string) []string {
 	var s []string
 	if ch.Scope != "" {
 		s = strings.Fields(ch.Scope)
@@ -349,7 +349,7 @@ func (h *Handler) tokenRequest(ctx context.Context, tokenURL string, ci ClientIn
 	if err != nil {
 		return nil, err
 	}
-	tok, perr := ParseTokenResponse(b, time.Now())
+	tok, perr := parseTokenResponse(b, time.Now())
 	if status != http.StatusOK {
 		if perr != nil && !strings.HasPrefix(perr.Error(), "token endpoint:") {
 			return nil, fmt.Errorf("HTTP %d: %s", status, clip(b))

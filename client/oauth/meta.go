@@ -15,21 +15,21 @@ import (
 // registration and token responses.
 const maxDocument = 256 << 10
 
-// Challenge is what a WWW-Authenticate header of scheme Bearer says
+// challenge is what a WWW-Authenticate header of scheme Bearer says
 // (RFC 6750 §3, RFC 9728 §5.1).
-type Challenge struct {
-	// ResourceMetadata is the URL of the protected-resource metadata.
-	ResourceMetadata string
+type challenge struct {
+	// metadataURL is the URL of the protected-resource metadata.
+	metadataURL string
 	// Scope is the scope the request needs, as space-separated values.
 	Scope string
 	// Error is the error code ("invalid_token", "insufficient_scope").
 	Error string
 }
 
-// ParseChallenge reads the Bearer challenge of WWW-Authenticate header
+// parseChallenge reads the Bearer challenge of WWW-Authenticate header
 // values (auth-params, quoted or not; other schemes are skipped). ok is
 // false when no value has a Bearer challenge.
-func ParseChallenge(values []string) (c Challenge, ok bool) {
+func parseChallenge(values []string) (c challenge, ok bool) {
 	for _, v := range values {
 		if len(v) > 8<<10 {
 			v = v[:8<<10]
@@ -70,13 +70,13 @@ func ParseChallenge(values []string) (c Challenge, ok bool) {
 		if scheme != "bearer" {
 			continue
 		}
-		return Challenge{
-			ResourceMetadata: params["resource_metadata"],
-			Scope:            params["scope"],
-			Error:            params["error"],
+		return challenge{
+			metadataURL: params["resource_metadata"],
+			Scope:       params["scope"],
+			Error:       params["error"],
 		}, true
 	}
-	return Challenge{}, false
+	return challenge{}, false
 }
 
 type paramLexer struct {
@@ -144,18 +144,18 @@ func (p *paramLexer) value() string {
 	return b.String()
 }
 
-// ResourceMetadata is an OAuth protected-resource metadata document
+// resourceMetadata is an OAuth protected-resource metadata document
 // (RFC 9728), as far as a client uses it.
-type ResourceMetadata struct {
+type resourceMetadata struct {
 	Resource             string   `json:"resource"`
 	AuthorizationServers []string `json:"authorization_servers,omitempty"`
 	ScopesSupported      []string `json:"scopes_supported,omitempty"`
 }
 
-// ParseResourceMetadata decodes a protected-resource metadata document;
+// parseResourceMetadata decodes a protected-resource metadata document;
 // resource is required.
-func ParseResourceMetadata(b []byte) (*ResourceMetadata, error) {
-	var m ResourceMetadata
+func parseResourceMetadata(b []byte) (*resourceMetadata, error) {
+	var m resourceMetadata
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("protected-resource metadata: %w", err)
 	}
@@ -165,9 +165,9 @@ func ParseResourceMetadata(b []byte) (*ResourceMetadata, error) {
 	return &m, nil
 }
 
-// ServerMetadata is an OAuth authorization-server metadata document
+// serverMeta is an OAuth authorization-server metadata document
 // (RFC 8414, or OpenID Connect discovery), as far as a client uses it.
-type ServerMetadata struct {
+type serverMeta struct {
 	Issuer                            string   `json:"issuer"`
 	AuthorizationEndpoint             string   `json:"authorization_endpoint,omitempty"`
 	TokenEndpoint                     string   `json:"token_endpoint"`
@@ -182,11 +182,11 @@ type ServerMetadata struct {
 	IssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
 }
 
-// ParseServerMetadata decodes an authorization-server metadata document;
+// parseServerMetadata decodes an authorization-server metadata document;
 // issuer and token_endpoint are required, and every endpoint must be an
 // absolute http(s) URL.
-func ParseServerMetadata(b []byte) (*ServerMetadata, error) {
-	var m ServerMetadata
+func parseServerMetadata(b []byte) (*serverMeta, error) {
+	var m serverMeta
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("authorization-server metadata: %w", err)
 	}
@@ -218,10 +218,10 @@ type tokenResponse struct {
 	Extra            json.RawMessage `json:"-"`
 }
 
-// ParseTokenResponse decodes a token endpoint's JSON answer into a token
+// parseTokenResponse decodes a token endpoint's JSON answer into a token
 // (an error response into an error naming its code). now dates the
 // expiry.
-func ParseTokenResponse(b []byte, now time.Time) (*oauth2.Token, error) {
+func parseTokenResponse(b []byte, now time.Time) (*oauth2.Token, error) {
 	var r tokenResponse
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("token response: %w", err)

@@ -166,7 +166,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case resp.StatusCode == http.StatusUnauthorized && !authorized:
 			status, authorized = 401, true
 		case resp.StatusCode == http.StatusForbidden && !stepped:
-			ch, _ := ParseChallenge(resp.Header.Values("WWW-Authenticate"))
+			ch, _ := parseChallenge(resp.Header.Values("WWW-Authenticate"))
 			if ch.Error != "insufficient_scope" {
 				return resp, nil
 			}
@@ -177,7 +177,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 			return resp, nil // the request cannot be sent again
 		}
-		ch, _ := ParseChallenge(resp.Header.Values("WWW-Authenticate"))
+		ch, _ := parseChallenge(resp.Header.Values("WWW-Authenticate"))
 		drain(resp)
 		creds, err = t.h.obtain(ctx, t.server, status, ch, creds)
 		if err != nil {
@@ -212,7 +212,7 @@ func drain(resp *http.Response) {
 // obtain gets a new token after a challenge of status to a request that
 // carried had: the token another request got meanwhile, a refreshed one,
 // or a new authorization.
-func (h *Handler) obtain(ctx context.Context, server string, status int, ch Challenge, had *Credentials) (*Credentials, error) {
+func (h *Handler) obtain(ctx context.Context, server string, status int, ch challenge, had *Credentials) (*Credentials, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cur, err := h.cfg.Store.Load(ctx, server)
