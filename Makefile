@@ -190,9 +190,9 @@ CLIENT_SCENARIOS_2026 := tools_call request-metadata http-standard-headers http-
 	http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation sep-2322-client-request-state
 # The authorization scenarios (package client/oauth): every one that is not an extension, of both
 # suites, each at the revision the suite runs it at (0.2.0-alpha.12's of 2026-07-28 at 2026-07-28),
-# and those of 2025-11-25 again at 2026-07-28 (the 2025-03-26 ones do not apply there). The
-# extensions run last and do not fail the target (only client-credentials-basic passes: no
-# private_key_jwt, DPoP, enterprise-managed or workload-identity grants yet).
+# and those of 2025-11-25 again at 2026-07-28 (the 2025-03-26 ones do not apply there); the
+# client-credentials extensions of both suites, pinned too. The other extensions run last and do
+# not fail the target (no DPoP, enterprise-managed or workload-identity grants yet).
 CLIENT_AUTH_SCENARIOS_2025 := auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 \
 	auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported \
 	auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit \
@@ -203,9 +203,9 @@ CLIENT_AUTH_SCENARIOS_0116 := $(CLIENT_AUTH_SCENARIOS_2025) auth/2025-03-26-oaut
 CLIENT_AUTH_SCENARIOS_ALPHA := $(CLIENT_AUTH_SCENARIOS_0116) auth/authorization-server-migration \
 	auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing auth/iss-wrong-issuer \
 	auth/iss-unexpected auth/iss-normalized auth/metadata-issuer-mismatch
-CLIENT_AUTH_EXTENSIONS_0116 := auth/client-credentials-basic auth/client-credentials-jwt auth/cross-app-access-complete-flow
-CLIENT_AUTH_EXTENSIONS_ALPHA := auth/client-credentials-basic auth/client-credentials-jwt \
-	auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer
+CLIENT_AUTH_CREDENTIALS := auth/client-credentials-basic auth/client-credentials-jwt
+CLIENT_AUTH_EXTENSIONS_0116 := auth/cross-app-access-complete-flow
+CLIENT_AUTH_EXTENSIONS_ALPHA := auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer
 conformance-client: node
 	@status=0; \
 	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_0116)" CLIENT_CHECKS=10 \
@@ -222,6 +222,10 @@ conformance-client: node
 	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_AUTH_SCENARIOS_2025)" CLIENT_CHECKS=239 \
 		CONFORMANCE_SPEC_VERSION=2026-07-28 CONFORMANCE_LABEL="0.2.0-alpha.12 client authorization at 2026-07-28" \
 		bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_AUTH_CREDENTIALS)" CLIENT_CHECKS=16 \
+		CONFORMANCE_LABEL="0.1.16 client credentials (extension)" bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_AUTH_CREDENTIALS)" CLIENT_CHECKS=16 \
+		CONFORMANCE_LABEL="0.2.0-alpha.12 client credentials (extension)" bash e2e/conformance-client.sh || status=1; \
 	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_AUTH_EXTENSIONS_0116)" CLIENT_CHECKS=0 \
 		CONFORMANCE_LABEL="0.1.16 client authorization extensions, not failing" bash e2e/conformance-client.sh || true; \
 	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_AUTH_EXTENSIONS_ALPHA)" CLIENT_CHECKS=0 \

@@ -104,14 +104,14 @@ func (f *fake) serveRS(w http.ResponseWriter, r *http.Request) {
 			ch += fmt.Sprintf(`, scope="%s"`, f.headerScope)
 		}
 		w.Header().Set("WWW-Authenticate", ch)
-		http.Error(w, "unauthorized", 401)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
 	}
 	if r.URL.Path == "/mcp/call" {
 		for _, s := range f.callScopes {
 			if !slices.Contains(scopes, s) {
 				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s"`, strings.Join(f.callScopes, " ")))
-				http.Error(w, "forbidden", 403)
+				http.Error(w, "forbidden", http.StatusForbidden)
 				return
 			}
 		}
@@ -227,12 +227,8 @@ func (f *fake) revoke() {
 	f.mu.Unlock()
 }
 
-// follow is the browser step of the tests: it fetches the authorization
-// URL and returns the redirect's query.
-func follow(hc *http.Client) AuthorizeFunc {
-	return approveWith(hc)
-}
-
+// approveWith is the browser step of the tests: it fetches the
+// authorization URL with hc and returns the redirect's query.
 func approveWith(hc *http.Client) AuthorizeFunc {
 	return func(ctx context.Context, authURL string) (url.Values, error) {
 		c := *hc

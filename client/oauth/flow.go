@@ -45,7 +45,7 @@ func (h *Handler) authorize(ctx context.Context, server string, ch challenge, pr
 		if d.resource != "" {
 			form.Set("resource", d.resource)
 		}
-		tok, err = h.tokenRequest(ctx, d.meta.TokenEndpoint, ci, form)
+		tok, err = h.tokenRequest(ctx, d.meta.TokenEndpoint, d.meta.Issuer, ci, form)
 		if err != nil {
 			return nil, &AuthError{Step: "token", Server: d.meta.TokenEndpoint, Err: err}
 		}
@@ -199,6 +199,9 @@ func (h *Handler) scopes(ch challenge, d *discovered, prior []string) []string {
 // or a new dynamic registration.
 func (h *Handler) client(ctx context.Context, d *discovered) (ClientInfo, error) {
 	m := d.meta
+	if h.cfg.ClientID != "" && h.cfg.PrivateKey != nil {
+		return ClientInfo{ID: h.cfg.ClientID, AuthMethod: "private_key_jwt"}, nil
+	}
 	if h.cfg.ClientID != "" {
 		return ClientInfo{ID: h.cfg.ClientID, Secret: h.cfg.ClientSecret,
 			AuthMethod: authMethod(h.cfg.ClientSecret, m.TokenEndpointAuthMethodsSupported)}, nil
@@ -317,7 +320,7 @@ func (h *Handler) authCode(ctx context.Context, d *discovered, ci ClientInfo, sc
 	if d.resource != "" {
 		form.Set("resource", d.resource)
 	}
-	tok, err := h.tokenRequest(ctx, m.TokenEndpoint, ci, form)
+	tok, err := h.tokenRequest(ctx, m.TokenEndpoint, m.Issuer, ci, form)
 	if err != nil {
 		return nil, &AuthError{Step: "token", Server: m.TokenEndpoint, Err: err}
 	}
@@ -325,9 +328,19 @@ func (h *Handler) authCode(ctx context.Context, d *discovered, ci ClientInfo, sc
 }
 
 // tokenRequest posts form to the token endpoint, authenticated as ci.
-func (h *Handler) tokenRequest(ctx context.Context, tokenURL string, ci ClientInfo, form url.Values) (*oauth2.Token, error) {
+func (h *Handler) tokenRequest(ctx context.Context, tokenURL, issuer string, ci ClientInfo, form url.Values) (*oauth2.Token, error) {
 	var basic bool
 	switch ci.AuthMethod {
+	case "private_key_jwt":
+		if h.cfg.PrivateKey == nil {
+			return nil, errors.New("private_key_jwt needs Config.PrivateKey")
+		}
+		a, err := clientAssertion(h.cfg.PrivateKey, h.cfg.KeyID, ci.ID, issuer, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		form.Set("client_assertion_type", clientAssertionType)
+		form.Set("client_assertion", a)
 	case "client_secret_basic":
 		basic = true
 	case "client_secret_post":

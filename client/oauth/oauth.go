@@ -17,6 +17,7 @@ package oauth
 
 import (
 	"context"
+	"crypto"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -42,6 +43,12 @@ type Config struct {
 	// authorization server beforehand. Empty: the client registers
 	// itself (ClientMetadataURL, or dynamic registration).
 	ClientID, ClientSecret string
+	// PrivateKey, with ClientID, authenticates the client at the token
+	// endpoint with a signed JWT (private_key_jwt, RFC 7523) instead of a
+	// secret: an ECDSA P-256 key (ES256) or an RSA key (RS256). KeyID is
+	// its kid, when the authorization server needs one.
+	PrivateKey crypto.Signer
+	KeyID      string
 	// ClientMetadataURL is the https URL of the client's metadata
 	// document, used as its client_id with an authorization server that
 	// supports client ID metadata documents.
@@ -55,7 +62,8 @@ type Config struct {
 	// Authorize is the browser step.
 	Authorize AuthorizeFunc
 	// ClientCredentials gets tokens with the client_credentials grant
-	// (ClientID and ClientSecret, no user): for a machine client.
+	// (ClientID with ClientSecret or PrivateKey, no user): for a machine
+	// client.
 	ClientCredentials bool
 	// Store keeps the tokens. Default: a [MemoryStore].
 	Store TokenStore
@@ -257,7 +265,7 @@ func (h *Handler) refresh(ctx context.Context, server string, c *Credentials) (*
 	if c.Resource != "" {
 		form.Set("resource", c.Resource)
 	}
-	tok, err := h.tokenRequest(ctx, c.TokenURL, c.Client, form)
+	tok, err := h.tokenRequest(ctx, c.TokenURL, c.Issuer, c.Client, form)
 	if err != nil {
 		return nil, &AuthError{Step: "refresh", Server: c.TokenURL, Err: err}
 	}

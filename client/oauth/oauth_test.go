@@ -2,8 +2,15 @@ package oauth
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -372,4 +379,37 @@ func TestLoopback(t *testing.T) {
 	failed := errors.New("no browser")
 	_, err = l.Authorize(func(string) error { return failed }, time.Second)(context.Background(), "x")
 	assert.ErrorIs(t, err, failed)
+}
+
+// TestPrivateKeyJWT: a client with a key authenticates with a signed JWT
+// (RFC 7523): ES256 over r||s, iss and sub the client, aud the issuer.
+func TestPrivateKeyJWT(t *testing.T) {
+	t.Parallel()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	f := newFake(t, &fake{prmPath: "/.well-known/oauth-protected-resource/mcp", asMetaPath: "/.well-known/oauth-authorization-server"})
+	h := New(Config{ClientID: "machine", PrivateKey: key, KeyID: "k1", ClientCredentials: true})
+	resp, _, err := call(t, f, h, "/mcp")
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	q := f.tokenReqs[0]
+	assert.Equal(t, clientAssertionType, q.Get("client_assertion_type"))
+	parts := strings.Split(q.Get("client_assertion"), ".")
+	require.Len(t, parts, 3)
+	var header, claims map[string]any
+	for i, v := range []*map[string]any{&header, &claims} {
+		b, err := base64.RawURLEncoding.DecodeString(parts[i])
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, v))
+	}
+	assert.Equal(t, "ES256", header["alg"])
+	assert.Equal(t, "k1", header["kid"])
+	assert.Equal(t, "machine", claims["iss"])
+	assert.Equal(t, "machine", claims["sub"])
+	assert.Equal(t, f.asBase(), claims["aud"])
+	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	require.NoError(t, err)
+	require.Len(t, sig, 64)
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	assert.True(t, ecdsa.Verify(&key.PublicKey, sum[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])))
 }

@@ -35,7 +35,8 @@ type ClientInfo struct {
 	ID     string `json:"client_id"`
 	Secret string `json:"client_secret,omitempty"`
 	// AuthMethod is how it authenticates at the token endpoint:
-	// "client_secret_basic", "client_secret_post" or "none".
+	// "client_secret_basic", "client_secret_post", "private_key_jwt"
+	// (with Config.PrivateKey) or "none".
 	AuthMethod string `json:"token_endpoint_auth_method,omitempty"`
 }
 

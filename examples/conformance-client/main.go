@@ -8,7 +8,10 @@ package main
 
 import (
 	"context"
+	"crypto"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -224,22 +227,39 @@ const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
 // endpoint's redirect as a user who approves at once would.
 func authHandler(scenario string) (*oauth.Handler, error) {
 	var sc struct {
-		ClientID     string `json:"client_id"`
-		ClientSecret string `json:"client_secret"`
+		ClientID      string `json:"client_id"`
+		ClientSecret  string `json:"client_secret"`
+		PrivateKeyPEM string `json:"private_key_pem"`
 	}
 	if s := os.Getenv("MCP_CONFORMANCE_CONTEXT"); s != "" {
 		if err := json.Unmarshal([]byte(s), &sc); err != nil {
 			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
 		}
 	}
+	var key crypto.Signer
+	if sc.PrivateKeyPEM != "" {
+		block, _ := pem.Decode([]byte(sc.PrivateKeyPEM))
+		if block == nil {
+			return nil, errors.New("MCP_CONFORMANCE_CONTEXT: private_key_pem is not PEM")
+		}
+		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: private_key_pem: %w", err)
+		}
+		var ok bool
+		if key, ok = k.(crypto.Signer); !ok {
+			return nil, errors.New("MCP_CONFORMANCE_CONTEXT: private_key_pem is not a signing key")
+		}
+	}
 	return oauth.New(oauth.Config{
 		ClientID:          sc.ClientID,
 		ClientSecret:      sc.ClientSecret,
+		PrivateKey:        key,
 		ClientMetadataURL: clientMetadataURL,
 		ClientName:        "mcpchain-conformance-client",
 		RedirectURL:       "http://127.0.0.1:3000/callback",
 		Authorize:         approve,
-		ClientCredentials: scenario == "auth/client-credentials-basic",
+		ClientCredentials: scenario == "auth/client-credentials-basic" || scenario == "auth/client-credentials-jwt",
 	}), nil
 }
 
