@@ -145,6 +145,8 @@ type transport struct {
 // expiryDelta: a token that expires within it is refreshed first.
 const expiryDelta = 10 * time.Second
 
+// RoundTrip sends req with the server's token, and answers a 401 or a
+// 403 insufficient_scope as the package documentation says.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if origin(req.URL) != t.origin {
 		// Never a token to another origin than the server's.
@@ -153,6 +155,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	creds, err := t.h.cfg.Store.Load(ctx, t.server)
 	if err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
 		return nil, &AuthError{Step: "token store", Server: t.server, Err: err}
 	}
 	if creds != nil && creds.Token != nil && creds.Token.RefreshToken != "" &&
@@ -161,7 +166,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			creds = c
 		}
 	}
-	resp, err := t.send(req, creds)
+	resp, err := t.send(req, creds, false)
 	if err != nil {
 		return nil, err
 	}
@@ -191,15 +196,17 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if resp, err = t.send(req, creds); err != nil {
+		if resp, err = t.send(req, creds, true); err != nil {
 			return nil, err
 		}
 	}
 }
 
-func (t *transport) send(req *http.Request, creds *Credentials) (*http.Response, error) {
+// send sends a copy of req with the token of creds: again, with a new
+// body from GetBody (the first send consumed and closed req.Body).
+func (t *transport) send(req *http.Request, creds *Credentials, again bool) (*http.Response, error) {
 	r := req.Clone(req.Context())
-	if req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
+	if again && req.Body != nil && req.Body != http.NoBody {
 		b, err := req.GetBody()
 		if err != nil {
 			return nil, err
