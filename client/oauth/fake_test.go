@@ -38,6 +38,7 @@ type fake struct {
 	issRedirect  string // "", "wrong"
 	expiresIn    int
 	refreshFails bool
+	movedTo      *fake // the authorization server the metadata names instead
 
 	mu        *sync.Mutex
 	paths     []string            // every GET of a metadata document, in order
@@ -87,7 +88,13 @@ func (f *fake) serveRS(w http.ResponseWriter, r *http.Request) {
 		if res == "" {
 			res = f.endpoint()
 		}
-		writeJSON(w, 200, map[string]any{"resource": res, "authorization_servers": []string{f.asBase()},
+		as := f.asBase()
+		f.mu.Lock()
+		if f.movedTo != nil {
+			as = f.movedTo.asBase()
+		}
+		f.mu.Unlock()
+		writeJSON(w, 200, map[string]any{"resource": res, "authorization_servers": []string{as},
 			"scopes_supported": f.prmScopes})
 		return
 	}

@@ -24,13 +24,9 @@ type discovered struct {
 	meta     *serverMeta
 }
 
-// authorize runs discovery, registration and a grant for server, after
-// challenge ch; prior are scopes to keep (a step-up's union).
-func (h *Handler) authorize(ctx context.Context, server string, ch challenge, prior []string) (*Credentials, error) {
-	d, err := h.discover(ctx, server, ch)
-	if err != nil {
-		return nil, err
-	}
+// authorize runs registration and a grant with what discovery found,
+// after challenge ch; prior are scopes to keep (a step-up's union).
+func (h *Handler) authorize(ctx context.Context, d *discovered, ch challenge, prior []string) (*Credentials, error) {
 	scopes := h.scopes(ch, d, prior)
 	ci, err := h.client(ctx, d)
 	if err != nil {

@@ -237,7 +237,14 @@ func (h *Handler) obtain(ctx context.Context, server string, status int, ch chal
 	if status == 401 && cur != nil && cur.Token != nil && (had == nil || had.Token == nil || cur.Token.AccessToken != had.Token.AccessToken) {
 		return cur, nil
 	}
-	if status == 401 && cur != nil && cur.Token != nil && cur.Token.RefreshToken != "" {
+	d, err := h.discover(ctx, server, ch)
+	if err != nil {
+		return nil, err
+	}
+	// A refresh token is used only with the authorization server that
+	// issued it: a server that moved to another one gets a new
+	// registration and authorization there.
+	if status == 401 && cur != nil && cur.Token != nil && cur.Token.RefreshToken != "" && cur.Issuer == d.meta.Issuer {
 		if c, err := h.refresh(ctx, server, cur); err == nil {
 			return c, nil
 		}
@@ -246,7 +253,7 @@ func (h *Handler) obtain(ctx context.Context, server string, status int, ch chal
 	if status == 403 && cur != nil {
 		prior = cur.Scopes
 	}
-	c, err := h.authorize(ctx, server, ch, prior)
+	c, err := h.authorize(ctx, d, ch, prior)
 	if err != nil {
 		return nil, err
 	}

@@ -413,3 +413,29 @@ func TestPrivateKeyJWT(t *testing.T) {
 	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
 	assert.True(t, ecdsa.Verify(&key.PublicKey, sum[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])))
 }
+
+// TestAuthorizationServerMoved: when the server's metadata names another
+// authorization server, the handler neither refreshes at the old one nor
+// reuses its registration: it registers and authorizes at the new one.
+func TestAuthorizationServerMoved(t *testing.T) {
+	t.Parallel()
+	f := newFake(t, &fake{prmPath: "/.well-known/oauth-protected-resource/mcp", asMetaPath: "/.well-known/oauth-authorization-server"})
+	h := newHandler(f, Config{})
+	_, _, err := call(t, f, h, "/mcp")
+	require.NoError(t, err)
+	f2 := newFake(t, &fake{asMetaPath: "/.well-known/oauth-authorization-server"})
+	f2.mu, f2.tokens = f.mu, f.tokens // the resource server takes the new server's tokens
+	f.mu.Lock()
+	f.movedTo = f2
+	f.mu.Unlock()
+	f.revoke()
+	resp, _, err := call(t, f, h, "/mcp")
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	assert.Len(t, f.tokenReqs, 1, "no refresh at the old server")
+	assert.Len(t, f2.regs, 1, "registered at the new server")
+	require.Len(t, f2.tokenReqs, 1)
+	assert.Equal(t, "authorization_code", f2.tokenReqs[0].Get("grant_type"))
+}
