@@ -74,12 +74,16 @@ type Config struct {
 
 // AuthError is a failed authorization: Step names what failed
 // ("protected-resource metadata", "authorization-server metadata",
-// "registration", "authorization", "token", "refresh"), Server the URL
-// it concerned.
+// "registration", "authorization", "token", "refresh", "token store"),
+// Server the URL it concerned.
 type AuthError struct {
-	Step   string
+	// Step is what failed.
+	Step string
+	// Server is the URL of the document or endpoint (the MCP server's
+	// for the token store).
 	Server string
-	Err    error
+	// Err is why.
+	Err error
 }
 
 func (e *AuthError) Error() string {

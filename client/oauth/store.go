@@ -32,7 +32,10 @@ type Credentials struct {
 
 // ClientInfo is a client of an authorization server.
 type ClientInfo struct {
-	ID     string `json:"client_id"`
+	// ID is its client_id: issued, pre-registered, or the URL of its
+	// metadata document.
+	ID string `json:"client_id"`
+	// Secret is its client_secret, when it has one.
 	Secret string `json:"client_secret,omitempty"`
 	// AuthMethod is how it authenticates at the token endpoint:
 	// "client_secret_basic", "client_secret_post", "private_key_jwt"
