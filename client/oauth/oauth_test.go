@@ -439,3 +439,28 @@ func TestAuthorizationServerMoved(t *testing.T) {
 	require.Len(t, f2.tokenReqs, 1)
 	assert.Equal(t, "authorization_code", f2.tokenReqs[0].Get("grant_type"))
 }
+
+// TestParseChallenge: the Bearer challenge among others, quoted and bare
+// values, escapes, a token68 before it.
+func TestParseChallenge(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   []string
+		want challenge
+		ok   bool
+	}{
+		{[]string{`Bearer resource_metadata="https://a.example/prm", scope="a b"`},
+			challenge{metadataURL: "https://a.example/prm", Scope: "a b"}, true},
+		{[]string{`Bearer error=insufficient_scope, scope=write`}, challenge{Error: "insufficient_scope", Scope: "write"}, true},
+		{[]string{`Basic realm="x"`, `Bearer scope="q\"x"`}, challenge{Scope: `q"x`}, true},
+		{[]string{`Basic realm="x", Bearer scope=s, DPoP algs="ES256"`}, challenge{Scope: "s"}, true},
+		{[]string{`Negotiate abc==, Bearer error="invalid_token"`}, challenge{Error: "invalid_token"}, true},
+		{[]string{`bearer SCOPE="a"`}, challenge{Scope: "a"}, true},
+		{[]string{`Basic realm="x"`}, challenge{}, false},
+		{nil, challenge{}, false},
+	} {
+		got, ok := parseChallenge(tc.in)
+		assert.Equal(t, tc.ok, ok, "%q", tc.in)
+		assert.Equal(t, tc.want, got, "%q", tc.in)
+	}
+}
