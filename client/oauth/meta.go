@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -211,11 +212,10 @@ type tokenResponse struct {
 	AccessToken      string          `json:"access_token"`
 	TokenType        string          `json:"token_type"`
 	RefreshToken     string          `json:"refresh_token"`
-	ExpiresIn        json.Number     `json:"expires_in"`
+	ExpiresIn        json.RawMessage `json:"expires_in"`
 	Scope            string          `json:"scope"`
 	Error            string          `json:"error"`
 	ErrorDescription string          `json:"error_description"`
-	Extra            json.RawMessage `json:"-"`
 }
 
 // parseTokenResponse decodes a token endpoint's JSON answer into a token
@@ -239,8 +239,10 @@ func parseTokenResponse(b []byte, now time.Time) (*oauth2.Token, error) {
 		return nil, fmt.Errorf("token response: token_type %q is not Bearer", r.TokenType)
 	}
 	t := &oauth2.Token{AccessToken: r.AccessToken, TokenType: "Bearer", RefreshToken: r.RefreshToken}
-	if r.ExpiresIn != "" {
-		if n, err := r.ExpiresIn.Int64(); err == nil && n > 0 && n < 10*365*24*3600 {
+	// expires_in as a number, or as a string of one (some servers); any
+	// other value is taken as no expiry given.
+	if e := strings.Trim(string(r.ExpiresIn), `"`); e != "" {
+		if n, err := strconv.ParseInt(e, 10, 64); err == nil && n > 0 && n < 10*365*24*3600 {
 			t.Expiry = now.Add(time.Duration(n) * time.Second)
 			t.ExpiresIn = n
 		}

@@ -464,3 +464,32 @@ func TestParseChallenge(t *testing.T) {
 		assert.Equal(t, tc.want, got, "%q", tc.in)
 	}
 }
+
+// TestParseTokenResponse: what token answers are taken, leniently where
+// servers differ (token_type's case, expires_in as a string), and what
+// is refused.
+func TestParseTokenResponse(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_700_000_000, 0)
+	for _, tc := range []struct {
+		in     string
+		expiry time.Time
+		err    string
+	}{
+		{`{"access_token":"t","token_type":"bearer","expires_in":60}`, now.Add(time.Minute), ""},
+		{`{"access_token":"t","expires_in":"60"}`, now.Add(time.Minute), ""},
+		{`{"access_token":"t","expires_in":"soon"}`, time.Time{}, ""},
+		{`{"access_token":"t","token_type":"DPoP"}`, time.Time{}, "not Bearer"},
+		{`{"error":"invalid_grant","error_description":"expired"}`, time.Time{}, "invalid_grant: expired"},
+		{`{"token_type":"Bearer"}`, time.Time{}, "no access_token"},
+	} {
+		tok, err := parseTokenResponse([]byte(tc.in), now)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, "t", tok.AccessToken)
+		assert.Equal(t, tc.expiry, tok.Expiry, tc.in)
+	}
+}
