@@ -209,7 +209,7 @@ func (h *Handler) client(ctx context.Context, d *discovered) (ClientInfo, error)
 	if r, ok := h.regs[m.Issuer]; ok {
 		return ClientInfo{ID: r.ClientID, Secret: r.ClientSecret, AuthMethod: r.TokenEndpointAuthMethod}, nil
 	}
-	if m.ClientIDMetadataDocumentSupported && h.cfg.ClientMetadataURL != "" {
+	if m.ClientIDMetadataDocumentSupported && isDocumentURL(h.cfg.ClientMetadataURL) {
 		return ClientInfo{ID: h.cfg.ClientMetadataURL, AuthMethod: "none"}, nil
 	}
 	if m.RegistrationEndpoint == "" {
@@ -250,6 +250,13 @@ func (h *Handler) client(ctx context.Context, d *discovered) (ClientInfo, error)
 	}
 	h.regs[m.Issuer] = *r
 	return ClientInfo{ID: r.ClientID, Secret: r.ClientSecret, AuthMethod: r.TokenEndpointAuthMethod}, nil
+}
+
+// isDocumentURL: a client ID metadata document's URL is https, with a
+// path (the specification's requirement; another is not offered).
+func isDocumentURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != "" && strings.Trim(u.Path, "/") != "" && u.Fragment == ""
 }
 
 // authMethod picks how a client with secret authenticates at a token

@@ -49,9 +49,10 @@ type Config struct {
 	// its kid, when the authorization server needs one.
 	PrivateKey crypto.Signer
 	KeyID      string
-	// ClientMetadataURL is the https URL of the client's metadata
-	// document, used as its client_id with an authorization server that
-	// supports client ID metadata documents.
+	// ClientMetadataURL is the https URL (with a path) of the client's
+	// metadata document, used as its client_id with an authorization
+	// server that supports client ID metadata documents; another URL is
+	// not used, and the client registers instead.
 	ClientMetadataURL string
 	// ClientName names the client in a dynamic registration. Default
 	// "mcpchain client".

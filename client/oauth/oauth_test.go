@@ -13,6 +13,8 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -135,6 +137,8 @@ func TestRegistration(t *testing.T) {
 		{"dynamic", nil, Config{}, "dyn-client", 1, ""},
 		{"metadata document", func(f *fake) { f.cimd = true }, Config{ClientMetadataURL: "https://app.example/client.json"}, "https://app.example/client.json", 0, ""},
 		{"document not supported", nil, Config{ClientMetadataURL: "https://app.example/client.json"}, "dyn-client", 1, ""},
+		{"document URL not https", func(f *fake) { f.cimd = true }, Config{ClientMetadataURL: "http://app.example/client.json"}, "dyn-client", 1, ""},
+		{"document URL without a path", func(f *fake) { f.cimd = true }, Config{ClientMetadataURL: "https://app.example/"}, "dyn-client", 1, ""},
 		{"pre-registered", func(f *fake) { f.noRegister = true }, Config{ClientID: "pre", ClientSecret: "s"}, "pre", 0, ""},
 		{"none possible", func(f *fake) { f.noRegister = true }, Config{}, "", 0, "no registration endpoint"},
 	} {
@@ -492,4 +496,29 @@ func TestParseTokenResponse(t *testing.T) {
 		assert.Equal(t, "t", tok.AccessToken)
 		assert.Equal(t, tc.expiry, tok.Expiry, tc.in)
 	}
+}
+
+// TestFileStore: the tokens survive the handler: a new handler on the
+// same file uses the token without a new authorization, and the file is
+// the user's alone.
+func TestFileStore(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "tokens.json")
+	f := newFake(t, &fake{prmPath: "/.well-known/oauth-protected-resource/mcp", asMetaPath: "/.well-known/oauth-authorization-server"})
+	_, _, err := call(t, f, newHandler(f, Config{Store: &FileStore{Path: path}}), "/mcp")
+	require.NoError(t, err)
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	resp, _, err := call(t, f, newHandler(f, Config{Store: &FileStore{Path: path}}), "/mcp")
+	require.NoError(t, err)
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Len(t, f.authReqs, 1, "the second handler reused the token")
+	c, err := (&FileStore{Path: path}).Load(context.Background(), f.endpoint())
+	require.NoError(t, err)
+	assert.Equal(t, f.asBase(), c.Issuer)
+	assert.Equal(t, "dyn-client", c.Client.ID)
+	missing, err := (&FileStore{Path: path}).Load(context.Background(), "https://other.example/mcp")
+	require.NoError(t, err)
+	assert.Nil(t, missing)
 }
