@@ -182,12 +182,30 @@ conformance-stateless: node
 
 # The client scenarios against examples/conformance-client (package client): every one without
 # authorization, of revision 2025-11-25 and earlier in both pinned suites, and of 2026-07-28 in
-# 0.2.0-alpha.12 (at --spec-version 2026-07-28), each run with its passed checks pinned. Not yet
-# run: the authorization scenarios (the client has no authorization yet) and the extensions.
+# 0.2.0-alpha.12 (at --spec-version 2026-07-28), each run with its passed checks pinned; then the
+# authorization scenarios below.
 CLIENT_SCENARIOS_0116 := initialize tools_call elicitation-sep1034-client-defaults sse-retry
 CLIENT_SCENARIOS_ALPHA := $(CLIENT_SCENARIOS_0116) json-schema-2020-12-preservation
 CLIENT_SCENARIOS_2026 := tools_call request-metadata http-standard-headers http-custom-headers \
 	http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation sep-2322-client-request-state
+# The authorization scenarios (package client/oauth): every one that is not an extension, of both
+# suites, each at the revision the suite runs it at (0.2.0-alpha.12's of 2026-07-28 at 2026-07-28),
+# and those of 2025-11-25 again at 2026-07-28 (the 2025-03-26 ones do not apply there); the
+# client-credentials extensions of both suites, pinned too. The other extensions run last and do
+# not fail the target (no DPoP, enterprise-managed or workload-identity grants yet).
+CLIENT_AUTH_SCENARIOS_2025 := auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 \
+	auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported \
+	auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit \
+	auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none auth/pre-registration
+CLIENT_AUTH_SCENARIOS_0116 := $(CLIENT_AUTH_SCENARIOS_2025) auth/2025-03-26-oauth-metadata-backcompat \
+	auth/2025-03-26-oauth-endpoint-fallback auth/resource-mismatch auth/offline-access-scope \
+	auth/offline-access-not-supported
+CLIENT_AUTH_SCENARIOS_ALPHA := $(CLIENT_AUTH_SCENARIOS_0116) auth/authorization-server-migration \
+	auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing auth/iss-wrong-issuer \
+	auth/iss-unexpected auth/iss-normalized auth/metadata-issuer-mismatch
+CLIENT_AUTH_CREDENTIALS := auth/client-credentials-basic auth/client-credentials-jwt
+CLIENT_AUTH_EXTENSIONS_0116 := auth/cross-app-access-complete-flow
+CLIENT_AUTH_EXTENSIONS_ALPHA := auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer
 conformance-client: node
 	@status=0; \
 	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_0116)" CLIENT_CHECKS=10 \
@@ -197,6 +215,21 @@ conformance-client: node
 	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_2026)" CLIENT_CHECKS=60 \
 		CONFORMANCE_SPEC_VERSION=2026-07-28 CONFORMANCE_LABEL="0.2.0-alpha.12 client at 2026-07-28" \
 		bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_AUTH_SCENARIOS_0116)" CLIENT_CHECKS=262 \
+		CONFORMANCE_LABEL="0.1.16 client authorization" bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_AUTH_SCENARIOS_ALPHA)" CLIENT_CHECKS=374 \
+		CONFORMANCE_LABEL="0.2.0-alpha.12 client authorization" bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_AUTH_SCENARIOS_2025)" CLIENT_CHECKS=239 \
+		CONFORMANCE_SPEC_VERSION=2026-07-28 CONFORMANCE_LABEL="0.2.0-alpha.12 client authorization at 2026-07-28" \
+		bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_AUTH_CREDENTIALS)" CLIENT_CHECKS=16 \
+		CONFORMANCE_LABEL="0.1.16 client credentials (extension)" bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_AUTH_CREDENTIALS)" CLIENT_CHECKS=16 \
+		CONFORMANCE_LABEL="0.2.0-alpha.12 client credentials (extension)" bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_AUTH_EXTENSIONS_0116)" CLIENT_CHECKS=0 \
+		CONFORMANCE_LABEL="0.1.16 client authorization extensions, not failing" bash e2e/conformance-client.sh || true; \
+	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_AUTH_EXTENSIONS_ALPHA)" CLIENT_CHECKS=0 \
+		CONFORMANCE_LABEL="0.2.0-alpha.12 client authorization extensions, not failing" bash e2e/conformance-client.sh || true; \
 	exit $$status
 
 # Not part of test (it takes over a minute): examples/everything as its own process over HTTP on

@@ -38,6 +38,7 @@ func TestLightImportGraph(t *testing.T) {
 		{"./stdio", heavyModules},
 		{"./mcptest", heavyModules},
 		{"./providers", heavyModules[:2]},
+		{"./client/oauth", heavyModules},
 	} {
 		pkg := tc.pkg
 		t.Run(strings.TrimPrefix(pkg, "./"), func(t *testing.T) {

@@ -28,6 +28,10 @@ type HTTPOptions struct {
 	// server sends what is not part of a request (list changes, log
 	// messages, its own requests outside a call).
 	NoListen bool
+	// Auth authorizes the requests to a server that wants OAuth (package
+	// client/oauth implements it): every request goes through the
+	// RoundTripper it returns. Default: none, requests go as they are.
+	Auth Authorizer
 }
 
 // HTTP returns a Transport that speaks Streamable HTTP (revisions
@@ -48,6 +52,7 @@ func HTTP(url string, opts *HTTPOptions) Transport {
 	if o.MaxRetries <= 0 {
 		o.MaxRetries = 3
 	}
+	o.authorize(url)
 	return &httpTransport{url: url, opts: o}
 }
 

@@ -30,6 +30,7 @@ func LegacySSE(url string, opts *HTTPOptions) Transport {
 	if o.Client == nil {
 		o.Client = &http.Client{}
 	}
+	o.authorize(url)
 	return &legacyTransport{url: url, opts: o}
 }
 

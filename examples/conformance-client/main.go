@@ -8,16 +8,24 @@ package main
 
 import (
 	"context"
+	"crypto"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/client/oauth"
 )
 
 func main() {
@@ -160,6 +168,17 @@ func sample(s *jsonschema.Schema) any {
 
 func run(ctx context.Context, scenario, url string) error {
 	do, ok := scenarios[scenario]
+	var auth client.Authorizer
+	if strings.HasPrefix(scenario, "auth/") {
+		// Every authorization scenario: the client lists the tools and
+		// calls one, authorizing as the server asks.
+		do, ok = authorized, true
+		h, err := authHandler(scenario)
+		if err != nil {
+			return err
+		}
+		auth = h
+	}
 	if !ok {
 		return fmt.Errorf("scenario %q is not supported", scenario)
 	}
@@ -175,10 +194,92 @@ func run(ctx context.Context, scenario, url string) error {
 			return &mcp.ElicitResult{Action: "accept", Content: client.ElicitDefaults(p)}, nil
 		},
 	}
-	c, err := client.Connect(ctx, client.HTTP(url, nil), opts)
+	c, err := client.Connect(ctx, client.HTTP(url, &client.HTTPOptions{Auth: auth}), opts)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	return do(ctx, c)
+}
+
+// authorized is what the authorization scenarios watch: a client that
+// lists the tools and calls one, with a token for each request.
+func authorized(ctx context.Context, c *client.Client) error {
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	if len(tools) == 0 {
+		return errors.New("the server lists no tools")
+	}
+	_, err = c.CallTool(ctx, tools[0].Name, map[string]any{}, nil)
+	return err
+}
+
+// clientMetadataURL is the client ID metadata document the suite expects
+// a client to use where the authorization server supports them.
+const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
+
+// authHandler is the oauth.Handler of an authorization scenario: the
+// client the suite registered beforehand where it names one (in
+// MCP_CONFORMANCE_CONTEXT), client credentials where the scenario is
+// about them, and a browser step that follows the authorization
+// endpoint's redirect as a user who approves at once would.
+func authHandler(scenario string) (*oauth.Handler, error) {
+	var sc struct {
+		ClientID      string `json:"client_id"`
+		ClientSecret  string `json:"client_secret"`
+		PrivateKeyPEM string `json:"private_key_pem"`
+	}
+	if s := os.Getenv("MCP_CONFORMANCE_CONTEXT"); s != "" {
+		if err := json.Unmarshal([]byte(s), &sc); err != nil {
+			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+	}
+	var key crypto.Signer
+	if sc.PrivateKeyPEM != "" {
+		block, _ := pem.Decode([]byte(sc.PrivateKeyPEM))
+		if block == nil {
+			return nil, errors.New("MCP_CONFORMANCE_CONTEXT: private_key_pem is not PEM")
+		}
+		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: private_key_pem: %w", err)
+		}
+		var ok bool
+		if key, ok = k.(crypto.Signer); !ok {
+			return nil, errors.New("MCP_CONFORMANCE_CONTEXT: private_key_pem is not a signing key")
+		}
+	}
+	return oauth.New(oauth.Config{
+		ClientID:          sc.ClientID,
+		ClientSecret:      sc.ClientSecret,
+		PrivateKey:        key,
+		ClientMetadataURL: clientMetadataURL,
+		ClientName:        "mcpchain-conformance-client",
+		RedirectURL:       "http://127.0.0.1:3000/callback",
+		Authorize:         approve,
+		ClientCredentials: scenario == "auth/client-credentials-basic" || scenario == "auth/client-credentials-jwt",
+	}), nil
+}
+
+// approve fetches the authorization URL without following its redirect,
+// and returns the query of the redirect: what the browser would bring to
+// the redirect URL.
+func approve(ctx context.Context, authURL string) (url.Values, error) {
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	loc, err := resp.Location()
+	if err != nil {
+		return nil, fmt.Errorf("the authorization endpoint answered %d without a redirect", resp.StatusCode)
+	}
+	return loc.Query(), nil
 }

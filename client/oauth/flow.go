@@ -1,0 +1,415 @@
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// discovered is what discovery found for one server.
+type discovered struct {
+	prm      *resourceMetadata // nil: a server of 2025-03-26 without it
+	resource string            // the resource indicator; "" without metadata
+	meta     *serverMeta
+}
+
+// authorize runs registration and a grant with what discovery found,
+// after challenge ch; prior are scopes to keep (a step-up's union).
+func (h *Handler) authorize(ctx context.Context, d *discovered, ch challenge, prior []string) (*Credentials, error) {
+	scopes := h.scopes(ch, d, prior)
+	ci, err := h.client(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	var tok *oauth2.Token
+	if h.cfg.ClientCredentials {
+		form := url.Values{"grant_type": {"client_credentials"}}
+		if len(scopes) > 0 {
+			form.Set("scope", strings.Join(scopes, " "))
+		}
+		if d.resource != "" {
+			form.Set("resource", d.resource)
+		}
+		tok, err = h.tokenRequest(ctx, d.meta.TokenEndpoint, d.meta.Issuer, ci, form)
+		if err != nil {
+			return nil, &AuthError{Step: "token", Server: d.meta.TokenEndpoint, Err: err}
+		}
+	} else if tok, err = h.authCode(ctx, d, ci, scopes); err != nil {
+		return nil, err
+	}
+	return &Credentials{Token: tok, Issuer: d.meta.Issuer, TokenURL: d.meta.TokenEndpoint,
+		Client: ci, Resource: d.resource, Scopes: scopes}, nil
+}
+
+// discover finds the protected-resource metadata (the challenge's URL,
+// then the path-aware well-known URL, then the root one) and the
+// authorization server's metadata; without protected-resource metadata
+// (revision 2025-03-26) the server's origin is the authorization server,
+// with /authorize, /token and /register when it publishes no metadata.
+func (h *Handler) discover(ctx context.Context, server string, ch challenge) (*discovered, error) {
+	su, err := url.Parse(server)
+	if err != nil {
+		return nil, &AuthError{Step: "protected-resource metadata", Server: server, Err: err}
+	}
+	var urls []string
+	if ch.metadataURL != "" && isHTTPURL(ch.metadataURL) {
+		urls = append(urls, ch.metadataURL)
+	}
+	if p := strings.TrimSuffix(su.EscapedPath(), "/"); p != "" {
+		urls = append(urls, origin(su)+"/.well-known/oauth-protected-resource"+p)
+	}
+	urls = append(urls, origin(su)+"/.well-known/oauth-protected-resource")
+	d := &discovered{}
+	for _, u := range urls {
+		b, status, err := h.get(ctx, u)
+		if err != nil {
+			return nil, &AuthError{Step: "protected-resource metadata", Server: u, Err: err}
+		}
+		if status != http.StatusOK {
+			continue
+		}
+		m, err := parseResourceMetadata(b)
+		if err != nil {
+			return nil, &AuthError{Step: "protected-resource metadata", Server: u, Err: err}
+		}
+		d.prm = m
+		break
+	}
+	issuer := origin(su)
+	if d.prm != nil {
+		if !resourceMatches(d.prm.Resource, su) {
+			return nil, &AuthError{Step: "protected-resource metadata", Server: server,
+				Err: fmt.Errorf("resource %q does not match the server's URL", d.prm.Resource)}
+		}
+		if len(d.prm.AuthorizationServers) == 0 || !isHTTPURL(d.prm.AuthorizationServers[0]) {
+			return nil, &AuthError{Step: "protected-resource metadata", Server: server,
+				Err: errors.New("no authorization server (authorization_servers)")}
+		}
+		d.resource = d.prm.Resource
+		issuer = d.prm.AuthorizationServers[0]
+	}
+	d.meta, err = h.serverMetadata(ctx, issuer, d.prm != nil)
+	if err != nil {
+		return nil, err
+	}
+	if d.meta == nil {
+		if d.prm != nil {
+			return nil, &AuthError{Step: "authorization-server metadata", Server: issuer,
+				Err: errors.New("no metadata at any well-known URL")}
+		}
+		d.meta = &serverMeta{Issuer: issuer, AuthorizationEndpoint: issuer + "/authorize",
+			TokenEndpoint: issuer + "/token", RegistrationEndpoint: issuer + "/register"}
+	}
+	return d, nil
+}
+
+// serverMetadata fetches the metadata of the authorization server with
+// the issuer identifier issuer, at the well-known URLs in the order of
+// the MCP specification; nil when none answers. Its issuer must be
+// issuer (RFC 8414 §3.3; a trailing slash aside) when strict; else (the
+// server's origin standing in for an issuer no metadata named, revision
+// 2025-03-26) it must be on issuer's origin.
+func (h *Handler) serverMetadata(ctx context.Context, issuer string, strict bool) (*serverMeta, error) {
+	iu, err := url.Parse(issuer)
+	if err != nil {
+		return nil, &AuthError{Step: "authorization-server metadata", Server: issuer, Err: err}
+	}
+	o := origin(iu)
+	var urls []string
+	if p := strings.TrimSuffix(iu.EscapedPath(), "/"); p != "" {
+		urls = []string{o + "/.well-known/oauth-authorization-server" + p,
+			o + "/.well-known/openid-configuration" + p, o + p + "/.well-known/openid-configuration"}
+	} else {
+		urls = []string{o + "/.well-known/oauth-authorization-server", o + "/.well-known/openid-configuration"}
+	}
+	for _, u := range urls {
+		b, status, err := h.get(ctx, u)
+		if err != nil {
+			return nil, &AuthError{Step: "authorization-server metadata", Server: u, Err: err}
+		}
+		if status != http.StatusOK {
+			continue
+		}
+		m, err := parseServerMetadata(b)
+		if err != nil {
+			return nil, &AuthError{Step: "authorization-server metadata", Server: u, Err: err}
+		}
+		if mu, err := url.Parse(m.Issuer); strict && strings.TrimSuffix(m.Issuer, "/") != strings.TrimSuffix(issuer, "/") ||
+			!strict && (err != nil || origin(mu) != o) {
+			return nil, &AuthError{Step: "authorization-server metadata", Server: u,
+				Err: fmt.Errorf("issuer %q is not %q", m.Issuer, issuer)}
+		}
+		return m, nil
+	}
+	return nil, nil
+}
+
+// resourceMatches: the resource of the metadata is the server's origin,
+// and its path the server's path or a parent of it (RFC 9728 §3.3, as
+// the MCP specification applies it).
+func resourceMatches(resource string, server *url.URL) bool {
+	r, err := url.Parse(resource)
+	if err != nil || r.Fragment != "" || origin(r) != origin(server) {
+		return false
+	}
+	rp := strings.TrimSuffix(r.Path, "/")
+	sp := strings.TrimSuffix(server.Path, "/")
+	return rp == "" || rp == sp || strings.HasPrefix(sp, rp+"/")
+}
+
+// scopes are what to ask for: the challenge's scope, else the protected
+// resource's scopes_supported; with prior (a step-up keeps what it had),
+// and offline_access where the authorization server offers it.
+func (h *Handler) scopes(ch challenge, d *discovered, prior []string) []string {
+	var s []string
+	if ch.Scope != "" {
+		s = strings.Fields(ch.Scope)
+	} else if d.prm != nil {
+		s = slices.Clone(d.prm.ScopesSupported)
+	}
+	for _, p := range prior {
+		if !slices.Contains(s, p) {
+			s = append(s, p)
+		}
+	}
+	if len(s) > 0 && !h.cfg.ClientCredentials && slices.Contains(d.meta.ScopesSupported, "offline_access") &&
+		!slices.Contains(s, "offline_access") {
+		s = append(s, "offline_access")
+	}
+	return s
+}
+
+// client is the client to use with the authorization server: the
+// configured one, one registered before, a client ID metadata document,
+// or a new dynamic registration.
+func (h *Handler) client(ctx context.Context, d *discovered) (ClientInfo, error) {
+	m := d.meta
+	if h.cfg.ClientID != "" && h.cfg.PrivateKey != nil {
+		return ClientInfo{ID: h.cfg.ClientID, AuthMethod: "private_key_jwt"}, nil
+	}
+	if h.cfg.ClientID != "" {
+		return ClientInfo{ID: h.cfg.ClientID, Secret: h.cfg.ClientSecret,
+			AuthMethod: authMethod(h.cfg.ClientSecret, m.TokenEndpointAuthMethodsSupported)}, nil
+	}
+	if h.cfg.ClientCredentials {
+		return ClientInfo{}, &AuthError{Step: "registration", Server: m.Issuer,
+			Err: errors.New("client credentials need a ClientID")}
+	}
+	if r, ok := h.regs[m.Issuer]; ok {
+		return ClientInfo{ID: r.ClientID, Secret: r.ClientSecret, AuthMethod: r.TokenEndpointAuthMethod}, nil
+	}
+	if m.ClientIDMetadataDocumentSupported && isDocumentURL(h.cfg.ClientMetadataURL) {
+		return ClientInfo{ID: h.cfg.ClientMetadataURL, AuthMethod: "none"}, nil
+	}
+	if m.RegistrationEndpoint == "" {
+		return ClientInfo{}, &AuthError{Step: "registration", Server: m.Issuer,
+			Err: errors.New("the authorization server offers no registration endpoint and no ClientID is configured")}
+	}
+	appType := "web"
+	if u, err := url.Parse(h.cfg.RedirectURL); err == nil && (isLoopback(u.Hostname()) || (u.Scheme != "http" && u.Scheme != "https")) {
+		appType = "native"
+	}
+	body, _ := json.Marshal(map[string]any{
+		"client_name":                h.cfg.ClientName,
+		"redirect_uris":              []string{h.cfg.RedirectURL},
+		"grant_types":                []string{"authorization_code", "refresh_token"},
+		"response_types":             []string{"code"},
+		"token_endpoint_auth_method": "none",
+		"application_type":           appType,
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.RegistrationEndpoint, bytes.NewReader(body))
+	if err != nil {
+		return ClientInfo{}, &AuthError{Step: "registration", Server: m.RegistrationEndpoint, Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	b, status, err := h.do(req)
+	if err == nil && status != http.StatusOK && status != http.StatusCreated {
+		err = fmt.Errorf("HTTP %d: %s", status, clip(b))
+	}
+	var r *registration
+	if err == nil {
+		r, err = parseRegistration(b)
+	}
+	if err != nil {
+		return ClientInfo{}, &AuthError{Step: "registration", Server: m.RegistrationEndpoint, Err: err}
+	}
+	if r.TokenEndpointAuthMethod == "" {
+		r.TokenEndpointAuthMethod = authMethod(r.ClientSecret, m.TokenEndpointAuthMethodsSupported)
+	}
+	h.regs[m.Issuer] = *r
+	return ClientInfo{ID: r.ClientID, Secret: r.ClientSecret, AuthMethod: r.TokenEndpointAuthMethod}, nil
+}
+
+// isDocumentURL: a client ID metadata document's URL is https, with a
+// path (the specification's requirement; another is not offered).
+func isDocumentURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != "" && strings.Trim(u.Path, "/") != "" && u.Fragment == ""
+}
+
+// authMethod picks how a client with secret authenticates at a token
+// endpoint that supports methods (RFC 8414's default: basic).
+func authMethod(secret string, methods []string) string {
+	if secret == "" {
+		return "none"
+	}
+	if len(methods) == 0 || slices.Contains(methods, "client_secret_basic") {
+		return "client_secret_basic"
+	}
+	if slices.Contains(methods, "client_secret_post") {
+		return "client_secret_post"
+	}
+	return "none"
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// authCode runs the authorization code grant with PKCE S256: the browser
+// step, the state and iss checks, the code exchange.
+func (h *Handler) authCode(ctx context.Context, d *discovered, ci ClientInfo, scopes []string) (*oauth2.Token, error) {
+	m := d.meta
+	fail := func(err error) error { return &AuthError{Step: "authorization", Server: m.Issuer, Err: err} }
+	switch {
+	case h.cfg.Authorize == nil || h.cfg.RedirectURL == "":
+		return nil, fail(errors.New("the server needs the user's authorization, and Config has no Authorize or RedirectURL"))
+	case m.AuthorizationEndpoint == "":
+		return nil, fail(errors.New("the authorization server has no authorization_endpoint"))
+	case len(m.CodeChallengeMethodsSupported) > 0 && !slices.Contains(m.CodeChallengeMethodsSupported, "S256"):
+		return nil, fail(errors.New("the authorization server does not support PKCE with S256"))
+	}
+	verifier, state := oauth2.GenerateVerifier(), oauth2.GenerateVerifier()
+	cfg := oauth2.Config{ClientID: ci.ID, Endpoint: oauth2.Endpoint{AuthURL: m.AuthorizationEndpoint},
+		RedirectURL: h.cfg.RedirectURL, Scopes: scopes}
+	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier)}
+	if d.resource != "" {
+		opts = append(opts, oauth2.SetAuthURLParam("resource", d.resource))
+	}
+	q, err := h.cfg.Authorize(ctx, cfg.AuthCodeURL(state, opts...))
+	if err != nil {
+		return nil, fail(err)
+	}
+	switch {
+	case q.Get("error") != "":
+		return nil, fail(fmt.Errorf("%s %s", q.Get("error"), q.Get("error_description")))
+	case q.Get("state") != state:
+		return nil, fail(errors.New("the redirect's state is not the one sent"))
+	case q.Has("iss") && q.Get("iss") != m.Issuer:
+		return nil, fail(fmt.Errorf("the redirect's iss %q is not the issuer %q", q.Get("iss"), m.Issuer))
+	case !q.Has("iss") && m.IssParameterSupported:
+		return nil, fail(errors.New("the redirect has no iss, which the authorization server promised"))
+	case q.Get("code") == "":
+		return nil, fail(errors.New("the redirect has no code"))
+	}
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {q.Get("code")},
+		"redirect_uri": {h.cfg.RedirectURL}, "code_verifier": {verifier}}
+	if d.resource != "" {
+		form.Set("resource", d.resource)
+	}
+	tok, err := h.tokenRequest(ctx, m.TokenEndpoint, m.Issuer, ci, form)
+	if err != nil {
+		return nil, &AuthError{Step: "token", Server: m.TokenEndpoint, Err: err}
+	}
+	return tok, nil
+}
+
+// tokenRequest posts form to the token endpoint, authenticated as ci.
+func (h *Handler) tokenRequest(ctx context.Context, tokenURL, issuer string, ci ClientInfo, form url.Values) (*oauth2.Token, error) {
+	var basic bool
+	switch ci.AuthMethod {
+	case "private_key_jwt":
+		if h.cfg.PrivateKey == nil {
+			return nil, errors.New("private_key_jwt needs Config.PrivateKey")
+		}
+		a, err := clientAssertion(h.cfg.PrivateKey, h.cfg.KeyID, ci.ID, issuer, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		form.Set("client_assertion_type", clientAssertionType)
+		form.Set("client_assertion", a)
+	case "client_secret_basic":
+		basic = true
+	case "client_secret_post":
+		form.Set("client_id", ci.ID)
+		form.Set("client_secret", ci.Secret)
+	default:
+		form.Set("client_id", ci.ID)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if basic {
+		req.SetBasicAuth(url.QueryEscape(ci.ID), url.QueryEscape(ci.Secret))
+	}
+	b, status, err := h.do(req)
+	if err != nil {
+		return nil, err
+	}
+	tok, perr := parseTokenResponse(b, time.Now())
+	if status != http.StatusOK {
+		if perr != nil && !strings.HasPrefix(perr.Error(), "token endpoint:") {
+			return nil, fmt.Errorf("HTTP %d: %s", status, clip(b))
+		}
+		if perr == nil {
+			perr = fmt.Errorf("HTTP %d", status)
+		}
+		return nil, perr
+	}
+	return tok, perr
+}
+
+// get fetches a document, at most maxDocument bytes of it.
+func (h *Handler) get(ctx context.Context, u string) ([]byte, int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("Accept", "application/json")
+	return h.do(req)
+}
+
+func (h *Handler) do(req *http.Request) ([]byte, int, error) {
+	resp, err := h.hc.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument+1))
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(b) > maxDocument {
+		return nil, 0, fmt.Errorf("%s: the answer is larger than %d bytes", req.URL, maxDocument)
+	}
+	return b, resp.StatusCode, nil
+}
+
+func ioCopyN(r io.Reader, n int64) (int64, error) { return io.CopyN(io.Discard, r, n) }
+
+// clip is the start of a body for an error message.
+func clip(b []byte) string {
+	if len(b) > 200 {
+		b = b[:200]
+	}
+	return strings.TrimSpace(string(b))
+}
