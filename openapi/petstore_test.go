@@ -1,0 +1,122 @@
+package openapi_test
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/openapi"
+	"github.com/mcpchain/mcp/openapi/openapitest"
+)
+
+func readSpec(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	require.NoError(t, err)
+	return b
+}
+
+// petstore is a server with the Petstore's tools, calling a mock of the
+// Petstore built from the same document.
+func petstore(t testing.TB, opts openapi.Options) (*mcp.Server, *openapitest.Server) {
+	t.Helper()
+	spec := readSpec(t, "petstore-expanded.yaml")
+	doc, err := openapi.Load(spec)
+	require.NoError(t, err)
+	mock := openapitest.NewServer(doc)
+	t.Cleanup(mock.Close)
+	srv := mcp.NewServer(mcp.Options{Name: "petstore", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	if opts.BaseURL == "" {
+		opts.BaseURL = mock.BaseURL()
+	}
+	opts.Client = mock.Client()
+	require.NoError(t, openapi.Register(srv, spec, opts))
+	return srv, mock
+}
+
+// clients connects a client to srv in process and over HTTP.
+func clients(t *testing.T, srv *mcp.Server) map[string]*client.Client {
+	h := mcphttp.New(srv, nil)
+	t.Cleanup(func() { h.Close() })
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	out := map[string]*client.Client{}
+	for name, tr := range map[string]client.Transport{
+		"inprocess": client.InProcess(h, nil),
+		"http":      client.HTTP(ts.URL+"/mcp", nil),
+	} {
+		c, err := client.Connect(t.Context(), tr, nil)
+		require.NoError(t, err, name)
+		t.Cleanup(func() { c.Close() })
+		out[name] = c
+	}
+	return out
+}
+
+func TestPetstoreThroughClients(t *testing.T) {
+	srv, mock := petstore(t, openapi.Options{})
+	for name, c := range clients(t, srv) {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			tools, err := c.ListTools(ctx)
+			require.NoError(t, err)
+			var names []string
+			byName := map[string]mcp.Tool{}
+			for _, tl := range tools {
+				names = append(names, tl.Name)
+				byName[tl.Name] = tl
+			}
+			require.Equal(t, []string{"addPet", "deletePet", "findPets", "find_pet_by_id"}, sorted(names))
+			require.True(t, byName["findPets"].Annotations.ReadOnlyHint)
+			require.True(t, *byName["deletePet"].Annotations.DestructiveHint)
+			require.NotNil(t, byName["addPet"].OutputSchema, "Pet (an allOf of objects) is an object")
+			require.Nil(t, byName["findPets"].OutputSchema, "an array is no output schema")
+
+			res, err := c.CallTool(ctx, "addPet", map[string]any{"name": "Rex", "tag": "dog"}, nil)
+			require.NoError(t, err)
+			require.False(t, res.IsError, "%+v", res)
+			last := mock.Last()
+			require.Equal(t, "POST", last.Method)
+			require.Equal(t, "/api/pets", last.Path)
+			require.JSONEq(t, `{"name":"Rex","tag":"dog"}`, string(last.Body))
+			require.Equal(t, "application/json", last.Header.Get("Content-Type"))
+			sc, ok := res.StructuredContent.(map[string]any)
+			require.True(t, ok, "structuredContent: %#v", res.StructuredContent)
+			require.Contains(t, sc, "id")
+
+			res, err = c.CallTool(ctx, "findPets", map[string]any{"tags": []string{"dog", "cat"}, "limit": 5}, nil)
+			require.NoError(t, err)
+			require.False(t, res.IsError, "%+v", res)
+			require.Equal(t, "limit=5&tags=dog&tags=cat", mock.Last().Query)
+			var pets []map[string]any
+			require.NoError(t, json.Unmarshal([]byte(res.Content[0].(mcp.TextContent).Text), &pets))
+			require.Len(t, pets, 1)
+
+			res, err = c.CallTool(ctx, "find_pet_by_id", map[string]any{"id": 42}, nil)
+			require.NoError(t, err)
+			require.False(t, res.IsError, "%+v", res)
+			require.Equal(t, "/api/pets/42", mock.Last().Path)
+
+			res, err = c.CallTool(ctx, "deletePet", map[string]any{"id": 7}, nil)
+			require.NoError(t, err)
+			require.False(t, res.IsError, "%+v", res)
+			require.Equal(t, "204 No Content", res.Content[0].(mcp.TextContent).Text)
+			require.Equal(t, "DELETE", mock.Last().Method)
+
+			// A missing required argument: the input schema refuses it.
+			res, err = c.CallTool(ctx, "addPet", map[string]any{"tag": "dog"}, nil)
+			require.NoError(t, err)
+			require.True(t, res.IsError)
+			require.Contains(t, res.Content[0].(mcp.TextContent).Text, "name")
+		})
+	}
+	_ = http.MethodGet
+}
