@@ -17,7 +17,15 @@ const MaxSpecBytes = 64 << 20
 // them against, and fetching them would reach the network at load time.
 // Examples are not validated (real-world documents often carry examples
 // that do not match their schemas, and they do not change the tools).
-func Load(spec []byte) (*openapi3.T, error) {
+func Load(spec []byte) (*openapi3.T, error) { return load(spec, false) }
+
+// LoadLenient is [Load] without the validation of the document: for a
+// real-world document that breaks a rule of its version (a "null" type in
+// a 3.0 document, say) but is otherwise usable. It still refuses what
+// cannot be parsed or resolved.
+func LoadLenient(spec []byte) (*openapi3.T, error) { return load(spec, true) }
+
+func load(spec []byte, lenient bool) (*openapi3.T, error) {
 	if len(spec) == 0 {
 		return nil, errors.New("openapi: empty document")
 	}
@@ -32,6 +40,9 @@ func Load(spec []byte) (*openapi3.T, error) {
 	}
 	if doc.OpenAPI == "" {
 		return nil, errors.New("openapi: not an OpenAPI 3 document (no \"openapi\" version field)")
+	}
+	if lenient {
+		return doc, nil
 	}
 	if err := doc.Validate(context.Background(), openapi3.DisableExamplesValidation(),
 		openapi3.AllowExtraSiblingFields("description", "example", "examples", "summary", "title", "nullable", "deprecated")); err != nil {

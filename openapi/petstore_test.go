@@ -26,7 +26,7 @@ func readSpec(t testing.TB, name string) []byte {
 
 // petstore is a server with the Petstore's tools, calling a mock of the
 // Petstore built from the same document.
-func petstore(t testing.TB, opts openapi.Options) (*mcp.Server, *openapitest.Server) {
+func petstoreServer(t testing.TB, opts openapi.Options) (*mcp.Server, *openapitest.Server) {
 	t.Helper()
 	spec := readSpec(t, "petstore-expanded.yaml")
 	doc, err := openapi.Load(spec)
@@ -62,7 +62,7 @@ func clients(t *testing.T, srv *mcp.Server) map[string]*client.Client {
 }
 
 func TestPetstoreThroughClients(t *testing.T) {
-	srv, mock := petstore(t, openapi.Options{})
+	srv, mock := petstoreServer(t, openapi.Options{})
 	for name, c := range clients(t, srv) {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()

@@ -68,13 +68,16 @@ type Options struct {
 	// NoValidation skips the validation of each request against the
 	// document (the MCP input schema is still enforced).
 	NoValidation bool
+	// Lenient loads the document with [LoadLenient] (no validation of
+	// the document itself) rather than [Load].
+	Lenient bool
 }
 
 // Register loads spec (see [Load]) and registers its operations on srv as
 // tools, resources and resource templates (see the package documentation
 // and [Options]). It registers all of them or, on error, none.
 func Register(srv *mcp.Server, spec []byte, opts Options) error {
-	doc, err := Load(spec)
+	doc, err := load(spec, opts.Lenient)
 	if err != nil {
 		return err
 	}
