@@ -14,7 +14,6 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/openapi"
 	"github.com/mcpchain/mcp/openapi/internal/blockfrost"
-	"github.com/mcpchain/mcp/openapi/internal/petstore"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the generated code")
@@ -76,5 +75,3 @@ func TestGeneratedBlockfrostRegisters(t *testing.T) {
 	require.Contains(t, genNames, "get_accounts_stake_address_addresses")
 	require.Contains(t, genNames, "get", "GET /")
 }
-
-var _ = petstore.Register

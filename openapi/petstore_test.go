@@ -3,7 +3,6 @@ package openapi_test
 import (
 	"encoding/json"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/openapi"
+	"github.com/mcpchain/mcp/openapi/internal/petstore"
 	"github.com/mcpchain/mcp/openapi/openapitest"
 )
 
@@ -61,8 +61,38 @@ func clients(t *testing.T, srv *mcp.Server) map[string]*client.Client {
 	return out
 }
 
+// generatedPetstore is a server with the generated Petstore tools
+// (openapi/internal/petstore, the golden file of TestGenerateGolden),
+// calling a mock of the Petstore.
+func generatedPetstore(t testing.TB) (*mcp.Server, *openapitest.Server) {
+	doc, err := openapi.Load(readSpec(t, "petstore-expanded.yaml"))
+	require.NoError(t, err)
+	mock := openapitest.NewServer(doc)
+	t.Cleanup(mock.Close)
+	srv := mcp.NewServer(mcp.Options{Name: "petstore", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	petstore.Register(srv, mock.Client(), mock.BaseURL())
+	return srv, mock
+}
+
+// TestPetstoreThroughClients: the Petstore's tools, registered at run
+// time and generated, listed and called by the client package in process
+// and over HTTP against a mock built from the same document.
 func TestPetstoreThroughClients(t *testing.T) {
-	srv, mock := petstoreServer(t, openapi.Options{})
+	for _, kind := range []string{"runtime", "generated"} {
+		t.Run(kind, func(t *testing.T) {
+			var srv *mcp.Server
+			var mock *openapitest.Server
+			if kind == "runtime" {
+				srv, mock = petstoreServer(t, openapi.Options{})
+			} else {
+				srv, mock = generatedPetstore(t)
+			}
+			testPetstoreClients(t, srv, mock)
+		})
+	}
+}
+
+func testPetstoreClients(t *testing.T, srv *mcp.Server, mock *openapitest.Server) {
 	for name, c := range clients(t, srv) {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()
@@ -118,5 +148,4 @@ func TestPetstoreThroughClients(t *testing.T) {
 			require.Contains(t, res.Content[0].(mcp.TextContent).Text, "name")
 		})
 	}
-	_ = http.MethodGet
 }
