@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -317,9 +318,25 @@ func (o *operation) argumentError(err error) error {
 	}
 	reason := re.Reason
 	var se *openapi3.SchemaError
+	var ptr []string
 	if errors.As(re.Err, &se) {
+		// allOf, anyOf and oneOf wrap the error of their member: the
+		// innermost says what is wrong, and where below theirs.
+		ptr = se.JSONPointer()
+		for {
+			var inner *openapi3.SchemaError
+			if se.Origin == nil || !errors.As(se.Origin, &inner) || inner == se {
+				break
+			}
+			se = inner
+			if ip := inner.JSONPointer(); len(ip) >= len(ptr) && slices.Equal(ip[:len(ptr)], ptr) {
+				ptr = ip
+			} else {
+				ptr = append(ptr, ip...)
+			}
+		}
 		reason = se.Reason
-		if ptr := se.JSONPointer(); len(ptr) > 0 && re.RequestBody != nil {
+		if len(ptr) > 0 && re.RequestBody != nil {
 			reason = "/" + strings.Join(ptr, "/") + ": " + se.Reason
 		}
 	} else if reason == "" && re.Err != nil {
@@ -338,7 +355,7 @@ func (o *operation) argumentError(err error) error {
 		return &ArgumentError{Arg: re.Parameter.Name, Reason: reason}
 	case re.RequestBody != nil && o.body != nil:
 		if o.body.key == "" && se != nil {
-			if ptr := se.JSONPointer(); len(ptr) > 0 {
+			if len(ptr) > 0 {
 				field := ptr[0]
 				rest := strings.Join(ptr[1:], "/")
 				if rest != "" {

@@ -46,7 +46,7 @@ func decodeArgs(raw []byte) (map[string]any, error) {
 // against base. It returns the request and the path parameters (for the
 // validator).
 func buildRequest(ctx context.Context, base *url.URL, o *operation, args map[string]any) (*http.Request, map[string]string, error) {
-	path := o.path
+	path, plainPath := o.path, o.path
 	pathParams := map[string]string{}
 	query := url.Values{}
 	var queryParts []string // pre-encoded parts (deepObject, delimited)
@@ -72,6 +72,7 @@ func buildRequest(ctx context.Context, base *url.URL, o *operation, args map[str
 			}
 			pathParams[p.p.Name] = s
 			path = strings.ReplaceAll(path, "{"+p.p.Name+"}", url.PathEscape(s))
+			plainPath = strings.ReplaceAll(plainPath, "{"+p.p.Name+"}", s)
 		case openapi3.ParameterInQuery:
 			explode := p.p.Explode == nil || *p.p.Explode
 			switch p.p.Style {
@@ -184,7 +185,7 @@ func buildRequest(ctx context.Context, base *url.URL, o *operation, args map[str
 		}
 	}
 	u := *base
-	u.Path = strings.TrimSuffix(base.Path, "/") + path
+	u.Path = strings.TrimSuffix(base.Path, "/") + plainPath
 	u.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + path
 	if u.RawPath == u.Path {
 		u.RawPath = ""
