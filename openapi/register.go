@@ -104,16 +104,19 @@ func RegisterDoc(srv *mcp.Server, doc *openapi3.T, opts Options) error {
 		case RouteExclude:
 			continue
 		case RouteTool:
-			err = srv.TryAddRawTool(a.tool(o), a.toolFunc(o))
-			tools = append(tools, o.name)
+			if err = srv.TryAddRawTool(a.tool(o), a.toolFunc(o)); err == nil {
+				tools = append(tools, o.name)
+			}
 		case RouteResource:
 			r := a.resource(o)
-			err = srv.TryAddResource(r)
-			uris = append(uris, r.URI)
+			if err = srv.TryAddResource(r); err == nil {
+				uris = append(uris, r.URI)
+			}
 		case RouteResourceTemplate:
 			t := a.template(o)
-			err = srv.TryAddResourceTemplate(t)
-			templates = append(templates, t.URITemplate)
+			if err = srv.TryAddResourceTemplate(t); err == nil {
+				templates = append(templates, t.URITemplate)
+			}
 		}
 		if err != nil {
 			undo()
