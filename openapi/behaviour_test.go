@@ -241,4 +241,49 @@ paths:
 	r = s.CallTool("getItem", map[string]any{"n": 0})
 	require.True(t, r.IsError)
 	require.Contains(t, text(t, r), "n")
+
+	// As a resource template, the query parameters are a {?…} form query.
+	srv = mcp.NewServer(mcp.Options{Name: "t", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, openapi.RegisterDoc(srv, doc, openapi.Options{BaseURL: mock.BaseURL(), Client: mock.Client(),
+		URIPrefix: "items+api://", Routes: []openapi.Route{{Path: "^/items/", Kind: openapi.RouteResourceTemplate}}}))
+	tpl := srv.ListResourceTemplates(t.Context(), nil)
+	require.Len(t, tpl, 1)
+	require.Equal(t, "items+api://items/{n}{?note}", tpl[0].URITemplate)
+	rr := mcptest.NewSession(t, srv, nil).ReadResource("items+api://items/5?note=x%20y")
+	require.Equal(t, "/items/5", mock.Last().Path)
+	require.Equal(t, "note=x+y", mock.Last().Query)
+	require.Contains(t, rr.Contents[0].Text, `"n"`)
+}
+
+func TestAnnotations(t *testing.T) {
+	srv, _ := petstoreServer(t, openapi.Options{})
+	for _, tl := range srv.ListTools(t.Context(), nil) {
+		a := tl.Annotations
+		switch tl.Name {
+		case "findPets", "find_pet_by_id":
+			require.True(t, a.ReadOnlyHint, tl.Name)
+			require.Nil(t, a.DestructiveHint, tl.Name)
+		case "deletePet":
+			require.True(t, *a.DestructiveHint)
+			require.True(t, a.IdempotentHint)
+		case "addPet":
+			require.Nil(t, a, "POST: no hint")
+		}
+	}
+	spec := []byte(`openapi: 3.0.0
+info: {title: t, version: "1"}
+servers: [{url: "http://127.0.0.1:1"}]
+paths:
+  /a: {put: {operationId: put, responses: {"200": {description: ok}}}, patch: {operationId: patch, responses: {"200": {description: ok}}}}
+`)
+	srv = mcp.NewServer(mcp.Options{Name: "t", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, openapi.Register(srv, spec, openapi.Options{}))
+	for _, tl := range srv.ListTools(t.Context(), nil) {
+		if tl.Name == "put" {
+			require.True(t, tl.Annotations.IdempotentHint)
+			require.False(t, tl.Annotations.ReadOnlyHint)
+		} else {
+			require.Nil(t, tl.Annotations)
+		}
+	}
 }

@@ -538,12 +538,20 @@ func (g *generator) operation(o *operation, reg *bytes.Buffer) error {
 		}
 		src := "in." + bodyField.goName
 		fmt.Fprintf(b, "r.contentType = %q\n", media)
-		if !bodyField.embedded && bodyField.optional {
+		if o.body.raw {
+			if bodyField.optional {
+				fmt.Fprintf(b, "if %s != nil { r.body = []byte(*%s) }\n", src, src)
+			} else {
+				fmt.Fprintf(b, "r.body = []byte(%s)\n", src)
+			}
+		} else if !bodyField.embedded && bodyField.optional {
 			fmt.Fprintf(b, "if in.%s != nil {\n", bodyField.goName)
 		} else {
 			b.WriteString("{\n")
 		}
-		fmt.Fprintf(b, "data, err := json.Marshal(%s)\nif err != nil { return %s, err }\nr.body = data\n}\n", src, zero(outType))
+		if !o.body.raw {
+			fmt.Fprintf(b, "data, err := json.Marshal(%s)\nif err != nil { return %s, err }\nr.body = data\n}\n", src, zero(outType))
+		}
 	}
 	b.WriteString("data, status, err := r.do(ctx, c, baseURL)\n")
 	fmt.Fprintf(b, "if err != nil { return %s, err }\n", zero(outType))

@@ -39,6 +39,7 @@ type param struct {
 // body is how the JSON request body is carried: under key, or flattened
 // (its properties are arguments of their own) when key is "".
 type body struct {
+	raw      bool // not JSON: the string argument is the body
 	key      string
 	flat     []string
 	required bool
@@ -180,6 +181,26 @@ func (o *operation) plan(bodyKey string) error {
 	}
 	if rb := o.op.RequestBody; rb != nil && rb.Value != nil {
 		media, mt := jsonMedia(rb.Value.Content)
+		if mt == nil {
+			if raw := rawMedia(rb.Value.Content); raw != "" {
+				// A body of another media type (text, CBOR, octets) is
+				// sent as the string given under the body key.
+				s := &jsonschema.Schema{Type: "string", Description: strings.TrimSpace(rb.Value.Description)}
+				if s.Description == "" {
+					s.Description = "The request body (" + raw + ")."
+				}
+				key := bodyKey
+				for i := 2; in.Properties[key] != nil; i++ {
+					key = bodyKey + strconv.Itoa(i)
+				}
+				o.body = &body{key: key, raw: true, required: rb.Value.Required, media: raw, schema: s}
+				in.Properties[key] = s
+				in.PropertyOrder = append(in.PropertyOrder, key)
+				if rb.Value.Required {
+					in.Required = append(in.Required, key)
+				}
+			}
+		}
 		if mt != nil {
 			b := &body{required: rb.Value.Required, media: media, schema: convert(mt.Schema, input)}
 			if b.schema == nil {
@@ -239,6 +260,19 @@ func jsonMedia(content openapi3.Content) (string, *openapi3.MediaType) {
 		}
 	}
 	return "", nil
+}
+
+// rawMedia picks the media type of a body that is neither JSON nor a
+// form (application/x-www-form-urlencoded, multipart/*, which are not
+// supported): the first by name, "" for none.
+func rawMedia(content openapi3.Content) string {
+	for _, name := range sortedKeys(content) {
+		base, _, _ := strings.Cut(name, ";")
+		if base != "application/x-www-form-urlencoded" && !strings.HasPrefix(base, "multipart/") {
+			return name
+		}
+	}
+	return ""
 }
 
 // successResponse is the first 2xx response of op (200, 201, …, then 2XX).

@@ -177,7 +177,11 @@ func buildRequest(ctx context.Context, base *url.URL, o *operation, args map[str
 			v = obj
 			present = present || b.required
 		}
-		if present {
+		if str, ok := v.(string); ok && b.raw && present {
+			payload = []byte(str)
+		} else if present && b.raw {
+			return nil, nil, &ArgumentError{b.argName(), "must be a string (the body as " + b.media + ")"}
+		} else if present {
 			var err error
 			if payload, err = json.Marshal(v); err != nil {
 				return nil, nil, &ArgumentError{b.argName(), err.Error()}

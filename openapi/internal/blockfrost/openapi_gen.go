@@ -3924,12 +3924,15 @@ func handleGetScriptsScriptHashUtxos(c *http.Client, baseURL string) mcp.ToolFun
 
 // PostTxSubmitInput is the input of the tool post_tx_submit (POST /tx/submit).
 type PostTxSubmitInput struct {
+	Body string `json:"body" jsonschema:"The transaction to submit, serialized in CBOR."`
 }
 
 // handlePostTxSubmit calls POST /tx/submit.
 func handlePostTxSubmit(c *http.Client, baseURL string) mcp.ToolFunc[PostTxSubmitInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in PostTxSubmitInput) (string, error) {
 		r := oaRequest{method: "POST", path: "/tx/submit", query: url.Values{}, header: http.Header{}}
+		r.contentType = "application/cbor"
+		r.body = []byte(in.Body)
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -4304,6 +4307,7 @@ func handleGetUtilsAddressesXpubXpubRoleIndex(c *http.Client, baseURL string) mc
 type PostUtilsTxsEvaluateInput struct {
 	Version     *float64 "json:\"version,omitempty\" jsonschema:\"Optional parameter to specify the version of the Ogmios service to use. Default is `5`. Set to `6` to use Ogmios version 6.\" default:\"5\""
 	ContentType string   `json:"Content-Type" enum:"application/cbor"`
+	Body        string   `json:"body" jsonschema:"The transaction to submit, serialized in CBOR."`
 }
 
 // PostUtilsTxsEvaluateOutput is the answer of the tool post_utils_txs_evaluate (POST /utils/txs/evaluate).
@@ -4318,6 +4322,8 @@ func handlePostUtilsTxsEvaluate(c *http.Client, baseURL string) mcp.ToolFunc[Pos
 			r.query.Add("version", oaString(*in.Version))
 		}
 		r.header.Set("Content-Type", oaString(in.ContentType))
+		r.contentType = "application/cbor"
+		r.body = []byte(in.Body)
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
