@@ -146,6 +146,17 @@ func TestRoutes(t *testing.T) {
 	r = s.ReadResource("openapi://pets")
 	require.Equal(t, "/api/pets", mock.Last().Path)
 	require.True(t, strings.HasPrefix(r.Contents[0].Text, "["))
+
+	// A non-2xx answer to a read is an error of resources/read, with the
+	// status.
+	mock.Handle("findPets", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte("down for maintenance"))
+	})
+	c := clients(t, srv)["inprocess"]
+	_, err := c.ReadResource(ctx, "openapi://pets")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "503")
 }
 
 // TestRouteTags: a route's tags must all be on the operation.

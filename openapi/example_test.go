@@ -14,7 +14,6 @@ import (
 	"github.com/mcpchain/mcp/openapi/openapitest"
 )
 
-
 func ExampleRegister() {
 	spec, err := os.ReadFile("testdata/petstore-expanded.yaml")
 	if err != nil {

@@ -1,8 +1,11 @@
 package openapi_test
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"testing"
@@ -15,7 +18,14 @@ import (
 	"github.com/mcpchain/mcp/openapi"
 	"github.com/mcpchain/mcp/openapi/internal/petstore"
 	"github.com/mcpchain/mcp/openapi/openapitest"
+	"github.com/mcpchain/mcp/stdio"
 )
+
+// pipe is the client's end of two pipes.
+type pipe struct {
+	io.Reader
+	io.WriteCloser
+}
 
 func readSpec(t testing.TB, name string) []byte {
 	t.Helper()
@@ -42,16 +52,28 @@ func petstoreServer(t testing.TB, opts openapi.Options) (*mcp.Server, *openapite
 	return srv, mock
 }
 
-// clients connects a client to srv in process and over HTTP.
+// clients connects a client to srv in process, over HTTP and over
+// stdio. Each sends an Authorization header (stdio aside), which must not
+// reach the API.
 func clients(t *testing.T, srv *mcp.Server) map[string]*client.Client {
 	h := mcphttp.New(srv, nil)
 	t.Cleanup(func() { h.Close() })
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
+	auth := http.Header{"Authorization": {"Bearer mcp-caller-secret"}}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- stdio.Serve(context.Background(), h, inR, outW, nil); _ = outW.Close() }()
+	t.Cleanup(func() {
+		_ = inW.Close()
+		<-done
+	})
 	out := map[string]*client.Client{}
 	for name, tr := range map[string]client.Transport{
-		"inprocess": client.InProcess(h, nil),
-		"http":      client.HTTP(ts.URL+"/mcp", nil),
+		"inprocess": client.InProcess(h, auth),
+		"http":      client.HTTP(ts.URL+"/mcp", &client.HTTPOptions{Header: auth}),
+		"stdio":     client.Stdio(pipe{outR, inW}),
 	} {
 		c, err := client.Connect(t.Context(), tr, nil)
 		require.NoError(t, err, name)
@@ -75,8 +97,8 @@ func generatedPetstore(t testing.TB) (*mcp.Server, *openapitest.Server) {
 }
 
 // TestPetstoreThroughClients: the Petstore's tools, registered at run
-// time and generated, listed and called by the client package in process
-// and over HTTP against a mock built from the same document.
+// time and generated, listed and called by the client package in
+// process, over HTTP and over stdio against a mock built from the same document.
 func TestPetstoreThroughClients(t *testing.T) {
 	for _, kind := range []string{"runtime", "generated"} {
 		t.Run(kind, func(t *testing.T) {
@@ -114,6 +136,7 @@ func testPetstoreClients(t *testing.T, srv *mcp.Server, mock *openapitest.Server
 			require.NoError(t, err)
 			require.False(t, res.IsError, "%+v", res)
 			last := mock.Last()
+			require.Empty(t, last.Header.Get("Authorization"), "nothing of the MCP caller is forwarded")
 			require.Equal(t, "POST", last.Method)
 			require.Equal(t, "/api/pets", last.Path)
 			require.JSONEq(t, `{"name":"Rex","tag":"dog"}`, string(last.Body))
