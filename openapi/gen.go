@@ -507,7 +507,7 @@ func (g *generator) operation(o *operation, reg *bytes.Buffer) error {
 		}
 		switch p.In {
 		case "path":
-			stmt = fmt.Sprintf("r.path = strings.ReplaceAll(r.path, %q, url.PathEscape(%s))", "{"+p.Name+"}", str)
+			stmt = fmt.Sprintf("seg, err := oaSegment(%q, %s)\nif err != nil { return %s, err }\nr.path = strings.ReplaceAll(r.path, %q, seg)", p.Name, str, zero(outType), "{"+p.Name+"}")
 		case "query":
 			explode := p.Explode == nil || *p.Explode
 			if isSlice && explode && (p.Style == "" || p.Style == "form") {
@@ -519,6 +519,9 @@ func (g *generator) operation(o *operation, reg *bytes.Buffer) error {
 			stmt = fmt.Sprintf("r.header.Set(%q, %s)", p.Name, str)
 		case "cookie":
 			stmt = fmt.Sprintf("r.header.Add(\"Cookie\", %q+%s)", p.Name+"=", str)
+		}
+		if p.In == "path" {
+			stmt = "{\n" + stmt + "\n}"
 		}
 		switch {
 		case ptr:
@@ -714,6 +717,15 @@ func oaJoin[T any](xs []T) string {
 		parts[i] = oaString(x)
 	}
 	return strings.Join(parts, ",")
+}
+
+// oaSegment escapes a path parameter, refusing what would climb out of
+// the operation's path once a server normalizes it.
+func oaSegment(name, v string) (string, error) {
+	if v == "" || v == "." || v == ".." {
+		return "", &mcp.UserError{Message: fmt.Sprintf("invalid argument %q: a path parameter cannot be empty, \".\" or \"..\"", name)}
+	}
+	return url.PathEscape(v), nil
 }
 
 // oaTrue is a pointer to true, for annotations.

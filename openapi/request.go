@@ -70,6 +70,11 @@ func buildRequest(ctx context.Context, base *url.URL, o *operation, args map[str
 			if err != nil {
 				return nil, nil, &ArgumentError{p.arg, err.Error()}
 			}
+			if s == "." || s == ".." || s == "" {
+				// A dot segment would climb out of the operation's path
+				// (and past the base path) once a server normalizes it.
+				return nil, nil, &ArgumentError{p.arg, "a path parameter cannot be empty, \".\" or \"..\""}
+			}
 			pathParams[p.p.Name] = s
 			path = strings.ReplaceAll(path, "{"+p.p.Name+"}", url.PathEscape(s))
 			plainPath = strings.ReplaceAll(plainPath, "{"+p.p.Name+"}", s)

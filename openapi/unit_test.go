@@ -273,6 +273,8 @@ func TestBuildRequestErrors(t *testing.T) {
 		{"putThing", `{"id":{"a":{"b":1}},"name":"a"}`, "id"},
 		{"putThing", `{"id":1,"header_id":"a\r\nX-Evil: 1","name":"a"}`, "header_id"},
 		{"listThings", `{"filter":"notanobject"}`, "filter"},
+		{"putThing", `{"id":"..","name":"a"}`, "id"},
+		{"putThing", `{"id":".","name":"a"}`, "id"},
 		{"listThings", `{"tags":[{"a":1}]}`, "tags"},
 	} {
 		args, err := decodeArgs([]byte(tc.args))

@@ -202,7 +202,13 @@ type GetAccountsStakeAddressOutput struct {
 func handleGetAccountsStakeAddress(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressInput, *GetAccountsStakeAddressOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressInput) (*GetAccountsStakeAddressOutput, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -227,7 +233,13 @@ type GetAccountsStakeAddressAddressesInput struct {
 func handleGetAccountsStakeAddressAddresses(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressAddressesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressAddressesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}/addresses", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -257,7 +269,13 @@ type GetAccountsStakeAddressAddressesAssetsInput struct {
 func handleGetAccountsStakeAddressAddressesAssets(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressAddressesAssetsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressAddressesAssetsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}/addresses/assets", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -304,7 +322,13 @@ type GetAccountsStakeAddressAddressesTotalOutput struct {
 func handleGetAccountsStakeAddressAddressesTotal(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressAddressesTotalInput, *GetAccountsStakeAddressAddressesTotalOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressAddressesTotalInput) (*GetAccountsStakeAddressAddressesTotalOutput, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}/addresses/total", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -329,7 +353,13 @@ type GetAccountsStakeAddressDelegationsInput struct {
 func handleGetAccountsStakeAddressDelegations(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressDelegationsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressDelegationsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}/delegations", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -359,7 +389,13 @@ type GetAccountsStakeAddressHistoryInput struct {
 func handleGetAccountsStakeAddressHistory(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressHistoryInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressHistoryInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}/history", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -389,7 +425,13 @@ type GetAccountsStakeAddressMirsInput struct {
 func handleGetAccountsStakeAddressMirs(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressMirsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressMirsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}/mirs", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -419,7 +461,13 @@ type GetAccountsStakeAddressRegistrationsInput struct {
 func handleGetAccountsStakeAddressRegistrations(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressRegistrationsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressRegistrationsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}/registrations", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -449,7 +497,13 @@ type GetAccountsStakeAddressRewardsInput struct {
 func handleGetAccountsStakeAddressRewards(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressRewardsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressRewardsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}/rewards", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -481,7 +535,13 @@ type GetAccountsStakeAddressTransactionsInput struct {
 func handleGetAccountsStakeAddressTransactions(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressTransactionsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressTransactionsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}/transactions", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -517,7 +577,13 @@ type GetAccountsStakeAddressUtxosInput struct {
 func handleGetAccountsStakeAddressUtxos(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressUtxosInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressUtxosInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}/utxos", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -547,7 +613,13 @@ type GetAccountsStakeAddressWithdrawalsInput struct {
 func handleGetAccountsStakeAddressWithdrawals(c *http.Client, baseURL string) mcp.ToolFunc[GetAccountsStakeAddressWithdrawalsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAccountsStakeAddressWithdrawalsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/accounts/{stake_address}/withdrawals", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{stake_address}", url.PathEscape(oaString(in.StakeAddress)))
+		{
+			seg, err := oaSegment("stake_address", oaString(in.StakeAddress))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{stake_address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -589,7 +661,13 @@ type GetAddressesAddressOutput struct {
 func handleGetAddressesAddress(c *http.Client, baseURL string) mcp.ToolFunc[GetAddressesAddressInput, *GetAddressesAddressOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAddressesAddressInput) (*GetAddressesAddressOutput, error) {
 		r := oaRequest{method: "GET", path: "/addresses/{address}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{address}", url.PathEscape(oaString(in.Address)))
+		{
+			seg, err := oaSegment("address", oaString(in.Address))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{address}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -628,7 +706,13 @@ type GetAddressesAddressExtendedOutput struct {
 func handleGetAddressesAddressExtended(c *http.Client, baseURL string) mcp.ToolFunc[GetAddressesAddressExtendedInput, *GetAddressesAddressExtendedOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAddressesAddressExtendedInput) (*GetAddressesAddressExtendedOutput, error) {
 		r := oaRequest{method: "GET", path: "/addresses/{address}/extended", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{address}", url.PathEscape(oaString(in.Address)))
+		{
+			seg, err := oaSegment("address", oaString(in.Address))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{address}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -670,7 +754,13 @@ type GetAddressesAddressTotalOutput struct {
 func handleGetAddressesAddressTotal(c *http.Client, baseURL string) mcp.ToolFunc[GetAddressesAddressTotalInput, *GetAddressesAddressTotalOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAddressesAddressTotalInput) (*GetAddressesAddressTotalOutput, error) {
 		r := oaRequest{method: "GET", path: "/addresses/{address}/total", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{address}", url.PathEscape(oaString(in.Address)))
+		{
+			seg, err := oaSegment("address", oaString(in.Address))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{address}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -697,7 +787,13 @@ type GetAddressesAddressTransactionsInput struct {
 func handleGetAddressesAddressTransactions(c *http.Client, baseURL string) mcp.ToolFunc[GetAddressesAddressTransactionsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAddressesAddressTransactionsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/addresses/{address}/transactions", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{address}", url.PathEscape(oaString(in.Address)))
+		{
+			seg, err := oaSegment("address", oaString(in.Address))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -733,7 +829,13 @@ type GetAddressesAddressTxsInput struct {
 func handleGetAddressesAddressTxs(c *http.Client, baseURL string) mcp.ToolFunc[GetAddressesAddressTxsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAddressesAddressTxsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/addresses/{address}/txs", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{address}", url.PathEscape(oaString(in.Address)))
+		{
+			seg, err := oaSegment("address", oaString(in.Address))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -763,7 +865,13 @@ type GetAddressesAddressUtxosInput struct {
 func handleGetAddressesAddressUtxos(c *http.Client, baseURL string) mcp.ToolFunc[GetAddressesAddressUtxosInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAddressesAddressUtxosInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/addresses/{address}/utxos", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{address}", url.PathEscape(oaString(in.Address)))
+		{
+			seg, err := oaSegment("address", oaString(in.Address))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -794,8 +902,20 @@ type GetAddressesAddressUtxosAssetInput struct {
 func handleGetAddressesAddressUtxosAsset(c *http.Client, baseURL string) mcp.ToolFunc[GetAddressesAddressUtxosAssetInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAddressesAddressUtxosAssetInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/addresses/{address}/utxos/{asset}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{address}", url.PathEscape(oaString(in.Address)))
-		r.path = strings.ReplaceAll(r.path, "{asset}", url.PathEscape(oaString(in.Asset)))
+		{
+			seg, err := oaSegment("address", oaString(in.Address))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{address}", seg)
+		}
+		{
+			seg, err := oaSegment("asset", oaString(in.Asset))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{asset}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -853,7 +973,13 @@ type GetAssetsPolicyPolicyIDInput struct {
 func handleGetAssetsPolicyPolicyID(c *http.Client, baseURL string) mcp.ToolFunc[GetAssetsPolicyPolicyIDInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAssetsPolicyPolicyIDInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/assets/policy/{policy_id}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{policy_id}", url.PathEscape(oaString(in.PolicyID)))
+		{
+			seg, err := oaSegment("policy_id", oaString(in.PolicyID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{policy_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -905,7 +1031,13 @@ type GetAssetsAssetOutput struct {
 func handleGetAssetsAsset(c *http.Client, baseURL string) mcp.ToolFunc[GetAssetsAssetInput, *GetAssetsAssetOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAssetsAssetInput) (*GetAssetsAssetOutput, error) {
 		r := oaRequest{method: "GET", path: "/assets/{asset}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{asset}", url.PathEscape(oaString(in.Asset)))
+		{
+			seg, err := oaSegment("asset", oaString(in.Asset))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{asset}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -930,7 +1062,13 @@ type GetAssetsAssetAddressesInput struct {
 func handleGetAssetsAssetAddresses(c *http.Client, baseURL string) mcp.ToolFunc[GetAssetsAssetAddressesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAssetsAssetAddressesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/assets/{asset}/addresses", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{asset}", url.PathEscape(oaString(in.Asset)))
+		{
+			seg, err := oaSegment("asset", oaString(in.Asset))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{asset}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -960,7 +1098,13 @@ type GetAssetsAssetHistoryInput struct {
 func handleGetAssetsAssetHistory(c *http.Client, baseURL string) mcp.ToolFunc[GetAssetsAssetHistoryInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAssetsAssetHistoryInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/assets/{asset}/history", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{asset}", url.PathEscape(oaString(in.Asset)))
+		{
+			seg, err := oaSegment("asset", oaString(in.Asset))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{asset}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -992,7 +1136,13 @@ type GetAssetsAssetTransactionsInput struct {
 func handleGetAssetsAssetTransactions(c *http.Client, baseURL string) mcp.ToolFunc[GetAssetsAssetTransactionsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAssetsAssetTransactionsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/assets/{asset}/transactions", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{asset}", url.PathEscape(oaString(in.Asset)))
+		{
+			seg, err := oaSegment("asset", oaString(in.Asset))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{asset}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1028,7 +1178,13 @@ type GetAssetsAssetTxsInput struct {
 func handleGetAssetsAssetTxs(c *http.Client, baseURL string) mcp.ToolFunc[GetAssetsAssetTxsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAssetsAssetTxsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/assets/{asset}/txs", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{asset}", url.PathEscape(oaString(in.Asset)))
+		{
+			seg, err := oaSegment("asset", oaString(in.Asset))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{asset}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1060,7 +1216,13 @@ type GetAssetsAssetUtxosInput struct {
 func handleGetAssetsAssetUtxos(c *http.Client, baseURL string) mcp.ToolFunc[GetAssetsAssetUtxosInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetAssetsAssetUtxosInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/assets/{asset}/utxos", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{asset}", url.PathEscape(oaString(in.Asset)))
+		{
+			seg, err := oaSegment("asset", oaString(in.Asset))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{asset}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1115,8 +1277,20 @@ type GetBlocksEpochEpochNumberSlotSlotNumberOutput struct {
 func handleGetBlocksEpochEpochNumberSlotSlotNumber(c *http.Client, baseURL string) mcp.ToolFunc[GetBlocksEpochEpochNumberSlotSlotNumberInput, *GetBlocksEpochEpochNumberSlotSlotNumberOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetBlocksEpochEpochNumberSlotSlotNumberInput) (*GetBlocksEpochEpochNumberSlotSlotNumberOutput, error) {
 		r := oaRequest{method: "GET", path: "/blocks/epoch/{epoch_number}/slot/{slot_number}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{epoch_number}", url.PathEscape(oaString(in.EpochNumber)))
-		r.path = strings.ReplaceAll(r.path, "{slot_number}", url.PathEscape(oaString(in.SlotNumber)))
+		{
+			seg, err := oaSegment("epoch_number", oaString(in.EpochNumber))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{epoch_number}", seg)
+		}
+		{
+			seg, err := oaSegment("slot_number", oaString(in.SlotNumber))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{slot_number}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -1256,7 +1430,13 @@ type GetBlocksSlotSlotNumberOutput struct {
 func handleGetBlocksSlotSlotNumber(c *http.Client, baseURL string) mcp.ToolFunc[GetBlocksSlotSlotNumberInput, *GetBlocksSlotSlotNumberOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetBlocksSlotSlotNumberInput) (*GetBlocksSlotSlotNumberOutput, error) {
 		r := oaRequest{method: "GET", path: "/blocks/slot/{slot_number}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{slot_number}", url.PathEscape(oaString(in.SlotNumber)))
+		{
+			seg, err := oaSegment("slot_number", oaString(in.SlotNumber))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{slot_number}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -1299,7 +1479,13 @@ type GetBlocksHashOrNumberOutput struct {
 func handleGetBlocksHashOrNumber(c *http.Client, baseURL string) mcp.ToolFunc[GetBlocksHashOrNumberInput, *GetBlocksHashOrNumberOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetBlocksHashOrNumberInput) (*GetBlocksHashOrNumberOutput, error) {
 		r := oaRequest{method: "GET", path: "/blocks/{hash_or_number}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash_or_number}", url.PathEscape(oaString(in.HashOrNumber)))
+		{
+			seg, err := oaSegment("hash_or_number", oaString(in.HashOrNumber))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash_or_number}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -1323,7 +1509,13 @@ type GetBlocksHashOrNumberAddressesInput struct {
 func handleGetBlocksHashOrNumberAddresses(c *http.Client, baseURL string) mcp.ToolFunc[GetBlocksHashOrNumberAddressesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetBlocksHashOrNumberAddressesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/blocks/{hash_or_number}/addresses", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash_or_number}", url.PathEscape(oaString(in.HashOrNumber)))
+		{
+			seg, err := oaSegment("hash_or_number", oaString(in.HashOrNumber))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash_or_number}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1349,7 +1541,13 @@ type GetBlocksHashOrNumberNextInput struct {
 func handleGetBlocksHashOrNumberNext(c *http.Client, baseURL string) mcp.ToolFunc[GetBlocksHashOrNumberNextInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetBlocksHashOrNumberNextInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/blocks/{hash_or_number}/next", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash_or_number}", url.PathEscape(oaString(in.HashOrNumber)))
+		{
+			seg, err := oaSegment("hash_or_number", oaString(in.HashOrNumber))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash_or_number}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1375,7 +1573,13 @@ type GetBlocksHashOrNumberPreviousInput struct {
 func handleGetBlocksHashOrNumberPrevious(c *http.Client, baseURL string) mcp.ToolFunc[GetBlocksHashOrNumberPreviousInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetBlocksHashOrNumberPreviousInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/blocks/{hash_or_number}/previous", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash_or_number}", url.PathEscape(oaString(in.HashOrNumber)))
+		{
+			seg, err := oaSegment("hash_or_number", oaString(in.HashOrNumber))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash_or_number}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1402,7 +1606,13 @@ type GetBlocksHashOrNumberTxsInput struct {
 func handleGetBlocksHashOrNumberTxs(c *http.Client, baseURL string) mcp.ToolFunc[GetBlocksHashOrNumberTxsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetBlocksHashOrNumberTxsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/blocks/{hash_or_number}/txs", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash_or_number}", url.PathEscape(oaString(in.HashOrNumber)))
+		{
+			seg, err := oaSegment("hash_or_number", oaString(in.HashOrNumber))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash_or_number}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1432,7 +1642,13 @@ type GetBlocksHashOrNumberTxsCborInput struct {
 func handleGetBlocksHashOrNumberTxsCbor(c *http.Client, baseURL string) mcp.ToolFunc[GetBlocksHashOrNumberTxsCborInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetBlocksHashOrNumberTxsCborInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/blocks/{hash_or_number}/txs/cbor", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash_or_number}", url.PathEscape(oaString(in.HashOrNumber)))
+		{
+			seg, err := oaSegment("hash_or_number", oaString(in.HashOrNumber))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash_or_number}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1587,7 +1803,13 @@ type GetEpochsNumberOutput struct {
 func handleGetEpochsNumber(c *http.Client, baseURL string) mcp.ToolFunc[GetEpochsNumberInput, *GetEpochsNumberOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetEpochsNumberInput) (*GetEpochsNumberOutput, error) {
 		r := oaRequest{method: "GET", path: "/epochs/{number}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{number}", url.PathEscape(oaString(in.Number)))
+		{
+			seg, err := oaSegment("number", oaString(in.Number))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{number}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -1612,7 +1834,13 @@ type GetEpochsNumberBlocksInput struct {
 func handleGetEpochsNumberBlocks(c *http.Client, baseURL string) mcp.ToolFunc[GetEpochsNumberBlocksInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetEpochsNumberBlocksInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/epochs/{number}/blocks", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{number}", url.PathEscape(oaString(in.Number)))
+		{
+			seg, err := oaSegment("number", oaString(in.Number))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{number}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1643,8 +1871,20 @@ type GetEpochsNumberBlocksPoolIDInput struct {
 func handleGetEpochsNumberBlocksPoolID(c *http.Client, baseURL string) mcp.ToolFunc[GetEpochsNumberBlocksPoolIDInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetEpochsNumberBlocksPoolIDInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/epochs/{number}/blocks/{pool_id}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{number}", url.PathEscape(oaString(in.Number)))
-		r.path = strings.ReplaceAll(r.path, "{pool_id}", url.PathEscape(oaString(in.PoolID)))
+		{
+			seg, err := oaSegment("number", oaString(in.Number))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{number}", seg)
+		}
+		{
+			seg, err := oaSegment("pool_id", oaString(in.PoolID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{pool_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1673,7 +1913,13 @@ type GetEpochsNumberNextInput struct {
 func handleGetEpochsNumberNext(c *http.Client, baseURL string) mcp.ToolFunc[GetEpochsNumberNextInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetEpochsNumberNextInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/epochs/{number}/next", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{number}", url.PathEscape(oaString(in.Number)))
+		{
+			seg, err := oaSegment("number", oaString(in.Number))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{number}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1757,7 +2003,13 @@ type GetEpochsNumberParametersOutput struct {
 func handleGetEpochsNumberParameters(c *http.Client, baseURL string) mcp.ToolFunc[GetEpochsNumberParametersInput, *GetEpochsNumberParametersOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetEpochsNumberParametersInput) (*GetEpochsNumberParametersOutput, error) {
 		r := oaRequest{method: "GET", path: "/epochs/{number}/parameters", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{number}", url.PathEscape(oaString(in.Number)))
+		{
+			seg, err := oaSegment("number", oaString(in.Number))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{number}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -1781,7 +2033,13 @@ type GetEpochsNumberPreviousInput struct {
 func handleGetEpochsNumberPrevious(c *http.Client, baseURL string) mcp.ToolFunc[GetEpochsNumberPreviousInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetEpochsNumberPreviousInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/epochs/{number}/previous", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{number}", url.PathEscape(oaString(in.Number)))
+		{
+			seg, err := oaSegment("number", oaString(in.Number))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{number}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1807,7 +2065,13 @@ type GetEpochsNumberStakesInput struct {
 func handleGetEpochsNumberStakes(c *http.Client, baseURL string) mcp.ToolFunc[GetEpochsNumberStakesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetEpochsNumberStakesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/epochs/{number}/stakes", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{number}", url.PathEscape(oaString(in.Number)))
+		{
+			seg, err := oaSegment("number", oaString(in.Number))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{number}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1834,8 +2098,20 @@ type GetEpochsNumberStakesPoolIDInput struct {
 func handleGetEpochsNumberStakesPoolID(c *http.Client, baseURL string) mcp.ToolFunc[GetEpochsNumberStakesPoolIDInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetEpochsNumberStakesPoolIDInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/epochs/{number}/stakes/{pool_id}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{number}", url.PathEscape(oaString(in.Number)))
-		r.path = strings.ReplaceAll(r.path, "{pool_id}", url.PathEscape(oaString(in.PoolID)))
+		{
+			seg, err := oaSegment("number", oaString(in.Number))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{number}", seg)
+		}
+		{
+			seg, err := oaSegment("pool_id", oaString(in.PoolID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{pool_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -1972,7 +2248,13 @@ type GetGovernanceCommitteeCcIDVotesInput struct {
 func handleGetGovernanceCommitteeCcIDVotes(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceCommitteeCcIDVotesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceCommitteeCcIDVotesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/governance/committee/{cc_id}/votes", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{cc_id}", url.PathEscape(oaString(in.CcID)))
+		{
+			seg, err := oaSegment("cc_id", oaString(in.CcID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{cc_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -2052,7 +2334,13 @@ type GetGovernanceDrepsDrepIDOutput struct {
 func handleGetGovernanceDrepsDrepID(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceDrepsDrepIDInput, *GetGovernanceDrepsDrepIDOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceDrepsDrepIDInput) (*GetGovernanceDrepsDrepIDOutput, error) {
 		r := oaRequest{method: "GET", path: "/governance/dreps/{drep_id}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{drep_id}", url.PathEscape(oaString(in.DrepID)))
+		{
+			seg, err := oaSegment("drep_id", oaString(in.DrepID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{drep_id}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -2077,7 +2365,13 @@ type GetGovernanceDrepsDrepIDDelegatorsInput struct {
 func handleGetGovernanceDrepsDrepIDDelegators(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceDrepsDrepIDDelegatorsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceDrepsDrepIDDelegatorsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/governance/dreps/{drep_id}/delegators", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{drep_id}", url.PathEscape(oaString(in.DrepID)))
+		{
+			seg, err := oaSegment("drep_id", oaString(in.DrepID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{drep_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -2121,7 +2415,13 @@ type GetGovernanceDrepsDrepIDMetadataOutput struct {
 func handleGetGovernanceDrepsDrepIDMetadata(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceDrepsDrepIDMetadataInput, *GetGovernanceDrepsDrepIDMetadataOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceDrepsDrepIDMetadataInput) (*GetGovernanceDrepsDrepIDMetadataOutput, error) {
 		r := oaRequest{method: "GET", path: "/governance/dreps/{drep_id}/metadata", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{drep_id}", url.PathEscape(oaString(in.DrepID)))
+		{
+			seg, err := oaSegment("drep_id", oaString(in.DrepID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{drep_id}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -2146,7 +2446,13 @@ type GetGovernanceDrepsDrepIDUpdatesInput struct {
 func handleGetGovernanceDrepsDrepIDUpdates(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceDrepsDrepIDUpdatesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceDrepsDrepIDUpdatesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/governance/dreps/{drep_id}/updates", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{drep_id}", url.PathEscape(oaString(in.DrepID)))
+		{
+			seg, err := oaSegment("drep_id", oaString(in.DrepID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{drep_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -2176,7 +2482,13 @@ type GetGovernanceDrepsDrepIDVotesInput struct {
 func handleGetGovernanceDrepsDrepIDVotes(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceDrepsDrepIDVotesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceDrepsDrepIDVotesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/governance/dreps/{drep_id}/votes", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{drep_id}", url.PathEscape(oaString(in.DrepID)))
+		{
+			seg, err := oaSegment("drep_id", oaString(in.DrepID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{drep_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -2247,7 +2559,13 @@ type GetGovernanceProposalsGovActionIDOutput struct {
 func handleGetGovernanceProposalsGovActionID(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceProposalsGovActionIDInput, *GetGovernanceProposalsGovActionIDOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceProposalsGovActionIDInput) (*GetGovernanceProposalsGovActionIDOutput, error) {
 		r := oaRequest{method: "GET", path: "/governance/proposals/{gov_action_id}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{gov_action_id}", url.PathEscape(oaString(in.GovActionID)))
+		{
+			seg, err := oaSegment("gov_action_id", oaString(in.GovActionID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{gov_action_id}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -2287,7 +2605,13 @@ type GetGovernanceProposalsGovActionIDMetadataOutput struct {
 func handleGetGovernanceProposalsGovActionIDMetadata(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceProposalsGovActionIDMetadataInput, *GetGovernanceProposalsGovActionIDMetadataOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceProposalsGovActionIDMetadataInput) (*GetGovernanceProposalsGovActionIDMetadataOutput, error) {
 		r := oaRequest{method: "GET", path: "/governance/proposals/{gov_action_id}/metadata", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{gov_action_id}", url.PathEscape(oaString(in.GovActionID)))
+		{
+			seg, err := oaSegment("gov_action_id", oaString(in.GovActionID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{gov_action_id}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -2375,7 +2699,13 @@ type GetGovernanceProposalsGovActionIDParametersOutput struct {
 func handleGetGovernanceProposalsGovActionIDParameters(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceProposalsGovActionIDParametersInput, *GetGovernanceProposalsGovActionIDParametersOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceProposalsGovActionIDParametersInput) (*GetGovernanceProposalsGovActionIDParametersOutput, error) {
 		r := oaRequest{method: "GET", path: "/governance/proposals/{gov_action_id}/parameters", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{gov_action_id}", url.PathEscape(oaString(in.GovActionID)))
+		{
+			seg, err := oaSegment("gov_action_id", oaString(in.GovActionID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{gov_action_id}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -2400,7 +2730,13 @@ type GetGovernanceProposalsGovActionIDVotesInput struct {
 func handleGetGovernanceProposalsGovActionIDVotes(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceProposalsGovActionIDVotesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceProposalsGovActionIDVotesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/governance/proposals/{gov_action_id}/votes", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{gov_action_id}", url.PathEscape(oaString(in.GovActionID)))
+		{
+			seg, err := oaSegment("gov_action_id", oaString(in.GovActionID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{gov_action_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -2430,7 +2766,13 @@ type GetGovernanceProposalsGovActionIDWithdrawalsInput struct {
 func handleGetGovernanceProposalsGovActionIDWithdrawals(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceProposalsGovActionIDWithdrawalsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceProposalsGovActionIDWithdrawalsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/governance/proposals/{gov_action_id}/withdrawals", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{gov_action_id}", url.PathEscape(oaString(in.GovActionID)))
+		{
+			seg, err := oaSegment("gov_action_id", oaString(in.GovActionID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{gov_action_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -2474,8 +2816,20 @@ type GetGovernanceProposalsTxHashCertIndexOutput struct {
 func handleGetGovernanceProposalsTxHashCertIndex(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceProposalsTxHashCertIndexInput, *GetGovernanceProposalsTxHashCertIndexOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceProposalsTxHashCertIndexInput) (*GetGovernanceProposalsTxHashCertIndexOutput, error) {
 		r := oaRequest{method: "GET", path: "/governance/proposals/{tx_hash}/{cert_index}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{tx_hash}", url.PathEscape(oaString(in.TxHash)))
-		r.path = strings.ReplaceAll(r.path, "{cert_index}", url.PathEscape(oaString(in.CertIndex)))
+		{
+			seg, err := oaSegment("tx_hash", oaString(in.TxHash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{tx_hash}", seg)
+		}
+		{
+			seg, err := oaSegment("cert_index", oaString(in.CertIndex))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{cert_index}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -2509,8 +2863,20 @@ type GetGovernanceProposalsTxHashCertIndexMetadataOutput struct {
 func handleGetGovernanceProposalsTxHashCertIndexMetadata(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceProposalsTxHashCertIndexMetadataInput, *GetGovernanceProposalsTxHashCertIndexMetadataOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceProposalsTxHashCertIndexMetadataInput) (*GetGovernanceProposalsTxHashCertIndexMetadataOutput, error) {
 		r := oaRequest{method: "GET", path: "/governance/proposals/{tx_hash}/{cert_index}/metadata", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{tx_hash}", url.PathEscape(oaString(in.TxHash)))
-		r.path = strings.ReplaceAll(r.path, "{cert_index}", url.PathEscape(oaString(in.CertIndex)))
+		{
+			seg, err := oaSegment("tx_hash", oaString(in.TxHash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{tx_hash}", seg)
+		}
+		{
+			seg, err := oaSegment("cert_index", oaString(in.CertIndex))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{cert_index}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -2599,8 +2965,20 @@ type GetGovernanceProposalsTxHashCertIndexParametersOutput struct {
 func handleGetGovernanceProposalsTxHashCertIndexParameters(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceProposalsTxHashCertIndexParametersInput, *GetGovernanceProposalsTxHashCertIndexParametersOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceProposalsTxHashCertIndexParametersInput) (*GetGovernanceProposalsTxHashCertIndexParametersOutput, error) {
 		r := oaRequest{method: "GET", path: "/governance/proposals/{tx_hash}/{cert_index}/parameters", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{tx_hash}", url.PathEscape(oaString(in.TxHash)))
-		r.path = strings.ReplaceAll(r.path, "{cert_index}", url.PathEscape(oaString(in.CertIndex)))
+		{
+			seg, err := oaSegment("tx_hash", oaString(in.TxHash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{tx_hash}", seg)
+		}
+		{
+			seg, err := oaSegment("cert_index", oaString(in.CertIndex))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{cert_index}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -2626,8 +3004,20 @@ type GetGovernanceProposalsTxHashCertIndexVotesInput struct {
 func handleGetGovernanceProposalsTxHashCertIndexVotes(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceProposalsTxHashCertIndexVotesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceProposalsTxHashCertIndexVotesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/governance/proposals/{tx_hash}/{cert_index}/votes", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{tx_hash}", url.PathEscape(oaString(in.TxHash)))
-		r.path = strings.ReplaceAll(r.path, "{cert_index}", url.PathEscape(oaString(in.CertIndex)))
+		{
+			seg, err := oaSegment("tx_hash", oaString(in.TxHash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{tx_hash}", seg)
+		}
+		{
+			seg, err := oaSegment("cert_index", oaString(in.CertIndex))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{cert_index}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -2658,8 +3048,20 @@ type GetGovernanceProposalsTxHashCertIndexWithdrawalsInput struct {
 func handleGetGovernanceProposalsTxHashCertIndexWithdrawals(c *http.Client, baseURL string) mcp.ToolFunc[GetGovernanceProposalsTxHashCertIndexWithdrawalsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetGovernanceProposalsTxHashCertIndexWithdrawalsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/governance/proposals/{tx_hash}/{cert_index}/withdrawals", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{tx_hash}", url.PathEscape(oaString(in.TxHash)))
-		r.path = strings.ReplaceAll(r.path, "{cert_index}", url.PathEscape(oaString(in.CertIndex)))
+		{
+			seg, err := oaSegment("tx_hash", oaString(in.TxHash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{tx_hash}", seg)
+		}
+		{
+			seg, err := oaSegment("cert_index", oaString(in.CertIndex))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{cert_index}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -2763,7 +3165,13 @@ type GetIpfsGatewayIPFSPathInput struct {
 func handleGetIpfsGatewayIPFSPath(c *http.Client, baseURL string) mcp.ToolFunc[GetIpfsGatewayIPFSPathInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetIpfsGatewayIPFSPathInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/ipfs/gateway/{IPFS_path}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{IPFS_path}", url.PathEscape(oaString(in.IPFSPath)))
+		{
+			seg, err := oaSegment("IPFS_path", oaString(in.IPFSPath))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{IPFS_path}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -2789,7 +3197,13 @@ type PostIpfsPinAddIPFSPathOutput struct {
 func handlePostIpfsPinAddIPFSPath(c *http.Client, baseURL string) mcp.ToolFunc[PostIpfsPinAddIPFSPathInput, *PostIpfsPinAddIPFSPathOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in PostIpfsPinAddIPFSPathInput) (*PostIpfsPinAddIPFSPathOutput, error) {
 		r := oaRequest{method: "POST", path: "/ipfs/pin/add/{IPFS_path}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{IPFS_path}", url.PathEscape(oaString(in.IPFSPath)))
+		{
+			seg, err := oaSegment("IPFS_path", oaString(in.IPFSPath))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{IPFS_path}", seg)
+		}
 		if in.Filecoin != nil {
 			r.query.Add("filecoin", oaString(*in.Filecoin))
 		}
@@ -2852,7 +3266,13 @@ type GetIpfsPinListIPFSPathOutput struct {
 func handleGetIpfsPinListIPFSPath(c *http.Client, baseURL string) mcp.ToolFunc[GetIpfsPinListIPFSPathInput, *GetIpfsPinListIPFSPathOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetIpfsPinListIPFSPathInput) (*GetIpfsPinListIPFSPathOutput, error) {
 		r := oaRequest{method: "GET", path: "/ipfs/pin/list/{IPFS_path}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{IPFS_path}", url.PathEscape(oaString(in.IPFSPath)))
+		{
+			seg, err := oaSegment("IPFS_path", oaString(in.IPFSPath))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{IPFS_path}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -2880,7 +3300,13 @@ type PostIpfsPinRemoveIPFSPathOutput struct {
 func handlePostIpfsPinRemoveIPFSPath(c *http.Client, baseURL string) mcp.ToolFunc[PostIpfsPinRemoveIPFSPathInput, *PostIpfsPinRemoveIPFSPathOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in PostIpfsPinRemoveIPFSPathInput) (*PostIpfsPinRemoveIPFSPathOutput, error) {
 		r := oaRequest{method: "POST", path: "/ipfs/pin/remove/{IPFS_path}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{IPFS_path}", url.PathEscape(oaString(in.IPFSPath)))
+		{
+			seg, err := oaSegment("IPFS_path", oaString(in.IPFSPath))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{IPFS_path}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -2933,7 +3359,13 @@ type GetMempoolAddressesAddressInput struct {
 func handleGetMempoolAddressesAddress(c *http.Client, baseURL string) mcp.ToolFunc[GetMempoolAddressesAddressInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetMempoolAddressesAddressInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/mempool/addresses/{address}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{address}", url.PathEscape(oaString(in.Address)))
+		{
+			seg, err := oaSegment("address", oaString(in.Address))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3029,7 +3461,13 @@ type GetMempoolHashOutput struct {
 func handleGetMempoolHash(c *http.Client, baseURL string) mcp.ToolFunc[GetMempoolHashInput, *GetMempoolHashOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetMempoolHashInput) (*GetMempoolHashOutput, error) {
 		r := oaRequest{method: "GET", path: "/mempool/{hash}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -3082,7 +3520,13 @@ type GetMetadataTxsLabelsLabelInput struct {
 func handleGetMetadataTxsLabelsLabel(c *http.Client, baseURL string) mcp.ToolFunc[GetMetadataTxsLabelsLabelInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetMetadataTxsLabelsLabelInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/metadata/txs/labels/{label}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{label}", url.PathEscape(oaString(in.Label)))
+		{
+			seg, err := oaSegment("label", oaString(in.Label))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{label}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3112,7 +3556,13 @@ type GetMetadataTxsLabelsLabelCborInput struct {
 func handleGetMetadataTxsLabelsLabelCbor(c *http.Client, baseURL string) mcp.ToolFunc[GetMetadataTxsLabelsLabelCborInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetMetadataTxsLabelsLabelCborInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/metadata/txs/labels/{label}/cbor", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{label}", url.PathEscape(oaString(in.Label)))
+		{
+			seg, err := oaSegment("label", oaString(in.Label))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{label}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3232,7 +3682,13 @@ type GetNutlinkTickersTickerInput struct {
 func handleGetNutlinkTickersTicker(c *http.Client, baseURL string) mcp.ToolFunc[GetNutlinkTickersTickerInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetNutlinkTickersTickerInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/nutlink/tickers/{ticker}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{ticker}", url.PathEscape(oaString(in.Ticker)))
+		{
+			seg, err := oaSegment("ticker", oaString(in.Ticker))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{ticker}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3267,7 +3723,13 @@ type GetNutlinkAddressOutput struct {
 func handleGetNutlinkAddress(c *http.Client, baseURL string) mcp.ToolFunc[GetNutlinkAddressInput, *GetNutlinkAddressOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetNutlinkAddressInput) (*GetNutlinkAddressOutput, error) {
 		r := oaRequest{method: "GET", path: "/nutlink/{address}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{address}", url.PathEscape(oaString(in.Address)))
+		{
+			seg, err := oaSegment("address", oaString(in.Address))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{address}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -3292,7 +3754,13 @@ type GetNutlinkAddressTickersInput struct {
 func handleGetNutlinkAddressTickers(c *http.Client, baseURL string) mcp.ToolFunc[GetNutlinkAddressTickersInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetNutlinkAddressTickersInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/nutlink/{address}/tickers", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{address}", url.PathEscape(oaString(in.Address)))
+		{
+			seg, err := oaSegment("address", oaString(in.Address))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{address}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3323,8 +3791,20 @@ type GetNutlinkAddressTickersTickerInput struct {
 func handleGetNutlinkAddressTickersTicker(c *http.Client, baseURL string) mcp.ToolFunc[GetNutlinkAddressTickersTickerInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetNutlinkAddressTickersTickerInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/nutlink/{address}/tickers/{ticker}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{address}", url.PathEscape(oaString(in.Address)))
-		r.path = strings.ReplaceAll(r.path, "{ticker}", url.PathEscape(oaString(in.Ticker)))
+		{
+			seg, err := oaSegment("address", oaString(in.Address))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{address}", seg)
+		}
+		{
+			seg, err := oaSegment("ticker", oaString(in.Ticker))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{ticker}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3498,7 +3978,13 @@ type GetPoolsPoolIDOutput struct {
 func handleGetPoolsPoolID(c *http.Client, baseURL string) mcp.ToolFunc[GetPoolsPoolIDInput, *GetPoolsPoolIDOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetPoolsPoolIDInput) (*GetPoolsPoolIDOutput, error) {
 		r := oaRequest{method: "GET", path: "/pools/{pool_id}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{pool_id}", url.PathEscape(oaString(in.PoolID)))
+		{
+			seg, err := oaSegment("pool_id", oaString(in.PoolID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{pool_id}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -3523,7 +4009,13 @@ type GetPoolsPoolIDBlocksInput struct {
 func handleGetPoolsPoolIDBlocks(c *http.Client, baseURL string) mcp.ToolFunc[GetPoolsPoolIDBlocksInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetPoolsPoolIDBlocksInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/pools/{pool_id}/blocks", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{pool_id}", url.PathEscape(oaString(in.PoolID)))
+		{
+			seg, err := oaSegment("pool_id", oaString(in.PoolID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{pool_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3553,7 +4045,13 @@ type GetPoolsPoolIDDelegatorsInput struct {
 func handleGetPoolsPoolIDDelegators(c *http.Client, baseURL string) mcp.ToolFunc[GetPoolsPoolIDDelegatorsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetPoolsPoolIDDelegatorsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/pools/{pool_id}/delegators", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{pool_id}", url.PathEscape(oaString(in.PoolID)))
+		{
+			seg, err := oaSegment("pool_id", oaString(in.PoolID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{pool_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3583,7 +4081,13 @@ type GetPoolsPoolIDHistoryInput struct {
 func handleGetPoolsPoolIDHistory(c *http.Client, baseURL string) mcp.ToolFunc[GetPoolsPoolIDHistoryInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetPoolsPoolIDHistoryInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/pools/{pool_id}/history", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{pool_id}", url.PathEscape(oaString(in.PoolID)))
+		{
+			seg, err := oaSegment("pool_id", oaString(in.PoolID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{pool_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3610,7 +4114,13 @@ type GetPoolsPoolIDMetadataInput struct {
 func handleGetPoolsPoolIDMetadata(c *http.Client, baseURL string) mcp.ToolFunc[GetPoolsPoolIDMetadataInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetPoolsPoolIDMetadataInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/pools/{pool_id}/metadata", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{pool_id}", url.PathEscape(oaString(in.PoolID)))
+		{
+			seg, err := oaSegment("pool_id", oaString(in.PoolID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{pool_id}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -3628,7 +4138,13 @@ type GetPoolsPoolIDRelaysInput struct {
 func handleGetPoolsPoolIDRelays(c *http.Client, baseURL string) mcp.ToolFunc[GetPoolsPoolIDRelaysInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetPoolsPoolIDRelaysInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/pools/{pool_id}/relays", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{pool_id}", url.PathEscape(oaString(in.PoolID)))
+		{
+			seg, err := oaSegment("pool_id", oaString(in.PoolID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{pool_id}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -3649,7 +4165,13 @@ type GetPoolsPoolIDUpdatesInput struct {
 func handleGetPoolsPoolIDUpdates(c *http.Client, baseURL string) mcp.ToolFunc[GetPoolsPoolIDUpdatesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetPoolsPoolIDUpdatesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/pools/{pool_id}/updates", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{pool_id}", url.PathEscape(oaString(in.PoolID)))
+		{
+			seg, err := oaSegment("pool_id", oaString(in.PoolID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{pool_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3679,7 +4201,13 @@ type GetPoolsPoolIDVotesInput struct {
 func handleGetPoolsPoolIDVotes(c *http.Client, baseURL string) mcp.ToolFunc[GetPoolsPoolIDVotesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetPoolsPoolIDVotesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/pools/{pool_id}/votes", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{pool_id}", url.PathEscape(oaString(in.PoolID)))
+		{
+			seg, err := oaSegment("pool_id", oaString(in.PoolID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{pool_id}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3739,7 +4267,13 @@ type GetScriptsDatumDatumHashOutput struct {
 func handleGetScriptsDatumDatumHash(c *http.Client, baseURL string) mcp.ToolFunc[GetScriptsDatumDatumHashInput, *GetScriptsDatumDatumHashOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetScriptsDatumDatumHashInput) (*GetScriptsDatumDatumHashOutput, error) {
 		r := oaRequest{method: "GET", path: "/scripts/datum/{datum_hash}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{datum_hash}", url.PathEscape(oaString(in.DatumHash)))
+		{
+			seg, err := oaSegment("datum_hash", oaString(in.DatumHash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{datum_hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -3766,7 +4300,13 @@ type GetScriptsDatumDatumHashCborOutput struct {
 func handleGetScriptsDatumDatumHashCbor(c *http.Client, baseURL string) mcp.ToolFunc[GetScriptsDatumDatumHashCborInput, *GetScriptsDatumDatumHashCborOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetScriptsDatumDatumHashCborInput) (*GetScriptsDatumDatumHashCborOutput, error) {
 		r := oaRequest{method: "GET", path: "/scripts/datum/{datum_hash}/cbor", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{datum_hash}", url.PathEscape(oaString(in.DatumHash)))
+		{
+			seg, err := oaSegment("datum_hash", oaString(in.DatumHash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{datum_hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -3795,7 +4335,13 @@ type GetScriptsScriptHashOutput struct {
 func handleGetScriptsScriptHash(c *http.Client, baseURL string) mcp.ToolFunc[GetScriptsScriptHashInput, *GetScriptsScriptHashOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetScriptsScriptHashInput) (*GetScriptsScriptHashOutput, error) {
 		r := oaRequest{method: "GET", path: "/scripts/{script_hash}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{script_hash}", url.PathEscape(oaString(in.ScriptHash)))
+		{
+			seg, err := oaSegment("script_hash", oaString(in.ScriptHash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{script_hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -3822,7 +4368,13 @@ type GetScriptsScriptHashCborOutput struct {
 func handleGetScriptsScriptHashCbor(c *http.Client, baseURL string) mcp.ToolFunc[GetScriptsScriptHashCborInput, *GetScriptsScriptHashCborOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetScriptsScriptHashCborInput) (*GetScriptsScriptHashCborOutput, error) {
 		r := oaRequest{method: "GET", path: "/scripts/{script_hash}/cbor", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{script_hash}", url.PathEscape(oaString(in.ScriptHash)))
+		{
+			seg, err := oaSegment("script_hash", oaString(in.ScriptHash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{script_hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -3849,7 +4401,13 @@ type GetScriptsScriptHashJSONOutput struct {
 func handleGetScriptsScriptHashJSON(c *http.Client, baseURL string) mcp.ToolFunc[GetScriptsScriptHashJSONInput, *GetScriptsScriptHashJSONOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetScriptsScriptHashJSONInput) (*GetScriptsScriptHashJSONOutput, error) {
 		r := oaRequest{method: "GET", path: "/scripts/{script_hash}/json", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{script_hash}", url.PathEscape(oaString(in.ScriptHash)))
+		{
+			seg, err := oaSegment("script_hash", oaString(in.ScriptHash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{script_hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -3874,7 +4432,13 @@ type GetScriptsScriptHashRedeemersInput struct {
 func handleGetScriptsScriptHashRedeemers(c *http.Client, baseURL string) mcp.ToolFunc[GetScriptsScriptHashRedeemersInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetScriptsScriptHashRedeemersInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/scripts/{script_hash}/redeemers", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{script_hash}", url.PathEscape(oaString(in.ScriptHash)))
+		{
+			seg, err := oaSegment("script_hash", oaString(in.ScriptHash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{script_hash}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3904,7 +4468,13 @@ type GetScriptsScriptHashUtxosInput struct {
 func handleGetScriptsScriptHashUtxos(c *http.Client, baseURL string) mcp.ToolFunc[GetScriptsScriptHashUtxosInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetScriptsScriptHashUtxosInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/scripts/{script_hash}/utxos", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{script_hash}", url.PathEscape(oaString(in.ScriptHash)))
+		{
+			seg, err := oaSegment("script_hash", oaString(in.ScriptHash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{script_hash}", seg)
+		}
 		if in.Count != nil {
 			r.query.Add("count", oaString(*in.Count))
 		}
@@ -3983,7 +4553,13 @@ type GetTxsHashOutput struct {
 func handleGetTxsHash(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashInput, *GetTxsHashOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashInput) (*GetTxsHashOutput, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -4010,7 +4586,13 @@ type GetTxsHashCborOutput struct {
 func handleGetTxsHashCbor(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashCborInput, *GetTxsHashCborOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashCborInput) (*GetTxsHashCborOutput, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/cbor", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -4032,7 +4614,13 @@ type GetTxsHashDelegationsInput struct {
 func handleGetTxsHashDelegations(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashDelegationsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashDelegationsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/delegations", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -4050,7 +4638,13 @@ type GetTxsHashMetadataInput struct {
 func handleGetTxsHashMetadata(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashMetadataInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashMetadataInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/metadata", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -4068,7 +4662,13 @@ type GetTxsHashMetadataCborInput struct {
 func handleGetTxsHashMetadataCbor(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashMetadataCborInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashMetadataCborInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/metadata/cbor", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -4086,7 +4686,13 @@ type GetTxsHashMirsInput struct {
 func handleGetTxsHashMirs(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashMirsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashMirsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/mirs", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -4104,7 +4710,13 @@ type GetTxsHashPoolRetiresInput struct {
 func handleGetTxsHashPoolRetires(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashPoolRetiresInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashPoolRetiresInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/pool_retires", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -4122,7 +4734,13 @@ type GetTxsHashPoolUpdatesInput struct {
 func handleGetTxsHashPoolUpdates(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashPoolUpdatesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashPoolUpdatesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/pool_updates", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -4140,7 +4758,13 @@ type GetTxsHashRedeemersInput struct {
 func handleGetTxsHashRedeemers(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashRedeemersInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashRedeemersInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/redeemers", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -4158,7 +4782,13 @@ type GetTxsHashRequiredSignersInput struct {
 func handleGetTxsHashRequiredSigners(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashRequiredSignersInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashRequiredSignersInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/required_signers", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -4176,7 +4806,13 @@ type GetTxsHashStakesInput struct {
 func handleGetTxsHashStakes(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashStakesInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashStakesInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/stakes", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -4238,7 +4874,13 @@ type GetTxsHashUtxosOutput struct {
 func handleGetTxsHashUtxos(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashUtxosInput, *GetTxsHashUtxosOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashUtxosInput) (*GetTxsHashUtxosOutput, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/utxos", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -4260,7 +4902,13 @@ type GetTxsHashWithdrawalsInput struct {
 func handleGetTxsHashWithdrawals(c *http.Client, baseURL string) mcp.ToolFunc[GetTxsHashWithdrawalsInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in GetTxsHashWithdrawalsInput) (string, error) {
 		r := oaRequest{method: "GET", path: "/txs/{hash}/withdrawals", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{hash}", url.PathEscape(oaString(in.Hash)))
+		{
+			seg, err := oaSegment("hash", oaString(in.Hash))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{hash}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -4288,9 +4936,27 @@ type GetUtilsAddressesXpubXpubRoleIndexOutput struct {
 func handleGetUtilsAddressesXpubXpubRoleIndex(c *http.Client, baseURL string) mcp.ToolFunc[GetUtilsAddressesXpubXpubRoleIndexInput, *GetUtilsAddressesXpubXpubRoleIndexOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in GetUtilsAddressesXpubXpubRoleIndexInput) (*GetUtilsAddressesXpubXpubRoleIndexOutput, error) {
 		r := oaRequest{method: "GET", path: "/utils/addresses/xpub/{xpub}/{role}/{index}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{xpub}", url.PathEscape(oaString(in.Xpub)))
-		r.path = strings.ReplaceAll(r.path, "{role}", url.PathEscape(oaString(in.Role)))
-		r.path = strings.ReplaceAll(r.path, "{index}", url.PathEscape(oaString(in.Index)))
+		{
+			seg, err := oaSegment("xpub", oaString(in.Xpub))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{xpub}", seg)
+		}
+		{
+			seg, err := oaSegment("role", oaString(in.Role))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{role}", seg)
+		}
+		{
+			seg, err := oaSegment("index", oaString(in.Index))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{index}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -4474,6 +5140,15 @@ func oaJoin[T any](xs []T) string {
 		parts[i] = oaString(x)
 	}
 	return strings.Join(parts, ",")
+}
+
+// oaSegment escapes a path parameter, refusing what would climb out of
+// the operation's path once a server normalizes it.
+func oaSegment(name, v string) (string, error) {
+	if v == "" || v == "." || v == ".." {
+		return "", &mcp.UserError{Message: fmt.Sprintf("invalid argument %q: a path parameter cannot be empty, \".\" or \"..\"", name)}
+	}
+	return url.PathEscape(v), nil
 }
 
 // oaTrue is a pointer to true, for annotations.

@@ -110,7 +110,13 @@ type FindPetByIDOutput struct {
 func handleFindPetByID(c *http.Client, baseURL string) mcp.ToolFunc[FindPetByIDInput, *FindPetByIDOutput] {
 	return func(ctx context.Context, _ *mcp.Context, in FindPetByIDInput) (*FindPetByIDOutput, error) {
 		r := oaRequest{method: "GET", path: "/pets/{id}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{id}", url.PathEscape(oaString(in.ID)))
+		{
+			seg, err := oaSegment("id", oaString(in.ID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{id}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return nil, err
@@ -132,7 +138,13 @@ type DeletePetInput struct {
 func handleDeletePet(c *http.Client, baseURL string) mcp.ToolFunc[DeletePetInput, string] {
 	return func(ctx context.Context, _ *mcp.Context, in DeletePetInput) (string, error) {
 		r := oaRequest{method: "DELETE", path: "/pets/{id}", query: url.Values{}, header: http.Header{}}
-		r.path = strings.ReplaceAll(r.path, "{id}", url.PathEscape(oaString(in.ID)))
+		{
+			seg, err := oaSegment("id", oaString(in.ID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{id}", seg)
+		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
 			return "", err
@@ -234,6 +246,15 @@ func oaJoin[T any](xs []T) string {
 		parts[i] = oaString(x)
 	}
 	return strings.Join(parts, ",")
+}
+
+// oaSegment escapes a path parameter, refusing what would climb out of
+// the operation's path once a server normalizes it.
+func oaSegment(name, v string) (string, error) {
+	if v == "" || v == "." || v == ".." {
+		return "", &mcp.UserError{Message: fmt.Sprintf("invalid argument %q: a path parameter cannot be empty, \".\" or \"..\"", name)}
+	}
+	return url.PathEscape(v), nil
 }
 
 // oaTrue is a pointer to true, for annotations.
