@@ -98,8 +98,8 @@ func GenerateDoc(doc *openapi3.T, opts GenOptions) (map[string][]byte, error) {
 	g.head.WriteString(genImports)
 	var reg bytes.Buffer
 	reg.WriteString("// Register adds the tools of the API to srv; they call the API at baseURL\n// (the document's first server is " +
-		strconv.Quote(firstServer(doc)) + ") through c.\n")
-	reg.WriteString("func Register(srv *mcp.Server, c *http.Client, baseURL string) {\n")
+		strconv.Quote(firstServer(doc)) + ") through c (nil: http.DefaultClient).\n")
+	reg.WriteString("func Register(srv *mcp.Server, c *http.Client, baseURL string) {\nif c == nil {\nc = http.DefaultClient\n}\n")
 	for _, o := range ops {
 		kind, err := route(routes, o)
 		if err != nil {

@@ -277,7 +277,7 @@ func (a *api) call(ctx context.Context, c *mcp.Context, o *operation, args map[s
 
 // callError says why a request failed, naming a timeout as one.
 func (a *api) callError(ctx context.Context, o *operation, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if a.opts.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: no answer within %v", o.method, o.path, a.opts.Timeout)
 	}
 	return fmt.Errorf("%s %s: %w", o.method, o.path, err)

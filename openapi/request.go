@@ -19,7 +19,9 @@ import (
 // Arg names the argument (a parameter's name, a flattened body property
 // or the body key), Reason says what is wrong.
 type ArgumentError struct {
-	Arg    string
+	// Arg is the argument's name in the tool's input.
+	Arg string
+	// Reason says what is wrong with it.
 	Reason string
 }
 

@@ -18,8 +18,11 @@ import (
 )
 
 // Register adds the tools of the API to srv; they call the API at baseURL
-// (the document's first server is "https://cardano-mainnet.blockfrost.io/api/v0") through c.
+// (the document's first server is "https://cardano-mainnet.blockfrost.io/api/v0") through c (nil: http.DefaultClient).
 func Register(srv *mcp.Server, c *http.Client, baseURL string) {
+	if c == nil {
+		c = http.DefaultClient
+	}
 	mcp.AddTool(srv, mcp.Tool{Name: "get", Title: "Root endpoint", Description: "Root endpoint\n\nRoot endpoint has no other function than to point end users to documentation.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}, Tags: []string{"Health"}}, handleGet(c, baseURL))
 	mcp.AddTool(srv, mcp.Tool{Name: "get_accounts_stake_address", Title: "Specific account address", Description: "Specific account address\n\nObtain information about a specific stake account.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}, Tags: []string{"Cardano » Accounts"}}, handleGetAccountsStakeAddress(c, baseURL))
 	mcp.AddTool(srv, mcp.Tool{Name: "get_accounts_stake_address_addresses", Title: "Account associated addresses", Description: "Account associated addresses\n\nObtain information about the addresses of a specific account.\n<b>Be careful</b>, as an account could be part of a mangled address and does not necessarily mean the addresses are owned by user as the account.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}, Tags: []string{"Cardano » Accounts"}}, handleGetAccountsStakeAddressAddresses(c, baseURL))

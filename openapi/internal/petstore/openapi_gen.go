@@ -18,8 +18,11 @@ import (
 )
 
 // Register adds the tools of the API to srv; they call the API at baseURL
-// (the document's first server is "http://petstore.swagger.io/api") through c.
+// (the document's first server is "http://petstore.swagger.io/api") through c (nil: http.DefaultClient).
 func Register(srv *mcp.Server, c *http.Client, baseURL string) {
+	if c == nil {
+		c = http.DefaultClient
+	}
 	mcp.AddTool(srv, mcp.Tool{Name: "findPets", Description: "Returns all pets from the system that the user has access to\nNam sed condimentum est. Maecenas tempor sagittis sapien, nec rhoncus sem sagittis sit amet. Aenean at gravida augue, ac iaculis sem. Curabitur odio lorem, ornare eget elementum nec, cursus id lectus. Duis mi turpis, pulvinar ac eros ac, tincidunt varius justo. In hac habitasse platea dictumst. Integer at adipiscing ante, a sagittis ligula. Aenean pharetra tempor ante molestie imperdiet. Vivamus id aliquam diam. Cras quis velit non tortor eleifend sagittis. Praesent at enim pharetra urna volutpat venenatis eget eget mauris. In eleifend fermentum facilisis. Praesent enim enim, gravida ac sodales sed, placerat id erat. Suspendisse lacus dolor, consectetur non augue vel, vehicula interdum libero. Morbi euismod sagittis libero sed lacinia.\n\nSed tempus felis lobortis leo pulvinar rutrum. Nam mattis velit nisl, eu condimentum ligula luctus nec. Phasellus semper velit eget aliquet faucibus. In a mattis elit. Phasellus vel urna viverra, condimentum lorem id, rhoncus nibh. Ut pellentesque posuere elementum. Sed a varius odio. Morbi rhoncus ligula libero, vel eleifend nunc tristique vitae. Fusce et sem dui. Aenean nec scelerisque tortor. Fusce malesuada accumsan magna vel tempus. Quisque mollis felis eu dolor tristique, sit amet auctor felis gravida. Sed libero lorem, molestie sed nisl in, accumsan tempor nisi. Fusce sollicitudin massa ut lacinia mattis. Sed vel eleifend lorem. Pellentesque vitae felis pretium, pulvinar elit eu, euismod sapien.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, handleFindPets(c, baseURL))
 	mcp.AddTool(srv, mcp.Tool{Name: "addPet", Description: "Creates a new pet in the store.  Duplicates are allowed"}, handleAddPet(c, baseURL))
 	mcp.AddTool(srv, mcp.Tool{Name: "find_pet_by_id", Description: "Returns a user based on a single ID, if the user does not have access to the pet", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, handleFindPetByID(c, baseURL))
