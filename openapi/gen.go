@@ -401,7 +401,7 @@ func scalarText(v any, kind string) (string, bool) {
 		return strconv.FormatInt(int64(f), 10), true
 	case "number":
 		f, ok := v.(float64)
-		return strconv.FormatFloat(f, 'g', -1, 64), ok
+		return strconv.FormatFloat(f, 'f', -1, 64), ok
 	}
 	return "", false
 }
@@ -411,7 +411,7 @@ func mcpKeywords(s *jsonschema.Schema, kind string) string {
 	var kw []string
 	num := func(name string, v *float64) {
 		if v != nil && !math.IsInf(*v, 0) && !math.IsNaN(*v) {
-			kw = append(kw, name+"="+strconv.FormatFloat(*v, 'g', -1, 64))
+			kw = append(kw, name+"="+strconv.FormatFloat(*v, 'f', -1, 64))
 		}
 	}
 	count := func(name string, v *int) {

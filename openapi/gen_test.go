@@ -75,3 +75,55 @@ func TestGeneratedBlockfrostRegisters(t *testing.T) {
 	require.Contains(t, genNames, "get_accounts_stake_address_addresses")
 	require.Contains(t, genNames, "get", "GET /")
 }
+
+// TestGenerateTags: what the generated fields carry for the keywords of
+// their schemas.
+func TestGenerateTags(t *testing.T) {
+	spec := []byte(`openapi: 3.0.3
+info: {title: tags, version: "1"}
+servers: [{url: "http://127.0.0.1:1"}]
+paths:
+  /s/{kind}:
+    post:
+      operationId: search things
+      parameters:
+        - {name: kind, in: path, required: true, schema: {type: string, enum: [a, b]}}
+        - {name: limit, in: query, description: "limit=how many", schema: {type: integer, minimum: 1, maximum: 100, default: 10}}
+        - {name: since, in: query, description: "a ` + "`" + `quoted` + "`" + ` time", schema: {type: string, format: date-time}}
+        - {name: code, in: header, required: true, schema: {type: string, minLength: 2, pattern: "^[a-z]{2,8}$"}}
+        - {name: ids, in: query, schema: {type: array, items: {type: integer}, minItems: 1, uniqueItems: true}}
+      requestBody:
+        content:
+          application/json:
+            schema: {type: array, items: {type: object, properties: {x: {type: number, exclusiveMinimum: true, minimum: 0}}}}
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {type: object, required: [n], properties: {n: {type: integer}, names: {type: array, items: {type: string}}}}
+`)
+	files, err := openapi.Generate(spec, openapi.GenOptions{Package: "x"})
+	require.NoError(t, err)
+	src := string(files["openapi_gen.go"])
+	for _, want := range []string{
+		"type SearchThingsInput struct {",
+		"Kind  string ",
+		"`json:\"kind\" enum:\"a,b\"`",
+		"Limit *int64",
+		`jsonschema:" limit=how many" default:"10" mcp:"minimum=1,maximum=100"`, // "WORD=" would be refused
+		`"json:\"since,omitempty\" jsonschema:\"a ` + "`quoted`" + ` time\" mcp:\"format=date-time\""`,
+		`mcp:"minLength=2,pattern=^[a-z]{2,8}$"`,
+		"Ids   []int64",
+		`mcp:"minItems=1,uniqueItems"`,
+		"Body  []SearchThingsBodyItem `json:\"body,omitempty\"`",
+		"X *float64 `json:\"x,omitempty\" mcp:\"exclusiveMinimum=0\"`",
+		"type SearchThingsOutput struct {",
+		"N     int64    `json:\"n\"`",
+		"Names []string `json:\"names,omitempty\"`",
+		"func handleSearchThings(c *http.Client, baseURL string) mcp.ToolFunc[SearchThingsInput, *SearchThingsOutput] {",
+		`mcp.AddTool(srv, mcp.Tool{Name: "search_things"}, handleSearchThings(c, baseURL))`,
+	} {
+		require.Contains(t, src, want)
+	}
+}

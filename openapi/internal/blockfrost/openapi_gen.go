@@ -228,7 +228,7 @@ func handleGetAccountsStakeAddress(c *http.Client, baseURL string) mcp.ToolFunc[
 type GetAccountsStakeAddressAddressesInput struct {
 	StakeAddress string  `json:"stake_address" jsonschema:"Bech32 stake address."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -264,7 +264,7 @@ func handleGetAccountsStakeAddressAddresses(c *http.Client, baseURL string) mcp.
 type GetAccountsStakeAddressAddressesAssetsInput struct {
 	StakeAddress string  `json:"stake_address" jsonschema:"Bech32 stake address."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -348,7 +348,7 @@ func handleGetAccountsStakeAddressAddressesTotal(c *http.Client, baseURL string)
 type GetAccountsStakeAddressDelegationsInput struct {
 	StakeAddress string  `json:"stake_address" jsonschema:"Bech32 stake address."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -384,7 +384,7 @@ func handleGetAccountsStakeAddressDelegations(c *http.Client, baseURL string) mc
 type GetAccountsStakeAddressHistoryInput struct {
 	StakeAddress string  `json:"stake_address" jsonschema:"Bech32 stake address."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -420,7 +420,7 @@ func handleGetAccountsStakeAddressHistory(c *http.Client, baseURL string) mcp.To
 type GetAccountsStakeAddressMirsInput struct {
 	StakeAddress string  `json:"stake_address" jsonschema:"Bech32 stake address."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -456,7 +456,7 @@ func handleGetAccountsStakeAddressMirs(c *http.Client, baseURL string) mcp.ToolF
 type GetAccountsStakeAddressRegistrationsInput struct {
 	StakeAddress string  `json:"stake_address" jsonschema:"Bech32 stake address."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -492,7 +492,7 @@ func handleGetAccountsStakeAddressRegistrations(c *http.Client, baseURL string) 
 type GetAccountsStakeAddressRewardsInput struct {
 	StakeAddress string  `json:"stake_address" jsonschema:"Bech32 stake address."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -528,7 +528,7 @@ func handleGetAccountsStakeAddressRewards(c *http.Client, baseURL string) mcp.To
 type GetAccountsStakeAddressTransactionsInput struct {
 	StakeAddress string  `json:"stake_address" jsonschema:"Bech32 stake address."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of transactions per page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 	From         *string "json:\"from,omitempty\" jsonschema:\"The block number and optionally also index from which (inclusive) to start search for results, concatenated using colon. Has to be lower than or equal to `to` parameter.\""
 	To           *string "json:\"to,omitempty\" jsonschema:\"The block number and optionally also index where (inclusive) to end the search for results, concatenated using colon. Has to be higher than or equal to `from` parameter.\""
@@ -572,7 +572,7 @@ func handleGetAccountsStakeAddressTransactions(c *http.Client, baseURL string) m
 type GetAccountsStakeAddressUtxosInput struct {
 	StakeAddress string  `json:"stake_address" jsonschema:"Bech32 stake address."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -608,7 +608,7 @@ func handleGetAccountsStakeAddressUtxos(c *http.Client, baseURL string) mcp.Tool
 type GetAccountsStakeAddressWithdrawalsInput struct {
 	StakeAddress string  `json:"stake_address" jsonschema:"Bech32 stake address."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -780,7 +780,7 @@ func handleGetAddressesAddressTotal(c *http.Client, baseURL string) mcp.ToolFunc
 type GetAddressesAddressTransactionsInput struct {
 	Address string  `json:"address" jsonschema:"Bech32 address."`
 	Count   *int64  `json:"count,omitempty" jsonschema:"The number of transactions per page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order   *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 	From    *string "json:\"from,omitempty\" jsonschema:\"The block number and optionally also index from which (inclusive) to start search for results, concatenated using colon. Has to be lower than or equal to `to` parameter.\""
 	To      *string "json:\"to,omitempty\" jsonschema:\"The block number and optionally also index where (inclusive) to end the search for results, concatenated using colon. Has to be higher than or equal to `from` parameter.\""
@@ -824,7 +824,7 @@ func handleGetAddressesAddressTransactions(c *http.Client, baseURL string) mcp.T
 type GetAddressesAddressTxsInput struct {
 	Address string  `json:"address" jsonschema:"Bech32 address."`
 	Count   *int64  `json:"count,omitempty" jsonschema:"The number of transactions per page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order   *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -860,7 +860,7 @@ func handleGetAddressesAddressTxs(c *http.Client, baseURL string) mcp.ToolFunc[G
 type GetAddressesAddressUtxosInput struct {
 	Address string  `json:"address" jsonschema:"Bech32 address."`
 	Count   *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order   *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -897,7 +897,7 @@ type GetAddressesAddressUtxosAssetInput struct {
 	Address string  `json:"address" jsonschema:"Bech32 address."`
 	Asset   string  `json:"asset" jsonschema:"Concatenation of the policy_id and hex-encoded asset_name"`
 	Count   *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order   *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -939,7 +939,7 @@ func handleGetAddressesAddressUtxosAsset(c *http.Client, baseURL string) mcp.Too
 // GetAssetsInput is the input of the tool get_assets (GET /assets).
 type GetAssetsInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last. Ordering in this case is based on the time of the first mint transaction." enum:"asc,desc" default:"asc"`
 }
 
@@ -968,7 +968,7 @@ func handleGetAssets(c *http.Client, baseURL string) mcp.ToolFunc[GetAssetsInput
 type GetAssetsPolicyPolicyIDInput struct {
 	PolicyID string  `json:"policy_id" jsonschema:"Specific policy_id"`
 	Count    *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page     *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page     *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order    *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -1057,7 +1057,7 @@ func handleGetAssetsAsset(c *http.Client, baseURL string) mcp.ToolFunc[GetAssets
 type GetAssetsAssetAddressesInput struct {
 	Asset string  `json:"asset" jsonschema:"Concatenation of the policy_id and hex-encoded asset_name"`
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -1093,7 +1093,7 @@ func handleGetAssetsAssetAddresses(c *http.Client, baseURL string) mcp.ToolFunc[
 type GetAssetsAssetHistoryInput struct {
 	Asset string  `json:"asset" jsonschema:"Concatenation of the policy_id and hex-encoded asset_name"`
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -1129,7 +1129,7 @@ func handleGetAssetsAssetHistory(c *http.Client, baseURL string) mcp.ToolFunc[Ge
 type GetAssetsAssetTransactionsInput struct {
 	Asset string  `json:"asset" jsonschema:"Concatenation of the policy_id and hex-encoded asset_name"`
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 	From  *string "json:\"from,omitempty\" jsonschema:\"The block number and optionally also index from which (inclusive) to start search for results, concatenated using colon. Has to be lower than or equal to `to` parameter.\""
 	To    *string "json:\"to,omitempty\" jsonschema:\"The block number and optionally also index where (inclusive) to end the search for results, concatenated using colon. Has to be higher than or equal to `from` parameter.\""
@@ -1173,7 +1173,7 @@ func handleGetAssetsAssetTransactions(c *http.Client, baseURL string) mcp.ToolFu
 type GetAssetsAssetTxsInput struct {
 	Asset string  `json:"asset" jsonschema:"Concatenation of the policy_id and hex-encoded asset_name"`
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -1209,7 +1209,7 @@ func handleGetAssetsAssetTxs(c *http.Client, baseURL string) mcp.ToolFunc[GetAss
 type GetAssetsAssetUtxosInput struct {
 	Asset string  `json:"asset" jsonschema:"Concatenation of the policy_id and hex-encoded asset_name"`
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 	From  *string "json:\"from,omitempty\" jsonschema:\"The block height from which (inclusive) to start search for results. Has to be lower than or equal to `to` parameter.\""
 	To    *string "json:\"to,omitempty\" jsonschema:\"The block height where (inclusive) to end the search for results. Has to be higher than or equal to `from` parameter.\""
@@ -1350,7 +1350,7 @@ func handleGetBlocksLatest(c *http.Client, baseURL string) mcp.ToolFunc[GetBlock
 // GetBlocksLatestTxsInput is the input of the tool get_blocks_latest_txs (GET /blocks/latest/txs).
 type GetBlocksLatestTxsInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"Ordered by tx index in the block. The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -1378,7 +1378,7 @@ func handleGetBlocksLatestTxs(c *http.Client, baseURL string) mcp.ToolFunc[GetBl
 // GetBlocksLatestTxsCborInput is the input of the tool get_blocks_latest_txs_cbor (GET /blocks/latest/txs/cbor).
 type GetBlocksLatestTxsCborInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"Ordered by tx index in the block. The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -1505,7 +1505,7 @@ func handleGetBlocksHashOrNumber(c *http.Client, baseURL string) mcp.ToolFunc[Ge
 type GetBlocksHashOrNumberAddressesInput struct {
 	HashOrNumber string `json:"hash_or_number" jsonschema:"Hash of the requested block."`
 	Count        *int64 `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 }
 
 // handleGetBlocksHashOrNumberAddresses calls GET /blocks/{hash_or_number}/addresses.
@@ -1537,7 +1537,7 @@ func handleGetBlocksHashOrNumberAddresses(c *http.Client, baseURL string) mcp.To
 type GetBlocksHashOrNumberNextInput struct {
 	HashOrNumber string `json:"hash_or_number" jsonschema:"Hash of the requested block."`
 	Count        *int64 `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 }
 
 // handleGetBlocksHashOrNumberNext calls GET /blocks/{hash_or_number}/next.
@@ -1569,7 +1569,7 @@ func handleGetBlocksHashOrNumberNext(c *http.Client, baseURL string) mcp.ToolFun
 type GetBlocksHashOrNumberPreviousInput struct {
 	HashOrNumber string `json:"hash_or_number" jsonschema:"Hash of the requested block"`
 	Count        *int64 `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 }
 
 // handleGetBlocksHashOrNumberPrevious calls GET /blocks/{hash_or_number}/previous.
@@ -1601,7 +1601,7 @@ func handleGetBlocksHashOrNumberPrevious(c *http.Client, baseURL string) mcp.Too
 type GetBlocksHashOrNumberTxsInput struct {
 	HashOrNumber string  `json:"hash_or_number" jsonschema:"Hash of the requested block."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"Ordered by tx index in the block. The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -1637,7 +1637,7 @@ func handleGetBlocksHashOrNumberTxs(c *http.Client, baseURL string) mcp.ToolFunc
 type GetBlocksHashOrNumberTxsCborInput struct {
 	HashOrNumber string  `json:"hash_or_number" jsonschema:"Hash of the requested block."`
 	Count        *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page         *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order        *string `json:"order,omitempty" jsonschema:"Ordered by tx index in the block. The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -1829,7 +1829,7 @@ func handleGetEpochsNumber(c *http.Client, baseURL string) mcp.ToolFunc[GetEpoch
 type GetEpochsNumberBlocksInput struct {
 	Number int64   `json:"number" jsonschema:"Number of the epoch"`
 	Count  *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order  *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -1866,7 +1866,7 @@ type GetEpochsNumberBlocksPoolIDInput struct {
 	Number int64   `json:"number" jsonschema:"Number of the epoch"`
 	PoolID string  `json:"pool_id" jsonschema:"Stake pool ID to filter"`
 	Count  *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order  *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -1909,7 +1909,7 @@ func handleGetEpochsNumberBlocksPoolID(c *http.Client, baseURL string) mcp.ToolF
 type GetEpochsNumberNextInput struct {
 	Number int64  `json:"number" jsonschema:"Number of the requested epoch."`
 	Count  *int64 `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 }
 
 // handleGetEpochsNumberNext calls GET /epochs/{number}/next.
@@ -2029,7 +2029,7 @@ func handleGetEpochsNumberParameters(c *http.Client, baseURL string) mcp.ToolFun
 type GetEpochsNumberPreviousInput struct {
 	Number int64  `json:"number" jsonschema:"Number of the epoch"`
 	Count  *int64 `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results" default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results" default:"1" mcp:"minimum=1,maximum=21474836"`
 }
 
 // handleGetEpochsNumberPrevious calls GET /epochs/{number}/previous.
@@ -2061,7 +2061,7 @@ func handleGetEpochsNumberPrevious(c *http.Client, baseURL string) mcp.ToolFunc[
 type GetEpochsNumberStakesInput struct {
 	Number int64  `json:"number" jsonschema:"Number of the epoch"`
 	Count  *int64 `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 }
 
 // handleGetEpochsNumberStakes calls GET /epochs/{number}/stakes.
@@ -2094,7 +2094,7 @@ type GetEpochsNumberStakesPoolIDInput struct {
 	Number int64  `json:"number" jsonschema:"Number of the epoch"`
 	PoolID string `json:"pool_id" jsonschema:"Stake pool ID to filter"`
 	Count  *int64 `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64 `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 }
 
 // handleGetEpochsNumberStakesPoolID calls GET /epochs/{number}/stakes/{pool_id}.
@@ -2214,7 +2214,7 @@ func handleGetGovernanceCommittee(c *http.Client, baseURL string) mcp.ToolFunc[G
 // GetGovernanceCommitteeVotesInput is the input of the tool get_governance_committee_votes (GET /governance/committee/votes).
 type GetGovernanceCommitteeVotesInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -2243,7 +2243,7 @@ func handleGetGovernanceCommitteeVotes(c *http.Client, baseURL string) mcp.ToolF
 type GetGovernanceCommitteeCcIDVotesInput struct {
 	CcID  string  "json:\"cc_id\" jsonschema:\"CIP-129 bech32 committee credential (`cc_hot1...` or `cc_cold1...`).\""
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -2278,7 +2278,7 @@ func handleGetGovernanceCommitteeCcIDVotes(c *http.Client, baseURL string) mcp.T
 // GetGovernanceDrepsInput is the input of the tool get_governance_dreps (GET /governance/dreps).
 type GetGovernanceDrepsInput struct {
 	Count   *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order   *string "json:\"order,omitempty\" jsonschema:\"The ordering of items. Direction applied to whichever sort key is selected by `order_by`. By default, when sorting by registration order, we return oldest first, newest last.\" enum:\"asc,desc\" default:\"asc\""
 	OrderBy *string "json:\"order_by,omitempty\" jsonschema:\"Optional sort key. When omitted, DReps are ordered by their internal registration order (the current default). Set to `amount` to sort by voting power.\" enum:\"amount\""
 	Retired *bool   "json:\"retired,omitempty\" jsonschema:\"Optional filter. When `true`, only returns DReps that have been deregistered. When `false`, only returns DReps that are currently registered. When omitted, both are returned.\""
@@ -2360,7 +2360,7 @@ func handleGetGovernanceDrepsDrepID(c *http.Client, baseURL string) mcp.ToolFunc
 type GetGovernanceDrepsDrepIDDelegatorsInput struct {
 	DrepID string  `json:"drep_id" jsonschema:"Bech32 or hexadecimal drep ID."`
 	Count  *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order  *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -2441,7 +2441,7 @@ func handleGetGovernanceDrepsDrepIDMetadata(c *http.Client, baseURL string) mcp.
 type GetGovernanceDrepsDrepIDUpdatesInput struct {
 	DrepID string  `json:"drep_id" jsonschema:"Bech32 or hexadecimal DRep ID."`
 	Count  *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order  *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -2477,7 +2477,7 @@ func handleGetGovernanceDrepsDrepIDUpdates(c *http.Client, baseURL string) mcp.T
 type GetGovernanceDrepsDrepIDVotesInput struct {
 	DrepID string  `json:"drep_id" jsonschema:"Bech32 or hexadecimal drep ID."`
 	Count  *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order  *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -2512,7 +2512,7 @@ func handleGetGovernanceDrepsDrepIDVotes(c *http.Client, baseURL string) mcp.Too
 // GetGovernanceProposalsInput is the input of the tool get_governance_proposals (GET /governance/proposals).
 type GetGovernanceProposalsInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last. Ordering in this case is based on the time of the first mint transaction." enum:"asc,desc" default:"asc"`
 }
 
@@ -2725,7 +2725,7 @@ func handleGetGovernanceProposalsGovActionIDParameters(c *http.Client, baseURL s
 type GetGovernanceProposalsGovActionIDVotesInput struct {
 	GovActionID string  `json:"gov_action_id" jsonschema:"Governance Action Identifier (CIP-0129)"`
 	Count       *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page        *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page        *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order       *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -2761,7 +2761,7 @@ func handleGetGovernanceProposalsGovActionIDVotes(c *http.Client, baseURL string
 type GetGovernanceProposalsGovActionIDWithdrawalsInput struct {
 	GovActionID string  `json:"gov_action_id" jsonschema:"Governance Action Identifier (CIP-0129)"`
 	Count       *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page        *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page        *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order       *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -2999,7 +2999,7 @@ type GetGovernanceProposalsTxHashCertIndexVotesInput struct {
 	TxHash    string  `json:"tx_hash" jsonschema:"Transaction hash."`
 	CertIndex int64   `json:"cert_index" jsonschema:"Index of the certificate within the proposal transaction."`
 	Count     *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page      *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page      *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order     *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3043,7 +3043,7 @@ type GetGovernanceProposalsTxHashCertIndexWithdrawalsInput struct {
 	TxHash    string  `json:"tx_hash" jsonschema:"Transaction hash."`
 	CertIndex int64   `json:"cert_index" jsonschema:"Index of the certificate within the proposal transaction."`
 	Count     *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page      *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page      *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order     *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3225,7 +3225,7 @@ func handlePostIpfsPinAddIPFSPath(c *http.Client, baseURL string) mcp.ToolFunc[P
 // GetIpfsPinListInput is the input of the tool get_ipfs_pin_list (GET /ipfs/pin/list).
 type GetIpfsPinListInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3325,7 +3325,7 @@ func handlePostIpfsPinRemoveIPFSPath(c *http.Client, baseURL string) mcp.ToolFun
 // GetMempoolInput is the input of the tool get_mempool (GET /mempool).
 type GetMempoolInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"Ordered by the time of transaction submission. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3354,7 +3354,7 @@ func handleGetMempool(c *http.Client, baseURL string) mcp.ToolFunc[GetMempoolInp
 type GetMempoolAddressesAddressInput struct {
 	Address string  `json:"address" jsonschema:"Bech32 address."`
 	Count   *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order   *string `json:"order,omitempty" jsonschema:"Ordered by the time of transaction submission. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3486,7 +3486,7 @@ func handleGetMempoolHash(c *http.Client, baseURL string) mcp.ToolFunc[GetMempoo
 // GetMetadataTxsLabelsInput is the input of the tool get_metadata_txs_labels (GET /metadata/txs/labels).
 type GetMetadataTxsLabelsInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3515,7 +3515,7 @@ func handleGetMetadataTxsLabels(c *http.Client, baseURL string) mcp.ToolFunc[Get
 type GetMetadataTxsLabelsLabelInput struct {
 	Label string  `json:"label" jsonschema:"Metadata label"`
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3551,7 +3551,7 @@ func handleGetMetadataTxsLabelsLabel(c *http.Client, baseURL string) mcp.ToolFun
 type GetMetadataTxsLabelsLabelCborInput struct {
 	Label string  `json:"label" jsonschema:"Metadata label"`
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3677,7 +3677,7 @@ func handleGetNetworkEras(c *http.Client, baseURL string) mcp.ToolFunc[GetNetwor
 type GetNutlinkTickersTickerInput struct {
 	Ticker string  `json:"ticker" jsonschema:"Ticker for the pool record"`
 	Count  *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order  *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3749,7 +3749,7 @@ func handleGetNutlinkAddress(c *http.Client, baseURL string) mcp.ToolFunc[GetNut
 type GetNutlinkAddressTickersInput struct {
 	Address string  `json:"address" jsonschema:"Address of a metadata oracle"`
 	Count   *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order   *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3786,7 +3786,7 @@ type GetNutlinkAddressTickersTickerInput struct {
 	Address string  `json:"address" jsonschema:"Address of a metadata oracle"`
 	Ticker  string  `json:"ticker" jsonschema:"Ticker for the pool record"`
 	Count   *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page    *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order   *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3828,7 +3828,7 @@ func handleGetNutlinkAddressTickersTicker(c *http.Client, baseURL string) mcp.To
 // GetPoolsInput is the input of the tool get_pools (GET /pools).
 type GetPoolsInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of pools per page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3856,7 +3856,7 @@ func handleGetPools(c *http.Client, baseURL string) mcp.ToolFunc[GetPoolsInput, 
 // GetPoolsExtendedInput is the input of the tool get_pools_extended (GET /pools/extended).
 type GetPoolsExtendedInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of pools per page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3884,7 +3884,7 @@ func handleGetPoolsExtended(c *http.Client, baseURL string) mcp.ToolFunc[GetPool
 // GetPoolsRetiredInput is the input of the tool get_pools_retired (GET /pools/retired).
 type GetPoolsRetiredInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of pools per page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -3912,7 +3912,7 @@ func handleGetPoolsRetired(c *http.Client, baseURL string) mcp.ToolFunc[GetPools
 // GetPoolsRetiringInput is the input of the tool get_pools_retiring (GET /pools/retiring).
 type GetPoolsRetiringInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -4004,7 +4004,7 @@ func handleGetPoolsPoolID(c *http.Client, baseURL string) mcp.ToolFunc[GetPoolsP
 type GetPoolsPoolIDBlocksInput struct {
 	PoolID string  `json:"pool_id" jsonschema:"Bech32 or hexadecimal pool ID."`
 	Count  *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order  *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -4040,7 +4040,7 @@ func handleGetPoolsPoolIDBlocks(c *http.Client, baseURL string) mcp.ToolFunc[Get
 type GetPoolsPoolIDDelegatorsInput struct {
 	PoolID string  `json:"pool_id" jsonschema:"Bech32 or hexadecimal pool ID."`
 	Count  *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order  *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -4076,7 +4076,7 @@ func handleGetPoolsPoolIDDelegators(c *http.Client, baseURL string) mcp.ToolFunc
 type GetPoolsPoolIDHistoryInput struct {
 	PoolID string  `json:"pool_id" jsonschema:"Bech32 or hexadecimal pool ID."`
 	Count  *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results" default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results" default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order  *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -4160,7 +4160,7 @@ func handleGetPoolsPoolIDRelays(c *http.Client, baseURL string) mcp.ToolFunc[Get
 type GetPoolsPoolIDUpdatesInput struct {
 	PoolID string  `json:"pool_id" jsonschema:"Bech32 or hexadecimal pool ID."`
 	Count  *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order  *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -4196,7 +4196,7 @@ func handleGetPoolsPoolIDUpdates(c *http.Client, baseURL string) mcp.ToolFunc[Ge
 type GetPoolsPoolIDVotesInput struct {
 	PoolID string  `json:"pool_id" jsonschema:"Bech32 or hexadecimal pool ID."`
 	Count  *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page   *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order  *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -4231,7 +4231,7 @@ func handleGetPoolsPoolIDVotes(c *http.Client, baseURL string) mcp.ToolFunc[GetP
 // GetScriptsInput is the input of the tool get_scripts (GET /scripts).
 type GetScriptsInput struct {
 	Count *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page  *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -4427,7 +4427,7 @@ func handleGetScriptsScriptHashJSON(c *http.Client, baseURL string) mcp.ToolFunc
 type GetScriptsScriptHashRedeemersInput struct {
 	ScriptHash string  `json:"script_hash" jsonschema:"Hash of the script"`
 	Count      *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page       *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page       *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order      *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
@@ -4463,7 +4463,7 @@ func handleGetScriptsScriptHashRedeemers(c *http.Client, baseURL string) mcp.Too
 type GetScriptsScriptHashUtxosInput struct {
 	ScriptHash string  `json:"script_hash" jsonschema:"Hash of the script"`
 	Count      *int64  `json:"count,omitempty" jsonschema:"The number of results displayed on one page." default:"100" mcp:"minimum=1,maximum=100"`
-	Page       *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=2.1474836e+07"`
+	Page       *int64  `json:"page,omitempty" jsonschema:"The page number for listing the results." default:"1" mcp:"minimum=1,maximum=21474836"`
 	Order      *string `json:"order,omitempty" jsonschema:"The ordering of items from the point of view of the blockchain, not the page listing itself. By default, we return oldest first, newest last." enum:"asc,desc" default:"asc"`
 }
 
