@@ -298,3 +298,17 @@ paths:
 		}
 	}
 }
+
+// TestLenient: a real-world document that breaks a rule of its version is
+// refused by default, naming the way around, and loads when lenient.
+func TestLenient(t *testing.T) {
+	spec := readSpec(t, "blockfrost.yaml")
+	_, err := openapi.Load(spec)
+	require.ErrorContains(t, err, `unsupported 'type' value "null"`)
+	require.ErrorContains(t, err, "Lenient")
+	doc, err := openapi.LoadLenient(spec)
+	require.NoError(t, err)
+	require.Equal(t, "3.0.3", doc.OpenAPI)
+	_, err = openapi.Generate(spec, openapi.GenOptions{})
+	require.ErrorContains(t, err, "Lenient")
+}

@@ -46,7 +46,7 @@ func load(spec []byte, lenient bool) (*openapi3.T, error) {
 	}
 	if err := doc.Validate(context.Background(), openapi3.DisableExamplesValidation(),
 		openapi3.AllowExtraSiblingFields("description", "example", "examples", "summary", "title", "nullable", "deprecated")); err != nil {
-		return nil, fmt.Errorf("openapi: invalid document: %w", err)
+		return nil, fmt.Errorf("openapi: invalid document (LoadLenient, Options.Lenient and GenOptions.Lenient skip this check): %w", err)
 	}
 	return doc, nil
 }
