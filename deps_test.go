@@ -18,6 +18,7 @@ var heavyModules = []string{
 	"github.com/redis/go-redis/",
 	"go.opentelemetry.io/",
 	"golang.org/x/time/rate",
+	"github.com/getkin/kin-openapi/",
 }
 
 // TestLightImportGraph: the smallest server (examples/hello) and the

@@ -1,0 +1,391 @@
+// Package openapitest serves a mock of an API from its OpenAPI document,
+// for testing what calls it: each request is matched to an operation by
+// its path and method, validated against the document with kin-openapi's
+// openapi3filter (a bad one is answered 400 with the reason), recorded,
+// and answered with the operation's first 2xx response: its example when
+// the document has one that conforms to its schema, else a value made
+// from the schema.
+package openapitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+)
+
+// Request is one request the server received.
+type Request struct {
+	// Operation is the operationId of the operation it matched ("" when it
+	// has none); Method and Path (escaped, with the base path) and Query
+	// (raw) are as received.
+	Operation, Method, Path, Query string
+	// PathParams are the path parameters matched, unescaped.
+	PathParams map[string]string
+	// Header holds the request's headers.
+	Header http.Header
+	// Body is the request body.
+	Body []byte
+}
+
+// Server is a running mock API.
+type Server struct {
+	*httptest.Server
+	doc    *openapi3.T
+	base   string
+	routes []mockRoute
+	mu     sync.Mutex
+	reqs   []Request
+	hooks  map[string]http.HandlerFunc
+}
+
+type mockRoute struct {
+	re     *regexp.Regexp
+	names  []string
+	path   string
+	item   *openapi3.PathItem
+	method string
+	op     *openapi3.Operation
+	params int
+}
+
+var paramPattern = regexp.MustCompile(`\{[^}/]+\}`)
+
+// NewServer starts a mock of doc on 127.0.0.1 (stop it with Close). It
+// serves under the path of the document's first server ("/api" for
+// "http://petstore.swagger.io/api"); [Server.BaseURL] is the URL to call.
+func NewServer(doc *openapi3.T) *Server {
+	s := &Server{doc: doc, hooks: map[string]http.HandlerFunc{}}
+	if len(doc.Servers) > 0 && doc.Servers[0] != nil {
+		raw := doc.Servers[0].URL
+		for name, v := range doc.Servers[0].Variables {
+			if v != nil {
+				raw = strings.ReplaceAll(raw, "{"+name+"}", v.Default)
+			}
+		}
+		if u, err := url.Parse(raw); err == nil {
+			s.base = strings.TrimSuffix(u.Path, "/")
+		}
+	}
+	if doc.Paths != nil {
+		for _, path := range doc.Paths.Keys() {
+			item := doc.Paths.Value(path)
+			for method, op := range item.Operations() {
+				r := mockRoute{path: path, item: item, method: method, op: op}
+				expr := "^" + regexp.QuoteMeta(s.base)
+				last := 0
+				for _, loc := range paramPattern.FindAllStringIndex(path, -1) {
+					expr += regexp.QuoteMeta(path[last:loc[0]]) + "([^/]+)"
+					r.names = append(r.names, path[loc[0]+1:loc[1]-1])
+					last = loc[1]
+				}
+				r.re = regexp.MustCompile(expr + regexp.QuoteMeta(path[last:]) + "$")
+				r.params = len(r.names)
+				s.routes = append(s.routes, r)
+			}
+		}
+	}
+	// Literal paths before templated ones, then by path: /pets/mine
+	// before /pets/{id}.
+	slices.SortFunc(s.routes, func(a, b mockRoute) int {
+		if a.params != b.params {
+			return a.params - b.params
+		}
+		return strings.Compare(a.path+a.method, b.path+b.method)
+	})
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// BaseURL is the URL the API is served at: the server's URL and the base
+// path.
+func (s *Server) BaseURL() string { return s.URL + s.base }
+
+// Handle answers the operation with this operationId with h instead of
+// the made-up response (after validation and recording): for errors,
+// slow answers, particular bodies.
+func (s *Server) Handle(operationID string, h http.HandlerFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hooks[operationID] = h
+}
+
+// Requests returns the requests received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.reqs)
+}
+
+// Last returns the last request received (the zero Request when none).
+func (s *Server) Last() Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.reqs) == 0 {
+		return Request{}
+	}
+	return s.reqs[len(s.reqs)-1]
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var found *mockRoute
+	var params map[string]string
+	for i := range s.routes {
+		rt := &s.routes[i]
+		if rt.method != r.Method {
+			continue
+		}
+		m := rt.re.FindStringSubmatch(r.URL.EscapedPath())
+		if m == nil {
+			continue
+		}
+		params = map[string]string{}
+		for j, name := range rt.names {
+			v, err := url.PathUnescape(m[j+1])
+			if err != nil {
+				v = m[j+1]
+			}
+			params[name] = v
+		}
+		found = rt
+		break
+	}
+	if found == nil {
+		writeJSON(w, http.StatusNotFound, map[string]any{"code": 404, "message": "no operation for " + r.Method + " " + r.URL.Path})
+		return
+	}
+	s.mu.Lock()
+	s.reqs = append(s.reqs, Request{Operation: found.op.OperationID, Method: r.Method, Path: r.URL.EscapedPath(),
+		Query: r.URL.RawQuery, PathParams: params, Header: r.Header.Clone(), Body: body})
+	hook := s.hooks[found.op.OperationID]
+	s.mu.Unlock()
+	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: params,
+		Route:   &routers.Route{Spec: s.doc, Path: found.path, PathItem: found.item, Method: found.method, Operation: found.op},
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	if media, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); len(body) > 0 && openapi3filter.RegisteredBodyDecoder(media) == nil {
+		in.Options.ExcludeRequestBody = true // a media type the validator cannot read (CBOR)
+	}
+	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"code": 400, "message": err.Error()})
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if hook != nil {
+		hook(w, r)
+		return
+	}
+	status, media, value := response(found.op)
+	if media == "" {
+		w.WriteHeader(status)
+		return
+	}
+	w.Header().Set("Content-Type", media)
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(value)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// response is the first 2xx response of op: its status, JSON media type
+// ("" for none) and value.
+func response(op *openapi3.Operation) (int, string, any) {
+	if op.Responses == nil {
+		return http.StatusOK, "", nil
+	}
+	for code := 200; code < 300; code++ {
+		ref := op.Responses.Value(fmt.Sprint(code))
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		for _, media := range sortedMedia(ref.Value.Content) {
+			mt := ref.Value.Content[media]
+			if !strings.Contains(media, "json") && media != "*/*" {
+				continue
+			}
+			if media == "*/*" {
+				media = "application/json"
+			}
+			if conforms(mt.Schema, mt.Example) {
+				return code, media, mt.Example
+			}
+			for _, name := range sortedKeys(mt.Examples) {
+				if ex := mt.Examples[name]; ex != nil && ex.Value != nil && conforms(mt.Schema, ex.Value.Value) {
+					return code, media, ex.Value.Value
+				}
+			}
+			return code, media, Value(mt.Schema)
+		}
+		return code, "", nil
+	}
+	return http.StatusOK, "", nil
+}
+
+func sortedMedia(c openapi3.Content) []string {
+	keys := sortedKeys(c)
+	// application/json first.
+	slices.SortStableFunc(keys, func(a, b string) int {
+		return boolInt(b == "application/json") - boolInt(a == "application/json")
+	})
+	return keys
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// conforms reports whether the example v (nil: none) is valid against
+// the schema: real-world documents carry examples that are not.
+func conforms(sr *openapi3.SchemaRef, v any) bool {
+	if v == nil {
+		return false
+	}
+	if sr == nil || sr.Value == nil {
+		return true
+	}
+	// Through JSON: YAML gives integers where the validator wants float64.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	var j any
+	if json.Unmarshal(b, &j) != nil {
+		return false
+	}
+	return sr.Value.VisitJSON(j) == nil
+}
+
+// Value makes a value that conforms to the schema (as far as a made-up
+// value can: patterns are not followed): its example (when valid) or
+// default when it
+// has one, the first enum value, the first member of oneOf/anyOf, every
+// property of an object (to a depth of 4), one item of an array (or
+// minItems).
+func Value(sr *openapi3.SchemaRef) any { return value(sr, 0) }
+
+func value(sr *openapi3.SchemaRef, depth int) any {
+	if sr == nil || sr.Value == nil || depth > 8 {
+		return nil
+	}
+	s := sr.Value
+	switch {
+	case conforms(sr, s.Example):
+		return s.Example
+	case len(s.Examples) > 0 && conforms(sr, s.Examples[0]):
+		return s.Examples[0]
+	case s.Default != nil:
+		return s.Default
+	case len(s.Enum) > 0:
+		return s.Enum[0]
+	case s.Const != nil:
+		return s.Const
+	case len(s.OneOf) > 0:
+		return value(s.OneOf[0], depth+1)
+	case len(s.AnyOf) > 0:
+		return value(s.AnyOf[0], depth+1)
+	case len(s.AllOf) > 0:
+		obj := map[string]any{}
+		for _, part := range s.AllOf {
+			if m, ok := value(part, depth+1).(map[string]any); ok {
+				for k, v := range m {
+					obj[k] = v
+				}
+			}
+		}
+		return obj
+	}
+	typ := ""
+	if s.Type != nil {
+		for _, t := range *s.Type {
+			if t != "null" {
+				typ = t
+				break
+			}
+		}
+	}
+	if typ == "" && len(s.Properties) > 0 {
+		typ = "object"
+	}
+	switch typ {
+	case "object":
+		obj := map[string]any{}
+		for _, name := range sortedKeys(s.Properties) {
+			p := s.Properties[name]
+			if depth >= 4 && !slices.Contains(s.Required, name) {
+				continue
+			}
+			if p != nil && p.Value != nil && p.Value.WriteOnly {
+				continue
+			}
+			obj[name] = value(p, depth+1)
+		}
+		return obj
+	case "array":
+		n := max(1, int(s.MinItems))
+		list := make([]any, 0, n)
+		for range n {
+			list = append(list, value(s.Items, depth+1))
+		}
+		return list
+	case "integer":
+		if s.Min != nil {
+			return int64(*s.Min) + 1
+		}
+		return 1
+	case "number":
+		if s.Min != nil {
+			return *s.Min + 1
+		}
+		return 1.5
+	case "boolean":
+		return true
+	case "string":
+		switch s.Format {
+		case "date-time":
+			return "2024-01-02T03:04:05Z"
+		case "date":
+			return "2024-01-02"
+		case "uuid":
+			return "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+		case "email":
+			return "user@example.com"
+		case "uri", "url":
+			return "https://example.com/"
+		}
+		str := "string"
+		if s.MinLength > uint64(len(str)) {
+			str = strings.Repeat("s", int(s.MinLength))
+		}
+		return str
+	}
+	return nil
+}
