@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -33,6 +34,9 @@ type peer struct {
 	// versions are the protocol revisions the client asks for, by
 	// transport name; none is client.LatestVersion.
 	versions map[string]string
+	// modern are the transports over which the server speaks revision
+	// 2026-07-28.
+	modern []string
 }
 
 // nodePeer runs e2e/node/<script> (a peer on a Node SDK) over stdio as a
@@ -131,28 +135,51 @@ func goSDKPeer() map[string]func(t *testing.T) client.Transport {
 			func(context.Context, *gosdk.CallToolRequest, struct{}) (*gosdk.CallToolResult, any, error) {
 				return text(strconv.FormatInt(cancelled.Load(), 10)), nil, nil
 			})
+		// At 2026-07-28 the server cannot send requests: sample and
+		// elicit ask through input-required results instead.
+		modern := func(req *gosdk.CallToolRequest) bool {
+			ip := req.Session.InitializeParams()
+			return ip != nil && ip.ProtocolVersion >= client.Version20260728
+		}
 		gosdk.AddTool(srv, &gosdk.Tool{Name: "sample", Description: "Sampling round"},
 			func(ctx context.Context, req *gosdk.CallToolRequest, in struct {
 				Text string `json:"text"`
 			}) (*gosdk.CallToolResult, any, error) {
-				r, err := req.Session.CreateMessage(ctx, &gosdk.CreateMessageParams{MaxTokens: 100,
-					Messages: []*gosdk.SamplingMessage{{Role: "user", Content: &gosdk.TextContent{Text: in.Text}}}})
-				if err != nil {
-					return nil, nil, err
+				params := &gosdk.CreateMessageParams{MaxTokens: 100,
+					Messages: []*gosdk.SamplingMessage{{Role: "user", Content: &gosdk.TextContent{Text: in.Text}}}}
+				var content gosdk.Content
+				// The go-sdk reads a sampling answer in inputResponses
+				// as the with-tools form: a list of content blocks.
+				if r, ok := req.Params.InputResponses["sample"].(*gosdk.CreateMessageWithToolsResult); ok && len(r.Content) > 0 {
+					content = r.Content[0]
+				} else if modern(req) {
+					return &gosdk.CallToolResult{InputRequests: gosdk.InputRequestMap{"sample": params}}, nil, nil
+				} else {
+					r, err := req.Session.CreateMessage(ctx, params)
+					if err != nil {
+						return nil, nil, err
+					}
+					content = r.Content
 				}
-				tc, ok := r.Content.(*gosdk.TextContent)
-				if !ok {
-					b, _ := json.Marshal(r.Content)
-					return text(string(b)), nil, nil
+				if tc, ok := content.(*gosdk.TextContent); ok {
+					return text(tc.Text), nil, nil
 				}
-				return text(tc.Text), nil, nil
+				b, _ := json.Marshal(content)
+				return text(string(b)), nil, nil
 			})
 		gosdk.AddTool(srv, &gosdk.Tool{Name: "elicit", Description: "Elicitation round"},
 			func(ctx context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
-				r, err := req.Session.Elicit(ctx, &gosdk.ElicitParams{Mode: "form", Message: "Answer?", RequestedSchema: json.RawMessage(
-					`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)})
-				if err != nil {
-					return nil, nil, err
+				params := &gosdk.ElicitParams{Mode: "form", Message: "Answer?", RequestedSchema: json.RawMessage(
+					`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)}
+				r, _ := req.Params.InputResponses["answer"].(*gosdk.ElicitResult)
+				if r == nil && modern(req) {
+					return &gosdk.CallToolResult{InputRequests: gosdk.InputRequestMap{"answer": params}}, nil, nil
+				}
+				if r == nil {
+					var err error
+					if r, err = req.Session.Elicit(ctx, params); err != nil {
+						return nil, nil, err
+					}
 				}
 				b, _ := json.Marshal(r)
 				return text(string(b)), nil, nil
@@ -199,10 +226,12 @@ var peers = []peer{
 	// answer to a server's request (sampling, elicitation) and
 	// notifications/cancelled reach a new server instance: the client
 	// speaks 2026-07-28 to it, the revision the entry is built for.
-	{"ts-sdk-v2-2.4.0", nodePeer("peer-v2.mjs", false), map[string]string{"http": client.Version20260728}},
-	{"ts-sdk-v1-1.32.2", nodePeer("peer-v1.mjs", false), nil},
-	{"go-sdk-1.8.0", goSDKPeer(), nil},
-	{"fastmcp-ts-4.20.16", nodePeer("peer-fastmcp.mjs", true), nil},
+	{"ts-sdk-v2-2.4.0", nodePeer("peer-v2.mjs", false), map[string]string{"http": client.Version20260728}, []string{"stdio", "http"}},
+	{"ts-sdk-v1-1.32.2", nodePeer("peer-v1.mjs", false), nil, nil},
+	// The go-sdk's stateful HTTP handler answers a 2026-07-28 request
+	// with -32022 naming the 2025 revisions.
+	{"go-sdk-1.8.0", goSDKPeer(), nil, []string{"stdio"}},
+	{"fastmcp-ts-4.20.16", nodePeer("peer-fastmcp.mjs", true), nil, nil},
 }
 
 // TestGoClientPeers runs package client against each peer over each
@@ -214,13 +243,35 @@ var peers = []peer{
 // answered by Options.Elicit.
 func TestGoClientPeers(t *testing.T) {
 	t.Parallel()
+	runPeers(t, func(p peer, transport string) string { return p.versions[transport] })
+}
+
+// TestGoClientPeers20260728 is TestGoClientPeers with the client at
+// revision 2026-07-28: the v2 server and the go-sdk over stdio speak it
+// (sampling and elicitation as input-required results); the v1 and
+// fastmcp servers answer the server/discover probe as servers of the 2025
+// era (-32601, or HTTP 400), the go-sdk's HTTP handler with -32022
+// naming 2025 revisions, and the client falls back to initialize.
+func TestGoClientPeers20260728(t *testing.T) {
+	t.Parallel()
+	runPeers(t, func(peer, string) string { return client.Version20260728 })
+}
+
+// runPeers runs testPeer on every peer over stdio and HTTP, at the
+// revision version names.
+func runPeers(t *testing.T, version func(p peer, transport string) string) {
 	for _, p := range peers {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
 			for _, transport := range []string{"stdio", "http"} {
 				t.Run(transport, func(t *testing.T) {
 					t.Parallel()
-					testPeer(t, p.start[transport](t), p.versions[transport])
+					v := version(p, transport)
+					want := client.LatestVersion
+					if v == client.Version20260728 && slices.Contains(p.modern, transport) {
+						want = v
+					}
+					testPeer(t, p.start[transport](t), v, want)
 				})
 			}
 		})
@@ -229,7 +280,8 @@ func TestGoClientPeers(t *testing.T) {
 
 // testPeer is TestGoClientPeers on one peer over one transport; each
 // behaviour is a subtest of its own.
-func testPeer(t *testing.T, tr client.Transport, version string) {
+// The client asks for version and must end up at want.
+func testPeer(t *testing.T, tr client.Transport, version, want string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	c, err := client.Connect(ctx, tr, &client.Options{
@@ -248,6 +300,7 @@ func testPeer(t *testing.T, tr client.Transport, version string) {
 	})
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, c.Close()) }()
+	require.Equal(t, want, c.ProtocolVersion(), "the revision spoken")
 	call := func(t *testing.T, name string, args any, opts *client.CallOptions) string {
 		t.Helper()
 		res, err := c.CallTool(ctx, name, args, opts)
