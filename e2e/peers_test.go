@@ -280,8 +280,9 @@ func runPeers(t *testing.T, version func(p peer, transport string) string) {
 
 // testPeer is TestGoClientPeers on one peer over one transport; each
 // behaviour is a subtest of its own.
-// The client asks for version and must end up at want.
-func testPeer(t *testing.T, tr client.Transport, version, want string) {
+// The client asks for version and must end up at want. With behaviours
+// given, only those run.
+func testPeer(t *testing.T, tr client.Transport, version, want string, behaviours ...string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	c, err := client.Connect(ctx, tr, &client.Options{
@@ -301,6 +302,11 @@ func testPeer(t *testing.T, tr client.Transport, version, want string) {
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, c.Close()) }()
 	require.Equal(t, want, c.ProtocolVersion(), "the revision spoken")
+	run := func(name string, f func(t *testing.T)) {
+		if len(behaviours) == 0 || slices.Contains(behaviours, name) {
+			t.Run(name, f)
+		}
+	}
 	call := func(t *testing.T, name string, args any, opts *client.CallOptions) string {
 		t.Helper()
 		res, err := c.CallTool(ctx, name, args, opts)
@@ -309,7 +315,7 @@ func testPeer(t *testing.T, tr client.Transport, version, want string) {
 		return res.Text()
 	}
 
-	t.Run("tools", func(t *testing.T) {
+	run("tools", func(t *testing.T) {
 		tools, err := c.ListTools(ctx)
 		require.NoError(t, err)
 		var names []string
@@ -319,7 +325,7 @@ func testPeer(t *testing.T, tr client.Transport, version, want string) {
 		assert.ElementsMatch(t, []string{"add", "progress", "slow", "cancelled", "sample", "elicit"}, names)
 		assert.Equal(t, "5", call(t, "add", map[string]float64{"a": 2, "b": 3}, nil))
 	})
-	t.Run("resources", func(t *testing.T) {
+	run("resources", func(t *testing.T) {
 		res, err := c.ListResources(ctx)
 		require.NoError(t, err)
 		require.Len(t, res, 1)
@@ -329,7 +335,7 @@ func testPeer(t *testing.T, tr client.Transport, version, want string) {
 		require.Len(t, rr.Contents, 1)
 		assert.Equal(t, "hello", rr.Contents[0].Text)
 	})
-	t.Run("templates", func(t *testing.T) {
+	run("templates", func(t *testing.T) {
 		tpls, err := c.ListResourceTemplates(ctx)
 		require.NoError(t, err)
 		require.Len(t, tpls, 1)
@@ -339,7 +345,7 @@ func testPeer(t *testing.T, tr client.Transport, version, want string) {
 		require.Len(t, rr.Contents, 1)
 		assert.Equal(t, "Hello, Ada!", rr.Contents[0].Text)
 	})
-	t.Run("prompts", func(t *testing.T) {
+	run("prompts", func(t *testing.T) {
 		prompts, err := c.ListPrompts(ctx)
 		require.NoError(t, err)
 		require.Len(t, prompts, 1)
@@ -349,7 +355,7 @@ func testPeer(t *testing.T, tr client.Transport, version, want string) {
 		require.Len(t, pr.Messages, 1)
 		assert.Equal(t, "Hello, Ada!", pr.Messages[0].Content.(mcp.TextContent).Text)
 	})
-	t.Run("progress", func(t *testing.T) {
+	run("progress", func(t *testing.T) {
 		var steps []float64
 		out := call(t, "progress", nil, &client.CallOptions{Progress: func(p mcp.Progress) {
 			steps = append(steps, p.Progress)
@@ -358,7 +364,7 @@ func testPeer(t *testing.T, tr client.Transport, version, want string) {
 		assert.Equal(t, "done", out)
 		assert.Equal(t, []float64{1, 2, 3}, steps)
 	})
-	t.Run("cancellation", func(t *testing.T) {
+	run("cancellation", func(t *testing.T) {
 		cctx, ccancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		start := time.Now()
 		_, err := c.CallTool(cctx, "slow", map[string]int{"ms": 20000}, nil)
@@ -372,10 +378,10 @@ func testPeer(t *testing.T, tr client.Transport, version, want string) {
 		}, 10*time.Second, 50*time.Millisecond, "the server counts the cancelled call")
 		require.NoError(t, c.Ping(ctx), "the session goes on after a cancelled call")
 	})
-	t.Run("sampling", func(t *testing.T) {
+	run("sampling", func(t *testing.T) {
 		assert.Equal(t, "model says: hi", call(t, "sample", map[string]string{"text": "hi"}, nil))
 	})
-	t.Run("elicitation", func(t *testing.T) {
+	run("elicitation", func(t *testing.T) {
 		var r struct {
 			Action  string         `json:"action"`
 			Content map[string]any `json:"content"`
@@ -384,4 +390,15 @@ func testPeer(t *testing.T, tr client.Transport, version, want string) {
 		assert.Equal(t, "accept", r.Action)
 		assert.Equal(t, map[string]any{"answer": "42"}, r.Content)
 	})
+}
+
+// TestGoClientV2StatelessHTTP: the v2 HTTP entry serves the client at
+// 2025-11-25 statelessly (no session; the SDK answers GET and DELETE with
+// 405),
+// and what needs no second request to the same instance works: lists,
+// reads, prompts and progress.
+func TestGoClientV2StatelessHTTP(t *testing.T) {
+	t.Parallel()
+	testPeer(t, nodePeer("peer-v2.mjs", false)["http"](t), client.LatestVersion, client.LatestVersion,
+		"tools", "resources", "templates", "prompts", "progress")
 }
