@@ -365,7 +365,7 @@ func testPeer(t *testing.T, tr client.Transport, version, want string, behaviour
 		assert.Equal(t, []float64{1, 2, 3}, steps)
 	})
 	run("cancellation", func(t *testing.T) {
-		cctx, ccancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		cctx, ccancel := context.WithTimeout(ctx, time.Second)
 		start := time.Now()
 		_, err := c.CallTool(cctx, "slow", map[string]int{"ms": 20000}, nil)
 		ccancel()
