@@ -70,13 +70,21 @@ func nodePeer(script string, pickPort bool) map[string]func(t *testing.T) client
 			out, err := cmd.StdoutPipe()
 			require.NoError(t, err)
 			require.NoError(t, cmd.Start())
-			t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
-			url := make(chan string, 1)
+			url, read := make(chan string, 1), make(chan struct{})
+			t.Cleanup(func() {
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				<-read // stdout read to its end before Wait closes it
+				_ = cmd.Wait()
+			})
 			go func() {
+				defer close(read)
 				sc := bufio.NewScanner(out)
 				for sc.Scan() {
 					if u, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
-						url <- u
+						select {
+						case url <- u:
+						default:
+						}
 					}
 				}
 			}()
