@@ -80,3 +80,20 @@ func TestModernFallsBackToLegacyServer(t *testing.T) {
 		})
 	}
 }
+
+// FuzzLegacyServer: whatever a server answers server/discover with (an
+// HTTP status and body, or a JSON-RPC error code), telling its era never
+// panics, and a 2026-07-28 error code never reads as the 2025 era.
+func FuzzLegacyServer(f *testing.F) {
+	f.Add(400, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request"},"id":null}`, int64(-32601))
+	f.Add(400, `{"error":{"code":-32020}}`, int64(-32022))
+	f.Add(404, ``, int64(-32042))
+	f.Add(400, `{"error":null}`, int64(0))
+	f.Add(401, `[1,2]`, int64(-32700))
+	f.Fuzz(func(t *testing.T, status int, body string, code int64) {
+		_ = legacyServer(&HTTPError{Status: status, Body: body})
+		if legacyServer(&RPCError{Code: code}) == modernCode(code) {
+			t.Fatalf("code %d: legacy and modern at once, or neither", code)
+		}
+	})
+}
