@@ -414,6 +414,10 @@ func (c *Client) exchange(ctx context.Context, method string, params any, progre
 	}
 	if err := c.conn.Send(sctx, b); err != nil {
 		if ctx.Err() != nil {
+			// The request may have reached the server before the
+			// context ended (an HTTP server that sends its response
+			// headers only with the result): cancel it there too.
+			c.cancelRequest(ctx, method, id)
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("mcp client: %s to %s: %w", method, c.serverName(), err)
@@ -433,15 +437,22 @@ func (c *Client) exchange(ctx context.Context, method string, params any, progre
 		}
 		return m.Result, nil
 	case <-ctx.Done():
-		if a, ok := c.conn.(aborter); ok && c.modern() && a.abort(id) {
-			return nil, ctx.Err()
-		}
-		if method != "initialize" {
-			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
-			_ = c.Notify(nctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()})
-			cancel()
-		}
+		c.cancelRequest(ctx, method, id)
 		return nil, ctx.Err()
+	}
+}
+
+// cancelRequest tells the server that request id, whose context ended,
+// is cancelled: at 2026-07-28 over HTTP by closing its POST, otherwise
+// with notifications/cancelled (never for initialize).
+func (c *Client) cancelRequest(ctx context.Context, method string, id int64) {
+	if a, ok := c.conn.(aborter); ok && c.modern() && a.abort(id) {
+		return
+	}
+	if method != "initialize" {
+		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+		_ = c.Notify(nctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": context.Cause(ctx).Error()})
+		cancel()
 	}
 }
 

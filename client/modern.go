@@ -65,7 +65,44 @@ func (c *Client) discover(ctx context.Context) error {
 		c.opts.ProtocolVersion = v
 		return c.initialize(ctx)
 	}
+	if legacyServer(err) {
+		c.log.Info("mcp client: the server predates revision 2026-07-28; falling back", "server", c.serverName(), "error", err)
+		c.opts.ProtocolVersion = sessionVersions[0]
+		return c.initialize(ctx)
+	}
 	return err
+}
+
+// legacyServer reports whether err, the answer to the server/discover
+// probe, identifies a server of the 2025 era, which the versioning page
+// of revision 2026-07-28 says a client falls back to initialize for: a
+// JSON-RPC error that is not one of that revision's (a -32601 Method not
+// found over stdio), or over HTTP a 4xx status whose body is not one (a
+// 400 for a request without a session). 401 and 403 are left to
+// authorization.
+func legacyServer(err error) bool {
+	var re *RPCError
+	if errors.As(err, &re) {
+		return !modernCode(re.Code)
+	}
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status < 400 || he.Status >= 500 ||
+		he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden {
+		return false
+	}
+	var body struct {
+		Error *struct {
+			Code int64 `json:"code"`
+		} `json:"error"`
+	}
+	return json.Unmarshal([]byte(he.Body), &body) != nil || body.Error == nil || !modernCode(body.Error.Code)
+}
+
+// modernCode reports whether code is in the range revision 2026-07-28
+// reserves for its errors (-32020 to -32099), the one 2025-era code
+// there (-32042, URL elicitation required) aside.
+func modernCode(code int64) bool {
+	return code <= -32020 && code >= -32099 && code != -32042
 }
 
 // fallbackVersion returns the newest 2025-era revision that err (a
