@@ -419,7 +419,7 @@ func (r *registry) checkAppLink(t *Tool) error {
 
 // hasApps reports whether an app resource was ever registered: the server
 // then declares the extension.
-func (s *Server) hasApps() bool { return s.apps.Load() }
+func (s *Server) hasApps() bool { return s.apps.Load() || s.mountsHaveApps() }
 
 // appsFallback is the access policy for a client without the extension,
 // nil when the server has no apps: it hides the tools only an app may call
