@@ -280,7 +280,7 @@ func unwrapName(prefix, name string) (string, bool) {
 	if prefix == "" {
 		return name, true
 	}
-	if len(name) <= len(prefix) || name[len(prefix)] != '_' || name[:len(prefix)] != prefix {
+	if len(name) <= len(prefix)+1 || name[len(prefix)] != '_' || name[:len(prefix)] != prefix {
 		return "", false
 	}
 	return name[len(prefix)+1:], true
