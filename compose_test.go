@@ -29,7 +29,9 @@ func textLoad(v string) func(context.Context, *mcp.Context) ([]mcp.ResourceConte
 }
 
 func promptText(v string) func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {
-	return func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) { return mcp.UserText(v), nil }
+	return func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {
+		return mcp.UserText(v), nil
+	}
 }
 
 // kidServer is a child with one object of each kind, each answering with
@@ -223,7 +225,9 @@ func TestMountIsLive(t *testing.T) {
 		{"add template", "notifications/resources/list_changed",
 			func() {
 				kid.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "mem://late/{x}", Name: "late",
-					Load: func(context.Context, *mcp.Context, map[string]string) ([]mcp.ResourceContents, error) { return nil, nil }})
+					Load: func(context.Context, *mcp.Context, map[string]string) ([]mcp.ResourceContents, error) {
+						return nil, nil
+					}})
 			},
 			func() bool { _, _, tm, _ := listAllOf(t, s); return slices.Contains(tm, "mem://kid/late/{x}") }},
 		{"add prompt", "notifications/prompts/list_changed",
@@ -356,9 +360,9 @@ func TestMountContextPassesThrough(t *testing.T) {
 	})
 	type seen struct {
 		sessionID, client, version string
-		auth                        any
-		sample, elicit              string
-		progressErr                 error
+		auth                       any
+		sample, elicit             string
+		progressErr                error
 	}
 	got := make(chan seen, 1)
 	mcp.AddTool(kid, mcp.Tool{Name: "probe"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
