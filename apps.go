@@ -434,10 +434,10 @@ func (s *Server) appsFallback() AccessPolicy {
 		switch kind {
 		case KindTool:
 			e, ok := reg.tools.byKey[name]
-			return !ok || !e.tool.UI.appOnly()
+			return ok && !e.tool.UI.appOnly() || !ok && !s.mountedApp(kind, name) // compose.go
 		case KindResource:
 			e, ok := reg.resources.byKey[name]
-			return !ok || !e.app
+			return ok && !e.app || !ok && !s.mountedApp(kind, name)
 		}
 		return true
 	}

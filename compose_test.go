@@ -646,3 +646,29 @@ func TestMountResourceUpdated(t *testing.T) {
 	kid.LogToClients(mcp.LevelWarning, "broadcast from the kid", nil)
 	s.WaitNotification("notifications/message", 5*time.Second)
 }
+
+// TestMountApps: a child's MCP App is the parent's: its tool links the
+// prefixed view, the parent declares the extension, and a client without
+// it sees neither the app-only tool nor the view.
+func TestMountApps(t *testing.T) {
+	t.Parallel()
+	kid := newServer(t)
+	kid.AddAppResource(mcp.AppResource{URI: "ui://kid/view.html", Name: "view", HTML: viewHTML})
+	mcp.AddTool(kid, mcp.Tool{Name: "show", UI: &mcp.ToolUI{ResourceURI: "ui://kid/view.html"}}, textTool("shown"))
+	mcp.AddTool(kid, mcp.Tool{Name: "refresh", UI: &mcp.ToolUI{ResourceURI: "ui://kid/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}}, textTool("refreshed"))
+	parent := newServer(t)
+	parent.Mount("k", kid, nil)
+
+	host := mcptest.NewSession(t, parent, &mcptest.Options{Extensions: map[string]any{mcp.AppsExtension: map[string]any{"mimeTypes": []string{mcp.AppMIMEType}}}})
+	plain := mcptest.NewSession(t, parent, nil)
+	tools := host.ListTools()
+	assert.Equal(t, []string{"k_show", "k_refresh"}, namesOf(tools))
+	assert.Equal(t, "ui://k/kid/view.html", tools[0].Meta["ui"].(map[string]any)["resourceUri"])
+	_, rs, _, _ := listAllOf(t, host)
+	assert.Equal(t, []string{"ui://k/kid/view.html"}, rs)
+	assert.Contains(t, readText(t, host, "ui://k/kid/view.html"), "<html")
+
+	assert.Equal(t, []string{"k_show"}, namesOf(plain.ListTools()))
+	_, rs, _, _ = listAllOf(t, plain)
+	assert.Empty(t, rs)
+}

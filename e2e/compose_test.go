@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -25,6 +26,25 @@ import (
 // parent with children, each mounted under its prefix. The children are a
 // list, so that one more (a remote server behind a gateway, say) is one
 // more composeChild and one more composeCheck.
+
+// init serves the local composition over stdio and exits when the test
+// binary runs as the server of TestComposeTypeScriptClient/stdio
+// (node/compose.mjs starts it with COMPOSE_STDIO_SERVE=1).
+func init() {
+	if os.Getenv("COMPOSE_STDIO_SERVE") != "1" {
+		return
+	}
+	children, _ := localComposition()
+	inst, err := mcphttp.Start(context.Background(), composeParent(children), &mcphttp.StartOptions{TransportType: mcphttp.TransportStdio})
+	if err == nil {
+		err = inst.Wait()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "compose stdio server:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
 
 // composeChild is one server mounted in the parent.
 type composeChild struct {
@@ -102,15 +122,13 @@ func localComposition() ([]composeChild, []composeCheck) {
 
 // composeParent builds the parent: its own tool whoami, then every child
 // mounted under its prefix.
-func composeParent(t testing.TB, children []composeChild) *mcp.Server {
-	t.Helper()
+func composeParent(children []composeChild) *mcp.Server {
 	parent := mcp.NewServer(mcp.Options{Name: "hub", Version: "1.0.0", Logger: quiet()})
 	mcp.AddTool(parent, mcp.Tool{Name: "whoami"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		return c.SessionID, nil
 	})
 	for _, c := range children {
-		_, err := parent.TryMount(c.prefix, c.srv, nil)
-		require.NoError(t, err, "mount %q", c.prefix)
+		parent.Mount(c.prefix, c.srv, nil)
 	}
 	return parent
 }
@@ -174,7 +192,7 @@ func wantTools(checks []composeCheck) []string {
 func TestComposeGoSDK(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, kind transportKind) {
 		children, checks := localComposition()
-		parent := composeParent(t, children)
+		parent := composeParent(children)
 		var changed atomic.Int32
 		cl := sdk.NewClient(&sdk.Implementation{Name: "e2e-compose", Version: "0.0.1"}, &sdk.ClientOptions{
 			ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Add(1) },
@@ -252,7 +270,7 @@ func TestComposeClient(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			children, checks := localComposition()
-			parent := composeParent(t, children)
+			parent := composeParent(children)
 			var tr client.Transport
 			switch kind {
 			case "inprocess":
@@ -318,46 +336,51 @@ func TestComposeClient(t *testing.T) {
 }
 
 // TestComposeTypeScriptClient: the official TypeScript SDK client (1.32.2)
-// over Streamable HTTP, against the same parent (node/compose.mjs).
+// over Streamable HTTP and stdio (this test binary as the server, see
+// init), against the same parent (node/compose.mjs).
 func TestComposeTypeScriptClient(t *testing.T) {
-	t.Parallel()
-	children, checks := localComposition()
-	url := serveComposeHTTP(t, composeParent(t, children))
-	var c composeCheck
-	for _, x := range checks {
-		if x.tool == "math_add" {
-			c = x
+	forEachTransport(t, func(t *testing.T, kind transportKind) {
+		children, checks := localComposition()
+		target := "stdio:" + os.Args[0]
+		if kind == httpTransport {
+			target = serveComposeHTTP(t, composeParent(children))
 		}
-	}
-	args, _ := json.Marshal(c.args)
-	pargs, _ := json.Marshal(c.args2)
-	r := runNode(t, 60*time.Second, "compose.mjs", url, c.tool, string(args), c.uri, "notes://notes/note/7", c.prompt, string(pargs))
-	require.Equal(t, 0, r.exitCode, "stderr:\n%s\nstdout:\n%s", r.stderr, r.stdout)
-	var out struct {
-		Tools        []string `json:"tools"`
-		ToolText     string   `json:"toolText"`
-		Resource     string   `json:"resource"`
-		Template     string   `json:"template"`
-		Prompt       string   `json:"prompt"`
-		SameSession  bool     `json:"sameSession"`
-		ListChanged  int      `json:"listChanged"`
-		ToolsAfter   []string `json:"toolsAfter"`
-		LateText     string   `json:"lateText"`
-		Error        string   `json:"error"`
-		Templates    []string `json:"templates"`
-		ResourceURIs []string `json:"resources"`
-	}
-	require.NoError(t, json.Unmarshal(r.stdout, &out), "%s", r.stdout)
-	require.Empty(t, out.Error)
-	assert.ElementsMatch(t, wantTools(checks), out.Tools)
-	assert.Equal(t, c.toolText, out.ToolText)
-	assert.Equal(t, c.uriText, out.Resource)
-	assert.Equal(t, "note 7", out.Template)
-	assert.Equal(t, c.promptTx, out.Prompt)
-	assert.True(t, out.SameSession, "the child's tool saw the parent's session")
-	assert.Equal(t, []string{"math://math/constants"}, out.ResourceURIs)
-	assert.Equal(t, []string{"notes://notes/note/{id}"}, out.Templates)
-	assert.Positive(t, out.ListChanged)
-	assert.True(t, slices.Contains(out.ToolsAfter, "notes_late"), "%v", out.ToolsAfter)
-	assert.Equal(t, "late", out.LateText)
+		var c composeCheck
+		for _, x := range checks {
+			if x.tool == "math_add" {
+				c = x
+			}
+		}
+		args, _ := json.Marshal(c.args)
+		pargs, _ := json.Marshal(c.args2)
+		r := runNode(t, 60*time.Second, "compose.mjs", target, c.tool, string(args), c.uri, "notes://notes/note/7", c.prompt, string(pargs))
+		require.Equal(t, 0, r.exitCode, "stderr:\n%s\nstdout:\n%s", r.stderr, r.stdout)
+		var out struct {
+			Tools        []string `json:"tools"`
+			ToolText     string   `json:"toolText"`
+			Resource     string   `json:"resource"`
+			Template     string   `json:"template"`
+			Prompt       string   `json:"prompt"`
+			SameSession  bool     `json:"sameSession"`
+			ListChanged  int      `json:"listChanged"`
+			ToolsAfter   []string `json:"toolsAfter"`
+			LateText     string   `json:"lateText"`
+			Error        string   `json:"error"`
+			Templates    []string `json:"templates"`
+			ResourceURIs []string `json:"resources"`
+		}
+		require.NoError(t, json.Unmarshal(r.stdout, &out), "%s", r.stdout)
+		require.Empty(t, out.Error)
+		assert.ElementsMatch(t, wantTools(checks), out.Tools)
+		assert.Equal(t, c.toolText, out.ToolText)
+		assert.Equal(t, c.uriText, out.Resource)
+		assert.Equal(t, "note 7", out.Template)
+		assert.Equal(t, c.promptTx, out.Prompt)
+		assert.True(t, out.SameSession, "the child's tool saw the parent's session")
+		assert.Equal(t, []string{"math://math/constants"}, out.ResourceURIs)
+		assert.Equal(t, []string{"notes://notes/note/{id}"}, out.Templates)
+		assert.Positive(t, out.ListChanged)
+		assert.True(t, slices.Contains(out.ToolsAfter, "notes_late"), "%v", out.ToolsAfter)
+		assert.Equal(t, "late", out.LateText)
+	})
 }

@@ -3,9 +3,10 @@
 // client (@modelcontextprotocol/sdk 1.32.2), used by
 // TestComposeTypeScriptClient.
 //
-//   node compose.mjs <url> <tool> <args-json> <resource-uri> <template-uri> <prompt> <prompt-args-json>
+//   node compose.mjs <url|stdio:command> <tool> <args-json> <resource-uri> <template-uri> <prompt> <prompt-args-json>
 //
-// Connects over Streamable HTTP, lists tools, resources and templates,
+// Connects over Streamable HTTP, or over stdio to a server it starts with
+// COMPOSE_STDIO_SERVE=1 in its environment; lists tools, resources and templates,
 // calls <tool>, reads <resource-uri> and <template-uri> (a URI the
 // template matches), gets <prompt>, compares the parent's whoami with the
 // child's notes_whoami, then calls notes_grow (the child registers the
@@ -14,6 +15,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const [url, tool, args, uri, templateURI, prompt, promptArgs] = process.argv.slice(2);
@@ -33,7 +35,10 @@ client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
 
 const text = (res) => res.content.map((c) => c.text).join('');
 try {
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const transport = url.startsWith('stdio:')
+    ? new StdioClientTransport({ command: url.slice('stdio:'.length), env: { ...process.env, COMPOSE_STDIO_SERVE: '1' }, stderr: 'inherit' })
+    : new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
   out.tools = (await client.listTools()).tools.map((t) => t.name);
   out.resources = (await client.listResources()).resources.map((r) => r.uri);
   out.templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
