@@ -86,3 +86,39 @@ func TestMountNames(t *testing.T) {
 		assert.True(t, validPrefix(p), p)
 	}
 }
+
+// FuzzMountNames: the client's names and URIs are unwrapped without a
+// panic, and what unwraps wraps back to the same text; what wraps unwraps
+// to the original.
+func FuzzMountNames(f *testing.F) {
+	for _, s := range []string{"docs_search", "docs_", "_", "weather://docs/x", "file://docs//etc", "docs://", "urn:docs:x", "{x}://docs/y", "a://b/c/{d}"} {
+		f.Add("docs", s)
+	}
+	f.Add("", "x")
+	f.Add("a-1", "a-1_b")
+	f.Fuzz(func(t *testing.T, prefix, s string) {
+		if !validPrefix(prefix) {
+			return
+		}
+		if inner, ok := unwrapName(prefix, s); ok {
+			if back, _ := wrapName(prefix, inner); back != s {
+				t.Fatalf("name %q under %q: unwraps to %q, which wraps to %q", s, prefix, inner, back)
+			}
+		}
+		if inner, ok := unwrapURI(prefix, s); ok {
+			if back, ok := wrapURI(prefix, inner); ok && back != s {
+				t.Fatalf("URI %q under %q: unwraps to %q, which wraps to %q", s, prefix, inner, back)
+			}
+		}
+		if w, ok := wrapName(prefix, s); ok {
+			if back, ok := unwrapName(prefix, w); s != "" && (!ok || back != s) {
+				t.Fatalf("name %q under %q: wraps to %q, which unwraps to %q, %v", s, prefix, w, back, ok)
+			}
+		}
+		if w, ok := wrapURI(prefix, s); ok {
+			if back, ok := unwrapURI(prefix, w); !ok || back != s {
+				t.Fatalf("URI %q under %q: wraps to %q, which unwraps to %q, %v", s, prefix, w, back, ok)
+			}
+		}
+	})
+}

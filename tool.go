@@ -411,7 +411,8 @@ func (s *Server) RemoveTools(names ...string) {
 }
 
 // ListTools returns the tools visible to the caller (its request context
-// and auth data), in registration order. Called with the context a tool
+// and auth data), in registration order, then those of the servers
+// mounted in s ([Server.Mount]) under their prefixed names. Called with the context a tool
 // got, it is the list of that tool's session (its own tools included).
 func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
 	return listAll(s, ctx, auth, sessionIDOf(ctx), toolOps, func(e *toolEntry) Tool { return e.tool }, mountedTool)
