@@ -361,8 +361,8 @@ func TestMountContextPassesThrough(t *testing.T) {
 	type seen struct {
 		sessionID, client, version string
 		auth                       any
-		sample, elicit             string
-		progressErr                error
+		sample, elicit, root       string
+		progressErr, streamErr     error
 	}
 	got := make(chan seen, 1)
 	mcp.AddTool(kid, mcp.Tool{Name: "probe"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
@@ -382,6 +382,12 @@ func TestMountContextPassesThrough(t *testing.T) {
 			return "", err
 		}
 		v.elicit = e.Content["n"].(string)
+		roots, err := c.Roots(ctx)
+		if err != nil {
+			return "", err
+		}
+		v.root = roots[0].URI
+		v.streamErr = c.StreamContent(ctx, mcp.TextContent{Text: "part"})
 		got <- v
 		return "ok", nil
 	})
@@ -389,7 +395,8 @@ func TestMountContextPassesThrough(t *testing.T) {
 	s := mcptest.NewSession(t, parent, &mcptest.Options{
 		SessionAuth: "alice",
 		ClientInfo:  mcp.Implementation{Name: "probe-client", Version: "1.0.0"},
-		Client:      mcphttp.ClientHandlers{Sample: mcptest.SampleReply("sampled"), Elicit: mcptest.ElicitAccept(map[string]any{"n": "ada"})},
+		Client: mcphttp.ClientHandlers{Sample: mcptest.SampleReply("sampled"), Elicit: mcptest.ElicitAccept(map[string]any{"n": "ada"}),
+			Roots: mcptest.RootsOf("file:///work")},
 	})
 	require.NoError(t, s.Client().Request(t.Context(), "logging/setLevel", map[string]string{"level": "debug"}, nil))
 	id := whoami(t, s)
@@ -406,9 +413,11 @@ func TestMountContextPassesThrough(t *testing.T) {
 	assert.Equal(t, "alice", v.auth)
 	assert.Equal(t, "sampled", v.sample)
 	assert.Equal(t, "ada", v.elicit)
+	assert.Equal(t, "file:///work", v.root)
 	require.NoError(t, v.progressErr)
+	require.NoError(t, v.streamErr)
 
-	var progress, logged bool
+	var progress, logged, streamed bool
 	for _, n := range s.Notifications() {
 		switch n.Method {
 		case "notifications/progress":
@@ -425,10 +434,17 @@ func TestMountContextPassesThrough(t *testing.T) {
 			}
 			require.NoError(t, json.Unmarshal(n.Params, &m))
 			logged = logged || m.Data["message"] == "from the kid" && m.Logger == "kid_probe"
+		case "notifications/tool/streamContent":
+			var p struct {
+				ToolName string `json:"toolName"`
+			}
+			require.NoError(t, json.Unmarshal(n.Params, &p))
+			streamed = p.ToolName == "kid_probe"
 		}
 	}
 	assert.True(t, progress, "the kid's progress reached the client: %v", s.Notifications())
 	assert.True(t, logged, "the kid's log reached the client under the tool's name there: %v", s.Notifications())
+	assert.True(t, streamed, "the kid's streamed content reached the client: %v", s.Notifications())
 }
 
 // TestMountChecks: every check applies to a mounted object, in the
@@ -671,4 +687,40 @@ func TestMountApps(t *testing.T) {
 	assert.Equal(t, []string{"k_show"}, namesOf(plain.ListTools()))
 	_, rs, _, _ = listAllOf(t, plain)
 	assert.Empty(t, rs)
+}
+
+// TestMountInterceptor: the parent's interceptors wrap the request once
+// and see the name the client called.
+func TestMountInterceptor(t *testing.T) {
+	t.Parallel()
+	kid := newServer(t)
+	mcp.AddTool(kid, mcp.Tool{Name: "hello"}, textTool("hello"))
+	parent := newServer(t)
+	parent.Mount("kid", kid, nil)
+	var mu sync.Mutex
+	var seen []string
+	mw := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx := mcp.WithInterceptor(r.Context(), func(next mcp.CallHandler) mcp.CallHandler {
+				return func(ctx context.Context, c *mcp.Call) (any, error) {
+					if c.Method == "tools/call" {
+						var p struct {
+							Name string `json:"name"`
+						}
+						_ = json.Unmarshal(c.Params, &p)
+						mu.Lock()
+						seen = append(seen, p.Name)
+						mu.Unlock()
+					}
+					return next(ctx, c)
+				}
+			})
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+	s := mcptest.NewSession(t, parent, &mcptest.Options{Middleware: []func(http.Handler) http.Handler{mw}})
+	assert.Equal(t, "hello", callText(t, s, "kid_hello"))
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"kid_hello"}, seen)
 }
