@@ -152,7 +152,9 @@ func (s *Server) TryMount(prefix string, child *Server, opts *MountOptions) (*Mo
 }
 
 // Unmount removes the mount: the child's objects leave the parent, whose
-// clients are sent list_changed. A second call does nothing.
+// clients are sent list_changed, and the child forgets its per-session
+// objects and rules for the parent's sessions. A second call does
+// nothing.
 func (h *Mounted) Unmount() {
 	s := h.parent
 	mountMu.Lock()
@@ -170,7 +172,31 @@ func (h *Mounted) Unmount() {
 	mountMu.Unlock()
 	h.m.stopWatch()
 	h.m.stopTrack()
+	h.m.child.dropDeadSessions()
 	s.notifyAllKinds()
+}
+
+// dropDeadSessions drops what s (and the servers mounted in it) kept for
+// sessions no transport or parent holds any longer: after an Unmount,
+// those of the former parent's sessions, which will not be told when
+// they end.
+func (s *Server) dropDeadSessions() {
+	v := &s.vis
+	v.mu.Lock()
+	v.sessions.Range(func(k, _ any) bool {
+		if id := k.(string); !v.liveLocked(id) {
+			v.sessions.Delete(id)
+			v.n--
+		}
+		return true
+	})
+	v.activeLocked()
+	v.mu.Unlock()
+	if p := s.mounts.Load(); p != nil {
+		for _, m := range *p {
+			m.child.dropDeadSessions()
+		}
+	}
 }
 
 // checkMount refuses a bad prefix or a nil child.

@@ -570,7 +570,7 @@ func TestMountSessionObjects(t *testing.T) {
 	mcp.AddTool(kid, mcp.Tool{Name: "unlock"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		return "unlocked", mcp.AddSessionTool(kid, c.SessionID, mcp.Tool{Name: "secret"}, textTool("secret of "+c.SessionID))
 	})
-	parent.Mount("kid", kid, nil)
+	kidMount := parent.Mount("kid", kid, nil)
 	mcp.AddTool(parent, mcp.Tool{Name: "whoami"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		return c.SessionID, nil
 	})
@@ -589,6 +589,15 @@ func TestMountSessionObjects(t *testing.T) {
 	assert.Equal(t, "secret of "+idA, callText(t, a, "kid_secret"))
 	_, err := b.Client().CallTool(t.Context(), "kid_secret", nil)
 	require.Error(t, err)
+
+	// Unmounted, the child forgets the parent's sessions: mounted again,
+	// the session's tool is gone.
+	kidMount.Unmount()
+	require.ErrorIs(t, mcp.AddSessionTool(kid, idA, mcp.Tool{Name: "z"}, textTool("z")), mcp.ErrNoSession)
+	parent.Mount("kid", kid, nil)
+	assert.NotContains(t, namesOf(a.ListTools()), "kid_secret")
+	assert.Equal(t, "unlocked", callText(t, a, "kid_unlock"))
+	assert.Equal(t, "secret of "+idA, callText(t, a, "kid_secret"))
 
 	// When the session ends, the child drops what it kept for it.
 	require.NoError(t, a.Client().Close())
