@@ -174,7 +174,8 @@ func serveComposeStdio(t testing.TB, srv *mcp.Server) (io.ReadCloser, io.WriteCl
 	return clientIn, clientOut
 }
 
-// wantTools are the tools every composition lists before grow.
+// wantTools are tools every composition lists before grow (a child may
+// list more).
 func wantTools(checks []composeCheck) []string {
 	out := []string{"whoami", "notes_whoami", "notes_grow"}
 	for _, c := range checks {
@@ -228,7 +229,7 @@ func TestComposeGoSDK(t *testing.T) {
 			require.Len(t, res.Content, 1)
 			return res.Content[0].(*sdk.TextContent).Text
 		}
-		assert.ElementsMatch(t, wantTools(checks), names())
+		assert.Subset(t, names(), wantTools(checks))
 		for _, c := range checks {
 			if c.tool != "" {
 				assert.Equal(t, c.toolText, call(c.tool, c.args), c.tool)
@@ -248,8 +249,11 @@ func TestComposeGoSDK(t *testing.T) {
 		}
 		templates, err := s.ListResourceTemplates(ctx, nil)
 		require.NoError(t, err)
-		require.NotEmpty(t, templates.ResourceTemplates)
-		assert.Equal(t, "notes://notes/note/{id}", templates.ResourceTemplates[0].URITemplate)
+		var uriTemplates []string
+		for _, tm := range templates.ResourceTemplates {
+			uriTemplates = append(uriTemplates, tm.URITemplate)
+		}
+		assert.Contains(t, uriTemplates, "notes://notes/note/{id}")
 
 		id := call("whoami", nil)
 		require.NotEmpty(t, id)
@@ -304,7 +308,7 @@ func TestComposeClient(t *testing.T) {
 				require.False(t, res.IsError, "%s: %s", name, res.Text())
 				return res.Text()
 			}
-			assert.ElementsMatch(t, wantTools(checks), names())
+			assert.Subset(t, names(), wantTools(checks))
 			for _, ch := range checks {
 				if ch.tool != "" {
 					assert.Equal(t, ch.toolText, call(ch.tool, ch.args), ch.tool)
@@ -371,14 +375,14 @@ func TestComposeTypeScriptClient(t *testing.T) {
 		}
 		require.NoError(t, json.Unmarshal(r.stdout, &out), "%s", r.stdout)
 		require.Empty(t, out.Error)
-		assert.ElementsMatch(t, wantTools(checks), out.Tools)
+		assert.Subset(t, out.Tools, wantTools(checks))
 		assert.Equal(t, c.toolText, out.ToolText)
 		assert.Equal(t, c.uriText, out.Resource)
 		assert.Equal(t, "note 7", out.Template)
 		assert.Equal(t, c.promptTx, out.Prompt)
 		assert.True(t, out.SameSession, "the child's tool saw the parent's session")
-		assert.Equal(t, []string{"math://math/constants"}, out.ResourceURIs)
-		assert.Equal(t, []string{"notes://notes/note/{id}"}, out.Templates)
+		assert.Contains(t, out.ResourceURIs, "math://math/constants")
+		assert.Contains(t, out.Templates, "notes://notes/note/{id}")
 		assert.Positive(t, out.ListChanged)
 		assert.True(t, slices.Contains(out.ToolsAfter, "notes_late"), "%v", out.ToolsAfter)
 		assert.Equal(t, "late", out.LateText)
