@@ -733,3 +733,44 @@ func TestMountInterceptor(t *testing.T) {
 	defer mu.Unlock()
 	assert.Equal(t, []string{"kid_hello"}, seen)
 }
+
+// TestMountSampleWithTools: a parent's tool loop offers the model a
+// mounted tool, by name or among all, and runs it when the model asks.
+func TestMountSampleWithTools(t *testing.T) {
+	t.Parallel()
+	for _, names := range [][]string{{"kid_weather"}, nil} {
+		kid := newServer(t)
+		mcp.AddTool(kid, mcp.Tool{Name: "weather"}, func(_ context.Context, c *mcp.Context, in struct {
+			City string `json:"city"`
+		}) (string, error) {
+			return "18°C in " + in.City, nil
+		})
+		parent := newServer(t)
+		parent.Mount("kid", kid, nil)
+		mcp.AddTool(parent, mcp.Tool{Name: "plan"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+			out, err := c.SampleWithTools(ctx, &mcp.CreateMessageParams{MaxTokens: 50,
+				Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text("plan")}}},
+				mcp.ToolLoop{Tools: parent, Names: names, MaxRounds: 3})
+			if err != nil {
+				return "", err
+			}
+			return out.Result.Content.(mcp.TextContent).Text, nil
+		})
+		var offered []string
+		model := func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			last := p.Messages[len(p.Messages)-1].ContentBlocks()
+			if r, ok := last[0].(mcp.ToolResultContent); ok {
+				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", StopReason: "endTurn",
+					Content: mcp.Text("saw " + r.Content[0].(mcp.TextContent).Text)}, nil
+			}
+			for _, tl := range p.Tools {
+				offered = append(offered, tl.Name)
+			}
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", StopReason: "toolUse",
+				Blocks: []mcp.Content{mcp.ToolUseContent{ID: "1", Name: "kid_weather", Input: json.RawMessage(`{"city":"Lyon"}`)}}}, nil
+		}
+		s := mcptest.NewSession(t, parent, &mcptest.Options{Client: mcphttp.ClientHandlers{Sample: model, SamplingTools: true}})
+		assert.Equal(t, "saw 18°C in Lyon", callText(t, s, "plan"), "%v", names)
+		assert.Contains(t, offered, "kid_weather")
+	}
+}
