@@ -14,32 +14,28 @@ import (
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-// Composition: one server's tools, resources, resource templates and
-// prompts served by another, under a prefix. Mount links the child live;
-// Import copies its definitions once.
+// MountOptions configure a [Server.Mount] or a [Server.Import]. The zero
+// value (or nil) mounts the child as it is.
 //
-// Names. Under prefix p, the child's tool (or prompt) x is p_x in the
+// Names: under prefix p, the child's tool (or prompt) x is p_x in the
 // parent, and its resource (or template) scheme://rest is scheme://p/rest:
 // the prefix becomes the first segment after "://", as in Python
 // FastMCP, so a client that dispatches on the scheme (ui://, file://)
-// still can. A prefix is 1 to 64 ASCII letters, digits and hyphens: with
-// no underscore and no slash in it, the split at the first "_" (or at the
-// first "/" after "://") finds it again, so names map both ways and two
-// mounts never claim the same name. A child's URI without "//" after its
-// scheme (urn:isbn:…, mailto:…), or a template that starts with a
-// variable, has no place for the prefix: it is not offered through a
-// prefixed mount (an empty prefix offers it as is); neither is a tool
+// still can. A prefix is empty or 1 to 64 ASCII letters, digits and
+// hyphens: with no underscore and no slash in it, the split at the first
+// "_" (or at the first "/" after "://") finds it again, so names map both
+// ways and two mounts never claim the same name. A child's URI without
+// "//" after its scheme (urn:isbn:…, mailto:…), or a template that starts
+// with a variable, has no place for the prefix: it is not offered through
+// a prefixed mount (an empty prefix offers it as is); neither is a tool
 // whose prefixed name would break the tool-name rule (over 128
 // characters). Templates stay valid RFC 6570: the prefix is literal text.
 //
-// Collisions. The parent's own objects come first: one of the parent's
+// Collisions: the parent's own objects come first: one of the parent's
 // that has the same name as a mounted one hides it (for the callers who
 // see the parent's object). Then the mounts, in the order they were made:
 // with the empty prefix, two children may offer the same name, and the
 // first mount wins.
-
-// MountOptions configure a [Server.Mount] or a [Server.Import]. The zero
-// value (or nil) mounts the child as it is.
 type MountOptions struct {
 	// CanAccess, when set, is an access check on every object of the
 	// child, run before the child's own checks: a refused caller sees
