@@ -419,7 +419,7 @@ func (r *registry) checkAppLink(t *Tool) error {
 
 // hasApps reports whether an app resource was ever registered: the server
 // then declares the extension.
-func (s *Server) hasApps() bool { return s.apps.Load() }
+func (s *Server) hasApps() bool { return s.apps.Load() || s.mountsHaveApps() }
 
 // appsFallback is the access policy for a client without the extension,
 // nil when the server has no apps: it hides the tools only an app may call
@@ -434,10 +434,10 @@ func (s *Server) appsFallback() AccessPolicy {
 		switch kind {
 		case KindTool:
 			e, ok := reg.tools.byKey[name]
-			return !ok || !e.tool.UI.appOnly()
+			return ok && !e.tool.UI.appOnly() || !ok && !s.mountedApp(kind, name) // compose.go
 		case KindResource:
 			e, ok := reg.resources.byKey[name]
-			return !ok || !e.app
+			return ok && !e.app || !ok && !s.mountedApp(kind, name)
 		}
 		return true
 	}

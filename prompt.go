@@ -294,7 +294,11 @@ func (s *Server) ListPrompts(ctx context.Context, auth any) []Prompt {
 }
 
 func (s *Server) listPrompts(ctx context.Context, auth any, sid string) []Prompt {
-	return listFor(s, ctx, auth, sid, s.reg.Load().prompts, ownPrompts, func(e *promptEntry) Prompt { return e.p })
+	return listAll(s, ctx, auth, sid, promptOps, func(e *promptEntry) Prompt { return e.p }, func(h hit[*promptEntry]) Prompt {
+		p := h.e.p
+		p.Name = h.key
+		return p
+	})
 }
 
 // getPrompt builds the named prompt. An unknown prompt, a missing
@@ -302,8 +306,11 @@ func (s *Server) listPrompts(ctx context.Context, auth any, sid string) []Prompt
 // with [CodeInvalidParams].
 func (s *Server) getPrompt(ctx context.Context, c *Context, name string, args map[string]string) (*PromptResult, error) {
 	e, ok := find(s, ctx, c.Session, c.SessionID, name, s.reg.Load().prompts, ownPrompts)
+	owner := s
 	if !ok {
-		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown prompt: " + strictjson.Quote(name)}
+		if e, owner, ok = s.mountedPrompt(ctx, c.Session, c.SessionID, name); !ok { // compose.go
+			return nil, &Error{Code: CodeInvalidParams, Message: "Unknown prompt: " + strictjson.Quote(name)}
+		}
 	}
 	for _, a := range e.p.Arguments {
 		v, ok := args[a.Name]
@@ -319,7 +326,7 @@ func (s *Server) getPrompt(ctx context.Context, c *Context, name string, args ma
 	if args == nil {
 		args = map[string]string{}
 	}
-	res, err := protect(s, "prompt", name, func() (*PromptResult, error) { return e.p.Load(ctx, c, args) })
+	res, err := protect(owner, "prompt", name, func() (*PromptResult, error) { return e.p.Load(ctx, c, args) })
 	if err != nil {
 		return nil, loaderError(err, fmt.Sprintf("Failed to load prompt %q", name), nil)
 	}
@@ -366,9 +373,13 @@ func (s *Server) complete(ctx context.Context, c *Context, ref CompletionRef, ar
 	reg := s.reg.Load()
 	var complete CompleteFunc
 	var enum []string
+	owner := s
 	switch ref.Type {
 	case "ref/prompt":
 		e, ok := find(s, ctx, c.Session, c.SessionID, ref.Name, reg.prompts, ownPrompts)
+		if !ok {
+			e, owner, ok = s.mountedPrompt(ctx, c.Session, c.SessionID, ref.Name) // compose.go
+		}
 		if !ok {
 			return nil, &Error{Code: CodeInvalidParams, Message: "Unknown prompt: " + strictjson.Quote(ref.Name)}
 		}
@@ -379,6 +390,9 @@ func (s *Server) complete(ctx context.Context, c *Context, ref CompletionRef, ar
 		complete, enum = e.p.Arguments[i].Complete, e.p.Arguments[i].Enum
 	case "ref/resource":
 		e, ok := find(s, ctx, c.Session, c.SessionID, ref.URI, reg.templates, ownTemplates)
+		if !ok {
+			e, owner, ok = s.mountedTemplate(ctx, c.Session, c.SessionID, ref.URI) // compose.go
+		}
 		if !ok {
 			return nil, &Error{Code: CodeInvalidParams, Message: "Unknown resource template: " + strictjson.Quote(ref.URI)}
 		}
@@ -391,7 +405,7 @@ func (s *Server) complete(ctx context.Context, c *Context, ref CompletionRef, ar
 	var values []string
 	switch {
 	case complete != nil:
-		v, err := protect(s, "completion", arg, func() ([]string, error) { return complete(ctx, value, args) })
+		v, err := protect(owner, "completion", arg, func() ([]string, error) { return complete(ctx, value, args) })
 		if err != nil {
 			return nil, loaderError(err, fmt.Sprintf("Completing %q failed", arg), nil)
 		}

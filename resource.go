@@ -304,7 +304,11 @@ func (s *Server) ListResources(ctx context.Context, auth any) []Resource {
 }
 
 func (s *Server) listResources(ctx context.Context, auth any, sid string) []Resource {
-	return listFor(s, ctx, auth, sid, s.reg.Load().resources, ownResources, func(e *resourceEntry) Resource { return e.res })
+	return listAll(s, ctx, auth, sid, resourceOps, func(e *resourceEntry) Resource { return e.res }, func(h hit[*resourceEntry]) Resource {
+		r := h.e.res
+		r.URI = h.key
+		return r
+	})
 }
 
 // ListResourceTemplates returns the templates visible to the caller (see
@@ -314,7 +318,11 @@ func (s *Server) ListResourceTemplates(ctx context.Context, auth any) []Resource
 }
 
 func (s *Server) listResourceTemplates(ctx context.Context, auth any, sid string) []ResourceTemplate {
-	return listFor(s, ctx, auth, sid, s.reg.Load().templates, ownTemplates, func(e *templateEntry) ResourceTemplate { return e.tmpl })
+	return listAll(s, ctx, auth, sid, templateOps, func(e *templateEntry) ResourceTemplate { return e.tmpl }, func(h hit[*templateEntry]) ResourceTemplate {
+		t := h.e.tmpl
+		t.URITemplate = h.key
+		return t
+	})
 }
 
 // ReadResourceResult is the result of resources/read.
@@ -337,36 +345,48 @@ var ErrResourceNotFound = errors.New("mcp: resource not found")
 // argument; a failing loader is [CodeInternalError] unless it returned an
 // *Error itself.
 func (s *Server) readResource(ctx context.Context, c *Context, uri string) (*ReadResourceResult, error) {
-	reg := s.reg.Load()
+	t, ok := s.resolveRead(ctx, c.Session, c.SessionID, uri) // compose.go
+	if !ok {
+		return nil, &Error{Code: CodeInvalidParams, Message: "Resource not found: " + strictjson.Quote(uri),
+			Data: map[string]string{"uri": dataURI(uri)}, sentinel: ErrResourceNotFound}
+	}
+	return t.load(ctx, c, uri)
+}
+
+// load reads the resource t names, uri as the client wrote it. Contents
+// URIs the loader set are the owner's: they go out as the caller names
+// them (prefixed through mounts).
+func (t *readTarget) load(ctx context.Context, c *Context, uri string) (*ReadResourceResult, error) {
 	var (
 		contents []ResourceContents
 		err      error
 		name     string
 		mime     string
 	)
-	if e, ok := find(s, ctx, c.Session, c.SessionID, uri, reg.resources, ownResources); ok {
+	if e := t.res; e != nil {
 		name, mime = e.res.Name, e.res.MIMEType
-		contents, err = protect(s, "resource", uri, func() ([]ResourceContents, error) { return e.res.Load(ctx, c) })
-	} else if e, args := s.matchTemplate(ctx, reg, uri, c.Session, c.SessionID); e != nil {
+		contents, err = protect(t.owner, "resource", uri, func() ([]ResourceContents, error) { return e.res.Load(ctx, c) })
+	} else {
+		e, args := t.tmpl, t.args
 		for _, a := range e.required {
 			if args[a] == "" {
 				return nil, &Error{Code: CodeInvalidParams,
-					Message: fmt.Sprintf("Invalid params: resource template %q requires argument %q, which %s leaves empty", e.tmpl.URITemplate, a, strictjson.Quote(uri)),
+					Message: fmt.Sprintf("Invalid params: resource template %q requires argument %q, which %s leaves empty", t.key, a, strictjson.Quote(uri)),
 					Data:    map[string]string{"uri": dataURI(uri), "argument": a}}
 			}
 		}
 		name, mime = e.tmpl.Name, e.tmpl.MIMEType
-		contents, err = protect(s, "resource", uri, func() ([]ResourceContents, error) { return e.tmpl.Load(ctx, c, args) })
-	} else {
-		return nil, &Error{Code: CodeInvalidParams, Message: "Resource not found: " + strictjson.Quote(uri),
-			Data: map[string]string{"uri": dataURI(uri)}, sentinel: ErrResourceNotFound}
+		contents, err = protect(t.owner, "resource", uri, func() ([]ResourceContents, error) { return e.tmpl.Load(ctx, c, args) })
 	}
 	if err != nil {
 		return nil, loaderError(err, fmt.Sprintf("Failed to load resource %q (%s)", name, strictjson.Quote(uri)), map[string]string{"uri": dataURI(uri)})
 	}
 	for i := range contents {
-		if contents[i].URI == "" {
+		switch {
+		case contents[i].URI == "":
 			contents[i].URI = uri
+		case len(t.path) > 0:
+			contents[i].URI = wrapPath(t.path, contents[i].URI)
 		}
 		if contents[i].MIMEType == "" {
 			contents[i].MIMEType = mime

@@ -146,6 +146,10 @@ func (loop ToolLoop) offered(ctx context.Context, auth any) ([]Tool, error) {
 	for _, name := range loop.Names {
 		e, ok := find(loop.Tools, ctx, auth, sid, name, reg.tools, ownTools)
 		if !ok {
+			if h, ok := findMounted(loop.Tools, ctx, auth, sid, name, toolOps); ok { // compose.go
+				tools = append(tools, mountedTool(h))
+				continue
+			}
 			return nil, fmt.Errorf("mcp: SampleWithTools: ToolLoop.Tools has no tool %s this caller may see", strictjson.Quote(name))
 		}
 		tools = append(tools, e.tool)
@@ -165,6 +169,13 @@ func (c *Context) runLoopTool(ctx context.Context, s *Server, offered map[string
 		return out, nil
 	}
 	e, ok := find(s, ctx, c.Session, c.SessionID, u.Name, s.reg.Load().tools, ownTools)
+	owner := s // the server that registered the tool
+	if !ok {
+		var h hit[*toolEntry]
+		if h, ok = findMounted(s, ctx, c.Session, c.SessionID, u.Name, toolOps); ok { // compose.go
+			e, owner = h.e, h.owner
+		}
+	}
 	if !ok || !offered[u.Name] {
 		return fail("Unknown tool: " + strictjson.Quote(u.Name) + "; the tools offered are those of the request.")
 	}
@@ -182,7 +193,7 @@ func (c *Context) runLoopTool(ctx context.Context, s *Server, offered map[string
 	tc := newContext(ctx, c.info)
 	tc.keyParent = c
 	tc.toolName = u.Name
-	res, err := s.runTool(withContext(ctx, tc), tc, e, args)
+	res, err := owner.runTool(withContext(ctx, tc), tc, e, args)
 	if err != nil {
 		if errors.Is(err, ErrInputRequired) {
 			return out, err

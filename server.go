@@ -219,9 +219,10 @@ type Server struct {
 	reg      atomic.Pointer[registry]
 	watchers atomic.Pointer[[]*watcher]
 	routes   []engine.Route
-	skills   skillStore  // skills.go
-	vis      visibility  // per-session objects, Disable and Enable (visibility.go)
-	apps     atomic.Bool // an app resource was registered (apps.go)
+	skills   skillStore               // skills.go
+	vis      visibility               // per-session objects, Disable and Enable (visibility.go)
+	apps     atomic.Bool              // an app resource was registered (apps.go)
+	mounts   atomic.Pointer[[]*mount] // the mounted servers, nil when none (compose.go)
 }
 
 // validSemver reports whether v follows the semver.org grammar, with an

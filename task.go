@@ -79,6 +79,9 @@ func contextInfo(c *Context) requestInfo { return c.info }
 func (s *Server) lookupTool(ctx context.Context, auth any, sid, name string) (Tool, bool) {
 	e, ok := find(s, ctx, auth, sid, name, s.reg.Load().tools, ownTools)
 	if !ok {
+		if h, ok := findMounted(s, ctx, auth, sid, name, toolOps); ok {
+			return mountedTool(h), true
+		}
 		return Tool{}, false
 	}
 	return e.tool, true

@@ -27,17 +27,22 @@ func taskSupport(t Tool) string {
 // the tools that may run as tasks (the others omit it, which means
 // "forbidden"): tools/list at revision 2025-11-25.
 func (s *Server) listToolsJSONTasks(ctx context.Context, auth any, sid string) []json.RawMessage {
-	return listFor(s, ctx, auth, sid, s.reg.Load().tools, ownTools, func(e *toolEntry) json.RawMessage {
-		if e.tool.Task == nil {
-			return e.encoded
-		}
-		enc := e.encoded // a JSON object: {…}
-		b := make([]byte, 0, len(enc)+48)
-		b = append(b, enc[:len(enc)-1]...)
-		b = append(b, `,"execution":{"taskSupport":"`...)
-		b = append(b, taskSupport(e.tool)...)
-		return append(b, `"}}`...)
-	})
+	return listAll(s, ctx, auth, sid, toolOps, func(e *toolEntry) json.RawMessage { return withTaskSupport(e.tool, e.encoded) },
+		func(h hit[*toolEntry]) json.RawMessage { return withTaskSupport(h.e.tool, mountedToolJSON(h)) })
+}
+
+// withTaskSupport adds execution.taskSupport to enc, the encoded tool t,
+// when t may run as a task.
+func withTaskSupport(t Tool, enc json.RawMessage) json.RawMessage {
+	if t.Task == nil {
+		return enc
+	}
+	// enc is a JSON object: {…}
+	b := make([]byte, 0, len(enc)+48)
+	b = append(b, enc[:len(enc)-1]...)
+	b = append(b, `,"execution":{"taskSupport":"`...)
+	b = append(b, taskSupport(t)...)
+	return append(b, `"}}`...)
 }
 
 // refuseUntasked is the error of an ordinary call, at revision 2025-11-25,

@@ -411,10 +411,11 @@ func (s *Server) RemoveTools(names ...string) {
 }
 
 // ListTools returns the tools visible to the caller (its request context
-// and auth data), in registration order. Called with the context a tool
+// and auth data), in registration order, then those of the servers
+// mounted in s ([Server.Mount]) under their prefixed names. Called with the context a tool
 // got, it is the list of that tool's session (its own tools included).
 func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
-	return listFor(s, ctx, auth, sessionIDOf(ctx), s.reg.Load().tools, ownTools, func(e *toolEntry) Tool { return e.tool })
+	return listAll(s, ctx, auth, sessionIDOf(ctx), toolOps, func(e *toolEntry) Tool { return e.tool }, mountedTool)
 }
 
 // listToolsJSON is [Server.ListTools] as JSON, each tool encoded once when
@@ -422,7 +423,7 @@ func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
 // the validation compiled then): what tools/list sends. The caller must not
 // modify the returned bytes.
 func (s *Server) listToolsJSON(ctx context.Context, auth any, sid string) []json.RawMessage {
-	return listFor(s, ctx, auth, sid, s.reg.Load().tools, ownTools, func(e *toolEntry) json.RawMessage { return e.encoded })
+	return listAll(s, ctx, auth, sid, toolOps, func(e *toolEntry) json.RawMessage { return e.encoded }, mountedToolJSON)
 }
 
 // callTool runs the named tool for the caller described by c. Failures of
@@ -438,8 +439,16 @@ func (s *Server) callTool(ctx context.Context, c *Context, name string, args jso
 		e, ok = find(s, ctx, c.Session, c.SessionID, name, s.reg.Load().tools, ownTools)
 	}
 	if !ok {
+		if s.hasMounts() {
+			return s.callMountedTool(ctx, c, name, args) // compose.go
+		}
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
 	}
+	return s.callEntry(ctx, c, name, e, args)
+}
+
+// callEntry runs the tool e, of s, called by the name the client used.
+func (s *Server) callEntry(ctx context.Context, c *Context, name string, e *toolEntry, args json.RawMessage) (*ContentResult, error) {
 	if e.tool.Task != nil && e.tool.Task.Required {
 		if err := refuseUntasked(c, name); err != nil { // task_wire.go
 			return nil, err

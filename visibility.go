@@ -247,6 +247,9 @@ func (v *visibility) liveLocked(id string) bool {
 // it go). Together with updateSession, which checks the session is live
 // under the same lock, nothing is kept for a session that ended.
 func (s *Server) sessionEnded(id string) {
+	if s.hasMounts() {
+		s.endChildSessions(id) // compose.go
+	}
 	v := &s.vis
 	if !v.active.Load() {
 		return // no session has anything of its own
@@ -365,7 +368,8 @@ func (s *Server) setRule(m Match, on bool) error {
 		if m.Kind != "" && m.Kind != k {
 			continue
 		}
-		flipped := flips(reg, nil, k, before, after, nil, nil)
+		// Mounted objects are not in reg: with mounts, assume a flip.
+		flipped := s.hasMounts() || flips(reg, nil, k, before, after, nil, nil)
 		v.sessions.Range(func(_, x any) bool {
 			o := x.(*overlay)
 			flipped = flipped || flips(reg, o, k, before, after, o.rules, o.rules)
@@ -393,7 +397,7 @@ func (s *Server) setSessionRule(sid string, m Match, on bool) error {
 		reg := s.reg.Load()
 		var kinds []engine.ChangeKind
 		for _, k := range []Kind{KindTool, KindResource, KindPrompt} {
-			if (m.Kind == "" || m.Kind == k) && flips(reg, o, k, s.vis.serverRules(), s.vis.serverRules(), before, o.rules) {
+			if (m.Kind == "" || m.Kind == k) && (s.hasMounts() || flips(reg, o, k, s.vis.serverRules(), s.vis.serverRules(), before, o.rules)) {
 				kinds = append(kinds, changeKindOf(k))
 			}
 		}
