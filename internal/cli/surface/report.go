@@ -44,11 +44,11 @@ func (s *Surface) Report(w io.Writer) {
 		if mime != "" {
 			mime = "  [" + mime + "]"
 		}
-		p("  %s%s%s\n", key(r), mime, describe(r))
+		p("  %s (%s)%s%s\n", key(r), r["name"], mime, describe(r))
 	}
 	p("\nResource templates (%d)\n", len(s.ResourceTemplates))
 	for _, r := range s.ResourceTemplates {
-		p("  %s%s\n", key(r), describe(r))
+		p("  %s (%s)%s\n", key(r), r["name"], describe(r))
 	}
 	p("\nPrompts (%d)\n", len(s.Prompts))
 	for _, pr := range s.Prompts {

@@ -112,9 +112,9 @@ func list(ctx context.Context, c *client.Client, method, member string) ([]map[s
 	return nil, fmt.Errorf("%s: more than 1000 pages", method)
 }
 
-// key names an item of a list: its name, or its URI (template).
+// key names an item of a list: its URI (template), or its name.
 func key(m map[string]any) string {
-	for _, k := range []string{"name", "uri", "uriTemplate"} {
+	for _, k := range []string{"uri", "uriTemplate", "name"} {
 		if s, ok := m[k].(string); ok && s != "" {
 			return s
 		}
@@ -128,17 +128,8 @@ func (s *Surface) sort() {
 		if *l == nil {
 			*l = []map[string]any{}
 		}
-		slices.SortStableFunc(*l, func(a, b map[string]any) int { return strings.Compare(sortKey(a), sortKey(b)) })
+		slices.SortStableFunc(*l, func(a, b map[string]any) int { return strings.Compare(key(a), key(b)) })
 	}
-}
-
-func sortKey(m map[string]any) string {
-	for _, k := range []string{"uri", "uriTemplate", "name"} {
-		if s, ok := m[k].(string); ok && s != "" {
-			return s
-		}
-	}
-	return key(m)
 }
 
 // JSON encodes s stably: indented, map keys sorted (encoding/json sorts
