@@ -70,8 +70,11 @@ copy of the file to FILE.bak. mcp-json prints a generic mcp.json unless
 				_, err = out.Write(b)
 				return err
 			}
-			path := file
-			if path == "" {
+			path, err := filepath.Abs(file)
+			if err != nil {
+				return err
+			}
+			if file == "" {
 				env, err := install.OSEnv()
 				if err != nil {
 					return err

@@ -62,6 +62,8 @@ type server interface {
 	// ended is closed when the client went away (stdio: its stdin
 	// ended), which ends dev.
 	ended() <-chan struct{}
+	// firstBuilt is called once the first build has ended, well or not.
+	firstBuilt()
 }
 
 // Run builds and runs the server until ctx ends, rebuilding on changes.
@@ -123,6 +125,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 	b := &builder{cfg: cfg, dir: tmp, log: log}
 	b.rebuild(ctx, srv)
+	srv.firstBuilt()
 
 	var timer *time.Timer
 	fire := make(chan struct{}, 1)

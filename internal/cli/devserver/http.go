@@ -281,3 +281,5 @@ func (h *httpServer) stop() {
 }
 
 func (h *httpServer) ended() <-chan struct{} { return nil }
+
+func (h *httpServer) firstBuilt() {}

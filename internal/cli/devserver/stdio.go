@@ -34,7 +34,13 @@ type stdioServer struct {
 	subscribes  map[string][]byte // by URI
 	closed      bool
 	end         chan struct{} // closed when the client's stdin ends
+	first       chan struct{} // closed once the first build has ended
+	firstOnce   sync.Once
 }
+
+// firstBuilt lets the client's messages through: until the first build
+// ends they wait, so that a client that starts dev can initialize at once.
+func (s *stdioServer) firstBuilt() { s.firstOnce.Do(func() { close(s.first) }) }
 
 // child is one generation of the server.
 type child struct {
@@ -49,7 +55,7 @@ type child struct {
 }
 
 func newStdioServer(ctx context.Context, cfg Config, log *logger) *stdioServer {
-	s := &stdioServer{cfg: cfg, log: log, pending: map[string]*pending{}, serverReqs: map[string]*child{}, subscribes: map[string][]byte{}, end: make(chan struct{})}
+	s := &stdioServer{cfg: cfg, log: log, pending: map[string]*pending{}, serverReqs: map[string]*child{}, subscribes: map[string][]byte{}, end: make(chan struct{}), first: make(chan struct{})}
 	go s.readClient(ctx)
 	return s
 }
@@ -79,6 +85,11 @@ func (s *stdioServer) errorToClient(id json.RawMessage, code int, msg string) {
 func (s *stdioServer) readClient(ctx context.Context) {
 	_ = readLines(s.cfg.Stdin, func(line []byte) {
 		line = append([]byte(nil), line...)
+		select {
+		case <-s.first:
+		case <-ctx.Done():
+			return
+		}
 		e, ok := parse(line)
 		s.mu.Lock()
 		cur := s.cur
@@ -119,7 +130,6 @@ func (s *stdioServer) readClient(ctx context.Context) {
 	s.mu.Unlock()
 	s.log.event("client closed stdin; stopping")
 	close(s.end)
-	_ = ctx
 }
 
 func (s *stdioServer) ended() <-chan struct{} { return s.end }

@@ -286,6 +286,8 @@ func (c *Client) has(file []byte, s Server) bool {
 	return reflect.DeepEqual(cur, want)
 }
 
+const unsupported = " (comments and trailing commas are not supported: fix or move the file; it was not changed)"
+
 type member struct {
 	key   string
 	value json.RawMessage
@@ -299,18 +301,18 @@ func members(b []byte) ([]member, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	t, err := d.Token()
 	if err != nil || t != json.Delim('{') {
-		return nil, errors.New("not a JSON object (comments and trailing commas are not supported; fix or move the file)")
+		return nil, errors.New("not a JSON object" + unsupported)
 	}
 	var out []member
 	for d.More() {
 		t, err := d.Token()
 		if err != nil {
-			return nil, fmt.Errorf("not valid JSON: %w", err)
+			return nil, fmt.Errorf("not valid JSON%s: %w", unsupported, err)
 		}
 		k, _ := t.(string)
 		var v json.RawMessage
 		if err := d.Decode(&v); err != nil {
-			return nil, fmt.Errorf("not valid JSON: %w", err)
+			return nil, fmt.Errorf("not valid JSON%s: %w", unsupported, err)
 		}
 		if i := slices.IndexFunc(out, func(m member) bool { return m.key == k }); i >= 0 {
 			out[i].value = v // the last duplicate wins, as in JSON.parse
