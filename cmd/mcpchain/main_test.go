@@ -38,8 +38,10 @@ func TestMain(m *testing.M) {
 	repoRoot, _ = filepath.Abs("../..")
 	mcpchainBin = filepath.Join(dir, "mcpchain")
 	everything = filepath.Join(dir, "everything")
-	for _, b := range [][2]string{{mcpchainBin, "./cmd/mcpchain"}, {everything, "./examples/everything"}} {
-		cmd := exec.Command("go", "build", "-o", b[0], b[1])
+	// mcpchain is built with the race detector: dev's proxy goroutines
+	// are checked as the tests drive them (see noRace).
+	for _, b := range [][3]string{{mcpchainBin, "./cmd/mcpchain", "-race"}, {everything, "./examples/everything", "-trimpath"}} {
+		cmd := exec.Command("go", "build", b[2], "-o", b[0], b[1])
 		cmd.Dir = repoRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", b[1], err, out)
@@ -72,6 +74,7 @@ func run(t *testing.T, home, dir string, args ...string) result {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
+	noRace(t, errb.String())
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -79,6 +82,12 @@ func run(t *testing.T, home, dir string, args ...string) result {
 		require.NoError(t, err)
 	}
 	return result{out.String(), errb.String(), code}
+}
+
+// noRace fails t when the race detector reported in out.
+func noRace(t *testing.T, out string) {
+	t.Helper()
+	require.NotContains(t, out, "WARNING: DATA RACE")
 }
 
 func testEnv(home string) []string {

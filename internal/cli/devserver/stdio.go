@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 )
@@ -301,7 +302,7 @@ func (s *stdioServer) restart(ctx context.Context, bin string) error {
 			sent = append(sent, m)
 		}
 	}
-	s.log.event("server %d started and initialized (%s); sent the client %v", c.n, round(time.Since(start)), sent)
+	s.log.event("server %d started and initialized with the client's initialize (%s); sent the client %s", c.n, round(time.Since(start)), strings.Join(sent, ", "))
 	return nil
 }
 
