@@ -193,7 +193,11 @@ func (b *builder) rebuild(ctx context.Context, srv server) {
 		if ctx.Err() != nil {
 			return
 		}
-		b.log.event("build failed (%s); the last good server keeps running:\n%s", round(time.Since(start)), strings.TrimRight(string(out), "\n"))
+		keeps := "the last good server keeps running"
+		if b.last == [32]byte{} {
+			keeps = "no server runs until a build succeeds"
+		}
+		b.log.event("build failed (%s); %s:\n%s", round(time.Since(start)), keeps, strings.TrimRight(string(out), "\n"))
 		return
 	}
 	data, err := os.ReadFile(bin)

@@ -238,7 +238,11 @@ func (h *httpServer) restart(ctx context.Context, bin string) error {
 		close(h.ready)
 	}
 	h.mu.Unlock()
-	h.log.event("server %d listening at %s (%s); clients' sessions of the previous server have ended", h.gen, h.upstream, round(time.Since(start)))
+	ended := ""
+	if old != nil {
+		ended = "; the sessions of the previous server have ended (clients initialize again)"
+	}
+	h.log.event("server %d listening at %s (%s)%s", h.gen, h.upstream, round(time.Since(start)), ended)
 	return nil
 }
 
