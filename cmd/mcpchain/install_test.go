@@ -120,3 +120,23 @@ func TestInstallMCPJSONPrints(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "{ // a comment\n}", string(b), "a file install cannot read is left alone")
 }
+
+// TestInstalledEntryRuns: the entry install writes for a package starts
+// the server from any directory (clients start it from their own).
+func TestInstalledEntryRuns(t *testing.T) {
+	t.Parallel()
+	r := run(t, t.TempDir(), "", "install", "mcp-json", filepath.Join(repoRoot, "examples", "hello"))
+	require.Equal(t, 0, r.code, r.stderr)
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc))
+	e, ok := doc.MCPServers["hello"]
+	require.True(t, ok, r.stdout)
+	r = run(t, "", t.TempDir(), append([]string{"inspect", "--", e.Command}, e.Args...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "Server        hello 1.0.0\n")
+}

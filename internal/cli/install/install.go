@@ -155,16 +155,18 @@ func (c *Client) Path(e Env, project bool) (string, error) {
 	return c.path(e)
 }
 
+// Entry is a server's entry in a client's file, members in the order
+// the clients' documentation shows them.
+type Entry struct {
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env,omitempty"`
+}
+
 // Entry is the server's entry in the client's format.
-func (c *Client) Entry(s Server) map[string]any {
-	e := map[string]any{"command": s.Command, "args": append([]string{}, s.Args...)}
-	if c.Type != "" {
-		e["type"] = c.Type
-	}
-	if len(s.Env) > 0 {
-		e["env"] = s.Env
-	}
-	return e
+func (c *Client) Entry(s Server) Entry {
+	return Entry{Type: c.Type, Command: s.Command, Args: append([]string{}, s.Args...), Env: s.Env}
 }
 
 // Document is a whole file holding only the server's entry (what
