@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os/exec"
@@ -108,4 +109,30 @@ func TestCLIAgainstTypeScriptServer(t *testing.T) {
 		require.Equal(t, 0, code, errs)
 		require.Equal(t, a, b)
 	})
+}
+
+// TestInspectorThroughDev: the MCP Inspector's CLI (a TypeScript SDK
+// client) starts `mcpchain dev` as its stdio server, as dev's start-up
+// hint says, and calls a tool of examples/everything through it; dev logs
+// the call.
+func TestInspectorThroughDev(t *testing.T) {
+	t.Parallel()
+	cli, err := mcpchainCLI()
+	require.NoError(t, err, "go build ./cmd/mcpchain")
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	// dev builds the package of the module it runs in: start it at the root.
+	script := "cd '" + root + "' && exec '" + cli + "' dev ./examples/everything"
+	run := runNode(t, 3*time.Minute, inspectorLauncher, "--cli",
+		"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=1", "--tool-arg", "b=2",
+		"--", "sh", "-c", script)
+	stderr := run.stderr.String()
+	require.Equal(t, 0, run.exitCode, "stdout: %s\nstderr: %s", run.stdout, stderr)
+	var res inspectorCallResult
+	require.NoError(t, json.Unmarshal(run.stdout, &res), "%s", run.stdout)
+	require.Equal(t, []inspectorContent{{Type: "text", Text: "3"}}, res.Content)
+	require.Contains(t, stderr, "dev  built ./examples/everything in")
+	require.Regexp(t, `rpc  initialize\s+\S+  ok`, stderr)
+	require.Regexp(t, `rpc  tools/call add\s+\S+  ok`, stderr)
+	require.NotContains(t, stderr, "WARNING: DATA RACE")
 }
