@@ -121,17 +121,19 @@ func TestInspectorThroughDev(t *testing.T) {
 	require.NoError(t, err, "go build ./cmd/mcpchain")
 	root, err := filepath.Abs("..")
 	require.NoError(t, err)
-	// dev builds the package of the module it runs in: start it at the root.
-	script := "cd '" + root + "' && exec '" + cli + "' dev ./examples/everything"
+	// The Inspector starts dev in its own directory (e2e/node, another
+	// module), as a client does: dev builds the package from the
+	// package's directory.
 	run := runNode(t, 3*time.Minute, inspectorLauncher, "--cli",
 		"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=1", "--tool-arg", "b=2",
-		"--", "sh", "-c", script)
+		"--", cli, "dev", filepath.Join(root, "examples", "everything"))
 	stderr := run.stderr.String()
 	require.Equal(t, 0, run.exitCode, "stdout: %s\nstderr: %s", run.stdout, stderr)
 	var res inspectorCallResult
 	require.NoError(t, json.Unmarshal(run.stdout, &res), "%s", run.stdout)
 	require.Equal(t, []inspectorContent{{Type: "text", Text: "3"}}, res.Content)
-	require.Contains(t, stderr, "dev  built ./examples/everything in")
+	require.Contains(t, stderr, "dev  watching "+root+"\n")
+	require.Contains(t, stderr, "dev  built . in")
 	require.Regexp(t, `rpc  initialize\s+\S+  ok`, stderr)
 	require.Regexp(t, `rpc  tools/call add\s+\S+  ok`, stderr)
 	require.NotContains(t, stderr, "WARNING: DATA RACE")

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/mcpchain/mcp/internal/cli/devserver"
 )
@@ -66,11 +67,25 @@ that logs each request and holds requests while the server restarts.`,
 			default:
 				return fmt.Errorf("one PACKAGE at most (got %q); put the server's arguments after --", before)
 			}
+			// A directory is built from within it, so that dev works from
+			// wherever a client starts it (clients choose the directory).
+			dir := ""
+			if isLocalPath(pkg) {
+				abs, err := filepath.Abs(pkg)
+				if err != nil {
+					return err
+				}
+				pkg, dir = abs, abs
+			}
+			self := devCommandLine(pkg, serverArgs)
 			stderr := cmd.ErrOrStderr()
 			if inspector && httpURL == "" {
-				return runInspectorOnStdio(cmd, stderr)
+				return runInspectorOnStdio(cmd, stderr, self)
 			}
-			cfg := devserver.Config{Package: pkg, Args: serverArgs, URL: httpURL, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr}
+			cfg := devserver.Config{Package: pkg, Dir: dir, Args: serverArgs, URL: httpURL, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr}
+			if dir != "" {
+				cfg.Package = "."
+			}
 			if proxyPort != 0 {
 				if httpURL == "" {
 					return fmt.Errorf("--proxy-port needs --http (over stdio dev logs the traffic itself)")
@@ -78,7 +93,10 @@ that logs each request and holds requests while the server restarts.`,
 				cfg.ProxyAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(proxyPort))
 			}
 			if httpURL == "" {
-				printInspectorHint(stderr, "stdio", inspectorCommandLine(cmd))
+				printInspectorHint(stderr, "stdio", quote(self))
+				if f, ok := cmd.InOrStdin().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+					fmt.Fprintln(stderr, "mcpchain dev: stdin is a terminal, not an MCP client: start dev from a client (above), or use --http, or --inspector")
+				}
 			} else {
 				cfg.Ready = func(proxy string) { printInspectorHint(stderr, proxy, "") }
 				if proxyPort == 0 {
@@ -101,21 +119,25 @@ that logs each request and holds requests while the server restarts.`,
 	return cmd
 }
 
-// inspectorCommandLine is this dev command without --inspector: what the
-// Inspector should start over stdio.
-func inspectorCommandLine(cmd *cobra.Command) string {
+// isLocalPath reports whether a PACKAGE is a directory path rather than
+// an import path.
+func isLocalPath(pkg string) bool {
+	return pkg == "." || pkg == ".." || strings.HasPrefix(pkg, "./") || strings.HasPrefix(pkg, "../") ||
+		filepath.IsAbs(pkg) || strings.HasPrefix(pkg, `.\`) || strings.HasPrefix(pkg, `..\`)
+}
+
+// devCommandLine is the stdio dev command that serves the same package
+// from any directory: what the Inspector (or a client's config) runs.
+func devCommandLine(pkg string, serverArgs []string) []string {
 	self, err := os.Executable()
 	if err != nil {
 		self = "mcpchain"
 	}
-	var args []string
-	for _, a := range os.Args[1:] {
-		if a != "--inspector" && a != "--inspector=true" {
-			args = append(args, a)
-		}
+	line := []string{self, "dev", pkg}
+	if len(serverArgs) > 0 {
+		line = append(append(line, "--"), serverArgs...)
 	}
-	_ = cmd
-	return quote(append([]string{self}, args...))
+	return line
 }
 
 func quote(args []string) string {
@@ -138,27 +160,16 @@ func printInspectorHint(w io.Writer, where, stdioCmd string) {
 	fmt.Fprintf(w, "mcpchain dev: to attach the MCP Inspector run:\n  npx @modelcontextprotocol/inspector\nand connect it to %s (transport: Streamable HTTP)\n", where)
 }
 
-// runInspectorOnStdio starts the MCP Inspector with this very dev command
+// runInspectorOnStdio starts the MCP Inspector with the dev command line
 // (without --inspector) as its stdio server, and waits for it.
-func runInspectorOnStdio(cmd *cobra.Command, stderr io.Writer) error {
+func runInspectorOnStdio(cmd *cobra.Command, stderr io.Writer, devLine []string) error {
 	npx, err := exec.LookPath("npx")
 	if err != nil {
 		return fmt.Errorf("--inspector needs Node.js (npx not found in PATH): %w", err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	var args []string
-	for _, a := range os.Args[1:] {
-		if a != "--inspector" && a != "--inspector=true" {
-			args = append(args, a)
-		}
-	}
-	ins := exec.CommandContext(cmd.Context(), npx, append([]string{"-y", "@modelcontextprotocol/inspector", self}, args...)...)
+	ins := exec.CommandContext(cmd.Context(), npx, append([]string{"-y", "@modelcontextprotocol/inspector"}, devLine...)...)
 	ins.Stdout, ins.Stderr = stderr, stderr
-	ins.Dir, _ = filepath.Abs(".")
-	fmt.Fprintf(stderr, "mcpchain dev: starting the MCP Inspector on %s\n", quote(append([]string{self}, args...)))
+	fmt.Fprintf(stderr, "mcpchain dev: starting the MCP Inspector on %s\n", quote(devLine))
 	return ins.Run()
 }
 

@@ -131,7 +131,7 @@ func TestDevStdio(t *testing.T) {
 	require.Equal(t, "devtest", c.Initialize().ServerInfo.Name)
 	require.Equal(t, []string{"first"}, toolNames(t, ctx, c))
 	stderr.waitLine(t, 0, "rpc  tools/list", 5*time.Second)
-	require.Contains(t, stderr.String(), "mcpchain dev: speaking MCP on stdin/stdout; to attach the MCP Inspector run:\n  npx @modelcontextprotocol/inspector "+mcpchainBin+" dev\n")
+	require.Contains(t, stderr.String(), "mcpchain dev: speaking MCP on stdin/stdout; to attach the MCP Inspector run:\n  npx @modelcontextprotocol/inspector "+mcpchainBin+" dev "+dir+"\n")
 
 	from := stderr.count()
 	edited := edit(t, dir, "first", "second")

@@ -21,9 +21,11 @@ func TestDevInspector(t *testing.T) {
 	npx := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + record + "\n"
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "npx"), []byte(npx), 0o755))
 
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "cmd", "server")
 	run := func(path string) (string, error) {
 		cmd := exec.Command(mcpchainBin, "dev", "--inspector", "./cmd/server", "--", "-v")
-		cmd.Dir = t.TempDir()
+		cmd.Dir = dir
 		cmd.Env = append(testEnv(""), "PATH="+path)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -32,10 +34,10 @@ func TestDevInspector(t *testing.T) {
 	}
 	out, err := run(bin + string(os.PathListSeparator) + os.Getenv("PATH"))
 	require.NoError(t, err, out)
-	require.Contains(t, out, "mcpchain dev: starting the MCP Inspector on "+mcpchainBin+" dev ./cmd/server -- -v")
+	require.Contains(t, out, "mcpchain dev: starting the MCP Inspector on "+mcpchainBin+" dev "+pkg+" -- -v")
 	args, err := os.ReadFile(record)
 	require.NoError(t, err)
-	require.Equal(t, []string{"-y", "@modelcontextprotocol/inspector", mcpchainBin, "dev", "./cmd/server", "--", "-v"},
+	require.Equal(t, []string{"-y", "@modelcontextprotocol/inspector", mcpchainBin, "dev", pkg, "--", "-v"},
 		strings.Split(strings.TrimSpace(string(args)), "\n"))
 
 	out, err = run(t.TempDir())
