@@ -80,7 +80,7 @@ func tempModule(t *testing.T) string {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(serverSource("first")), 0o644))
 	tidy := exec.Command("go", "mod", "tidy")
 	tidy.Dir = dir
-	tidy.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
+	tidy.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 	out, err := tidy.CombinedOutput()
 	require.NoError(t, err, "go mod tidy: %s", out)
 	return dir
