@@ -39,9 +39,9 @@ notifications/initialized, logging/setLevel and resources/subscribe if the
 client sent them), switches to it, and sends the client
 notifications/tools/list_changed, prompts/list_changed and
 resources/list_changed (for what the new server declares): the client
-lists again and sees the new tools, in the same session. Requests in flight
-in the old server get 5 s to finish; those still unanswered fail with
-error -32603.
+lists again and sees the new tools, in the same session. The old server
+answers its requests in flight for up to 5 s, then its stdin is closed; one
+still unanswered 2 s later fails with error -32603.
 
 With --http URL the server serves Streamable HTTP at URL (its ARGS must
 make it listen there): dev restarts it on change; clients' sessions end

@@ -227,3 +227,57 @@ func TestDevHTTP(t *testing.T) {
 	require.NoError(t, cmd.Wait(), "dev exits 0 on SIGINT")
 	noRace(t, stderr.String())
 }
+
+// sleepTool is a tool slower than dev's grace periods for the old
+// server (5 s for its calls, 2 s to exit once its stdin closed) that
+// ignores cancellation.
+const sleepTool = `	mcp.AddTool(srv, mcp.Tool{Name: "sleep"}, func(ctx context.Context, c *mcp.Context, _ in) (string, error) {
+		time.Sleep(30 * time.Second)
+		return "woke", nil
+	})
+`
+
+// TestDevStdioCallDuringRestart: a call the old server has not answered
+// after a restart (5 s for its calls, then 2 s to exit once its stdin is
+// closed, then a kill) fails with -32603, and the client goes on with the
+// new server.
+func TestDevStdioCallDuringRestart(t *testing.T) {
+	t.Parallel()
+	dir := tempModule(t)
+	src := strings.Replace(serverSource("first"), "\tctx, stop :=", sleepTool+"\tctx, stop :=", 1)
+	src = strings.Replace(src, "import (\n", "import (\n\t\"time\"\n", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644))
+	stderr := &syncBuffer{}
+	cmd := exec.Command(mcpchainBin, "dev")
+	cmd.Dir = dir
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c, err := client.Connect(ctx, client.Command(cmd), nil)
+	require.NoError(t, err, "stderr: %s", stderr)
+	defer c.Close()
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "sleep", nil, nil)
+		done <- err
+	}()
+	stderr.waitLine(t, 0, "dev  server 1 started", time.Minute)
+	time.Sleep(200 * time.Millisecond) // the call has reached server 1
+	from := stderr.count()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(strings.ReplaceAll(src, `"first"`, `"second"`)), 0o644))
+	restarted, _ := stderr.waitLine(t, from, "dev  server 2 started", time.Minute)
+	select {
+	case err := <-done:
+		var rpc *client.RPCError
+		require.ErrorAs(t, err, &rpc)
+		require.EqualValues(t, -32603, rpc.Code)
+		require.Contains(t, rpc.Message, "the server was restarted before it answered")
+		require.InDelta(t, 7, time.Since(restarted).Seconds(), 1.5, "after the grace periods (5 s + 2 s)")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call in flight never ended")
+	}
+	require.Regexp(t, `rpc  tools/call sleep\s+\S+  error -32603 server restarted`, stderr.String())
+	require.Equal(t, []string{"second", "sleep"}, toolNames(t, ctx, c))
+	noRace(t, stderr.String())
+}

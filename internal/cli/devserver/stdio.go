@@ -288,7 +288,7 @@ func (s *stdioServer) restart(ctx context.Context, bin string) error {
 	s.cur = c
 	s.mu.Unlock()
 	if old != nil {
-		go old.retire()
+		go s.retire(old)
 	}
 	if initReq == nil {
 		s.log.event("server %d started (%s)", c.n, round(time.Since(start)))
@@ -311,17 +311,39 @@ func method(req []byte) string {
 	return e.Method
 }
 
-// retire closes the old child's stdin, lets it answer what it has in
-// flight for up to 5 s, then kills it.
-func (c *child) retire() {
+// retire lets the old child answer the client's requests it has in
+// flight, for up to 5 s, then closes its stdin (a stdio server's signal
+// to exit) and kills it if it has not exited 2 s later. What it has not
+// answered then fails (see start).
+func (s *stdioServer) retire(c *child) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && s.busy(c) {
+		select {
+		case <-c.done:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 	c.inMu.Lock()
 	_ = c.stdin.Close()
 	c.inMu.Unlock()
 	select {
 	case <-c.done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(2 * time.Second):
 		c.kill()
 	}
+}
+
+// busy reports whether c has a request of the client to answer.
+func (s *stdioServer) busy(c *child) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.pending {
+		if p.owner == c {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *child) kill() {
@@ -335,6 +357,13 @@ func (s *stdioServer) stop() {
 	s.cur = nil
 	s.mu.Unlock()
 	if c != nil {
-		c.retire()
+		c.inMu.Lock()
+		_ = c.stdin.Close()
+		c.inMu.Unlock()
+		select {
+		case <-c.done:
+		case <-time.After(5 * time.Second):
+			c.kill()
+		}
 	}
 }
