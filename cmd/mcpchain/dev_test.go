@@ -281,3 +281,31 @@ func TestDevStdioCallDuringRestart(t *testing.T) {
 	require.Equal(t, []string{"second", "sleep"}, toolNames(t, ctx, c))
 	noRace(t, stderr.String())
 }
+
+// TestDevLogsServerRequests: over stdio dev also logs the server's own
+// requests to the client (roots/list here, from examples/everything's
+// roots tool), marked "←", and passes the client's answer back.
+func TestDevLogsServerRequests(t *testing.T) {
+	t.Parallel()
+	stderr := &syncBuffer{}
+	// From another directory, as a client starts it.
+	cmd := exec.Command(mcpchainBin, "dev", filepath.Join(repoRoot, "examples", "everything"))
+	cmd.Dir = t.TempDir()
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c, err := client.Connect(ctx, client.Command(cmd), &client.Options{
+		Roots: func(context.Context) ([]mcp.Root, error) {
+			return []mcp.Root{{URI: "file:///work", Name: "work"}}, nil
+		},
+	})
+	require.NoError(t, err, "stderr: %s", stderr)
+	defer c.Close()
+	res, err := c.CallTool(ctx, "roots", nil, nil)
+	require.NoError(t, err)
+	require.Contains(t, res.Content[0].(mcp.TextContent).Text, "file:///work")
+	stderr.waitLine(t, 0, "rpc  tools/call roots", 5*time.Second)
+	require.Regexp(t, `rpc  ← roots/list\s+\S+  ok`, stderr.String())
+	require.NoError(t, c.Close())
+	noRace(t, stderr.String())
+}

@@ -29,6 +29,7 @@ type stdioServer struct {
 	gen         int
 	pending     map[string]*pending // the client's requests in flight
 	serverReqs  map[string]*child   // the children's requests to the client
+	asked       map[string]*pending // the same, for the log
 	initReq     []byte              // the client's initialize request
 	initialized bool
 	setLevel    []byte
@@ -56,7 +57,7 @@ type child struct {
 }
 
 func newStdioServer(ctx context.Context, cfg Config, log *logger) *stdioServer {
-	s := &stdioServer{cfg: cfg, log: log, pending: map[string]*pending{}, serverReqs: map[string]*child{}, subscribes: map[string][]byte{}, end: make(chan struct{}), first: make(chan struct{})}
+	s := &stdioServer{cfg: cfg, log: log, pending: map[string]*pending{}, serverReqs: map[string]*child{}, asked: map[string]*pending{}, subscribes: map[string][]byte{}, end: make(chan struct{}), first: make(chan struct{})}
 	go s.readClient(ctx)
 	return s
 }
@@ -92,6 +93,7 @@ func (s *stdioServer) readClient(ctx context.Context) {
 			return
 		}
 		e, ok := parse(line)
+		var answered *pending // a server's request this line answers
 		s.mu.Lock()
 		cur := s.cur
 		if ok {
@@ -116,9 +118,16 @@ func (s *stdioServer) readClient(ctx context.Context) {
 					delete(s.serverReqs, idKey(e.ID))
 					cur = c
 				}
+				if p, ok := s.asked[idKey(e.ID)]; ok {
+					delete(s.asked, idKey(e.ID))
+					answered = p
+				}
 			}
 		}
 		s.mu.Unlock()
+		if answered != nil {
+			s.log.request("← "+answered.method, answered.name, e.status(), time.Since(answered.start))
+		}
 		if cur == nil || cur.send(line) != nil {
 			if ok && e.isRequest() {
 				s.finish(e.ID, "error -32603 no server running")
@@ -211,6 +220,7 @@ func (s *stdioServer) fromChild(c *child, line []byte) {
 	if ok && e.isRequest() {
 		s.mu.Lock()
 		s.serverReqs[idKey(e.ID)] = c
+		s.asked[idKey(e.ID)] = &pending{method: e.Method, name: e.name(), start: time.Now()}
 		s.mu.Unlock()
 	}
 	s.toClient(line)
