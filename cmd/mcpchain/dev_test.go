@@ -277,6 +277,8 @@ func TestDevStdioCallDuringRestart(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the call in flight never ended")
 	}
+	// dev's stderr reaches the buffer through a pipe: wait for the line.
+	stderr.waitLine(t, from, "rpc  tools/call sleep", 5*time.Second)
 	require.Regexp(t, `rpc  tools/call sleep\s+\S+  error -32603 server restarted`, stderr.String())
 	require.Equal(t, []string{"second", "sleep"}, toolNames(t, ctx, c))
 	noRace(t, stderr.String())
