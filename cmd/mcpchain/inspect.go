@@ -91,6 +91,6 @@ with such a file and exits 1, printing the differences, when they differ.
 	tf.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the surface as stable JSON")
 	cmd.Flags().StringVar(&check, "check", "", "compare the server with a file written by --json; exit 1 on a difference")
-	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "give up after this long")
+	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "give up after this long (a spawned go run may compile first)")
 	return cmd
 }
