@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/internal/cli/args"
+	"github.com/mcpchain/mcp/internal/cli/progress"
+)
+
+// callFlags are the flags of call, read and prompt.
+type callFlags struct {
+	targetFlags
+	raw     bool
+	timeout time.Duration
+}
+
+func (f *callFlags) add(cmd *cobra.Command) {
+	f.targetFlags.add(cmd.Flags())
+	cmd.Flags().BoolVar(&f.raw, "raw", false, "print the whole result as JSON")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "give up after this long (0: no limit)")
+}
+
+func (f *callFlags) context(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	if f.timeout > 0 {
+		return context.WithTimeout(cmd.Context(), f.timeout)
+	}
+	return context.WithCancel(cmd.Context())
+}
+
+func newCallCmd() *cobra.Command {
+	var (
+		f       callFlags
+		jsonArg string
+	)
+	cmd := &cobra.Command{
+		Use:   "call [flags] TARGET TOOL [KEY=VALUE ...] | call [flags] TOOL [KEY=VALUE ...] -- COMMAND [ARGS...]",
+		Short: "Call a tool and print its result",
+		Long: `call calls a tool. Each KEY=VALUE is converted by the type of the
+property in the tool's input schema: number, integer and boolean are
+parsed, array and object values are JSON, strings stay as written.
+--json '{...}' gives the arguments as a JSON object (KEY=VALUE pairs are
+set on it). The tool's progress shows as a bar on a terminal, as lines
+otherwise (on stderr). A result with isError exits 1.
+
+` + targetHelp,
+		Example: `  mcpchain call http://127.0.0.1:8000/mcp add a=1 b=2
+  mcpchain call 'go run ./examples/everything' echo message=hi
+  mcpchain call longRunningOperation duration=2 steps=4 -- go run ./examples/everything
+  mcpchain call -H 'Authorization: Bearer alice' http://127.0.0.1:8000/mcp whoami`,
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			spec, rest, err := f.spec(cmd, argv)
+			if err != nil {
+				return err
+			}
+			if len(rest) == 0 {
+				return errors.New("missing TOOL")
+			}
+			tool, kvs := rest[0], rest[1:]
+			ctx, cancel := f.context(cmd)
+			defer cancel()
+			c, err := spec.Connect(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			var schema json.RawMessage
+			if tools, err := c.ListTools(ctx); err == nil {
+				for _, t := range tools {
+					if t.Name == tool && t.InputSchema != nil {
+						schema, _ = json.Marshal(t.InputSchema)
+					}
+				}
+			}
+			arguments, err := args.Tool(schema, jsonArg, kvs)
+			if err != nil {
+				return err
+			}
+			errOut := cmd.ErrOrStderr()
+			p := &progress.Printer{W: errOut, Bar: isTerminal(errOut)}
+			res, err := c.CallTool(ctx, tool, arguments, &client.CallOptions{Progress: p.Report})
+			p.Done()
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if f.raw {
+				if err := printJSON(out, res); err != nil {
+					return err
+				}
+			} else {
+				printContent(out, res.Content)
+				if res.StructuredContent != nil && !hasText(res.Content) {
+					_ = printJSON(out, res.StructuredContent)
+				}
+			}
+			if res.IsError {
+				return errSilent{errors.New("the tool returned an error")}
+			}
+			return nil
+		},
+	}
+	f.add(cmd)
+	cmd.Flags().StringVar(&jsonArg, "json", "", "the arguments as a JSON object")
+	return cmd
+}
+
+func newReadCmd() *cobra.Command {
+	var f callFlags
+	cmd := &cobra.Command{
+		Use:   "read [flags] TARGET URI | read [flags] URI -- COMMAND [ARGS...]",
+		Short: "Read a resource and print its contents",
+		Long:  "read reads a resource: text contents are printed, binary ones summarized (--raw prints them base64 in JSON).\n\n" + targetHelp,
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			spec, rest, err := f.spec(cmd, argv)
+			if err != nil {
+				return err
+			}
+			if len(rest) != 1 {
+				return errors.New("want one URI")
+			}
+			ctx, cancel := f.context(cmd)
+			defer cancel()
+			c, err := spec.Connect(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			res, err := c.ReadResource(ctx, rest[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if f.raw {
+				return printJSON(out, res)
+			}
+			for _, rc := range res.Contents {
+				printResource(out, rc, len(res.Contents) > 1)
+			}
+			return nil
+		},
+	}
+	f.add(cmd)
+	return cmd
+}
+
+func newPromptCmd() *cobra.Command {
+	var f callFlags
+	cmd := &cobra.Command{
+		Use:   "prompt [flags] TARGET NAME [KEY=VALUE ...] | prompt [flags] NAME [KEY=VALUE ...] -- COMMAND [ARGS...]",
+		Short: "Render a prompt and print its messages",
+		Long:  "prompt renders a prompt with the arguments (strings, as prompts take) and prints each message with its role.\n\n" + targetHelp,
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			spec, rest, err := f.spec(cmd, argv)
+			if err != nil {
+				return err
+			}
+			if len(rest) == 0 {
+				return errors.New("missing prompt NAME")
+			}
+			a, err := args.Strings(rest[1:])
+			if err != nil {
+				return err
+			}
+			ctx, cancel := f.context(cmd)
+			defer cancel()
+			c, err := spec.Connect(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			res, err := c.GetPrompt(ctx, rest[0], a)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if f.raw {
+				return printJSON(out, res)
+			}
+			if res.Description != "" {
+				fmt.Fprintf(out, "# %s\n", res.Description)
+			}
+			for _, m := range res.Messages {
+				fmt.Fprintf(out, "%s: ", m.Role)
+				printContent(out, []mcp.Content{m.Content})
+			}
+			return nil
+		},
+	}
+	f.add(cmd)
+	return cmd
+}
+
+// isTerminal reports whether w is a terminal (the progress bar needs one).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func printJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+func hasText(cs []mcp.Content) bool {
+	for _, c := range cs {
+		if _, ok := c.(mcp.TextContent); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// printContent prints text as is and summarizes the other items.
+func printContent(w io.Writer, cs []mcp.Content) {
+	for _, c := range cs {
+		switch c := c.(type) {
+		case mcp.TextContent:
+			fmt.Fprintln(w, strings.TrimRight(c.Text, "\n"))
+		case mcp.ImageContent:
+			fmt.Fprintf(w, "[image %s, %d bytes]\n", c.MIMEType, len(c.Data))
+		case mcp.AudioContent:
+			fmt.Fprintf(w, "[audio %s, %d bytes]\n", c.MIMEType, len(c.Data))
+		case mcp.ResourceLink:
+			fmt.Fprintf(w, "[resource link %s %s]\n", c.URI, c.Name)
+		case mcp.EmbeddedResource:
+			printResource(w, c.Resource, true)
+		default:
+			b, _ := json.Marshal(c)
+			fmt.Fprintf(w, "[%s] %s\n", c.ContentType(), b)
+		}
+	}
+}
+
+func printResource(w io.Writer, rc mcp.ResourceContents, header bool) {
+	if header {
+		fmt.Fprintf(w, "[resource %s %s]\n", rc.URI, rc.MIMEType)
+	}
+	if rc.Blob != nil {
+		fmt.Fprintf(w, "[binary %s, %d bytes; --raw prints it base64: %.32s…]\n", rc.MIMEType, len(rc.Blob), base64.StdEncoding.EncodeToString(rc.Blob))
+		return
+	}
+	fmt.Fprintln(w, strings.TrimRight(rc.Text, "\n"))
+}

@@ -1,0 +1,61 @@
+// Command mcpchain is the developer's tool for MCP servers written with
+// mcpchain (or any MCP server):
+//
+//	mcpchain dev [PACKAGE] [-- ARGS]       build, run, rebuild and restart on change
+//	mcpchain inspect TARGET                what a server offers (--json, --check FILE)
+//	mcpchain call TARGET TOOL [k=v ...]    call a tool (read URI, prompt NAME too)
+//	mcpchain install CLIENT [PACKAGE]      add a server to Claude, Cursor, VS Code
+//
+// A TARGET is an http(s) URL, or a command line that starts a stdio
+// server: quoted as one argument ('go run ./server'), or after "--".
+// See docs/cli.md.
+//
+//	go install github.com/mcpchain/mcp/cmd/mcpchain@latest
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRootCmd().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		var silent errSilent
+		if !errors.As(err, &silent) {
+			fmt.Fprintln(os.Stderr, "mcpchain:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// errSilent fails the command after it has said why itself.
+type errSilent struct{ error }
+
+// newRootCmd is the mcpchain command with every subcommand: each is built
+// by a newXCmd function in its own file.
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "mcpchain",
+		Short:         "Develop, inspect, call and install MCP servers",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		newDevCmd(),
+		newInspectCmd(),
+		newCallCmd(),
+		newReadCmd(),
+		newPromptCmd(),
+		newInstallCmd(),
+	)
+	return root
+}

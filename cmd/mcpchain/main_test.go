@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp/internal/testport"
+)
+
+// The tests run mcpchain as a user does: the binary, built once, with a
+// temporary HOME.
+var (
+	binDir      string
+	mcpchainBin string // go build -o $tmp/mcpchain ./cmd/mcpchain
+	everything  string // go build -o $tmp/everything ./examples/everything
+	repoRoot    string
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpchain-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	repoRoot, _ = filepath.Abs("../..")
+	mcpchainBin = filepath.Join(dir, "mcpchain")
+	everything = filepath.Join(dir, "everything")
+	// mcpchain is built with the race detector: dev's proxy goroutines
+	// are checked as the tests drive them (see noRace).
+	for _, b := range [][3]string{{mcpchainBin, "./cmd/mcpchain", "-race"}, {everything, "./examples/everything", "-trimpath"}} {
+		cmd := exec.Command("go", "build", b[2], "-o", b[0], b[1])
+		cmd.Dir = repoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", b[1], err, out)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what a run of mcpchain printed.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs mcpchain with args in dir (the test's temp dir when ""), with
+// HOME (and XDG_CONFIG_HOME, APPDATA) set to home when not "".
+func run(t *testing.T, home, dir string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpchainBin, args...)
+	cmd.Dir = dir
+	if dir == "" {
+		cmd.Dir = t.TempDir()
+	}
+	cmd.Env = testEnv(home)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	noRace(t, errb.String())
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// noRace fails t when the race detector reported in out.
+func noRace(t *testing.T, out string) {
+	t.Helper()
+	require.NotContains(t, out, "WARNING: DATA RACE")
+}
+
+func testEnv(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if home != "" && (k == "HOME" || k == "XDG_CONFIG_HOME" || k == "APPDATA") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	if home != "" {
+		env = append(env, "HOME="+home)
+	}
+	return env
+}
+
+// syncBuffer is a goroutine-safe buffer that also records when each
+// line arrived.
+type syncBuffer struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	lines []timedLine
+	part  string
+}
+
+type timedLine struct {
+	at   time.Time
+	text string
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	b.buf.Write(p)
+	b.part += string(p)
+	for {
+		i := strings.IndexByte(b.part, '\n')
+		if i < 0 {
+			break
+		}
+		b.lines = append(b.lines, timedLine{now, b.part[:i]})
+		b.part = b.part[i+1:]
+	}
+	return len(p), nil
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitLine waits for a line after the first skip lines that contains
+// s, and returns when it arrived and its index.
+func (b *syncBuffer) waitLine(t *testing.T, from int, s string, d time.Duration) (time.Time, int) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		b.mu.Lock()
+		for i := from; i < len(b.lines); i++ {
+			if strings.Contains(b.lines[i].text, s) {
+				at := b.lines[i].at
+				b.mu.Unlock()
+				return at, i
+			}
+		}
+		b.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no line with %q within %s in:\n%s", s, d, b.String())
+	return time.Time{}, 0
+}
+
+func (b *syncBuffer) count() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.lines)
+}
+
+// startEverything runs examples/everything over Streamable HTTP and
+// returns its MCP URL.
+func startEverything(t *testing.T) string {
+	t.Helper()
+	port, err := testport.Free()
+	require.NoError(t, err)
+	cmd := exec.Command(everything, "-transport", "httpStream", "-port", strconv.Itoa(port))
+	cmd.Stdout, cmd.Stderr = &syncBuffer{}, &syncBuffer{}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	waitListening(t, addr)
+	return "http://" + addr + "/mcp"
+}
+
+func waitListening(t *testing.T, addr string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			_ = c.Close()
+		}
+		return err == nil
+	}, 30*time.Second, 20*time.Millisecond, "%s listens", addr)
+}

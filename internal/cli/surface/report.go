@@ -1,0 +1,187 @@
+package surface
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Report writes s for a person: the server, its capabilities, then each
+// tool with its arguments and result fields, resources, templates and
+// prompts.
+func (s *Surface) Report(w io.Writer) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	name, _ := s.Server["name"].(string)
+	version, _ := s.Server["version"].(string)
+	p("Server        %s %s\n", name, version)
+	if t, _ := s.Server["title"].(string); t != "" {
+		p("Title         %s\n", t)
+	}
+	p("Protocol      %s\n", s.ProtocolVersion)
+	p("Capabilities  %s\n", capabilities(s.Capabilities))
+	if s.Instructions != "" {
+		p("Instructions  %s\n", oneLine(s.Instructions, 200))
+	}
+
+	p("\nTools (%d)\n", len(s.Tools))
+	for _, t := range s.Tools {
+		p("  %s%s\n", key(t), describe(t))
+		if in, ok := t["inputSchema"].(map[string]any); ok {
+			p("    in:  %s\n", schemaLine(in))
+		}
+		if out, ok := t["outputSchema"].(map[string]any); ok {
+			p("    out: %s\n", schemaLine(out))
+		}
+		if a, ok := t["annotations"].(map[string]any); ok && len(a) > 0 {
+			p("    annotations: %s\n", compact(a))
+		}
+	}
+	p("\nResources (%d)\n", len(s.Resources))
+	for _, r := range s.Resources {
+		mime, _ := r["mimeType"].(string)
+		if mime != "" {
+			mime = "  [" + mime + "]"
+		}
+		p("  %s (%s)%s%s\n", key(r), r["name"], mime, describe(r))
+	}
+	p("\nResource templates (%d)\n", len(s.ResourceTemplates))
+	for _, r := range s.ResourceTemplates {
+		p("  %s (%s)%s\n", key(r), r["name"], describe(r))
+	}
+	p("\nPrompts (%d)\n", len(s.Prompts))
+	for _, pr := range s.Prompts {
+		var args []string
+		list, _ := pr["arguments"].([]any)
+		for _, a := range list {
+			m, _ := a.(map[string]any)
+			n, _ := m["name"].(string)
+			if req, _ := m["required"].(bool); !req {
+				n += "?"
+			}
+			args = append(args, n)
+		}
+		p("  %s(%s)%s\n", key(pr), strings.Join(args, ", "), describe(pr))
+	}
+}
+
+func describe(m map[string]any) string {
+	d, _ := m["description"].(string)
+	if d == "" {
+		d, _ = m["title"].(string)
+	}
+	if d == "" {
+		return ""
+	}
+	return " — " + oneLine(d, 100)
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+func capabilities(c map[string]any) string {
+	var out []string
+	for _, k := range sortedKeys(c) {
+		sub, _ := c[k].(map[string]any)
+		var flags []string
+		for _, f := range sortedKeys(sub) {
+			if b, ok := sub[f].(bool); ok && b {
+				flags = append(flags, f)
+			}
+		}
+		if len(flags) > 0 {
+			k += " (" + strings.Join(flags, ", ") + ")"
+		}
+		out = append(out, k)
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// schemaLine renders an object schema as "{a: number, b?: string}"
+// (a "?" marks a property that is not required).
+func schemaLine(s map[string]any) string {
+	props, _ := s["properties"].(map[string]any)
+	if len(props) == 0 {
+		if t := typeOf(s); t != "object" && t != "" {
+			return t
+		}
+		return "{}"
+	}
+	req := map[string]bool{}
+	list, _ := s["required"].([]any)
+	for _, r := range list {
+		if n, ok := r.(string); ok {
+			req[n] = true
+		}
+	}
+	var fields []string
+	for _, k := range sortedKeys(props) {
+		p, _ := props[k].(map[string]any)
+		name := k
+		if !req[k] {
+			name += "?"
+		}
+		fields = append(fields, name+": "+typeOf(p))
+	}
+	return "{" + strings.Join(fields, ", ") + "}"
+}
+
+func typeOf(p map[string]any) string {
+	switch t := p["type"].(type) {
+	case string:
+		if t == "array" {
+			if items, ok := p["items"].(map[string]any); ok {
+				return "[]" + typeOf(items)
+			}
+		}
+		if e, ok := p["enum"].([]any); ok && len(e) > 0 {
+			return compact(e)
+		}
+		return t
+	case []any:
+		var ts []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				ts = append(ts, s)
+			}
+		}
+		return strings.Join(ts, "|")
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if bs, ok := p[k].([]any); ok {
+			var ts []string
+			for _, b := range bs {
+				m, _ := b.(map[string]any)
+				ts = append(ts, typeOf(m))
+			}
+			return strings.Join(ts, "|")
+		}
+	}
+	if _, ok := p["properties"]; ok {
+		return "object"
+	}
+	return "any"
+}
+
+func compact(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

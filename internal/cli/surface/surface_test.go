@@ -1,0 +1,111 @@
+package surface
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const before = `{"protocolVersion":"2025-11-25","server":{"name":"s","version":"1"},
+"capabilities":{"tools":{"listChanged":true},"prompts":{}},
+"tools":[{"name":"b","inputSchema":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]}},
+         {"name":"a","description":"first","inputSchema":{"type":"object"}}],
+"resources":[],"resourceTemplates":[],
+"prompts":[{"name":"p","arguments":[{"name":"topic","required":true},{"name":"tone"}]}]}`
+
+func TestJSONIsStable(t *testing.T) {
+	s, err := Parse([]byte(before))
+	require.NoError(t, err)
+	b1, err := s.JSON()
+	require.NoError(t, err)
+	s2, err := Parse(b1)
+	require.NoError(t, err)
+	b2, err := s2.JSON()
+	require.NoError(t, err)
+	require.Equal(t, string(b1), string(b2))
+	require.Less(t, strings.Index(string(b1), `"name": "a"`), strings.Index(string(b1), `"name": "b"`), "tools sorted by name")
+	require.Less(t, strings.Index(string(b1), `"prompts": {}`), strings.Index(string(b1), `"tools": {`), "keys sorted")
+}
+
+func TestDiff(t *testing.T) {
+	a, err := Parse([]byte(before))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		edit   func(s string) string
+		expect []string
+	}{
+		{"same", func(s string) string { return s }, nil},
+		{"tool added", func(s string) string {
+			return strings.Replace(s, `"tools":[`, `"tools":[{"name":"c"},`, 1)
+		}, []string{"+ tools[c]"}},
+		{"type changed", func(s string) string {
+			return strings.Replace(s, `"x":{"type":"string"}`, `"x":{"type":"number"}`, 1)
+		}, []string{`~ tools[b].inputSchema.properties.x.type: "string" → "number"`}},
+		{"version changed", func(s string) string {
+			return strings.Replace(s, `"version":"1"`, `"version":"2"`, 1)
+		}, []string{`~ server.version: "1" → "2"`}},
+		{"argument added", func(s string) string {
+			return strings.Replace(s, `{"name":"tone"}`, `{"name":"tone"},{"name":"len"}`, 1)
+		}, []string{`+ prompts[p].arguments[len]`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := Parse([]byte(tc.edit(before)))
+			require.NoError(t, err)
+			require.Equal(t, tc.expect, Diff(a, b))
+		})
+	}
+	t.Run("reordered is the same", func(t *testing.T) {
+		re := strings.Replace(before,
+			`"tools":[{"name":"b","inputSchema":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]}},
+         {"name":"a","description":"first","inputSchema":{"type":"object"}}]`,
+			`"tools":[{"name":"a","description":"first","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]}}]`, 1)
+		require.NotEqual(t, before, re)
+		b, err := Parse([]byte(re))
+		require.NoError(t, err)
+		require.Empty(t, Diff(a, b))
+	})
+	t.Run("tool removed", func(t *testing.T) {
+		re := strings.Replace(before, `,
+         {"name":"a","description":"first","inputSchema":{"type":"object"}}`, ``, 1)
+		require.NotEqual(t, before, re)
+		b, err := Parse([]byte(re))
+		require.NoError(t, err)
+		require.Equal(t, []string{"- tools[a]"}, Diff(a, b))
+	})
+}
+
+func TestReport(t *testing.T) {
+	s, err := Parse([]byte(before))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	s.Report(&buf)
+	out := buf.String()
+	for _, want := range []string{
+		"Server        s 1\n",
+		"Capabilities  prompts, tools (listChanged)\n",
+		"Tools (2)\n  a — first\n    in:  {}\n  b\n    in:  {x: string}\n",
+		"Prompts (1)\n  p(topic, tone?)\n",
+	} {
+		require.Contains(t, out, want)
+	}
+}
+
+// FuzzParse: a --check file of any content is read or refused, never a
+// panic, and a surface that parses diffs against itself as no change.
+func FuzzParse(f *testing.F) {
+	f.Add(before)
+	f.Add(`{"tools":[{"name":1},{"uri":"x"},{}],"prompts":null}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := Parse([]byte(in))
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		s.Report(&buf)
+		require.Empty(t, Diff(s, s))
+	})
+}
