@@ -222,6 +222,7 @@ type Server struct {
 	skills   skillStore  // skills.go
 	vis      visibility  // per-session objects, Disable and Enable (visibility.go)
 	apps     atomic.Bool // an app resource was registered (apps.go)
+	ends     sessionEnds // OnSessionEnd's functions (sessionend.go)
 }
 
 // validSemver reports whether v follows the semver.org grammar, with an
