@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpchain/mcp"
@@ -55,6 +56,9 @@ const defaultConnectTimeout = 10 * time.Second
 type Gateway struct {
 	opts Options
 	srv  *mcp.Server
+	// live is srv once New has made it, for the upstream connections'
+	// callbacks, which may run before.
+	live atomic.Pointer[mcp.Server]
 	log  *slog.Logger
 	name string // the upstream's, for errors
 
@@ -126,6 +130,7 @@ func New(ctx context.Context, opts Options) (*Gateway, error) {
 		return nil, err
 	}
 	g.srv = srv
+	g.live.Store(srv)
 	if err := g.sync(ctx, cl); err != nil {
 		_ = g.shared.close()
 		cancel()

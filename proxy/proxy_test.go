@@ -578,3 +578,48 @@ func (p rwc) Close() error {
 	_ = p.w.Close()
 	return p.r.Close()
 }
+
+func TestGatewayModernDownstream(t *testing.T) {
+	f := newFixture(t)
+	g, h := gateway(t, f, proxy.Options{})
+	down := connect(t, h, &client.Options{ProtocolVersion: client.Version20260728,
+		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///modern"}}, nil },
+		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
+		},
+		ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+		Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "modern"}}, nil
+		},
+	})
+	require.Equal(t, client.Version20260728, down.ProtocolVersion())
+	ctx := context.Background()
+	res, err := down.CallTool(ctx, "echo", map[string]string{"text": "stateless"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "stateless", res.Text())
+	// Each input-required round runs the mirrored tool again, so the
+	// upstream call is made again, and its questions answered from the
+	// round's answers.
+	res, err = down.CallTool(ctx, "ask", nil, nil)
+	require.NoError(t, err)
+	require.False(t, res.IsError, res.Text())
+	assert.Equal(t, "file:///modern eve accept modern", res.Text())
+	assert.Zero(t, g.Sessions(), "requests without a session use the shared connection")
+}
+
+func TestGatewayResourceUpdated(t *testing.T) {
+	f := newFixture(t)
+	_, h := gateway(t, f, proxy.Options{})
+	updated := make(chan string, 4)
+	down := connect(t, h, &client.Options{OnResourceUpdated: func(uri string) { updated <- uri }})
+	require.NoError(t, down.Subscribe(context.Background(), "file:///readme"))
+	f.srv.ResourceUpdated("file:///readme")
+	select {
+	case uri := <-updated:
+		assert.Equal(t, "file:///readme", uri)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream's resources/updated did not reach the subscribed downstream client")
+	}
+}

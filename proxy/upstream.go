@@ -87,7 +87,7 @@ func (u *upstream) get(ctx context.Context, c *mcp.Context) (*client.Client, err
 	}
 	u.cl = cl
 	u.mu.Unlock()
-	if u.key == "" && stale != nil && u.g.srv != nil {
+	if u.key == "" && stale != nil && u.g.live.Load() != nil {
 		u.g.resync() // the upstream may have restarted with other lists
 	}
 	return cl, nil
@@ -192,8 +192,8 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 		OnResourcesChanged: g.resync,
 		OnPromptsChanged:   g.resync,
 		OnResourceUpdated: func(uri string) {
-			if g.srv != nil {
-				g.srv.ResourceUpdated(uri)
+			if srv := g.live.Load(); srv != nil {
+				srv.ResourceUpdated(uri)
 			}
 		},
 		OnLog: func(m mcp.LogMessage) {
@@ -242,14 +242,15 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 		}
 	}
 	o.OnNotification = func(method string, params json.RawMessage) {
-		if method != "notifications/elicitation/complete" || g.srv == nil || u.key == "" {
+		srv := g.live.Load()
+		if method != "notifications/elicitation/complete" || srv == nil || u.key == "" {
 			return // the shared connection has no downstream session to tell
 		}
 		var p struct {
 			ElicitationID string `json:"elicitationId"`
 		}
 		if json.Unmarshal(params, &p) == nil && p.ElicitationID != "" {
-			g.srv.CompleteElicitation(u.key, p.ElicitationID)
+			srv.CompleteElicitation(u.key, p.ElicitationID)
 		}
 	}
 	return o
