@@ -105,7 +105,7 @@ func newGatewayWorld(t *testing.T) *gatewayWorld {
 	g, err := proxy.New(testContext(t, 30*time.Second), proxy.Options{
 		Upstream:       func(*mcp.Context) client.Transport { return client.HTTP(w.upstream.url(), nil) },
 		Server:         mcp.Options{Name: "gateway", Version: "1.0.0", Auth: p, Logger: log},
-		ConnectTimeout: 2 * time.Second,
+		ConnectTimeout: 5 * time.Second, // a loaded machine starts node slowly
 	})
 	require.NoError(t, err)
 	w.gateway = g
@@ -157,6 +157,22 @@ func gosdkText(t *testing.T, res *gosdk.CallToolResult) string {
 // back.
 func TestGatewayGoSDKClient(t *testing.T) {
 	t.Parallel()
+	// go-sdk v1.8.0 speaks 2026-07-28 by default (no session: the
+	// gateway's shared upstream connection), and 2025-11-25 when pinned
+	// (a session, mapped to an upstream session of its own).
+	for _, version := range []string{legacyProtocol, ""} {
+		name := version
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			gatewayGoSDKClient(t, version)
+		})
+	}
+}
+
+func gatewayGoSDKClient(t *testing.T, version string) {
 	w := newGatewayWorld(t)
 	ctx := testContext(t, 90*time.Second)
 
@@ -170,6 +186,7 @@ func TestGatewayGoSDKClient(t *testing.T) {
 	t.Cleanup(tr.CloseIdleConnections)
 	var mu sync.Mutex
 	var progress []float64
+	var logs []string
 	c := gosdk.NewClient(&gosdk.Implementation{Name: "go-sdk-gateway-client", Version: "1.0.0"}, &gosdk.ClientOptions{
 		CreateMessageHandler: func(_ context.Context, req *gosdk.CreateMessageRequest) (*gosdk.CreateMessageResult, error) {
 			text := req.Params.Messages[0].Content.(*gosdk.TextContent).Text
@@ -180,12 +197,26 @@ func TestGatewayGoSDKClient(t *testing.T) {
 			progress = append(progress, req.Params.Progress)
 			mu.Unlock()
 		},
+		LoggingMessageHandler: func(_ context.Context, req *gosdk.LoggingMessageRequest) {
+			b, _ := json.Marshal(req.Params.Data)
+			mu.Lock()
+			logs = append(logs, string(req.Params.Level)+" "+string(b))
+			mu.Unlock()
+		},
 	})
+	var so *gosdk.ClientSessionOptions
+	if version != "" {
+		so = &gosdk.ClientSessionOptions{ProtocolVersion: version}
+	}
 	sess, err := c.Connect(ctx, &gosdk.StreamableClientTransport{Endpoint: w.base + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{w.token, tr}}}, nil)
+		HTTPClient: &http.Client{Transport: bearer{w.token, tr}}}, so)
 	require.NoError(t, err)
 	defer sess.Close()
-
+	t.Logf("go-sdk negotiated %s", sess.InitializeResult().ProtocolVersion)
+	if version != "" {
+		// 2026-07-28 has no logging/setLevel.
+		require.NoError(t, sess.SetLoggingLevel(ctx, &gosdk.SetLoggingLevelParams{Level: "debug"}))
+	}
 	tools, err := sess.ListTools(ctx, nil)
 	require.NoError(t, err)
 	var names []string
@@ -211,10 +242,18 @@ func TestGatewayGoSDKClient(t *testing.T) {
 	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return len(progress) == 3
+		// go-sdk runs its notification handlers on their own goroutines.
+		return len(progress) == 3 && (version == "" || len(logs) == 2)
 	}, 5*time.Second, 10*time.Millisecond)
 	mu.Lock()
 	assert.Equal(t, []float64{1, 2, 3}, progress, "the upstream's progress crossed the gateway")
+	if version != "" {
+		assert.Contains(t, logs, `info {"message":"ref-everything/progress: progress started"}`, "the upstream's log messages crossed the gateway")
+		assert.Contains(t, logs, `debug {"message":"ref-everything/progress: progress finished"}`)
+		assert.Equal(t, 1, w.gateway.Sessions(), "the downstream session has an upstream session")
+	} else {
+		assert.Zero(t, w.gateway.Sessions(), "requests without a session use the shared connection")
+	}
 	mu.Unlock()
 
 	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
@@ -235,7 +274,7 @@ func TestGatewayGoSDKClient(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, res.IsError)
 		assert.Contains(t, gosdkText(t, res), `upstream "ref-everything" unavailable`)
-		assert.Less(t, time.Since(start), 3*time.Second, "the failure comes within the connect bound")
+		assert.Less(t, time.Since(start), 6*time.Second, "the failure comes within the connect bound")
 	}
 	// It is back (a new process, which knows no session): calls succeed.
 	w.upstream.start()

@@ -201,11 +201,15 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 			if err != nil {
 				return // no request of the downstream session to carry it
 			}
-			logger := g.name
+			from := g.name
 			if m.Logger != "" {
-				logger += "/" + m.Logger
+				from += "/" + m.Logger
 			}
-			dc.Log.Log(m.Level, logger, m.Data)
+			if text, ok := m.Data.(string); ok {
+				dc.Log.Log(m.Level, from+": "+text)
+				return
+			}
+			dc.Log.Log(m.Level, from, m.Data)
 		},
 	}
 	var caps mcp.ClientCapabilities
