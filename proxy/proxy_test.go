@@ -623,3 +623,47 @@ func TestGatewayResourceUpdated(t *testing.T) {
 		t.Fatal("the upstream's resources/updated did not reach the subscribed downstream client")
 	}
 }
+
+// TestGatewaySharedConnectionRoutesOnlyAlone: on the shared connection
+// (downstream requests without a session, from any caller), an upstream
+// request is forwarded only while one downstream call is in flight: with
+// two, it could reach the wrong caller, so the upstream is refused.
+func TestGatewaySharedConnectionRoutesOnlyAlone(t *testing.T) {
+	f := newFixture(t)
+	g, _ := gateway(t, f, proxy.Options{})
+	h := mcphttp.New(g.Server(), &mcphttp.Options{Stateless: true})
+	t.Cleanup(func() { _ = h.Close() })
+	roots := func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///mine"}}, nil }
+	a := connect(t, h, &client.Options{Roots: roots})
+	b := connect(t, h, &client.Options{Roots: roots, Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	waited := make(chan error, 1)
+	go func() {
+		_, err := a.CallTool(ctx, "wait", nil, nil)
+		waited <- err
+	}()
+	<-f.started
+	// The upstream (an mcpchain server) answers its tool's failed
+	// roots/list with a JSON-RPC error, which the gateway passes on.
+	_, err := b.CallTool(context.Background(), "ask", nil, nil)
+	var re *client.RPCError
+	require.ErrorAs(t, err, &re)
+	assert.Contains(t, re.Message, "several downstream requests without a session are in flight")
+	// Without a session, notifications/cancelled names no request the
+	// gateway can find; closing the client ends its request.
+	cancel()
+	<-waited
+	_ = a.Close()
+	<-f.stopped
+
+	// Alone in flight, the same call's roots request is forwarded to its
+	// caller (whose stateless 2025-11-25 requests declare no
+	// capabilities, which is the refusal now).
+	_, err = b.CallTool(context.Background(), "ask", nil, nil)
+	require.ErrorAs(t, err, &re)
+	assert.NotContains(t, re.Message, "several downstream requests")
+	assert.Contains(t, re.Message, "the client did not declare that capability")
+}
