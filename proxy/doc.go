@@ -26,6 +26,13 @@
 // and decides what the upstream connection carries (its own credentials,
 // or headers it derives from the caller).
 //
+// A JSON-RPC error of the upstream reaches the downstream client with its
+// code and data, the message naming the upstream; an upstream that is down
+// (or slower than Options.CallTimeout) makes a tools/call an isError result
+// naming it, and other requests a -32603 error. A broken upstream
+// connection is opened again at the next call, within
+// Options.ConnectTimeout.
+//
 // [ServeStdio] is the bridge: it serves a stdio client (a desktop client
 // that speaks only stdio) against a remote MCP server.
 package proxy

@@ -279,7 +279,7 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 		status := httpStatus(err)
 		switch {
 		case status == 0 && errors.As(err, &re):
-			return &upstreamError{name: g.name, what: what, rpc: re}
+			return &upstreamError{name: g.name, rpc: re}
 		case ctx.Err() != nil:
 			if errors.Is(context.Cause(ctx), errCallTimeout) {
 				return &unavailableError{name: g.name, what: what, err: fmt.Errorf("no answer within %v", g.opts.CallTimeout)}
@@ -323,8 +323,8 @@ var errCallTimeout = errors.New("proxy: the upstream call timed out")
 // downstream client gets the same code and data, the message prefixed
 // with the upstream's name.
 type upstreamError struct {
-	name, what string
-	rpc        *client.RPCError
+	name string
+	rpc  *client.RPCError
 }
 
 func (e *upstreamError) Error() string {
@@ -355,9 +355,12 @@ func (e *unavailableError) Error() string {
 
 func (e *unavailableError) Unwrap() error { return e.err }
 
-// ErrUnavailable is matched (errors.Is) by the error of a request the
-// gateway could not pass to the upstream: it is down, the connection
-// broke, or it did not answer within Options.CallTimeout.
+// ErrUnavailable is matched (errors.Is) by the error of [New] and
+// [Gateway.Refresh] when the upstream cannot be reached, and by what the
+// gateway's own requests upstream fail with when it is down, the
+// connection broke, or it did not answer within Options.CallTimeout (the
+// downstream client gets those as an isError result of tools/call, or a
+// -32603 error naming the upstream).
 var ErrUnavailable = errors.New("proxy: upstream unavailable")
 
 // Is makes an unavailableError match ErrUnavailable.

@@ -243,6 +243,27 @@ func TestGatewayFollowsListChanged(t *testing.T) {
 	changed := make(chan struct{}, 16)
 	down := connect(t, h, &client.Options{OnToolsChanged: func() { changed <- struct{}{} }})
 	ctx := context.Background()
+	// The client's stream for the server's own messages opens in the
+	// background: wait until a change of the gateway's own reaches it.
+	g := hServer(h)
+	require.Eventually(t, func() bool {
+		g.RemoveTools("no-such-tool")
+		mcp.AddTool(g, mcp.Tool{Name: "probe"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
+		g.RemoveTools("probe")
+		select {
+		case <-changed:
+			return true
+		case <-time.After(50 * time.Millisecond):
+			return false
+		}
+	}, 5*time.Second, time.Millisecond)
+	for settled := false; !settled; { // the probe's last notifications
+		select {
+		case <-changed:
+		case <-time.After(200 * time.Millisecond):
+			settled = true
+		}
+	}
 
 	mcp.AddTool(f.srv, mcp.Tool{Name: "late", Description: "added later"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
 		return "late!", nil
@@ -282,6 +303,9 @@ func TestGatewayFollowsListChanged(t *testing.T) {
 	require.ErrorAs(t, err, &re, "%v", res)
 	assert.Equal(t, int64(mcp.CodeInvalidParams), re.Code)
 }
+
+// hServer is the server h serves.
+func hServer(h *mcphttp.Handler) *mcp.Server { return h.Server() }
 
 func TestGatewaySessionPerDownstreamSession(t *testing.T) {
 	f := newFixture(t)
@@ -666,4 +690,16 @@ func TestGatewaySharedConnectionRoutesOnlyAlone(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.NotContains(t, re.Message, "several downstream requests")
 	assert.Contains(t, re.Message, "the client did not declare that capability")
+}
+
+func TestNewFailsWhenTheUpstreamIsDown(t *testing.T) {
+	start := time.Now()
+	_, err := proxy.New(context.Background(), proxy.Options{ConnectTimeout: 100 * time.Millisecond,
+		Upstream: func(*mcp.Context) client.Transport { return hanging{} }, Server: mcp.Options{Logger: quiet}})
+	require.ErrorIs(t, err, proxy.ErrUnavailable)
+	assert.Contains(t, err.Error(), "no connection within 100ms")
+	assert.Less(t, time.Since(start), 2*time.Second)
+
+	_, err = proxy.New(context.Background(), proxy.Options{})
+	require.ErrorContains(t, err, "Options.Upstream is required")
 }
