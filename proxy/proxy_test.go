@@ -702,4 +702,6 @@ func TestNewFailsWhenTheUpstreamIsDown(t *testing.T) {
 
 	_, err = proxy.New(context.Background(), proxy.Options{})
 	require.ErrorContains(t, err, "Options.Upstream is required")
+	_, err = proxy.New(context.Background(), proxy.Options{Upstream: func(*mcp.Context) client.Transport { return nil }})
+	require.ErrorContains(t, err, "Options.Upstream returned no transport")
 }

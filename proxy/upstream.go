@@ -64,9 +64,13 @@ func (u *upstream) get(ctx context.Context, c *mcp.Context) (*client.Client, err
 	if stale != nil {
 		_ = stale.Close()
 	}
+	t := u.g.opts.Upstream(c)
+	if t == nil {
+		return nil, &unavailableError{name: u.g.name, what: "connect", err: errors.New("Options.Upstream returned no transport")}
+	}
 	cctx, cancel := context.WithTimeout(ctx, u.g.opts.ConnectTimeout)
 	defer cancel()
-	cl, err := client.Connect(cctx, u.g.opts.Upstream(c), u.options(c))
+	cl, err := client.Connect(cctx, t, u.options(c))
 	if err != nil {
 		what := "connect"
 		if cctx.Err() != nil && ctx.Err() == nil {
