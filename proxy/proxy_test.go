@@ -21,6 +21,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/proxy"
 )
 
@@ -704,4 +705,33 @@ func TestNewFailsWhenTheUpstreamIsDown(t *testing.T) {
 	require.ErrorContains(t, err, "Options.Upstream is required")
 	_, err = proxy.New(context.Background(), proxy.Options{Upstream: func(*mcp.Context) client.Transport { return nil }})
 	require.ErrorContains(t, err, "Options.Upstream returned no transport")
+}
+
+// TestGatewayPoliciesApplyToTheMirror: the mirrored tools are the
+// server's tools like any other: an access policy in front of the
+// gateway hides one, and Server.Disable another.
+func TestGatewayPoliciesApplyToTheMirror(t *testing.T) {
+	f := newFixture(t)
+	g, h := gateway(t, f, proxy.Options{})
+	require.NoError(t, g.Server().Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"broken"}}))
+	policy := middleware.RestrictAccess(func(_ any, kind mcp.Kind, name string) bool {
+		return kind != mcp.KindTool || name != "refuse"
+	})
+	down := connect(t, policy(h), nil)
+	ctx := context.Background()
+	tools, err := down.ListTools(ctx)
+	require.NoError(t, err)
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	assert.Contains(t, names, "echo")
+	assert.NotContains(t, names, "broken", "disabled on the gateway")
+	assert.NotContains(t, names, "refuse", "hidden by the access policy")
+	for _, name := range []string{"broken", "refuse"} {
+		_, err := down.CallTool(ctx, name, nil, nil)
+		var re *client.RPCError
+		require.ErrorAs(t, err, &re, name)
+		assert.Contains(t, re.Message, "Unknown tool")
+	}
 }
