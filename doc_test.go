@@ -57,6 +57,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -71,6 +72,7 @@ import (
 	"github.com/mcpchain/mcp/middleware/ratelimit"
 	"github.com/mcpchain/mcp/middleware/telemetry"
 	"github.com/mcpchain/mcp/providers"
+	"github.com/mcpchain/mcp/proxy"
 	"github.com/mcpchain/mcp/session"
 	"github.com/mcpchain/mcp/session/redisstore"
 	"github.com/mcpchain/mcp/stdio"
@@ -93,6 +95,8 @@ var (
 	_ = mcptest.NewSession
 	_ = testing.Short
 	_ = client.Connect
+	_ = proxy.New
+	_ = exec.Command
 )
 
 // newServer is the server a test in the docs tests.

@@ -223,6 +223,7 @@ type Server struct {
 	vis      visibility               // per-session objects, Disable and Enable (visibility.go)
 	apps     atomic.Bool              // an app resource was registered (apps.go)
 	mounts   atomic.Pointer[[]*mount] // the mounted servers, nil when none (compose.go)
+	ends     sessionEnds              // OnSessionEnd's functions (sessionend.go)
 }
 
 // validSemver reports whether v follows the semver.org grammar, with an

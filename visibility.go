@@ -247,6 +247,7 @@ func (v *visibility) liveLocked(id string) bool {
 // it go). Together with updateSession, which checks the session is live
 // under the same lock, nothing is kept for a session that ended.
 func (s *Server) sessionEnded(id string) {
+	s.ends.run(id)
 	if s.hasMounts() {
 		s.endChildSessions(id) // compose.go
 	}

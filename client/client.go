@@ -85,6 +85,7 @@ type Client struct {
 	readerDone chan struct{}
 	notes      chan *message // to the goroutine that runs the callbacks
 	notesDone  chan struct{}
+	noted      noteCount                     // how far the callbacks have come (notes.go)
 	serving    map[string]context.CancelFunc // the server's requests being answered
 	handlers   sync.WaitGroup
 	handlerCtx context.Context
@@ -136,6 +137,10 @@ type message struct {
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *RPCError       `json:"error,omitempty"`
+
+	// queued is, for a response, how many notifications the reader had
+	// queued for the callbacks before it (notes.go).
+	queued int64
 }
 
 // RPCError is a JSON-RPC error the server answered a request with.
@@ -430,6 +435,9 @@ func (c *Client) exchange(ctx context.Context, method string, params any, progre
 			c.mu.Unlock()
 			return nil, c.closedErr(err)
 		}
+		if ctx.Value(afterNotesKey{}) != nil {
+			c.noted.wait(m.queued)
+		}
 		if m.Error != nil {
 			e := *m.Error
 			e.Method, e.Server = method, c.init.ServerInfo.Name
@@ -532,13 +540,14 @@ func (c *Client) read() {
 			c.progressed(&m) // in order with the call's answer
 		case m.Method == "notifications/cancelled":
 			c.cancelled(&m)
-			c.notes <- &m
+			c.queue(&m)
 		case m.Method != "":
 			// Callbacks run on a goroutine of their own, in order, so
 			// that one may call the client (whose answers this reader
 			// must go on reading).
-			c.notes <- &m
+			c.queue(&m)
 		default:
+			m.queued = c.noted.queued
 			c.response(&m)
 		}
 	}

@@ -69,6 +69,11 @@ type CallOptions struct {
 	Progress func(mcp.Progress)
 	// Meta is sent as the request's _meta (a trace context, say).
 	Meta map[string]any
+	// AfterNotifications makes the call return only once the callbacks
+	// of the notifications the server sent before its answer (log
+	// messages, list changes) have run: a gateway passes a call's log
+	// messages on before it answers the call.
+	AfterNotifications bool
 }
 
 // CallTool calls a tool with args (any value that encodes as a JSON
@@ -87,6 +92,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts *Call
 			params["_meta"] = opts.Meta
 		}
 		progress = opts.Progress
+		if opts.AfterNotifications {
+			ctx = context.WithValue(ctx, afterNotesKey{}, true)
+		}
 	}
 	var res mcp.ContentResult
 	if err := c.callProgress(ctx, "tools/call", params, &res, progress); err != nil {

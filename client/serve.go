@@ -93,8 +93,10 @@ func (c *Client) reply(m *message, result any, err error) {
 // until the reader ends.
 func (c *Client) runCallbacks() {
 	defer close(c.notesDone)
+	defer c.noted.finish()
 	for m := range c.notes {
 		c.notification(m)
+		c.noted.done()
 	}
 }
 
@@ -137,7 +139,7 @@ func (c *Client) progressed(m *message) {
 		fn(p.Progress)
 	}
 	if c.opts.OnNotification != nil {
-		c.notes <- m
+		c.queue(m)
 	}
 }
 

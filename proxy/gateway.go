@@ -1,0 +1,399 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
+)
+
+// Options configure a [Gateway].
+type Options struct {
+	// Upstream returns the transport to the upstream server for a new
+	// upstream connection. Required. downstream is the Context of the
+	// downstream request that opens it (the first call of a downstream
+	// session), or nil for the gateway's shared connection (listing, and
+	// the calls of requests without a session). The gateway forwards
+	// none of the downstream caller's credentials: whatever the upstream
+	// connection carries (its own token, a header derived from
+	// downstream.Session) is what this function puts in the transport,
+	// for example in client.HTTPOptions.Header.
+	Upstream func(downstream *mcp.Context) client.Transport
+	// Server configures the gateway's server (its Auth, Logger, …).
+	// Name defaults to the upstream's name, Version to "0.0.0",
+	// Instructions to the upstream's.
+	Server mcp.Options
+	// Name names the upstream in errors and logs. Default: the name the
+	// upstream gave in initialize.
+	Name string
+	// ClientInfo is the clientInfo the gateway sends upstream. Default:
+	// name "mcpchain-gateway".
+	ClientInfo mcp.Implementation
+	// ConnectTimeout bounds the opening of an upstream connection (the
+	// handshake included): with the upstream down, a call fails after at
+	// most this long. Default 10 s.
+	ConnectTimeout time.Duration
+	// CallTimeout bounds each upstream request; zero means no bound
+	// other than the downstream request's own.
+	CallTimeout time.Duration
+}
+
+// defaultConnectTimeout is Options.ConnectTimeout's default.
+const defaultConnectTimeout = 10 * time.Second
+
+// Gateway is a running gateway: its [Gateway.Server] mirrors the
+// upstream and forwards every call to it. Serve the server with any
+// mcpchain transport; Close the gateway when done.
+type Gateway struct {
+	opts Options
+	srv  *mcp.Server
+	// live is srv once New has made it, for the upstream connections'
+	// callbacks, which may run before.
+	live atomic.Pointer[mcp.Server]
+	log  *slog.Logger
+	name string // the upstream's, for errors
+
+	shared *upstream
+
+	mu       sync.Mutex
+	sessions map[string]*upstream
+	closed   bool
+
+	mirror   mirror // what the gateway registered (mirror.go)
+	kick     chan struct{}
+	ctx      context.Context // ends with Close
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	stopEnds func()
+}
+
+// New connects to the upstream (bounded by ctx and
+// Options.ConnectTimeout), lists its tools, resources, resource templates
+// and prompts, and returns a gateway whose server mirrors them. The
+// upstream must answer at this point: its lists make the server.
+func New(ctx context.Context, opts Options) (*Gateway, error) {
+	if opts.Upstream == nil {
+		return nil, errors.New("proxy: Options.Upstream is required")
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = defaultConnectTimeout
+	}
+	if opts.ClientInfo.Name == "" {
+		opts.ClientInfo = mcp.Implementation{Name: "mcpchain-gateway", Version: "0.0.0"}
+	}
+	log := opts.Server.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	gctx, cancel := context.WithCancel(context.Background())
+	g := &Gateway{opts: opts, log: log, sessions: map[string]*upstream{}, kick: make(chan struct{}, 1), ctx: gctx, cancel: cancel}
+	g.name = opts.Name
+	g.shared = g.newUpstream("")
+	cl, err := g.shared.get(ctx, nil)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	init := cl.Initialize()
+	if g.name == "" {
+		g.name = init.ServerInfo.Name
+	}
+	if g.name == "" {
+		g.name = "upstream"
+	}
+	so := opts.Server
+	if so.Name == "" {
+		so.Name = init.ServerInfo.Name
+		if so.Name == "" {
+			so.Name = "mcpchain-gateway"
+		}
+	}
+	if so.Version == "" {
+		so.Version = "0.0.0"
+	}
+	if so.Instructions == "" {
+		so.Instructions = init.Instructions
+	}
+	srv, err := newServer(so)
+	if err != nil {
+		_ = g.shared.close()
+		cancel()
+		return nil, err
+	}
+	g.srv = srv
+	g.live.Store(srv)
+	if err := g.sync(ctx, cl); err != nil {
+		_ = g.shared.close()
+		cancel()
+		return nil, err
+	}
+	g.stopEnds = srv.OnSessionEnd(g.sessionEnded)
+	g.wg.Add(1)
+	go g.resyncLoop()
+	return g, nil
+}
+
+// newServer is mcp.NewServer, with its panic on bad options an error.
+func newServer(o mcp.Options) (s *mcp.Server, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("proxy: the gateway's server options: %v", r)
+		}
+	}()
+	return mcp.NewServer(o), nil
+}
+
+// Server is the gateway's server: serve it with mcphttp, stdio or an
+// embedded session, or mount it in a parent server.
+func (g *Gateway) Server() *mcp.Server { return g.srv }
+
+// UpstreamName is the name the gateway gives the upstream in errors.
+func (g *Gateway) UpstreamName() string { return g.name }
+
+// Sessions is the number of upstream sessions open for downstream
+// sessions (the shared connection not counted).
+func (g *Gateway) Sessions() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, u := range g.sessions {
+		if u.open() {
+			n++
+		}
+	}
+	return n
+}
+
+// Refresh lists the upstream's tools, resources, templates and prompts
+// again and updates the mirror, as a list_changed from the upstream
+// does.
+func (g *Gateway) Refresh(ctx context.Context) error {
+	cl, err := g.shared.get(ctx, nil)
+	if err != nil {
+		return err
+	}
+	return g.sync(ctx, cl)
+}
+
+// Close closes every upstream connection and waits for the gateway's
+// goroutines. Serve the server no longer after it.
+func (g *Gateway) Close() error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil
+	}
+	g.closed = true
+	sessions := g.sessions
+	g.sessions = map[string]*upstream{}
+	g.mu.Unlock()
+	if g.stopEnds != nil {
+		g.stopEnds()
+	}
+	g.cancel()
+	for _, u := range sessions {
+		_ = u.close()
+	}
+	err := g.shared.close()
+	g.wg.Wait()
+	return err
+}
+
+// sessionEnded closes the upstream session of a downstream session that
+// ended (the mcp.Server.OnSessionEnd hook), on a goroutine of its own:
+// closing an HTTP session sends DELETE.
+func (g *Gateway) sessionEnded(id string) {
+	g.mu.Lock()
+	u := g.sessions[id]
+	delete(g.sessions, id)
+	closed := g.closed
+	if u != nil && !closed {
+		g.wg.Add(1)
+	}
+	g.mu.Unlock()
+	if u == nil || closed {
+		return
+	}
+	go func() {
+		defer g.wg.Done()
+		_ = u.close()
+	}()
+}
+
+// upstreamFor returns the upstream session of the downstream request c:
+// its session's, or the shared one.
+func (g *Gateway) upstreamFor(c *mcp.Context) (*upstream, error) {
+	if c == nil || c.SessionID == "" {
+		return g.shared, nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil, fmt.Errorf("proxy: the gateway to %s is closed", strconv.Quote(g.name))
+	}
+	u := g.sessions[c.SessionID]
+	if u == nil {
+		u = g.newUpstream(c.SessionID)
+		g.sessions[c.SessionID] = u
+	}
+	return u, nil
+}
+
+// do runs fn against the upstream session of the downstream request c,
+// connecting it first if needed. A connection that failed is dropped, so
+// that the next call connects again; a session the upstream no longer
+// knows (HTTP 404: it restarted) is connected again at once and fn
+// retried, once, since the upstream never ran it. what names the request
+// in errors.
+func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(ctx context.Context, cl *client.Client) error) error {
+	u, err := g.upstreamFor(c)
+	if err != nil {
+		return err
+	}
+	if g.opts.CallTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, g.opts.CallTimeout, errCallTimeout)
+		defer cancel()
+	}
+	for attempt := 0; ; attempt++ {
+		cl, err := u.get(ctx, c)
+		if err != nil {
+			return err
+		}
+		done := u.track(ctx, c)
+		err = fn(ctx, cl)
+		done()
+		if err == nil {
+			return nil
+		}
+		var re *client.RPCError
+		status := httpStatus(err)
+		switch {
+		case status == 0 && errors.As(err, &re):
+			return &upstreamError{name: g.name, rpc: re}
+		case ctx.Err() != nil:
+			if errors.Is(context.Cause(ctx), errCallTimeout) {
+				return &unavailableError{name: g.name, what: what, err: fmt.Errorf("no answer within %v", g.opts.CallTimeout)}
+			}
+			return ctx.Err()
+		}
+		u.drop(cl)
+		if attempt == 0 && (errors.Is(err, client.ErrSessionExpired) || status == http.StatusNotFound) {
+			continue // the upstream restarted and forgot the session: it never ran the request
+		}
+		return &unavailableError{name: g.name, what: what, err: err}
+	}
+}
+
+// httpStatus is the HTTP error status a request was refused with, or 0:
+// an *client.HTTPError's, or that of the JSON-RPC error (-32000 with
+// data {"status": …}) by which client.InProcess reports one.
+func httpStatus(err error) int {
+	var he *client.HTTPError
+	if errors.As(err, &he) {
+		return he.Status
+	}
+	var re *client.RPCError
+	if !errors.As(err, &re) || re.Code != mcp.CodeServerError || len(re.Data) == 0 {
+		return 0
+	}
+	var d struct {
+		Status int `json:"status"`
+	}
+	if json.Unmarshal(re.Data, &d) != nil || d.Status < 300 {
+		return 0
+	}
+	return d.Status
+}
+
+// errCallTimeout is the cause of a request's context when
+// Options.CallTimeout passed.
+var errCallTimeout = errors.New("proxy: the upstream call timed out")
+
+// upstreamError is a JSON-RPC error the upstream answered with: the
+// downstream client gets the same code and data, the message prefixed
+// with the upstream's name.
+type upstreamError struct {
+	name string
+	rpc  *client.RPCError
+}
+
+func (e *upstreamError) Error() string {
+	return fmt.Sprintf("upstream %s: %s", strconv.Quote(e.name), e.rpc.Message)
+}
+
+func (e *upstreamError) Unwrap() error { return e.rpc }
+
+// rpcError is e as the JSON-RPC error the downstream client gets.
+func (e *upstreamError) rpcError() *mcp.Error {
+	var data any
+	if len(e.rpc.Data) > 0 {
+		data = e.rpc.Data
+	}
+	return &mcp.Error{Code: e.rpc.Code, Message: e.Error(), Data: data}
+}
+
+// unavailableError is a failure to reach the upstream: it is down, the
+// connection broke, or it did not answer in time.
+type unavailableError struct {
+	name, what string
+	err        error
+}
+
+func (e *unavailableError) Error() string {
+	return fmt.Sprintf("upstream %s unavailable (%s): %v", strconv.Quote(e.name), e.what, e.err)
+}
+
+func (e *unavailableError) Unwrap() error { return e.err }
+
+// ErrUnavailable is matched (errors.Is) by the error of [New] and
+// [Gateway.Refresh] when the upstream cannot be reached, and by what the
+// gateway's own requests upstream fail with when it is down, the
+// connection broke, or it did not answer within Options.CallTimeout (the
+// downstream client gets those as an isError result of tools/call, or a
+// -32603 error naming the upstream).
+var ErrUnavailable = errors.New("proxy: upstream unavailable")
+
+// Is makes an unavailableError match ErrUnavailable.
+func (e *unavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+// toolError maps the failure of a forwarded tools/call: the upstream's
+// JSON-RPC error stays one (same code), and an unreachable upstream is a
+// tool error (an isError result naming the upstream), which the model
+// reads and may retry.
+func toolError(err error) error {
+	var ue *upstreamError
+	var ne *unavailableError
+	switch {
+	case errors.As(err, &ue):
+		return ue.rpcError()
+	case errors.As(err, &ne):
+		return &mcp.UserError{Message: ne.Error()}
+	}
+	return err
+}
+
+// requestError maps the failure of a forwarded resources/read,
+// prompts/get or completion/complete: the upstream's JSON-RPC error
+// stays one (same code), and an unreachable upstream is an internal
+// error (-32603) naming it.
+func requestError(err error) error {
+	var ue *upstreamError
+	var ne *unavailableError
+	switch {
+	case errors.As(err, &ue):
+		return ue.rpcError()
+	case errors.As(err, &ne):
+		return &mcp.Error{Code: mcp.CodeInternalError, Message: ne.Error()}
+	}
+	return err
+}

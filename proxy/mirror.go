@@ -1,0 +1,316 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// mirror is what the gateway registered on its server, by key (a tool's
+// or prompt's name, a resource's URI, a template's URI template), as the
+// upstream listed it (raw JSON), so that a new listing changes only what
+// changed.
+type mirror struct {
+	mu                                   sync.Mutex // one sync at a time
+	tools, resources, templates, prompts map[string][]byte
+}
+
+// maxPages bounds the pages of one list: an upstream whose cursor never
+// ends does not keep the gateway in a loop.
+const maxPages = 1000
+
+// syncTimeout bounds one listing triggered by a list_changed.
+const syncTimeout = 30 * time.Second
+
+// resync asks the resync loop to list the upstream again.
+func (g *Gateway) resync() {
+	select {
+	case g.kick <- struct{}{}:
+	default: // one is pending: it will see this change too
+	}
+}
+
+// resyncLoop lists the upstream again after each list_changed, until the
+// gateway closes.
+func (g *Gateway) resyncLoop() {
+	defer g.wg.Done()
+	for {
+		select {
+		case <-g.ctx.Done():
+			return
+		case <-g.kick:
+		}
+		ctx, cancel := context.WithTimeout(g.ctx, syncTimeout)
+		if err := g.Refresh(ctx); err != nil && g.ctx.Err() == nil {
+			g.log.Warn("proxy: listing the upstream again failed; the mirror keeps its last lists", "upstream", g.name, "error", err)
+		}
+		cancel()
+	}
+}
+
+// listRaw returns the items of member of every page of a list method.
+func listRaw(ctx context.Context, cl *client.Client, method, member string) ([]json.RawMessage, error) {
+	var all []json.RawMessage
+	cursor := ""
+	for range maxPages {
+		var params any
+		if cursor != "" {
+			params = map[string]string{"cursor": cursor}
+		}
+		var next string
+		var raw map[string]json.RawMessage
+		if err := cl.Call(ctx, method, params, &raw); err != nil {
+			return nil, err
+		}
+		var items []json.RawMessage
+		if r, ok := raw[member]; ok {
+			if err := json.Unmarshal(r, &items); err != nil {
+				return nil, fmt.Errorf("proxy: the %s of %s do not decode: %w", member, method, err)
+			}
+		}
+		all = append(all, items...)
+		if r, ok := raw["nextCursor"]; ok {
+			_ = json.Unmarshal(r, &next)
+		}
+		if next == "" {
+			return all, nil
+		}
+		if next == cursor {
+			return nil, fmt.Errorf("proxy: %s returned the same cursor twice", method)
+		}
+		cursor = next
+	}
+	return nil, fmt.Errorf("proxy: %s had more than %d pages", method, maxPages)
+}
+
+// sync lists the upstream through cl and brings the mirror up to date.
+func (g *Gateway) sync(ctx context.Context, cl *client.Client) error {
+	m := &g.mirror
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	caps := cl.Initialize().Capabilities
+	type kind struct {
+		on             bool
+		method, member string
+		keyOf          string
+		have           *map[string][]byte
+		add            func(raw []byte) error
+		remove         func(keys []string)
+	}
+	kinds := []kind{
+		{caps.Tools != nil, "tools/list", "tools", "name", &m.tools, g.addTool, func(k []string) { g.srv.RemoveTools(k...) }},
+		{caps.Resources != nil, "resources/list", "resources", "uri", &m.resources, g.addResource, func(k []string) { g.srv.RemoveResources(k...) }},
+		{caps.Resources != nil, "resources/templates/list", "resourceTemplates", "uriTemplate", &m.templates, g.addTemplate, func(k []string) { g.srv.RemoveResourceTemplates(k...) }},
+		{caps.Prompts != nil, "prompts/list", "prompts", "name", &m.prompts, g.addPrompt, func(k []string) { g.srv.RemovePrompts(k...) }},
+	}
+	for _, k := range kinds {
+		var items []json.RawMessage
+		if k.on {
+			var err error
+			items, err = listRaw(ctx, cl, k.method, k.member)
+			if err != nil {
+				return fmt.Errorf("proxy: listing upstream %q: %w", g.name, err)
+			}
+		}
+		next := map[string][]byte{}
+		var added [][]byte
+		for _, raw := range items {
+			var key map[string]json.RawMessage
+			var name string
+			if json.Unmarshal(raw, &key) != nil || json.Unmarshal(key[k.keyOf], &name) != nil || name == "" {
+				g.log.Warn("proxy: an upstream list item without a "+k.keyOf+" is left out", "upstream", g.name, "method", k.method)
+				continue
+			}
+			if _, dup := next[name]; dup {
+				continue
+			}
+			next[name] = raw
+			if old, ok := (*k.have)[name]; !ok || !bytes.Equal(old, raw) {
+				added = append(added, raw)
+			}
+		}
+		var gone []string
+		for name, old := range *k.have {
+			if raw, ok := next[name]; !ok || !bytes.Equal(old, raw) {
+				gone = append(gone, name)
+			}
+		}
+		if len(gone) > 0 {
+			k.remove(gone)
+		}
+		for _, raw := range added {
+			if err := k.add(raw); err != nil {
+				g.log.Warn("proxy: an upstream item cannot be served; left out", "upstream", g.name, "method", k.method, "error", err)
+				var key map[string]json.RawMessage
+				var name string
+				_ = json.Unmarshal(raw, &key)
+				_ = json.Unmarshal(key[k.keyOf], &name)
+				delete(next, name)
+			}
+		}
+		*k.have = next
+	}
+	if caps.Resources != nil && caps.Resources.Subscribe {
+		// The shared connection hears of every resource's changes; the
+		// server tells the downstream sessions subscribed to it.
+		for uri := range m.resources {
+			if err := cl.Subscribe(ctx, uri); err != nil {
+				g.log.Debug("proxy: subscribing upstream failed", "upstream", g.name, "uri", uri, "error", err)
+			}
+		}
+	}
+	return nil
+}
+
+// addTool registers the mirror of an upstream tool: its definition as
+// listed (schemas, annotations, icons, _meta), forwarding each call.
+func (g *Gateway) addTool(raw []byte) error {
+	var t mcp.Tool
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return err
+	}
+	t.Task = nil // the gateway forwards plain calls
+	if t.InputSchema == nil {
+		return fmt.Errorf("tool %q has no inputSchema", t.Name)
+	}
+	err := g.srv.TryAddRawTool(t, g.callTool(t.Name))
+	if err != nil && t.InputSchema.Schema != "" {
+		// A draft the validator does not know: the schema without
+		// $schema is served (and checks the arguments) instead.
+		t.InputSchema.Schema = ""
+		err = g.srv.TryAddRawTool(t, g.callTool(t.Name))
+	}
+	return err
+}
+
+// callTool forwards tools/call of the tool name.
+func (g *Gateway) callTool(name string) mcp.RawToolFunc {
+	what := "tools/call " + name
+	return func(ctx context.Context, c *mcp.Context, args json.RawMessage) (*mcp.ContentResult, error) {
+		var a any
+		if len(args) > 0 {
+			a = args
+		}
+		// The upstream's log messages of the call reach the downstream
+		// call before its answer.
+		opts := &client.CallOptions{AfterNotifications: true}
+		if _, ok := c.Meta("progressToken"); ok {
+			opts.Progress = func(p mcp.Progress) { _ = c.ReportProgress(ctx, p) }
+		}
+		var res *mcp.ContentResult
+		err := g.do(ctx, c, what, func(ctx context.Context, cl *client.Client) (err error) {
+			res, err = cl.CallTool(ctx, name, a, opts)
+			return err
+		})
+		if err != nil {
+			return nil, toolError(err)
+		}
+		return res, nil
+	}
+}
+
+// addResource registers the mirror of an upstream resource.
+func (g *Gateway) addResource(raw []byte) error {
+	var r mcp.Resource
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return err
+	}
+	uri := r.URI
+	r.Load = func(ctx context.Context, c *mcp.Context) ([]mcp.ResourceContents, error) {
+		return g.read(ctx, c, uri)
+	}
+	return g.srv.TryAddResource(r)
+}
+
+// read forwards resources/read of uri.
+func (g *Gateway) read(ctx context.Context, c *mcp.Context, uri string) ([]mcp.ResourceContents, error) {
+	var res *mcp.ReadResourceResult
+	err := g.do(ctx, c, "resources/read "+uri, func(ctx context.Context, cl *client.Client) (err error) {
+		res, err = cl.ReadResource(ctx, uri)
+		return err
+	})
+	if err != nil {
+		return nil, requestError(err)
+	}
+	return res.Contents, nil
+}
+
+// addTemplate registers the mirror of an upstream resource template: a
+// read of a URI it matches is forwarded with the URI the template's
+// variables give back.
+func (g *Gateway) addTemplate(raw []byte) error {
+	var t mcp.ResourceTemplate
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return err
+	}
+	tmpl, err := uritemplate.New(t.URITemplate)
+	if err != nil {
+		return fmt.Errorf("resource template %q: %w", t.URITemplate, err)
+	}
+	for _, v := range tmpl.Varnames() {
+		t.Arguments = append(t.Arguments, mcp.TemplateArgument{Name: v, Complete: g.complete(mcp.CompletionRef{Type: "ref/resource", URI: t.URITemplate}, v)})
+	}
+	t.Load = func(ctx context.Context, c *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
+		vals := uritemplate.Values{}
+		for k, v := range args {
+			vals.Set(k, uritemplate.String(v))
+		}
+		uri, err := tmpl.Expand(vals)
+		if err != nil {
+			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("resource template %q: %v", t.URITemplate, err)}
+		}
+		return g.read(ctx, c, uri)
+	}
+	return g.srv.TryAddResourceTemplate(t)
+}
+
+// complete forwards completion/complete of argument arg of ref.
+func (g *Gateway) complete(ref mcp.CompletionRef, arg string) mcp.CompleteFunc {
+	return func(ctx context.Context, value string, args map[string]string) ([]string, error) {
+		c := mcp.FromContext(ctx)
+		var res *mcp.CompletionResult
+		err := g.do(ctx, c, "completion/complete", func(ctx context.Context, cl *client.Client) (err error) {
+			if cl.Initialize().Capabilities.Completions == nil {
+				res = &mcp.CompletionResult{}
+				return nil
+			}
+			res, err = cl.Complete(ctx, ref, arg, value, args)
+			return err
+		})
+		if err != nil {
+			return nil, requestError(err)
+		}
+		return res.Values, nil
+	}
+}
+
+// addPrompt registers the mirror of an upstream prompt.
+func (g *Gateway) addPrompt(raw []byte) error {
+	var p mcp.Prompt
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return err
+	}
+	name := p.Name
+	for i := range p.Arguments {
+		p.Arguments[i].Complete = g.complete(mcp.CompletionRef{Type: "ref/prompt", Name: name}, p.Arguments[i].Name)
+	}
+	p.Load = func(ctx context.Context, c *mcp.Context, args map[string]string) (*mcp.PromptResult, error) {
+		var res *mcp.PromptResult
+		err := g.do(ctx, c, "prompts/get "+name, func(ctx context.Context, cl *client.Client) (err error) {
+			res, err = cl.GetPrompt(ctx, name, args)
+			return err
+		})
+		if err != nil {
+			return nil, requestError(err)
+		}
+		return res, nil
+	}
+	return g.srv.TryAddPrompt(p)
+}

@@ -1,0 +1,41 @@
+package proxy
+
+import (
+	"context"
+	"io"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+// StdioOptions configure [ServeStdio].
+type StdioOptions struct {
+	// Gateway configures the gateway between the stdio client and the
+	// upstream; its Upstream is set by ServeStdio.
+	Gateway Options
+}
+
+// ServeStdio is the bridge: it serves the MCP client on in and out (a
+// desktop client that speaks only stdio) against the server upstream
+// reaches (a remote server over client.HTTP, whose credentials are the
+// transport's own), through a [Gateway]. It returns when in ends (nil),
+// ctx ends, or the session ends, after closing the upstream session.
+// opts may be nil.
+func ServeStdio(ctx context.Context, upstream client.Transport, in io.Reader, out io.Writer, opts *StdioOptions) error {
+	var o StdioOptions
+	if opts != nil {
+		o = *opts
+	}
+	o.Gateway.Upstream = func(*mcp.Context) client.Transport { return upstream }
+	g, err := New(ctx, o.Gateway)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	inst, err := mcphttp.Start(ctx, g.Server(), &mcphttp.StartOptions{TransportType: mcphttp.TransportStdio, Stdin: in, Stdout: out})
+	if err != nil {
+		return err
+	}
+	return inst.Wait()
+}
