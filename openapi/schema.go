@@ -55,12 +55,17 @@ func convertAt(sr *openapi3.SchemaRef, dir direction, open []*openapi3.Schema) *
 		Title:       s.Title,
 		Description: s.Description,
 		Deprecated:  s.Deprecated,
-		Enum:        s.Enum,
 		MultipleOf:  s.MultipleOf,
 		Minimum:     s.Min,
 		Maximum:     s.Max,
 		UniqueItems: s.UniqueItems,
 		Required:    s.Required,
+	}
+	if len(s.Enum) > 0 {
+		// An empty enum ("enum": [], as in Discord's document next to an
+		// allOf naming the real one) admits no value in JSON Schema; the
+		// OpenAPI validator ignores it, and so do we.
+		out.Enum = s.Enum
 	}
 	if s.Type != nil {
 		types := slices.Clone([]string(*s.Type))

@@ -199,6 +199,21 @@ func TestConvertDropsForeignPattern(t *testing.T) {
 	require.Nil(t, convert(nil, input))
 }
 
+// TestConvertDropsEmptyEnum: an empty enum (Discord's document has one
+// beside the allOf that names the real one) would admit no value in JSON
+// Schema, so the tool could never be called; it is left out, as the
+// OpenAPI validator ignores it.
+func TestConvertDropsEmptyEnum(t *testing.T) {
+	s := &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{}}
+	out := convert(openapi3.NewSchemaRef("", s), input)
+	require.Nil(t, out.Enum)
+	rs, err := out.Resolve(nil)
+	require.NoError(t, err)
+	require.NoError(t, rs.Validate("STARTED"))
+	withValues := convert(openapi3.NewSchemaRef("", &openapi3.Schema{Enum: []any{"a"}}), input)
+	require.Equal(t, []any{"a"}, withValues.Enum)
+}
+
 func testAPI(t *testing.T, spec string) *api {
 	t.Helper()
 	doc, err := Load([]byte(spec))
