@@ -71,19 +71,16 @@ func forEachOperation(t *testing.T, doc *openapi3.T, tools []mcp.Tool, f func(me
 				}
 			}
 			if rb := op.RequestBody; rb != nil && rb.Value.Required {
+				body := hasBodyArg(t, tools, op.OperationID, method, path)
 				for media, mt := range rb.Value.Content {
-					switch v := openapitest.Value(mt.Schema).(type) {
-					case map[string]any:
-						if media == "application/json" && !hasBodyArg(t, tools, op.OperationID, method, path) {
-							for k, x := range v {
-								args[k] = x // flattened
-							}
-							continue
+					v := openapitest.Value(mt.Schema)
+					if m, ok := v.(map[string]any); ok && media == "application/json" && !body {
+						for k, x := range m {
+							args[k] = x // flattened
 						}
+					} else if body {
 						args["body"] = v
-					default:
-						args["body"] = v
-					}
+					} // else a media type the tool cannot send (multipart): no argument
 				}
 			}
 			name := op.OperationID // ipfs_add

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/openapi"
+	"github.com/mcpchain/mcp/openapi/internal/discord"
 	"github.com/mcpchain/mcp/openapi/openapitest"
 )
 
@@ -38,12 +39,44 @@ var discordMultipart = map[string]bool{
 func TestDiscordCalls(t *testing.T) {
 	doc, err := openapi.Load(readSpec(t, "discord.json"))
 	require.NoError(t, err)
-	mock := openapitest.NewServer(doc)
-	t.Cleanup(mock.Close)
-	srv := mcp.NewServer(mcp.Options{Name: "discord", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, openapi.RegisterDoc(srv, doc, openapi.Options{BaseURL: mock.BaseURL(), Client: mock.Client()}))
-	callThroughClient(t, doc, srv, discordOps, discordMultipart)
-	require.Len(t, mock.Requests(), discordOps-len(discordMultipart), "one request per operation")
+	for _, kind := range []string{"runtime", "generated"} {
+		t.Run(kind, func(t *testing.T) {
+			mock := openapitest.NewServer(doc)
+			t.Cleanup(mock.Close)
+			srv := mcp.NewServer(mcp.Options{Name: "discord", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+			if kind == "runtime" {
+				require.NoError(t, openapi.RegisterDoc(srv, doc, openapi.Options{BaseURL: mock.BaseURL(), Client: mock.Client()}))
+			} else {
+				discord.Register(srv, mock.Client(), mock.BaseURL())
+			}
+			callThroughClient(t, doc, srv, discordOps, discordMultipart)
+			sent := discordOps - len(discordMultipart)
+			if kind == "generated" {
+				sent = discordOps // the generated code does not validate before sending
+			}
+			require.Len(t, mock.Requests(), sent, "one request per operation")
+		})
+	}
+}
+
+// TestGeneratedDiscordRegisters: the generated Discord tools (242
+// operations, openapi/internal/discord) register with the names they
+// have at run time.
+func TestGeneratedDiscordRegisters(t *testing.T) {
+	gen := mcp.NewServer(mcp.Options{Name: "d", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	discord.Register(gen, nil, "http://127.0.0.1:1")
+	run := mcp.NewServer(mcp.Options{Name: "d", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, openapi.Register(run, readSpec(t, "discord.json"), openapi.Options{}))
+	var genNames, runNames []string
+	for _, tl := range gen.ListTools(t.Context(), nil) {
+		genNames = append(genNames, tl.Name)
+	}
+	for _, tl := range run.ListTools(t.Context(), nil) {
+		runNames = append(runNames, tl.Name)
+	}
+	require.Len(t, genNames, discordOps)
+	require.Equal(t, sorted(runNames), sorted(genNames))
+	require.Contains(t, genNames, "execute_webhook")
 }
 
 // callThroughClient connects the client package to srv over Streamable
@@ -66,8 +99,11 @@ func callThroughClient(t *testing.T, doc *openapi3.T, srv *mcp.Server, want int,
 		r, err := c.CallTool(t.Context(), name, args, nil)
 		require.NoError(t, err, name)
 		if unsupported[name] {
+			// At run time the request is refused before it is sent; the
+			// generated code (which does not validate) sends it without a
+			// body, which the mock refuses.
 			require.True(t, r.IsError, name)
-			require.Contains(t, text(t, r), "this operation's body media type is not supported", name)
+			require.Regexp(t, `this operation's body media type is not supported|the API answered 400 Bad Request`, text(t, r), name)
 			return
 		}
 		if r.IsError {
