@@ -2541,82 +2541,71 @@ type CreateMessageOutputApplication struct {
 
 // CreateMessageOutputAttachmentsItemApplicationBot is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // CreateMessageOutputAttachmentsItemApplicationInstallParams is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// CreateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// CreateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *CreateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
 }
 
 // CreateMessageOutputAttachmentsItemApplication is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputAttachmentsItemApplication struct {
-	Bot                    *CreateMessageOutputAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                               `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                               `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                             `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                             `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                              `json:"description"`
-	Flags                  int64                                                                               `json:"flags"`
-	FlagsNew               string                                                                              `json:"flags_new"`
-	GuildID                *string                                                                             `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                             `json:"icon,omitempty"`
-	ID                     string                                                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *CreateMessageOutputAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]CreateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                              `json:"max_participants,omitempty"`
-	Name                   string                                                                              `json:"name"`
-	PrimarySkuID           *string                                                                             `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                             `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                            `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                             `json:"slug,omitempty"`
-	Tags                   []string                                                                            `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                             `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                 `json:"type"`
-	VerifyKey              string                                                                              `json:"verify_key"`
+	Bot                    *CreateMessageOutputAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                       `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                       `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                     `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                     `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                      `json:"description"`
+	Flags                  int64                                                       `json:"flags"`
+	FlagsNew               string                                                      `json:"flags_new"`
+	GuildID                *string                                                     `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                     `json:"icon,omitempty"`
+	ID                     string                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *CreateMessageOutputAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                              `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                      `json:"max_participants,omitempty"`
+	Name                   string                                                      `json:"name"`
+	PrimarySkuID           *string                                                     `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                     `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                       `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                     `json:"slug,omitempty"`
+	Tags                   []any                                                       `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                     `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                         `json:"type"`
+	VerifyKey              string                                                      `json:"verify_key"`
 }
 
 // CreateMessageOutputAttachmentsItemClipParticipantsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // CreateMessageOutputAttachmentsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
@@ -2676,18 +2665,18 @@ type CreateMessageOutputEmbedsItemAuthor struct {
 
 // CreateMessageOutputEmbedsItemComponentsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
 }
 
 // CreateMessageOutputEmbedsItemFieldsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
 }
 
 // CreateMessageOutputEmbedsItemFooter is the answer of the tool create_message (POST /channels/{channel_id}/messages).
@@ -2827,243 +2816,20 @@ type CreateMessageOutputMessageReference struct {
 	Type      any     `json:"type"`
 }
 
-// CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                          `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                          `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                        `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                        `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                         `json:"description"`
-	Flags                  int64                                                                                                          `json:"flags"`
-	FlagsNew               string                                                                                                         `json:"flags_new"`
-	GuildID                *string                                                                                                        `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                        `json:"icon,omitempty"`
-	ID                     string                                                                                                         `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                         `json:"max_participants,omitempty"`
-	Name                   string                                                                                                         `json:"name"`
-	PrimarySkuID           *string                                                                                                        `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                        `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                       `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                        `json:"slug,omitempty"`
-	Tags                   []string                                                                                                       `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                        `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                            `json:"type"`
-	VerifyKey              string                                                                                                         `json:"verify_key"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                             `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                             `json:"content_type,omitempty"`
-	Description        *string                                                                             `json:"description,omitempty"`
-	DurationSecs       *float64                                                                            `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                               `json:"ephemeral,omitempty"`
-	Filename           string                                                                              `json:"filename"`
-	Flags              *int64                                                                              `json:"flags,omitempty"`
-	Height             *int64                                                                              `json:"height,omitempty"`
-	ID                 string                                                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                             `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                              `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                              `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                               `json:"size"`
-	Title              *string                                                                             `json:"title,omitempty"`
-	URL                string                                                                              `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                             `json:"waveform,omitempty"`
-	Width              *int64                                                                              `json:"width,omitempty"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageEmbedsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                   `json:"color,omitempty"`
-	Components  []CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                                  `json:"description,omitempty"`
-	Fields      []CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                   `json:"flags,omitempty"`
-	Footer      *CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                                  `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                                  `json:"title,omitempty"`
-	Type        string                                                                   `json:"type"`
-	URL         *string                                                                  `json:"url,omitempty" mcp:"format=uri"`
-	Video       *CreateMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageMentionsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// CreateMessageOutputMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
 // CreateMessageOutputMessageSnapshotsItemMessage is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputMessageSnapshotsItemMessage struct {
-	Attachments     []CreateMessageOutputMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                            `json:"components"`
-	Content         string                                                           `json:"content"`
-	EditedTimestamp *string                                                          `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []CreateMessageOutputMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                            `json:"flags"`
-	MentionRoles    []string                                                         `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []CreateMessageOutputMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []CreateMessageOutputMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                            `json:"stickers,omitempty"`
-	Timestamp       string                                                           `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                              `json:"type"`
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
 }
 
 // CreateMessageOutputMessageSnapshotsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
@@ -3071,17 +2837,10 @@ type CreateMessageOutputMessageSnapshotsItem struct {
 	Message CreateMessageOutputMessageSnapshotsItemMessage `json:"message"`
 }
 
-// CreateMessageOutputPollAnswersItemPollMediaEmoji is the answer of the tool create_message (POST /channels/{channel_id}/messages).
-type CreateMessageOutputPollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
 // CreateMessageOutputPollAnswersItemPollMedia is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputPollAnswersItemPollMedia struct {
-	Emoji *CreateMessageOutputPollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                           `json:"text,omitempty" jsonschema:"The text of the field"`
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
 }
 
 // CreateMessageOutputPollAnswersItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
@@ -3105,9 +2864,9 @@ type CreateMessageOutputPollQuestion struct {
 
 // CreateMessageOutputPollResultsAnswerCountsItem is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputPollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
 }
 
 // CreateMessageOutputPollResults is the answer of the tool create_message (POST /channels/{channel_id}/messages).
@@ -3163,34 +2922,34 @@ type CreateMessageOutputReactionsItem struct {
 
 // CreateMessageOutputResolvedMembersValue is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 }
 
 // CreateMessageOutputResolvedRolesValueColors is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
 }
 
 // CreateMessageOutputResolvedRolesValueTags is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
 }
 
 // CreateMessageOutputResolvedRolesValue is the answer of the tool create_message (POST /channels/{channel_id}/messages).
@@ -3261,20 +3020,20 @@ type CreateMessageOutputStickerItemsItem struct {
 
 // CreateMessageOutputThreadMemberMemberUser is the answer of the tool create_message (POST /channels/{channel_id}/messages).
 type CreateMessageOutputThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // CreateMessageOutputThreadMemberMember is the answer of the tool create_message (POST /channels/{channel_id}/messages).
@@ -3291,7 +3050,7 @@ type CreateMessageOutputThreadMemberMember struct {
 	Nick                       *string                                   `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
 	Pending                    bool                                      `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
 	PremiumSince               *string                                   `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                  `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Roles                      []any                                     `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 	User                       CreateMessageOutputThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
 }
 
@@ -3496,82 +3255,71 @@ type ListPinsOutputItemsItemMessageApplication struct {
 
 // ListPinsOutputItemsItemMessageAttachmentsItemApplicationBot is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // ListPinsOutputItemsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPinsOutputItemsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPinsOutputItemsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *ListPinsOutputItemsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
 }
 
 // ListPinsOutputItemsItemMessageAttachmentsItemApplication is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessageAttachmentsItemApplication struct {
-	Bot                    *ListPinsOutputItemsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                          `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                          `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                        `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                        `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                         `json:"description"`
-	Flags                  int64                                                                                          `json:"flags"`
-	FlagsNew               string                                                                                         `json:"flags_new"`
-	GuildID                *string                                                                                        `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                        `json:"icon,omitempty"`
-	ID                     string                                                                                         `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *ListPinsOutputItemsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]ListPinsOutputItemsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                         `json:"max_participants,omitempty"`
-	Name                   string                                                                                         `json:"name"`
-	PrimarySkuID           *string                                                                                        `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                        `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                       `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                        `json:"slug,omitempty"`
-	Tags                   []string                                                                                       `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                        `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                            `json:"type"`
-	VerifyKey              string                                                                                         `json:"verify_key"`
+	Bot                    *ListPinsOutputItemsItemMessageAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                                  `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                                  `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                                `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                                `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                                 `json:"description"`
+	Flags                  int64                                                                  `json:"flags"`
+	FlagsNew               string                                                                 `json:"flags_new"`
+	GuildID                *string                                                                `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                                `json:"icon,omitempty"`
+	ID                     string                                                                 `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *ListPinsOutputItemsItemMessageAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                         `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                                 `json:"max_participants,omitempty"`
+	Name                   string                                                                 `json:"name"`
+	PrimarySkuID           *string                                                                `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                                `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                                  `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                                `json:"slug,omitempty"`
+	Tags                   []any                                                                  `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                                `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                                    `json:"type"`
+	VerifyKey              string                                                                 `json:"verify_key"`
 }
 
 // ListPinsOutputItemsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // ListPinsOutputItemsItemMessageAttachmentsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
@@ -3631,18 +3379,18 @@ type ListPinsOutputItemsItemMessageEmbedsItemAuthor struct {
 
 // ListPinsOutputItemsItemMessageEmbedsItemComponentsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
 }
 
 // ListPinsOutputItemsItemMessageEmbedsItemFieldsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
 }
 
 // ListPinsOutputItemsItemMessageEmbedsItemFooter is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
@@ -3782,243 +3530,20 @@ type ListPinsOutputItemsItemMessageMessageReference struct {
 	Type      any     `json:"type"`
 }
 
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                                     `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                                     `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                                   `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                                   `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                                    `json:"description"`
-	Flags                  int64                                                                                                                     `json:"flags"`
-	FlagsNew               string                                                                                                                    `json:"flags_new"`
-	GuildID                *string                                                                                                                   `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                                   `json:"icon,omitempty"`
-	ID                     string                                                                                                                    `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                                    `json:"max_participants,omitempty"`
-	Name                   string                                                                                                                    `json:"name"`
-	PrimarySkuID           *string                                                                                                                   `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                                   `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                                  `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                                   `json:"slug,omitempty"`
-	Tags                   []string                                                                                                                  `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                                   `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                                       `json:"type"`
-	VerifyKey              string                                                                                                                    `json:"verify_key"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                                        `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                                        `json:"content_type,omitempty"`
-	Description        *string                                                                                        `json:"description,omitempty"`
-	DurationSecs       *float64                                                                                       `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                                          `json:"ephemeral,omitempty"`
-	Filename           string                                                                                         `json:"filename"`
-	Flags              *int64                                                                                         `json:"flags,omitempty"`
-	Height             *int64                                                                                         `json:"height,omitempty"`
-	ID                 string                                                                                         `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                                        `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                                         `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                                         `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                                          `json:"size"`
-	Title              *string                                                                                        `json:"title,omitempty"`
-	URL                string                                                                                         `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                                        `json:"waveform,omitempty"`
-	Width              *int64                                                                                         `json:"width,omitempty"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                              `json:"color,omitempty"`
-	Components  []ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                                             `json:"description,omitempty"`
-	Fields      []ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                              `json:"flags,omitempty"`
-	Footer      *ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                                             `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                                             `json:"title,omitempty"`
-	Type        string                                                                              `json:"type"`
-	URL         *string                                                                             `json:"url,omitempty" mcp:"format=uri"`
-	Video       *ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageMentionsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
 // ListPinsOutputItemsItemMessageMessageSnapshotsItemMessage is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessageMessageSnapshotsItemMessage struct {
-	Attachments     []ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                                       `json:"components"`
-	Content         string                                                                      `json:"content"`
-	EditedTimestamp *string                                                                     `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                                       `json:"flags"`
-	MentionRoles    []string                                                                    `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []ListPinsOutputItemsItemMessageMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                                       `json:"stickers,omitempty"`
-	Timestamp       string                                                                      `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                                         `json:"type"`
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
 }
 
 // ListPinsOutputItemsItemMessageMessageSnapshotsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
@@ -4026,17 +3551,10 @@ type ListPinsOutputItemsItemMessageMessageSnapshotsItem struct {
 	Message ListPinsOutputItemsItemMessageMessageSnapshotsItemMessage `json:"message"`
 }
 
-// ListPinsOutputItemsItemMessagePollAnswersItemPollMediaEmoji is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
-type ListPinsOutputItemsItemMessagePollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
 // ListPinsOutputItemsItemMessagePollAnswersItemPollMedia is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessagePollAnswersItemPollMedia struct {
-	Emoji *ListPinsOutputItemsItemMessagePollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                                      `json:"text,omitempty" jsonschema:"The text of the field"`
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
 }
 
 // ListPinsOutputItemsItemMessagePollAnswersItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
@@ -4060,9 +3578,9 @@ type ListPinsOutputItemsItemMessagePollQuestion struct {
 
 // ListPinsOutputItemsItemMessagePollResultsAnswerCountsItem is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessagePollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
 }
 
 // ListPinsOutputItemsItemMessagePollResults is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
@@ -4118,34 +3636,34 @@ type ListPinsOutputItemsItemMessageReactionsItem struct {
 
 // ListPinsOutputItemsItemMessageResolvedMembersValue is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessageResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 }
 
 // ListPinsOutputItemsItemMessageResolvedRolesValueColors is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessageResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
 }
 
 // ListPinsOutputItemsItemMessageResolvedRolesValueTags is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessageResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
 }
 
 // ListPinsOutputItemsItemMessageResolvedRolesValue is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
@@ -4216,20 +3734,20 @@ type ListPinsOutputItemsItemMessageStickerItemsItem struct {
 
 // ListPinsOutputItemsItemMessageThreadMemberMemberUser is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
 type ListPinsOutputItemsItemMessageThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // ListPinsOutputItemsItemMessageThreadMemberMember is the answer of the tool list_pins (GET /channels/{channel_id}/messages/pins).
@@ -4246,7 +3764,7 @@ type ListPinsOutputItemsItemMessageThreadMemberMember struct {
 	Nick                       *string                                              `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
 	Pending                    bool                                                 `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
 	PremiumSince               *string                                              `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                             `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Roles                      []any                                                `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 	User                       ListPinsOutputItemsItemMessageThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
 }
 
@@ -4486,82 +4004,71 @@ type GetMessageOutputApplication struct {
 
 // GetMessageOutputAttachmentsItemApplicationBot is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // GetMessageOutputAttachmentsItemApplicationInstallParams is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GetMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GetMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *GetMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
 }
 
 // GetMessageOutputAttachmentsItemApplication is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputAttachmentsItemApplication struct {
-	Bot                    *GetMessageOutputAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                            `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                            `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                          `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                          `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                           `json:"description"`
-	Flags                  int64                                                                            `json:"flags"`
-	FlagsNew               string                                                                           `json:"flags_new"`
-	GuildID                *string                                                                          `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                          `json:"icon,omitempty"`
-	ID                     string                                                                           `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *GetMessageOutputAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]GetMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                           `json:"max_participants,omitempty"`
-	Name                   string                                                                           `json:"name"`
-	PrimarySkuID           *string                                                                          `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                          `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                         `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                          `json:"slug,omitempty"`
-	Tags                   []string                                                                         `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                          `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                              `json:"type"`
-	VerifyKey              string                                                                           `json:"verify_key"`
+	Bot                    *GetMessageOutputAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                    `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                    `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                  `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                  `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                   `json:"description"`
+	Flags                  int64                                                    `json:"flags"`
+	FlagsNew               string                                                   `json:"flags_new"`
+	GuildID                *string                                                  `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                  `json:"icon,omitempty"`
+	ID                     string                                                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *GetMessageOutputAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                           `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                   `json:"max_participants,omitempty"`
+	Name                   string                                                   `json:"name"`
+	PrimarySkuID           *string                                                  `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                  `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                    `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                  `json:"slug,omitempty"`
+	Tags                   []any                                                    `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                  `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                      `json:"type"`
+	VerifyKey              string                                                   `json:"verify_key"`
 }
 
 // GetMessageOutputAttachmentsItemClipParticipantsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // GetMessageOutputAttachmentsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
@@ -4621,18 +4128,18 @@ type GetMessageOutputEmbedsItemAuthor struct {
 
 // GetMessageOutputEmbedsItemComponentsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
 }
 
 // GetMessageOutputEmbedsItemFieldsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
 }
 
 // GetMessageOutputEmbedsItemFooter is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
@@ -4772,243 +4279,20 @@ type GetMessageOutputMessageReference struct {
 	Type      any     `json:"type"`
 }
 
-// GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                       `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                       `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                     `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                     `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                      `json:"description"`
-	Flags                  int64                                                                                                       `json:"flags"`
-	FlagsNew               string                                                                                                      `json:"flags_new"`
-	GuildID                *string                                                                                                     `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                     `json:"icon,omitempty"`
-	ID                     string                                                                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                      `json:"max_participants,omitempty"`
-	Name                   string                                                                                                      `json:"name"`
-	PrimarySkuID           *string                                                                                                     `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                     `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                    `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                     `json:"slug,omitempty"`
-	Tags                   []string                                                                                                    `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                     `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                         `json:"type"`
-	VerifyKey              string                                                                                                      `json:"verify_key"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                          `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []GetMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                          `json:"content_type,omitempty"`
-	Description        *string                                                                          `json:"description,omitempty"`
-	DurationSecs       *float64                                                                         `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                            `json:"ephemeral,omitempty"`
-	Filename           string                                                                           `json:"filename"`
-	Flags              *int64                                                                           `json:"flags,omitempty"`
-	Height             *int64                                                                           `json:"height,omitempty"`
-	ID                 string                                                                           `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                          `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                           `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                           `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                            `json:"size"`
-	Title              *string                                                                          `json:"title,omitempty"`
-	URL                string                                                                           `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                          `json:"waveform,omitempty"`
-	Width              *int64                                                                           `json:"width,omitempty"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageEmbedsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *GetMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                `json:"color,omitempty"`
-	Components  []GetMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                               `json:"description,omitempty"`
-	Fields      []GetMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                `json:"flags,omitempty"`
-	Footer      *GetMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *GetMessageOutputMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *GetMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *GetMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                               `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                               `json:"title,omitempty"`
-	Type        string                                                                `json:"type"`
-	URL         *string                                                               `json:"url,omitempty" mcp:"format=uri"`
-	Video       *GetMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageMentionsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GetMessageOutputMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
 // GetMessageOutputMessageSnapshotsItemMessage is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputMessageSnapshotsItemMessage struct {
-	Attachments     []GetMessageOutputMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                         `json:"components"`
-	Content         string                                                        `json:"content"`
-	EditedTimestamp *string                                                       `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []GetMessageOutputMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                         `json:"flags"`
-	MentionRoles    []string                                                      `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []GetMessageOutputMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []GetMessageOutputMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                         `json:"stickers,omitempty"`
-	Timestamp       string                                                        `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                           `json:"type"`
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
 }
 
 // GetMessageOutputMessageSnapshotsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
@@ -5016,17 +4300,10 @@ type GetMessageOutputMessageSnapshotsItem struct {
 	Message GetMessageOutputMessageSnapshotsItemMessage `json:"message"`
 }
 
-// GetMessageOutputPollAnswersItemPollMediaEmoji is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
-type GetMessageOutputPollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
 // GetMessageOutputPollAnswersItemPollMedia is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputPollAnswersItemPollMedia struct {
-	Emoji *GetMessageOutputPollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                        `json:"text,omitempty" jsonschema:"The text of the field"`
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
 }
 
 // GetMessageOutputPollAnswersItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
@@ -5050,9 +4327,9 @@ type GetMessageOutputPollQuestion struct {
 
 // GetMessageOutputPollResultsAnswerCountsItem is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputPollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
 }
 
 // GetMessageOutputPollResults is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
@@ -5108,34 +4385,34 @@ type GetMessageOutputReactionsItem struct {
 
 // GetMessageOutputResolvedMembersValue is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 }
 
 // GetMessageOutputResolvedRolesValueColors is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
 }
 
 // GetMessageOutputResolvedRolesValueTags is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
 }
 
 // GetMessageOutputResolvedRolesValue is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
@@ -5206,20 +4483,20 @@ type GetMessageOutputStickerItemsItem struct {
 
 // GetMessageOutputThreadMemberMemberUser is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
 type GetMessageOutputThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // GetMessageOutputThreadMemberMember is the answer of the tool get_message (GET /channels/{channel_id}/messages/{message_id}).
@@ -5236,7 +4513,7 @@ type GetMessageOutputThreadMemberMember struct {
 	Nick                       *string                                `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
 	Pending                    bool                                   `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
 	PremiumSince               *string                                `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                               `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Roles                      []any                                  `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 	User                       GetMessageOutputThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
 }
 
@@ -5481,82 +4758,71 @@ type UpdateMessageOutputApplication struct {
 
 // UpdateMessageOutputAttachmentsItemApplicationBot is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // UpdateMessageOutputAttachmentsItemApplicationInstallParams is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// UpdateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// UpdateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *UpdateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
 }
 
 // UpdateMessageOutputAttachmentsItemApplication is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputAttachmentsItemApplication struct {
-	Bot                    *UpdateMessageOutputAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                               `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                               `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                             `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                             `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                              `json:"description"`
-	Flags                  int64                                                                               `json:"flags"`
-	FlagsNew               string                                                                              `json:"flags_new"`
-	GuildID                *string                                                                             `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                             `json:"icon,omitempty"`
-	ID                     string                                                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *UpdateMessageOutputAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]UpdateMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                              `json:"max_participants,omitempty"`
-	Name                   string                                                                              `json:"name"`
-	PrimarySkuID           *string                                                                             `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                             `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                            `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                             `json:"slug,omitempty"`
-	Tags                   []string                                                                            `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                             `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                 `json:"type"`
-	VerifyKey              string                                                                              `json:"verify_key"`
+	Bot                    *UpdateMessageOutputAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                       `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                       `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                     `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                     `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                      `json:"description"`
+	Flags                  int64                                                       `json:"flags"`
+	FlagsNew               string                                                      `json:"flags_new"`
+	GuildID                *string                                                     `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                     `json:"icon,omitempty"`
+	ID                     string                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *UpdateMessageOutputAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                              `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                      `json:"max_participants,omitempty"`
+	Name                   string                                                      `json:"name"`
+	PrimarySkuID           *string                                                     `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                     `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                       `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                     `json:"slug,omitempty"`
+	Tags                   []any                                                       `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                     `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                         `json:"type"`
+	VerifyKey              string                                                      `json:"verify_key"`
 }
 
 // UpdateMessageOutputAttachmentsItemClipParticipantsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // UpdateMessageOutputAttachmentsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
@@ -5616,18 +4882,18 @@ type UpdateMessageOutputEmbedsItemAuthor struct {
 
 // UpdateMessageOutputEmbedsItemComponentsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
 }
 
 // UpdateMessageOutputEmbedsItemFieldsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
 }
 
 // UpdateMessageOutputEmbedsItemFooter is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
@@ -5767,243 +5033,20 @@ type UpdateMessageOutputMessageReference struct {
 	Type      any     `json:"type"`
 }
 
-// UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                          `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                          `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                        `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                        `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                         `json:"description"`
-	Flags                  int64                                                                                                          `json:"flags"`
-	FlagsNew               string                                                                                                         `json:"flags_new"`
-	GuildID                *string                                                                                                        `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                        `json:"icon,omitempty"`
-	ID                     string                                                                                                         `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                         `json:"max_participants,omitempty"`
-	Name                   string                                                                                                         `json:"name"`
-	PrimarySkuID           *string                                                                                                        `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                        `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                       `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                        `json:"slug,omitempty"`
-	Tags                   []string                                                                                                       `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                        `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                            `json:"type"`
-	VerifyKey              string                                                                                                         `json:"verify_key"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                             `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                             `json:"content_type,omitempty"`
-	Description        *string                                                                             `json:"description,omitempty"`
-	DurationSecs       *float64                                                                            `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                               `json:"ephemeral,omitempty"`
-	Filename           string                                                                              `json:"filename"`
-	Flags              *int64                                                                              `json:"flags,omitempty"`
-	Height             *int64                                                                              `json:"height,omitempty"`
-	ID                 string                                                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                             `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                              `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                              `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                               `json:"size"`
-	Title              *string                                                                             `json:"title,omitempty"`
-	URL                string                                                                              `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                             `json:"waveform,omitempty"`
-	Width              *int64                                                                              `json:"width,omitempty"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                   `json:"color,omitempty"`
-	Components  []UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                                  `json:"description,omitempty"`
-	Fields      []UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                   `json:"flags,omitempty"`
-	Footer      *UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                                  `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                                  `json:"title,omitempty"`
-	Type        string                                                                   `json:"type"`
-	URL         *string                                                                  `json:"url,omitempty" mcp:"format=uri"`
-	Video       *UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageMentionsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// UpdateMessageOutputMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
 // UpdateMessageOutputMessageSnapshotsItemMessage is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputMessageSnapshotsItemMessage struct {
-	Attachments     []UpdateMessageOutputMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                            `json:"components"`
-	Content         string                                                           `json:"content"`
-	EditedTimestamp *string                                                          `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []UpdateMessageOutputMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                            `json:"flags"`
-	MentionRoles    []string                                                         `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []UpdateMessageOutputMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []UpdateMessageOutputMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                            `json:"stickers,omitempty"`
-	Timestamp       string                                                           `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                              `json:"type"`
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
 }
 
 // UpdateMessageOutputMessageSnapshotsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
@@ -6011,17 +5054,10 @@ type UpdateMessageOutputMessageSnapshotsItem struct {
 	Message UpdateMessageOutputMessageSnapshotsItemMessage `json:"message"`
 }
 
-// UpdateMessageOutputPollAnswersItemPollMediaEmoji is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
-type UpdateMessageOutputPollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
 // UpdateMessageOutputPollAnswersItemPollMedia is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputPollAnswersItemPollMedia struct {
-	Emoji *UpdateMessageOutputPollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                           `json:"text,omitempty" jsonschema:"The text of the field"`
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
 }
 
 // UpdateMessageOutputPollAnswersItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
@@ -6045,9 +5081,9 @@ type UpdateMessageOutputPollQuestion struct {
 
 // UpdateMessageOutputPollResultsAnswerCountsItem is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputPollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
 }
 
 // UpdateMessageOutputPollResults is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
@@ -6103,34 +5139,34 @@ type UpdateMessageOutputReactionsItem struct {
 
 // UpdateMessageOutputResolvedMembersValue is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 }
 
 // UpdateMessageOutputResolvedRolesValueColors is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
 }
 
 // UpdateMessageOutputResolvedRolesValueTags is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
 }
 
 // UpdateMessageOutputResolvedRolesValue is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
@@ -6201,20 +5237,20 @@ type UpdateMessageOutputStickerItemsItem struct {
 
 // UpdateMessageOutputThreadMemberMemberUser is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
 type UpdateMessageOutputThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // UpdateMessageOutputThreadMemberMember is the answer of the tool update_message (PATCH /channels/{channel_id}/messages/{message_id}).
@@ -6231,7 +5267,7 @@ type UpdateMessageOutputThreadMemberMember struct {
 	Nick                       *string                                   `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
 	Pending                    bool                                      `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
 	PremiumSince               *string                                   `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                  `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Roles                      []any                                     `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 	User                       UpdateMessageOutputThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
 }
 
@@ -6404,82 +5440,71 @@ type CrosspostMessageOutputApplication struct {
 
 // CrosspostMessageOutputAttachmentsItemApplicationBot is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // CrosspostMessageOutputAttachmentsItemApplicationInstallParams is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// CrosspostMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// CrosspostMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *CrosspostMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
 }
 
 // CrosspostMessageOutputAttachmentsItemApplication is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputAttachmentsItemApplication struct {
-	Bot                    *CrosspostMessageOutputAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                  `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                  `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                 `json:"description"`
-	Flags                  int64                                                                                  `json:"flags"`
-	FlagsNew               string                                                                                 `json:"flags_new"`
-	GuildID                *string                                                                                `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                `json:"icon,omitempty"`
-	ID                     string                                                                                 `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *CrosspostMessageOutputAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]CrosspostMessageOutputAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                 `json:"max_participants,omitempty"`
-	Name                   string                                                                                 `json:"name"`
-	PrimarySkuID           *string                                                                                `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                               `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                `json:"slug,omitempty"`
-	Tags                   []string                                                                               `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                    `json:"type"`
-	VerifyKey              string                                                                                 `json:"verify_key"`
+	Bot                    *CrosspostMessageOutputAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                          `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                          `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                        `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                        `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                         `json:"description"`
+	Flags                  int64                                                          `json:"flags"`
+	FlagsNew               string                                                         `json:"flags_new"`
+	GuildID                *string                                                        `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                        `json:"icon,omitempty"`
+	ID                     string                                                         `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *CrosspostMessageOutputAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                 `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                         `json:"max_participants,omitempty"`
+	Name                   string                                                         `json:"name"`
+	PrimarySkuID           *string                                                        `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                        `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                          `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                        `json:"slug,omitempty"`
+	Tags                   []any                                                          `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                        `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                            `json:"type"`
+	VerifyKey              string                                                         `json:"verify_key"`
 }
 
 // CrosspostMessageOutputAttachmentsItemClipParticipantsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // CrosspostMessageOutputAttachmentsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
@@ -6539,18 +5564,18 @@ type CrosspostMessageOutputEmbedsItemAuthor struct {
 
 // CrosspostMessageOutputEmbedsItemComponentsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
 }
 
 // CrosspostMessageOutputEmbedsItemFieldsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
 }
 
 // CrosspostMessageOutputEmbedsItemFooter is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
@@ -6690,243 +5715,20 @@ type CrosspostMessageOutputMessageReference struct {
 	Type      any     `json:"type"`
 }
 
-// CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                             `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                             `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                           `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                           `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                            `json:"description"`
-	Flags                  int64                                                                                                             `json:"flags"`
-	FlagsNew               string                                                                                                            `json:"flags_new"`
-	GuildID                *string                                                                                                           `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                           `json:"icon,omitempty"`
-	ID                     string                                                                                                            `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                            `json:"max_participants,omitempty"`
-	Name                   string                                                                                                            `json:"name"`
-	PrimarySkuID           *string                                                                                                           `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                           `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                          `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                           `json:"slug,omitempty"`
-	Tags                   []string                                                                                                          `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                           `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                               `json:"type"`
-	VerifyKey              string                                                                                                            `json:"verify_key"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                                `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                                `json:"content_type,omitempty"`
-	Description        *string                                                                                `json:"description,omitempty"`
-	DurationSecs       *float64                                                                               `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                                  `json:"ephemeral,omitempty"`
-	Filename           string                                                                                 `json:"filename"`
-	Flags              *int64                                                                                 `json:"flags,omitempty"`
-	Height             *int64                                                                                 `json:"height,omitempty"`
-	ID                 string                                                                                 `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                                `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                                 `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                                 `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                                  `json:"size"`
-	Title              *string                                                                                `json:"title,omitempty"`
-	URL                string                                                                                 `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                                `json:"waveform,omitempty"`
-	Width              *int64                                                                                 `json:"width,omitempty"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                      `json:"color,omitempty"`
-	Components  []CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                                     `json:"description,omitempty"`
-	Fields      []CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                      `json:"flags,omitempty"`
-	Footer      *CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                                     `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                                     `json:"title,omitempty"`
-	Type        string                                                                      `json:"type"`
-	URL         *string                                                                     `json:"url,omitempty" mcp:"format=uri"`
-	Video       *CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageMentionsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// CrosspostMessageOutputMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
 // CrosspostMessageOutputMessageSnapshotsItemMessage is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputMessageSnapshotsItemMessage struct {
-	Attachments     []CrosspostMessageOutputMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                               `json:"components"`
-	Content         string                                                              `json:"content"`
-	EditedTimestamp *string                                                             `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []CrosspostMessageOutputMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                               `json:"flags"`
-	MentionRoles    []string                                                            `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []CrosspostMessageOutputMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []CrosspostMessageOutputMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                               `json:"stickers,omitempty"`
-	Timestamp       string                                                              `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                                 `json:"type"`
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
 }
 
 // CrosspostMessageOutputMessageSnapshotsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
@@ -6934,17 +5736,10 @@ type CrosspostMessageOutputMessageSnapshotsItem struct {
 	Message CrosspostMessageOutputMessageSnapshotsItemMessage `json:"message"`
 }
 
-// CrosspostMessageOutputPollAnswersItemPollMediaEmoji is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
-type CrosspostMessageOutputPollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
 // CrosspostMessageOutputPollAnswersItemPollMedia is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputPollAnswersItemPollMedia struct {
-	Emoji *CrosspostMessageOutputPollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                              `json:"text,omitempty" jsonschema:"The text of the field"`
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
 }
 
 // CrosspostMessageOutputPollAnswersItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
@@ -6968,9 +5763,9 @@ type CrosspostMessageOutputPollQuestion struct {
 
 // CrosspostMessageOutputPollResultsAnswerCountsItem is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputPollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
 }
 
 // CrosspostMessageOutputPollResults is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
@@ -7026,34 +5821,34 @@ type CrosspostMessageOutputReactionsItem struct {
 
 // CrosspostMessageOutputResolvedMembersValue is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 }
 
 // CrosspostMessageOutputResolvedRolesValueColors is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
 }
 
 // CrosspostMessageOutputResolvedRolesValueTags is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
 }
 
 // CrosspostMessageOutputResolvedRolesValue is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
@@ -7124,20 +5919,20 @@ type CrosspostMessageOutputStickerItemsItem struct {
 
 // CrosspostMessageOutputThreadMemberMemberUser is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
 type CrosspostMessageOutputThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // CrosspostMessageOutputThreadMemberMember is the answer of the tool crosspost_message (POST /channels/{channel_id}/messages/{message_id}/crosspost).
@@ -7154,7 +5949,7 @@ type CrosspostMessageOutputThreadMemberMember struct {
 	Nick                       *string                                      `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
 	Pending                    bool                                         `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
 	PremiumSince               *string                                      `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                     `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Roles                      []any                                        `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 	User                       CrosspostMessageOutputThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
 }
 
@@ -7946,82 +6741,71 @@ type PollExpireOutputApplication struct {
 
 // PollExpireOutputAttachmentsItemApplicationBot is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // PollExpireOutputAttachmentsItemApplicationInstallParams is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// PollExpireOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// PollExpireOutputAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *PollExpireOutputAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
 }
 
 // PollExpireOutputAttachmentsItemApplication is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputAttachmentsItemApplication struct {
-	Bot                    *PollExpireOutputAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                            `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                            `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                          `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                          `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                           `json:"description"`
-	Flags                  int64                                                                            `json:"flags"`
-	FlagsNew               string                                                                           `json:"flags_new"`
-	GuildID                *string                                                                          `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                          `json:"icon,omitempty"`
-	ID                     string                                                                           `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *PollExpireOutputAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]PollExpireOutputAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                           `json:"max_participants,omitempty"`
-	Name                   string                                                                           `json:"name"`
-	PrimarySkuID           *string                                                                          `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                          `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                         `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                          `json:"slug,omitempty"`
-	Tags                   []string                                                                         `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                          `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                              `json:"type"`
-	VerifyKey              string                                                                           `json:"verify_key"`
+	Bot                    *PollExpireOutputAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                    `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                    `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                  `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                  `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                   `json:"description"`
+	Flags                  int64                                                    `json:"flags"`
+	FlagsNew               string                                                   `json:"flags_new"`
+	GuildID                *string                                                  `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                  `json:"icon,omitempty"`
+	ID                     string                                                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *PollExpireOutputAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                           `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                   `json:"max_participants,omitempty"`
+	Name                   string                                                   `json:"name"`
+	PrimarySkuID           *string                                                  `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                  `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                    `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                  `json:"slug,omitempty"`
+	Tags                   []any                                                    `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                  `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                      `json:"type"`
+	VerifyKey              string                                                   `json:"verify_key"`
 }
 
 // PollExpireOutputAttachmentsItemClipParticipantsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // PollExpireOutputAttachmentsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
@@ -8081,18 +6865,18 @@ type PollExpireOutputEmbedsItemAuthor struct {
 
 // PollExpireOutputEmbedsItemComponentsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
 }
 
 // PollExpireOutputEmbedsItemFieldsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
 }
 
 // PollExpireOutputEmbedsItemFooter is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
@@ -8232,243 +7016,20 @@ type PollExpireOutputMessageReference struct {
 	Type      any     `json:"type"`
 }
 
-// PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                       `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                       `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                     `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                     `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                      `json:"description"`
-	Flags                  int64                                                                                                       `json:"flags"`
-	FlagsNew               string                                                                                                      `json:"flags_new"`
-	GuildID                *string                                                                                                     `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                     `json:"icon,omitempty"`
-	ID                     string                                                                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                      `json:"max_participants,omitempty"`
-	Name                   string                                                                                                      `json:"name"`
-	PrimarySkuID           *string                                                                                                     `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                     `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                    `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                     `json:"slug,omitempty"`
-	Tags                   []string                                                                                                    `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                     `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                         `json:"type"`
-	VerifyKey              string                                                                                                      `json:"verify_key"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                          `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []PollExpireOutputMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                          `json:"content_type,omitempty"`
-	Description        *string                                                                          `json:"description,omitempty"`
-	DurationSecs       *float64                                                                         `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                            `json:"ephemeral,omitempty"`
-	Filename           string                                                                           `json:"filename"`
-	Flags              *int64                                                                           `json:"flags,omitempty"`
-	Height             *int64                                                                           `json:"height,omitempty"`
-	ID                 string                                                                           `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                          `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                           `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                           `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                            `json:"size"`
-	Title              *string                                                                          `json:"title,omitempty"`
-	URL                string                                                                           `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                          `json:"waveform,omitempty"`
-	Width              *int64                                                                           `json:"width,omitempty"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageEmbedsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *PollExpireOutputMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                `json:"color,omitempty"`
-	Components  []PollExpireOutputMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                               `json:"description,omitempty"`
-	Fields      []PollExpireOutputMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                `json:"flags,omitempty"`
-	Footer      *PollExpireOutputMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *PollExpireOutputMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *PollExpireOutputMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *PollExpireOutputMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                               `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                               `json:"title,omitempty"`
-	Type        string                                                                `json:"type"`
-	URL         *string                                                               `json:"url,omitempty" mcp:"format=uri"`
-	Video       *PollExpireOutputMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageMentionsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// PollExpireOutputMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
 // PollExpireOutputMessageSnapshotsItemMessage is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputMessageSnapshotsItemMessage struct {
-	Attachments     []PollExpireOutputMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                         `json:"components"`
-	Content         string                                                        `json:"content"`
-	EditedTimestamp *string                                                       `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []PollExpireOutputMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                         `json:"flags"`
-	MentionRoles    []string                                                      `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []PollExpireOutputMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []PollExpireOutputMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                         `json:"stickers,omitempty"`
-	Timestamp       string                                                        `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                           `json:"type"`
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
 }
 
 // PollExpireOutputMessageSnapshotsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
@@ -8476,17 +7037,10 @@ type PollExpireOutputMessageSnapshotsItem struct {
 	Message PollExpireOutputMessageSnapshotsItemMessage `json:"message"`
 }
 
-// PollExpireOutputPollAnswersItemPollMediaEmoji is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
-type PollExpireOutputPollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
 // PollExpireOutputPollAnswersItemPollMedia is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputPollAnswersItemPollMedia struct {
-	Emoji *PollExpireOutputPollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                        `json:"text,omitempty" jsonschema:"The text of the field"`
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
 }
 
 // PollExpireOutputPollAnswersItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
@@ -8510,9 +7064,9 @@ type PollExpireOutputPollQuestion struct {
 
 // PollExpireOutputPollResultsAnswerCountsItem is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputPollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
 }
 
 // PollExpireOutputPollResults is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
@@ -8568,34 +7122,34 @@ type PollExpireOutputReactionsItem struct {
 
 // PollExpireOutputResolvedMembersValue is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 }
 
 // PollExpireOutputResolvedRolesValueColors is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
 }
 
 // PollExpireOutputResolvedRolesValueTags is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
 }
 
 // PollExpireOutputResolvedRolesValue is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
@@ -8666,20 +7220,20 @@ type PollExpireOutputStickerItemsItem struct {
 
 // PollExpireOutputThreadMemberMemberUser is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
 type PollExpireOutputThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // PollExpireOutputThreadMemberMember is the answer of the tool poll_expire (POST /channels/{channel_id}/polls/{message_id}/expire).
@@ -8696,7 +7250,7 @@ type PollExpireOutputThreadMemberMember struct {
 	Nick                       *string                                `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
 	Pending                    bool                                   `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
 	PremiumSince               *string                                `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                               `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Roles                      []any                                  `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 	User                       PollExpireOutputThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
 }
 
@@ -9330,82 +7884,71 @@ type ListPrivateArchivedThreadsOutputFirstMessagesItemApplication struct {
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplication is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplication struct {
-	Bot                    *ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                             `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                             `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                           `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                           `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                            `json:"description"`
-	Flags                  int64                                                                                                             `json:"flags"`
-	FlagsNew               string                                                                                                            `json:"flags_new"`
-	GuildID                *string                                                                                                           `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                           `json:"icon,omitempty"`
-	ID                     string                                                                                                            `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                            `json:"max_participants,omitempty"`
-	Name                   string                                                                                                            `json:"name"`
-	PrimarySkuID           *string                                                                                                           `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                           `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                          `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                           `json:"slug,omitempty"`
-	Tags                   []string                                                                                                          `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                           `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                               `json:"type"`
-	VerifyKey              string                                                                                                            `json:"verify_key"`
+	Bot                    *ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                                                     `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                                                     `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                                                   `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                                                   `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                                                    `json:"description"`
+	Flags                  int64                                                                                     `json:"flags"`
+	FlagsNew               string                                                                                    `json:"flags_new"`
+	GuildID                *string                                                                                   `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                                                   `json:"icon,omitempty"`
+	ID                     string                                                                                    `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                                            `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                                                    `json:"max_participants,omitempty"`
+	Name                   string                                                                                    `json:"name"`
+	PrimarySkuID           *string                                                                                   `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                                                   `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                                                     `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                                                   `json:"slug,omitempty"`
+	Tags                   []any                                                                                     `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                                                   `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                                                       `json:"type"`
+	VerifyKey              string                                                                                    `json:"verify_key"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
@@ -9465,18 +8008,18 @@ type ListPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemAuthor struct {
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemComponentsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFieldsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFooter is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
@@ -9616,243 +8159,20 @@ type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageReference struct {
 	Type      any     `json:"type"`
 }
 
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                                                        `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                                                        `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                                                      `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                                                      `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                                                       `json:"description"`
-	Flags                  int64                                                                                                                                        `json:"flags"`
-	FlagsNew               string                                                                                                                                       `json:"flags_new"`
-	GuildID                *string                                                                                                                                      `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                                                      `json:"icon,omitempty"`
-	ID                     string                                                                                                                                       `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                                                       `json:"max_participants,omitempty"`
-	Name                   string                                                                                                                                       `json:"name"`
-	PrimarySkuID           *string                                                                                                                                      `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                                                      `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                                                     `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                                                      `json:"slug,omitempty"`
-	Tags                   []string                                                                                                                                     `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                                                      `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                                                          `json:"type"`
-	VerifyKey              string                                                                                                                                       `json:"verify_key"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                                                           `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                                                           `json:"content_type,omitempty"`
-	Description        *string                                                                                                           `json:"description,omitempty"`
-	DurationSecs       *float64                                                                                                          `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                                                             `json:"ephemeral,omitempty"`
-	Filename           string                                                                                                            `json:"filename"`
-	Flags              *int64                                                                                                            `json:"flags,omitempty"`
-	Height             *int64                                                                                                            `json:"height,omitempty"`
-	ID                 string                                                                                                            `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                                                           `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                                                            `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                                                            `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                                                             `json:"size"`
-	Title              *string                                                                                                           `json:"title,omitempty"`
-	URL                string                                                                                                            `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                                                           `json:"waveform,omitempty"`
-	Width              *int64                                                                                                            `json:"width,omitempty"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                                                 `json:"color,omitempty"`
-	Components  []ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                                                                `json:"description,omitempty"`
-	Fields      []ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                                                 `json:"flags,omitempty"`
-	Footer      *ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                                                                `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                                                                `json:"title,omitempty"`
-	Type        string                                                                                                 `json:"type"`
-	URL         *string                                                                                                `json:"url,omitempty" mcp:"format=uri"`
-	Video       *ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
 // ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage struct {
-	Attachments     []ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                                                          `json:"components"`
-	Content         string                                                                                         `json:"content"`
-	EditedTimestamp *string                                                                                        `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                                                          `json:"flags"`
-	MentionRoles    []string                                                                                       `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                                                          `json:"stickers,omitempty"`
-	Timestamp       string                                                                                         `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                                                            `json:"type"`
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
@@ -9860,17 +8180,10 @@ type ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItem struc
 	Message ListPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage `json:"message"`
 }
 
-// ListPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
-type ListPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
 // ListPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMedia is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMedia struct {
-	Emoji *ListPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                                                         `json:"text,omitempty" jsonschema:"The text of the field"`
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
@@ -9894,9 +8207,9 @@ type ListPrivateArchivedThreadsOutputFirstMessagesItemPollQuestion struct {
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemPollResults is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
@@ -9952,34 +8265,34 @@ type ListPrivateArchivedThreadsOutputFirstMessagesItemReactionsItem struct {
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemResolvedMembersValue is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueColors is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueTags is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValue is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
@@ -10050,20 +8363,20 @@ type ListPrivateArchivedThreadsOutputFirstMessagesItemStickerItemsItem struct {
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
 type ListPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // ListPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMember is the answer of the tool list_private_archived_threads (GET /channels/{channel_id}/threads/archived/private).
@@ -10080,7 +8393,7 @@ type ListPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMember struct 
 	Nick                       *string                                                                 `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
 	Pending                    bool                                                                    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
 	PremiumSince               *string                                                                 `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                                                `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Roles                      []any                                                                   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 	User                       ListPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
 }
 
@@ -10378,82 +8691,71 @@ type ListPublicArchivedThreadsOutputFirstMessagesItemApplication struct {
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplication is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplication struct {
-	Bot                    *ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                            `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                            `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                          `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                          `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                           `json:"description"`
-	Flags                  int64                                                                                                            `json:"flags"`
-	FlagsNew               string                                                                                                           `json:"flags_new"`
-	GuildID                *string                                                                                                          `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                          `json:"icon,omitempty"`
-	ID                     string                                                                                                           `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                           `json:"max_participants,omitempty"`
-	Name                   string                                                                                                           `json:"name"`
-	PrimarySkuID           *string                                                                                                          `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                          `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                         `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                          `json:"slug,omitempty"`
-	Tags                   []string                                                                                                         `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                          `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                              `json:"type"`
-	VerifyKey              string                                                                                                           `json:"verify_key"`
+	Bot                    *ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                                                    `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                                                    `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                                                  `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                                                  `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                                                   `json:"description"`
+	Flags                  int64                                                                                    `json:"flags"`
+	FlagsNew               string                                                                                   `json:"flags_new"`
+	GuildID                *string                                                                                  `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                                                  `json:"icon,omitempty"`
+	ID                     string                                                                                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                                           `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                                                   `json:"max_participants,omitempty"`
+	Name                   string                                                                                   `json:"name"`
+	PrimarySkuID           *string                                                                                  `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                                                  `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                                                    `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                                                  `json:"slug,omitempty"`
+	Tags                   []any                                                                                    `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                                                  `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                                                      `json:"type"`
+	VerifyKey              string                                                                                   `json:"verify_key"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemAttachmentsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
@@ -10513,18 +8815,18 @@ type ListPublicArchivedThreadsOutputFirstMessagesItemEmbedsItemAuthor struct {
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemEmbedsItemComponentsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemEmbedsItemFieldsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemEmbedsItemFooter is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
@@ -10664,243 +8966,20 @@ type ListPublicArchivedThreadsOutputFirstMessagesItemMessageReference struct {
 	Type      any     `json:"type"`
 }
 
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                                                       `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                                                       `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                                                     `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                                                     `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                                                      `json:"description"`
-	Flags                  int64                                                                                                                                       `json:"flags"`
-	FlagsNew               string                                                                                                                                      `json:"flags_new"`
-	GuildID                *string                                                                                                                                     `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                                                     `json:"icon,omitempty"`
-	ID                     string                                                                                                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                                                      `json:"max_participants,omitempty"`
-	Name                   string                                                                                                                                      `json:"name"`
-	PrimarySkuID           *string                                                                                                                                     `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                                                     `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                                                    `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                                                     `json:"slug,omitempty"`
-	Tags                   []string                                                                                                                                    `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                                                     `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                                                         `json:"type"`
-	VerifyKey              string                                                                                                                                      `json:"verify_key"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                                                          `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                                                          `json:"content_type,omitempty"`
-	Description        *string                                                                                                          `json:"description,omitempty"`
-	DurationSecs       *float64                                                                                                         `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                                                            `json:"ephemeral,omitempty"`
-	Filename           string                                                                                                           `json:"filename"`
-	Flags              *int64                                                                                                           `json:"flags,omitempty"`
-	Height             *int64                                                                                                           `json:"height,omitempty"`
-	ID                 string                                                                                                           `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                                                          `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                                                           `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                                                           `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                                                            `json:"size"`
-	Title              *string                                                                                                          `json:"title,omitempty"`
-	URL                string                                                                                                           `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                                                          `json:"waveform,omitempty"`
-	Width              *int64                                                                                                           `json:"width,omitempty"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                                                `json:"color,omitempty"`
-	Components  []ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                                                               `json:"description,omitempty"`
-	Fields      []ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                                                `json:"flags,omitempty"`
-	Footer      *ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                                                               `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                                                               `json:"title,omitempty"`
-	Type        string                                                                                                `json:"type"`
-	URL         *string                                                                                               `json:"url,omitempty" mcp:"format=uri"`
-	Video       *ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
 // ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage struct {
-	Attachments     []ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                                                         `json:"components"`
-	Content         string                                                                                        `json:"content"`
-	EditedTimestamp *string                                                                                       `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                                                         `json:"flags"`
-	MentionRoles    []string                                                                                      `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                                                         `json:"stickers,omitempty"`
-	Timestamp       string                                                                                        `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                                                           `json:"type"`
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
@@ -10908,17 +8987,10 @@ type ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItem struct
 	Message ListPublicArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage `json:"message"`
 }
 
-// ListPublicArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
-type ListPublicArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
 // ListPublicArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMedia is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMedia struct {
-	Emoji *ListPublicArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                                                        `json:"text,omitempty" jsonschema:"The text of the field"`
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemPollAnswersItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
@@ -10942,9 +9014,9 @@ type ListPublicArchivedThreadsOutputFirstMessagesItemPollQuestion struct {
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemPollResults is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
@@ -11000,34 +9072,34 @@ type ListPublicArchivedThreadsOutputFirstMessagesItemReactionsItem struct {
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemResolvedMembersValue is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemResolvedRolesValueColors is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemResolvedRolesValueTags is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemResolvedRolesValue is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
@@ -11098,20 +9170,20 @@ type ListPublicArchivedThreadsOutputFirstMessagesItemStickerItemsItem struct {
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
 type ListPublicArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // ListPublicArchivedThreadsOutputFirstMessagesItemThreadMemberMember is the answer of the tool list_public_archived_threads (GET /channels/{channel_id}/threads/archived/public).
@@ -11128,7 +9200,7 @@ type ListPublicArchivedThreadsOutputFirstMessagesItemThreadMemberMember struct {
 	Nick                       *string                                                                `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
 	Pending                    bool                                                                   `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
 	PremiumSince               *string                                                                `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                                               `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Roles                      []any                                                                  `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 	User                       ListPublicArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
 }
 
@@ -11378,5 +9450,3501 @@ func handleListPublicArchivedThreads(c *http.Client, baseURL string) mcp.ToolFun
 			return nil, fmt.Errorf("GET /channels/{channel_id}/threads/archived/public: the answer (%d) is not the JSON object expected: %w", status, err)
 		}
 		return out, nil
+	}
+}
+
+// ThreadSearchInput is the input of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchInput struct {
+	ChannelID  string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name       *string `json:"name,omitempty" mcp:"maxLength=100"`
+	Slop       *int64  `json:"slop,omitempty" mcp:"minimum=0,maximum=100"`
+	MinID      *string `json:"min_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	MaxID      *string `json:"max_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Tag        any     `json:"tag,omitempty"`
+	TagSetting any     `json:"tag_setting,omitempty"`
+	Archived   *bool   `json:"archived,omitempty"`
+	SortBy     any     `json:"sort_by,omitempty"`
+	SortOrder  any     `json:"sort_order,omitempty"`
+	Limit      *int64  `json:"limit,omitempty" mcp:"minimum=1,maximum=25"`
+	Offset     *int64  `json:"offset,omitempty" mcp:"minimum=0,maximum=9975"`
+}
+
+// ThreadSearchOutputFirstMessagesItemActivity is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemActivity struct {
+	PartyID *string `json:"party_id,omitempty"`
+	Type    any     `json:"type"`
+}
+
+// ThreadSearchOutputFirstMessagesItemApplicationBot is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemApplicationBot struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ThreadSearchOutputFirstMessagesItemApplication is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemApplication struct {
+	Bot          *ThreadSearchOutputFirstMessagesItemApplicationBot `json:"bot,omitempty"`
+	CoverImage   *string                                            `json:"cover_image,omitempty"`
+	Description  string                                             `json:"description"`
+	Icon         *string                                            `json:"icon,omitempty"`
+	ID           string                                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name         string                                             `json:"name"`
+	PrimarySkuID *string                                            `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type         any                                                `json:"type"`
+}
+
+// ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationBot is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationBot struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationInstallParams is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationInstallParams struct {
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
+}
+
+// ThreadSearchOutputFirstMessagesItemAttachmentsItemApplication is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemAttachmentsItemApplication struct {
+	Bot                    *ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                                       `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                                       `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                                     `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                                     `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                                      `json:"description"`
+	Flags                  int64                                                                       `json:"flags"`
+	FlagsNew               string                                                                      `json:"flags_new"`
+	GuildID                *string                                                                     `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                                     `json:"icon,omitempty"`
+	ID                     string                                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                              `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                                      `json:"max_participants,omitempty"`
+	Name                   string                                                                      `json:"name"`
+	PrimarySkuID           *string                                                                     `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                                     `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                                       `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                                     `json:"slug,omitempty"`
+	Tags                   []any                                                                       `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                                     `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                                         `json:"type"`
+	VerifyKey              string                                                                      `json:"verify_key"`
+}
+
+// ThreadSearchOutputFirstMessagesItemAttachmentsItemClipParticipantsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemAttachmentsItemClipParticipantsItem struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// ThreadSearchOutputFirstMessagesItemAttachmentsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemAttachmentsItem struct {
+	Application        *ThreadSearchOutputFirstMessagesItemAttachmentsItemApplication           `json:"application,omitempty"`
+	ClipCreatedAt      *string                                                                  `json:"clip_created_at,omitempty" mcp:"format=date-time"`
+	ClipParticipants   []ThreadSearchOutputFirstMessagesItemAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
+	ContentType        *string                                                                  `json:"content_type,omitempty"`
+	Description        *string                                                                  `json:"description,omitempty"`
+	DurationSecs       *float64                                                                 `json:"duration_secs,omitempty"`
+	Ephemeral          *bool                                                                    `json:"ephemeral,omitempty"`
+	Filename           string                                                                   `json:"filename"`
+	Flags              *int64                                                                   `json:"flags,omitempty"`
+	Height             *int64                                                                   `json:"height,omitempty"`
+	ID                 string                                                                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Placeholder        *string                                                                  `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64                                                                   `json:"placeholder_version,omitempty"`
+	ProxyURL           string                                                                   `json:"proxy_url" mcp:"format=uri"`
+	Size               int64                                                                    `json:"size"`
+	Title              *string                                                                  `json:"title,omitempty"`
+	URL                string                                                                   `json:"url" mcp:"format=uri"`
+	Waveform           *string                                                                  `json:"waveform,omitempty"`
+	Width              *int64                                                                   `json:"width,omitempty"`
+}
+
+// ThreadSearchOutputFirstMessagesItemAuthor is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemAuthor struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ThreadSearchOutputFirstMessagesItemCall is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemCall struct {
+	EndedTimestamp *string  `json:"ended_timestamp,omitempty" mcp:"format=date-time"`
+	Participants   []string `json:"participants" mcp:"uniqueItems"`
+}
+
+// ThreadSearchOutputFirstMessagesItemEmbedsItemAuthor is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemEmbedsItemAuthor struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	Name         string  `json:"name"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	URL          *string `json:"url,omitempty"`
+}
+
+// ThreadSearchOutputFirstMessagesItemEmbedsItemComponentsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemEmbedsItemComponentsItem struct {
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
+}
+
+// ThreadSearchOutputFirstMessagesItemEmbedsItemFieldsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemEmbedsItemFieldsItem struct {
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
+}
+
+// ThreadSearchOutputFirstMessagesItemEmbedsItemFooter is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemEmbedsItemFooter struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	Text         string  `json:"text"`
+}
+
+// ThreadSearchOutputFirstMessagesItemEmbedsItemImage is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemEmbedsItemImage struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// ThreadSearchOutputFirstMessagesItemEmbedsItemProvider is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemEmbedsItemProvider struct {
+	Name string  `json:"name"`
+	URL  *string `json:"url,omitempty" mcp:"format=uri"`
+}
+
+// ThreadSearchOutputFirstMessagesItemEmbedsItemThumbnail is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemEmbedsItemThumbnail struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// ThreadSearchOutputFirstMessagesItemEmbedsItemVideo is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemEmbedsItemVideo struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// ThreadSearchOutputFirstMessagesItemEmbedsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemEmbedsItem struct {
+	Author      *ThreadSearchOutputFirstMessagesItemEmbedsItemAuthor          `json:"author,omitempty"`
+	Color       *int64                                                        `json:"color,omitempty"`
+	Components  []ThreadSearchOutputFirstMessagesItemEmbedsItemComponentsItem `json:"components,omitempty"`
+	Description *string                                                       `json:"description,omitempty"`
+	Fields      []ThreadSearchOutputFirstMessagesItemEmbedsItemFieldsItem     `json:"fields,omitempty"`
+	Flags       *int64                                                        `json:"flags,omitempty"`
+	Footer      *ThreadSearchOutputFirstMessagesItemEmbedsItemFooter          `json:"footer,omitempty"`
+	Image       *ThreadSearchOutputFirstMessagesItemEmbedsItemImage           `json:"image,omitempty"`
+	Provider    *ThreadSearchOutputFirstMessagesItemEmbedsItemProvider        `json:"provider,omitempty"`
+	Thumbnail   *ThreadSearchOutputFirstMessagesItemEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
+	Timestamp   *string                                                       `json:"timestamp,omitempty" mcp:"format=date-time"`
+	Title       *string                                                       `json:"title,omitempty"`
+	Type        string                                                        `json:"type"`
+	URL         *string                                                       `json:"url,omitempty" mcp:"format=uri"`
+	Video       *ThreadSearchOutputFirstMessagesItemEmbedsItemVideo           `json:"video,omitempty"`
+}
+
+// ThreadSearchOutputFirstMessagesItemInteractionUser is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemInteractionUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ThreadSearchOutputFirstMessagesItemInteraction is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemInteraction struct {
+	ID            string                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name          string                                              `json:"name"`
+	NameLocalized *string                                             `json:"name_localized,omitempty"`
+	Type          any                                                 `json:"type"`
+	User          *ThreadSearchOutputFirstMessagesItemInteractionUser `json:"user,omitempty"`
+}
+
+// ThreadSearchOutputFirstMessagesItemLobbyMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemLobbyMember struct {
+	AdditionalName string `json:"additional_name"`
+}
+
+// ThreadSearchOutputFirstMessagesItemMentionChannelsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemMentionChannelsItem struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID      string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name    string `json:"name"`
+	Type    any    `json:"type"`
+}
+
+// ThreadSearchOutputFirstMessagesItemMentionsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemMentionsItem struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ThreadSearchOutputFirstMessagesItemMessageReference is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemMessageReference struct {
+	ChannelID string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	GuildID   *string `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	MessageID *string `json:"message_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type      any     `json:"type"`
+}
+
+// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessage is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessage struct {
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
+}
+
+// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItem struct {
+	Message ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessage `json:"message"`
+}
+
+// ThreadSearchOutputFirstMessagesItemPollAnswersItemPollMedia is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemPollAnswersItemPollMedia struct {
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
+}
+
+// ThreadSearchOutputFirstMessagesItemPollAnswersItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemPollAnswersItem struct {
+	AnswerID  int64                                                       `json:"answer_id" jsonschema:"The ID of the answer"`
+	PollMedia ThreadSearchOutputFirstMessagesItemPollAnswersItemPollMedia `json:"poll_media" jsonschema:"The data of the answer"`
+}
+
+// ThreadSearchOutputFirstMessagesItemPollQuestionEmoji is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemPollQuestionEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// ThreadSearchOutputFirstMessagesItemPollQuestion is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemPollQuestion struct {
+	Emoji *ThreadSearchOutputFirstMessagesItemPollQuestionEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
+	Text  *string                                               `json:"text,omitempty" jsonschema:"The text of the field"`
+}
+
+// ThreadSearchOutputFirstMessagesItemPollResultsAnswerCountsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemPollResultsAnswerCountsItem struct {
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
+}
+
+// ThreadSearchOutputFirstMessagesItemPollResults is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemPollResults struct {
+	AnswerCounts []ThreadSearchOutputFirstMessagesItemPollResultsAnswerCountsItem `json:"answer_counts" jsonschema:"The counts for each answer"`
+	IsFinalized  bool                                                             `json:"is_finalized" jsonschema:"Whether the votes have been precisely counted"`
+}
+
+// ThreadSearchOutputFirstMessagesItemPoll is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemPoll struct {
+	AllowMultiselect bool                                                 `json:"allow_multiselect" jsonschema:"Whether a user can select multiple answers"`
+	Answers          []ThreadSearchOutputFirstMessagesItemPollAnswersItem `json:"answers" jsonschema:"Each of the answers available in the poll"`
+	Expiry           string                                               `json:"expiry" jsonschema:"The time when the poll ends" mcp:"format=date-time"`
+	LayoutType       any                                                  `json:"layout_type" jsonschema:"The layout type of the poll"`
+	Question         ThreadSearchOutputFirstMessagesItemPollQuestion      "json:\"question\" jsonschema:\"The question of the poll. Only `text` is supported.\""
+	Results          ThreadSearchOutputFirstMessagesItemPollResults       `json:"results" jsonschema:"The results of the poll"`
+}
+
+// ThreadSearchOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase struct {
+	ListingID   string `json:"listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ProductName string `json:"product_name"`
+}
+
+// ThreadSearchOutputFirstMessagesItemPurchaseNotification is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemPurchaseNotification struct {
+	GuildProductPurchase *ThreadSearchOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase `json:"guild_product_purchase,omitempty"`
+	Type                 any                                                                          `json:"type"`
+}
+
+// ThreadSearchOutputFirstMessagesItemReactionsItemCountDetails is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemReactionsItemCountDetails struct {
+	Burst  int64 `json:"burst"`
+	Normal int64 `json:"normal"`
+}
+
+// ThreadSearchOutputFirstMessagesItemReactionsItemEmoji is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemReactionsItemEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// ThreadSearchOutputFirstMessagesItemReactionsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemReactionsItem struct {
+	BurstColors  []string                                                     `json:"burst_colors"`
+	Count        int64                                                        `json:"count"`
+	CountDetails ThreadSearchOutputFirstMessagesItemReactionsItemCountDetails `json:"count_details"`
+	Emoji        ThreadSearchOutputFirstMessagesItemReactionsItemEmoji        `json:"emoji"`
+	Me           bool                                                         `json:"me"`
+	MeBurst      bool                                                         `json:"me_burst"`
+}
+
+// ThreadSearchOutputFirstMessagesItemResolvedMembersValue is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemResolvedMembersValue struct {
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+}
+
+// ThreadSearchOutputFirstMessagesItemResolvedRolesValueColors is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemResolvedRolesValueColors struct {
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
+}
+
+// ThreadSearchOutputFirstMessagesItemResolvedRolesValueTags is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemResolvedRolesValueTags struct {
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
+}
+
+// ThreadSearchOutputFirstMessagesItemResolvedRolesValue is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemResolvedRolesValue struct {
+	Color        int64                                                       `json:"color"`
+	Colors       ThreadSearchOutputFirstMessagesItemResolvedRolesValueColors `json:"colors"`
+	Flags        int64                                                       `json:"flags"`
+	Hoist        bool                                                        `json:"hoist"`
+	Icon         *string                                                     `json:"icon,omitempty"`
+	ID           string                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed      bool                                                        `json:"managed"`
+	Mentionable  bool                                                        `json:"mentionable"`
+	Name         string                                                      `json:"name"`
+	Permissions  string                                                      `json:"permissions"`
+	Position     int64                                                       `json:"position"`
+	Tags         *ThreadSearchOutputFirstMessagesItemResolvedRolesValueTags  `json:"tags,omitempty"`
+	UnicodeEmoji *string                                                     `json:"unicode_emoji,omitempty"`
+}
+
+// ThreadSearchOutputFirstMessagesItemResolvedUsersValue is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemResolvedUsersValue struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ThreadSearchOutputFirstMessagesItemResolved is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemResolved struct {
+	Channels map[string]any                                                     `json:"channels,omitempty"`
+	Members  map[string]ThreadSearchOutputFirstMessagesItemResolvedMembersValue `json:"members,omitempty"`
+	Roles    map[string]ThreadSearchOutputFirstMessagesItemResolvedRolesValue   `json:"roles,omitempty"`
+	Users    map[string]ThreadSearchOutputFirstMessagesItemResolvedUsersValue   `json:"users,omitempty"`
+}
+
+// ThreadSearchOutputFirstMessagesItemRoleSubscriptionData is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemRoleSubscriptionData struct {
+	IsRenewal                 bool   `json:"is_renewal"`
+	RoleSubscriptionListingID string `json:"role_subscription_listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	TierName                  string `json:"tier_name"`
+	TotalMonthsSubscribed     int64  `json:"total_months_subscribed"`
+}
+
+// ThreadSearchOutputFirstMessagesItemSharedClientTheme is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemSharedClientTheme struct {
+	BaseMix       int64    `json:"base_mix"`
+	BaseTheme     any      `json:"base_theme"`
+	Colors        []string `json:"colors"`
+	GradientAngle int64    `json:"gradient_angle"`
+}
+
+// ThreadSearchOutputFirstMessagesItemStickerItemsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemStickerItemsItem struct {
+	FormatType any    `json:"format_type"`
+	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name       string `json:"name"`
+}
+
+// ThreadSearchOutputFirstMessagesItemThreadMemberMemberUser is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemThreadMemberMemberUser struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// ThreadSearchOutputFirstMessagesItemThreadMemberMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemThreadMemberMember struct {
+	Avatar                     *string                                                   `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                                       `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                                   `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                                       `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                                   `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                                      `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                                     `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                                    `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                                      `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                                   `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                                      `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                                   `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any                                                     `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       ThreadSearchOutputFirstMessagesItemThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// ThreadSearchOutputFirstMessagesItemThreadMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemThreadMember struct {
+	Flags         int64                                                  `json:"flags"`
+	ID            string                                                 `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                                                 `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *ThreadSearchOutputFirstMessagesItemThreadMemberMember `json:"member,omitempty"`
+	UserID        string                                                 `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// ThreadSearchOutputFirstMessagesItemThreadThreadMetadata is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemThreadThreadMetadata struct {
+	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
+	Archived            bool    `json:"archived"`
+	AutoArchiveDuration any     `json:"auto_archive_duration"`
+	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
+	Invitable           *bool   `json:"invitable,omitempty"`
+	Locked              bool    `json:"locked"`
+}
+
+// ThreadSearchOutputFirstMessagesItemThread is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItemThread struct {
+	AppliedTags      []string                                                `json:"applied_tags,omitempty"`
+	Bitrate          *int64                                                  `json:"bitrate,omitempty"`
+	Flags            int64                                                   `json:"flags"`
+	GuildID          string                                                  `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID               string                                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	LastMessageID    any                                                     `json:"last_message_id,omitempty"`
+	LastPinTimestamp *string                                                 `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
+	Member           *ThreadSearchOutputFirstMessagesItemThreadMember        `json:"member,omitempty"`
+	MemberCount      int64                                                   `json:"member_count"`
+	MessageCount     int64                                                   `json:"message_count"`
+	Name             string                                                  `json:"name"`
+	OwnerID          string                                                  `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ParentID         any                                                     `json:"parent_id,omitempty"`
+	Permissions      *string                                                 `json:"permissions,omitempty"`
+	RateLimitPerUser *int64                                                  `json:"rate_limit_per_user,omitempty"`
+	RtcRegion        *string                                                 `json:"rtc_region,omitempty"`
+	ThreadMetadata   ThreadSearchOutputFirstMessagesItemThreadThreadMetadata `json:"thread_metadata"`
+	TotalMessageSent int64                                                   `json:"total_message_sent"`
+	Type             any                                                     `json:"type"`
+	UserLimit        *int64                                                  `json:"user_limit,omitempty"`
+	VideoQualityMode any                                                     `json:"video_quality_mode,omitempty"`
+}
+
+// ThreadSearchOutputFirstMessagesItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputFirstMessagesItem struct {
+	Activity             *ThreadSearchOutputFirstMessagesItemActivity              `json:"activity,omitempty"`
+	Application          *ThreadSearchOutputFirstMessagesItemApplication           `json:"application,omitempty"`
+	ApplicationID        *string                                                   `json:"application_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Attachments          []ThreadSearchOutputFirstMessagesItemAttachmentsItem      `json:"attachments"`
+	Author               ThreadSearchOutputFirstMessagesItemAuthor                 `json:"author"`
+	Call                 *ThreadSearchOutputFirstMessagesItemCall                  `json:"call,omitempty"`
+	ChannelID            string                                                    `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Components           []any                                                     `json:"components"`
+	Content              string                                                    `json:"content"`
+	EditedTimestamp      *string                                                   `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds               []ThreadSearchOutputFirstMessagesItemEmbedsItem           `json:"embeds"`
+	Flags                int64                                                     `json:"flags"`
+	ID                   string                                                    `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Interaction          *ThreadSearchOutputFirstMessagesItemInteraction           `json:"interaction,omitempty"`
+	InteractionMetadata  any                                                       `json:"interaction_metadata,omitempty"`
+	LobbyMember          *ThreadSearchOutputFirstMessagesItemLobbyMember           `json:"lobby_member,omitempty"`
+	MentionChannels      []ThreadSearchOutputFirstMessagesItemMentionChannelsItem  `json:"mention_channels,omitempty"`
+	MentionEveryone      bool                                                      `json:"mention_everyone"`
+	MentionRoles         []string                                                  `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions             []ThreadSearchOutputFirstMessagesItemMentionsItem         `json:"mentions"`
+	MessageReference     *ThreadSearchOutputFirstMessagesItemMessageReference      `json:"message_reference,omitempty"`
+	MessageSnapshots     []ThreadSearchOutputFirstMessagesItemMessageSnapshotsItem `json:"message_snapshots,omitempty"`
+	Nonce                any                                                       `json:"nonce,omitempty"`
+	Pinned               bool                                                      `json:"pinned"`
+	Poll                 *ThreadSearchOutputFirstMessagesItemPoll                  `json:"poll,omitempty"`
+	Position             *int64                                                    `json:"position,omitempty"`
+	PurchaseNotification *ThreadSearchOutputFirstMessagesItemPurchaseNotification  `json:"purchase_notification,omitempty"`
+	Reactions            []ThreadSearchOutputFirstMessagesItemReactionsItem        `json:"reactions,omitempty"`
+	ReferencedMessage    any                                                       `json:"referenced_message,omitempty"`
+	Resolved             *ThreadSearchOutputFirstMessagesItemResolved              `json:"resolved,omitempty"`
+	RoleSubscriptionData *ThreadSearchOutputFirstMessagesItemRoleSubscriptionData  `json:"role_subscription_data,omitempty"`
+	SharedClientTheme    *ThreadSearchOutputFirstMessagesItemSharedClientTheme     `json:"shared_client_theme,omitempty"`
+	StickerItems         []ThreadSearchOutputFirstMessagesItemStickerItemsItem     `json:"sticker_items,omitempty"`
+	Stickers             []any                                                     `json:"stickers,omitempty"`
+	Thread               *ThreadSearchOutputFirstMessagesItemThread                `json:"thread,omitempty"`
+	Timestamp            string                                                    `json:"timestamp" mcp:"format=date-time"`
+	Tts                  bool                                                      `json:"tts"`
+	Type                 any                                                       `json:"type"`
+	WebhookID            *string                                                   `json:"webhook_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// ThreadSearchOutputMembersItemMemberUser is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputMembersItemMemberUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ThreadSearchOutputMembersItemMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputMembersItemMember struct {
+	Avatar                     *string                                 `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                 `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                 `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                    `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                    `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                 `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                 `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []string                                `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       ThreadSearchOutputMembersItemMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// ThreadSearchOutputMembersItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputMembersItem struct {
+	Flags         int64                                `json:"flags"`
+	ID            string                               `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                               `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *ThreadSearchOutputMembersItemMember `json:"member,omitempty"`
+	UserID        string                               `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// ThreadSearchOutputThreadsItemMemberMemberUser is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputThreadsItemMemberMemberUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ThreadSearchOutputThreadsItemMemberMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputThreadsItemMemberMember struct {
+	Avatar                     *string                                       `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                           `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                       `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                           `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                       `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                          `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                         `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                        `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                          `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                       `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                          `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                       `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []string                                      `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       ThreadSearchOutputThreadsItemMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// ThreadSearchOutputThreadsItemMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputThreadsItemMember struct {
+	Flags         int64                                      `json:"flags"`
+	ID            string                                     `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                                     `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *ThreadSearchOutputThreadsItemMemberMember `json:"member,omitempty"`
+	UserID        string                                     `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// ThreadSearchOutputThreadsItemThreadMetadata is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputThreadsItemThreadMetadata struct {
+	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
+	Archived            bool    `json:"archived"`
+	AutoArchiveDuration any     `json:"auto_archive_duration"`
+	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
+	Invitable           *bool   `json:"invitable,omitempty"`
+	Locked              bool    `json:"locked"`
+}
+
+// ThreadSearchOutputThreadsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutputThreadsItem struct {
+	AppliedTags      []string                                    `json:"applied_tags,omitempty"`
+	Bitrate          *int64                                      `json:"bitrate,omitempty"`
+	Flags            int64                                       `json:"flags"`
+	GuildID          string                                      `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID               string                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	LastMessageID    any                                         `json:"last_message_id,omitempty"`
+	LastPinTimestamp *string                                     `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
+	Member           *ThreadSearchOutputThreadsItemMember        `json:"member,omitempty"`
+	MemberCount      int64                                       `json:"member_count"`
+	MessageCount     int64                                       `json:"message_count"`
+	Name             string                                      `json:"name"`
+	OwnerID          string                                      `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ParentID         any                                         `json:"parent_id,omitempty"`
+	Permissions      *string                                     `json:"permissions,omitempty"`
+	RateLimitPerUser *int64                                      `json:"rate_limit_per_user,omitempty"`
+	RtcRegion        *string                                     `json:"rtc_region,omitempty"`
+	ThreadMetadata   ThreadSearchOutputThreadsItemThreadMetadata `json:"thread_metadata"`
+	TotalMessageSent int64                                       `json:"total_message_sent"`
+	Type             any                                         `json:"type"`
+	UserLimit        *int64                                      `json:"user_limit,omitempty"`
+	VideoQualityMode any                                         `json:"video_quality_mode,omitempty"`
+}
+
+// ThreadSearchOutput is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
+type ThreadSearchOutput struct {
+	FirstMessages []ThreadSearchOutputFirstMessagesItem `json:"first_messages,omitempty"`
+	HasMore       bool                                  `json:"has_more"`
+	Members       []ThreadSearchOutputMembersItem       `json:"members"`
+	Threads       []ThreadSearchOutputThreadsItem       `json:"threads"`
+	TotalResults  int64                                 `json:"total_results"`
+}
+
+// handleThreadSearch calls GET /channels/{channel_id}/threads/search.
+func handleThreadSearch(c *http.Client, baseURL string) mcp.ToolFunc[ThreadSearchInput, *ThreadSearchOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in ThreadSearchInput) (*ThreadSearchOutput, error) {
+		r := oaRequest{method: "GET", path: "/channels/{channel_id}/threads/search", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
+		}
+		if in.Name != nil {
+			r.query.Add("name", oaString(*in.Name))
+		}
+		if in.Slop != nil {
+			r.query.Add("slop", oaString(*in.Slop))
+		}
+		if in.MinID != nil {
+			r.query.Add("min_id", oaString(*in.MinID))
+		}
+		if in.MaxID != nil {
+			r.query.Add("max_id", oaString(*in.MaxID))
+		}
+		if in.Tag != nil {
+			r.query.Add("tag", oaString(in.Tag))
+		}
+		if in.TagSetting != nil {
+			r.query.Add("tag_setting", oaString(in.TagSetting))
+		}
+		if in.Archived != nil {
+			r.query.Add("archived", oaString(*in.Archived))
+		}
+		if in.SortBy != nil {
+			r.query.Add("sort_by", oaString(in.SortBy))
+		}
+		if in.SortOrder != nil {
+			r.query.Add("sort_order", oaString(in.SortOrder))
+		}
+		if in.Limit != nil {
+			r.query.Add("limit", oaString(*in.Limit))
+		}
+		if in.Offset != nil {
+			r.query.Add("offset", oaString(*in.Offset))
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(ThreadSearchOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("GET /channels/{channel_id}/threads/search: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// TriggerTypingIndicatorInput is the input of the tool trigger_typing_indicator (POST /channels/{channel_id}/typing).
+type TriggerTypingIndicatorInput struct {
+	ChannelID string `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// TriggerTypingIndicatorOutput is the answer of the tool trigger_typing_indicator (POST /channels/{channel_id}/typing).
+type TriggerTypingIndicatorOutput struct {
+}
+
+// handleTriggerTypingIndicator calls POST /channels/{channel_id}/typing.
+func handleTriggerTypingIndicator(c *http.Client, baseURL string) mcp.ToolFunc[TriggerTypingIndicatorInput, *TriggerTypingIndicatorOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in TriggerTypingIndicatorInput) (*TriggerTypingIndicatorOutput, error) {
+		r := oaRequest{method: "POST", path: "/channels/{channel_id}/typing", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(TriggerTypingIndicatorOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("POST /channels/{channel_id}/typing: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// ListMyPrivateArchivedThreadsInput is the input of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsInput struct {
+	ChannelID string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Before    *string `json:"before,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Limit     *int64  `json:"limit,omitempty" mcp:"minimum=2,maximum=100"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemActivity is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemActivity struct {
+	PartyID *string `json:"party_id,omitempty"`
+	Type    any     `json:"type"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplicationBot is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplicationBot struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplication is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplication struct {
+	Bot          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplicationBot `json:"bot,omitempty"`
+	CoverImage   *string                                                            `json:"cover_image,omitempty"`
+	Description  string                                                             `json:"description"`
+	Icon         *string                                                            `json:"icon,omitempty"`
+	ID           string                                                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name         string                                                             `json:"name"`
+	PrimarySkuID *string                                                            `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type         any                                                                `json:"type"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams struct {
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplication is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplication struct {
+	Bot                    *ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                                                       `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                                                       `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                                                     `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                                                     `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                                                      `json:"description"`
+	Flags                  int64                                                                                       `json:"flags"`
+	FlagsNew               string                                                                                      `json:"flags_new"`
+	GuildID                *string                                                                                     `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                                                     `json:"icon,omitempty"`
+	ID                     string                                                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                                              `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                                                      `json:"max_participants,omitempty"`
+	Name                   string                                                                                      `json:"name"`
+	PrimarySkuID           *string                                                                                     `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                                                     `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                                                       `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                                                     `json:"slug,omitempty"`
+	Tags                   []any                                                                                       `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                                                     `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                                                         `json:"type"`
+	VerifyKey              string                                                                                      `json:"verify_key"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItem struct {
+	Application        *ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplication           `json:"application,omitempty"`
+	ClipCreatedAt      *string                                                                                  `json:"clip_created_at,omitempty" mcp:"format=date-time"`
+	ClipParticipants   []ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
+	ContentType        *string                                                                                  `json:"content_type,omitempty"`
+	Description        *string                                                                                  `json:"description,omitempty"`
+	DurationSecs       *float64                                                                                 `json:"duration_secs,omitempty"`
+	Ephemeral          *bool                                                                                    `json:"ephemeral,omitempty"`
+	Filename           string                                                                                   `json:"filename"`
+	Flags              *int64                                                                                   `json:"flags,omitempty"`
+	Height             *int64                                                                                   `json:"height,omitempty"`
+	ID                 string                                                                                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Placeholder        *string                                                                                  `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64                                                                                   `json:"placeholder_version,omitempty"`
+	ProxyURL           string                                                                                   `json:"proxy_url" mcp:"format=uri"`
+	Size               int64                                                                                    `json:"size"`
+	Title              *string                                                                                  `json:"title,omitempty"`
+	URL                string                                                                                   `json:"url" mcp:"format=uri"`
+	Waveform           *string                                                                                  `json:"waveform,omitempty"`
+	Width              *int64                                                                                   `json:"width,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAuthor is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAuthor struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemCall is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemCall struct {
+	EndedTimestamp *string  `json:"ended_timestamp,omitempty" mcp:"format=date-time"`
+	Participants   []string `json:"participants" mcp:"uniqueItems"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemAuthor is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemAuthor struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	Name         string  `json:"name"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	URL          *string `json:"url,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemComponentsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemComponentsItem struct {
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFieldsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFieldsItem struct {
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFooter is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFooter struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	Text         string  `json:"text"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemImage is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemImage struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemProvider is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemProvider struct {
+	Name string  `json:"name"`
+	URL  *string `json:"url,omitempty" mcp:"format=uri"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemThumbnail is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemThumbnail struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemVideo is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemVideo struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItem struct {
+	Author      *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemAuthor          `json:"author,omitempty"`
+	Color       *int64                                                                        `json:"color,omitempty"`
+	Components  []ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemComponentsItem `json:"components,omitempty"`
+	Description *string                                                                       `json:"description,omitempty"`
+	Fields      []ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFieldsItem     `json:"fields,omitempty"`
+	Flags       *int64                                                                        `json:"flags,omitempty"`
+	Footer      *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFooter          `json:"footer,omitempty"`
+	Image       *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemImage           `json:"image,omitempty"`
+	Provider    *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemProvider        `json:"provider,omitempty"`
+	Thumbnail   *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
+	Timestamp   *string                                                                       `json:"timestamp,omitempty" mcp:"format=date-time"`
+	Title       *string                                                                       `json:"title,omitempty"`
+	Type        string                                                                        `json:"type"`
+	URL         *string                                                                       `json:"url,omitempty" mcp:"format=uri"`
+	Video       *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemVideo           `json:"video,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteractionUser is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteractionUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteraction is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteraction struct {
+	ID            string                                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name          string                                                              `json:"name"`
+	NameLocalized *string                                                             `json:"name_localized,omitempty"`
+	Type          any                                                                 `json:"type"`
+	User          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteractionUser `json:"user,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemLobbyMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemLobbyMember struct {
+	AdditionalName string `json:"additional_name"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionChannelsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionChannelsItem struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID      string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name    string `json:"name"`
+	Type    any    `json:"type"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionsItem struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageReference is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageReference struct {
+	ChannelID string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	GuildID   *string `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	MessageID *string `json:"message_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type      any     `json:"type"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage struct {
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItem struct {
+	Message ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage `json:"message"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMedia is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMedia struct {
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItem struct {
+	AnswerID  int64                                                                       `json:"answer_id" jsonschema:"The ID of the answer"`
+	PollMedia ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMedia `json:"poll_media" jsonschema:"The data of the answer"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestionEmoji is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestionEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestion is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestion struct {
+	Emoji *ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestionEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
+	Text  *string                                                               `json:"text,omitempty" jsonschema:"The text of the field"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem struct {
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResults is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResults struct {
+	AnswerCounts []ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem `json:"answer_counts" jsonschema:"The counts for each answer"`
+	IsFinalized  bool                                                                             `json:"is_finalized" jsonschema:"Whether the votes have been precisely counted"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPoll is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPoll struct {
+	AllowMultiselect bool                                                                 `json:"allow_multiselect" jsonschema:"Whether a user can select multiple answers"`
+	Answers          []ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItem `json:"answers" jsonschema:"Each of the answers available in the poll"`
+	Expiry           string                                                               `json:"expiry" jsonschema:"The time when the poll ends" mcp:"format=date-time"`
+	LayoutType       any                                                                  `json:"layout_type" jsonschema:"The layout type of the poll"`
+	Question         ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestion      "json:\"question\" jsonschema:\"The question of the poll. Only `text` is supported.\""
+	Results          ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResults       `json:"results" jsonschema:"The results of the poll"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase struct {
+	ListingID   string `json:"listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ProductName string `json:"product_name"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotification is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotification struct {
+	GuildProductPurchase *ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase `json:"guild_product_purchase,omitempty"`
+	Type                 any                                                                                          `json:"type"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemCountDetails is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemCountDetails struct {
+	Burst  int64 `json:"burst"`
+	Normal int64 `json:"normal"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemEmoji is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItem struct {
+	BurstColors  []string                                                                     `json:"burst_colors"`
+	Count        int64                                                                        `json:"count"`
+	CountDetails ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemCountDetails `json:"count_details"`
+	Emoji        ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemEmoji        `json:"emoji"`
+	Me           bool                                                                         `json:"me"`
+	MeBurst      bool                                                                         `json:"me_burst"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedMembersValue is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedMembersValue struct {
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueColors is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueColors struct {
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueTags is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueTags struct {
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValue is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValue struct {
+	Color        int64                                                                       `json:"color"`
+	Colors       ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueColors `json:"colors"`
+	Flags        int64                                                                       `json:"flags"`
+	Hoist        bool                                                                        `json:"hoist"`
+	Icon         *string                                                                     `json:"icon,omitempty"`
+	ID           string                                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed      bool                                                                        `json:"managed"`
+	Mentionable  bool                                                                        `json:"mentionable"`
+	Name         string                                                                      `json:"name"`
+	Permissions  string                                                                      `json:"permissions"`
+	Position     int64                                                                       `json:"position"`
+	Tags         *ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueTags  `json:"tags,omitempty"`
+	UnicodeEmoji *string                                                                     `json:"unicode_emoji,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedUsersValue is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedUsersValue struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolved is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolved struct {
+	Channels map[string]any                                                                     `json:"channels,omitempty"`
+	Members  map[string]ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedMembersValue `json:"members,omitempty"`
+	Roles    map[string]ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValue   `json:"roles,omitempty"`
+	Users    map[string]ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedUsersValue   `json:"users,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemRoleSubscriptionData is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemRoleSubscriptionData struct {
+	IsRenewal                 bool   `json:"is_renewal"`
+	RoleSubscriptionListingID string `json:"role_subscription_listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	TierName                  string `json:"tier_name"`
+	TotalMonthsSubscribed     int64  `json:"total_months_subscribed"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemSharedClientTheme is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemSharedClientTheme struct {
+	BaseMix       int64    `json:"base_mix"`
+	BaseTheme     any      `json:"base_theme"`
+	Colors        []string `json:"colors"`
+	GradientAngle int64    `json:"gradient_angle"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemStickerItemsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemStickerItemsItem struct {
+	FormatType any    `json:"format_type"`
+	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name       string `json:"name"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMember struct {
+	Avatar                     *string                                                                   `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                                                       `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                                                   `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                                                       `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                                                   `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                                                      `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                                                     `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                                                    `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                                                      `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                                                   `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                                                      `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                                                   `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any                                                                     `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMember struct {
+	Flags         int64                                                                  `json:"flags"`
+	ID            string                                                                 `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                                                                 `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMember `json:"member,omitempty"`
+	UserID        string                                                                 `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadThreadMetadata is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadThreadMetadata struct {
+	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
+	Archived            bool    `json:"archived"`
+	AutoArchiveDuration any     `json:"auto_archive_duration"`
+	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
+	Invitable           *bool   `json:"invitable,omitempty"`
+	Locked              bool    `json:"locked"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItemThread is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItemThread struct {
+	AppliedTags      []string                                                                `json:"applied_tags,omitempty"`
+	Bitrate          *int64                                                                  `json:"bitrate,omitempty"`
+	Flags            int64                                                                   `json:"flags"`
+	GuildID          string                                                                  `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID               string                                                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	LastMessageID    any                                                                     `json:"last_message_id,omitempty"`
+	LastPinTimestamp *string                                                                 `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
+	Member           *ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMember        `json:"member,omitempty"`
+	MemberCount      int64                                                                   `json:"member_count"`
+	MessageCount     int64                                                                   `json:"message_count"`
+	Name             string                                                                  `json:"name"`
+	OwnerID          string                                                                  `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ParentID         any                                                                     `json:"parent_id,omitempty"`
+	Permissions      *string                                                                 `json:"permissions,omitempty"`
+	RateLimitPerUser *int64                                                                  `json:"rate_limit_per_user,omitempty"`
+	RtcRegion        *string                                                                 `json:"rtc_region,omitempty"`
+	ThreadMetadata   ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadThreadMetadata `json:"thread_metadata"`
+	TotalMessageSent int64                                                                   `json:"total_message_sent"`
+	Type             any                                                                     `json:"type"`
+	UserLimit        *int64                                                                  `json:"user_limit,omitempty"`
+	VideoQualityMode any                                                                     `json:"video_quality_mode,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutputFirstMessagesItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputFirstMessagesItem struct {
+	Activity             *ListMyPrivateArchivedThreadsOutputFirstMessagesItemActivity              `json:"activity,omitempty"`
+	Application          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplication           `json:"application,omitempty"`
+	ApplicationID        *string                                                                   `json:"application_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Attachments          []ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItem      `json:"attachments"`
+	Author               ListMyPrivateArchivedThreadsOutputFirstMessagesItemAuthor                 `json:"author"`
+	Call                 *ListMyPrivateArchivedThreadsOutputFirstMessagesItemCall                  `json:"call,omitempty"`
+	ChannelID            string                                                                    `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Components           []any                                                                     `json:"components"`
+	Content              string                                                                    `json:"content"`
+	EditedTimestamp      *string                                                                   `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds               []ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItem           `json:"embeds"`
+	Flags                int64                                                                     `json:"flags"`
+	ID                   string                                                                    `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Interaction          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteraction           `json:"interaction,omitempty"`
+	InteractionMetadata  any                                                                       `json:"interaction_metadata,omitempty"`
+	LobbyMember          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemLobbyMember           `json:"lobby_member,omitempty"`
+	MentionChannels      []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionChannelsItem  `json:"mention_channels,omitempty"`
+	MentionEveryone      bool                                                                      `json:"mention_everyone"`
+	MentionRoles         []string                                                                  `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions             []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionsItem         `json:"mentions"`
+	MessageReference     *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageReference      `json:"message_reference,omitempty"`
+	MessageSnapshots     []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItem `json:"message_snapshots,omitempty"`
+	Nonce                any                                                                       `json:"nonce,omitempty"`
+	Pinned               bool                                                                      `json:"pinned"`
+	Poll                 *ListMyPrivateArchivedThreadsOutputFirstMessagesItemPoll                  `json:"poll,omitempty"`
+	Position             *int64                                                                    `json:"position,omitempty"`
+	PurchaseNotification *ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotification  `json:"purchase_notification,omitempty"`
+	Reactions            []ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItem        `json:"reactions,omitempty"`
+	ReferencedMessage    any                                                                       `json:"referenced_message,omitempty"`
+	Resolved             *ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolved              `json:"resolved,omitempty"`
+	RoleSubscriptionData *ListMyPrivateArchivedThreadsOutputFirstMessagesItemRoleSubscriptionData  `json:"role_subscription_data,omitempty"`
+	SharedClientTheme    *ListMyPrivateArchivedThreadsOutputFirstMessagesItemSharedClientTheme     `json:"shared_client_theme,omitempty"`
+	StickerItems         []ListMyPrivateArchivedThreadsOutputFirstMessagesItemStickerItemsItem     `json:"sticker_items,omitempty"`
+	Stickers             []any                                                                     `json:"stickers,omitempty"`
+	Thread               *ListMyPrivateArchivedThreadsOutputFirstMessagesItemThread                `json:"thread,omitempty"`
+	Timestamp            string                                                                    `json:"timestamp" mcp:"format=date-time"`
+	Tts                  bool                                                                      `json:"tts"`
+	Type                 any                                                                       `json:"type"`
+	WebhookID            *string                                                                   `json:"webhook_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// ListMyPrivateArchivedThreadsOutputMembersItemMemberUser is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputMembersItemMemberUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ListMyPrivateArchivedThreadsOutputMembersItemMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputMembersItemMember struct {
+	Avatar                     *string                                                 `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                                     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                                 `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                                     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                                 `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                                    `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                                   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                                  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                                    `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                                 `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                                    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                                 `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []string                                                `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       ListMyPrivateArchivedThreadsOutputMembersItemMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// ListMyPrivateArchivedThreadsOutputMembersItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputMembersItem struct {
+	Flags         int64                                                `json:"flags"`
+	ID            string                                               `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                                               `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *ListMyPrivateArchivedThreadsOutputMembersItemMember `json:"member,omitempty"`
+	UserID        string                                               `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// ListMyPrivateArchivedThreadsOutputThreadsItemMemberMemberUser is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputThreadsItemMemberMemberUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ListMyPrivateArchivedThreadsOutputThreadsItemMemberMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputThreadsItemMemberMember struct {
+	Avatar                     *string                                                       `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                                           `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                                       `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                                           `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                                       `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                                          `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                                         `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                                        `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                                          `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                                       `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                                          `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                                       `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []string                                                      `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       ListMyPrivateArchivedThreadsOutputThreadsItemMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// ListMyPrivateArchivedThreadsOutputThreadsItemMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputThreadsItemMember struct {
+	Flags         int64                                                      `json:"flags"`
+	ID            string                                                     `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                                                     `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *ListMyPrivateArchivedThreadsOutputThreadsItemMemberMember `json:"member,omitempty"`
+	UserID        string                                                     `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// ListMyPrivateArchivedThreadsOutputThreadsItemThreadMetadata is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputThreadsItemThreadMetadata struct {
+	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
+	Archived            bool    `json:"archived"`
+	AutoArchiveDuration any     `json:"auto_archive_duration"`
+	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
+	Invitable           *bool   `json:"invitable,omitempty"`
+	Locked              bool    `json:"locked"`
+}
+
+// ListMyPrivateArchivedThreadsOutputThreadsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutputThreadsItem struct {
+	AppliedTags      []string                                                    `json:"applied_tags,omitempty"`
+	Bitrate          *int64                                                      `json:"bitrate,omitempty"`
+	Flags            int64                                                       `json:"flags"`
+	GuildID          string                                                      `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID               string                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	LastMessageID    any                                                         `json:"last_message_id,omitempty"`
+	LastPinTimestamp *string                                                     `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
+	Member           *ListMyPrivateArchivedThreadsOutputThreadsItemMember        `json:"member,omitempty"`
+	MemberCount      int64                                                       `json:"member_count"`
+	MessageCount     int64                                                       `json:"message_count"`
+	Name             string                                                      `json:"name"`
+	OwnerID          string                                                      `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ParentID         any                                                         `json:"parent_id,omitempty"`
+	Permissions      *string                                                     `json:"permissions,omitempty"`
+	RateLimitPerUser *int64                                                      `json:"rate_limit_per_user,omitempty"`
+	RtcRegion        *string                                                     `json:"rtc_region,omitempty"`
+	ThreadMetadata   ListMyPrivateArchivedThreadsOutputThreadsItemThreadMetadata `json:"thread_metadata"`
+	TotalMessageSent int64                                                       `json:"total_message_sent"`
+	Type             any                                                         `json:"type"`
+	UserLimit        *int64                                                      `json:"user_limit,omitempty"`
+	VideoQualityMode any                                                         `json:"video_quality_mode,omitempty"`
+}
+
+// ListMyPrivateArchivedThreadsOutput is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
+type ListMyPrivateArchivedThreadsOutput struct {
+	FirstMessages []ListMyPrivateArchivedThreadsOutputFirstMessagesItem `json:"first_messages,omitempty"`
+	HasMore       bool                                                  `json:"has_more"`
+	Members       []ListMyPrivateArchivedThreadsOutputMembersItem       `json:"members"`
+	Threads       []ListMyPrivateArchivedThreadsOutputThreadsItem       `json:"threads"`
+}
+
+// handleListMyPrivateArchivedThreads calls GET /channels/{channel_id}/users/@me/threads/archived/private.
+func handleListMyPrivateArchivedThreads(c *http.Client, baseURL string) mcp.ToolFunc[ListMyPrivateArchivedThreadsInput, *ListMyPrivateArchivedThreadsOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in ListMyPrivateArchivedThreadsInput) (*ListMyPrivateArchivedThreadsOutput, error) {
+		r := oaRequest{method: "GET", path: "/channels/{channel_id}/users/@me/threads/archived/private", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
+		}
+		if in.Before != nil {
+			r.query.Add("before", oaString(*in.Before))
+		}
+		if in.Limit != nil {
+			r.query.Add("limit", oaString(*in.Limit))
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(ListMyPrivateArchivedThreadsOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("GET /channels/{channel_id}/users/@me/threads/archived/private: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// UpdateVoiceChannelStatusBody is the request body of the tool update_voice_channel_status (PUT /channels/{channel_id}/voice-status).
+type UpdateVoiceChannelStatusBody struct {
+	Status *string `json:"status,omitempty" jsonschema:"The new voice channel status" mcp:"maxLength=500"`
+}
+
+// UpdateVoiceChannelStatusInput is the input of the tool update_voice_channel_status (PUT /channels/{channel_id}/voice-status).
+type UpdateVoiceChannelStatusInput struct {
+	ChannelID string `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	UpdateVoiceChannelStatusBody
+}
+
+// handleUpdateVoiceChannelStatus calls PUT /channels/{channel_id}/voice-status.
+func handleUpdateVoiceChannelStatus(c *http.Client, baseURL string) mcp.ToolFunc[UpdateVoiceChannelStatusInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in UpdateVoiceChannelStatusInput) (string, error) {
+		r := oaRequest{method: "PUT", path: "/channels/{channel_id}/voice-status", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.UpdateVoiceChannelStatusBody)
+			if err != nil {
+				return "", err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// ListChannelWebhooksInput is the input of the tool list_channel_webhooks (GET /channels/{channel_id}/webhooks).
+type ListChannelWebhooksInput struct {
+	ChannelID string `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleListChannelWebhooks calls GET /channels/{channel_id}/webhooks.
+func handleListChannelWebhooks(c *http.Client, baseURL string) mcp.ToolFunc[ListChannelWebhooksInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in ListChannelWebhooksInput) (string, error) {
+		r := oaRequest{method: "GET", path: "/channels/{channel_id}/webhooks", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// CreateWebhookBody is the request body of the tool create_webhook (POST /channels/{channel_id}/webhooks).
+type CreateWebhookBody struct {
+	Avatar *string `json:"avatar,omitempty"`
+	Name   string  `json:"name" mcp:"minLength=1,maxLength=80"`
+}
+
+// CreateWebhookInput is the input of the tool create_webhook (POST /channels/{channel_id}/webhooks).
+type CreateWebhookInput struct {
+	ChannelID string `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	CreateWebhookBody
+}
+
+// CreateWebhookOutputUser is the answer of the tool create_webhook (POST /channels/{channel_id}/webhooks).
+type CreateWebhookOutputUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// CreateWebhookOutput is the answer of the tool create_webhook (POST /channels/{channel_id}/webhooks).
+type CreateWebhookOutput struct {
+	ApplicationID any                      `json:"application_id"`
+	Avatar        *string                  `json:"avatar,omitempty"`
+	ChannelID     any                      `json:"channel_id"`
+	GuildID       any                      `json:"guild_id,omitempty"`
+	ID            string                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name          string                   `json:"name"`
+	Token         *string                  `json:"token,omitempty"`
+	Type          any                      `json:"type"`
+	URL           *string                  `json:"url,omitempty" mcp:"format=uri"`
+	User          *CreateWebhookOutputUser `json:"user,omitempty"`
+}
+
+// handleCreateWebhook calls POST /channels/{channel_id}/webhooks.
+func handleCreateWebhook(c *http.Client, baseURL string) mcp.ToolFunc[CreateWebhookInput, *CreateWebhookOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in CreateWebhookInput) (*CreateWebhookOutput, error) {
+		r := oaRequest{method: "POST", path: "/channels/{channel_id}/webhooks", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.CreateWebhookBody)
+			if err != nil {
+				return nil, err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(CreateWebhookOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("POST /channels/{channel_id}/webhooks: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// GetGatewayInput is the input of the tool get_gateway (GET /gateway).
+type GetGatewayInput struct {
+}
+
+// GetGatewayOutput is the answer of the tool get_gateway (GET /gateway).
+type GetGatewayOutput struct {
+	URL string `json:"url" mcp:"format=uri"`
+}
+
+// handleGetGateway calls GET /gateway.
+func handleGetGateway(c *http.Client, baseURL string) mcp.ToolFunc[GetGatewayInput, *GetGatewayOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in GetGatewayInput) (*GetGatewayOutput, error) {
+		r := oaRequest{method: "GET", path: "/gateway", query: url.Values{}, header: http.Header{}}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(GetGatewayOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("GET /gateway: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// GetBotGatewayInput is the input of the tool get_bot_gateway (GET /gateway/bot).
+type GetBotGatewayInput struct {
+}
+
+// GetBotGatewayOutputSessionStartLimit is the answer of the tool get_bot_gateway (GET /gateway/bot).
+type GetBotGatewayOutputSessionStartLimit struct {
+	MaxConcurrency int64 `json:"max_concurrency"`
+	Remaining      int64 `json:"remaining"`
+	ResetAfter     int64 `json:"reset_after"`
+	Total          int64 `json:"total"`
+}
+
+// GetBotGatewayOutput is the answer of the tool get_bot_gateway (GET /gateway/bot).
+type GetBotGatewayOutput struct {
+	SessionStartLimit GetBotGatewayOutputSessionStartLimit `json:"session_start_limit"`
+	Shards            int64                                `json:"shards"`
+	URL               string                               `json:"url" mcp:"format=uri"`
+}
+
+// handleGetBotGateway calls GET /gateway/bot.
+func handleGetBotGateway(c *http.Client, baseURL string) mcp.ToolFunc[GetBotGatewayInput, *GetBotGatewayOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in GetBotGatewayInput) (*GetBotGatewayOutput, error) {
+		r := oaRequest{method: "GET", path: "/gateway/bot", query: url.Values{}, header: http.Header{}}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(GetBotGatewayOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("GET /gateway/bot: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// GetGuildTemplateInput is the input of the tool get_guild_template (GET /guilds/templates/{code}).
+type GetGuildTemplateInput struct {
+	Code string `json:"code" mcp:"maxLength=152133"`
+}
+
+// GetGuildTemplateOutputSerializedSourceGuildChannelsItemAvailableTagsItem is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
+type GetGuildTemplateOutputSerializedSourceGuildChannelsItemAvailableTagsItem struct {
+	EmojiID   any     `json:"emoji_id"`
+	EmojiName *string `json:"emoji_name,omitempty"`
+	ID        *int64  `json:"id,omitempty"`
+	Moderated *bool   `json:"moderated,omitempty"`
+	Name      string  `json:"name"`
+}
+
+// GetGuildTemplateOutputSerializedSourceGuildChannelsItemPermissionOverwritesItem is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
+type GetGuildTemplateOutputSerializedSourceGuildChannelsItemPermissionOverwritesItem struct {
+	Allow string `json:"allow"`
+	Deny  string `json:"deny"`
+	ID    string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type  any    `json:"type"`
+}
+
+// GetGuildTemplateOutputSerializedSourceGuildChannelsItem is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
+type GetGuildTemplateOutputSerializedSourceGuildChannelsItem struct {
+	AvailableTags                 []GetGuildTemplateOutputSerializedSourceGuildChannelsItemAvailableTagsItem        `json:"available_tags,omitempty"`
+	Bitrate                       int64                                                                             `json:"bitrate"`
+	DefaultAutoArchiveDuration    any                                                                               `json:"default_auto_archive_duration"`
+	DefaultForumLayout            any                                                                               `json:"default_forum_layout"`
+	DefaultReactionEmoji          any                                                                               `json:"default_reaction_emoji"`
+	DefaultSortOrder              any                                                                               `json:"default_sort_order"`
+	DefaultTagSetting             any                                                                               `json:"default_tag_setting"`
+	DefaultThreadRateLimitPerUser *int64                                                                            `json:"default_thread_rate_limit_per_user,omitempty"`
+	ID                            *int64                                                                            `json:"id,omitempty"`
+	Name                          *string                                                                           `json:"name,omitempty"`
+	Nsfw                          bool                                                                              `json:"nsfw"`
+	ParentID                      any                                                                               `json:"parent_id"`
+	PermissionOverwrites          []GetGuildTemplateOutputSerializedSourceGuildChannelsItemPermissionOverwritesItem `json:"permission_overwrites"`
+	Position                      *int64                                                                            `json:"position,omitempty"`
+	RateLimitPerUser              int64                                                                             `json:"rate_limit_per_user"`
+	Template                      string                                                                            `json:"template"`
+	ThemeColor                    *int64                                                                            `json:"theme_color,omitempty"`
+	Topic                         *string                                                                           `json:"topic,omitempty"`
+	Type                          any                                                                               `json:"type"`
+	UserLimit                     int64                                                                             `json:"user_limit"`
+}
+
+// GetGuildTemplateOutputSerializedSourceGuildRolesItem is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
+type GetGuildTemplateOutputSerializedSourceGuildRolesItem struct {
+	Color        int64   `json:"color"`
+	Colors       any     `json:"colors"`
+	Hoist        bool    `json:"hoist"`
+	Icon         *string `json:"icon,omitempty"`
+	ID           int64   `json:"id"`
+	Mentionable  bool    `json:"mentionable"`
+	Name         string  `json:"name"`
+	Permissions  string  `json:"permissions"`
+	UnicodeEmoji *string `json:"unicode_emoji,omitempty"`
+}
+
+// GetGuildTemplateOutputSerializedSourceGuild is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
+type GetGuildTemplateOutputSerializedSourceGuild struct {
+	AfkChannelID                any                                                       `json:"afk_channel_id"`
+	AfkTimeout                  any                                                       `json:"afk_timeout"`
+	Channels                    []GetGuildTemplateOutputSerializedSourceGuildChannelsItem `json:"channels"`
+	DefaultMessageNotifications any                                                       `json:"default_message_notifications"`
+	Description                 *string                                                   `json:"description,omitempty"`
+	ExplicitContentFilter       any                                                       `json:"explicit_content_filter"`
+	Name                        string                                                    `json:"name"`
+	PreferredLocale             any                                                       `json:"preferred_locale"`
+	Region                      *string                                                   `json:"region,omitempty"`
+	Roles                       []GetGuildTemplateOutputSerializedSourceGuildRolesItem    `json:"roles"`
+	SystemChannelFlags          int64                                                     `json:"system_channel_flags"`
+	SystemChannelID             any                                                       `json:"system_channel_id"`
+	VerificationLevel           any                                                       `json:"verification_level"`
+}
+
+// GetGuildTemplateOutput is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
+type GetGuildTemplateOutput struct {
+	Code                  string                                      `json:"code"`
+	CreatedAt             string                                      `json:"created_at" mcp:"format=date-time"`
+	Creator               any                                         `json:"creator"`
+	CreatorID             string                                      `json:"creator_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Description           *string                                     `json:"description,omitempty"`
+	IsDirty               *bool                                       `json:"is_dirty,omitempty"`
+	Name                  string                                      `json:"name"`
+	SerializedSourceGuild GetGuildTemplateOutputSerializedSourceGuild `json:"serialized_source_guild"`
+	SourceGuildID         string                                      `json:"source_guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	UpdatedAt             string                                      `json:"updated_at" mcp:"format=date-time"`
+	UsageCount            int64                                       `json:"usage_count"`
+}
+
+// handleGetGuildTemplate calls GET /guilds/templates/{code}.
+func handleGetGuildTemplate(c *http.Client, baseURL string) mcp.ToolFunc[GetGuildTemplateInput, *GetGuildTemplateOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in GetGuildTemplateInput) (*GetGuildTemplateOutput, error) {
+		r := oaRequest{method: "GET", path: "/guilds/templates/{code}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("code", oaString(in.Code))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{code}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(GetGuildTemplateOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("GET /guilds/templates/{code}: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// GetGuildInput is the input of the tool get_guild (GET /guilds/{guild_id}).
+type GetGuildInput struct {
+	GuildID    string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WithCounts *bool  `json:"with_counts,omitempty"`
+}
+
+// GetGuildOutputEmojisItemUser is the answer of the tool get_guild (GET /guilds/{guild_id}).
+type GetGuildOutputEmojisItemUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetGuildOutputEmojisItem is the answer of the tool get_guild (GET /guilds/{guild_id}).
+type GetGuildOutputEmojisItem struct {
+	Animated      bool                          `json:"animated"`
+	Available     bool                          `json:"available"`
+	ID            string                        `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed       bool                          `json:"managed"`
+	Name          string                        `json:"name"`
+	RequireColons bool                          `json:"require_colons"`
+	Roles         []string                      `json:"roles"`
+	User          *GetGuildOutputEmojisItemUser `json:"user,omitempty"`
+}
+
+// GetGuildOutputRolesItemColors is the answer of the tool get_guild (GET /guilds/{guild_id}).
+type GetGuildOutputRolesItemColors struct {
+	PrimaryColor   int64  `json:"primary_color"`
+	SecondaryColor *int64 `json:"secondary_color,omitempty"`
+	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+}
+
+// GetGuildOutputRolesItemTags is the answer of the tool get_guild (GET /guilds/{guild_id}).
+type GetGuildOutputRolesItemTags struct {
+	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
+	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	GuildConnections      any     `json:"guild_connections,omitempty"`
+	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// GetGuildOutputRolesItem is the answer of the tool get_guild (GET /guilds/{guild_id}).
+type GetGuildOutputRolesItem struct {
+	Color        int64                         `json:"color"`
+	Colors       GetGuildOutputRolesItemColors `json:"colors"`
+	Flags        int64                         `json:"flags"`
+	Hoist        bool                          `json:"hoist"`
+	Icon         *string                       `json:"icon,omitempty"`
+	ID           string                        `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed      bool                          `json:"managed"`
+	Mentionable  bool                          `json:"mentionable"`
+	Name         string                        `json:"name"`
+	Permissions  string                        `json:"permissions"`
+	Position     int64                         `json:"position"`
+	Tags         *GetGuildOutputRolesItemTags  `json:"tags,omitempty"`
+	UnicodeEmoji *string                       `json:"unicode_emoji,omitempty"`
+}
+
+// GetGuildOutputStickersItemUser is the answer of the tool get_guild (GET /guilds/{guild_id}).
+type GetGuildOutputStickersItemUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetGuildOutputStickersItem is the answer of the tool get_guild (GET /guilds/{guild_id}).
+type GetGuildOutputStickersItem struct {
+	Available   bool                            `json:"available"`
+	Description *string                         `json:"description,omitempty"`
+	FormatType  any                             `json:"format_type"`
+	GuildID     string                          `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID          string                          `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name        string                          `json:"name"`
+	Tags        string                          `json:"tags"`
+	Type        any                             `json:"type"`
+	User        *GetGuildOutputStickersItemUser `json:"user,omitempty"`
+}
+
+// GetGuildOutput is the answer of the tool get_guild (GET /guilds/{guild_id}).
+type GetGuildOutput struct {
+	AfkChannelID                           any                          `json:"afk_channel_id"`
+	AfkTimeout                             any                          `json:"afk_timeout"`
+	ApplicationID                          any                          `json:"application_id"`
+	ApproximateMemberCount                 *int64                       `json:"approximate_member_count,omitempty"`
+	ApproximatePresenceCount               *int64                       `json:"approximate_presence_count,omitempty"`
+	Banner                                 *string                      `json:"banner,omitempty"`
+	DefaultMessageNotifications            any                          `json:"default_message_notifications"`
+	Description                            *string                      `json:"description,omitempty"`
+	DiscoverySplash                        *string                      `json:"discovery_splash,omitempty"`
+	Emojis                                 []GetGuildOutputEmojisItem   `json:"emojis"`
+	ExplicitContentFilter                  any                          `json:"explicit_content_filter"`
+	Features                               []any                        `json:"features" mcp:"uniqueItems"`
+	HomeHeader                             *string                      `json:"home_header,omitempty"`
+	Icon                                   *string                      `json:"icon,omitempty"`
+	ID                                     string                       `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	IncidentsData                          any                          `json:"incidents_data"`
+	MaxMembers                             int64                        `json:"max_members"`
+	MaxPresences                           *int64                       `json:"max_presences,omitempty"`
+	MaxStageVideoChannelUsers              int64                        `json:"max_stage_video_channel_users"`
+	MaxVideoChannelUsers                   int64                        `json:"max_video_channel_users"`
+	MfaLevel                               any                          `json:"mfa_level"`
+	Name                                   string                       `json:"name"`
+	Nsfw                                   bool                         `json:"nsfw"`
+	NsfwLevel                              any                          `json:"nsfw_level"`
+	OwnerID                                string                       `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PreferredLocale                        any                          `json:"preferred_locale"`
+	PremiumProgressBarEnabled              bool                         `json:"premium_progress_bar_enabled"`
+	PremiumProgressBarEnabledUserUpdatedAt *string                      `json:"premium_progress_bar_enabled_user_updated_at,omitempty" mcp:"format=date-time"`
+	PremiumSubscriptionCount               int64                        `json:"premium_subscription_count"`
+	PremiumTier                            any                          `json:"premium_tier"`
+	PublicUpdatesChannelID                 any                          `json:"public_updates_channel_id"`
+	Region                                 string                       `json:"region"`
+	Roles                                  []GetGuildOutputRolesItem    `json:"roles"`
+	RulesChannelID                         any                          `json:"rules_channel_id"`
+	SafetyAlertsChannelID                  any                          `json:"safety_alerts_channel_id"`
+	Splash                                 *string                      `json:"splash,omitempty"`
+	Stickers                               []GetGuildOutputStickersItem `json:"stickers"`
+	SystemChannelFlags                     int64                        `json:"system_channel_flags"`
+	SystemChannelID                        any                          `json:"system_channel_id"`
+	VanityURLCode                          *string                      `json:"vanity_url_code,omitempty"`
+	VerificationLevel                      any                          `json:"verification_level"`
+	WidgetChannelID                        any                          `json:"widget_channel_id"`
+	WidgetEnabled                          bool                         `json:"widget_enabled"`
+}
+
+// handleGetGuild calls GET /guilds/{guild_id}.
+func handleGetGuild(c *http.Client, baseURL string) mcp.ToolFunc[GetGuildInput, *GetGuildOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in GetGuildInput) (*GetGuildOutput, error) {
+		r := oaRequest{method: "GET", path: "/guilds/{guild_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		if in.WithCounts != nil {
+			r.query.Add("with_counts", oaString(*in.WithCounts))
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(GetGuildOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("GET /guilds/{guild_id}: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// UpdateGuildBody is the request body of the tool update_guild (PATCH /guilds/{guild_id}).
+type UpdateGuildBody struct {
+	AfkChannelID                any      `json:"afk_channel_id,omitempty"`
+	AfkTimeout                  any      `json:"afk_timeout,omitempty"`
+	Banner                      *string  `json:"banner,omitempty"`
+	DefaultMessageNotifications any      `json:"default_message_notifications,omitempty"`
+	Description                 *string  `json:"description,omitempty" mcp:"maxLength=300"`
+	DiscoverySplash             *string  `json:"discovery_splash,omitempty"`
+	ExplicitContentFilter       any      `json:"explicit_content_filter,omitempty"`
+	Features                    []string `json:"features,omitempty" mcp:"maxItems=1521,uniqueItems"`
+	HomeHeader                  *string  `json:"home_header,omitempty"`
+	Icon                        *string  `json:"icon,omitempty"`
+	Name                        *string  `json:"name,omitempty" mcp:"minLength=2,maxLength=100"`
+	PreferredLocale             any      `json:"preferred_locale,omitempty"`
+	PremiumProgressBarEnabled   *bool    `json:"premium_progress_bar_enabled,omitempty"`
+	PublicUpdatesChannelID      any      `json:"public_updates_channel_id,omitempty"`
+	Region                      *string  `json:"region,omitempty"`
+	RulesChannelID              any      `json:"rules_channel_id,omitempty"`
+	SafetyAlertsChannelID       any      `json:"safety_alerts_channel_id,omitempty"`
+	Splash                      *string  `json:"splash,omitempty"`
+	SystemChannelFlags          *int64   `json:"system_channel_flags,omitempty"`
+	SystemChannelID             any      `json:"system_channel_id,omitempty"`
+	VerificationLevel           any      `json:"verification_level,omitempty"`
+}
+
+// UpdateGuildInput is the input of the tool update_guild (PATCH /guilds/{guild_id}).
+type UpdateGuildInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	UpdateGuildBody
+}
+
+// UpdateGuildOutputEmojisItemUser is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
+type UpdateGuildOutputEmojisItemUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateGuildOutputEmojisItem is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
+type UpdateGuildOutputEmojisItem struct {
+	Animated      bool                             `json:"animated"`
+	Available     bool                             `json:"available"`
+	ID            string                           `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed       bool                             `json:"managed"`
+	Name          string                           `json:"name"`
+	RequireColons bool                             `json:"require_colons"`
+	Roles         []string                         `json:"roles"`
+	User          *UpdateGuildOutputEmojisItemUser `json:"user,omitempty"`
+}
+
+// UpdateGuildOutputRolesItemColors is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
+type UpdateGuildOutputRolesItemColors struct {
+	PrimaryColor   int64  `json:"primary_color"`
+	SecondaryColor *int64 `json:"secondary_color,omitempty"`
+	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+}
+
+// UpdateGuildOutputRolesItemTags is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
+type UpdateGuildOutputRolesItemTags struct {
+	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
+	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	GuildConnections      any     `json:"guild_connections,omitempty"`
+	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// UpdateGuildOutputRolesItem is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
+type UpdateGuildOutputRolesItem struct {
+	Color        int64                            `json:"color"`
+	Colors       UpdateGuildOutputRolesItemColors `json:"colors"`
+	Flags        int64                            `json:"flags"`
+	Hoist        bool                             `json:"hoist"`
+	Icon         *string                          `json:"icon,omitempty"`
+	ID           string                           `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed      bool                             `json:"managed"`
+	Mentionable  bool                             `json:"mentionable"`
+	Name         string                           `json:"name"`
+	Permissions  string                           `json:"permissions"`
+	Position     int64                            `json:"position"`
+	Tags         *UpdateGuildOutputRolesItemTags  `json:"tags,omitempty"`
+	UnicodeEmoji *string                          `json:"unicode_emoji,omitempty"`
+}
+
+// UpdateGuildOutputStickersItemUser is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
+type UpdateGuildOutputStickersItemUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateGuildOutputStickersItem is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
+type UpdateGuildOutputStickersItem struct {
+	Available   bool                               `json:"available"`
+	Description *string                            `json:"description,omitempty"`
+	FormatType  any                                `json:"format_type"`
+	GuildID     string                             `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID          string                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name        string                             `json:"name"`
+	Tags        string                             `json:"tags"`
+	Type        any                                `json:"type"`
+	User        *UpdateGuildOutputStickersItemUser `json:"user,omitempty"`
+}
+
+// UpdateGuildOutput is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
+type UpdateGuildOutput struct {
+	AfkChannelID                           any                             `json:"afk_channel_id"`
+	AfkTimeout                             any                             `json:"afk_timeout"`
+	ApplicationID                          any                             `json:"application_id"`
+	Banner                                 *string                         `json:"banner,omitempty"`
+	DefaultMessageNotifications            any                             `json:"default_message_notifications"`
+	Description                            *string                         `json:"description,omitempty"`
+	DiscoverySplash                        *string                         `json:"discovery_splash,omitempty"`
+	Emojis                                 []UpdateGuildOutputEmojisItem   `json:"emojis"`
+	ExplicitContentFilter                  any                             `json:"explicit_content_filter"`
+	Features                               []any                           `json:"features" mcp:"uniqueItems"`
+	HomeHeader                             *string                         `json:"home_header,omitempty"`
+	Icon                                   *string                         `json:"icon,omitempty"`
+	ID                                     string                          `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	IncidentsData                          any                             `json:"incidents_data"`
+	MaxMembers                             int64                           `json:"max_members"`
+	MaxPresences                           *int64                          `json:"max_presences,omitempty"`
+	MaxStageVideoChannelUsers              int64                           `json:"max_stage_video_channel_users"`
+	MaxVideoChannelUsers                   int64                           `json:"max_video_channel_users"`
+	MfaLevel                               any                             `json:"mfa_level"`
+	Name                                   string                          `json:"name"`
+	Nsfw                                   bool                            `json:"nsfw"`
+	NsfwLevel                              any                             `json:"nsfw_level"`
+	OwnerID                                string                          `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PreferredLocale                        any                             `json:"preferred_locale"`
+	PremiumProgressBarEnabled              bool                            `json:"premium_progress_bar_enabled"`
+	PremiumProgressBarEnabledUserUpdatedAt *string                         `json:"premium_progress_bar_enabled_user_updated_at,omitempty" mcp:"format=date-time"`
+	PremiumSubscriptionCount               int64                           `json:"premium_subscription_count"`
+	PremiumTier                            any                             `json:"premium_tier"`
+	PublicUpdatesChannelID                 any                             `json:"public_updates_channel_id"`
+	Region                                 string                          `json:"region"`
+	Roles                                  []UpdateGuildOutputRolesItem    `json:"roles"`
+	RulesChannelID                         any                             `json:"rules_channel_id"`
+	SafetyAlertsChannelID                  any                             `json:"safety_alerts_channel_id"`
+	Splash                                 *string                         `json:"splash,omitempty"`
+	Stickers                               []UpdateGuildOutputStickersItem `json:"stickers"`
+	SystemChannelFlags                     int64                           `json:"system_channel_flags"`
+	SystemChannelID                        any                             `json:"system_channel_id"`
+	VanityURLCode                          *string                         `json:"vanity_url_code,omitempty"`
+	VerificationLevel                      any                             `json:"verification_level"`
+	WidgetChannelID                        any                             `json:"widget_channel_id"`
+	WidgetEnabled                          bool                            `json:"widget_enabled"`
+}
+
+// handleUpdateGuild calls PATCH /guilds/{guild_id}.
+func handleUpdateGuild(c *http.Client, baseURL string) mcp.ToolFunc[UpdateGuildInput, *UpdateGuildOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in UpdateGuildInput) (*UpdateGuildOutput, error) {
+		r := oaRequest{method: "PATCH", path: "/guilds/{guild_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.UpdateGuildBody)
+			if err != nil {
+				return nil, err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(UpdateGuildOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("PATCH /guilds/{guild_id}: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// ListGuildAuditLogEntriesInput is the input of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
+type ListGuildAuditLogEntriesInput struct {
+	GuildID    string  `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	UserID     *string `json:"user_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	TargetID   *string `json:"target_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ActionType any     `json:"action_type,omitempty"`
+	Before     *string `json:"before,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	After      *string `json:"after,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Limit      *int64  `json:"limit,omitempty" mcp:"minimum=1,maximum=100"`
+}
+
+// ListGuildAuditLogEntriesOutputApplicationCommandsItem is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
+type ListGuildAuditLogEntriesOutputApplicationCommandsItem struct {
+	ApplicationID            string            `json:"application_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Contexts                 []any             `json:"contexts,omitempty" mcp:"uniqueItems"`
+	DefaultMemberPermissions *string           `json:"default_member_permissions,omitempty"`
+	Description              string            `json:"description"`
+	DescriptionLocalizations map[string]string `json:"description_localizations,omitempty"`
+	DescriptionLocalized     *string           `json:"description_localized,omitempty"`
+	DmPermission             *bool             `json:"dm_permission,omitempty"`
+	GuildID                  *string           `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Handler                  any               `json:"handler,omitempty" jsonschema:"Determines whether the interaction is handled by the app's interactions handler or by Discord"`
+	ID                       string            `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	IntegrationTypes         []any             `json:"integration_types,omitempty" mcp:"uniqueItems"`
+	Name                     string            `json:"name"`
+	NameLocalizations        map[string]string `json:"name_localizations,omitempty"`
+	NameLocalized            *string           `json:"name_localized,omitempty"`
+	Nsfw                     *bool             `json:"nsfw,omitempty"`
+	Options                  []any             `json:"options,omitempty"`
+	Type                     any               `json:"type"`
+	Version                  string            `json:"version" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// ListGuildAuditLogEntriesOutputAuditLogEntriesItemChangesItem is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
+type ListGuildAuditLogEntriesOutputAuditLogEntriesItemChangesItem struct {
+	Key      *string `json:"key,omitempty"`
+	NewValue any     `json:"new_value,omitempty"`
+	OldValue any     `json:"old_value,omitempty"`
+}
+
+// ListGuildAuditLogEntriesOutputAuditLogEntriesItem is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
+type ListGuildAuditLogEntriesOutputAuditLogEntriesItem struct {
+	ActionType any                                                            `json:"action_type"`
+	Changes    []ListGuildAuditLogEntriesOutputAuditLogEntriesItemChangesItem `json:"changes,omitempty"`
+	ID         string                                                         `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Options    map[string]string                                              `json:"options,omitempty"`
+	Reason     *string                                                        `json:"reason,omitempty"`
+	TargetID   any                                                            `json:"target_id"`
+	UserID     any                                                            `json:"user_id"`
+}
+
+// ListGuildAuditLogEntriesOutputThreadsItemMemberMemberUser is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
+type ListGuildAuditLogEntriesOutputThreadsItemMemberMemberUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ListGuildAuditLogEntriesOutputThreadsItemMemberMember is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
+type ListGuildAuditLogEntriesOutputThreadsItemMemberMember struct {
+	Avatar                     *string                                                   `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                                       `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                                   `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                                       `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                                   `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                                      `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                                     `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                                    `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                                      `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                                   `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                                      `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                                   `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []string                                                  `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       ListGuildAuditLogEntriesOutputThreadsItemMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// ListGuildAuditLogEntriesOutputThreadsItemMember is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
+type ListGuildAuditLogEntriesOutputThreadsItemMember struct {
+	Flags         int64                                                  `json:"flags"`
+	ID            string                                                 `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                                                 `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *ListGuildAuditLogEntriesOutputThreadsItemMemberMember `json:"member,omitempty"`
+	UserID        string                                                 `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// ListGuildAuditLogEntriesOutputThreadsItemThreadMetadata is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
+type ListGuildAuditLogEntriesOutputThreadsItemThreadMetadata struct {
+	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
+	Archived            bool    `json:"archived"`
+	AutoArchiveDuration any     `json:"auto_archive_duration"`
+	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
+	Invitable           *bool   `json:"invitable,omitempty"`
+	Locked              bool    `json:"locked"`
+}
+
+// ListGuildAuditLogEntriesOutputThreadsItem is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
+type ListGuildAuditLogEntriesOutputThreadsItem struct {
+	AppliedTags      []string                                                `json:"applied_tags,omitempty"`
+	Bitrate          *int64                                                  `json:"bitrate,omitempty"`
+	Flags            int64                                                   `json:"flags"`
+	GuildID          string                                                  `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID               string                                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	LastMessageID    any                                                     `json:"last_message_id,omitempty"`
+	LastPinTimestamp *string                                                 `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
+	Member           *ListGuildAuditLogEntriesOutputThreadsItemMember        `json:"member,omitempty"`
+	MemberCount      int64                                                   `json:"member_count"`
+	MessageCount     int64                                                   `json:"message_count"`
+	Name             string                                                  `json:"name"`
+	OwnerID          string                                                  `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ParentID         any                                                     `json:"parent_id,omitempty"`
+	Permissions      *string                                                 `json:"permissions,omitempty"`
+	RateLimitPerUser *int64                                                  `json:"rate_limit_per_user,omitempty"`
+	RtcRegion        *string                                                 `json:"rtc_region,omitempty"`
+	ThreadMetadata   ListGuildAuditLogEntriesOutputThreadsItemThreadMetadata `json:"thread_metadata"`
+	TotalMessageSent int64                                                   `json:"total_message_sent"`
+	Type             any                                                     `json:"type"`
+	UserLimit        *int64                                                  `json:"user_limit,omitempty"`
+	VideoQualityMode any                                                     `json:"video_quality_mode,omitempty"`
+}
+
+// ListGuildAuditLogEntriesOutputUsersItem is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
+type ListGuildAuditLogEntriesOutputUsersItem struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ListGuildAuditLogEntriesOutput is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
+type ListGuildAuditLogEntriesOutput struct {
+	ApplicationCommands  []ListGuildAuditLogEntriesOutputApplicationCommandsItem `json:"application_commands"`
+	AuditLogEntries      []ListGuildAuditLogEntriesOutputAuditLogEntriesItem     `json:"audit_log_entries"`
+	AutoModerationRules  []any                                                   `json:"auto_moderation_rules"`
+	GuildScheduledEvents []any                                                   `json:"guild_scheduled_events"`
+	Integrations         []any                                                   `json:"integrations"`
+	Threads              []ListGuildAuditLogEntriesOutputThreadsItem             `json:"threads"`
+	Users                []ListGuildAuditLogEntriesOutputUsersItem               `json:"users"`
+	Webhooks             []any                                                   `json:"webhooks"`
+}
+
+// handleListGuildAuditLogEntries calls GET /guilds/{guild_id}/audit-logs.
+func handleListGuildAuditLogEntries(c *http.Client, baseURL string) mcp.ToolFunc[ListGuildAuditLogEntriesInput, *ListGuildAuditLogEntriesOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in ListGuildAuditLogEntriesInput) (*ListGuildAuditLogEntriesOutput, error) {
+		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/audit-logs", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		if in.UserID != nil {
+			r.query.Add("user_id", oaString(*in.UserID))
+		}
+		if in.TargetID != nil {
+			r.query.Add("target_id", oaString(*in.TargetID))
+		}
+		if in.ActionType != nil {
+			r.query.Add("action_type", oaString(in.ActionType))
+		}
+		if in.Before != nil {
+			r.query.Add("before", oaString(*in.Before))
+		}
+		if in.After != nil {
+			r.query.Add("after", oaString(*in.After))
+		}
+		if in.Limit != nil {
+			r.query.Add("limit", oaString(*in.Limit))
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(ListGuildAuditLogEntriesOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("GET /guilds/{guild_id}/audit-logs: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// ListAutoModerationRulesInput is the input of the tool list_auto_moderation_rules (GET /guilds/{guild_id}/auto-moderation/rules).
+type ListAutoModerationRulesInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleListAutoModerationRules calls GET /guilds/{guild_id}/auto-moderation/rules.
+func handleListAutoModerationRules(c *http.Client, baseURL string) mcp.ToolFunc[ListAutoModerationRulesInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in ListAutoModerationRulesInput) (string, error) {
+		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/auto-moderation/rules", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// CreateAutoModerationRuleInput is the input of the tool create_auto_moderation_rule (POST /guilds/{guild_id}/auto-moderation/rules).
+type CreateAutoModerationRuleInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Body    any    `json:"body"`
+}
+
+// handleCreateAutoModerationRule calls POST /guilds/{guild_id}/auto-moderation/rules.
+func handleCreateAutoModerationRule(c *http.Client, baseURL string) mcp.ToolFunc[CreateAutoModerationRuleInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in CreateAutoModerationRuleInput) (string, error) {
+		r := oaRequest{method: "POST", path: "/guilds/{guild_id}/auto-moderation/rules", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.Body)
+			if err != nil {
+				return "", err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// GetAutoModerationRuleInput is the input of the tool get_auto_moderation_rule (GET /guilds/{guild_id}/auto-moderation/rules/{rule_id}).
+type GetAutoModerationRuleInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	RuleID  string `json:"rule_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleGetAutoModerationRule calls GET /guilds/{guild_id}/auto-moderation/rules/{rule_id}.
+func handleGetAutoModerationRule(c *http.Client, baseURL string) mcp.ToolFunc[GetAutoModerationRuleInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in GetAutoModerationRuleInput) (string, error) {
+		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/auto-moderation/rules/{rule_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		{
+			seg, err := oaSegment("rule_id", oaString(in.RuleID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{rule_id}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// DeleteAutoModerationRuleInput is the input of the tool delete_auto_moderation_rule (DELETE /guilds/{guild_id}/auto-moderation/rules/{rule_id}).
+type DeleteAutoModerationRuleInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	RuleID  string `json:"rule_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleDeleteAutoModerationRule calls DELETE /guilds/{guild_id}/auto-moderation/rules/{rule_id}.
+func handleDeleteAutoModerationRule(c *http.Client, baseURL string) mcp.ToolFunc[DeleteAutoModerationRuleInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in DeleteAutoModerationRuleInput) (string, error) {
+		r := oaRequest{method: "DELETE", path: "/guilds/{guild_id}/auto-moderation/rules/{rule_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		{
+			seg, err := oaSegment("rule_id", oaString(in.RuleID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{rule_id}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// UpdateAutoModerationRuleInput is the input of the tool update_auto_moderation_rule (PATCH /guilds/{guild_id}/auto-moderation/rules/{rule_id}).
+type UpdateAutoModerationRuleInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	RuleID  string `json:"rule_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Body    any    `json:"body"`
+}
+
+// handleUpdateAutoModerationRule calls PATCH /guilds/{guild_id}/auto-moderation/rules/{rule_id}.
+func handleUpdateAutoModerationRule(c *http.Client, baseURL string) mcp.ToolFunc[UpdateAutoModerationRuleInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in UpdateAutoModerationRuleInput) (string, error) {
+		r := oaRequest{method: "PATCH", path: "/guilds/{guild_id}/auto-moderation/rules/{rule_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		{
+			seg, err := oaSegment("rule_id", oaString(in.RuleID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{rule_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.Body)
+			if err != nil {
+				return "", err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// ListGuildBansInput is the input of the tool list_guild_bans (GET /guilds/{guild_id}/bans).
+type ListGuildBansInput struct {
+	GuildID string  `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Limit   *int64  `json:"limit,omitempty" mcp:"minimum=1,maximum=1000"`
+	Before  *string `json:"before,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	After   *string `json:"after,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleListGuildBans calls GET /guilds/{guild_id}/bans.
+func handleListGuildBans(c *http.Client, baseURL string) mcp.ToolFunc[ListGuildBansInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in ListGuildBansInput) (string, error) {
+		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/bans", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		if in.Limit != nil {
+			r.query.Add("limit", oaString(*in.Limit))
+		}
+		if in.Before != nil {
+			r.query.Add("before", oaString(*in.Before))
+		}
+		if in.After != nil {
+			r.query.Add("after", oaString(*in.After))
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// GetGuildBanInput is the input of the tool get_guild_ban (GET /guilds/{guild_id}/bans/{user_id}).
+type GetGuildBanInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	UserID  string `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// GetGuildBanOutputUser is the answer of the tool get_guild_ban (GET /guilds/{guild_id}/bans/{user_id}).
+type GetGuildBanOutputUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetGuildBanOutput is the answer of the tool get_guild_ban (GET /guilds/{guild_id}/bans/{user_id}).
+type GetGuildBanOutput struct {
+	Reason *string               `json:"reason,omitempty"`
+	User   GetGuildBanOutputUser `json:"user"`
+}
+
+// handleGetGuildBan calls GET /guilds/{guild_id}/bans/{user_id}.
+func handleGetGuildBan(c *http.Client, baseURL string) mcp.ToolFunc[GetGuildBanInput, *GetGuildBanOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in GetGuildBanInput) (*GetGuildBanOutput, error) {
+		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/bans/{user_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		{
+			seg, err := oaSegment("user_id", oaString(in.UserID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{user_id}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(GetGuildBanOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("GET /guilds/{guild_id}/bans/{user_id}: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// BanUserFromGuildBody is the request body of the tool ban_user_from_guild (PUT /guilds/{guild_id}/bans/{user_id}).
+type BanUserFromGuildBody struct {
+	DeleteMessageDays    *int64 `json:"delete_message_days,omitempty" mcp:"minimum=0,maximum=7"`
+	DeleteMessageSeconds *int64 `json:"delete_message_seconds,omitempty" mcp:"minimum=0,maximum=604800"`
+}
+
+// BanUserFromGuildInput is the input of the tool ban_user_from_guild (PUT /guilds/{guild_id}/bans/{user_id}).
+type BanUserFromGuildInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	UserID  string `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	BanUserFromGuildBody
+}
+
+// handleBanUserFromGuild calls PUT /guilds/{guild_id}/bans/{user_id}.
+func handleBanUserFromGuild(c *http.Client, baseURL string) mcp.ToolFunc[BanUserFromGuildInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in BanUserFromGuildInput) (string, error) {
+		r := oaRequest{method: "PUT", path: "/guilds/{guild_id}/bans/{user_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		{
+			seg, err := oaSegment("user_id", oaString(in.UserID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{user_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.BanUserFromGuildBody)
+			if err != nil {
+				return "", err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// UnbanUserFromGuildInput is the input of the tool unban_user_from_guild (DELETE /guilds/{guild_id}/bans/{user_id}).
+type UnbanUserFromGuildInput struct {
+	GuildID string         `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	UserID  string         `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Body    map[string]any `json:"body"`
+}
+
+// handleUnbanUserFromGuild calls DELETE /guilds/{guild_id}/bans/{user_id}.
+func handleUnbanUserFromGuild(c *http.Client, baseURL string) mcp.ToolFunc[UnbanUserFromGuildInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in UnbanUserFromGuildInput) (string, error) {
+		r := oaRequest{method: "DELETE", path: "/guilds/{guild_id}/bans/{user_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		{
+			seg, err := oaSegment("user_id", oaString(in.UserID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{user_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.Body)
+			if err != nil {
+				return "", err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// BulkBanUsersFromGuildBody is the request body of the tool bulk_ban_users_from_guild (POST /guilds/{guild_id}/bulk-ban).
+type BulkBanUsersFromGuildBody struct {
+	DeleteMessageSeconds *int64   `json:"delete_message_seconds,omitempty" mcp:"minimum=0,maximum=604800"`
+	UserIds              []string `json:"user_ids" mcp:"maxItems=200,uniqueItems"`
+}
+
+// BulkBanUsersFromGuildInput is the input of the tool bulk_ban_users_from_guild (POST /guilds/{guild_id}/bulk-ban).
+type BulkBanUsersFromGuildInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	BulkBanUsersFromGuildBody
+}
+
+// BulkBanUsersFromGuildOutput is the answer of the tool bulk_ban_users_from_guild (POST /guilds/{guild_id}/bulk-ban).
+type BulkBanUsersFromGuildOutput struct {
+	BannedUsers []string `json:"banned_users"`
+	FailedUsers []string `json:"failed_users"`
+}
+
+// handleBulkBanUsersFromGuild calls POST /guilds/{guild_id}/bulk-ban.
+func handleBulkBanUsersFromGuild(c *http.Client, baseURL string) mcp.ToolFunc[BulkBanUsersFromGuildInput, *BulkBanUsersFromGuildOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in BulkBanUsersFromGuildInput) (*BulkBanUsersFromGuildOutput, error) {
+		r := oaRequest{method: "POST", path: "/guilds/{guild_id}/bulk-ban", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.BulkBanUsersFromGuildBody)
+			if err != nil {
+				return nil, err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(BulkBanUsersFromGuildOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("POST /guilds/{guild_id}/bulk-ban: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// ListGuildChannelsInput is the input of the tool list_guild_channels (GET /guilds/{guild_id}/channels).
+type ListGuildChannelsInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleListGuildChannels calls GET /guilds/{guild_id}/channels.
+func handleListGuildChannels(c *http.Client, baseURL string) mcp.ToolFunc[ListGuildChannelsInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in ListGuildChannelsInput) (string, error) {
+		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/channels", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// CreateGuildChannelBodyPermissionOverwritesItem is the request body of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
+type CreateGuildChannelBodyPermissionOverwritesItem struct {
+	Allow *int64 `json:"allow,omitempty"`
+	Deny  *int64 `json:"deny,omitempty"`
+	ID    string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type  any    `json:"type,omitempty"`
+}
+
+// CreateGuildChannelBody is the request body of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
+type CreateGuildChannelBody struct {
+	AvailableTags                 []any                                            `json:"available_tags,omitempty" mcp:"maxItems=20"`
+	Bitrate                       *int64                                           `json:"bitrate,omitempty" mcp:"minimum=8000"`
+	DefaultAutoArchiveDuration    any                                              `json:"default_auto_archive_duration,omitempty"`
+	DefaultForumLayout            any                                              `json:"default_forum_layout,omitempty"`
+	DefaultReactionEmoji          any                                              `json:"default_reaction_emoji,omitempty"`
+	DefaultSortOrder              any                                              `json:"default_sort_order,omitempty"`
+	DefaultTagSetting             any                                              `json:"default_tag_setting,omitempty"`
+	DefaultThreadRateLimitPerUser *int64                                           `json:"default_thread_rate_limit_per_user,omitempty" mcp:"minimum=0,maximum=21600"`
+	Name                          string                                           `json:"name" mcp:"minLength=1,maxLength=100"`
+	Nsfw                          *bool                                            `json:"nsfw,omitempty"`
+	ParentID                      any                                              `json:"parent_id,omitempty"`
+	PermissionOverwrites          []CreateGuildChannelBodyPermissionOverwritesItem `json:"permission_overwrites,omitempty" mcp:"maxItems=100"`
+	Position                      *int64                                           `json:"position,omitempty" mcp:"minimum=0"`
+	RateLimitPerUser              *int64                                           `json:"rate_limit_per_user,omitempty" mcp:"minimum=0,maximum=21600"`
+	RtcRegion                     *string                                          `json:"rtc_region,omitempty"`
+	Topic                         *string                                          `json:"topic,omitempty" mcp:"maxLength=4096"`
+	Type                          any                                              `json:"type,omitempty"`
+	UserLimit                     *int64                                           `json:"user_limit,omitempty" mcp:"minimum=0"`
+	VideoQualityMode              any                                              `json:"video_quality_mode,omitempty"`
+}
+
+// CreateGuildChannelInput is the input of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
+type CreateGuildChannelInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	CreateGuildChannelBody
+}
+
+// CreateGuildChannelOutputAvailableTagsItem is the answer of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
+type CreateGuildChannelOutputAvailableTagsItem struct {
+	EmojiID   any     `json:"emoji_id"`
+	EmojiName *string `json:"emoji_name,omitempty"`
+	ID        string  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Moderated bool    `json:"moderated"`
+	Name      string  `json:"name"`
+}
+
+// CreateGuildChannelOutputPermissionOverwritesItem is the answer of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
+type CreateGuildChannelOutputPermissionOverwritesItem struct {
+	Allow string `json:"allow"`
+	Deny  string `json:"deny"`
+	ID    string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type  any    `json:"type"`
+}
+
+// CreateGuildChannelOutput is the answer of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
+type CreateGuildChannelOutput struct {
+	AvailableTags                 []CreateGuildChannelOutputAvailableTagsItem        `json:"available_tags,omitempty"`
+	Bitrate                       *int64                                             `json:"bitrate,omitempty"`
+	DefaultAutoArchiveDuration    any                                                `json:"default_auto_archive_duration,omitempty"`
+	DefaultForumLayout            any                                                `json:"default_forum_layout,omitempty"`
+	DefaultReactionEmoji          any                                                `json:"default_reaction_emoji,omitempty"`
+	DefaultSortOrder              any                                                `json:"default_sort_order,omitempty"`
+	DefaultTagSetting             any                                                `json:"default_tag_setting,omitempty"`
+	DefaultThreadRateLimitPerUser *int64                                             `json:"default_thread_rate_limit_per_user,omitempty"`
+	Flags                         int64                                              `json:"flags"`
+	GuildID                       string                                             `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID                            string                                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	LastMessageID                 any                                                `json:"last_message_id,omitempty"`
+	LastPinTimestamp              *string                                            `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
+	Name                          string                                             `json:"name"`
+	Nsfw                          *bool                                              `json:"nsfw,omitempty"`
+	ParentID                      any                                                `json:"parent_id,omitempty"`
+	PermissionOverwrites          []CreateGuildChannelOutputPermissionOverwritesItem `json:"permission_overwrites,omitempty"`
+	Permissions                   *string                                            `json:"permissions,omitempty"`
+	Position                      int64                                              `json:"position"`
+	RateLimitPerUser              *int64                                             `json:"rate_limit_per_user,omitempty"`
+	RtcRegion                     *string                                            `json:"rtc_region,omitempty"`
+	Topic                         *string                                            `json:"topic,omitempty"`
+	Type                          any                                                `json:"type"`
+	UserLimit                     *int64                                             `json:"user_limit,omitempty"`
+	VideoQualityMode              any                                                `json:"video_quality_mode,omitempty"`
+}
+
+// handleCreateGuildChannel calls POST /guilds/{guild_id}/channels.
+func handleCreateGuildChannel(c *http.Client, baseURL string) mcp.ToolFunc[CreateGuildChannelInput, *CreateGuildChannelOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in CreateGuildChannelInput) (*CreateGuildChannelOutput, error) {
+		r := oaRequest{method: "POST", path: "/guilds/{guild_id}/channels", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.CreateGuildChannelBody)
+			if err != nil {
+				return nil, err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(CreateGuildChannelOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("POST /guilds/{guild_id}/channels: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// BulkUpdateGuildChannelsBodyItem is the request body of the tool bulk_update_guild_channels (PATCH /guilds/{guild_id}/channels).
+type BulkUpdateGuildChannelsBodyItem struct {
+	ID              any    `json:"id,omitempty"`
+	LockPermissions *bool  `json:"lock_permissions,omitempty"`
+	ParentID        any    `json:"parent_id,omitempty"`
+	Position        *int64 `json:"position,omitempty" mcp:"minimum=0"`
+}
+
+// BulkUpdateGuildChannelsInput is the input of the tool bulk_update_guild_channels (PATCH /guilds/{guild_id}/channels).
+type BulkUpdateGuildChannelsInput struct {
+	GuildID string                            `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Body    []BulkUpdateGuildChannelsBodyItem `json:"body"`
+}
+
+// handleBulkUpdateGuildChannels calls PATCH /guilds/{guild_id}/channels.
+func handleBulkUpdateGuildChannels(c *http.Client, baseURL string) mcp.ToolFunc[BulkUpdateGuildChannelsInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in BulkUpdateGuildChannelsInput) (string, error) {
+		r := oaRequest{method: "PATCH", path: "/guilds/{guild_id}/channels", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.Body)
+			if err != nil {
+				return "", err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// ListGuildEmojisInput is the input of the tool list_guild_emojis (GET /guilds/{guild_id}/emojis).
+type ListGuildEmojisInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleListGuildEmojis calls GET /guilds/{guild_id}/emojis.
+func handleListGuildEmojis(c *http.Client, baseURL string) mcp.ToolFunc[ListGuildEmojisInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in ListGuildEmojisInput) (string, error) {
+		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/emojis", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// CreateGuildEmojiBody is the request body of the tool create_guild_emoji (POST /guilds/{guild_id}/emojis).
+type CreateGuildEmojiBody struct {
+	Image string `json:"image"`
+	Name  string `json:"name" mcp:"minLength=2,maxLength=32"`
+	Roles []any  `json:"roles,omitempty" mcp:"maxItems=1521,uniqueItems"`
+}
+
+// CreateGuildEmojiInput is the input of the tool create_guild_emoji (POST /guilds/{guild_id}/emojis).
+type CreateGuildEmojiInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	CreateGuildEmojiBody
+}
+
+// CreateGuildEmojiOutputUser is the answer of the tool create_guild_emoji (POST /guilds/{guild_id}/emojis).
+type CreateGuildEmojiOutputUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// CreateGuildEmojiOutput is the answer of the tool create_guild_emoji (POST /guilds/{guild_id}/emojis).
+type CreateGuildEmojiOutput struct {
+	Animated      bool                        `json:"animated"`
+	Available     bool                        `json:"available"`
+	ID            string                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed       bool                        `json:"managed"`
+	Name          string                      `json:"name"`
+	RequireColons bool                        `json:"require_colons"`
+	Roles         []string                    `json:"roles"`
+	User          *CreateGuildEmojiOutputUser `json:"user,omitempty"`
+}
+
+// handleCreateGuildEmoji calls POST /guilds/{guild_id}/emojis.
+func handleCreateGuildEmoji(c *http.Client, baseURL string) mcp.ToolFunc[CreateGuildEmojiInput, *CreateGuildEmojiOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in CreateGuildEmojiInput) (*CreateGuildEmojiOutput, error) {
+		r := oaRequest{method: "POST", path: "/guilds/{guild_id}/emojis", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.CreateGuildEmojiBody)
+			if err != nil {
+				return nil, err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(CreateGuildEmojiOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("POST /guilds/{guild_id}/emojis: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// GetGuildEmojiInput is the input of the tool get_guild_emoji (GET /guilds/{guild_id}/emojis/{emoji_id}).
+type GetGuildEmojiInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	EmojiID string `json:"emoji_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// GetGuildEmojiOutputUser is the answer of the tool get_guild_emoji (GET /guilds/{guild_id}/emojis/{emoji_id}).
+type GetGuildEmojiOutputUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetGuildEmojiOutput is the answer of the tool get_guild_emoji (GET /guilds/{guild_id}/emojis/{emoji_id}).
+type GetGuildEmojiOutput struct {
+	Animated      bool                     `json:"animated"`
+	Available     bool                     `json:"available"`
+	ID            string                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed       bool                     `json:"managed"`
+	Name          string                   `json:"name"`
+	RequireColons bool                     `json:"require_colons"`
+	Roles         []string                 `json:"roles"`
+	User          *GetGuildEmojiOutputUser `json:"user,omitempty"`
+}
+
+// handleGetGuildEmoji calls GET /guilds/{guild_id}/emojis/{emoji_id}.
+func handleGetGuildEmoji(c *http.Client, baseURL string) mcp.ToolFunc[GetGuildEmojiInput, *GetGuildEmojiOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in GetGuildEmojiInput) (*GetGuildEmojiOutput, error) {
+		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/emojis/{emoji_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		{
+			seg, err := oaSegment("emoji_id", oaString(in.EmojiID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{emoji_id}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(GetGuildEmojiOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("GET /guilds/{guild_id}/emojis/{emoji_id}: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// DeleteGuildEmojiInput is the input of the tool delete_guild_emoji (DELETE /guilds/{guild_id}/emojis/{emoji_id}).
+type DeleteGuildEmojiInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	EmojiID string `json:"emoji_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleDeleteGuildEmoji calls DELETE /guilds/{guild_id}/emojis/{emoji_id}.
+func handleDeleteGuildEmoji(c *http.Client, baseURL string) mcp.ToolFunc[DeleteGuildEmojiInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in DeleteGuildEmojiInput) (string, error) {
+		r := oaRequest{method: "DELETE", path: "/guilds/{guild_id}/emojis/{emoji_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		{
+			seg, err := oaSegment("emoji_id", oaString(in.EmojiID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{emoji_id}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// UpdateGuildEmojiBody is the request body of the tool update_guild_emoji (PATCH /guilds/{guild_id}/emojis/{emoji_id}).
+type UpdateGuildEmojiBody struct {
+	Name  *string `json:"name,omitempty" mcp:"minLength=2,maxLength=32"`
+	Roles []any   `json:"roles,omitempty" mcp:"maxItems=1521,uniqueItems"`
+}
+
+// UpdateGuildEmojiInput is the input of the tool update_guild_emoji (PATCH /guilds/{guild_id}/emojis/{emoji_id}).
+type UpdateGuildEmojiInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	EmojiID string `json:"emoji_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	UpdateGuildEmojiBody
+}
+
+// UpdateGuildEmojiOutputUser is the answer of the tool update_guild_emoji (PATCH /guilds/{guild_id}/emojis/{emoji_id}).
+type UpdateGuildEmojiOutputUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateGuildEmojiOutput is the answer of the tool update_guild_emoji (PATCH /guilds/{guild_id}/emojis/{emoji_id}).
+type UpdateGuildEmojiOutput struct {
+	Animated      bool                        `json:"animated"`
+	Available     bool                        `json:"available"`
+	ID            string                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed       bool                        `json:"managed"`
+	Name          string                      `json:"name"`
+	RequireColons bool                        `json:"require_colons"`
+	Roles         []string                    `json:"roles"`
+	User          *UpdateGuildEmojiOutputUser `json:"user,omitempty"`
+}
+
+// handleUpdateGuildEmoji calls PATCH /guilds/{guild_id}/emojis/{emoji_id}.
+func handleUpdateGuildEmoji(c *http.Client, baseURL string) mcp.ToolFunc[UpdateGuildEmojiInput, *UpdateGuildEmojiOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in UpdateGuildEmojiInput) (*UpdateGuildEmojiOutput, error) {
+		r := oaRequest{method: "PATCH", path: "/guilds/{guild_id}/emojis/{emoji_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		{
+			seg, err := oaSegment("emoji_id", oaString(in.EmojiID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{emoji_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.UpdateGuildEmojiBody)
+			if err != nil {
+				return nil, err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(UpdateGuildEmojiOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("PATCH /guilds/{guild_id}/emojis/{emoji_id}: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// UpdateGuildIncidentActionsBody is the request body of the tool update_guild_incident_actions (PUT /guilds/{guild_id}/incident-actions).
+type UpdateGuildIncidentActionsBody struct {
+	DmsDisabledUntil     *string `json:"dms_disabled_until,omitempty" jsonschema:"When direct messages will be enabled again" mcp:"format=date-time"`
+	InvitesDisabledUntil *string `json:"invites_disabled_until,omitempty" jsonschema:"When invites will be enabled again" mcp:"format=date-time"`
+}
+
+// UpdateGuildIncidentActionsInput is the input of the tool update_guild_incident_actions (PUT /guilds/{guild_id}/incident-actions).
+type UpdateGuildIncidentActionsInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	UpdateGuildIncidentActionsBody
+}
+
+// UpdateGuildIncidentActionsOutput is the answer of the tool update_guild_incident_actions (PUT /guilds/{guild_id}/incident-actions).
+type UpdateGuildIncidentActionsOutput struct {
+	DmsDisabledUntil     *string `json:"dms_disabled_until,omitempty" jsonschema:"When direct messages get enabled again" mcp:"format=date-time"`
+	InvitesDisabledUntil *string `json:"invites_disabled_until,omitempty" jsonschema:"When invites get enabled again" mcp:"format=date-time"`
+}
+
+// handleUpdateGuildIncidentActions calls PUT /guilds/{guild_id}/incident-actions.
+func handleUpdateGuildIncidentActions(c *http.Client, baseURL string) mcp.ToolFunc[UpdateGuildIncidentActionsInput, *UpdateGuildIncidentActionsOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in UpdateGuildIncidentActionsInput) (*UpdateGuildIncidentActionsOutput, error) {
+		r := oaRequest{method: "PUT", path: "/guilds/{guild_id}/incident-actions", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.UpdateGuildIncidentActionsBody)
+			if err != nil {
+				return nil, err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(UpdateGuildIncidentActionsOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("PUT /guilds/{guild_id}/incident-actions: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// ListGuildIntegrationsInput is the input of the tool list_guild_integrations (GET /guilds/{guild_id}/integrations).
+type ListGuildIntegrationsInput struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleListGuildIntegrations calls GET /guilds/{guild_id}/integrations.
+func handleListGuildIntegrations(c *http.Client, baseURL string) mcp.ToolFunc[ListGuildIntegrationsInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in ListGuildIntegrationsInput) (string, error) {
+		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/integrations", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("guild_id", oaString(in.GuildID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
 	}
 }

@@ -13,3984 +13,6 @@ import (
 	"github.com/mcpchain/mcp"
 )
 
-// ThreadSearchInput is the input of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchInput struct {
-	ChannelID  string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       *string `json:"name,omitempty" mcp:"maxLength=100"`
-	Slop       *int64  `json:"slop,omitempty" mcp:"minimum=0,maximum=100"`
-	MinID      *string `json:"min_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	MaxID      *string `json:"max_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Tag        any     `json:"tag,omitempty"`
-	TagSetting any     `json:"tag_setting,omitempty"`
-	Archived   *bool   `json:"archived,omitempty"`
-	SortBy     any     `json:"sort_by,omitempty"`
-	SortOrder  any     `json:"sort_order,omitempty"`
-	Limit      *int64  `json:"limit,omitempty" mcp:"minimum=1,maximum=25"`
-	Offset     *int64  `json:"offset,omitempty" mcp:"minimum=0,maximum=9975"`
-}
-
-// ThreadSearchOutputFirstMessagesItemActivity is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemActivity struct {
-	PartyID *string `json:"party_id,omitempty"`
-	Type    any     `json:"type"`
-}
-
-// ThreadSearchOutputFirstMessagesItemApplicationBot is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputFirstMessagesItemApplication is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemApplication struct {
-	Bot          *ThreadSearchOutputFirstMessagesItemApplicationBot `json:"bot,omitempty"`
-	CoverImage   *string                                            `json:"cover_image,omitempty"`
-	Description  string                                             `json:"description"`
-	Icon         *string                                            `json:"icon,omitempty"`
-	ID           string                                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name         string                                             `json:"name"`
-	PrimarySkuID *string                                            `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Type         any                                                `json:"type"`
-}
-
-// ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationBot is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationInstallParams is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemAttachmentsItemApplication is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemAttachmentsItemApplication struct {
-	Bot                    *ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                               `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                               `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                             `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                             `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                              `json:"description"`
-	Flags                  int64                                                                                               `json:"flags"`
-	FlagsNew               string                                                                                              `json:"flags_new"`
-	GuildID                *string                                                                                             `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                             `json:"icon,omitempty"`
-	ID                     string                                                                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]ThreadSearchOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                              `json:"max_participants,omitempty"`
-	Name                   string                                                                                              `json:"name"`
-	PrimarySkuID           *string                                                                                             `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                             `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                            `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                             `json:"slug,omitempty"`
-	Tags                   []string                                                                                            `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                             `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                 `json:"type"`
-	VerifyKey              string                                                                                              `json:"verify_key"`
-}
-
-// ThreadSearchOutputFirstMessagesItemAttachmentsItemClipParticipantsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputFirstMessagesItemAttachmentsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemAttachmentsItem struct {
-	Application        *ThreadSearchOutputFirstMessagesItemAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                  `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []ThreadSearchOutputFirstMessagesItemAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                  `json:"content_type,omitempty"`
-	Description        *string                                                                  `json:"description,omitempty"`
-	DurationSecs       *float64                                                                 `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                    `json:"ephemeral,omitempty"`
-	Filename           string                                                                   `json:"filename"`
-	Flags              *int64                                                                   `json:"flags,omitempty"`
-	Height             *int64                                                                   `json:"height,omitempty"`
-	ID                 string                                                                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                  `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                   `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                   `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                    `json:"size"`
-	Title              *string                                                                  `json:"title,omitempty"`
-	URL                string                                                                   `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                  `json:"waveform,omitempty"`
-	Width              *int64                                                                   `json:"width,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemAuthor is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemAuthor struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputFirstMessagesItemCall is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemCall struct {
-	EndedTimestamp *string  `json:"ended_timestamp,omitempty" mcp:"format=date-time"`
-	Participants   []string `json:"participants" mcp:"uniqueItems"`
-}
-
-// ThreadSearchOutputFirstMessagesItemEmbedsItemAuthor is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemEmbedsItemComponentsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// ThreadSearchOutputFirstMessagesItemEmbedsItemFieldsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// ThreadSearchOutputFirstMessagesItemEmbedsItemFooter is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// ThreadSearchOutputFirstMessagesItemEmbedsItemImage is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ThreadSearchOutputFirstMessagesItemEmbedsItemProvider is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// ThreadSearchOutputFirstMessagesItemEmbedsItemThumbnail is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ThreadSearchOutputFirstMessagesItemEmbedsItemVideo is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ThreadSearchOutputFirstMessagesItemEmbedsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemEmbedsItem struct {
-	Author      *ThreadSearchOutputFirstMessagesItemEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                        `json:"color,omitempty"`
-	Components  []ThreadSearchOutputFirstMessagesItemEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                       `json:"description,omitempty"`
-	Fields      []ThreadSearchOutputFirstMessagesItemEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                        `json:"flags,omitempty"`
-	Footer      *ThreadSearchOutputFirstMessagesItemEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *ThreadSearchOutputFirstMessagesItemEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *ThreadSearchOutputFirstMessagesItemEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *ThreadSearchOutputFirstMessagesItemEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                       `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                       `json:"title,omitempty"`
-	Type        string                                                        `json:"type"`
-	URL         *string                                                       `json:"url,omitempty" mcp:"format=uri"`
-	Video       *ThreadSearchOutputFirstMessagesItemEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemInteractionUser is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemInteractionUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputFirstMessagesItemInteraction is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemInteraction struct {
-	ID            string                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name          string                                              `json:"name"`
-	NameLocalized *string                                             `json:"name_localized,omitempty"`
-	Type          any                                                 `json:"type"`
-	User          *ThreadSearchOutputFirstMessagesItemInteractionUser `json:"user,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemLobbyMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemLobbyMember struct {
-	AdditionalName string `json:"additional_name"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMentionChannelsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMentionChannelsItem struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ID      string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name    string `json:"name"`
-	Type    any    `json:"type"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMentionsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageReference is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageReference struct {
-	ChannelID string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildID   *string `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	MessageID *string `json:"message_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Type      any     `json:"type"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                                          `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                                          `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                                        `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                                        `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                                         `json:"description"`
-	Flags                  int64                                                                                                                          `json:"flags"`
-	FlagsNew               string                                                                                                                         `json:"flags_new"`
-	GuildID                *string                                                                                                                        `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                                        `json:"icon,omitempty"`
-	ID                     string                                                                                                                         `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                                         `json:"max_participants,omitempty"`
-	Name                   string                                                                                                                         `json:"name"`
-	PrimarySkuID           *string                                                                                                                        `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                                        `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                                       `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                                        `json:"slug,omitempty"`
-	Tags                   []string                                                                                                                       `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                                        `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                                            `json:"type"`
-	VerifyKey              string                                                                                                                         `json:"verify_key"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                                             `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                                             `json:"content_type,omitempty"`
-	Description        *string                                                                                             `json:"description,omitempty"`
-	DurationSecs       *float64                                                                                            `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                                               `json:"ephemeral,omitempty"`
-	Filename           string                                                                                              `json:"filename"`
-	Flags              *int64                                                                                              `json:"flags,omitempty"`
-	Height             *int64                                                                                              `json:"height,omitempty"`
-	ID                 string                                                                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                                             `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                                              `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                                              `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                                               `json:"size"`
-	Title              *string                                                                                             `json:"title,omitempty"`
-	URL                string                                                                                              `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                                             `json:"waveform,omitempty"`
-	Width              *int64                                                                                              `json:"width,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                                   `json:"color,omitempty"`
-	Components  []ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                                                  `json:"description,omitempty"`
-	Fields      []ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                                   `json:"flags,omitempty"`
-	Footer      *ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                                                  `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                                                  `json:"title,omitempty"`
-	Type        string                                                                                   `json:"type"`
-	URL         *string                                                                                  `json:"url,omitempty" mcp:"format=uri"`
-	Video       *ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessage is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessage struct {
-	Attachments     []ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                                            `json:"components"`
-	Content         string                                                                           `json:"content"`
-	EditedTimestamp *string                                                                          `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                                            `json:"flags"`
-	MentionRoles    []string                                                                         `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                                            `json:"stickers,omitempty"`
-	Timestamp       string                                                                           `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                                              `json:"type"`
-}
-
-// ThreadSearchOutputFirstMessagesItemMessageSnapshotsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemMessageSnapshotsItem struct {
-	Message ThreadSearchOutputFirstMessagesItemMessageSnapshotsItemMessage `json:"message"`
-}
-
-// ThreadSearchOutputFirstMessagesItemPollAnswersItemPollMediaEmoji is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemPollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemPollAnswersItemPollMedia is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemPollAnswersItemPollMedia struct {
-	Emoji *ThreadSearchOutputFirstMessagesItemPollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                                           `json:"text,omitempty" jsonschema:"The text of the field"`
-}
-
-// ThreadSearchOutputFirstMessagesItemPollAnswersItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemPollAnswersItem struct {
-	AnswerID  int64                                                       `json:"answer_id" jsonschema:"The ID of the answer"`
-	PollMedia ThreadSearchOutputFirstMessagesItemPollAnswersItemPollMedia `json:"poll_media" jsonschema:"The data of the answer"`
-}
-
-// ThreadSearchOutputFirstMessagesItemPollQuestionEmoji is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemPollQuestionEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemPollQuestion is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemPollQuestion struct {
-	Emoji *ThreadSearchOutputFirstMessagesItemPollQuestionEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                               `json:"text,omitempty" jsonschema:"The text of the field"`
-}
-
-// ThreadSearchOutputFirstMessagesItemPollResultsAnswerCountsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemPollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
-}
-
-// ThreadSearchOutputFirstMessagesItemPollResults is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemPollResults struct {
-	AnswerCounts []ThreadSearchOutputFirstMessagesItemPollResultsAnswerCountsItem `json:"answer_counts" jsonschema:"The counts for each answer"`
-	IsFinalized  bool                                                             `json:"is_finalized" jsonschema:"Whether the votes have been precisely counted"`
-}
-
-// ThreadSearchOutputFirstMessagesItemPoll is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemPoll struct {
-	AllowMultiselect bool                                                 `json:"allow_multiselect" jsonschema:"Whether a user can select multiple answers"`
-	Answers          []ThreadSearchOutputFirstMessagesItemPollAnswersItem `json:"answers" jsonschema:"Each of the answers available in the poll"`
-	Expiry           string                                               `json:"expiry" jsonschema:"The time when the poll ends" mcp:"format=date-time"`
-	LayoutType       any                                                  `json:"layout_type" jsonschema:"The layout type of the poll"`
-	Question         ThreadSearchOutputFirstMessagesItemPollQuestion      "json:\"question\" jsonschema:\"The question of the poll. Only `text` is supported.\""
-	Results          ThreadSearchOutputFirstMessagesItemPollResults       `json:"results" jsonschema:"The results of the poll"`
-}
-
-// ThreadSearchOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase struct {
-	ListingID   string `json:"listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ProductName string `json:"product_name"`
-}
-
-// ThreadSearchOutputFirstMessagesItemPurchaseNotification is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemPurchaseNotification struct {
-	GuildProductPurchase *ThreadSearchOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase `json:"guild_product_purchase,omitempty"`
-	Type                 any                                                                          `json:"type"`
-}
-
-// ThreadSearchOutputFirstMessagesItemReactionsItemCountDetails is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemReactionsItemCountDetails struct {
-	Burst  int64 `json:"burst"`
-	Normal int64 `json:"normal"`
-}
-
-// ThreadSearchOutputFirstMessagesItemReactionsItemEmoji is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemReactionsItemEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemReactionsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemReactionsItem struct {
-	BurstColors  []string                                                     `json:"burst_colors"`
-	Count        int64                                                        `json:"count"`
-	CountDetails ThreadSearchOutputFirstMessagesItemReactionsItemCountDetails `json:"count_details"`
-	Emoji        ThreadSearchOutputFirstMessagesItemReactionsItemEmoji        `json:"emoji"`
-	Me           bool                                                         `json:"me"`
-	MeBurst      bool                                                         `json:"me_burst"`
-}
-
-// ThreadSearchOutputFirstMessagesItemResolvedMembersValue is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
-}
-
-// ThreadSearchOutputFirstMessagesItemResolvedRolesValueColors is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemResolvedRolesValueTags is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ThreadSearchOutputFirstMessagesItemResolvedRolesValue is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemResolvedRolesValue struct {
-	Color        int64                                                       `json:"color"`
-	Colors       ThreadSearchOutputFirstMessagesItemResolvedRolesValueColors `json:"colors"`
-	Flags        int64                                                       `json:"flags"`
-	Hoist        bool                                                        `json:"hoist"`
-	Icon         *string                                                     `json:"icon,omitempty"`
-	ID           string                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Managed      bool                                                        `json:"managed"`
-	Mentionable  bool                                                        `json:"mentionable"`
-	Name         string                                                      `json:"name"`
-	Permissions  string                                                      `json:"permissions"`
-	Position     int64                                                       `json:"position"`
-	Tags         *ThreadSearchOutputFirstMessagesItemResolvedRolesValueTags  `json:"tags,omitempty"`
-	UnicodeEmoji *string                                                     `json:"unicode_emoji,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemResolvedUsersValue is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemResolvedUsersValue struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputFirstMessagesItemResolved is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemResolved struct {
-	Channels map[string]any                                                     `json:"channels,omitempty"`
-	Members  map[string]ThreadSearchOutputFirstMessagesItemResolvedMembersValue `json:"members,omitempty"`
-	Roles    map[string]ThreadSearchOutputFirstMessagesItemResolvedRolesValue   `json:"roles,omitempty"`
-	Users    map[string]ThreadSearchOutputFirstMessagesItemResolvedUsersValue   `json:"users,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItemRoleSubscriptionData is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemRoleSubscriptionData struct {
-	IsRenewal                 bool   `json:"is_renewal"`
-	RoleSubscriptionListingID string `json:"role_subscription_listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	TierName                  string `json:"tier_name"`
-	TotalMonthsSubscribed     int64  `json:"total_months_subscribed"`
-}
-
-// ThreadSearchOutputFirstMessagesItemSharedClientTheme is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemSharedClientTheme struct {
-	BaseMix       int64    `json:"base_mix"`
-	BaseTheme     any      `json:"base_theme"`
-	Colors        []string `json:"colors"`
-	GradientAngle int64    `json:"gradient_angle"`
-}
-
-// ThreadSearchOutputFirstMessagesItemStickerItemsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
-// ThreadSearchOutputFirstMessagesItemThreadMemberMemberUser is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputFirstMessagesItemThreadMemberMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemThreadMemberMember struct {
-	Avatar                     *string                                                   `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any                                                       `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string                                                   `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any                                                       `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string                                                   `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Deaf                       bool                                                      `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
-	Flags                      int64                                                     `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string                                                    `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Mute                       bool                                                      `json:"mute" jsonschema:"whether the user is muted in voice channels"`
-	Nick                       *string                                                   `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool                                                      `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string                                                   `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                                  `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
-	User                       ThreadSearchOutputFirstMessagesItemThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
-}
-
-// ThreadSearchOutputFirstMessagesItemThreadMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemThreadMember struct {
-	Flags         int64                                                  `json:"flags"`
-	ID            string                                                 `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	JoinTimestamp string                                                 `json:"join_timestamp" mcp:"format=date-time"`
-	Member        *ThreadSearchOutputFirstMessagesItemThreadMemberMember `json:"member,omitempty"`
-	UserID        string                                                 `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ThreadSearchOutputFirstMessagesItemThreadThreadMetadata is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemThreadThreadMetadata struct {
-	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
-	Archived            bool    `json:"archived"`
-	AutoArchiveDuration any     `json:"auto_archive_duration"`
-	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
-	Invitable           *bool   `json:"invitable,omitempty"`
-	Locked              bool    `json:"locked"`
-}
-
-// ThreadSearchOutputFirstMessagesItemThread is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItemThread struct {
-	AppliedTags      []string                                                `json:"applied_tags,omitempty"`
-	Bitrate          *int64                                                  `json:"bitrate,omitempty"`
-	Flags            int64                                                   `json:"flags"`
-	GuildID          string                                                  `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ID               string                                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	LastMessageID    any                                                     `json:"last_message_id,omitempty"`
-	LastPinTimestamp *string                                                 `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
-	Member           *ThreadSearchOutputFirstMessagesItemThreadMember        `json:"member,omitempty"`
-	MemberCount      int64                                                   `json:"member_count"`
-	MessageCount     int64                                                   `json:"message_count"`
-	Name             string                                                  `json:"name"`
-	OwnerID          string                                                  `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ParentID         any                                                     `json:"parent_id,omitempty"`
-	Permissions      *string                                                 `json:"permissions,omitempty"`
-	RateLimitPerUser *int64                                                  `json:"rate_limit_per_user,omitempty"`
-	RtcRegion        *string                                                 `json:"rtc_region,omitempty"`
-	ThreadMetadata   ThreadSearchOutputFirstMessagesItemThreadThreadMetadata `json:"thread_metadata"`
-	TotalMessageSent int64                                                   `json:"total_message_sent"`
-	Type             any                                                     `json:"type"`
-	UserLimit        *int64                                                  `json:"user_limit,omitempty"`
-	VideoQualityMode any                                                     `json:"video_quality_mode,omitempty"`
-}
-
-// ThreadSearchOutputFirstMessagesItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputFirstMessagesItem struct {
-	Activity             *ThreadSearchOutputFirstMessagesItemActivity              `json:"activity,omitempty"`
-	Application          *ThreadSearchOutputFirstMessagesItemApplication           `json:"application,omitempty"`
-	ApplicationID        *string                                                   `json:"application_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Attachments          []ThreadSearchOutputFirstMessagesItemAttachmentsItem      `json:"attachments"`
-	Author               ThreadSearchOutputFirstMessagesItemAuthor                 `json:"author"`
-	Call                 *ThreadSearchOutputFirstMessagesItemCall                  `json:"call,omitempty"`
-	ChannelID            string                                                    `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Components           []any                                                     `json:"components"`
-	Content              string                                                    `json:"content"`
-	EditedTimestamp      *string                                                   `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds               []ThreadSearchOutputFirstMessagesItemEmbedsItem           `json:"embeds"`
-	Flags                int64                                                     `json:"flags"`
-	ID                   string                                                    `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Interaction          *ThreadSearchOutputFirstMessagesItemInteraction           `json:"interaction,omitempty"`
-	InteractionMetadata  any                                                       `json:"interaction_metadata,omitempty"`
-	LobbyMember          *ThreadSearchOutputFirstMessagesItemLobbyMember           `json:"lobby_member,omitempty"`
-	MentionChannels      []ThreadSearchOutputFirstMessagesItemMentionChannelsItem  `json:"mention_channels,omitempty"`
-	MentionEveryone      bool                                                      `json:"mention_everyone"`
-	MentionRoles         []string                                                  `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions             []ThreadSearchOutputFirstMessagesItemMentionsItem         `json:"mentions"`
-	MessageReference     *ThreadSearchOutputFirstMessagesItemMessageReference      `json:"message_reference,omitempty"`
-	MessageSnapshots     []ThreadSearchOutputFirstMessagesItemMessageSnapshotsItem `json:"message_snapshots,omitempty"`
-	Nonce                any                                                       `json:"nonce,omitempty"`
-	Pinned               bool                                                      `json:"pinned"`
-	Poll                 *ThreadSearchOutputFirstMessagesItemPoll                  `json:"poll,omitempty"`
-	Position             *int64                                                    `json:"position,omitempty"`
-	PurchaseNotification *ThreadSearchOutputFirstMessagesItemPurchaseNotification  `json:"purchase_notification,omitempty"`
-	Reactions            []ThreadSearchOutputFirstMessagesItemReactionsItem        `json:"reactions,omitempty"`
-	ReferencedMessage    any                                                       `json:"referenced_message,omitempty"`
-	Resolved             *ThreadSearchOutputFirstMessagesItemResolved              `json:"resolved,omitempty"`
-	RoleSubscriptionData *ThreadSearchOutputFirstMessagesItemRoleSubscriptionData  `json:"role_subscription_data,omitempty"`
-	SharedClientTheme    *ThreadSearchOutputFirstMessagesItemSharedClientTheme     `json:"shared_client_theme,omitempty"`
-	StickerItems         []ThreadSearchOutputFirstMessagesItemStickerItemsItem     `json:"sticker_items,omitempty"`
-	Stickers             []any                                                     `json:"stickers,omitempty"`
-	Thread               *ThreadSearchOutputFirstMessagesItemThread                `json:"thread,omitempty"`
-	Timestamp            string                                                    `json:"timestamp" mcp:"format=date-time"`
-	Tts                  bool                                                      `json:"tts"`
-	Type                 any                                                       `json:"type"`
-	WebhookID            *string                                                   `json:"webhook_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ThreadSearchOutputMembersItemMemberUser is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputMembersItemMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputMembersItemMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputMembersItemMember struct {
-	Avatar                     *string                                 `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any                                     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string                                 `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any                                     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string                                 `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Deaf                       bool                                    `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
-	Flags                      int64                                   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string                                  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Mute                       bool                                    `json:"mute" jsonschema:"whether the user is muted in voice channels"`
-	Nick                       *string                                 `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool                                    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string                                 `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
-	User                       ThreadSearchOutputMembersItemMemberUser `json:"user" jsonschema:"the user this guild member represents"`
-}
-
-// ThreadSearchOutputMembersItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputMembersItem struct {
-	Flags         int64                                `json:"flags"`
-	ID            string                               `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	JoinTimestamp string                               `json:"join_timestamp" mcp:"format=date-time"`
-	Member        *ThreadSearchOutputMembersItemMember `json:"member,omitempty"`
-	UserID        string                               `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ThreadSearchOutputThreadsItemMemberMemberUser is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputThreadsItemMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ThreadSearchOutputThreadsItemMemberMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputThreadsItemMemberMember struct {
-	Avatar                     *string                                       `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any                                           `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string                                       `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any                                           `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string                                       `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Deaf                       bool                                          `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
-	Flags                      int64                                         `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string                                        `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Mute                       bool                                          `json:"mute" jsonschema:"whether the user is muted in voice channels"`
-	Nick                       *string                                       `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool                                          `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string                                       `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                      `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
-	User                       ThreadSearchOutputThreadsItemMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
-}
-
-// ThreadSearchOutputThreadsItemMember is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputThreadsItemMember struct {
-	Flags         int64                                      `json:"flags"`
-	ID            string                                     `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	JoinTimestamp string                                     `json:"join_timestamp" mcp:"format=date-time"`
-	Member        *ThreadSearchOutputThreadsItemMemberMember `json:"member,omitempty"`
-	UserID        string                                     `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ThreadSearchOutputThreadsItemThreadMetadata is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputThreadsItemThreadMetadata struct {
-	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
-	Archived            bool    `json:"archived"`
-	AutoArchiveDuration any     `json:"auto_archive_duration"`
-	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
-	Invitable           *bool   `json:"invitable,omitempty"`
-	Locked              bool    `json:"locked"`
-}
-
-// ThreadSearchOutputThreadsItem is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutputThreadsItem struct {
-	AppliedTags      []string                                    `json:"applied_tags,omitempty"`
-	Bitrate          *int64                                      `json:"bitrate,omitempty"`
-	Flags            int64                                       `json:"flags"`
-	GuildID          string                                      `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ID               string                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	LastMessageID    any                                         `json:"last_message_id,omitempty"`
-	LastPinTimestamp *string                                     `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
-	Member           *ThreadSearchOutputThreadsItemMember        `json:"member,omitempty"`
-	MemberCount      int64                                       `json:"member_count"`
-	MessageCount     int64                                       `json:"message_count"`
-	Name             string                                      `json:"name"`
-	OwnerID          string                                      `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ParentID         any                                         `json:"parent_id,omitempty"`
-	Permissions      *string                                     `json:"permissions,omitempty"`
-	RateLimitPerUser *int64                                      `json:"rate_limit_per_user,omitempty"`
-	RtcRegion        *string                                     `json:"rtc_region,omitempty"`
-	ThreadMetadata   ThreadSearchOutputThreadsItemThreadMetadata `json:"thread_metadata"`
-	TotalMessageSent int64                                       `json:"total_message_sent"`
-	Type             any                                         `json:"type"`
-	UserLimit        *int64                                      `json:"user_limit,omitempty"`
-	VideoQualityMode any                                         `json:"video_quality_mode,omitempty"`
-}
-
-// ThreadSearchOutput is the answer of the tool thread_search (GET /channels/{channel_id}/threads/search).
-type ThreadSearchOutput struct {
-	FirstMessages []ThreadSearchOutputFirstMessagesItem `json:"first_messages,omitempty"`
-	HasMore       bool                                  `json:"has_more"`
-	Members       []ThreadSearchOutputMembersItem       `json:"members"`
-	Threads       []ThreadSearchOutputThreadsItem       `json:"threads"`
-	TotalResults  int64                                 `json:"total_results"`
-}
-
-// handleThreadSearch calls GET /channels/{channel_id}/threads/search.
-func handleThreadSearch(c *http.Client, baseURL string) mcp.ToolFunc[ThreadSearchInput, *ThreadSearchOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in ThreadSearchInput) (*ThreadSearchOutput, error) {
-		r := oaRequest{method: "GET", path: "/channels/{channel_id}/threads/search", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
-		}
-		if in.Name != nil {
-			r.query.Add("name", oaString(*in.Name))
-		}
-		if in.Slop != nil {
-			r.query.Add("slop", oaString(*in.Slop))
-		}
-		if in.MinID != nil {
-			r.query.Add("min_id", oaString(*in.MinID))
-		}
-		if in.MaxID != nil {
-			r.query.Add("max_id", oaString(*in.MaxID))
-		}
-		if in.Tag != nil {
-			r.query.Add("tag", oaString(in.Tag))
-		}
-		if in.TagSetting != nil {
-			r.query.Add("tag_setting", oaString(in.TagSetting))
-		}
-		if in.Archived != nil {
-			r.query.Add("archived", oaString(*in.Archived))
-		}
-		if in.SortBy != nil {
-			r.query.Add("sort_by", oaString(in.SortBy))
-		}
-		if in.SortOrder != nil {
-			r.query.Add("sort_order", oaString(in.SortOrder))
-		}
-		if in.Limit != nil {
-			r.query.Add("limit", oaString(*in.Limit))
-		}
-		if in.Offset != nil {
-			r.query.Add("offset", oaString(*in.Offset))
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(ThreadSearchOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("GET /channels/{channel_id}/threads/search: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// TriggerTypingIndicatorInput is the input of the tool trigger_typing_indicator (POST /channels/{channel_id}/typing).
-type TriggerTypingIndicatorInput struct {
-	ChannelID string `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// TriggerTypingIndicatorOutput is the answer of the tool trigger_typing_indicator (POST /channels/{channel_id}/typing).
-type TriggerTypingIndicatorOutput struct {
-}
-
-// handleTriggerTypingIndicator calls POST /channels/{channel_id}/typing.
-func handleTriggerTypingIndicator(c *http.Client, baseURL string) mcp.ToolFunc[TriggerTypingIndicatorInput, *TriggerTypingIndicatorOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in TriggerTypingIndicatorInput) (*TriggerTypingIndicatorOutput, error) {
-		r := oaRequest{method: "POST", path: "/channels/{channel_id}/typing", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(TriggerTypingIndicatorOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("POST /channels/{channel_id}/typing: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// ListMyPrivateArchivedThreadsInput is the input of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsInput struct {
-	ChannelID string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Before    *string `json:"before,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Limit     *int64  `json:"limit,omitempty" mcp:"minimum=2,maximum=100"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemActivity is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemActivity struct {
-	PartyID *string `json:"party_id,omitempty"`
-	Type    any     `json:"type"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplicationBot is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplication is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplication struct {
-	Bot          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplicationBot `json:"bot,omitempty"`
-	CoverImage   *string                                                            `json:"cover_image,omitempty"`
-	Description  string                                                             `json:"description"`
-	Icon         *string                                                            `json:"icon,omitempty"`
-	ID           string                                                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name         string                                                             `json:"name"`
-	PrimarySkuID *string                                                            `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Type         any                                                                `json:"type"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplication is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplication struct {
-	Bot                    *ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                               `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                               `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                             `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                             `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                              `json:"description"`
-	Flags                  int64                                                                                                               `json:"flags"`
-	FlagsNew               string                                                                                                              `json:"flags_new"`
-	GuildID                *string                                                                                                             `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                             `json:"icon,omitempty"`
-	ID                     string                                                                                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                              `json:"max_participants,omitempty"`
-	Name                   string                                                                                                              `json:"name"`
-	PrimarySkuID           *string                                                                                                             `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                             `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                            `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                             `json:"slug,omitempty"`
-	Tags                   []string                                                                                                            `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                             `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                                 `json:"type"`
-	VerifyKey              string                                                                                                              `json:"verify_key"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItem struct {
-	Application        *ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                                  `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                                  `json:"content_type,omitempty"`
-	Description        *string                                                                                  `json:"description,omitempty"`
-	DurationSecs       *float64                                                                                 `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                                    `json:"ephemeral,omitempty"`
-	Filename           string                                                                                   `json:"filename"`
-	Flags              *int64                                                                                   `json:"flags,omitempty"`
-	Height             *int64                                                                                   `json:"height,omitempty"`
-	ID                 string                                                                                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                                  `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                                   `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                                   `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                                    `json:"size"`
-	Title              *string                                                                                  `json:"title,omitempty"`
-	URL                string                                                                                   `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                                  `json:"waveform,omitempty"`
-	Width              *int64                                                                                   `json:"width,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemAuthor is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemAuthor struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemCall is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemCall struct {
-	EndedTimestamp *string  `json:"ended_timestamp,omitempty" mcp:"format=date-time"`
-	Participants   []string `json:"participants" mcp:"uniqueItems"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemAuthor is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemComponentsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFieldsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFooter is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemImage is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemProvider is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemThumbnail is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemVideo is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItem struct {
-	Author      *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                        `json:"color,omitempty"`
-	Components  []ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                                       `json:"description,omitempty"`
-	Fields      []ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                        `json:"flags,omitempty"`
-	Footer      *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                                       `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                                       `json:"title,omitempty"`
-	Type        string                                                                        `json:"type"`
-	URL         *string                                                                       `json:"url,omitempty" mcp:"format=uri"`
-	Video       *ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteractionUser is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteractionUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteraction is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteraction struct {
-	ID            string                                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name          string                                                              `json:"name"`
-	NameLocalized *string                                                             `json:"name_localized,omitempty"`
-	Type          any                                                                 `json:"type"`
-	User          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteractionUser `json:"user,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemLobbyMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemLobbyMember struct {
-	AdditionalName string `json:"additional_name"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionChannelsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionChannelsItem struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ID      string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name    string `json:"name"`
-	Type    any    `json:"type"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageReference is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageReference struct {
-	ChannelID string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildID   *string `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	MessageID *string `json:"message_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Type      any     `json:"type"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                                                          `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                                                          `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                                                        `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                                                        `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                                                         `json:"description"`
-	Flags                  int64                                                                                                                                          `json:"flags"`
-	FlagsNew               string                                                                                                                                         `json:"flags_new"`
-	GuildID                *string                                                                                                                                        `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                                                        `json:"icon,omitempty"`
-	ID                     string                                                                                                                                         `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                                                         `json:"max_participants,omitempty"`
-	Name                   string                                                                                                                                         `json:"name"`
-	PrimarySkuID           *string                                                                                                                                        `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                                                        `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                                                       `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                                                        `json:"slug,omitempty"`
-	Tags                   []string                                                                                                                                       `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                                                        `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                                                            `json:"type"`
-	VerifyKey              string                                                                                                                                         `json:"verify_key"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                                                             `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                                                             `json:"content_type,omitempty"`
-	Description        *string                                                                                                             `json:"description,omitempty"`
-	DurationSecs       *float64                                                                                                            `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                                                               `json:"ephemeral,omitempty"`
-	Filename           string                                                                                                              `json:"filename"`
-	Flags              *int64                                                                                                              `json:"flags,omitempty"`
-	Height             *int64                                                                                                              `json:"height,omitempty"`
-	ID                 string                                                                                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                                                             `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                                                              `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                                                              `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                                                               `json:"size"`
-	Title              *string                                                                                                             `json:"title,omitempty"`
-	URL                string                                                                                                              `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                                                             `json:"waveform,omitempty"`
-	Width              *int64                                                                                                              `json:"width,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                                                   `json:"color,omitempty"`
-	Components  []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                                                                  `json:"description,omitempty"`
-	Fields      []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                                                   `json:"flags,omitempty"`
-	Footer      *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                                                                  `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                                                                  `json:"title,omitempty"`
-	Type        string                                                                                                   `json:"type"`
-	URL         *string                                                                                                  `json:"url,omitempty" mcp:"format=uri"`
-	Video       *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage struct {
-	Attachments     []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                                                            `json:"components"`
-	Content         string                                                                                           `json:"content"`
-	EditedTimestamp *string                                                                                          `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                                                            `json:"flags"`
-	MentionRoles    []string                                                                                         `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                                                            `json:"stickers,omitempty"`
-	Timestamp       string                                                                                           `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                                                              `json:"type"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItem struct {
-	Message ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage `json:"message"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMedia is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMedia struct {
-	Emoji *ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                                                           `json:"text,omitempty" jsonschema:"The text of the field"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItem struct {
-	AnswerID  int64                                                                       `json:"answer_id" jsonschema:"The ID of the answer"`
-	PollMedia ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItemPollMedia `json:"poll_media" jsonschema:"The data of the answer"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestionEmoji is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestionEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestion is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestion struct {
-	Emoji *ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestionEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                                               `json:"text,omitempty" jsonschema:"The text of the field"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResults is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResults struct {
-	AnswerCounts []ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem `json:"answer_counts" jsonschema:"The counts for each answer"`
-	IsFinalized  bool                                                                             `json:"is_finalized" jsonschema:"Whether the votes have been precisely counted"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPoll is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPoll struct {
-	AllowMultiselect bool                                                                 `json:"allow_multiselect" jsonschema:"Whether a user can select multiple answers"`
-	Answers          []ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollAnswersItem `json:"answers" jsonschema:"Each of the answers available in the poll"`
-	Expiry           string                                                               `json:"expiry" jsonschema:"The time when the poll ends" mcp:"format=date-time"`
-	LayoutType       any                                                                  `json:"layout_type" jsonschema:"The layout type of the poll"`
-	Question         ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollQuestion      "json:\"question\" jsonschema:\"The question of the poll. Only `text` is supported.\""
-	Results          ListMyPrivateArchivedThreadsOutputFirstMessagesItemPollResults       `json:"results" jsonschema:"The results of the poll"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase struct {
-	ListingID   string `json:"listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ProductName string `json:"product_name"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotification is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotification struct {
-	GuildProductPurchase *ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotificationGuildProductPurchase `json:"guild_product_purchase,omitempty"`
-	Type                 any                                                                                          `json:"type"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemCountDetails is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemCountDetails struct {
-	Burst  int64 `json:"burst"`
-	Normal int64 `json:"normal"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemEmoji is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItem struct {
-	BurstColors  []string                                                                     `json:"burst_colors"`
-	Count        int64                                                                        `json:"count"`
-	CountDetails ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemCountDetails `json:"count_details"`
-	Emoji        ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItemEmoji        `json:"emoji"`
-	Me           bool                                                                         `json:"me"`
-	MeBurst      bool                                                                         `json:"me_burst"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedMembersValue is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueColors is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueTags is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValue is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValue struct {
-	Color        int64                                                                       `json:"color"`
-	Colors       ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueColors `json:"colors"`
-	Flags        int64                                                                       `json:"flags"`
-	Hoist        bool                                                                        `json:"hoist"`
-	Icon         *string                                                                     `json:"icon,omitempty"`
-	ID           string                                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Managed      bool                                                                        `json:"managed"`
-	Mentionable  bool                                                                        `json:"mentionable"`
-	Name         string                                                                      `json:"name"`
-	Permissions  string                                                                      `json:"permissions"`
-	Position     int64                                                                       `json:"position"`
-	Tags         *ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValueTags  `json:"tags,omitempty"`
-	UnicodeEmoji *string                                                                     `json:"unicode_emoji,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedUsersValue is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedUsersValue struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolved is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolved struct {
-	Channels map[string]any                                                                     `json:"channels,omitempty"`
-	Members  map[string]ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedMembersValue `json:"members,omitempty"`
-	Roles    map[string]ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedRolesValue   `json:"roles,omitempty"`
-	Users    map[string]ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolvedUsersValue   `json:"users,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemRoleSubscriptionData is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemRoleSubscriptionData struct {
-	IsRenewal                 bool   `json:"is_renewal"`
-	RoleSubscriptionListingID string `json:"role_subscription_listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	TierName                  string `json:"tier_name"`
-	TotalMonthsSubscribed     int64  `json:"total_months_subscribed"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemSharedClientTheme is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemSharedClientTheme struct {
-	BaseMix       int64    `json:"base_mix"`
-	BaseTheme     any      `json:"base_theme"`
-	Colors        []string `json:"colors"`
-	GradientAngle int64    `json:"gradient_angle"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemStickerItemsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMember struct {
-	Avatar                     *string                                                                   `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any                                                                       `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string                                                                   `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any                                                                       `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string                                                                   `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Deaf                       bool                                                                      `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
-	Flags                      int64                                                                     `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string                                                                    `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Mute                       bool                                                                      `json:"mute" jsonschema:"whether the user is muted in voice channels"`
-	Nick                       *string                                                                   `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool                                                                      `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string                                                                   `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                                                  `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
-	User                       ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMember struct {
-	Flags         int64                                                                  `json:"flags"`
-	ID            string                                                                 `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	JoinTimestamp string                                                                 `json:"join_timestamp" mcp:"format=date-time"`
-	Member        *ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMemberMember `json:"member,omitempty"`
-	UserID        string                                                                 `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadThreadMetadata is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadThreadMetadata struct {
-	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
-	Archived            bool    `json:"archived"`
-	AutoArchiveDuration any     `json:"auto_archive_duration"`
-	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
-	Invitable           *bool   `json:"invitable,omitempty"`
-	Locked              bool    `json:"locked"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItemThread is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItemThread struct {
-	AppliedTags      []string                                                                `json:"applied_tags,omitempty"`
-	Bitrate          *int64                                                                  `json:"bitrate,omitempty"`
-	Flags            int64                                                                   `json:"flags"`
-	GuildID          string                                                                  `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ID               string                                                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	LastMessageID    any                                                                     `json:"last_message_id,omitempty"`
-	LastPinTimestamp *string                                                                 `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
-	Member           *ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadMember        `json:"member,omitempty"`
-	MemberCount      int64                                                                   `json:"member_count"`
-	MessageCount     int64                                                                   `json:"message_count"`
-	Name             string                                                                  `json:"name"`
-	OwnerID          string                                                                  `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ParentID         any                                                                     `json:"parent_id,omitempty"`
-	Permissions      *string                                                                 `json:"permissions,omitempty"`
-	RateLimitPerUser *int64                                                                  `json:"rate_limit_per_user,omitempty"`
-	RtcRegion        *string                                                                 `json:"rtc_region,omitempty"`
-	ThreadMetadata   ListMyPrivateArchivedThreadsOutputFirstMessagesItemThreadThreadMetadata `json:"thread_metadata"`
-	TotalMessageSent int64                                                                   `json:"total_message_sent"`
-	Type             any                                                                     `json:"type"`
-	UserLimit        *int64                                                                  `json:"user_limit,omitempty"`
-	VideoQualityMode any                                                                     `json:"video_quality_mode,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutputFirstMessagesItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputFirstMessagesItem struct {
-	Activity             *ListMyPrivateArchivedThreadsOutputFirstMessagesItemActivity              `json:"activity,omitempty"`
-	Application          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemApplication           `json:"application,omitempty"`
-	ApplicationID        *string                                                                   `json:"application_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Attachments          []ListMyPrivateArchivedThreadsOutputFirstMessagesItemAttachmentsItem      `json:"attachments"`
-	Author               ListMyPrivateArchivedThreadsOutputFirstMessagesItemAuthor                 `json:"author"`
-	Call                 *ListMyPrivateArchivedThreadsOutputFirstMessagesItemCall                  `json:"call,omitempty"`
-	ChannelID            string                                                                    `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Components           []any                                                                     `json:"components"`
-	Content              string                                                                    `json:"content"`
-	EditedTimestamp      *string                                                                   `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds               []ListMyPrivateArchivedThreadsOutputFirstMessagesItemEmbedsItem           `json:"embeds"`
-	Flags                int64                                                                     `json:"flags"`
-	ID                   string                                                                    `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Interaction          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemInteraction           `json:"interaction,omitempty"`
-	InteractionMetadata  any                                                                       `json:"interaction_metadata,omitempty"`
-	LobbyMember          *ListMyPrivateArchivedThreadsOutputFirstMessagesItemLobbyMember           `json:"lobby_member,omitempty"`
-	MentionChannels      []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionChannelsItem  `json:"mention_channels,omitempty"`
-	MentionEveryone      bool                                                                      `json:"mention_everyone"`
-	MentionRoles         []string                                                                  `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions             []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMentionsItem         `json:"mentions"`
-	MessageReference     *ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageReference      `json:"message_reference,omitempty"`
-	MessageSnapshots     []ListMyPrivateArchivedThreadsOutputFirstMessagesItemMessageSnapshotsItem `json:"message_snapshots,omitempty"`
-	Nonce                any                                                                       `json:"nonce,omitempty"`
-	Pinned               bool                                                                      `json:"pinned"`
-	Poll                 *ListMyPrivateArchivedThreadsOutputFirstMessagesItemPoll                  `json:"poll,omitempty"`
-	Position             *int64                                                                    `json:"position,omitempty"`
-	PurchaseNotification *ListMyPrivateArchivedThreadsOutputFirstMessagesItemPurchaseNotification  `json:"purchase_notification,omitempty"`
-	Reactions            []ListMyPrivateArchivedThreadsOutputFirstMessagesItemReactionsItem        `json:"reactions,omitempty"`
-	ReferencedMessage    any                                                                       `json:"referenced_message,omitempty"`
-	Resolved             *ListMyPrivateArchivedThreadsOutputFirstMessagesItemResolved              `json:"resolved,omitempty"`
-	RoleSubscriptionData *ListMyPrivateArchivedThreadsOutputFirstMessagesItemRoleSubscriptionData  `json:"role_subscription_data,omitempty"`
-	SharedClientTheme    *ListMyPrivateArchivedThreadsOutputFirstMessagesItemSharedClientTheme     `json:"shared_client_theme,omitempty"`
-	StickerItems         []ListMyPrivateArchivedThreadsOutputFirstMessagesItemStickerItemsItem     `json:"sticker_items,omitempty"`
-	Stickers             []any                                                                     `json:"stickers,omitempty"`
-	Thread               *ListMyPrivateArchivedThreadsOutputFirstMessagesItemThread                `json:"thread,omitempty"`
-	Timestamp            string                                                                    `json:"timestamp" mcp:"format=date-time"`
-	Tts                  bool                                                                      `json:"tts"`
-	Type                 any                                                                       `json:"type"`
-	WebhookID            *string                                                                   `json:"webhook_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ListMyPrivateArchivedThreadsOutputMembersItemMemberUser is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputMembersItemMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputMembersItemMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputMembersItemMember struct {
-	Avatar                     *string                                                 `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any                                                     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string                                                 `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any                                                     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string                                                 `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Deaf                       bool                                                    `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
-	Flags                      int64                                                   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string                                                  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Mute                       bool                                                    `json:"mute" jsonschema:"whether the user is muted in voice channels"`
-	Nick                       *string                                                 `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool                                                    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string                                                 `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                                `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
-	User                       ListMyPrivateArchivedThreadsOutputMembersItemMemberUser `json:"user" jsonschema:"the user this guild member represents"`
-}
-
-// ListMyPrivateArchivedThreadsOutputMembersItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputMembersItem struct {
-	Flags         int64                                                `json:"flags"`
-	ID            string                                               `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	JoinTimestamp string                                               `json:"join_timestamp" mcp:"format=date-time"`
-	Member        *ListMyPrivateArchivedThreadsOutputMembersItemMember `json:"member,omitempty"`
-	UserID        string                                               `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ListMyPrivateArchivedThreadsOutputThreadsItemMemberMemberUser is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputThreadsItemMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListMyPrivateArchivedThreadsOutputThreadsItemMemberMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputThreadsItemMemberMember struct {
-	Avatar                     *string                                                       `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any                                                           `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string                                                       `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any                                                           `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string                                                       `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Deaf                       bool                                                          `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
-	Flags                      int64                                                         `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string                                                        `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Mute                       bool                                                          `json:"mute" jsonschema:"whether the user is muted in voice channels"`
-	Nick                       *string                                                       `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool                                                          `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string                                                       `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                                      `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
-	User                       ListMyPrivateArchivedThreadsOutputThreadsItemMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
-}
-
-// ListMyPrivateArchivedThreadsOutputThreadsItemMember is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputThreadsItemMember struct {
-	Flags         int64                                                      `json:"flags"`
-	ID            string                                                     `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	JoinTimestamp string                                                     `json:"join_timestamp" mcp:"format=date-time"`
-	Member        *ListMyPrivateArchivedThreadsOutputThreadsItemMemberMember `json:"member,omitempty"`
-	UserID        string                                                     `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ListMyPrivateArchivedThreadsOutputThreadsItemThreadMetadata is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputThreadsItemThreadMetadata struct {
-	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
-	Archived            bool    `json:"archived"`
-	AutoArchiveDuration any     `json:"auto_archive_duration"`
-	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
-	Invitable           *bool   `json:"invitable,omitempty"`
-	Locked              bool    `json:"locked"`
-}
-
-// ListMyPrivateArchivedThreadsOutputThreadsItem is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutputThreadsItem struct {
-	AppliedTags      []string                                                    `json:"applied_tags,omitempty"`
-	Bitrate          *int64                                                      `json:"bitrate,omitempty"`
-	Flags            int64                                                       `json:"flags"`
-	GuildID          string                                                      `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ID               string                                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	LastMessageID    any                                                         `json:"last_message_id,omitempty"`
-	LastPinTimestamp *string                                                     `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
-	Member           *ListMyPrivateArchivedThreadsOutputThreadsItemMember        `json:"member,omitempty"`
-	MemberCount      int64                                                       `json:"member_count"`
-	MessageCount     int64                                                       `json:"message_count"`
-	Name             string                                                      `json:"name"`
-	OwnerID          string                                                      `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ParentID         any                                                         `json:"parent_id,omitempty"`
-	Permissions      *string                                                     `json:"permissions,omitempty"`
-	RateLimitPerUser *int64                                                      `json:"rate_limit_per_user,omitempty"`
-	RtcRegion        *string                                                     `json:"rtc_region,omitempty"`
-	ThreadMetadata   ListMyPrivateArchivedThreadsOutputThreadsItemThreadMetadata `json:"thread_metadata"`
-	TotalMessageSent int64                                                       `json:"total_message_sent"`
-	Type             any                                                         `json:"type"`
-	UserLimit        *int64                                                      `json:"user_limit,omitempty"`
-	VideoQualityMode any                                                         `json:"video_quality_mode,omitempty"`
-}
-
-// ListMyPrivateArchivedThreadsOutput is the answer of the tool list_my_private_archived_threads (GET /channels/{channel_id}/users/@me/threads/archived/private).
-type ListMyPrivateArchivedThreadsOutput struct {
-	FirstMessages []ListMyPrivateArchivedThreadsOutputFirstMessagesItem `json:"first_messages,omitempty"`
-	HasMore       bool                                                  `json:"has_more"`
-	Members       []ListMyPrivateArchivedThreadsOutputMembersItem       `json:"members"`
-	Threads       []ListMyPrivateArchivedThreadsOutputThreadsItem       `json:"threads"`
-}
-
-// handleListMyPrivateArchivedThreads calls GET /channels/{channel_id}/users/@me/threads/archived/private.
-func handleListMyPrivateArchivedThreads(c *http.Client, baseURL string) mcp.ToolFunc[ListMyPrivateArchivedThreadsInput, *ListMyPrivateArchivedThreadsOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in ListMyPrivateArchivedThreadsInput) (*ListMyPrivateArchivedThreadsOutput, error) {
-		r := oaRequest{method: "GET", path: "/channels/{channel_id}/users/@me/threads/archived/private", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
-		}
-		if in.Before != nil {
-			r.query.Add("before", oaString(*in.Before))
-		}
-		if in.Limit != nil {
-			r.query.Add("limit", oaString(*in.Limit))
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(ListMyPrivateArchivedThreadsOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("GET /channels/{channel_id}/users/@me/threads/archived/private: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// UpdateVoiceChannelStatusBody is the request body of the tool update_voice_channel_status (PUT /channels/{channel_id}/voice-status).
-type UpdateVoiceChannelStatusBody struct {
-	Status *string `json:"status,omitempty" jsonschema:"The new voice channel status" mcp:"maxLength=500"`
-}
-
-// UpdateVoiceChannelStatusInput is the input of the tool update_voice_channel_status (PUT /channels/{channel_id}/voice-status).
-type UpdateVoiceChannelStatusInput struct {
-	ChannelID string `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	UpdateVoiceChannelStatusBody
-}
-
-// handleUpdateVoiceChannelStatus calls PUT /channels/{channel_id}/voice-status.
-func handleUpdateVoiceChannelStatus(c *http.Client, baseURL string) mcp.ToolFunc[UpdateVoiceChannelStatusInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in UpdateVoiceChannelStatusInput) (string, error) {
-		r := oaRequest{method: "PUT", path: "/channels/{channel_id}/voice-status", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.UpdateVoiceChannelStatusBody)
-			if err != nil {
-				return "", err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// ListChannelWebhooksInput is the input of the tool list_channel_webhooks (GET /channels/{channel_id}/webhooks).
-type ListChannelWebhooksInput struct {
-	ChannelID string `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// handleListChannelWebhooks calls GET /channels/{channel_id}/webhooks.
-func handleListChannelWebhooks(c *http.Client, baseURL string) mcp.ToolFunc[ListChannelWebhooksInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in ListChannelWebhooksInput) (string, error) {
-		r := oaRequest{method: "GET", path: "/channels/{channel_id}/webhooks", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// CreateWebhookBody is the request body of the tool create_webhook (POST /channels/{channel_id}/webhooks).
-type CreateWebhookBody struct {
-	Avatar *string `json:"avatar,omitempty"`
-	Name   string  `json:"name" mcp:"minLength=1,maxLength=80"`
-}
-
-// CreateWebhookInput is the input of the tool create_webhook (POST /channels/{channel_id}/webhooks).
-type CreateWebhookInput struct {
-	ChannelID string `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	CreateWebhookBody
-}
-
-// CreateWebhookOutputUser is the answer of the tool create_webhook (POST /channels/{channel_id}/webhooks).
-type CreateWebhookOutputUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// CreateWebhookOutput is the answer of the tool create_webhook (POST /channels/{channel_id}/webhooks).
-type CreateWebhookOutput struct {
-	ApplicationID any                      `json:"application_id"`
-	Avatar        *string                  `json:"avatar,omitempty"`
-	ChannelID     any                      `json:"channel_id"`
-	GuildID       any                      `json:"guild_id,omitempty"`
-	ID            string                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name          string                   `json:"name"`
-	Token         *string                  `json:"token,omitempty"`
-	Type          any                      `json:"type"`
-	URL           *string                  `json:"url,omitempty" mcp:"format=uri"`
-	User          *CreateWebhookOutputUser `json:"user,omitempty"`
-}
-
-// handleCreateWebhook calls POST /channels/{channel_id}/webhooks.
-func handleCreateWebhook(c *http.Client, baseURL string) mcp.ToolFunc[CreateWebhookInput, *CreateWebhookOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in CreateWebhookInput) (*CreateWebhookOutput, error) {
-		r := oaRequest{method: "POST", path: "/channels/{channel_id}/webhooks", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("channel_id", oaString(in.ChannelID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{channel_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.CreateWebhookBody)
-			if err != nil {
-				return nil, err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(CreateWebhookOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("POST /channels/{channel_id}/webhooks: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// GetGatewayInput is the input of the tool get_gateway (GET /gateway).
-type GetGatewayInput struct {
-}
-
-// GetGatewayOutput is the answer of the tool get_gateway (GET /gateway).
-type GetGatewayOutput struct {
-	URL string `json:"url" mcp:"format=uri"`
-}
-
-// handleGetGateway calls GET /gateway.
-func handleGetGateway(c *http.Client, baseURL string) mcp.ToolFunc[GetGatewayInput, *GetGatewayOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in GetGatewayInput) (*GetGatewayOutput, error) {
-		r := oaRequest{method: "GET", path: "/gateway", query: url.Values{}, header: http.Header{}}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(GetGatewayOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("GET /gateway: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// GetBotGatewayInput is the input of the tool get_bot_gateway (GET /gateway/bot).
-type GetBotGatewayInput struct {
-}
-
-// GetBotGatewayOutputSessionStartLimit is the answer of the tool get_bot_gateway (GET /gateway/bot).
-type GetBotGatewayOutputSessionStartLimit struct {
-	MaxConcurrency int64 `json:"max_concurrency"`
-	Remaining      int64 `json:"remaining"`
-	ResetAfter     int64 `json:"reset_after"`
-	Total          int64 `json:"total"`
-}
-
-// GetBotGatewayOutput is the answer of the tool get_bot_gateway (GET /gateway/bot).
-type GetBotGatewayOutput struct {
-	SessionStartLimit GetBotGatewayOutputSessionStartLimit `json:"session_start_limit"`
-	Shards            int64                                `json:"shards"`
-	URL               string                               `json:"url" mcp:"format=uri"`
-}
-
-// handleGetBotGateway calls GET /gateway/bot.
-func handleGetBotGateway(c *http.Client, baseURL string) mcp.ToolFunc[GetBotGatewayInput, *GetBotGatewayOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in GetBotGatewayInput) (*GetBotGatewayOutput, error) {
-		r := oaRequest{method: "GET", path: "/gateway/bot", query: url.Values{}, header: http.Header{}}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(GetBotGatewayOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("GET /gateway/bot: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// GetGuildTemplateInput is the input of the tool get_guild_template (GET /guilds/templates/{code}).
-type GetGuildTemplateInput struct {
-	Code string `json:"code" mcp:"maxLength=152133"`
-}
-
-// GetGuildTemplateOutputSerializedSourceGuildChannelsItemAvailableTagsItem is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
-type GetGuildTemplateOutputSerializedSourceGuildChannelsItemAvailableTagsItem struct {
-	EmojiID   any     `json:"emoji_id"`
-	EmojiName *string `json:"emoji_name,omitempty"`
-	ID        *int64  `json:"id,omitempty"`
-	Moderated *bool   `json:"moderated,omitempty"`
-	Name      string  `json:"name"`
-}
-
-// GetGuildTemplateOutputSerializedSourceGuildChannelsItemPermissionOverwritesItem is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
-type GetGuildTemplateOutputSerializedSourceGuildChannelsItemPermissionOverwritesItem struct {
-	Allow string `json:"allow"`
-	Deny  string `json:"deny"`
-	ID    string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Type  any    `json:"type"`
-}
-
-// GetGuildTemplateOutputSerializedSourceGuildChannelsItem is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
-type GetGuildTemplateOutputSerializedSourceGuildChannelsItem struct {
-	AvailableTags                 []GetGuildTemplateOutputSerializedSourceGuildChannelsItemAvailableTagsItem        `json:"available_tags,omitempty"`
-	Bitrate                       int64                                                                             `json:"bitrate"`
-	DefaultAutoArchiveDuration    any                                                                               `json:"default_auto_archive_duration"`
-	DefaultForumLayout            any                                                                               `json:"default_forum_layout"`
-	DefaultReactionEmoji          any                                                                               `json:"default_reaction_emoji"`
-	DefaultSortOrder              any                                                                               `json:"default_sort_order"`
-	DefaultTagSetting             any                                                                               `json:"default_tag_setting"`
-	DefaultThreadRateLimitPerUser *int64                                                                            `json:"default_thread_rate_limit_per_user,omitempty"`
-	ID                            *int64                                                                            `json:"id,omitempty"`
-	Name                          *string                                                                           `json:"name,omitempty"`
-	Nsfw                          bool                                                                              `json:"nsfw"`
-	ParentID                      any                                                                               `json:"parent_id"`
-	PermissionOverwrites          []GetGuildTemplateOutputSerializedSourceGuildChannelsItemPermissionOverwritesItem `json:"permission_overwrites"`
-	Position                      *int64                                                                            `json:"position,omitempty"`
-	RateLimitPerUser              int64                                                                             `json:"rate_limit_per_user"`
-	Template                      string                                                                            `json:"template"`
-	ThemeColor                    *int64                                                                            `json:"theme_color,omitempty"`
-	Topic                         *string                                                                           `json:"topic,omitempty"`
-	Type                          any                                                                               `json:"type"`
-	UserLimit                     int64                                                                             `json:"user_limit"`
-}
-
-// GetGuildTemplateOutputSerializedSourceGuildRolesItem is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
-type GetGuildTemplateOutputSerializedSourceGuildRolesItem struct {
-	Color        int64   `json:"color"`
-	Colors       any     `json:"colors"`
-	Hoist        bool    `json:"hoist"`
-	Icon         *string `json:"icon,omitempty"`
-	ID           int64   `json:"id"`
-	Mentionable  bool    `json:"mentionable"`
-	Name         string  `json:"name"`
-	Permissions  string  `json:"permissions"`
-	UnicodeEmoji *string `json:"unicode_emoji,omitempty"`
-}
-
-// GetGuildTemplateOutputSerializedSourceGuild is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
-type GetGuildTemplateOutputSerializedSourceGuild struct {
-	AfkChannelID                any                                                       `json:"afk_channel_id"`
-	AfkTimeout                  any                                                       `json:"afk_timeout"`
-	Channels                    []GetGuildTemplateOutputSerializedSourceGuildChannelsItem `json:"channels"`
-	DefaultMessageNotifications any                                                       `json:"default_message_notifications"`
-	Description                 *string                                                   `json:"description,omitempty"`
-	ExplicitContentFilter       any                                                       `json:"explicit_content_filter"`
-	Name                        string                                                    `json:"name"`
-	PreferredLocale             any                                                       `json:"preferred_locale"`
-	Region                      *string                                                   `json:"region,omitempty"`
-	Roles                       []GetGuildTemplateOutputSerializedSourceGuildRolesItem    `json:"roles"`
-	SystemChannelFlags          int64                                                     `json:"system_channel_flags"`
-	SystemChannelID             any                                                       `json:"system_channel_id"`
-	VerificationLevel           any                                                       `json:"verification_level"`
-}
-
-// GetGuildTemplateOutput is the answer of the tool get_guild_template (GET /guilds/templates/{code}).
-type GetGuildTemplateOutput struct {
-	Code                  string                                      `json:"code"`
-	CreatedAt             string                                      `json:"created_at" mcp:"format=date-time"`
-	Creator               any                                         `json:"creator"`
-	CreatorID             string                                      `json:"creator_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Description           *string                                     `json:"description,omitempty"`
-	IsDirty               *bool                                       `json:"is_dirty,omitempty"`
-	Name                  string                                      `json:"name"`
-	SerializedSourceGuild GetGuildTemplateOutputSerializedSourceGuild `json:"serialized_source_guild"`
-	SourceGuildID         string                                      `json:"source_guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	UpdatedAt             string                                      `json:"updated_at" mcp:"format=date-time"`
-	UsageCount            int64                                       `json:"usage_count"`
-}
-
-// handleGetGuildTemplate calls GET /guilds/templates/{code}.
-func handleGetGuildTemplate(c *http.Client, baseURL string) mcp.ToolFunc[GetGuildTemplateInput, *GetGuildTemplateOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in GetGuildTemplateInput) (*GetGuildTemplateOutput, error) {
-		r := oaRequest{method: "GET", path: "/guilds/templates/{code}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("code", oaString(in.Code))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{code}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(GetGuildTemplateOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("GET /guilds/templates/{code}: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// GetGuildInput is the input of the tool get_guild (GET /guilds/{guild_id}).
-type GetGuildInput struct {
-	GuildID    string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	WithCounts *bool  `json:"with_counts,omitempty"`
-}
-
-// GetGuildOutputEmojisItemUser is the answer of the tool get_guild (GET /guilds/{guild_id}).
-type GetGuildOutputEmojisItemUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GetGuildOutputEmojisItem is the answer of the tool get_guild (GET /guilds/{guild_id}).
-type GetGuildOutputEmojisItem struct {
-	Animated      bool                          `json:"animated"`
-	Available     bool                          `json:"available"`
-	ID            string                        `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Managed       bool                          `json:"managed"`
-	Name          string                        `json:"name"`
-	RequireColons bool                          `json:"require_colons"`
-	Roles         []string                      `json:"roles"`
-	User          *GetGuildOutputEmojisItemUser `json:"user,omitempty"`
-}
-
-// GetGuildOutputRolesItemColors is the answer of the tool get_guild (GET /guilds/{guild_id}).
-type GetGuildOutputRolesItemColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
-}
-
-// GetGuildOutputRolesItemTags is the answer of the tool get_guild (GET /guilds/{guild_id}).
-type GetGuildOutputRolesItemTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// GetGuildOutputRolesItem is the answer of the tool get_guild (GET /guilds/{guild_id}).
-type GetGuildOutputRolesItem struct {
-	Color        int64                         `json:"color"`
-	Colors       GetGuildOutputRolesItemColors `json:"colors"`
-	Flags        int64                         `json:"flags"`
-	Hoist        bool                          `json:"hoist"`
-	Icon         *string                       `json:"icon,omitempty"`
-	ID           string                        `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Managed      bool                          `json:"managed"`
-	Mentionable  bool                          `json:"mentionable"`
-	Name         string                        `json:"name"`
-	Permissions  string                        `json:"permissions"`
-	Position     int64                         `json:"position"`
-	Tags         *GetGuildOutputRolesItemTags  `json:"tags,omitempty"`
-	UnicodeEmoji *string                       `json:"unicode_emoji,omitempty"`
-}
-
-// GetGuildOutputStickersItemUser is the answer of the tool get_guild (GET /guilds/{guild_id}).
-type GetGuildOutputStickersItemUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GetGuildOutputStickersItem is the answer of the tool get_guild (GET /guilds/{guild_id}).
-type GetGuildOutputStickersItem struct {
-	Available   bool                            `json:"available"`
-	Description *string                         `json:"description,omitempty"`
-	FormatType  any                             `json:"format_type"`
-	GuildID     string                          `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ID          string                          `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name        string                          `json:"name"`
-	Tags        string                          `json:"tags"`
-	Type        any                             `json:"type"`
-	User        *GetGuildOutputStickersItemUser `json:"user,omitempty"`
-}
-
-// GetGuildOutput is the answer of the tool get_guild (GET /guilds/{guild_id}).
-type GetGuildOutput struct {
-	AfkChannelID                           any                          `json:"afk_channel_id"`
-	AfkTimeout                             any                          `json:"afk_timeout"`
-	ApplicationID                          any                          `json:"application_id"`
-	ApproximateMemberCount                 *int64                       `json:"approximate_member_count,omitempty"`
-	ApproximatePresenceCount               *int64                       `json:"approximate_presence_count,omitempty"`
-	Banner                                 *string                      `json:"banner,omitempty"`
-	DefaultMessageNotifications            any                          `json:"default_message_notifications"`
-	Description                            *string                      `json:"description,omitempty"`
-	DiscoverySplash                        *string                      `json:"discovery_splash,omitempty"`
-	Emojis                                 []GetGuildOutputEmojisItem   `json:"emojis"`
-	ExplicitContentFilter                  any                          `json:"explicit_content_filter"`
-	Features                               []any                        `json:"features" mcp:"uniqueItems"`
-	HomeHeader                             *string                      `json:"home_header,omitempty"`
-	Icon                                   *string                      `json:"icon,omitempty"`
-	ID                                     string                       `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	IncidentsData                          any                          `json:"incidents_data"`
-	MaxMembers                             int64                        `json:"max_members"`
-	MaxPresences                           *int64                       `json:"max_presences,omitempty"`
-	MaxStageVideoChannelUsers              int64                        `json:"max_stage_video_channel_users"`
-	MaxVideoChannelUsers                   int64                        `json:"max_video_channel_users"`
-	MfaLevel                               any                          `json:"mfa_level"`
-	Name                                   string                       `json:"name"`
-	Nsfw                                   bool                         `json:"nsfw"`
-	NsfwLevel                              any                          `json:"nsfw_level"`
-	OwnerID                                string                       `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PreferredLocale                        any                          `json:"preferred_locale"`
-	PremiumProgressBarEnabled              bool                         `json:"premium_progress_bar_enabled"`
-	PremiumProgressBarEnabledUserUpdatedAt *string                      `json:"premium_progress_bar_enabled_user_updated_at,omitempty" mcp:"format=date-time"`
-	PremiumSubscriptionCount               int64                        `json:"premium_subscription_count"`
-	PremiumTier                            any                          `json:"premium_tier"`
-	PublicUpdatesChannelID                 any                          `json:"public_updates_channel_id"`
-	Region                                 string                       `json:"region"`
-	Roles                                  []GetGuildOutputRolesItem    `json:"roles"`
-	RulesChannelID                         any                          `json:"rules_channel_id"`
-	SafetyAlertsChannelID                  any                          `json:"safety_alerts_channel_id"`
-	Splash                                 *string                      `json:"splash,omitempty"`
-	Stickers                               []GetGuildOutputStickersItem `json:"stickers"`
-	SystemChannelFlags                     int64                        `json:"system_channel_flags"`
-	SystemChannelID                        any                          `json:"system_channel_id"`
-	VanityURLCode                          *string                      `json:"vanity_url_code,omitempty"`
-	VerificationLevel                      any                          `json:"verification_level"`
-	WidgetChannelID                        any                          `json:"widget_channel_id"`
-	WidgetEnabled                          bool                         `json:"widget_enabled"`
-}
-
-// handleGetGuild calls GET /guilds/{guild_id}.
-func handleGetGuild(c *http.Client, baseURL string) mcp.ToolFunc[GetGuildInput, *GetGuildOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in GetGuildInput) (*GetGuildOutput, error) {
-		r := oaRequest{method: "GET", path: "/guilds/{guild_id}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		if in.WithCounts != nil {
-			r.query.Add("with_counts", oaString(*in.WithCounts))
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(GetGuildOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("GET /guilds/{guild_id}: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// UpdateGuildBody is the request body of the tool update_guild (PATCH /guilds/{guild_id}).
-type UpdateGuildBody struct {
-	AfkChannelID                any      `json:"afk_channel_id,omitempty"`
-	AfkTimeout                  any      `json:"afk_timeout,omitempty"`
-	Banner                      *string  `json:"banner,omitempty"`
-	DefaultMessageNotifications any      `json:"default_message_notifications,omitempty"`
-	Description                 *string  `json:"description,omitempty" mcp:"maxLength=300"`
-	DiscoverySplash             *string  `json:"discovery_splash,omitempty"`
-	ExplicitContentFilter       any      `json:"explicit_content_filter,omitempty"`
-	Features                    []string `json:"features,omitempty" mcp:"maxItems=1521,uniqueItems"`
-	HomeHeader                  *string  `json:"home_header,omitempty"`
-	Icon                        *string  `json:"icon,omitempty"`
-	Name                        *string  `json:"name,omitempty" mcp:"minLength=2,maxLength=100"`
-	PreferredLocale             any      `json:"preferred_locale,omitempty"`
-	PremiumProgressBarEnabled   *bool    `json:"premium_progress_bar_enabled,omitempty"`
-	PublicUpdatesChannelID      any      `json:"public_updates_channel_id,omitempty"`
-	Region                      *string  `json:"region,omitempty"`
-	RulesChannelID              any      `json:"rules_channel_id,omitempty"`
-	SafetyAlertsChannelID       any      `json:"safety_alerts_channel_id,omitempty"`
-	Splash                      *string  `json:"splash,omitempty"`
-	SystemChannelFlags          *int64   `json:"system_channel_flags,omitempty"`
-	SystemChannelID             any      `json:"system_channel_id,omitempty"`
-	VerificationLevel           any      `json:"verification_level,omitempty"`
-}
-
-// UpdateGuildInput is the input of the tool update_guild (PATCH /guilds/{guild_id}).
-type UpdateGuildInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	UpdateGuildBody
-}
-
-// UpdateGuildOutputEmojisItemUser is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
-type UpdateGuildOutputEmojisItemUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// UpdateGuildOutputEmojisItem is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
-type UpdateGuildOutputEmojisItem struct {
-	Animated      bool                             `json:"animated"`
-	Available     bool                             `json:"available"`
-	ID            string                           `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Managed       bool                             `json:"managed"`
-	Name          string                           `json:"name"`
-	RequireColons bool                             `json:"require_colons"`
-	Roles         []string                         `json:"roles"`
-	User          *UpdateGuildOutputEmojisItemUser `json:"user,omitempty"`
-}
-
-// UpdateGuildOutputRolesItemColors is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
-type UpdateGuildOutputRolesItemColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
-}
-
-// UpdateGuildOutputRolesItemTags is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
-type UpdateGuildOutputRolesItemTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// UpdateGuildOutputRolesItem is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
-type UpdateGuildOutputRolesItem struct {
-	Color        int64                            `json:"color"`
-	Colors       UpdateGuildOutputRolesItemColors `json:"colors"`
-	Flags        int64                            `json:"flags"`
-	Hoist        bool                             `json:"hoist"`
-	Icon         *string                          `json:"icon,omitempty"`
-	ID           string                           `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Managed      bool                             `json:"managed"`
-	Mentionable  bool                             `json:"mentionable"`
-	Name         string                           `json:"name"`
-	Permissions  string                           `json:"permissions"`
-	Position     int64                            `json:"position"`
-	Tags         *UpdateGuildOutputRolesItemTags  `json:"tags,omitempty"`
-	UnicodeEmoji *string                          `json:"unicode_emoji,omitempty"`
-}
-
-// UpdateGuildOutputStickersItemUser is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
-type UpdateGuildOutputStickersItemUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// UpdateGuildOutputStickersItem is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
-type UpdateGuildOutputStickersItem struct {
-	Available   bool                               `json:"available"`
-	Description *string                            `json:"description,omitempty"`
-	FormatType  any                                `json:"format_type"`
-	GuildID     string                             `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ID          string                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name        string                             `json:"name"`
-	Tags        string                             `json:"tags"`
-	Type        any                                `json:"type"`
-	User        *UpdateGuildOutputStickersItemUser `json:"user,omitempty"`
-}
-
-// UpdateGuildOutput is the answer of the tool update_guild (PATCH /guilds/{guild_id}).
-type UpdateGuildOutput struct {
-	AfkChannelID                           any                             `json:"afk_channel_id"`
-	AfkTimeout                             any                             `json:"afk_timeout"`
-	ApplicationID                          any                             `json:"application_id"`
-	Banner                                 *string                         `json:"banner,omitempty"`
-	DefaultMessageNotifications            any                             `json:"default_message_notifications"`
-	Description                            *string                         `json:"description,omitempty"`
-	DiscoverySplash                        *string                         `json:"discovery_splash,omitempty"`
-	Emojis                                 []UpdateGuildOutputEmojisItem   `json:"emojis"`
-	ExplicitContentFilter                  any                             `json:"explicit_content_filter"`
-	Features                               []any                           `json:"features" mcp:"uniqueItems"`
-	HomeHeader                             *string                         `json:"home_header,omitempty"`
-	Icon                                   *string                         `json:"icon,omitempty"`
-	ID                                     string                          `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	IncidentsData                          any                             `json:"incidents_data"`
-	MaxMembers                             int64                           `json:"max_members"`
-	MaxPresences                           *int64                          `json:"max_presences,omitempty"`
-	MaxStageVideoChannelUsers              int64                           `json:"max_stage_video_channel_users"`
-	MaxVideoChannelUsers                   int64                           `json:"max_video_channel_users"`
-	MfaLevel                               any                             `json:"mfa_level"`
-	Name                                   string                          `json:"name"`
-	Nsfw                                   bool                            `json:"nsfw"`
-	NsfwLevel                              any                             `json:"nsfw_level"`
-	OwnerID                                string                          `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PreferredLocale                        any                             `json:"preferred_locale"`
-	PremiumProgressBarEnabled              bool                            `json:"premium_progress_bar_enabled"`
-	PremiumProgressBarEnabledUserUpdatedAt *string                         `json:"premium_progress_bar_enabled_user_updated_at,omitempty" mcp:"format=date-time"`
-	PremiumSubscriptionCount               int64                           `json:"premium_subscription_count"`
-	PremiumTier                            any                             `json:"premium_tier"`
-	PublicUpdatesChannelID                 any                             `json:"public_updates_channel_id"`
-	Region                                 string                          `json:"region"`
-	Roles                                  []UpdateGuildOutputRolesItem    `json:"roles"`
-	RulesChannelID                         any                             `json:"rules_channel_id"`
-	SafetyAlertsChannelID                  any                             `json:"safety_alerts_channel_id"`
-	Splash                                 *string                         `json:"splash,omitempty"`
-	Stickers                               []UpdateGuildOutputStickersItem `json:"stickers"`
-	SystemChannelFlags                     int64                           `json:"system_channel_flags"`
-	SystemChannelID                        any                             `json:"system_channel_id"`
-	VanityURLCode                          *string                         `json:"vanity_url_code,omitempty"`
-	VerificationLevel                      any                             `json:"verification_level"`
-	WidgetChannelID                        any                             `json:"widget_channel_id"`
-	WidgetEnabled                          bool                            `json:"widget_enabled"`
-}
-
-// handleUpdateGuild calls PATCH /guilds/{guild_id}.
-func handleUpdateGuild(c *http.Client, baseURL string) mcp.ToolFunc[UpdateGuildInput, *UpdateGuildOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in UpdateGuildInput) (*UpdateGuildOutput, error) {
-		r := oaRequest{method: "PATCH", path: "/guilds/{guild_id}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.UpdateGuildBody)
-			if err != nil {
-				return nil, err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(UpdateGuildOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("PATCH /guilds/{guild_id}: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// ListGuildAuditLogEntriesInput is the input of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
-type ListGuildAuditLogEntriesInput struct {
-	GuildID    string  `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	UserID     *string `json:"user_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	TargetID   *string `json:"target_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ActionType any     `json:"action_type,omitempty"`
-	Before     *string `json:"before,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	After      *string `json:"after,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Limit      *int64  `json:"limit,omitempty" mcp:"minimum=1,maximum=100"`
-}
-
-// ListGuildAuditLogEntriesOutputApplicationCommandsItem is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
-type ListGuildAuditLogEntriesOutputApplicationCommandsItem struct {
-	ApplicationID            string            `json:"application_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Contexts                 []any             `json:"contexts,omitempty" mcp:"uniqueItems"`
-	DefaultMemberPermissions *string           `json:"default_member_permissions,omitempty"`
-	Description              string            `json:"description"`
-	DescriptionLocalizations map[string]string `json:"description_localizations,omitempty"`
-	DescriptionLocalized     *string           `json:"description_localized,omitempty"`
-	DmPermission             *bool             `json:"dm_permission,omitempty"`
-	GuildID                  *string           `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Handler                  any               `json:"handler,omitempty" jsonschema:"Determines whether the interaction is handled by the app's interactions handler or by Discord"`
-	ID                       string            `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	IntegrationTypes         []any             `json:"integration_types,omitempty" mcp:"uniqueItems"`
-	Name                     string            `json:"name"`
-	NameLocalizations        map[string]string `json:"name_localizations,omitempty"`
-	NameLocalized            *string           `json:"name_localized,omitempty"`
-	Nsfw                     *bool             `json:"nsfw,omitempty"`
-	Options                  []any             `json:"options,omitempty"`
-	Type                     any               `json:"type"`
-	Version                  string            `json:"version" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ListGuildAuditLogEntriesOutputAuditLogEntriesItemChangesItem is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
-type ListGuildAuditLogEntriesOutputAuditLogEntriesItemChangesItem struct {
-	Key      *string `json:"key,omitempty"`
-	NewValue any     `json:"new_value,omitempty"`
-	OldValue any     `json:"old_value,omitempty"`
-}
-
-// ListGuildAuditLogEntriesOutputAuditLogEntriesItem is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
-type ListGuildAuditLogEntriesOutputAuditLogEntriesItem struct {
-	ActionType any                                                            `json:"action_type"`
-	Changes    []ListGuildAuditLogEntriesOutputAuditLogEntriesItemChangesItem `json:"changes,omitempty"`
-	ID         string                                                         `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Options    map[string]string                                              `json:"options,omitempty"`
-	Reason     *string                                                        `json:"reason,omitempty"`
-	TargetID   any                                                            `json:"target_id"`
-	UserID     any                                                            `json:"user_id"`
-}
-
-// ListGuildAuditLogEntriesOutputThreadsItemMemberMemberUser is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
-type ListGuildAuditLogEntriesOutputThreadsItemMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListGuildAuditLogEntriesOutputThreadsItemMemberMember is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
-type ListGuildAuditLogEntriesOutputThreadsItemMemberMember struct {
-	Avatar                     *string                                                   `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any                                                       `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string                                                   `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any                                                       `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string                                                   `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Deaf                       bool                                                      `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
-	Flags                      int64                                                     `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string                                                    `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Mute                       bool                                                      `json:"mute" jsonschema:"whether the user is muted in voice channels"`
-	Nick                       *string                                                   `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool                                                      `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string                                                   `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                                  `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
-	User                       ListGuildAuditLogEntriesOutputThreadsItemMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
-}
-
-// ListGuildAuditLogEntriesOutputThreadsItemMember is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
-type ListGuildAuditLogEntriesOutputThreadsItemMember struct {
-	Flags         int64                                                  `json:"flags"`
-	ID            string                                                 `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	JoinTimestamp string                                                 `json:"join_timestamp" mcp:"format=date-time"`
-	Member        *ListGuildAuditLogEntriesOutputThreadsItemMemberMember `json:"member,omitempty"`
-	UserID        string                                                 `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// ListGuildAuditLogEntriesOutputThreadsItemThreadMetadata is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
-type ListGuildAuditLogEntriesOutputThreadsItemThreadMetadata struct {
-	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
-	Archived            bool    `json:"archived"`
-	AutoArchiveDuration any     `json:"auto_archive_duration"`
-	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
-	Invitable           *bool   `json:"invitable,omitempty"`
-	Locked              bool    `json:"locked"`
-}
-
-// ListGuildAuditLogEntriesOutputThreadsItem is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
-type ListGuildAuditLogEntriesOutputThreadsItem struct {
-	AppliedTags      []string                                                `json:"applied_tags,omitempty"`
-	Bitrate          *int64                                                  `json:"bitrate,omitempty"`
-	Flags            int64                                                   `json:"flags"`
-	GuildID          string                                                  `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ID               string                                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	LastMessageID    any                                                     `json:"last_message_id,omitempty"`
-	LastPinTimestamp *string                                                 `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
-	Member           *ListGuildAuditLogEntriesOutputThreadsItemMember        `json:"member,omitempty"`
-	MemberCount      int64                                                   `json:"member_count"`
-	MessageCount     int64                                                   `json:"message_count"`
-	Name             string                                                  `json:"name"`
-	OwnerID          string                                                  `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ParentID         any                                                     `json:"parent_id,omitempty"`
-	Permissions      *string                                                 `json:"permissions,omitempty"`
-	RateLimitPerUser *int64                                                  `json:"rate_limit_per_user,omitempty"`
-	RtcRegion        *string                                                 `json:"rtc_region,omitempty"`
-	ThreadMetadata   ListGuildAuditLogEntriesOutputThreadsItemThreadMetadata `json:"thread_metadata"`
-	TotalMessageSent int64                                                   `json:"total_message_sent"`
-	Type             any                                                     `json:"type"`
-	UserLimit        *int64                                                  `json:"user_limit,omitempty"`
-	VideoQualityMode any                                                     `json:"video_quality_mode,omitempty"`
-}
-
-// ListGuildAuditLogEntriesOutputUsersItem is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
-type ListGuildAuditLogEntriesOutputUsersItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// ListGuildAuditLogEntriesOutput is the answer of the tool list_guild_audit_log_entries (GET /guilds/{guild_id}/audit-logs).
-type ListGuildAuditLogEntriesOutput struct {
-	ApplicationCommands  []ListGuildAuditLogEntriesOutputApplicationCommandsItem `json:"application_commands"`
-	AuditLogEntries      []ListGuildAuditLogEntriesOutputAuditLogEntriesItem     `json:"audit_log_entries"`
-	AutoModerationRules  []any                                                   `json:"auto_moderation_rules"`
-	GuildScheduledEvents []any                                                   `json:"guild_scheduled_events"`
-	Integrations         []any                                                   `json:"integrations"`
-	Threads              []ListGuildAuditLogEntriesOutputThreadsItem             `json:"threads"`
-	Users                []ListGuildAuditLogEntriesOutputUsersItem               `json:"users"`
-	Webhooks             []any                                                   `json:"webhooks"`
-}
-
-// handleListGuildAuditLogEntries calls GET /guilds/{guild_id}/audit-logs.
-func handleListGuildAuditLogEntries(c *http.Client, baseURL string) mcp.ToolFunc[ListGuildAuditLogEntriesInput, *ListGuildAuditLogEntriesOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in ListGuildAuditLogEntriesInput) (*ListGuildAuditLogEntriesOutput, error) {
-		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/audit-logs", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		if in.UserID != nil {
-			r.query.Add("user_id", oaString(*in.UserID))
-		}
-		if in.TargetID != nil {
-			r.query.Add("target_id", oaString(*in.TargetID))
-		}
-		if in.ActionType != nil {
-			r.query.Add("action_type", oaString(in.ActionType))
-		}
-		if in.Before != nil {
-			r.query.Add("before", oaString(*in.Before))
-		}
-		if in.After != nil {
-			r.query.Add("after", oaString(*in.After))
-		}
-		if in.Limit != nil {
-			r.query.Add("limit", oaString(*in.Limit))
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(ListGuildAuditLogEntriesOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("GET /guilds/{guild_id}/audit-logs: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// ListAutoModerationRulesInput is the input of the tool list_auto_moderation_rules (GET /guilds/{guild_id}/auto-moderation/rules).
-type ListAutoModerationRulesInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// handleListAutoModerationRules calls GET /guilds/{guild_id}/auto-moderation/rules.
-func handleListAutoModerationRules(c *http.Client, baseURL string) mcp.ToolFunc[ListAutoModerationRulesInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in ListAutoModerationRulesInput) (string, error) {
-		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/auto-moderation/rules", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// CreateAutoModerationRuleInput is the input of the tool create_auto_moderation_rule (POST /guilds/{guild_id}/auto-moderation/rules).
-type CreateAutoModerationRuleInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Body    any    `json:"body"`
-}
-
-// handleCreateAutoModerationRule calls POST /guilds/{guild_id}/auto-moderation/rules.
-func handleCreateAutoModerationRule(c *http.Client, baseURL string) mcp.ToolFunc[CreateAutoModerationRuleInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in CreateAutoModerationRuleInput) (string, error) {
-		r := oaRequest{method: "POST", path: "/guilds/{guild_id}/auto-moderation/rules", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.Body)
-			if err != nil {
-				return "", err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// GetAutoModerationRuleInput is the input of the tool get_auto_moderation_rule (GET /guilds/{guild_id}/auto-moderation/rules/{rule_id}).
-type GetAutoModerationRuleInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	RuleID  string `json:"rule_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// handleGetAutoModerationRule calls GET /guilds/{guild_id}/auto-moderation/rules/{rule_id}.
-func handleGetAutoModerationRule(c *http.Client, baseURL string) mcp.ToolFunc[GetAutoModerationRuleInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in GetAutoModerationRuleInput) (string, error) {
-		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/auto-moderation/rules/{rule_id}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		{
-			seg, err := oaSegment("rule_id", oaString(in.RuleID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{rule_id}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// DeleteAutoModerationRuleInput is the input of the tool delete_auto_moderation_rule (DELETE /guilds/{guild_id}/auto-moderation/rules/{rule_id}).
-type DeleteAutoModerationRuleInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	RuleID  string `json:"rule_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// handleDeleteAutoModerationRule calls DELETE /guilds/{guild_id}/auto-moderation/rules/{rule_id}.
-func handleDeleteAutoModerationRule(c *http.Client, baseURL string) mcp.ToolFunc[DeleteAutoModerationRuleInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in DeleteAutoModerationRuleInput) (string, error) {
-		r := oaRequest{method: "DELETE", path: "/guilds/{guild_id}/auto-moderation/rules/{rule_id}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		{
-			seg, err := oaSegment("rule_id", oaString(in.RuleID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{rule_id}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// UpdateAutoModerationRuleInput is the input of the tool update_auto_moderation_rule (PATCH /guilds/{guild_id}/auto-moderation/rules/{rule_id}).
-type UpdateAutoModerationRuleInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	RuleID  string `json:"rule_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Body    any    `json:"body"`
-}
-
-// handleUpdateAutoModerationRule calls PATCH /guilds/{guild_id}/auto-moderation/rules/{rule_id}.
-func handleUpdateAutoModerationRule(c *http.Client, baseURL string) mcp.ToolFunc[UpdateAutoModerationRuleInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in UpdateAutoModerationRuleInput) (string, error) {
-		r := oaRequest{method: "PATCH", path: "/guilds/{guild_id}/auto-moderation/rules/{rule_id}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		{
-			seg, err := oaSegment("rule_id", oaString(in.RuleID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{rule_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.Body)
-			if err != nil {
-				return "", err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// ListGuildBansInput is the input of the tool list_guild_bans (GET /guilds/{guild_id}/bans).
-type ListGuildBansInput struct {
-	GuildID string  `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Limit   *int64  `json:"limit,omitempty" mcp:"minimum=1,maximum=1000"`
-	Before  *string `json:"before,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	After   *string `json:"after,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// handleListGuildBans calls GET /guilds/{guild_id}/bans.
-func handleListGuildBans(c *http.Client, baseURL string) mcp.ToolFunc[ListGuildBansInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in ListGuildBansInput) (string, error) {
-		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/bans", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		if in.Limit != nil {
-			r.query.Add("limit", oaString(*in.Limit))
-		}
-		if in.Before != nil {
-			r.query.Add("before", oaString(*in.Before))
-		}
-		if in.After != nil {
-			r.query.Add("after", oaString(*in.After))
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// GetGuildBanInput is the input of the tool get_guild_ban (GET /guilds/{guild_id}/bans/{user_id}).
-type GetGuildBanInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	UserID  string `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// GetGuildBanOutputUser is the answer of the tool get_guild_ban (GET /guilds/{guild_id}/bans/{user_id}).
-type GetGuildBanOutputUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GetGuildBanOutput is the answer of the tool get_guild_ban (GET /guilds/{guild_id}/bans/{user_id}).
-type GetGuildBanOutput struct {
-	Reason *string               `json:"reason,omitempty"`
-	User   GetGuildBanOutputUser `json:"user"`
-}
-
-// handleGetGuildBan calls GET /guilds/{guild_id}/bans/{user_id}.
-func handleGetGuildBan(c *http.Client, baseURL string) mcp.ToolFunc[GetGuildBanInput, *GetGuildBanOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in GetGuildBanInput) (*GetGuildBanOutput, error) {
-		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/bans/{user_id}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		{
-			seg, err := oaSegment("user_id", oaString(in.UserID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{user_id}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(GetGuildBanOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("GET /guilds/{guild_id}/bans/{user_id}: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// BanUserFromGuildBody is the request body of the tool ban_user_from_guild (PUT /guilds/{guild_id}/bans/{user_id}).
-type BanUserFromGuildBody struct {
-	DeleteMessageDays    *int64 `json:"delete_message_days,omitempty" mcp:"minimum=0,maximum=7"`
-	DeleteMessageSeconds *int64 `json:"delete_message_seconds,omitempty" mcp:"minimum=0,maximum=604800"`
-}
-
-// BanUserFromGuildInput is the input of the tool ban_user_from_guild (PUT /guilds/{guild_id}/bans/{user_id}).
-type BanUserFromGuildInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	UserID  string `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	BanUserFromGuildBody
-}
-
-// handleBanUserFromGuild calls PUT /guilds/{guild_id}/bans/{user_id}.
-func handleBanUserFromGuild(c *http.Client, baseURL string) mcp.ToolFunc[BanUserFromGuildInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in BanUserFromGuildInput) (string, error) {
-		r := oaRequest{method: "PUT", path: "/guilds/{guild_id}/bans/{user_id}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		{
-			seg, err := oaSegment("user_id", oaString(in.UserID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{user_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.BanUserFromGuildBody)
-			if err != nil {
-				return "", err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// UnbanUserFromGuildInput is the input of the tool unban_user_from_guild (DELETE /guilds/{guild_id}/bans/{user_id}).
-type UnbanUserFromGuildInput struct {
-	GuildID string         `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	UserID  string         `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Body    map[string]any `json:"body"`
-}
-
-// handleUnbanUserFromGuild calls DELETE /guilds/{guild_id}/bans/{user_id}.
-func handleUnbanUserFromGuild(c *http.Client, baseURL string) mcp.ToolFunc[UnbanUserFromGuildInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in UnbanUserFromGuildInput) (string, error) {
-		r := oaRequest{method: "DELETE", path: "/guilds/{guild_id}/bans/{user_id}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		{
-			seg, err := oaSegment("user_id", oaString(in.UserID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{user_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.Body)
-			if err != nil {
-				return "", err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// BulkBanUsersFromGuildBody is the request body of the tool bulk_ban_users_from_guild (POST /guilds/{guild_id}/bulk-ban).
-type BulkBanUsersFromGuildBody struct {
-	DeleteMessageSeconds *int64   `json:"delete_message_seconds,omitempty" mcp:"minimum=0,maximum=604800"`
-	UserIds              []string `json:"user_ids" mcp:"maxItems=200,uniqueItems"`
-}
-
-// BulkBanUsersFromGuildInput is the input of the tool bulk_ban_users_from_guild (POST /guilds/{guild_id}/bulk-ban).
-type BulkBanUsersFromGuildInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	BulkBanUsersFromGuildBody
-}
-
-// BulkBanUsersFromGuildOutput is the answer of the tool bulk_ban_users_from_guild (POST /guilds/{guild_id}/bulk-ban).
-type BulkBanUsersFromGuildOutput struct {
-	BannedUsers []string `json:"banned_users"`
-	FailedUsers []string `json:"failed_users"`
-}
-
-// handleBulkBanUsersFromGuild calls POST /guilds/{guild_id}/bulk-ban.
-func handleBulkBanUsersFromGuild(c *http.Client, baseURL string) mcp.ToolFunc[BulkBanUsersFromGuildInput, *BulkBanUsersFromGuildOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in BulkBanUsersFromGuildInput) (*BulkBanUsersFromGuildOutput, error) {
-		r := oaRequest{method: "POST", path: "/guilds/{guild_id}/bulk-ban", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.BulkBanUsersFromGuildBody)
-			if err != nil {
-				return nil, err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(BulkBanUsersFromGuildOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("POST /guilds/{guild_id}/bulk-ban: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// ListGuildChannelsInput is the input of the tool list_guild_channels (GET /guilds/{guild_id}/channels).
-type ListGuildChannelsInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// handleListGuildChannels calls GET /guilds/{guild_id}/channels.
-func handleListGuildChannels(c *http.Client, baseURL string) mcp.ToolFunc[ListGuildChannelsInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in ListGuildChannelsInput) (string, error) {
-		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/channels", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// CreateGuildChannelBodyPermissionOverwritesItem is the request body of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
-type CreateGuildChannelBodyPermissionOverwritesItem struct {
-	Allow *int64 `json:"allow,omitempty"`
-	Deny  *int64 `json:"deny,omitempty"`
-	ID    string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Type  any    `json:"type,omitempty"`
-}
-
-// CreateGuildChannelBody is the request body of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
-type CreateGuildChannelBody struct {
-	AvailableTags                 []any                                            `json:"available_tags,omitempty" mcp:"maxItems=20"`
-	Bitrate                       *int64                                           `json:"bitrate,omitempty" mcp:"minimum=8000"`
-	DefaultAutoArchiveDuration    any                                              `json:"default_auto_archive_duration,omitempty"`
-	DefaultForumLayout            any                                              `json:"default_forum_layout,omitempty"`
-	DefaultReactionEmoji          any                                              `json:"default_reaction_emoji,omitempty"`
-	DefaultSortOrder              any                                              `json:"default_sort_order,omitempty"`
-	DefaultTagSetting             any                                              `json:"default_tag_setting,omitempty"`
-	DefaultThreadRateLimitPerUser *int64                                           `json:"default_thread_rate_limit_per_user,omitempty" mcp:"minimum=0,maximum=21600"`
-	Name                          string                                           `json:"name" mcp:"minLength=1,maxLength=100"`
-	Nsfw                          *bool                                            `json:"nsfw,omitempty"`
-	ParentID                      any                                              `json:"parent_id,omitempty"`
-	PermissionOverwrites          []CreateGuildChannelBodyPermissionOverwritesItem `json:"permission_overwrites,omitempty" mcp:"maxItems=100"`
-	Position                      *int64                                           `json:"position,omitempty" mcp:"minimum=0"`
-	RateLimitPerUser              *int64                                           `json:"rate_limit_per_user,omitempty" mcp:"minimum=0,maximum=21600"`
-	RtcRegion                     *string                                          `json:"rtc_region,omitempty"`
-	Topic                         *string                                          `json:"topic,omitempty" mcp:"maxLength=4096"`
-	Type                          any                                              `json:"type,omitempty"`
-	UserLimit                     *int64                                           `json:"user_limit,omitempty" mcp:"minimum=0"`
-	VideoQualityMode              any                                              `json:"video_quality_mode,omitempty"`
-}
-
-// CreateGuildChannelInput is the input of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
-type CreateGuildChannelInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	CreateGuildChannelBody
-}
-
-// CreateGuildChannelOutputAvailableTagsItem is the answer of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
-type CreateGuildChannelOutputAvailableTagsItem struct {
-	EmojiID   any     `json:"emoji_id"`
-	EmojiName *string `json:"emoji_name,omitempty"`
-	ID        string  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Moderated bool    `json:"moderated"`
-	Name      string  `json:"name"`
-}
-
-// CreateGuildChannelOutputPermissionOverwritesItem is the answer of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
-type CreateGuildChannelOutputPermissionOverwritesItem struct {
-	Allow string `json:"allow"`
-	Deny  string `json:"deny"`
-	ID    string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Type  any    `json:"type"`
-}
-
-// CreateGuildChannelOutput is the answer of the tool create_guild_channel (POST /guilds/{guild_id}/channels).
-type CreateGuildChannelOutput struct {
-	AvailableTags                 []CreateGuildChannelOutputAvailableTagsItem        `json:"available_tags,omitempty"`
-	Bitrate                       *int64                                             `json:"bitrate,omitempty"`
-	DefaultAutoArchiveDuration    any                                                `json:"default_auto_archive_duration,omitempty"`
-	DefaultForumLayout            any                                                `json:"default_forum_layout,omitempty"`
-	DefaultReactionEmoji          any                                                `json:"default_reaction_emoji,omitempty"`
-	DefaultSortOrder              any                                                `json:"default_sort_order,omitempty"`
-	DefaultTagSetting             any                                                `json:"default_tag_setting,omitempty"`
-	DefaultThreadRateLimitPerUser *int64                                             `json:"default_thread_rate_limit_per_user,omitempty"`
-	Flags                         int64                                              `json:"flags"`
-	GuildID                       string                                             `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	ID                            string                                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	LastMessageID                 any                                                `json:"last_message_id,omitempty"`
-	LastPinTimestamp              *string                                            `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
-	Name                          string                                             `json:"name"`
-	Nsfw                          *bool                                              `json:"nsfw,omitempty"`
-	ParentID                      any                                                `json:"parent_id,omitempty"`
-	PermissionOverwrites          []CreateGuildChannelOutputPermissionOverwritesItem `json:"permission_overwrites,omitempty"`
-	Permissions                   *string                                            `json:"permissions,omitempty"`
-	Position                      int64                                              `json:"position"`
-	RateLimitPerUser              *int64                                             `json:"rate_limit_per_user,omitempty"`
-	RtcRegion                     *string                                            `json:"rtc_region,omitempty"`
-	Topic                         *string                                            `json:"topic,omitempty"`
-	Type                          any                                                `json:"type"`
-	UserLimit                     *int64                                             `json:"user_limit,omitempty"`
-	VideoQualityMode              any                                                `json:"video_quality_mode,omitempty"`
-}
-
-// handleCreateGuildChannel calls POST /guilds/{guild_id}/channels.
-func handleCreateGuildChannel(c *http.Client, baseURL string) mcp.ToolFunc[CreateGuildChannelInput, *CreateGuildChannelOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in CreateGuildChannelInput) (*CreateGuildChannelOutput, error) {
-		r := oaRequest{method: "POST", path: "/guilds/{guild_id}/channels", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.CreateGuildChannelBody)
-			if err != nil {
-				return nil, err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(CreateGuildChannelOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("POST /guilds/{guild_id}/channels: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// BulkUpdateGuildChannelsBodyItem is the request body of the tool bulk_update_guild_channels (PATCH /guilds/{guild_id}/channels).
-type BulkUpdateGuildChannelsBodyItem struct {
-	ID              any    `json:"id,omitempty"`
-	LockPermissions *bool  `json:"lock_permissions,omitempty"`
-	ParentID        any    `json:"parent_id,omitempty"`
-	Position        *int64 `json:"position,omitempty" mcp:"minimum=0"`
-}
-
-// BulkUpdateGuildChannelsInput is the input of the tool bulk_update_guild_channels (PATCH /guilds/{guild_id}/channels).
-type BulkUpdateGuildChannelsInput struct {
-	GuildID string                            `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Body    []BulkUpdateGuildChannelsBodyItem `json:"body"`
-}
-
-// handleBulkUpdateGuildChannels calls PATCH /guilds/{guild_id}/channels.
-func handleBulkUpdateGuildChannels(c *http.Client, baseURL string) mcp.ToolFunc[BulkUpdateGuildChannelsInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in BulkUpdateGuildChannelsInput) (string, error) {
-		r := oaRequest{method: "PATCH", path: "/guilds/{guild_id}/channels", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.Body)
-			if err != nil {
-				return "", err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// ListGuildEmojisInput is the input of the tool list_guild_emojis (GET /guilds/{guild_id}/emojis).
-type ListGuildEmojisInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// handleListGuildEmojis calls GET /guilds/{guild_id}/emojis.
-func handleListGuildEmojis(c *http.Client, baseURL string) mcp.ToolFunc[ListGuildEmojisInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in ListGuildEmojisInput) (string, error) {
-		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/emojis", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// CreateGuildEmojiBody is the request body of the tool create_guild_emoji (POST /guilds/{guild_id}/emojis).
-type CreateGuildEmojiBody struct {
-	Image string `json:"image"`
-	Name  string `json:"name" mcp:"minLength=2,maxLength=32"`
-	Roles []any  `json:"roles,omitempty" mcp:"maxItems=1521,uniqueItems"`
-}
-
-// CreateGuildEmojiInput is the input of the tool create_guild_emoji (POST /guilds/{guild_id}/emojis).
-type CreateGuildEmojiInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	CreateGuildEmojiBody
-}
-
-// CreateGuildEmojiOutputUser is the answer of the tool create_guild_emoji (POST /guilds/{guild_id}/emojis).
-type CreateGuildEmojiOutputUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// CreateGuildEmojiOutput is the answer of the tool create_guild_emoji (POST /guilds/{guild_id}/emojis).
-type CreateGuildEmojiOutput struct {
-	Animated      bool                        `json:"animated"`
-	Available     bool                        `json:"available"`
-	ID            string                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Managed       bool                        `json:"managed"`
-	Name          string                      `json:"name"`
-	RequireColons bool                        `json:"require_colons"`
-	Roles         []string                    `json:"roles"`
-	User          *CreateGuildEmojiOutputUser `json:"user,omitempty"`
-}
-
-// handleCreateGuildEmoji calls POST /guilds/{guild_id}/emojis.
-func handleCreateGuildEmoji(c *http.Client, baseURL string) mcp.ToolFunc[CreateGuildEmojiInput, *CreateGuildEmojiOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in CreateGuildEmojiInput) (*CreateGuildEmojiOutput, error) {
-		r := oaRequest{method: "POST", path: "/guilds/{guild_id}/emojis", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.CreateGuildEmojiBody)
-			if err != nil {
-				return nil, err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(CreateGuildEmojiOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("POST /guilds/{guild_id}/emojis: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// GetGuildEmojiInput is the input of the tool get_guild_emoji (GET /guilds/{guild_id}/emojis/{emoji_id}).
-type GetGuildEmojiInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	EmojiID string `json:"emoji_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// GetGuildEmojiOutputUser is the answer of the tool get_guild_emoji (GET /guilds/{guild_id}/emojis/{emoji_id}).
-type GetGuildEmojiOutputUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GetGuildEmojiOutput is the answer of the tool get_guild_emoji (GET /guilds/{guild_id}/emojis/{emoji_id}).
-type GetGuildEmojiOutput struct {
-	Animated      bool                     `json:"animated"`
-	Available     bool                     `json:"available"`
-	ID            string                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Managed       bool                     `json:"managed"`
-	Name          string                   `json:"name"`
-	RequireColons bool                     `json:"require_colons"`
-	Roles         []string                 `json:"roles"`
-	User          *GetGuildEmojiOutputUser `json:"user,omitempty"`
-}
-
-// handleGetGuildEmoji calls GET /guilds/{guild_id}/emojis/{emoji_id}.
-func handleGetGuildEmoji(c *http.Client, baseURL string) mcp.ToolFunc[GetGuildEmojiInput, *GetGuildEmojiOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in GetGuildEmojiInput) (*GetGuildEmojiOutput, error) {
-		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/emojis/{emoji_id}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		{
-			seg, err := oaSegment("emoji_id", oaString(in.EmojiID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{emoji_id}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(GetGuildEmojiOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("GET /guilds/{guild_id}/emojis/{emoji_id}: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// DeleteGuildEmojiInput is the input of the tool delete_guild_emoji (DELETE /guilds/{guild_id}/emojis/{emoji_id}).
-type DeleteGuildEmojiInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	EmojiID string `json:"emoji_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// handleDeleteGuildEmoji calls DELETE /guilds/{guild_id}/emojis/{emoji_id}.
-func handleDeleteGuildEmoji(c *http.Client, baseURL string) mcp.ToolFunc[DeleteGuildEmojiInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in DeleteGuildEmojiInput) (string, error) {
-		r := oaRequest{method: "DELETE", path: "/guilds/{guild_id}/emojis/{emoji_id}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		{
-			seg, err := oaSegment("emoji_id", oaString(in.EmojiID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{emoji_id}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
-// UpdateGuildEmojiBody is the request body of the tool update_guild_emoji (PATCH /guilds/{guild_id}/emojis/{emoji_id}).
-type UpdateGuildEmojiBody struct {
-	Name  *string `json:"name,omitempty" mcp:"minLength=2,maxLength=32"`
-	Roles []any   `json:"roles,omitempty" mcp:"maxItems=1521,uniqueItems"`
-}
-
-// UpdateGuildEmojiInput is the input of the tool update_guild_emoji (PATCH /guilds/{guild_id}/emojis/{emoji_id}).
-type UpdateGuildEmojiInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	EmojiID string `json:"emoji_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	UpdateGuildEmojiBody
-}
-
-// UpdateGuildEmojiOutputUser is the answer of the tool update_guild_emoji (PATCH /guilds/{guild_id}/emojis/{emoji_id}).
-type UpdateGuildEmojiOutputUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// UpdateGuildEmojiOutput is the answer of the tool update_guild_emoji (PATCH /guilds/{guild_id}/emojis/{emoji_id}).
-type UpdateGuildEmojiOutput struct {
-	Animated      bool                        `json:"animated"`
-	Available     bool                        `json:"available"`
-	ID            string                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Managed       bool                        `json:"managed"`
-	Name          string                      `json:"name"`
-	RequireColons bool                        `json:"require_colons"`
-	Roles         []string                    `json:"roles"`
-	User          *UpdateGuildEmojiOutputUser `json:"user,omitempty"`
-}
-
-// handleUpdateGuildEmoji calls PATCH /guilds/{guild_id}/emojis/{emoji_id}.
-func handleUpdateGuildEmoji(c *http.Client, baseURL string) mcp.ToolFunc[UpdateGuildEmojiInput, *UpdateGuildEmojiOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in UpdateGuildEmojiInput) (*UpdateGuildEmojiOutput, error) {
-		r := oaRequest{method: "PATCH", path: "/guilds/{guild_id}/emojis/{emoji_id}", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		{
-			seg, err := oaSegment("emoji_id", oaString(in.EmojiID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{emoji_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.UpdateGuildEmojiBody)
-			if err != nil {
-				return nil, err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(UpdateGuildEmojiOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("PATCH /guilds/{guild_id}/emojis/{emoji_id}: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// UpdateGuildIncidentActionsBody is the request body of the tool update_guild_incident_actions (PUT /guilds/{guild_id}/incident-actions).
-type UpdateGuildIncidentActionsBody struct {
-	DmsDisabledUntil     *string `json:"dms_disabled_until,omitempty" jsonschema:"When direct messages will be enabled again" mcp:"format=date-time"`
-	InvitesDisabledUntil *string `json:"invites_disabled_until,omitempty" jsonschema:"When invites will be enabled again" mcp:"format=date-time"`
-}
-
-// UpdateGuildIncidentActionsInput is the input of the tool update_guild_incident_actions (PUT /guilds/{guild_id}/incident-actions).
-type UpdateGuildIncidentActionsInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	UpdateGuildIncidentActionsBody
-}
-
-// UpdateGuildIncidentActionsOutput is the answer of the tool update_guild_incident_actions (PUT /guilds/{guild_id}/incident-actions).
-type UpdateGuildIncidentActionsOutput struct {
-	DmsDisabledUntil     *string `json:"dms_disabled_until,omitempty" jsonschema:"When direct messages get enabled again" mcp:"format=date-time"`
-	InvitesDisabledUntil *string `json:"invites_disabled_until,omitempty" jsonschema:"When invites get enabled again" mcp:"format=date-time"`
-}
-
-// handleUpdateGuildIncidentActions calls PUT /guilds/{guild_id}/incident-actions.
-func handleUpdateGuildIncidentActions(c *http.Client, baseURL string) mcp.ToolFunc[UpdateGuildIncidentActionsInput, *UpdateGuildIncidentActionsOutput] {
-	return func(ctx context.Context, _ *mcp.Context, in UpdateGuildIncidentActionsInput) (*UpdateGuildIncidentActionsOutput, error) {
-		r := oaRequest{method: "PUT", path: "/guilds/{guild_id}/incident-actions", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return nil, err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		r.contentType = "application/json"
-		{
-			data, err := json.Marshal(in.UpdateGuildIncidentActionsBody)
-			if err != nil {
-				return nil, err
-			}
-			r.body = data
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return nil, err
-		}
-		out := new(UpdateGuildIncidentActionsOutput)
-		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("PUT /guilds/{guild_id}/incident-actions: the answer (%d) is not the JSON object expected: %w", status, err)
-		}
-		return out, nil
-	}
-}
-
-// ListGuildIntegrationsInput is the input of the tool list_guild_integrations (GET /guilds/{guild_id}/integrations).
-type ListGuildIntegrationsInput struct {
-	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-}
-
-// handleListGuildIntegrations calls GET /guilds/{guild_id}/integrations.
-func handleListGuildIntegrations(c *http.Client, baseURL string) mcp.ToolFunc[ListGuildIntegrationsInput, string] {
-	return func(ctx context.Context, _ *mcp.Context, in ListGuildIntegrationsInput) (string, error) {
-		r := oaRequest{method: "GET", path: "/guilds/{guild_id}/integrations", query: url.Values{}, header: http.Header{}}
-		{
-			seg, err := oaSegment("guild_id", oaString(in.GuildID))
-			if err != nil {
-				return "", err
-			}
-			r.path = strings.ReplaceAll(r.path, "{guild_id}", seg)
-		}
-		data, status, err := r.do(ctx, c, baseURL)
-		if err != nil {
-			return "", err
-		}
-		return oaText(data, status), nil
-	}
-}
-
 // DeleteGuildIntegrationInput is the input of the tool delete_guild_integration (DELETE /guilds/{guild_id}/integrations/{integration_id}).
 type DeleteGuildIntegrationInput struct {
 	GuildID       string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
@@ -4670,82 +692,71 @@ type GuildSearchOutputMessagesItemItemApplication struct {
 
 // GuildSearchOutputMessagesItemItemAttachmentsItemApplicationBot is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // GuildSearchOutputMessagesItemItemAttachmentsItemApplicationInstallParams is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GuildSearchOutputMessagesItemItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GuildSearchOutputMessagesItemItemAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *GuildSearchOutputMessagesItemItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
 }
 
 // GuildSearchOutputMessagesItemItemAttachmentsItemApplication is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemAttachmentsItemApplication struct {
-	Bot                    *GuildSearchOutputMessagesItemItemAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                             `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                             `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                           `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                           `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                            `json:"description"`
-	Flags                  int64                                                                                             `json:"flags"`
-	FlagsNew               string                                                                                            `json:"flags_new"`
-	GuildID                *string                                                                                           `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                           `json:"icon,omitempty"`
-	ID                     string                                                                                            `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *GuildSearchOutputMessagesItemItemAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]GuildSearchOutputMessagesItemItemAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                            `json:"max_participants,omitempty"`
-	Name                   string                                                                                            `json:"name"`
-	PrimarySkuID           *string                                                                                           `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                           `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                          `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                           `json:"slug,omitempty"`
-	Tags                   []string                                                                                          `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                           `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                               `json:"type"`
-	VerifyKey              string                                                                                            `json:"verify_key"`
+	Bot                    *GuildSearchOutputMessagesItemItemAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                                     `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                                     `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                                   `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                                   `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                                    `json:"description"`
+	Flags                  int64                                                                     `json:"flags"`
+	FlagsNew               string                                                                    `json:"flags_new"`
+	GuildID                *string                                                                   `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                                   `json:"icon,omitempty"`
+	ID                     string                                                                    `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *GuildSearchOutputMessagesItemItemAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                            `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                                    `json:"max_participants,omitempty"`
+	Name                   string                                                                    `json:"name"`
+	PrimarySkuID           *string                                                                   `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                                   `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                                     `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                                   `json:"slug,omitempty"`
+	Tags                   []any                                                                     `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                                   `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                                       `json:"type"`
+	VerifyKey              string                                                                    `json:"verify_key"`
 }
 
 // GuildSearchOutputMessagesItemItemAttachmentsItemClipParticipantsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // GuildSearchOutputMessagesItemItemAttachmentsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
@@ -4805,18 +816,18 @@ type GuildSearchOutputMessagesItemItemEmbedsItemAuthor struct {
 
 // GuildSearchOutputMessagesItemItemEmbedsItemComponentsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
 }
 
 // GuildSearchOutputMessagesItemItemEmbedsItemFieldsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
 }
 
 // GuildSearchOutputMessagesItemItemEmbedsItemFooter is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
@@ -4956,243 +967,20 @@ type GuildSearchOutputMessagesItemItemMessageReference struct {
 	Type      any     `json:"type"`
 }
 
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                                        `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                                        `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                                      `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                                      `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                                       `json:"description"`
-	Flags                  int64                                                                                                                        `json:"flags"`
-	FlagsNew               string                                                                                                                       `json:"flags_new"`
-	GuildID                *string                                                                                                                      `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                                      `json:"icon,omitempty"`
-	ID                     string                                                                                                                       `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                                       `json:"max_participants,omitempty"`
-	Name                   string                                                                                                                       `json:"name"`
-	PrimarySkuID           *string                                                                                                                      `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                                      `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                                     `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                                      `json:"slug,omitempty"`
-	Tags                   []string                                                                                                                     `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                                      `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                                          `json:"type"`
-	VerifyKey              string                                                                                                                       `json:"verify_key"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                                           `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                                           `json:"content_type,omitempty"`
-	Description        *string                                                                                           `json:"description,omitempty"`
-	DurationSecs       *float64                                                                                          `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                                             `json:"ephemeral,omitempty"`
-	Filename           string                                                                                            `json:"filename"`
-	Flags              *int64                                                                                            `json:"flags,omitempty"`
-	Height             *int64                                                                                            `json:"height,omitempty"`
-	ID                 string                                                                                            `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                                           `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                                            `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                                            `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                                             `json:"size"`
-	Title              *string                                                                                           `json:"title,omitempty"`
-	URL                string                                                                                            `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                                           `json:"waveform,omitempty"`
-	Width              *int64                                                                                            `json:"width,omitempty"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                                 `json:"color,omitempty"`
-	Components  []GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                                                `json:"description,omitempty"`
-	Fields      []GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                                 `json:"flags,omitempty"`
-	Footer      *GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                                                `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                                                `json:"title,omitempty"`
-	Type        string                                                                                 `json:"type"`
-	URL         *string                                                                                `json:"url,omitempty" mcp:"format=uri"`
-	Video       *GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageMentionsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
 // GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessage is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessage struct {
-	Attachments     []GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                                          `json:"components"`
-	Content         string                                                                         `json:"content"`
-	EditedTimestamp *string                                                                        `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                                          `json:"flags"`
-	MentionRoles    []string                                                                       `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                                          `json:"stickers,omitempty"`
-	Timestamp       string                                                                         `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                                            `json:"type"`
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
 }
 
 // GuildSearchOutputMessagesItemItemMessageSnapshotsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
@@ -5200,17 +988,10 @@ type GuildSearchOutputMessagesItemItemMessageSnapshotsItem struct {
 	Message GuildSearchOutputMessagesItemItemMessageSnapshotsItemMessage `json:"message"`
 }
 
-// GuildSearchOutputMessagesItemItemPollAnswersItemPollMediaEmoji is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
-type GuildSearchOutputMessagesItemItemPollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
 // GuildSearchOutputMessagesItemItemPollAnswersItemPollMedia is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemPollAnswersItemPollMedia struct {
-	Emoji *GuildSearchOutputMessagesItemItemPollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                                         `json:"text,omitempty" jsonschema:"The text of the field"`
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
 }
 
 // GuildSearchOutputMessagesItemItemPollAnswersItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
@@ -5234,9 +1015,9 @@ type GuildSearchOutputMessagesItemItemPollQuestion struct {
 
 // GuildSearchOutputMessagesItemItemPollResultsAnswerCountsItem is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemPollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
 }
 
 // GuildSearchOutputMessagesItemItemPollResults is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
@@ -5292,34 +1073,34 @@ type GuildSearchOutputMessagesItemItemReactionsItem struct {
 
 // GuildSearchOutputMessagesItemItemResolvedMembersValue is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 }
 
 // GuildSearchOutputMessagesItemItemResolvedRolesValueColors is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
 }
 
 // GuildSearchOutputMessagesItemItemResolvedRolesValueTags is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
 }
 
 // GuildSearchOutputMessagesItemItemResolvedRolesValue is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
@@ -5390,20 +1171,20 @@ type GuildSearchOutputMessagesItemItemStickerItemsItem struct {
 
 // GuildSearchOutputMessagesItemItemThreadMemberMemberUser is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
 type GuildSearchOutputMessagesItemItemThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // GuildSearchOutputMessagesItemItemThreadMemberMember is the answer of the tool guild_search (GET /guilds/{guild_id}/messages/search).
@@ -5420,7 +1201,7 @@ type GuildSearchOutputMessagesItemItemThreadMemberMember struct {
 	Nick                       *string                                                 `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
 	Pending                    bool                                                    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
 	PremiumSince               *string                                                 `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                                `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Roles                      []any                                                   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 	User                       GuildSearchOutputMessagesItemItemThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
 }
 
@@ -8344,82 +4125,71 @@ type GetActiveGuildThreadsOutputFirstMessagesItemApplication struct {
 
 // GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplication is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplication struct {
-	Bot                    *GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                        `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                        `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                      `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                      `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                       `json:"description"`
-	Flags                  int64                                                                                                        `json:"flags"`
-	FlagsNew               string                                                                                                       `json:"flags_new"`
-	GuildID                *string                                                                                                      `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                      `json:"icon,omitempty"`
-	ID                     string                                                                                                       `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                       `json:"max_participants,omitempty"`
-	Name                   string                                                                                                       `json:"name"`
-	PrimarySkuID           *string                                                                                                      `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                      `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                     `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                      `json:"slug,omitempty"`
-	Tags                   []string                                                                                                     `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                      `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                          `json:"type"`
-	VerifyKey              string                                                                                                       `json:"verify_key"`
+	Bot                    *GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                                                `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                                                `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                                              `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                                              `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                                               `json:"description"`
+	Flags                  int64                                                                                `json:"flags"`
+	FlagsNew               string                                                                               `json:"flags_new"`
+	GuildID                *string                                                                              `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                                              `json:"icon,omitempty"`
+	ID                     string                                                                               `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                                       `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                                               `json:"max_participants,omitempty"`
+	Name                   string                                                                               `json:"name"`
+	PrimarySkuID           *string                                                                              `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                                              `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                                                `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                                              `json:"slug,omitempty"`
+	Tags                   []any                                                                                `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                                              `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                                                  `json:"type"`
+	VerifyKey              string                                                                               `json:"verify_key"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemAttachmentsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
@@ -8479,18 +4249,18 @@ type GetActiveGuildThreadsOutputFirstMessagesItemEmbedsItemAuthor struct {
 
 // GetActiveGuildThreadsOutputFirstMessagesItemEmbedsItemComponentsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemEmbedsItemFieldsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemEmbedsItemFooter is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
@@ -8630,243 +4400,20 @@ type GetActiveGuildThreadsOutputFirstMessagesItemMessageReference struct {
 	Type      any     `json:"type"`
 }
 
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams struct {
-	Permissions string `json:"permissions"`
-	Scopes      []any  `json:"scopes" mcp:"uniqueItems"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue struct {
-	Oauth2InstallParams *GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValueOauth2InstallParams `json:"oauth2_install_params,omitempty"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication struct {
-	Bot                    *GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationBot                                   `json:"bot,omitempty"`
-	BotPublic              *bool                                                                                                                                   `json:"bot_public,omitempty"`
-	BotRequireCodeGrant    *bool                                                                                                                                   `json:"bot_require_code_grant,omitempty"`
-	CoverImage             *string                                                                                                                                 `json:"cover_image,omitempty"`
-	CustomInstallURL       *string                                                                                                                                 `json:"custom_install_url,omitempty" mcp:"format=uri"`
-	Description            string                                                                                                                                  `json:"description"`
-	Flags                  int64                                                                                                                                   `json:"flags"`
-	FlagsNew               string                                                                                                                                  `json:"flags_new"`
-	GuildID                *string                                                                                                                                 `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Icon                   *string                                                                                                                                 `json:"icon,omitempty"`
-	ID                     string                                                                                                                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	InstallParams          *GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationInstallParams                         `json:"install_params,omitempty"`
-	IntegrationTypesConfig map[string]GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplicationIntegrationTypesConfigValue `json:"integration_types_config,omitempty"`
-	MaxParticipants        *int64                                                                                                                                  `json:"max_participants,omitempty"`
-	Name                   string                                                                                                                                  `json:"name"`
-	PrimarySkuID           *string                                                                                                                                 `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrivacyPolicyURL       *string                                                                                                                                 `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
-	RpcOrigins             []string                                                                                                                                `json:"rpc_origins,omitempty"`
-	Slug                   *string                                                                                                                                 `json:"slug,omitempty"`
-	Tags                   []string                                                                                                                                `json:"tags,omitempty" mcp:"uniqueItems"`
-	TermsOfServiceURL      *string                                                                                                                                 `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
-	Type                   any                                                                                                                                     `json:"type"`
-	VerifyKey              string                                                                                                                                  `json:"verify_key"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem struct {
-	Application        *GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemApplication           `json:"application,omitempty"`
-	ClipCreatedAt      *string                                                                                                      `json:"clip_created_at,omitempty" mcp:"format=date-time"`
-	ClipParticipants   []GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
-	ContentType        *string                                                                                                      `json:"content_type,omitempty"`
-	Description        *string                                                                                                      `json:"description,omitempty"`
-	DurationSecs       *float64                                                                                                     `json:"duration_secs,omitempty"`
-	Ephemeral          *bool                                                                                                        `json:"ephemeral,omitempty"`
-	Filename           string                                                                                                       `json:"filename"`
-	Flags              *int64                                                                                                       `json:"flags,omitempty"`
-	Height             *int64                                                                                                       `json:"height,omitempty"`
-	ID                 string                                                                                                       `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Placeholder        *string                                                                                                      `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64                                                                                                       `json:"placeholder_version,omitempty"`
-	ProxyURL           string                                                                                                       `json:"proxy_url" mcp:"format=uri"`
-	Size               int64                                                                                                        `json:"size"`
-	Title              *string                                                                                                      `json:"title,omitempty"`
-	URL                string                                                                                                       `json:"url" mcp:"format=uri"`
-	Waveform           *string                                                                                                      `json:"waveform,omitempty"`
-	Width              *int64                                                                                                       `json:"width,omitempty"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	Name         string  `json:"name"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	URL          *string `json:"url,omitempty"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem struct {
-	AccentColor *int64 `json:"accent_color,omitempty"`
-	Components  []any  `json:"components"`
-	ID          int64  `json:"id"`
-	Spoiler     bool   `json:"spoiler"`
-	Type        any    `json:"type"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem struct {
-	Inline bool   `json:"inline"`
-	Name   string `json:"name"`
-	Value  string `json:"value"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter struct {
-	IconURL      *string `json:"icon_url,omitempty"`
-	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
-	Text         string  `json:"text"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider struct {
-	Name string  `json:"name"`
-	URL  *string `json:"url,omitempty" mcp:"format=uri"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo struct {
-	ContentType        *string `json:"content_type,omitempty"`
-	Description        *string `json:"description,omitempty"`
-	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	Placeholder        *string `json:"placeholder,omitempty"`
-	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
-	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
-	URL                *string `json:"url,omitempty"`
-	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem struct {
-	Author      *GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemAuthor          `json:"author,omitempty"`
-	Color       *int64                                                                                            `json:"color,omitempty"`
-	Components  []GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemComponentsItem `json:"components,omitempty"`
-	Description *string                                                                                           `json:"description,omitempty"`
-	Fields      []GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFieldsItem     `json:"fields,omitempty"`
-	Flags       *int64                                                                                            `json:"flags,omitempty"`
-	Footer      *GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemFooter          `json:"footer,omitempty"`
-	Image       *GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemImage           `json:"image,omitempty"`
-	Provider    *GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemProvider        `json:"provider,omitempty"`
-	Thumbnail   *GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
-	Timestamp   *string                                                                                           `json:"timestamp,omitempty" mcp:"format=date-time"`
-	Title       *string                                                                                           `json:"title,omitempty"`
-	Type        string                                                                                            `json:"type"`
-	URL         *string                                                                                           `json:"url,omitempty" mcp:"format=uri"`
-	Video       *GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItemVideo           `json:"video,omitempty"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
-}
-
-// GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem struct {
-	FormatType any    `json:"format_type"`
-	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	Name       string `json:"name"`
-}
-
 // GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage struct {
-	Attachments     []GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageAttachmentsItem  `json:"attachments"`
-	Components      []any                                                                                     `json:"components"`
-	Content         string                                                                                    `json:"content"`
-	EditedTimestamp *string                                                                                   `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
-	Embeds          []GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageEmbedsItem       `json:"embeds"`
-	Flags           int64                                                                                     `json:"flags"`
-	MentionRoles    []string                                                                                  `json:"mention_roles" mcp:"uniqueItems"`
-	Mentions        []GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageMentionsItem     `json:"mentions"`
-	StickerItems    []GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessageStickerItemsItem `json:"sticker_items,omitempty"`
-	Stickers        []any                                                                                     `json:"stickers,omitempty"`
-	Timestamp       string                                                                                    `json:"timestamp" mcp:"format=date-time"`
-	Type            any                                                                                       `json:"type"`
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
@@ -8874,17 +4421,10 @@ type GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItem struct {
 	Message GetActiveGuildThreadsOutputFirstMessagesItemMessageSnapshotsItemMessage `json:"message"`
 }
 
-// GetActiveGuildThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
-type GetActiveGuildThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji struct {
-	Animated *bool   `json:"animated,omitempty"`
-	ID       any     `json:"id"`
-	Name     *string `json:"name,omitempty"`
-}
-
 // GetActiveGuildThreadsOutputFirstMessagesItemPollAnswersItemPollMedia is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemPollAnswersItemPollMedia struct {
-	Emoji *GetActiveGuildThreadsOutputFirstMessagesItemPollAnswersItemPollMediaEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
-	Text  *string                                                                    `json:"text,omitempty" jsonschema:"The text of the field"`
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemPollAnswersItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
@@ -8908,9 +4448,9 @@ type GetActiveGuildThreadsOutputFirstMessagesItemPollQuestion struct {
 
 // GetActiveGuildThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemPollResultsAnswerCountsItem struct {
-	Count   int64 `json:"count" jsonschema:"The number of votes for this answer"`
-	ID      int64 `json:"id" jsonschema:"The answer_id"`
-	MeVoted bool  `json:"me_voted" jsonschema:"Whether the current user voted for this answer"`
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemPollResults is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
@@ -8966,34 +4506,34 @@ type GetActiveGuildThreadsOutputFirstMessagesItemReactionsItem struct {
 
 // GetActiveGuildThreadsOutputFirstMessagesItemResolvedMembersValue is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemResolvedMembersValue struct {
-	Avatar                     *string  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
-	AvatarDecorationData       any      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
-	Banner                     *string  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
-	Collectibles               any      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
-	CommunicationDisabledUntil *string  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
-	Flags                      int64    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
-	JoinedAt                   string   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
-	Nick                       *string  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
-	Pending                    bool     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
-	PremiumSince               *string  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemResolvedRolesValueColors is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemResolvedRolesValueColors struct {
-	PrimaryColor   int64  `json:"primary_color"`
-	SecondaryColor *int64 `json:"secondary_color,omitempty"`
-	TertiaryColor  *int64 `json:"tertiary_color,omitempty"`
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemResolvedRolesValueTags is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemResolvedRolesValueTags struct {
-	AvailableForPurchase  any     `json:"available_for_purchase,omitempty"`
-	BotID                 *string `json:"bot_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	GuildConnections      any     `json:"guild_connections,omitempty"`
-	IntegrationID         *string `json:"integration_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PremiumSubscriber     any     `json:"premium_subscriber,omitempty"`
-	SubscriptionListingID *string `json:"subscription_listing_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemResolvedRolesValue is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
@@ -9064,20 +4604,20 @@ type GetActiveGuildThreadsOutputFirstMessagesItemStickerItemsItem struct {
 
 // GetActiveGuildThreadsOutputFirstMessagesItemThreadMemberMemberUser is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
 type GetActiveGuildThreadsOutputFirstMessagesItemThreadMemberMemberUser struct {
-	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
-	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
-	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
-	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
-	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
-	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
-	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
-	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
-	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
-	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
-	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
-	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
-	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
-	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
 }
 
 // GetActiveGuildThreadsOutputFirstMessagesItemThreadMemberMember is the answer of the tool get_active_guild_threads (GET /guilds/{guild_id}/threads/active).
@@ -9094,7 +4634,7 @@ type GetActiveGuildThreadsOutputFirstMessagesItemThreadMemberMember struct {
 	Nick                       *string                                                            `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
 	Pending                    bool                                                               `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
 	PremiumSince               *string                                                            `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
-	Roles                      []string                                                           `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	Roles                      []any                                                              `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
 	User                       GetActiveGuildThreadsOutputFirstMessagesItemThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
 }
 
@@ -12625,6 +8165,3885 @@ func handleGetWebhookByToken(c *http.Client, baseURL string) mcp.ToolFunc[GetWeb
 				return "", err
 			}
 			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// ExecuteWebhookInput is the input of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookInput struct {
+	WebhookID      string  `json:"webhook_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WebhookToken   string  `json:"webhook_token" mcp:"maxLength=152133"`
+	Wait           *bool   `json:"wait,omitempty"`
+	ThreadID       *string `json:"thread_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WithComponents *bool   `json:"with_components,omitempty"`
+	Body           any     `json:"body"`
+}
+
+// ExecuteWebhookOutputActivity is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputActivity struct {
+	PartyID *string `json:"party_id,omitempty"`
+	Type    any     `json:"type"`
+}
+
+// ExecuteWebhookOutputApplicationBot is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputApplicationBot struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ExecuteWebhookOutputApplication is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputApplication struct {
+	Bot          *ExecuteWebhookOutputApplicationBot `json:"bot,omitempty"`
+	CoverImage   *string                             `json:"cover_image,omitempty"`
+	Description  string                              `json:"description"`
+	Icon         *string                             `json:"icon,omitempty"`
+	ID           string                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name         string                              `json:"name"`
+	PrimarySkuID *string                             `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type         any                                 `json:"type"`
+}
+
+// ExecuteWebhookOutputAttachmentsItemApplicationBot is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputAttachmentsItemApplicationBot struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// ExecuteWebhookOutputAttachmentsItemApplicationInstallParams is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputAttachmentsItemApplicationInstallParams struct {
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
+}
+
+// ExecuteWebhookOutputAttachmentsItemApplication is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputAttachmentsItemApplication struct {
+	Bot                    *ExecuteWebhookOutputAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                        `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                        `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                      `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                      `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                       `json:"description"`
+	Flags                  int64                                                        `json:"flags"`
+	FlagsNew               string                                                       `json:"flags_new"`
+	GuildID                *string                                                      `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                      `json:"icon,omitempty"`
+	ID                     string                                                       `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *ExecuteWebhookOutputAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                               `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                       `json:"max_participants,omitempty"`
+	Name                   string                                                       `json:"name"`
+	PrimarySkuID           *string                                                      `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                      `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                        `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                      `json:"slug,omitempty"`
+	Tags                   []any                                                        `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                      `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                          `json:"type"`
+	VerifyKey              string                                                       `json:"verify_key"`
+}
+
+// ExecuteWebhookOutputAttachmentsItemClipParticipantsItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputAttachmentsItemClipParticipantsItem struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// ExecuteWebhookOutputAttachmentsItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputAttachmentsItem struct {
+	Application        *ExecuteWebhookOutputAttachmentsItemApplication           `json:"application,omitempty"`
+	ClipCreatedAt      *string                                                   `json:"clip_created_at,omitempty" mcp:"format=date-time"`
+	ClipParticipants   []ExecuteWebhookOutputAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
+	ContentType        *string                                                   `json:"content_type,omitempty"`
+	Description        *string                                                   `json:"description,omitempty"`
+	DurationSecs       *float64                                                  `json:"duration_secs,omitempty"`
+	Ephemeral          *bool                                                     `json:"ephemeral,omitempty"`
+	Filename           string                                                    `json:"filename"`
+	Flags              *int64                                                    `json:"flags,omitempty"`
+	Height             *int64                                                    `json:"height,omitempty"`
+	ID                 string                                                    `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Placeholder        *string                                                   `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64                                                    `json:"placeholder_version,omitempty"`
+	ProxyURL           string                                                    `json:"proxy_url" mcp:"format=uri"`
+	Size               int64                                                     `json:"size"`
+	Title              *string                                                   `json:"title,omitempty"`
+	URL                string                                                    `json:"url" mcp:"format=uri"`
+	Waveform           *string                                                   `json:"waveform,omitempty"`
+	Width              *int64                                                    `json:"width,omitempty"`
+}
+
+// ExecuteWebhookOutputAuthor is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputAuthor struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ExecuteWebhookOutputCall is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputCall struct {
+	EndedTimestamp *string  `json:"ended_timestamp,omitempty" mcp:"format=date-time"`
+	Participants   []string `json:"participants" mcp:"uniqueItems"`
+}
+
+// ExecuteWebhookOutputEmbedsItemAuthor is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputEmbedsItemAuthor struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	Name         string  `json:"name"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	URL          *string `json:"url,omitempty"`
+}
+
+// ExecuteWebhookOutputEmbedsItemComponentsItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputEmbedsItemComponentsItem struct {
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
+}
+
+// ExecuteWebhookOutputEmbedsItemFieldsItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputEmbedsItemFieldsItem struct {
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
+}
+
+// ExecuteWebhookOutputEmbedsItemFooter is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputEmbedsItemFooter struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	Text         string  `json:"text"`
+}
+
+// ExecuteWebhookOutputEmbedsItemImage is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputEmbedsItemImage struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// ExecuteWebhookOutputEmbedsItemProvider is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputEmbedsItemProvider struct {
+	Name string  `json:"name"`
+	URL  *string `json:"url,omitempty" mcp:"format=uri"`
+}
+
+// ExecuteWebhookOutputEmbedsItemThumbnail is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputEmbedsItemThumbnail struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// ExecuteWebhookOutputEmbedsItemVideo is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputEmbedsItemVideo struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// ExecuteWebhookOutputEmbedsItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputEmbedsItem struct {
+	Author      *ExecuteWebhookOutputEmbedsItemAuthor          `json:"author,omitempty"`
+	Color       *int64                                         `json:"color,omitempty"`
+	Components  []ExecuteWebhookOutputEmbedsItemComponentsItem `json:"components,omitempty"`
+	Description *string                                        `json:"description,omitempty"`
+	Fields      []ExecuteWebhookOutputEmbedsItemFieldsItem     `json:"fields,omitempty"`
+	Flags       *int64                                         `json:"flags,omitempty"`
+	Footer      *ExecuteWebhookOutputEmbedsItemFooter          `json:"footer,omitempty"`
+	Image       *ExecuteWebhookOutputEmbedsItemImage           `json:"image,omitempty"`
+	Provider    *ExecuteWebhookOutputEmbedsItemProvider        `json:"provider,omitempty"`
+	Thumbnail   *ExecuteWebhookOutputEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
+	Timestamp   *string                                        `json:"timestamp,omitempty" mcp:"format=date-time"`
+	Title       *string                                        `json:"title,omitempty"`
+	Type        string                                         `json:"type"`
+	URL         *string                                        `json:"url,omitempty" mcp:"format=uri"`
+	Video       *ExecuteWebhookOutputEmbedsItemVideo           `json:"video,omitempty"`
+}
+
+// ExecuteWebhookOutputInteractionUser is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputInteractionUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ExecuteWebhookOutputInteraction is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputInteraction struct {
+	ID            string                               `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name          string                               `json:"name"`
+	NameLocalized *string                              `json:"name_localized,omitempty"`
+	Type          any                                  `json:"type"`
+	User          *ExecuteWebhookOutputInteractionUser `json:"user,omitempty"`
+}
+
+// ExecuteWebhookOutputLobbyMember is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputLobbyMember struct {
+	AdditionalName string `json:"additional_name"`
+}
+
+// ExecuteWebhookOutputMentionChannelsItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputMentionChannelsItem struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID      string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name    string `json:"name"`
+	Type    any    `json:"type"`
+}
+
+// ExecuteWebhookOutputMentionsItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputMentionsItem struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ExecuteWebhookOutputMessageReference is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputMessageReference struct {
+	ChannelID string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	GuildID   *string `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	MessageID *string `json:"message_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type      any     `json:"type"`
+}
+
+// ExecuteWebhookOutputMessageSnapshotsItemMessage is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputMessageSnapshotsItemMessage struct {
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
+}
+
+// ExecuteWebhookOutputMessageSnapshotsItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputMessageSnapshotsItem struct {
+	Message ExecuteWebhookOutputMessageSnapshotsItemMessage `json:"message"`
+}
+
+// ExecuteWebhookOutputPollAnswersItemPollMedia is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputPollAnswersItemPollMedia struct {
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
+}
+
+// ExecuteWebhookOutputPollAnswersItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputPollAnswersItem struct {
+	AnswerID  int64                                        `json:"answer_id" jsonschema:"The ID of the answer"`
+	PollMedia ExecuteWebhookOutputPollAnswersItemPollMedia `json:"poll_media" jsonschema:"The data of the answer"`
+}
+
+// ExecuteWebhookOutputPollQuestionEmoji is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputPollQuestionEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// ExecuteWebhookOutputPollQuestion is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputPollQuestion struct {
+	Emoji *ExecuteWebhookOutputPollQuestionEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
+	Text  *string                                `json:"text,omitempty" jsonschema:"The text of the field"`
+}
+
+// ExecuteWebhookOutputPollResultsAnswerCountsItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputPollResultsAnswerCountsItem struct {
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
+}
+
+// ExecuteWebhookOutputPollResults is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputPollResults struct {
+	AnswerCounts []ExecuteWebhookOutputPollResultsAnswerCountsItem `json:"answer_counts" jsonschema:"The counts for each answer"`
+	IsFinalized  bool                                              `json:"is_finalized" jsonschema:"Whether the votes have been precisely counted"`
+}
+
+// ExecuteWebhookOutputPoll is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputPoll struct {
+	AllowMultiselect bool                                  `json:"allow_multiselect" jsonschema:"Whether a user can select multiple answers"`
+	Answers          []ExecuteWebhookOutputPollAnswersItem `json:"answers" jsonschema:"Each of the answers available in the poll"`
+	Expiry           string                                `json:"expiry" jsonschema:"The time when the poll ends" mcp:"format=date-time"`
+	LayoutType       any                                   `json:"layout_type" jsonschema:"The layout type of the poll"`
+	Question         ExecuteWebhookOutputPollQuestion      "json:\"question\" jsonschema:\"The question of the poll. Only `text` is supported.\""
+	Results          ExecuteWebhookOutputPollResults       `json:"results" jsonschema:"The results of the poll"`
+}
+
+// ExecuteWebhookOutputPurchaseNotificationGuildProductPurchase is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputPurchaseNotificationGuildProductPurchase struct {
+	ListingID   string `json:"listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ProductName string `json:"product_name"`
+}
+
+// ExecuteWebhookOutputPurchaseNotification is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputPurchaseNotification struct {
+	GuildProductPurchase *ExecuteWebhookOutputPurchaseNotificationGuildProductPurchase `json:"guild_product_purchase,omitempty"`
+	Type                 any                                                           `json:"type"`
+}
+
+// ExecuteWebhookOutputReactionsItemCountDetails is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputReactionsItemCountDetails struct {
+	Burst  int64 `json:"burst"`
+	Normal int64 `json:"normal"`
+}
+
+// ExecuteWebhookOutputReactionsItemEmoji is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputReactionsItemEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// ExecuteWebhookOutputReactionsItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputReactionsItem struct {
+	BurstColors  []string                                      `json:"burst_colors"`
+	Count        int64                                         `json:"count"`
+	CountDetails ExecuteWebhookOutputReactionsItemCountDetails `json:"count_details"`
+	Emoji        ExecuteWebhookOutputReactionsItemEmoji        `json:"emoji"`
+	Me           bool                                          `json:"me"`
+	MeBurst      bool                                          `json:"me_burst"`
+}
+
+// ExecuteWebhookOutputResolvedMembersValue is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputResolvedMembersValue struct {
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+}
+
+// ExecuteWebhookOutputResolvedRolesValueColors is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputResolvedRolesValueColors struct {
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
+}
+
+// ExecuteWebhookOutputResolvedRolesValueTags is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputResolvedRolesValueTags struct {
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
+}
+
+// ExecuteWebhookOutputResolvedRolesValue is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputResolvedRolesValue struct {
+	Color        int64                                        `json:"color"`
+	Colors       ExecuteWebhookOutputResolvedRolesValueColors `json:"colors"`
+	Flags        int64                                        `json:"flags"`
+	Hoist        bool                                         `json:"hoist"`
+	Icon         *string                                      `json:"icon,omitempty"`
+	ID           string                                       `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed      bool                                         `json:"managed"`
+	Mentionable  bool                                         `json:"mentionable"`
+	Name         string                                       `json:"name"`
+	Permissions  string                                       `json:"permissions"`
+	Position     int64                                        `json:"position"`
+	Tags         *ExecuteWebhookOutputResolvedRolesValueTags  `json:"tags,omitempty"`
+	UnicodeEmoji *string                                      `json:"unicode_emoji,omitempty"`
+}
+
+// ExecuteWebhookOutputResolvedUsersValue is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputResolvedUsersValue struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// ExecuteWebhookOutputResolved is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputResolved struct {
+	Channels map[string]any                                      `json:"channels,omitempty"`
+	Members  map[string]ExecuteWebhookOutputResolvedMembersValue `json:"members,omitempty"`
+	Roles    map[string]ExecuteWebhookOutputResolvedRolesValue   `json:"roles,omitempty"`
+	Users    map[string]ExecuteWebhookOutputResolvedUsersValue   `json:"users,omitempty"`
+}
+
+// ExecuteWebhookOutputRoleSubscriptionData is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputRoleSubscriptionData struct {
+	IsRenewal                 bool   `json:"is_renewal"`
+	RoleSubscriptionListingID string `json:"role_subscription_listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	TierName                  string `json:"tier_name"`
+	TotalMonthsSubscribed     int64  `json:"total_months_subscribed"`
+}
+
+// ExecuteWebhookOutputSharedClientTheme is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputSharedClientTheme struct {
+	BaseMix       int64    `json:"base_mix"`
+	BaseTheme     any      `json:"base_theme"`
+	Colors        []string `json:"colors"`
+	GradientAngle int64    `json:"gradient_angle"`
+}
+
+// ExecuteWebhookOutputStickerItemsItem is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputStickerItemsItem struct {
+	FormatType any    `json:"format_type"`
+	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name       string `json:"name"`
+}
+
+// ExecuteWebhookOutputThreadMemberMemberUser is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputThreadMemberMemberUser struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// ExecuteWebhookOutputThreadMemberMember is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputThreadMemberMember struct {
+	Avatar                     *string                                    `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                        `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                    `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                        `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                    `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                       `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                      `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                     `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                       `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                    `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                       `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                    `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any                                      `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       ExecuteWebhookOutputThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// ExecuteWebhookOutputThreadMember is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputThreadMember struct {
+	Flags         int64                                   `json:"flags"`
+	ID            string                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                                  `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *ExecuteWebhookOutputThreadMemberMember `json:"member,omitempty"`
+	UserID        string                                  `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// ExecuteWebhookOutputThreadThreadMetadata is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputThreadThreadMetadata struct {
+	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
+	Archived            bool    `json:"archived"`
+	AutoArchiveDuration any     `json:"auto_archive_duration"`
+	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
+	Invitable           *bool   `json:"invitable,omitempty"`
+	Locked              bool    `json:"locked"`
+}
+
+// ExecuteWebhookOutputThread is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutputThread struct {
+	AppliedTags      []string                                 `json:"applied_tags,omitempty"`
+	Bitrate          *int64                                   `json:"bitrate,omitempty"`
+	Flags            int64                                    `json:"flags"`
+	GuildID          string                                   `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID               string                                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	LastMessageID    any                                      `json:"last_message_id,omitempty"`
+	LastPinTimestamp *string                                  `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
+	Member           *ExecuteWebhookOutputThreadMember        `json:"member,omitempty"`
+	MemberCount      int64                                    `json:"member_count"`
+	MessageCount     int64                                    `json:"message_count"`
+	Name             string                                   `json:"name"`
+	OwnerID          string                                   `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ParentID         any                                      `json:"parent_id,omitempty"`
+	Permissions      *string                                  `json:"permissions,omitempty"`
+	RateLimitPerUser *int64                                   `json:"rate_limit_per_user,omitempty"`
+	RtcRegion        *string                                  `json:"rtc_region,omitempty"`
+	ThreadMetadata   ExecuteWebhookOutputThreadThreadMetadata `json:"thread_metadata"`
+	TotalMessageSent int64                                    `json:"total_message_sent"`
+	Type             any                                      `json:"type"`
+	UserLimit        *int64                                   `json:"user_limit,omitempty"`
+	VideoQualityMode any                                      `json:"video_quality_mode,omitempty"`
+}
+
+// ExecuteWebhookOutput is the answer of the tool execute_webhook (POST /webhooks/{webhook_id}/{webhook_token}).
+type ExecuteWebhookOutput struct {
+	Activity             *ExecuteWebhookOutputActivity              `json:"activity,omitempty"`
+	Application          *ExecuteWebhookOutputApplication           `json:"application,omitempty"`
+	ApplicationID        *string                                    `json:"application_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Attachments          []ExecuteWebhookOutputAttachmentsItem      `json:"attachments"`
+	Author               ExecuteWebhookOutputAuthor                 `json:"author"`
+	Call                 *ExecuteWebhookOutputCall                  `json:"call,omitempty"`
+	ChannelID            string                                     `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Components           []any                                      `json:"components"`
+	Content              string                                     `json:"content"`
+	EditedTimestamp      *string                                    `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds               []ExecuteWebhookOutputEmbedsItem           `json:"embeds"`
+	Flags                int64                                      `json:"flags"`
+	ID                   string                                     `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Interaction          *ExecuteWebhookOutputInteraction           `json:"interaction,omitempty"`
+	InteractionMetadata  any                                        `json:"interaction_metadata,omitempty"`
+	LobbyMember          *ExecuteWebhookOutputLobbyMember           `json:"lobby_member,omitempty"`
+	MentionChannels      []ExecuteWebhookOutputMentionChannelsItem  `json:"mention_channels,omitempty"`
+	MentionEveryone      bool                                       `json:"mention_everyone"`
+	MentionRoles         []string                                   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions             []ExecuteWebhookOutputMentionsItem         `json:"mentions"`
+	MessageReference     *ExecuteWebhookOutputMessageReference      `json:"message_reference,omitempty"`
+	MessageSnapshots     []ExecuteWebhookOutputMessageSnapshotsItem `json:"message_snapshots,omitempty"`
+	Nonce                any                                        `json:"nonce,omitempty"`
+	Pinned               bool                                       `json:"pinned"`
+	Poll                 *ExecuteWebhookOutputPoll                  `json:"poll,omitempty"`
+	Position             *int64                                     `json:"position,omitempty"`
+	PurchaseNotification *ExecuteWebhookOutputPurchaseNotification  `json:"purchase_notification,omitempty"`
+	Reactions            []ExecuteWebhookOutputReactionsItem        `json:"reactions,omitempty"`
+	ReferencedMessage    any                                        `json:"referenced_message,omitempty"`
+	Resolved             *ExecuteWebhookOutputResolved              `json:"resolved,omitempty"`
+	RoleSubscriptionData *ExecuteWebhookOutputRoleSubscriptionData  `json:"role_subscription_data,omitempty"`
+	SharedClientTheme    *ExecuteWebhookOutputSharedClientTheme     `json:"shared_client_theme,omitempty"`
+	StickerItems         []ExecuteWebhookOutputStickerItemsItem     `json:"sticker_items,omitempty"`
+	Stickers             []any                                      `json:"stickers,omitempty"`
+	Thread               *ExecuteWebhookOutputThread                `json:"thread,omitempty"`
+	Timestamp            string                                     `json:"timestamp" mcp:"format=date-time"`
+	Tts                  bool                                       `json:"tts"`
+	Type                 any                                        `json:"type"`
+	WebhookID            *string                                    `json:"webhook_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleExecuteWebhook calls POST /webhooks/{webhook_id}/{webhook_token}.
+func handleExecuteWebhook(c *http.Client, baseURL string) mcp.ToolFunc[ExecuteWebhookInput, *ExecuteWebhookOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in ExecuteWebhookInput) (*ExecuteWebhookOutput, error) {
+		r := oaRequest{method: "POST", path: "/webhooks/{webhook_id}/{webhook_token}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("webhook_id", oaString(in.WebhookID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_id}", seg)
+		}
+		{
+			seg, err := oaSegment("webhook_token", oaString(in.WebhookToken))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		if in.Wait != nil {
+			r.query.Add("wait", oaString(*in.Wait))
+		}
+		if in.ThreadID != nil {
+			r.query.Add("thread_id", oaString(*in.ThreadID))
+		}
+		if in.WithComponents != nil {
+			r.query.Add("with_components", oaString(*in.WithComponents))
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.Body)
+			if err != nil {
+				return nil, err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(ExecuteWebhookOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("POST /webhooks/{webhook_id}/{webhook_token}: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// DeleteWebhookByTokenInput is the input of the tool delete_webhook_by_token (DELETE /webhooks/{webhook_id}/{webhook_token}).
+type DeleteWebhookByTokenInput struct {
+	WebhookID    string `json:"webhook_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WebhookToken string `json:"webhook_token" mcp:"maxLength=152133"`
+}
+
+// handleDeleteWebhookByToken calls DELETE /webhooks/{webhook_id}/{webhook_token}.
+func handleDeleteWebhookByToken(c *http.Client, baseURL string) mcp.ToolFunc[DeleteWebhookByTokenInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in DeleteWebhookByTokenInput) (string, error) {
+		r := oaRequest{method: "DELETE", path: "/webhooks/{webhook_id}/{webhook_token}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("webhook_id", oaString(in.WebhookID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_id}", seg)
+		}
+		{
+			seg, err := oaSegment("webhook_token", oaString(in.WebhookToken))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// UpdateWebhookByTokenBody is the request body of the tool update_webhook_by_token (PATCH /webhooks/{webhook_id}/{webhook_token}).
+type UpdateWebhookByTokenBody struct {
+	Avatar *string `json:"avatar,omitempty"`
+	Name   *string `json:"name,omitempty" mcp:"minLength=1,maxLength=80"`
+}
+
+// UpdateWebhookByTokenInput is the input of the tool update_webhook_by_token (PATCH /webhooks/{webhook_id}/{webhook_token}).
+type UpdateWebhookByTokenInput struct {
+	WebhookID    string `json:"webhook_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WebhookToken string `json:"webhook_token" mcp:"maxLength=152133"`
+	UpdateWebhookByTokenBody
+}
+
+// handleUpdateWebhookByToken calls PATCH /webhooks/{webhook_id}/{webhook_token}.
+func handleUpdateWebhookByToken(c *http.Client, baseURL string) mcp.ToolFunc[UpdateWebhookByTokenInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in UpdateWebhookByTokenInput) (string, error) {
+		r := oaRequest{method: "PATCH", path: "/webhooks/{webhook_id}/{webhook_token}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("webhook_id", oaString(in.WebhookID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_id}", seg)
+		}
+		{
+			seg, err := oaSegment("webhook_token", oaString(in.WebhookToken))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.UpdateWebhookByTokenBody)
+			if err != nil {
+				return "", err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// ExecuteGithubCompatibleWebhookBodyCommitsItemAuthor is the request body of the tool execute_github_compatible_webhook (POST /webhooks/{webhook_id}/{webhook_token}/github).
+type ExecuteGithubCompatibleWebhookBodyCommitsItemAuthor struct {
+	Name     string  `json:"name" mcp:"maxLength=152133"`
+	Username *string `json:"username,omitempty" mcp:"maxLength=152133"`
+}
+
+// ExecuteGithubCompatibleWebhookBodyCommitsItem is the request body of the tool execute_github_compatible_webhook (POST /webhooks/{webhook_id}/{webhook_token}/github).
+type ExecuteGithubCompatibleWebhookBodyCommitsItem struct {
+	Author  ExecuteGithubCompatibleWebhookBodyCommitsItemAuthor `json:"author"`
+	ID      string                                              `json:"id" mcp:"maxLength=152133"`
+	Message string                                              `json:"message" mcp:"maxLength=152133"`
+	URL     string                                              `json:"url" mcp:"maxLength=2048,format=uri"`
+}
+
+// ExecuteGithubCompatibleWebhookBodySender is the request body of the tool execute_github_compatible_webhook (POST /webhooks/{webhook_id}/{webhook_token}/github).
+type ExecuteGithubCompatibleWebhookBodySender struct {
+	AvatarURL string `json:"avatar_url" mcp:"maxLength=2048,format=uri"`
+	HTMLURL   string `json:"html_url" mcp:"maxLength=2048,format=uri"`
+	ID        int64  `json:"id"`
+	Login     string `json:"login" mcp:"maxLength=152133"`
+}
+
+// ExecuteGithubCompatibleWebhookBody is the request body of the tool execute_github_compatible_webhook (POST /webhooks/{webhook_id}/{webhook_token}/github).
+type ExecuteGithubCompatibleWebhookBody struct {
+	Action      *string                                         `json:"action,omitempty" mcp:"maxLength=152133"`
+	Answer      any                                             `json:"answer,omitempty"`
+	CheckRun    any                                             `json:"check_run,omitempty"`
+	CheckSuite  any                                             `json:"check_suite,omitempty"`
+	Comment     any                                             `json:"comment,omitempty"`
+	Commits     []ExecuteGithubCompatibleWebhookBodyCommitsItem `json:"commits,omitempty" mcp:"maxItems=1521"`
+	Compare     *string                                         `json:"compare,omitempty" mcp:"maxLength=2048,format=uri"`
+	Discussion  any                                             `json:"discussion,omitempty"`
+	Forced      *bool                                           `json:"forced,omitempty"`
+	Forkee      any                                             `json:"forkee,omitempty"`
+	HeadCommit  any                                             `json:"head_commit,omitempty"`
+	Issue       any                                             `json:"issue,omitempty"`
+	Member      any                                             `json:"member,omitempty"`
+	PullRequest any                                             `json:"pull_request,omitempty"`
+	Ref         *string                                         `json:"ref,omitempty" mcp:"maxLength=152133"`
+	RefType     *string                                         `json:"ref_type,omitempty" mcp:"maxLength=152133"`
+	Release     any                                             `json:"release,omitempty"`
+	Repository  any                                             `json:"repository,omitempty"`
+	Review      any                                             `json:"review,omitempty"`
+	Sender      ExecuteGithubCompatibleWebhookBodySender        `json:"sender"`
+}
+
+// ExecuteGithubCompatibleWebhookInput is the input of the tool execute_github_compatible_webhook (POST /webhooks/{webhook_id}/{webhook_token}/github).
+type ExecuteGithubCompatibleWebhookInput struct {
+	WebhookID    string  `json:"webhook_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WebhookToken string  `json:"webhook_token" mcp:"maxLength=152133"`
+	Wait         *bool   `json:"wait,omitempty"`
+	ThreadID     *string `json:"thread_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ExecuteGithubCompatibleWebhookBody
+}
+
+// handleExecuteGithubCompatibleWebhook calls POST /webhooks/{webhook_id}/{webhook_token}/github.
+func handleExecuteGithubCompatibleWebhook(c *http.Client, baseURL string) mcp.ToolFunc[ExecuteGithubCompatibleWebhookInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in ExecuteGithubCompatibleWebhookInput) (string, error) {
+		r := oaRequest{method: "POST", path: "/webhooks/{webhook_id}/{webhook_token}/github", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("webhook_id", oaString(in.WebhookID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_id}", seg)
+		}
+		{
+			seg, err := oaSegment("webhook_token", oaString(in.WebhookToken))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		if in.Wait != nil {
+			r.query.Add("wait", oaString(*in.Wait))
+		}
+		if in.ThreadID != nil {
+			r.query.Add("thread_id", oaString(*in.ThreadID))
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.ExecuteGithubCompatibleWebhookBody)
+			if err != nil {
+				return "", err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// GetOriginalWebhookMessageInput is the input of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageInput struct {
+	WebhookID    string  `json:"webhook_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WebhookToken string  `json:"webhook_token" mcp:"maxLength=152133"`
+	ThreadID     *string `json:"thread_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// GetOriginalWebhookMessageOutputActivity is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputActivity struct {
+	PartyID *string `json:"party_id,omitempty"`
+	Type    any     `json:"type"`
+}
+
+// GetOriginalWebhookMessageOutputApplicationBot is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputApplicationBot struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetOriginalWebhookMessageOutputApplication is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputApplication struct {
+	Bot          *GetOriginalWebhookMessageOutputApplicationBot `json:"bot,omitempty"`
+	CoverImage   *string                                        `json:"cover_image,omitempty"`
+	Description  string                                         `json:"description"`
+	Icon         *string                                        `json:"icon,omitempty"`
+	ID           string                                         `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name         string                                         `json:"name"`
+	PrimarySkuID *string                                        `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type         any                                            `json:"type"`
+}
+
+// GetOriginalWebhookMessageOutputAttachmentsItemApplicationBot is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputAttachmentsItemApplicationBot struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// GetOriginalWebhookMessageOutputAttachmentsItemApplicationInstallParams is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputAttachmentsItemApplicationInstallParams struct {
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
+}
+
+// GetOriginalWebhookMessageOutputAttachmentsItemApplication is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputAttachmentsItemApplication struct {
+	Bot                    *GetOriginalWebhookMessageOutputAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                                   `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                                   `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                                 `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                                 `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                                  `json:"description"`
+	Flags                  int64                                                                   `json:"flags"`
+	FlagsNew               string                                                                  `json:"flags_new"`
+	GuildID                *string                                                                 `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                                 `json:"icon,omitempty"`
+	ID                     string                                                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *GetOriginalWebhookMessageOutputAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                          `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                                  `json:"max_participants,omitempty"`
+	Name                   string                                                                  `json:"name"`
+	PrimarySkuID           *string                                                                 `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                                 `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                                   `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                                 `json:"slug,omitempty"`
+	Tags                   []any                                                                   `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                                 `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                                     `json:"type"`
+	VerifyKey              string                                                                  `json:"verify_key"`
+}
+
+// GetOriginalWebhookMessageOutputAttachmentsItemClipParticipantsItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputAttachmentsItemClipParticipantsItem struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// GetOriginalWebhookMessageOutputAttachmentsItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputAttachmentsItem struct {
+	Application        *GetOriginalWebhookMessageOutputAttachmentsItemApplication           `json:"application,omitempty"`
+	ClipCreatedAt      *string                                                              `json:"clip_created_at,omitempty" mcp:"format=date-time"`
+	ClipParticipants   []GetOriginalWebhookMessageOutputAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
+	ContentType        *string                                                              `json:"content_type,omitempty"`
+	Description        *string                                                              `json:"description,omitempty"`
+	DurationSecs       *float64                                                             `json:"duration_secs,omitempty"`
+	Ephemeral          *bool                                                                `json:"ephemeral,omitempty"`
+	Filename           string                                                               `json:"filename"`
+	Flags              *int64                                                               `json:"flags,omitempty"`
+	Height             *int64                                                               `json:"height,omitempty"`
+	ID                 string                                                               `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Placeholder        *string                                                              `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64                                                               `json:"placeholder_version,omitempty"`
+	ProxyURL           string                                                               `json:"proxy_url" mcp:"format=uri"`
+	Size               int64                                                                `json:"size"`
+	Title              *string                                                              `json:"title,omitempty"`
+	URL                string                                                               `json:"url" mcp:"format=uri"`
+	Waveform           *string                                                              `json:"waveform,omitempty"`
+	Width              *int64                                                               `json:"width,omitempty"`
+}
+
+// GetOriginalWebhookMessageOutputAuthor is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputAuthor struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetOriginalWebhookMessageOutputCall is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputCall struct {
+	EndedTimestamp *string  `json:"ended_timestamp,omitempty" mcp:"format=date-time"`
+	Participants   []string `json:"participants" mcp:"uniqueItems"`
+}
+
+// GetOriginalWebhookMessageOutputEmbedsItemAuthor is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputEmbedsItemAuthor struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	Name         string  `json:"name"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	URL          *string `json:"url,omitempty"`
+}
+
+// GetOriginalWebhookMessageOutputEmbedsItemComponentsItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputEmbedsItemComponentsItem struct {
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
+}
+
+// GetOriginalWebhookMessageOutputEmbedsItemFieldsItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputEmbedsItemFieldsItem struct {
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
+}
+
+// GetOriginalWebhookMessageOutputEmbedsItemFooter is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputEmbedsItemFooter struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	Text         string  `json:"text"`
+}
+
+// GetOriginalWebhookMessageOutputEmbedsItemImage is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputEmbedsItemImage struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// GetOriginalWebhookMessageOutputEmbedsItemProvider is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputEmbedsItemProvider struct {
+	Name string  `json:"name"`
+	URL  *string `json:"url,omitempty" mcp:"format=uri"`
+}
+
+// GetOriginalWebhookMessageOutputEmbedsItemThumbnail is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputEmbedsItemThumbnail struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// GetOriginalWebhookMessageOutputEmbedsItemVideo is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputEmbedsItemVideo struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// GetOriginalWebhookMessageOutputEmbedsItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputEmbedsItem struct {
+	Author      *GetOriginalWebhookMessageOutputEmbedsItemAuthor          `json:"author,omitempty"`
+	Color       *int64                                                    `json:"color,omitempty"`
+	Components  []GetOriginalWebhookMessageOutputEmbedsItemComponentsItem `json:"components,omitempty"`
+	Description *string                                                   `json:"description,omitempty"`
+	Fields      []GetOriginalWebhookMessageOutputEmbedsItemFieldsItem     `json:"fields,omitempty"`
+	Flags       *int64                                                    `json:"flags,omitempty"`
+	Footer      *GetOriginalWebhookMessageOutputEmbedsItemFooter          `json:"footer,omitempty"`
+	Image       *GetOriginalWebhookMessageOutputEmbedsItemImage           `json:"image,omitempty"`
+	Provider    *GetOriginalWebhookMessageOutputEmbedsItemProvider        `json:"provider,omitempty"`
+	Thumbnail   *GetOriginalWebhookMessageOutputEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
+	Timestamp   *string                                                   `json:"timestamp,omitempty" mcp:"format=date-time"`
+	Title       *string                                                   `json:"title,omitempty"`
+	Type        string                                                    `json:"type"`
+	URL         *string                                                   `json:"url,omitempty" mcp:"format=uri"`
+	Video       *GetOriginalWebhookMessageOutputEmbedsItemVideo           `json:"video,omitempty"`
+}
+
+// GetOriginalWebhookMessageOutputInteractionUser is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputInteractionUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetOriginalWebhookMessageOutputInteraction is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputInteraction struct {
+	ID            string                                          `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name          string                                          `json:"name"`
+	NameLocalized *string                                         `json:"name_localized,omitempty"`
+	Type          any                                             `json:"type"`
+	User          *GetOriginalWebhookMessageOutputInteractionUser `json:"user,omitempty"`
+}
+
+// GetOriginalWebhookMessageOutputLobbyMember is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputLobbyMember struct {
+	AdditionalName string `json:"additional_name"`
+}
+
+// GetOriginalWebhookMessageOutputMentionChannelsItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputMentionChannelsItem struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID      string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name    string `json:"name"`
+	Type    any    `json:"type"`
+}
+
+// GetOriginalWebhookMessageOutputMentionsItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputMentionsItem struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetOriginalWebhookMessageOutputMessageReference is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputMessageReference struct {
+	ChannelID string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	GuildID   *string `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	MessageID *string `json:"message_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type      any     `json:"type"`
+}
+
+// GetOriginalWebhookMessageOutputMessageSnapshotsItemMessage is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputMessageSnapshotsItemMessage struct {
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
+}
+
+// GetOriginalWebhookMessageOutputMessageSnapshotsItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputMessageSnapshotsItem struct {
+	Message GetOriginalWebhookMessageOutputMessageSnapshotsItemMessage `json:"message"`
+}
+
+// GetOriginalWebhookMessageOutputPollAnswersItemPollMedia is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputPollAnswersItemPollMedia struct {
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
+}
+
+// GetOriginalWebhookMessageOutputPollAnswersItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputPollAnswersItem struct {
+	AnswerID  int64                                                   `json:"answer_id" jsonschema:"The ID of the answer"`
+	PollMedia GetOriginalWebhookMessageOutputPollAnswersItemPollMedia `json:"poll_media" jsonschema:"The data of the answer"`
+}
+
+// GetOriginalWebhookMessageOutputPollQuestionEmoji is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputPollQuestionEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// GetOriginalWebhookMessageOutputPollQuestion is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputPollQuestion struct {
+	Emoji *GetOriginalWebhookMessageOutputPollQuestionEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
+	Text  *string                                           `json:"text,omitempty" jsonschema:"The text of the field"`
+}
+
+// GetOriginalWebhookMessageOutputPollResultsAnswerCountsItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputPollResultsAnswerCountsItem struct {
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
+}
+
+// GetOriginalWebhookMessageOutputPollResults is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputPollResults struct {
+	AnswerCounts []GetOriginalWebhookMessageOutputPollResultsAnswerCountsItem `json:"answer_counts" jsonschema:"The counts for each answer"`
+	IsFinalized  bool                                                         `json:"is_finalized" jsonschema:"Whether the votes have been precisely counted"`
+}
+
+// GetOriginalWebhookMessageOutputPoll is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputPoll struct {
+	AllowMultiselect bool                                             `json:"allow_multiselect" jsonschema:"Whether a user can select multiple answers"`
+	Answers          []GetOriginalWebhookMessageOutputPollAnswersItem `json:"answers" jsonschema:"Each of the answers available in the poll"`
+	Expiry           string                                           `json:"expiry" jsonschema:"The time when the poll ends" mcp:"format=date-time"`
+	LayoutType       any                                              `json:"layout_type" jsonschema:"The layout type of the poll"`
+	Question         GetOriginalWebhookMessageOutputPollQuestion      "json:\"question\" jsonschema:\"The question of the poll. Only `text` is supported.\""
+	Results          GetOriginalWebhookMessageOutputPollResults       `json:"results" jsonschema:"The results of the poll"`
+}
+
+// GetOriginalWebhookMessageOutputPurchaseNotificationGuildProductPurchase is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputPurchaseNotificationGuildProductPurchase struct {
+	ListingID   string `json:"listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ProductName string `json:"product_name"`
+}
+
+// GetOriginalWebhookMessageOutputPurchaseNotification is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputPurchaseNotification struct {
+	GuildProductPurchase *GetOriginalWebhookMessageOutputPurchaseNotificationGuildProductPurchase `json:"guild_product_purchase,omitempty"`
+	Type                 any                                                                      `json:"type"`
+}
+
+// GetOriginalWebhookMessageOutputReactionsItemCountDetails is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputReactionsItemCountDetails struct {
+	Burst  int64 `json:"burst"`
+	Normal int64 `json:"normal"`
+}
+
+// GetOriginalWebhookMessageOutputReactionsItemEmoji is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputReactionsItemEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// GetOriginalWebhookMessageOutputReactionsItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputReactionsItem struct {
+	BurstColors  []string                                                 `json:"burst_colors"`
+	Count        int64                                                    `json:"count"`
+	CountDetails GetOriginalWebhookMessageOutputReactionsItemCountDetails `json:"count_details"`
+	Emoji        GetOriginalWebhookMessageOutputReactionsItemEmoji        `json:"emoji"`
+	Me           bool                                                     `json:"me"`
+	MeBurst      bool                                                     `json:"me_burst"`
+}
+
+// GetOriginalWebhookMessageOutputResolvedMembersValue is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputResolvedMembersValue struct {
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+}
+
+// GetOriginalWebhookMessageOutputResolvedRolesValueColors is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputResolvedRolesValueColors struct {
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
+}
+
+// GetOriginalWebhookMessageOutputResolvedRolesValueTags is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputResolvedRolesValueTags struct {
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
+}
+
+// GetOriginalWebhookMessageOutputResolvedRolesValue is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputResolvedRolesValue struct {
+	Color        int64                                                   `json:"color"`
+	Colors       GetOriginalWebhookMessageOutputResolvedRolesValueColors `json:"colors"`
+	Flags        int64                                                   `json:"flags"`
+	Hoist        bool                                                    `json:"hoist"`
+	Icon         *string                                                 `json:"icon,omitempty"`
+	ID           string                                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed      bool                                                    `json:"managed"`
+	Mentionable  bool                                                    `json:"mentionable"`
+	Name         string                                                  `json:"name"`
+	Permissions  string                                                  `json:"permissions"`
+	Position     int64                                                   `json:"position"`
+	Tags         *GetOriginalWebhookMessageOutputResolvedRolesValueTags  `json:"tags,omitempty"`
+	UnicodeEmoji *string                                                 `json:"unicode_emoji,omitempty"`
+}
+
+// GetOriginalWebhookMessageOutputResolvedUsersValue is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputResolvedUsersValue struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetOriginalWebhookMessageOutputResolved is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputResolved struct {
+	Channels map[string]any                                                 `json:"channels,omitempty"`
+	Members  map[string]GetOriginalWebhookMessageOutputResolvedMembersValue `json:"members,omitempty"`
+	Roles    map[string]GetOriginalWebhookMessageOutputResolvedRolesValue   `json:"roles,omitempty"`
+	Users    map[string]GetOriginalWebhookMessageOutputResolvedUsersValue   `json:"users,omitempty"`
+}
+
+// GetOriginalWebhookMessageOutputRoleSubscriptionData is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputRoleSubscriptionData struct {
+	IsRenewal                 bool   `json:"is_renewal"`
+	RoleSubscriptionListingID string `json:"role_subscription_listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	TierName                  string `json:"tier_name"`
+	TotalMonthsSubscribed     int64  `json:"total_months_subscribed"`
+}
+
+// GetOriginalWebhookMessageOutputSharedClientTheme is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputSharedClientTheme struct {
+	BaseMix       int64    `json:"base_mix"`
+	BaseTheme     any      `json:"base_theme"`
+	Colors        []string `json:"colors"`
+	GradientAngle int64    `json:"gradient_angle"`
+}
+
+// GetOriginalWebhookMessageOutputStickerItemsItem is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputStickerItemsItem struct {
+	FormatType any    `json:"format_type"`
+	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name       string `json:"name"`
+}
+
+// GetOriginalWebhookMessageOutputThreadMemberMemberUser is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputThreadMemberMemberUser struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// GetOriginalWebhookMessageOutputThreadMemberMember is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputThreadMemberMember struct {
+	Avatar                     *string                                               `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                                   `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                               `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                                   `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                               `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                                  `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                                 `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                                `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                                  `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                               `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                                  `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                               `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any                                                 `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       GetOriginalWebhookMessageOutputThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// GetOriginalWebhookMessageOutputThreadMember is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputThreadMember struct {
+	Flags         int64                                              `json:"flags"`
+	ID            string                                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                                             `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *GetOriginalWebhookMessageOutputThreadMemberMember `json:"member,omitempty"`
+	UserID        string                                             `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// GetOriginalWebhookMessageOutputThreadThreadMetadata is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputThreadThreadMetadata struct {
+	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
+	Archived            bool    `json:"archived"`
+	AutoArchiveDuration any     `json:"auto_archive_duration"`
+	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
+	Invitable           *bool   `json:"invitable,omitempty"`
+	Locked              bool    `json:"locked"`
+}
+
+// GetOriginalWebhookMessageOutputThread is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutputThread struct {
+	AppliedTags      []string                                            `json:"applied_tags,omitempty"`
+	Bitrate          *int64                                              `json:"bitrate,omitempty"`
+	Flags            int64                                               `json:"flags"`
+	GuildID          string                                              `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID               string                                              `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	LastMessageID    any                                                 `json:"last_message_id,omitempty"`
+	LastPinTimestamp *string                                             `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
+	Member           *GetOriginalWebhookMessageOutputThreadMember        `json:"member,omitempty"`
+	MemberCount      int64                                               `json:"member_count"`
+	MessageCount     int64                                               `json:"message_count"`
+	Name             string                                              `json:"name"`
+	OwnerID          string                                              `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ParentID         any                                                 `json:"parent_id,omitempty"`
+	Permissions      *string                                             `json:"permissions,omitempty"`
+	RateLimitPerUser *int64                                              `json:"rate_limit_per_user,omitempty"`
+	RtcRegion        *string                                             `json:"rtc_region,omitempty"`
+	ThreadMetadata   GetOriginalWebhookMessageOutputThreadThreadMetadata `json:"thread_metadata"`
+	TotalMessageSent int64                                               `json:"total_message_sent"`
+	Type             any                                                 `json:"type"`
+	UserLimit        *int64                                              `json:"user_limit,omitempty"`
+	VideoQualityMode any                                                 `json:"video_quality_mode,omitempty"`
+}
+
+// GetOriginalWebhookMessageOutput is the answer of the tool get_original_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type GetOriginalWebhookMessageOutput struct {
+	Activity             *GetOriginalWebhookMessageOutputActivity              `json:"activity,omitempty"`
+	Application          *GetOriginalWebhookMessageOutputApplication           `json:"application,omitempty"`
+	ApplicationID        *string                                               `json:"application_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Attachments          []GetOriginalWebhookMessageOutputAttachmentsItem      `json:"attachments"`
+	Author               GetOriginalWebhookMessageOutputAuthor                 `json:"author"`
+	Call                 *GetOriginalWebhookMessageOutputCall                  `json:"call,omitempty"`
+	ChannelID            string                                                `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Components           []any                                                 `json:"components"`
+	Content              string                                                `json:"content"`
+	EditedTimestamp      *string                                               `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds               []GetOriginalWebhookMessageOutputEmbedsItem           `json:"embeds"`
+	Flags                int64                                                 `json:"flags"`
+	ID                   string                                                `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Interaction          *GetOriginalWebhookMessageOutputInteraction           `json:"interaction,omitempty"`
+	InteractionMetadata  any                                                   `json:"interaction_metadata,omitempty"`
+	LobbyMember          *GetOriginalWebhookMessageOutputLobbyMember           `json:"lobby_member,omitempty"`
+	MentionChannels      []GetOriginalWebhookMessageOutputMentionChannelsItem  `json:"mention_channels,omitempty"`
+	MentionEveryone      bool                                                  `json:"mention_everyone"`
+	MentionRoles         []string                                              `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions             []GetOriginalWebhookMessageOutputMentionsItem         `json:"mentions"`
+	MessageReference     *GetOriginalWebhookMessageOutputMessageReference      `json:"message_reference,omitempty"`
+	MessageSnapshots     []GetOriginalWebhookMessageOutputMessageSnapshotsItem `json:"message_snapshots,omitempty"`
+	Nonce                any                                                   `json:"nonce,omitempty"`
+	Pinned               bool                                                  `json:"pinned"`
+	Poll                 *GetOriginalWebhookMessageOutputPoll                  `json:"poll,omitempty"`
+	Position             *int64                                                `json:"position,omitempty"`
+	PurchaseNotification *GetOriginalWebhookMessageOutputPurchaseNotification  `json:"purchase_notification,omitempty"`
+	Reactions            []GetOriginalWebhookMessageOutputReactionsItem        `json:"reactions,omitempty"`
+	ReferencedMessage    any                                                   `json:"referenced_message,omitempty"`
+	Resolved             *GetOriginalWebhookMessageOutputResolved              `json:"resolved,omitempty"`
+	RoleSubscriptionData *GetOriginalWebhookMessageOutputRoleSubscriptionData  `json:"role_subscription_data,omitempty"`
+	SharedClientTheme    *GetOriginalWebhookMessageOutputSharedClientTheme     `json:"shared_client_theme,omitempty"`
+	StickerItems         []GetOriginalWebhookMessageOutputStickerItemsItem     `json:"sticker_items,omitempty"`
+	Stickers             []any                                                 `json:"stickers,omitempty"`
+	Thread               *GetOriginalWebhookMessageOutputThread                `json:"thread,omitempty"`
+	Timestamp            string                                                `json:"timestamp" mcp:"format=date-time"`
+	Tts                  bool                                                  `json:"tts"`
+	Type                 any                                                   `json:"type"`
+	WebhookID            *string                                               `json:"webhook_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleGetOriginalWebhookMessage calls GET /webhooks/{webhook_id}/{webhook_token}/messages/@original.
+func handleGetOriginalWebhookMessage(c *http.Client, baseURL string) mcp.ToolFunc[GetOriginalWebhookMessageInput, *GetOriginalWebhookMessageOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in GetOriginalWebhookMessageInput) (*GetOriginalWebhookMessageOutput, error) {
+		r := oaRequest{method: "GET", path: "/webhooks/{webhook_id}/{webhook_token}/messages/@original", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("webhook_id", oaString(in.WebhookID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_id}", seg)
+		}
+		{
+			seg, err := oaSegment("webhook_token", oaString(in.WebhookToken))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		if in.ThreadID != nil {
+			r.query.Add("thread_id", oaString(*in.ThreadID))
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(GetOriginalWebhookMessageOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("GET /webhooks/{webhook_id}/{webhook_token}/messages/@original: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// DeleteOriginalWebhookMessageInput is the input of the tool delete_original_webhook_message (DELETE /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type DeleteOriginalWebhookMessageInput struct {
+	WebhookID    string  `json:"webhook_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WebhookToken string  `json:"webhook_token" mcp:"maxLength=152133"`
+	ThreadID     *string `json:"thread_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleDeleteOriginalWebhookMessage calls DELETE /webhooks/{webhook_id}/{webhook_token}/messages/@original.
+func handleDeleteOriginalWebhookMessage(c *http.Client, baseURL string) mcp.ToolFunc[DeleteOriginalWebhookMessageInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in DeleteOriginalWebhookMessageInput) (string, error) {
+		r := oaRequest{method: "DELETE", path: "/webhooks/{webhook_id}/{webhook_token}/messages/@original", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("webhook_id", oaString(in.WebhookID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_id}", seg)
+		}
+		{
+			seg, err := oaSegment("webhook_token", oaString(in.WebhookToken))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		if in.ThreadID != nil {
+			r.query.Add("thread_id", oaString(*in.ThreadID))
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// UpdateOriginalWebhookMessageBodyAttachmentsItem is the request body of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageBodyAttachmentsItem struct {
+	Description  *string  `json:"description,omitempty" mcp:"maxLength=1024"`
+	DurationSecs *float64 `json:"duration_secs,omitempty" mcp:"minimum=0,maximum=2147483647"`
+	Filename     *string  `json:"filename,omitempty" mcp:"minLength=1,maxLength=1024"`
+	ID           string   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	IsRemix      *bool    `json:"is_remix,omitempty"`
+	IsSpoiler    *bool    `json:"is_spoiler,omitempty"`
+	Title        *string  `json:"title,omitempty" mcp:"maxLength=1024"`
+	Waveform     *string  `json:"waveform,omitempty" mcp:"maxLength=400"`
+}
+
+// UpdateOriginalWebhookMessageBodyEmbedsItemFieldsItem is the request body of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageBodyEmbedsItemFieldsItem struct {
+	Inline *bool  `json:"inline,omitempty"`
+	Name   string `json:"name" mcp:"maxLength=256"`
+	Value  string `json:"value" mcp:"maxLength=1024"`
+}
+
+// UpdateOriginalWebhookMessageBodyEmbedsItem is the request body of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageBodyEmbedsItem struct {
+	Author      any                                                    `json:"author,omitempty"`
+	Color       *int64                                                 `json:"color,omitempty" mcp:"minimum=0,maximum=16777215"`
+	Description *string                                                `json:"description,omitempty" mcp:"maxLength=4096"`
+	Fields      []UpdateOriginalWebhookMessageBodyEmbedsItemFieldsItem `json:"fields,omitempty" mcp:"maxItems=25"`
+	Footer      any                                                    `json:"footer,omitempty"`
+	Image       any                                                    `json:"image,omitempty"`
+	Provider    any                                                    `json:"provider,omitempty"`
+	Thumbnail   any                                                    `json:"thumbnail,omitempty"`
+	Timestamp   *string                                                `json:"timestamp,omitempty" mcp:"format=date-time"`
+	Title       *string                                                `json:"title,omitempty" mcp:"maxLength=256"`
+	Type        *string                                                `json:"type,omitempty" mcp:"maxLength=152133"`
+	URL         *string                                                `json:"url,omitempty" mcp:"maxLength=2048,format=uri"`
+	Video       any                                                    `json:"video,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageBody is the request body of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageBody struct {
+	AllowedMentions any                                               `json:"allowed_mentions,omitempty"`
+	Attachments     []UpdateOriginalWebhookMessageBodyAttachmentsItem `json:"attachments,omitempty" mcp:"maxItems=10"`
+	Components      []any                                             `json:"components,omitempty" mcp:"maxItems=40"`
+	Content         *string                                           `json:"content,omitempty" mcp:"maxLength=2000"`
+	Embeds          []UpdateOriginalWebhookMessageBodyEmbedsItem      `json:"embeds,omitempty" mcp:"maxItems=10"`
+	Flags           *int64                                            `json:"flags,omitempty"`
+	Poll            any                                               `json:"poll,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageInput is the input of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageInput struct {
+	WebhookID      string  `json:"webhook_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WebhookToken   string  `json:"webhook_token" mcp:"maxLength=152133"`
+	ThreadID       *string `json:"thread_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WithComponents *bool   `json:"with_components,omitempty"`
+	UpdateOriginalWebhookMessageBody
+}
+
+// UpdateOriginalWebhookMessageOutputActivity is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputActivity struct {
+	PartyID *string `json:"party_id,omitempty"`
+	Type    any     `json:"type"`
+}
+
+// UpdateOriginalWebhookMessageOutputApplicationBot is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputApplicationBot struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateOriginalWebhookMessageOutputApplication is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputApplication struct {
+	Bot          *UpdateOriginalWebhookMessageOutputApplicationBot `json:"bot,omitempty"`
+	CoverImage   *string                                           `json:"cover_image,omitempty"`
+	Description  string                                            `json:"description"`
+	Icon         *string                                           `json:"icon,omitempty"`
+	ID           string                                            `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name         string                                            `json:"name"`
+	PrimarySkuID *string                                           `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type         any                                               `json:"type"`
+}
+
+// UpdateOriginalWebhookMessageOutputAttachmentsItemApplicationBot is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputAttachmentsItemApplicationBot struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// UpdateOriginalWebhookMessageOutputAttachmentsItemApplicationInstallParams is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputAttachmentsItemApplicationInstallParams struct {
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
+}
+
+// UpdateOriginalWebhookMessageOutputAttachmentsItemApplication is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputAttachmentsItemApplication struct {
+	Bot                    *UpdateOriginalWebhookMessageOutputAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                                      `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                                      `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                                    `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                                    `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                                     `json:"description"`
+	Flags                  int64                                                                      `json:"flags"`
+	FlagsNew               string                                                                     `json:"flags_new"`
+	GuildID                *string                                                                    `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                                    `json:"icon,omitempty"`
+	ID                     string                                                                     `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *UpdateOriginalWebhookMessageOutputAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                             `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                                     `json:"max_participants,omitempty"`
+	Name                   string                                                                     `json:"name"`
+	PrimarySkuID           *string                                                                    `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                                    `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                                      `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                                    `json:"slug,omitempty"`
+	Tags                   []any                                                                      `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                                    `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                                        `json:"type"`
+	VerifyKey              string                                                                     `json:"verify_key"`
+}
+
+// UpdateOriginalWebhookMessageOutputAttachmentsItemClipParticipantsItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputAttachmentsItemClipParticipantsItem struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// UpdateOriginalWebhookMessageOutputAttachmentsItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputAttachmentsItem struct {
+	Application        *UpdateOriginalWebhookMessageOutputAttachmentsItemApplication           `json:"application,omitempty"`
+	ClipCreatedAt      *string                                                                 `json:"clip_created_at,omitempty" mcp:"format=date-time"`
+	ClipParticipants   []UpdateOriginalWebhookMessageOutputAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
+	ContentType        *string                                                                 `json:"content_type,omitempty"`
+	Description        *string                                                                 `json:"description,omitempty"`
+	DurationSecs       *float64                                                                `json:"duration_secs,omitempty"`
+	Ephemeral          *bool                                                                   `json:"ephemeral,omitempty"`
+	Filename           string                                                                  `json:"filename"`
+	Flags              *int64                                                                  `json:"flags,omitempty"`
+	Height             *int64                                                                  `json:"height,omitempty"`
+	ID                 string                                                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Placeholder        *string                                                                 `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64                                                                  `json:"placeholder_version,omitempty"`
+	ProxyURL           string                                                                  `json:"proxy_url" mcp:"format=uri"`
+	Size               int64                                                                   `json:"size"`
+	Title              *string                                                                 `json:"title,omitempty"`
+	URL                string                                                                  `json:"url" mcp:"format=uri"`
+	Waveform           *string                                                                 `json:"waveform,omitempty"`
+	Width              *int64                                                                  `json:"width,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageOutputAuthor is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputAuthor struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateOriginalWebhookMessageOutputCall is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputCall struct {
+	EndedTimestamp *string  `json:"ended_timestamp,omitempty" mcp:"format=date-time"`
+	Participants   []string `json:"participants" mcp:"uniqueItems"`
+}
+
+// UpdateOriginalWebhookMessageOutputEmbedsItemAuthor is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputEmbedsItemAuthor struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	Name         string  `json:"name"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	URL          *string `json:"url,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageOutputEmbedsItemComponentsItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputEmbedsItemComponentsItem struct {
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
+}
+
+// UpdateOriginalWebhookMessageOutputEmbedsItemFieldsItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputEmbedsItemFieldsItem struct {
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
+}
+
+// UpdateOriginalWebhookMessageOutputEmbedsItemFooter is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputEmbedsItemFooter struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	Text         string  `json:"text"`
+}
+
+// UpdateOriginalWebhookMessageOutputEmbedsItemImage is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputEmbedsItemImage struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// UpdateOriginalWebhookMessageOutputEmbedsItemProvider is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputEmbedsItemProvider struct {
+	Name string  `json:"name"`
+	URL  *string `json:"url,omitempty" mcp:"format=uri"`
+}
+
+// UpdateOriginalWebhookMessageOutputEmbedsItemThumbnail is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputEmbedsItemThumbnail struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// UpdateOriginalWebhookMessageOutputEmbedsItemVideo is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputEmbedsItemVideo struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// UpdateOriginalWebhookMessageOutputEmbedsItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputEmbedsItem struct {
+	Author      *UpdateOriginalWebhookMessageOutputEmbedsItemAuthor          `json:"author,omitempty"`
+	Color       *int64                                                       `json:"color,omitempty"`
+	Components  []UpdateOriginalWebhookMessageOutputEmbedsItemComponentsItem `json:"components,omitempty"`
+	Description *string                                                      `json:"description,omitempty"`
+	Fields      []UpdateOriginalWebhookMessageOutputEmbedsItemFieldsItem     `json:"fields,omitempty"`
+	Flags       *int64                                                       `json:"flags,omitempty"`
+	Footer      *UpdateOriginalWebhookMessageOutputEmbedsItemFooter          `json:"footer,omitempty"`
+	Image       *UpdateOriginalWebhookMessageOutputEmbedsItemImage           `json:"image,omitempty"`
+	Provider    *UpdateOriginalWebhookMessageOutputEmbedsItemProvider        `json:"provider,omitempty"`
+	Thumbnail   *UpdateOriginalWebhookMessageOutputEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
+	Timestamp   *string                                                      `json:"timestamp,omitempty" mcp:"format=date-time"`
+	Title       *string                                                      `json:"title,omitempty"`
+	Type        string                                                       `json:"type"`
+	URL         *string                                                      `json:"url,omitempty" mcp:"format=uri"`
+	Video       *UpdateOriginalWebhookMessageOutputEmbedsItemVideo           `json:"video,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageOutputInteractionUser is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputInteractionUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateOriginalWebhookMessageOutputInteraction is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputInteraction struct {
+	ID            string                                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name          string                                             `json:"name"`
+	NameLocalized *string                                            `json:"name_localized,omitempty"`
+	Type          any                                                `json:"type"`
+	User          *UpdateOriginalWebhookMessageOutputInteractionUser `json:"user,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageOutputLobbyMember is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputLobbyMember struct {
+	AdditionalName string `json:"additional_name"`
+}
+
+// UpdateOriginalWebhookMessageOutputMentionChannelsItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputMentionChannelsItem struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID      string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name    string `json:"name"`
+	Type    any    `json:"type"`
+}
+
+// UpdateOriginalWebhookMessageOutputMentionsItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputMentionsItem struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateOriginalWebhookMessageOutputMessageReference is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputMessageReference struct {
+	ChannelID string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	GuildID   *string `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	MessageID *string `json:"message_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type      any     `json:"type"`
+}
+
+// UpdateOriginalWebhookMessageOutputMessageSnapshotsItemMessage is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputMessageSnapshotsItemMessage struct {
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
+}
+
+// UpdateOriginalWebhookMessageOutputMessageSnapshotsItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputMessageSnapshotsItem struct {
+	Message UpdateOriginalWebhookMessageOutputMessageSnapshotsItemMessage `json:"message"`
+}
+
+// UpdateOriginalWebhookMessageOutputPollAnswersItemPollMedia is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputPollAnswersItemPollMedia struct {
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageOutputPollAnswersItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputPollAnswersItem struct {
+	AnswerID  int64                                                      `json:"answer_id" jsonschema:"The ID of the answer"`
+	PollMedia UpdateOriginalWebhookMessageOutputPollAnswersItemPollMedia `json:"poll_media" jsonschema:"The data of the answer"`
+}
+
+// UpdateOriginalWebhookMessageOutputPollQuestionEmoji is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputPollQuestionEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageOutputPollQuestion is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputPollQuestion struct {
+	Emoji *UpdateOriginalWebhookMessageOutputPollQuestionEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
+	Text  *string                                              `json:"text,omitempty" jsonschema:"The text of the field"`
+}
+
+// UpdateOriginalWebhookMessageOutputPollResultsAnswerCountsItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputPollResultsAnswerCountsItem struct {
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
+}
+
+// UpdateOriginalWebhookMessageOutputPollResults is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputPollResults struct {
+	AnswerCounts []UpdateOriginalWebhookMessageOutputPollResultsAnswerCountsItem `json:"answer_counts" jsonschema:"The counts for each answer"`
+	IsFinalized  bool                                                            `json:"is_finalized" jsonschema:"Whether the votes have been precisely counted"`
+}
+
+// UpdateOriginalWebhookMessageOutputPoll is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputPoll struct {
+	AllowMultiselect bool                                                `json:"allow_multiselect" jsonschema:"Whether a user can select multiple answers"`
+	Answers          []UpdateOriginalWebhookMessageOutputPollAnswersItem `json:"answers" jsonschema:"Each of the answers available in the poll"`
+	Expiry           string                                              `json:"expiry" jsonschema:"The time when the poll ends" mcp:"format=date-time"`
+	LayoutType       any                                                 `json:"layout_type" jsonschema:"The layout type of the poll"`
+	Question         UpdateOriginalWebhookMessageOutputPollQuestion      "json:\"question\" jsonschema:\"The question of the poll. Only `text` is supported.\""
+	Results          UpdateOriginalWebhookMessageOutputPollResults       `json:"results" jsonschema:"The results of the poll"`
+}
+
+// UpdateOriginalWebhookMessageOutputPurchaseNotificationGuildProductPurchase is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputPurchaseNotificationGuildProductPurchase struct {
+	ListingID   string `json:"listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ProductName string `json:"product_name"`
+}
+
+// UpdateOriginalWebhookMessageOutputPurchaseNotification is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputPurchaseNotification struct {
+	GuildProductPurchase *UpdateOriginalWebhookMessageOutputPurchaseNotificationGuildProductPurchase `json:"guild_product_purchase,omitempty"`
+	Type                 any                                                                         `json:"type"`
+}
+
+// UpdateOriginalWebhookMessageOutputReactionsItemCountDetails is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputReactionsItemCountDetails struct {
+	Burst  int64 `json:"burst"`
+	Normal int64 `json:"normal"`
+}
+
+// UpdateOriginalWebhookMessageOutputReactionsItemEmoji is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputReactionsItemEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageOutputReactionsItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputReactionsItem struct {
+	BurstColors  []string                                                    `json:"burst_colors"`
+	Count        int64                                                       `json:"count"`
+	CountDetails UpdateOriginalWebhookMessageOutputReactionsItemCountDetails `json:"count_details"`
+	Emoji        UpdateOriginalWebhookMessageOutputReactionsItemEmoji        `json:"emoji"`
+	Me           bool                                                        `json:"me"`
+	MeBurst      bool                                                        `json:"me_burst"`
+}
+
+// UpdateOriginalWebhookMessageOutputResolvedMembersValue is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputResolvedMembersValue struct {
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+}
+
+// UpdateOriginalWebhookMessageOutputResolvedRolesValueColors is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputResolvedRolesValueColors struct {
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
+}
+
+// UpdateOriginalWebhookMessageOutputResolvedRolesValueTags is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputResolvedRolesValueTags struct {
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageOutputResolvedRolesValue is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputResolvedRolesValue struct {
+	Color        int64                                                      `json:"color"`
+	Colors       UpdateOriginalWebhookMessageOutputResolvedRolesValueColors `json:"colors"`
+	Flags        int64                                                      `json:"flags"`
+	Hoist        bool                                                       `json:"hoist"`
+	Icon         *string                                                    `json:"icon,omitempty"`
+	ID           string                                                     `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed      bool                                                       `json:"managed"`
+	Mentionable  bool                                                       `json:"mentionable"`
+	Name         string                                                     `json:"name"`
+	Permissions  string                                                     `json:"permissions"`
+	Position     int64                                                      `json:"position"`
+	Tags         *UpdateOriginalWebhookMessageOutputResolvedRolesValueTags  `json:"tags,omitempty"`
+	UnicodeEmoji *string                                                    `json:"unicode_emoji,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageOutputResolvedUsersValue is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputResolvedUsersValue struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateOriginalWebhookMessageOutputResolved is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputResolved struct {
+	Channels map[string]any                                                    `json:"channels,omitempty"`
+	Members  map[string]UpdateOriginalWebhookMessageOutputResolvedMembersValue `json:"members,omitempty"`
+	Roles    map[string]UpdateOriginalWebhookMessageOutputResolvedRolesValue   `json:"roles,omitempty"`
+	Users    map[string]UpdateOriginalWebhookMessageOutputResolvedUsersValue   `json:"users,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageOutputRoleSubscriptionData is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputRoleSubscriptionData struct {
+	IsRenewal                 bool   `json:"is_renewal"`
+	RoleSubscriptionListingID string `json:"role_subscription_listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	TierName                  string `json:"tier_name"`
+	TotalMonthsSubscribed     int64  `json:"total_months_subscribed"`
+}
+
+// UpdateOriginalWebhookMessageOutputSharedClientTheme is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputSharedClientTheme struct {
+	BaseMix       int64    `json:"base_mix"`
+	BaseTheme     any      `json:"base_theme"`
+	Colors        []string `json:"colors"`
+	GradientAngle int64    `json:"gradient_angle"`
+}
+
+// UpdateOriginalWebhookMessageOutputStickerItemsItem is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputStickerItemsItem struct {
+	FormatType any    `json:"format_type"`
+	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name       string `json:"name"`
+}
+
+// UpdateOriginalWebhookMessageOutputThreadMemberMemberUser is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputThreadMemberMemberUser struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// UpdateOriginalWebhookMessageOutputThreadMemberMember is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputThreadMemberMember struct {
+	Avatar                     *string                                                  `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                                      `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                                  `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                                      `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                                  `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                                     `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                                    `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                                   `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                                     `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                                  `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                                     `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                                  `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any                                                    `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       UpdateOriginalWebhookMessageOutputThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// UpdateOriginalWebhookMessageOutputThreadMember is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputThreadMember struct {
+	Flags         int64                                                 `json:"flags"`
+	ID            string                                                `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                                                `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *UpdateOriginalWebhookMessageOutputThreadMemberMember `json:"member,omitempty"`
+	UserID        string                                                `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// UpdateOriginalWebhookMessageOutputThreadThreadMetadata is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputThreadThreadMetadata struct {
+	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
+	Archived            bool    `json:"archived"`
+	AutoArchiveDuration any     `json:"auto_archive_duration"`
+	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
+	Invitable           *bool   `json:"invitable,omitempty"`
+	Locked              bool    `json:"locked"`
+}
+
+// UpdateOriginalWebhookMessageOutputThread is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutputThread struct {
+	AppliedTags      []string                                               `json:"applied_tags,omitempty"`
+	Bitrate          *int64                                                 `json:"bitrate,omitempty"`
+	Flags            int64                                                  `json:"flags"`
+	GuildID          string                                                 `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID               string                                                 `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	LastMessageID    any                                                    `json:"last_message_id,omitempty"`
+	LastPinTimestamp *string                                                `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
+	Member           *UpdateOriginalWebhookMessageOutputThreadMember        `json:"member,omitempty"`
+	MemberCount      int64                                                  `json:"member_count"`
+	MessageCount     int64                                                  `json:"message_count"`
+	Name             string                                                 `json:"name"`
+	OwnerID          string                                                 `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ParentID         any                                                    `json:"parent_id,omitempty"`
+	Permissions      *string                                                `json:"permissions,omitempty"`
+	RateLimitPerUser *int64                                                 `json:"rate_limit_per_user,omitempty"`
+	RtcRegion        *string                                                `json:"rtc_region,omitempty"`
+	ThreadMetadata   UpdateOriginalWebhookMessageOutputThreadThreadMetadata `json:"thread_metadata"`
+	TotalMessageSent int64                                                  `json:"total_message_sent"`
+	Type             any                                                    `json:"type"`
+	UserLimit        *int64                                                 `json:"user_limit,omitempty"`
+	VideoQualityMode any                                                    `json:"video_quality_mode,omitempty"`
+}
+
+// UpdateOriginalWebhookMessageOutput is the answer of the tool update_original_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original).
+type UpdateOriginalWebhookMessageOutput struct {
+	Activity             *UpdateOriginalWebhookMessageOutputActivity              `json:"activity,omitempty"`
+	Application          *UpdateOriginalWebhookMessageOutputApplication           `json:"application,omitempty"`
+	ApplicationID        *string                                                  `json:"application_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Attachments          []UpdateOriginalWebhookMessageOutputAttachmentsItem      `json:"attachments"`
+	Author               UpdateOriginalWebhookMessageOutputAuthor                 `json:"author"`
+	Call                 *UpdateOriginalWebhookMessageOutputCall                  `json:"call,omitempty"`
+	ChannelID            string                                                   `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Components           []any                                                    `json:"components"`
+	Content              string                                                   `json:"content"`
+	EditedTimestamp      *string                                                  `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds               []UpdateOriginalWebhookMessageOutputEmbedsItem           `json:"embeds"`
+	Flags                int64                                                    `json:"flags"`
+	ID                   string                                                   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Interaction          *UpdateOriginalWebhookMessageOutputInteraction           `json:"interaction,omitempty"`
+	InteractionMetadata  any                                                      `json:"interaction_metadata,omitempty"`
+	LobbyMember          *UpdateOriginalWebhookMessageOutputLobbyMember           `json:"lobby_member,omitempty"`
+	MentionChannels      []UpdateOriginalWebhookMessageOutputMentionChannelsItem  `json:"mention_channels,omitempty"`
+	MentionEveryone      bool                                                     `json:"mention_everyone"`
+	MentionRoles         []string                                                 `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions             []UpdateOriginalWebhookMessageOutputMentionsItem         `json:"mentions"`
+	MessageReference     *UpdateOriginalWebhookMessageOutputMessageReference      `json:"message_reference,omitempty"`
+	MessageSnapshots     []UpdateOriginalWebhookMessageOutputMessageSnapshotsItem `json:"message_snapshots,omitempty"`
+	Nonce                any                                                      `json:"nonce,omitempty"`
+	Pinned               bool                                                     `json:"pinned"`
+	Poll                 *UpdateOriginalWebhookMessageOutputPoll                  `json:"poll,omitempty"`
+	Position             *int64                                                   `json:"position,omitempty"`
+	PurchaseNotification *UpdateOriginalWebhookMessageOutputPurchaseNotification  `json:"purchase_notification,omitempty"`
+	Reactions            []UpdateOriginalWebhookMessageOutputReactionsItem        `json:"reactions,omitempty"`
+	ReferencedMessage    any                                                      `json:"referenced_message,omitempty"`
+	Resolved             *UpdateOriginalWebhookMessageOutputResolved              `json:"resolved,omitempty"`
+	RoleSubscriptionData *UpdateOriginalWebhookMessageOutputRoleSubscriptionData  `json:"role_subscription_data,omitempty"`
+	SharedClientTheme    *UpdateOriginalWebhookMessageOutputSharedClientTheme     `json:"shared_client_theme,omitempty"`
+	StickerItems         []UpdateOriginalWebhookMessageOutputStickerItemsItem     `json:"sticker_items,omitempty"`
+	Stickers             []any                                                    `json:"stickers,omitempty"`
+	Thread               *UpdateOriginalWebhookMessageOutputThread                `json:"thread,omitempty"`
+	Timestamp            string                                                   `json:"timestamp" mcp:"format=date-time"`
+	Tts                  bool                                                     `json:"tts"`
+	Type                 any                                                      `json:"type"`
+	WebhookID            *string                                                  `json:"webhook_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleUpdateOriginalWebhookMessage calls PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original.
+func handleUpdateOriginalWebhookMessage(c *http.Client, baseURL string) mcp.ToolFunc[UpdateOriginalWebhookMessageInput, *UpdateOriginalWebhookMessageOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in UpdateOriginalWebhookMessageInput) (*UpdateOriginalWebhookMessageOutput, error) {
+		r := oaRequest{method: "PATCH", path: "/webhooks/{webhook_id}/{webhook_token}/messages/@original", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("webhook_id", oaString(in.WebhookID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_id}", seg)
+		}
+		{
+			seg, err := oaSegment("webhook_token", oaString(in.WebhookToken))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		if in.ThreadID != nil {
+			r.query.Add("thread_id", oaString(*in.ThreadID))
+		}
+		if in.WithComponents != nil {
+			r.query.Add("with_components", oaString(*in.WithComponents))
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.UpdateOriginalWebhookMessageBody)
+			if err != nil {
+				return nil, err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(UpdateOriginalWebhookMessageOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("PATCH /webhooks/{webhook_id}/{webhook_token}/messages/@original: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// GetWebhookMessageInput is the input of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageInput struct {
+	WebhookID    string  `json:"webhook_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WebhookToken string  `json:"webhook_token" mcp:"maxLength=152133"`
+	MessageID    string  `json:"message_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ThreadID     *string `json:"thread_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// GetWebhookMessageOutputActivity is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputActivity struct {
+	PartyID *string `json:"party_id,omitempty"`
+	Type    any     `json:"type"`
+}
+
+// GetWebhookMessageOutputApplicationBot is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputApplicationBot struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetWebhookMessageOutputApplication is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputApplication struct {
+	Bot          *GetWebhookMessageOutputApplicationBot `json:"bot,omitempty"`
+	CoverImage   *string                                `json:"cover_image,omitempty"`
+	Description  string                                 `json:"description"`
+	Icon         *string                                `json:"icon,omitempty"`
+	ID           string                                 `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name         string                                 `json:"name"`
+	PrimarySkuID *string                                `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type         any                                    `json:"type"`
+}
+
+// GetWebhookMessageOutputAttachmentsItemApplicationBot is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputAttachmentsItemApplicationBot struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// GetWebhookMessageOutputAttachmentsItemApplicationInstallParams is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputAttachmentsItemApplicationInstallParams struct {
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
+}
+
+// GetWebhookMessageOutputAttachmentsItemApplication is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputAttachmentsItemApplication struct {
+	Bot                    *GetWebhookMessageOutputAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                           `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                           `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                         `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                         `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                          `json:"description"`
+	Flags                  int64                                                           `json:"flags"`
+	FlagsNew               string                                                          `json:"flags_new"`
+	GuildID                *string                                                         `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                         `json:"icon,omitempty"`
+	ID                     string                                                          `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *GetWebhookMessageOutputAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                  `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                          `json:"max_participants,omitempty"`
+	Name                   string                                                          `json:"name"`
+	PrimarySkuID           *string                                                         `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                         `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                           `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                         `json:"slug,omitempty"`
+	Tags                   []any                                                           `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                         `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                             `json:"type"`
+	VerifyKey              string                                                          `json:"verify_key"`
+}
+
+// GetWebhookMessageOutputAttachmentsItemClipParticipantsItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputAttachmentsItemClipParticipantsItem struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// GetWebhookMessageOutputAttachmentsItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputAttachmentsItem struct {
+	Application        *GetWebhookMessageOutputAttachmentsItemApplication           `json:"application,omitempty"`
+	ClipCreatedAt      *string                                                      `json:"clip_created_at,omitempty" mcp:"format=date-time"`
+	ClipParticipants   []GetWebhookMessageOutputAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
+	ContentType        *string                                                      `json:"content_type,omitempty"`
+	Description        *string                                                      `json:"description,omitempty"`
+	DurationSecs       *float64                                                     `json:"duration_secs,omitempty"`
+	Ephemeral          *bool                                                        `json:"ephemeral,omitempty"`
+	Filename           string                                                       `json:"filename"`
+	Flags              *int64                                                       `json:"flags,omitempty"`
+	Height             *int64                                                       `json:"height,omitempty"`
+	ID                 string                                                       `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Placeholder        *string                                                      `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64                                                       `json:"placeholder_version,omitempty"`
+	ProxyURL           string                                                       `json:"proxy_url" mcp:"format=uri"`
+	Size               int64                                                        `json:"size"`
+	Title              *string                                                      `json:"title,omitempty"`
+	URL                string                                                       `json:"url" mcp:"format=uri"`
+	Waveform           *string                                                      `json:"waveform,omitempty"`
+	Width              *int64                                                       `json:"width,omitempty"`
+}
+
+// GetWebhookMessageOutputAuthor is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputAuthor struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetWebhookMessageOutputCall is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputCall struct {
+	EndedTimestamp *string  `json:"ended_timestamp,omitempty" mcp:"format=date-time"`
+	Participants   []string `json:"participants" mcp:"uniqueItems"`
+}
+
+// GetWebhookMessageOutputEmbedsItemAuthor is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputEmbedsItemAuthor struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	Name         string  `json:"name"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	URL          *string `json:"url,omitempty"`
+}
+
+// GetWebhookMessageOutputEmbedsItemComponentsItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputEmbedsItemComponentsItem struct {
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
+}
+
+// GetWebhookMessageOutputEmbedsItemFieldsItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputEmbedsItemFieldsItem struct {
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
+}
+
+// GetWebhookMessageOutputEmbedsItemFooter is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputEmbedsItemFooter struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	Text         string  `json:"text"`
+}
+
+// GetWebhookMessageOutputEmbedsItemImage is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputEmbedsItemImage struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// GetWebhookMessageOutputEmbedsItemProvider is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputEmbedsItemProvider struct {
+	Name string  `json:"name"`
+	URL  *string `json:"url,omitempty" mcp:"format=uri"`
+}
+
+// GetWebhookMessageOutputEmbedsItemThumbnail is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputEmbedsItemThumbnail struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// GetWebhookMessageOutputEmbedsItemVideo is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputEmbedsItemVideo struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// GetWebhookMessageOutputEmbedsItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputEmbedsItem struct {
+	Author      *GetWebhookMessageOutputEmbedsItemAuthor          `json:"author,omitempty"`
+	Color       *int64                                            `json:"color,omitempty"`
+	Components  []GetWebhookMessageOutputEmbedsItemComponentsItem `json:"components,omitempty"`
+	Description *string                                           `json:"description,omitempty"`
+	Fields      []GetWebhookMessageOutputEmbedsItemFieldsItem     `json:"fields,omitempty"`
+	Flags       *int64                                            `json:"flags,omitempty"`
+	Footer      *GetWebhookMessageOutputEmbedsItemFooter          `json:"footer,omitempty"`
+	Image       *GetWebhookMessageOutputEmbedsItemImage           `json:"image,omitempty"`
+	Provider    *GetWebhookMessageOutputEmbedsItemProvider        `json:"provider,omitempty"`
+	Thumbnail   *GetWebhookMessageOutputEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
+	Timestamp   *string                                           `json:"timestamp,omitempty" mcp:"format=date-time"`
+	Title       *string                                           `json:"title,omitempty"`
+	Type        string                                            `json:"type"`
+	URL         *string                                           `json:"url,omitempty" mcp:"format=uri"`
+	Video       *GetWebhookMessageOutputEmbedsItemVideo           `json:"video,omitempty"`
+}
+
+// GetWebhookMessageOutputInteractionUser is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputInteractionUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetWebhookMessageOutputInteraction is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputInteraction struct {
+	ID            string                                  `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name          string                                  `json:"name"`
+	NameLocalized *string                                 `json:"name_localized,omitempty"`
+	Type          any                                     `json:"type"`
+	User          *GetWebhookMessageOutputInteractionUser `json:"user,omitempty"`
+}
+
+// GetWebhookMessageOutputLobbyMember is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputLobbyMember struct {
+	AdditionalName string `json:"additional_name"`
+}
+
+// GetWebhookMessageOutputMentionChannelsItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputMentionChannelsItem struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID      string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name    string `json:"name"`
+	Type    any    `json:"type"`
+}
+
+// GetWebhookMessageOutputMentionsItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputMentionsItem struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetWebhookMessageOutputMessageReference is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputMessageReference struct {
+	ChannelID string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	GuildID   *string `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	MessageID *string `json:"message_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type      any     `json:"type"`
+}
+
+// GetWebhookMessageOutputMessageSnapshotsItemMessage is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputMessageSnapshotsItemMessage struct {
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
+}
+
+// GetWebhookMessageOutputMessageSnapshotsItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputMessageSnapshotsItem struct {
+	Message GetWebhookMessageOutputMessageSnapshotsItemMessage `json:"message"`
+}
+
+// GetWebhookMessageOutputPollAnswersItemPollMedia is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputPollAnswersItemPollMedia struct {
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
+}
+
+// GetWebhookMessageOutputPollAnswersItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputPollAnswersItem struct {
+	AnswerID  int64                                           `json:"answer_id" jsonschema:"The ID of the answer"`
+	PollMedia GetWebhookMessageOutputPollAnswersItemPollMedia `json:"poll_media" jsonschema:"The data of the answer"`
+}
+
+// GetWebhookMessageOutputPollQuestionEmoji is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputPollQuestionEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// GetWebhookMessageOutputPollQuestion is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputPollQuestion struct {
+	Emoji *GetWebhookMessageOutputPollQuestionEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
+	Text  *string                                   `json:"text,omitempty" jsonschema:"The text of the field"`
+}
+
+// GetWebhookMessageOutputPollResultsAnswerCountsItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputPollResultsAnswerCountsItem struct {
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
+}
+
+// GetWebhookMessageOutputPollResults is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputPollResults struct {
+	AnswerCounts []GetWebhookMessageOutputPollResultsAnswerCountsItem `json:"answer_counts" jsonschema:"The counts for each answer"`
+	IsFinalized  bool                                                 `json:"is_finalized" jsonschema:"Whether the votes have been precisely counted"`
+}
+
+// GetWebhookMessageOutputPoll is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputPoll struct {
+	AllowMultiselect bool                                     `json:"allow_multiselect" jsonschema:"Whether a user can select multiple answers"`
+	Answers          []GetWebhookMessageOutputPollAnswersItem `json:"answers" jsonschema:"Each of the answers available in the poll"`
+	Expiry           string                                   `json:"expiry" jsonschema:"The time when the poll ends" mcp:"format=date-time"`
+	LayoutType       any                                      `json:"layout_type" jsonschema:"The layout type of the poll"`
+	Question         GetWebhookMessageOutputPollQuestion      "json:\"question\" jsonschema:\"The question of the poll. Only `text` is supported.\""
+	Results          GetWebhookMessageOutputPollResults       `json:"results" jsonschema:"The results of the poll"`
+}
+
+// GetWebhookMessageOutputPurchaseNotificationGuildProductPurchase is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputPurchaseNotificationGuildProductPurchase struct {
+	ListingID   string `json:"listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ProductName string `json:"product_name"`
+}
+
+// GetWebhookMessageOutputPurchaseNotification is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputPurchaseNotification struct {
+	GuildProductPurchase *GetWebhookMessageOutputPurchaseNotificationGuildProductPurchase `json:"guild_product_purchase,omitempty"`
+	Type                 any                                                              `json:"type"`
+}
+
+// GetWebhookMessageOutputReactionsItemCountDetails is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputReactionsItemCountDetails struct {
+	Burst  int64 `json:"burst"`
+	Normal int64 `json:"normal"`
+}
+
+// GetWebhookMessageOutputReactionsItemEmoji is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputReactionsItemEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// GetWebhookMessageOutputReactionsItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputReactionsItem struct {
+	BurstColors  []string                                         `json:"burst_colors"`
+	Count        int64                                            `json:"count"`
+	CountDetails GetWebhookMessageOutputReactionsItemCountDetails `json:"count_details"`
+	Emoji        GetWebhookMessageOutputReactionsItemEmoji        `json:"emoji"`
+	Me           bool                                             `json:"me"`
+	MeBurst      bool                                             `json:"me_burst"`
+}
+
+// GetWebhookMessageOutputResolvedMembersValue is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputResolvedMembersValue struct {
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+}
+
+// GetWebhookMessageOutputResolvedRolesValueColors is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputResolvedRolesValueColors struct {
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
+}
+
+// GetWebhookMessageOutputResolvedRolesValueTags is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputResolvedRolesValueTags struct {
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
+}
+
+// GetWebhookMessageOutputResolvedRolesValue is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputResolvedRolesValue struct {
+	Color        int64                                           `json:"color"`
+	Colors       GetWebhookMessageOutputResolvedRolesValueColors `json:"colors"`
+	Flags        int64                                           `json:"flags"`
+	Hoist        bool                                            `json:"hoist"`
+	Icon         *string                                         `json:"icon,omitempty"`
+	ID           string                                          `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed      bool                                            `json:"managed"`
+	Mentionable  bool                                            `json:"mentionable"`
+	Name         string                                          `json:"name"`
+	Permissions  string                                          `json:"permissions"`
+	Position     int64                                           `json:"position"`
+	Tags         *GetWebhookMessageOutputResolvedRolesValueTags  `json:"tags,omitempty"`
+	UnicodeEmoji *string                                         `json:"unicode_emoji,omitempty"`
+}
+
+// GetWebhookMessageOutputResolvedUsersValue is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputResolvedUsersValue struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// GetWebhookMessageOutputResolved is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputResolved struct {
+	Channels map[string]any                                         `json:"channels,omitempty"`
+	Members  map[string]GetWebhookMessageOutputResolvedMembersValue `json:"members,omitempty"`
+	Roles    map[string]GetWebhookMessageOutputResolvedRolesValue   `json:"roles,omitempty"`
+	Users    map[string]GetWebhookMessageOutputResolvedUsersValue   `json:"users,omitempty"`
+}
+
+// GetWebhookMessageOutputRoleSubscriptionData is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputRoleSubscriptionData struct {
+	IsRenewal                 bool   `json:"is_renewal"`
+	RoleSubscriptionListingID string `json:"role_subscription_listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	TierName                  string `json:"tier_name"`
+	TotalMonthsSubscribed     int64  `json:"total_months_subscribed"`
+}
+
+// GetWebhookMessageOutputSharedClientTheme is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputSharedClientTheme struct {
+	BaseMix       int64    `json:"base_mix"`
+	BaseTheme     any      `json:"base_theme"`
+	Colors        []string `json:"colors"`
+	GradientAngle int64    `json:"gradient_angle"`
+}
+
+// GetWebhookMessageOutputStickerItemsItem is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputStickerItemsItem struct {
+	FormatType any    `json:"format_type"`
+	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name       string `json:"name"`
+}
+
+// GetWebhookMessageOutputThreadMemberMemberUser is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputThreadMemberMemberUser struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// GetWebhookMessageOutputThreadMemberMember is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputThreadMemberMember struct {
+	Avatar                     *string                                       `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                           `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                       `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                           `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                       `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                          `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                         `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                        `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                          `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                       `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                          `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                       `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any                                         `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       GetWebhookMessageOutputThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// GetWebhookMessageOutputThreadMember is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputThreadMember struct {
+	Flags         int64                                      `json:"flags"`
+	ID            string                                     `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                                     `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *GetWebhookMessageOutputThreadMemberMember `json:"member,omitempty"`
+	UserID        string                                     `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// GetWebhookMessageOutputThreadThreadMetadata is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputThreadThreadMetadata struct {
+	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
+	Archived            bool    `json:"archived"`
+	AutoArchiveDuration any     `json:"auto_archive_duration"`
+	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
+	Invitable           *bool   `json:"invitable,omitempty"`
+	Locked              bool    `json:"locked"`
+}
+
+// GetWebhookMessageOutputThread is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutputThread struct {
+	AppliedTags      []string                                    `json:"applied_tags,omitempty"`
+	Bitrate          *int64                                      `json:"bitrate,omitempty"`
+	Flags            int64                                       `json:"flags"`
+	GuildID          string                                      `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID               string                                      `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	LastMessageID    any                                         `json:"last_message_id,omitempty"`
+	LastPinTimestamp *string                                     `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
+	Member           *GetWebhookMessageOutputThreadMember        `json:"member,omitempty"`
+	MemberCount      int64                                       `json:"member_count"`
+	MessageCount     int64                                       `json:"message_count"`
+	Name             string                                      `json:"name"`
+	OwnerID          string                                      `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ParentID         any                                         `json:"parent_id,omitempty"`
+	Permissions      *string                                     `json:"permissions,omitempty"`
+	RateLimitPerUser *int64                                      `json:"rate_limit_per_user,omitempty"`
+	RtcRegion        *string                                     `json:"rtc_region,omitempty"`
+	ThreadMetadata   GetWebhookMessageOutputThreadThreadMetadata `json:"thread_metadata"`
+	TotalMessageSent int64                                       `json:"total_message_sent"`
+	Type             any                                         `json:"type"`
+	UserLimit        *int64                                      `json:"user_limit,omitempty"`
+	VideoQualityMode any                                         `json:"video_quality_mode,omitempty"`
+}
+
+// GetWebhookMessageOutput is the answer of the tool get_webhook_message (GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type GetWebhookMessageOutput struct {
+	Activity             *GetWebhookMessageOutputActivity              `json:"activity,omitempty"`
+	Application          *GetWebhookMessageOutputApplication           `json:"application,omitempty"`
+	ApplicationID        *string                                       `json:"application_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Attachments          []GetWebhookMessageOutputAttachmentsItem      `json:"attachments"`
+	Author               GetWebhookMessageOutputAuthor                 `json:"author"`
+	Call                 *GetWebhookMessageOutputCall                  `json:"call,omitempty"`
+	ChannelID            string                                        `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Components           []any                                         `json:"components"`
+	Content              string                                        `json:"content"`
+	EditedTimestamp      *string                                       `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds               []GetWebhookMessageOutputEmbedsItem           `json:"embeds"`
+	Flags                int64                                         `json:"flags"`
+	ID                   string                                        `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Interaction          *GetWebhookMessageOutputInteraction           `json:"interaction,omitempty"`
+	InteractionMetadata  any                                           `json:"interaction_metadata,omitempty"`
+	LobbyMember          *GetWebhookMessageOutputLobbyMember           `json:"lobby_member,omitempty"`
+	MentionChannels      []GetWebhookMessageOutputMentionChannelsItem  `json:"mention_channels,omitempty"`
+	MentionEveryone      bool                                          `json:"mention_everyone"`
+	MentionRoles         []string                                      `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions             []GetWebhookMessageOutputMentionsItem         `json:"mentions"`
+	MessageReference     *GetWebhookMessageOutputMessageReference      `json:"message_reference,omitempty"`
+	MessageSnapshots     []GetWebhookMessageOutputMessageSnapshotsItem `json:"message_snapshots,omitempty"`
+	Nonce                any                                           `json:"nonce,omitempty"`
+	Pinned               bool                                          `json:"pinned"`
+	Poll                 *GetWebhookMessageOutputPoll                  `json:"poll,omitempty"`
+	Position             *int64                                        `json:"position,omitempty"`
+	PurchaseNotification *GetWebhookMessageOutputPurchaseNotification  `json:"purchase_notification,omitempty"`
+	Reactions            []GetWebhookMessageOutputReactionsItem        `json:"reactions,omitempty"`
+	ReferencedMessage    any                                           `json:"referenced_message,omitempty"`
+	Resolved             *GetWebhookMessageOutputResolved              `json:"resolved,omitempty"`
+	RoleSubscriptionData *GetWebhookMessageOutputRoleSubscriptionData  `json:"role_subscription_data,omitempty"`
+	SharedClientTheme    *GetWebhookMessageOutputSharedClientTheme     `json:"shared_client_theme,omitempty"`
+	StickerItems         []GetWebhookMessageOutputStickerItemsItem     `json:"sticker_items,omitempty"`
+	Stickers             []any                                         `json:"stickers,omitempty"`
+	Thread               *GetWebhookMessageOutputThread                `json:"thread,omitempty"`
+	Timestamp            string                                        `json:"timestamp" mcp:"format=date-time"`
+	Tts                  bool                                          `json:"tts"`
+	Type                 any                                           `json:"type"`
+	WebhookID            *string                                       `json:"webhook_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleGetWebhookMessage calls GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}.
+func handleGetWebhookMessage(c *http.Client, baseURL string) mcp.ToolFunc[GetWebhookMessageInput, *GetWebhookMessageOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in GetWebhookMessageInput) (*GetWebhookMessageOutput, error) {
+		r := oaRequest{method: "GET", path: "/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("webhook_id", oaString(in.WebhookID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_id}", seg)
+		}
+		{
+			seg, err := oaSegment("webhook_token", oaString(in.WebhookToken))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		{
+			seg, err := oaSegment("message_id", oaString(in.MessageID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{message_id}", seg)
+		}
+		if in.ThreadID != nil {
+			r.query.Add("thread_id", oaString(*in.ThreadID))
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(GetWebhookMessageOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("GET /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// DeleteWebhookMessageInput is the input of the tool delete_webhook_message (DELETE /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type DeleteWebhookMessageInput struct {
+	WebhookID    string  `json:"webhook_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WebhookToken string  `json:"webhook_token" mcp:"maxLength=152133"`
+	MessageID    string  `json:"message_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ThreadID     *string `json:"thread_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleDeleteWebhookMessage calls DELETE /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}.
+func handleDeleteWebhookMessage(c *http.Client, baseURL string) mcp.ToolFunc[DeleteWebhookMessageInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in DeleteWebhookMessageInput) (string, error) {
+		r := oaRequest{method: "DELETE", path: "/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("webhook_id", oaString(in.WebhookID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_id}", seg)
+		}
+		{
+			seg, err := oaSegment("webhook_token", oaString(in.WebhookToken))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		{
+			seg, err := oaSegment("message_id", oaString(in.MessageID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{message_id}", seg)
+		}
+		if in.ThreadID != nil {
+			r.query.Add("thread_id", oaString(*in.ThreadID))
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return "", err
+		}
+		return oaText(data, status), nil
+	}
+}
+
+// UpdateWebhookMessageBodyAttachmentsItem is the request body of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageBodyAttachmentsItem struct {
+	Description  *string  `json:"description,omitempty" mcp:"maxLength=1024"`
+	DurationSecs *float64 `json:"duration_secs,omitempty" mcp:"minimum=0,maximum=2147483647"`
+	Filename     *string  `json:"filename,omitempty" mcp:"minLength=1,maxLength=1024"`
+	ID           string   `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	IsRemix      *bool    `json:"is_remix,omitempty"`
+	IsSpoiler    *bool    `json:"is_spoiler,omitempty"`
+	Title        *string  `json:"title,omitempty" mcp:"maxLength=1024"`
+	Waveform     *string  `json:"waveform,omitempty" mcp:"maxLength=400"`
+}
+
+// UpdateWebhookMessageBodyEmbedsItemFieldsItem is the request body of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageBodyEmbedsItemFieldsItem struct {
+	Inline *bool  `json:"inline,omitempty"`
+	Name   string `json:"name" mcp:"maxLength=256"`
+	Value  string `json:"value" mcp:"maxLength=1024"`
+}
+
+// UpdateWebhookMessageBodyEmbedsItem is the request body of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageBodyEmbedsItem struct {
+	Author      any                                            `json:"author,omitempty"`
+	Color       *int64                                         `json:"color,omitempty" mcp:"minimum=0,maximum=16777215"`
+	Description *string                                        `json:"description,omitempty" mcp:"maxLength=4096"`
+	Fields      []UpdateWebhookMessageBodyEmbedsItemFieldsItem `json:"fields,omitempty" mcp:"maxItems=25"`
+	Footer      any                                            `json:"footer,omitempty"`
+	Image       any                                            `json:"image,omitempty"`
+	Provider    any                                            `json:"provider,omitempty"`
+	Thumbnail   any                                            `json:"thumbnail,omitempty"`
+	Timestamp   *string                                        `json:"timestamp,omitempty" mcp:"format=date-time"`
+	Title       *string                                        `json:"title,omitempty" mcp:"maxLength=256"`
+	Type        *string                                        `json:"type,omitempty" mcp:"maxLength=152133"`
+	URL         *string                                        `json:"url,omitempty" mcp:"maxLength=2048,format=uri"`
+	Video       any                                            `json:"video,omitempty"`
+}
+
+// UpdateWebhookMessageBody is the request body of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageBody struct {
+	AllowedMentions any                                       `json:"allowed_mentions,omitempty"`
+	Attachments     []UpdateWebhookMessageBodyAttachmentsItem `json:"attachments,omitempty" mcp:"maxItems=10"`
+	Components      []any                                     `json:"components,omitempty" mcp:"maxItems=40"`
+	Content         *string                                   `json:"content,omitempty" mcp:"maxLength=2000"`
+	Embeds          []UpdateWebhookMessageBodyEmbedsItem      `json:"embeds,omitempty" mcp:"maxItems=10"`
+	Flags           *int64                                    `json:"flags,omitempty"`
+	Poll            any                                       `json:"poll,omitempty"`
+}
+
+// UpdateWebhookMessageInput is the input of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageInput struct {
+	WebhookID      string  `json:"webhook_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WebhookToken   string  `json:"webhook_token" mcp:"maxLength=152133"`
+	MessageID      string  `json:"message_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ThreadID       *string `json:"thread_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WithComponents *bool   `json:"with_components,omitempty"`
+	UpdateWebhookMessageBody
+}
+
+// UpdateWebhookMessageOutputActivity is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputActivity struct {
+	PartyID *string `json:"party_id,omitempty"`
+	Type    any     `json:"type"`
+}
+
+// UpdateWebhookMessageOutputApplicationBot is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputApplicationBot struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateWebhookMessageOutputApplication is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputApplication struct {
+	Bot          *UpdateWebhookMessageOutputApplicationBot `json:"bot,omitempty"`
+	CoverImage   *string                                   `json:"cover_image,omitempty"`
+	Description  string                                    `json:"description"`
+	Icon         *string                                   `json:"icon,omitempty"`
+	ID           string                                    `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name         string                                    `json:"name"`
+	PrimarySkuID *string                                   `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type         any                                       `json:"type"`
+}
+
+// UpdateWebhookMessageOutputAttachmentsItemApplicationBot is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputAttachmentsItemApplicationBot struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// UpdateWebhookMessageOutputAttachmentsItemApplicationInstallParams is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputAttachmentsItemApplicationInstallParams struct {
+	Permissions any `json:"permissions"`
+	Scopes      any `json:"scopes"`
+}
+
+// UpdateWebhookMessageOutputAttachmentsItemApplication is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputAttachmentsItemApplication struct {
+	Bot                    *UpdateWebhookMessageOutputAttachmentsItemApplicationBot           `json:"bot,omitempty"`
+	BotPublic              *bool                                                              `json:"bot_public,omitempty"`
+	BotRequireCodeGrant    *bool                                                              `json:"bot_require_code_grant,omitempty"`
+	CoverImage             *string                                                            `json:"cover_image,omitempty"`
+	CustomInstallURL       *string                                                            `json:"custom_install_url,omitempty" mcp:"format=uri"`
+	Description            string                                                             `json:"description"`
+	Flags                  int64                                                              `json:"flags"`
+	FlagsNew               string                                                             `json:"flags_new"`
+	GuildID                *string                                                            `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Icon                   *string                                                            `json:"icon,omitempty"`
+	ID                     string                                                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	InstallParams          *UpdateWebhookMessageOutputAttachmentsItemApplicationInstallParams `json:"install_params,omitempty"`
+	IntegrationTypesConfig map[string]any                                                     `json:"integration_types_config,omitempty"`
+	MaxParticipants        *int64                                                             `json:"max_participants,omitempty"`
+	Name                   string                                                             `json:"name"`
+	PrimarySkuID           *string                                                            `json:"primary_sku_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrivacyPolicyURL       *string                                                            `json:"privacy_policy_url,omitempty" mcp:"format=uri"`
+	RpcOrigins             []any                                                              `json:"rpc_origins,omitempty"`
+	Slug                   *string                                                            `json:"slug,omitempty"`
+	Tags                   []any                                                              `json:"tags,omitempty" mcp:"uniqueItems"`
+	TermsOfServiceURL      *string                                                            `json:"terms_of_service_url,omitempty" mcp:"format=uri"`
+	Type                   any                                                                `json:"type"`
+	VerifyKey              string                                                             `json:"verify_key"`
+}
+
+// UpdateWebhookMessageOutputAttachmentsItemClipParticipantsItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputAttachmentsItemClipParticipantsItem struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// UpdateWebhookMessageOutputAttachmentsItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputAttachmentsItem struct {
+	Application        *UpdateWebhookMessageOutputAttachmentsItemApplication           `json:"application,omitempty"`
+	ClipCreatedAt      *string                                                         `json:"clip_created_at,omitempty" mcp:"format=date-time"`
+	ClipParticipants   []UpdateWebhookMessageOutputAttachmentsItemClipParticipantsItem `json:"clip_participants,omitempty"`
+	ContentType        *string                                                         `json:"content_type,omitempty"`
+	Description        *string                                                         `json:"description,omitempty"`
+	DurationSecs       *float64                                                        `json:"duration_secs,omitempty"`
+	Ephemeral          *bool                                                           `json:"ephemeral,omitempty"`
+	Filename           string                                                          `json:"filename"`
+	Flags              *int64                                                          `json:"flags,omitempty"`
+	Height             *int64                                                          `json:"height,omitempty"`
+	ID                 string                                                          `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Placeholder        *string                                                         `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64                                                          `json:"placeholder_version,omitempty"`
+	ProxyURL           string                                                          `json:"proxy_url" mcp:"format=uri"`
+	Size               int64                                                           `json:"size"`
+	Title              *string                                                         `json:"title,omitempty"`
+	URL                string                                                          `json:"url" mcp:"format=uri"`
+	Waveform           *string                                                         `json:"waveform,omitempty"`
+	Width              *int64                                                          `json:"width,omitempty"`
+}
+
+// UpdateWebhookMessageOutputAuthor is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputAuthor struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateWebhookMessageOutputCall is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputCall struct {
+	EndedTimestamp *string  `json:"ended_timestamp,omitempty" mcp:"format=date-time"`
+	Participants   []string `json:"participants" mcp:"uniqueItems"`
+}
+
+// UpdateWebhookMessageOutputEmbedsItemAuthor is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputEmbedsItemAuthor struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	Name         string  `json:"name"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	URL          *string `json:"url,omitempty"`
+}
+
+// UpdateWebhookMessageOutputEmbedsItemComponentsItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputEmbedsItemComponentsItem struct {
+	AccentColor any `json:"accent_color"`
+	Components  any `json:"components"`
+	ID          any `json:"id"`
+	Spoiler     any `json:"spoiler"`
+	Type        any `json:"type"`
+}
+
+// UpdateWebhookMessageOutputEmbedsItemFieldsItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputEmbedsItemFieldsItem struct {
+	Inline any `json:"inline"`
+	Name   any `json:"name"`
+	Value  any `json:"value"`
+}
+
+// UpdateWebhookMessageOutputEmbedsItemFooter is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputEmbedsItemFooter struct {
+	IconURL      *string `json:"icon_url,omitempty"`
+	ProxyIconURL *string `json:"proxy_icon_url,omitempty" mcp:"format=uri"`
+	Text         string  `json:"text"`
+}
+
+// UpdateWebhookMessageOutputEmbedsItemImage is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputEmbedsItemImage struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// UpdateWebhookMessageOutputEmbedsItemProvider is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputEmbedsItemProvider struct {
+	Name string  `json:"name"`
+	URL  *string `json:"url,omitempty" mcp:"format=uri"`
+}
+
+// UpdateWebhookMessageOutputEmbedsItemThumbnail is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputEmbedsItemThumbnail struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// UpdateWebhookMessageOutputEmbedsItemVideo is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputEmbedsItemVideo struct {
+	ContentType        *string `json:"content_type,omitempty"`
+	Description        *string `json:"description,omitempty"`
+	Flags              *int64  `json:"flags,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Height             *int64  `json:"height,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	Placeholder        *string `json:"placeholder,omitempty"`
+	PlaceholderVersion *int64  `json:"placeholder_version,omitempty" mcp:"minimum=0,maximum=4294967295"`
+	ProxyURL           *string `json:"proxy_url,omitempty" mcp:"format=uri"`
+	URL                *string `json:"url,omitempty"`
+	Width              *int64  `json:"width,omitempty" mcp:"minimum=0,maximum=4294967295"`
+}
+
+// UpdateWebhookMessageOutputEmbedsItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputEmbedsItem struct {
+	Author      *UpdateWebhookMessageOutputEmbedsItemAuthor          `json:"author,omitempty"`
+	Color       *int64                                               `json:"color,omitempty"`
+	Components  []UpdateWebhookMessageOutputEmbedsItemComponentsItem `json:"components,omitempty"`
+	Description *string                                              `json:"description,omitempty"`
+	Fields      []UpdateWebhookMessageOutputEmbedsItemFieldsItem     `json:"fields,omitempty"`
+	Flags       *int64                                               `json:"flags,omitempty"`
+	Footer      *UpdateWebhookMessageOutputEmbedsItemFooter          `json:"footer,omitempty"`
+	Image       *UpdateWebhookMessageOutputEmbedsItemImage           `json:"image,omitempty"`
+	Provider    *UpdateWebhookMessageOutputEmbedsItemProvider        `json:"provider,omitempty"`
+	Thumbnail   *UpdateWebhookMessageOutputEmbedsItemThumbnail       `json:"thumbnail,omitempty"`
+	Timestamp   *string                                              `json:"timestamp,omitempty" mcp:"format=date-time"`
+	Title       *string                                              `json:"title,omitempty"`
+	Type        string                                               `json:"type"`
+	URL         *string                                              `json:"url,omitempty" mcp:"format=uri"`
+	Video       *UpdateWebhookMessageOutputEmbedsItemVideo           `json:"video,omitempty"`
+}
+
+// UpdateWebhookMessageOutputInteractionUser is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputInteractionUser struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateWebhookMessageOutputInteraction is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputInteraction struct {
+	ID            string                                     `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name          string                                     `json:"name"`
+	NameLocalized *string                                    `json:"name_localized,omitempty"`
+	Type          any                                        `json:"type"`
+	User          *UpdateWebhookMessageOutputInteractionUser `json:"user,omitempty"`
+}
+
+// UpdateWebhookMessageOutputLobbyMember is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputLobbyMember struct {
+	AdditionalName string `json:"additional_name"`
+}
+
+// UpdateWebhookMessageOutputMentionChannelsItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputMentionChannelsItem struct {
+	GuildID string `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID      string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name    string `json:"name"`
+	Type    any    `json:"type"`
+}
+
+// UpdateWebhookMessageOutputMentionsItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputMentionsItem struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateWebhookMessageOutputMessageReference is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputMessageReference struct {
+	ChannelID string  `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	GuildID   *string `json:"guild_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	MessageID *string `json:"message_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Type      any     `json:"type"`
+}
+
+// UpdateWebhookMessageOutputMessageSnapshotsItemMessage is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputMessageSnapshotsItemMessage struct {
+	Attachments     []any   `json:"attachments"`
+	Components      []any   `json:"components"`
+	Content         string  `json:"content"`
+	EditedTimestamp *string `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds          []any   `json:"embeds"`
+	Flags           int64   `json:"flags"`
+	MentionRoles    []any   `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions        []any   `json:"mentions"`
+	StickerItems    []any   `json:"sticker_items,omitempty"`
+	Stickers        []any   `json:"stickers,omitempty"`
+	Timestamp       string  `json:"timestamp" mcp:"format=date-time"`
+	Type            any     `json:"type"`
+}
+
+// UpdateWebhookMessageOutputMessageSnapshotsItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputMessageSnapshotsItem struct {
+	Message UpdateWebhookMessageOutputMessageSnapshotsItemMessage `json:"message"`
+}
+
+// UpdateWebhookMessageOutputPollAnswersItemPollMedia is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputPollAnswersItemPollMedia struct {
+	Emoji any `json:"emoji,omitempty"`
+	Text  any `json:"text,omitempty"`
+}
+
+// UpdateWebhookMessageOutputPollAnswersItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputPollAnswersItem struct {
+	AnswerID  int64                                              `json:"answer_id" jsonschema:"The ID of the answer"`
+	PollMedia UpdateWebhookMessageOutputPollAnswersItemPollMedia `json:"poll_media" jsonschema:"The data of the answer"`
+}
+
+// UpdateWebhookMessageOutputPollQuestionEmoji is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputPollQuestionEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// UpdateWebhookMessageOutputPollQuestion is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputPollQuestion struct {
+	Emoji *UpdateWebhookMessageOutputPollQuestionEmoji `json:"emoji,omitempty" jsonschema:"The emoji of the field"`
+	Text  *string                                      `json:"text,omitempty" jsonschema:"The text of the field"`
+}
+
+// UpdateWebhookMessageOutputPollResultsAnswerCountsItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputPollResultsAnswerCountsItem struct {
+	Count   any `json:"count"`
+	ID      any `json:"id"`
+	MeVoted any `json:"me_voted"`
+}
+
+// UpdateWebhookMessageOutputPollResults is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputPollResults struct {
+	AnswerCounts []UpdateWebhookMessageOutputPollResultsAnswerCountsItem `json:"answer_counts" jsonschema:"The counts for each answer"`
+	IsFinalized  bool                                                    `json:"is_finalized" jsonschema:"Whether the votes have been precisely counted"`
+}
+
+// UpdateWebhookMessageOutputPoll is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputPoll struct {
+	AllowMultiselect bool                                        `json:"allow_multiselect" jsonschema:"Whether a user can select multiple answers"`
+	Answers          []UpdateWebhookMessageOutputPollAnswersItem `json:"answers" jsonschema:"Each of the answers available in the poll"`
+	Expiry           string                                      `json:"expiry" jsonschema:"The time when the poll ends" mcp:"format=date-time"`
+	LayoutType       any                                         `json:"layout_type" jsonschema:"The layout type of the poll"`
+	Question         UpdateWebhookMessageOutputPollQuestion      "json:\"question\" jsonschema:\"The question of the poll. Only `text` is supported.\""
+	Results          UpdateWebhookMessageOutputPollResults       `json:"results" jsonschema:"The results of the poll"`
+}
+
+// UpdateWebhookMessageOutputPurchaseNotificationGuildProductPurchase is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputPurchaseNotificationGuildProductPurchase struct {
+	ListingID   string `json:"listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ProductName string `json:"product_name"`
+}
+
+// UpdateWebhookMessageOutputPurchaseNotification is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputPurchaseNotification struct {
+	GuildProductPurchase *UpdateWebhookMessageOutputPurchaseNotificationGuildProductPurchase `json:"guild_product_purchase,omitempty"`
+	Type                 any                                                                 `json:"type"`
+}
+
+// UpdateWebhookMessageOutputReactionsItemCountDetails is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputReactionsItemCountDetails struct {
+	Burst  int64 `json:"burst"`
+	Normal int64 `json:"normal"`
+}
+
+// UpdateWebhookMessageOutputReactionsItemEmoji is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputReactionsItemEmoji struct {
+	Animated *bool   `json:"animated,omitempty"`
+	ID       any     `json:"id"`
+	Name     *string `json:"name,omitempty"`
+}
+
+// UpdateWebhookMessageOutputReactionsItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputReactionsItem struct {
+	BurstColors  []string                                            `json:"burst_colors"`
+	Count        int64                                               `json:"count"`
+	CountDetails UpdateWebhookMessageOutputReactionsItemCountDetails `json:"count_details"`
+	Emoji        UpdateWebhookMessageOutputReactionsItemEmoji        `json:"emoji"`
+	Me           bool                                                `json:"me"`
+	MeBurst      bool                                                `json:"me_burst"`
+}
+
+// UpdateWebhookMessageOutputResolvedMembersValue is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputResolvedMembersValue struct {
+	Avatar                     *string `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any     `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Flags                      int64   `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string  `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Nick                       *string `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool    `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any   `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+}
+
+// UpdateWebhookMessageOutputResolvedRolesValueColors is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputResolvedRolesValueColors struct {
+	PrimaryColor   any `json:"primary_color"`
+	SecondaryColor any `json:"secondary_color"`
+	TertiaryColor  any `json:"tertiary_color"`
+}
+
+// UpdateWebhookMessageOutputResolvedRolesValueTags is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputResolvedRolesValueTags struct {
+	AvailableForPurchase  any `json:"available_for_purchase,omitempty"`
+	BotID                 any `json:"bot_id,omitempty"`
+	GuildConnections      any `json:"guild_connections,omitempty"`
+	IntegrationID         any `json:"integration_id,omitempty"`
+	PremiumSubscriber     any `json:"premium_subscriber,omitempty"`
+	SubscriptionListingID any `json:"subscription_listing_id,omitempty"`
+}
+
+// UpdateWebhookMessageOutputResolvedRolesValue is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputResolvedRolesValue struct {
+	Color        int64                                              `json:"color"`
+	Colors       UpdateWebhookMessageOutputResolvedRolesValueColors `json:"colors"`
+	Flags        int64                                              `json:"flags"`
+	Hoist        bool                                               `json:"hoist"`
+	Icon         *string                                            `json:"icon,omitempty"`
+	ID           string                                             `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Managed      bool                                               `json:"managed"`
+	Mentionable  bool                                               `json:"mentionable"`
+	Name         string                                             `json:"name"`
+	Permissions  string                                             `json:"permissions"`
+	Position     int64                                              `json:"position"`
+	Tags         *UpdateWebhookMessageOutputResolvedRolesValueTags  `json:"tags,omitempty"`
+	UnicodeEmoji *string                                            `json:"unicode_emoji,omitempty"`
+}
+
+// UpdateWebhookMessageOutputResolvedUsersValue is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputResolvedUsersValue struct {
+	AccentColor          *int64  `json:"accent_color,omitempty" jsonschema:"the user's banner color encoded as an integer representation of hexadecimal color code"`
+	Avatar               *string `json:"avatar,omitempty" jsonschema:"the user's avatar hash"`
+	AvatarDecorationData any     `json:"avatar_decoration_data,omitempty" jsonschema:"data for the user's avatar decoration"`
+	Banner               *string `json:"banner,omitempty" jsonschema:"the user's banner hash"`
+	Bot                  *bool   `json:"bot,omitempty" jsonschema:"whether the user belongs to an OAuth2 application"`
+	Collectibles         any     `json:"collectibles,omitempty" jsonschema:"data for the user's collectibles"`
+	Discriminator        string  `json:"discriminator" jsonschema:"the user's Discord-tag"`
+	Flags                int64   `json:"flags" jsonschema:"the flags on a user's account" mcp:"minimum=-9007199254740991,maximum=9007199254740991"`
+	GlobalName           *string `json:"global_name,omitempty" jsonschema:"the user's display name, if it is set"`
+	ID                   string  `json:"id" jsonschema:"the user's id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	PrimaryGuild         any     `json:"primary_guild" jsonschema:"the user's primary guild"`
+	PublicFlags          int64   `json:"public_flags" jsonschema:"the public flags on a user's account"`
+	System               *bool   `json:"system,omitempty" jsonschema:"whether the user is an Official Discord System user (part of the urgent message system)"`
+	Username             string  `json:"username" jsonschema:"the user's username, not unique across the platform"`
+}
+
+// UpdateWebhookMessageOutputResolved is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputResolved struct {
+	Channels map[string]any                                            `json:"channels,omitempty"`
+	Members  map[string]UpdateWebhookMessageOutputResolvedMembersValue `json:"members,omitempty"`
+	Roles    map[string]UpdateWebhookMessageOutputResolvedRolesValue   `json:"roles,omitempty"`
+	Users    map[string]UpdateWebhookMessageOutputResolvedUsersValue   `json:"users,omitempty"`
+}
+
+// UpdateWebhookMessageOutputRoleSubscriptionData is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputRoleSubscriptionData struct {
+	IsRenewal                 bool   `json:"is_renewal"`
+	RoleSubscriptionListingID string `json:"role_subscription_listing_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	TierName                  string `json:"tier_name"`
+	TotalMonthsSubscribed     int64  `json:"total_months_subscribed"`
+}
+
+// UpdateWebhookMessageOutputSharedClientTheme is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputSharedClientTheme struct {
+	BaseMix       int64    `json:"base_mix"`
+	BaseTheme     any      `json:"base_theme"`
+	Colors        []string `json:"colors"`
+	GradientAngle int64    `json:"gradient_angle"`
+}
+
+// UpdateWebhookMessageOutputStickerItemsItem is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputStickerItemsItem struct {
+	FormatType any    `json:"format_type"`
+	ID         string `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Name       string `json:"name"`
+}
+
+// UpdateWebhookMessageOutputThreadMemberMemberUser is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputThreadMemberMemberUser struct {
+	AccentColor          any `json:"accent_color,omitempty"`
+	Avatar               any `json:"avatar"`
+	AvatarDecorationData any `json:"avatar_decoration_data,omitempty"`
+	Banner               any `json:"banner,omitempty"`
+	Bot                  any `json:"bot,omitempty"`
+	Collectibles         any `json:"collectibles,omitempty"`
+	Discriminator        any `json:"discriminator"`
+	Flags                any `json:"flags"`
+	GlobalName           any `json:"global_name"`
+	ID                   any `json:"id"`
+	PrimaryGuild         any `json:"primary_guild"`
+	PublicFlags          any `json:"public_flags"`
+	System               any `json:"system,omitempty"`
+	Username             any `json:"username"`
+}
+
+// UpdateWebhookMessageOutputThreadMemberMember is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputThreadMemberMember struct {
+	Avatar                     *string                                          `json:"avatar,omitempty" jsonschema:"the member's guild avatar hash"`
+	AvatarDecorationData       any                                              `json:"avatar_decoration_data,omitempty" jsonschema:"data for the member's guild avatar decoration"`
+	Banner                     *string                                          `json:"banner,omitempty" jsonschema:"the member's guild banner hash"`
+	Collectibles               any                                              `json:"collectibles,omitempty" jsonschema:"data for the member's collectibles"`
+	CommunicationDisabledUntil *string                                          `json:"communication_disabled_until,omitempty" jsonschema:"when the user's timeout will expire and the user will be able to communicate in the guild again, null or a time in the past if the user is not timed out" mcp:"format=date-time"`
+	Deaf                       bool                                             `json:"deaf" jsonschema:"whether the user is deafened in voice channels"`
+	Flags                      int64                                            `json:"flags" jsonschema:"guild member flags represented as a bit set, defaults to 0"`
+	JoinedAt                   string                                           `json:"joined_at" jsonschema:"when the user joined the guild" mcp:"format=date-time"`
+	Mute                       bool                                             `json:"mute" jsonschema:"whether the user is muted in voice channels"`
+	Nick                       *string                                          `json:"nick,omitempty" jsonschema:"this user's guild nickname"`
+	Pending                    bool                                             `json:"pending" jsonschema:"whether the user has not yet passed the guild's Membership Screening requirements"`
+	PremiumSince               *string                                          `json:"premium_since,omitempty" jsonschema:"when the user started boosting the guild" mcp:"format=date-time"`
+	Roles                      []any                                            `json:"roles" jsonschema:"array of role object ids" mcp:"uniqueItems"`
+	User                       UpdateWebhookMessageOutputThreadMemberMemberUser `json:"user" jsonschema:"the user this guild member represents"`
+}
+
+// UpdateWebhookMessageOutputThreadMember is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputThreadMember struct {
+	Flags         int64                                         `json:"flags"`
+	ID            string                                        `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	JoinTimestamp string                                        `json:"join_timestamp" mcp:"format=date-time"`
+	Member        *UpdateWebhookMessageOutputThreadMemberMember `json:"member,omitempty"`
+	UserID        string                                        `json:"user_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// UpdateWebhookMessageOutputThreadThreadMetadata is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputThreadThreadMetadata struct {
+	ArchiveTimestamp    *string `json:"archive_timestamp,omitempty" mcp:"format=date-time"`
+	Archived            bool    `json:"archived"`
+	AutoArchiveDuration any     `json:"auto_archive_duration"`
+	CreateTimestamp     *string `json:"create_timestamp,omitempty" mcp:"format=date-time"`
+	Invitable           *bool   `json:"invitable,omitempty"`
+	Locked              bool    `json:"locked"`
+}
+
+// UpdateWebhookMessageOutputThread is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutputThread struct {
+	AppliedTags      []string                                       `json:"applied_tags,omitempty"`
+	Bitrate          *int64                                         `json:"bitrate,omitempty"`
+	Flags            int64                                          `json:"flags"`
+	GuildID          string                                         `json:"guild_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ID               string                                         `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	LastMessageID    any                                            `json:"last_message_id,omitempty"`
+	LastPinTimestamp *string                                        `json:"last_pin_timestamp,omitempty" mcp:"format=date-time"`
+	Member           *UpdateWebhookMessageOutputThreadMember        `json:"member,omitempty"`
+	MemberCount      int64                                          `json:"member_count"`
+	MessageCount     int64                                          `json:"message_count"`
+	Name             string                                         `json:"name"`
+	OwnerID          string                                         `json:"owner_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ParentID         any                                            `json:"parent_id,omitempty"`
+	Permissions      *string                                        `json:"permissions,omitempty"`
+	RateLimitPerUser *int64                                         `json:"rate_limit_per_user,omitempty"`
+	RtcRegion        *string                                        `json:"rtc_region,omitempty"`
+	ThreadMetadata   UpdateWebhookMessageOutputThreadThreadMetadata `json:"thread_metadata"`
+	TotalMessageSent int64                                          `json:"total_message_sent"`
+	Type             any                                            `json:"type"`
+	UserLimit        *int64                                         `json:"user_limit,omitempty"`
+	VideoQualityMode any                                            `json:"video_quality_mode,omitempty"`
+}
+
+// UpdateWebhookMessageOutput is the answer of the tool update_webhook_message (PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}).
+type UpdateWebhookMessageOutput struct {
+	Activity             *UpdateWebhookMessageOutputActivity              `json:"activity,omitempty"`
+	Application          *UpdateWebhookMessageOutputApplication           `json:"application,omitempty"`
+	ApplicationID        *string                                          `json:"application_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Attachments          []UpdateWebhookMessageOutputAttachmentsItem      `json:"attachments"`
+	Author               UpdateWebhookMessageOutputAuthor                 `json:"author"`
+	Call                 *UpdateWebhookMessageOutputCall                  `json:"call,omitempty"`
+	ChannelID            string                                           `json:"channel_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Components           []any                                            `json:"components"`
+	Content              string                                           `json:"content"`
+	EditedTimestamp      *string                                          `json:"edited_timestamp,omitempty" mcp:"format=date-time"`
+	Embeds               []UpdateWebhookMessageOutputEmbedsItem           `json:"embeds"`
+	Flags                int64                                            `json:"flags"`
+	ID                   string                                           `json:"id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	Interaction          *UpdateWebhookMessageOutputInteraction           `json:"interaction,omitempty"`
+	InteractionMetadata  any                                              `json:"interaction_metadata,omitempty"`
+	LobbyMember          *UpdateWebhookMessageOutputLobbyMember           `json:"lobby_member,omitempty"`
+	MentionChannels      []UpdateWebhookMessageOutputMentionChannelsItem  `json:"mention_channels,omitempty"`
+	MentionEveryone      bool                                             `json:"mention_everyone"`
+	MentionRoles         []string                                         `json:"mention_roles" mcp:"uniqueItems"`
+	Mentions             []UpdateWebhookMessageOutputMentionsItem         `json:"mentions"`
+	MessageReference     *UpdateWebhookMessageOutputMessageReference      `json:"message_reference,omitempty"`
+	MessageSnapshots     []UpdateWebhookMessageOutputMessageSnapshotsItem `json:"message_snapshots,omitempty"`
+	Nonce                any                                              `json:"nonce,omitempty"`
+	Pinned               bool                                             `json:"pinned"`
+	Poll                 *UpdateWebhookMessageOutputPoll                  `json:"poll,omitempty"`
+	Position             *int64                                           `json:"position,omitempty"`
+	PurchaseNotification *UpdateWebhookMessageOutputPurchaseNotification  `json:"purchase_notification,omitempty"`
+	Reactions            []UpdateWebhookMessageOutputReactionsItem        `json:"reactions,omitempty"`
+	ReferencedMessage    any                                              `json:"referenced_message,omitempty"`
+	Resolved             *UpdateWebhookMessageOutputResolved              `json:"resolved,omitempty"`
+	RoleSubscriptionData *UpdateWebhookMessageOutputRoleSubscriptionData  `json:"role_subscription_data,omitempty"`
+	SharedClientTheme    *UpdateWebhookMessageOutputSharedClientTheme     `json:"shared_client_theme,omitempty"`
+	StickerItems         []UpdateWebhookMessageOutputStickerItemsItem     `json:"sticker_items,omitempty"`
+	Stickers             []any                                            `json:"stickers,omitempty"`
+	Thread               *UpdateWebhookMessageOutputThread                `json:"thread,omitempty"`
+	Timestamp            string                                           `json:"timestamp" mcp:"format=date-time"`
+	Tts                  bool                                             `json:"tts"`
+	Type                 any                                              `json:"type"`
+	WebhookID            *string                                          `json:"webhook_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+}
+
+// handleUpdateWebhookMessage calls PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}.
+func handleUpdateWebhookMessage(c *http.Client, baseURL string) mcp.ToolFunc[UpdateWebhookMessageInput, *UpdateWebhookMessageOutput] {
+	return func(ctx context.Context, _ *mcp.Context, in UpdateWebhookMessageInput) (*UpdateWebhookMessageOutput, error) {
+		r := oaRequest{method: "PATCH", path: "/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("webhook_id", oaString(in.WebhookID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_id}", seg)
+		}
+		{
+			seg, err := oaSegment("webhook_token", oaString(in.WebhookToken))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		{
+			seg, err := oaSegment("message_id", oaString(in.MessageID))
+			if err != nil {
+				return nil, err
+			}
+			r.path = strings.ReplaceAll(r.path, "{message_id}", seg)
+		}
+		if in.ThreadID != nil {
+			r.query.Add("thread_id", oaString(*in.ThreadID))
+		}
+		if in.WithComponents != nil {
+			r.query.Add("with_components", oaString(*in.WithComponents))
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.UpdateWebhookMessageBody)
+			if err != nil {
+				return nil, err
+			}
+			r.body = data
+		}
+		data, status, err := r.do(ctx, c, baseURL)
+		if err != nil {
+			return nil, err
+		}
+		out := new(UpdateWebhookMessageOutput)
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("PATCH /webhooks/{webhook_id}/{webhook_token}/messages/{message_id}: the answer (%d) is not the JSON object expected: %w", status, err)
+		}
+		return out, nil
+	}
+}
+
+// ExecuteSlackCompatibleWebhookBodyAttachmentsItemFieldsItem is the request body of the tool execute_slack_compatible_webhook (POST /webhooks/{webhook_id}/{webhook_token}/slack).
+type ExecuteSlackCompatibleWebhookBodyAttachmentsItemFieldsItem struct {
+	Inline *bool   `json:"inline,omitempty"`
+	Name   *string `json:"name,omitempty" mcp:"maxLength=152133"`
+	Value  *string `json:"value,omitempty" mcp:"maxLength=152133"`
+}
+
+// ExecuteSlackCompatibleWebhookBodyAttachmentsItem is the request body of the tool execute_slack_compatible_webhook (POST /webhooks/{webhook_id}/{webhook_token}/slack).
+type ExecuteSlackCompatibleWebhookBodyAttachmentsItem struct {
+	AuthorIcon *string                                                      `json:"author_icon,omitempty" mcp:"maxLength=2048,format=uri"`
+	AuthorLink *string                                                      `json:"author_link,omitempty" mcp:"maxLength=2048,format=uri"`
+	AuthorName *string                                                      `json:"author_name,omitempty" mcp:"maxLength=152133"`
+	Color      *string                                                      `json:"color,omitempty" mcp:"maxLength=7,pattern=^#(([0-9a-fA-F]{2}){3}|([0-9a-fA-F]){3})$"`
+	Fields     []ExecuteSlackCompatibleWebhookBodyAttachmentsItemFieldsItem `json:"fields,omitempty" mcp:"maxItems=1521"`
+	Footer     *string                                                      `json:"footer,omitempty" mcp:"maxLength=152133"`
+	FooterIcon *string                                                      `json:"footer_icon,omitempty" mcp:"maxLength=2048,format=uri"`
+	ImageURL   *string                                                      `json:"image_url,omitempty" mcp:"maxLength=2048,format=uri"`
+	Pretext    *string                                                      `json:"pretext,omitempty" mcp:"maxLength=152133"`
+	Text       *string                                                      `json:"text,omitempty" mcp:"maxLength=152133"`
+	ThumbURL   *string                                                      `json:"thumb_url,omitempty" mcp:"maxLength=2048,format=uri"`
+	Title      *string                                                      `json:"title,omitempty" mcp:"maxLength=152133"`
+	TitleLink  *string                                                      `json:"title_link,omitempty" mcp:"maxLength=2048,format=uri"`
+	Ts         *int64                                                       `json:"ts,omitempty"`
+}
+
+// ExecuteSlackCompatibleWebhookBody is the request body of the tool execute_slack_compatible_webhook (POST /webhooks/{webhook_id}/{webhook_token}/slack).
+type ExecuteSlackCompatibleWebhookBody struct {
+	Attachments []ExecuteSlackCompatibleWebhookBodyAttachmentsItem `json:"attachments,omitempty" mcp:"maxItems=1521"`
+	IconURL     *string                                            `json:"icon_url,omitempty" mcp:"maxLength=2048,format=uri"`
+	Text        *string                                            `json:"text,omitempty" mcp:"maxLength=2000"`
+	Username    *string                                            `json:"username,omitempty" mcp:"maxLength=152133"`
+}
+
+// ExecuteSlackCompatibleWebhookInput is the input of the tool execute_slack_compatible_webhook (POST /webhooks/{webhook_id}/{webhook_token}/slack).
+type ExecuteSlackCompatibleWebhookInput struct {
+	WebhookID    string  `json:"webhook_id" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	WebhookToken string  `json:"webhook_token" mcp:"maxLength=152133"`
+	Wait         *bool   `json:"wait,omitempty"`
+	ThreadID     *string `json:"thread_id,omitempty" mcp:"pattern=^(0|[1-9][0-9]*)$"`
+	ExecuteSlackCompatibleWebhookBody
+}
+
+// handleExecuteSlackCompatibleWebhook calls POST /webhooks/{webhook_id}/{webhook_token}/slack.
+func handleExecuteSlackCompatibleWebhook(c *http.Client, baseURL string) mcp.ToolFunc[ExecuteSlackCompatibleWebhookInput, string] {
+	return func(ctx context.Context, _ *mcp.Context, in ExecuteSlackCompatibleWebhookInput) (string, error) {
+		r := oaRequest{method: "POST", path: "/webhooks/{webhook_id}/{webhook_token}/slack", query: url.Values{}, header: http.Header{}}
+		{
+			seg, err := oaSegment("webhook_id", oaString(in.WebhookID))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_id}", seg)
+		}
+		{
+			seg, err := oaSegment("webhook_token", oaString(in.WebhookToken))
+			if err != nil {
+				return "", err
+			}
+			r.path = strings.ReplaceAll(r.path, "{webhook_token}", seg)
+		}
+		if in.Wait != nil {
+			r.query.Add("wait", oaString(*in.Wait))
+		}
+		if in.ThreadID != nil {
+			r.query.Add("thread_id", oaString(*in.ThreadID))
+		}
+		r.contentType = "application/json"
+		{
+			data, err := json.Marshal(in.ExecuteSlackCompatibleWebhookBody)
+			if err != nil {
+				return "", err
+			}
+			r.body = data
 		}
 		data, status, err := r.do(ctx, c, baseURL)
 		if err != nil {
