@@ -39,10 +39,11 @@ type GenOptions struct {
 	// MaxFileBytes, when positive, spreads the output over several files
 	// of at most about that many bytes each (for repositories that bound
 	// the size of a file, or editors that choke on a large one): FileName
-	// holds Register and the helpers, and FileName with _1, _2, … before
-	// ".go" the types and handlers of the operations, in order, as many as
-	// fit (an operation's code is never split, so one larger than the
-	// bound gets a file of its own). Zero: one file.
+	// holds Register and the helpers (a line per tool and about 5 KB, not
+	// bounded), and FileName with _1, _2, … before ".go" the types and
+	// handlers of the operations, in order, as many as fit (an operation's
+	// code is never split, so one larger than the bound gets a file of its
+	// own). Zero: one file.
 	MaxFileBytes int
 }
 
