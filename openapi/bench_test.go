@@ -89,3 +89,26 @@ func TestBigSpecRegisters(t *testing.T) {
 		t.Fatalf("%d tools, want 1000", n)
 	}
 }
+
+// BenchmarkRegisterDiscord loads, validates and registers Discord's
+// document (242 operations, 607 KB of JSON; testdata/discord.json).
+func BenchmarkRegisterDiscord(b *testing.B) {
+	spec := readSpec(b, "discord.json")
+	for b.Loop() {
+		srv := mcp.NewServer(mcp.Options{Name: "discord", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+		if err := openapi.Register(srv, spec, openapi.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGenerateDiscord generates the Go source of the same document,
+// split as openapi/internal/discord is.
+func BenchmarkGenerateDiscord(b *testing.B) {
+	spec := readSpec(b, "discord.json")
+	for b.Loop() {
+		if _, err := openapi.Generate(spec, openapi.GenOptions{Package: "discord", MaxFileBytes: discordMaxFileBytes}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package openapi_test
 
 import (
 	"log/slog"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -43,8 +45,25 @@ func callEveryOperation(t *testing.T, doc *openapi3.T, srv *mcp.Server) {
 	tools := s.ListTools()
 	require.Len(t, tools, 129)
 	failed := 0
+	forEachOperation(t, doc, tools, func(method, path, name string, args map[string]any) {
+		r := s.CallTool(name, args)
+		if r.IsError {
+			failed++
+			t.Errorf("%s %s (%s): %s", method, path, name, text(t, r))
+		}
+	})
+	require.Zero(t, failed)
+}
+
+// forEachOperation calls f with each operation of doc (in path, then
+// method order), the name of its tool and arguments made from the
+// schemas of its required (and path) parameters and of its required
+// body.
+func forEachOperation(t *testing.T, doc *openapi3.T, tools []mcp.Tool, f func(method, path, name string, args map[string]any)) {
 	for _, path := range doc.Paths.Keys() {
-		for method, op := range doc.Paths.Value(path).Operations() {
+		ops := doc.Paths.Value(path).Operations()
+		for _, method := range sorted(slices.Collect(maps.Keys(ops))) {
+			op := ops[method]
 			args := map[string]any{}
 			for _, p := range append(op.Parameters, doc.Paths.Value(path).Parameters...) {
 				if p.Value.Required || p.Value.In == "path" {
@@ -52,31 +71,40 @@ func callEveryOperation(t *testing.T, doc *openapi3.T, srv *mcp.Server) {
 				}
 			}
 			if rb := op.RequestBody; rb != nil && rb.Value.Required {
+				body := hasBodyArg(t, tools, op.OperationID, method, path)
 				for media, mt := range rb.Value.Content {
-					switch v := openapitest.Value(mt.Schema).(type) {
-					case map[string]any:
-						if media == "application/json" {
-							for k, x := range v {
-								args[k] = x // flattened
-							}
-							continue
+					v := openapitest.Value(mt.Schema)
+					if m, ok := v.(map[string]any); ok && media == "application/json" && !body {
+						for k, x := range m {
+							args[k] = x // flattened
 						}
+					} else if body {
 						args["body"] = v
-					default:
-						args["body"] = v
-					}
+					} // else a media type the tool cannot send (multipart): no argument
 				}
 			}
 			name := op.OperationID // ipfs_add
 			if name == "" {
 				name = toolNameOf(t, tools, method, path)
 			}
-			r := s.CallTool(name, args)
-			if r.IsError {
-				failed++
-				t.Errorf("%s %s (%s): %s", method, path, name, text(t, r))
-			}
+			f(method, path, name, args)
 		}
 	}
-	require.Zero(t, failed)
+}
+
+// hasBodyArg says whether the tool of an operation takes its body under
+// the key "body" rather than flattened.
+func hasBodyArg(t *testing.T, tools []mcp.Tool, id, method, path string) bool {
+	name := id
+	if name == "" {
+		name = toolNameOf(t, tools, method, path)
+	}
+	for _, tl := range tools {
+		if tl.Name == name {
+			_, ok := tl.InputSchema.Properties["body"]
+			return ok
+		}
+	}
+	t.Fatalf("no tool %q", name)
+	return false
 }

@@ -36,6 +36,15 @@ type GenOptions struct {
 	Routes []Route
 	// Lenient loads the document with [LoadLenient] rather than [Load].
 	Lenient bool
+	// MaxFileBytes, when positive, spreads the output over several files
+	// of at most about that many bytes each (for repositories that bound
+	// the size of a file, or editors that choke on a large one): FileName
+	// holds Register and the helpers (a line per tool and about 5 KB, not
+	// bounded), and FileName with _1, _2, … before ".go" the types and
+	// handlers of the operations, in order, as many as fit (an operation's
+	// code is never split, so one larger than the bound gets a file of its
+	// own). Zero: one file.
+	MaxFileBytes int
 }
 
 // Generate writes Go source for the operations of spec (see [Load]): per
@@ -100,6 +109,7 @@ func GenerateDoc(doc *openapi3.T, opts GenOptions) (map[string][]byte, error) {
 	reg.WriteString("// Register adds the tools of the API to srv; they call the API at baseURL\n// (the document's first server is " +
 		strconv.Quote(firstServer(doc)) + ") through c (nil: http.DefaultClient).\n")
 	reg.WriteString("func Register(srv *mcp.Server, c *http.Client, baseURL string) {\nif c == nil {\nc = http.DefaultClient\n}\n")
+	var ends []int // where the code of each operation ends in g.body
 	for _, o := range ops {
 		kind, err := route(routes, o)
 		if err != nil {
@@ -111,8 +121,12 @@ func GenerateDoc(doc *openapi3.T, opts GenOptions) (map[string][]byte, error) {
 		if err := g.operation(o, &reg); err != nil {
 			return nil, fmt.Errorf("openapi: %s %s: %w", o.method, o.path, err)
 		}
+		ends = append(ends, g.body.Len())
 	}
 	reg.WriteString("}\n\n")
+	if opts.MaxFileBytes > 0 {
+		return g.split(reg.Bytes(), ends, opts)
+	}
 	src := append(g.head.Bytes(), reg.Bytes()...)
 	src = append(src, g.body.Bytes()...)
 	src = append(src, genHelpers...)

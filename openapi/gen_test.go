@@ -6,7 +6,11 @@ import (
 	"go/parser"
 	"go/token"
 	"log/slog"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,39 +22,62 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files of the generated code")
 
-// TestGenerateGolden: the generated code for the Petstore and for
-// Blockfrost is the committed code (go test -update rewrites it), which
-// the build compiles (and go vet checks) as the packages
-// openapi/internal/petstore and openapi/internal/blockfrost.
+// TestGenerateGolden: the generated code for the Petstore, Blockfrost
+// and Discord is the committed code (go test -update rewrites it), which
+// the build compiles (and go vet checks) as the packages under
+// openapi/internal. Discord's (2.2 MB) is split by GenOptions.MaxFileBytes
+// into files under the repository's 1 MiB limit.
 func TestGenerateGolden(t *testing.T) {
 	for _, tc := range []struct {
 		spec, pkg string
 		lenient   bool
+		maxBytes  int
+		files     int
 	}{
-		{"petstore-expanded.yaml", "petstore", false},
-		{"blockfrost.yaml", "blockfrost", true},
+		{"petstore-expanded.yaml", "petstore", false, 0, 1},
+		{"blockfrost.yaml", "blockfrost", true, 0, 1},
+		{"discord.json", "discord", false, discordMaxFileBytes, 3},
 	} {
 		t.Run(tc.pkg, func(t *testing.T) {
-			files, err := openapi.Generate(readSpec(t, tc.spec), openapi.GenOptions{Package: tc.pkg, Lenient: tc.lenient})
+			opts := openapi.GenOptions{Package: tc.pkg, Lenient: tc.lenient, MaxFileBytes: tc.maxBytes}
+			files, err := openapi.Generate(readSpec(t, tc.spec), opts)
 			require.NoError(t, err)
-			require.Len(t, files, 1)
-			src := files["openapi_gen.go"]
-			require.True(t, bytes.HasPrefix(src, []byte(openapi.GenHeader+"\n")), "header")
-			_, err = parser.ParseFile(token.NewFileSet(), "x.go", src, parser.ParseComments)
+			require.Equal(t, tc.files, len(files), "files")
+			again, err := openapi.Generate(readSpec(t, tc.spec), opts)
 			require.NoError(t, err)
-			again, err := openapi.Generate(readSpec(t, tc.spec), openapi.GenOptions{Package: tc.pkg, Lenient: tc.lenient})
-			require.NoError(t, err)
-			require.Equal(t, string(src), string(again["openapi_gen.go"]), "deterministic")
-			golden := "internal/" + tc.pkg + "/openapi_gen.go"
+			dir := "internal/" + tc.pkg
 			if *update {
-				require.NoError(t, os.WriteFile(golden, src, 0o644))
+				old, _ := filepath.Glob(dir + "/openapi_gen*.go")
+				for _, f := range old {
+					require.NoError(t, os.Remove(f))
+				}
 			}
-			want, err := os.ReadFile(golden)
+			for name, src := range files {
+				require.True(t, bytes.HasPrefix(src, []byte(openapi.GenHeader+"\n")), "header")
+				_, err = parser.ParseFile(token.NewFileSet(), "x.go", src, parser.ParseComments)
+				require.NoError(t, err)
+				require.Equal(t, string(src), string(again[name]), "deterministic")
+				if tc.maxBytes > 0 {
+					require.LessOrEqual(t, len(src), tc.maxBytes, name)
+				}
+				golden := dir + "/" + name
+				if *update {
+					require.NoError(t, os.WriteFile(golden, src, 0o644))
+				}
+				want, err := os.ReadFile(golden)
+				require.NoError(t, err)
+				require.Equal(t, string(want), string(src), "%s is stale: go test -run TestGenerateGolden -update ./openapi", golden)
+			}
+			committed, err := filepath.Glob(dir + "/openapi_gen*.go")
 			require.NoError(t, err)
-			require.Equal(t, string(want), string(src), "%s is stale: go test -run TestGenerateGolden -update ./openapi", golden)
+			require.Len(t, committed, len(files), "no stale generated file in %s", dir)
 		})
 	}
 }
+
+// discordMaxFileBytes bounds the files of the generated Discord tools,
+// below the repository's limit of 1 MiB a file.
+const discordMaxFileBytes = 900_000
 
 // TestGeneratedBlockfrostRegisters: the generated Blockfrost tools (129
 // operations) register (their struct tags are all valid) with the same
@@ -126,4 +153,49 @@ paths:
 	} {
 		require.Contains(t, src, want)
 	}
+}
+
+// TestGenerateSplit: GenOptions.MaxFileBytes spreads the operations over
+// files of at most that many bytes (one operation a file when the bound
+// is below any), each importing what it uses; without it, one file.
+func TestGenerateSplit(t *testing.T) {
+	spec := readSpec(t, "petstore-expanded.yaml")
+	one, err := openapi.Generate(spec, openapi.GenOptions{Package: "p"})
+	require.NoError(t, err)
+	require.Len(t, one, 1)
+	for _, tc := range []struct {
+		max   int
+		files []string
+	}{
+		{1, []string{"openapi_gen.go", "openapi_gen_1.go", "openapi_gen_2.go", "openapi_gen_3.go", "openapi_gen_4.go"}},
+		{1 << 20, []string{"openapi_gen.go", "openapi_gen_1.go"}},
+	} {
+		files, err := openapi.Generate(spec, openapi.GenOptions{Package: "p", MaxFileBytes: tc.max})
+		require.NoError(t, err)
+		require.Equal(t, tc.files, sorted(slices.Collect(maps.Keys(files))), "max %d", tc.max)
+		for name, src := range files {
+			f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ParseComments)
+			require.NoError(t, err)
+			require.Equal(t, "p", f.Name.Name)
+			require.True(t, bytes.HasPrefix(src, []byte(openapi.GenHeader+"\n")), name)
+			if name == "openapi_gen.go" {
+				require.Contains(t, string(src), "func Register(srv *mcp.Server")
+				require.Contains(t, string(src), "func oaString(")
+				continue
+			}
+			require.NotContains(t, string(src), "func Register(")
+			for _, imp := range f.Imports {
+				path := strings.Trim(imp.Path.Value, `"`)
+				require.Contains(t, string(src), path[strings.LastIndex(path, "/")+1:]+".", "%s imports %s unused", name, path)
+			}
+			if tc.max > 1 {
+				require.LessOrEqual(t, len(src), tc.max)
+			}
+		}
+	}
+	// The parts hold the operations in order: findPets before addPet.
+	files, err := openapi.Generate(spec, openapi.GenOptions{Package: "p", MaxFileBytes: 1})
+	require.NoError(t, err)
+	require.Contains(t, string(files["openapi_gen_1.go"]), "func handleFindPets(")
+	require.Contains(t, string(files["openapi_gen_2.go"]), "func handleAddPet(")
 }

@@ -23,6 +23,25 @@ const (
 // recursive) schema admits any value below it.
 const maxSchemaDepth = 32
 
+// maxSchemaNodes bounds the size of a converted schema, counted in
+// schema objects (not counting those cut to {}). Inlining components multiplies them: Discord's message
+// object inlined in full is 760 KB of JSON per tool that answers one, and
+// its tools/list was 17 MB. A schema over the bound is converted again
+// with a smaller nesting depth (see depthSteps) until it fits; what is cut
+// admits any value, so the schema is looser, never wrong (the request is
+// still checked against the document itself).
+const maxSchemaNodes = 1000
+
+// depthSteps are the nesting depths convert tries, in order.
+var depthSteps = []int{maxSchemaDepth, 16, 12, 10, 8, 7, 6, 5, 4, 3, 2, 1}
+
+// limits is the state of one conversion: its nesting depth and the
+// schema objects made so far.
+type limits struct {
+	depth, nodes int
+	last         bool // the last step: convert in full whatever the count
+}
+
 // jsonFormats are the formats JSON Schema 2020-12 defines. OpenAPI's own
 // (int32, int64, float, double, byte, binary, password) are dropped: a
 // validator in strict mode refuses a format it does not know.
@@ -35,17 +54,30 @@ var jsonFormats = []string{"date-time", "date", "time", "duration", "email", "id
 // schemas are inlined, a recursive one becomes {} (any value) where it
 // recurses. An allOf of object schemas is merged into one object, so that
 // a client (and [Generate]) sees its properties. Nil in, nil out.
+//
+// A schema of more than maxSchemaNodes objects is cut at a smaller depth.
 func convert(sr *openapi3.SchemaRef, dir direction) *jsonschema.Schema {
-	return convertAt(sr, dir, nil)
+	var out *jsonschema.Schema
+	for i, d := range depthSteps {
+		lim := &limits{depth: d, last: i == len(depthSteps)-1}
+		out = convertAt(sr, dir, nil, lim)
+		if lim.nodes <= maxSchemaNodes {
+			break
+		}
+	}
+	return out
 }
 
-func convertAt(sr *openapi3.SchemaRef, dir direction, open []*openapi3.Schema) *jsonschema.Schema {
+func convertAt(sr *openapi3.SchemaRef, dir direction, open []*openapi3.Schema, lim *limits) *jsonschema.Schema {
 	if sr == nil || sr.Value == nil {
 		return nil
 	}
 	s := sr.Value
-	if len(open) >= maxSchemaDepth || slices.Contains(open, s) {
-		return &jsonschema.Schema{}
+	if len(open) >= lim.depth || slices.Contains(open, s) {
+		return &jsonschema.Schema{} // cut: any value
+	}
+	if lim.nodes++; lim.nodes > maxSchemaNodes && !lim.last {
+		return &jsonschema.Schema{} // this pass is over the bound and is thrown away
 	}
 	open = append(open, s)
 	if merged := mergeAllOf(s); merged != nil {
@@ -55,12 +87,17 @@ func convertAt(sr *openapi3.SchemaRef, dir direction, open []*openapi3.Schema) *
 		Title:       s.Title,
 		Description: s.Description,
 		Deprecated:  s.Deprecated,
-		Enum:        s.Enum,
 		MultipleOf:  s.MultipleOf,
 		Minimum:     s.Min,
 		Maximum:     s.Max,
 		UniqueItems: s.UniqueItems,
 		Required:    s.Required,
+	}
+	if len(s.Enum) > 0 {
+		// An empty enum ("enum": [], as in Discord's document next to an
+		// allOf naming the real one) admits no value in JSON Schema; the
+		// OpenAPI validator ignores it, and so do we.
+		out.Enum = s.Enum
 	}
 	if s.Type != nil {
 		types := slices.Clone([]string(*s.Type))
@@ -120,9 +157,9 @@ func convertAt(sr *openapi3.SchemaRef, dir direction, open []*openapi3.Schema) *
 	if s.MaxProps != nil {
 		out.MaxProperties = intp(*s.MaxProps)
 	}
-	out.Items = convertAt(s.Items, dir, open)
+	out.Items = convertAt(s.Items, dir, open, lim)
 	for _, p := range s.PrefixItems {
-		if c := convertAt(p, dir, open); c != nil {
+		if c := convertAt(p, dir, open, lim); c != nil {
 			out.PrefixItems = append(out.PrefixItems, c)
 		}
 	}
@@ -137,7 +174,7 @@ func convertAt(sr *openapi3.SchemaRef, dir direction, open []*openapi3.Schema) *
 				out.Required = slices.DeleteFunc(slices.Clone(out.Required), func(r string) bool { return r == name })
 				continue
 			}
-			out.Properties[name] = convertAt(p, dir, open)
+			out.Properties[name] = convertAt(p, dir, open, lim)
 			out.PropertyOrder = append(out.PropertyOrder, name)
 		}
 	}
@@ -145,20 +182,20 @@ func convertAt(sr *openapi3.SchemaRef, dir direction, open []*openapi3.Schema) *
 	case ap.Has != nil && !*ap.Has:
 		out.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
 	case ap.Schema != nil:
-		out.AdditionalProperties = convertAt(ap.Schema, dir, open)
+		out.AdditionalProperties = convertAt(ap.Schema, dir, open, lim)
 	}
 	for _, list := range []struct {
 		from openapi3.SchemaRefs
 		to   *[]*jsonschema.Schema
 	}{{s.AllOf, &out.AllOf}, {s.AnyOf, &out.AnyOf}, {s.OneOf, &out.OneOf}} {
 		for _, m := range list.from {
-			if c := convertAt(m, dir, open); c != nil {
+			if c := convertAt(m, dir, open, lim); c != nil {
 				*list.to = append(*list.to, c)
 			}
 		}
 	}
 	if s.Not != nil {
-		out.Not = convertAt(s.Not, dir, open)
+		out.Not = convertAt(s.Not, dir, open, lim)
 	}
 	return out
 }

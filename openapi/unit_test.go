@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/require"
 )
 
@@ -197,6 +199,64 @@ func TestConvertDropsForeignPattern(t *testing.T) {
 	s := &openapi3.Schema{Type: &openapi3.Types{"string"}, Pattern: "^(?=a)", Format: "password"}
 	require.JSONEq(t, `{"type":"string"}`, schemaJSON(t, convert(openapi3.NewSchemaRef("", s), input)))
 	require.Nil(t, convert(nil, input))
+}
+
+// TestConvertDropsEmptyEnum: an empty enum (Discord's document has one
+// beside the allOf that names the real one) would admit no value in JSON
+// Schema, so the tool could never be called; it is left out, as the
+// OpenAPI validator ignores it.
+func TestConvertDropsEmptyEnum(t *testing.T) {
+	s := &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: []any{}}
+	out := convert(openapi3.NewSchemaRef("", s), input)
+	require.Nil(t, out.Enum)
+	rs, err := out.Resolve(nil)
+	require.NoError(t, err)
+	require.NoError(t, rs.Validate("STARTED"))
+	withValues := convert(openapi3.NewSchemaRef("", &openapi3.Schema{Enum: []any{"a"}}), input)
+	require.Equal(t, []any{"a"}, withValues.Enum)
+}
+
+// TestConvertBoundsSize: a schema whose inlined components multiply past
+// maxSchemaNodes (40 × 40 × 5 objects here, as Discord's message object
+// does) is cut at a smaller depth until it fits: the top stays exact, what
+// is cut admits any value.
+func TestConvertBoundsSize(t *testing.T) {
+	obj := func(props map[string]*openapi3.SchemaRef) *openapi3.SchemaRef {
+		return openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"object"}, Properties: props})
+	}
+	leaf := map[string]*openapi3.SchemaRef{}
+	for i := range 5 {
+		leaf[fmt.Sprintf("l%d", i)] = openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}})
+	}
+	mid := map[string]*openapi3.SchemaRef{}
+	for i := range 40 {
+		mid[fmt.Sprintf("m%d", i)] = obj(leaf)
+	}
+	top := map[string]*openapi3.SchemaRef{}
+	for i := range 40 {
+		top[fmt.Sprintf("t%d", i)] = obj(mid)
+	}
+	out := convert(obj(top), output)
+	count := 0
+	var walk func(s *jsonschema.Schema)
+	walk = func(s *jsonschema.Schema) {
+		if s.Type != "" {
+			count++ // not a cut {}
+		}
+		for _, p := range s.Properties {
+			walk(p)
+		}
+	}
+	walk(out)
+	require.LessOrEqual(t, count, maxSchemaNodes)
+	require.Len(t, out.Properties, 40)
+	require.Equal(t, "object", out.Properties["t0"].Type)
+	require.Len(t, out.Properties["t0"].Properties, 40)
+	require.Equal(t, &jsonschema.Schema{}, out.Properties["t0"].Properties["m0"], "cut: any value")
+
+	// Under the bound nothing is cut.
+	small := convert(obj(mid), output)
+	require.Equal(t, "string", small.Properties["m0"].Properties["l0"].Type)
 }
 
 func testAPI(t *testing.T, spec string) *api {

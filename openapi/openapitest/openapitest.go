@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -285,11 +286,11 @@ func conforms(sr *openapi3.SchemaRef, v any) bool {
 }
 
 // Value makes a value that conforms to the schema (as far as a made-up
-// value can: patterns are not followed): its example (when valid) or
-// default when it
-// has one, the first enum value, the first member of oneOf/anyOf, every
+// value can): its example (when valid) or default when it has one, the first enum value, the first member of oneOf/anyOf, every
 // property of an object (to a depth of 4), one item of an array (or
-// minItems).
+// minItems), a string of its format or, for a pattern, the first of a
+// few common strings ("1", "abc", "#ffffff", …) that matches it. An
+// optional property whose made-up value does not conform is left out.
 func Value(sr *openapi3.SchemaRef) any { return value(sr, 0) }
 
 func value(sr *openapi3.SchemaRef, depth int) any {
@@ -309,16 +310,20 @@ func value(sr *openapi3.SchemaRef, depth int) any {
 	case s.Const != nil:
 		return s.Const
 	case len(s.OneOf) > 0:
-		return value(s.OneOf[0], depth+1)
+		return firstConforming(sr, s.OneOf, depth)
 	case len(s.AnyOf) > 0:
-		return value(s.AnyOf[0], depth+1)
+		return firstConforming(sr, s.AnyOf, depth)
 	case len(s.AllOf) > 0:
 		obj := map[string]any{}
 		for _, part := range s.AllOf {
-			if m, ok := value(part, depth+1).(map[string]any); ok {
-				for k, v := range m {
-					obj[k] = v
+			switch v := value(part, depth+1).(type) {
+			case map[string]any:
+				for k, x := range v {
+					obj[k] = x
 				}
+			case nil:
+			default:
+				return v // an allOf that names a scalar (an enum) is that scalar
 			}
 		}
 		return obj
@@ -346,14 +351,27 @@ func value(sr *openapi3.SchemaRef, depth int) any {
 			if p != nil && p.Value != nil && p.Value.WriteOnly {
 				continue
 			}
-			obj[name] = value(p, depth+1)
+			v := value(p, depth+1)
+			if !slices.Contains(s.Required, name) && !conforms(p, v) {
+				continue // an optional property whose made-up value does not fit is left out
+			}
+			obj[name] = v
+		}
+		if ap := s.AdditionalProperties.Schema; ap != nil {
+			for i := 1; uint64(len(obj)) < s.MinProps; i++ {
+				obj[fmt.Sprintf("key%d", i)] = value(ap, depth+1)
+			}
 		}
 		return obj
 	case "array":
 		n := max(1, int(s.MinItems))
 		list := make([]any, 0, n)
-		for range n {
-			list = append(list, value(s.Items, depth+1))
+		for i := range n {
+			v := value(s.Items, depth+1)
+			if s.UniqueItems {
+				v = distinct(v, i)
+			}
+			list = append(list, v)
 		}
 		return list
 	case "integer":
@@ -369,23 +387,92 @@ func value(sr *openapi3.SchemaRef, depth int) any {
 	case "boolean":
 		return true
 	case "string":
-		switch s.Format {
-		case "date-time":
-			return "2024-01-02T03:04:05Z"
-		case "date":
-			return "2024-01-02"
-		case "uuid":
-			return "3fa85f64-5717-4562-b3fc-2c963f66afa6"
-		case "email":
-			return "user@example.com"
-		case "uri", "url":
-			return "https://example.com/"
-		}
-		str := "string"
-		if s.MinLength > uint64(len(str)) {
-			str = strings.Repeat("s", int(s.MinLength))
-		}
-		return str
+		return stringValue(s)
 	}
 	return nil
+}
+
+// stringCandidates are the strings stringValue tries against a pattern,
+// after the one of the schema's format: identifiers (Discord's
+// snowflakes, ^(0|[1-9][0-9]*)$), words, colours, dates, codes.
+var stringCandidates = []string{"string", "1", "0", "abc", "a", "A", "ABC", "a1", "#ffffff", "#fff",
+	"2024-01-02", "2024-01-02T03:04:05Z", "user@example.com", "https://example.com/",
+	"3fa85f64-5717-4562-b3fc-2c963f66afa6", "en-US", "abc_123", "a-b"}
+
+// stringValue is a string of s's format, or one that matches its pattern
+// within its length bounds; a pattern that no candidate matches (or that
+// Go's regexp cannot compile) gets the format's string all the same.
+func stringValue(s *openapi3.Schema) string {
+	str := "string"
+	switch s.Format {
+	case "date-time":
+		str = "2024-01-02T03:04:05Z"
+	case "date":
+		str = "2024-01-02"
+	case "uuid":
+		str = "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+	case "email":
+		str = "user@example.com"
+	case "uri", "url":
+		str = "https://example.com/"
+	}
+	fits := func(c string) bool {
+		n := uint64(len([]rune(c)))
+		return n >= s.MinLength && (s.MaxLength == nil || n <= *s.MaxLength)
+	}
+	var re *regexp.Regexp
+	if s.Pattern != "" {
+		re, _ = regexp.Compile(s.Pattern) // nil: a pattern Go cannot compile is not followed
+	}
+	matches := func(c string) bool { return re == nil || re.MatchString(c) }
+	if !matches(str) || !fits(str) {
+		for _, c := range stringCandidates {
+			if matches(c) && fits(c) {
+				return c
+			}
+		}
+	}
+	if s.MinLength > uint64(len(str)) {
+		str = strings.Repeat("s", int(s.MinLength))
+	}
+	return str
+}
+
+// firstConforming is the value of the first member of a oneOf or anyOf
+// whose value conforms to the whole schema (a oneOf's value must match
+// only one member); none: the first member's.
+func firstConforming(sr *openapi3.SchemaRef, members openapi3.SchemaRefs, depth int) any {
+	first := value(members[0], depth+1)
+	if conforms(sr, first) {
+		return first
+	}
+	for _, m := range members[1:] {
+		if v := value(m, depth+1); conforms(sr, v) {
+			return v
+		}
+	}
+	return first
+}
+
+// distinct makes the i-th item of an array with uniqueItems differ from
+// the others: a number plus i, a decimal string counted up from its
+// value, another string with i appended.
+func distinct(v any, i int) any {
+	if i == 0 {
+		return v
+	}
+	switch x := v.(type) {
+	case int64:
+		return x + int64(i)
+	case int:
+		return x + i
+	case float64:
+		return x + float64(i)
+	case string:
+		if n, err := strconv.ParseUint(x, 10, 63); err == nil {
+			return strconv.FormatUint(n+uint64(i), 10)
+		}
+		return x + strconv.Itoa(i)
+	}
+	return v
 }
