@@ -66,11 +66,14 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/client/oauth"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/middleware/ratelimit"
 	"github.com/mcpchain/mcp/middleware/telemetry"
+	"github.com/mcpchain/mcp/openapi"
+	"github.com/mcpchain/mcp/openapi/openapitest"
 	"github.com/mcpchain/mcp/providers"
 	"github.com/mcpchain/mcp/proxy"
 	"github.com/mcpchain/mcp/session"
@@ -96,6 +99,9 @@ var (
 	_ = testing.Short
 	_ = client.Connect
 	_ = proxy.New
+	_ = oauth.New
+	_ = openapi.Register
+	_ = openapitest.NewServer
 	_ = exec.Command
 )
 
