@@ -26,6 +26,13 @@ import (
 // and returns its URL; the test kills the process (by its PID) at the end.
 func startRemoteServer(t testing.TB) string {
 	t.Helper()
+	url, _ := startRemoteProcess(t)
+	return url
+}
+
+// startRemoteProcess is startRemoteServer, returning the process's PID too.
+func startRemoteProcess(t testing.TB) (url string, pid int) {
+	t.Helper()
 	dir, bin := nodePaths(t)
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t)))
 	cmd := exec.Command(filepath.Join(bin, "node"), filepath.Join(dir, "remote-server.mjs"), addr)
@@ -45,7 +52,7 @@ func startRemoteServer(t testing.TB) string {
 		}
 		return err == nil
 	}, 20*time.Second, 50*time.Millisecond, "remote-server.mjs listens: %s", stderr)
-	return "http://" + addr + "/mcp"
+	return "http://" + addr + "/mcp", cmd.Process.Pid
 }
 
 // remoteGateway is the gateway to the remote server at url.
