@@ -223,3 +223,21 @@ func TestMountedGatewayModern(t *testing.T) {
 	assert.Equal(t, "file:///modern eve accept modern", callText(t, c, "up_ask", nil))
 	assert.Zero(t, g.Sessions(), "requests without a session use the gateway's shared connection")
 }
+
+// TestMountedGatewayResourceUpdated: the upstream's resources/updated
+// reaches the parent's client subscribed to the resource under its
+// prefixed URI.
+func TestMountedGatewayResourceUpdated(t *testing.T) {
+	f := newFixture(t)
+	_, h := mountedGateway(t, f)
+	updated := make(chan string, 4)
+	c := connect(t, h, &client.Options{OnResourceUpdated: func(uri string) { updated <- uri }})
+	require.NoError(t, c.Subscribe(context.Background(), "file://up//readme"))
+	f.srv.ResourceUpdated("file:///readme")
+	select {
+	case uri := <-updated:
+		assert.Equal(t, "file://up//readme", uri)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream's resources/updated did not reach the parent's subscribed client")
+	}
+}
