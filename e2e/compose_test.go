@@ -35,6 +35,14 @@ func init() {
 		return
 	}
 	children, _ := localComposition()
+	if url := os.Getenv("COMPOSE_REMOTE_URL"); url != "" {
+		r, err := stdioRemoteChild(url)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "compose stdio server:", err)
+			os.Exit(1)
+		}
+		children = append(children, r)
+	}
 	inst, err := mcphttp.Start(context.Background(), composeParent(children), &mcphttp.StartOptions{TransportType: mcphttp.TransportStdio})
 	if err == nil {
 		err = inst.Wait()
@@ -177,7 +185,7 @@ func serveComposeStdio(t testing.TB, srv *mcp.Server) (io.ReadCloser, io.WriteCl
 // wantTools are tools every composition lists before grow (a child may
 // list more).
 func wantTools(checks []composeCheck) []string {
-	out := []string{"whoami", "notes_whoami", "notes_grow"}
+	out := []string{"whoami", "notes_whoami", "notes_grow", "remote_grow", "remote_sample"}
 	for _, c := range checks {
 		if c.tool != "" {
 			out = append(out, c.tool)
@@ -187,16 +195,22 @@ func wantTools(checks []composeCheck) []string {
 }
 
 // TestComposeGoSDK: go-sdk v1.8.0 over Streamable HTTP and stdio, against
-// a parent with two children: lists, calls, reads and gets through the
-// prefixes, the child's tool sees the parent's session, and a tool the
-// child registers at run time reaches the client as list_changed.
+// a parent with two local children and a remote one (a TypeScript SDK
+// server behind a mounted gateway): lists, calls, reads and gets through
+// the prefixes, the child's tool sees the parent's session, the remote
+// tool's sampling request reaches the client, and a tool a child (local
+// or remote) registers at run time reaches the client as list_changed.
 func TestComposeGoSDK(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, kind transportKind) {
-		children, checks := localComposition()
+		children, checks, _ := fullComposition(t)
 		parent := composeParent(children)
 		var changed atomic.Int32
 		cl := sdk.NewClient(&sdk.Implementation{Name: "e2e-compose", Version: "0.0.1"}, &sdk.ClientOptions{
 			ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Add(1) },
+			CreateMessageHandler: func(_ context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+				text := req.Params.Messages[0].Content.(*sdk.TextContent).Text
+				return &sdk.CreateMessageResult{Role: "assistant", Model: "go-sdk", Content: &sdk.TextContent{Text: "go-sdk says " + text}}, nil
+			},
 		})
 		var tr sdk.Transport
 		if kind == httpTransport {
@@ -263,17 +277,26 @@ func TestComposeGoSDK(t *testing.T) {
 		require.Eventually(t, func() bool { return changed.Load() > 0 }, 10*time.Second, 10*time.Millisecond, "tools/list_changed")
 		assert.Contains(t, names(), "notes_late")
 		assert.Equal(t, "late", call("notes_late", nil))
+
+		assert.Equal(t, "go-sdk says hi", call("remote_sample", map[string]any{"text": "hi"}), "the remote's sampling request reached the parent's client")
+		before := changed.Load()
+		assert.Equal(t, "grown", call("remote_grow", nil))
+		require.Eventually(t, func() bool { return changed.Load() > before }, 10*time.Second, 10*time.Millisecond, "tools/list_changed from the remote")
+		require.Eventually(t, func() bool { return slices.Contains(names(), "remote_late") }, 10*time.Second, 20*time.Millisecond)
+		assert.Equal(t, "remote late", call("remote_late", nil))
 	})
 }
 
 // TestComposeClient: package client over every transport it has in
-// process (InProcess, Streamable HTTP, stdio), against the same parent.
+// process (InProcess, Streamable HTTP, stdio), against the same parent;
+// when the client's session ends, the gateway's upstream session for it
+// is closed.
 func TestComposeClient(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"inprocess", "http", "stdio"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			children, checks := localComposition()
+			children, checks, gw := fullComposition(t)
 			parent := composeParent(children)
 			var tr client.Transport
 			switch kind {
@@ -289,7 +312,13 @@ func TestComposeClient(t *testing.T) {
 			}
 			changed := make(chan struct{}, 8)
 			ctx := testContext(t, 30*time.Second)
-			c, err := client.Connect(ctx, tr, &client.Options{OnToolsChanged: func() { changed <- struct{}{} }})
+			c, err := client.Connect(ctx, tr, &client.Options{
+				OnToolsChanged: func() { changed <- struct{}{} },
+				Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+					text := p.Messages[0].Content.(mcp.TextContent).Text
+					return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "client", Content: mcp.TextContent{Text: "client says " + text}}, nil
+				},
+			})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = c.Close() })
 
@@ -335,6 +364,24 @@ func TestComposeClient(t *testing.T) {
 			}
 			assert.Contains(t, names(), "notes_late")
 			assert.Equal(t, "late", call("notes_late", nil))
+
+			assert.Equal(t, "client says hi", call("remote_sample", map[string]any{"text": "hi"}))
+			assert.Equal(t, 1, gw.Sessions(), "the parent's session has its own upstream session")
+			for len(changed) > 0 {
+				<-changed
+			}
+			assert.Equal(t, "grown", call("remote_grow", nil))
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				t.Fatal("no notifications/tools/list_changed from the remote")
+			}
+			require.Eventually(t, func() bool { return slices.Contains(names(), "remote_late") }, 10*time.Second, 20*time.Millisecond)
+			assert.Equal(t, "remote late", call("remote_late", nil))
+
+			require.NoError(t, c.Close())
+			require.Eventually(t, func() bool { return gw.Sessions() == 0 }, 10*time.Second, 20*time.Millisecond,
+				"the end of the parent's session closed the gateway's upstream session")
 		})
 	}
 }
@@ -344,11 +391,17 @@ func TestComposeClient(t *testing.T) {
 // init), against the same parent (node/compose.mjs).
 func TestComposeTypeScriptClient(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, kind transportKind) {
+		url := startRemoteServer(t)
 		children, checks := localComposition()
 		target := "stdio:" + os.Args[0]
 		if kind == httpTransport {
+			g, err := remoteGateway(testContext(t, 30*time.Second), url)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = g.Close() })
+			children = append(children, composeChild{"remote", g.Server()})
 			target = serveComposeHTTP(t, composeParent(children))
 		}
+		checks = append(checks, remoteCheck)
 		var c composeCheck
 		for _, x := range checks {
 			if x.tool == "math_add" {
@@ -357,7 +410,10 @@ func TestComposeTypeScriptClient(t *testing.T) {
 		}
 		args, _ := json.Marshal(c.args)
 		pargs, _ := json.Marshal(c.args2)
-		r := runNode(t, 60*time.Second, "compose.mjs", target, c.tool, string(args), c.uri, "notes://notes/note/7", c.prompt, string(pargs))
+		remote, _ := json.Marshal(map[string]any{"tool": remoteCheck.tool, "args": remoteCheck.args, "uri": remoteCheck.uri,
+			"prompt": remoteCheck.prompt, "promptArgs": remoteCheck.args2})
+		r := runNodeEnv(t, 60*time.Second, []string{"COMPOSE_REMOTE_URL=" + url},
+			"compose.mjs", target, c.tool, string(args), c.uri, "notes://notes/note/7", c.prompt, string(pargs), string(remote))
 		require.Equal(t, 0, r.exitCode, "stderr:\n%s\nstdout:\n%s", r.stderr, r.stdout)
 		var out struct {
 			Tools        []string `json:"tools"`
@@ -372,6 +428,16 @@ func TestComposeTypeScriptClient(t *testing.T) {
 			Error        string   `json:"error"`
 			Templates    []string `json:"templates"`
 			ResourceURIs []string `json:"resources"`
+			Remote       struct {
+				ToolText    string   `json:"toolText"`
+				Resource    string   `json:"resource"`
+				Prompt      string   `json:"prompt"`
+				Sample      string   `json:"sample"`
+				ListChanged int      `json:"listChanged"`
+				Before      int      `json:"listChangedBefore"`
+				ToolsAfter  []string `json:"toolsAfter"`
+				LateText    string   `json:"lateText"`
+			} `json:"remote"`
 		}
 		require.NoError(t, json.Unmarshal(r.stdout, &out), "%s", r.stdout)
 		require.Empty(t, out.Error)
@@ -386,5 +452,13 @@ func TestComposeTypeScriptClient(t *testing.T) {
 		assert.Positive(t, out.ListChanged)
 		assert.True(t, slices.Contains(out.ToolsAfter, "notes_late"), "%v", out.ToolsAfter)
 		assert.Equal(t, "late", out.LateText)
+
+		assert.Equal(t, remoteCheck.toolText, out.Remote.ToolText)
+		assert.Equal(t, remoteCheck.uriText, out.Remote.Resource)
+		assert.Equal(t, remoteCheck.promptTx, out.Remote.Prompt)
+		assert.Equal(t, "ts says hi", out.Remote.Sample, "the remote's sampling request reached the parent's client")
+		assert.Greater(t, out.Remote.ListChanged, out.Remote.Before, "list_changed from the remote")
+		assert.Contains(t, out.Remote.ToolsAfter, "remote_late")
+		assert.Equal(t, "remote late", out.Remote.LateText)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -115,6 +116,14 @@ func (g *Gateway) sync(ctx context.Context, cl *client.Client) error {
 		if k.on {
 			var err error
 			items, err = listRaw(ctx, cl, k.method, k.member)
+			var re *client.RPCError
+			if errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
+				// A server may declare resources without templates (the
+				// TypeScript SDK's low-level Server answers
+				// resources/templates/list only when given a handler):
+				// what it does not list, it has none of.
+				items, err = nil, nil
+			}
 			if err != nil {
 				return fmt.Errorf("proxy: listing upstream %q: %w", g.name, err)
 			}
