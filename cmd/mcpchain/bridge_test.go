@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,4 +124,51 @@ func TestTokenFile(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, got)
 	assert.Equal(t, "rt", got.Token.RefreshToken)
+}
+
+// TestBridgeStdoutIsJSONRPC: every line bridge writes on stdout is a
+// JSON-RPC message (its log goes to stderr, -v included), and it exits 0
+// when the client closes stdin.
+func TestBridgeStdoutIsJSONRPC(t *testing.T) {
+	t.Parallel()
+	url := startEverything(t)
+	cmd := exec.Command(mcpchainBin, "bridge", "-v", url)
+	cmd.Env = testEnv(t.TempDir())
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout := &syncBuffer{}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	done := make(chan error, 1)
+	require.NoError(t, cmd.Start())
+	go func() { done <- cmd.Wait() }()
+	_, err = io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}
+`)
+	require.NoError(t, err)
+	stdout.waitLine(t, 0, `"id":3`, 20*time.Second)
+	require.NoError(t, stdin.Close())
+	select {
+	case err := <-done:
+		require.NoError(t, err, stderr.String())
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("bridge did not exit when stdin ended:\n%s", stderr.String())
+	}
+	noRace(t, stderr.String())
+	ids := map[float64]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var msg map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &msg), "a stdout line that is not JSON: %q", line)
+		require.Equal(t, "2.0", msg["jsonrpc"], line)
+		if id, ok := msg["id"].(float64); ok {
+			ids[id] = true
+		}
+	}
+	assert.Equal(t, map[float64]bool{1: true, 2: true, 3: true}, ids, "an answer to each request:\n%s", stdout.String())
+	assert.Contains(t, stdout.String(), `"text":"3"`)
+	assert.Contains(t, stderr.String(), "bridge: serving stdio")
+	assert.Contains(t, stderr.String(), "bridge: the client closed stdin")
 }
