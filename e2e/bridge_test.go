@@ -28,8 +28,9 @@ import (
 // and the browser lands on the bridge's loopback redirect. The TS client
 // then lists and calls tools; the tokens are in the user's config
 // directory with mode 0600, and a second start calls a tool without any
-// login. `call --oauth` is then run twice: with a fresh HOME (its own
-// login in Chromium) and with the bridge's HOME (the cached token).
+// login. `call --oauth` is then run with a fresh HOME (its own login in
+// Chromium), and call, inspect, read and prompt --oauth with the bridge's
+// HOME (its cached token, no login).
 func TestBridgeOAuth(t *testing.T) {
 	cli, err := mcpchainCLI()
 	require.NoError(t, err, "go build ./cmd/mcpchain")
@@ -94,19 +95,34 @@ func TestBridgeOAuth(t *testing.T) {
 			t.Fatalf("call did not end after the login:\n%s", stderr)
 		}
 		assert.Equal(t, "42\n", stdout.String())
+		assert.Contains(t, stderr.String(), "mcpchain: logged in; the tokens are kept in "+filepath.Join(fresh, ".config", "mcpchain", "tokens.json"))
 		assert.NotContains(t, stderr.String(), "WARNING: DATA RACE")
 		_, err := os.Stat(filepath.Join(fresh, ".config", "mcpchain", "tokens.json"))
 		assert.NoError(t, err, "call keeps its token too")
 	})
 
-	t.Run("call --oauth with the bridge's token", func(t *testing.T) {
-		cmd := exec.Command(cli, "call", "--oauth", "--no-browser", "--timeout", "30s", mcpURL, "whoami")
-		cmd.Env = homeEnv(home)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		require.NoError(t, cmd.Run(), "stderr:\n%s", stderr.String())
-		assert.Contains(t, stdout.String(), mockUser, "whoami names the user who logged in")
-		assert.NotContains(t, stderr.String(), "log in at this URL", "the cached token is used")
+	t.Run("with the bridge's token", func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			args []string
+			want string
+		}{
+			{"call", []string{"call", "--oauth", "--no-browser", "--timeout", "30s", mcpURL, "whoami"}, mockUser},
+			{"inspect", []string{"inspect", "--oauth", "--no-browser", "--timeout", "30s", mcpURL}, "whoami"},
+			{"read", []string{"read", "--oauth", "--no-browser", "--timeout", "30s", mcpURL, "file:///hello.txt"}, "hello"},
+			{"prompt", []string{"prompt", "--oauth", "--no-browser", "--timeout", "30s", mcpURL, "greet", "name=Bob"}, "Bob"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				cmd := exec.Command(cli, tc.args...)
+				cmd.Env = homeEnv(home)
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				require.NoError(t, cmd.Run(), "stderr:\n%s", stderr.String())
+				assert.Contains(t, stdout.String(), tc.want)
+				assert.NotContains(t, stderr.String(), "log in at this URL", "the cached token is used")
+				assert.NotContains(t, stderr.String(), "WARNING: DATA RACE")
+			})
+		}
 	})
 }
 

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,9 +100,21 @@ func (f *oauthFlags) start(logw io.Writer) (*login, error) {
 	h := oauth.New(oauth.Config{
 		ClientID: f.clientID, ClientSecret: f.clientSecret, ClientMetadataURL: f.metadataURL,
 		ClientName: "mcpchain", RedirectURL: lb.RedirectURL(), Scopes: f.scopes,
-		Authorize: lb.Authorize(open, f.loginTimeout), Store: store,
+		Authorize: authorized(lb.Authorize(open, f.loginTimeout), logw, path), Store: store,
 	})
 	return &login{Handler: h, lb: lb}, nil
+}
+
+// authorized tells the user, once the browser came back, that the login
+// went through and where its tokens are kept.
+func authorized(next oauth.AuthorizeFunc, logw io.Writer, path string) oauth.AuthorizeFunc {
+	return func(ctx context.Context, authURL string) (url.Values, error) {
+		q, err := next(ctx, authURL)
+		if err == nil && q.Get("error") == "" {
+			fmt.Fprintf(logw, "mcpchain: logged in; the tokens are kept in %s\n", path)
+		}
+		return q, err
+	}
 }
 
 // defaultTokenFile is mcpchain/tokens.json in the user's config directory
