@@ -77,16 +77,25 @@ func TestBridgeOAuth(t *testing.T) {
 	})
 
 	t.Run("call --oauth logs in", func(t *testing.T) {
-		fresh := t.TempDir()
-		cmd := exec.Command(cli, "call", "--oauth", "--no-browser", mcpURL, "add", "a=20", "b=22")
-		cmd.Env = homeEnv(fresh)
+		// Without --no-browser: a stand-in xdg-open records the URL it is
+		// given (the test's Chromium is the browser).
+		fresh, bin := t.TempDir(), t.TempDir()
+		opened := filepath.Join(bin, "opened")
+		require.NoError(t, os.WriteFile(filepath.Join(bin, "xdg-open"), []byte("#!/bin/sh\nprintf '%s\\n' \"$1\" > "+opened+"\n"), 0o755))
+		cmd := exec.Command(cli, "call", "--oauth", mcpURL, "add", "a=20", "b=22")
+		cmd.Env = append(homeEnv(fresh), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 		var stdout bytes.Buffer
 		stderr := &syncBuffer{}
 		cmd.Stdout, cmd.Stderr = &stdout, stderr
 		require.NoError(t, cmd.Start())
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
-		loginInBrowser(t, stderr, base)
+		authURL := loginInBrowser(t, stderr, base)
+		var b []byte
+		var err error
+		require.Eventually(t, func() bool { b, err = os.ReadFile(opened); return err == nil && len(b) > 0 },
+			5*time.Second, 20*time.Millisecond, "xdg-open was started: %v", err)
+		assert.Equal(t, authURL+"\n", string(b), "the browser was opened on the printed URL")
 		select {
 		case err := <-done:
 			require.NoError(t, err, "stderr:\n%s", stderr)
@@ -97,7 +106,7 @@ func TestBridgeOAuth(t *testing.T) {
 		assert.Equal(t, "42\n", stdout.String())
 		assert.Contains(t, stderr.String(), "mcpchain: logged in; the tokens are kept in "+filepath.Join(fresh, ".config", "mcpchain", "tokens.json"))
 		assert.NotContains(t, stderr.String(), "WARNING: DATA RACE")
-		_, err := os.Stat(filepath.Join(fresh, ".config", "mcpchain", "tokens.json"))
+		_, err = os.Stat(filepath.Join(fresh, ".config", "mcpchain", "tokens.json"))
 		assert.NoError(t, err, "call keeps its token too")
 	})
 
@@ -228,8 +237,9 @@ var authURLLine = regexp.MustCompile(`(?m)^(http://127\.0\.0\.1:\d+/oauth/author
 // loginInBrowser is the user: it waits for the authorization URL on
 // stderr (the line after "log in at this URL"), opens it in Chromium,
 // approves the consent page, and checks the browser ends on the
-// command's loopback redirect, which says the window may be closed.
-func loginInBrowser(t *testing.T, stderr *syncBuffer, base string) {
+// command's loopback redirect, which says the window may be closed. It
+// returns the URL.
+func loginInBrowser(t *testing.T, stderr *syncBuffer, base string) string {
 	t.Helper()
 	var authURL string
 	require.Eventually(t, func() bool {
@@ -264,4 +274,5 @@ func loginInBrowser(t *testing.T, stderr *syncBuffer, base string) {
 	lq, err := url.Parse(loc)
 	require.NoError(t, err)
 	assert.NotEmpty(t, lq.Query().Get("code"), "the redirect carries a code")
+	return authURL
 }

@@ -47,7 +47,7 @@ type errSilent struct{ error }
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mcpchain",
-		Short:         "Develop, inspect, call and install MCP servers",
+		Short:         "Develop, inspect, call, install and bridge MCP servers",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
