@@ -104,7 +104,7 @@ func TestBridgeOAuth(t *testing.T) {
 			t.Fatalf("call did not end after the login:\n%s", stderr)
 		}
 		assert.Equal(t, "42\n", stdout.String())
-		assert.Contains(t, stderr.String(), "mcpchain: logged in; the tokens are kept in "+filepath.Join(fresh, ".config", "mcpchain", "tokens.json"))
+		assert.Contains(t, stderr.String(), "mcpchain: the browser came back; getting the token (kept in "+filepath.Join(fresh, ".config", "mcpchain", "tokens.json")+")")
 		assert.NotContains(t, stderr.String(), "WARNING: DATA RACE")
 		_, err = os.Stat(filepath.Join(fresh, ".config", "mcpchain", "tokens.json"))
 		assert.NoError(t, err, "call keeps its token too")

@@ -105,13 +105,13 @@ func (f *oauthFlags) start(logw io.Writer) (*login, error) {
 	return &login{Handler: h, lb: lb}, nil
 }
 
-// authorized tells the user, once the browser came back, that the login
-// went through and where its tokens are kept.
+// authorized tells the user, once the browser came back with a code,
+// that the command goes on and where the tokens will be kept.
 func authorized(next oauth.AuthorizeFunc, logw io.Writer, path string) oauth.AuthorizeFunc {
 	return func(ctx context.Context, authURL string) (url.Values, error) {
 		q, err := next(ctx, authURL)
 		if err == nil && q.Get("error") == "" {
-			fmt.Fprintf(logw, "mcpchain: logged in; the tokens are kept in %s\n", path)
+			fmt.Fprintf(logw, "mcpchain: the browser came back; getting the token (kept in %s)\n", path)
 		}
 		return q, err
 	}
