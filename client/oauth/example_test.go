@@ -53,3 +53,20 @@ func ExampleConfig_clientCredentials() {
 	auth := oauth.New(oauth.Config{ClientID: "reporting-job", ClientSecret: os.Getenv("CLIENT_SECRET"), ClientCredentials: true})
 	_ = client.HTTP("https://mcp.example.com/mcp", &client.HTTPOptions{Auth: auth})
 }
+
+// Scopes the user wants on top of those the server names (its challenge's
+// scope, else its scopes_supported), as mcpchain --scope sets them.
+func ExampleConfig_scopes() {
+	loop, err := oauth.ListenLoopback("")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer loop.Close()
+	printURL := func(authURL string) error { _, err := fmt.Fprintln(os.Stderr, "Sign in:", authURL); return err }
+	auth := oauth.New(oauth.Config{
+		Scopes:      []string{"files:write"},
+		RedirectURL: loop.RedirectURL(),
+		Authorize:   loop.Authorize(printURL, 5*time.Minute),
+	})
+	_ = client.HTTP("https://mcp.example.com/mcp", &client.HTTPOptions{Auth: auth})
+}

@@ -170,7 +170,7 @@ func resourceMatches(resource string, server *url.URL) bool {
 
 // scopes are what to ask for: the challenge's scope, else the protected
 // resource's scopes_supported; with prior (a step-up keeps what it had),
-// and offline_access where the authorization server offers it.
+// the configured Scopes, and offline_access where the authorization server offers it.
 func (h *Handler) scopes(ch challenge, d *discovered, prior []string) []string {
 	var s []string
 	if ch.Scope != "" {
@@ -178,7 +178,7 @@ func (h *Handler) scopes(ch challenge, d *discovered, prior []string) []string {
 	} else if d.prm != nil {
 		s = slices.Clone(d.prm.ScopesSupported)
 	}
-	for _, p := range prior {
+	for _, p := range slices.Concat(prior, h.cfg.Scopes) {
 		if !slices.Contains(s, p) {
 			s = append(s, p)
 		}

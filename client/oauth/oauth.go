@@ -57,6 +57,10 @@ type Config struct {
 	// ClientName names the client in a dynamic registration. Default
 	// "mcpchain client".
 	ClientName string
+	// Scopes are asked for on top of those the server names (its
+	// challenge's scope, else its scopes_supported): what a user wants
+	// that the server does not ask for by default.
+	Scopes []string
 	// RedirectURL is where the authorization server sends the browser
 	// back (a [Loopback]'s RedirectURL for a command-line program).
 	RedirectURL string

@@ -62,6 +62,7 @@ otherwise (on stderr). A result with isError exits 1.
   mcpchain call -H 'Authorization: Bearer alice' http://127.0.0.1:8000/mcp whoami`,
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			spec, rest, err := f.spec(cmd, argv)
+			defer f.close()
 			if err != nil {
 				return err
 			}
@@ -125,6 +126,7 @@ func newReadCmd() *cobra.Command {
 		Long:  "read reads a resource: text contents are printed, binary ones summarized (--raw prints them base64 in JSON).\n\n" + targetHelp,
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			spec, rest, err := f.spec(cmd, argv)
+			defer f.close()
 			if err != nil {
 				return err
 			}
@@ -164,6 +166,7 @@ func newPromptCmd() *cobra.Command {
 		Long:  "prompt renders a prompt with the arguments (strings, as prompts take) and prints each message with its role.\n\n" + targetHelp,
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			spec, rest, err := f.spec(cmd, argv)
+			defer f.close()
 			if err != nil {
 				return err
 			}

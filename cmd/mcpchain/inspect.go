@@ -37,6 +37,7 @@ with such a file and exits 1, printing the differences, when they differ.
   mcpchain inspect --check mcp-surface.json -- go run ./server`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec, rest, err := tf.spec(cmd, args)
+			defer tf.close()
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,8 @@
 //	mcpchain inspect TARGET                what a server offers (--json, --check FILE)
 //	mcpchain call TARGET TOOL [k=v ...]    call a tool (read URI, prompt NAME too)
 //	mcpchain install CLIENT [PACKAGE]      add a server to Claude, Cursor, VS Code
+//	mcpchain bridge URL [--oauth]          a remote server for a stdio-only client
+//	mcpchain openapi gen SPEC -o DIR       Go tools from an OpenAPI document
 //
 // A TARGET is an http(s) URL, or a command line that starts a stdio
 // server: quoted as one argument ('go run ./server'), or after "--".
@@ -45,7 +47,7 @@ type errSilent struct{ error }
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mcpchain",
-		Short:         "Develop, inspect, call and install MCP servers",
+		Short:         "Develop, inspect, call, install and bridge MCP servers",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -56,6 +58,8 @@ func newRootCmd() *cobra.Command {
 		newReadCmd(),
 		newPromptCmd(),
 		newInstallCmd(),
+		newBridgeCmd(),
+		newOpenAPICmd(),
 	)
 	return root
 }

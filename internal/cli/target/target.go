@@ -25,10 +25,11 @@ type Spec struct {
 	Header http.Header
 	// Stderr receives a spawned server's stderr (default os.Stderr).
 	Stderr io.Writer
-	// HTTPClient, when set, sends the HTTP requests. It is the seam for
-	// authorization: --oauth will install a client whose transport adds
-	// and refreshes the token once package client can obtain one.
+	// HTTPClient, when set, sends the HTTP requests.
 	HTTPClient *http.Client
+	// Auth, when set, authorizes the HTTP requests (--oauth puts an
+	// oauth.Handler here: it logs in on a 401 and adds the token).
+	Auth client.Authorizer
 }
 
 // Split separates a command's own arguments from its target. args are the
@@ -90,7 +91,7 @@ func (s Spec) String() string {
 // Transport returns the client transport that reaches the target.
 func (s Spec) Transport() client.Transport {
 	if s.URL != "" {
-		return client.HTTP(s.URL, &client.HTTPOptions{Header: s.Header, Client: s.HTTPClient, NoListen: true})
+		return client.HTTP(s.URL, &client.HTTPOptions{Header: s.Header, Client: s.HTTPClient, Auth: s.Auth, NoListen: true})
 	}
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Stderr = s.Stderr
