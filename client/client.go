@@ -44,6 +44,10 @@ type Options struct {
 	// Roots answers roots/list; set, the client declares the roots
 	// capability (with listChanged: call [Client.RootsChanged]).
 	Roots func(ctx context.Context) ([]mcp.Root, error)
+	// Skills declares the skills extension ([SkillsExtension]) in the
+	// client's capabilities.extensions: the client reads skills
+	// ([Client.ListSkills], [Client.LoadSkill]).
+	Skills bool
 
 	// OnToolsChanged, OnResourcesChanged and OnPromptsChanged are called
 	// when the server says its list changed.

@@ -210,6 +210,9 @@ func (c *Client) capabilities() map[string]any {
 	if c.opts.Roots != nil {
 		caps["roots"] = map[string]any{"listChanged": true}
 	}
+	if c.opts.Skills {
+		caps["extensions"] = map[string]any{SkillsExtension: map[string]any{}}
+	}
 	return caps
 }
 

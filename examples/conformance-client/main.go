@@ -92,6 +92,52 @@ var scenarios = map[string]func(ctx context.Context, c *client.Client) error{
 		}
 		return errors.New("the server lists no json_schema_2020_12_tool")
 	},
+	// The skills scenarios (SEP-2640): listing reads no file; loading a
+	// skill verifies SKILL.md against its entry and, on a mismatch, the
+	// skill is not used (nor any other file of it read).
+	"sep-2640-client-no-prefetch": func(ctx context.Context, c *client.Client) error {
+		skills, err := c.ListSkills(ctx)
+		for _, sk := range skills {
+			fmt.Printf("%s: %s\n", sk.Name, sk.Description)
+		}
+		return err
+	},
+	"sep-2640-client-verify-digest":      useSkills,
+	"sep-2640-client-verify-size":        useSkills,
+	"sep-2640-client-verify-frontmatter": useSkills,
+}
+
+// useSkills is a host that uses every skill of the server: it loads each
+// (SKILL.md, verified) and then reads each of its files (verified). A
+// skill that fails verification is reported and left unused; the
+// scenarios serve one whose SKILL.md was tampered with.
+func useSkills(ctx context.Context, c *client.Client) error {
+	skills, err := c.ListSkills(ctx)
+	if err != nil {
+		return err
+	}
+	for _, sk := range skills {
+		var ie *client.SkillIntegrityError
+		loaded, err := c.LoadSkill(ctx, sk)
+		if errors.As(err, &ie) {
+			fmt.Fprintf(os.Stderr, "conformance-client: skill %s not used: %v\n", sk.URI, err)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, f := range sk.Files {
+			if f.URI == sk.URI {
+				continue
+			}
+			if _, err := loaded.ReadFile(ctx, f.URI); errors.As(err, &ie) {
+				fmt.Fprintf(os.Stderr, "conformance-client: skill %s: %v\n", sk.URI, err)
+			} else if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // exerciseAll is what a client does with a server it knows nothing of:
@@ -193,6 +239,7 @@ func run(ctx context.Context, scenario, url string) error {
 		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: client.ElicitDefaults(p)}, nil
 		},
+		Skills: strings.HasPrefix(scenario, "sep-2640-"),
 	}
 	c, err := client.Connect(ctx, client.HTTP(url, &client.HTTPOptions{Auth: auth}), opts)
 	if err != nil {
