@@ -356,3 +356,23 @@ func TestSkillDynamicReads(t *testing.T) {
 		assert.Error(t, err)
 	})
 }
+
+// TestSkillsExtensionDeclaredOnlyWhenAsked: without Options.Skills the
+// client declares no extension, and can still list (the server decides).
+func TestSkillsExtensionDeclaredOnlyWhenAsked(t *testing.T) {
+	skillTransports(t, func() *recorder { return &recorder{} }, func(t *testing.T, version string, rec *recorder, tr client.Transport) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c := connect(t, tr, &client.Options{ProtocolVersion: version})
+		skills, err := c.ListSkills(ctx)
+		require.NoError(t, err)
+		assert.Len(t, skills, 1)
+		assert.Contains(t, string(c.Initialize().Capabilities.Extensions[client.SkillsExtension]), "directoryRead")
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		require.NotEmpty(t, rec.params)
+		for _, p := range rec.params {
+			assert.NotContains(t, string(p), client.SkillsExtension)
+		}
+	})
+}
