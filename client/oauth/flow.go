@@ -395,6 +395,9 @@ func (h *Handler) tokenRequest(ctx context.Context, tokenURL, issuer string, ci 
 		}
 		return nil, perr
 	}
+	if perr == nil && tok.TokenType == "DPoP" && h.cfg.DPoPKey == nil {
+		return nil, errors.New("token response: a DPoP token, and Config has no DPoPKey")
+	}
 	return tok, perr
 }
 

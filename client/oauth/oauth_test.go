@@ -483,7 +483,8 @@ func TestParseTokenResponse(t *testing.T) {
 		{`{"access_token":"t","token_type":"bearer","expires_in":60}`, now.Add(time.Minute), ""},
 		{`{"access_token":"t","expires_in":"60"}`, now.Add(time.Minute), ""},
 		{`{"access_token":"t","expires_in":"soon"}`, time.Time{}, ""},
-		{`{"access_token":"t","token_type":"DPoP"}`, time.Time{}, "not Bearer"},
+		{`{"access_token":"t","token_type":"DPoP"}`, time.Time{}, ""},
+		{`{"access_token":"t","token_type":"MAC"}`, time.Time{}, "not Bearer or DPoP"},
 		{`{"error":"invalid_grant","error_description":"expired"}`, time.Time{}, "invalid_grant: expired"},
 		{`{"token_type":"Bearer"}`, time.Time{}, "no access_token"},
 	} {
