@@ -352,18 +352,38 @@ func (h *Handler) tokenRequest(ctx context.Context, tokenURL, issuer string, ci 
 	default:
 		form.Set("client_id", ci.ID)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if basic {
-		req.SetBasicAuth(url.QueryEscape(ci.ID), url.QueryEscape(ci.Secret))
-	}
-	b, status, err := h.do(req)
-	if err != nil {
-		return nil, err
+	var (
+		b      []byte
+		status int
+	)
+	// With DPoP, a use_dpop_nonce answer gets one more request with the
+	// authorization server's nonce (RFC 9449 §8).
+	for try := 0; try < 2; try++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept", "application/json")
+		if basic {
+			req.SetBasicAuth(url.QueryEscape(ci.ID), url.QueryEscape(ci.Secret))
+		}
+		if h.cfg.DPoPKey != nil {
+			p, err := h.proof(http.MethodPost, req.URL, "")
+			if err != nil {
+				return nil, err
+			}
+			req.Header.Set("DPoP", p)
+		}
+		var hdr http.Header
+		b, status, hdr, err = h.doHeader(req)
+		if err != nil {
+			return nil, err
+		}
+		if h.cfg.DPoPKey == nil || status != http.StatusBadRequest || !h.keepNonce(req.URL, hdr) ||
+			!isNonceError(b) {
+			break
+		}
 	}
 	tok, perr := parseTokenResponse(b, time.Now())
 	if status != http.StatusOK {
@@ -374,6 +394,9 @@ func (h *Handler) tokenRequest(ctx context.Context, tokenURL, issuer string, ci 
 			perr = fmt.Errorf("HTTP %d", status)
 		}
 		return nil, perr
+	}
+	if perr == nil && tok.TokenType == "DPoP" && h.cfg.DPoPKey == nil {
+		return nil, errors.New("token response: a DPoP token, and Config has no DPoPKey")
 	}
 	return tok, perr
 }
@@ -389,19 +412,25 @@ func (h *Handler) get(ctx context.Context, u string) ([]byte, int, error) {
 }
 
 func (h *Handler) do(req *http.Request) ([]byte, int, error) {
+	b, status, _, err := h.doHeader(req)
+	return b, status, err
+}
+
+// doHeader is do that returns the answer's header too.
+func (h *Handler) doHeader(req *http.Request) ([]byte, int, http.Header, error) {
 	resp, err := h.hc.Do(req)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument+1))
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if len(b) > maxDocument {
-		return nil, 0, fmt.Errorf("%s: the answer is larger than %d bytes", req.URL, maxDocument)
+		return nil, 0, nil, fmt.Errorf("%s: the answer is larger than %d bytes", req.URL, maxDocument)
 	}
-	return b, resp.StatusCode, nil
+	return b, resp.StatusCode, resp.Header, nil
 }
 
 func ioCopyN(r io.Reader, n int64) (int64, error) { return io.CopyN(io.Discard, r, n) }

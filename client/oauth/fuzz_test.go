@@ -14,6 +14,7 @@ func FuzzChallenge(f *testing.F) {
 		`Basic realm="x", Bearer scope=plain`,
 		`Negotiate abc==, Bearer error=invalid_token`,
 		`Bearer scope="a\"b`, `bearer`, `=,=`, ``,
+		`DPoP error="use_dpop_nonce", resource_metadata="https://a.example/prm"`, `DPoP algs="ES256", Bearer scope=x`,
 	} {
 		f.Add(s)
 	}
@@ -78,7 +79,7 @@ func FuzzTokenResponse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if tok.AccessToken == "" || tok.TokenType != "Bearer" || (!tok.Expiry.IsZero() && !tok.Expiry.After(now)) {
+		if tok.AccessToken == "" || (tok.TokenType != "Bearer" && tok.TokenType != "DPoP") || (!tok.Expiry.IsZero() && !tok.Expiry.After(now)) {
 			t.Fatalf("decoded %+v", tok)
 		}
 	})

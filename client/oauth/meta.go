@@ -62,13 +62,13 @@ func parseChallenge(values []string) (c challenge, ok bool) {
 				continue
 			}
 			// A scheme name (possibly followed by a token68 or params).
-			if scheme == "bearer" {
+			if scheme == "bearer" || scheme == "dpop" {
 				break // the next challenge's scheme: the Bearer one is read
 			}
 			scheme = strings.ToLower(tok)
 			params = map[string]string{}
 		}
-		if scheme != "bearer" {
+		if scheme != "bearer" && scheme != "dpop" {
 			continue
 		}
 		return challenge{
@@ -235,10 +235,14 @@ func parseTokenResponse(b []byte, now time.Time) (*oauth2.Token, error) {
 	if r.AccessToken == "" {
 		return nil, errors.New("token response: no access_token")
 	}
-	if r.TokenType != "" && !strings.EqualFold(r.TokenType, "bearer") {
-		return nil, fmt.Errorf("token response: token_type %q is not Bearer", r.TokenType)
+	typ := "Bearer"
+	switch {
+	case strings.EqualFold(r.TokenType, "dpop"):
+		typ = "DPoP" // bound to the key of the request's DPoP proof
+	case r.TokenType != "" && !strings.EqualFold(r.TokenType, "bearer"):
+		return nil, fmt.Errorf("token response: token_type %q is not Bearer or DPoP", r.TokenType)
 	}
-	t := &oauth2.Token{AccessToken: r.AccessToken, TokenType: "Bearer", RefreshToken: r.RefreshToken}
+	t := &oauth2.Token{AccessToken: r.AccessToken, TokenType: typ, RefreshToken: r.RefreshToken}
 	// expires_in as a number, or as a string of one (some servers); any
 	// other value is taken as no expiry given.
 	if e := strings.Trim(string(r.ExpiresIn), `"`); e != "" {

@@ -18,6 +18,7 @@ package oauth
 import (
 	"context"
 	"crypto"
+	"crypto/ecdsa"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -72,6 +73,14 @@ type Config struct {
 	ClientCredentials bool
 	// Store keeps the tokens. Default: a [MemoryStore].
 	Store TokenStore
+	// DPoPKey, an ECDSA P-256 key, makes the client ask for tokens bound
+	// to it (DPoP, RFC 9449; the MCP DPoP extension, SEP-1932): every
+	// token request and every request with a token of type DPoP carries
+	// a DPoP proof signed with it (ES256), and such a token goes as
+	// "Authorization: DPoP". A stolen token is useless without the key.
+	// Nil: Bearer tokens only. Keep one key for as long as its tokens
+	// are stored (ecdsa.GenerateKey(elliptic.P256(), rand.Reader)).
+	DPoPKey *ecdsa.PrivateKey
 	// HTTPClient fetches the metadata and talks to the authorization
 	// server. Default: a client with a 30 s timeout.
 	HTTPClient *http.Client
@@ -105,6 +114,9 @@ type Handler struct {
 	hc   *http.Client
 	mu   sync.Mutex              // one authorization at a time
 	regs map[string]registration // clients registered, by issuer
+	// nonces are the latest DPoP-Nonce each server gave, by origin.
+	nonceMu sync.Mutex
+	nonces  map[string]string
 }
 
 var _ client.Authorizer = (*Handler)(nil)
@@ -121,7 +133,7 @@ func New(cfg Config) *Handler {
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	return &Handler{cfg: cfg, hc: hc, regs: map[string]registration{}}
+	return &Handler{cfg: cfg, hc: hc, regs: map[string]registration{}, nonces: map[string]string{}}
 }
 
 // Wrap implements client.Authorizer: requests to the origin of serverURL
@@ -181,10 +193,22 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// One new token for a 401 and one step-up for a 403, then the answer
 	// stands: a server that keeps refusing does not loop the client.
-	stepped, authorized := false, false
+	stepped, authorized, nonced := false, false, false
 	for {
 		var status int
 		switch {
+		case resp.StatusCode == http.StatusUnauthorized && !nonced && t.h.cfg.DPoPKey != nil &&
+			isNonceChallenge(resp.Header):
+			// A fresh proof with the server's nonce (RFC 9449 §9), once.
+			nonced = true
+			if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+				return resp, nil
+			}
+			drain(resp)
+			if resp, err = t.send(req, creds, true); err != nil {
+				return nil, err
+			}
+			continue
 		case resp.StatusCode == http.StatusUnauthorized && !authorized:
 			status, authorized = 401, true
 		case resp.StatusCode == http.StatusForbidden && !stepped:
@@ -223,9 +247,25 @@ func (t *transport) send(req *http.Request, creds *Credentials, again bool) (*ht
 		r.Body = b
 	}
 	if creds != nil && creds.Token != nil && creds.Token.AccessToken != "" {
-		r.Header.Set("Authorization", "Bearer "+creds.Token.AccessToken)
+		if strings.EqualFold(creds.Token.TokenType, "dpop") && t.h.cfg.DPoPKey != nil {
+			p, err := t.h.proof(r.Method, r.URL, creds.Token.AccessToken)
+			if err != nil {
+				if r.Body != nil {
+					r.Body.Close()
+				}
+				return nil, &AuthError{Step: "dpop proof", Server: t.server, Err: err}
+			}
+			r.Header.Set("Authorization", "DPoP "+creds.Token.AccessToken)
+			r.Header.Set("DPoP", p)
+		} else {
+			r.Header.Set("Authorization", "Bearer "+creds.Token.AccessToken)
+		}
 	}
-	return t.base.RoundTrip(r)
+	resp, err := t.base.RoundTrip(r)
+	if err == nil {
+		t.h.keepNonce(r.URL, resp.Header)
+	}
+	return resp, err
 }
 
 func drain(resp *http.Response) {

@@ -460,6 +460,9 @@ func TestParseChallenge(t *testing.T) {
 		{[]string{`Basic realm="x", Bearer scope=s, DPoP algs="ES256"`}, challenge{Scope: "s"}, true},
 		{[]string{`Negotiate abc==, Bearer error="invalid_token"`}, challenge{Error: "invalid_token"}, true},
 		{[]string{`bearer SCOPE="a"`}, challenge{Scope: "a"}, true},
+		// A DPoP challenge (RFC 9449 §7.1) is read as a Bearer one is.
+		{[]string{`DPoP error="use_dpop_nonce", resource_metadata="https://a.example/prm"`},
+			challenge{Error: "use_dpop_nonce", metadataURL: "https://a.example/prm"}, true},
 		{[]string{`Basic realm="x"`}, challenge{}, false},
 		{nil, challenge{}, false},
 	} {
@@ -483,7 +486,8 @@ func TestParseTokenResponse(t *testing.T) {
 		{`{"access_token":"t","token_type":"bearer","expires_in":60}`, now.Add(time.Minute), ""},
 		{`{"access_token":"t","expires_in":"60"}`, now.Add(time.Minute), ""},
 		{`{"access_token":"t","expires_in":"soon"}`, time.Time{}, ""},
-		{`{"access_token":"t","token_type":"DPoP"}`, time.Time{}, "not Bearer"},
+		{`{"access_token":"t","token_type":"DPoP"}`, time.Time{}, ""},
+		{`{"access_token":"t","token_type":"MAC"}`, time.Time{}, "not Bearer or DPoP"},
 		{`{"error":"invalid_grant","error_description":"expired"}`, time.Time{}, "invalid_grant: expired"},
 		{`{"token_type":"Bearer"}`, time.Time{}, "no access_token"},
 	} {

@@ -9,6 +9,9 @@ package main
 import (
 	"context"
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
@@ -298,7 +301,16 @@ func authHandler(scenario string) (*oauth.Handler, error) {
 			return nil, errors.New("MCP_CONFORMANCE_CONTEXT: private_key_pem is not a signing key")
 		}
 	}
+	var dpopKey *ecdsa.PrivateKey
+	if scenario == "auth/dpop" || scenario == "auth/dpop-nonce" {
+		// DPoP-bound tokens (SEP-1932), with a key of this run.
+		var err error
+		if dpopKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
+			return nil, err
+		}
+	}
 	return oauth.New(oauth.Config{
+		DPoPKey:           dpopKey,
 		ClientID:          sc.ClientID,
 		ClientSecret:      sc.ClientSecret,
 		PrivateKey:        key,
