@@ -28,6 +28,7 @@ func ServeStdio(ctx context.Context, upstream client.Transport, in io.Reader, ou
 		o = *opts
 	}
 	o.Gateway.Upstream = func(*mcp.Context) client.Transport { return upstream }
+	o.Gateway.SingleSession = true // one stdio session: one upstream session
 	g, err := New(ctx, o.Gateway)
 	if err != nil {
 		return err
