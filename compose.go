@@ -169,6 +169,7 @@ func (h *Mounted) Unmount() {
 	h.m.stopWatch()
 	h.m.stopTrack()
 	h.m.child.dropDeadSessions()
+	h.m.child.unmounted() // sessionlive.go
 	s.notifyAllKinds()
 }
 

@@ -224,6 +224,7 @@ type Server struct {
 	apps     atomic.Bool              // an app resource was registered (apps.go)
 	mounts   atomic.Pointer[[]*mount] // the mounted servers, nil when none (compose.go)
 	ends     sessionEnds              // OnSessionEnd's functions (sessionend.go)
+	unmounts sessionEnds              // OnUnmount's functions (sessionlive.go)
 }
 
 // validSemver reports whether v follows the semver.org grammar, with an

@@ -17,7 +17,11 @@ type sessionEnds struct {
 // transport's goroutine after the session ended and must not block for
 // long. stop unregisters fn.
 func (s *Server) OnSessionEnd(fn func(id string)) (stop func()) {
-	e := &s.ends
+	return s.ends.add(fn)
+}
+
+// add registers fn; stop unregisters it.
+func (e *sessionEnds) add(fn func(id string)) (stop func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.fns == nil {

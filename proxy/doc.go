@@ -11,7 +11,8 @@
 // again and updates the mirror, and the gateway's clients hear of it.
 //
 // Each downstream session has an upstream session of its own, opened at
-// its first call and closed when the downstream session ends; requests
+// its first call and closed when the downstream session ends (or, for a
+// call that ran on past that end, when the call is done); requests
 // without a session (stateless HTTP, revision 2026-07-28) share one
 // upstream connection. The upstream's requests to its client
 // (sampling/createMessage, elicitation/create in form and URL mode,
@@ -34,5 +35,6 @@
 // Options.ConnectTimeout.
 //
 // [ServeStdio] is the bridge: it serves a stdio client (a desktop client
-// that speaks only stdio) against a remote MCP server.
+// that speaks only stdio) against a remote MCP server, with one upstream
+// session.
 package proxy

@@ -45,6 +45,16 @@ type Options struct {
 	// CallTimeout bounds each upstream request; zero means no bound
 	// other than the downstream request's own.
 	CallTimeout time.Duration
+	// SingleSession routes the requests of every downstream session
+	// through the shared upstream connection (the one that lists), which
+	// then forwards the upstream's requests to its client to the latest
+	// downstream call in flight, as a session's own upstream session
+	// does. It saves the second upstream session when the gateway has
+	// exactly one downstream session at a time (a stdio transport:
+	// ServeStdio sets it). Leave it off when several clients share the
+	// gateway: the upstream's requests could reach another client's call.
+	// The shared connection declares every client capability upstream.
+	SingleSession bool
 }
 
 // defaultConnectTimeout is Options.ConnectTimeout's default.
@@ -136,7 +146,8 @@ func New(ctx context.Context, opts Options) (*Gateway, error) {
 		cancel()
 		return nil, err
 	}
-	g.stopEnds = srv.OnSessionEnd(g.sessionEnded)
+	stopEnds, stopUnmounts := srv.OnSessionEnd(g.sessionEnded), srv.OnUnmount(g.sweep)
+	g.stopEnds = func() { stopEnds(); stopUnmounts() }
 	g.wg.Add(1)
 	go g.resyncLoop()
 	return g, nil
@@ -229,23 +240,78 @@ func (g *Gateway) sessionEnded(id string) {
 	}()
 }
 
-// upstreamFor returns the upstream session of the downstream request c:
-// its session's, or the shared one.
-func (g *Gateway) upstreamFor(c *mcp.Context) (*upstream, error) {
-	if c == nil || c.SessionID == "" {
-		return g.shared, nil
+// upstreamFor returns the upstream session of the downstream request c
+// (its session's, or the shared one), counted in use until release is
+// called.
+func (g *Gateway) upstreamFor(c *mcp.Context) (u *upstream, release func(), err error) {
+	if c == nil || c.SessionID == "" || g.opts.SingleSession {
+		return g.shared, func() {}, nil
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return nil, fmt.Errorf("proxy: the gateway to %s is closed", strconv.Quote(g.name))
+		return nil, nil, fmt.Errorf("proxy: the gateway to %s is closed", strconv.Quote(g.name))
 	}
-	u := g.sessions[c.SessionID]
+	u = g.sessions[c.SessionID]
 	if u == nil {
 		u = g.newUpstream(c.SessionID)
 		g.sessions[c.SessionID] = u
 	}
-	return u, nil
+	u.refs++
+	return u, func() { g.release(u) }, nil
+}
+
+// release ends a use of u. The last one closes u when its downstream
+// session is no longer live: a call that ran on after its session ended
+// (whose end closed the session's upstream session before this call
+// opened another) leaves none open. A session that moved to another
+// replica and comes back opens a new one at its next call.
+func (g *Gateway) release(u *upstream) {
+	g.mu.Lock()
+	u.refs--
+	idle := u.refs == 0 && g.sessions[u.key] == u
+	g.mu.Unlock()
+	if !idle || g.srv.SessionLive(u.key) {
+		return
+	}
+	g.closeIfIdle(u)
+}
+
+// closeIfIdle closes u, on a goroutine of its own (closing an HTTP
+// session sends DELETE), when no call uses it and it is still the
+// session's.
+func (g *Gateway) closeIfIdle(u *upstream) {
+	g.mu.Lock()
+	if u.refs != 0 || g.sessions[u.key] != u || g.closed {
+		g.mu.Unlock()
+		return
+	}
+	delete(g.sessions, u.key)
+	g.wg.Add(1)
+	g.mu.Unlock()
+	go func() {
+		defer g.wg.Done()
+		_ = u.close()
+	}()
+}
+
+// sweep closes the upstream sessions, with no call in flight, of the
+// downstream sessions no longer live (the mcp.Server.OnUnmount hook: the
+// end of a former parent's sessions is not reported one by one).
+func (g *Gateway) sweep() {
+	g.mu.Lock()
+	var idle []*upstream
+	for _, u := range g.sessions {
+		if u.refs == 0 {
+			idle = append(idle, u)
+		}
+	}
+	g.mu.Unlock()
+	for _, u := range idle {
+		if !g.srv.SessionLive(u.key) {
+			g.closeIfIdle(u)
+		}
+	}
 }
 
 // do runs fn against the upstream session of the downstream request c,
@@ -255,10 +321,11 @@ func (g *Gateway) upstreamFor(c *mcp.Context) (*upstream, error) {
 // retried, once, since the upstream never ran it. what names the request
 // in errors.
 func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(ctx context.Context, cl *client.Client) error) error {
-	u, err := g.upstreamFor(c)
+	u, release, err := g.upstreamFor(c)
 	if err != nil {
 		return err
 	}
+	defer release()
 	if g.opts.CallTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, g.opts.CallTimeout, errCallTimeout)

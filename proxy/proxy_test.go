@@ -578,7 +578,10 @@ func TestServeStdioBridge(t *testing.T) {
 	res, err := c.CallTool(ctx, "echo", map[string]string{"text": "over stdio"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "over stdio", res.Text())
-	require.Eventually(t, func() bool { return f.h.SessionCount() == 2 }, 5*time.Second, 10*time.Millisecond)
+	res, err = c.CallTool(ctx, "whoami", nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, f.h.SessionCount(), "the bridge's one downstream session uses one upstream session")
+	require.Equal(t, f.h.Sessions()[0].ID, res.Text(), "the calls run in the shared (listing) upstream session")
 	require.NoError(t, c.Close())
 	select {
 	case err := <-done:

@@ -21,6 +21,8 @@ type upstream struct {
 
 	dial sync.Mutex // held while connecting
 
+	refs int // the calls using it; guarded by g.mu (a session's only)
+
 	mu     sync.Mutex
 	cl     *client.Client
 	calls  []*mcp.Context // the downstream calls in flight, oldest first
@@ -161,7 +163,7 @@ func (u *upstream) current() (*mcp.Context, context.Context, error) {
 	switch {
 	case n == 0:
 		return nil, nil, errNoCall
-	case u.key == "" && n > 1:
+	case u.key == "" && n > 1 && !u.g.opts.SingleSession:
 		return nil, nil, errors.New("proxy: several downstream requests without a session are in flight; the upstream's request cannot be routed to one")
 	}
 	return u.calls[n-1], u.ctxs[n-1], nil
@@ -251,14 +253,20 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 	}
 	o.OnNotification = func(method string, params json.RawMessage) {
 		srv := g.live.Load()
-		if method != "notifications/elicitation/complete" || srv == nil || u.key == "" {
+		sid := u.key
+		if sid == "" && g.opts.SingleSession {
+			if dc, _, err := u.current(); err == nil {
+				sid = dc.SessionID
+			}
+		}
+		if method != "notifications/elicitation/complete" || srv == nil || sid == "" {
 			return // the shared connection has no downstream session to tell
 		}
 		var p struct {
 			ElicitationID string `json:"elicitationId"`
 		}
 		if json.Unmarshal(params, &p) == nil && p.ElicitationID != "" {
-			srv.CompleteElicitation(u.key, p.ElicitationID)
+			srv.CompleteElicitation(sid, p.ElicitationID)
 		}
 	}
 	return o
