@@ -23,7 +23,7 @@ import (
 // returns its claims.
 func verifyProof(t *testing.T, p string, key *ecdsa.PrivateKey) map[string]any {
 	t.Helper()
-	jws, err := jose.ParseSigned(p, []jose.SignatureAlgorithm{jose.ES256})
+	jws, err := jose.ParseSignedCompact(p, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil {
 		t.Fatalf("proof %q: %v", p, err)
 	}
