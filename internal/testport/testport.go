@@ -41,8 +41,11 @@ func Free() (int, error) { return freeIn(low, high) }
 func freeIn(lo, hi int) (int, error) {
 	mu.Lock()
 	defer mu.Unlock()
-	for range 4 * (hi - lo) {
-		p := lo + rand.IntN(hi-lo)
+	// From a random start, every port of the range once: random enough to
+	// keep concurrent test binaries apart, and a free port is always found.
+	start := rand.IntN(hi - lo)
+	for i := range hi - lo {
+		p := lo + (start+i)%(hi-lo)
 		if used[p] || !bindable(p) {
 			continue
 		}

@@ -24,10 +24,17 @@ func TestFreeHandsOutDistinctBindablePorts(t *testing.T) {
 }
 
 func TestFreeSkipsTakenPorts(t *testing.T) {
-	held, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer held.Close()
-	x := held.Addr().(*net.TCPAddr).Port
+	// x is held by a listener and x+1 is free: the system picks x, and
+	// another process may hold x+1 at that moment, so try a few.
+	var x int
+	for range 20 {
+		held, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer held.Close()
+		if x = held.Addr().(*net.TCPAddr).Port; bindable(x + 1) {
+			break
+		}
+	}
 
 	// [x, x+2): x is taken by a listener, so x+1 is the only answer.
 	p, err := freeIn(x, x+2)
