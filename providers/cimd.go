@@ -361,6 +361,12 @@ func (f *cimdFetcher) fetch(ctx context.Context, id string, p *Proxy) (*client, 
 		return nil, 0, fmt.Errorf("%w: the document could not be fetched (connection or TLS failure)", errCIMD)
 	}
 	defer resp.Body.Close()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The answer and the deadline crossed: the server's handler
+		// ended when the fetch was cancelled, so what arrived is not
+		// the document.
+		return nil, 0, fmt.Errorf("%w: the document did not arrive within %v", errCIMD, f.cfg.Timeout)
+	}
 	if resp.StatusCode != http.StatusOK {
 		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 			return nil, 0, fmt.Errorf("%w: the document URL answered a redirect (%d); redirects are not followed", errCIMD, resp.StatusCode)
