@@ -42,14 +42,14 @@ func storageCases(t *testing.T, memMax int) []storageCase {
 	var n atomic.Int32
 	return []storageCase{
 		{name: "memory", open: func(t *testing.T) TokenStorage {
-			s := NewMemoryStorage(&MemoryStorageOptions{MaxEntries: memMax, MaxClients: memMax})
+			s := NewMemoryStorage(&MemoryStorageOptions{MaxEntries: memMax, MaxClients: memMax, MaxTransactions: memMax})
 			t.Cleanup(func() { _ = s.Close() })
 			return s
 		}},
 		{name: "redis", redis: rc, open: func(t *testing.T) TokenStorage {
 			c := redis.NewClient(&redis.Options{Addr: addr})
 			t.Cleanup(func() { _ = c.Close() })
-			return NewRedisStorageForTest(c, fmt.Sprintf("t%d:", n.Add(1)), memMax)
+			return NewRedisStorageForTest(c, fmt.Sprintf("t%d:", n.Add(1)), memMax, memMax)
 		}},
 	}
 }
@@ -262,7 +262,7 @@ func TestRegistrationsExpireUnlessUsedRedis(t *testing.T) {
 	sc := storageCases(t, 0)[1]
 	require.NotNil(t, sc.redis)
 	const prefix = "expire:"
-	store := NewRedisStorageForTest(sc.redis, prefix, 0)
+	store := NewRedisStorageForTest(sc.redis, prefix, 0, 0)
 	e := newEnv(t, func(c *OAuthProviderConfig) { c.TokenStorage = store })
 	ctx := context.Background()
 	pttl := func(id string) time.Duration {
