@@ -313,7 +313,9 @@ func (p *Proxy) decideConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.PostForm.Get("action") {
 	case "approve":
-		p.clearCookie(w, "mcp_csrf")
+		// The CSRF cookie stays until the callback: a second click on
+		// Approve, sent after the first answer arrived, is then answered
+		// the same way rather than refused.
 		p.approve(w, r, t)
 	case "deny":
 		p.clearCookie(w, "mcp_csrf")
@@ -401,6 +403,7 @@ func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.clearCookie(w, "mcp_bind")
+	p.clearCookie(w, "mcp_csrf")
 	// Defence in depth: the client must still have this redirect URI.
 	c, err := p.loadClient(r, t.ClientID)
 	if err != nil || !redirectMatches(t.RedirectURI, c.RedirectURIs) || checkRedirectURI(t.RedirectURI, p.patterns) != nil {
