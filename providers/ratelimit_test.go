@@ -114,7 +114,7 @@ func TestForwardedClientAddress(t *testing.T) {
 		{"127.0.0.1:4000", "", "127.0.0.1"},
 		{"127.0.0.1:4000", "not-an-ip", "127.0.0.1"},
 		{"[::1]:4000", "2001:db8::7", "2001:db8::/64"},
-		{"192.0.2.5:4000", "203.0.113.9", "192.0.2.5"}, // not from the proxy: the header is ignored
+		{"192.0.2.5:4000", "203.0.113.9", "192.0.2.5"},          // not from the proxy: the header is ignored
 		{"127.0.0.1:4000", "::ffff:203.0.113.9", "203.0.113.9"}, // an IPv4-mapped address is the IPv4 one
 	} {
 		r := &http.Request{RemoteAddr: tt.remote, Header: http.Header{}}
