@@ -197,6 +197,21 @@ func TestThreatFailedRefreshKeepsTheLogin(t *testing.T) {
 			code, _ = e.call(out["access_token"].(string))
 			assert.Equal(t, 200, code)
 
+			// A refresh that cannot read its login (the storage is down
+			// a moment): 503, and the refresh token stays good.
+			rt = out["refresh_token"].(string)
+			var once atomic.Bool
+			fs.fail = func(op, key string) error {
+				if op == "get" && strings.HasPrefix(key, "grant:") && once.CompareAndSwap(false, true) {
+					return down
+				}
+				return nil
+			}
+			st, out = e.token(c, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}})
+			assert.Equal(t, 503, st, "a refresh whose login could not be read: %v", out)
+			st, out = e.token(c, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}})
+			require.Equal(t, 200, st, "its retry: %v", out)
+
 			// A refresh whose old token was marked used but whose reply
 			// was lost: the retry works too.
 			rt = out["refresh_token"].(string)
@@ -216,4 +231,95 @@ func TestThreatFailedRefreshKeepsTheLogin(t *testing.T) {
 			assert.Equal(t, 401, code, "a replay after a successful refresh revokes the login")
 		})
 	}
+}
+
+// Security pass: every refresh used to leave the mark of the token it
+// spent for the refresh token lifetime (30 days), so the records of one
+// login grew by one per refresh: a client refreshing hourly added 720 a
+// month (the default MemoryStorage holds 100,000: 139 such users filled
+// it), and one refreshing in a loop filled it in minutes. The mark now
+// lives spentRefreshTTL; a replay after that is still recognised (the
+// token's MAC, its record gone, its login there) and revokes the login.
+func TestThreatRefreshesDoNotFillTheStorage(t *testing.T) {
+	t.Parallel()
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	const room = 30
+	store := NewMemoryStorage(&MemoryStorageOptions{Now: clock, CleanupInterval: time.Hour, MaxEntries: room})
+	t.Cleanup(func() { _ = store.Close() })
+	e := newEnv(t, func(c *OAuthProviderConfig) {
+		c.TokenStorage = store
+		c.RefreshRateLimit = RateLimit{PerMinute: -1} // the storage is what this test looks at
+	})
+	e.p.now = clock
+	c, tok := loginTokens(t, e)
+	first := tok["refresh_token"].(string)
+	rt := first
+	for i := range 10 * room {
+		st, out := e.token(c, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}})
+		require.Equal(t, 200, st, "refresh %d: %v", i, out)
+		rt = out["refresh_token"].(string)
+		tok = out
+		if i%10 == 9 {
+			now.Add(int64(spentRefreshTTL + time.Second)) // an hour of a busy client
+		}
+	}
+	assert.LessOrEqual(t, store.Len(), room, "the login's records stay within the storage")
+
+	// A replay of the first refresh token, long spent: revoked.
+	code, _ := e.call(tok["access_token"].(string))
+	require.Equal(t, 200, code)
+	st, out := e.token(c, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {first}})
+	assert.Equal(t, 400, st)
+	assert.Contains(t, out["error_description"], "already used")
+	code, _ = e.call(tok["access_token"].(string))
+	assert.Equal(t, 401, code, "a replay of a long-spent refresh token revokes the login")
+	st, _ = e.token(c, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}})
+	assert.Equal(t, 400, st, "its last refresh token is dead too")
+}
+
+// A made-up refresh token naming someone's grant (its id is in every
+// access token) is unknown: it neither revokes the login nor uses up its
+// refreshes.
+func TestThreatMadeUpRefreshTokenIsUnknown(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	c, tok := loginTokens(t, e)
+	claims, err := e.p.jwt.verify(tok["access_token"].(string), time.Now())
+	require.NoError(t, err)
+	for i := range 2 * DefaultRefreshRateLimit.Burst {
+		for _, forged := range []string{claims.GrantID + ".x", claims.GrantID + "." + randomToken(32) + "." + randomToken(16)} {
+			st, out := e.token(c, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {forged}})
+			require.Equal(t, 400, st, "%d: %v", i, out)
+			require.Contains(t, out["error_description"], "unknown")
+		}
+	}
+	code, _ := e.call(tok["access_token"].(string))
+	assert.Equal(t, 200, code, "the login lives on")
+	st, out := e.token(c, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok["refresh_token"].(string)}})
+	assert.Equal(t, 200, st, "and may refresh: %v", out)
+}
+
+// Refreshes are limited per login: beyond the burst the client hears 429
+// with Retry-After, and its refresh token stays good.
+func TestRefreshesAreRateLimitedPerLogin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *OAuthProviderConfig) { c.RefreshRateLimit = RateLimit{PerMinute: 1, Burst: 3} })
+	c, tok := loginTokens(t, e)
+	other, otherTok := loginTokens(t, e)
+	rt := tok["refresh_token"].(string)
+	for i := range 3 {
+		st, out := e.token(c, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}})
+		require.Equal(t, 200, st, "refresh %d: %v", i, out)
+		rt = out["refresh_token"].(string)
+	}
+	resp := do(t, http.DefaultClient, "POST", e.ts.URL+TokenPath, url.Values{"grant_type": {"refresh_token"},
+		"refresh_token": {rt}, "client_id": {c.ID}, "client_secret": {c.Secret}}, nil)
+	assert.Equal(t, 429, resp.StatusCode, readBody(t, resp))
+	assert.NotEmpty(t, resp.Header.Get("Retry-After"))
+	st, out := e.token(other, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {otherTok["refresh_token"].(string)}})
+	assert.Equal(t, 200, st, "another login has its own limit: %v", out)
+	_, err := e.p.store.Get(context.Background(), "rt:"+hashKey(rt))
+	assert.NoError(t, err, "the refused refresh token is still stored, unspent")
 }

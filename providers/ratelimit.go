@@ -29,6 +29,11 @@ var (
 	DefaultAuthorizeRateLimit = RateLimit{PerMinute: 30, Burst: 30}
 )
 
+// DefaultRefreshRateLimit is the default of Config.RefreshRateLimit:
+// refreshes per login. A client refreshes about once an access token
+// lifetime (an hour); this is hundreds of times that.
+var DefaultRefreshRateLimit = RateLimit{PerMinute: 6, Burst: 12}
+
 // maxLimiterAddrs bounds the addresses a limiter tracks: beyond it, the
 // idle ones are dropped, and if none is idle new addresses share one
 // bucket (an attacker with that many addresses limits only itself and
@@ -83,7 +88,15 @@ func (a *addrLimiter) allow(r *http.Request) (ok bool, wait time.Duration, addr 
 	if a == nil {
 		return true, 0, ""
 	}
-	k := a.key(r)
+	return a.allowKey(a.key(r))
+}
+
+// allowKey is allow for a key given (the client address, or another
+// name of what is limited; "" is exempt).
+func (a *addrLimiter) allowKey(k string) (ok bool, wait time.Duration, addr string) {
+	if a == nil {
+		return true, 0, ""
+	}
 	addr = k
 	if k == "" {
 		return true, 0, ""

@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -182,6 +184,12 @@ type oneTime struct {
 	logged            string // the warning logged on a replay
 }
 
+// spentRefreshTTL is how long the used mark of a refresh token lives: the
+// time a client may take to retry a refresh whose answer it lost. Later,
+// a replay is recognised by the token's MAC (issuedRefreshToken) and its
+// missing record, so the storage holds no record per spent token.
+const spentRefreshTTL = 10 * time.Minute
+
 // usedMark replaces the record of a used code or refresh token, for ttl,
 // so that a second use is recognised as a replay and revokes the grant.
 type usedMark struct {
@@ -224,6 +232,16 @@ func (p *Proxy) peekOnce(w http.ResponseWriter, r *http.Request, c *client, k on
 	}
 	u.gid = gid
 	b, err := p.store.Get(ctx, u.key)
+	if errors.Is(err, ErrNotFound) && k.kind == "rt" && p.issuedRefreshToken(secret) {
+		// A refresh token this proxy issued whose record is gone was
+		// spent (its used mark lives only spentRefreshTTL): a replay, if
+		// its login is still there to revoke.
+		_, err = p.store.Get(ctx, "grant:"+gid)
+		if err == nil {
+			p.replayed(w, r, c, k, gid)
+			return nil, false
+		}
+	}
 	if errors.Is(err, ErrNotFound) {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", k.unknown)
 		return nil, false
@@ -363,7 +381,7 @@ func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) 
 	// the whole family (the grant) is revoked. Until the new refresh
 	// token is stored, the one used stays good: every failure before
 	// that leaves the client a retry.
-	k := oneTime{kind: "rt", ttl: p.cfg.RefreshTokenTTL,
+	k := oneTime{kind: "rt", ttl: spentRefreshTTL,
 		replayed: "the refresh token was already used; every token of this login is revoked",
 		unknown:  "the refresh token is unknown, expired or revoked", logged: "refresh token reused; its grant is revoked"}
 	u, ok := p.peekOnce(w, r, c, k, rt)
@@ -386,6 +404,15 @@ func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) 
 	} else if err != nil {
 		p.log.Error("loading the grant", "err", err)
 		unavailable(w, "the login could not be read; try again")
+		return
+	}
+	// Each refresh leaves a used mark for spentRefreshTTL: refreshes are
+	// limited per login, so that one client cannot fill the storage with
+	// them. The refresh token stays good.
+	if ok, wait, _ := p.rtLim.allowKey("grant:" + rec.GrantID); !ok {
+		p.log.Warn("refreshes of one login rate-limited", "client_id", c.ID)
+		w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(wait.Seconds())), 1)))
+		oauthError(w, http.StatusTooManyRequests, "temporarily_unavailable", "this login is refreshed too often; retry later with the same refresh token")
 		return
 	}
 	// May the login go on upstream? A transient failure answers 503 with
@@ -456,7 +483,7 @@ func (p *Proxy) issue(w http.ResponseWriter, r *http.Request, c *client, u *oneT
 		oauthError(w, http.StatusInternalServerError, "server_error", "the access token could not be minted")
 		return
 	}
-	rt := rec.GrantID + "." + randomToken(32) // names its grant: see peekOnce
+	rt := p.newRefreshToken(rec.GrantID) // names its grant: see peekOnce
 	key := "rt:" + hashKey(rt)
 	if err := p.store.Put(r.Context(), key, p.seal.seal(key, marshal(rec)), rtTTL); err != nil {
 		p.log.Error("storing refresh token", "err", err)
@@ -495,7 +522,7 @@ func (p *Proxy) handleRevoke(w http.ResponseWriter, r *http.Request) {
 		p.log.Error("revocation not recorded", "client_id", c.ID, "err", err)
 		unavailable(w, "the revocation could not be recorded; try again")
 	}
-	if strings.Count(tok, ".") == 2 {
+	if strings.Count(tok, ".") == 2 && !p.issuedRefreshToken(tok) {
 		if claims, err := p.jwt.verify(tok, p.now()); err == nil && claims.ClientID == c.ID {
 			ttl := time.Until(claims.Expiry.Time()) + ClockSkew
 			if err := p.store.Put(ctx, "revoked_jti:"+claims.ID, []byte("1"), ttl); err != nil {
