@@ -157,8 +157,8 @@ type Proxy struct {
 	now      func() time.Time
 	regLim   *addrLimiter
 	authLim  *addrLimiter
-	rtLim    *addrLimiter // refreshes per grant
-	rtMACs   [][]byte     // keys of refresh tokens' MACs: the current first, then the previous ones
+	rtLim    *addrLimiter                       // refreshes per grant
+	rtMACs   [][]byte                           // keys of refresh tokens' MACs: the current first, then the previous ones
 	cimd     *cimdFetcher                       // nil: client ID metadata documents are off
 	server   atomic.Pointer[mcp.Implementation] // the MCP server's identity, for the pages (serverinfo.go)
 }
