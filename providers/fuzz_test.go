@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	neturl "net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -170,8 +171,25 @@ func FuzzClientDocument(f *testing.F) {
 	f.Add(`public, max-age=99999999999999999999`, id)
 	f.Add(`max-age="60", no-store`, id)
 	p, _ := fuzzProxy(f)
+	f.Add(`{}`, "https://%D0%B0pple.com/client.json")
 	f.Fuzz(func(t *testing.T, body, url string) {
-		_ = checkClientIDURL(url)
+		if checkClientIDURL(url) == nil {
+			// The consent page shows its host: printable ASCII only.
+			for i := 0; i < len(url); i++ {
+				if url[i] <= ' ' || url[i] >= 0x7f {
+					t.Fatalf("client_id URL %q accepted with byte %d", url, i)
+				}
+			}
+			u, err := neturl.Parse(url)
+			if err != nil {
+				t.Fatalf("client_id URL %q accepted: %v", url, err)
+			}
+			for _, c := range []byte(u.Hostname()) {
+				if c <= ' ' || c >= 0x7f || c == '%' {
+					t.Fatalf("client_id URL %q accepted: host %q", url, u.Hostname())
+				}
+			}
+		}
 		// The body doubles as a Cache-Control header: its TTL stays within the bounds.
 		if ttl := p.cimd.ttl([]string{body}); ttl < p.cimd.cfg.MinCacheTTL || ttl > p.cimd.cfg.MaxCacheTTL {
 			t.Fatalf("Cache-Control %q: ttl %v", body, ttl)
