@@ -31,8 +31,8 @@ import (
 // progress against MaxTransactions, in another ({prefix}txns): the
 // records anyone can create without logging in have quotas of their own,
 // so a flood of them fills its quota, never the memory the logins need.
-// Size Redis for them: a registration takes at most 5 KB, a transaction
-// 4 KB, so the default quotas need about 100 MB beside the logins.
+// Size Redis for them: a registration or a transaction takes about 5 KB
+// at most, so the default quotas need some 100 MB beside the logins.
 type Storage struct {
 	// MaxClients caps the number of live client registrations; Put of a
 	// new one beyond it fails with providers.ErrStorageFull. Set it before the
