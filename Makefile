@@ -112,6 +112,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzAuthenticate$$' -fuzztime $(FUZZN) ./providers
 	$(GO) test -run '^$$' -fuzz '^FuzzForwardedClientAddress$$' -fuzztime $(FUZZN) ./providers
 	$(GO) test -run '^$$' -fuzz '^FuzzClientDocument$$' -fuzztime $(FUZZN) ./providers
+	$(GO) test -run '^$$' -fuzz '^FuzzWidePrefix$$' -fuzztime $(FUZZN_SHORT) ./providers
 	$(GO) test -run '^$$' -fuzz '^FuzzBearerToken$$' -fuzztime $(FUZZN) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzParseClaims$$' -fuzztime $(FUZZN) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzReadSSE$$' -fuzztime $(FUZZN) ./client

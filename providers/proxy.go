@@ -92,6 +92,11 @@ type Config struct {
 	// DefaultRegisterRateLimit, DefaultAuthorizeRateLimit.
 	RegisterRateLimit  RateLimit
 	AuthorizeRateLimit RateLimit
+	// RefreshRateLimit limits the refreshes of each login (per instance):
+	// every refresh leaves a record of the token it spent for a few
+	// minutes, so a client refreshing in a loop would fill the storage.
+	// Default: DefaultRefreshRateLimit.
+	RefreshRateLimit RateLimit
 	// ClientAddress names the client a request counts against for the
 	// rate limits ("" exempts it). Default: ClientAddress (the remote
 	// address; behind a reverse proxy, read the address it forwards).
@@ -152,6 +157,8 @@ type Proxy struct {
 	now      func() time.Time
 	regLim   *addrLimiter
 	authLim  *addrLimiter
+	rtLim    *addrLimiter                       // refreshes per grant
+	rtMACs   [][]byte                           // keys of refresh tokens' MACs: the current first, then the previous ones
 	cimd     *cimdFetcher                       // nil: client ID metadata documents are off
 	server   atomic.Pointer[mcp.Implementation] // the MCP server's identity, for the pages (serverinfo.go)
 }
@@ -211,6 +218,7 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https"}
 	p.regLim = newAddrLimiter(cfg.RegisterRateLimit, DefaultRegisterRateLimit, cfg.ClientAddress, time.Now)
 	p.authLim = newAddrLimiter(cfg.AuthorizeRateLimit, DefaultAuthorizeRateLimit, cfg.ClientAddress, time.Now)
+	p.rtLim = newAddrLimiter(cfg.RefreshRateLimit, DefaultRefreshRateLimit, nil, time.Now)
 	if !cfg.ClientMetadataDocuments.Disabled {
 		p.cimd = newCIMDFetcher(cfg.ClientMetadataDocuments, func() time.Time { return p.now() })
 	}
@@ -248,7 +256,9 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 			return nil, p.fail(fmt.Errorf("providers: PreviousJWTSigningKeys[%d] must be at least 32 bytes (it is %d)", i, len(k)))
 		}
 		previous = append(previous, deriveKey([]byte(k), "mcpchain/oauth/jwt/v1"))
+		p.rtMACs = append(p.rtMACs, deriveKey([]byte(k), refreshMACInfo))
 	}
+	p.rtMACs = append([][]byte{deriveKey(jwtKey, refreshMACInfo)}, p.rtMACs...)
 	if p.jwt, err = newJWTCodec(deriveKey(jwtKey, "mcpchain/oauth/jwt/v1"), p.issuer, p.resource, previous...); err != nil {
 		return nil, p.fail(err)
 	}
