@@ -1,0 +1,172 @@
+package proxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/internal/eliciturl"
+	"github.com/mcpchain/mcp/proxy"
+)
+
+// TestGatewayResourceUpdatedStaysWithItsCaller (issue 31, also seen):
+// a resources/updated the upstream sends on the connection the gateway
+// opened for one caller (a downstream session's, or a caller's pooled
+// one) is that caller's view of the resource, and reaches no other
+// user's session; what the gateway's own connection (the one that
+// subscribes upstream) hears reaches the subscribed sessions.
+func TestGatewayResourceUpdatedStaysWithItsCaller(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		sessionless bool
+	}{{"session", false}, {"sessionless", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := inProcess(t)
+			g, stateless := statelessGateway(t, w, proxy.Options{})
+			h := sessionful(t, g)
+			updated := make(chan string, 8)
+			bob := downstreamWith(t, h, "bob", &client.Options{OnResourceUpdated: func(uri string) { updated <- uri }})
+			ctx := context.Background()
+			require.NoError(t, bob.Subscribe(ctx, "note://x"))
+			require.NoError(t, bob.Subscribe(ctx, "note://y"))
+			// bob's stream for server-initiated messages opens in the
+			// background: wait until an update of the gateway's own
+			// connection reaches him.
+			require.Eventually(t, func() bool {
+				w.srv.ResourceUpdated("note://y")
+				select {
+				case <-updated:
+					return true
+				case <-time.After(50 * time.Millisecond):
+					return false
+				}
+			}, 5*time.Second, time.Millisecond)
+			for settled := false; !settled; {
+				select {
+				case <-updated:
+				case <-time.After(200 * time.Millisecond):
+					settled = true
+				}
+			}
+
+			var alice *client.Client
+			if tc.sessionless {
+				alice = downstreamAs(t, stateless, "alice")
+			} else {
+				alice = downstreamAs(t, h, "alice")
+			}
+			assert.Equal(t, "alice", who(t, alice))
+			w.tap.get(t, "alice").inject(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"note://x"}}`)
+			// The gateway's client has run the callbacks of what it read
+			// before an answer once the call returns.
+			assert.Equal(t, "alice", who(t, alice))
+			w.srv.ResourceUpdated("note://y")
+			select {
+			case uri := <-updated:
+				assert.Equal(t, "note://y", uri, "alice's update never reaches bob's session")
+			case <-time.After(5 * time.Second):
+				t.Fatal("the update of the gateway's own connection did not reach bob")
+			}
+		})
+	}
+}
+
+// TestGatewayRefusesUnsafeElicitationURLs (issue 31, hole 12): the
+// upstream's elicitation/create in URL mode is relayed to the downstream
+// client only when its URL is one a user may be asked to open (absolute
+// https, or http to a loopback host); otherwise the upstream gets a
+// JSON-RPC error saying why, and the downstream client is asked nothing.
+func TestGatewayRefusesUnsafeElicitationURLs(t *testing.T) {
+	t.Parallel()
+	w := inProcess(t)
+	g, _ := statelessGateway(t, w, proxy.Options{})
+	h := sessionful(t, g)
+	var mu sync.Mutex
+	var opened []string
+	down := downstreamWith(t, h, "alice", &client.Options{
+		ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			opened = append(opened, p.URL)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}})
+	held := holdAsync(down, map[string]string{"gate": "e"})
+	w.waitStarted(t, "e")
+	tap := w.tap.get(t, "alice")
+
+	tests := []struct {
+		url    string
+		refuse bool
+	}{
+		{"javascript:alert(document.cookie)", true},
+		{"data:text/html,<script>alert(1)</script>", true},
+		{"file:///etc/passwd", true},
+		{"http://evil.example/login", true},
+		{"https://bank.example@evil.example/", true},
+		{"https://example.com/consent", false},
+		{"http://localhost:8080/callback", false},
+	}
+	for i, tt := range tests {
+		params, _ := json.Marshal(map[string]string{"mode": "url", "message": "open it", "url": tt.url, "elicitationId": "e1"})
+		tap.inject(`{"jsonrpc":"2.0","id":"inj-` + string(rune('a'+i)) + `","method":"elicitation/create","params":` + string(params) + `}`)
+		var reply map[string]json.RawMessage
+		select {
+		case reply = <-tap.replies:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the gateway did not answer the upstream", tt.url)
+		}
+		if !tt.refuse {
+			assert.JSONEq(t, `{"action":"accept"}`, string(reply["result"]), tt.url)
+			continue
+		}
+		var e client.RPCError
+		require.NoError(t, json.Unmarshal(reply["error"], &e), "%s: %s", tt.url, reply)
+		assert.Equal(t, int64(mcp.CodeInvalidParams), e.Code, tt.url)
+		assert.Contains(t, e.Message, "refuses to relay", tt.url)
+		assert.Contains(t, e.Message, eliciturl.Check(tt.url).Error(), "the error says why")
+	}
+	mu.Lock()
+	assert.Equal(t, []string{"https://example.com/consent", "http://localhost:8080/callback"}, opened,
+		"the downstream client is asked to open only the safe URLs")
+	mu.Unlock()
+	w.openGate("e")
+	assert.Equal(t, "alice", <-held)
+}
+
+// TestGatewayRefusesUnsafeURLElicitationRequired (issue 31, hole 12): an
+// upstream's URLElicitationRequired error (-32042), which carries URLs
+// the downstream client shows, is passed on only when every URL passes
+// the same check; otherwise the downstream client gets -32603 naming the
+// refusal, without the URLs.
+func TestGatewayRefusesUnsafeURLElicitationRequired(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, u := range []string{"javascript:alert(1)", "https://example.com/consent"} {
+		f.srv.AddResource(mcp.Resource{URI: "consent://" + u[:5], Name: "consent",
+			Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
+				return nil, &mcp.Error{Code: mcp.CodeURLElicitationRequired, Message: "consent needed",
+					Data: map[string]any{"elicitations": []map[string]string{{"mode": "url", "elicitationId": "c1", "message": "consent", "url": u}}}}
+			}})
+	}
+	_, h := gateway(t, f, proxy.Options{})
+	down := connect(t, h, nil)
+	var re *client.RPCError
+	_, err := down.ReadResource(context.Background(), "consent://javas")
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, int64(mcp.CodeInternalError), re.Code)
+	assert.Contains(t, re.Message, "refuses to relay")
+	assert.NotContains(t, string(re.Data), "javascript")
+	_, err = down.ReadResource(context.Background(), "consent://https")
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, int64(mcp.CodeURLElicitationRequired), re.Code)
+	assert.Contains(t, string(re.Data), "https://example.com/consent")
+}
