@@ -100,8 +100,11 @@ type Gateway struct {
 	mu       sync.Mutex
 	sessions map[string]*upstream // sessionConn, by downstream session ID
 	pool     callerPool           // callerConn, by identity key
-	requests map[*upstream]bool   // requestConn in use
-	closed   bool
+	// inUse are the connections out of those maps that close when their
+	// last call is done: each requestConn, and a callerConn evicted
+	// while in use.
+	inUse  map[*upstream]bool
+	closed bool
 	// slots bounds the requestConn open at once (Options.MaxCallers).
 	slots chan struct{}
 
@@ -138,7 +141,7 @@ func New(ctx context.Context, opts Options) (*Gateway, error) {
 		log = slog.Default()
 	}
 	gctx, cancel := context.WithCancel(context.Background())
-	g := &Gateway{opts: opts, log: log, sessions: map[string]*upstream{}, requests: map[*upstream]bool{},
+	g := &Gateway{opts: opts, log: log, sessions: map[string]*upstream{}, inUse: map[*upstream]bool{},
 		slots: make(chan struct{}, opts.MaxCallers), kick: make(chan struct{}, 1), ctx: gctx, cancel: cancel}
 	g.pool.init()
 	g.name = opts.Name
@@ -240,15 +243,15 @@ func (g *Gateway) Close() error {
 		return nil
 	}
 	g.closed = true
-	open := make([]*upstream, 0, len(g.sessions)+len(g.pool.byKey)+len(g.requests))
+	open := make([]*upstream, 0, len(g.sessions)+len(g.pool.byKey)+len(g.inUse))
 	for _, u := range g.sessions {
 		open = append(open, u)
 	}
 	open = append(open, g.pool.drain()...)
-	for u := range g.requests {
+	for u := range g.inUse {
 		open = append(open, u)
 	}
-	g.sessions, g.requests = map[string]*upstream{}, map[*upstream]bool{}
+	g.sessions, g.inUse = map[string]*upstream{}, map[*upstream]bool{}
 	g.mu.Unlock()
 	if g.stopEnds != nil {
 		g.stopEnds()
@@ -362,16 +365,22 @@ func (g *Gateway) requestUpstream(ctx context.Context, c *mcp.Context) (*upstrea
 	}
 	u := g.newUpstream(requestConn, "")
 	u.owner = c.Session
-	g.requests[u] = true
+	g.inUse[u] = true
 	return u, func() {
 		g.mu.Lock()
-		if g.requests[u] {
-			delete(g.requests, u)
-			g.closeLater(u)
-		}
+		g.closeUnused(u)
 		g.mu.Unlock()
 		<-g.slots
 	}, nil
+}
+
+// closeUnused closes u, one of g.inUse, now that its last call is done
+// (unless Close took it). Called with g.mu held.
+func (g *Gateway) closeUnused(u *upstream) {
+	if g.inUse[u] {
+		delete(g.inUse, u)
+		g.closeLater(u)
+	}
 }
 
 // release ends a use of u, a session's upstream. The last one closes u

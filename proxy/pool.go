@@ -85,6 +85,8 @@ func (g *Gateway) evict(u *upstream) {
 	}
 	if u.refs == 0 {
 		g.closeLater(u)
+	} else {
+		g.inUse[u] = true
 	}
 }
 
@@ -97,7 +99,7 @@ func (g *Gateway) releaseCaller(u *upstream) {
 	switch {
 	case u.refs > 0:
 	case u.evicted:
-		g.closeLater(u)
+		g.closeUnused(u)
 	case !g.closed:
 		gen := u.idleGen
 		u.idle = time.AfterFunc(g.opts.CallerIdleTimeout, func() { g.expire(u, gen) })

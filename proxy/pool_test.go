@@ -132,3 +132,35 @@ func TestGatewayOpaqueCallersAreBounded(t *testing.T) {
 	assert.Equal(t, "badge-x", <-held)
 	assert.Equal(t, "badge-y", who(t, y), "a freed connection serves the next request")
 }
+
+// TestGatewayCloseClosesEveryCallersConnection: Close closes the pooled
+// connections, one evicted while its call runs, and an opaque caller's
+// in use, so that no upstream session outlives the gateway.
+func TestGatewayCloseClosesEveryCallersConnection(t *testing.T) {
+	t.Parallel()
+	w := newWhoUpstream(t)
+	g, h := statelessGateway(t, w, proxy.Options{MaxCallers: 1})
+	alice, bob, x := downstreamAs(t, h, "alice"), downstreamAs(t, h, "bob"), downstreamAs(t, h, "badge:x")
+	aliceHeld := holdAsync(alice, map[string]string{"gate": "a"})
+	w.waitStarted(t, "a")
+	assert.Equal(t, "bob", who(t, bob), "bob's connection evicts alice's, in use")
+	xHeld := holdAsync(x, map[string]string{"gate": "x"})
+	w.waitStarted(t, "x")
+	assert.Equal(t, []string{"alice", "anonymous", "badge-x", "bob"}, w.open())
+	require.NoError(t, g.Close())
+	assert.Empty(t, w.open(), "every upstream session is closed")
+	assert.Contains(t, within(t, aliceHeld), "unavailable")
+	assert.Contains(t, within(t, xHeld), "unavailable")
+}
+
+// within returns what ch gets, failing the test after 10 s.
+func within(t *testing.T, ch <-chan string) string {
+	t.Helper()
+	select {
+	case s := <-ch:
+		return s
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer within 10s")
+		return ""
+	}
+}
