@@ -463,9 +463,11 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 		status := httpStatus(err)
 		// The upstream forgot the session (it restarted, or the session
 		// expired): HTTP 404, or its JSON-RPC form -32001 (what an
-		// in-process handler's 404 answer reads as).
+		// in-process handler's 404 answer reads as) when a ping on the
+		// same connection meets it too; a tool's own -32001 error is its
+		// answer, and is not sent again.
 		expired := errors.Is(err, client.ErrSessionExpired) || status == http.StatusNotFound ||
-			(errors.As(err, &re) && re.Code == mcp.CodeSessionNotFound)
+			(status == 0 && errors.As(err, &re) && re.Code == mcp.CodeSessionNotFound && sessionGone(ctx, cl))
 		switch {
 		case status == 0 && !expired && errors.As(err, &re):
 			return &upstreamError{name: g.name, rpc: re}
@@ -481,6 +483,15 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 		}
 		return &unavailableError{name: g.name, what: what, err: err}
 	}
+}
+
+// sessionGone reports whether the upstream no longer knows cl's session:
+// a ping is refused as the session's requests are.
+func sessionGone(ctx context.Context, cl *client.Client) bool {
+	err := cl.Ping(ctx)
+	var re *client.RPCError
+	return errors.Is(err, client.ErrSessionExpired) || httpStatus(err) == http.StatusNotFound ||
+		(errors.As(err, &re) && re.Code == mcp.CodeSessionNotFound)
 }
 
 // httpStatus is the HTTP error status a request was refused with, or 0:

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -558,4 +559,28 @@ func TestGatewayReconnectsWhenTheUpstreamForgetsTheSession(t *testing.T) {
 	after := whoami(t, down)
 	assert.NotEqual(t, before, after, "a new upstream session")
 	assert.Equal(t, after, whoami(t, down))
+}
+
+// TestGatewayPassesAToolsSessionNotFoundError: a tool's own -32001 error
+// (an upstream that is itself a gateway passes its upstream's on) is the
+// tool's answer: the upstream session is still known, so the call is not
+// sent again.
+func TestGatewayPassesAToolsSessionNotFoundError(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var runs atomic.Int32
+	mcp.AddTool(f.srv, mcp.Tool{Name: "lost"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		runs.Add(1)
+		return "", &mcp.Error{Code: mcp.CodeSessionNotFound, Message: "its own upstream forgot it"}
+	})
+	_, h := gateway(t, f, proxy.Options{})
+	down := connect(t, h, nil)
+	before := whoami(t, down)
+	_, err := down.CallTool(context.Background(), "lost", nil, nil)
+	var re *client.RPCError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, int64(mcp.CodeSessionNotFound), re.Code)
+	assert.Contains(t, re.Message, "its own upstream forgot it")
+	assert.Equal(t, int32(1), runs.Load(), "run once")
+	assert.Equal(t, before, whoami(t, down), "the upstream session is kept")
 }

@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -92,31 +93,35 @@ func TestGatewayRefusesUnsafeElicitationURLs(t *testing.T) {
 	h := sessionful(t, g)
 	var mu sync.Mutex
 	var opened []string
-	down := downstreamWith(t, h, "alice", &client.Options{
-		ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			opened = append(opened, p.URL)
-			mu.Unlock()
-			return &mcp.ElicitResult{Action: "accept"}, nil
-		}})
+	answer := func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		opened = append(opened, p.URL)
+		mu.Unlock()
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	}
+	down := downstreamWith(t, h, "alice", &client.Options{ElicitURL: answer, Elicit: answer})
 	held := holdAsync(down, map[string]string{"gate": "e"})
 	w.waitStarted(t, "e")
 	tap := w.tap.get(t, "alice")
 
 	tests := []struct {
+		mode   string
 		url    string
 		refuse bool
 	}{
-		{"javascript:alert(document.cookie)", true},
-		{"data:text/html,<script>alert(1)</script>", true},
-		{"file:///etc/passwd", true},
-		{"http://evil.example/login", true},
-		{"https://bank.example@evil.example/", true},
-		{"https://example.com/consent", false},
-		{"http://localhost:8080/callback", false},
+		{"url", "javascript:alert(document.cookie)", true},
+		{"url", "data:text/html,<script>alert(1)</script>", true},
+		{"url", "file:///etc/passwd", true},
+		{"url", "http://evil.example/login", true},
+		{"url", "https://bank.example@evil.example/", true},
+		{"URL", "javascript:alert(1)", true}, // not URL mode to the client library, a url all the same
+		{"form", "javascript:alert(2)", true},
+		{"url", "https://example.com/consent", false},
+		{"url", "http://localhost:8080/callback", false},
 	}
 	for i, tt := range tests {
-		params, _ := json.Marshal(map[string]string{"mode": "url", "message": "open it", "url": tt.url, "elicitationId": "e1"})
+		params, _ := json.Marshal(map[string]any{"mode": tt.mode, "message": "open it", "url": tt.url, "elicitationId": "e1",
+			"requestedSchema": map[string]any{"type": "object"}})
 		tap.inject(`{"jsonrpc":"2.0","id":"inj-` + string(rune('a'+i)) + `","method":"elicitation/create","params":` + string(params) + `}`)
 		var reply map[string]json.RawMessage
 		select {
@@ -169,4 +174,80 @@ func TestGatewayRefusesUnsafeURLElicitationRequired(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, int64(mcp.CodeURLElicitationRequired), re.Code)
 	assert.Contains(t, string(re.Data), "https://example.com/consent")
+}
+
+// TestServeStdioRefusesUnsafeElicitationURLs (issue 31, hole 12): the
+// bridge relays a remote server's URL-mode elicitation to the desktop
+// client only with a URL a user may be asked to open.
+func TestServeStdioRefusesUnsafeElicitationURLs(t *testing.T) {
+	t.Parallel()
+	w := inProcess(t)
+	cin, sout := io.Pipe()
+	sin, cout := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- proxy.ServeStdio(ctx, w.tap.transport("bridge", client.InProcess(w.h, nil)), cin, cout,
+			&proxy.StdioOptions{Gateway: proxy.Options{Server: mcp.Options{Logger: quiet}}})
+	}()
+	opened := make(chan string, 4)
+	c, err := client.Connect(ctx, client.Stdio(rwc{sin, sout}), &client.Options{Logger: quiet,
+		ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			opened <- p.URL
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}})
+	require.NoError(t, err)
+	held := holdAsync(c, map[string]string{"gate": "b"})
+	w.waitStarted(t, "b")
+	tap := w.tap.get(t, "bridge")
+	for i, u := range []string{"javascript:alert(1)", "https://example.com/ok"} {
+		params, _ := json.Marshal(map[string]string{"mode": "url", "message": "open it", "url": u, "elicitationId": "e"})
+		tap.inject(`{"jsonrpc":"2.0","id":"inj-` + string(rune('a'+i)) + `","method":"elicitation/create","params":` + string(params) + `}`)
+		select {
+		case reply := <-tap.replies:
+			if i == 0 {
+				assert.Contains(t, string(reply["error"]), "refuses to relay")
+			} else {
+				assert.JSONEq(t, `{"action":"accept"}`, string(reply["result"]))
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the bridge did not answer the upstream", u)
+		}
+	}
+	assert.Equal(t, "https://example.com/ok", <-opened, "only the https URL reached the desktop client")
+	w.openGate("b")
+	assert.Equal(t, "anonymous", within(t, held))
+	require.NoError(t, c.Close())
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio did not return once its input ended")
+	}
+}
+
+// TestGatewayDropsUpstreamLogsOfUnknownLevel: the upstream's log messages
+// reach the downstream call only with a level of the protocol; another
+// (which a strict client would refuse the notification for) is dropped.
+func TestGatewayDropsUpstreamLogsOfUnknownLevel(t *testing.T) {
+	t.Parallel()
+	w := inProcess(t)
+	g, _ := statelessGateway(t, w, proxy.Options{})
+	h := sessionful(t, g)
+	logs := make(chan mcp.LogMessage, 4)
+	down := downstreamWith(t, h, "alice", &client.Options{OnLog: func(m mcp.LogMessage) { logs <- m }})
+	held := holdAsync(down, map[string]string{"gate": "l"})
+	w.waitStarted(t, "l")
+	tap := w.tap.get(t, "alice")
+	tap.inject(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"evil","data":"first"}}`)
+	tap.inject(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"second"}}`)
+	select {
+	case m := <-logs:
+		assert.Equal(t, mcp.LevelInfo, m.Level, "the message of an unknown level was dropped")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the upstream's log message did not reach the downstream call")
+	}
+	w.openGate("l")
+	assert.Equal(t, "alice", within(t, held))
 }

@@ -231,6 +231,12 @@ func (u *upstream) current() (*mcp.Context, context.Context, error) {
 	return last, u.ctxs[n-1], nil
 }
 
+// knownLevels are the log levels of the protocol (RFC 5424's).
+var knownLevels = map[mcp.LogLevel]bool{
+	mcp.LevelDebug: true, mcp.LevelInfo: true, mcp.LevelNotice: true, mcp.LevelWarning: true,
+	mcp.LevelError: true, mcp.LevelCritical: true, mcp.LevelAlert: true, mcp.LevelEmergency: true,
+}
+
 // forward runs ask with the downstream call the upstream's request
 // belongs to, under a context that ends with either the upstream's
 // request (cancelled upstream) or the downstream call.
@@ -276,6 +282,9 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 			}
 		},
 		OnLog: func(m mcp.LogMessage) {
+			if !knownLevels[m.Level] {
+				return // a level the downstream client may refuse the message for
+			}
 			dc, _, err := u.current()
 			if err != nil {
 				return // no request of the downstream session to carry it
@@ -306,9 +315,10 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 	}
 	if all || caps.Elicitation != nil {
 		elicit := func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			if p.Mode == "url" {
+			if p.Mode == "url" || p.URL != "" {
 				// The URL goes to the downstream client's "open this link"
-				// handler: only one a user may be asked to open.
+				// handler: only one a user may be asked to open (whatever
+				// mode names it: a client may read the url of any).
 				if err := eliciturl.Check(p.URL); err != nil {
 					return nil, &client.RPCError{Code: mcp.CodeInvalidParams, Message: "the gateway refuses to relay this URL-mode elicitation: " + err.Error()}
 				}
