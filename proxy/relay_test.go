@@ -251,3 +251,47 @@ func TestGatewayDropsUpstreamLogsOfUnknownLevel(t *testing.T) {
 	w.openGate("l")
 	assert.Equal(t, "alice", within(t, held))
 }
+
+// TestServeStdioRelaysElicitationComplete: the remote server's
+// notifications/elicitation/complete, which comes once the user is done
+// with the page (no call in flight), reaches the desktop client through
+// the bridge's one session.
+func TestServeStdioRelaysElicitationComplete(t *testing.T) {
+	t.Parallel()
+	w := inProcess(t)
+	cin, sout := io.Pipe()
+	sin, cout := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- proxy.ServeStdio(ctx, w.tap.transport("bridge", client.InProcess(w.h, nil)), cin, cout,
+			&proxy.StdioOptions{Gateway: proxy.Options{Server: mcp.Options{Logger: quiet}}})
+	}()
+	completed := make(chan string, 1)
+	c, err := client.Connect(ctx, client.Stdio(rwc{sin, sout}), &client.Options{Logger: quiet,
+		ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+		OnNotification: func(method string, params json.RawMessage) {
+			if method == "notifications/elicitation/complete" {
+				completed <- string(params)
+			}
+		}})
+	require.NoError(t, err)
+	assert.Equal(t, "anonymous", who(t, c), "a call has gone through the bridge")
+	w.tap.get(t, "bridge").inject(`{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"e7"}}`)
+	select {
+	case p := <-completed:
+		assert.JSONEq(t, `{"elicitationId":"e7"}`, p)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the completion did not reach the desktop client")
+	}
+	require.NoError(t, c.Close())
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio did not return once its input ended")
+	}
+}

@@ -67,6 +67,10 @@ type upstream struct {
 	calls  []*mcp.Context // the downstream calls in flight, oldest first
 	ctxs   []context.Context
 	closed bool
+	// With SingleSession, the one downstream session the gateway's own
+	// connection has served, while it has served only one (many: more).
+	only string
+	many bool
 }
 
 func (g *Gateway) newUpstream(k kind, key string) *upstream {
@@ -182,6 +186,15 @@ func (u *upstream) track(ctx context.Context, c *mcp.Context) (done func()) {
 	u.mu.Lock()
 	u.calls = append(u.calls, c)
 	u.ctxs = append(u.ctxs, ctx)
+	if u.kind == gatewayConn && u.g.opts.SingleSession {
+		switch {
+		case c.SessionID == "" || u.many:
+		case u.only == "":
+			u.only = c.SessionID
+		case u.only != c.SessionID:
+			u.many = true
+		}
+	}
 	u.mu.Unlock()
 	return func() {
 		u.mu.Lock()
@@ -351,8 +364,17 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 		case u.kind == sessionConn:
 			sid = u.key
 		case u.kind == gatewayConn && g.opts.SingleSession:
+			// The downstream session of the call in flight, or when none
+			// is (the user finished the page later), the one session
+			// served, while there has been only one.
 			if dc, _, err := u.current(); err == nil {
 				sid = dc.SessionID
+			} else {
+				u.mu.Lock()
+				if !u.many {
+					sid = u.only
+				}
+				u.mu.Unlock()
 			}
 		}
 		if srv == nil || sid == "" {
