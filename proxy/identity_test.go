@@ -42,9 +42,10 @@ type whoUpstream struct {
 	url string // "" in process
 	tap *taps  // the callers' connections, in process
 
-	// started gets the gate of each "hold" call once it runs; open lets
-	// the calls at a gate go on.
-	started chan string
+	// started gets the gate of each "hold" call once it runs, cancelled
+	// that of one cancelled; openGate lets the calls at a gate go on.
+	started   chan string
+	cancelled chan string
 	mu      sync.Mutex
 	gates   map[string]chan struct{}
 	dials   []string
@@ -70,7 +71,7 @@ func inProcess(t *testing.T) *whoUpstream {
 
 func newWhoServer(t *testing.T) *whoUpstream {
 	t.Helper()
-	w := &whoUpstream{started: make(chan string, 16), gates: map[string]chan struct{}{}}
+	w := &whoUpstream{started: make(chan string, 16), cancelled: make(chan string, 16), gates: map[string]chan struct{}{}}
 	w.srv = mcp.NewServer(mcp.Options{Name: "who", Version: "1.0.0", Logger: quiet,
 		Authenticate: func(r *http.Request) (any, error) {
 			if u := r.Header.Get("X-User"); u != "" {
@@ -97,6 +98,7 @@ func newWhoServer(t *testing.T) *whoUpstream {
 		select {
 		case <-w.gate(in.Gate):
 		case <-ctx.Done():
+			w.cancelled <- in.Gate
 			return "", ctx.Err()
 		}
 		if in.Then != "roots" {
@@ -583,4 +585,37 @@ func TestGatewayPassesAToolsSessionNotFoundError(t *testing.T) {
 	assert.Contains(t, re.Message, "its own upstream forgot it")
 	assert.Equal(t, int32(1), runs.Load(), "run once")
 	assert.Equal(t, before, whoami(t, down), "the upstream session is kept")
+}
+
+// TestGatewayCancellationOnAPooledConnection: two calls of one caller
+// share its pooled connection; cancelling one (a 2026-07-28 client
+// closes its POST) cancels that call upstream and not the other, since
+// the gateway cancels by its own request ID on that connection.
+func TestGatewayCancellationOnAPooledConnection(t *testing.T) {
+	t.Parallel()
+	w := newWhoUpstream(t)
+	_, h := statelessGateway(t, w, proxy.Options{})
+	modern := func() *client.Options { return &client.Options{ProtocolVersion: client.Version20260728} }
+	one, two := downstreamWith(t, h, "alice", modern()), downstreamWith(t, h, "alice", modern())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := make(chan error, 1)
+	go func() {
+		_, err := one.CallTool(ctx, "hold", map[string]string{"gate": "c1"}, nil)
+		cancelled <- err
+	}()
+	w.waitStarted(t, "c1")
+	held := holdAsync(two, map[string]string{"gate": "c2"})
+	w.waitStarted(t, "c2")
+	assert.Equal(t, []string{"alice", "anonymous"}, w.open(), "both calls run on alice's one connection")
+	cancel()
+	assert.ErrorIs(t, <-cancelled, context.Canceled)
+	select {
+	case gate := <-w.cancelled:
+		assert.Equal(t, "c1", gate, "the cancelled call, and only it, is cancelled upstream")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the upstream call was not cancelled")
+	}
+	w.openGate("c2")
+	assert.Equal(t, "alice", within(t, held))
+	assert.Empty(t, w.cancelled)
 }

@@ -47,9 +47,9 @@ type upstream struct {
 	g    *Gateway
 	kind kind
 	key  string // the session ID (sessionConn) or identity key (callerConn)
-	// owner is the auth data of the caller a sessionConn was opened for:
-	// every later request through it must be the same caller
-	// (identity.Same).
+	// owner is the auth data of the caller the connection was opened
+	// for; a sessionConn's later requests must be the same caller
+	// (identity.Same), a callerConn's have its key by construction.
 	owner any
 
 	dial sync.Mutex // held while connecting
