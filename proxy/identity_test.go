@@ -46,9 +46,9 @@ type whoUpstream struct {
 	// that of one cancelled; openGate lets the calls at a gate go on.
 	started   chan string
 	cancelled chan string
-	mu      sync.Mutex
-	gates   map[string]chan struct{}
-	dials   []string
+	mu        sync.Mutex
+	gates     map[string]chan struct{}
+	dials     []string
 }
 
 func newWhoUpstream(t *testing.T) *whoUpstream {
