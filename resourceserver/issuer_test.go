@@ -168,6 +168,25 @@ func (is *issuer) sign(kid string, claims map[string]any) string {
 	return tok
 }
 
+// forge returns a JWT of claims signed with the key named signer but
+// whose header names kid (none when kid is empty): what a stranger who
+// knows the published key ids but not the keys can make.
+func (is *issuer) forge(signer, kid string, claims map[string]any) string {
+	is.mu.Lock()
+	k := is.keys[signer]
+	is.mu.Unlock()
+	require.NotNil(is.t, k, signer)
+	opts := (&jose.SignerOptions{}).WithType("at+jwt")
+	if kid != "" {
+		opts = opts.WithHeader("kid", kid)
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(algOf(k)), Key: k}, opts)
+	require.NoError(is.t, err)
+	tok, err := jwt.Signed(s).Claims(claims).Serialize()
+	require.NoError(is.t, err)
+	return tok
+}
+
 // activate makes tok known to the introspection endpoint with claims.
 func (is *issuer) activate(tok string, claims map[string]any) {
 	c := map[string]any{"active": true, "token_type": "Bearer"}

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -19,7 +18,7 @@ import (
 )
 
 // verifyJWT checks a JWT access token: signature by a key of the issuer's
-// JWKS (refetched when the token names a key not yet seen, see kidGate),
+// JWKS (see keySet),
 // then iss, aud, exp, nbf and iat, each refusal with its own description.
 func (v *Verifier) verifyJWT(ctx context.Context, tok string) (*Session, error) {
 	jws, err := jose.ParseSignedCompact(tok, v.algs)
@@ -30,20 +29,16 @@ func (v *Verifier) verifyJWT(ctx context.Context, tok string) (*Session, error) 
 		return nil, v.refuse("the access token must carry exactly one signature", "signatures")
 	}
 	kid := jws.Signatures[0].Header.KeyID
-	if !v.kids.allow(kid) {
-		return nil, v.refuse("the access token is signed with a key the issuer does not publish",
-			fmt.Sprintf("unknown kid %q (refetch of the key set throttled)", kid))
-	}
-	// VerifySignature parses the token again with every algorithm go-oidc
-	// knows; the parse above already refused any algorithm outside v.algs.
-	payload, err := v.keys.VerifySignature(ctx, tok)
-	if err != nil {
-		var ku *keysUnavailable
-		if errors.As(err, &ku) || ctx.Err() != nil {
-			return nil, v.unavailable("fetching the issuer's keys", err)
-		}
+	payload, err := v.keys.verify(ctx, jws)
+	switch {
+	case errors.Is(err, errUnknownKey):
+		return nil, v.refuse("the access token's signature does not verify: it names a key the issuer does not publish",
+			fmt.Sprintf("unknown kid %q", kid))
+	case errors.Is(err, errBadSig):
 		return nil, v.refuse("the access token's signature does not verify with the issuer's published keys",
-			fmt.Sprintf("kid %q: %v", kid, err))
+			fmt.Sprintf("kid %q: bad signature", kid))
+	case err != nil:
+		return nil, v.unavailable("fetching the issuer's keys", err)
 	}
 	c, err := parseClaims(payload)
 	if err != nil {
@@ -220,70 +215,6 @@ func parseClaims(b []byte) (*claims, error) {
 	return c, nil
 }
 
-// kidGate bounds the key-set refetches a stranger can cause: a token
-// naming a key id the issuer's JWKS did not list when last fetched makes
-// go-oidc refetch it, so such tokens are let through at most a few at a
-// time (a burst of 4, then one every 15 s); the rest are refused at once.
-// Key ids of the last fetched JWKS pass freely. guardTransport tells the
-// gate what each fetch listed.
-type kidGate struct {
-	now       func() time.Time
-	mu        sync.Mutex
-	published map[string]bool
-	tokens    float64
-	last      time.Time
-}
-
-const (
-	kidBurst    = 4
-	kidInterval = 15 * time.Second
-	maxKids     = 256
-)
-
-func newKidGate(now func() time.Time) *kidGate {
-	return &kidGate{now: now, published: map[string]bool{}, tokens: kidBurst}
-}
-
-func (g *kidGate) allow(kid string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.published[kid] || (kid == "" && len(g.published) > 0) {
-		return true
-	}
-	now := g.now()
-	if !g.last.IsZero() {
-		g.tokens = min(kidBurst, g.tokens+now.Sub(g.last).Seconds()/kidInterval.Seconds())
-	}
-	g.last = now
-	if g.tokens < 1 {
-		return false
-	}
-	g.tokens--
-	return true
-}
-
-// fetched records the key ids of a JWKS document just fetched.
-func (g *kidGate) fetched(body []byte) {
-	var set struct {
-		Keys []struct {
-			Kid string `json:"kid"`
-		} `json:"keys"`
-	}
-	if json.Unmarshal(body, &set) != nil {
-		return
-	}
-	m := make(map[string]bool, len(set.Keys))
-	for i, k := range set.Keys {
-		if i == maxKids {
-			break
-		}
-		m[k.Kid] = true
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.published = m
-}
-
 // keysUnavailable is the error of a key-set or introspection fetch that
 // did not get an answer: a transport error or a status other than 200.
 type keysUnavailable struct{ err error }
@@ -291,14 +222,11 @@ type keysUnavailable struct{ err error }
 func (e *keysUnavailable) Error() string { return e.err.Error() }
 func (e *keysUnavailable) Unwrap() error { return e.err }
 
-// guardTransport marks failed fetches as *keysUnavailable (go-oidc wraps
-// the error with %w, so the verifier can tell an outage from a bad
-// token), bounds what a response body may hold, and shows each JWKS it
-// fetches to the kid gate.
+// guardTransport marks failed fetches as *keysUnavailable (so the
+// verifier can tell an outage from a bad token) and bounds what a
+// response body may hold.
 type guardTransport struct {
-	next    http.RoundTripper
-	jwksURL string
-	gate    *kidGate
+	next http.RoundTripper
 }
 
 func (t *guardTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -309,16 +237,6 @@ func (t *guardTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if resp.StatusCode >= 500 || (r.Method == http.MethodGet && resp.StatusCode != http.StatusOK) {
 		_ = resp.Body.Close()
 		return nil, &keysUnavailable{fmt.Errorf("%s %s: %s", r.Method, r.URL.Redacted(), resp.Status)}
-	}
-	if t.gate != nil && r.Method == http.MethodGet && r.URL.String() == t.jwksURL {
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataLen))
-		_ = resp.Body.Close()
-		if err != nil {
-			return nil, &keysUnavailable{err}
-		}
-		t.gate.fetched(body)
-		resp.Body = io.NopCloser(bytes.NewReader(body))
-		return resp, nil
 	}
 	resp.Body = &limitedBody{r: io.LimitReader(resp.Body, maxMetadataLen), c: resp.Body}
 	return resp, nil

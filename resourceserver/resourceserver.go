@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/mcpchain/mcp"
@@ -98,8 +97,7 @@ type Verifier struct {
 	cfg       Config
 	audiences []string
 	algs      []jose.SignatureAlgorithm
-	keys      oidc.KeySet
-	kids      *kidGate
+	keys      *keySet
 	intro     *introspector
 	meta      *mcp.OAuthOptions
 	scopeHint string
@@ -146,7 +144,7 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	v := &Verifier{cfg: cfg, audiences: cfg.Audiences, kids: newKidGate(cfg.Now)}
+	v := &Verifier{cfg: cfg, audiences: cfg.Audiences}
 	if len(v.audiences) == 0 {
 		v.audiences = []string{cfg.Resource}
 	}
@@ -199,8 +197,7 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 		if jwks == "" {
 			return nil, fmt.Errorf("resourceserver: the metadata of %s names no jwks_uri; set Config.JWKSURL", cfg.Issuer)
 		}
-		guard.jwksURL, guard.gate = jwks, v.kids
-		v.keys = oidc.NewRemoteKeySet(oidc.ClientContext(context.WithoutCancel(ctx), v.hc), jwks)
+		v.keys = newKeySet(jwks, v.hc, cfg.Now)
 	}
 
 	servers := cfg.AuthorizationServers
