@@ -32,8 +32,10 @@ type issuer struct {
 	active    map[string]map[string]any
 	down      bool // the JWKS and introspection answer 503
 
-	jwksHits  atomic.Int32
-	introHits atomic.Int32
+	jwksHits     atomic.Int32
+	introHits    atomic.Int32
+	introWaiting atomic.Int32                  // introspection calls held by hold
+	hold         atomic.Pointer[chan struct{}] // when set, introspection answers wait for it to close
 }
 
 const (
@@ -67,6 +69,10 @@ func newIssuer(t *testing.T) *issuer {
 	})
 	mux.HandleFunc("POST /introspect", func(w http.ResponseWriter, r *http.Request) {
 		is.introHits.Add(1)
+		if h := is.hold.Load(); h != nil {
+			is.introWaiting.Add(1)
+			<-*h
+		}
 		id, sec, ok := r.BasicAuth()
 		if !ok || id != introID || sec != introSec {
 			http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
@@ -197,6 +203,10 @@ func (is *issuer) activate(tok string, claims map[string]any) {
 	defer is.mu.Unlock()
 	is.active[tok] = c
 }
+
+// holdIntrospection makes introspection answers wait until release is
+// closed.
+func (is *issuer) holdIntrospection(release chan struct{}) { is.hold.Store(&release) }
 
 func (is *issuer) deactivate(tok string) {
 	is.mu.Lock()

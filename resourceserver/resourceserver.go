@@ -80,13 +80,22 @@ type IntrospectionConfig struct {
 	// ClientID and ClientSecret authenticate this resource server at the
 	// endpoint (HTTP Basic, RFC 7662 §2.1). Required by most servers.
 	ClientID, ClientSecret string
-	// CacheSize bounds the answers kept (positive answers only). Default:
-	// 1000; negative turns the cache off.
+	// CacheSize bounds the answers kept: as many active answers, and as
+	// many refusals (inactive, another audience…) apart, so that garbage
+	// tokens cannot push good answers out. Default: 1000; negative turns
+	// both caches off.
 	CacheSize int
-	// CacheTTL bounds how long an answer is reused; never past the
+	// CacheTTL bounds how long an active answer is reused; never past the
 	// token's exp. Default: 60 s. A revocation takes up to this long to
-	// be seen.
+	// be seen. A refusal is reused for 10 s (or CacheTTL if shorter).
 	CacheTTL time.Duration
+	// RateLimit bounds the calls to the endpoint, per second, with a
+	// burst of as many: a token that would need a call beyond it is
+	// refused with 503 and Retry-After (the client keeps it and tries
+	// again), so a flood of made-up tokens costs the authorization server
+	// at most this. Cached answers are not counted, and requests with one
+	// token at once share one call. Default: 20; negative: no limit.
+	RateLimit float64
 }
 
 // Verifier checks the bearer tokens of an existing identity provider for
