@@ -175,9 +175,16 @@ func (in *introspector) decode(body []byte) (*claims, error) {
 		// RFC 7662 makes iss optional; the endpoint is the issuer's own.
 		c.Iss = in.v.cfg.Issuer
 	}
-	if tt, ok := c.all["token_type"].(string); ok && tt != "" && !strings.EqualFold(tt, "Bearer") &&
+	tt, _ := c.all["token_type"].(string)
+	if tt != "" && !strings.EqualFold(tt, "Bearer") && !strings.EqualFold(tt, "DPoP") &&
 		!strings.EqualFold(tt, "access_token") && !strings.HasSuffix(tt, ":access_token") {
 		return nil, in.v.refuse("the token is not an access token", "introspection: token_type "+tt)
+	}
+	if strings.EqualFold(tt, "DPoP") && c.Jkt == "" {
+		// RFC 9449 §6.2: the answer for a DPoP token names its key; one
+		// that does not leaves nothing to check the proof against.
+		return nil, in.v.refuse("the token is a DPoP token whose key the authorization server does not name",
+			"introspection: token_type DPoP without cnf.jkt")
 	}
 	return c, nil
 }

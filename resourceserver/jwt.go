@@ -67,9 +67,15 @@ func (v *Verifier) checkClaims(c *claims) (*Session, error) {
 		return nil, v.refuse("the access token was issued in the future (iat)", "iat in the future")
 	case c.Sub == "":
 		return nil, v.refuse("the access token names no subject (sub)", "no sub")
+	case c.cnfOther:
+		// A token bound to a client certificate (x5t#S256) or to a key
+		// given otherwise than by thumbprint: a binding this server
+		// cannot check is refused rather than ignored.
+		return nil, v.refuse("the access token is bound (cnf) by a method this server does not check; only DPoP (cnf.jkt) is supported",
+			"cnf with a member other than jkt")
 	}
 	return &Session{Sub: c.Sub, Issuer: c.Iss, Audience: c.Aud, ClientID: c.clientID(), Scopes: c.scopes(),
-		Expiry: *c.Exp, Claims: c.all}, nil
+		Expiry: *c.Exp, Claims: c.all, jkt: c.Jkt}, nil
 }
 
 // claims are the members of a token the verifier reads; all holds every
@@ -85,6 +91,8 @@ type claims struct {
 	Scp      []string // scp (a list, or a space-separated string)
 	ClientID string
 	Azp      string
+	Jkt      string // cnf.jkt: the thumbprint of the DPoP key the token is bound to
+	cnfOther bool   // cnf has a confirmation method other than jkt
 	all      map[string]any
 }
 
@@ -212,6 +220,25 @@ func parseClaims(b []byte) (*claims, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v, ok := all["cnf"]; ok {
+		// RFC 7800 §3.1: the confirmation methods, an object; RFC 9449
+		// §6.1: jkt, a key thumbprint.
+		cnf, ok := v.(map[string]any)
+		if !ok || len(cnf) == 0 {
+			return nil, errors.New("cnf is not an object of confirmation methods")
+		}
+		for m, val := range cnf {
+			if m != "jkt" {
+				c.cnfOther = true
+				continue
+			}
+			s, ok := val.(string)
+			if !ok || len(s) != 43 {
+				return nil, errors.New("cnf.jkt is not a base64url SHA-256 thumbprint")
+			}
+			c.Jkt = s
+		}
+	}
 	return c, nil
 }
 
@@ -283,6 +310,8 @@ type Session struct {
 	// Claims are all members of the token (or of the introspection
 	// answer), numbers as json.Number.
 	Claims map[string]any
+
+	jkt string // the DPoP key the token is bound to (cnf.jkt), checked
 }
 
 // Subject implements mcp.Subject: an MCP session is bound to the token's

@@ -103,7 +103,7 @@ func TestJWTRefusals(t *testing.T) {
 		desc        string // a substring of error_description
 	}{
 		{"no token", "", 401, `Bearer resource_metadata="` + metaURL + `", scope="mcp:tools"`, ""},
-		{"another scheme", "Basic YWRhOnB3", 401, `Bearer resource_metadata="` + metaURL + `", error="invalid_token", error_description="the Authorization header must be Bearer followed by one access token", scope="mcp:tools"`, "must be Bearer"},
+		{"another scheme", "Basic YWRhOnB3", 401, `Bearer resource_metadata="` + metaURL + `", error="invalid_token", error_description="the Authorization header must be Bearer (or DPoP) followed by one access token", scope="mcp:tools"`, "must be Bearer (or DPoP)"},
 		{"not a JWT", "Bearer abc.def", 401, "", "not a JWT"},
 		{"wrong audience", with(func(c map[string]any) { c["aud"] = "https://other.example.com/api" }), 401, "", "not for this resource"},
 		{"audience list without this resource", with(func(c map[string]any) { c["aud"] = []string{"a", "b"} }), 401, "", "not for this resource"},
