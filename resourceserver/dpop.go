@@ -203,7 +203,7 @@ func parseProof(p string, algs []jose.SignatureAlgorithm) (*proof, error) {
 	}
 	jws, err := jose.ParseSignedCompact(p, algs)
 	if err != nil {
-		return nil, badProof("the DPoP proof is not a JWT signed with an accepted algorithm")
+		return nil, badProof(whyNotParsed(p))
 	}
 	if len(jws.Signatures) != 1 {
 		return nil, badProof("the DPoP proof must carry exactly one signature")
@@ -234,6 +234,23 @@ func parseProof(p string, algs []jose.SignatureAlgorithm) (*proof, error) {
 	}
 	pr.jkt = base64.RawURLEncoding.EncodeToString(tp)
 	return pr, nil
+}
+
+// whyNotParsed says why go-jose refused a proof, from its header.
+func whyNotParsed(p string) string {
+	seg, _, _ := strings.Cut(p, ".")
+	b, err := base64.RawURLEncoding.DecodeString(seg)
+	var h struct {
+		JWK map[string]any `json:"jwk"`
+	}
+	if err == nil && json.Unmarshal(b, &h) == nil && h.JWK != nil {
+		for _, m := range []string{"d", "p", "q", "dp", "dq", "qi", "k"} {
+			if _, ok := h.JWK[m]; ok {
+				return "the DPoP proof's header has no public jwk: its jwk holds a private or symmetric key"
+			}
+		}
+	}
+	return "the DPoP proof is not a JWT signed with an accepted algorithm"
 }
 
 // parseProofClaims decodes a proof's payload: a JSON object whose jti,

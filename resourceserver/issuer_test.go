@@ -1,10 +1,12 @@
 package resourceserver_test
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -32,6 +34,8 @@ type issuer struct {
 	active    map[string]map[string]any
 	down      bool // the JWKS and introspection answer 503
 
+	opaque bool // the token endpoint issues opaque tokens, known to introspection
+
 	jwksHits     atomic.Int32
 	introHits    atomic.Int32
 	introWaiting atomic.Int32                  // introspection calls held by hold
@@ -42,6 +46,8 @@ const (
 	resource = "https://mcp.example.com/mcp"
 	introID  = "rs-client"
 	introSec = "rs-secret"
+	ccID     = "job-client" // a client of the client credentials grant
+	ccSecret = "job-secret"
 )
 
 func newIssuer(t *testing.T) *issuer {
@@ -51,8 +57,12 @@ func newIssuer(t *testing.T) *issuer {
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"issuer": is.url, "jwks_uri": is.url + "/jwks",
 			"introspection_endpoint": is.url + "/introspect", "authorization_endpoint": is.url + "/authorize",
-			"token_endpoint": is.url + "/token"})
+			"token_endpoint": is.url + "/token", "grant_types_supported": []string{"client_credentials"},
+			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
+			"response_types_supported":              []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
+			"dpop_signing_alg_values_supported": []string{"ES256"}})
 	})
+	mux.HandleFunc("POST /token", is.token)
 	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
 		is.jwksHits.Add(1)
 		is.mu.Lock()
@@ -212,4 +222,58 @@ func (is *issuer) deactivate(tok string) {
 	is.mu.Lock()
 	defer is.mu.Unlock()
 	delete(is.active, tok)
+}
+
+// token is the token endpoint: the client credentials grant for ccID,
+// and with a DPoP proof (RFC 9449 §5) a token bound to the proof's key
+// (cnf.jkt; token_type DPoP). The token's aud is the resource asked for.
+func (is *issuer) token(w http.ResponseWriter, r *http.Request) {
+	id, sec, ok := r.BasicAuth()
+	if !ok {
+		id, sec = r.PostFormValue("client_id"), r.PostFormValue("client_secret")
+	}
+	if id != ccID || sec != ccSecret || r.PostFormValue("grant_type") != "client_credentials" {
+		w.WriteHeader(http.StatusBadRequest)
+		writeJSON(w, map[string]any{"error": "invalid_client"})
+		return
+	}
+	c := is.claims()
+	c["sub"], c["client_id"], c["scope"] = "job", ccID, r.PostFormValue("scope")
+	if res := r.PostFormValue("resource"); res != "" {
+		c["aud"] = res
+	}
+	typ := "Bearer"
+	if p := r.Header.Get("DPoP"); p != "" {
+		jws, err := jose.ParseSignedCompact(p, []jose.SignatureAlgorithm{jose.ES256})
+		var claims struct {
+			Htm string `json:"htm"`
+			Htu string `json:"htu"`
+		}
+		if err == nil {
+			var b []byte
+			if b, err = jws.Verify(jws.Signatures[0].Header.JSONWebKey); err == nil {
+				err = json.Unmarshal(b, &claims)
+			}
+		}
+		if err != nil || claims.Htm != http.MethodPost || claims.Htu != is.url+"/token" {
+			w.WriteHeader(http.StatusBadRequest)
+			writeJSON(w, map[string]any{"error": "invalid_dpop_proof"})
+			return
+		}
+		tp, err := jws.Signatures[0].Header.JSONWebKey.Thumbprint(crypto.SHA256)
+		require.NoError(is.t, err)
+		c["cnf"] = map[string]any{"jkt": base64.RawURLEncoding.EncodeToString(tp)}
+		typ = "DPoP"
+	}
+	tok := ""
+	if is.opaque {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		tok = "opaque-" + base64.RawURLEncoding.EncodeToString(b)
+		is.activate(tok, c)
+	} else {
+		tok = is.sign("k1", c)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, map[string]any{"access_token": tok, "token_type": typ, "expires_in": 3600})
 }
