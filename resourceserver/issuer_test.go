@@ -100,6 +100,11 @@ func newIssuer(t *testing.T) *issuer {
 			writeJSON(w, map[string]any{"active": false})
 			return
 		}
+		if raw, ok := c[rawAnswer].(string); ok {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(raw))
+			return
+		}
 		writeJSON(w, c)
 	})
 	is.ts = httptest.NewServer(mux)
@@ -212,6 +217,17 @@ func (is *issuer) activate(tok string, claims map[string]any) {
 	is.mu.Lock()
 	defer is.mu.Unlock()
 	is.active[tok] = c
+}
+
+// rawAnswer, as the only member of an answer set with answer, makes the
+// introspection endpoint send its value as the body.
+const rawAnswer = "\x00raw"
+
+// answer makes the introspection endpoint answer a for tok, as it is.
+func (is *issuer) answer(tok string, a map[string]any) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.active[tok] = a
 }
 
 // holdIntrospection makes introspection answers wait until release is
