@@ -101,6 +101,8 @@ type IntrospectionConfig struct {
 	// again), so a flood of made-up tokens costs the authorization server
 	// at most this. Cached answers are not counted, and requests with one
 	// token at once share one call. Default: 20; negative: no limit.
+	// With the cache off (CacheSize negative) every request is a call:
+	// set it to the request rate the server must take.
 	RateLimit float64
 }
 
