@@ -29,6 +29,9 @@ func (v *Verifier) verifyJWT(ctx context.Context, tok string) (*Session, error) 
 		return nil, v.refuse("the access token must carry exactly one signature", "signatures")
 	}
 	kid := jws.Signatures[0].Header.KeyID
+	if len(kid) > 64 {
+		kid = kid[:64] + "…" // for the log: the token chose it
+	}
 	payload, err := v.keys.verify(ctx, jws)
 	switch {
 	case errors.Is(err, errUnknownKey):
