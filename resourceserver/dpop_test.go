@@ -296,16 +296,26 @@ func TestDPoPProofRefusals(t *testing.T) {
 		return is.sign("k1", c)
 	}
 	tok := boundTo(key, nil)
-	ts := server(t, newVerifier(t, is, nil))
+	rsaTok, edTok, smallTok := boundTo(rsaKey, nil), boundTo(edKey, nil), boundTo(small, nil)
+	// The verifier's clock stands still, so that the time checks do not
+	// depend on when the parallel subtests get to run.
+	clock := &fakeClock{t: time.Now()}
+	ts := server(t, newVerifier(t, is, func(c *resourceserver.Config) { c.Now = clock.now }))
 	proof := func(mod func(h, c map[string]any)) string {
-		return dpopProof(t, key, jose.ES256, "POST", resource, tok, mod)
+		return dpopProof(t, key, jose.ES256, "POST", resource, tok, func(h, c map[string]any) {
+			c["iat"] = clock.now().Unix()
+			if mod != nil {
+				mod(h, c)
+			}
+		})
 	}
+	atClock := func(_, c map[string]any) { c["iat"] = clock.now().Unix() }
 	unsigned := func(h, c map[string]any) string {
 		hb, _ := json.Marshal(h)
 		cb, _ := json.Marshal(c)
 		return base64.RawURLEncoding.EncodeToString(hb) + "." + base64.RawURLEncoding.EncodeToString(cb) + "."
 	}
-	now := time.Now().Unix()
+	now := clock.now().Unix()
 	sum := sha256.Sum256([]byte(tok))
 	ath := base64.RawURLEncoding.EncodeToString(sum[:])
 	hs, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: bytes.Repeat([]byte("k"), 32)},
@@ -328,12 +338,12 @@ func TestDPoPProofRefusals(t *testing.T) {
 		{name: "htu with query, fragment, default port and upper-case host", proofs: []string{proof(func(_, c map[string]any) {
 			c["htu"] = "HTTPS://MCP.Example.com:443/mcp?x=1#f"
 		})}, status: 200},
-		{name: "valid RS256 proof", authz: "DPoP " + boundTo(rsaKey, nil), status: 200,
-			proofs: []string{dpopProof(t, rsaKey, jose.RS256, "POST", resource, boundTo(rsaKey, nil), nil)}},
-		{name: "valid PS256 proof", authz: "DPoP " + boundTo(rsaKey, nil), status: 200,
-			proofs: []string{dpopProof(t, rsaKey, jose.PS256, "POST", resource, boundTo(rsaKey, nil), nil)}},
-		{name: "valid EdDSA proof", authz: "DPoP " + boundTo(edKey, nil), status: 200,
-			proofs: []string{dpopProof(t, edKey, jose.EdDSA, "POST", resource, boundTo(edKey, nil), nil)}},
+		{name: "valid RS256 proof", authz: "DPoP " + rsaTok, status: 200,
+			proofs: []string{dpopProof(t, rsaKey, jose.RS256, "POST", resource, rsaTok, atClock)}},
+		{name: "valid PS256 proof", authz: "DPoP " + rsaTok, status: 200,
+			proofs: []string{dpopProof(t, rsaKey, jose.PS256, "POST", resource, rsaTok, atClock)}},
+		{name: "valid EdDSA proof", authz: "DPoP " + edTok, status: 200,
+			proofs: []string{dpopProof(t, edKey, jose.EdDSA, "POST", resource, edTok, atClock)}},
 
 		{name: "no DPoP header", desc: "no DPoP header"},
 		{name: "two DPoP headers", proofs: []string{proof(nil), proof(nil)}, desc: "more than one DPoP header"},
@@ -350,9 +360,9 @@ func TestDPoPProofRefusals(t *testing.T) {
 		{name: "a private jwk", proofs: []string{proof(func(h, _ map[string]any) { h["jwk"] = jose.JSONWebKey{Key: key} })},
 			desc: "public jwk"},
 		{name: "signed by another key than its jwk", proofs: []string{dpopProof(t, other, jose.ES256, "POST", resource, tok,
-			func(h, _ map[string]any) { h["jwk"] = jose.JSONWebKey{Key: key.Public()} })}, desc: "does not verify with its jwk"},
-		{name: "an RSA key of 1024 bits", authz: "DPoP " + boundTo(small, nil),
-			proofs: []string{dpopProof(t, small, jose.RS256, "POST", resource, boundTo(small, nil), nil)}, desc: "RSA key must have"},
+			func(h, c map[string]any) { atClock(h, c); h["jwk"] = jose.JSONWebKey{Key: key.Public()} })}, desc: "does not verify with its jwk"},
+		{name: "an RSA key of 1024 bits", authz: "DPoP " + smallTok,
+			proofs: []string{dpopProof(t, small, jose.RS256, "POST", resource, smallTok, atClock)}, desc: "RSA key must have"},
 		{name: "htm GET", proofs: []string{proof(func(_, c map[string]any) { c["htm"] = "GET" })}, desc: "htm"},
 		{name: "htm post (methods are case-sensitive)", proofs: []string{proof(func(_, c map[string]any) { c["htm"] = "post" })}, desc: "htm"},
 		{name: "htu of another host", proofs: []string{proof(func(_, c map[string]any) { c["htu"] = "https://evil.example.com/mcp" })}, desc: "htu"},
@@ -371,7 +381,7 @@ func TestDPoPProofRefusals(t *testing.T) {
 		{name: "no ath", proofs: []string{proof(func(_, c map[string]any) { c["ath"] = nil })}, desc: "ath is not the hash"},
 		{name: "ath of another token", proofs: []string{proof(func(_, c map[string]any) { c["ath"] = "AAAA" })}, desc: "ath is not the hash"},
 		{name: "a valid proof of another key than cnf.jkt",
-			proofs: []string{dpopProof(t, other, jose.ES256, "POST", resource, tok, nil)}, desc: "not signed with the key the access token is bound to"},
+			proofs: []string{dpopProof(t, other, jose.ES256, "POST", resource, tok, atClock)}, desc: "not signed with the key the access token is bound to"},
 		{name: "claims not an object", proofs: []string{
 			func() string {
 				s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key},
