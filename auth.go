@@ -65,6 +65,18 @@ type AuthError struct {
 	// scope parameter of the challenge (RFC 6750 §3), which tells a
 	// client what to ask the authorization server for.
 	Scope string
+	// Code is the error code of the answer's body when the status alone
+	// does not say it, such as invalid_dpop_proof or use_dpop_nonce (RFC
+	// 9449 §7.1). Default: invalid_token for a 401 to presented
+	// credentials, insufficient_scope for a 403.
+	Code string
+	// Header holds response headers of the refusal, such as DPoP-Nonce
+	// (RFC 9449 §9). A WWW-Authenticate value here replaces the challenge
+	// the server would send: an auth provider that answers for another
+	// scheme than Bearer (DPoP) builds the whole value, error,
+	// error_description and scope included. Content-Type and
+	// Cache-Control are the server's.
+	Header http.Header
 }
 
 // Error returns the reason followed by the description.

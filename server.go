@@ -152,6 +152,10 @@ type ProtectedResourceMetadata struct {
 	BearerMethodsSupported []string `json:"bearer_methods_supported,omitempty"`
 	// ResourceName is a human-readable name of the resource.
 	ResourceName string `json:"resource_name,omitempty"`
+	// DPoPSigningAlgValuesSupported lists the JWS algorithms the
+	// resource accepts for DPoP proofs (RFC 9449, RFC 9728 §2), when it
+	// checks them.
+	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported,omitempty"`
 }
 
 // PingOptions configure server-to-client pings: the one ping
