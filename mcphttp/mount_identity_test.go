@@ -58,11 +58,12 @@ func mountedApp(t *testing.T, authenticate bool, logs *wiretest.SyncBuffer, chai
 	t.Helper()
 	o := mcp.Options{Name: "app", Version: "1.0.0", Logger: jsonLogger(logs)}
 	if authenticate {
-		// The pattern of docs/transports.md: the identity binds sessions
-		// when Authenticate returns it.
+		// The pattern of docs/transports.md ("Mounting into an existing
+		// app"): Authenticate returns the user the app's middleware found,
+		// and sessions are bound to it.
 		o.Authenticate = func(r *http.Request) (any, error) {
-			u, err := appVerify(r.Header.Get("Authorization"))
-			if err != nil {
+			u, ok := r.Context().Value(appUserKey{}).(*appUser)
+			if !ok {
 				return nil, mcp.ErrUnauthorized
 			}
 			return u, nil
@@ -133,17 +134,26 @@ func TestBearerWithoutAuthenticateIsWarned(t *testing.T) {
 
 // TestMountPatternBindsSessions (issue 31, hole 14): with the pattern of
 // docs/transports.md (the app's own middleware, and Options.Authenticate
-// returning the user), a second user who sends their own valid token and
-// the first user's Mcp-Session-Id is refused with 403.
+// returning the user it put in the context), a second user who sends
+// their own valid token and the first user's Mcp-Session-Id is refused
+// with 403; without Authenticate the handler cannot tell them apart and
+// serves the second user in the first user's session, which is why it
+// warns (TestBearerWithoutAuthenticateIsWarned).
 func TestMountPatternBindsSessions(t *testing.T) {
 	t.Parallel()
+	bare := mountedApp(t, false, &wiretest.SyncBuffer{}, appBearer)
+	sid := initSession(t, bare, "token-a")
+	resp, body := do(t, bare, req{method: http.MethodPost, body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`,
+		headers: map[string]string{"Authorization": "Bearer token-b", "Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18"}})
+	require.Equal(t, http.StatusOK, resp.StatusCode, "without Authenticate both users are anonymous: %s", body)
+
 	ts := mountedApp(t, true, &wiretest.SyncBuffer{}, appBearer)
 	aliceSID := initSession(t, ts, "token-a")
 	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
 	as := func(token string) map[string]string {
 		return map[string]string{"Authorization": "Bearer " + token, "Mcp-Session-Id": aliceSID, "MCP-Protocol-Version": "2025-06-18"}
 	}
-	resp, body := do(t, ts, req{method: http.MethodPost, body: call, headers: as("token-b")})
+	resp, body = do(t, ts, req{method: http.MethodPost, body: call, headers: as("token-b")})
 	require.Equal(t, http.StatusForbidden, resp.StatusCode, body)
 	assert.Contains(t, body, "belongs to another caller")
 

@@ -47,8 +47,7 @@ func (s *Store) CreateTask(ctx context.Context, t *session.Task) error {
 	// The index of tasks/list (tasklist.go). A failure here leaves the
 	// task readable by ID, only unlisted: it is reported all the same.
 	// Tasks of the empty identity (anonymous callers without a session)
-	// are never listed: one index of every such caller's tasks would
-	// only grow.
+	// are never listed: no index holds every such caller's tasks.
 	if t.Identity == "" {
 		return nil
 	}
