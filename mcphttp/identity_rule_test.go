@@ -395,3 +395,78 @@ func TestSessionTrapHintFitsTheType(t *testing.T) {
 		})
 	}
 }
+
+// TestStatelessTasksByIdentity: a stateless handler has no sessions, so a
+// 2025-11-25 task belongs to its caller's subject; an anonymous caller's
+// is guarded by its unguessable ID alone (tasks/list lists nothing); and
+// a caller whose auth data has no subject gets no task at all (-32000
+// naming mcp.Subject), since no later request could be told to be its.
+func TestStatelessTasksByIdentity(t *testing.T) {
+	t.Parallel()
+	kinds := append([]struct {
+		name string
+		mk   func(string) any
+	}{{"subject", func(u string) any { return testUser(u) }}}, authKinds...)
+	for _, kind := range kinds {
+		t.Run(kind.name, func(t *testing.T) {
+			t.Parallel()
+			c, _ := newHTTP(t, newIdentityServer(kind.mk, nil), &mcphttp.Options{Stateless: true})
+			c.version = mcphttp.Version20251125
+			rpc := func(user, method, params string) msg {
+				var hd []string
+				if user != "" {
+					hd = []string{"X-User", user}
+				}
+				status, msgs := c.post(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`, hd...)
+				require.Equal(t, http.StatusOK, status, "%+v", msgs)
+				require.NotEmpty(t, msgs)
+				return msgs[len(msgs)-1]
+			}
+			made := rpc("alice", "tools/call", `{"name":"secret","arguments":{},"task":{}}`)
+			var r struct {
+				Task task25 `json:"task"`
+			}
+			if made.Error == nil {
+				require.NoError(t, json.Unmarshal(made.Result, &r))
+			}
+			if kind.name != "subject" {
+				if r.Task.TaskID != "" {
+					list := resultOf[struct {
+						Tasks []task25 `json:"tasks"`
+					}](t, rpc("bob", "tasks/list", `{}`))
+					assert.Empty(t, list.Tasks, "bob lists alice's task")
+				}
+				require.NotNil(t, made.Error, "a task for a caller without session or subject: %s", made.Result)
+				assert.Contains(t, made.Error.Message, "mcp.Subject")
+				m := rpc("bob", "tasks/list", `{}`)
+				require.NotNil(t, m.Error)
+				assert.Contains(t, m.Error.Message, "mcp.Subject")
+				return
+			}
+			require.NotEmpty(t, r.Task.TaskID, "%s", made.Result)
+			list := resultOf[struct {
+				Tasks []task25 `json:"tasks"`
+			}](t, rpc("bob", "tasks/list", `{}`))
+			assert.Empty(t, list.Tasks)
+			for _, who := range []string{"bob", ""} {
+				m := rpc(who, "tasks/get", `{"taskId":"`+r.Task.TaskID+`"}`)
+				require.NotNil(t, m.Error, "%q read alice's task", who)
+			}
+			mine := resultOf[struct {
+				Tasks []task25 `json:"tasks"`
+			}](t, rpc("alice", "tasks/list", `{}`))
+			assert.Len(t, mine.Tasks, 1)
+
+			// Anonymous: the ID alone guards the task; nothing is listed.
+			anon := rpc("", "tools/call", `{"name":"secret","arguments":{},"task":{}}`)
+			require.Nil(t, anon.Error)
+			require.NoError(t, json.Unmarshal(anon.Result, &r))
+			list = resultOf[struct {
+				Tasks []task25 `json:"tasks"`
+			}](t, rpc("", "tasks/list", `{}`))
+			assert.Empty(t, list.Tasks)
+			require.Nil(t, rpc("", "tasks/get", `{"taskId":"`+r.Task.TaskID+`"}`).Error)
+			require.NotNil(t, rpc("alice", "tasks/get", `{"taskId":"`+r.Task.TaskID+`"}`).Error, "a subject does not read an anonymous task")
+		})
+	}
+}
