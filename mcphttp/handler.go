@@ -262,7 +262,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve is the end of the engine's own chain: one request, by method.
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
-	h.warnBareAuthorization(r)
 	switch r.Method {
 	case http.MethodPost:
 		h.servePost(w, r)

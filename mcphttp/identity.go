@@ -35,13 +35,17 @@ func (h *Handler) noteAuth(auth any) {
 
 // warnBareAuthorization logs, once per handler, a request that carries
 // an Authorization header to a server with neither Options.Authenticate
-// nor Options.Auth and that reached the engine without auth data: its
-// credentials were checked, if at all, by middleware the engine knows
-// nothing of, and the caller is anonymous to it (hole 14 of issue 31).
-// A chain that hands the engine the caller (middleware.CheckCredentials,
-// mcp.WithAuth) is not warned about.
-func (h *Handler) warnBareAuthorization(r *http.Request) {
-	if h.auth != nil || h.bareAuthWarned.Load() || len(r.Header["Authorization"]) == 0 || mcp.AuthFromContext(r.Context()) != nil {
+// nor Options.Auth and that reached the engine without auth data (auth,
+// the request's): its credentials were checked, if at all, by middleware
+// the engine knows nothing of, and the caller is anonymous to it (hole 14
+// of issue 31). A chain that hands the engine the caller
+// (middleware.CheckCredentials, mcp.WithAuth) is not warned about. It is
+// asked where a caller starts: at initialize, which every 2025 client
+// sends first, stateless handlers included, and at each request of
+// revision 2026-07-28, which has no initialize; the other requests of a
+// session skip the header lookup.
+func (h *Handler) warnBareAuthorization(r *http.Request, auth any) {
+	if h.auth != nil || auth != nil || h.bareAuthWarned.Load() || len(r.Header["Authorization"]) == 0 {
 		return
 	}
 	if !h.bareAuthWarned.CompareAndSwap(false, true) {

@@ -76,7 +76,7 @@ func mountedApp(t *testing.T, authenticate bool, logs *wiretest.SyncBuffer, chai
 	})
 	h := mcphttp.New(srv, nil)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", alice.New(chain...).Then(h))
+	mux.Handle("/", alice.New(chain...).Then(h)) // the handler never reads the path
 	ts := httptest.NewServer(mux)
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	return ts
@@ -103,12 +103,15 @@ func TestBearerWithoutAuthenticateIsWarned(t *testing.T) {
 		authenticate bool
 		chain        []alice.Constructor
 		token        string
+		modern       bool // requests of 2026-07-28, which has no initialize
 		warnings     int
 	}{
-		{"own middleware, no Authenticate", false, []alice.Constructor{appBearer}, "token-a", 1},
-		{"own middleware and Authenticate", true, []alice.Constructor{appBearer}, "token-a", 0},
-		{"CheckCredentials in the chain", false, []alice.Constructor{checked}, "token-a", 0},
-		{"no Authorization header", false, nil, "", 0},
+		{"own middleware, no Authenticate", false, []alice.Constructor{appBearer}, "token-a", false, 1},
+		{"own middleware, no Authenticate, 2026-07-28", false, []alice.Constructor{appBearer}, "token-a", true, 1},
+		{"own middleware and Authenticate", true, []alice.Constructor{appBearer}, "token-a", false, 0},
+		{"own middleware and Authenticate, 2026-07-28", true, []alice.Constructor{appBearer}, "token-a", true, 0},
+		{"CheckCredentials in the chain", false, []alice.Constructor{checked}, "token-a", false, 0},
+		{"no Authorization header", false, nil, "", false, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -119,12 +122,18 @@ func TestBearerWithoutAuthenticateIsWarned(t *testing.T) {
 				hd = map[string]string{"Authorization": "Bearer " + tt.token}
 			}
 			for range 3 {
+				if tt.modern {
+					_, m := modernPost(t, ts, taskBody(1, "tools/list", "", ""), "Authorization", "Bearer "+tt.token)
+					require.Nil(t, m[0].Error)
+					continue
+				}
 				resp, body := do(t, ts, req{method: http.MethodPost, body: initBody, headers: hd})
 				require.Equal(t, http.StatusOK, resp.StatusCode, body)
 			}
 			got := logs.String()
-			assert.Equal(t, tt.warnings, strings.Count(got, "mcp.Options.Authenticate"), "%s", got)
+			assert.Equal(t, tt.warnings, strings.Count(got, "carries an Authorization header"), "%s", got)
 			if tt.warnings > 0 {
+				assert.Contains(t, got, "mcp.Options.Authenticate")
 				assert.Contains(t, got, "anonymous")
 				assert.Contains(t, got, "session ID")
 			}

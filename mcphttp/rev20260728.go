@@ -238,6 +238,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	c.modern = true
 	auth := mcp.AuthFromContext(r.Context())
 	h.noteAuth(auth)
+	h.warnBareAuthorization(r, auth)
 	c.sess.Init(pv, client, caps, auth)
 	c.sess.SetInitialized()
 	if level != "" {

@@ -174,6 +174,9 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	}
 	auth := mcp.AuthFromContext(r.Context())
 	h.noteAuth(auth)
+	if initialize {
+		h.warnBareAuthorization(r, auth)
+	}
 	if h.opts.Stateless {
 		c := h.newSessionState(nil, true)
 		v := header.Get(r.Header, hdrProtocolVersion)
