@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/sessionstate"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
 )
@@ -159,6 +158,15 @@ func (h *Handler) callAsTask(ctx context.Context, k *call, name string, args jso
 		}
 		return nil, false, nil
 	}
+	if _, err := taskScope(k); err != nil {
+		// A caller without a subject has no task scope here: a tool that
+		// may run as a task runs as an ordinary call (the extension lets
+		// the server answer either way); one that must is refused.
+		if t.Task.Required {
+			return nil, true, err
+		}
+		return nil, false, nil
+	}
 	res, err = h.startTask(ctx, k, name, args, meta, *t.Task, nil)
 	return res, true, err
 }
@@ -207,15 +215,15 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	if o.PollInterval <= 0 {
 		o.PollInterval = mcp.DefaultTaskPollInterval
 	}
-	now := time.Now().UTC()
-	identity := sessionstate.Identity(k.auth)
-	if era != nil {
-		identity = era.identity
+	scope, err := taskScope(k)
+	if err != nil {
+		return nil, err
 	}
-	rec := &session.Task{ID: session.NewID(), Status: session.TaskWorking, Identity: identity,
+	now := time.Now().UTC()
+	rec := &session.Task{ID: session.NewID(), Status: session.TaskWorking, Identity: scope,
 		Created: now, Updated: now, Heartbeat: now, TTL: o.TTL, PollInterval: o.PollInterval}
 	st := h.taskStore()
-	if err := h.admitTask(ctx, st, identity); err != nil {
+	if err := h.admitTask(ctx, st, scope); err != nil {
 		return nil, err
 	}
 	answer := func() any {
@@ -235,7 +243,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	h.mu.RUnlock()
 
 	tctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	run := &taskRun{cancel: cancel, kick: make(chan struct{}, 1), identity: identity}
+	run := &taskRun{cancel: cancel, kick: make(chan struct{}, 1), identity: scope}
 	if era != nil {
 		run.notify = era.notify
 	}
@@ -473,8 +481,12 @@ func (h *Handler) taskOf(ctx context.Context, k *call, p *taskParams) (*session.
 	if p.TaskID == "" {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + k.msg.Method + ` needs "taskId"`}
 	}
+	scope, err := taskScope(k)
+	if err != nil {
+		return nil, err
+	}
 	t, err := h.taskStore().GetTask(ctx, p.TaskID)
-	if err == nil && t.Identity != sessionstate.Identity(k.auth) {
+	if err == nil && t.Identity != scope {
 		err = session.ErrNotFound
 	}
 	if err == nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/engine"
-	"github.com/mcpchain/mcp/internal/sessionstate"
+	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
 )
@@ -97,35 +97,48 @@ type tasksCap struct {
 	} `json:"requests"`
 }
 
-// taskEra is what a task made at 2025-11-25 does differently: whose it is,
-// the answer to tools/call, and who hears of its status changes.
+// taskEra is what a task made at 2025-11-25 does differently: the answer
+// to tools/call, and who hears of its status changes.
 type taskEra struct {
-	identity string
-	created  func(*session.Task) any
-	notify   func(*session.Task)
+	created func(*session.Task) any
+	notify  func(*session.Task)
 	// stream sends a notification of the task's tool (progress, a log
 	// message), nil to drop them.
 	stream func(id, method string, params any) error
 }
 
-// taskScope is whose a 2025-11-25 task is: the caller's identity when it
-// has auth data; else its session, so that one anonymous client does not
-// list or read another's; "" for an anonymous caller of a stateless
-// handler (then tasks/list lists nothing, and the unguessable task ID is
-// all that guards a task, as the specification allows).
-func taskScope(k *call) string {
+// taskScope is whose a task is, of either flavour, by the identity rule
+// (package internal/identity): the caller's key when its auth data has a
+// subject; else its session, so that one anonymous client (or one without
+// a subject) does not list or read another's; "" for an anonymous caller
+// without a session (revision 2026-07-28, a stateless handler: tasks/list
+// lists nothing, and the unguessable task ID is all that guards a task, as
+// the specification allows). A caller whose auth data has no subject and
+// that has no session has no scope at all: it gets errNoTaskScope, since
+// a task scoped to nothing shared could be read by no one, its creator
+// included.
+func taskScope(k *call) (string, error) {
 	auth := k.auth
 	if auth == nil {
 		auth = k.c.sess.Auth()
 	}
-	if id := sessionstate.Identity(auth); id != "" {
-		return id
+	if key, ok := identity.Key(auth); ok {
+		return key, nil
 	}
 	if !k.c.ephemeral {
-		return "session:" + k.c.sess.ID
+		return "session:" + k.c.sess.ID, nil
 	}
-	return ""
+	if auth == nil {
+		return "", nil
+	}
+	return "", errNoTaskScope
 }
+
+// errNoTaskScope refuses a task, or a tasks/* request, of a caller that
+// has neither a session nor a subject (taskScope).
+var errNoTaskScope = &mcp.Error{Code: mcp.CodeServerError, Message: "Tasks unavailable: this request has no session " +
+	"(revision 2026-07-28, or a stateless server) and the caller's auth data has no subject, so no later request can be " +
+	"recognised as this caller's; the server's authentication must return auth data that implements mcp.Subject"}
 
 // taskParam is params.task of a task-augmented request.
 type taskParam struct {
@@ -180,7 +193,7 @@ func (h *Handler) callAsTask25(ctx context.Context, k *call, name string, args j
 	if p.ttl > 0 && p.ttl < o.TTL {
 		o.TTL = p.ttl // a shorter life on request; never a longer one than the tool's
 	}
-	era := &taskEra{identity: taskScope(k), created: func(t *session.Task) any {
+	era := &taskEra{created: func(t *session.Task) any {
 		return struct {
 			Task task25 `json:"task"`
 		}{wire25(t)}
@@ -278,8 +291,12 @@ func (h *Handler) task25Of(ctx context.Context, k *call) (*session.Task, error) 
 	if err != nil {
 		return nil, err
 	}
+	scope, err := taskScope(k)
+	if err != nil {
+		return nil, err
+	}
 	t, err := h.taskStore().GetTask(ctx, id)
-	if err == nil && t.Identity != taskScope(k) {
+	if err == nil && t.Identity != scope {
 		err = session.ErrNotFound
 	}
 	if err == nil {
@@ -314,8 +331,12 @@ func (h *Handler) doTasksList25(ctx context.Context, k *call) (any, error) {
 	if !ok {
 		return nil, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: tasks/list: the task store cannot list tasks (it is not a session.TaskLister)"}
 	}
+	scope, err := taskScope(k)
+	if err != nil {
+		return nil, err
+	}
 	var items []task25
-	if scope := taskScope(k); scope != "" {
+	if scope != "" {
 		ts, err := tl.ListTasks(ctx, scope)
 		if err != nil {
 			return nil, h.taskStoreFailed(err)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/justinas/alice"
 
@@ -58,6 +59,9 @@ type Handler struct {
 	wg        sync.WaitGroup
 	// subjectTrapOnce logs the first refusal subjectTrap explains.
 	subjectTrapOnce sync.Once
+	// opaqueNoted and bareAuthWarned: the warnings of identity.go were
+	// logged.
+	opaqueNoted, bareAuthWarned atomic.Bool
 	// replica tags the IDs of the server-to-client requests this handler
 	// sends when its session store may be shared (anything but the
 	// default in-memory store): they count up from it, so that an answer

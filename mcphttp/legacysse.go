@@ -27,6 +27,7 @@ import (
 	"github.com/justinas/alice"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/middleware"
@@ -318,7 +319,7 @@ func (l *legacySSE) admit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if auth := mcp.AuthFromContext(r.Context()); !sameCaller(p.ls.auth, auth) {
+		if auth := mcp.AuthFromContext(r.Context()); !identity.Same(p.ls.auth, auth) {
 			msg := "Forbidden: this SSE stream belongs to another caller"
 			if subjectTrap(p.ls.auth, auth) {
 				msg += subjectHint

@@ -143,8 +143,8 @@ type Options struct {
 	// EndSession) free their slot. Default 10,000.
 	MaxSessions int
 	// MaxSessionsPerClient bounds the live sessions of one client: the
-	// subject of its auth data when it implements mcp.Subject, else its
-	// remote address (an IPv6 address by its /64). An initialize beyond it
+	// subject of its auth data when it implements mcp.Subject (a
+	// non-empty subject), else its remote address (an IPv6 address by its /64). An initialize beyond it
 	// is answered 429 with Retry-After. Requests from a loopback address
 	// (a local reverse proxy brings every client from there) and
 	// in-process ones (stdio, embedded) are not counted per client; behind
@@ -159,11 +159,11 @@ type Options struct {
 	// Default 30 s.
 	BodyReadTimeout time.Duration
 	// MaxTasksPerClient bounds the live (not yet ended) tasks of one
-	// caller: its auth data's identity (mcp.Subject, else the whole
-	// value), or, unauthenticated, its 2025 session. A tools/call that
-	// would start one more is answered -32000 naming this option. A
-	// caller that is neither (no auth data, revision 2026-07-28 or a
-	// stateless handler) is bounded by MaxConcurrentRequests only.
+	// caller: its subject (mcp.Subject), or, anonymous or with auth data
+	// without a subject, its 2025 session. A tools/call that would start
+	// one more is answered -32000 naming this option. An anonymous caller
+	// without a session (revision 2026-07-28, a stateless handler) is
+	// bounded by MaxConcurrentRequests only.
 	// Default 32.
 	MaxTasksPerClient int
 

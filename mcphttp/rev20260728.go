@@ -236,7 +236,10 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	c := h.newSessionState(nil, true)
 	defer c.close()
 	c.modern = true
-	c.sess.Init(pv, client, caps, mcp.AuthFromContext(r.Context()))
+	auth := mcp.AuthFromContext(r.Context())
+	h.noteAuth(auth)
+	h.warnBareAuthorization(r, auth)
+	c.sess.Init(pv, client, caps, auth)
 	c.sess.SetInitialized()
 	if level != "" {
 		c.sess.SetLogLevel(level)
