@@ -81,12 +81,12 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 				_, _ = io.WriteString(w, msg)
 			}
 		})
-		mux.Handle("GET "+path, base.Then(health))
+		mux.Handle("GET "+path, anyHost{base.Then(health)})
 	}
 	if h.opts.LegacySSE {
 		mountLegacySSE(mux, h, base, o.Middleware)
 	}
-	mountRoutes(mux, srv, base, authed)
+	late := mountRoutes(mux, srv, base, authed)
 	discovery.Mount(mux, oauthOptions(so))
 	if so.Auth != nil && so.Authenticate == nil {
 		// A provider with pages of its own (the consent page of package
@@ -96,7 +96,10 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 		}
 		so.Auth.Mount(mux)
 	}
-	return mux
+	if h.rebind == nil {
+		return mux
+	}
+	return guardedMux(h.rebind, mux, late)
 }
 
 // ErrSessionAuthWithAuth is returned by [Start] and [Embed] when
