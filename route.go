@@ -17,11 +17,11 @@ type RouteOptions struct {
 	// DisableDNSRebindingProtection serves the route whatever its Host and
 	// Origin headers name: it skips the DNS-rebinding check that every
 	// other route of mcphttp.NewMux runs (mcphttp.Options.Allow). Set it
-	// for a route reached under names the server does not list and that
-	// a page in a browser may not misuse: a webhook that checks its own
-	// signature, say. A browser fooled by DNS rebinding reaches such a
-	// route with the user's network position, so it must not act on the
-	// caller's address or serve anything private without credentials.
+	// only for a route called under names the server does not list, that
+	// checks its callers itself: a webhook that verifies a signature, say.
+	// A page fooled by DNS rebinding reaches such a route from the user's
+	// browser, inside the user's network, so it must not trust a caller
+	// for its address nor serve anything private without credentials.
 	DisableDNSRebindingProtection bool
 }
 

@@ -46,7 +46,7 @@ type Handler struct {
 	// authentication step, for NewMux's endpoint, which runs both in front
 	// (guardedMux, authenticateOnce).
 	admitted http.Handler
-	rebind   *rebinding // the DNS-rebinding check; nil when disabled
+	rebind   *rebinding       // the DNS-rebinding check; nil when disabled
 	ping     *middleware.Ping // nil: pings off
 	hooks    SessionHooks
 

@@ -59,7 +59,7 @@ func (g *rebinding) refuse(w http.ResponseWriter, r *http.Request) bool {
 			strictjson.Quote(r.Host), envAllowedHosts)
 		if !g.warnedHost.Swap(true) {
 			g.log.Warn("mcp: refused a request whose Host is not a name of this server (DNS rebinding protection; logged once); if clients reach the server by this name, list it in mcphttp.Options.Allow.Hosts or "+envAllowedHosts,
-				"host", strictjson.Quote(r.Host), "path", strictjson.Quote(r.URL.Path))
+				"host", strictjson.ForLog(r.Host), "path", strictjson.ForLog(r.URL.Path))
 		}
 	case hostcheck.Origin:
 		origin := header.Get(r.Header, header.Origin)
@@ -67,7 +67,7 @@ func (g *rebinding) refuse(w http.ResponseWriter, r *http.Request) bool {
 			strictjson.Quote(origin))
 		if !g.warnedOrigin.Swap(true) {
 			g.log.Warn("mcp: refused a request from a browser origin that is not allowed (DNS rebinding protection; logged once); if a browser-based client calls the server from it, list it in mcphttp.Options.Allow.Origins",
-				"origin", strictjson.Quote(origin), "path", strictjson.Quote(r.URL.Path))
+				"origin", strictjson.ForLog(origin), "path", strictjson.ForLog(r.URL.Path))
 		}
 	}
 	httpError(w, http.StatusForbidden, nil, mcp.CodeServerError, msg)

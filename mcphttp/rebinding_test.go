@@ -2,12 +2,15 @@ package mcphttp_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -218,5 +221,171 @@ func TestRebindingRawRequests(t *testing.T) {
 				assert.Equal(t, tt.want, rawDo(t, addr, tt.request))
 			})
 		}
+	}
+}
+
+// TestRebindingLateRoutesAndOptOut: a route added after NewMux is checked
+// too, unless it opted out; a handler with the check disabled serves any
+// Host on every route.
+func TestRebindingLateRoutesAndOptOut(t *testing.T) {
+	t.Parallel()
+	newSrv := func() *mcp.Server {
+		return mcp.NewServer(mcp.Options{Name: "late", Version: "1.0.0", Logger: discardLogger()})
+	}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
+	late := newSrv()
+	lh := mcphttp.New(late, nil)
+	t.Cleanup(func() { _ = lh.Close() })
+	lateAddr := serveOn(t, "127.0.0.1", mcphttp.NewMux(lh, nil))
+	late.AddRoute("POST", "/late/checked", ok, nil)
+	late.AddRoute("POST", "/late/open", ok, &mcp.RouteOptions{DisableDNSRebindingProtection: true})
+
+	off := newSrv()
+	off.AddRoute("POST", "/admin/reset", ok, nil)
+	oh := mcphttp.New(off, &mcphttp.Options{DisableDNSRebindingProtection: true})
+	t.Cleanup(func() { _ = oh.Close() })
+	offAddr := serveOn(t, "127.0.0.1", mcphttp.NewMux(oh, nil))
+
+	tests := []struct {
+		name, addr, path string
+		want             int
+	}{
+		{"late route", lateAddr, "/late/checked", 403},
+		{"late route that opted out", lateAddr, "/late/open", 200},
+		{"protection disabled: endpoint", offAddr, "/mcp", 200},
+		{"protection disabled: custom route", offAddr, "/admin/reset", 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			status, body := rebindDo(t, tt.addr, "POST", tt.path, "evil.example", "http://evil.example")
+			require.Equal(t, tt.want, status, body)
+		})
+	}
+}
+
+// TestRebindingKnowsTheResourceHost: the host of the server's own
+// protected-resource URL (its OAuth metadata) is one of its names, so a
+// server behind a proxy that passes the public Host needs no list.
+func TestRebindingKnowsTheResourceHost(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "rs", Version: "1.0.0", Logger: discardLogger(),
+		Authenticate: func(*http.Request) (any, error) { return "user", nil },
+		OAuth: &mcp.OAuthOptions{Enabled: true, ProtectedResource: &mcp.ProtectedResourceMetadata{
+			Resource: "https://mcp.example.com/mcp", AuthorizationServers: []string{"https://id.example.com"}}}})
+	h := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = h.Close() })
+	addr := serveOn(t, "127.0.0.1", mcphttp.NewMux(h, nil))
+	for _, tt := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"mcp.example.com", "https://mcp.example.com", 200},
+		{"id.example.com", "", 403},
+		{"evil.example", "", 403},
+	} {
+		status, body := rebindDo(t, addr, "POST", "/mcp", tt.host, tt.origin)
+		assert.Equal(t, tt.want, status, "%s: %s", tt.host, body)
+	}
+}
+
+// TestRebindingRefusalIsLoggedOnce: the first refusal of each kind is
+// logged at warn with the setting to change; later ones are not (an
+// attacker cannot fill the log).
+func TestRebindingRefusalIsLoggedOnce(t *testing.T) {
+	t.Parallel()
+	var buf syncBuf
+	srv := mcp.NewServer(mcp.Options{Name: "log", Version: "1.0.0", Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	h := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = h.Close() })
+	addr := serveOn(t, "127.0.0.1", mcphttp.NewMux(h, nil))
+	for range 3 {
+		status, _ := rebindDo(t, addr, "POST", "/mcp", "evil.example", "")
+		require.Equal(t, http.StatusForbidden, status)
+		status, _ = rebindDo(t, addr, "POST", "/mcp", "{self}", "https://evil.example")
+		require.Equal(t, http.StatusForbidden, status)
+	}
+	log := buf.String()
+	assert.Equal(t, 1, strings.Count(log, "Host is not a name of this server"), log)
+	assert.Equal(t, 1, strings.Count(log, "origin that is not allowed"), log)
+	assert.Contains(t, log, "mcphttp.Options.Allow.Hosts or MCP_ALLOWED_HOSTS")
+	assert.Contains(t, log, "host=evil.example")
+}
+
+// syncBuf is a bytes.Buffer safe for the handler's goroutines.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestStartAllowedHosts: Start adds the names of MCP_ALLOWED_HOSTS to
+// Options.Allow.Hosts (without changing the caller's list), and serves
+// them; another name is refused. Not parallel: it sets the environment.
+func TestStartAllowedHosts(t *testing.T) {
+	t.Setenv("MCP_ALLOWED_HOSTS", " env.example , *.tenants.example,,")
+	ip := "127.0.0.1"
+	if ips := lanIPs(t); len(ips) > 0 {
+		ip = ips[0]
+	}
+	allow := &middleware.AllowList{Hosts: []string{"listed.example"}}
+	srv := mcp.NewServer(mcp.Options{Name: "start", Version: "1.0.0", Logger: discardLogger()})
+	inst, err := mcphttp.Start(t.Context(), srv, &mcphttp.StartOptions{TransportType: mcphttp.TransportHTTPStream,
+		Host: ip, Port: -1, Handler: &mcphttp.Options{Allow: allow}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = inst.Close() })
+	require.Equal(t, []string{"listed.example"}, allow.Hosts, "the caller's list is not changed")
+	for _, tt := range []struct {
+		host string
+		want int
+	}{
+		{"env.example", 200},
+		{"acme.tenants.example:8443", 200},
+		{"listed.example", 200},
+		{"{self}", 200},
+		{"evil.example", 403},
+	} {
+		status, body := rebindDo(t, inst.Addr(), "POST", "/mcp", tt.host, "")
+		assert.Equal(t, tt.want, status, "%s: %s", tt.host, body)
+	}
+}
+
+func TestStartHosts(t *testing.T) {
+	t.Parallel()
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "MCP_ALLOWED_HOSTS" {
+				return v
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		name, listen, env string
+		want              []string
+	}{
+		{"nothing", "", "", nil},
+		{"an address to listen on is no name", "0.0.0.0", "", nil},
+		{"an IPv6 address neither", "::", "", nil},
+		{"a name to listen on", "mcp.lan", "", []string{"mcp.lan"}},
+		{"the environment", "0.0.0.0", "a.example, b.example:8443 ,", []string{"a.example", "b.example:8443"}},
+		{"both", "mcp.lan", "a.example", []string{"a.example", "mcp.lan"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, mcphttp.StartHosts(tt.listen, env(tt.env)))
+		})
 	}
 }
