@@ -45,6 +45,15 @@ type MuxOptions struct {
 // Custom routes added with AddRoute after NewMux returned are served too,
 // from their first request on (a late route whose pattern conflicts with
 // a mounted one is logged and not served).
+//
+// The DNS-rebinding check (Options.Allow) runs in front of every route,
+// before authentication, whatever mounted it (the auth provider's pages
+// and the discovery documents too): the returned mux holds one pattern,
+// "/", that checks the request and hands it to the mux of the routes. The
+// health endpoint and routes added with
+// mcp.RouteOptions.DisableDNSRebindingProtection are let through; with
+// Options.DisableDNSRebindingProtection the routes' mux is returned as it
+// is. A handler you register on the returned mux yourself is not checked.
 func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	var o MuxOptions
 	if opts != nil {

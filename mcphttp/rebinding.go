@@ -44,7 +44,12 @@ func newRebinding(o *Options, so mcp.Options) *rebinding {
 			hosts = append(hosts[:len(hosts):len(hosts)], u.Host)
 		}
 	}
-	return &rebinding{policy: hostcheck.New(origins, hosts), log: o.Logger}
+	g := &rebinding{policy: hostcheck.New(origins, hosts), log: o.Logger}
+	if bad := g.policy.Ignored(); len(bad) > 0 {
+		g.log.Warn("mcp: entries of mcphttp.Options.Allow.Hosts (or "+envAllowedHosts+") that are no Host value are ignored: write a name, name:port, an address or *.domain, without a scheme or path",
+			"entries", bad)
+	}
+	return g
 }
 
 // refuse answers r with 403 when its Host or Origin is not allowed, and

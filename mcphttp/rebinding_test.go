@@ -389,3 +389,18 @@ func TestStartHosts(t *testing.T) {
 		})
 	}
 }
+
+// TestRebindingWarnsOfIgnoredHosts: an entry that is no Host value (a URL,
+// say) cannot match; the handler says so when it is built, instead of
+// leaving the operator with 403s that name a setting already set.
+func TestRebindingWarnsOfIgnoredHosts(t *testing.T) {
+	t.Parallel()
+	var buf syncBuf
+	srv := mcp.NewServer(mcp.Options{Name: "warn", Version: "1.0.0", Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	h := mcphttp.New(srv, &mcphttp.Options{Allow: &middleware.AllowList{Hosts: []string{"https://mcp.example.com", "mcp.example.com"}}})
+	t.Cleanup(func() { _ = h.Close() })
+	log := buf.String()
+	assert.Contains(t, log, "level=WARN")
+	assert.Contains(t, log, "are ignored")
+	assert.Contains(t, log, "entries=[https://mcp.example.com]")
+}

@@ -36,7 +36,8 @@ const (
 type Policy struct {
 	origins []string // lower case
 	hosts   []entry
-	anyHost bool // a "*" entry: any Host (never an Origin)
+	anyHost bool     // a "*" entry: any Host (never an Origin)
+	ignored []string // the host entries New left out
 }
 
 // entry is one compiled host entry.
@@ -49,38 +50,49 @@ type entry struct {
 // New compiles the lists: origins as [MatchOrigin] reads them, hosts as
 // Host values ("name", "name:port", "203.0.113.7", "[2001:db8::1]:8443",
 // "*.example.com" for any subdomain, "*" for any Host). Case and a trailing
-// dot do not matter; an entry without a port matches any port. Empty or
-// malformed entries are left out.
+// dot do not matter; an entry without a port matches any port. Malformed
+// entries (a URL, a name with other characters than letters, digits, '-',
+// '_' and dots) are left out: [Policy.Ignored] lists them.
 func New(origins, hosts []string) *Policy {
 	p := &Policy{}
 	for _, o := range origins {
 		p.origins = append(p.origins, strings.ToLower(o))
 	}
-	for _, h := range hosts {
-		h = strings.ToLower(strings.TrimSpace(h))
-		if h == "*" {
+	for _, raw := range hosts {
+		h := strings.ToLower(strings.TrimSpace(raw))
+		switch {
+		case h == "":
+		case h == "*":
 			p.anyHost = true
-			continue
-		}
-		suffix := strings.HasPrefix(h, "*.")
-		if suffix {
-			h = h[2:]
-		}
-		name, port, ok := splitHost(h)
-		if !ok || name == "" {
-			continue
-		}
-		if _, err := netip.ParseAddr(name); err == nil {
-			if suffix {
-				continue // "*.127.0.0.1" names nothing
+		default:
+			if e, ok := compile(h); ok {
+				p.hosts = append(p.hosts, e)
+			} else {
+				p.ignored = append(p.ignored, raw)
 			}
-		} else if !validName(name) {
-			continue
 		}
-		p.hosts = append(p.hosts, entry{name: name, port: port, suffix: suffix})
 	}
 	return p
 }
+
+// compile reads one lower-case host entry.
+func compile(h string) (entry, bool) {
+	suffix := strings.HasPrefix(h, "*.")
+	if suffix {
+		h = h[2:]
+	}
+	name, port, ok := splitHost(h)
+	if !ok || name == "" {
+		return entry{}, false
+	}
+	if _, err := netip.ParseAddr(name); err == nil {
+		return entry{name: name, port: port}, !suffix // "*.127.0.0.1" names nothing
+	}
+	return entry{name: name, port: port, suffix: suffix}, validName(name)
+}
+
+// Ignored returns the host entries New left out as malformed.
+func (p *Policy) Ignored() []string { return p.ignored }
 
 // Check judges r: its Host, when r came over a network connection (a
 // request with no http.LocalAddrContextKey, from stdio or an embedded
