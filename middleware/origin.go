@@ -34,8 +34,11 @@ type AllowList struct {
 	// and the address the connection arrived on: the names clients use to
 	// reach the server. An entry without a port matches any port;
 	// "*.example.com" matches every subdomain of example.com; "*" matches
-	// any Host (the Origin check still applies). Case and a trailing dot
-	// do not matter. CORS does not read it.
+	// any Host, which turns the Host check off: use it only behind a proxy
+	// that routes by name itself (the Origin check still applies, but a
+	// rebinding page's GET requests are same-origin to its browser and
+	// carry no Origin). Case and a trailing dot do not matter. CORS does
+	// not read it.
 	Hosts []string
 }
 
