@@ -53,7 +53,11 @@ func newRebinding(o *Options, so mcp.Options) *rebinding {
 }
 
 // refuse answers r with 403 when its Host or Origin is not allowed, and
-// reports whether it did.
+// reports whether it did. 403 for a Host too, not 421 Misdirected
+// Request: the transport specification answers a refused Origin 403, one
+// status for both keeps the two alike for clients and for the conformance
+// suite, and a client may resend a 421 on another connection (RFC 9110
+// §15.5.20), which here would only be refused again.
 func (g *rebinding) refuse(w http.ResponseWriter, r *http.Request) bool {
 	var msg string
 	switch g.policy.Check(r) {
