@@ -43,9 +43,11 @@ type Handler struct {
 	slots chan struct{}
 
 	chain http.Handler // the engine's own middleware, then serve (docs/architecture.md)
-	// admitted is chain without the authentication step, for NewMux's
-	// endpoint, which runs that step itself in front (authenticateOnce).
+	// admitted is chain without the DNS-rebinding check and the
+	// authentication step, for NewMux's endpoint, which runs both in front
+	// (guardedMux, authenticateOnce).
 	admitted http.Handler
+	rebind   *rebinding       // the DNS-rebinding check; nil when disabled
 	ping     *middleware.Ping // nil: pings off
 	hooks    SessionHooks
 
@@ -152,6 +154,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 		h.ping = middleware.NewPing(enginePinger{h}, &popts)
 	}
 	h.initAuth()
+	h.rebind = newRebinding(&o, srv.Options())
 	h.chain = h.newChain(true)
 	h.admitted = h.newChain(false)
 	stopWatch, stopTrack := hook.watch(srv, h.onChange), hook.trackSessions(srv, h.holds)
@@ -162,14 +165,15 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 // newChain composes the engine's own middleware in front of serve: the
 // DNS-rebinding check, the session-ID check, and pings for GET streams
 // that came over the network. docs/architecture.md gives the order and why.
-// withAuth false leaves out the authentication step: the chain NewMux
-// mounts behind its own (authenticateOnce).
-func (h *Handler) newChain(withAuth bool) http.Handler {
+// front false leaves out the DNS-rebinding check and the authentication
+// step: the chain NewMux mounts behind its own (guardedMux,
+// authenticateOnce).
+func (h *Handler) newChain(front bool) http.Handler {
 	var c alice.Chain
-	if !h.opts.DisableDNSRebindingProtection {
-		c = c.Append(middleware.CheckOrigin(h.opts.Allow))
+	if front && h.rebind != nil {
+		c = c.Append(h.rebind.middleware)
 	}
-	if h.auth != nil && withAuth {
+	if h.auth != nil && front {
 		c = c.Append(h.authStep)
 	}
 	c = c.Append(middleware.SessionID)

@@ -21,10 +21,11 @@ import (
 // late route whose pattern conflicts with one already mounted is refused
 // with an error in the log. (A route for "GET /" catches every GET the
 // other patterns miss, so add routes before NewMux when you have one.)
-func mountRoutes(mux *http.ServeMux, srv *mcp.Server, base, authed alice.Chain) {
+func mountRoutes(mux *http.ServeMux, srv *mcp.Server, base, authed alice.Chain) *lateRoutes {
 	l := &lateRoutes{mux: mux, srv: srv, base: base, authed: authed}
 	l.mountNew(true)
 	mux.Handle("/", l)
+	return l
 }
 
 // lateRoutes is the catch-all of a mux from NewMux.
@@ -54,12 +55,16 @@ func (l *lateRoutes) mountNew(initial bool) bool {
 			chain = l.base
 		}
 		pattern := rt.Method + " " + rt.Path
+		var hd http.Handler = chain.Then(rt.Handler)
+		if rt.AnyHost {
+			hd = anyHost{hd}
+		}
 		if initial {
-			l.mux.Handle(pattern, chain.Then(rt.Handler)) // a conflict panics in NewMux
+			l.mux.Handle(pattern, hd) // a conflict panics in NewMux
 			mounted = true
 			continue
 		}
-		if err := handle(l.mux, pattern, chain.Then(rt.Handler)); err != nil {
+		if err := handle(l.mux, pattern, hd); err != nil {
 			l.srv.Logger().Error("mcp: a custom route added after NewMux is not served", "route", pattern, "error", err)
 			continue
 		}

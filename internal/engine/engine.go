@@ -144,6 +144,9 @@ type Route struct {
 	Handler http.Handler
 	// Public routes skip authentication.
 	Public bool
+	// AnyHost routes skip the DNS-rebinding check
+	// (RouteOptions.DisableDNSRebindingProtection).
+	AnyHost bool
 }
 
 // The hooks package mcp sets in its init. Each comment gives the function
