@@ -33,6 +33,9 @@ const redirect = "http://127.0.0.1:9/callback"
 func call(t *testing.T, f *fake, h *Handler, path string) (*http.Response, string, error) {
 	t.Helper()
 	tr := &http.Transport{}
+	if f.tls {
+		tr = f.rs.Client().Transport.(*http.Transport).Clone()
+	}
 	t.Cleanup(tr.CloseIdleConnections)
 	hc := &http.Client{Transport: h.Wrap(f.endpoint(), tr)}
 	req, err := http.NewRequest(http.MethodPost, f.rs.URL+path, strings.NewReader(`{"jsonrpc":"2.0"}`))
