@@ -274,8 +274,9 @@ type Result struct {
 // link or any other kind of file is refused, naming it.
 //
 // A file that holds the server's environment (Server.Env) is written
-// 0600 (an existing one loses its group and other bits); otherwise an
-// existing file keeps its mode and a new one is 0644 (less the umask).
+// 0600 (an existing one, and its backup, lose their group and other
+// bits); otherwise an existing file and its backup keep its mode, and a
+// new one is 0644 (less the umask).
 func (c *Client) Write(t Target, s Server) (*Result, error) {
 	if !filepath.IsLocal(t.Name) {
 		return nil, fmt.Errorf("%q is not a path below %s", t.Name, t.Dir)
@@ -341,8 +342,14 @@ func (c *Client) Write(t Target, s Server) (*Result, error) {
 		exact = true
 	}
 	if info != nil {
+		// The backup keeps the old file's mode, less group and other bits
+		// with --env: the old file may hold this server's previous values.
+		bmode := info.Mode().Perm()
+		if secret {
+			bmode &^= 0o077
+		}
 		res.Backup = path + ".bak"
-		if err := replace(dir, base+".bak", res.Backup, old, info.Mode().Perm(), true); err != nil {
+		if err := replace(dir, base+".bak", res.Backup, old, bmode, true); err != nil {
 			return nil, fmt.Errorf("backup: %w", err)
 		}
 	}

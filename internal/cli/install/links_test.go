@@ -153,18 +153,18 @@ func TestWriteModes(t *testing.T) {
 	noEnv := Server{Name: "plain", Command: "/usr/bin/plain"}
 	c := Clients["cursor"]
 	for _, tc := range []struct {
-		name      string
-		existing  fs.FileMode // 0: no file
-		s         Server
-		want      fs.FileMode
-		backup    fs.FileMode
-		tightened bool
+		name     string
+		existing fs.FileMode // 0: no file
+		s        Server
+		want     fs.FileMode
+		backup   fs.FileMode
 	}{
-		{"new with env", 0, srv, 0o600, 0, false},
-		{"existing 0644 with env", 0o644, srv, 0o600, 0o644, false},
-		{"existing 0640 without env", 0o640, noEnv, 0o640, 0o640, false},
-		{"existing 0604 without env", 0o604, noEnv, 0o604, 0o604, false},
-		{"existing 0600 without env", 0o600, noEnv, 0o600, 0o600, false},
+		{"new with env", 0, srv, 0o600, 0},
+		{"existing 0644 with env", 0o644, srv, 0o600, 0o600},
+		{"existing 0640 with env", 0o640, srv, 0o600, 0o600},
+		{"existing 0640 without env", 0o640, noEnv, 0o640, 0o640},
+		{"existing 0604 without env", 0o604, noEnv, 0o604, 0o604},
+		{"existing 0600 without env", 0o600, noEnv, 0o600, 0o600},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -184,7 +184,7 @@ func TestWriteModes(t *testing.T) {
 			if tc.backup != 0 {
 				fi, err := os.Stat(path + ".bak")
 				require.NoError(t, err)
-				require.Equal(t, tc.backup, fi.Mode().Perm(), "the backup keeps the old file's mode")
+				require.Equal(t, tc.backup, fi.Mode().Perm(), "the backup keeps the old file's mode (less group and other bits with env)")
 			}
 		})
 	}
