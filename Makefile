@@ -136,6 +136,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzInject$$' -fuzztime $(FUZZN_SHORT) ./internal/tracemeta
 	$(GO) test -run '^$$' -fuzz '^FuzzTool$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/args
 	$(GO) test -run '^$$' -fuzz '^FuzzMerge$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/install
+	$(GO) test -run '^$$' -fuzz '^FuzzWriteTarget$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/install
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/surface
 	$(GO) test -run '^$$' -fuzz '^FuzzSSETap$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/devserver
 	$(GO) test -run '^$$' -fuzz '^FuzzBuildRequest$$' -fuzztime $(FUZZN_SHORT) ./openapi

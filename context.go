@@ -209,9 +209,13 @@ func (c *Context) Sample(ctx context.Context, p *CreateMessageParams) (*CreateMe
 // elicitation in the request's mode (form, or url for p.Mode "url"; see
 // [Context.ElicitURL] and [ElicitAs]), and [ErrNoPeer] when the request
 // has no way back. Over an input peer (revision 2026-07-28) it is a
-// question under the key "elicitation-N", see [Context.Ask].
+// question under the key "elicitation-N", see [Context.Ask]. In URL mode
+// p.URL must be one [Context.ElicitURL] accepts, or nothing is sent.
 func (c *Context) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
 	if err := c.elicitMode(p); err != nil {
+		return nil, err
+	}
+	if err := checkElicitURL(p); err != nil {
 		return nil, err
 	}
 	return askClient[ElicitResult](ctx, c, c.ClientCapabilities.Elicitation != nil, "elicitation", "elicitation/create", p)

@@ -81,8 +81,17 @@ type Config struct {
 	// Nil: Bearer tokens only. Keep one key for as long as its tokens
 	// are stored (ecdsa.GenerateKey(elliptic.P256(), rand.Reader)).
 	DPoPKey *ecdsa.PrivateKey
+	// AssumeS256 goes on with an authorization server whose metadata does
+	// not list code_challenge_methods_supported, taking PKCE with S256 as
+	// supported. Without it such a server is refused, as the MCP
+	// specification says (its metadata does not show that it supports
+	// PKCE): set it for one known to support S256 that does not say so
+	// (Microsoft Entra ID and Amazon Cognito omit the field). A list
+	// without S256 is refused all the same.
+	AssumeS256 bool
 	// HTTPClient fetches the metadata and talks to the authorization
-	// server. Default: a client with a 30 s timeout.
+	// server. Default: a client with a 30 s timeout. The handler uses a
+	// copy that refuses a redirect from https to http.
 	HTTPClient *http.Client
 }
 
@@ -129,11 +138,7 @@ func New(cfg Config) *Handler {
 	if cfg.ClientName == "" {
 		cfg.ClientName = "mcpchain client"
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
-	}
-	return &Handler{cfg: cfg, hc: hc, regs: map[string]registration{}, nonces: map[string]string{}}
+	return &Handler{cfg: cfg, hc: noDowngrade(cfg.HTTPClient), regs: map[string]registration{}, nonces: map[string]string{}}
 }
 
 // Wrap implements client.Authorizer: requests to the origin of serverURL
