@@ -117,6 +117,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzBearerToken$$' -fuzztime $(FUZZN) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzParseClaims$$' -fuzztime $(FUZZN) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzParseProof$$' -fuzztime $(FUZZN_SHORT) ./resourceserver
+	$(GO) test -run '^$$' -fuzz '^FuzzClaimPath$$' -fuzztime $(FUZZN_SHORT) ./internal/claims
+	$(GO) test -run '^$$' -fuzz '^FuzzPeek$$' -fuzztime $(FUZZN_SHORT) ./internal/claims
+	$(GO) test -run '^$$' -fuzz '^FuzzAPIKeyHeader$$' -fuzztime $(FUZZN_SHORT) ./multiauth
 	$(GO) test -run '^$$' -fuzz '^FuzzReadSSE$$' -fuzztime $(FUZZN) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzServerMessages$$' -fuzztime $(FUZZN) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzLegacyServer$$' -fuzztime $(FUZZN_SHORT) ./client

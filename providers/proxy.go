@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/discovery"
+	claimpath "github.com/mcpchain/mcp/internal/claims"
 )
 
 // Config is what every provider takes (seed §2.13). BaseURL, ClientID and
@@ -105,6 +106,17 @@ type Config struct {
 	// their metadata document instead of a registration (on by default;
 	// see [ClientMetadataDocuments] for the guards of the fetch).
 	ClientMetadataDocuments ClientMetadataDocuments
+	// RoleClaims are the paths of the user's claims (the verified ID
+	// token's, or the user API's) whose strings are the user's roles
+	// (OAuthSession.Roles, for mcp.RequireRoles): "groups", "roles",
+	// "realm_access.roles", a quoted namespaced claim
+	// ("\"https://mcp.example.com/roles\""); dots separate the members of
+	// nested objects. A string is one role, a list gives its strings.
+	// Map only claims the provider's administrators control. Default:
+	// none for the generic, consumer and code host providers; roles and
+	// groups for the enterprise directory. The presets of package idp set
+	// it.
+	RoleClaims []string
 	// HTTPClient makes the upstream calls. Default: a client with a 10 s
 	// timeout.
 	HTTPClient *http.Client
@@ -161,6 +173,7 @@ type Proxy struct {
 	rtMACs   [][]byte                           // keys of refresh tokens' MACs: the current first, then the previous ones
 	cimd     *cimdFetcher                       // nil: client ID metadata documents are off
 	server   atomic.Pointer[mcp.Implementation] // the MCP server's identity, for the pages (serverinfo.go)
+	roles    []claimpath.Path                   // Config.RoleClaims, parsed
 }
 
 // NewProxy validates cfg and returns a proxy in front of up. The
@@ -180,6 +193,10 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 			"(a reverse proxy that terminates TLS is fine: give its https URL), or set AllowInsecureHTTP for a development setup", cfg.BaseURL)
 	case cfg.ClientID == "":
 		return nil, errors.New("providers: ClientID is required (the client id the upstream provider issued)")
+	}
+	roles, err := claimpath.ParsePaths(cfg.RoleClaims)
+	if err != nil {
+		return nil, fmt.Errorf("providers: RoleClaims: %w", err)
 	}
 	if cfg.MCPPath == "" {
 		cfg.MCPPath = "/mcp"
@@ -215,7 +232,7 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 		cfg.AllowedRedirectURIPatterns = DefaultRedirectURIPatterns()
 	}
 	p := &Proxy{cfg: cfg, up: up, log: cfg.Logger.With("component", "oauth-proxy", "provider", up.Name()),
-		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https"}
+		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https", roles: roles}
 	p.regLim = newAddrLimiter(cfg.RegisterRateLimit, DefaultRegisterRateLimit, cfg.ClientAddress, time.Now)
 	p.authLim = newAddrLimiter(cfg.AuthorizeRateLimit, DefaultAuthorizeRateLimit, cfg.ClientAddress, time.Now)
 	p.rtLim = newAddrLimiter(cfg.RefreshRateLimit, DefaultRefreshRateLimit, nil, time.Now)
@@ -413,7 +430,7 @@ func (p *Proxy) VerifyRequest(r *http.Request) (any, error) {
 	base := OAuthSession{
 		AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, ExpiresAt: tok.Expiry,
 		IDToken: g.IDToken, Scopes: c.Scopes(), Claims: g.Identity.Claims,
-		UserID: g.Identity.Subject, ClientID: c.ClientID,
+		UserID: g.Identity.Subject, ClientID: c.ClientID, Roles: claimpath.Roles(g.Identity.Claims, p.roles),
 	}
 	return p.up.NewSession(base, &g.Identity), nil
 }

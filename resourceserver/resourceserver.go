@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/discovery"
+	claimpath "github.com/mcpchain/mcp/internal/claims"
 )
 
 // Config configures a [Verifier]. Issuer and Resource are required.
@@ -49,6 +50,16 @@ type Config struct {
 	// ScopesSupported is scopes_supported in the metadata. Default:
 	// RequiredScopes.
 	ScopesSupported []string
+	// RoleClaims are the claim paths whose strings are the caller's roles
+	// (Session.Roles, for mcp.RequireRoles): "groups" (Okta), "roles" and
+	// "groups" (Entra), "realm_access.roles" (Keycloak),
+	// "cognito:groups", a namespaced Auth0 claim in double quotes
+	// ("\"https://mcp.example.com/roles\""). Dots separate the members
+	// of nested objects. A string is one role, a list gives its strings;
+	// anything else gives none. Map only claims the provider's
+	// administrators control, never one users can edit. Default: none
+	// (no roles). The presets of package idp set it.
+	RoleClaims []string
 	// ResourceName is the metadata's resource_name, for people.
 	ResourceName string
 	// JWKSURL is where the issuer publishes its signing keys. Default:
@@ -121,6 +132,7 @@ type Verifier struct {
 	metaURL   string // of the protected-resource metadata, for challenges
 	scopeHint string
 	hc        *http.Client
+	roles     []claimpath.Path // Config.RoleClaims, parsed
 }
 
 // Limits of what the verifier reads from outside.
@@ -185,6 +197,9 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 		return nil, err
 	}
 	v.dpop = dpop
+	if v.roles, err = claimpath.ParsePaths(cfg.RoleClaims); err != nil {
+		return nil, fmt.Errorf("resourceserver: Config.RoleClaims: %w", err)
+	}
 	if v.metaURL, err = discovery.ResourceMetadataURL(cfg.Resource); err != nil {
 		return nil, fmt.Errorf("resourceserver: Config.Resource %q: %w", cfg.Resource, err)
 	}
