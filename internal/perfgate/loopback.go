@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -96,7 +97,13 @@ func (c *rawClient) do(req []byte) (status int, sid string, err error) {
 // setupLoopback serves the handler on 127.0.0.1 and returns the add call
 // over one connection, in a session unless stateless.
 func setupLoopback(stateless bool) (func() error, func() error, error) {
-	h := mcphttp.New(newServer(), &mcphttp.Options{Stateless: stateless})
+	return setupLoopbackWith(newServer(), stateless, nil)
+}
+
+// setupLoopbackWith serves srv; session, when set, is given the session's
+// ID once it is initialized.
+func setupLoopbackWith(ms *mcp.Server, stateless bool, session func(*mcp.Server, string) error) (func() error, func() error, error) {
+	h := mcphttp.New(ms, &mcphttp.Options{Stateless: stateless})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, err
@@ -136,6 +143,9 @@ func setupLoopback(stateless bool) (func() error, func() error, error) {
 			if err == nil && status != http.StatusAccepted {
 				err = fmt.Errorf("notifications/initialized: %d %s", status, c.body)
 			}
+		}
+		if err == nil && session != nil {
+			err = session(ms, sid)
 		}
 		if err != nil {
 			_ = closeAll()
