@@ -56,7 +56,9 @@ var scenarios = []scenario{
 	{"full-stdio", "stdio's call on a server with every feature registered",
 		func() (func() error, func() error, error) { return setupStdioWith(newFullServer(), perSession) }},
 	{"full-http", "stateful-http's call on a server with every feature registered",
-		func() (func() error, func() error, error) { return setupLoopbackWith(newFullServer(), false, perSession) }},
+		func() (func() error, func() error, error) {
+			return setupLoopbackWith(newFullServer(), false, perSession)
+		}},
 }
 
 func findScenario(name string) (scenario, bool) {
