@@ -11,7 +11,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -441,9 +440,4 @@ func (s *Server) appsFallback() AccessPolicy {
 		}
 		return true
 	}
-}
-
-func init() {
-	engine.HasApps = (*Server).hasApps
-	engine.AppsFallback = (*Server).appsFallback
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-func init() { engine.ListToolsJSONTasks = (*Server).listToolsJSONTasks }
-
 // taskSupport is what a tool declares as execution.taskSupport in
 // tools/list at revision 2025-11-25, derived from [Tool].Task: "forbidden"
 // without one, "required" when [TaskOptions].Required, else "optional".

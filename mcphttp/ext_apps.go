@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/engine"
 )
 
 // The server side of MCP Apps (io.modelcontextprotocol/ui, SEP-1865;
@@ -16,23 +15,6 @@ import (
 // tools/call of such a tool as of an unknown one (before it could become
 // a task). A stateless handler's 2025 requests carry no capabilities, so
 // they get everything.
-//
-// This init runs after dispatch.go's (files initialize in name order),
-// which makes the methods table.
-func init() {
-	for _, m := range []string{"tools/list", "tools/call", "resources/list"} {
-		methods[m] = appsFallback(methods[m])
-	}
-}
-
-// appsHook holds package mcp's apps operations (see package engine).
-var appsHook = struct {
-	hasApps  func(s *mcp.Server) bool
-	fallback func(s *mcp.Server) mcp.AccessPolicy
-}{
-	hasApps:  engine.HasApps.(func(*mcp.Server) bool),
-	fallback: engine.AppsFallback.(func(*mcp.Server) mcp.AccessPolicy),
-}
 
 // appsFallback runs a method with the apps' access policy in the
 // request's context when the server has apps and the client does not
@@ -43,10 +25,10 @@ func appsFallback(fn methodFunc) methodFunc {
 		// A stateless 2025 request's throw-away session does not know what
 		// the client declared in initialize: nothing is hidden from it.
 		unknown := k.c.ephemeral && !k.c.modern
-		if !appsHook.hasApps(h.srv) || unknown || k.c.sess.Capabilities().SupportsApps() {
+		if !h.ops.HasApps() || unknown || k.c.sess.Capabilities().SupportsApps() {
 			return fn(h, ctx, k)
 		}
-		p := appsHook.fallback(h.srv)
+		p := h.ops.AppsFallback()
 		k.r = k.r.WithContext(mcp.WithAccessPolicy(k.r.Context(), p))
 		return fn(h, mcp.WithAccessPolicy(ctx, p), k)
 	}
@@ -56,7 +38,7 @@ func appsFallback(fn methodFunc) methodFunc {
 // capabilities.extensions: nothing (the extension has no server settings
 // yet), and only when the server has an app.
 func (h *Handler) appsExtension(ext map[string]any) map[string]any {
-	if appsHook.hasApps(h.srv) {
+	if h.ops.HasApps() {
 		if ext == nil {
 			ext = map[string]any{}
 		}

@@ -109,10 +109,10 @@ func (h *Handler) initResult(version string, streams bool) (any, error) {
 	if streams {
 		i += maxInitVersions
 	}
-	if hook.hasSkills(h.srv) { // skills may be added after the first initialize
+	if h.ops.HasSkills() { // skills may be added after the first initialize
 		i += 2 * maxInitVersions
 	}
-	if appsHook.hasApps(h.srv) {
+	if h.ops.HasApps() {
 		i += 4 * maxInitVersions
 	}
 	slot := &h.initJSON[i]
