@@ -71,13 +71,22 @@ func (v *engineView) Complete(ctx context.Context, c *Context, ref CompletionRef
 
 // LookupTool returns the named tool as the caller sees it.
 func (v *engineView) LookupTool(ctx context.Context, who engine.Caller, name string) (Tool, bool) {
-	return v.server().lookupTool(ctx, who.Auth, who.SessionID, name)
+	return v.server().lookupTool(callerContext(ctx, who), who.Auth, who.SessionID, name)
+}
+
+// callerContext is ctx marked with what who cannot see.
+func callerContext(ctx context.Context, who engine.Caller) context.Context {
+	if who.NoApps {
+		return hideAppOnly(ctx)
+	}
+	return ctx
 }
 
 // ListTools is the tools the caller sees, each encoded once at
 // registration (read-only bytes); with taskSupport (revision 2025-11-25)
 // a tool that may run as a task carries execution.taskSupport.
 func (v *engineView) ListTools(ctx context.Context, who engine.Caller, taskSupport bool) []json.RawMessage {
+	ctx = callerContext(ctx, who)
 	if taskSupport {
 		return v.server().listToolsJSONTasks(ctx, who.Auth, who.SessionID)
 	}
@@ -86,7 +95,7 @@ func (v *engineView) ListTools(ctx context.Context, who engine.Caller, taskSuppo
 
 // ListResources is the static resources the caller sees.
 func (v *engineView) ListResources(ctx context.Context, who engine.Caller) []Resource {
-	return v.server().listResources(ctx, who.Auth, who.SessionID)
+	return v.server().listResources(callerContext(ctx, who), who.Auth, who.SessionID)
 }
 
 // ListResourceTemplates is the templates the caller sees.
@@ -134,7 +143,3 @@ func (v *engineView) HasSkills() bool { return v.server().hasSkills() }
 
 // HasApps reports whether the server has an MCP App's view.
 func (v *engineView) HasApps() bool { return v.server().hasApps() }
-
-// AppsFallback is the access policy for a client without the MCP Apps
-// extension (nil when the server has no apps).
-func (v *engineView) AppsFallback() AccessPolicy { return v.server().appsFallback() }

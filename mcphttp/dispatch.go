@@ -88,9 +88,9 @@ var methodTable = map[string]methodSpec{
 	"resources/unsubscribe": {run: (*Handler).doUnsubscribe, eras: era2025},
 	"server/discover":       {run: (*Handler).doDiscover, eras: era2026, cached: true},
 
-	"tools/list":               {run: appsFallback((*Handler).doToolsList), eras: bothEras, cached: true},
-	"tools/call":               {run: appsFallback((*Handler).doToolsCall), eras: bothEras, rounds: true, named: "name"},
-	"resources/list":           {run: appsFallback(listMethod("resources", serverOps.ListResources)), eras: bothEras, cached: true},
+	"tools/list":               {run: (*Handler).doToolsList, eras: bothEras, cached: true},
+	"tools/call":               {run: (*Handler).doToolsCall, eras: bothEras, rounds: true, named: "name"},
+	"resources/list":           {run: listMethod("resources", serverOps.ListResources), eras: bothEras, cached: true},
 	"resources/templates/list": {run: listMethod("resourceTemplates", serverOps.ListResourceTemplates), eras: bothEras, cached: true},
 	"resources/read":           {run: (*Handler).doResourcesRead, eras: bothEras, cached: true, rounds: true, named: "uri"},
 	"prompts/list":             {run: listMethod("prompts", serverOps.ListPrompts), eras: bothEras, cached: true},
@@ -158,9 +158,10 @@ func (h *Handler) advertises(ext string) bool {
 	return false
 }
 
-// caller is who a list or lookup of the request is for.
+// caller is who a list or lookup of the request is for (ext_apps.go
+// says who does not see apps).
 func (k *call) caller() engine.Caller {
-	return engine.Caller{Auth: k.auth, SessionID: k.c.sess.ID}
+	return engine.Caller{Auth: k.auth, SessionID: k.c.sess.ID, NoApps: k.h.ops.HasApps() && !k.capsUnknown() && !k.c.sess.Capabilities().SupportsApps()}
 }
 
 // handleRequest runs one request and replies on rs. It is the engine's one
@@ -483,6 +484,8 @@ func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.
 		ClientCapabilities: sess.Capabilities(),
 		ProtocolVersion:    sess.ProtocolVersion(),
 		LogLevel:           sess.LogLevel(),
+		// ext_apps.go
+		CapabilitiesUnknown: k.capsUnknown(),
 	}
 	if info.Session == nil {
 		info.Session = sess.Auth()

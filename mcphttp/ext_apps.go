@@ -1,8 +1,6 @@
 package mcphttp
 
 import (
-	"context"
-
 	"github.com/mcpchain/mcp"
 )
 
@@ -14,25 +12,15 @@ import (
 // neither the tools only an app may call nor the views, and answers a
 // tools/call of such a tool as of an unknown one (before it could become
 // a task). A stateless handler's 2025 requests carry no capabilities, so
-// they get everything.
+// they get everything. Package mcp hides them (its entries carry the
+// mark), told by the request's Context for a call (requestInfo's
+// CapabilitiesUnknown and the client's capabilities) and by
+// engine.Caller's NoApps for a list or a lookup (call.caller).
 
-// appsFallback runs a method with the apps' access policy in the
-// request's context when the server has apps and the client does not
-// support them; otherwise as is (one atomic load for a server without
-// apps, on the tools/call path).
-func appsFallback(fn methodFunc) methodFunc {
-	return func(h *Handler, ctx context.Context, k *call) (any, error) {
-		// A stateless 2025 request's throw-away session does not know what
-		// the client declared in initialize: nothing is hidden from it.
-		unknown := k.c.ephemeral && !k.c.modern
-		if !h.ops.HasApps() || unknown || k.c.sess.Capabilities().SupportsApps() {
-			return fn(h, ctx, k)
-		}
-		p := h.ops.AppsFallback()
-		k.r = k.r.WithContext(mcp.WithAccessPolicy(k.r.Context(), p))
-		return fn(h, mcp.WithAccessPolicy(ctx, p), k)
-	}
-}
+// capsUnknown reports whether the engine does not know what the client
+// declared: a stateless handler's 2025 request has a throw-away session
+// that never saw initialize.
+func (k *call) capsUnknown() bool { return k.c.ephemeral && !k.c.modern }
 
 // appsExtension is what the server declares for the apps extension under
 // capabilities.extensions: nothing (the extension has no server settings

@@ -83,9 +83,6 @@ type serverOps interface {
 	HasSkills() bool
 	// HasApps reports whether the server has an MCP App's view.
 	HasApps() bool
-	// AppsFallback is the access policy for a client without the MCP Apps
-	// extension (nil when the server has no apps).
-	AppsFallback() mcp.AccessPolicy
 }
 
 // viewOf is package mcp's engine.View, asserted to its type once.

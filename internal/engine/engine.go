@@ -67,6 +67,11 @@ type RequestInfo[Impl, Caps, Level, Root any] struct {
 	ClientCapabilities Caps
 	// ProtocolVersion is the MCP revision the request speaks.
 	ProtocolVersion string
+	// CapabilitiesUnknown: the transport does not know what the client
+	// declared (a stateless 2025 request, whose initialize went to
+	// another request): nothing is hidden from it for want of an
+	// extension.
+	CapabilitiesUnknown bool
 	// ProgressToken is params._meta.progressToken; nil when absent.
 	ProgressToken any
 	// Meta is params._meta as the client sent it; nil when absent.
@@ -150,6 +155,9 @@ type Caller struct {
 	// SessionID is the caller's session; "" when it has none (stateless
 	// HTTP, revision 2026-07-28).
 	SessionID string
+	// NoApps: the client does not render MCP Apps, so what only an app's
+	// view uses (the tools the model may not call, the views) is left out.
+	NoApps bool
 }
 
 // View is the one hook: package mcp sets it in its init to a
