@@ -257,7 +257,7 @@ func (s *Server) TryAddAppResource(r AppResource) error {
 	if err := s.addResourceFor("", res, true); err != nil {
 		return err
 	}
-	s.apps.Store(true)
+	s.offer(AppsExtension, json.RawMessage("{}"))
 	return nil
 }
 
@@ -418,7 +418,7 @@ func (r *registry) checkAppLink(t *Tool) error {
 
 // hasApps reports whether an app resource was ever registered: the server
 // then declares the extension.
-func (s *Server) hasApps() bool { return s.apps.Load() || s.mountsHaveApps() }
+func (s *Server) hasApps() bool { return s.offers(AppsExtension) || s.mountsHaveApps() }
 
 // withoutApps reports whether the client of c does not render MCP Apps: it
 // declared its capabilities, without the extension. A client whose

@@ -773,7 +773,7 @@ func (s *Server) TryImport(prefix string, child *Server, opts *MountOptions) err
 		return err
 	}
 	if slices.ContainsFunc(resources, func(e *resourceEntry) bool { return e.app }) {
-		s.apps.Store(true)
+		s.offer(AppsExtension, json.RawMessage("{}"))
 	}
 	s.notify(change{Kind: engine.ResourcesChanged})
 	s.notify(change{Kind: engine.PromptsChanged})

@@ -138,8 +138,28 @@ func (v *engineView) Watch(fn func(change)) (stop func()) { return v.server().wa
 // Routes returns the custom routes in registration order.
 func (v *engineView) Routes() []engine.Route { return v.server().routeList() }
 
-// HasSkills reports whether the server serves any skill.
-func (v *engineView) HasSkills() bool { return v.server().hasSkills() }
+// Offers reports whether the server advertises the extension id.
+func (v *engineView) Offers(id string) bool {
+	if id == AppsExtension {
+		return v.server().hasApps()
+	}
+	return v.server().offers(id)
+}
 
-// HasApps reports whether the server has an MCP App's view.
-func (v *engineView) HasApps() bool { return v.server().hasApps() }
+// Extensions returns the extensions the server advertises (ID → settings,
+// read-only) and a number that changes whenever they do.
+func (v *engineView) Extensions() (map[string]json.RawMessage, uint64) {
+	return v.server().advertised()
+}
+
+// ExtensionMethod returns the handler an extension added for method, or
+// nil.
+func (v *engineView) ExtensionMethod(method string) CallHandler {
+	return v.server().extensionMethod(method)
+}
+
+// ExtensionWrap returns the extensions' wrappers of method, composed, or
+// nil.
+func (v *engineView) ExtensionWrap(method string) Interceptor {
+	return v.server().extensionWrap(method)
+}

@@ -21,6 +21,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -184,6 +185,8 @@ func (s *Server) TryAddSkills(fsys fs.FS) error {
 		sort.Slice(next.dirs[k], func(i, j int) bool { return next.dirs[k][i].uri < next.dirs[k][j].uri })
 	}
 	s.skills.set.Store(next)
+	// s.skills.mu is held here, not s.mu, which offer takes.
+	s.offer(engine.SkillsExtension, json.RawMessage(`{"directoryRead":true}`))
 	return nil
 }
 

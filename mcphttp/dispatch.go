@@ -124,20 +124,24 @@ func byEra(v2025, v2026 methodFunc) methodFunc {
 func doPing(*Handler, context.Context, *call) (any, error) { return struct{}{}, nil }
 
 // lookupMethod returns what runs method in the request's era, nil for an
-// unknown method or one its era lacks.
-func (h *Handler) lookupMethod(method string, modern bool) (methodSpec, methodFunc) {
-	spec := methodTable[method]
+// unknown method or one its era lacks: the method table's, else an
+// extension's (extensions.go), inside the extensions' wrappers of it.
+func (h *Handler) lookupMethod(method string, modern bool) methodFunc {
+	spec, ok := methodTable[method]
+	if !ok {
+		return h.wrapMethod(method, h.extensionMethod(method))
+	}
 	in := era2025
 	if modern {
 		in = era2026
 	}
 	switch {
 	case spec.eras&in == 0:
-		return spec, nil
-	case spec.ext != "" && !h.advertises(spec.ext):
-		return spec, notInExtension(spec.ext)
+		return nil
+	case spec.ext != "" && !h.ops.Offers(spec.ext):
+		return notInExtension(spec.ext)
 	}
-	return spec, spec.run
+	return h.wrapMethod(method, spec.run)
 }
 
 // notInExtension answers -32601 for a method of an extension the server
@@ -149,19 +153,10 @@ func notInExtension(ext string) methodFunc {
 	}
 }
 
-// advertises reports whether the server offers the extension ext.
-func (h *Handler) advertises(ext string) bool {
-	switch ext {
-	case skillsExtension:
-		return h.ops.HasSkills()
-	}
-	return false
-}
-
 // caller is who a list or lookup of the request is for (ext_apps.go
 // says who does not see apps).
 func (k *call) caller() engine.Caller {
-	return engine.Caller{Auth: k.auth, SessionID: k.c.sess.ID, NoApps: k.h.ops.HasApps() && !k.capsUnknown() && !k.c.sess.Capabilities().SupportsApps()}
+	return engine.Caller{Auth: k.auth, SessionID: k.c.sess.ID, NoApps: k.h.ops.Offers(mcp.AppsExtension) && !k.capsUnknown() && !k.c.sess.Capabilities().SupportsApps()}
 }
 
 // handleRequest runs one request and replies on rs. It is the engine's one
@@ -201,7 +196,7 @@ func (h *Handler) handleRequest(r *http.Request, c *sessionState, msg *jsonrpc.M
 			defer c.untrack(key)
 		}
 	}
-	_, fn := h.lookupMethod(msg.Method, c.modern)
+	fn := h.lookupMethod(msg.Method, c.modern)
 	var (
 		res any
 		err error
@@ -287,10 +282,7 @@ func methodNotFound(method string) error {
 // that interceptors see what initialize negotiated.
 func (h *Handler) intercept(ctx context.Context, ic mcp.Interceptor, fn methodFunc, k *call) (any, error) {
 	sess := k.c.sess
-	mc := &mcp.Call{Method: k.msg.Method, ID: k.msg.ID, Params: k.msg.Params, Auth: k.auth, ProtocolVersion: sess.ProtocolVersion(), Request: k.r, Logger: h.log}
-	if !k.c.ephemeral {
-		mc.SessionID = sess.ID
-	}
+	mc := k.mcpCall() // extensions.go
 	return ic(func(ctx context.Context, mc *mcp.Call) (any, error) {
 		res, err := h.exec(ctx, fn, k)
 		mc.ProtocolVersion = sess.ProtocolVersion()

@@ -1,9 +1,5 @@
 package mcphttp
 
-import (
-	"github.com/mcpchain/mcp"
-)
-
 // The server side of MCP Apps (io.modelcontextprotocol/ui, SEP-1865;
 // mcp.Server.AddAppResource): a server with an app's view declares the
 // extension in initialize (2025 revisions) and server/discover
@@ -21,16 +17,3 @@ import (
 // declared: a stateless handler's 2025 request has a throw-away session
 // that never saw initialize.
 func (k *call) capsUnknown() bool { return k.c.ephemeral && !k.c.modern }
-
-// appsExtension is what the server declares for the apps extension under
-// capabilities.extensions: nothing (the extension has no server settings
-// yet), and only when the server has an app.
-func (h *Handler) appsExtension(ext map[string]any) map[string]any {
-	if h.ops.HasApps() {
-		if ext == nil {
-			ext = map[string]any{}
-		}
-		ext[mcp.AppsExtension] = struct{}{}
-	}
-	return ext
-}

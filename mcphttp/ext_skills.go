@@ -13,17 +13,6 @@ import (
 // unknown method). Both eras serve them; at 2026-07-28 their results
 // carry the caching fields like the other lists and reads.
 
-// extensions are the capabilities.extensions of server/discover: the
-// skills extension with directoryRead when the server has skills, the
-// apps extension when it has apps.
-func (h *Handler) extensions() map[string]any {
-	ext := map[string]any{extTasks: struct{}{}} // ext_tasks.go
-	if h.ops.HasSkills() {
-		ext[skillsExtension] = map[string]any{"directoryRead": true}
-	}
-	return h.appsExtension(ext) // ext_apps.go
-}
-
 type uriParams struct {
 	URI    string `json:"uri"`
 	Cursor string `json:"cursor"`

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/sessionstate"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
 )
 
 // extTasks is the name of the tasks extension of revision 2026-07-28.
-const extTasks = "io.modelcontextprotocol/tasks"
+const extTasks = engine.TasksExtension
 
 // taskTimeFormat is how a task's timestamps are written (ISO 8601, UTC).
 const taskTimeFormat = "2006-01-02T15:04:05.000Z07:00"

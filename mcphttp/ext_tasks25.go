@@ -589,21 +589,14 @@ func (h *Handler) liveTasks(ctx context.Context, st session.TaskStore, identity 
 	return n, nil
 }
 
-// initCapabilities adds to initialize's capabilities what the extensions
-// declare: the tasks capability at 2025-11-25, and the skills extension
-// (SEP-2640) under capabilities.extensions at every 2025 revision when
-// the server has skills. The 2025 schemas have no extensions member;
-// SEP-2133 (extensions) puts it there for initialize, the TypeScript SDK
-// reads it, and clients that do not know it ignore it, as they ignore
-// any capability they do not know.
+// initCapabilities adds to initialize's capabilities the tasks
+// capability at 2025-11-25. (The extensions the server offers go under
+// capabilities.extensions at every 2025 revision: extensions.go. The 2025
+// schemas have no extensions member; SEP-2133 (extensions) puts it there
+// for initialize, the TypeScript SDK reads it, and clients that do not
+// know it ignore it, as they ignore any capability they do not know.)
 func (h *Handler) initCapabilities(version string, c *serverCapabilities) {
 	if version == Version20251125 {
 		c.Tasks = h.tasksCapability()
-	}
-	if h.ops.HasSkills() {
-		if c.Extensions == nil {
-			c.Extensions = map[string]any{}
-		}
-		c.Extensions[skillsExtension] = map[string]any{"directoryRead": true}
 	}
 }

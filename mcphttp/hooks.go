@@ -79,10 +79,21 @@ type serverOps interface {
 	Watch(fn func(change)) (stop func())
 	// Routes returns the custom routes in registration order.
 	Routes() []engine.Route
-	// HasSkills reports whether the server serves any skill.
-	HasSkills() bool
-	// HasApps reports whether the server has an MCP App's view.
-	HasApps() bool
+
+	// Offers reports whether the server advertises the extension id
+	// (mcp.Server.AddExtension; skills; apps, its own or a mounted
+	// server's).
+	Offers(id string) bool
+	// Extensions returns the extensions the server advertises (ID →
+	// encoded settings, read-only) and a number that changes whenever
+	// they do.
+	Extensions() (settings map[string]json.RawMessage, gen uint64)
+	// ExtensionMethod returns the handler of a method an extension added,
+	// or nil.
+	ExtensionMethod(method string) mcp.CallHandler
+	// ExtensionWrap returns the extensions' wrappers of method composed
+	// (the first added outermost), or nil.
+	ExtensionWrap(method string) mcp.Interceptor
 }
 
 // viewOf is package mcp's engine.View, asserted to its type once.

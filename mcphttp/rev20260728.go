@@ -261,18 +261,18 @@ func (h *Handler) doDiscover(_ context.Context, _ *call) (any, error) {
 		Prompts:     listChanged{true},
 		Logging:     struct{}{},
 		Completions: struct{}{},
-		Extensions:  h.extensions(), // ext_skills.go
+		Extensions:  h.advertisedExtensions(true), // extensions.go
 	}, o.Instructions, meta}, nil
 }
 
 // modernCapabilities are the server capabilities of 2026-07-28.
 type modernCapabilities struct {
-	Tools       listChanged    `json:"tools"`
-	Resources   resourcesCap   `json:"resources"`
-	Prompts     listChanged    `json:"prompts"`
-	Logging     struct{}       `json:"logging"`
-	Completions struct{}       `json:"completions"`
-	Extensions  map[string]any `json:"extensions"`
+	Tools       listChanged                `json:"tools"`
+	Resources   resourcesCap               `json:"resources"`
+	Prompts     listChanged                `json:"prompts"`
+	Logging     struct{}                   `json:"logging"`
+	Completions struct{}                   `json:"completions"`
+	Extensions  map[string]json.RawMessage `json:"extensions"`
 }
 
 // modernResult adds to a result what 2026-07-28 puts on every one:

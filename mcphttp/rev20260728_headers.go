@@ -83,7 +83,7 @@ func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg
 // 2026-07-28 does not have (unknown, or removed with initialize and
 // sessions), and returns false then.
 func (h *Handler) checkModernMethod(w http.ResponseWriter, msg *jsonrpc.Message) bool {
-	if _, fn := h.lookupMethod(msg.Method, true); fn == nil && msg.Method != "subscriptions/listen" {
+	if h.lookupMethod(msg.Method, true) == nil && msg.Method != "subscriptions/listen" {
 		modernError(w, http.StatusNotFound, msg.ID, mcp.CodeMethodNotFound, fmt.Sprintf(
 			"Method not found: %s is not a method of protocol revision %s", strictjson.Quote(msg.Method), Version20260728), nil)
 		return false

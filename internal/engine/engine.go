@@ -51,8 +51,8 @@ type TaskStarter interface {
 	StartTask(ctx context.Context) error
 }
 
-// RequestInfo is what a transport knows about a request; the NewContext
-// hook builds the tool's mcp.Context from it. The type arguments are
+// RequestInfo is what a transport knows about a request; the engine view's
+// NewContext builds the tool's mcp.Context from it. The type arguments are
 // mcp.Implementation, mcp.ClientCapabilities, mcp.LogLevel and mcp.Root.
 type RequestInfo[Impl, Caps, Level, Root any] struct {
 	// Session is the caller's auth data (mcp.Context.Session).
@@ -103,6 +103,23 @@ type SessionState interface {
 // in capabilities.extensions. A server with skills (mcp.Server.AddSkills)
 // declares it with {"directoryRead": true}.
 const SkillsExtension = "io.modelcontextprotocol/skills"
+
+// TasksExtension is the identifier of the tasks extension of revision
+// 2026-07-28, which the engine implements (mcp.Tool.Task).
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// Methods are the requests the engine serves itself: the protocol's and
+// those of the extensions it implements (skills, tasks). Package mcp
+// refuses an extension's method of one of these names; mcphttp's
+// TestMethodsAreTheTable checks the list against its method table.
+var Methods = []string{
+	"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+	"server/discover", "subscriptions/listen",
+	"tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read",
+	"prompts/list", "prompts/get", "completion/complete",
+	"skills/list", "skills/get", "resources/directory/read",
+	"tasks/get", "tasks/cancel", "tasks/result", "tasks/list", "tasks/update",
+}
 
 // ChangeKind says what changed in a [Change].
 type ChangeKind int
