@@ -273,7 +273,9 @@ func (e *AssertionError) Error() string {
 
 func (e *AssertionError) Unwrap() error { return e.Err }
 
-func badAssertion(desc string) error { return &AssertionError{Code: "invalid_grant", Description: desc} }
+func badAssertion(desc string) error {
+	return &AssertionError{Code: "invalid_grant", Description: desc}
+}
 
 // Verify checks assertion, presented by the client that authenticated as
 // clientID with the token request's scope, and records it as used: a
