@@ -71,6 +71,14 @@ type Config struct {
 	// (ClientID with ClientSecret or PrivateKey, no user): for a machine
 	// client.
 	ClientCredentials bool
+	// Assertion gets tokens with the JWT-bearer grant (RFC 7523) instead,
+	// presenting the assertion it returns, with no browser: [IDJAG] for
+	// enterprise-managed authorization (SEP-990; with the ClientID and
+	// ClientSecret registered at the MCP server's authorization server),
+	// or a function returning a workload's identity token (workload
+	// identity federation; ClientID alone, or none). No refresh token is
+	// expected: when a token runs out, a new assertion gets the next.
+	Assertion AssertionFunc
 	// Store keeps the tokens. Default: a [MemoryStore].
 	Store TokenStore
 	// DPoPKey, an ECDSA P-256 key, makes the client ask for tokens bound
