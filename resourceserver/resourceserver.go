@@ -317,7 +317,7 @@ func (v *Verifier) VerifyRequest(r *http.Request) (any, error) {
 	if err := v.checkScopes(s); err != nil {
 		return nil, v.inScheme(scheme, err)
 	}
-	return s, nil
+	return s.withToken(tok), nil
 }
 
 // Verify checks one access token, without its request, and returns its
@@ -335,7 +335,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Session, error) {
 	if err := v.checkScopes(s); err != nil {
 		return nil, err
 	}
-	return s, nil
+	return s.withToken(token), nil
 }
 
 // verifyToken checks a token as a JWT or by introspection: everything but
