@@ -32,10 +32,10 @@ type AssertionRequest struct {
 }
 
 // AssertionFunc returns the assertion a token request with the
-// JWT-bearer grant presents (RFC 7523 §2.1): an ID-JAG of the user's
-// enterprise IdP ([IDJAG]), or a workload's identity token (a Kubernetes
-// service account token, a cloud's workload identity), read anew for
-// each request, since an assertion is accepted once.
+// JWT-bearer grant presents (RFC 7523 §2.1): a workload's identity token
+// (a Kubernetes service account token, a cloud's workload identity), read
+// anew for each request, since an assertion may be accepted once. (For
+// an enterprise IdP's ID-JAG, set Config.EnterpriseIdP instead.)
 type AssertionFunc func(ctx context.Context, r AssertionRequest) (string, error)
 
 // assertionGrant gets a token with the JWT-bearer grant: the assertion of
@@ -63,25 +63,37 @@ func (h *Handler) assertionGrant(ctx context.Context, d *discovered, ci ClientIn
 }
 
 // assertionServer picks, of the authorization servers the protected
-// resource names, the first whose metadata offers the JWT-bearer grant;
-// without one, the first. A resource server that is also the authorization
-// server of enterprise-managed authorization lists that one after its
-// identity provider's.
+// resource names, the first whose metadata offers the JWT-bearer grant
+// and that is not the enterprise IdP itself (an IdP never takes the
+// ID-JAGs it issues, draft-ietf-oauth-identity-assertion-authz-grant §8;
+// an IdP that offers the grant for assertions of another profile, as
+// zitadel's JWT profile does, would refuse it); without one, the first. A
+// resource server that is also the authorization server of
+// enterprise-managed authorization lists that one after its identity
+// provider, which often is the enterprise IdP.
 func (h *Handler) assertionServer(ctx context.Context, servers []string) (string, *serverMeta) {
 	for _, s := range servers {
-		if !isHTTPURL(s) {
+		if !isHTTPURL(s) || (h.cfg.EnterpriseIdP != nil && sameIssuer(s, h.cfg.EnterpriseIdP.Issuer)) {
 			continue
 		}
 		m, err := h.serverMetadata(ctx, s, true)
-		if err == nil && m != nil && slices.Contains(m.GrantTypesSupported, jwtBearerGrant) {
-			return s, m
+		if err != nil || m == nil || !slices.Contains(m.GrantTypesSupported, jwtBearerGrant) {
+			continue
 		}
+		if idp := h.cfg.EnterpriseIdP; idp != nil && idp.TokenURL != "" && m.TokenEndpoint == idp.TokenURL {
+			continue
+		}
+		return s, m
 	}
 	return servers[0], nil
 }
 
+func sameIssuer(a, b string) bool {
+	return b != "" && strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+}
+
 // EnterpriseIdP is the enterprise identity provider a user signed in to
-// the client with, for [IDJAG].
+// the client with (Config.EnterpriseIdP).
 type EnterpriseIdP struct {
 	// TokenURL is the IdP's token endpoint; or, empty, the token_endpoint
 	// of Issuer's metadata.
@@ -98,15 +110,13 @@ type EnterpriseIdP struct {
 	HTTPClient *http.Client
 }
 
-// IDJAG returns the [AssertionFunc] of enterprise-managed authorization
-// (SEP-990 §4): for each token request, it exchanges the user's ID token
-// at the IdP's token endpoint (RFC 8693 token exchange, requested_token_type
+// idJAG is the assertion of enterprise-managed authorization (SEP-990
+// §4): for each token request, the user's ID token is exchanged at the
+// IdP's token endpoint (RFC 8693 token exchange, requested_token_type
 // urn:ietf:params:oauth:token-type:id-jag, audience the authorization
 // server, resource the MCP server, scope) for an identity assertion JWT
-// authorization grant, which Config.Assertion then presents with the
-// JWT-bearer grant. Put it in Config.Assertion with the ClientID and
-// ClientSecret this client has at the MCP server's authorization server.
-func IDJAG(idp EnterpriseIdP) AssertionFunc {
+// authorization grant, presented with the JWT-bearer grant.
+func idJAG(idp EnterpriseIdP) AssertionFunc {
 	hc := idp.HTTPClient
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}

@@ -133,8 +133,8 @@ func TestEnterpriseManagedAuthorization(t *testing.T) {
 	endpoint := enterpriseServer(t, idp)
 	u, _ := url.Parse(endpoint)
 	h := oauth.New(oauth.Config{ClientID: asClient, ClientSecret: asSecret,
-		Assertion: oauth.IDJAG(oauth.EnterpriseIdP{Issuer: idp.URL, ClientID: idpClient, ClientSecret: idpSecret,
-			IDToken: func(context.Context) (string, error) { return userIDToken, nil }})})
+		EnterpriseIdP: &oauth.EnterpriseIdP{Issuer: idp.URL, ClientID: idpClient, ClientSecret: idpSecret,
+			IDToken: func(context.Context) (string, error) { return userIDToken, nil }}})
 	ctx := context.Background()
 	c, err := client.Connect(ctx, client.HTTP(endpoint, &client.HTTPOptions{Auth: h}), nil)
 	require.NoError(t, err)
@@ -156,43 +156,53 @@ func TestEnterpriseManagedAuthorization(t *testing.T) {
 	assert.Empty(t, tok.RefreshToken)
 }
 
-// TestAssertionFailures: a refused token exchange, an Assertion that
-// fails, and an authorization server that refuses the assertion are each
-// an *oauth.AuthError naming the step, after one attempt: a JWT-bearer
+// TestAssertionFailures: a refused token exchange, an ID token the
+// program cannot give, an Assertion that fails, and an authorization
+// server that refuses the assertion or the client are each an
+// *oauth.AuthError naming the step, after one attempt: a JWT-bearer
 // failure is not retried, nor another grant tried.
 func TestAssertionFailures(t *testing.T) {
 	t.Parallel()
 	idp := newEnterpriseIdP(t)
 	endpoint := enterpriseServer(t, idp)
-	idToken := func(context.Context) (string, error) { return userIDToken, nil }
 	tests := []struct {
 		name      string
+		idp       *oauth.EnterpriseIdP // or
 		assertion oauth.AssertionFunc
+		idToken   error // IDToken's error
 		secret    string
-		step      string
-		msg       string
+		step, msg string
 	}{
-		{"the IdP refuses the exchange", oauth.IDJAG(oauth.EnterpriseIdP{TokenURL: idp.URL + "/token", ClientID: idpClient,
-			ClientSecret: "wrong", IDToken: idToken}), asSecret, "assertion", "invalid_grant: policy refuses"},
-		{"no ID token", oauth.IDJAG(oauth.EnterpriseIdP{TokenURL: idp.URL + "/token", ClientID: idpClient, ClientSecret: idpSecret,
-			IDToken: func(context.Context) (string, error) { return "", errors.New("the user is signed out") }}), asSecret, "assertion", "signed out"},
-		{"an empty assertion", func(context.Context, oauth.AssertionRequest) (string, error) { return "", nil }, asSecret, "assertion", "empty"},
-		{"the server refuses the assertion", func(context.Context, oauth.AssertionRequest) (string, error) { return "not.a.jag", nil },
-			asSecret, "token", "invalid_grant"},
-		{"a wrong client secret at the server", oauth.IDJAG(oauth.EnterpriseIdP{TokenURL: idp.URL + "/token", ClientID: idpClient,
-			ClientSecret: idpSecret, IDToken: idToken}), "wrong-secret-0123456789", "token", "invalid_client"},
+		{name: "the IdP refuses the exchange", idp: &oauth.EnterpriseIdP{TokenURL: idp.URL + "/token", ClientID: idpClient, ClientSecret: "wrong"},
+			secret: asSecret, step: "assertion", msg: "invalid_grant: policy refuses"},
+		{name: "no ID token", idp: &oauth.EnterpriseIdP{TokenURL: idp.URL + "/token", ClientID: idpClient, ClientSecret: idpSecret},
+			idToken: errors.New("the user is signed out"), secret: asSecret, step: "assertion", msg: "signed out"},
+		{name: "an empty assertion", assertion: func(context.Context, oauth.AssertionRequest) (string, error) { return "", nil },
+			secret: asSecret, step: "assertion", msg: "empty"},
+		{name: "the server refuses the assertion", assertion: func(context.Context, oauth.AssertionRequest) (string, error) { return "not.a.jag", nil },
+			secret: asSecret, step: "token", msg: "invalid_grant"},
+		{name: "a wrong client secret at the server", idp: &oauth.EnterpriseIdP{TokenURL: idp.URL + "/token", ClientID: idpClient, ClientSecret: idpSecret},
+			secret: "wrong-secret-0123456789", step: "token", msg: "invalid_client"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var calls atomic.Int32
-			a := tt.assertion
-			h := oauth.New(oauth.Config{ClientID: asClient, ClientSecret: tt.secret,
-				Assertion: func(ctx context.Context, r oauth.AssertionRequest) (string, error) {
+			cfg := oauth.Config{ClientID: asClient, ClientSecret: tt.secret}
+			if tt.idp != nil {
+				e := *tt.idp
+				e.IDToken = func(context.Context) (string, error) {
 					calls.Add(1)
-					return a(ctx, r)
-				}})
-			_, err := client.Connect(context.Background(), client.HTTP(endpoint, &client.HTTPOptions{Auth: h}), nil)
+					return userIDToken, tt.idToken
+				}
+				cfg.EnterpriseIdP = &e
+			} else {
+				cfg.Assertion = func(ctx context.Context, r oauth.AssertionRequest) (string, error) {
+					calls.Add(1)
+					return tt.assertion(ctx, r)
+				}
+			}
+			_, err := client.Connect(context.Background(), client.HTTP(endpoint, &client.HTTPOptions{Auth: oauth.New(cfg)}), nil)
 			var ae *oauth.AuthError
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, tt.step, ae.Step)

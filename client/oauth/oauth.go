@@ -72,13 +72,18 @@ type Config struct {
 	// client.
 	ClientCredentials bool
 	// Assertion gets tokens with the JWT-bearer grant (RFC 7523) instead,
-	// presenting the assertion it returns, with no browser: [IDJAG] for
-	// enterprise-managed authorization (SEP-990; with the ClientID and
-	// ClientSecret registered at the MCP server's authorization server),
-	// or a function returning a workload's identity token (workload
-	// identity federation; ClientID alone, or none). No refresh token is
-	// expected: when a token runs out, a new assertion gets the next.
+	// presenting the assertion it returns, with no browser: a workload's
+	// identity token (workload identity federation; ClientID alone, or
+	// none). No refresh token is expected: when a token runs out, a new
+	// assertion gets the next.
 	Assertion AssertionFunc
+	// EnterpriseIdP turns on enterprise-managed authorization (SEP-990):
+	// the JWT-bearer grant with an ID-JAG the user's enterprise IdP
+	// issues, by token exchange of the user's ID token, for each token
+	// request; no browser. ClientID and ClientSecret are the client's at
+	// the MCP server's authorization server (the IdP names it there).
+	// It takes the place of Assertion.
+	EnterpriseIdP *EnterpriseIdP
 	// Store keeps the tokens. Default: a [MemoryStore].
 	Store TokenStore
 	// DPoPKey, an ECDSA P-256 key, makes the client ask for tokens bound
@@ -140,6 +145,13 @@ func New(cfg Config) *Handler {
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	if cfg.EnterpriseIdP != nil {
+		idp := *cfg.EnterpriseIdP
+		if idp.HTTPClient == nil {
+			idp.HTTPClient = hc
+		}
+		cfg.Assertion = idJAG(idp)
 	}
 	return &Handler{cfg: cfg, hc: hc, regs: map[string]registration{}, nonces: map[string]string{}}
 }

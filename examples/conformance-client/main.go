@@ -317,17 +317,19 @@ func authHandler(scenario string) (*oauth.Handler, error) {
 		}
 	}
 	var assertion oauth.AssertionFunc
+	var enterprise *oauth.EnterpriseIdP
 	switch scenario {
 	case "auth/cross-app-access-complete-flow", "auth/enterprise-managed-authorization":
 		// The user signed in at the enterprise IdP (the suite gives its
 		// ID token); each token request gets an ID-JAG from the IdP.
-		assertion = oauth.IDJAG(oauth.EnterpriseIdP{TokenURL: sc.IdPTokenEndpoint, ClientID: sc.IdPClientID,
-			IDToken: func(context.Context) (string, error) { return sc.IdPIDToken, nil }})
+		enterprise = &oauth.EnterpriseIdP{TokenURL: sc.IdPTokenEndpoint, ClientID: sc.IdPClientID,
+			IDToken: func(context.Context) (string, error) { return sc.IdPIDToken, nil }}
 	case "auth/wif-jwt-bearer":
 		assertion = func(context.Context, oauth.AssertionRequest) (string, error) { return sc.WorkloadJWT, nil }
 	}
 	return oauth.New(oauth.Config{
 		Assertion:         assertion,
+		EnterpriseIdP:     enterprise,
 		DPoPKey:           dpopKey,
 		ClientID:          sc.ClientID,
 		ClientSecret:      sc.ClientSecret,
