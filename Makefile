@@ -116,6 +116,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzBearerToken$$' -fuzztime $(FUZZN) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzParseClaims$$' -fuzztime $(FUZZN) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzParseProof$$' -fuzztime $(FUZZN_SHORT) ./resourceserver
+	$(GO) test -run '^$$' -fuzz '^FuzzAssertionClaims$$' -fuzztime $(FUZZN_SHORT) ./resourceserver
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/exchange
 	$(GO) test -run '^$$' -fuzz '^FuzzReadSSE$$' -fuzztime $(FUZZN) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzServerMessages$$' -fuzztime $(FUZZN) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzLegacyServer$$' -fuzztime $(FUZZN_SHORT) ./client
