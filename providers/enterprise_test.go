@@ -285,3 +285,15 @@ func TestEnterpriseAuthConfigRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestEnterpriseClientCannotAuthorize: a client of EnterpriseAuth has no
+// redirect URI and takes only the JWT-bearer grant: an authorization
+// request naming it gets this server's error page, never a redirect.
+func TestEnterpriseClientCannotAuthorize(t *testing.T) {
+	t.Parallel()
+	e := enterpriseEnv(t, newJagIdP(t), nil)
+	resp := do(t, browser(t), "GET", e.authorizeURL(regd{ID: entClient, Redirect: "http://127.0.0.1:9999/cb"}, nil), nil, nil)
+	body := readBody(t, resp)
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, body)
+	assert.Empty(t, resp.Header.Get("Location"))
+}

@@ -6,9 +6,12 @@
 // 2025-03-26 without it), registers the client (pre-registered, a client ID
 // metadata document, or dynamic registration, RFC 7591), and gets a token
 // with the authorization code grant, PKCE S256 and the resource parameter
-// (RFC 8707), or with client credentials; a token is refreshed before a new
-// authorization is asked for, and a 403 insufficient_scope gets a new
-// authorization with the union of the scopes (step-up).
+// (RFC 8707), with client credentials, or with the JWT-bearer grant
+// (RFC 7523: an enterprise IdP's ID-JAG, SEP-990, with
+// [Config].EnterpriseIdP; a workload's own JWT with [Config].Assertion); a
+// token is refreshed before a new authorization is asked for, and a 403
+// insufficient_scope gets a new authorization with the union of the
+// scopes (step-up).
 //
 // A [Handler] is a client.Authorizer: put it in client.HTTPOptions.Auth.
 // The browser step is the program's ([Config].Authorize); [Loopback] is the
