@@ -142,6 +142,10 @@ func idJAG(idp EnterpriseIdP) AssertionFunc {
 			}
 			tokenURL = m.TokenEndpoint
 		}
+		if u, err := url.Parse(tokenURL); err != nil || u.Host == "" ||
+			(u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
+			return "", fmt.Errorf("the IdP's token endpoint %q is not an https URL: the ID token would cross the network in clear", tokenURL)
+		}
 		idt, err := idp.IDToken(ctx)
 		if err != nil {
 			return "", fmt.Errorf("the user's ID token: %w", err)

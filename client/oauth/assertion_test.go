@@ -273,3 +273,22 @@ func TestWorkloadAssertion(t *testing.T) {
 		assert.False(t, forms[i].Has("client_secret"))
 	}
 }
+
+// TestEnterpriseIdPNeedsHTTPS: the user's ID token is never sent to an
+// IdP token endpoint over plain http on another host than loopback
+// (SEP-990 §6.3); the program is not even asked for it.
+func TestEnterpriseIdPNeedsHTTPS(t *testing.T) {
+	t.Parallel()
+	idp := newEnterpriseIdP(t)
+	endpoint := enterpriseServer(t, idp)
+	var asked atomic.Bool
+	h := oauth.New(oauth.Config{ClientID: asClient, ClientSecret: asSecret, EnterpriseIdP: &oauth.EnterpriseIdP{
+		TokenURL: "http://idp.example.com/token", ClientID: idpClient, ClientSecret: idpSecret,
+		IDToken: func(context.Context) (string, error) { asked.Store(true); return userIDToken, nil }}})
+	_, err := client.Connect(context.Background(), client.HTTP(endpoint, &client.HTTPOptions{Auth: h}), nil)
+	var ae *oauth.AuthError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, "assertion", ae.Step)
+	assert.ErrorContains(t, err, "not an https URL")
+	assert.False(t, asked.Load())
+}

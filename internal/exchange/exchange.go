@@ -89,7 +89,11 @@ func Do(ctx context.Context, hc *http.Client, r Request, now func() time.Time) (
 	if basic {
 		req.SetBasicAuth(url.QueryEscape(r.ClientID), url.QueryEscape(r.ClientSecret))
 	}
-	resp, err := hc.Do(req)
+	// A redirect is not followed: it would send the subject token and the
+	// client's credentials on to wherever it points.
+	noRedirect := *hc
+	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := noRedirect.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("token endpoint %s: %w", r.TokenURL, redact(err))
 	}

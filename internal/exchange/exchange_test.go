@@ -67,6 +67,10 @@ func TestDo(t *testing.T) {
 		_ = r.ParseForm()
 		got, form = r.Header.Clone(), r.PostForm
 		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/moved" {
+			http.Redirect(w, r, "http://elsewhere.example/token", http.StatusTemporaryRedirect)
+			return
+		}
 		if r.PostForm.Get("subject_token") == "refuse-me" {
 			w.WriteHeader(400)
 			_ = json.NewEncoder(w).Encode(map[string]string{"error": "invalid_grant"})
@@ -96,6 +100,12 @@ func TestDo(t *testing.T) {
 	assert.Equal(t, "invalid_grant", e.Code)
 	assert.NotContains(t, err.Error(), "refuse-me")
 	assert.NotContains(t, err.Error(), "s3cret")
+
+	moved := req
+	moved.TokenURL = ts.URL + "/moved"
+	_, err = Do(context.Background(), ts.Client(), moved, time.Now)
+	require.ErrorAs(t, err, &e, "a redirect is not followed")
+	assert.Equal(t, http.StatusTemporaryRedirect, e.Status)
 
 	req.AuthMethod = "private_key_jwt"
 	_, err = Do(context.Background(), ts.Client(), req, time.Now)
