@@ -120,6 +120,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzClaimPath$$' -fuzztime $(FUZZN_SHORT) ./internal/claims
 	$(GO) test -run '^$$' -fuzz '^FuzzPeek$$' -fuzztime $(FUZZN_SHORT) ./internal/claims
 	$(GO) test -run '^$$' -fuzz '^FuzzAPIKeyHeader$$' -fuzztime $(FUZZN_SHORT) ./multiauth
+	$(GO) test -run '^$$' -fuzz '^FuzzAssertionClaims$$' -fuzztime $(FUZZN_SHORT) ./resourceserver
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/exchange
 	$(GO) test -run '^$$' -fuzz '^FuzzReadSSE$$' -fuzztime $(FUZZN) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzServerMessages$$' -fuzztime $(FUZZN) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzLegacyServer$$' -fuzztime $(FUZZN_SHORT) ./client
@@ -224,8 +226,10 @@ CLIENT_SCENARIOS_2026 := tools_call request-metadata http-standard-headers http-
 # suites, each at the revision the suite runs it at (0.2.0-alpha.12's of 2026-07-28 at 2026-07-28),
 # and those of 2025-11-25 again at 2026-07-28 (the 2025-03-26 ones do not apply there); the
 # client-credentials extensions of both suites, pinned too, and 0.2.0-alpha.12's skills extension
-# scenarios (SEP-2640: no prefetch, verified reads) and DPoP ones (SEP-1932), pinned. The other extensions run last and do
-# not fail the target (no enterprise-managed or workload-identity grants yet).
+# scenarios (SEP-2640: no prefetch, verified reads) and DPoP ones (SEP-1932), pinned; and the
+# JWT-bearer ones, pinned: enterprise-managed authorization (SEP-990: an ID-JAG by token exchange at
+# the enterprise IdP, then the JWT-bearer grant; cross-app-access at 0.1.16) and workload identity
+# federation (a workload's JWT as the assertion).
 CLIENT_AUTH_SCENARIOS_2025 := auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 \
 	auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported \
 	auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit \
@@ -239,9 +243,9 @@ CLIENT_AUTH_SCENARIOS_ALPHA := $(CLIENT_AUTH_SCENARIOS_0116) auth/authorization-
 CLIENT_AUTH_CREDENTIALS := auth/client-credentials-basic auth/client-credentials-jwt
 CLIENT_SKILLS_EXTENSIONS := sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size \
 	sep-2640-client-verify-frontmatter
-CLIENT_AUTH_EXTENSIONS_0116 := auth/cross-app-access-complete-flow
 CLIENT_AUTH_DPOP := auth/dpop auth/dpop-nonce
-CLIENT_AUTH_EXTENSIONS_ALPHA := auth/enterprise-managed-authorization auth/wif-jwt-bearer
+CLIENT_AUTH_JWT_BEARER_0116 := auth/cross-app-access-complete-flow
+CLIENT_AUTH_JWT_BEARER_ALPHA := auth/enterprise-managed-authorization auth/wif-jwt-bearer
 conformance-client: node
 	@status=0; \
 	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_SCENARIOS_0116)" CLIENT_CHECKS=10 \
@@ -266,10 +270,10 @@ conformance-client: node
 		CONFORMANCE_LABEL="0.2.0-alpha.12 client skills (extension)" bash e2e/conformance-client.sh || status=1; \
 	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_AUTH_DPOP)" CLIENT_CHECKS=26 \
 		CONFORMANCE_LABEL="0.2.0-alpha.12 client DPoP (extension)" bash e2e/conformance-client.sh || status=1; \
-	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_AUTH_EXTENSIONS_0116)" CLIENT_CHECKS=0 \
-		CONFORMANCE_LABEL="0.1.16 client authorization extensions, not failing" bash e2e/conformance-client.sh || true; \
-	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_AUTH_EXTENSIONS_ALPHA)" CLIENT_CHECKS=0 \
-		CONFORMANCE_LABEL="0.2.0-alpha.12 client authorization extensions, not failing" bash e2e/conformance-client.sh || true; \
+	CONFORMANCE_PACKAGE=conformance CLIENT_SCENARIOS="$(CLIENT_AUTH_JWT_BEARER_0116)" CLIENT_CHECKS=9 \
+		CONFORMANCE_LABEL="0.1.16 client JWT-bearer (extension)" bash e2e/conformance-client.sh || status=1; \
+	CONFORMANCE_PACKAGE=conformance-alpha CLIENT_SCENARIOS="$(CLIENT_AUTH_JWT_BEARER_ALPHA)" CLIENT_CHECKS=17 \
+		CONFORMANCE_LABEL="0.2.0-alpha.12 client JWT-bearer (extension)" bash e2e/conformance-client.sh || status=1; \
 	exit $$status
 
 # Not part of test (it takes over a minute): examples/everything as its own process over HTTP on
