@@ -215,7 +215,9 @@ func TestServeStdioRefusesUnsafeElicitationURLs(t *testing.T) {
 			if i == 0 {
 				// Refused by the bridge's upstream client (package client
 				// checks what it would show) before the relay sees it.
-				assert.Contains(t, string(reply["error"]), eliciturl.Check(u).Error())
+				var e client.RPCError
+				require.NoError(t, json.Unmarshal(reply["error"], &e), "%s", reply)
+				assert.Contains(t, e.Message, eliciturl.Check(u).Error())
 			} else {
 				assert.JSONEq(t, `{"action":"accept"}`, string(reply["result"]))
 			}
