@@ -28,7 +28,9 @@ func notesServer(t testing.TB) *mcp.Server {
 		Body  string `json:"body,omitempty" jsonschema:"what the note says"`
 	}
 	mcp.AddTool(srv, mcp.Tool{Name: "create_note", Description: "Write a new note in the notebook"},
-		func(_ context.Context, _ *mcp.Context, in noteArgs) (string, error) { return "created " + in.Title, nil })
+		func(_ context.Context, _ *mcp.Context, in noteArgs) (string, error) {
+			return "created " + in.Title, nil
+		})
 	mcp.AddTool(srv, mcp.Tool{Name: "delete_note", Description: "Remove a note for good"},
 		func(_ context.Context, _ *mcp.Context, in struct {
 			ID int `json:"id" jsonschema:"the note's number"`
