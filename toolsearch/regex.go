@@ -22,7 +22,7 @@ const (
 	// search sets too).
 	maxPatternBytes = 200
 	// maxPatternInsts bounds the compiled program of a pattern.
-	maxPatternInsts = 2000
+	maxPatternInsts = 1000
 	// regexBudget bounds the time of one regular expression search.
 	regexBudget = 250 * time.Millisecond
 )
@@ -60,7 +60,7 @@ func (s *snapshot) regexSearch(ctx context.Context, re *regexp.Regexp, limit int
 	taken := make(map[int]bool)
 	for tier := range 3 {
 		for i, d := range s.docs {
-			if i%32 == 0 && (ctx.Err() != nil || time.Now().After(deadline)) {
+			if ctx.Err() != nil || time.Now().After(deadline) {
 				return hits, true
 			}
 			if taken[i] {
