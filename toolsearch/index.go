@@ -3,7 +3,6 @@ package toolsearch
 import (
 	"cmp"
 	"encoding/json"
-	"hash/maphash"
 	"math"
 	"slices"
 	"strings"
@@ -40,8 +39,6 @@ const maxArgs = 256
 // made from (to tell whether a listed tool is still that one), its terms,
 // and what a result shows of it.
 type doc struct {
-	id uint64
-
 	name, title, desc string
 	schema            *jsonschema.Schema
 	ann               *mcp.ToolAnnotations
@@ -73,8 +70,8 @@ func (d *doc) same(t *mcp.Tool) bool {
 }
 
 // newDoc analyses t.
-func newDoc(id uint64, t *mcp.Tool) *doc {
-	d := &doc{id: id, name: t.Name, title: t.Title, desc: t.Description, schema: t.InputSchema,
+func newDoc(t *mcp.Tool) *doc {
+	d := &doc{name: t.Name, title: t.Title, desc: t.Description, schema: t.InputSchema,
 		ann: t.Annotations, tags: slices.Clone(t.Tags)}
 	freq := map[string]float64{}
 	add := func(s string, w float64) {
@@ -175,10 +172,8 @@ func (d *doc) encoded() json.RawMessage {
 // immutable once built, so queries run on it without a lock.
 type snapshot struct {
 	docs     []*doc
-	ids      []uint64 // the docs' ids, to compare lists
 	postings map[string][]posting
 	avgLen   float64
-	lastUse  uint64 // the index's clock at the last use; guarded by index.mu
 }
 
 type posting struct {
@@ -187,10 +182,9 @@ type posting struct {
 }
 
 func newSnapshot(docs []*doc) *snapshot {
-	s := &snapshot{docs: docs, ids: make([]uint64, len(docs)), postings: map[string][]posting{}}
+	s := &snapshot{docs: docs, postings: map[string][]posting{}}
 	var total float64
 	for i, d := range docs {
-		s.ids[i] = d.id
 		total += d.length
 		for _, tf := range d.terms {
 			s.postings[tf.term] = append(s.postings[tf.term], posting{int32(i), tf.tf})
@@ -277,58 +271,58 @@ const maxSnapshots = 16
 
 // index keeps the analysed tools and the snapshots of recent lists. A
 // search lists the caller's tools (the server's own listing, with every
-// access check), finds the doc of each (analysed once, while the tool
-// does not change) and the snapshot of exactly that list (built once per
-// distinct list). A snapshot is shared only by callers who see the same
-// tools, so what one caller alone sees (its session's tools) never
-// reaches another's results, nor the statistics that rank them.
+// access check) and looks for the snapshot of exactly that list: tool by
+// tool, each compared with the snapshot's (a few comparisons while the
+// tool did not change). When none fits, it finds the doc of each tool
+// (analysed once, while the tool does not change) and builds the
+// snapshot. A snapshot is shared only by callers who see the same tools,
+// so what one caller alone sees (its session's tools) never reaches
+// another's results, nor the statistics that rank them.
 type index struct {
 	mu     sync.Mutex
-	nextID uint64
-	clock  uint64
 	byName map[string][]*doc
-	ndocs  int
-	snaps  map[uint64][]*snapshot // by hash of the ids
-	nsnaps int
-	seed   maphash.Seed
+	snaps  []*snapshot // most recently used first
 }
 
 func newIndex() *index {
-	return &index{byName: map[string][]*doc{}, snaps: map[uint64][]*snapshot{}, seed: maphash.MakeSeed()}
+	return &index{byName: map[string][]*doc{}}
 }
 
 // snapshot returns the snapshot of tools, building what is missing.
 func (x *index) snapshot(tools []mcp.Tool) *snapshot {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.clock++
-	docs := make([]*doc, len(tools))
-	var h maphash.Hash
-	h.SetSeed(x.seed)
-	var buf [8]byte
-	for i := range tools {
-		docs[i] = x.docLocked(&tools[i])
-		id := docs[i].id
-		for j := range buf {
-			buf[j] = byte(id >> (8 * j))
-		}
-		h.Write(buf[:])
-	}
-	key := h.Sum64()
-	for _, s := range x.snaps[key] {
-		if len(s.docs) == len(docs) && slices.EqualFunc(s.docs, docs, func(a, b *doc) bool { return a == b }) {
-			s.lastUse = x.clock
+	for i, s := range x.snaps {
+		if s.fits(tools) {
+			copy(x.snaps[1:i+1], x.snaps[:i])
+			x.snaps[0] = s
 			return s
 		}
 	}
+	docs := make([]*doc, len(tools))
+	for i := range tools {
+		docs[i] = x.docLocked(&tools[i])
+	}
 	s := newSnapshot(docs)
-	s.lastUse = x.clock
-	x.snaps[key] = append(x.snaps[key], s)
-	x.nsnaps++
-	if x.nsnaps > maxSnapshots {
-		x.evictLocked()
+	x.snaps = slices.Insert(x.snaps, 0, s)
+	if len(x.snaps) > maxSnapshots {
+		x.snaps = x.snaps[:maxSnapshots]
+		x.sweepLocked()
 	}
 	return s
+}
+
+// fits reports whether s is the snapshot of tools.
+func (s *snapshot) fits(tools []mcp.Tool) bool {
+	if len(s.docs) != len(tools) {
+		return false
+	}
+	for i := range tools {
+		if !s.docs[i].same(&tools[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // docLocked returns the doc of t, analysing it when it is new or changed.
@@ -338,37 +332,19 @@ func (x *index) docLocked(t *mcp.Tool) *doc {
 			return d
 		}
 	}
-	x.nextID++
-	d := newDoc(x.nextID, t)
+	d := newDoc(t)
 	x.byName[t.Name] = append(x.byName[t.Name], d)
-	x.ndocs++
 	return d
 }
 
-// evictLocked drops the least recently used snapshot, then every doc no
-// snapshot left holds: the docs of tools that were removed, changed, or
-// belonged to sessions whose lists are no longer kept.
-func (x *index) evictLocked() {
-	var oldKey uint64
-	var old *snapshot
-	for k, ss := range x.snaps {
-		for _, s := range ss {
-			if old == nil || s.lastUse < old.lastUse {
-				oldKey, old = k, s
-			}
-		}
-	}
-	x.snaps[oldKey] = slices.DeleteFunc(x.snaps[oldKey], func(s *snapshot) bool { return s == old })
-	if len(x.snaps[oldKey]) == 0 {
-		delete(x.snaps, oldKey)
-	}
-	x.nsnaps--
+// sweepLocked drops every doc no kept snapshot holds: the docs of tools
+// that were removed or changed, or that belonged to lists (sessions) no
+// longer kept.
+func (x *index) sweepLocked() {
 	live := map[*doc]bool{}
-	for _, ss := range x.snaps {
-		for _, s := range ss {
-			for _, d := range s.docs {
-				live[d] = true
-			}
+	for _, s := range x.snaps {
+		for _, d := range s.docs {
+			live[d] = true
 		}
 	}
 	for name, ds := range x.byName {
@@ -379,5 +355,4 @@ func (x *index) evictLocked() {
 			x.byName[name] = ds
 		}
 	}
-	x.ndocs = len(live)
 }
