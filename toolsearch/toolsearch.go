@@ -251,14 +251,17 @@ func (s *Search) call(ctx context.Context, c *mcp.Call, next mcp.CallHandler) (a
 		a.Name == "" || a.Name == s.callName || a.Name == s.searchName {
 		return next(ctx, c) // the call tool's schema or handler answers
 	}
-	if len(a.Arguments) == 0 || string(a.Arguments) == "null" {
+	switch {
+	case len(a.Arguments) == 0 || string(a.Arguments) == "null":
 		a.Arguments = json.RawMessage("{}")
+	case a.Arguments[0] != '{':
+		return next(ctx, c) // the call tool's schema wants an object
 	}
 	params["name"], _ = json.Marshal(a.Name)
 	params["arguments"] = a.Arguments
 	inner := *c
 	var err error
-	if inner.Params, err = json.Marshal(params); err != nil {
+	if inner.Params, err = marshalParams(params); err != nil {
 		return next(ctx, c)
 	}
 	res, err := next(ctx, &inner)
@@ -268,6 +271,18 @@ func (s *Search) call(ctx context.Context, c *mcp.Call, next mcp.CallHandler) (a
 			". " + s.searchName + " finds the tools you can call.")}}, nil
 	}
 	return res, err
+}
+
+// marshalParams encodes params, leaving the members' text as the client
+// sent it (no HTML escaping), but compact.
+func marshalParams(params map[string]json.RawMessage) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(params); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // callFallback is the call tool's own function: the interceptor runs the
