@@ -320,3 +320,53 @@ func TestToolSearchTypeScript(t *testing.T) {
 		})
 	}
 }
+
+// TestToolSearchAISDK: the Vercel AI SDK's MCP client (@ai-sdk/mcp 2.0.99)
+// and tool loop (ai 7.0.173's generateText with a scripted model) at
+// 2025-11-25 and 2026-07-28, over Streamable HTTP and stdio: the model
+// sees the two tools, searches, reads the result and calls the operation
+// through call_tool (node/aisdk-client.mjs). Those packages must be in
+// e2e/node (they are not in its package.json yet: see the report of the
+// tool search branch).
+func TestToolSearchAISDK(t *testing.T) {
+	dir, _ := nodePaths(t)
+	for _, pkg := range []string{"ai", "@ai-sdk/mcp"} {
+		_, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json"))
+		require.NoError(t, err, "the Vercel AI SDK package %s is not installed in e2e/node: add ai@7.0.173 and @ai-sdk/mcp@2.0.99 to e2e/node/package.json and run npm ci there", pkg)
+	}
+	srv, s, mock := discordSearch(t)
+	args, err := json.Marshal(map[string]any{"user_id": searchUser})
+	require.NoError(t, err)
+	spec, err := filepath.Abs("../openapi/testdata/discord.json")
+	require.NoError(t, err)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			forEachTransport(t, func(t *testing.T, kind transportKind) {
+				target := "stdio:" + searchStdioBinary(t)
+				m := mock
+				if kind == httpTransport {
+					target = serveSearchHTTP(t, srv, s)
+				} else {
+					m = nil // the server, and its mock, are another process
+				}
+				r := runNodeEnv(t, 180*time.Second, []string{"TOOLSEARCH_SPEC=" + spec}, "aisdk-client.mjs", target, version, searchQuery, searchTool, string(args))
+				require.Equal(t, 0, r.exitCode, "stderr:\n%s", r.stderr)
+				var out struct {
+					Tools []string   `json:"tools"`
+					Steps [][]string `json:"steps"`
+					Found []string   `json:"found"`
+					Call  string     `json:"call"`
+					Text  string     `json:"text"`
+					Error string     `json:"error"`
+				}
+				require.NoError(t, json.Unmarshal(r.stdout, &out), "%s", r.stdout)
+				require.Empty(t, out.Error, "stderr:\n%s", r.stderr)
+				assert.ElementsMatch(t, []string{"search_tools", "call_tool"}, out.Tools)
+				require.Contains(t, out.Found, searchTool)
+				assert.Equal(t, [][]string{{"search_tools"}, {"call_tool"}, {}}, out.Steps)
+				checkUser(t, m, false, out.Call)
+				assert.Equal(t, "done", out.Text)
+			})
+		})
+	}
+}
