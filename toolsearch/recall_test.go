@@ -56,16 +56,16 @@ func measureRecall(t testing.TB, qs []query) (recall, []string) {
 	var misses []string
 	snaps := map[string]*snapshot{}
 	for _, q := range qs {
-		s := snaps[q.corpus]
+		s := snaps[q.Corpus]
 		if s == nil {
-			s = newIndex().snapshot(corpus(t, q.corpus))
-			snaps[q.corpus] = s
+			s = newIndex().snapshot(corpus(t, q.Corpus))
+			snaps[q.Corpus] = s
 		}
 		var bm, re []string
-		for _, h := range s.bm25(queryTerms(q.request), 5) {
+		for _, h := range s.bm25(queryTerms(q.Request), 5) {
 			bm = append(bm, s.docs[h.doc].name)
 		}
-		rx, err := compilePattern(regexFor(q.request))
+		rx, err := compilePattern(regexFor(q.Request))
 		require.NoError(t, err)
 		hits, stopped := s.regexSearch(t.Context(), rx, 5)
 		require.False(t, stopped)
@@ -73,15 +73,15 @@ func measureRecall(t testing.TB, qs []query) (recall, []string) {
 			re = append(re, s.docs[h].name)
 		}
 		for i, k := range []int{1, 3, 5} {
-			if rank(bm, q.want) < k {
+			if rank(bm, q.Want) < k {
 				r.bm25[i]++
 			}
-			if rank(re, q.want) < k {
+			if rank(re, q.Want) < k {
 				r.regex[i]++
 			}
 		}
-		if rank(bm, q.want) >= 5 {
-			misses = append(misses, fmt.Sprintf("%s: %q wants %s, got %v", q.corpus, q.request, q.want, bm))
+		if rank(bm, q.Want) >= 5 {
+			misses = append(misses, fmt.Sprintf("%s: %q wants %s, got %v", q.Corpus, q.Request, q.Want, bm))
 		}
 	}
 	return r, misses
@@ -91,7 +91,7 @@ func measureRecall(t testing.TB, qs []query) (recall, []string) {
 func of(corpus string) []query {
 	var out []query
 	for _, q := range querySet {
-		if q.corpus == corpus {
+		if q.Corpus == corpus {
 			out = append(out, q)
 		}
 	}
