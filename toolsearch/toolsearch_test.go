@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -145,4 +146,73 @@ func TestSurfaceSearchCall(t *testing.T) {
 	f, _ = search(t, c, map[string]any{"query": "status of the service"})
 	assert.NotContains(t, f.names(), "status", "a pinned tool is listed, not searched")
 	assert.False(t, slices.Contains(f.names(), "search_tools") || slices.Contains(f.names(), "call_tool"))
+}
+
+// An interceptor installed inside the Search's (a middleware after its
+// Middleware: telemetry, rate limits) sees a call_tool call as a
+// tools/call of the tool it names, with that tool's arguments.
+func TestInnerInterceptorSeesTheTool(t *testing.T) {
+	t.Parallel()
+	srv := notesServer(t)
+	s, err := toolsearch.New(srv, nil)
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var seen []string
+	inner := func(next http.Handler) http.Handler {
+		ic := func(next mcp.CallHandler) mcp.CallHandler {
+			return func(ctx context.Context, c *mcp.Call) (any, error) {
+				if c.Method == "tools/call" {
+					mu.Lock()
+					seen = append(seen, string(c.Params))
+					mu.Unlock()
+				}
+				return next(ctx, c)
+			}
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(r.Context(), ic)))
+		})
+	}
+	h := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = h.Close() })
+	c, err := client.Connect(t.Context(), client.InProcess(s.Middleware(inner(h)), nil), &client.Options{Logger: quiet()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	res, err := c.CallTool(t.Context(), "call_tool", map[string]any{"name": "create_note", "arguments": map[string]any{"title": "milk"}}, nil)
+	require.NoError(t, err)
+	require.Equal(t, "created milk", res.Text())
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, seen, 1)
+	assert.JSONEq(t, `{"name":"create_note","arguments":{"title":"milk"}}`, seen[0])
+}
+
+// A task-augmented call_tool call (revision 2025-11-25's params.task)
+// makes a task of the tool it names, as a direct call would: the
+// request's other members reach the engine unchanged.
+func TestCallToolTask(t *testing.T) {
+	t.Parallel()
+	srv := notesServer(t)
+	mcp.AddTool(srv, mcp.Tool{Name: "report", Description: "Write a long report", Task: &mcp.TaskOptions{}},
+		func(_ context.Context, _ *mcp.Context, in struct {
+			Topic string `json:"topic"`
+		}) (string, error) {
+			return "report on " + in.Topic, nil
+		})
+	s, err := toolsearch.New(srv, nil)
+	require.NoError(t, err)
+	c := connect(t, srv, s, "")
+	var created struct {
+		Task struct {
+			TaskID string `json:"taskId"`
+			Status string `json:"status"`
+		} `json:"task"`
+	}
+	require.NoError(t, c.Call(t.Context(), "tools/call", map[string]any{"name": "call_tool",
+		"arguments": map[string]any{"name": "report", "arguments": map[string]any{"topic": "tides"}},
+		"task":      map[string]any{"ttl": 60000}}, &created))
+	require.NotEmpty(t, created.Task.TaskID, "the call became a task")
+	var res mcp.ContentResult
+	require.NoError(t, c.Call(t.Context(), "tasks/result", map[string]any{"taskId": created.Task.TaskID}, &res))
+	assert.Equal(t, "report on tides", res.Text())
 }
