@@ -156,10 +156,14 @@ func TestListOnePage(t *testing.T) {
 	}
 	assert.Equal(t, []string{"create_note", "extra_29", "search_tools", "call_tool"}, got)
 	assert.Empty(t, page.NextCursor)
-	err = c.Call(t.Context(), "tools/list", map[string]any{"cursor": "NA"}, &page)
-	var rerr *client.RPCError
-	require.ErrorAs(t, err, &rerr)
-	assert.Equal(t, int64(mcp.CodeInvalidParams), rerr.Code)
+	for _, params := range []any{map[string]any{"cursor": "NA"}, json.RawMessage(`[]`), json.RawMessage(`"x"`), json.RawMessage(`7`)} {
+		page.Tools = nil
+		err = c.Call(t.Context(), "tools/list", params, &page)
+		var rerr *client.RPCError
+		require.ErrorAs(t, err, &rerr, "%s", params)
+		assert.Contains(t, []int64{mcp.CodeInvalidParams, mcp.CodeInvalidRequest}, rerr.Code, "%s", params)
+		assert.Empty(t, page.Tools)
+	}
 }
 
 // New refuses options that cannot work, and names already taken.

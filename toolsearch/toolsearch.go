@@ -150,7 +150,9 @@ func (s *Search) list(ctx context.Context, c *mcp.Call, next mcp.CallHandler) (a
 	var params map[string]json.RawMessage
 	if len(c.Params) > 0 && string(c.Params) != "null" {
 		if err := json.Unmarshal(c.Params, &params); err != nil {
-			return next(ctx, c) // the engine words the error
+			// Refused here, not left to the engine: whatever it would
+			// answer, it must not be the whole catalog.
+			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: tools/list params must be an object"}
 		}
 	}
 	if cur, ok := params["cursor"]; ok && string(cur) != `""` && string(cur) != "null" {
