@@ -105,7 +105,7 @@ func BenchmarkRegex10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.regexSearch(context.Background(), re, 5)
+		s.regexSearch(context.Background(), re, 5, time.Minute)
 	})
 }
 

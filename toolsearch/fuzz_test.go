@@ -45,7 +45,7 @@ func FuzzQuery(f *testing.F) {
 		if err != nil {
 			return
 		}
-		hits, _ := snap.regexSearch(context.Background(), re, limit)
+		hits, _ := snap.regexSearch(context.Background(), re, limit, regexBudget)
 		if len(hits) > max(limit, 0) {
 			t.Fatalf("%d matches for limit %d", len(hits), limit)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -67,7 +68,7 @@ func measureRecall(t testing.TB, qs []query) (recall, []string) {
 		}
 		rx, err := compilePattern(regexFor(q.Request))
 		require.NoError(t, err)
-		hits, stopped := s.regexSearch(t.Context(), rx, 5)
+		hits, stopped := s.regexSearch(t.Context(), rx, 5, time.Minute)
 		require.False(t, stopped)
 		for _, h := range hits {
 			re = append(re, s.docs[h].name)

@@ -50,13 +50,13 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 // regexSearch returns up to limit tools of s that re matches, tools whose
 // name matches first, then those whose title or description does, then
 // those whose arguments or tags do, each group in list order. stopped is
-// true when the budget or ctx ended the search before every tool was
-// tried.
-func (s *snapshot) regexSearch(ctx context.Context, re *regexp.Regexp, limit int) (hits []int, stopped bool) {
+// true when the budget (regexBudget for a search tool call) or ctx ended
+// the search before every tool was tried.
+func (s *snapshot) regexSearch(ctx context.Context, re *regexp.Regexp, limit int, budget time.Duration) (hits []int, stopped bool) {
 	if limit <= 0 {
 		return nil, false
 	}
-	deadline := time.Now().Add(regexBudget)
+	deadline := time.Now().Add(budget)
 	taken := make(map[int]bool)
 	for tier := range 3 {
 		for i, d := range s.docs {

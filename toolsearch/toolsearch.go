@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -326,16 +327,19 @@ func (s *Search) search(ctx context.Context, c *mcp.Context, in searchArgs) (*mc
 	if in.Limit > 0 {
 		limit = min(in.Limit, s.limit)
 	}
+	var re *regexp.Regexp
+	if pattern != "" {
+		var err error
+		if re, err = compilePattern(pattern); err != nil {
+			return nil, mcp.UserErrorf("%v", err)
+		}
+	}
 	snap := s.idx.snapshot(s.catalog(ctx, c))
 	var hits []int
 	note := ""
-	if pattern != "" {
-		re, err := compilePattern(pattern)
-		if err != nil {
-			return nil, mcp.UserErrorf("%v", err)
-		}
+	if re != nil {
 		var stopped bool
-		hits, stopped = snap.regexSearch(ctx, re, limit)
+		hits, stopped = snap.regexSearch(ctx, re, limit, regexBudget)
 		if stopped {
 			note = "The search stopped before it tried every tool (the pattern is slow to match): a narrower pattern may find more."
 		}
