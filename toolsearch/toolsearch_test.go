@@ -216,3 +216,22 @@ func TestCallToolTask(t *testing.T) {
 	require.NoError(t, c.Call(t.Context(), "tasks/result", map[string]any{"taskId": created.Task.TaskID}, &res))
 	assert.Equal(t, "report on tides", res.Text())
 }
+
+// Without the Middleware (a server set up wrong), call_tool runs nothing:
+// it says what is missing, and the server logs it.
+func TestCallToolWithoutMiddleware(t *testing.T) {
+	t.Parallel()
+	srv := notesServer(t)
+	_, err := toolsearch.New(srv, nil)
+	require.NoError(t, err)
+	h := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = h.Close() })
+	c, err := client.Connect(t.Context(), client.InProcess(h, nil), &client.Options{Logger: quiet()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	res, err := c.CallTool(t.Context(), "call_tool", map[string]any{"name": "create_note", "arguments": map[string]any{"title": "x"}}, nil)
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text(), "middleware is not installed")
+	assert.NotContains(t, res.Text(), "created")
+}
