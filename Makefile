@@ -140,6 +140,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDrain$$' -fuzztime $(FUZZN_SHORT) ./proxy
 	$(GO) test -run '^$$' -fuzz '^FuzzInject$$' -fuzztime $(FUZZN_SHORT) ./internal/tracemeta
 	$(GO) test -run '^$$' -fuzz '^FuzzTool$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/args
+	$(GO) test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZN_SHORT) ./toolsearch
+	$(GO) test -run '^$$' -fuzz '^FuzzCallRewrite$$' -fuzztime $(FUZZN_SHORT) ./toolsearch
 	$(GO) test -run '^$$' -fuzz '^FuzzMerge$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/install
 	$(GO) test -run '^$$' -fuzz '^FuzzWriteTarget$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/install
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/surface
@@ -298,6 +300,7 @@ bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -skip '^Benchmark(IdleSessions|RedisSessionMemory)$$' -benchmem ./mcphttp ./internal/jsonrpc ./middleware/telemetry .
 	$(GO) test -run '^$$' -bench '^Benchmark(IdleSessions|RedisSessionMemory)$$' -benchtime=1x ./mcphttp
 	$(GO) test -run '^$$' -bench '^BenchmarkRedis(Stream|Task)Memory$$' -benchtime=1x ./session/redisstore
+	$(GO) test -run '^$$' -bench '10k$$' -benchmem -count 3 ./toolsearch
 
 # The harness chart (docs/bench.svg) from the raw results of a run of ../shared/bench/run.sh, kept
 # in perf/harness.jsonl: after a run, copy its results-*.jsonl there and run this.
