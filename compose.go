@@ -584,11 +584,13 @@ func mountedToolJSON(h hit[*toolEntry]) json.RawMessage {
 	if b, ok := h.top.enc.Load(k); ok {
 		return b.(json.RawMessage)
 	}
-	b, err := json.Marshal(mountedTool(h))
+	b, err := encodeTool(mountedTool(h), h.e.shown) // versions.go
 	if err != nil { // it encoded at registration
 		b = h.e.encoded
 	}
-	h.top.enc.Store(k, json.RawMessage(b))
+	if !h.e.perCaller { // a copy made for one caller is never seen again
+		h.top.enc.Store(k, json.RawMessage(b))
+	}
 	return b
 }
 
@@ -729,15 +731,38 @@ func (s *Server) TryImport(prefix string, child *Server, opts *MountOptions) err
 		if !ok {
 			return invalid("import %q: tool %q would be named %q, which breaks the tool-name rule", prefix, e.key, prefix+"_"+e.key)
 		}
-		c := *e
-		c.entryBase = base(e.entryBase, name)
-		c.tool = mountedTool(hit[*toolEntry]{e: e, key: name, path: []string{prefix}})
-		enc, err := json.Marshal(c.tool)
-		if err != nil {
-			return invalid("import %q: tool %q: encoding the definition: %v", prefix, name, err)
+		copyOf := func(e *toolEntry) (*toolEntry, error) {
+			c := *e
+			c.entryBase = base(e.entryBase, name)
+			c.tool = mountedTool(hit[*toolEntry]{e: e, key: name, path: []string{prefix}})
+			enc, err := json.Marshal(c.tool)
+			if err != nil {
+				return nil, invalid("import %q: tool %q: encoding the definition: %v", prefix, name, err)
+			}
+			c.encoded = enc
+			return &c, nil
 		}
-		c.encoded = enc
-		tools = append(tools, &c)
+		if e.vs == nil {
+			c, err := copyOf(e)
+			if err != nil {
+				return err
+			}
+			tools = append(tools, c)
+			continue
+		}
+		versions := make([]*toolEntry, len(e.vs.list))
+		for i, v := range e.vs.list {
+			c, err := copyOf(v)
+			if err != nil {
+				return err
+			}
+			versions[i] = c
+		}
+		head, err := newVersionSet(versions) // versions.go
+		if err != nil {
+			return err
+		}
+		tools = append(tools, head)
 	}
 	var resources []*resourceEntry
 	for _, e := range src.resources.list {

@@ -62,6 +62,17 @@ type Tool struct {
 	// UI, when set, links the tool to the view of an MCP App (see
 	// [ToolUI]); it goes out as _meta.ui.
 	UI *ToolUI
+	// Version, when set, makes this definition one version of the tool:
+	// several may be registered under one Name, each with its own Version
+	// (1 to 64 letters, digits, '.', '-', '+' and '_'; ordered by
+	// [CompareVersions]), and a name is versioned in all its registrations
+	// or in none. A caller gets the newest version its CanAccess and the
+	// request's filters ([WithVersionFilter]) admit, or the one a call
+	// asks for with params._meta "mcpchain/version"; tools/list shows that
+	// version with _meta "mcpchain/version" and the caller's choice in
+	// "mcpchain/versions", newest first. The versions share one Task and
+	// one UI, and their Tags select them together.
+	Version string
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must not rely
@@ -351,6 +362,12 @@ type toolEntry struct {
 	// registration: a list of 10,000 tools is not 10,000 schema
 	// encodings per call.
 	encoded json.RawMessage
+	// vs are the versions registered under the name of a tool with a
+	// Version; shown, the versions encoded lists; perCaller marks a copy
+	// made for one caller, which no cache may keep (versions.go).
+	vs        *toolVersions
+	shown     []string
+	perCaller bool
 }
 
 func (s *Server) addTool(t Tool, run RawToolFunc) error { return s.addToolFor("", t, run) }
@@ -364,6 +381,11 @@ func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 		return fmt.Errorf("tool %q: %w", t.Name, ErrInvalidToolName)
 	case t.InputSchema.Type != "object":
 		return invalid("tool %q: the input schema must have type \"object\", not %q", t.Name, t.InputSchema.Type)
+	}
+	if t.Version != "" {
+		if err := checkVersion(t.Version); err != nil {
+			return invalid("tool %q: %v", t.Name, err)
+		}
 	}
 	res, err := t.InputSchema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
@@ -391,7 +413,7 @@ func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 			}
 		}
 		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
-			return []engine.ChangeKind{engine.ToolsChanged}, o.tools.add(e, "session tool")
+			return []engine.ChangeKind{engine.ToolsChanged}, addToolEntry(&o.tools, e, "session tool")
 		})
 	}
 	return s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error {
@@ -400,7 +422,7 @@ func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 				return err
 			}
 		}
-		return r.tools.add(e, "tool")
+		return addToolEntry(&r.tools, e, "tool")
 	})
 }
 
@@ -449,6 +471,12 @@ func (s *Server) callTool(ctx context.Context, c *Context, name string, args jso
 
 // callEntry runs the tool e, of s, called by the name the client used.
 func (s *Server) callEntry(ctx context.Context, c *Context, name string, e *toolEntry, args json.RawMessage) (*ContentResult, error) {
+	if e.vs != nil {
+		var err error
+		if e, err = chooseVersion(ctx, c, name, e); err != nil { // versions.go
+			return nil, err
+		}
+	}
 	if e.tool.Task != nil && e.tool.Task.Required {
 		if err := refuseUntasked(c, name); err != nil { // task_wire.go
 			return nil, err
