@@ -585,7 +585,7 @@ func mountedToolJSON(h hit[*toolEntry]) json.RawMessage {
 		return b.(json.RawMessage)
 	}
 	b, err := encodeTool(mountedTool(h), h.e.shown) // versions.go
-	if err != nil { // it encoded at registration
+	if err != nil {                                 // it encoded at registration
 		b = h.e.encoded
 	}
 	if !h.e.perCaller { // a copy made for one caller is never seen again

@@ -73,7 +73,9 @@ func versionedServer(t testing.TB) *mcp.Server {
 		CanAccess: func(_ context.Context, auth any) bool { return auth == betaUser("beta") }},
 		func(_ context.Context, _ *mcp.Context, in args) (string, error) { return "v3 " + itoa(in.X*in.Y), nil })
 	mcp.AddTool(s, mcp.Tool{Name: "calc", Version: "2.0", Description: "Add two or three numbers", Meta: map[string]any{"team": "math"}},
-		func(_ context.Context, _ *mcp.Context, in args) (string, error) { return "v2 " + itoa(in.X+in.Y+in.Z), nil })
+		func(_ context.Context, _ *mcp.Context, in args) (string, error) {
+			return "v2 " + itoa(in.X+in.Y+in.Z), nil
+		})
 	mcp.AddTool(s, mcp.Tool{Name: "plain"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "plain", nil })
 	return s
 }
