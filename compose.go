@@ -585,8 +585,8 @@ func mountedToolJSON(h hit[*toolEntry]) json.RawMessage {
 		return b.(json.RawMessage)
 	}
 	b, err := encodeTool(mountedTool(h), h.e.shown) // versions.go
-	if err != nil {                                 // it encoded at registration
-		b = h.e.encoded
+	if err != nil {
+		b = h.e.encoded // it encoded at registration
 	}
 	if !h.e.perCaller { // a copy made for one caller is never seen again
 		h.top.enc.Store(k, json.RawMessage(b))
