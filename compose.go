@@ -467,6 +467,9 @@ func findMounted[E entry](s *Server, ctx context.Context, auth any, sid, key str
 		}
 		var h hit[E]
 		if e, ok := find(m.child, cctx, auth, sid, inner, k.global(m.child.reg.Load()), k.own); ok {
+			if e.base().local {
+				continue // it would serve the child's catalog past s's checks
+			}
 			h = hit[E]{e: e, owner: m.child, tags: e.base().tags}
 		} else if h, ok = findMounted(m.child, cctx, auth, sid, inner, k); !ok {
 			continue
@@ -496,7 +499,7 @@ func listMounted[E entry](s *Server, ctx context.Context, auth any, sid string, 
 		}
 		for _, h := range listWithMounts(m.child, cctx, auth, sid, k) {
 			key, ok := k.wrap(m.prefix, h.key)
-			if !ok || seen[key] {
+			if !ok || seen[key] || h.e.base().local {
 				continue
 			}
 			if h, ok = through(s, ctx, auth, sid, m, key, h); ok {
@@ -724,7 +727,7 @@ func (s *Server) TryImport(prefix string, child *Server, opts *MountOptions) err
 	}
 	var tools []*toolEntry
 	for _, e := range src.tools.list {
-		if !keep(&e.entryBase) {
+		if !keep(&e.entryBase) || e.local {
 			continue
 		}
 		name, ok := wrapToolName(prefix, e.key)

@@ -128,6 +128,9 @@ type entryBase struct {
 	// resolve, set on the entry a table holds for a tool registered in
 	// several versions, returns the version the caller gets (versions.go).
 	resolve func(ctx context.Context, auth any) (entry, bool)
+	// local marks an object that serves its own server's catalog
+	// (catalog.go): no mount or import offers it.
+	local bool
 }
 
 // visible reports whether the caller (its auth data and session ID sid)

@@ -212,28 +212,38 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 // tryAddTool is [TryAddTool] for the server (sid "") or for one session
 // ([AddSessionTool]).
 func tryAddTool[In, Out any](s *Server, sid string, t Tool, fn ToolFunc[In, Out]) error {
+	t, run, err := typedTool(t, fn)
+	if err != nil {
+		return err
+	}
+	return s.addToolFor(sid, t, run)
+}
+
+// typedTool returns t with its inferred schemas and the RawToolFunc that
+// decodes a call's arguments into In and runs fn.
+func typedTool[In, Out any](t Tool, fn ToolFunc[In, Out]) (Tool, RawToolFunc, error) {
 	if fn == nil {
-		return invalid("tool %q: the tool function is nil", t.Name)
+		return t, nil, invalid("tool %q: the tool function is nil", t.Name)
 	}
 	inferred := t.InputSchema == nil
 	if inferred {
 		if err := checkArgType(reflect.TypeFor[In](), true); err != nil {
-			return invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
+			return t, nil, invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
 		}
 		sch, err := inferSchema(reflect.TypeFor[In]())
 		if err != nil {
-			return invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
+			return t, nil, invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
 		}
 		t.InputSchema = sch
 	}
 	kind := classifyOut(reflect.TypeFor[Out]())
 	if kind == outStructured && t.OutputSchema == nil {
 		if err := checkArgType(reflect.TypeFor[Out](), false); err != nil {
-			return invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
+			return t, nil, invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
 		}
 		sch, err := inferSchema(reflect.TypeFor[Out]())
 		if err != nil {
-			return invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
+			return t, nil, invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
 		}
 		if sch.Type == "object" {
 			t.OutputSchema = sch
@@ -250,7 +260,7 @@ func tryAddTool[In, Out any](s *Server, sid string, t Tool, fn ToolFunc[In, Out]
 	if !isRaw {
 		flat = newFlatDecoder(reflect.TypeFor[In]())
 	}
-	return s.addToolFor(sid, t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
+	return t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
 		var in In
 		switch {
 		case isRaw:
@@ -277,7 +287,7 @@ func tryAddTool[In, Out any](s *Server, sid string, t Tool, fn ToolFunc[In, Out]
 			return nil, err
 		}
 		return toResult(any(out), kind)
-	})
+	}, nil
 }
 
 // AddRawTool registers a tool whose arguments reach fn as raw JSON.
@@ -374,38 +384,10 @@ func (s *Server) addTool(t Tool, run RawToolFunc) error { return s.addToolFor(""
 
 // addToolFor registers a tool for the server (sid "") or for one session.
 func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
-	switch {
-	case t.Name == "":
-		return fmt.Errorf("Tool.Name is required: %w", ErrInvalidToolName)
-	case !ValidToolName(t.Name):
-		return fmt.Errorf("tool %q: %w", t.Name, ErrInvalidToolName)
-	case t.InputSchema.Type != "object":
-		return invalid("tool %q: the input schema must have type \"object\", not %q", t.Name, t.InputSchema.Type)
-	}
-	if t.Version != "" {
-		if err := checkVersion(t.Version); err != nil {
-			return invalid("tool %q: %v", t.Name, err)
-		}
-	}
-	res, err := t.InputSchema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	e, err := newToolEntry(t, run)
 	if err != nil {
-		return invalid("tool %q: input schema: %v", t.Name, err)
+		return err
 	}
-	if err := checkIcons("Tool.", t.Icons); err != nil {
-		return invalid("tool %q: %v", t.Name, err)
-	}
-	if t.UI != nil {
-		if err := t.linkUI(); err != nil { // apps.go
-			return invalid("tool %q: %v", t.Name, err)
-		}
-	}
-	enc, err := json.Marshal(t)
-	if err != nil {
-		return invalid("tool %q: encoding the definition: %v", t.Name, err)
-	}
-	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags)},
-		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
-		encoded: enc}
 	if sid != "" {
 		if t.UI != nil {
 			if err := s.reg.Load().checkAppLink(&t); err != nil {
@@ -424,6 +406,42 @@ func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 		}
 		return addToolEntry(&r.tools, e, "tool")
 	})
+}
+
+// newToolEntry checks t and compiles what its calls need.
+func newToolEntry(t Tool, run RawToolFunc) (*toolEntry, error) {
+	switch {
+	case t.Name == "":
+		return nil, fmt.Errorf("Tool.Name is required: %w", ErrInvalidToolName)
+	case !ValidToolName(t.Name):
+		return nil, fmt.Errorf("tool %q: %w", t.Name, ErrInvalidToolName)
+	case t.InputSchema.Type != "object":
+		return nil, invalid("tool %q: the input schema must have type \"object\", not %q", t.Name, t.InputSchema.Type)
+	}
+	if t.Version != "" {
+		if err := checkVersion(t.Version); err != nil {
+			return nil, invalid("tool %q: %v", t.Name, err)
+		}
+	}
+	res, err := t.InputSchema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		return nil, invalid("tool %q: input schema: %v", t.Name, err)
+	}
+	if err := checkIcons("Tool.", t.Icons); err != nil {
+		return nil, invalid("tool %q: %v", t.Name, err)
+	}
+	if t.UI != nil {
+		if err := t.linkUI(); err != nil { // apps.go
+			return nil, invalid("tool %q: %v", t.Name, err)
+		}
+	}
+	enc, err := json.Marshal(t)
+	if err != nil {
+		return nil, invalid("tool %q: encoding the definition: %v", t.Name, err)
+	}
+	return &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags)},
+		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
+		encoded: enc}, nil
 }
 
 // RemoveTools removes the named tools; unknown names are ignored. Clients
