@@ -105,7 +105,9 @@ func (s *Server) addCatalogTools(c CatalogTools) error {
 		descs := maps.Clone(c.GroupDescriptions)
 		add(typedTool(def(listGroupsTool, "List tool groups",
 			"List the groups of this server's tools (by tag, and by namespace: the prefix before \"_\" of a mounted server's tools) and how many tools each holds. Call it with \"group\" to list that group's tools with their input schemas."),
-			func(ctx context.Context, mc *Context, in groupArgs) (*ContentResult, error) { return s.catalogGroups(ctx, mc, in, descs) }))
+			func(ctx context.Context, mc *Context, in groupArgs) (*ContentResult, error) {
+				return s.catalogGroups(ctx, mc, in, descs)
+			}))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -324,7 +326,9 @@ func (s *Server) catalogGroups(ctx context.Context, c *Context, in groupArgs, de
 	for k, n := range counts {
 		groups = append(groups, groupInfo{Name: k.name, Kind: k.kind, Description: descs[k.name], Tools: n})
 	}
-	slices.SortFunc(groups, func(a, b groupInfo) int { return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Kind, b.Kind)) })
+	slices.SortFunc(groups, func(a, b groupInfo) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Kind, b.Kind))
+	})
 	if in.Group == "" {
 		return catalogJSON(struct {
 			Groups    []groupInfo `json:"groups"`
@@ -346,4 +350,3 @@ func (s *Server) catalogGroups(ctx context.Context, c *Context, in groupArgs, de
 		Tools       []groupTool `json:"tools"`
 	}{in.Group, descs[in.Group], members})
 }
-
