@@ -34,8 +34,9 @@ type CatalogTools struct {
 	// fall into and how many each holds, so that a model facing a large
 	// catalog sees its shape at a glance and asks for one group's tools
 	// (with their input schemas) by calling it again with "group". A
-	// group is a tag ([Tool].Tags, [MountOptions].Tags) or a namespace
-	// (the prefix of a mount: [Server.Mount]'s m_x is in namespace "m").
+	// group is a tag ([Tool].Tags, [MountOptions].Tags) or a namespace:
+	// the prefix of a [Server.Mount] or [Server.Import] (its tool x is
+	// m_x, in namespace "m"; nested, "m" and "m_n").
 	Groups bool
 	// GroupDescriptions describe groups, by name, in list_tool_groups'
 	// answer ("billing": "invoices, payments and refunds").
@@ -303,7 +304,7 @@ func (s *Server) catalogGroups(ctx context.Context, c *Context, in groupArgs, de
 	hits := listWithMounts(s, ctx, c.Session, c.SessionID, toolOps)
 	for _, h := range hits {
 		tags := slices.Compact(slices.Sorted(slices.Values(h.tags)))
-		ns := namespaces(h.path)
+		ns := namespaces(append(slices.Clone(h.path), h.e.nsPath...))
 		if len(tags) == 0 && len(ns) == 0 {
 			ungrouped++
 		}

@@ -365,3 +365,28 @@ func TestCatalogToolsHTTP(t *testing.T) {
 	assert.Equal(t, "the secret", res.Text())
 	assert.Len(t, callJSON[groupListing](t, c, "list_tool_groups", nil).Groups, 3)
 }
+
+// Namespaces are the prefixes of mounts and imports, nested ones too; an
+// empty prefix adds none.
+func TestCatalogGroupsNamespaces(t *testing.T) {
+	t.Parallel()
+	noop := func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil }
+	leaf := newServer(t)
+	mcp.AddTool(leaf, mcp.Tool{Name: "x"}, noop)
+	mid := newServer(t)
+	mcp.AddTool(mid, mcp.Tool{Name: "y"}, noop)
+	mid.Mount("n", leaf, nil)
+	s := newServer(t)
+	s.Mount("m", mid, nil)
+	s.Mount("", leaf, nil)
+	s.Import("i", leaf, nil)
+	s.AddCatalogTools(mcp.CatalogTools{Groups: true})
+	type g = struct {
+		Name, Kind, Description string
+		Tools                   int
+	}
+	got := callJSON[groupListing](t, catalogClient(t, s, nil), "list_tool_groups", nil)
+	assert.Equal(t, []g{{"i", "namespace", "", 1}, {"m", "namespace", "", 2}, {"m_n", "namespace", "", 1}}, got.Groups)
+	assert.Equal(t, 2, got.Ungrouped, "list_tool_groups and the x of the empty prefix")
+	assert.Equal(t, 5, got.Total)
+}

@@ -737,6 +737,7 @@ func (s *Server) TryImport(prefix string, child *Server, opts *MountOptions) err
 		copyOf := func(e *toolEntry) (*toolEntry, error) {
 			c := *e
 			c.entryBase = base(e.entryBase, name)
+			c.nsPath = append([]string{prefix}, e.nsPath...)
 			c.tool = mountedTool(hit[*toolEntry]{e: e, key: name, path: []string{prefix}})
 			enc, err := json.Marshal(c.tool)
 			if err != nil {

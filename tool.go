@@ -378,6 +378,9 @@ type toolEntry struct {
 	vs        *toolVersions
 	shown     []string
 	perCaller bool
+	// nsPath are the prefixes of the imports that copied the tool here,
+	// outermost first: its namespaces (catalog.go).
+	nsPath []string
 }
 
 func (s *Server) addTool(t Tool, run RawToolFunc) error { return s.addToolFor("", t, run) }
