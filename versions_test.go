@@ -364,3 +364,22 @@ func TestToolVersionsHTTP(t *testing.T) {
 		_ = c.Close()
 	}
 }
+
+// FuzzCompareVersions: a client's version (params._meta) never panics the
+// comparison, which is an order: reflexive, antisymmetric, transitive.
+func FuzzCompareVersions(f *testing.F) {
+	for _, s := range [][3]string{{"1.0", "2.0", "1.10"}, {"v1", "1.0.0-rc.1", "1.0.0+b"}, {"2025-01-15", "", "-"}, {"1..2", ".", "v"}} {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		assert.Equal(t, 0, mcp.CompareVersions(a, a))
+		ab, bc, ac := mcp.CompareVersions(a, b), mcp.CompareVersions(b, c), mcp.CompareVersions(a, c)
+		assert.Equal(t, -ab, mcp.CompareVersions(b, a))
+		if ab <= 0 && bc <= 0 {
+			assert.LessOrEqual(t, ac, 0, "%q <= %q <= %q", a, b, c)
+		}
+		if ab >= 0 && bc >= 0 {
+			assert.GreaterOrEqual(t, ac, 0, "%q >= %q >= %q", a, b, c)
+		}
+	})
+}
