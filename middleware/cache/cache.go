@@ -89,9 +89,9 @@ type Options struct {
 
 // The defaults of [Options].
 const (
-	DefaultTTL        = time.Minute
-	DefaultMaxEntries = 10_000
-	DefaultMaxBytes   = 32 << 20
+	defaultTTL        = time.Minute
+	defaultMaxEntries = 10_000
+	defaultMaxBytes   = 32 << 20
 )
 
 // New returns a middleware that answers a tools/call from its cache when
@@ -133,11 +133,11 @@ type cache struct {
 
 func newCache(srv *mcp.Server, opts Options, now func() time.Time) *cache {
 	if opts.TTL <= 0 {
-		opts.TTL = DefaultTTL
+		opts.TTL = defaultTTL
 	}
 	c := &cache{srv: srv, opts: opts, store: opts.Store}
 	if c.store == nil {
-		c.mem = newMemStore(cmpOr(opts.MaxEntries, DefaultMaxEntries), cmpOr(opts.MaxBytes, DefaultMaxBytes), now)
+		c.mem = newMemStore(cmpOr(opts.MaxEntries, defaultMaxEntries), cmpOr(opts.MaxBytes, int64(defaultMaxBytes)), now)
 		c.store = c.mem
 	}
 	hook.watch(srv, func(ch engine.Change[*mcp.LogMessage]) {

@@ -25,8 +25,8 @@ import (
 	"github.com/mcpchain/mcp/middleware/cache"
 )
 
-// DefaultPrefix starts the keys of a [Store] made without one.
-const DefaultPrefix = "mcp:cache:"
+// defaultPrefix starts the keys of a [Store] made without one.
+const defaultPrefix = "mcp:cache:"
 
 // Store is a cache.Store on Redis. The caller owns the client (close it
 // when done).
@@ -38,11 +38,11 @@ type Store struct {
 var _ cache.Store = (*Store)(nil)
 
 // New returns a store on c whose keys start with prefix (empty:
-// [DefaultPrefix]). Servers whose answers must not mix (other tools under
+// "mcp:cache:"). Servers whose answers must not mix (other tools under
 // the same names) use different prefixes.
 func New(c redis.UniversalClient, prefix string) *Store {
 	if prefix == "" {
-		prefix = DefaultPrefix
+		prefix = defaultPrefix
 	}
 	return &Store{c: c, prefix: prefix}
 }

@@ -99,13 +99,13 @@ func TestRedisCacheAcrossReplicas(t *testing.T) {
 	assert.Equal(t, `bob asked "q", run 1`, b.call(t, user("bob"), "q"), "never another subject's")
 	assert.Equal(t, `anonymous asked "q", run 2`, a.call(t, nil, "q"))
 	assert.Equal(t, `anonymous asked "q", run 2`, b.call(t, nil, "q"), "each anonymous session its own")
-	require.Len(t, keys(t, rc, rediscache.DefaultPrefix), 4)
-	ttl, err := rc.PTTL(t.Context(), keys(t, rc, rediscache.DefaultPrefix)[0]).Result()
+	require.Len(t, keys(t, rc, "mcp:cache:"), 4)
+	ttl, err := rc.PTTL(t.Context(), keys(t, rc, "mcp:cache:")[0]).Result()
 	require.NoError(t, err)
 	assert.InDelta(t, time.Hour.Seconds(), ttl.Seconds(), 60, "the TTL is the key's expiry")
 
 	mcp.AddTool(a.srv, mcp.Tool{Name: "new"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
-	require.Eventually(t, func() bool { return len(keys(t, rc, rediscache.DefaultPrefix)) == 0 }, 10*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return len(keys(t, rc, "mcp:cache:")) == 0 }, 10*time.Second, 10*time.Millisecond,
 		"a's change clears the shared store")
 	assert.Equal(t, `ada asked "q", run 3`, b.call(t, user("ada"), "q"))
 }
@@ -154,7 +154,7 @@ func TestRedisStoreClusterClear(t *testing.T) {
 	count := func() int64 {
 		var n atomic.Int64 // ForEachMaster runs on every master at once
 		require.NoError(t, cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-			ks, err := m.Keys(ctx, rediscache.DefaultPrefix+"*").Result()
+			ks, err := m.Keys(ctx, "mcp:cache:"+"*").Result()
 			n.Add(int64(len(ks)))
 			return err
 		}))
