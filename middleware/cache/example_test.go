@@ -48,4 +48,3 @@ func ExampleNew() {
 	// 1 EUR = 1.08 USD (lookup 1)
 	// 1 EUR = 1.08 USD (lookup 1)
 }
-
