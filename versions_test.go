@@ -383,3 +383,38 @@ func FuzzCompareVersions(f *testing.F) {
 		}
 	})
 }
+
+// A session registers versions of a tool for itself alone; they shadow
+// the server's tool of that name in that session only.
+func TestToolVersionsPerSession(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	mcp.AddTool(s, mcp.Tool{Name: "calc"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "server", nil })
+	mcp.AddTool(s, mcp.Tool{Name: "unlock"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		for _, v := range []string{"1.0", "2.0"} {
+			if err := mcp.AddSessionTool(s, c.SessionID, mcp.Tool{Name: "calc", Version: v},
+				func(context.Context, *mcp.Context, struct{}) (string, error) { return "session " + v, nil }); err != nil {
+				return "", err
+			}
+		}
+		return "unlocked", nil
+	})
+	h := mcphttp.New(s, nil)
+	t.Cleanup(func() { _ = h.Close() })
+	mine, other := connectTo(t, h, nil), connectTo(t, h, nil)
+	res, err := mine.CallTool(t.Context(), "unlock", nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, "unlocked", res.Text(), res.Text())
+	tool := listed(t, mine, "calc")
+	assert.Equal(t, []any{"2.0", "1.0"}, tool["_meta"].(map[string]any)["mcpchain/versions"])
+	for _, tt := range []struct {
+		c    *client.Client
+		meta map[string]any
+		want string
+	}{{mine, nil, "session 2.0"}, {mine, map[string]any{"mcpchain/version": "1"}, "session 1.0"}, {other, nil, "server"}} {
+		res, err := tt.c.CallTool(t.Context(), "calc", nil, &client.CallOptions{Meta: tt.meta})
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, res.Text())
+	}
+	assert.Nil(t, listed(t, other, "calc")["_meta"])
+}
