@@ -41,7 +41,7 @@ type toolVersions struct {
 // dates are written with), or that has no digit and no letter.
 func checkVersion(v string) error {
 	if len(v) == 0 || len(v) > 64 {
-		return fmt.Errorf("Version %s: a version is 1 to 64 characters", strictjson.Quote(v))
+		return fmt.Errorf("Tool.Version %s: a version is 1 to 64 characters", strictjson.Quote(v))
 	}
 	alnum := false
 	for i := range len(v) {
@@ -51,11 +51,11 @@ func checkVersion(v string) error {
 			alnum = true
 		case c == '.' || c == '-' || c == '+' || c == '_':
 		default:
-			return fmt.Errorf("Version %s: a version holds only letters, digits, '.', '-', '+' and '_' (1.2.0, 2025-06-01)", strictjson.Quote(v))
+			return fmt.Errorf("Tool.Version %s: a version holds only letters, digits, '.', '-', '+' and '_' (1.2.0, 2025-06-01)", strictjson.Quote(v))
 		}
 	}
 	if !alnum {
-		return fmt.Errorf("Version %q has no letter or digit", v)
+		return fmt.Errorf("Tool.Version %q has no letter or digit", v)
 	}
 	return nil
 }
