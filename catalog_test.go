@@ -304,6 +304,7 @@ func TestCatalogToolsStayHome(t *testing.T) {
 		return []mcp.ResourceContents{{Text: "the secret"}}, nil
 	}})
 	child.AddCatalogTools(mcp.CatalogTools{Resources: true, Prompts: true, Groups: true})
+	child.AddTransformedTool("read_resource", mcp.Transform{Name: "docs_read"}) // serves the same catalog
 	parent := newServer(t)
 	parent.Mount("m", child, nil)
 	parent.Import("i", child, nil)
@@ -318,7 +319,7 @@ func TestCatalogToolsStayHome(t *testing.T) {
 	tools, err := c.ListTools(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"list_resources", "read_resource"}, namesOf(tools))
-	for _, name := range []string{"m_read_resource", "i_read_resource", "m_list_resources"} {
+	for _, name := range []string{"m_read_resource", "i_read_resource", "m_list_resources", "m_docs_read", "i_docs_read"} {
 		_, err := c.CallTool(t.Context(), name, map[string]string{"uri": "docs://secret"}, nil)
 		assert.ErrorContains(t, err, "Unknown tool", name)
 	}

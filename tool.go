@@ -391,9 +391,16 @@ func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 	if err != nil {
 		return err
 	}
+	return s.addEntry(sid, e)
+}
+
+// addEntry registers e, made by newToolEntry, for the server (sid "") or
+// for one session.
+func (s *Server) addEntry(sid string, e *toolEntry) error {
+	t := &e.tool
 	if sid != "" {
 		if t.UI != nil {
-			if err := s.reg.Load().checkAppLink(&t); err != nil {
+			if err := s.reg.Load().checkAppLink(t); err != nil {
 				return err
 			}
 		}
@@ -403,7 +410,7 @@ func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 	}
 	return s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error {
 		if t.UI != nil {
-			if err := r.checkAppLink(&t); err != nil {
+			if err := r.checkAppLink(t); err != nil {
 				return err
 			}
 		}

@@ -127,7 +127,12 @@ func (s *Server) TryAddTransformedTool(source string, t Transform) error {
 	if t.Meta != nil {
 		d.Meta = t.Meta
 	}
-	return s.addTool(d, tr.run)
+	e, err := newToolEntry(d, tr.run)
+	if err != nil {
+		return err
+	}
+	e.local = src.local // a catalog tool's transform serves the same catalog
+	return s.addEntry("", e)
 }
 
 func cmpOr(a, b string) string {
