@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -38,10 +39,13 @@ func newMemStore(maxEntries int, maxBytes int64, now func() time.Time) *memStore
 }
 
 // copyResult is a copy of r its receiver may modify without changing r:
-// a new result and a new list of items (the items are values).
+// a new result, a new list of items (the items are values) and a new
+// _meta; structuredContent and the bytes of images are shared, to be
+// read only, as the engine does.
 func copyResult(r *mcp.ContentResult) *mcp.ContentResult {
 	c := *r
 	c.Content = slices.Clone(r.Content)
+	c.Meta = maps.Clone(r.Meta)
 	return &c
 }
 
