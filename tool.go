@@ -449,7 +449,7 @@ func newToolEntry(t Tool, run RawToolFunc) (*toolEntry, error) {
 	if err != nil {
 		return nil, invalid("tool %q: encoding the definition: %v", t.Name, err)
 	}
-	return &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags)},
+	return &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags), appOnly: t.UI.appOnly()},
 		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
 		encoded: enc}, nil
 }
@@ -488,7 +488,7 @@ func (s *Server) callTool(ctx context.Context, c *Context, name string, args jso
 	} else {
 		e, ok = find(s, ctx, c.Session, c.SessionID, name, s.reg.Load().tools, ownTools)
 	}
-	if !ok {
+	if !ok || e.appOnly && c.withoutApps() {
 		if s.hasMounts() {
 			return s.callMountedTool(ctx, c, name, args) // compose.go
 		}

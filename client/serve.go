@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/eliciturl"
 )
 
 // serve answers one request from the server with the handler of Options,
@@ -43,6 +44,13 @@ func (c *Client) answer(ctx context.Context, m *message) (any, error) {
 		}
 		if handle == nil {
 			return nil, errNoHandler
+		}
+		if p.Mode == "url" {
+			// The application opens what it is handed: a script, a local
+			// file or a disguised host never gets that far.
+			if err := eliciturl.Check(p.URL); err != nil {
+				return nil, &RPCError{Code: -32602, Message: "invalid params: " + err.Error() + "; it was not shown to the user"}
+			}
 		}
 		return handle(ctx, &p)
 	case "roots/list":

@@ -30,7 +30,6 @@ import (
 	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
-	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/session"
 )
 
@@ -90,11 +89,7 @@ type legacySession struct {
 // same chain to the Handler.
 func mountLegacySSE(mux *http.ServeMux, h *Handler, base alice.Chain, mw []func(http.Handler) http.Handler) {
 	l := &legacySSE{h: h, sessions: map[string]*legacySession{}}
-	front := base
-	if !h.opts.DisableDNSRebindingProtection {
-		front = front.Append(middleware.CheckOrigin(h.opts.Allow))
-	}
-	front = front.Append(h.AuthMiddleware).Append(constructors(mw)...)
+	front := base.Append(h.rebind.middleware, h.AuthMiddleware).Append(constructors(mw)...)
 	l.endpoint = front.Append(l.admit).Then(h)
 	mux.Handle("GET "+LegacySSEPath, front.ThenFunc(l.serveStream))
 	mux.Handle("POST "+LegacyMessagesPath, base.ThenFunc(l.serveMessage))

@@ -67,13 +67,22 @@ type Options struct {
 	// KeepAlive is the interval of SSE comment lines on idle GET streams.
 	// Default 25 s; negative disables.
 	KeepAlive time.Duration
-	// Allow lists the Origins accepted besides loopback ones (and, off
-	// loopback, the request's own host), and the Host values accepted on
-	// a loopback listener besides loopback names; a request with another
-	// gets 403 (see middleware.CheckOrigin). Pass the same list to
+	// Allow lists the Host values accepted besides loopback names and
+	// the address the connection arrived on (Hosts: the names clients
+	// reach the server by, as "mcp.example.com" or "*.tenants.example"),
+	// and the Origins accepted besides those whose host is accepted so.
+	// The handler and every route of NewMux check both, on every
+	// listener; a request with another gets 403 naming the setting (see
+	// middleware.CheckOrigin for the rules). The host of the server's own
+	// protected-resource URL (mcp.Options.OAuth, or the OAuth metadata of
+	// mcp.Options.Auth) is accepted too, and [Start] adds the entries of
+	// MCP_ALLOWED_HOSTS. A server behind a reverse proxy that passes the
+	// public Host must list that name. Pass the same list to
 	// middleware.CORSOptions.Allow when browsers call the endpoint.
 	Allow *middleware.AllowList
-	// DisableDNSRebindingProtection turns the Host and Origin checks off.
+	// DisableDNSRebindingProtection turns the Host and Origin checks off,
+	// on the endpoint and on every route of NewMux. Set it only when a
+	// proxy in front enforces them.
 	DisableDNSRebindingProtection bool
 	// Hooks are told when a session starts and ends and when its roots
 	// change (see [SessionHooks]); [Handler.Sessions] lists the live ones.

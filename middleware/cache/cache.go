@@ -122,6 +122,7 @@ func New(srv *mcp.Server, opts Options) func(http.Handler) http.Handler {
 
 type cache struct {
 	srv   *mcp.Server
+	ops   serverOps // srv's engine view (hooks.go)
 	opts  Options
 	store Store
 	mem   *memStore // store, when it is the memory store
@@ -135,12 +136,12 @@ func newCache(srv *mcp.Server, opts Options, now func() time.Time) *cache {
 	if opts.TTL <= 0 {
 		opts.TTL = defaultTTL
 	}
-	c := &cache{srv: srv, opts: opts, store: opts.Store}
+	c := &cache{srv: srv, ops: opsOf(srv), opts: opts, store: opts.Store}
 	if c.store == nil {
 		c.mem = newMemStore(cmpOr(opts.MaxEntries, defaultMaxEntries), cmpOr(opts.MaxBytes, int64(defaultMaxBytes)), now)
 		c.store = c.mem
 	}
-	hook.watch(srv, func(ch engine.Change[*mcp.LogMessage]) {
+	c.ops.Watch(func(ch change) {
 		if ch.Kind == engine.ToolsChanged {
 			c.changed()
 		}
@@ -225,7 +226,7 @@ func (c *cache) key(ctx context.Context, call *mcp.Call, gen uint64) (string, bo
 		}
 		scope = "session:" + call.SessionID
 	}
-	tool, ok := hook.lookupTool(c.srv, ctx, call.Auth, call.SessionID, p.Name)
+	tool, ok := c.ops.LookupTool(ctx, engine.Caller{Auth: call.Auth, SessionID: call.SessionID}, p.Name)
 	if !ok {
 		return "", false // the engine answers: an unknown tool
 	}
