@@ -301,7 +301,9 @@ func (s *Server) catalogGroups(ctx context.Context, c *Context, in groupArgs, de
 	counts := map[key]int{}
 	ungrouped := 0
 	var members []groupTool
-	hits := listWithMounts(s, ctx, c.Session, c.SessionID, toolOps)
+	// A tool only an MCP App's view may call is left out: a host keeps it
+	// from the model, and it does not filter a tool's result.
+	hits := slices.DeleteFunc(listWithMounts(s, ctx, c.Session, c.SessionID, toolOps), func(h hit[*toolEntry]) bool { return h.e.appOnly })
 	for _, h := range hits {
 		tags := slices.Compact(slices.Sorted(slices.Values(h.tags)))
 		ns := namespaces(append(slices.Clone(h.path), h.e.nsPath...))

@@ -391,3 +391,59 @@ func TestCatalogGroupsNamespaces(t *testing.T) {
 	assert.Equal(t, 2, got.Ungrouped, "list_tool_groups and the x of the empty prefix")
 	assert.Equal(t, 5, got.Total)
 }
+
+// list_tool_groups counts what the caller could call from the model's
+// side: a tool only an MCP App's view may call is left out (a host keeps
+// it from the model, and does not filter a tool's result), and a tool
+// whose every version the request's version filter hides is not counted
+// nor listed in its group; a group's listing describes the version the
+// caller gets.
+func TestCatalogGroupsAppsAndVersions(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	srv.AddAppResource(mcp.AppResource{URI: "ui://board/view.html", Name: "board", HTML: "<!doctype html><title>b</title>"})
+	noop := func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil }
+	mcp.AddTool(srv, mcp.Tool{Name: "refresh_board", Tags: []string{"board"},
+		UI: &mcp.ToolUI{ResourceURI: "ui://board/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}}, noop)
+	mcp.AddTool(srv, mcp.Tool{Name: "show_board", Tags: []string{"board"},
+		UI: &mcp.ToolUI{ResourceURI: "ui://board/view.html"}}, noop)
+	mcp.AddTool(srv, mcp.Tool{Name: "export", Version: "1.0.0", Description: "as CSV", Tags: []string{"reports"}}, noop)
+	mcp.AddTool(srv, mcp.Tool{Name: "export", Version: "2.0.0", Description: "as PDF", Tags: []string{"reports"}}, noop)
+	mcp.AddTool(srv, mcp.Tool{Name: "chart", Version: "2.0.0", Tags: []string{"reports"}}, noop)
+	srv.AddCatalogTools(mcp.CatalogTools{Groups: true})
+	mh := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = mh.Close() })
+	h := versionHeader(mh)
+	type member struct{ Name, Description string }
+	type listing struct {
+		Tools []member
+	}
+	for _, tc := range []struct {
+		major   string
+		reports []member
+	}{
+		{"", []member{{"export", "as PDF"}, {"chart", ""}}},
+		{"2", []member{{"export", "as PDF"}, {"chart", ""}}},
+		{"1", []member{{"export", "as CSV"}}},
+	} {
+		t.Run("major "+tc.major, func(t *testing.T) {
+			t.Parallel()
+			hdr := http.Header{}
+			if tc.major != "" {
+				hdr.Set("X-Api-Major", tc.major)
+			}
+			c := connectTo(t, h, hdr)
+			all := callJSON[groupListing](t, c, "list_tool_groups", nil)
+			counts := map[string]int{}
+			for _, g := range all.Groups {
+				counts[g.Name] = g.Tools
+			}
+			assert.Equal(t, map[string]int{"board": 1, "reports": len(tc.reports)}, counts, "refresh_board is the view's alone")
+			assert.Equal(t, 2+len(tc.reports), all.Total, "show_board, the reports and list_tool_groups")
+			board := callJSON[listing](t, c, "list_tool_groups", map[string]string{"group": "board"})
+			assert.Equal(t, []member{{"show_board", ""}}, board.Tools)
+			reports := callJSON[listing](t, c, "list_tool_groups", map[string]string{"group": "reports"})
+			assert.Equal(t, tc.reports, reports.Tools)
+		})
+	}
+}
