@@ -70,7 +70,10 @@ import (
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/middleware/cache"
+	"github.com/mcpchain/mcp/middleware/cache/rediscache"
 	"github.com/mcpchain/mcp/middleware/ratelimit"
+	"github.com/mcpchain/mcp/middleware/sizelimit"
 	"github.com/mcpchain/mcp/middleware/telemetry"
 	"github.com/mcpchain/mcp/openapi"
 	"github.com/mcpchain/mcp/openapi/openapitest"
@@ -92,6 +95,9 @@ var (
 	_ = redisstore.New
 	_ = telemetry.New
 	_ = ratelimit.New
+	_ = sizelimit.New
+	_ = cache.New
+	_ = rediscache.New
 	_ = time.Second
 	_ = os.Stdin
 	_ = log.Fatal
