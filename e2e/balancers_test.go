@@ -50,8 +50,9 @@ type realBalancer struct {
 type logLine struct {
 	method, uri string
 	status      int
-	replica     int // the replica that answered (index), -1 for none
-	tried       int // replicas tried before it (refused connects)
+	replica     int  // the replica that answered (index), -1 for none
+	tried       int  // replicas tried before it (refused connects)
+	cut         bool // ended abnormally (HAProxy's termination state is not ----)
 }
 
 // endpoint is the MCP endpoint through the balancer, by its public name.
@@ -149,8 +150,7 @@ var nginxLog = regexp.MustCompile(`^(\S+) (\S+) (\d{3}) "([^"]*)" "([^"]*)"$`)
 // replicas on ports.
 func startNginx(t *testing.T, ports []int) *realBalancer {
 	t.Helper()
-	bin, err := exec.LookPath("nginx")
-	require.NoError(t, err, "nginx is not installed (apt-get install -y nginx; .ci/run installs it)")
+	bin := sbin(t, "nginx")
 	dir := t.TempDir()
 	// The worker runs as nobody when nginx starts as root: it must reach
 	// the temporary files' directories.
@@ -185,6 +185,19 @@ func startNginx(t *testing.T, ports []int) *realBalancer {
 	return b
 }
 
+// sbin finds a balancer's binary: on PATH, or in /usr/sbin, where Debian
+// installs it (not on a user's PATH).
+func sbin(t *testing.T, name string) string {
+	t.Helper()
+	if bin, err := exec.LookPath(name); err == nil {
+		return bin
+	}
+	bin := filepath.Join("/usr/sbin", name)
+	_, err := os.Stat(bin)
+	require.NoError(t, err, "%s is not installed (apt-get install -y %s; .ci/run installs it)", name, name)
+	return bin
+}
+
 // haproxyGlobal is the test's global section before deploy/haproxy/mcp.cfg:
 // the log on stdout, which the test writes to a file, and the runtime API
 // on a socket in the test's directory (%s), as Debian's haproxy.cfg has it
@@ -197,14 +210,13 @@ const haproxyGlobal = `global
 // haproxyLog reads option httplog's line: "... mcp mcp_replicas/r1
 // 0/0/0/1/1 200 148 - - ---- 1/1/0/0/0 0/0 "POST /mcp HTTP/1.1"", where
 // the last field of 1/1/0/0/0 counts the retries (+N after a redispatch).
-var haproxyLog = regexp.MustCompile(`\] mcp mcp_replicas/(\S+) \S+ (-?\d+) \S+ \S+ \S+ \S+ \d+/\d+/\d+/\d+/\+?(\d+) \S+ "(\S+) (\S+)`)
+var haproxyLog = regexp.MustCompile(`\] mcp mcp_replicas/(\S+) \S+ (-?\d+) \S+ \S+ \S+ (\S+) \d+/\d+/\d+/\d+/\+?(\d+) \S+ "(\S+) (\S+)`)
 
 // startHAProxy runs HAProxy with deploy/haproxy/mcp.cfg in front of the
 // replicas on ports.
 func startHAProxy(t *testing.T, ports []int) *realBalancer {
 	t.Helper()
-	bin, err := exec.LookPath("haproxy")
-	require.NoError(t, err, "haproxy is not installed (apt-get install -y haproxy; .ci/run installs it)")
+	bin := sbin(t, "haproxy")
 	dir := t.TempDir()
 	port := freePort(t)
 	conf := deployConfig(t, "haproxy/mcp.cfg", withReplicas(ports, "bind :8080", fmt.Sprintf("bind 127.0.0.1:%d", port))...)
@@ -222,9 +234,9 @@ func startHAProxy(t *testing.T, ports []int) *realBalancer {
 			if m == nil {
 				return logLine{}, false
 			}
-			l := logLine{method: m[4], uri: m[5], replica: -1}
+			l := logLine{method: m[5], uri: m[6], replica: -1, cut: m[3] != "----"}
 			l.status, _ = strconv.Atoi(m[2])
-			l.tried, _ = strconv.Atoi(m[3])
+			l.tried, _ = strconv.Atoi(m[4])
 			if n, ok := strings.CutPrefix(m[1], "r"); ok {
 				if i, err := strconv.Atoi(n); err == nil && i >= 1 && i <= len(ports) {
 					l.replica = i - 1
