@@ -33,17 +33,17 @@ const publicHost = "mcp.example.com"
 
 // realBalancer is a running nginx or HAProxy process in front of replicas.
 type realBalancer struct {
+	name     string
+	port     int
+	log      string                            // its access log, one line per request
+	parse    func(line string) (logLine, bool) // reads one line of that log
+	errorLog string                            // nginx's error log ("" for HAProxy)
+	hc       *http.Client                      // reaches the balancer as publicHost
+	exited   chan struct{}                     // closed once the process is reaped
 	// Before a replica is stopped and after it is back: how the balancer
 	// takes it out of its rotation and puts it back, where it can (nil:
 	// it cannot, and learns only from refused connections).
 	remove, restore func(t *testing.T, replica int)
-	errorLog        string // nginx's error log ("" for HAProxy)
-	name            string
-	port            int
-	log             string                            // its access log, one line per request
-	parse           func(line string) (logLine, bool) // reads one line of that log
-	hc              *http.Client                      // reaches the balancer as publicHost
-	exited          chan struct{}                     // closed once the process is reaped
 }
 
 // logLine is what a balancer logged about one request.
