@@ -90,12 +90,16 @@ var fleetConfigs = []fleetConfig{
 //     and refused connects;
 //   - then one replica gets SIGKILL. No call that started after it (once
 //     the process was reaped) fails; the calls in flight during it may fail,
-//     each within the configuration's killBound.
+//     each within the configuration's killBound (an elicit call whose
+//     answer was lost with the killed replica: at its own deadline).
 //
-// Before the load, the Host check through each balancer: a request under
-// another name is refused by the replica (403); and with resumable streams,
-// a call whose connection is dropped after its priming event is resumed
-// with Last-Event-ID through the balancer on another replica.
+// Before the load, through each balancer: the Host check (a request under
+// another name is refused by the replica, 403); with sessions on Redis, an
+// elicitation's question streamed to the client while the call waits for
+// its answer (the balancer does not hold the stream back), and the answer
+// taken by another replica; with resumable streams, a call whose
+// connection is dropped after its priming event resumed with Last-Event-ID
+// on another replica.
 func TestBalancers(t *testing.T) {
 	for _, cfg := range fleetConfigs {
 		t.Run(cfg.name, func(t *testing.T) {
@@ -128,6 +132,9 @@ func testFleet(t *testing.T, cfg fleetConfig) {
 	// What needs the rotation to itself comes before the load.
 	for _, b := range bals {
 		checkHostThrough(t, b)
+		if cfg.redis {
+			checkStreamThrough(t, b)
+		}
 		if slices.Contains(cfg.flags, "-resumable") {
 			checkResumeThrough(t, b)
 		}
@@ -145,7 +152,7 @@ func testFleet(t *testing.T, cfg fleetConfig) {
 		loads[bi] = l
 		for j, v := range cfg.versions {
 			worker := fmt.Sprintf("go-%d-%s", j, v)
-			s, err := fleetClient(ctx, fmt.Sprintf("%s-%s-%d", cfg.name, b.name, j), b, v)
+			s, err := fleetClient(ctx, fmt.Sprintf("%s-%s-%d", cfg.name, b.name, j), b, v, l, worker)
 			require.NoError(t, err, "%s: client %s", b.name, worker)
 			t.Cleanup(func() { _ = s.Close() })
 			sessions = append(sessions, s)
@@ -304,7 +311,19 @@ type fleetCall struct {
 type fleetLoad struct {
 	mu    sync.Mutex
 	calls []fleetCall
-	last  map[string]time.Time // worker -> start of its last finished call
+	last  map[string]time.Time   // worker -> start of its last finished call
+	lost  map[string][]time.Time // worker -> when an answer of its to a server's request failed
+}
+
+// lostAnswer records that worker's answer to a server-to-client request
+// (an elicitation's) got no 2xx through the balancer at ts.
+func (l *fleetLoad) lostAnswer(worker string, ts time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lost == nil {
+		l.lost = map[string][]time.Time{}
+	}
+	l.lost[worker] = append(l.lost[worker], ts)
 }
 
 func (l *fleetLoad) register(worker string) {
@@ -353,7 +372,7 @@ type window struct{ from, to time.Time }
 type fleetSummary struct {
 	calls, failed, restartCalls, resets int
 	restartLatency, steadyLatency       string
-	inKill, killFailed                  int
+	inKill, killFailed, answersLost     int
 	kinds                               map[string]int
 	lastKillErr                         time.Duration
 }
@@ -362,6 +381,12 @@ type fleetSummary struct {
 // kill (started before the process was reaped, ended after SIGKILL), and
 // those only within killBound of it; with resets, also a call answered 502
 // while a replica was stopping (stops: from its SIGTERM to its exit).
+//
+// One exception to killBound: an elicit call whose client's answer to the
+// question failed during the call (the answer went to the replica that
+// was killed, which read it and died before passing it on). The replica
+// running the call waits for an answer that will not come, and nothing
+// tells the client: the call ends at its own deadline (elicitTimeout).
 func (l *fleetLoad) judge(t *testing.T, stops []window, resets bool, restartStart, restartEnd, killStart, reaped time.Time, killBound time.Duration) fleetSummary {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -396,8 +421,18 @@ func (l *fleetLoad) judge(t *testing.T, stops []window, resets bool, restartStar
 				what = "during the rolling restart"
 			}
 			errs.add(i, fmt.Sprintf("%s %s %s, %v after its start", c.worker, c.tool, what, c.end.Sub(c.start).Round(time.Millisecond)), fmt.Errorf("%s", c.err))
+		case c.tool == "elicit" && slices.ContainsFunc(l.lost[c.worker], func(ts time.Time) bool { return ts.After(c.start) && ts.Before(c.end) }) &&
+			strings.Contains(c.err, "deadline exceeded"):
+			s.answersLost++
+			s.killFailed++
+			s.kinds["answer lost, the call's deadline"]++
 		case c.end.Sub(killStart) > killBound:
-			errs.add(i, fmt.Sprintf("%s %s in flight at the kill, failed %v after it (bound %v)", c.worker, c.tool, c.end.Sub(killStart).Round(time.Millisecond), killBound), fmt.Errorf("%s", c.err))
+			var lost []string // the worker's failed answers, for the message
+			for _, ts := range l.lost[c.worker] {
+				lost = append(lost, ts.Sub(killStart).Round(time.Millisecond).String())
+			}
+			errs.add(i, fmt.Sprintf("%s %s in flight at the kill, failed %v after it (bound %v; the call started %v after it; answers of the client that failed, after the kill: %v)",
+				c.worker, c.tool, c.end.Sub(killStart).Round(time.Millisecond), killBound, c.start.Sub(killStart).Round(time.Millisecond), lost), fmt.Errorf("%s", c.err))
 		default:
 			s.killFailed++
 			s.kinds[fleetErrorKind(c.err)]++
@@ -453,14 +488,16 @@ func fleetErrorKind(msg string) string {
 }
 
 // fleetClient connects a Go SDK client to the balancer, by its public
-// name, at version; it answers elicitations with yes.
-func fleetClient(ctx context.Context, name string, b *realBalancer, version string) (*mcp.ClientSession, error) {
+// name, at version; it answers elicitations with yes, and records in l, as
+// worker's, each answer that fails.
+func fleetClient(ctx context.Context, name string, b *realBalancer, version string, l *fleetLoad, worker string) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes"}}, nil
 		},
 	})
-	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: b.endpoint(), HTTPClient: b.hc},
+	hc := &http.Client{Transport: answerWatch{base: b.hc.Transport, lost: func() { l.lostAnswer(worker, time.Now()) }}}
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: b.endpoint(), HTTPClient: hc},
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		return nil, err
@@ -472,9 +509,40 @@ func fleetClient(ctx context.Context, name string, b *realBalancer, version stri
 	return s, nil
 }
 
+// answerWatch is a client's transport that calls lost when a POST of a
+// JSON-RPC response (the client's answer to a server's request) fails or
+// is not accepted. The Go SDK does not send such an answer again.
+type answerWatch struct {
+	base http.RoundTripper
+	lost func()
+}
+
+func (a answerWatch) RoundTrip(r *http.Request) (*http.Response, error) {
+	answer := false
+	if r.Method == http.MethodPost && r.GetBody != nil {
+		if body, err := r.GetBody(); err == nil {
+			var m struct {
+				Method *string         `json:"method"`
+				Result json.RawMessage `json:"result"`
+			}
+			b, _ := io.ReadAll(body)
+			answer = json.Unmarshal(b, &m) == nil && m.Method == nil && m.Result != nil
+		}
+	}
+	resp, err := a.base.RoundTrip(r)
+	if answer && (err != nil || resp.StatusCode/100 != 2) {
+		a.lost()
+	}
+	return resp, err
+}
+
+// elicitTimeout bounds an elicit call of the load (calls of the other
+// tools get 15 s): a call whose answer was lost at a kill ends there.
+const elicitTimeout = 6 * time.Second
+
 // goLoad calls tools on s one after another until stop: add, every fourth
 // call slow (200 ms), and with elicit every eighth call elicit; each call is
-// bounded by 15 s.
+// bounded by 15 s, an elicit call by elicitTimeout.
 func goLoad(ctx context.Context, s *mcp.ClientSession, l *fleetLoad, worker string, elicit bool, stop <-chan struct{}) {
 	for n := 0; ; n++ {
 		select {
@@ -489,7 +557,11 @@ func goLoad(ctx context.Context, s *mcp.ClientSession, l *fleetLoad, worker stri
 		case n%4 == 3:
 			tool, args, want = "slow", map[string]any{"ms": 200}, "slept 200 ms"
 		}
-		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		timeout := 15 * time.Second
+		if tool == "elicit" {
+			timeout = elicitTimeout
+		}
+		cctx, cancel := context.WithTimeout(ctx, timeout)
 		c := fleetCall{worker: worker, tool: tool, start: time.Now()}
 		got, err := callText(cctx, s, tool, args)
 		cancel()
@@ -633,6 +705,139 @@ func checkHostThrough(t *testing.T, b *realBalancer) {
 	assert.Contains(t, string(body), `Host \"evil.example\" is not a name of this server`, b.name)
 }
 
+// sendThrough sends one MCP request through the balancer, by its public
+// name, with the 2025-11-25 headers of session sid (none when ""); the URL
+// carries ?step=step so that the balancer's log tells the requests apart.
+func sendThrough(ctx context.Context, t *testing.T, b *realBalancer, method, step, sid, lastEventID, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, b.endpoint()+"?step="+step, strings.NewReader(body))
+	require.NoError(t, err)
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	} else {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", legacyProtocol)
+	}
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	resp, err := b.hc.Do(req)
+	require.NoError(t, err, "%s %s", method, step)
+	return resp
+}
+
+// elicitInit is a 2025-11-25 initialize of a client that can answer
+// elicitations.
+const elicitInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"1.0.0"}}}`
+
+// checkStreamThrough: the balancer passes on an SSE answer event by
+// event. Through it, a 2025-11-25 session calls the elicit tool; the
+// replica sends its question (elicitation/create) on the call's stream and
+// then waits for the answer, so the response cannot end before the client
+// has answered: a balancer that held the stream back until its end (nginx
+// with proxy_buffering on and X-Accel-Buffering ignored) would deliver the
+// question never, and the check fails after 5 s. The answer goes through
+// the balancer to whichever replica it picks, and the call's result then
+// arrives on the first stream.
+func checkStreamThrough(t *testing.T, b *realBalancer) {
+	t.Helper()
+	ctx := testContext(t, 10*time.Second)
+	from := b.offset(t)
+	resp := sendThrough(ctx, t, b, http.MethodPost, "init", "", "", elicitInit)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, sid)
+	resp = sendThrough(ctx, t, b, http.MethodPost, "initialized", sid, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+
+	resp = sendThrough(ctx, t, b, http.MethodPost, "call", sid, "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"elicit","arguments":{}}}`)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"), "%s: the call is answered with a stream", b.name)
+	events := make(chan sseMessage)
+	go func() {
+		defer close(events)
+		rd := bufio.NewReader(resp.Body)
+		for {
+			line, err := rd.ReadString('\n')
+			if err != nil {
+				return
+			}
+			data, ok := strings.CutPrefix(strings.TrimSpace(line), "data:")
+			if !ok {
+				continue
+			}
+			var m sseMessage
+			if json.Unmarshal([]byte(data), &m) == nil {
+				select {
+				case events <- m:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	next := func(what string) sseMessage {
+		t.Helper()
+		select {
+		case m, ok := <-events:
+			require.True(t, ok, "%s: the stream ended before %s", b.name, what)
+			return m
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no %s on the call's stream within 5s: the balancer holds the stream back", b.name, what)
+			return sseMessage{}
+		}
+	}
+	q := next("elicitation/create")
+	for q.Method != "elicitation/create" { // notifications may come first
+		require.Empty(t, q.Result, "%s: the call ended before its question", b.name)
+		q = next("elicitation/create")
+	}
+	require.NotEmpty(t, q.ID)
+	answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"answer":"yes"}}}`, q.ID)
+	ans := sendThrough(ctx, t, b, http.MethodPost, "answer", sid, "", answer)
+	ans.Body.Close()
+	require.Equal(t, http.StatusAccepted, ans.StatusCode, "%s: the answer", b.name)
+	for {
+		m := next("the call's result")
+		if string(m.ID) != "2" {
+			continue
+		}
+		assert.Contains(t, string(m.Result), `yes`, "%s: the call's result: %s", b.name, m.Result)
+		break
+	}
+
+	var call, answered logLine
+	waitUntil(t, b.name+" logs the call and the answer", 5*time.Second, func() bool {
+		call, answered = logLine{replica: -1}, logLine{replica: -1}
+		for _, l := range b.lines(t, from) {
+			switch l.uri {
+			case "/mcp?step=call":
+				call = l
+			case "/mcp?step=answer":
+				answered = l
+			}
+		}
+		return call.replica >= 0 && answered.replica >= 0
+	})
+	t.Logf("%s: the elicitation's question streamed from replica %d, its answer sent to replica %d", b.name, call.replica, answered.replica)
+}
+
+// sseMessage is the part of a JSON-RPC message in an SSE event that
+// checkStreamThrough reads.
+type sseMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+}
+
 // checkResumeThrough: through the balancer, a 2025-11-25 client calls the
 // slow tool, drops its connection after the priming event, and resumes with
 // GET and Last-Event-ID; the balancer's round robin sends the GET to
@@ -643,38 +848,18 @@ func checkResumeThrough(t *testing.T, b *realBalancer) {
 	t.Helper()
 	ctx := testContext(t, 10*time.Second)
 	from := b.offset(t)
-	send := func(ctx context.Context, method, step, sid, lastEventID, body string) *http.Response {
-		req, err := http.NewRequestWithContext(ctx, method, b.endpoint()+"?step="+step, strings.NewReader(body))
-		require.NoError(t, err)
-		if method == http.MethodPost {
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-		} else {
-			req.Header.Set("Accept", "text/event-stream")
-		}
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("MCP-Protocol-Version", legacyProtocol)
-		}
-		if lastEventID != "" {
-			req.Header.Set("Last-Event-ID", lastEventID)
-		}
-		resp, err := b.hc.Do(req)
-		require.NoError(t, err, "%s %s", method, step)
-		return resp
-	}
-	resp := send(ctx, http.MethodPost, "init", "", "", rawInit)
+	resp := sendThrough(ctx, t, b, http.MethodPost, "init", "", "", rawInit)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	require.NotEmpty(t, sid)
-	resp = send(ctx, http.MethodPost, "initialized", sid, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp = sendThrough(ctx, t, b, http.MethodPost, "initialized", sid, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	resp.Body.Close()
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 
 	callCtx, drop := context.WithCancel(ctx)
-	resp = send(callCtx, http.MethodPost, "call", sid, "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"ms":700}}}`)
+	resp = sendThrough(callCtx, t, b, http.MethodPost, "call", sid, "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"ms":700}}}`)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	rd := bufio.NewReader(resp.Body)
 	var lastID string
@@ -688,7 +873,7 @@ func checkResumeThrough(t *testing.T, b *realBalancer) {
 	drop() // the connection breaks; the call goes on on its replica
 	resp.Body.Close()
 
-	resp = send(ctx, http.MethodGet, "resume", sid, lastID, "")
+	resp = sendThrough(ctx, t, b, http.MethodGet, "resume", sid, lastID, "")
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.NoError(t, err)
