@@ -382,11 +382,13 @@ type fleetSummary struct {
 // those only within killBound of it; with resets, also a call answered 502
 // while a replica was stopping (stops: from its SIGTERM to its exit).
 //
-// One exception to killBound: an elicit call whose client's answer to the
-// question failed during the call (the answer went to the replica that
-// was killed, which read it and died before passing it on). The replica
-// running the call waits for an answer that will not come, and nothing
-// tells the client: the call ends at its own deadline (elicitTimeout).
+// An elicit call whose client's answer to the question failed during the
+// call waits for an answer that will not come (the Go SDK does not send it
+// again, and nothing tells the client): it ends at its own deadline
+// (elicitTimeout). That is allowed, beyond killBound, when the answer
+// failed after the SIGKILL (it went to the replica killed), and with
+// resets when it failed while a replica was stopping (it met the reset at
+// a listener's close, as a call may).
 func (l *fleetLoad) judge(t *testing.T, stops []window, resets bool, restartStart, restartEnd, killStart, reaped time.Time, killBound time.Duration) fleetSummary {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -412,17 +414,31 @@ func (l *fleetLoad) judge(t *testing.T, stops []window, resets bool, restartStar
 		}
 		s.failed++
 		duringStop := slices.ContainsFunc(stops, func(w window) bool { return c.start.Before(w.to) && c.end.After(w.from) })
+		// An elicit call that ended at its deadline after its client's
+		// answer failed (lostIn: at a time in the call for which in holds).
+		lostIn := func(in func(ts time.Time) bool) bool {
+			return c.tool == "elicit" && strings.Contains(c.err, "deadline exceeded") &&
+				slices.ContainsFunc(l.lost[c.worker], func(ts time.Time) bool { return ts.After(c.start) && ts.Before(c.end) && in(ts) })
+		}
+		inStop := func(ts time.Time) bool {
+			return slices.ContainsFunc(stops, func(w window) bool { return !ts.Before(w.from) && !ts.After(w.to) })
+		}
 		switch {
 		case !inKill && resets && duringStop && fleetErrorKind(c.err) == "502":
+			s.resets++
+		case !inKill && resets && lostIn(inStop):
+			// The answer met the reset at a listener's close instead.
 			s.resets++
 		case !inKill:
 			what := "outside the kill"
 			if inRestart {
 				what = "during the rolling restart"
 			}
+			if lostIn(func(time.Time) bool { return true }) {
+				what += " (an answer of its client failed during it)"
+			}
 			errs.add(i, fmt.Sprintf("%s %s %s, %v after its start", c.worker, c.tool, what, c.end.Sub(c.start).Round(time.Millisecond)), fmt.Errorf("%s", c.err))
-		case c.tool == "elicit" && slices.ContainsFunc(l.lost[c.worker], func(ts time.Time) bool { return ts.After(c.start) && ts.Before(c.end) }) &&
-			strings.Contains(c.err, "deadline exceeded"):
+		case lostIn(func(ts time.Time) bool { return !ts.Before(killStart) }):
 			s.answersLost++
 			s.killFailed++
 			s.kinds["answer lost, the call's deadline"]++
@@ -710,6 +726,14 @@ func checkHostThrough(t *testing.T, b *realBalancer) {
 // carries ?step=step so that the balancer's log tells the requests apart.
 func sendThrough(ctx context.Context, t *testing.T, b *realBalancer, method, step, sid, lastEventID, body string) *http.Response {
 	t.Helper()
+	resp, err := b.hc.Do(requestThrough(ctx, t, b, method, step, sid, lastEventID, body))
+	require.NoError(t, err, "%s: %s %s", b.name, method, step)
+	return resp
+}
+
+// requestThrough is sendThrough's request.
+func requestThrough(ctx context.Context, t *testing.T, b *realBalancer, method, step, sid, lastEventID, body string) *http.Request {
+	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, method, b.endpoint()+"?step="+step, strings.NewReader(body))
 	require.NoError(t, err)
 	if method == http.MethodPost {
@@ -725,9 +749,7 @@ func sendThrough(ctx context.Context, t *testing.T, b *realBalancer, method, ste
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
-	resp, err := b.hc.Do(req)
-	require.NoError(t, err, "%s %s", method, step)
-	return resp
+	return req
 }
 
 // elicitInit is a 2025-11-25 initialize of a client that can answer
@@ -757,7 +779,13 @@ func checkStreamThrough(t *testing.T, b *realBalancer) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 
-	resp = sendThrough(ctx, t, b, http.MethodPost, "call", sid, "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"elicit","arguments":{}}}`)
+	// The call cannot end before its question is answered: a balancer that
+	// waits for the end sends not even the headers (nginx with gzip for
+	// text/event-stream and proxy_buffering on).
+	callCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := b.hc.Do(requestThrough(callCtx, t, b, http.MethodPost, "call", sid, "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"elicit","arguments":{}}}`))
+	require.NoError(t, err, "%s: no answer to an elicit call within 5s: the balancer holds the stream back", b.name)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"), "%s: the call is answered with a stream", b.name)
@@ -778,7 +806,7 @@ func checkStreamThrough(t *testing.T, b *realBalancer) {
 			if json.Unmarshal([]byte(data), &m) == nil {
 				select {
 				case events <- m:
-				case <-ctx.Done():
+				case <-callCtx.Done():
 					return
 				}
 			}
