@@ -491,6 +491,8 @@ func fleetErrorKind(msg string) string {
 		return "502"
 	case strings.Contains(msg, "replica running this request stopped"):
 		return "resumed, then -32603"
+	case strings.Contains(msg, "deadline exceeded"):
+		return "the call's deadline"
 	case strings.Contains(msg, "terminated without response"), strings.Contains(msg, "terminated"), strings.Contains(msg, "disconnected"):
 		return "stream cut"
 	case strings.HasSuffix(msg, ": EOF"), strings.Contains(msg, "fetch failed"):
