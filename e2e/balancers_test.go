@@ -50,9 +50,10 @@ type realBalancer struct {
 type logLine struct {
 	method, uri string
 	status      int
-	replica     int  // the replica that answered (index), -1 for none
-	tried       int  // replicas tried before it (refused connects)
-	cut         bool // ended abnormally (HAProxy's termination state is not ----)
+	replica     int       // the replica that answered (index), -1 for none
+	tried       int       // replicas tried before it (refused connects)
+	cut         bool      // ended abnormally (HAProxy's termination state is not ----)
+	accepted    time.Time // when HAProxy accepted the request (zero for nginx), to the millisecond
 }
 
 // endpoint is the MCP endpoint through the balancer, by its public name.
@@ -210,7 +211,7 @@ const haproxyGlobal = `global
 // haproxyLog reads option httplog's line: "... mcp mcp_replicas/r1
 // 0/0/0/1/1 200 148 - - ---- 1/1/0/0/0 0/0 "POST /mcp HTTP/1.1"", where
 // the last field of 1/1/0/0/0 counts the retries (+N after a redispatch).
-var haproxyLog = regexp.MustCompile(`\] mcp mcp_replicas/(\S+) \S+ (-?\d+) \S+ \S+ \S+ (\S+) \d+/\d+/\d+/\d+/\+?(\d+) \S+ "(\S+) (\S+)`)
+var haproxyLog = regexp.MustCompile(`\[(\S+)\] mcp mcp_replicas/(\S+) \S+ (-?\d+) \S+ \S+ \S+ (\S+) \d+/\d+/\d+/\d+/\+?(\d+) \S+ "(\S+) (\S+)`)
 
 // startHAProxy runs HAProxy with deploy/haproxy/mcp.cfg in front of the
 // replicas on ports.
@@ -234,10 +235,12 @@ func startHAProxy(t *testing.T, ports []int) *realBalancer {
 			if m == nil {
 				return logLine{}, false
 			}
-			l := logLine{method: m[5], uri: m[6], replica: -1, cut: m[3] != "----"}
-			l.status, _ = strconv.Atoi(m[2])
-			l.tried, _ = strconv.Atoi(m[4])
-			if n, ok := strings.CutPrefix(m[1], "r"); ok {
+			l := logLine{method: m[6], uri: m[7], replica: -1, cut: m[4] != "----"}
+			// HAProxy logs its local time.
+			l.accepted, _ = time.ParseInLocation("02/Jan/2006:15:04:05.000", m[1], time.Local)
+			l.status, _ = strconv.Atoi(m[3])
+			l.tried, _ = strconv.Atoi(m[5])
+			if n, ok := strings.CutPrefix(m[2], "r"); ok {
 				if i, err := strconv.Atoi(n); err == nil && i >= 1 && i <= len(ports) {
 					l.replica = i - 1
 				}

@@ -84,7 +84,9 @@ var fleetConfigs = []fleetConfig{
 //     (runtime API; nginx has no such thing), gets SIGTERM, drains, exits 0
 //     and is started again on its port; once it answers /health it is made
 //     ready again, and the next one waits until both balancers send it
-//     requests. Behind HAProxy no call fails; behind nginx only a call
+//     requests. HAProxy sends a drained replica no request it accepted
+//     after the drain (its log's accept times), and no call fails behind
+//     it; behind nginx only a call
 //     answered 502 while a replica was stopping (its connection reset by the
 //     listener's close), and nginx logged no other error than those resets
 //     and refused connects;
@@ -201,11 +203,14 @@ func testFleet(t *testing.T, cfg fleetConfig) {
 	rejoins := make([]string, len(replicas))
 	stops := make([]window, len(replicas)) // from SIGTERM to the exit
 	for i, r := range replicas {
-		for _, b := range bals {
+		removed := make([]int64, len(bals)) // the access log's offset when the replica left the rotation
+		for bi, b := range bals {
 			if b.remove != nil {
+				removed[bi] = b.offset(t)
 				b.remove(t, i)
 			}
 		}
+		removedAt := time.Now()
 		stops[i].from = time.Now()
 		drains[i] = r.stop(t).Round(time.Millisecond).String()
 		stops[i].to = time.Now()
@@ -215,6 +220,14 @@ func testFleet(t *testing.T, cfg fleetConfig) {
 		since := make([]int64, len(bals))
 		for bi, b := range bals {
 			if b.restore != nil {
+				// While out of the rotation (drained), the replica got no
+				// request the balancer accepted after that.
+				for _, l := range b.lines(t, removed[bi]) {
+					if l.replica == i && l.accepted.After(removedAt) {
+						t.Errorf("%s sent %s %s, accepted at %s, to replica %d, drained at %s", b.name, l.method, l.uri,
+							l.accepted.Format("15:04:05.000"), i, removedAt.Format("15:04:05.000"))
+					}
+				}
 				b.restore(t, i)
 			}
 			since[bi] = b.offset(t)
