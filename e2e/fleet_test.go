@@ -86,10 +86,9 @@ var fleetConfigs = []fleetConfig{
 //     ready again, and the next one waits until both balancers send it
 //     requests. HAProxy sends a drained replica no request it accepted
 //     after the drain (its log's accept times), and no call fails behind
-//     it; behind nginx only a call
-//     answered 502 while a replica was stopping (its connection reset by the
-//     listener's close), and nginx logged no other error than those resets
-//     and refused connects;
+//     it; behind nginx only a call answered 502 while a replica was
+//     stopping (its connection reset by the listener's close), and nginx
+//     logged no other error than those resets and refused connects;
 //   - then one replica gets SIGKILL. No call that started after it (once
 //     the process was reaped) fails; the calls in flight during it may fail,
 //     each within the configuration's killBound (an elicit call whose
