@@ -103,3 +103,29 @@ func (s *touchSpy) Touch(ctx context.Context, id string, ttl time.Duration) (*se
 	}
 	return s.Store.Touch(ctx, id, ttl)
 }
+
+// FuzzParseHandle: parseHandle takes any string a client sends without
+// panicking; what it accepts has a handle's length and prefix and an
+// expiry it read back, and a handle mintHandle made is accepted with the
+// expiry it carries.
+func FuzzParseHandle(f *testing.F) {
+	exp := time.Unix(1_900_000_000, 0)
+	f.Add(mintHandle(exp))
+	f.Add("st_")
+	f.Add("st_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+	f.Add("")
+	f.Add("state.abc")
+	f.Fuzz(func(t *testing.T, h string) {
+		got, ok := parseHandle(h)
+		if ok {
+			require.Len(t, h, handleLen)
+			require.True(t, strings.HasPrefix(h, handlePrefix))
+			require.False(t, got.IsZero())
+		}
+		_, _ = checkHandle(h, time.Now())
+		m := mintHandle(exp)
+		got, ok = parseHandle(m)
+		require.True(t, ok, m)
+		require.True(t, got.Equal(exp))
+	})
+}
