@@ -265,17 +265,12 @@ func stateOf(s Scope, key string) (engine.State, engine.StateScope, error) {
 	st, err := sc.c.stateAccess()
 	if err != nil {
 		if es.Session {
-			err = errNoSessionHere
+			err = fmt.Errorf("%w: %w", ErrNoSession, err)
 		}
 		return nil, es, err
 	}
 	return st, es, nil
 }
-
-// errNoSessionHere is the session scope's error for a request without a
-// session: it says what to use instead.
-var errNoSessionHere = fmt.Errorf("%w: this request has none (revision 2026-07-28 and stateless HTTP have no sessions); "+
-	"keep the state for the caller (c.Caller()) or under a handle (c.NewHandle, c.Handle)", ErrNoSession)
 
 // stateAccess is the transport's state of c's request.
 func (c *Context) stateAccess() (engine.State, error) {
