@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"runtime/debug"
@@ -279,12 +280,24 @@ func methodNotFound(method string) error {
 // intercept runs a request through the interceptors of its context
 // (mcp.WithInterceptor: telemetry.Recorder, ratelimit.New). The
 // session's ID and version are read again once the handler returned, so
-// that interceptors see what initialize negotiated.
+// that interceptors see what initialize negotiated. The engine runs the
+// Params of the Call an interceptor hands to next (package toolsearch
+// turns a call_tool call into the call of the tool it names), so that
+// what it runs passes the engine's own checks; the method stays the
+// request's.
 func (h *Handler) intercept(ctx context.Context, ic mcp.Interceptor, fn methodFunc, k *call) (any, error) {
 	sess := k.c.sess
 	mc := k.mcpCall() // extensions.go
-	return ic(func(ctx context.Context, mc *mcp.Call) (any, error) {
+	return ic(func(ctx context.Context, next *mcp.Call) (any, error) {
+		if next != nil && next.Method != k.msg.Method {
+			return nil, fmt.Errorf("mcp: an interceptor passed next a %s call for a %s request: it may change a request's params, not its method", strictjson.Quote(next.Method), strictjson.Quote(k.msg.Method))
+		}
+		params := k.msg.Params
+		if next != nil {
+			k.msg.Params = next.Params
+		}
 		res, err := h.exec(ctx, fn, k)
+		k.msg.Params = params
 		mc.ProtocolVersion = sess.ProtocolVersion()
 		if !k.c.ephemeral {
 			mc.SessionID = sess.ID
