@@ -140,6 +140,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/surface
 	$(GO) test -run '^$$' -fuzz '^FuzzSSETap$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/devserver
 	$(GO) test -run '^$$' -fuzz '^FuzzBuildRequest$$' -fuzztime $(FUZZN_SHORT) ./openapi
+	$(GO) test -run '^$$' -fuzz '^FuzzGeneratePath$$' -fuzztime $(FUZZN_SHORT) ./openapi
 
 # The performance gate (BENCHMARKS.md, "The performance gate"): instructions per stateful,
 # stateless and stdio tools/call and per churn operation in process, and per stateful and
