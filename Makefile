@@ -141,6 +141,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSSETap$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/devserver
 	$(GO) test -run '^$$' -fuzz '^FuzzBuildRequest$$' -fuzztime $(FUZZN_SHORT) ./openapi
 	$(GO) test -run '^$$' -fuzz '^FuzzGeneratePath$$' -fuzztime $(FUZZN_SHORT) ./openapi
+	$(GO) test -run '^$$' -fuzz '^FuzzURL$$' -fuzztime $(FUZZN_SHORT) ./internal/redact
 
 # The performance gate (BENCHMARKS.md, "The performance gate"): instructions per stateful,
 # stateless and stdio tools/call and per churn operation in process, and per stateful and
