@@ -556,7 +556,7 @@ func (e *upstreamError) Unwrap() error { return e.rpc }
 // asked to open (eliciturl.Check), else it becomes -32603 without them.
 func (e *upstreamError) rpcError() *mcp.Error {
 	if e.rpc.Code == mcp.CodeURLElicitationRequired {
-		if err := checkElicitations(e.rpc.Data); err != nil {
+		if err := eliciturl.CheckRequired(e.rpc.Data); err != nil {
 			return &mcp.Error{Code: mcp.CodeInternalError, Message: fmt.Sprintf(
 				"upstream %s asked for a URL elicitation the gateway refuses to relay: %v", strconv.Quote(e.name), err)}
 		}
@@ -566,24 +566,6 @@ func (e *upstreamError) rpcError() *mcp.Error {
 		data = e.rpc.Data
 	}
 	return &mcp.Error{Code: e.rpc.Code, Message: e.Error(), Data: data}
-}
-
-// checkElicitations checks the URLs of a -32042 error's data.
-func checkElicitations(data json.RawMessage) error {
-	var d struct {
-		Elicitations []struct {
-			URL string `json:"url"`
-		} `json:"elicitations"`
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return fmt.Errorf("its data does not decode: %v", err)
-	}
-	for _, el := range d.Elicitations {
-		if err := eliciturl.Check(el.URL); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // unavailableError is a failure to reach the upstream: it is down, the
