@@ -121,6 +121,18 @@ func (h *Handler) serveListen(w http.ResponseWriter, r *http.Request, msg *jsonr
 			`Invalid params: subscriptions/listen needs "notifications" (an object such as {"toolsListChanged":true})`, nil)
 		return
 	}
+	if n := len(p.Notifications.ResourceSubscriptions); n > maxSubscriptions {
+		modernError(w, http.StatusOK, msg.ID, mcp.CodeInvalidParams, fmt.Sprintf(
+			"Invalid params: resourceSubscriptions names %d resources; one stream may subscribe to %d at most", n, maxSubscriptions), nil)
+		return
+	}
+	for _, uri := range p.Notifications.ResourceSubscriptions {
+		if err := checkSubscriptionURI(uri); err != nil {
+			je := err.(*mcp.Error)
+			modernError(w, http.StatusOK, msg.ID, je.Code, je.Message, nil)
+			return
+		}
+	}
 	l := &listener{id: clone(msg.ID), filter: *p.Notifications, out: make(chan []byte, listenQueue)}
 	// A listen stream holds no session; Options.MaxSessions bounds them
 	// all the same, as it bounds the GET streams of sessions.
