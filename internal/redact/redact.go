@@ -17,7 +17,8 @@ const Mask = "REDACTED"
 // URL returns raw with its user information and the value of each query
 // parameter replaced by [Mask] and its fragment left out; the scheme,
 // host, path and the names of the query parameters stay, so the URL still
-// says where a request went. A URL that does not parse is "(a URL that
+// says where a request went. A part of the query without "=" is masked
+// whole: it may be a bare token (?sk-…). A URL that does not parse is "(a URL that
 // does not parse)": its text might be anything.
 func URL(raw string) string {
 	u, err := url.Parse(raw)
@@ -27,12 +28,17 @@ func URL(raw string) string {
 	if u.User != nil {
 		u.User = url.User(Mask)
 	}
+	if u.Opaque != "" {
+		u.Opaque = Mask // "https:user:token@host" parses as all opaque
+	}
 	u.Fragment, u.RawFragment = "", ""
 	if u.RawQuery != "" {
 		parts := strings.Split(u.RawQuery, "&")
 		for i, p := range parts {
 			if name, _, ok := strings.Cut(p, "="); ok {
 				parts[i] = name + "=" + Mask
+			} else if p != "" {
+				parts[i] = Mask
 			}
 		}
 		u.RawQuery = strings.Join(parts, "&")

@@ -16,7 +16,9 @@ func TestURL(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"https://mcp.example.com/mcp", "https://mcp.example.com/mcp"},
 		{"https://mcp.example.com/mcp?token=s3cret", "https://mcp.example.com/mcp?token=REDACTED"},
-		{"https://mcp.example.com/mcp?a=1&key=s3cret&flag", "https://mcp.example.com/mcp?a=REDACTED&key=REDACTED&flag"},
+		{"https://mcp.example.com/mcp?a=1&key=s3cret&flag", "https://mcp.example.com/mcp?a=REDACTED&key=REDACTED&REDACTED"},
+		{"https://mcp.example.com/mcp?sk-s3cret", "https://mcp.example.com/mcp?REDACTED"}, // a bare token, no name
+		{"https:alice:s3cret@mcp.example.com/mcp", "https:REDACTED"},                    // no "//": all of it is opaque
 		{"https://alice:s3cret@mcp.example.com/mcp", "https://REDACTED@mcp.example.com/mcp"},
 		{"https://s3cret@mcp.example.com/mcp", "https://REDACTED@mcp.example.com/mcp"},
 		{"https://mcp.example.com/mcp#s3cret", "https://mcp.example.com/mcp"},
@@ -43,8 +45,8 @@ func TestError(t *testing.T) {
 	assert.NoError(t, Error(nil))
 }
 
-// FuzzURL: what URL returns parses, has no user information but the mask,
-// and no query value but the mask.
+// FuzzURL: what URL returns parses, has no user information, opaque part
+// or query value (or bare query part) but the mask.
 func FuzzURL(f *testing.F) {
 	for _, s := range []string{"https://a:b@h/p?x=1&y=2#f", "http://h/?a=%zz", "h?x=1", "//u@h?=v", "https://h/?a=1&&b"} {
 		f.Add(s)
@@ -60,9 +62,14 @@ func FuzzURL(f *testing.F) {
 		if u.User != nil {
 			require.Equal(t, Mask, u.User.String(), "%q → %q", in, out)
 		}
+		if u.Opaque != "" {
+			require.Equal(t, Mask, u.Opaque, "%q → %q", in, out)
+		}
 		for p := range strings.SplitSeq(u.RawQuery, "&") {
 			if _, v, ok := strings.Cut(p, "="); ok {
 				require.Equal(t, Mask, v, "%q → %q", in, out)
+			} else if p != "" {
+				require.Equal(t, Mask, p, "%q → %q", in, out)
 			}
 		}
 	})
