@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -25,8 +26,8 @@ const evilURI = "file:///r\u202Eexe.txt\u009b31m"
 // TestCLIPrintsNoTerminalEscapes: every command that prints what a
 // hostile server sent (inspect and its --json, call's progress, result,
 // resource links, --raw and a JSON-RPC error's message, read's contents
-// and URIs, prompt's description and messages) prints it without the
-// escape sequences in it.
+// and URIs, prompt's description and messages, the HTTP error of a server
+// that is not one) prints it without the escape sequences in it.
 func TestCLIPrintsNoTerminalEscapes(t *testing.T) {
 	t.Parallel()
 	srv := mcp.NewServer(mcp.Options{Name: "hostile", Version: "1.0.0", Instructions: evilText})
@@ -55,6 +56,14 @@ func TestCLIPrintsNoTerminalEscapes(t *testing.T) {
 	h := mcphttp.New(srv, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+	// Not an MCP server: it answers every request with an HTTP error whose
+	// body and headers hold the escapes, which the CLI's error quotes.
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(evilText))
+	}))
+	t.Cleanup(broken.Close)
 
 	for _, tc := range []struct {
 		args []string
@@ -70,6 +79,8 @@ func TestCLIPrintsNoTerminalEscapes(t *testing.T) {
 		{[]string{"read", "--raw", ts.URL, evilURI}, 0, `"text": "x\u001b]52`},
 		{[]string{"prompt", ts.URL, "p"}, 0, `# x\x1b]52`},
 		{[]string{"prompt", "--raw", ts.URL, "p"}, 0, `"description": "x\u001b]52`},
+		{[]string{"inspect", broken.URL}, 1, `HTTP 400 Bad Request: x\x1b]52`},
+		{[]string{"call", broken.URL, "evil"}, 1, `HTTP 400 Bad Request: x\x1b]52`},
 	} {
 		res := run(t, "", "", tc.args...)
 		name := strings.Join(tc.args[:len(tc.args)-1], " ")
