@@ -42,6 +42,7 @@ func TestLightImportGraph(t *testing.T) {
 		{"./providers", heavyModules[:2]},
 		{"./client/oauth", heavyModules},
 		{"./resourceserver", heavyModules},
+		{"./toolsearch", heavyModules},
 	} {
 		pkg := tc.pkg
 		t.Run(strings.TrimPrefix(pkg, "./"), func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/mcpchain/mcp"
+	claimpath "github.com/mcpchain/mcp/internal/claims"
 )
 
 // verifyJWT checks a JWT access token: signature by a key of the issuer's
@@ -78,7 +79,7 @@ func (v *Verifier) checkClaims(c *claims) (*Session, error) {
 			"cnf with a member other than jkt")
 	}
 	return &Session{Sub: c.Sub, Issuer: c.Iss, Audience: c.Aud, ClientID: c.clientID(), Scopes: c.scopes(),
-		Expiry: *c.Exp, Claims: c.all, jkt: c.Jkt}, nil
+		Roles: claimpath.Roles(c.all, v.roles), Expiry: *c.Exp, Claims: c.all, jkt: c.Jkt}, nil
 }
 
 // claims are the members of a token the verifier reads; all holds every
@@ -308,6 +309,9 @@ type Session struct {
 	ClientID string
 	// Scopes are the scopes granted (scope and scp together).
 	Scopes []string
+	// Roles are the strings of the claims Config.RoleClaims names (a
+	// group is a role here), for mcp.RequireRoles.
+	Roles []string
 	// Expiry is the token's exp.
 	Expiry time.Time
 	// Claims are all members of the token (or of the introspection
@@ -315,6 +319,11 @@ type Session struct {
 	Claims map[string]any
 
 	jkt string // the DPoP key the token is bound to (cnf.jkt), checked
+
+	// token is the access token the request came with, for
+	// SubjectToken; set on the copy each request gets, never on the
+	// sessions the introspection cache keeps.
+	token string
 }
 
 // Subject implements mcp.Subject: an MCP session is bound to the token's
