@@ -18,7 +18,7 @@ func TestURL(t *testing.T) {
 		{"https://mcp.example.com/mcp?token=s3cret", "https://mcp.example.com/mcp?token=REDACTED"},
 		{"https://mcp.example.com/mcp?a=1&key=s3cret&flag", "https://mcp.example.com/mcp?a=REDACTED&key=REDACTED&REDACTED"},
 		{"https://mcp.example.com/mcp?sk-s3cret", "https://mcp.example.com/mcp?REDACTED"}, // a bare token, no name
-		{"https:alice:s3cret@mcp.example.com/mcp", "https:REDACTED"},                    // no "//": all of it is opaque
+		{"https:alice:s3cret@mcp.example.com/mcp", "https:REDACTED"},                      // no "//": all of it is opaque
 		{"https://alice:s3cret@mcp.example.com/mcp", "https://REDACTED@mcp.example.com/mcp"},
 		{"https://s3cret@mcp.example.com/mcp", "https://REDACTED@mcp.example.com/mcp"},
 		{"https://mcp.example.com/mcp#s3cret", "https://mcp.example.com/mcp"},
