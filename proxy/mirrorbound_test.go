@@ -63,13 +63,19 @@ func TestGatewayMirrorIsBounded(t *testing.T) {
 	t.Run("refresh", func(t *testing.T) {
 		t.Parallel()
 		srv := upstream(10, "")
-		g, err := open(srv, proxy.Options{MaxMirrorItems: 20})
-		require.NoError(t, err)
+		// The upstream grows by 15 tools at once (one list_changed): added
+		// one by one, the gateway's resync after a list_changed could
+		// mirror a list of 11 to 20 tools, within the bound, before the
+		// Refresh.
 		for i := 10; i < 25; i++ {
-			mcp.AddTool(srv, mcp.Tool{Name: fmt.Sprintf("t%03d", i)}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+			mcp.AddTool(srv, mcp.Tool{Name: fmt.Sprintf("t%03d", i), Tags: []string{"later"}}, func(context.Context, *mcp.Context, struct{}) (string, error) {
 				return "", nil
 			})
 		}
+		require.NoError(t, srv.Disable(mcp.Match{Tags: []string{"later"}}))
+		g, err := open(srv, proxy.Options{MaxMirrorItems: 20})
+		require.NoError(t, err)
+		require.NoError(t, srv.Enable(mcp.Match{Tags: []string{"later"}}))
 		err = g.Refresh(context.Background())
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "Options.MaxMirrorItems")
