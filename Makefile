@@ -153,6 +153,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzEnforce$$' -fuzztime $(FUZZN_SHORT) ./middleware/sizelimit
 	$(GO) test -run '^$$' -fuzz '^FuzzCanonical$$' -fuzztime $(FUZZN_SHORT) ./middleware/cache
 	$(GO) test -run '^$$' -fuzz '^FuzzKey$$' -fuzztime $(FUZZN_SHORT) ./middleware/cache
+	$(GO) test -run '^$$' -fuzz '^FuzzGeneratePath$$' -fuzztime $(FUZZN_SHORT) ./openapi
+	$(GO) test -run '^$$' -fuzz '^FuzzURL$$' -fuzztime $(FUZZN_SHORT) ./internal/redact
+	$(GO) test -run '^$$' -fuzz '^FuzzClean$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/termtext
+	$(GO) test -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/termtext
 
 # The performance gate (BENCHMARKS.md, "The performance gate"): instructions per stateful,
 # stateless and stdio tools/call and per churn operation in process, per stateful and

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/eliciturl"
 )
 
 // Options configure a [Client]. The zero value is usable: a client named
@@ -447,6 +448,14 @@ func (c *Client) exchange(ctx context.Context, method string, params any, progre
 		}
 		if m.Error != nil {
 			e := *m.Error
+			if e.Code == mcp.CodeURLElicitationRequired {
+				// The application opens the URLs of its data: a script, a
+				// local file or a disguised host never gets that far.
+				if err := eliciturl.CheckRequired(e.Data); err != nil {
+					e = RPCError{Code: mcp.CodeInternalError, Message: "the server answered with a URL elicitation (-32042) " +
+						"the client refuses to pass on: " + err.Error()}
+				}
+			}
 			e.Method, e.Server = method, c.init.ServerInfo.Name
 			return nil, &e
 		}

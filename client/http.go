@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpchain/mcp/internal/redact"
 )
 
 // HTTPOptions configure [HTTP]. The zero value is usable.
@@ -169,7 +171,7 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 	// then ends on its own.
 	req, err := http.NewRequestWithContext(c.ctx, http.MethodPost, c.t.url, bytes.NewReader(msg))
 	if err != nil {
-		return err
+		return redact.Error(err)
 	}
 	c.header(req)
 	for k, vs := range requestHeader(ctx) {
@@ -219,7 +221,7 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 	}
 	if r.err != nil {
 		finish()
-		return fmt.Errorf("mcp client: POST %s: %w", c.t.url, r.err)
+		return fmt.Errorf("mcp client: POST %s: %w", redact.URL(c.t.url), redact.Error(r.err))
 	}
 	resp := r.resp
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
@@ -365,7 +367,7 @@ var errNoStream = errors.New("the server offers no GET stream")
 func (c *httpConn) get(lastID string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, c.t.url, nil)
 	if err != nil {
-		return nil, err
+		return nil, redact.Error(err)
 	}
 	c.header(req)
 	req.Header.Set("Accept", "text/event-stream")
@@ -374,7 +376,7 @@ func (c *httpConn) get(lastID string) (*http.Response, error) {
 	}
 	resp, err := c.t.opts.Client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, redact.Error(err)
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode != http.StatusOK || mt != "text/event-stream" {

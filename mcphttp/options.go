@@ -164,7 +164,9 @@ type Options struct {
 	// MaxSessions bounds the live sessions: an initialize beyond it is
 	// answered 503 with Retry-After and a JSON-RPC error naming this
 	// option. Sessions that end (DELETE, idle expiry, a lost client,
-	// EndSession) free their slot. Default 10,000.
+	// EndSession) free their slot. It bounds, apart, the open
+	// subscriptions/listen streams and the open legacy SSE streams (503).
+	// Default 10,000.
 	MaxSessions int
 	// MaxSessionsPerClient bounds the live sessions of one client: the
 	// subject of its auth data when it implements mcp.Subject (a
@@ -173,7 +175,9 @@ type Options struct {
 	// (a local reverse proxy brings every client from there) and
 	// in-process ones (stdio, embedded) are not counted per client; behind
 	// a proxy, authenticate, or set r.RemoteAddr from its X-Forwarded-For
-	// in a middleware. Default 100.
+	// in a middleware. It bounds, apart, one client's open
+	// subscriptions/listen streams and legacy SSE streams (429).
+	// Default 100.
 	MaxSessionsPerClient int
 	// BodyReadTimeout bounds reading a POST body, from the moment the
 	// handler starts on the request: a client that sends it slower is
