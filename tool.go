@@ -239,7 +239,11 @@ func tryAddTool[In, Out any](s *Server, sid string, t Tool, fn ToolFunc[In, Out]
 	if !isRaw {
 		flat = newFlatDecoder(reflect.TypeFor[In]())
 	}
-	return s.addToolFor(sid, t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
+	var inType reflect.Type
+	if !isRaw {
+		inType = reflect.TypeFor[In]()
+	}
+	return s.addToolTyped(sid, t, inType, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
 		var in In
 		switch {
 		case isRaw:
@@ -347,6 +351,7 @@ type toolEntry struct {
 	flat        *flatSchema // a reflection-free validator, when the schema allows
 	hasDefaults bool
 	run         RawToolFunc
+	inType      reflect.Type // the typed input of AddTool, for guards; nil for a raw tool
 	// encoded is the tool as tools/list sends it, encoded once at
 	// registration: a list of 10,000 tools is not 10,000 schema
 	// encodings per call.
@@ -357,6 +362,11 @@ func (s *Server) addTool(t Tool, run RawToolFunc) error { return s.addToolFor(""
 
 // addToolFor registers a tool for the server (sid "") or for one session.
 func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
+	return s.addToolTyped(sid, t, nil, run)
+}
+
+// addToolTyped is addToolFor for a tool whose typed input is inType.
+func (s *Server) addToolTyped(sid string, t Tool, inType reflect.Type, run RawToolFunc) error {
 	switch {
 	case t.Name == "":
 		return fmt.Errorf("Tool.Name is required: %w", ErrInvalidToolName)
@@ -383,7 +393,7 @@ func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 	}
 	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags)},
 		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
-		encoded: enc}
+		inType: inType, encoded: enc}
 	if sid != "" {
 		if t.UI != nil {
 			if err := s.reg.Load().checkAppLink(&t); err != nil {
@@ -431,6 +441,9 @@ func (s *Server) listToolsJSON(ctx context.Context, auth any, sid string) []json
 // isError result; an unknown or hidden tool is an *[Error] with
 // [CodeInvalidParams].
 func (s *Server) callTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
+	if c.guardTop == nil {
+		c.guardTop = s
+	}
 	var e *toolEntry
 	var ok bool
 	if !s.vis.active.Load() {
@@ -459,11 +472,21 @@ func (s *Server) callEntry(ctx context.Context, c *Context, name string, e *tool
 		return invalidArguments(name, err)
 	}
 	c.toolName = name
-	res, err := s.runTool(ctx, c, e, args)
+	run := func() (*ContentResult, error) { return s.runTool(ctx, c, e, args) }
+	if s.guarded(ctx, c) {
+		call := &GuardedCall{Name: name, Tool: &e.tool, Arguments: args, InputType: e.inType}
+		run = func() (*ContentResult, error) {
+			if err := s.guard(ctx, c, call); err != nil {
+				return nil, err
+			}
+			return s.runTool(ctx, c, e, args)
+		}
+	}
+	res, err := run()
 	if err == nil {
 		return res, nil
 	}
-	res, done, err := c.urlElicitationRequired(ctx, name, err, func() (*ContentResult, error) { return s.runTool(ctx, c, e, args) })
+	res, done, err := c.urlElicitationRequired(ctx, name, err, run)
 	if done {
 		return res, err
 	}
