@@ -33,7 +33,10 @@ func guardServer(ran map[string]int, mu *sync.Mutex) (*mcp.Server, *mcp.Server) 
 	}
 	srv := mcp.NewServer(mcp.Options{Name: "guarded", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	mcp.AddTool(srv, mcp.Tool{Name: "delete", Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true)}},
-		func(ctx context.Context, c *mcp.Context, in guardIn) (string, error) { count("delete"); return "deleted " + in.Repo, nil })
+		func(ctx context.Context, c *mcp.Context, in guardIn) (string, error) {
+			count("delete")
+			return "deleted " + in.Repo, nil
+		})
 	srv.AddRawTool(mcp.Tool{Name: "raw"}, func(ctx context.Context, c *mcp.Context, args json.RawMessage) (*mcp.ContentResult, error) {
 		count("raw")
 		return &mcp.ContentResult{Content: []mcp.Content{mcp.TextContent{Text: "raw"}}}, nil
