@@ -54,7 +54,7 @@ func TestConnectAccount(t *testing.T) {
 		assert.True(t, strings.HasPrefix(u, w.ts.URL+"/accounts/connect?id="), u)
 		assert.Equal(t, u, elicitationURL(t, c), "one connection in progress per user and service")
 
-		status, body := w.browser("alice").connectFlow(u)
+		status, body := w.browser(t, "alice").connectFlow(u)
 		require.Equal(t, http.StatusOK, status, body)
 		assert.Contains(t, body, "Your GitHub account is connected")
 		id := strings.TrimPrefix(u, w.ts.URL+"/accounts/connect?id=")
@@ -80,7 +80,7 @@ func TestConnectAccount(t *testing.T) {
 	t.Run("2026-07-28 sessionless", func(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t, worldOptions{stateless: true})
-		b := w.browser("alice")
+		b := w.browser(t, "alice")
 		opened := 0
 		c := w.connect("alice", client.Version20260728, func(u string) {
 			opened++
@@ -115,14 +115,14 @@ func TestConnectRefusals(t *testing.T) {
 
 	u := elicitationURL(t, w.connect("alice", "", nil))
 	page := func(b *browser) url.Values {
-		status, body, _ := w.browser("alice").get(u)
+		status, body, _ := w.browser(t, "alice").get(u)
 		require.Equal(t, http.StatusOK, status, body)
 		_ = b
 		return fields(body)
 	}
 
 	t.Run("another user's browser", func(t *testing.T) {
-		bob := w.browser("bob")
+		bob := w.browser(t, "bob")
 		status, body, _ := bob.get(u)
 		assert.Equal(t, http.StatusForbidden, status)
 		assert.Contains(t, body, "This link is for another user")
@@ -132,7 +132,7 @@ func TestConnectRefusals(t *testing.T) {
 		assert.Equal(t, http.StatusForbidden, status, "bob posts alice's form: no CSRF cookie of his")
 	})
 	t.Run("not signed in", func(t *testing.T) {
-		anon := w.browser("")
+		anon := w.browser(t, "")
 		anon.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		resp, err := anon.c.Get(u)
 		require.NoError(t, err)
@@ -141,7 +141,7 @@ func TestConnectRefusals(t *testing.T) {
 		assert.Equal(t, "/signin?back="+url.QueryEscape(strings.TrimPrefix(u, w.ts.URL)), resp.Header.Get("Location"))
 	})
 	t.Run("csrf", func(t *testing.T) {
-		b := w.browser("alice")
+		b := w.browser(t, "alice")
 		status, body, _ := b.get(u)
 		require.Equal(t, http.StatusOK, status)
 		f := fields(body)
@@ -150,7 +150,7 @@ func TestConnectRefusals(t *testing.T) {
 		assert.Equal(t, http.StatusForbidden, status, "cross-site")
 		status, _, _ = b.post("/accounts/connect", f, map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": ""})
 		assert.Equal(t, http.StatusForbidden, status, "another origin")
-		other := w.browser("alice") // alice, but a browser that never loaded the form
+		other := w.browser(t, "alice") // alice, but a browser that never loaded the form
 		status, _, _ = other.post("/accounts/connect", f, nil)
 		assert.Equal(t, http.StatusForbidden, status, "no CSRF cookie")
 		f.Set("csrf", "x"+f.Get("csrf")[1:])
@@ -158,7 +158,7 @@ func TestConnectRefusals(t *testing.T) {
 		assert.Equal(t, http.StatusForbidden, status, "wrong token")
 	})
 	t.Run("forged state and replayed callback", func(t *testing.T) {
-		b := w.browser("alice")
+		b := w.browser(t, "alice")
 		b.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		status, body, _ := b.get(u)
 		require.Equal(t, http.StatusOK, status)
@@ -192,7 +192,7 @@ func TestConnectRefusals(t *testing.T) {
 			assert.Equal(t, http.StatusBadRequest, status, name)
 			assert.Contains(t, body, "expired or was already used", name)
 		}
-		status, body, _ = w.browser("alice").get(callback)
+		status, body, _ = w.browser(t, "alice").get(callback)
 		assert.Equal(t, http.StatusForbidden, status, "the callback in another browser")
 		assert.Contains(t, body, "started in another browser")
 		status, body, _ = b.get(callback)
@@ -222,7 +222,7 @@ func TestTokensSealedAndRefreshed(t *testing.T) {
 	svc := newFakeService(t)
 	w := newWorld(t, worldOptions{storage: st, svc: svc, now: clock})
 	c := w.connect("alice", "", nil)
-	status, body := w.browser("alice").connectFlow(elicitationURL(t, c))
+	status, body := w.browser(t, "alice").connectFlow(elicitationURL(t, c))
 	require.Equal(t, http.StatusOK, status, body)
 
 	sk := w.acc.connKey("sub:alice", w.acc.services["github"])
@@ -277,7 +277,7 @@ func TestDisconnect(t *testing.T) {
 	ctx := context.Background()
 	c := w.connect("alice", "", nil)
 	connect := func() {
-		status, body := w.browser("alice").connectFlow(elicitationURL(t, c))
+		status, body := w.browser(t, "alice").connectFlow(elicitationURL(t, c))
 		require.Equal(t, http.StatusOK, status, body)
 		res, err := c.CallTool(ctx, "whoami", nil, nil)
 		require.NoError(t, err)
@@ -319,14 +319,14 @@ func TestDisconnect(t *testing.T) {
 	elicitationURL(t, c)
 
 	connect()
-	b := w.browser("alice")
+	b := w.browser(t, "alice")
 	status, body, _ = b.get(w.ts.URL + "/accounts")
 	require.Equal(t, http.StatusOK, status)
 	assert.Contains(t, body, "GitHub")
 	f := fields(body)
-	status, _, _ = w.browser("alice").post("/accounts/disconnect", f, nil)
+	status, _, _ = w.browser(t, "alice").post("/accounts/disconnect", f, nil)
 	assert.Equal(t, http.StatusForbidden, status, "no CSRF cookie")
-	status, _, _ = w.browser("bob").post("/accounts/disconnect", f, nil)
+	status, _, _ = w.browser(t, "bob").post("/accounts/disconnect", f, nil)
 	assert.Equal(t, http.StatusForbidden, status, "bob's browser")
 	status, body, final := b.post("/accounts/disconnect", f, nil)
 	require.Equal(t, http.StatusOK, status, body)
@@ -350,7 +350,7 @@ func TestConnectAcrossReplicas(t *testing.T) {
 	ca := a.connect("alice", "", nil)
 	u := elicitationURL(t, ca)
 	u = strings.Replace(u, a.ts.URL, b.ts.URL, 1) // the pages at the other replica
-	status, body := b.browser("alice").connectFlow(u)
+	status, body := b.browser(t, "alice").connectFlow(u)
 	require.Equal(t, http.StatusOK, status, body)
 	res, err := ca.CallTool(context.Background(), "whoami", nil, nil)
 	require.NoError(t, err)

@@ -302,13 +302,13 @@ type browser struct {
 	base string
 }
 
-func (w *world) browser(who string) *browser {
+func (w *world) browser(t *testing.T, who string) *browser {
 	jar, _ := cookiejar.New(nil)
 	u, _ := url.Parse(w.ts.URL)
 	if who != "" {
 		jar.SetCookies(u, []*http.Cookie{{Name: "who", Value: who, Path: "/"}})
 	}
-	return &browser{t: w.t, c: &http.Client{Jar: jar, Timeout: 5 * time.Second}, base: w.ts.URL}
+	return &browser{t: t, c: &http.Client{Jar: jar, Timeout: 5 * time.Second}, base: w.ts.URL}
 }
 
 // get returns the status, body and final URL of a GET (redirects followed).
