@@ -42,6 +42,9 @@ func TestLightImportGraph(t *testing.T) {
 		{"./providers", heavyModules[:2]},
 		{"./client/oauth", heavyModules},
 		{"./resourceserver", heavyModules},
+		{"./audit", heavyModules},
+		{"./accounts", heavyModules[:2]},
+		{"./approval", heavyModules[:2]},
 	} {
 		pkg := tc.pkg
 		t.Run(strings.TrimPrefix(pkg, "./"), func(t *testing.T) {
