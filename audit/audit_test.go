@@ -150,8 +150,8 @@ func TestNoSecretInTheTrail(t *testing.T) {
 	res, err := c.CallTool(ctx, "login", map[string]any{
 		"user": "alice", "password": password, "api_key": apiKey, "note": noteSecret, "blob": "omitted-blob",
 		"keyword": "token-ish but kept", "config": map[string]string{"client_secret": mapSecret, "region": "eu"},
-		"nested": map[string]any{"token": nestedToken, "depth": 2},
-		"items":  []map[string]string{{"Secret": itemSecret, "Name": "first"}},
+		"nested":   map[string]any{"token": nestedToken, "depth": 2},
+		"items":    []map[string]string{{"Secret": itemSecret, "Name": "first"}},
 		"freeform": "use Bearer " + bearerToken + " and " + ghToken, "link": "https://bob:" + urlPass + "@h.example/x?access_token=" + apiKey + "&page=2",
 	}, nil)
 	require.NoError(t, err)
