@@ -60,6 +60,7 @@ func newRootCmd() *cobra.Command {
 		newInstallCmd(),
 		newBridgeCmd(),
 		newOpenAPICmd(),
+		newAccountsCmd(),
 	)
 	return root
 }
