@@ -239,14 +239,18 @@ func (c Cookies) Clear(w http.ResponseWriter, n string) {
 		SameSite: http.SameSiteLaxMode, MaxAge: -1})
 }
 
-// Headers wraps a page: no caching, no referrer (URLs carry identifiers),
-// no framing, no sniffing, and a CSP that allows nothing (Render replaces
-// it for an HTML page).
+// Headers wraps a page: no caching, no referrer to another origin (URLs
+// carry identifiers), no framing, no sniffing, and a CSP that allows
+// nothing (Render replaces it for an HTML page). The referrer policy is
+// same-origin, not no-referrer: with no-referrer a browser posts a page's
+// form with "Origin: null", which the DNS-rebinding check of
+// mcphttp.NewMux refuses (and which would tell a same-origin post from a
+// cross-site one no more).
 func Headers(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
 		hd.Set("Cache-Control", "no-store")
-		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("Referrer-Policy", "same-origin")
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("Content-Security-Policy", "default-src 'none'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'")
