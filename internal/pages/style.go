@@ -49,6 +49,7 @@ button:focus-visible{outline:3px solid var(--ring);outline-offset:2px}
 .fine p:last-child{margin:0}
 .fine code{font-size:.75rem;overflow-wrap:anywhere}
 .msg{margin:0;color:var(--muted)}
+.note+.label{margin-top:20px}
 .args{margin:0 0 4px;padding:12px 14px;border-radius:10px;background:var(--sunk);border:1px solid var(--line);font-size:.8125rem;line-height:1.45;white-space:pre-wrap;overflow-wrap:anywhere;max-height:320px;overflow:auto}
 .conns{list-style:none;margin:0;padding:0}
 .conns li{display:flex;align-items:center;justify-content:space-between;gap:12px;padding:10px 0;border-top:1px solid var(--line)}
