@@ -298,13 +298,13 @@ func (a *Accounts) source(ctx context.Context, c *mcp.Context, service string) (
 	if errors.Is(err, providers.ErrNotFound) {
 		return nil, a.elicit(ctx, c, key, svc)
 	} else if err != nil {
-		return nil, fmt.Errorf("accounts: reading the %s connection: %w", svc.Name, err)
+		return nil, a.unavailable(svc, "reading the connection", err)
 	}
 	ts := &tokenSource{a: a, key: key, svc: svc, tok: rec.Token}
 	if _, err := ts.Token(); errors.Is(err, errEnded) {
 		return nil, a.elicit(ctx, c, key, svc)
 	} else if err != nil {
-		return nil, err
+		return nil, a.unavailable(svc, "refreshing the token", err)
 	}
 	return ts, nil
 }

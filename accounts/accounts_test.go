@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -425,4 +426,74 @@ func FuzzParseState(f *testing.F) {
 			t.Fatalf("accepted %q as %q, %q", s, id, secret)
 		}
 	})
+}
+
+// TestRefreshOnceAcrossReplicas: when the token of a connection expires,
+// concurrent calls on two replicas refresh it once (the service rotates
+// refresh tokens: a second refresh with the spent one would end the
+// connection), the others waiting for the stored result.
+func TestRefreshOnceAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	rdb := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
+	t.Cleanup(func() { _ = rdb.Close() })
+	svc := newFakeService(t)
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	key := strings.Repeat("s", 32)
+	a := newWorld(t, worldOptions{storage: redisstorage.New(rdb, "mcp:rf:"), key: key, svc: svc, now: clock})
+	b := newWorld(t, worldOptions{storage: redisstorage.New(rdb, "mcp:rf:"), key: key, svc: svc, now: clock})
+	ca, cb := a.connect("alice", "", nil), b.connect("alice", "", nil)
+	status, body := a.browser(t, "alice").connectFlow(elicitationURL(t, ca))
+	require.Equal(t, http.StatusOK, status, body)
+
+	mu.Lock()
+	now = now.Add(2 * time.Hour)
+	mu.Unlock()
+	svc.expiresIn.Store(int64(10 * 24 * time.Hour / time.Second))
+	var wg sync.WaitGroup
+	results := make(chan string, 8)
+	for i := range 8 {
+		c := ca
+		if i%2 == 1 {
+			c = cb
+		}
+		wg.Go(func() {
+			res, err := c.CallTool(context.Background(), "whoami", nil, nil)
+			if err != nil {
+				results <- err.Error()
+				return
+			}
+			results <- res.Text()
+		})
+	}
+	wg.Wait()
+	close(results)
+	for r := range results {
+		assert.Equal(t, "200 octocat", r)
+	}
+	assert.Equal(t, int32(1), svc.refreshed.Load(), "one refresh for every call on both replicas")
+}
+
+// failingGet is a storage whose reads fail (an outage).
+type failingGet struct{ providers.TokenStorage }
+
+func (failingGet) Get(context.Context, string) ([]byte, error) {
+	return nil, errors.New("redis: dial tcp 10.0.0.7:6379: connection refused")
+}
+
+// TestConnectFailsClosed: when the connections cannot be read, the tool
+// fails with a message that says to try again, never a client without
+// the user's token nor the storage's error (it goes to the log).
+func TestConnectFailsClosed(t *testing.T) {
+	t.Parallel()
+	st := providers.NewMemoryStorage(nil)
+	t.Cleanup(func() { _ = st.Close() })
+	w := newWorld(t, worldOptions{storage: failingGet{st}})
+	res, err := w.connect("alice", "", nil).CallTool(context.Background(), "whoami", nil, nil)
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text(), "cannot be used now")
+	assert.NotContains(t, res.Text(), "10.0.0.7")
+	assert.Contains(t, w.logs.String(), "10.0.0.7", "logged")
 }

@@ -156,7 +156,7 @@ func (a *Accounts) elicit(ctx context.Context, c *mcp.Context, key string, svc *
 			return a.elicitation(p, svc)
 		}
 	} else if !errors.Is(err, providers.ErrNotFound) {
-		return fmt.Errorf("accounts: reading the connections in progress: %w", err)
+		return a.unavailable(svc, "reading the connections in progress", err)
 	}
 	p := &pending{ID: pages.Token(24), Key: key, Service: svc.Name, CSRF: pages.Token(24), State: pages.Token(24),
 		Verifier: oauth2.GenerateVerifier(), Binding: pages.Token(24), Created: a.now().Unix()}
@@ -166,12 +166,20 @@ func (a *Accounts) elicit(ctx context.Context, c *mcp.Context, key string, svc *
 	if _, err := a.putPending(ctx, p, false); errors.Is(err, providers.ErrStorageFull) {
 		return &mcp.UserError{Message: "Connecting your " + svc.Title + " account cannot start now: the server holds as many sign-ins in progress as it can. Try again in a few minutes."}
 	} else if err != nil {
-		return fmt.Errorf("accounts: storing the connection in progress: %w", err)
+		return a.unavailable(svc, "storing the connection in progress", err)
 	}
 	if err := a.store.Put(ctx, wk, []byte(p.ID), pendingTTL); err != nil {
-		return fmt.Errorf("accounts: storing the connection in progress: %w", err)
+		return a.unavailable(svc, "storing the connection in progress", err)
 	}
 	return a.elicitation(p, svc)
+}
+
+// unavailable is a tool's answer when the storage or the service fails:
+// the caller is told to try again; the error (which may name hosts, or
+// quote the service) goes to the log only.
+func (a *Accounts) unavailable(svc *Service, what string, err error) error {
+	a.log.Error("accounts unavailable: "+what, "service", svc.Name, "err", err)
+	return &mcp.UserError{Message: "Your " + svc.Title + " account cannot be used now (" + what + " failed on the server). Try again later."}
 }
 
 func (a *Accounts) elicitation(p *pending, svc *Service) error {

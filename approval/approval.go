@@ -245,7 +245,7 @@ func (a *Approvals) guard(ctx context.Context, c *mcp.Context, call *mcp.Guarded
 			a.log.Warn("a stored approval does not verify for this call; ignored", "tool", call.Name, "err", perr)
 		}
 	case !errors.Is(err, providers.ErrNotFound):
-		return fmt.Errorf("approval: reading the decisions: %w", err) // fail closed
+		return a.unavailable("reading the decisions", err) // fail closed
 	}
 	return a.ask(ctx, c, call, key, ah, b)
 }
@@ -263,7 +263,7 @@ func (a *Approvals) ask(ctx context.Context, c *mcp.Context, call *mcp.GuardedCa
 			return a.elicitation(r)
 		}
 	} else if !errors.Is(err, providers.ErrNotFound) {
-		return fmt.Errorf("approval: reading the requests: %w", err)
+		return a.unavailable("reading the requests", err)
 	}
 	r := &request{ID: pages.Token(24), Key: key, Tool: call.Name, Client: c.Client.Name, Args: shownArgs(call.Arguments),
 		ArgsHash: ah, Binding: b, CSRF: pages.Token(24), Created: a.now().Unix()}
@@ -279,13 +279,21 @@ func (a *Approvals) ask(ctx context.Context, c *mcp.Context, call *mcp.GuardedCa
 	if _, err := a.putRequest(ctx, r, false); errors.Is(err, providers.ErrStorageFull) {
 		return &mcp.UserError{Message: "The approval of this call cannot be asked now: the server holds as many requests in progress as it can. Try again in a few minutes."}
 	} else if err != nil {
-		return fmt.Errorf("approval: storing the request: %w", err)
+		return a.unavailable("storing the request", err)
 	}
 	if err := a.store.Put(ctx, wk, []byte(r.ID), a.cfg.RequestTTL); err != nil {
-		return fmt.Errorf("approval: storing the request: %w", err)
+		return a.unavailable("storing the request", err)
 	}
 	a.log.Info("approval asked", "tool", call.Name, "request", r.ID)
 	return a.elicitation(r)
+}
+
+// unavailable is the call's answer when the storage fails: the call does
+// not run, the caller is told to try again, and the storage's error (which
+// may name hosts) goes to the log only.
+func (a *Approvals) unavailable(what string, err error) error {
+	a.log.Error("approvals unavailable: "+what, "err", err)
+	return &mcp.UserError{Message: "The approval of this call cannot be checked now (the server's storage is unavailable). Nothing was run; try again later."}
 }
 
 func (a *Approvals) elicitation(r *request) error {

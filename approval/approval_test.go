@@ -482,3 +482,45 @@ func FuzzParseToken(f *testing.F) {
 		}
 	})
 }
+
+// TestAcceptingIsNotApproving: a client (or the model behind it) that
+// answers the URL elicitation with accept, without the user deciding on
+// the page, gets nothing run: at 2026-07-28 the round asks again until it
+// gives up, at 2025-11-25 every call asks again.
+func TestAcceptingIsNotApproving(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{stateless: true})
+	asked := 0
+	c := w.connect("alice", client.Version20260728, func(string) { asked++ })
+	res, err := c.CallTool(context.Background(), "delete_repo", map[string]any{"repo": "acme/site"}, nil)
+	if err == nil {
+		assert.True(t, res.IsError, res.Text())
+	}
+	assert.Greater(t, asked, 1, "asked again after each accept")
+	old := newWorld(t, worldOptions{}).connect("alice", "", nil)
+	for range 3 {
+		ask(t, old, "delete_repo", map[string]any{"repo": "acme/site"})
+	}
+	assert.Zero(t, w.ran.Load())
+}
+
+// failingTake is a storage whose Take fails (an outage).
+type failingTake struct{ providers.TokenStorage }
+
+func (failingTake) Take(context.Context, string) ([]byte, error) {
+	return nil, errors.New("redis: connection refused")
+}
+
+// TestApprovalFailsClosed: when the decisions cannot be read, a call that
+// needs approval fails, and never runs.
+func TestApprovalFailsClosed(t *testing.T) {
+	t.Parallel()
+	st := providers.NewMemoryStorage(nil)
+	t.Cleanup(func() { _ = st.Close() })
+	w := newWorld(t, worldOptions{storage: failingTake{st}})
+	res := call(t, w.connect("alice", "", nil), "delete_repo", map[string]any{"repo": "acme/site"})
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text(), "cannot be checked now")
+	assert.NotContains(t, res.Text(), "connection refused", "the storage's error stays in the log")
+	assert.Zero(t, w.ran.Load())
+}
