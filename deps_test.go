@@ -45,6 +45,7 @@ func TestLightImportGraph(t *testing.T) {
 		{"./audit", heavyModules},
 		{"./accounts", heavyModules[:2]},
 		{"./approval", heavyModules[:2]},
+		{"./toolsearch", heavyModules},
 	} {
 		pkg := tc.pkg
 		t.Run(strings.TrimPrefix(pkg, "./"), func(t *testing.T) {

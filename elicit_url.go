@@ -139,7 +139,7 @@ func (c *Context) ElicitURL(ctx context.Context, e URLElicitation) (*ElicitResul
 	if err := e.check(); err != nil {
 		return nil, err
 	}
-	_, modern := c.info.Peer.(inputPeer)
+	_, modern := c.req.peer.(inputPeer)
 	return c.Elicit(ctx, e.params(!modern))
 }
 
@@ -224,7 +224,7 @@ func (c *Context) urlElicitationRequired(ctx context.Context, name string, toolE
 			return errorResult(fmt.Sprintf("Tool %q needs the user to open a page outside the client (%s), but the client did not declare URL-mode elicitation (capability elicitation.url).",
 				name, strings.Join(msgs, "; "))), true, nil
 		}
-		ip, modern := c.info.Peer.(inputPeer)
+		ip, modern := c.req.peer.(inputPeer)
 		if !modern {
 			return nil, true, je
 		}

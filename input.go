@@ -59,7 +59,7 @@ func (c *Context) Ask(ctx context.Context, reqs map[string]InputRequest) (map[st
 			}
 		}
 	}
-	p := c.info.Peer
+	p := c.req.peer
 	if p == nil {
 		return nil, ErrNoPeer
 	}

@@ -223,12 +223,12 @@ type Server struct {
 	reg      atomic.Pointer[registry]
 	watchers atomic.Pointer[[]*watcher]
 	routes   []engine.Route
-	skills   skillStore               // skills.go
-	vis      visibility               // per-session objects, Disable and Enable (visibility.go)
-	apps     atomic.Bool              // an app resource was registered (apps.go)
-	mounts   atomic.Pointer[[]*mount] // the mounted servers, nil when none (compose.go)
-	ends     sessionEnds              // OnSessionEnd's functions (sessionend.go)
-	unmounts sessionEnds              // OnUnmount's functions (sessionlive.go)
+	skills   skillStore                   // skills.go
+	vis      visibility                   // per-session objects, Disable and Enable (visibility.go)
+	exts     atomic.Pointer[extensionSet] // the extensions it offers (extension.go)
+	mounts   atomic.Pointer[[]*mount]     // the mounted servers, nil when none (compose.go)
+	ends     sessionEnds                  // OnSessionEnd's functions (sessionend.go)
+	unmounts sessionEnds                  // OnUnmount's functions (sessionlive.go)
 
 	guards atomic.Pointer[[]ToolGuard] // AddToolGuard's guards, nil when none (toolguard.go)
 }
@@ -365,8 +365,9 @@ type change = engine.Change[*LogMessage]
 type watcher struct{ fn func(change) }
 
 // watch calls fn for every change until stop is called. fn must not block:
-// transports queue the notification and return. It is the hook transports
-// use to send list_changed and resources/updated notifications.
+// transports queue the notification and return. Transports use it (the
+// engine view's Watch) to send list_changed and resources/updated
+// notifications.
 func (s *Server) watch(fn func(change)) (stop func()) {
 	w := &watcher{fn: fn}
 	s.mu.Lock()

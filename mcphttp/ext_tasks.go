@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
 )
 
 // extTasks is the name of the tasks extension of revision 2026-07-28.
-const extTasks = "io.modelcontextprotocol/tasks"
+const extTasks = engine.TasksExtension
 
 // taskTimeFormat is how a task's timestamps are written (ISO 8601, UTC).
 const taskTimeFormat = "2006-01-02T15:04:05.000Z07:00"
@@ -43,15 +44,6 @@ var (
 	// errTaskEnded stops a store update of a task that has already ended.
 	errTaskEnded = errors.New("mcp: the task has ended")
 )
-
-// taskMethods are the methods of the tasks extension. tasks/result and
-// tasks/list are not among them: the extension as revision 2026-07-28
-// has it removed both (404, -32601).
-var taskMethods = map[string]methodFunc{
-	"tasks/get":    (*Handler).doTasksGet,
-	"tasks/update": (*Handler).doTasksUpdate,
-	"tasks/cancel": (*Handler).doTasksCancel,
-}
 
 // tasks is what a Handler keeps of the tasks it runs: their cancel
 // functions and wake-up channels (tasks running on other replicas are
@@ -148,7 +140,7 @@ func (h *Handler) callAsTask(ctx context.Context, k *call, name string, args jso
 	if !k.c.modern {
 		return h.callAsTask25(ctx, k, name, args, meta, task) // ext_tasks25.go
 	}
-	t, ok := hook.lookupTool(h.srv, k.r.Context(), k.auth, k.c.sess.ID, name)
+	t, ok := h.ops.LookupTool(k.r.Context(), k.caller(), name)
 	if !ok || t.Task == nil {
 		return nil, false, nil
 	}
@@ -251,7 +243,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	if era != nil && era.stream != nil {
 		tp.out = func(method string, params any) error { return era.stream(rec.ID, method, params) }
 	}
-	info := hook.contextInfo(h.context(ctx, k, meta))
+	info := h.ops.ContextInfo(h.context(ctx, k, meta))
 	info.Roots = nil // the request's roots cache ends with the request
 	tp.meta = info.Meta
 
@@ -265,12 +257,12 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 		}
 		h.tasks.add(rec.ID, run)
 		info.Peer = tp
-		mc := hook.newContext(tctx, info)
+		mc := h.ops.NewContext(tctx, info)
 		go h.watchTask(tctx, rec.ID, st, run)
 		go func() {
 			defer h.wg.Done()
 			defer h.releaseTaskSlot()
-			res, err := hook.callTool(h.srv, hook.withContext(tctx, mc), mc, name, args)
+			res, err := h.ops.CallTool(h.ops.WithContext(tctx, mc), mc, name, args)
 			h.finishTask(tctx, st, rec.ID, res, err)
 		}()
 		return answer(), nil
@@ -298,7 +290,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 		return nil
 	}
 	info.Peer = pp
-	mc := hook.newContext(tctx, info)
+	mc := h.ops.NewContext(tctx, info)
 	type outcome struct {
 		res *mcp.ContentResult
 		err error
@@ -307,7 +299,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	go func() {
 		defer h.wg.Done()
 		defer h.releaseTaskSlot()
-		res, err := hook.callTool(h.srv, hook.withContext(tctx, mc), mc, name, args)
+		res, err := h.ops.CallTool(h.ops.WithContext(tctx, mc), mc, name, args)
 		if pp.isStarted() {
 			h.finishTask(tctx, st, rec.ID, res, err)
 			return

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
@@ -33,39 +32,14 @@ import (
 // relatedTaskKey is the _meta key tying a message to its task.
 const relatedTaskKey = "io.modelcontextprotocol/related-task"
 
-// listToolsJSONTasks is package mcp's tools/list of 2025-11-25 (see
-// package engine).
-var listToolsJSONTasks = engine.ListToolsJSONTasks.(func(*mcp.Server, context.Context, any, string) []json.RawMessage)
-
-// This init runs after dispatch.go's, which makes the methods table.
-func init() {
-	methods["tools/list"] = toolsList(methods["tools/list"])
-	methods["tasks/get"] = tasks25Only((*Handler).doTasksGet25)
-	methods["tasks/result"] = tasks25Only((*Handler).doTasksResult25)
-	methods["tasks/list"] = tasks25Only((*Handler).doTasksList25)
-	methods["tasks/cancel"] = tasks25Only((*Handler).doTasksCancel25)
-}
-
 // speaksTasks25 reports whether a request's session negotiated revision
 // 2025-11-25, the one 2025 revision with tasks.
 func speaksTasks25(k *call) bool {
 	return !k.c.modern && k.c.sess.ProtocolVersion() == Version20251125
 }
 
-// toolsList is tools/list: at 2025-11-25 each tool that may run as a task
-// carries execution.taskSupport. plain is the other revisions' method,
-// wrapped already by the apps' fallback (ext_apps.go, whose init runs
-// first); the 2025-11-25 list gets the same wrapper.
-func toolsList(plain methodFunc) methodFunc {
-	withTasks := appsFallback(listMethod("tools", listToolsJSONTasks))
-	return func(h *Handler, ctx context.Context, k *call) (any, error) {
-		if speaksTasks25(k) {
-			return withTasks(h, ctx, k)
-		}
-		return plain(h, ctx, k)
-	}
-}
-
+// tasks25Only answers -32601 to a tasks/* method of 2025-11-25 on a
+// session that negotiated another 2025 revision.
 func tasks25Only(fn methodFunc) methodFunc {
 	return func(h *Handler, ctx context.Context, k *call) (any, error) {
 		if !speaksTasks25(k) {
@@ -174,7 +148,7 @@ func (h *Handler) callAsTask25(ctx context.Context, k *call, name string, args j
 		// tool at 2025-11-25); before 2025-11-25 params.task is ignored.
 		return nil, false, nil
 	}
-	t, ok := hook.lookupTool(h.srv, k.r.Context(), k.auth, k.c.sess.ID, name)
+	t, ok := h.ops.LookupTool(k.r.Context(), k.caller(), name)
 	if !ok {
 		return nil, false, nil // the ordinary path answers an unknown tool
 	}
@@ -636,21 +610,14 @@ func (h *Handler) liveTasks(ctx context.Context, st session.TaskStore, identity 
 	return n, nil
 }
 
-// initCapabilities adds to initialize's capabilities what the extensions
-// declare: the tasks capability at 2025-11-25, and the skills extension
-// (SEP-2640) under capabilities.extensions at every 2025 revision when
-// the server has skills. The 2025 schemas have no extensions member;
-// SEP-2133 (extensions) puts it there for initialize, the TypeScript SDK
-// reads it, and clients that do not know it ignore it, as they ignore
-// any capability they do not know.
+// initCapabilities adds to initialize's capabilities the tasks
+// capability at 2025-11-25. (The extensions the server offers go under
+// capabilities.extensions at every 2025 revision: extensions.go. The 2025
+// schemas have no extensions member; SEP-2133 (extensions) puts it there
+// for initialize, the TypeScript SDK reads it, and clients that do not
+// know it ignore it, as they ignore any capability they do not know.)
 func (h *Handler) initCapabilities(version string, c *serverCapabilities) {
 	if version == Version20251125 {
 		c.Tasks = h.tasksCapability()
-	}
-	if hook.hasSkills(h.srv) {
-		if c.Extensions == nil {
-			c.Extensions = map[string]any{}
-		}
-		c.Extensions[skillsExtension] = map[string]any{"directoryRead": true}
 	}
 }

@@ -26,6 +26,7 @@ import (
 // any prefix. Use [New] to make one, and Close it when done.
 type Handler struct {
 	srv   *mcp.Server
+	ops   serverOps // srv's operations for the engine (hooks.go)
 	opts  Options
 	log   *slog.Logger
 	store session.Store
@@ -118,7 +119,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	if o.Sessions == nil {
 		o.Sessions = session.NewMemoryStore()
 	}
-	h := &Handler{srv: srv, opts: o, log: o.Logger, store: o.Sessions,
+	h := &Handler{srv: srv, ops: opsOf(srv), opts: o, log: o.Logger, store: o.Sessions,
 		conns: map[string]*sessionState{}, done: make(chan struct{})}
 	states, err := newSealer(o.StateKey, o.StateTTL)
 	if err != nil {
@@ -157,7 +158,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	h.rebind = newRebinding(&o, srv.Options())
 	h.chain = h.newChain(true)
 	h.admitted = h.newChain(false)
-	stopWatch, stopTrack := hook.watch(srv, h.onChange), hook.trackSessions(srv, h.holds)
+	stopWatch, stopTrack := h.ops.Watch(h.onChange), h.ops.TrackSessions(h.holds)
 	h.stopWatch = func() { stopWatch(); stopTrack() }
 	return h
 }
@@ -242,7 +243,7 @@ func (h *Handler) Close() error {
 	close(h.done)
 	for _, c := range conns {
 		c.close()
-		hook.sessionEnded(h.srv, c.sess.ID)
+		h.ops.SessionEnded(c.sess.ID)
 		h.ended(c, EndServer)
 	}
 	h.wg.Wait()

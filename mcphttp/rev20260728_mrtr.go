@@ -39,10 +39,6 @@ import (
 // DefaultStateTTL is how long a requestState stays valid by default.
 const DefaultStateTTL = 10 * time.Minute
 
-// mrtrMethods are the methods whose rounds may end with an input-required
-// result.
-var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
-
 // ErrInputNotAllowed is what a question asked while serving a 2026-07-28
 // request other than tools/call, prompts/get or resources/read fails with:
 // the revision allows input-required results on those three only.
@@ -223,7 +219,7 @@ type inputRound struct {
 // caller, and inputResponses that are not an object of objects, are
 // -32602 errors saying what was wrong.
 func (h *Handler) openRound(method string, params json.RawMessage, auth any) (*inputRound, error) {
-	if !mrtrMethods[method] {
+	if !methodTable[method].rounds {
 		return &inputRound{method: method}, nil
 	}
 	_, bound := principalOf(auth)

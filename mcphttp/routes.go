@@ -22,7 +22,7 @@ import (
 // with an error in the log. (A route for "GET /" catches every GET the
 // other patterns miss, so add routes before NewMux when you have one.)
 func mountRoutes(mux *http.ServeMux, srv *mcp.Server, base, authed alice.Chain) *lateRoutes {
-	l := &lateRoutes{mux: mux, srv: srv, base: base, authed: authed}
+	l := &lateRoutes{mux: mux, srv: srv, ops: opsOf(srv), base: base, authed: authed}
 	l.mountNew(true)
 	mux.Handle("/", l)
 	return l
@@ -32,6 +32,7 @@ func mountRoutes(mux *http.ServeMux, srv *mcp.Server, base, authed alice.Chain) 
 type lateRoutes struct {
 	mux          *http.ServeMux
 	srv          *mcp.Server
+	ops          serverOps
 	base, authed alice.Chain
 
 	mu sync.Mutex
@@ -42,7 +43,7 @@ type lateRoutes struct {
 // whether it mounted any. initial is the call from NewMux, where a
 // conflict panics.
 func (l *lateRoutes) mountNew(initial bool) bool {
-	routes := hook.routes(l.srv) // append-only: the first l.n are done
+	routes := l.ops.Routes() // append-only: the first l.n are done
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(routes) <= l.n {

@@ -387,7 +387,7 @@ func (h *Handler) endSession(c *sessionState, reason EndReason) {
 	}
 	c.close()
 	if live {
-		hook.sessionEnded(h.srv, c.sess.ID)
+		h.ops.SessionEnded(c.sess.ID)
 		h.ended(c, reason)
 	}
 }
@@ -404,7 +404,7 @@ func (h *Handler) endLocal(c *sessionState, reason EndReason) {
 	h.mu.Unlock()
 	c.close()
 	if live {
-		hook.sessionEnded(h.srv, c.sess.ID)
+		h.ops.SessionEnded(c.sess.ID)
 	}
 	if live && reason != "" {
 		h.ended(c, reason)

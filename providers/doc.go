@@ -119,6 +119,14 @@
 // ours the upstream token is refreshed (or, for providers whose tokens
 // never expire, the user API asked again: [UserChecker]).
 //
+// With Config.EnterpriseAuth the token endpoint also takes identity
+// assertion grants of trusted enterprise IdPs (ID-JAG, enterprise-managed
+// authorization, SEP-990) with the RFC 7523 JWT-bearer grant, from
+// confidential clients registered beforehand: no browser and no consent
+// page, the IdP's policy is the consent. The assertion's checks are
+// resourceserver.AssertionVerifier's; its replay is refused through the
+// token storage, on every replica. See [EnterpriseAuth].
+//
 // State lives in a [TokenStorage]: [MemoryStorage] by default, or the
 // Redis storage of package providers/redisstorage so several instances
 // share logins (they then need the same JWTSigningKey and EncryptionKey).

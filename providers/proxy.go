@@ -20,6 +20,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/discovery"
 	claimpath "github.com/mcpchain/mcp/internal/claims"
+	"github.com/mcpchain/mcp/resourceserver"
 )
 
 // Config is what every provider takes (seed §2.13). BaseURL, ClientID and
@@ -117,6 +118,10 @@ type Config struct {
 	// groups for the enterprise directory. The presets of package idp set
 	// it.
 	RoleClaims []string
+	// EnterpriseAuth, when set, accepts identity assertion grants
+	// (ID-JAG) of trusted enterprise IdPs at the token endpoint
+	// (enterprise-managed authorization, SEP-990; see [EnterpriseAuth]).
+	EnterpriseAuth *EnterpriseAuth
 	// HTTPClient makes the upstream calls. Default: a client with a 10 s
 	// timeout.
 	HTTPClient *http.Client
@@ -173,6 +178,7 @@ type Proxy struct {
 	rtLim    *addrLimiter                       // refreshes per grant
 	rtMACs   [][]byte                           // keys of refresh tokens' MACs: the current first, then the previous ones
 	cimd     *cimdFetcher                       // nil: client ID metadata documents are off
+	ea       *enterpriseAS                      // nil: no EnterpriseAuth
 	server   atomic.Pointer[mcp.Implementation] // the MCP server's identity, for the pages (serverinfo.go)
 	roles    []claimpath.Path                   // Config.RoleClaims, parsed
 }
@@ -294,6 +300,11 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	if p.seal, err = newSealer(storeKey); err != nil {
 		return nil, p.fail(err)
 	}
+	if cfg.EnterpriseAuth != nil {
+		if p.ea, err = p.newEnterpriseAS(cfg.EnterpriseAuth); err != nil {
+			return nil, p.fail(err)
+		}
+	}
 	return p, nil
 }
 
@@ -356,6 +367,10 @@ func (p *Proxy) scopesSupported() []string { return p.cfg.Scopes }
 // RFC 9728 documents describing this proxy and the MCP resource.
 func (p *Proxy) OAuthMetadata() *mcp.OAuthOptions {
 	authMethods := []string{"none", "client_secret_basic", "client_secret_post"}
+	grants := []string{"authorization_code", "refresh_token"}
+	if p.ea != nil {
+		grants = append(grants, resourceserver.JWTBearerGrant)
+	}
 	return &mcp.OAuthOptions{
 		Enabled: true,
 		AuthorizationServer: &mcp.AuthorizationServerMetadata{
@@ -366,7 +381,7 @@ func (p *Proxy) OAuthMetadata() *mcp.OAuthOptions {
 			RevocationEndpoint:                         p.issuer + RevokePath,
 			ResponseTypesSupported:                     []string{"code"},
 			ResponseModesSupported:                     []string{"query"},
-			GrantTypesSupported:                        []string{"authorization_code", "refresh_token"},
+			GrantTypesSupported:                        grants,
 			ScopesSupported:                            p.scopesSupported(),
 			CodeChallengeMethodsSupported:              []string{"S256"},
 			TokenEndpointAuthMethodsSupported:          authMethods,
@@ -434,6 +449,11 @@ func (p *Proxy) VerifyRequest(r *http.Request) (any, error) {
 		IDToken: g.IDToken, Scopes: c.Scopes(), Claims: g.Identity.Claims,
 		UserID: g.Identity.Subject, ClientID: c.ClientID, Roles: claimpath.Roles(g.Identity.Claims, p.roles),
 	}
+	if g.IdP != "" {
+		// An enterprise IdP's user (an ID-JAG), not the upstream's: the
+		// plain session, with the assertion's claims.
+		return &base, nil
+	}
 	return p.up.NewSession(base, &g.Identity), nil
 }
 
@@ -459,6 +479,9 @@ type grant struct {
 	// LoginAt is when the user signed in upstream (Unix seconds): the
 	// login ends MaxLoginLifetime later.
 	LoginAt int64 `json:"login_at,omitempty"`
+	// IdP is the enterprise IdP of a grant made for an ID-JAG
+	// (enterprise.go); "" for an upstream login.
+	IdP string `json:"idp,omitempty"`
 }
 
 // ttl is how long g's records may live: RefreshTokenTTL, cut to what is

@@ -244,6 +244,9 @@ func (p *Proxy) loadClient(r *http.Request, id string) (*client, error) {
 	if id == "" {
 		return nil, errNoClient
 	}
+	if c := p.enterpriseClient(id); c != nil {
+		return c, nil // registered beforehand (EnterpriseAuth.Clients)
+	}
 	if isMetadataDocumentURL(id) {
 		if p.cimd == nil {
 			return nil, errNoClient

@@ -19,6 +19,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/mcpchain/mcp/internal/strictjson"
+	"github.com/mcpchain/mcp/resourceserver"
 )
 
 // rtRecord is a refresh token we issued, stored under rt:{sha256(rt)}
@@ -128,10 +129,13 @@ func (p *Proxy) handleToken(w http.ResponseWriter, r *http.Request) {
 		p.codeGrant(w, r, c)
 	case "refresh_token":
 		p.refreshGrant(w, r, c)
+	case resourceserver.JWTBearerGrant:
+		p.assertionGrant(w, r, c) // only enterprise clients registered it
 	case "":
 		oauthError(w, http.StatusBadRequest, "invalid_request", "grant_type is required")
 	default:
-		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token"+
+			" (or, for a client of the enterprise-managed authorization, "+resourceserver.JWTBearerGrant+")")
 	}
 }
 

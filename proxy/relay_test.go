@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -136,7 +137,12 @@ func TestGatewayRefusesUnsafeElicitationURLs(t *testing.T) {
 		var e client.RPCError
 		require.NoError(t, json.Unmarshal(reply["error"], &e), "%s: %s", tt.url, reply)
 		assert.Equal(t, int64(mcp.CodeInvalidParams), e.Code, tt.url)
-		assert.Contains(t, e.Message, "refuses to relay", tt.url)
+		// A url-mode request is refused by the gateway's upstream client
+		// itself (package client checks what it would show); a url in
+		// another mode reaches the gateway's relay, which refuses it.
+		if !strings.Contains(e.Message, "refuses to relay") {
+			assert.Contains(t, e.Message, "it was not shown to the user", tt.url)
+		}
 		assert.Contains(t, e.Message, eliciturl.Check(tt.url).Error(), "the error says why")
 	}
 	mu.Lock()
@@ -207,7 +213,11 @@ func TestServeStdioRefusesUnsafeElicitationURLs(t *testing.T) {
 		select {
 		case reply := <-tap.replies:
 			if i == 0 {
-				assert.Contains(t, string(reply["error"]), "refuses to relay")
+				// Refused by the bridge's upstream client (package client
+				// checks what it would show) before the relay sees it.
+				var e client.RPCError
+				require.NoError(t, json.Unmarshal(reply["error"], &e), "%s", reply)
+				assert.Contains(t, e.Message, eliciturl.Check(u).Error())
 			} else {
 				assert.JSONEq(t, `{"action":"accept"}`, string(reply["result"]))
 			}

@@ -63,5 +63,17 @@
 //
 // Tools get the caller as a [*Session] (subject, scopes, client and every
 // claim); it implements mcp.ScopeChecker, so mcp.RequireScopes works as a
-// tool's CanAccess for per-tool scopes.
+// tool's CanAccess for per-tool scopes, and carries the request's token
+// for a downstream call as the user (Session.SubjectToken, package
+// tokenexchange).
+//
+// With Config.EnterpriseAuth the server is also the authorization server
+// of enterprise-managed authorization (SEP-990) for its resource: a token
+// endpoint that takes the identity assertion grants (ID-JAG) of trusted
+// enterprise IdPs with the RFC 7523 JWT-bearer grant, and the access
+// tokens it issues for them, accepted beside the provider's.
+// [AssertionVerifier] makes every check of such an assertion (typ, a
+// trusted IdP's signature, iss, aud, resource, client_id, sub, exp, iat,
+// lifetime, scopes, single use); the OAuth proxy of package providers
+// uses it too.
 package resourceserver

@@ -319,6 +319,11 @@ type Session struct {
 	Claims map[string]any
 
 	jkt string // the DPoP key the token is bound to (cnf.jkt), checked
+
+	// token is the access token the request came with, for
+	// SubjectToken; set on the copy each request gets, never on the
+	// sessions the introspection cache keeps.
+	token string
 }
 
 // Subject implements mcp.Subject: an MCP session is bound to the token's

@@ -82,6 +82,12 @@ type Config struct {
 	// replay cache, server nonces. Nil: the defaults. A bound token is
 	// checked whatever this says.
 	DPoP *DPoPConfig
+	// EnterpriseAuth, when set, makes this server also the authorization
+	// server of enterprise-managed authorization (SEP-990) for Resource:
+	// it takes ID-JAGs of trusted enterprise IdPs at a token endpoint of
+	// its own and accepts the tokens it issues for them, beside the
+	// provider's.
+	EnterpriseAuth *EnterpriseAuth
 	// HTTPClient fetches metadata, keys and introspection answers.
 	// Default: a client with a 10 s timeout.
 	HTTPClient *http.Client
@@ -128,6 +134,7 @@ type Verifier struct {
 	keys      *keySet
 	intro     *introspector
 	dpop      *dpopChecker
+	local     *localAS // nil: no EnterpriseAuth
 	meta      *mcp.OAuthOptions
 	metaURL   string // of the protected-resource metadata, for challenges
 	scopeHint string
@@ -255,6 +262,16 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 		BearerMethodsSupported: []string{"header"}, ResourceName: cfg.ResourceName,
 		DPoPSigningAlgValuesSupported: strings.Fields(dpop.algNames),
 	}}
+	if cfg.EnterpriseAuth != nil {
+		if v.local, err = newLocalAS(cfg, *cfg.EnterpriseAuth, dpop.replay); err != nil {
+			return nil, err
+		}
+		pr := v.meta.ProtectedResource
+		if !slices.Contains(pr.AuthorizationServers, v.local.issuer) {
+			pr.AuthorizationServers = append(slices.Clone(pr.AuthorizationServers), v.local.issuer)
+		}
+		v.meta.AuthorizationServer = v.local.metadata(scopes)
+	}
 	return v, nil
 }
 
@@ -266,8 +283,15 @@ func (v *Verifier) OAuthMetadata() *mcp.OAuthOptions { return v.meta }
 
 // Mount implements mcp.AuthProvider: it serves the protected-resource
 // metadata at /.well-known/oauth-protected-resource and at that path
-// followed by the resource's path (RFC 9728 §3.1).
-func (v *Verifier) Mount(mux *http.ServeMux) { discovery.Mount(mux, v.meta) }
+// followed by the resource's path (RFC 9728 §3.1); with
+// Config.EnterpriseAuth, also its authorization server's metadata and
+// token endpoint.
+func (v *Verifier) Mount(mux *http.ServeMux) {
+	discovery.Mount(mux, v.meta)
+	if v.local != nil {
+		mux.HandleFunc(v.local.tokenPath, v.local.handleToken)
+	}
+}
 
 // VerifyRequest implements mcp.AuthProvider: it verifies the request's
 // access token and returns its [*Session]. A token bound to a DPoP key
@@ -308,7 +332,7 @@ func (v *Verifier) VerifyRequest(r *http.Request) (any, error) {
 	if err := v.checkScopes(s); err != nil {
 		return nil, v.inScheme(scheme, err)
 	}
-	return s, nil
+	return s.withToken(tok), nil
 }
 
 // Verify checks one access token, without its request, and returns its
@@ -326,12 +350,17 @@ func (v *Verifier) Verify(ctx context.Context, token string) (*Session, error) {
 	if err := v.checkScopes(s); err != nil {
 		return nil, err
 	}
-	return s, nil
+	return s.withToken(token), nil
 }
 
 // verifyToken checks a token as a JWT or by introspection: everything but
 // the scopes and the DPoP binding.
 func (v *Verifier) verifyToken(ctx context.Context, token string) (*Session, error) {
+	if v.local != nil {
+		if s, ok, err := v.local.verify(token); ok {
+			return s, err
+		}
+	}
 	if v.intro != nil {
 		return v.intro.verify(ctx, token)
 	}

@@ -39,7 +39,11 @@ func (h *Handler) authorize(ctx context.Context, d *discovered, ch challenge, pr
 		return nil, err
 	}
 	var tok *oauth2.Token
-	if h.cfg.ClientCredentials {
+	if h.cfg.Assertion != nil {
+		if tok, err = h.assertionGrant(ctx, d, ci, scopes); err != nil {
+			return nil, err
+		}
+	} else if h.cfg.ClientCredentials {
 		form := url.Values{"grant_type": {"client_credentials"}}
 		if len(scopes) > 0 {
 			form.Set("scope", strings.Join(scopes, " "))
@@ -113,10 +117,15 @@ func (h *Handler) discover(ctx context.Context, server string, ch challenge) (*d
 		}
 		d.resource = d.prm.Resource
 		issuer = d.prm.AuthorizationServers[0]
+		if h.cfg.Assertion != nil && len(d.prm.AuthorizationServers) > 1 {
+			issuer, d.meta = h.assertionServer(ctx, d.prm.AuthorizationServers)
+		}
 	}
-	d.meta, err = h.serverMetadata(ctx, issuer, d.prm != nil)
-	if err != nil {
-		return nil, err
+	if d.meta == nil {
+		d.meta, err = h.serverMetadata(ctx, issuer, d.prm != nil)
+		if err != nil {
+			return nil, err
+		}
 	}
 	if d.meta == nil {
 		if d.prm != nil {
@@ -238,7 +247,7 @@ func (h *Handler) scopes(ch challenge, d *discovered, prior []string) []string {
 			s = append(s, p)
 		}
 	}
-	if len(s) > 0 && !h.cfg.ClientCredentials && slices.Contains(d.meta.ScopesSupported, "offline_access") &&
+	if len(s) > 0 && !h.cfg.ClientCredentials && h.cfg.Assertion == nil && slices.Contains(d.meta.ScopesSupported, "offline_access") &&
 		!slices.Contains(s, "offline_access") {
 		s = append(s, "offline_access")
 	}
@@ -260,6 +269,11 @@ func (h *Handler) client(ctx context.Context, d *discovered) (ClientInfo, error)
 	if h.cfg.ClientCredentials {
 		return ClientInfo{}, &AuthError{Step: "registration", Server: m.Issuer,
 			Err: errors.New("client credentials need a ClientID")}
+	}
+	if h.cfg.Assertion != nil {
+		// The JWT-bearer grant without client authentication (RFC 7523
+		// §3.1): the assertion alone names the client.
+		return ClientInfo{AuthMethod: "none"}, nil
 	}
 	if r, ok := h.regs[m.Issuer]; ok {
 		return ClientInfo{ID: r.ClientID, Secret: r.ClientSecret, AuthMethod: r.TokenEndpointAuthMethod}, nil
@@ -426,7 +440,9 @@ func (h *Handler) tokenRequest(ctx context.Context, tokenURL, issuer string, ci 
 		form.Set("client_id", ci.ID)
 		form.Set("client_secret", ci.Secret)
 	default:
-		form.Set("client_id", ci.ID)
+		if ci.ID != "" {
+			form.Set("client_id", ci.ID)
+		}
 	}
 	var (
 		b      []byte
