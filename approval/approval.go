@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/identity"
@@ -198,7 +199,7 @@ type request struct {
 
 const (
 	maxSessions = 8
-	// maxShownArgs bounds the arguments a request keeps to show.
+	// maxShownArgs bounds the arguments a request shows (and keeps).
 	maxShownArgs = 16 << 10
 )
 
@@ -265,7 +266,11 @@ func (a *Approvals) ask(ctx context.Context, c *mcp.Context, call *mcp.GuardedCa
 	} else if !errors.Is(err, providers.ErrNotFound) {
 		return a.unavailable("reading the requests", err)
 	}
-	r := &request{ID: pages.Token(24), Key: key, Tool: call.Name, Client: c.Client.Name, Args: shownArgs(call.Arguments),
+	shown, ok := shownArgs(call.Arguments)
+	if !ok {
+		return &mcp.UserError{Message: fmt.Sprintf("Tool %q needs the user's approval of its arguments, and these are too large to be shown on the approval page (more than %d KiB as shown). Nothing was run: call it with smaller arguments.", call.Name, maxShownArgs>>10)}
+	}
+	r := &request{ID: pages.Token(24), Key: key, Tool: call.Name, Client: c.Client.Name, Args: shown,
 		ArgsHash: ah, Binding: b, CSRF: pages.Token(24), Created: a.now().Unix()}
 	if t := call.Tool; t != nil {
 		r.Title, r.Description = t.Title, t.Description
@@ -301,19 +306,31 @@ func (a *Approvals) elicitation(r *request) error {
 		Message: fmt.Sprintf("Approve the call of %q in your browser: it needs your approval, which only you can give on the server's page. Then try again.", r.Tool)})
 }
 
-// shownArgs are the arguments as the page shows them: indented JSON, cut
-// at maxShownArgs (the decision binds the hash of all of them).
-func shownArgs(args json.RawMessage) string {
+// shownArgs are the arguments as the page shows them: indented JSON in
+// which every character that is invisible or changes how text around it
+// is drawn (controls, bidirectional overrides, zero-width and other
+// format characters) is written as its \u escape, so that the page shows
+// what the tool receives; ok is false when they do not fit in
+// maxShownArgs, and the call is not asked for (no one can approve
+// arguments they cannot see).
+func shownArgs(args json.RawMessage) (string, bool) {
 	var buf bytes.Buffer
 	if len(args) == 0 || json.Indent(&buf, args, "", "  ") != nil {
 		buf.Reset()
 		buf.Write(args)
 	}
-	s := buf.String()
-	if len(s) > maxShownArgs {
-		s = strings.ToValidUTF8(s[:maxShownArgs], "") + "\n… (cut: the whole arguments are approved as one)"
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(buf.String(), "\uFFFD") {
+		if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r)) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			b.WriteRune(r)
+		}
+		if b.Len() > maxShownArgs {
+			return "", false
+		}
 	}
-	return s
+	return b.String(), true
 }
 
 func (a *Approvals) getRequest(ctx context.Context, id string, take bool) (*request, error) {

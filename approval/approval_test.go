@@ -524,3 +524,32 @@ func TestApprovalFailsClosed(t *testing.T) {
 	assert.NotContains(t, res.Text(), "connection refused", "the storage's error stays in the log")
 	assert.Zero(t, w.ran.Load())
 }
+
+// TestApprovalPageShowsWhatRuns: a prompt-injected model cannot make the
+// page show other arguments than the call's. Characters that change how
+// the text is drawn (a right-to-left override that shows "acme/etis" for
+// a repository named otherwise, zero-width characters) are shown as
+// their escapes; arguments too large to be shown whole (an argument
+// hidden after a long one) are refused before any request is made, and
+// the call does not run.
+func TestApprovalPageShowsWhatRuns(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	c := w.connect("alice", "", nil)
+	for _, tc := range []struct{ repo, shown, hidden string }{
+		{"acme/\u202eetis", `acme/\u202eetis`, "\u202e"},
+		{"acme/pro\u200bd", `acme/pro\u200bd`, "\u200b"},
+		{"acme/a\u2028b", `acme/a\u2028b`, "\u2028"},
+	} {
+		u := ask(t, c, "delete_repo", map[string]any{"repo": tc.repo})
+		status, body := w.browser(t, "alice").get(u)
+		require.Equal(t, http.StatusOK, status)
+		assert.Contains(t, body, tc.shown)
+		assert.NotContains(t, body, tc.hidden)
+	}
+
+	res := call(t, c, "delete_repo", map[string]any{"repo": strings.Repeat("a", 17<<10), "force": true})
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text(), "too large to be shown")
+	assert.Zero(t, w.ran.Load())
+}
