@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -133,6 +134,9 @@ func capture(ctx context.Context, _ *mcp.Context, call *mcp.GuardedCall) error {
 	return nil
 }
 
+// maxName bounds an event's Name (a caller may send any name).
+const maxName = 512
+
 var kinds = map[string]string{"tools/call": "tool", "resources/read": "resource", "prompts/get": "prompt"}
 
 func (t *Trail) intercept(next mcp.CallHandler) mcp.CallHandler {
@@ -184,8 +188,8 @@ func (t *Trail) record(ctx context.Context, c *mcp.Call, kind string, call *mcp.
 	case "resource":
 		e.Name = t.pol.uri(p.URI)
 	}
-	if len(e.Name) > 512 {
-		e.Name = e.Name[:512]
+	if len(e.Name) > maxName {
+		e.Name = strings.ToValidUTF8(e.Name[:maxName], "")
 	}
 	if f := tracemeta.Of(ctx, p.Meta); f.Traceparent != "" {
 		e.TraceID, e.SpanID = f.Traceparent[3:35], f.Traceparent[36:52]

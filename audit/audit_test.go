@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -278,4 +279,54 @@ func TestSecretName(t *testing.T) {
 	} {
 		assert.Equal(t, want, audit.SecretName(name), name)
 	}
+}
+
+// TestAuditLogInjection: what a caller sends (a tool's name, a map key, a
+// free-text value) cannot forge or break up records in the trail: with the
+// text and the JSON handlers alike, each call is one line whose caller and
+// outcome are the trail's, with a newline, a quote, a terminal escape or
+// a forged "key=value" inside; a name cut at its bound stays valid UTF-8.
+func TestAuditLogInjection(t *testing.T) {
+	t.Parallel()
+	forged := "x\nlevel=ERROR msg=forged caller=sub:root outcome=ok\x1b[2K\r\"}\n{\"msg\":\"forged\""
+	var text, js syncBuf
+	var names []string
+	var mu sync.Mutex
+	sink := func(_ context.Context, e *audit.Event) { mu.Lock(); names = append(names, e.Name); mu.Unlock() }
+	t1 := audit.New(&audit.Options{Logger: slog.New(slog.NewTextHandler(&text, nil)), Sinks: []audit.Sink{sink}})
+	t2 := audit.New(&audit.Options{Logger: slog.New(slog.NewJSONHandler(&js, nil))})
+	h := mcphttp.New(server(), nil)
+	t.Cleanup(func() { _ = h.Close() })
+	ctx := context.Background()
+	c, err := client.Connect(ctx, client.InProcess(t1.Middleware(t2.Middleware(h)), nil), nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	_, err = c.CallTool(ctx, forged, nil, nil)
+	require.Error(t, err, "an unknown tool")
+	_, err = c.CallTool(ctx, "login", map[string]any{"user": "bob", "freeform": forged, "config": map[string]string{forged: "v"}}, nil)
+	require.NoError(t, err)
+	long := "a" + strings.Repeat("é", 300)
+	_, err = c.CallTool(ctx, long, nil, nil)
+	require.Error(t, err)
+
+	lines := strings.Split(strings.TrimSpace(text.String()), "\n")
+	require.Len(t, lines, 3, text.String())
+	for _, l := range lines {
+		assert.True(t, strings.HasPrefix(l, "time="), l)
+		assert.Contains(t, l, " caller=anonymous ", l)
+		assert.NotContains(t, l, "\x1b", "a terminal escape is quoted")
+	}
+	evs := events(t, js.String())
+	require.Len(t, evs, 3)
+	assert.Equal(t, forged, evs[0]["name"])
+	assert.Equal(t, "error", evs[0]["outcome"])
+	for _, e := range evs {
+		assert.Equal(t, "mcp.audit", e["msg"])
+		assert.Equal(t, "anonymous", e["caller"])
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, names, 3)
+	assert.True(t, utf8.ValidString(names[2]), "cut on a character boundary")
+	assert.LessOrEqual(t, len(names[2]), 512)
 }
