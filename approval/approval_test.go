@@ -28,6 +28,7 @@ import (
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/providers"
 	"github.com/mcpchain/mcp/providers/redisstorage"
+	"github.com/mcpchain/mcp/toolsearch"
 )
 
 type user struct{ id string }
@@ -551,5 +552,31 @@ func TestApprovalPageShowsWhatRuns(t *testing.T) {
 	res := call(t, c, "delete_repo", map[string]any{"repo": strings.Repeat("a", 17<<10), "force": true})
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Text(), "too large to be shown")
+	assert.Zero(t, w.ran.Load())
+}
+
+// TestApprovalThroughToolSearch: a destructive tool called through tool
+// search's call_tool (a catalog hidden behind search) needs the same
+// approval: the guard runs on the inner call, under the tool's own name.
+func TestApprovalThroughToolSearch(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	srv := w.ap.srv
+	s, err := toolsearch.New(srv, nil)
+	require.NoError(t, err)
+	h := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = h.Close() })
+	hdr := http.Header{"Authorization": {"Bearer alice"}}
+	c, err := client.Connect(context.Background(), client.InProcess(s.Middleware(h), hdr), &client.Options{
+		ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+		}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	args := map[string]any{"name": "delete_repo", "arguments": map[string]any{"repo": "acme/site"}}
+	u := ask(t, c, toolsearch.DefaultCallTool, args)
+	assert.Contains(t, u, "/approvals/")
+	assert.Equal(t, u, ask(t, w.connect("alice", "", nil), "delete_repo", map[string]any{"repo": "acme/site"}),
+		"the same call as delete_repo's own: one request")
 	assert.Zero(t, w.ran.Load())
 }
