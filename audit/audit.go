@@ -28,8 +28,9 @@ type Event struct {
 	// prompts/get.
 	Method string
 	// Kind is "tool", "resource" or "prompt"; Name the tool's or prompt's
-	// name, or the resource's URI (its password and the values of query
-	// parameters named like secrets redacted).
+	// name (the tool that ran, for a call made through tool search's
+	// call_tool), or the resource's URI (its password and the values of
+	// query parameters named like secrets redacted).
 	Kind string
 	Name string
 	// Arguments are the call's arguments under the redaction policy: a
@@ -178,6 +179,10 @@ func (t *Trail) record(ctx context.Context, c *mcp.Call, kind string, call *mcp.
 	case "tool":
 		e.Name = p.Name
 		if call != nil {
+			// The tool that ran: another than the one named when a
+			// middleware inside the trail calls it for another (tool
+			// search's call_tool).
+			e.Name = call.Name
 			e.Arguments = t.pol.arguments(call.Arguments, call.InputType, false)
 		} else {
 			e.Arguments = t.pol.arguments(p.Arguments, nil, true)

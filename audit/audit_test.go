@@ -19,6 +19,7 @@ import (
 	"github.com/mcpchain/mcp/audit"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/toolsearch"
 )
 
 // Planted secrets: none of them may appear anywhere in the trail.
@@ -329,4 +330,41 @@ func TestAuditLogInjection(t *testing.T) {
 	require.Len(t, names, 3)
 	assert.True(t, utf8.ValidString(names[2]), "cut on a character boundary")
 	assert.LessOrEqual(t, len(names[2]), 512)
+}
+
+// TestAuditThroughToolSearch: a call made through tool search's call_tool
+// is recorded under the tool that ran, with its arguments redacted by
+// that tool's own input type, whichever middleware is outside.
+func TestAuditThroughToolSearch(t *testing.T) {
+	t.Parallel()
+	srv := server()
+	s, err := toolsearch.New(srv, nil)
+	require.NoError(t, err)
+	h := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = h.Close() })
+	for name, wrap := range map[string]func(*audit.Trail) http.Handler{
+		"trail outside": func(tr *audit.Trail) http.Handler { return tr.Middleware(s.Middleware(h)) },
+		"trail inside":  func(tr *audit.Trail) http.Handler { return s.Middleware(tr.Middleware(h)) },
+	} {
+		var out syncBuf
+		tr := audit.New(&audit.Options{Logger: slog.New(slog.NewJSONHandler(&out, nil))})
+		ctx := context.Background()
+		c, err := client.Connect(ctx, client.InProcess(wrap(tr), nil), nil)
+		require.NoError(t, err)
+		res, err := c.CallTool(ctx, toolsearch.DefaultCallTool, map[string]any{"name": "login",
+			"arguments": map[string]any{"user": "bob", "password": password, "api_key": apiKey, "note": noteSecret,
+				"nested": map[string]any{"token": nestedToken, "depth": 1}}}, nil)
+		require.NoError(t, err)
+		require.False(t, res.IsError, res.Text())
+		_ = c.Close()
+		evs := events(t, out.String())
+		require.Len(t, evs, 1, name)
+		assert.Equal(t, "login", evs[0]["name"], name)
+		args, _ := evs[0]["arguments"].(map[string]any)
+		assert.Equal(t, "bob", args["user"], name)
+		assert.Equal(t, audit.Redacted, args["password"], name)
+		for _, p := range []string{password, apiKey, noteSecret, nestedToken} {
+			assert.NotContains(t, out.String(), p, name)
+		}
+	}
 }
