@@ -129,7 +129,7 @@ func TestConnectRefusals(t *testing.T) {
 		assert.Contains(t, body, "This link is for another user")
 		f := page(bob)
 		f.Set("action", "connect")
-		status, body, _ = bob.post("/accounts/connect", f, nil)
+		status, _, _ = bob.post("/accounts/connect", f, nil)
 		assert.Equal(t, http.StatusForbidden, status, "bob posts alice's form: no CSRF cookie of his")
 	})
 	t.Run("not signed in", func(t *testing.T) {

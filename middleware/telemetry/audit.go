@@ -7,9 +7,9 @@ import (
 	"sort"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/log"
-	"go.opentelemetry.io/otel/log/global"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpchain/mcp/audit"
@@ -22,12 +22,12 @@ import (
 // request_id, and when present arguments (a map), error_code,
 // protocol_version). The record's trace context is the call's: the
 // telemetry span of the request, or, without one, the trace context the
-// client sent. lp nil is the global provider (global.GetLoggerProvider).
+// client sent. lp nil is the global provider (otel.GetLoggerProvider).
 //
 //	trail := audit.New(&audit.Options{Sinks: []audit.Sink{telemetry.AuditLog(nil)}})
 func AuditLog(lp log.LoggerProvider) audit.Sink {
 	if lp == nil {
-		lp = global.GetLoggerProvider()
+		lp = otel.GetLoggerProvider()
 	}
 	logger := lp.Logger(instrumentationName)
 	return func(ctx context.Context, e *audit.Event) {
