@@ -201,6 +201,8 @@ const (
 	maxSessions = 8
 	// maxShownArgs bounds the arguments a request shows (and keeps).
 	maxShownArgs = 16 << 10
+	// maxClientName bounds the client's name a request shows.
+	maxClientName = 256
 )
 
 func requestKey(id string) string { return providers.TransactionKeyPrefix + "appr:" + id }
@@ -270,7 +272,10 @@ func (a *Approvals) ask(ctx context.Context, c *mcp.Context, call *mcp.GuardedCa
 	if !ok {
 		return &mcp.UserError{Message: fmt.Sprintf("Tool %q needs the user's approval of its arguments, and these are too large to be shown on the approval page (more than %d KiB as shown). Nothing was run: call it with smaller arguments.", call.Name, maxShownArgs>>10)}
 	}
-	r := &request{ID: pages.Token(24), Key: key, Tool: call.Name, Client: c.Client.Name, Args: shown,
+	// The client's self-declared name, shown as such: escaped like the
+	// arguments, and left out when it is too long to be a name.
+	clientName, _ := visible(c.Client.Name, maxClientName)
+	r := &request{ID: pages.Token(24), Key: key, Tool: call.Name, Client: clientName, Args: shown,
 		ArgsHash: ah, Binding: b, CSRF: pages.Token(24), Created: a.now().Unix()}
 	if t := call.Tool; t != nil {
 		r.Title, r.Description = t.Title, t.Description
@@ -319,14 +324,21 @@ func shownArgs(args json.RawMessage) (string, bool) {
 		buf.Reset()
 		buf.Write(args)
 	}
+	return visible(buf.String(), maxShownArgs)
+}
+
+// visible is s with every character that is invisible or changes how
+// the text around it is drawn written as its \u escape (newlines kept);
+// ok is false when that is longer than limit bytes.
+func visible(s string, limit int) (string, bool) {
 	var b strings.Builder
-	for _, r := range strings.ToValidUTF8(buf.String(), "\uFFFD") {
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
 		if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r)) {
 			fmt.Fprintf(&b, "\\u%04x", r)
 		} else {
 			b.WriteRune(r)
 		}
-		if b.Len() > maxShownArgs {
+		if b.Len() > limit {
 			return "", false
 		}
 	}

@@ -530,9 +530,9 @@ func TestApprovalFailsClosed(t *testing.T) {
 // page show other arguments than the call's. Characters that change how
 // the text is drawn (a right-to-left override that shows "acme/etis" for
 // a repository named otherwise, zero-width characters) are shown as
-// their escapes; arguments too large to be shown whole (an argument
-// hidden after a long one) are refused before any request is made, and
-// the call does not run.
+// their escapes, in the client's self-declared name too; arguments too
+// large to be shown whole (an argument hidden after a long one) are
+// refused before any request is made, and the call does not run.
 func TestApprovalPageShowsWhatRuns(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
@@ -548,6 +548,19 @@ func TestApprovalPageShowsWhatRuns(t *testing.T) {
 		assert.Contains(t, body, tc.shown)
 		assert.NotContains(t, body, tc.hidden)
 	}
+
+	spoof, err := client.Connect(context.Background(), client.HTTP(w.url, &client.HTTPOptions{Header: http.Header{"Authorization": {"Bearer alice"}}}),
+		&client.Options{Info: mcp.Implementation{Name: "Claude\u202e (official)", Version: "1"},
+			ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+			}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = spoof.Close() })
+	u := ask(t, spoof, "archive", map[string]any{"repo": "acme/site"})
+	status, body := w.browser(t, "alice").get(u)
+	require.Equal(t, http.StatusOK, status)
+	assert.Contains(t, body, `Claude\u202e (official)`, "the client's name, escaped too")
+	assert.NotContains(t, body, "\u202e")
 
 	res := call(t, c, "delete_repo", map[string]any{"repo": strings.Repeat("a", 17<<10), "force": true})
 	assert.True(t, res.IsError)
