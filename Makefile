@@ -123,6 +123,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzAPIKeyHeader$$' -fuzztime $(FUZZN_SHORT) ./multiauth
 	$(GO) test -run '^$$' -fuzz '^FuzzAssertionClaims$$' -fuzztime $(FUZZN_SHORT) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/exchange
+	$(GO) test -run '^$$' -fuzz '^FuzzLocalPath$$' -fuzztime $(FUZZN_SHORT) ./providers
+	$(GO) test -run '^$$' -fuzz '^FuzzParseState$$' -fuzztime $(FUZZN_SHORT) ./accounts
+	$(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime $(FUZZN_SHORT) ./approval
+	$(GO) test -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZN_SHORT) ./audit
 	$(GO) test -run '^$$' -fuzz '^FuzzReadSSE$$' -fuzztime $(FUZZN) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzServerMessages$$' -fuzztime $(FUZZN) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzLegacyServer$$' -fuzztime $(FUZZN_SHORT) ./client

@@ -42,6 +42,9 @@ type Context struct {
 	ctx      context.Context
 	req      requestRest
 	toolName string
+	// guardTop is the server whose tools/call this is: its guards run
+	// for the tools of the servers mounted in it too (toolguard.go).
+	guardTop *Server
 
 	// keyMu guards keySeq, the per-kind counters of inputKey (input.go).
 	keyMu  sync.Mutex

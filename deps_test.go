@@ -44,6 +44,9 @@ func TestLightImportGraph(t *testing.T) {
 		{"./providers", heavyModules[:2]},
 		{"./client/oauth", heavyModules},
 		{"./resourceserver", heavyModules},
+		{"./audit", heavyModules},
+		{"./accounts", heavyModules[:2]},
+		{"./approval", heavyModules[:2]},
 		{"./toolsearch", heavyModules},
 	} {
 		pkg := tc.pkg

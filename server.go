@@ -229,6 +229,8 @@ type Server struct {
 	mounts   atomic.Pointer[[]*mount]     // the mounted servers, nil when none (compose.go)
 	ends     sessionEnds                  // OnSessionEnd's functions (sessionend.go)
 	unmounts sessionEnds                  // OnUnmount's functions (sessionlive.go)
+
+	guards atomic.Pointer[[]ToolGuard] // AddToolGuard's guards, nil when none (toolguard.go)
 }
 
 // validSemver reports whether v follows the semver.org grammar, with an

@@ -216,7 +216,14 @@ func tryAddTool[In, Out any](s *Server, sid string, t Tool, fn ToolFunc[In, Out]
 	if err != nil {
 		return err
 	}
-	return s.addToolFor(sid, t, run)
+	e, err := newToolEntry(t, run)
+	if err != nil {
+		return err
+	}
+	if in := reflect.TypeFor[In](); in != rawMessageType {
+		e.inType = in // for guards (toolguard.go)
+	}
+	return s.addEntry(sid, e)
 }
 
 // typedTool returns t with its inferred schemas and the RawToolFunc that
@@ -368,6 +375,7 @@ type toolEntry struct {
 	flat        *flatSchema // a reflection-free validator, when the schema allows
 	hasDefaults bool
 	run         RawToolFunc
+	inType      reflect.Type // the typed input of AddTool, for guards; nil for a raw tool
 	// encoded is the tool as tools/list sends it, encoded once at
 	// registration: a list of 10,000 tools is not 10,000 schema
 	// encodings per call.
@@ -481,6 +489,9 @@ func (s *Server) listToolsJSON(ctx context.Context, auth any, sid string) []json
 // isError result; an unknown or hidden tool is an *[Error] with
 // [CodeInvalidParams].
 func (s *Server) callTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
+	if c.guardTop == nil {
+		c.guardTop = s
+	}
 	var e *toolEntry
 	var ok bool
 	if !s.vis.active.Load() {
@@ -515,11 +526,21 @@ func (s *Server) callEntry(ctx context.Context, c *Context, name string, e *tool
 		return invalidArguments(name, err)
 	}
 	c.toolName = name
-	res, err := s.runTool(ctx, c, e, args)
+	run := func() (*ContentResult, error) { return s.runTool(ctx, c, e, args) }
+	if s.guarded(ctx, c) {
+		call := &GuardedCall{Name: name, Tool: &e.tool, Arguments: args, InputType: e.inType}
+		run = func() (*ContentResult, error) {
+			if err := s.guard(ctx, c, call); err != nil {
+				return nil, err
+			}
+			return s.runTool(ctx, c, e, args)
+		}
+	}
+	res, err := run()
 	if err == nil {
 		return res, nil
 	}
-	res, done, err := c.urlElicitationRequired(ctx, name, err, func() (*ContentResult, error) { return s.runTool(ctx, c, e, args) })
+	res, done, err := c.urlElicitationRequired(ctx, name, err, run)
 	if done {
 		return res, err
 	}

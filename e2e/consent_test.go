@@ -326,7 +326,7 @@ func TestConsentPageInBrowser(t *testing.T) {
 			assert.Contains(t, csp, d, "the consent page's CSP")
 		}
 		assert.Equal(t, "DENY", hdr("X-Frame-Options"))
-		assert.Equal(t, "no-referrer", hdr("Referrer-Policy"))
+		assert.Equal(t, "same-origin", hdr("Referrer-Policy"))
 		assert.Equal(t, "no-store", hdr("Cache-Control"))
 
 		name, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("client-name")))

@@ -44,7 +44,7 @@ func TestConsentPageHeadersAndMarkup(t *testing.T) {
 	h := page.Header
 	assert.Equal(t, "text/html; charset=utf-8", h.Get("Content-Type"))
 	assert.Equal(t, "DENY", h.Get("X-Frame-Options"))
-	assert.Equal(t, "no-referrer", h.Get("Referrer-Policy"))
+	assert.Equal(t, "same-origin", h.Get("Referrer-Policy"))
 	assert.Equal(t, "no-store", h.Get("Cache-Control"))
 	assert.Equal(t, "nosniff", h.Get("X-Content-Type-Options"))
 	csp := cspDirectives(t, h.Get("Content-Security-Policy"))

@@ -42,7 +42,7 @@
 // style-src 'nonce-…'" (fresh per response; no 'unsafe-inline'),
 // "form-action 'self' <upstream origin> <redirect URI origin>",
 // "frame-ancestors 'none'; base-uri 'none'"; X-Frame-Options DENY;
-// Referrer-Policy no-referrer; Cache-Control no-store;
+// Referrer-Policy same-origin; Cache-Control no-store;
 // X-Content-Type-Options nosniff. form-action names the two other origins
 // because browsers check it on every redirect of the form's navigation, and
 // the answer is a 303 to upstream (approve) or to the client (deny); with

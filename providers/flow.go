@@ -40,6 +40,11 @@ type txn struct {
 	Binding  string `json:"binding"`
 	Verifier string `json:"verifier"`
 	Nonce    string `json:"nonce"`
+	// SignIn marks a browser sign-in to this server's own pages
+	// (signin.go): no client, no consent; the callback sends the browser
+	// to ReturnTo, a path of this server.
+	SignIn   bool   `json:"signin,omitempty"`
+	ReturnTo string `json:"return_to,omitempty"`
 }
 
 // upstreamState is the state parameter of t's upstream authorization
@@ -269,7 +274,7 @@ func (p *Proxy) handleConsent(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		t, err := p.getTxn(r.Context(), r.URL.Query().Get("txn"), false)
-		if err != nil {
+		if err != nil || t.SignIn {
 			p.errorPage(w, http.StatusBadRequest, "This sign-in request has expired", "Go back to the application and start again.")
 			return
 		}
@@ -302,7 +307,7 @@ func (p *Proxy) decideConsent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := p.getTxn(r.Context(), r.PostForm.Get("txn"), false)
-	if err != nil {
+	if err != nil || t.SignIn {
 		p.errorPage(w, http.StatusBadRequest, "This sign-in request has expired", "Go back to the application and start again.")
 		return
 	}
@@ -404,6 +409,10 @@ func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.clearCookie(w, "mcp_bind")
+	if t.SignIn {
+		p.finishSignIn(w, r, t) // signin.go
+		return
+	}
 	p.clearCookie(w, "mcp_csrf")
 	// Defence in depth: the client must still have this redirect URI.
 	c, err := p.loadClient(r, t.ClientID)

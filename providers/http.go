@@ -19,14 +19,17 @@ var apiCORS = cors.New(cors.Options{
 func corsAPI(h http.Handler) http.Handler { return apiCORS.Handler(h) }
 
 // page wraps the browser-facing endpoints (authorize, consent, callback):
-// no caching, no referrer (URLs carry codes), no framing. The CSP set here
+// no caching, no referrer to other origins (URLs carry codes), no
+// framing. The referrer policy is same-origin, not no-referrer: with
+// no-referrer a browser sends "Origin: null" with the consent form, which
+// the DNS-rebinding check of mcphttp.NewMux refuses. The CSP set here
 // covers redirects and plain-text errors; an HTML page replaces it with
 // one that allows its own style by nonce (see render).
 func page(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
 		hd.Set("Cache-Control", "no-store")
-		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("Referrer-Policy", "same-origin")
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("Content-Security-Policy", "default-src 'none'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'")

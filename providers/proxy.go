@@ -175,6 +175,7 @@ type Proxy struct {
 	seal     sealer
 	jwt      *jwtCodec
 	cookies  *securecookie.SecureCookie
+	users    *securecookie.SecureCookie // browser sign-ins (signin.go)
 	secure   bool
 	patterns []redirectPattern
 	client   *http.Client
@@ -297,6 +298,7 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	}
 	p.cookies = securecookie.New(deriveKey(jwtKey, "mcpchain/oauth/cookie-hash/v1"), deriveKey(jwtKey, "mcpchain/oauth/cookie-block/v1"))
 	p.cookies.MaxAge(int(transactionTTL / time.Second))
+	p.users = newUserCookies(deriveKey(jwtKey, "mcpchain/oauth/user-hash/v1"), deriveKey(jwtKey, "mcpchain/oauth/user-block/v1"))
 	var storeKey []byte
 	if !cfg.DisableEncryption {
 		enc, err := p.secret("EncryptionKey", cfg.EncryptionKey, memory)

@@ -64,6 +64,7 @@ func newRootCmd() *cobra.Command {
 		newInstallCmd(),
 		newBridgeCmd(),
 		newOpenAPICmd(),
+		newAccountsCmd(),
 	)
 	return root
 }
