@@ -101,8 +101,8 @@ func promptOf(t *testing.T, s *mcptest.Session, name string) string {
 // prefix, at both revisions.
 func TestMountNamesObjects(t *testing.T) {
 	t.Parallel()
-	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
-		t.Run(rev, func(t *testing.T) {
+	for _, rev := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(rev), func(t *testing.T) {
 			parent := newServer(t)
 			mcp.AddTool(parent, mcp.Tool{Name: "own"}, textTool("parent own"))
 			kid, grand, flat := kidServer(t, "kid"), kidServer(t, "grand"), newServer(t)
@@ -366,7 +366,7 @@ func TestMountContextPassesThrough(t *testing.T) {
 	}
 	got := make(chan seen, 1)
 	mcp.AddTool(kid, mcp.Tool{Name: "probe"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		v := seen{sessionID: c.SessionID, client: c.Client.Name, version: c.ProtocolVersion, auth: c.Session}
+		v := seen{sessionID: c.SessionID, client: c.Client.Name, version: string(c.ProtocolVersion), auth: c.Session}
 		if mcp.FromContext(ctx) != c {
 			return "", mcp.UserErrorf("FromContext is not the tool's Context")
 		}

@@ -34,7 +34,7 @@ type Context struct {
 	// ClientCapabilities are the capabilities the client declared.
 	ClientCapabilities ClientCapabilities
 	// ProtocolVersion is the negotiated MCP revision.
-	ProtocolVersion string
+	ProtocolVersion Version
 	// Log sends log messages to the client (notifications/message),
 	// filtered by the level the client set with logging/setLevel.
 	Log Logger
@@ -59,7 +59,7 @@ func newContext(ctx context.Context, info requestInfo) *Context {
 	c := &Context{
 		Session: info.Session, SessionID: info.SessionID, RequestID: info.RequestID,
 		Client: info.Client, ClientCapabilities: info.ClientCapabilities,
-		ProtocolVersion: info.ProtocolVersion, ctx: ctx, info: info,
+		ProtocolVersion: Version(info.ProtocolVersion), ctx: ctx, info: info,
 	}
 	c.Log = Logger{c: c}
 	return c

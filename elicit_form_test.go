@@ -183,8 +183,8 @@ func TestElicitAsAnswers(t *testing.T) {
 		{"a required field missing", &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, `error -32602 "plain"`},
 		{"wrong type", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": 3}}, `error -32602 "plain"`},
 	} {
-		for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-			t.Run(tc.name+"/"+version, func(t *testing.T) {
+		for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+			t.Run(tc.name+"/"+string(version), func(t *testing.T) {
 				t.Parallel()
 				srv := mcp.NewServer(mcp.Options{Name: "f", Version: "1.0.0", Logger: quiet})
 				var asked *mcp.ElicitParams

@@ -220,7 +220,7 @@ func ExampleHTTPStatusError() {
 	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"work"}}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", mcphttp.Version20251125)
+	req.Header.Set("MCP-Protocol-Version", string(mcp.Version20251125))
 	rec := httptest.NewRecorder()
 	limited.ServeHTTP(rec, req)
 	fmt.Println(rec.Code, rec.Header().Get("Retry-After"))

@@ -55,7 +55,7 @@ func ExampleElicitAs() {
 	})
 
 	ctx := context.Background()
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
 		s, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{ProtocolVersion: version, Client: mcphttp.ClientHandlers{
 			Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				if p.Message == "The same again?" {

@@ -68,6 +68,12 @@ func ValidSkillName(name string) bool {
 	return true
 }
 
+// SkillsExtension is the identifier of the skills extension (SEP-2640)
+// in capabilities.extensions: a server with skills ([Server.AddSkills])
+// declares it and answers skills/list and skills/get; a client that reads
+// skills declares it too (client.Options.Extensions).
+const SkillsExtension = "io.modelcontextprotocol/skills"
+
 // Skill is one skill as skills/list and skills/get describe it: the URI
 // of its SKILL.md, the file's frontmatter as JSON, and every file of the
 // skill with its digest and size.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -23,8 +24,12 @@ type Options struct {
 	Info mcp.Implementation
 	// ProtocolVersion is the revision asked for in initialize; the
 	// server's choice is kept (see [Client.ProtocolVersion]). Default
-	// [LatestVersion].
-	ProtocolVersion string
+	// mcp.Version20251125, the newest revision with initialize and
+	// sessions, which every server of 2025 speaks. mcp.Version20260728
+	// (or any revision whose Sessionless method reports true) speaks the
+	// revision without initialize and sessions, falling back to the
+	// newest 2025 revision for a server that does not speak it.
+	ProtocolVersion mcp.Version
 
 	// Sample answers the server's sampling/createMessage requests; set,
 	// the client declares the sampling capability.
@@ -44,10 +49,13 @@ type Options struct {
 	// Roots answers roots/list; set, the client declares the roots
 	// capability (with listChanged: call [Client.RootsChanged]).
 	Roots func(ctx context.Context) ([]mcp.Root, error)
-	// Skills declares the skills extension ([SkillsExtension]) in the
-	// client's capabilities.extensions: the client reads skills
-	// ([Client.ListSkills], [Client.LoadSkill]).
-	Skills bool
+	// Extensions are the extensions the client declares in its
+	// capabilities.extensions, each with its settings (a nil value is
+	// sent as {}): {mcp.SkillsExtension: nil} for a client that reads
+	// skills ([Client.ListSkills], [Client.LoadSkill]),
+	// {mcp.AppsExtension: {"mimeTypes": [mcp.AppMIMEType]}} for a host of
+	// MCP Apps.
+	Extensions map[string]any
 
 	// OnToolsChanged, OnResourcesChanged and OnPromptsChanged are called
 	// when the server says its list changed.
@@ -66,9 +74,6 @@ type Options struct {
 	// slog.Default().
 	Logger *slog.Logger
 }
-
-// LatestVersion is the revision a client asks for by default.
-const LatestVersion = "2025-11-25"
 
 // Client is a connection to one MCP server, initialized: its methods call
 // the server. It is safe for concurrent use. Close it when done.
@@ -99,7 +104,7 @@ type Client struct {
 // InitializeResult is what the server answered to initialize.
 type InitializeResult struct {
 	// ProtocolVersion is the revision the server chose.
-	ProtocolVersion string `json:"protocolVersion"`
+	ProtocolVersion mcp.Version `json:"protocolVersion"`
 	// ServerInfo names the server.
 	ServerInfo mcp.Implementation `json:"serverInfo"`
 	// Capabilities are the server's, as sent.
@@ -207,7 +212,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		o.Info = mcp.Implementation{Name: "mcpchain-client", Version: "0.0.0"}
 	}
 	if o.ProtocolVersion == "" {
-		o.ProtocolVersion = LatestVersion
+		o.ProtocolVersion = mcp.Version20251125
 	}
 	log := o.Logger
 	if log == nil {
@@ -243,7 +248,7 @@ func (c *Client) initialize(ctx context.Context) error {
 		return fmt.Errorf("mcp client: %s answered initialize without a protocolVersion", c.serverName())
 	}
 	if v, ok := c.conn.(versioned); ok {
-		v.setProtocolVersion(c.init.ProtocolVersion)
+		v.setProtocolVersion(string(c.init.ProtocolVersion))
 	}
 	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
 		return err
@@ -255,7 +260,7 @@ func (c *Client) initialize(ctx context.Context) error {
 }
 
 // ProtocolVersion is the revision the server chose.
-func (c *Client) ProtocolVersion() string { return c.init.ProtocolVersion }
+func (c *Client) ProtocolVersion() mcp.Version { return c.init.ProtocolVersion }
 
 // Initialize returns what the server answered to initialize: its info,
 // capabilities and instructions.
@@ -342,9 +347,9 @@ func unsupportedVersion(err error) bool {
 		return false
 	}
 	var d struct {
-		Supported []string `json:"supported"`
+		Supported []mcp.Version `json:"supported"`
 	}
-	return json.Unmarshal(re.Data, &d) == nil && contains(d.Supported, Version20260728)
+	return json.Unmarshal(re.Data, &d) == nil && slices.Contains(d.Supported, mcp.Version20260728)
 }
 
 // decodeResult decodes a request's raw result into result (nil to drop

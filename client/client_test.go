@@ -89,12 +89,12 @@ func newServer(t *testing.T) *mcp.Server {
 }
 
 // versions are the revisions the client tests run at.
-var versions = []string{client.LatestVersion, client.Version20260728}
+var versions = []mcp.Version{mcp.Version20251125, mcp.Version20260728}
 
 // eachVersion runs fn at each revision of versions, over each transport.
-func eachVersion(t *testing.T, fn func(t *testing.T, version string, srv *mcp.Server, tr client.Transport)) {
+func eachVersion(t *testing.T, fn func(t *testing.T, version mcp.Version, srv *mcp.Server, tr client.Transport)) {
 	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
+		t.Run(string(v), func(t *testing.T) {
 			t.Parallel()
 			transportsAt(t, v, func(t *testing.T, srv *mcp.Server, tr client.Transport) { fn(t, v, srv, tr) })
 		})
@@ -104,14 +104,14 @@ func eachVersion(t *testing.T, fn func(t *testing.T, version string, srv *mcp.Se
 // transports runs fn over each transport the client speaks, to a server
 // made by newServer.
 func transports(t *testing.T, fn func(t *testing.T, srv *mcp.Server, tr client.Transport)) {
-	transportsAt(t, client.LatestVersion, fn)
+	transportsAt(t, mcp.Version20251125, fn)
 }
 
 // transportsAt is transports for a client of revision version: the
 // deprecated HTTP+SSE transport only before 2026-07-28, which it does
 // not carry.
-func transportsAt(t *testing.T, version string, fn func(t *testing.T, srv *mcp.Server, tr client.Transport)) {
-	if version != client.Version20260728 {
+func transportsAt(t *testing.T, version mcp.Version, fn func(t *testing.T, srv *mcp.Server, tr client.Transport)) {
+	if version != mcp.Version20260728 {
 		t.Run("legacy-sse", func(t *testing.T) {
 			t.Parallel()
 			srv := newServer(t)
@@ -171,7 +171,7 @@ func connect(t *testing.T, tr client.Transport, opts *client.Options) *client.Cl
 
 func TestClientCalls(t *testing.T) {
 	t.Parallel()
-	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version mcp.Version, _ *mcp.Server, tr client.Transport) {
 		ctx := context.Background()
 		c := connect(t, tr, &client.Options{ProtocolVersion: version})
 		init := c.Initialize()
@@ -228,7 +228,7 @@ func TestClientCalls(t *testing.T) {
 // all before the call returns, and log messages reach OnLog.
 func TestClientProgressAndLogs(t *testing.T) {
 	t.Parallel()
-	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version mcp.Version, _ *mcp.Server, tr client.Transport) {
 		ctx := context.Background()
 		logs := make(chan mcp.LogMessage, 8)
 		c := connect(t, tr, &client.Options{ProtocolVersion: version, OnLog: func(m mcp.LogMessage) { logs <- m }})
@@ -253,7 +253,7 @@ func TestClientProgressAndLogs(t *testing.T) {
 // tool.
 func TestClientAnswersServerRequests(t *testing.T) {
 	t.Parallel()
-	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version mcp.Version, _ *mcp.Server, tr client.Transport) {
 		c := connect(t, tr, &client.Options{
 			ProtocolVersion: version,
 			Roots:           func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///work"}}, nil },
@@ -269,7 +269,7 @@ func TestClientAnswersServerRequests(t *testing.T) {
 		require.False(t, res.IsError, res.Text())
 		assert.Equal(t, "file:///work Ada hello", res.Text())
 	})
-	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version mcp.Version, _ *mcp.Server, tr client.Transport) {
 		c := connect(t, tr, &client.Options{ProtocolVersion: version})
 		res, err := c.CallTool(context.Background(), "ask", nil, nil)
 		require.NoError(t, err)
@@ -281,7 +281,7 @@ func TestClientAnswersServerRequests(t *testing.T) {
 // server's tool sees its own context end (notifications/cancelled).
 func TestClientCancels(t *testing.T) {
 	t.Parallel()
-	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version mcp.Version, _ *mcp.Server, tr client.Transport) {
 		c := connect(t, tr, &client.Options{ProtocolVersion: version})
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
@@ -401,7 +401,7 @@ func TestClientLenient(t *testing.T) {
 		}
 	}()
 	c := connect(t, client.Stdio(pipe{cliR, cliW}), &client.Options{Logger: slog.New(slog.DiscardHandler)})
-	assert.Equal(t, "2025-06-18", c.ProtocolVersion())
+	assert.Equal(t, mcp.Version20250618, c.ProtocolVersion())
 	_, err := c.CallTool(context.Background(), "x", nil, nil)
 	var re *client.RPCError
 	require.ErrorAs(t, err, &re)

@@ -24,7 +24,7 @@ func ExampleClient_LoadSkill() {
 	defer h.Close()
 
 	ctx := context.Background()
-	c, err := client.Connect(ctx, client.InProcess(h, nil), &client.Options{Skills: true})
+	c, err := client.Connect(ctx, client.InProcess(h, nil), &client.Options{Extensions: map[string]any{mcp.SkillsExtension: nil}})
 	if err != nil {
 		fmt.Println(err)
 		return

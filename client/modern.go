@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,12 +16,6 @@ import (
 
 	"github.com/mcpchain/mcp"
 )
-
-// Version20260728 is the stateless revision: no initialize and no
-// session; each request carries the client's identity in _meta, and a
-// server's question to the client comes back as an input-required result
-// the client answers by sending the request again.
-const Version20260728 = "2026-07-28"
 
 // The _meta keys of revision 2026-07-28.
 const (
@@ -35,7 +30,7 @@ const (
 const maxInputRounds = 16
 
 // modern reports whether the client speaks revision 2026-07-28.
-func (c *Client) modern() bool { return c.opts.ProtocolVersion == Version20260728 }
+func (c *Client) modern() bool { return c.opts.ProtocolVersion.Sessionless() }
 
 // modernState is what a 2026-07-28 client keeps between requests: the
 // log level it asks for, and the Mcp-Param-* annotations of the tools it
@@ -53,7 +48,7 @@ type paramHeader struct {
 
 // sessionVersions are the revisions with initialize and sessions the
 // client speaks, newest first.
-var sessionVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+var sessionVersions = []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326}
 
 // discover is Connect at 2026-07-28: server/discover instead of
 // initialize. A server that answers that it supports only revisions of
@@ -108,8 +103,8 @@ func modernCode(code int64) bool {
 // fallbackVersion returns the newest 2025-era revision that err (a
 // -32022 error, or a discover result without 2026-07-28) names as
 // supported, or "".
-func fallbackVersion(err error) string {
-	var supported []string
+func fallbackVersion(err error) mcp.Version {
+	var supported []mcp.Version
 	var re *RPCError
 	var ve *versionsError
 	switch {
@@ -117,7 +112,7 @@ func fallbackVersion(err error) string {
 		supported = ve.supported
 	case errors.As(err, &re) && re.Code == codeUnsupportedVersion:
 		var d struct {
-			Supported []string `json:"supported"`
+			Supported []mcp.Version `json:"supported"`
 		}
 		if json.Unmarshal(re.Data, &d) != nil {
 			return ""
@@ -127,7 +122,7 @@ func fallbackVersion(err error) string {
 		return ""
 	}
 	for _, v := range sessionVersions {
-		if contains(supported, v) {
+		if slices.Contains(supported, v) {
 			return v
 		}
 	}
@@ -136,15 +131,15 @@ func fallbackVersion(err error) string {
 
 // versionsError is a server/discover result that does not list
 // revision 2026-07-28.
-type versionsError struct{ supported []string }
+type versionsError struct{ supported []mcp.Version }
 
 func (e *versionsError) Error() string {
-	return fmt.Sprintf("mcp client: the server supports %v, not %s", e.supported, Version20260728)
+	return fmt.Sprintf("mcp client: the server supports %v, not %s", e.supported, mcp.Version20260728)
 }
 
 func (c *Client) discover2026(ctx context.Context) error {
 	var res struct {
-		SupportedVersions []string           `json:"supportedVersions"`
+		SupportedVersions []mcp.Version      `json:"supportedVersions"`
 		Capabilities      ServerCapabilities `json:"capabilities"`
 		ServerInfo        mcp.Implementation `json:"serverInfo"`
 		Instructions      string             `json:"instructions"`
@@ -164,26 +159,17 @@ func (c *Client) discover2026(ctx context.Context) error {
 			_ = json.Unmarshal(meta[metaServerInfo], &res.ServerInfo)
 		}
 	}
-	if len(res.SupportedVersions) > 0 && !contains(res.SupportedVersions, Version20260728) {
+	if len(res.SupportedVersions) > 0 && !slices.Contains(res.SupportedVersions, mcp.Version20260728) {
 		// A server that names only the 2025 revisions: discover falls
 		// back to the handshake of the newest of them.
 		return &versionsError{res.SupportedVersions}
 	}
-	c.init = InitializeResult{ProtocolVersion: Version20260728, ServerInfo: res.ServerInfo,
+	c.init = InitializeResult{ProtocolVersion: mcp.Version20260728, ServerInfo: res.ServerInfo,
 		Capabilities: res.Capabilities, Instructions: res.Instructions}
 	if v, ok := c.conn.(versioned); ok {
-		v.setProtocolVersion(Version20260728)
+		v.setProtocolVersion(string(mcp.Version20260728))
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // capabilities are what the client declares: one member for each handler
@@ -210,8 +196,15 @@ func (c *Client) capabilities() map[string]any {
 	if c.opts.Roots != nil {
 		caps["roots"] = map[string]any{"listChanged": true}
 	}
-	if c.opts.Skills {
-		caps["extensions"] = map[string]any{SkillsExtension: map[string]any{}}
+	if len(c.opts.Extensions) > 0 {
+		ext := make(map[string]any, len(c.opts.Extensions))
+		for name, settings := range c.opts.Extensions {
+			if settings == nil {
+				settings = map[string]any{}
+			}
+			ext[name] = settings
+		}
+		caps["extensions"] = ext
 	}
 	return caps
 }
@@ -224,7 +217,7 @@ func (c *Client) modernParams(params any) map[string]any {
 	for k, v := range meta {
 		cp[k] = v
 	}
-	cp[metaProtocolVersion] = Version20260728
+	cp[metaProtocolVersion] = mcp.Version20260728
 	cp[metaClientInfo] = c.opts.Info
 	cp[metaClientCaps] = c.capabilities()
 	c.state.mu.Lock()
@@ -259,7 +252,7 @@ func toMap(params any) map[string]any {
 // headers of a tool's annotated arguments.
 func (c *Client) routingHeaders(method string, params map[string]any) http.Header {
 	h := http.Header{}
-	h.Set("MCP-Protocol-Version", Version20260728)
+	h.Set("MCP-Protocol-Version", string(mcp.Version20260728))
 	h.Set("Mcp-Method", method)
 	var name string
 	switch method {

@@ -15,11 +15,6 @@ import (
 	"github.com/mcpchain/mcp"
 )
 
-// SkillsExtension is the id of the skills extension (SEP-2640) in
-// capabilities.extensions: a server that declares it answers skills/list
-// and skills/get; a client with Options.Skills declares it too.
-const SkillsExtension = "io.modelcontextprotocol/skills"
-
 // Skill is one entry of skills/list or skills/get: the URI of the
 // skill's SKILL.md, its frontmatter, and the files the skill is made of
 // with the digest and size each must have. The entry is what the client

@@ -98,9 +98,9 @@ func (r *recorder) count(method string) int {
 
 // skillTransports runs fn at each revision over HTTP, in-process and
 // stdio, to a server serving skillsFS behind rec.
-func skillTransports(t *testing.T, rec func() *recorder, fn func(t *testing.T, version string, rec *recorder, tr client.Transport)) {
+func skillTransports(t *testing.T, rec func() *recorder, fn func(t *testing.T, version mcp.Version, rec *recorder, tr client.Transport)) {
 	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
+		t.Run(string(v), func(t *testing.T) {
 			t.Parallel()
 			handler := func(t *testing.T) (http.Handler, *recorder) {
 				srv := mcp.NewServer(mcp.Options{Name: "skills", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
@@ -138,12 +138,12 @@ func skillTransports(t *testing.T, rec func() *recorder, fn func(t *testing.T, v
 	}
 }
 
-func skillsClient(t *testing.T, version string, tr client.Transport) *client.Client {
-	return connect(t, tr, &client.Options{ProtocolVersion: version, Skills: true})
+func skillsClient(t *testing.T, version mcp.Version, tr client.Transport) *client.Client {
+	return connect(t, tr, &client.Options{ProtocolVersion: version, Extensions: map[string]any{mcp.SkillsExtension: nil}})
 }
 
 func TestSkillsListLoadRead(t *testing.T) {
-	skillTransports(t, func() *recorder { return &recorder{} }, func(t *testing.T, version string, rec *recorder, tr client.Transport) {
+	skillTransports(t, func() *recorder { return &recorder{} }, func(t *testing.T, version mcp.Version, rec *recorder, tr client.Transport) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c := skillsClient(t, version, tr)
@@ -204,7 +204,7 @@ func TestSkillsListLoadRead(t *testing.T) {
 			declared = declared || strings.Contains(string(p), `"extensions":{"io.modelcontextprotocol/skills":{}}`)
 		}
 		rec.mu.Unlock()
-		assert.True(t, declared, "Options.Skills declares %s", client.SkillsExtension)
+		assert.True(t, declared, "Options.Skills declares %s", mcp.SkillsExtension)
 	})
 }
 
@@ -274,7 +274,7 @@ func TestSkillIntegrity(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			skillTransports(t, func() *recorder { return &recorder{alter: tc.alter} }, func(t *testing.T, version string, rec *recorder, tr client.Transport) {
+			skillTransports(t, func() *recorder { return &recorder{alter: tc.alter} }, func(t *testing.T, version mcp.Version, rec *recorder, tr client.Transport) {
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
 				c := skillsClient(t, version, tr)
@@ -339,7 +339,7 @@ func TestSkillDynamicReads(t *testing.T) {
 				m["skills"].([]any)[0].(map[string]any)["resources"] = "dynamic"
 			}
 		}}
-	}, func(t *testing.T, version string, rec *recorder, tr client.Transport) {
+	}, func(t *testing.T, version mcp.Version, rec *recorder, tr client.Transport) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c := skillsClient(t, version, tr)
@@ -360,19 +360,19 @@ func TestSkillDynamicReads(t *testing.T) {
 // TestSkillsExtensionDeclaredOnlyWhenAsked: without Options.Skills the
 // client declares no extension, and can still list (the server decides).
 func TestSkillsExtensionDeclaredOnlyWhenAsked(t *testing.T) {
-	skillTransports(t, func() *recorder { return &recorder{} }, func(t *testing.T, version string, rec *recorder, tr client.Transport) {
+	skillTransports(t, func() *recorder { return &recorder{} }, func(t *testing.T, version mcp.Version, rec *recorder, tr client.Transport) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c := connect(t, tr, &client.Options{ProtocolVersion: version})
 		skills, err := c.ListSkills(ctx)
 		require.NoError(t, err)
 		assert.Len(t, skills, 1)
-		assert.Contains(t, string(c.Initialize().Capabilities.Extensions[client.SkillsExtension]), "directoryRead")
+		assert.Contains(t, string(c.Initialize().Capabilities.Extensions[mcp.SkillsExtension]), "directoryRead")
 		rec.mu.Lock()
 		defer rec.mu.Unlock()
 		require.NotEmpty(t, rec.params)
 		for _, p := range rec.params {
-			assert.NotContains(t, string(p), client.SkillsExtension)
+			assert.NotContains(t, string(p), mcp.SkillsExtension)
 		}
 	})
 }

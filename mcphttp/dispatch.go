@@ -185,13 +185,13 @@ func methodNotFound(method string) error {
 // that interceptors see what initialize negotiated.
 func (h *Handler) intercept(ctx context.Context, ic mcp.Interceptor, fn methodFunc, k *call) (any, error) {
 	sess := k.c.sess
-	mc := &mcp.Call{Method: k.msg.Method, ID: k.msg.ID, Params: k.msg.Params, Auth: k.auth, ProtocolVersion: sess.ProtocolVersion(), Request: k.r, Logger: h.log}
+	mc := &mcp.Call{Method: k.msg.Method, ID: k.msg.ID, Params: k.msg.Params, Auth: k.auth, ProtocolVersion: mcp.Version(sess.ProtocolVersion()), Request: k.r, Logger: h.log}
 	if !k.c.ephemeral {
 		mc.SessionID = sess.ID
 	}
 	return ic(func(ctx context.Context, mc *mcp.Call) (any, error) {
 		res, err := h.exec(ctx, fn, k)
-		mc.ProtocolVersion = sess.ProtocolVersion()
+		mc.ProtocolVersion = mcp.Version(sess.ProtocolVersion())
 		if !k.c.ephemeral {
 			mc.SessionID = sess.ID
 		}
@@ -230,7 +230,7 @@ func (h *Handler) handleNotification(r *http.Request, c *sessionState, msg *json
 		return
 	}
 	sess := c.sess
-	mc := &mcp.Call{Method: msg.Method, Params: msg.Params, Auth: mcp.AuthFromContext(r.Context()), ProtocolVersion: sess.ProtocolVersion(), Request: r, Logger: h.log}
+	mc := &mcp.Call{Method: msg.Method, Params: msg.Params, Auth: mcp.AuthFromContext(r.Context()), ProtocolVersion: mcp.Version(sess.ProtocolVersion()), Request: r, Logger: h.log}
 	if !c.ephemeral {
 		mc.SessionID = sess.ID
 	}

@@ -42,7 +42,7 @@ type EmbedOptions struct {
 	// server/discover, and every request carries the revision's _meta
 	// (protocolVersion, clientInfo, clientCapabilities {}) and is served
 	// as a 2026-07-28 request is over HTTP, minus the HTTP routing headers.
-	ProtocolVersion string
+	ProtocolVersion mcp.Version
 	// OnNotification, when set, receives every notification the server
 	// sends (progress, log messages, streamed content, list changes).
 	OnNotification func(method string, params json.RawMessage)
@@ -89,7 +89,7 @@ func Embed(ctx context.Context, srv *mcp.Server, opts *EmbedOptions) (*EmbeddedS
 	chain := localChain(h, o.SessionAuth, o.Middleware)
 	e := &EmbeddedSession{h: h, sess: inproc.New(chain.Then(h), o.Header), opts: o, done: make(chan struct{})}
 	e.sess.Transport = inproc.TransportEmbedded
-	if o.ProtocolVersion == Version20260728 {
+	if o.ProtocolVersion == mcp.Version20260728 {
 		if err := e.Request(ctx, "server/discover", nil, nil); err != nil {
 			_ = h.Close()
 			return nil, err
@@ -100,7 +100,7 @@ func Embed(ctx context.Context, srv *mcp.Server, opts *EmbedOptions) (*EmbeddedS
 	}
 	version := o.ProtocolVersion
 	if version == "" {
-		version = Version20251125
+		version = mcp.Version20251125
 	}
 	var res struct {
 		ProtocolVersion string `json:"protocolVersion"`
@@ -164,7 +164,7 @@ func (e *EmbeddedSession) request(ctx context.Context, method string, p []byte, 
 	if string(p) == "null" {
 		p = nil // no params: JSON-RPC forbids "params": null
 	}
-	if e.opts.ProtocolVersion != Version20260728 {
+	if e.opts.ProtocolVersion != mcp.Version20260728 {
 		return e.roundTrip(ctx, method, p, result)
 	}
 	p, err := e.withModernMeta(p)
@@ -232,7 +232,7 @@ func (e *EmbeddedSession) withModernMeta(params json.RawMessage) (json.RawMessag
 	m := map[string]json.RawMessage{}
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &m); err != nil || m == nil {
-			return nil, fmt.Errorf("params must be a JSON object at protocol revision %s", Version20260728)
+			return nil, fmt.Errorf("params must be a JSON object at protocol revision %s", mcp.Version20260728)
 		}
 	}
 	meta := map[string]json.RawMessage{}
@@ -250,7 +250,7 @@ func (e *EmbeddedSession) withModernMeta(params json.RawMessage) (json.RawMessag
 		return nil, err
 	}
 	for k, v := range map[string]json.RawMessage{
-		metaProtocolVersion: json.RawMessage(`"` + Version20260728 + `"`),
+		metaProtocolVersion: json.RawMessage(`"` + string(mcp.Version20260728) + `"`),
 		metaClientInfo:      info,
 		metaClientCaps:      caps,
 	} {

@@ -58,8 +58,8 @@ func askingServer(t *testing.T) *mcp.Server {
 // again); without a handler the tool meets mcp.ErrCapability.
 func TestEmbeddedClientHandlers(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20250618, mcphttp.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			var asked atomic.Int32
@@ -104,8 +104,8 @@ func TestEmbeddedClientHandlers(t *testing.T) {
 
 func TestEmbeddedClientWithoutHandlers(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			e, err := mcphttp.Embed(ctx, askingServer(t), &mcphttp.EmbedOptions{ProtocolVersion: version})
@@ -127,8 +127,8 @@ func TestEmbeddedClientWithoutHandlers(t *testing.T) {
 // cannot answer the question, so the call fails.
 func TestEmbeddedClientHandlerError(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			e, err := mcphttp.Embed(ctx, askingServer(t), &mcphttp.EmbedOptions{ProtocolVersion: version,

@@ -49,7 +49,7 @@ func TestEmbedModernRevision(t *testing.T) {
 	var notes []string
 	ctx := context.Background()
 	e, err := mcphttp.Embed(ctx, newModernEmbedServer(t), &mcphttp.EmbedOptions{
-		ProtocolVersion: mcphttp.Version20260728,
+		ProtocolVersion: mcp.Version20260728,
 		ClientInfo:      mcp.Implementation{Name: "agent", Version: "2.0.0"},
 		OnNotification: func(method string, params json.RawMessage) {
 			mu.Lock()
@@ -67,7 +67,7 @@ func TestEmbedModernRevision(t *testing.T) {
 		{"no session, the revision and client from _meta", func(t *testing.T) {
 			got, res, err := mcphttp.CallToolAs[map[string]string](ctx, e, "seen", map[string]any{})
 			require.NoError(t, err, "%+v", res)
-			assert.Equal(t, map[string]string{"sessionId": "", "version": mcphttp.Version20260728, "client": "agent"}, got)
+			assert.Equal(t, map[string]string{"sessionId": "", "version": string(mcp.Version20260728), "client": "agent"}, got)
 		}},
 		{"lists carry the revision's fields", func(t *testing.T) {
 			var raw map[string]json.RawMessage
@@ -126,7 +126,7 @@ func TestEmbedModernRevision(t *testing.T) {
 
 func TestEmbedModernRefusesNonObjectParams(t *testing.T) {
 	t.Parallel()
-	e, err := mcphttp.Embed(context.Background(), newModernEmbedServer(t), &mcphttp.EmbedOptions{ProtocolVersion: mcphttp.Version20260728})
+	e, err := mcphttp.Embed(context.Background(), newModernEmbedServer(t), &mcphttp.EmbedOptions{ProtocolVersion: mcp.Version20260728})
 	require.NoError(t, err)
 	defer e.Close()
 	err = e.Request(context.Background(), "tools/list", []int{1}, nil)
@@ -136,7 +136,7 @@ func TestEmbedModernRefusesNonObjectParams(t *testing.T) {
 
 func TestEmbedModernCloseIsQuick(t *testing.T) {
 	t.Parallel()
-	e, err := mcphttp.Embed(context.Background(), newModernEmbedServer(t), &mcphttp.EmbedOptions{ProtocolVersion: mcphttp.Version20260728})
+	e, err := mcphttp.Embed(context.Background(), newModernEmbedServer(t), &mcphttp.EmbedOptions{ProtocolVersion: mcp.Version20260728})
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- e.Close() }()

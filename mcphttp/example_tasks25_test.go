@@ -32,7 +32,7 @@ func ExampleEmbeddedSession_tasks() {
 
 	ctx := context.Background()
 	e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
-		ProtocolVersion: mcphttp.Version20251125,
+		ProtocolVersion: mcp.Version20251125,
 		Handler:         &mcphttp.Options{MaxTasksPerClient: 4}, // live tasks per caller
 		Client: mcphttp.ClientHandlers{Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			fmt.Println("asked:", p.Message)

@@ -67,7 +67,7 @@ var appsTransports = []struct {
 		return startAppsEmbedded(t, srv, ext, "")
 	}},
 	{"embedded 2026-07-28", func(t *testing.T, srv *mcp.Server, ext string) appsClient {
-		return startAppsEmbedded(t, srv, ext, mcphttp.Version20260728)
+		return startAppsEmbedded(t, srv, ext, mcp.Version20260728)
 	}},
 }
 
@@ -148,7 +148,7 @@ func startAppsHTTP2026(t *testing.T, srv *mcp.Server, ext string) appsClient {
 	}}
 }
 
-func startAppsEmbedded(t *testing.T, srv *mcp.Server, ext, version string) appsClient {
+func startAppsEmbedded(t *testing.T, srv *mcp.Server, ext string, version mcp.Version) appsClient {
 	var extensions map[string]any
 	if ext != "" {
 		require.NoError(t, json.Unmarshal([]byte(ext), &extensions))

@@ -33,7 +33,7 @@ func skillsOnly(fn methodFunc) methodFunc {
 	return func(h *Handler, ctx context.Context, k *call) (any, error) {
 		if !hook.hasSkills(h.srv) {
 			return nil, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + strictjson.Quote(k.msg.Method) +
-				" belongs to the skills extension (" + skillsExtension + "), which this server does not offer"}
+				" belongs to the skills extension (" + mcp.SkillsExtension + "), which this server does not offer"}
 		}
 		return fn(h, ctx, k)
 	}
@@ -43,9 +43,9 @@ func skillsOnly(fn methodFunc) methodFunc {
 // skills extension with directoryRead when the server has skills, the
 // apps extension when it has apps.
 func (h *Handler) extensions() map[string]any {
-	ext := map[string]any{extTasks: struct{}{}} // ext_tasks.go
+	ext := map[string]any{mcp.TasksExtension: struct{}{}} // ext_tasks.go
 	if hook.hasSkills(h.srv) {
-		ext[skillsExtension] = map[string]any{"directoryRead": true}
+		ext[mcp.SkillsExtension] = map[string]any{"directoryRead": true}
 	}
 	return h.appsExtension(ext) // ext_apps.go
 }

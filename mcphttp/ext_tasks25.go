@@ -49,7 +49,7 @@ func init() {
 // speaksTasks25 reports whether a request's session negotiated revision
 // 2025-11-25, the one 2025 revision with tasks.
 func speaksTasks25(k *call) bool {
-	return !k.c.modern && k.c.sess.ProtocolVersion() == Version20251125
+	return !k.c.modern && mcp.Version(k.c.sess.ProtocolVersion()) == mcp.Version20251125
 }
 
 // toolsList is tools/list: at 2025-11-25 each tool that may run as a task
@@ -623,13 +623,13 @@ func (h *Handler) liveTasks(ctx context.Context, st session.TaskStore, identity 
 // reads it, and clients that do not know it ignore it, as they ignore
 // any capability they do not know.
 func (h *Handler) initCapabilities(version string, c *serverCapabilities) {
-	if version == Version20251125 {
+	if mcp.Version(version) == mcp.Version20251125 {
 		c.Tasks = h.tasksCapability()
 	}
 	if hook.hasSkills(h.srv) {
 		if c.Extensions == nil {
 			c.Extensions = map[string]any{}
 		}
-		c.Extensions[skillsExtension] = map[string]any{"directoryRead": true}
+		c.Extensions[mcp.SkillsExtension] = map[string]any{"directoryRead": true}
 	}
 }

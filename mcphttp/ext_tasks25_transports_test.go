@@ -123,7 +123,7 @@ func TestTasks25Embedded(t *testing.T) {
 	tt := &taskTools{stopped: make(chan error, 8)}
 	ctx := t.Context()
 	asked := make(chan *mcp.ElicitParams, 1)
-	e, err := mcphttp.Embed(ctx, newTaskServer(t, tt), &mcphttp.EmbedOptions{ProtocolVersion: mcphttp.Version20251125,
+	e, err := mcphttp.Embed(ctx, newTaskServer(t, tt), &mcphttp.EmbedOptions{ProtocolVersion: mcp.Version20251125,
 		Client: mcphttp.ClientHandlers{Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			asked <- p
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil

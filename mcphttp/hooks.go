@@ -79,6 +79,3 @@ const (
 	changeResourceUpdated = engine.ResourceUpdated
 	changeLog             = engine.LogBroadcast
 )
-
-// skillsExtension is the identifier of the skills extension.
-const skillsExtension = engine.SkillsExtension

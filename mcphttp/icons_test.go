@@ -157,8 +157,8 @@ func TestIconsHTTP2026(t *testing.T) {
 // the icons, decoded into the typed fields.
 func TestIconsEmbedded(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			e, err := mcphttp.Embed(t.Context(), newIconServer(t), &mcphttp.EmbedOptions{ProtocolVersion: version})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = e.Close() })
@@ -179,7 +179,7 @@ func TestIconsEmbedded(t *testing.T) {
 		})
 	}
 	t.Run("discover", func(t *testing.T) {
-		e, err := mcphttp.Embed(t.Context(), newIconServer(t), &mcphttp.EmbedOptions{ProtocolVersion: mcphttp.Version20260728})
+		e, err := mcphttp.Embed(t.Context(), newIconServer(t), &mcphttp.EmbedOptions{ProtocolVersion: mcp.Version20260728})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = e.Close() })
 		var disc struct {

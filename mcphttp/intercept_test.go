@@ -96,16 +96,16 @@ func TestInterceptorSeesCall(t *testing.T) {
 
 	ini := rec.byMethod(t, "initialize")
 	assert.Equal(t, c.sid, ini.before.SessionID, "initialize sees the ID of the session it makes")
-	assert.Equal(t, "", ini.before.ProtocolVersion, "nothing negotiated yet")
+	assert.Equal(t, mcp.Version(""), ini.before.ProtocolVersion, "nothing negotiated yet")
 	assert.Equal(t, c.sid, ini.after.SessionID)
-	assert.Equal(t, "2025-06-18", ini.after.ProtocolVersion)
+	assert.Equal(t, mcp.Version20250618, ini.after.ProtocolVersion)
 	assert.Equal(t, "0", string(ini.before.ID))
 
 	call := rec.byMethod(t, "tools/call")
 	assert.Equal(t, `"k7"`, string(call.before.ID), "the id as it was on the wire")
 	assert.JSONEq(t, `{"name":"add","arguments":{"a":1,"b":2}}`, string(call.before.Params))
 	assert.Equal(t, c.sid, call.before.SessionID)
-	assert.Equal(t, "2025-06-18", call.before.ProtocolVersion)
+	assert.Equal(t, mcp.Version20250618, call.before.ProtocolVersion)
 	assert.Equal(t, "alice", call.before.Auth)
 	assert.Equal(t, "yes", call.header, "Request carries the HTTP request's headers")
 	assert.True(t, call.network)
@@ -163,7 +163,7 @@ func TestInterceptorNotifications(t *testing.T) {
 	ini := rec.byMethod(t, "notifications/initialized")
 	assert.Nil(t, ini.before.ID, "a notification has no id")
 	assert.Equal(t, c.sid, ini.before.SessionID)
-	assert.Equal(t, "2025-06-18", ini.before.ProtocolVersion)
+	assert.Equal(t, mcp.Version20250618, ini.before.ProtocolVersion)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})

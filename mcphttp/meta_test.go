@@ -125,8 +125,8 @@ func TestRequestMetaReachesHandlers(t *testing.T) {
 		}
 	})
 
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run("embedded "+version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run("embedded "+string(version), func(t *testing.T) {
 			t.Parallel()
 			e, err := mcphttp.Embed(t.Context(), metaServer(t), &mcphttp.EmbedOptions{ProtocolVersion: version})
 			require.NoError(t, err)

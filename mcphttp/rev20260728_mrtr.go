@@ -45,11 +45,11 @@ var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "reso
 // ErrInputNotAllowed is what a question asked while serving a 2026-07-28
 // request other than tools/call, prompts/get or resources/read fails with:
 // the revision allows input-required results on those three only.
-var ErrInputNotAllowed = errors.New("mcphttp: protocol revision " + Version20260728 +
+var ErrInputNotAllowed = errors.New("mcphttp: protocol revision " + string(mcp.Version20260728) +
 	" allows questions to the client (input-required results) only while serving tools/call, prompts/get and resources/read")
 
 // errNoServerRequests is what Peer.Call fails with on a 2026-07-28 request.
-var errNoServerRequests = errors.New("mcphttp: protocol revision " + Version20260728 +
+var errNoServerRequests = errors.New("mcphttp: protocol revision " + string(mcp.Version20260728) +
 	" has no server-to-client requests; ask through mcp.Context's Ask, Elicit, Sample or Roots (an input-required result)")
 
 // The reasons a requestState is refused; each is also in the -32602

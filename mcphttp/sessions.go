@@ -29,7 +29,7 @@ type SessionInfo struct {
 	// Capabilities are the client's declared capabilities.
 	Capabilities mcp.ClientCapabilities
 	// ProtocolVersion is the negotiated protocol revision.
-	ProtocolVersion string
+	ProtocolVersion mcp.Version
 	// Auth is the auth data the session is bound to (nil without
 	// authentication).
 	Auth any
@@ -115,7 +115,7 @@ func (c *sessionState) info() SessionInfo {
 	roots := slices.Clone(c.roots)
 	c.mu.Unlock()
 	return SessionInfo{ID: s.ID, Client: s.Client(), Capabilities: s.Capabilities(),
-		ProtocolVersion: s.ProtocolVersion(), Auth: s.Auth(), Created: s.Created,
+		ProtocolVersion: mcp.Version(s.ProtocolVersion()), Auth: s.Auth(), Created: s.Created,
 		LastSeen: s.LastSeen(), Roots: roots}
 }
 

@@ -127,7 +127,7 @@ func TestTraceContextReachesTheClient(t *testing.T) {
 		})
 		t.Run(fmt.Sprintf("embedded trace=%v", trace), func(t *testing.T) {
 			t.Parallel()
-			requireTraced(t, embeddedCall(t, mcphttp.Version20251125, trace), trace,
+			requireTraced(t, embeddedCall(t, mcp.Version20251125, trace), trace,
 				"notifications/message", "notifications/progress", "notifications/tool/streamContent", "sampling/createMessage")
 		})
 		t.Run(fmt.Sprintf("http 2026-07-28 trace=%v", trace), func(t *testing.T) {
@@ -164,7 +164,7 @@ func TestTraceContextReachesTheClient(t *testing.T) {
 		})
 		t.Run(fmt.Sprintf("embedded 2026-07-28 trace=%v", trace), func(t *testing.T) {
 			t.Parallel()
-			requireTraced(t, embeddedCall(t, mcphttp.Version20260728, trace), trace,
+			requireTraced(t, embeddedCall(t, mcp.Version20260728, trace), trace,
 				"notifications/message", "notifications/progress", "notifications/tool/streamContent", "sampling/createMessage")
 		})
 	}
@@ -312,7 +312,7 @@ func stdioCallWith(t *testing.T, srv *mcp.Server, caps, params string, answer an
 }
 
 // embeddedCall calls "traced" in an embedded session of version.
-func embeddedCall(t *testing.T, version string, trace bool) sent {
+func embeddedCall(t *testing.T, version mcp.Version, trace bool) sent {
 	t.Helper()
 	var mu sync.Mutex
 	got := sent{}

@@ -107,14 +107,14 @@ func TestURLElicitationEmbedded(t *testing.T) {
 	t.Run("2026-07-28", func(t *testing.T) {
 		t.Parallel()
 		u := newURLServer(t)
-		s := mcptest.NewSession(t, u.srv, &mcptest.Options{ProtocolVersion: mcphttp.Version20260728,
+		s := mcptest.NewSession(t, u.srv, &mcptest.Options{ProtocolVersion: mcp.Version20260728,
 			Client: mcphttp.ClientHandlers{ElicitURL: mcptest.ElicitURLAccept(u.visit)}})
 		assert.Equal(t, "linked", s.CallTool("account", nil).Text(), "round 1 asks, the user visits, round 2 works")
 		assert.Equal(t, "accept", s.CallTool("pay", nil).Text())
 		assert.Empty(t, s.Notifications(), "no completion notification at 2026-07-28")
 	})
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run("form only "+version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run("form only "+string(version), func(t *testing.T) {
 			t.Parallel()
 			u := newURLServer(t)
 			s := mcptest.NewSession(t, u.srv, &mcptest.Options{ProtocolVersion: version,

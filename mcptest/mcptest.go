@@ -46,7 +46,7 @@ type Options struct {
 	ClientInfo mcp.Implementation
 	// ProtocolVersion is the revision the session speaks (see
 	// mcphttp.EmbedOptions.ProtocolVersion). Default 2025-11-25.
-	ProtocolVersion string
+	ProtocolVersion mcp.Version
 	// Client answers the server's sampling, elicitation and roots
 	// requests, so tools that ask their client can be tested: see
 	// [SampleReply], [ElicitAccept], [ElicitDecline], [ElicitURLAccept] and [RootsOf] for

@@ -156,8 +156,8 @@ func TestSessionClientFixtures(t *testing.T) {
 		}
 		return fmt.Sprintf("%s|%s %v|%d %s", s.Content.(mcp.TextContent).Text, e.Action, e.Content["n"], len(r), r[0].URI), nil
 	})
-	for _, version := range []string{"", mcphttp.Version20260728} {
-		t.Run("version="+version, func(t *testing.T) {
+	for _, version := range []mcp.Version{"", mcp.Version20260728} {
+		t.Run("version="+string(version), func(t *testing.T) {
 			s := mcptest.NewSession(t, srv, &mcptest.Options{ProtocolVersion: version, Client: mcphttp.ClientHandlers{
 				Sample: mcptest.SampleReply("yes"),
 				Elicit: mcptest.ElicitAccept(map[string]any{"n": 2}),

@@ -67,8 +67,8 @@ func (r *recordingSampler) sample(ctx context.Context, p *mcp.CreateMessageParam
 
 func TestSampleWithToolsEmbedded(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			t.Parallel()
 			srv, runs := weatherServer(t)
 			rec := &recordingSampler{next: mcptest.SampleSequence(
@@ -99,7 +99,7 @@ func TestSampleWithToolsEmbedded(t *testing.T) {
 			result := rec.reqs[1].Messages[2].ContentBlocks()
 			require.Len(t, result, 1)
 			assert.Equal(t, mcp.ToolResultContent{ToolUseID: "call-1", Content: []mcp.Content{mcp.TextContent{Text: "18°C in Paris"}}}, result[0])
-			if version == mcphttp.Version20260728 {
+			if version == mcp.Version20260728 {
 				// Each round runs the handler from the start: the tool of
 				// round one runs again in round two.
 				assert.Equal(t, 2, *runs)
@@ -112,8 +112,8 @@ func TestSampleWithToolsEmbedded(t *testing.T) {
 
 func TestSampleWithToolsRefusedWithoutSamplingTools(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			t.Parallel()
 			srv, runs := weatherServer(t)
 			called := false

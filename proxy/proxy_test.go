@@ -610,7 +610,7 @@ func (p rwc) Close() error {
 func TestGatewayModernDownstream(t *testing.T) {
 	f := newFixture(t)
 	g, h := gateway(t, f, proxy.Options{})
-	down := connect(t, h, &client.Options{ProtocolVersion: client.Version20260728,
+	down := connect(t, h, &client.Options{ProtocolVersion: mcp.Version20260728,
 		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///modern"}}, nil },
 		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
@@ -622,7 +622,7 @@ func TestGatewayModernDownstream(t *testing.T) {
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "modern"}}, nil
 		},
 	})
-	require.Equal(t, client.Version20260728, down.ProtocolVersion())
+	require.Equal(t, mcp.Version20260728, down.ProtocolVersion())
 	ctx := context.Background()
 	res, err := down.CallTool(ctx, "echo", map[string]string{"text": "stateless"}, nil)
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -43,7 +44,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // TestIconIsShown: the server and its echo tool carry the embedded SVG
 // icon as a data: URI.
 func TestIconIsShown(t *testing.T) {
-	e, err := mcphttp.Embed(context.Background(), newServer(), &mcphttp.EmbedOptions{ProtocolVersion: mcphttp.Version20260728})
+	e, err := mcphttp.Embed(context.Background(), newServer(), &mcphttp.EmbedOptions{ProtocolVersion: mcp.Version20260728})
 	require.NoError(t, err)
 	defer e.Close()
 	var disc struct {

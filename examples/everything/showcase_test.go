@@ -22,8 +22,8 @@ import (
 // TestShowcase runs each showcase tool as a client of each revision meets
 // it, through an embedded session that answers the server's questions.
 func TestShowcase(t *testing.T) {
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			t.Run("book_table: a typed form", func(t *testing.T) {
 				s := mcptest.NewSession(t, newServer(), &mcptest.Options{ProtocolVersion: version,
 					Client: mcphttp.ClientHandlers{Elicit: mcptest.ElicitAccept(map[string]any{"name": "Ada", "time": "21:00"})}})
@@ -88,7 +88,7 @@ func TestShowcase(t *testing.T) {
 			})
 			t.Run("report: a task tool", func(t *testing.T) {
 				s := mcptest.NewSession(t, newServer(), &mcptest.Options{ProtocolVersion: version})
-				if version == mcphttp.Version20251125 {
+				if version == mcp.Version20251125 {
 					for _, tool := range s.ListTools() {
 						if tool.Name == "report" {
 							require.NotNil(t, tool.Task, "execution.taskSupport says it may run as a task")

@@ -97,11 +97,6 @@ type SessionState interface {
 	SetState(ctx context.Context, key string, value json.RawMessage) error
 }
 
-// SkillsExtension is the identifier of the skills extension (SEP-2640)
-// in capabilities.extensions. A server with skills (mcp.Server.AddSkills)
-// declares it with {"directoryRead": true}.
-const SkillsExtension = "io.modelcontextprotocol/skills"
-
 // ChangeKind says what changed in a [Change].
 type ChangeKind int
 

@@ -33,7 +33,7 @@ type Surface struct {
 // the server's capabilities do not declare is left empty).
 func Read(ctx context.Context, c *client.Client) (*Surface, error) {
 	init := c.Initialize()
-	s := &Surface{ProtocolVersion: c.ProtocolVersion(), Instructions: init.Instructions}
+	s := &Surface{ProtocolVersion: string(c.ProtocolVersion()), Instructions: init.Instructions}
 	if err := roundTrip(init.ServerInfo, &s.Server); err != nil {
 		return nil, err
 	}
