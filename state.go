@@ -19,6 +19,9 @@ var (
 	// a per-session call ([AddSessionTool], [Server.DisableForSession], …)
 	// returns it wrapped when its session ID names no live session of this
 	// process: it ended, it lives on another replica, or the ID is empty.
+	// mcphttp.Handler.PingSession returns it for an unknown session, and
+	// package client wrapped when the server no longer knows the client's
+	// session (a 404 to its Mcp-Session-Id: connect again).
 	ErrNoSession = errors.New("mcp: no such session")
 	// ErrStateTooLarge: a value, or the session's state with it, would
 	// exceed its limit; the error is a [*StateSizeError] saying which.

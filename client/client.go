@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
 // Options configure a [Client]. The zero value is usable: a client named
@@ -89,7 +90,7 @@ type Client struct {
 	closed   bool
 	err      error // why the connection ended
 
-	init       InitializeResult
+	init       mcp.InitializeResult
 	state      modernState // revision 2026-07-28
 	readerDone chan struct{}
 	notes      chan *message // to the goroutine that runs the callbacks
@@ -101,103 +102,20 @@ type Client struct {
 	stop       context.CancelFunc
 }
 
-// InitializeResult is what the server answered to initialize.
-type InitializeResult struct {
-	// ProtocolVersion is the revision the server chose.
-	ProtocolVersion mcp.Version `json:"protocolVersion"`
-	// ServerInfo names the server.
-	ServerInfo mcp.Implementation `json:"serverInfo"`
-	// Capabilities are the server's, as sent.
-	Capabilities ServerCapabilities `json:"capabilities"`
-	// Instructions describe how to use the server, for the model.
-	Instructions string `json:"instructions,omitempty"`
-}
-
-// ServerCapabilities are what a server declares in initialize; a nil
-// member means the server does not offer it.
-type ServerCapabilities struct {
-	Tools       *ListChangedCapability `json:"tools,omitempty"`
-	Resources   *ResourcesCapability   `json:"resources,omitempty"`
-	Prompts     *ListChangedCapability `json:"prompts,omitempty"`
-	Logging     *struct{}              `json:"logging,omitempty"`
-	Completions *struct{}              `json:"completions,omitempty"`
-	// Experimental and Extensions hold the non-standard capabilities
-	// as sent.
-	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
-	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"`
-}
-
-// ListChangedCapability is a capability that may announce list changes.
-type ListChangedCapability struct {
-	ListChanged bool `json:"listChanged,omitempty"`
-}
-
-// ResourcesCapability is the server's resources capability.
-type ResourcesCapability struct {
-	ListChanged bool `json:"listChanged,omitempty"`
-	Subscribe   bool `json:"subscribe,omitempty"`
-}
-
 // message is one JSON-RPC message from the server, leniently decoded: a
-// client takes what a well-meaning server sends.
+// client takes what a well-meaning server sends. (internal/jsonrpc's
+// decoder is the server's: strict, it refuses a duplicate or case-variant
+// member; the client encodes with it, but reads with encoding/json.)
 type message struct {
 	ID     json.RawMessage `json:"id,omitempty"`
 	Method string          `json:"method,omitempty"`
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
-	Error  *RPCError       `json:"error,omitempty"`
+	Error  *wireError      `json:"error,omitempty"`
 
 	// queued is, for a response, how many notifications the reader had
 	// queued for the callbacks before it (notes.go).
 	queued int64
-}
-
-// RPCError is a JSON-RPC error the server answered a request with.
-type RPCError struct {
-	Code    int64           `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-	// Method is the request's method, and Server the server's name, for
-	// the error's text.
-	Method string `json:"-"`
-	Server string `json:"-"`
-}
-
-// UnmarshalJSON reads an error object leniently: a code sent as a string
-// of digits is taken as the number, any other is -32603, so that a
-// server's malformed error still answers its request.
-func (e *RPCError) UnmarshalJSON(data []byte) error {
-	var w struct {
-		Code    json.RawMessage `json:"code"`
-		Message any             `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	code := int64(-32603)
-	raw := string(w.Code)
-	if s, err := strconv.Unquote(raw); err == nil {
-		raw = s
-	}
-	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
-		code = n
-	}
-	msg, ok := w.Message.(string)
-	if !ok && w.Message != nil {
-		b, _ := json.Marshal(w.Message)
-		msg = string(b)
-	}
-	*e = RPCError{Code: code, Message: msg, Data: w.Data}
-	return nil
-}
-
-func (e *RPCError) Error() string {
-	who := "the server"
-	if e.Server != "" {
-		who = strconv.Quote(e.Server)
-	}
-	return fmt.Sprintf("mcp client: %s answered %s with error %d: %s", who, e.Method, e.Code, e.Message)
 }
 
 // Connect opens a connection with t, initializes the session (initialize,
@@ -264,7 +182,7 @@ func (c *Client) ProtocolVersion() mcp.Version { return c.init.ProtocolVersion }
 
 // Initialize returns what the server answered to initialize: its info,
 // capabilities and instructions.
-func (c *Client) Initialize() InitializeResult { return c.init }
+func (c *Client) Initialize() mcp.InitializeResult { return c.init }
 
 func (c *Client) serverName() string {
 	if c.init.ServerInfo.Name != "" {
@@ -276,7 +194,7 @@ func (c *Client) serverName() string {
 // Call sends a request and decodes its result into result (nil to drop
 // it). When ctx ends first, the client tells the server with
 // notifications/cancelled and returns ctx's error. An error answer is an
-// *RPCError.
+// error wrapping the server's *mcp.Error.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	return c.call(ctx, method, params, result)
 }
@@ -335,21 +253,17 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 	}
 }
 
-// codeUnsupportedVersion is the JSON-RPC error of a request whose
-// protocol revision the server does not support (2026-07-28).
-const codeUnsupportedVersion = -32022
-
 // unsupportedVersion reports whether err refuses the request's revision
 // while naming revision 2026-07-28 among the supported ones.
 func unsupportedVersion(err error) bool {
-	var re *RPCError
-	if !errors.As(err, &re) || re.Code != codeUnsupportedVersion {
+	re := asRPCError(err)
+	if re == nil || re.Code != mcp.CodeUnsupportedProtocolVersion {
 		return false
 	}
 	var d struct {
 		Supported []mcp.Version `json:"supported"`
 	}
-	return json.Unmarshal(re.Data, &d) == nil && slices.Contains(d.Supported, mcp.Version20260728)
+	return json.Unmarshal(errorData(re), &d) == nil && slices.Contains(d.Supported, mcp.Version20260728)
 }
 
 // decodeResult decodes a request's raw result into result (nil to drop
@@ -412,16 +326,11 @@ func (c *Client) exchange(ctx context.Context, method string, params any, progre
 	if progress != nil {
 		params = withProgressToken(params, id)
 	}
-	req := struct {
-		JSONRPC string `json:"jsonrpc"`
-		ID      int64  `json:"id"`
-		Method  string `json:"method"`
-		Params  any    `json:"params,omitempty"`
-	}{"2.0", id, method, params}
-	b, err := json.Marshal(req)
+	p, err := encodeParams(params)
 	if err != nil {
 		return nil, fmt.Errorf("mcp client: encoding %s: %w", method, err)
 	}
+	b := jsonrpc.AppendRequest(make([]byte, 0, len(method)+len(p)+48), id, method, p)
 	sctx := ctx
 	if header != nil {
 		sctx = context.WithValue(context.WithValue(ctx, headerKey{}, header), idKey{}, id)
@@ -448,9 +357,7 @@ func (c *Client) exchange(ctx context.Context, method string, params any, progre
 			c.noted.wait(m.queued)
 		}
 		if m.Error != nil {
-			e := *m.Error
-			e.Method, e.Server = method, c.init.ServerInfo.Name
-			return nil, &e
+			return nil, c.rpcError(method, m.Error)
 		}
 		return m.Result, nil
 	case <-ctx.Done():
@@ -483,6 +390,19 @@ func (c *Client) closedErr(err error) error {
 	return ErrClosed
 }
 
+// encodeParams encodes a message's params: nil (or a value that encodes
+// as null) for none, since JSON-RPC allows no "params": null.
+func encodeParams(params any) ([]byte, error) {
+	if params == nil {
+		return nil, nil
+	}
+	p, err := json.Marshal(params)
+	if err != nil || string(p) == "null" {
+		return nil, err
+	}
+	return p, nil
+}
+
 // withProgressToken returns params with _meta.progressToken set to tok.
 func withProgressToken(params any, tok int64) any {
 	m := toMap(params)
@@ -498,15 +418,11 @@ func withProgressToken(params any, tok int64) any {
 
 // Notify sends a notification.
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
-	req := struct {
-		JSONRPC string `json:"jsonrpc"`
-		Method  string `json:"method"`
-		Params  any    `json:"params,omitempty"`
-	}{"2.0", method, params}
-	b, err := json.Marshal(req)
+	p, err := encodeParams(params)
 	if err != nil {
 		return fmt.Errorf("mcp client: encoding %s: %w", method, err)
 	}
+	b := jsonrpc.AppendNotification(make([]byte, 0, len(method)+len(p)+32), method, p)
 	if err := c.conn.Send(ctx, b); err != nil {
 		return fmt.Errorf("mcp client: %s to %s: %w", method, c.serverName(), err)
 	}

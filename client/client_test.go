@@ -200,9 +200,10 @@ func TestClientCalls(t *testing.T) {
 		assert.ErrorContains(t, err, "it broke")
 
 		_, err = c.CallTool(ctx, "nope", nil, nil)
-		var rpcErr *client.RPCError
-		require.ErrorAs(t, err, &rpcErr)
+		var rpcErr *mcp.Error
+		require.ErrorAs(t, err, &rpcErr, "the server's error is an *mcp.Error")
 		assert.Equal(t, int64(-32602), rpcErr.Code)
+		assert.ErrorIs(t, err, &mcp.Error{Code: mcp.CodeInvalidParams}, "matched by code, as on the server side")
 		assert.ErrorContains(t, err, `"fixture" answered tools/call`)
 
 		rs, err := c.ListResources(ctx)
@@ -403,7 +404,7 @@ func TestClientLenient(t *testing.T) {
 	c := connect(t, client.Stdio(pipe{cliR, cliW}), &client.Options{Logger: slog.New(slog.DiscardHandler)})
 	assert.Equal(t, mcp.Version20250618, c.ProtocolVersion())
 	_, err := c.CallTool(context.Background(), "x", nil, nil)
-	var re *client.RPCError
+	var re *mcp.Error
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, int64(-32602), re.Code)
 	assert.Equal(t, "bad arguments", re.Message)

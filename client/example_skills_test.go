@@ -38,7 +38,7 @@ func ExampleClient_LoadSkill() {
 		return
 	}
 	for _, sk := range skills {
-		fmt.Printf("%s: %s (%d files)\n", sk.Name, sk.Description, len(sk.Files))
+		fmt.Printf("%s: %s (%d files)\n", sk.Name, sk.Description, len(sk.Resources))
 	}
 
 	// Loading reads SKILL.md and verifies it against the entry; ReadFile

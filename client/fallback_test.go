@@ -94,7 +94,7 @@ func FuzzLegacyServer(f *testing.F) {
 	f.Add(401, `[1,2]`, int64(-32700))
 	f.Fuzz(func(t *testing.T, status int, body string, code int64) {
 		_ = legacyServer(&HTTPError{Status: status, Body: body})
-		if legacyServer(&RPCError{Code: code}) == modernCode(code) {
+		if legacyServer(&mcp.Error{Code: code}) == modernCode(code) {
 			t.Fatalf("code %d: legacy and modern at once, or neither", code)
 		}
 	})

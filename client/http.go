@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpchain/mcp"
 )
 
 // HTTPOptions configure [HTTP]. The zero value is usable.
@@ -131,10 +133,10 @@ func (e *HTTPError) Error() string {
 	return msg
 }
 
-// ErrSessionExpired is returned when the server no longer knows the
+// errSessionEnded is returned when the server no longer knows the
 // session (404 to a request that carried its Mcp-Session-Id): the client
-// must connect again.
-var ErrSessionExpired = errors.New("mcp client: the server ended the session")
+// must connect again. It wraps mcp.ErrNoSession.
+var errSessionEnded = fmt.Errorf("mcp client: the server ended the session: %w", mcp.ErrNoSession)
 
 func (c *httpConn) setProtocolVersion(v string) {
 	c.mu.Lock()
@@ -237,7 +239,7 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 		had := c.session != ""
 		c.mu.Unlock()
 		if resp.StatusCode == http.StatusNotFound && had {
-			return ErrSessionExpired
+			return errSessionEnded
 		}
 		return c.errorStatus(resp.StatusCode, b)
 	}

@@ -79,7 +79,7 @@ type CallOptions struct {
 // CallTool calls a tool with args (any value that encodes as a JSON
 // object, or nil) and returns its result. A tool that failed is a result
 // with IsError set, not an error; an error is a failure of the call
-// itself (an unknown tool, invalid arguments: an *RPCError). opts may be
+// itself (an unknown tool, invalid arguments: the server's *mcp.Error). opts may be
 // nil.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts *CallOptions) (*mcp.ContentResult, error) {
 	params := map[string]any{"name": name}

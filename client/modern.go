@@ -76,8 +76,7 @@ func (c *Client) discover(ctx context.Context) error {
 // 400 for a request without a session). 401 and 403 are left to
 // authorization.
 func legacyServer(err error) bool {
-	var re *RPCError
-	if errors.As(err, &re) {
+	if re := asRPCError(err); re != nil {
 		return !modernCode(re.Code)
 	}
 	var he *HTTPError
@@ -97,7 +96,7 @@ func legacyServer(err error) bool {
 // reserves for its errors (-32020 to -32099), the one 2025-era code
 // there (-32042, URL elicitation required) aside.
 func modernCode(code int64) bool {
-	return code <= -32020 && code >= -32099 && code != -32042
+	return code <= mcp.CodeHeaderMismatch && code >= -32099 && code != mcp.CodeURLElicitationRequired
 }
 
 // fallbackVersion returns the newest 2025-era revision that err (a
@@ -105,16 +104,16 @@ func modernCode(code int64) bool {
 // supported, or "".
 func fallbackVersion(err error) mcp.Version {
 	var supported []mcp.Version
-	var re *RPCError
+	re := asRPCError(err)
 	var ve *versionsError
 	switch {
 	case errors.As(err, &ve):
 		supported = ve.supported
-	case errors.As(err, &re) && re.Code == codeUnsupportedVersion:
+	case re != nil && re.Code == mcp.CodeUnsupportedProtocolVersion:
 		var d struct {
 			Supported []mcp.Version `json:"supported"`
 		}
-		if json.Unmarshal(re.Data, &d) != nil {
+		if json.Unmarshal(errorData(re), &d) != nil {
 			return ""
 		}
 		supported = d.Supported
@@ -139,10 +138,10 @@ func (e *versionsError) Error() string {
 
 func (c *Client) discover2026(ctx context.Context) error {
 	var res struct {
-		SupportedVersions []mcp.Version      `json:"supportedVersions"`
-		Capabilities      ServerCapabilities `json:"capabilities"`
-		ServerInfo        mcp.Implementation `json:"serverInfo"`
-		Instructions      string             `json:"instructions"`
+		SupportedVersions []mcp.Version          `json:"supportedVersions"`
+		Capabilities      mcp.ServerCapabilities `json:"capabilities"`
+		ServerInfo        mcp.Implementation     `json:"serverInfo"`
+		Instructions      string                 `json:"instructions"`
 		Meta              map[string]json.RawMessage
 	}
 	var raw map[string]json.RawMessage
@@ -164,7 +163,7 @@ func (c *Client) discover2026(ctx context.Context) error {
 		// back to the handshake of the newest of them.
 		return &versionsError{res.SupportedVersions}
 	}
-	c.init = InitializeResult{ProtocolVersion: mcp.Version20260728, ServerInfo: res.ServerInfo,
+	c.init = mcp.InitializeResult{ProtocolVersion: mcp.Version20260728, ServerInfo: res.ServerInfo,
 		Capabilities: res.Capabilities, Instructions: res.Instructions}
 	if v, ok := c.conn.(versioned); ok {
 		v.setProtocolVersion(string(mcp.Version20260728))

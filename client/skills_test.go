@@ -161,14 +161,14 @@ func TestSkillsListLoadRead(t *testing.T) {
 			{URI: skillURI, Digest: digest([]byte(skillMD)), Size: int64(len(skillMD))},
 			{URI: formsURI, Digest: digest([]byte(formsMD)), Size: int64(len(formsMD))},
 			{URI: blobURI, Digest: digest(skillBlob), Size: int64(len(skillBlob))},
-		}, sk.Files)
+		}, sk.Resources)
 		assert.Zero(t, rec.count("resources/read"), "listing reads no file")
 
 		got, err := c.GetSkill(ctx, skillURI)
 		require.NoError(t, err)
 		assert.Equal(t, sk, *got)
 		_, err = c.GetSkill(ctx, "skill://nope/SKILL.md")
-		var re *client.RPCError
+		var re *mcp.Error
 		require.ErrorAs(t, err, &re)
 		assert.EqualValues(t, -32602, re.Code)
 		assert.Zero(t, rec.count("resources/read"), "getting an entry reads no file")
@@ -299,35 +299,6 @@ func TestSkillIntegrity(t *testing.T) {
 			})
 		})
 	}
-}
-
-// TestSkillEntryDecoding covers the entries a server may send: files as
-// a list, "dynamic", sizes as floats, members of the wrong type.
-func TestSkillEntryDecoding(t *testing.T) {
-	cases := []struct {
-		name string
-		in   string
-		want client.Skill
-	}{
-		{"listed", `{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a","description":"d"},"resources":[{"uri":"skill://a/SKILL.md","digest":"sha256:00","size":12}]}`,
-			client.Skill{URI: "skill://a/SKILL.md", Frontmatter: json.RawMessage(`{"name":"a","description":"d"}`), Name: "a", Description: "d",
-				Files: []mcp.SkillFile{{URI: "skill://a/SKILL.md", Digest: "sha256:00", Size: 12}}}},
-		{"dynamic", `{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a"},"resources":"dynamic"}`,
-			client.Skill{URI: "skill://a/SKILL.md", Frontmatter: json.RawMessage(`{"name":"a"}`), Name: "a", Dynamic: true}},
-		{"float size, bad items", `{"uri":"u","resources":[{"uri":"f","digest":"d","size":12.0},7,{"digest":"x"},{"uri":"g","size":1.5}]}`,
-			client.Skill{URI: "u", Files: []mcp.SkillFile{{URI: "f", Digest: "d", Size: 12}, {URI: "g", Size: -1}}}},
-		{"frontmatter not an object", `{"uri":"u","frontmatter":"name: a","resources":{}}`, client.Skill{URI: "u"}},
-		{"name not a string", `{"uri":"u","frontmatter":{"name":3}}`, client.Skill{URI: "u", Frontmatter: json.RawMessage(`{"name":3}`)}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var got client.Skill
-			require.NoError(t, json.Unmarshal([]byte(tc.in), &got))
-			assert.Equal(t, tc.want, got)
-		})
-	}
-	var s client.Skill
-	assert.Error(t, json.Unmarshal([]byte(`{"uri":5}`), &s), "a uri that is not a string")
 }
 
 // TestSkillDynamicReads: a dynamic skill's SKILL.md is checked by its

@@ -449,17 +449,15 @@ func (h *Handler) endSessionID(id string, reason EndReason) {
 	}
 }
 
-// ErrNoSession is returned for a session ID this handler does not know.
-var ErrNoSession = errors.New("mcphttp: no such session")
-
 // PingSession sends a ping request on the session's GET stream and waits
-// for the client's answer (or ctx). The engine's pings use it.
+// for the client's answer (or ctx); an ID this handler does not know is
+// mcp.ErrNoSession. The engine's pings use it.
 func (h *Handler) PingSession(ctx context.Context, id string) error {
 	h.mu.RLock()
 	c, ok := h.conns[id]
 	h.mu.RUnlock()
 	if !ok {
-		return ErrNoSession
+		return mcp.ErrNoSession
 	}
 	_, err := streamPeer{c}.Call(ctx, "ping", struct{}{})
 	return err

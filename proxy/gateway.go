@@ -342,7 +342,7 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 		if err == nil {
 			return nil
 		}
-		var re *client.RPCError
+		var re *mcp.Error
 		status := httpStatus(err)
 		switch {
 		case status == 0 && errors.As(err, &re):
@@ -354,7 +354,7 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 			return ctx.Err()
 		}
 		u.drop(cl)
-		if attempt == 0 && (errors.Is(err, client.ErrSessionExpired) || status == http.StatusNotFound) {
+		if attempt == 0 && (errors.Is(err, mcp.ErrNoSession) || status == http.StatusNotFound) {
 			continue // the upstream restarted and forgot the session: it never ran the request
 		}
 		return &unavailableError{name: g.name, what: what, err: err}
@@ -369,14 +369,18 @@ func httpStatus(err error) int {
 	if errors.As(err, &he) {
 		return he.Status
 	}
-	var re *client.RPCError
-	if !errors.As(err, &re) || re.Code != mcp.CodeServerError || len(re.Data) == 0 {
+	var re *mcp.Error
+	if !errors.As(err, &re) || re.Code != mcp.CodeServerError {
+		return 0
+	}
+	raw, ok := re.Data.(json.RawMessage) // as package client reports the server's data
+	if !ok {
 		return 0
 	}
 	var d struct {
 		Status int `json:"status"`
 	}
-	if json.Unmarshal(re.Data, &d) != nil || d.Status < 300 {
+	if json.Unmarshal(raw, &d) != nil || d.Status < 300 {
 		return 0
 	}
 	return d.Status
@@ -391,7 +395,7 @@ var errCallTimeout = errors.New("proxy: the upstream call timed out")
 // with the upstream's name.
 type upstreamError struct {
 	name string
-	rpc  *client.RPCError
+	rpc  *mcp.Error
 }
 
 func (e *upstreamError) Error() string {
@@ -402,11 +406,7 @@ func (e *upstreamError) Unwrap() error { return e.rpc }
 
 // rpcError is e as the JSON-RPC error the downstream client gets.
 func (e *upstreamError) rpcError() *mcp.Error {
-	var data any
-	if len(e.rpc.Data) > 0 {
-		data = e.rpc.Data
-	}
-	return &mcp.Error{Code: e.rpc.Code, Message: e.Error(), Data: data}
+	return &mcp.Error{Code: e.rpc.Code, Message: e.Error(), Data: e.rpc.Data}
 }
 
 // unavailableError is a failure to reach the upstream: it is down, the

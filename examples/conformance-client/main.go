@@ -129,7 +129,7 @@ func useSkills(ctx context.Context, c *client.Client) error {
 		if err != nil {
 			return err
 		}
-		for _, f := range sk.Files {
+		for _, f := range sk.Resources {
 			if f.URI == sk.URI {
 				continue
 			}

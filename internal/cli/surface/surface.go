@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 )
 
@@ -52,8 +53,8 @@ func Read(ctx context.Context, c *client.Client) (*Surface, error) {
 			return nil, err
 		}
 		if s.ResourceTemplates, err = list(ctx, c, "resources/templates/list", "resourceTemplates"); err != nil {
-			var rpc *client.RPCError
-			if !errors.As(err, &rpc) || rpc.Code != -32601 {
+			var rpc *mcp.Error
+			if !errors.As(err, &rpc) || rpc.Code != mcp.CodeMethodNotFound {
 				return nil, err
 			}
 		}
