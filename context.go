@@ -19,7 +19,8 @@ type requestInfo = engine.RequestInfo[Implementation, ClientCapabilities, LogLev
 // the duration of the call.
 type Context struct {
 	// Session is the caller's auth data: what Authenticate or the auth
-	// provider returned, or the embedded session's SessionAuth. Use
+	// provider returned, or the fixed caller of a local transport
+	// (mcphttp.StartOptions.SessionAuth, mcphttp.Local). Use
 	// [SessionAs] to get it typed.
 	Session any
 	// SessionID identifies the client's session: the Mcp-Session-Id over

@@ -85,8 +85,8 @@ type Client struct {
 
 	nextID   atomic.Int64
 	mu       sync.Mutex
-	pending  map[string]chan *message
-	progress map[string]func(mcp.Progress)
+	pending  map[int64]chan *message // by request id
+	progress map[int64]func(mcp.Progress)
 	closed   bool
 	err      error // why the connection ended
 
@@ -103,9 +103,7 @@ type Client struct {
 }
 
 // message is one JSON-RPC message from the server, leniently decoded: a
-// client takes what a well-meaning server sends. (internal/jsonrpc's
-// decoder is the server's: strict, it refuses a duplicate or case-variant
-// member; the client encodes with it, but reads with encoding/json.)
+// client takes what a well-meaning server sends (decodeMessage).
 type message struct {
 	ID     json.RawMessage `json:"id,omitempty"`
 	Method string          `json:"method,omitempty"`
@@ -141,8 +139,8 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		return nil, err
 	}
 	hctx, stop := context.WithCancel(context.Background())
-	c := &Client{conn: conn, opts: o, log: log, pending: map[string]chan *message{},
-		progress: map[string]func(mcp.Progress){}, readerDone: make(chan struct{}), handlerCtx: hctx, stop: stop,
+	c := &Client{conn: conn, opts: o, log: log, pending: map[int64]chan *message{},
+		progress: map[int64]func(mcp.Progress){}, readerDone: make(chan struct{}), handlerCtx: hctx, stop: stop,
 		notes: make(chan *message, 256), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
 	go c.read()
 	go c.runCallbacks()
@@ -212,7 +210,10 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 		raw, err := c.exchange(ctx, method, params, progress, nil)
 		return c.decodeResult(method, raw, err, result)
 	}
-	p := c.modernParams(params)
+	p, err := c.modernParams(params)
+	if err != nil {
+		return fmt.Errorf("mcp client: %s: %w", method, err)
+	}
 	header := c.routingHeaders(method, p)
 	retried := false
 	for round := 0; ; round++ {
@@ -304,7 +305,7 @@ type aborter interface {
 // When ctx ends first, the request is cancelled on the server.
 func (c *Client) exchange(ctx context.Context, method string, params any, progress func(mcp.Progress), header http.Header) (json.RawMessage, error) {
 	id := c.nextID.Add(1)
-	key := strconv.FormatInt(id, 10)
+	key := id
 	ch := make(chan *message, 1)
 	c.mu.Lock()
 	if c.closed {
@@ -393,8 +394,14 @@ func (c *Client) closedErr(err error) error {
 // encodeParams encodes a message's params: nil (or a value that encodes
 // as null) for none, since JSON-RPC allows no "params": null.
 func encodeParams(params any) ([]byte, error) {
-	if params == nil {
+	switch p := params.(type) {
+	case nil:
 		return nil, nil
+	case json.RawMessage: // encoded already (CallTool)
+		if len(p) == 0 || string(p) == "null" {
+			return nil, nil
+		}
+		return p, nil
 	}
 	p, err := json.Marshal(params)
 	if err != nil || string(p) == "null" {
@@ -439,8 +446,8 @@ func (c *Client) read() {
 			c.end(err)
 			return
 		}
-		var m message
-		if err := json.Unmarshal(b, &m); err != nil {
+		m, err := decodeMessage(b)
+		if err != nil {
 			c.log.Warn("mcp client: a message from the server does not decode; dropped", "server", c.init.ServerInfo.Name, "error", err)
 			continue
 		}
@@ -479,9 +486,9 @@ func (c *Client) read() {
 }
 
 func (c *Client) response(m *message) {
-	key := string(m.ID)
-	if s, err := strconv.Unquote(key); err == nil {
-		key = s // a server that echoes the id as a string
+	key, ok := idOf(m.ID)
+	if !ok {
+		return // no id this client sent
 	}
 	c.mu.Lock()
 	ch := c.pending[key]
@@ -490,6 +497,25 @@ func (c *Client) response(m *message) {
 	if ch != nil {
 		ch <- m
 	}
+}
+
+// idOf reads a request id as the client sent it, a number, or as a
+// server may echo it, a string of that number ("7").
+func idOf(raw []byte) (int64, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		raw = raw[1 : len(raw)-1]
+	}
+	if len(raw) == 0 || len(raw) > 18 { // no overflow
+		return 0, false
+	}
+	var n int64
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false // the client's ids are positive
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // end fails every pending call: the connection is gone.

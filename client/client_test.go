@@ -393,6 +393,10 @@ func TestClientLenient(t *testing.T) {
 				out = "not json\n" + `{"jsonrpc":"2.0","id":"` + string(m.ID) + `","error":{"code":"-32602","message":"bad arguments"}}`
 			case "ping":
 				out = `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":"x","message":{"why":"odd"}}}`
+			case "prompts/list":
+				// No "jsonrpc", a member in another case, a duplicate: the
+				// strict decoder refuses it, encoding/json takes it.
+				out = `{"id":` + string(m.ID) + `,"Result":{"prompts":[{"name":"p"}]},"result":{"prompts":[{"name":"q"}]}}`
 			default:
 				continue
 			}
@@ -412,6 +416,12 @@ func TestClientLenient(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, int64(-32603), re.Code)
 	assert.Equal(t, `{"why":"odd"}`, re.Message)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	prompts, err := c.ListPrompts(ctx)
+	require.NoError(t, err, "the answer was read, not dropped")
+	require.Len(t, prompts, 1)
+	assert.Equal(t, "q", prompts[0].Name, "encoding/json's last duplicate wins")
 }
 
 // TestLegacySSEEndpoint: the deprecated transport's endpoint event must

@@ -7,7 +7,29 @@ import (
 	"strconv"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
+
+// decodeMessage decodes one message from the server. A well-formed one
+// takes internal/jsonrpc's decoder, which allocates nothing for the
+// envelope; what that strict decoder refuses (a duplicate or case-variant
+// member, a missing "jsonrpc", a result beside an error) is read again
+// with encoding/json, which takes what a well-meaning server sends.
+func decodeMessage(b []byte) (message, error) {
+	if s, err := jsonrpc.Decode(b); err == nil {
+		m := message{ID: s.ID, Method: s.Method, Params: s.Params, Result: s.Result}
+		if len(s.Error) > 0 && string(s.Error) != "null" {
+			m.Error = new(wireError)
+			if err := json.Unmarshal(s.Error, m.Error); err != nil {
+				return message{}, err
+			}
+		}
+		return m, nil
+	}
+	var m message
+	err := json.Unmarshal(b, &m)
+	return m, err
+}
 
 // wireError is the error member of a response as the server sent it,
 // read leniently: a code sent as a string of digits is taken as the

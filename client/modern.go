@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -208,24 +209,37 @@ func (c *Client) capabilities() map[string]any {
 	return caps
 }
 
-// modernParams returns params with the request _meta of 2026-07-28 added.
-func (c *Client) modernParams(params any) map[string]any {
+// modernParams returns params with the request _meta of 2026-07-28 added
+// (members the caller's _meta already has are kept);
+// params that are not a JSON object (nor nil) have no place for it.
+func (c *Client) modernParams(params any) (map[string]any, error) {
 	m := toMap(params)
+	if len(m) == 0 && params != nil {
+		if b, err := json.Marshal(params); err != nil || (!bytes.HasPrefix(b, []byte("{")) && string(b) != "null") {
+			return nil, fmt.Errorf("params must be a JSON object at protocol revision %s", mcp.Version20260728)
+		}
+	}
 	meta, _ := m["_meta"].(map[string]any)
 	cp := map[string]any{}
 	for k, v := range meta {
 		cp[k] = v
 	}
-	cp[metaProtocolVersion] = mcp.Version20260728
-	cp[metaClientInfo] = c.opts.Info
-	cp[metaClientCaps] = c.capabilities()
+	// The caller's own members win (a test that sends another revision).
+	set := func(k string, v any) {
+		if _, ok := cp[k]; !ok {
+			cp[k] = v
+		}
+	}
+	set(metaProtocolVersion, mcp.Version20260728)
+	set(metaClientInfo, c.opts.Info)
+	set(metaClientCaps, c.capabilities())
 	c.state.mu.Lock()
 	if c.state.logLevel != "" {
-		cp[metaLogLevel] = c.state.logLevel
+		set(metaLogLevel, c.state.logLevel)
 	}
 	c.state.mu.Unlock()
 	m["_meta"] = cp
-	return m
+	return m, nil
 }
 
 // toMap returns params as a new map (params is nil, a map, or a value

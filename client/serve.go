@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
@@ -129,13 +128,12 @@ func (c *Client) progressed(m *message) {
 	if json.Unmarshal(m.Params, &p) != nil {
 		return
 	}
-	key := string(p.Token)
-	if s, err := strconv.Unquote(key); err == nil {
-		key = s
+	var fn func(mcp.Progress)
+	if key, ok := idOf(p.Token); ok {
+		c.mu.Lock()
+		fn = c.progress[key]
+		c.mu.Unlock()
 	}
-	c.mu.Lock()
-	fn := c.progress[key]
-	c.mu.Unlock()
 	if fn != nil {
 		fn(p.Progress)
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 // appHTML is the view of the test app.
@@ -153,16 +155,14 @@ func startAppsEmbedded(t *testing.T, srv *mcp.Server, ext string, version mcp.Ve
 	if ext != "" {
 		require.NoError(t, json.Unmarshal([]byte(ext), &extensions))
 	}
-	e, err := mcphttp.Embed(t.Context(), srv, &mcphttp.EmbedOptions{ProtocolVersion: version, Extensions: extensions})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.Close() })
+	e := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{ProtocolVersion: version, Extensions: extensions}}).Client()
 	call := func(method, params string) (json.RawMessage, int64) {
 		var p any
 		if params != "" {
 			p = json.RawMessage(params)
 		}
 		var res json.RawMessage
-		err := e.Request(t.Context(), method, p, &res)
+		err := e.Call(t.Context(), method, p, &res)
 		var je *mcp.Error
 		if errors.As(err, &je) {
 			return nil, int64(je.Code)

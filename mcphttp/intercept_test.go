@@ -115,10 +115,8 @@ func TestInterceptorSeesCall(t *testing.T) {
 // request, which did not come over the network.
 func TestInterceptorSeesEmbeddedCall(t *testing.T) {
 	rec := &recorder{}
-	s, err := mcphttp.Embed(t.Context(), newEngineServer(t, nil), &mcphttp.EmbedOptions{Middleware: []func(http.Handler) http.Handler{rec.middleware}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close() })
-	_, err = s.CallTool(t.Context(), "add", map[string]int{"a": 1, "b": 2})
+	s := mcptest.NewSession(t, newEngineServer(t, nil), &mcptest.Options{Middleware: []func(http.Handler) http.Handler{rec.middleware}}).Client()
+	_, err := s.CallTool(t.Context(), "add", map[string]int{"a": 1, "b": 2}, nil)
 	require.NoError(t, err)
 
 	call := rec.byMethod(t, "tools/call")

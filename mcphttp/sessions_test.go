@@ -21,6 +21,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 // hookLog records what the session hooks were told.
@@ -232,13 +233,12 @@ func TestEmbeddedSessionIsNotPinged(t *testing.T) {
 	t.Parallel()
 	var log hookLog
 	srv := quietServerWithTools(mcp.Options{Ping: &mcp.PingOptions{Interval: 5 * time.Millisecond}})
-	e, err := mcphttp.Embed(t.Context(), srv, &mcphttp.EmbedOptions{Handler: &mcphttp.Options{Hooks: log.hooks()}})
-	require.NoError(t, err)
+	e := mcptest.NewSession(t, srv, &mcptest.Options{Handler: &mcphttp.Options{Hooks: log.hooks()}}).Client()
 	starts, _, _ := log.snapshot()
 	require.Len(t, starts, 1)
-	assert.Equal(t, "embedded", starts[0].Client.Name)
+	assert.Equal(t, "mcptest", starts[0].Client.Name)
 	time.Sleep(100 * time.Millisecond) // twenty ping intervals
-	res, err := e.CallTool(t.Context(), "add", map[string]int{"a": 2, "b": 3})
+	res, err := e.CallTool(t.Context(), "add", map[string]int{"a": 2, "b": 3}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "5", res.Content[0].(mcp.TextContent).Text)
 	_, ends, _ := log.snapshot()

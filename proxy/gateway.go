@@ -163,8 +163,8 @@ func newServer(o mcp.Options) (s *mcp.Server, err error) {
 	return mcp.NewServer(o), nil
 }
 
-// Server is the gateway's server: serve it with mcphttp, stdio or an
-// embedded session, or mount it in a parent server.
+// Server is the gateway's server: serve it with mcphttp or stdio, reach it
+// in process (client.InProcess), or mount it in a parent server.
 func (g *Gateway) Server() *mcp.Server { return g.srv }
 
 // UpstreamName is the name the gateway gives the upstream in errors.

@@ -83,7 +83,7 @@ type Options struct {
 // OpenTelemetry semantic conventions for MCP. Make one with [New], put
 // [Recorder.Middleware] in the chain (any transport:
 // mcphttp.MuxOptions.Middleware, StartOptions.Middleware for HTTP and
-// stdio, EmbedOptions.Middleware), and, for the session metric, call
+// stdio, mcphttp.Local for in-process clients), and, for the session metric, call
 // [Recorder.SessionEnded] from mcphttp.SessionHooks.OnEnd.
 //
 // Each request (also each request of a batch) and each client
