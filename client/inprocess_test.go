@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -162,5 +163,33 @@ func TestInProcessRev20260728CloseIsQuick(t *testing.T) {
 		require.NoError(t, err)
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close of a 2026-07-28 in-process client did not return within 5 s")
+	}
+}
+
+// TestInProcessChangeRightAfterConnect: notifications/initialized has
+// reached the server when Connect returns, as over HTTP, so a change the
+// server announces at once reaches the client (it was dropped while the
+// session was not yet initialized).
+func TestInProcessChangeRightAfterConnect(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		srv := mcp.NewServer(mcp.Options{Name: "late", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+		h := mcphttp.New(srv, nil)
+		changed := make(chan struct{}, 1)
+		c, err := client.Connect(t.Context(), client.InProcess(h, nil), &client.Options{OnToolsChanged: func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}})
+		require.NoError(t, err)
+		mcp.AddTool(srv, mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
+		select {
+		case <-changed:
+		case <-time.After(5 * time.Second):
+			t.Fatal("notifications/tools/list_changed never reached the client")
+		}
+		require.NoError(t, c.Close())
+		require.NoError(t, h.Close())
 	}
 }
