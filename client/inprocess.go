@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 
@@ -24,6 +25,11 @@ type inProcess struct {
 }
 
 func (t inProcess) Connect(context.Context) (Conn, error) {
+	if t.h == nil {
+		// A handler that was never built (mcphttp.Local's error ignored):
+		// nothing is served, and the caller is told why.
+		return nil, errors.New("mcp client: InProcess has no handler to send to")
+	}
 	ic := inproc.New(t.h, t.header)
 	ic.Transport = inproc.TransportEmbedded
 	ctx, cancel := context.WithCancel(context.Background())

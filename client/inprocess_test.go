@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -192,4 +193,17 @@ func TestInProcessChangeRightAfterConnect(t *testing.T) {
 		require.NoError(t, c.Close())
 		require.NoError(t, h.Close())
 	}
+}
+
+// TestInProcessWithoutHandler: a nil handler (mcphttp.Local's error
+// ignored) is an error of Connect, not a panic on the first request.
+func TestInProcessWithoutHandler(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "guarded", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler),
+		Authenticate: func(*http.Request) (any, error) { return nil, mcp.ErrUnauthorized }})
+	h := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = h.Close() })
+	local, _ := mcphttp.Local(h, "root") // refused: the server authenticates
+	_, err := client.Connect(t.Context(), client.InProcess(local, nil), nil)
+	require.ErrorContains(t, err, "InProcess has no handler")
 }
