@@ -11,7 +11,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -258,7 +257,7 @@ func (s *Server) TryAddAppResource(r AppResource) error {
 	if err := s.addResourceFor("", res, true); err != nil {
 		return err
 	}
-	s.apps.Store(true)
+	s.offer(AppsExtension, json.RawMessage("{}"))
 	return nil
 }
 
@@ -419,31 +418,29 @@ func (r *registry) checkAppLink(t *Tool) error {
 
 // hasApps reports whether an app resource was ever registered: the server
 // then declares the extension.
-func (s *Server) hasApps() bool { return s.apps.Load() || s.mountsHaveApps() }
+func (s *Server) hasApps() bool { return s.offers(AppsExtension) || s.mountsHaveApps() }
 
-// appsFallback is the access policy for a client without the extension,
-// nil when the server has no apps: it hides the tools only an app may call
-// and the apps' views, which such a client cannot render (resources/read
-// still serves a view to whoever asks for its URI).
-func (s *Server) appsFallback() AccessPolicy {
-	if !s.hasApps() {
-		return nil
-	}
-	return func(_ any, kind Kind, name string) bool {
-		reg := s.reg.Load()
-		switch kind {
-		case KindTool:
-			e, ok := reg.tools.byKey[name]
-			return ok && !e.tool.UI.appOnly() || !ok && !s.mountedApp(kind, name) // compose.go
-		case KindResource:
-			e, ok := reg.resources.byKey[name]
-			return ok && !e.app || !ok && !s.mountedApp(kind, name)
-		}
-		return true
-	}
+// withoutApps reports whether the client of c does not render MCP Apps: it
+// declared its capabilities, without the extension. A client whose
+// capabilities the transport does not know (a stateless 2025 request) is
+// shown everything.
+func (c *Context) withoutApps() bool {
+	return !c.req.capsUnknown && !c.ClientCapabilities.SupportsApps()
 }
 
-func init() {
-	engine.HasApps = (*Server).hasApps
-	engine.AppsFallback = (*Server).appsFallback
+type noAppsKey struct{}
+
+// hideAppOnly returns ctx marked for a list or lookup made for a client
+// without MCP Apps: the tools only a view calls and the views are left
+// out (entryBase.visible). Calls read the same from the request's Context
+// instead (Context.withoutApps), which costs a call of any other tool
+// nothing.
+func hideAppOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noAppsKey{}, true)
+}
+
+// withoutApps reports whether ctx was marked by hideAppOnly.
+func withoutApps(ctx context.Context) bool {
+	v, _ := ctx.Value(noAppsKey{}).(bool)
+	return v
 }

@@ -65,6 +65,18 @@ type AuthError struct {
 	// scope parameter of the challenge (RFC 6750 §3), which tells a
 	// client what to ask the authorization server for.
 	Scope string
+	// Code is the error code of the answer's body when the status alone
+	// does not say it, such as invalid_dpop_proof or use_dpop_nonce (RFC
+	// 9449 §7.1). Default: invalid_token for a 401 to presented
+	// credentials, insufficient_scope for a 403.
+	Code string
+	// Header holds response headers of the refusal, such as DPoP-Nonce
+	// (RFC 9449 §9). A WWW-Authenticate value here replaces the challenge
+	// the server would send: an auth provider that answers for another
+	// scheme than Bearer (DPoP) builds the whole value, error,
+	// error_description and scope included. Content-Type and
+	// Cache-Control are the server's.
+	Header http.Header
 }
 
 // Error returns the reason followed by the description.
@@ -94,13 +106,23 @@ func WithAuth(ctx context.Context, auth any) context.Context {
 // AuthFromContext returns the auth data stored by [WithAuth], or nil.
 func AuthFromContext(ctx context.Context) any { return ctx.Value(authKey{}) }
 
-// Subject is implemented by auth data that names its caller. A session is
-// bound to the subject that created it: a request with another subject
-// cannot use it. Auth data without it is compared for equality instead
-// (reflect.DeepEqual, and its JSON encoding across replicas), so auth
-// data that holds a per-request value (a timestamp, a token expiry) must
-// implement Subject: otherwise the caller's own next request differs from
-// the one that initialized the session and is refused with 403.
+// Subject is implemented by auth data that names its caller. It is how
+// the server tells one caller from another everywhere: a session is bound
+// to the subject that created it (a request with another subject cannot
+// use it, on any replica), and a caller's tasks, the requestState of its
+// multi-round requests, its session count (mcphttp.Options.MaxSessionsPerClient)
+// and its rate-limit bucket are keyed by it.
+//
+// Auth data without it, or whose Subject returns "", has no identity
+// beyond its session: the session admits only a deeply equal value, on
+// the replica that made it (another replica never adopts it), its tasks
+// belong to the session, and a request without a session (revision
+// 2026-07-28, a stateless handler) gets no task and cannot ask the client
+// anything. Auth data that holds a per-request value (a timestamp, a token
+// expiry) must implement Subject: otherwise the caller's own next request
+// differs from the one that initialized the session and is refused with
+// 403. Implement it on a type of your own (a string or a map cannot have
+// methods: return a struct instead).
 type Subject interface {
 	// Subject returns the caller's stable identity (a user id).
 	Subject() string

@@ -289,42 +289,6 @@ func (s *Server) mountsHaveApps() bool {
 	return false
 }
 
-// mountedApp reports whether name, as s names an object of its mounts,
-// is an app-only tool (kind KindTool) or an app's view (KindResource):
-// what the apps fallback hides from a client without the extension.
-func (s *Server) mountedApp(kind Kind, name string) bool {
-	p := s.mounts.Load()
-	if p == nil {
-		return false
-	}
-	for _, m := range *p {
-		if kind == KindTool {
-			inner, ok := unwrapName(m.prefix, name)
-			if !ok {
-				continue
-			}
-			if e, ok := m.child.reg.Load().tools.byKey[inner]; ok {
-				return e.tool.UI.appOnly()
-			}
-			if m.child.mountedApp(kind, inner) {
-				return true
-			}
-			continue
-		}
-		inner, ok := unwrapURI(m.prefix, name)
-		if !ok {
-			continue
-		}
-		if e, ok := m.child.reg.Load().resources.byKey[inner]; ok {
-			return e.app
-		}
-		if m.child.mountedApp(kind, inner) {
-			return true
-		}
-	}
-	return false
-}
-
 // wrapName is the name of a child's tool or prompt in the parent.
 func wrapName(prefix, name string) (string, bool) {
 	if prefix == "" {
@@ -595,7 +559,7 @@ func mountedToolJSON(h hit[*toolEntry]) json.RawMessage {
 // callMountedTool is callTool for a name s does not hold itself.
 func (s *Server) callMountedTool(ctx context.Context, c *Context, name string, args json.RawMessage) (*ContentResult, error) {
 	h, ok := findMounted(s, ctx, c.Session, c.SessionID, name, toolOps)
-	if !ok {
+	if !ok || h.e.appOnly && c.withoutApps() {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + strictjson.Quote(name)}
 	}
 	return h.owner.callEntry(ctx, c, name, h.e, args)
@@ -809,7 +773,7 @@ func (s *Server) TryImport(prefix string, child *Server, opts *MountOptions) err
 		return err
 	}
 	if slices.ContainsFunc(resources, func(e *resourceEntry) bool { return e.app }) {
-		s.apps.Store(true)
+		s.offer(AppsExtension, json.RawMessage("{}"))
 	}
 	s.notify(change{Kind: engine.ResourcesChanged})
 	s.notify(change{Kind: engine.PromptsChanged})

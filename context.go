@@ -41,7 +41,7 @@ type Context struct {
 	Log Logger
 
 	ctx      context.Context
-	info     requestInfo
+	req      requestRest
 	toolName string
 
 	// keyMu guards keySeq, the per-kind counters of inputKey (input.go).
@@ -54,16 +54,41 @@ type Context struct {
 
 type ctxKey struct{}
 
+// requestRest is what a Context keeps of the transport's requestInfo
+// besides its exported fields: a Context is made for every call, and
+// keeping the whole requestInfo beside the fields copied from it made it
+// twice as large.
+type requestRest struct {
+	progressToken any
+	meta          map[string]json.RawMessage
+	logLevel      LogLevel
+	peer          engine.Peer
+	roots         func(ctx context.Context) ([]Root, error)
+	capsUnknown   bool
+}
+
 // newContext returns the Context for one request; ctx is the request's own
-// context (the engine.NewContext hook).
+// context (engineView.NewContext).
 func newContext(ctx context.Context, info requestInfo) *Context {
 	c := &Context{
 		Session: info.Session, SessionID: info.SessionID, RequestID: info.RequestID,
 		Client: info.Client, ClientCapabilities: info.ClientCapabilities,
-		ProtocolVersion: Version(info.ProtocolVersion), ctx: ctx, info: info,
+		ProtocolVersion: Version(info.ProtocolVersion), ctx: ctx,
+		req: requestRest{progressToken: info.ProgressToken, meta: info.Meta, logLevel: info.LogLevel,
+			peer: info.Peer, roots: info.Roots, capsUnknown: info.CapabilitiesUnknown},
 	}
 	c.Log = Logger{c: c}
 	return c
+}
+
+// contextInfo returns the requestInfo c was made from, for a Context
+// derived from it (a task's, with a peer of the task's; a sampling tool
+// loop's tools').
+func contextInfo(c *Context) requestInfo {
+	return requestInfo{Session: c.Session, SessionID: c.SessionID, RequestID: c.RequestID, Client: c.Client,
+		ClientCapabilities: c.ClientCapabilities, ProtocolVersion: string(c.ProtocolVersion),
+		ProgressToken: c.req.progressToken, Meta: c.req.meta, LogLevel: c.req.logLevel, Peer: c.req.peer,
+		Roots: c.req.roots, CapabilitiesUnknown: c.req.capsUnknown}
 }
 
 // withContext returns a copy of ctx that carries c, for [FromContext].
@@ -106,7 +131,7 @@ type Progress struct {
 // _meta also carries the revision's own members
 // ("io.modelcontextprotocol/…"). See [MetaValue] for a typed value.
 func (c *Context) Meta(key string) (json.RawMessage, bool) {
-	v, ok := c.info.Meta[key]
+	v, ok := c.req.meta[key]
 	return v, ok
 }
 
@@ -125,16 +150,16 @@ func MetaValue[T any](c *Context, key string) (v T, ok bool) {
 // client sent no progress token it does nothing and returns
 // [ErrNoProgressToken], which callers may ignore.
 func (c *Context) ReportProgress(ctx context.Context, p Progress) error {
-	if c.info.ProgressToken == nil {
+	if c.req.progressToken == nil {
 		return ErrNoProgressToken
 	}
-	if c.info.Peer == nil {
+	if c.req.peer == nil {
 		return ErrNoPeer
 	}
-	return c.info.Peer.Notify(ctx, "notifications/progress", struct {
+	return c.req.peer.Notify(ctx, "notifications/progress", struct {
 		ProgressToken any `json:"progressToken"`
 		Progress
-	}{c.info.ProgressToken, p})
+	}{c.req.progressToken, p})
 }
 
 // StreamContent sends partial content of a running tool to the client as
@@ -143,13 +168,13 @@ func (c *Context) ReportProgress(ctx context.Context, p Progress) error {
 // fastmcp defines. Clients that do not know it ignore it; the tool's
 // result still carries everything the client needs.
 func (c *Context) StreamContent(ctx context.Context, content ...Content) error {
-	if c.info.Peer == nil {
+	if c.req.peer == nil {
 		return ErrNoPeer
 	}
 	if content == nil {
 		content = []Content{}
 	}
-	return c.info.Peer.Notify(ctx, "notifications/tool/streamContent", struct {
+	return c.req.peer.Notify(ctx, "notifications/tool/streamContent", struct {
 		Content  []Content `json:"content"`
 		ToolName string    `json:"toolName"`
 	}{content, c.toolName})
@@ -163,7 +188,7 @@ func (c *Context) Roots(ctx context.Context) ([]Root, error) {
 	if c.ClientCapabilities.Roots == nil {
 		return nil, ErrCapability
 	}
-	if ip, ok := c.info.Peer.(inputPeer); ok {
+	if ip, ok := c.req.peer.(inputPeer); ok {
 		res, err := askInput[struct {
 			Roots []Root `json:"roots"`
 		}](ctx, c, ip, "roots", "roots/list", struct{}{})
@@ -172,10 +197,10 @@ func (c *Context) Roots(ctx context.Context) ([]Root, error) {
 		}
 		return res.Roots, nil
 	}
-	if c.info.Roots != nil {
-		return c.info.Roots(ctx)
+	if c.req.roots != nil {
+		return c.req.roots(ctx)
 	}
-	return listRoots(ctx, c.info.Peer)
+	return listRoots(ctx, c.req.peer)
 }
 
 // listRoots asks the client for its roots with roots/list.
@@ -210,9 +235,13 @@ func (c *Context) Sample(ctx context.Context, p *CreateMessageParams) (*CreateMe
 // elicitation in the request's mode (form, or url for p.Mode "url"; see
 // [Context.ElicitURL] and [ElicitAs]), and [ErrNoPeer] when the request
 // has no way back. Over an input peer (revision 2026-07-28) it is a
-// question under the key "elicitation-N", see [Context.Ask].
+// question under the key "elicitation-N", see [Context.Ask]. In URL mode
+// p.URL must be one [Context.ElicitURL] accepts, or nothing is sent.
 func (c *Context) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
 	if err := c.elicitMode(p); err != nil {
+		return nil, err
+	}
+	if err := checkElicitURL(p); err != nil {
 		return nil, err
 	}
 	return askClient[ElicitResult](ctx, c, c.ClientCapabilities.Elicitation != nil, "elicitation", "elicitation/create", p)
@@ -225,13 +254,13 @@ func askClient[R any](ctx context.Context, c *Context, declared bool, kind, meth
 	if !declared {
 		return nil, ErrCapability
 	}
-	if ip, ok := c.info.Peer.(inputPeer); ok {
+	if ip, ok := c.req.peer.(inputPeer); ok {
 		if params == nil || isNilPointer(params) {
 			params = struct{}{}
 		}
 		return askInput[R](ctx, c, ip, kind, method, params)
 	}
-	return callPeer[R](ctx, c.info.Peer, method, params)
+	return callPeer[R](ctx, c.req.peer, method, params)
 }
 
 // isNilPointer reports whether v is a typed nil of the params types
@@ -294,7 +323,7 @@ func (l Logger) Log(level LogLevel, msg string, data ...any) { l.send(level, msg
 
 func (l Logger) send(level LogLevel, msg string, data []any) {
 	c := l.c
-	if c == nil || c.info.Peer == nil || !level.Enabled(c.info.LogLevel) {
+	if c == nil || c.req.peer == nil || !level.Enabled(c.req.logLevel) {
 		return
 	}
 	payload := map[string]any{"message": msg}
@@ -305,7 +334,7 @@ func (l Logger) send(level LogLevel, msg string, data []any) {
 	if c.toolName != "" {
 		params.Logger = c.toolName
 	}
-	_ = c.info.Peer.Notify(c.ctx, "notifications/message", params)
+	_ = c.req.peer.Notify(c.ctx, "notifications/message", params)
 }
 
 // logData is the "context" of a log message with data (see [Logger]).

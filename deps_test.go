@@ -22,9 +22,10 @@ var heavyModules = []string{
 }
 
 // TestLightImportGraph: the smallest server (examples/hello) and the
-// packages every server imports link none of the heavy modules, and the
+// packages every server imports link none of the heavy modules, the
 // OAuth proxy links the Redis client only through providers/redisstorage
-// (its own registration limit needs golang.org/x/time/rate). A failure
+// (its own registration limit needs golang.org/x/time/rate), and
+// resourceserver only through resourceserver/redisreplay. A failure
 // names the module and the package that imports it.
 func TestLightImportGraph(t *testing.T) {
 	t.Parallel()
@@ -40,6 +41,8 @@ func TestLightImportGraph(t *testing.T) {
 		{"./mcptest", heavyModules},
 		{"./providers", heavyModules[:2]},
 		{"./client/oauth", heavyModules},
+		{"./resourceserver", heavyModules},
+		{"./toolsearch", heavyModules},
 	} {
 		pkg := tc.pkg
 		t.Run(strings.TrimPrefix(pkg, "./"), func(t *testing.T) {

@@ -40,4 +40,12 @@
 // such as a tenant) and the caller's auth data, and a refused object is
 // invisible. [RequireAuth], [RequireScopes], [RequireAll] and
 // [RequireAny] are ready-made checks.
+//
+// # Extensions
+//
+// A protocol extension of your own (SEP-2133) is an [Extension]: an
+// identifier and settings the server advertises, the methods it adds and
+// wrappers of methods the server serves. [Server.AddExtension] registers
+// it; the engine serves it on every transport and revision, as it serves
+// the server's own extensions (MCP Apps, skills).
 package mcp

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/mcpchain/mcp/internal/eliciturl"
 	"github.com/mcpchain/mcp/internal/engine"
 )
 
@@ -29,8 +29,10 @@ type URLElicitation struct {
 	// ID identifies the elicitation, unique within the server: make one
 	// with [NewElicitationID]. Required.
 	ID string
-	// URL is the page the user is asked to open: an absolute http or https
-	// URL, with no credentials or personal data in it. Required.
+	// URL is the page the user is asked to open: an absolute https URL
+	// (http only to this machine: localhost, a loopback address), with no
+	// user information before the host and no credentials or personal
+	// data in it. Required.
 	URL string
 	// Message tells the user why. Required.
 	Message string
@@ -65,9 +67,45 @@ func (e URLElicitation) check() error {
 	case strings.TrimSpace(e.Message) == "":
 		return errors.New("mcp: URLElicitation.Message is empty: the user must be told why to open the URL")
 	}
-	u, err := url.Parse(e.URL)
-	if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return fmt.Errorf("mcp: URLElicitation.URL %s is not an absolute http or https URL", strconv.Quote(e.URL))
+	if err := eliciturl.Check(e.URL); err != nil {
+		return fmt.Errorf("mcp: URLElicitation.URL: %w", err)
+	}
+	return nil
+}
+
+// checkElicitURL refuses the params of an elicitation/create in URL mode
+// whose URL is not one a user may be asked to open (internal/eliciturl:
+// an absolute https URL, or http to this machine, without user
+// information): whatever the params' type, as they go on the wire.
+func checkElicitURL(params any) error {
+	var mode, u string
+	switch p := params.(type) {
+	case *ElicitParams:
+		if p == nil {
+			return nil
+		}
+		mode, u = p.Mode, p.URL
+	case ElicitParams:
+		mode, u = p.Mode, p.URL
+	default:
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil // not sent either
+		}
+		var w struct {
+			Mode string `json:"mode"`
+			URL  string `json:"url"`
+		}
+		if err := json.Unmarshal(b, &w); err != nil {
+			return nil // not an object: not URL mode
+		}
+		mode, u = w.Mode, w.URL
+	}
+	if mode != "url" {
+		return nil
+	}
+	if err := eliciturl.Check(u); err != nil {
+		return fmt.Errorf("mcp: a URL-mode elicitation: %w", err)
 	}
 	return nil
 }
@@ -94,12 +132,14 @@ func (e URLElicitation) params(withID bool) *ElicitParams {
 //
 // It fails with [ErrURLElicitation] (an [ErrCapability]) when the client
 // did not declare elicitation.url, and with an error naming the field when
-// e lacks an ID, a message or an absolute http(s) URL.
+// e lacks an ID or a message, or its URL is not one a user may be asked to
+// open: an absolute https URL, or http to this machine (localhost, a
+// loopback address), without user information before the host.
 func (c *Context) ElicitURL(ctx context.Context, e URLElicitation) (*ElicitResult, error) {
 	if err := e.check(); err != nil {
 		return nil, err
 	}
-	_, modern := c.info.Peer.(inputPeer)
+	_, modern := c.req.peer.(inputPeer)
 	return c.Elicit(ctx, e.params(!modern))
 }
 
@@ -141,8 +181,9 @@ type urlElicitationData struct {
 // the error (the user has not finished) they are asked again; one the
 // user declined or cancelled ends the call with an isError result. A client that did not declare elicitation.url gets an isError
 // result that says so, at any revision (the spec forbids sending it an
-// elicitation it cannot show). An elicitation without an ID, a message or
-// an absolute http(s) URL is an internal error (-32603) naming the field.
+// elicitation it cannot show). An elicitation without an ID or a message,
+// or with a URL that [Context.ElicitURL] would refuse, is an internal
+// error (-32603) naming the field.
 func URLElicitationRequired(els ...URLElicitation) *Error {
 	data := urlElicitationData{Elicitations: make([]*ElicitParams, len(els))}
 	msgs := make([]string, len(els))
@@ -183,7 +224,7 @@ func (c *Context) urlElicitationRequired(ctx context.Context, name string, toolE
 			return errorResult(fmt.Sprintf("Tool %q needs the user to open a page outside the client (%s), but the client did not declare URL-mode elicitation (capability elicitation.url).",
 				name, strings.Join(msgs, "; "))), true, nil
 		}
-		ip, modern := c.info.Peer.(inputPeer)
+		ip, modern := c.req.peer.(inputPeer)
 		if !modern {
 			return nil, true, je
 		}

@@ -81,7 +81,7 @@ func IconFromFS(fsys fs.FS, name string) (Icon, error) {
 	if len(data) > maxIconDataURI {
 		return Icon{}, fmt.Errorf("mcp: icon: %s is %d bytes, over the limit of a data: URI (64 KiB): use a smaller image or an https: URL", name, len(data))
 	}
-	ic, err := IconFromBytes(data, mime.TypeByExtension(path.Ext(name)))
+	ic, err := IconFromBytes(data, typeByExtension(path.Ext(name), false))
 	if err != nil {
 		return Icon{}, fmt.Errorf("%w (file %s)", err, name)
 	}

@@ -37,7 +37,8 @@ type inputPeer = engine.InputPeer[InputRequest]
 // Ask puts every question in reqs to the client and returns the raw
 // results by the same keys. Each method needs the capability the client
 // declared for it (elicitation, sampling, roots; for *[ElicitParams], its
-// mode), else [ErrCapability].
+// mode), else [ErrCapability]; an elicitation/create in URL mode (params of
+// any type) needs a URL that [Context.ElicitURL] accepts.
 // With revision 2026-07-28 and in a task the questions go out together
 // (an input-required result, or the task's input_required status); with
 // the 2025 revisions each is a server-to-client request, all sent at
@@ -52,8 +53,13 @@ func (c *Context) Ask(ctx context.Context, reqs map[string]InputRequest) (map[st
 				return nil, err
 			}
 		}
+		if r.Method == "elicitation/create" {
+			if err := checkElicitURL(r.Params); err != nil {
+				return nil, err
+			}
+		}
 	}
-	p := c.info.Peer
+	p := c.req.peer
 	if p == nil {
 		return nil, ErrNoPeer
 	}

@@ -9,7 +9,9 @@ import (
 
 // Call is one JSON-RPC request as the engine decoded it, handed to the
 // [Interceptor]s of its context. The engine fills it once per request; an
-// interceptor must not keep it, nor change Params, past its return.
+// interceptor must not keep it past its return. To run the request with
+// other params, an interceptor passes next a copy with other Params (the
+// Method must stay the same): the engine runs those, with its own checks.
 type Call struct {
 	// Method is the request's method ("tools/call", …).
 	Method string
@@ -47,7 +49,10 @@ type CallHandler func(ctx context.Context, c *Call) (any, error)
 // embedded, legacy SSE, each request of a batch): it may observe the
 // request and its outcome (tracing, metrics), refuse it with an error
 // (rate limits), or pass a derived context to next, which the method
-// handler and the tool, resource or prompt function receive. Client
+// handler and the tool, resource or prompt function receive, or pass
+// next a Call with other params (package toolsearch turns a call of its
+// call_tool into a call of the tool it names, which the engine then
+// checks and runs as a direct call). Client
 // notifications pass through it too, with a nil Call.ID: their result is
 // nil, and an error drops the notification (it has no answer to carry
 // one), so an interceptor that refuses requests should let them through. An HTTP

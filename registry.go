@@ -125,13 +125,18 @@ type entryBase struct {
 	kind      Kind
 	canAccess AccessCheck
 	tags      []string // the object's Tags (visibility.go)
+	// appOnly marks what only an MCP App's view uses (a tool the model
+	// may not call, a view): lists and tool lookups made for a client
+	// that does not render apps leave it out (apps.go).
+	appOnly bool
 }
 
 // visible reports whether the caller (its auth data and session ID sid)
 // may see the object: its own check and the access policies in ctx must
-// all admit it.
+// all admit it, and what only apps use is hidden from a list or lookup
+// made for a client without them.
 func (b *entryBase) visible(ctx context.Context, auth any, sid string) bool {
-	return (b.canAccess == nil || b.canAccess(ctx, auth)) && policyAllows(ctx, auth, sid, b)
+	return (b.canAccess == nil || b.canAccess(ctx, auth)) && policyAllows(ctx, auth, sid, b) && !(b.appOnly && withoutApps(ctx))
 }
 
 type entry interface {

@@ -219,7 +219,7 @@ func (s *Server) addResourceFor(sid string, r Resource, app bool) error {
 	if err := checkIcons("Resource.", r.Icons); err != nil {
 		return invalid("resource %q: %v", r.URI, err)
 	}
-	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess, tags: slices.Clone(r.Tags)}, res: r, app: app}
+	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess, tags: slices.Clone(r.Tags), appOnly: app}, res: r, app: app}
 	if sid != "" {
 		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
 			return []engine.ChangeKind{engine.ResourcesChanged}, o.resources.add(e, "session resource with URI")

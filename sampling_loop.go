@@ -190,7 +190,7 @@ func (c *Context) runLoopTool(ctx context.Context, s *Server, offered map[string
 	}
 	// The tool gets a Context of its own (its name in log messages, its
 	// own deadline), which asks the client under the keys of c.
-	tc := newContext(ctx, c.info)
+	tc := newContext(ctx, contextInfo(c))
 	tc.keyParent = c
 	tc.toolName = u.Name
 	res, err := owner.runTool(withContext(ctx, tc), tc, e, args)

@@ -152,6 +152,10 @@ type ProtectedResourceMetadata struct {
 	BearerMethodsSupported []string `json:"bearer_methods_supported,omitempty"`
 	// ResourceName is a human-readable name of the resource.
 	ResourceName string `json:"resource_name,omitempty"`
+	// DPoPSigningAlgValuesSupported lists the JWS algorithms the
+	// resource accepts for DPoP proofs (RFC 9449, RFC 9728 §2), when it
+	// checks them.
+	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported,omitempty"`
 }
 
 // PingOptions configure server-to-client pings: the one ping
@@ -219,12 +223,12 @@ type Server struct {
 	reg      atomic.Pointer[registry]
 	watchers atomic.Pointer[[]*watcher]
 	routes   []engine.Route
-	skills   skillStore               // skills.go
-	vis      visibility               // per-session objects, Disable and Enable (visibility.go)
-	apps     atomic.Bool              // an app resource was registered (apps.go)
-	mounts   atomic.Pointer[[]*mount] // the mounted servers, nil when none (compose.go)
-	ends     sessionEnds              // OnSessionEnd's functions (sessionend.go)
-	unmounts sessionEnds              // OnUnmount's functions (sessionlive.go)
+	skills   skillStore                   // skills.go
+	vis      visibility                   // per-session objects, Disable and Enable (visibility.go)
+	exts     atomic.Pointer[extensionSet] // the extensions it offers (extension.go)
+	mounts   atomic.Pointer[[]*mount]     // the mounted servers, nil when none (compose.go)
+	ends     sessionEnds                  // OnSessionEnd's functions (sessionend.go)
+	unmounts sessionEnds                  // OnUnmount's functions (sessionlive.go)
 }
 
 // validSemver reports whether v follows the semver.org grammar, with an
@@ -359,8 +363,9 @@ type change = engine.Change[*LogMessage]
 type watcher struct{ fn func(change) }
 
 // watch calls fn for every change until stop is called. fn must not block:
-// transports queue the notification and return. It is the hook transports
-// use to send list_changed and resources/updated notifications.
+// transports queue the notification and return. Transports use it (the
+// engine view's Watch) to send list_changed and resources/updated
+// notifications.
 func (s *Server) watch(fn func(change)) (stop func()) {
 	w := &watcher{fn: fn}
 	s.mu.Lock()

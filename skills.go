@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"mime"
 	"path"
 	"regexp"
 	"slices"
@@ -199,6 +198,8 @@ func (s *Server) TryAddSkills(fsys fs.FS) error {
 		sort.Slice(next.dirs[k], func(i, j int) bool { return next.dirs[k][i].uri < next.dirs[k][j].uri })
 	}
 	s.skills.set.Store(next)
+	// s.skills.mu is held here, not s.mu, which offer takes.
+	s.offer(SkillsExtension, json.RawMessage(`{"directoryRead":true}`))
 	return nil
 }
 
@@ -388,15 +389,12 @@ func fileLoader(b []byte) func(context.Context, *Context) ([]ResourceContents, e
 	}
 }
 
-// skillMIME is a file's MIME type: text/markdown for .md (SKILL.md
-// included), the system's table otherwise, then text/plain or
-// application/octet-stream by content.
+// skillMIME is a file's MIME type: by its extension (text/markdown for
+// .md, SKILL.md included; the system's table for an extension not in
+// extensionTypes), else text/plain or application/octet-stream by
+// content.
 func skillMIME(name string, b []byte) string {
-	ext := strings.ToLower(path.Ext(name))
-	if ext == ".md" || ext == ".markdown" {
-		return "text/markdown"
-	}
-	if t := mime.TypeByExtension(ext); t != "" {
+	if t := typeByExtension(path.Ext(name), true); t != "" {
 		return t
 	}
 	if utf8.Valid(b) {

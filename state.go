@@ -124,7 +124,7 @@ func stateOf(c *Context, key string) (engine.SessionState, error) {
 	if c == nil {
 		return nil, ErrNoSession
 	}
-	st, ok := c.info.Peer.(engine.SessionState)
+	st, ok := c.req.peer.(engine.SessionState)
 	if !ok {
 		return nil, ErrNoSession
 	}

@@ -69,16 +69,11 @@ const (
 // revision, no opt-in, a tool without Deferred, or a task already
 // started) StartTask does nothing and returns nil: the tool just goes on.
 func (c *Context) StartTask(ctx context.Context) error {
-	if s, ok := c.info.Peer.(engine.TaskStarter); ok {
+	if s, ok := c.req.peer.(engine.TaskStarter); ok {
 		return s.StartTask(ctx)
 	}
 	return nil
 }
-
-// contextInfo returns the requestInfo the transport built c from, for a
-// transport that derives a Context of its own from it (to run the tool as
-// a task, with a peer of the task's).
-func contextInfo(c *Context) requestInfo { return c.info }
 
 // lookupTool returns the named tool as the caller (its request context,
 // auth data and session sid) sees it, and whether there is one.

@@ -8,8 +8,6 @@ import (
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-func init() { engine.ListToolsJSONTasks = (*Server).listToolsJSONTasks }
-
 // taskSupport is what a tool declares as execution.taskSupport in
 // tools/list at revision 2025-11-25, derived from [Tool].Task: "forbidden"
 // without one, "required" when [TaskOptions].Required, else "optional".
@@ -51,10 +49,10 @@ func withTaskSupport(t Tool, enc json.RawMessage) json.RawMessage {
 // (engine.TaskStarter); other revisions decide before the tool is looked
 // up (2026-07-28) or have no tasks (the older 2025 ones: the tool runs).
 func refuseUntasked(c *Context, name string) error {
-	if Version(c.info.ProtocolVersion) != Version20251125 {
+	if c.ProtocolVersion != Version20251125 {
 		return nil
 	}
-	if _, ok := c.info.Peer.(engine.TaskStarter); ok {
+	if _, ok := c.req.peer.(engine.TaskStarter); ok {
 		return nil
 	}
 	return &Error{Code: CodeMethodNotFound, Message: "Method not found: tool " + strictjson.Quote(name) +

@@ -381,7 +381,7 @@ func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
 	if err != nil {
 		return invalid("tool %q: encoding the definition: %v", t.Name, err)
 	}
-	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags)},
+	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags), appOnly: t.UI.appOnly()},
 		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
 		encoded: enc}
 	if sid != "" {
@@ -438,7 +438,7 @@ func (s *Server) callTool(ctx context.Context, c *Context, name string, args jso
 	} else {
 		e, ok = find(s, ctx, c.Session, c.SessionID, name, s.reg.Load().tools, ownTools)
 	}
-	if !ok {
+	if !ok || e.appOnly && c.withoutApps() {
 		if s.hasMounts() {
 			return s.callMountedTool(ctx, c, name, args) // compose.go
 		}

@@ -212,7 +212,7 @@ func (v *visibility) viewOf(sid string) (*overlay, []rule) {
 type holder struct{ live func(id string) bool }
 
 // trackSessions adds live to the transports asked whether a session is
-// live, until stop is called (the engine.TrackSessions hook). Asking the
+// live, until stop is called (engineView.TrackSessions). Asking the
 // transports, rather than keeping a set here, costs a session nothing
 // until something is kept for it.
 func (s *Server) trackSessions(live func(id string) bool) (stop func()) {
@@ -243,7 +243,7 @@ func (v *visibility) liveLocked(id string) bool {
 }
 
 // sessionEnded drops what was kept for the session id once no transport
-// holds it (the engine.SessionEnded hook, called after the transport let
+// holds it (engineView.SessionEnded, called after the transport let
 // it go). Together with updateSession, which checks the session is live
 // under the same lock, nothing is kept for a session that ended.
 func (s *Server) sessionEnded(id string) {

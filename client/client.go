@@ -45,7 +45,10 @@ type Options struct {
 	// ElicitURL answers the server's URL elicitations (mode "url": ask
 	// the user to open p.URL, then accept); set, the client declares
 	// elicitation.url. The server's notifications/elicitation/complete
-	// reaches OnNotification.
+	// reaches OnNotification. It is handed only a URL a user may open: an
+	// absolute https URL, or http to this machine, without user
+	// information before the host; the server gets -32602 for any other
+	// (javascript:, data:, file:, …).
 	ElicitURL func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// Roots answers roots/list; set, the client declares the roots
 	// capability (with listChanged: call [Client.RootsChanged]).

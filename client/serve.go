@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/eliciturl"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
@@ -44,6 +45,13 @@ func (c *Client) answer(ctx context.Context, m *message) (any, error) {
 		}
 		if handle == nil {
 			return nil, errNoHandler
+		}
+		if p.Mode == "url" {
+			// The application opens what it is handed: a script, a local
+			// file or a disguised host never gets that far.
+			if err := eliciturl.Check(p.URL); err != nil {
+				return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params: " + err.Error() + "; it was not shown to the user"}
+			}
 		}
 		return handle(ctx, &p)
 	case "roots/list":

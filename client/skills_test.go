@@ -204,7 +204,7 @@ func TestSkillsListLoadRead(t *testing.T) {
 			declared = declared || strings.Contains(string(p), `"extensions":{"io.modelcontextprotocol/skills":{}}`)
 		}
 		rec.mu.Unlock()
-		assert.True(t, declared, "Options.Skills declares %s", mcp.SkillsExtension)
+		assert.True(t, declared, "Options.Extensions declares %s", mcp.SkillsExtension)
 	})
 }
 
@@ -328,7 +328,7 @@ func TestSkillDynamicReads(t *testing.T) {
 	})
 }
 
-// TestSkillsExtensionDeclaredOnlyWhenAsked: without Options.Skills the
+// TestSkillsExtensionDeclaredOnlyWhenAsked: without the extension in Options.Extensions the
 // client declares no extension, and can still list (the server decides).
 func TestSkillsExtensionDeclaredOnlyWhenAsked(t *testing.T) {
 	skillTransports(t, func() *recorder { return &recorder{} }, func(t *testing.T, version mcp.Version, rec *recorder, tr client.Transport) {

@@ -6,9 +6,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -97,4 +99,45 @@ func TestAllocsPerToolsCall(t *testing.T) {
 				"allocations per tools/call over %s grew past the bound", strings.ToUpper(name))
 		})
 	}
+}
+
+// withEveryFeature registers on srv what a call of add does not use: an
+// MCP App's view and a tool only it calls, skills, a task tool, a
+// transformed tool, tagged tools and a Disable rule, and a mounted
+// server.
+func withEveryFeature(t *testing.T, srv *mcp.Server) *mcp.Server {
+	t.Helper()
+	type text struct {
+		Text string `json:"text"`
+	}
+	echo := func(_ context.Context, _ *mcp.Context, in text) (string, error) { return in.Text, nil }
+	srv.AddAppResource(mcp.AppResource{URI: "ui://bench/view.html", Name: "view", HTML: "<!doctype html><title>v</title>"})
+	mcp.AddTool(srv, mcp.Tool{Name: "refresh", UI: &mcp.ToolUI{ResourceURI: "ui://bench/view.html",
+		Visibility: []mcp.Visibility{mcp.VisibleToApp}}}, echo)
+	srv.AddSkills(fstest.MapFS{"greet/SKILL.md": {Data: []byte("---\nname: greet\ndescription: Greets\n---\n")}})
+	mcp.AddTool(srv, mcp.Tool{Name: "report", Task: &mcp.TaskOptions{}}, echo)
+	mcp.AddTool(srv, mcp.Tool{Name: "admin", Tags: []string{"admin"}}, echo)
+	srv.AddTransformedTool("echo", mcp.Transform{Name: "echo2"})
+	require.NoError(t, srv.Disable(mcp.Match{Tags: []string{"admin"}}))
+	child := mcp.NewServer(mcp.Options{Name: "child", Version: "1.0.0", Logger: discardLogger()})
+	mcp.AddTool(child, mcp.Tool{Name: "t"}, echo)
+	srv.Mount("child", child, nil)
+	return srv
+}
+
+// TestAllocsPlainCallOnFullServer: a call of a plain tool allocates what it
+// allocates on the minimal server, whatever else the server registers
+// (the apps' fallback copied the request and built an access policy for
+// each call of a client without the extension: six allocations more).
+func TestAllocsPlainCallOnFullServer(t *testing.T) {
+	measure := func(srv *mcp.Server) float64 {
+		e := newEngine(t, srv, nil)
+		e.initialize()
+		e.postOK(benchCall, `"text":"3"`)
+		return minAllocs(func() { e.post(benchCall) })
+	}
+	plain := measure(newBenchServer(t, 0))
+	full := measure(withEveryFeature(t, newBenchServer(t, 0)))
+	t.Logf("allocations per tools/call: %.0f on the minimal server, %.0f with every feature", plain, full)
+	require.Equal(t, plain, full)
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"runtime/debug"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
@@ -37,26 +39,125 @@ type call struct {
 	ctx requestContext
 }
 
+// methodFunc runs one method of a request.
 type methodFunc func(h *Handler, ctx context.Context, k *call) (any, error)
 
-var methods map[string]methodFunc
+// methodSpec is one method the engine serves, with what sets it apart.
+type methodSpec struct {
+	// run is the handler.
+	run methodFunc
+	// eras are the revisions that have the method; in the others it is
+	// unknown (-32601, and 404 at 2026-07-28).
+	eras era
+	// cached: at 2026-07-28 the result carries the caching fields ttlMs
+	// and cacheScope (SEP-2549).
+	cached bool
+	// rounds: at 2026-07-28 a round of the request may end with an
+	// input-required result (rev20260728_mrtr.go); other methods' rounds
+	// refuse questions.
+	rounds bool
+	// named is the member of params a 2026-07-28 request's Mcp-Name
+	// header must equal ("" when the method has none).
+	named string
+	// ext is the extension the method belongs to: unknown (-32601) on a
+	// server that does not advertise it, so a client sees the methods
+	// exactly when the capabilities declare the extension.
+	ext string
+}
 
-func init() {
-	methods = map[string]methodFunc{
-		"initialize":               (*Handler).doInitialize,
-		"ping":                     func(*Handler, context.Context, *call) (any, error) { return struct{}{}, nil },
-		"tools/list":               listMethod("tools", hook.listToolsJSON),
-		"tools/call":               (*Handler).doToolsCall,
-		"resources/list":           listMethod("resources", hook.listResources),
-		"resources/templates/list": listMethod("resourceTemplates", hook.listTemplates),
-		"resources/read":           (*Handler).doResourcesRead,
-		"resources/subscribe":      (*Handler).doSubscribe,
-		"resources/unsubscribe":    (*Handler).doUnsubscribe,
-		"prompts/list":             listMethod("prompts", hook.listPrompts),
-		"prompts/get":              (*Handler).doPromptsGet,
-		"completion/complete":      (*Handler).doComplete,
-		"logging/setLevel":         (*Handler).doSetLevel,
+// era is a set of protocol revisions.
+type era uint8
+
+const (
+	era2025  era = 1 << iota // 2024-11-05 to 2025-11-25, in sessions
+	era2026                  // 2026-07-28, per request
+	bothEras = era2025 | era2026
+)
+
+// methodTable is every method of the protocol and of the extensions the
+// engine implements (docs/architecture.md, "The method table"). Revision
+// 2026-07-28 removed initialize, ping, logging/setLevel and
+// resources/(un)subscribe and added server/discover; the tasks of
+// 2025-11-25 (ext_tasks25.go) and of 2026-07-28 (ext_tasks.go) share
+// two names. Methods registered with mcp.Server.AddExtension are looked
+// up after it.
+var methodTable = map[string]methodSpec{
+	"initialize":            {run: (*Handler).doInitialize, eras: era2025},
+	"ping":                  {run: doPing, eras: era2025},
+	"logging/setLevel":      {run: (*Handler).doSetLevel, eras: era2025},
+	"resources/subscribe":   {run: (*Handler).doSubscribe, eras: era2025},
+	"resources/unsubscribe": {run: (*Handler).doUnsubscribe, eras: era2025},
+	"server/discover":       {run: (*Handler).doDiscover, eras: era2026, cached: true},
+
+	"tools/list":               {run: (*Handler).doToolsList, eras: bothEras, cached: true},
+	"tools/call":               {run: (*Handler).doToolsCall, eras: bothEras, rounds: true, named: "name"},
+	"resources/list":           {run: listMethod("resources", serverOps.ListResources), eras: bothEras, cached: true},
+	"resources/templates/list": {run: listMethod("resourceTemplates", serverOps.ListResourceTemplates), eras: bothEras, cached: true},
+	"resources/read":           {run: (*Handler).doResourcesRead, eras: bothEras, cached: true, rounds: true, named: "uri"},
+	"prompts/list":             {run: listMethod("prompts", serverOps.ListPrompts), eras: bothEras, cached: true},
+	"prompts/get":              {run: (*Handler).doPromptsGet, eras: bothEras, rounds: true, named: "name"},
+	"completion/complete":      {run: (*Handler).doComplete, eras: bothEras},
+
+	// The skills extension (ext_skills.go).
+	"skills/list":              {run: listMethod("skills", serverOps.ListSkills), eras: bothEras, cached: true, ext: mcp.SkillsExtension},
+	"skills/get":               {run: (*Handler).doSkillsGet, eras: bothEras, cached: true, ext: mcp.SkillsExtension},
+	"resources/directory/read": {run: (*Handler).doDirectoryRead, eras: bothEras, cached: true, ext: mcp.SkillsExtension},
+
+	// The tasks of 2025-11-25 and of 2026-07-28.
+	"tasks/get":    {run: byEra(tasks25Only((*Handler).doTasksGet25), (*Handler).doTasksGet), eras: bothEras, named: "taskId"},
+	"tasks/cancel": {run: byEra(tasks25Only((*Handler).doTasksCancel25), (*Handler).doTasksCancel), eras: bothEras, named: "taskId"},
+	"tasks/result": {run: tasks25Only((*Handler).doTasksResult25), eras: era2025},
+	"tasks/list":   {run: tasks25Only((*Handler).doTasksList25), eras: era2025},
+	"tasks/update": {run: (*Handler).doTasksUpdate, eras: era2026, named: "taskId"},
+}
+
+// byEra runs v2025 in a 2025-era session and v2026 for a 2026-07-28
+// request: one name, two methods.
+func byEra(v2025, v2026 methodFunc) methodFunc {
+	return func(h *Handler, ctx context.Context, k *call) (any, error) {
+		if k.c.modern {
+			return v2026(h, ctx, k)
+		}
+		return v2025(h, ctx, k)
 	}
+}
+
+func doPing(*Handler, context.Context, *call) (any, error) { return struct{}{}, nil }
+
+// lookupMethod returns what runs method in the request's era, nil for an
+// unknown method or one its era lacks: the method table's, else an
+// extension's (extensions.go), inside the extensions' wrappers of it.
+func (h *Handler) lookupMethod(method string, modern bool) methodFunc {
+	spec, ok := methodTable[method]
+	if !ok {
+		return h.wrapMethod(method, h.extensionMethod(method))
+	}
+	in := era2025
+	if modern {
+		in = era2026
+	}
+	switch {
+	case spec.eras&in == 0:
+		return nil
+	case spec.ext != "" && !h.ops.Offers(spec.ext):
+		return notInExtension(spec.ext)
+	}
+	return h.wrapMethod(method, spec.run)
+}
+
+// notInExtension answers -32601 for a method of an extension the server
+// does not offer.
+func notInExtension(ext string) methodFunc {
+	return func(_ *Handler, _ context.Context, k *call) (any, error) {
+		return nil, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + strictjson.Quote(k.msg.Method) +
+			" belongs to the extension " + ext + ", which this server does not offer"}
+	}
+}
+
+// caller is who a list or lookup of the request is for (ext_apps.go
+// says who does not see apps).
+func (k *call) caller() engine.Caller {
+	return engine.Caller{Auth: k.auth, SessionID: k.c.sess.ID, NoApps: k.h.ops.Offers(mcp.AppsExtension) && !k.capsUnknown() && !k.c.sess.Capabilities().SupportsApps()}
 }
 
 // handleRequest runs one request and replies on rs. It is the engine's one
@@ -96,15 +197,12 @@ func (h *Handler) handleRequest(r *http.Request, c *sessionState, msg *jsonrpc.M
 			defer c.untrack(key)
 		}
 	}
-	fn := methods[msg.Method]
-	if c.modern {
-		fn = modernMethod(msg.Method)
-	}
+	fn := h.lookupMethod(msg.Method, c.modern)
 	var (
 		res any
 		err error
 	)
-	if ic := hook.interceptorFrom(ctx); ic != nil {
+	if ic := h.ops.Interceptor(ctx); ic != nil {
 		res, err = h.intercept(ctx, ic, fn, k)
 	} else {
 		res, err = h.exec(ctx, fn, k)
@@ -182,15 +280,24 @@ func methodNotFound(method string) error {
 // intercept runs a request through the interceptors of its context
 // (mcp.WithInterceptor: telemetry.Recorder, ratelimit.New). The
 // session's ID and version are read again once the handler returned, so
-// that interceptors see what initialize negotiated.
+// that interceptors see what initialize negotiated. The engine runs the
+// Params of the Call an interceptor hands to next (package toolsearch
+// turns a call_tool call into the call of the tool it names), so that
+// what it runs passes the engine's own checks; the method stays the
+// request's.
 func (h *Handler) intercept(ctx context.Context, ic mcp.Interceptor, fn methodFunc, k *call) (any, error) {
 	sess := k.c.sess
-	mc := &mcp.Call{Method: k.msg.Method, ID: k.msg.ID, Params: k.msg.Params, Auth: k.auth, ProtocolVersion: mcp.Version(sess.ProtocolVersion()), Request: k.r, Logger: h.log}
-	if !k.c.ephemeral {
-		mc.SessionID = sess.ID
-	}
-	return ic(func(ctx context.Context, mc *mcp.Call) (any, error) {
+	mc := k.mcpCall() // extensions.go
+	return ic(func(ctx context.Context, next *mcp.Call) (any, error) {
+		if next != nil && next.Method != k.msg.Method {
+			return nil, fmt.Errorf("mcp: an interceptor passed next a %s call for a %s request: it may change a request's params, not its method", strictjson.Quote(next.Method), strictjson.Quote(k.msg.Method))
+		}
+		params := k.msg.Params
+		if next != nil {
+			k.msg.Params = next.Params
+		}
 		res, err := h.exec(ctx, fn, k)
+		k.msg.Params = params
 		mc.ProtocolVersion = mcp.Version(sess.ProtocolVersion())
 		if !k.c.ephemeral {
 			mc.SessionID = sess.ID
@@ -224,7 +331,7 @@ type compactResult interface {
 // interceptor's error drops the notification, which has no answer to
 // carry it).
 func (h *Handler) handleNotification(r *http.Request, c *sessionState, msg *jsonrpc.Message) {
-	ic := hook.interceptorFrom(r.Context())
+	ic := h.ops.Interceptor(r.Context())
 	if ic == nil {
 		h.notification(r.Context(), c, msg)
 		return
@@ -382,6 +489,8 @@ func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.
 		ClientCapabilities: sess.Capabilities(),
 		ProtocolVersion:    sess.ProtocolVersion(),
 		LogLevel:           sess.LogLevel(),
+		// ext_apps.go
+		CapabilitiesUnknown: k.capsUnknown(),
 	}
 	if info.Session == nil {
 		info.Session = sess.Auth()
@@ -401,7 +510,7 @@ func (h *Handler) context(ctx context.Context, k *call, meta *requestMeta) *mcp.
 	if !k.c.ephemeral {
 		info.Roots = func(ctx context.Context) ([]mcp.Root, error) { return k.c.cachedRoots(ctx, peer) }
 	}
-	return hook.newContext(ctx, info)
+	return h.ops.NewContext(ctx, info)
 }
 
 func idText(id json.RawMessage) string {

@@ -16,7 +16,8 @@
 // [NewMux] adds what needs routes of its own: the health endpoint, the
 // server's custom routes, the OAuth discovery documents and the auth
 // provider's endpoints, and with Options.LegacySSE the deprecated HTTP+SSE
-// transport of 2024-11-05 for old clients. It mounts under a prefix with
+// transport of 2024-11-05 for old clients; the Host and Origin check runs
+// in front of all of them. It mounts under a prefix with
 // http.StripPrefix, and its OAuth discovery documents, which live at the
 // host's root, with a second route to the same mux (see [NewMux]):
 //
@@ -45,7 +46,10 @@
 //     resumption, what initialize said) is gone.
 //   - Resumable: request streams a client can resume after a broken
 //     connection (Last-Event-ID).
-//   - Allow, DisableDNSRebindingProtection: the Host and Origin check.
+//   - Allow, DisableDNSRebindingProtection: the Host and Origin check, on
+//     every listener and route. A server reached by a name (behind a
+//     proxy that passes the public Host, on a LAN by host name) lists it
+//     in Allow.Hosts, or with [Start] in MCP_ALLOWED_HOSTS.
 //   - MaxBodyBytes, BodyReadTimeout, MaxConcurrentRequests,
 //     MaxSessionRequests, MaxSessions, MaxSessionsPerClient: what one
 //     client, or all of them, can make the engine hold.

@@ -261,7 +261,7 @@ func TestURLElicitationHandWrittenError(t *testing.T) {
 	for i, tc := range []struct{ name, code, msg string }{
 		{"by-hand", "-32042", "needed"},
 		{"empty", "-32603", `tool "empty" returned a URL elicitation required error (-32042) without data.elicitations`},
-		{"no-url", "-32603", `tool "no-url": mcp: URLElicitation.URL "" is not an absolute http or https URL`},
+		{"no-url", "-32603", `tool "no-url": mcp: URLElicitation.URL: elicitation URL "" is not an absolute URL with a host`},
 	} {
 		resp, _ := c.call(i+1, "tools/call", `{"name":"`+tc.name+`","arguments":{}}`)
 		require.NotNil(t, resp.Error, tc.name)

@@ -3,3 +3,6 @@ package mcphttp
 // SetTaskPrePeer replaces the request's peer of a deferred task's first
 // phase (the MRTR peer of revision 2026-07-28) with what wrap returns.
 func SetTaskPrePeer(h *Handler, wrap func(mcpPeer) mcpPeer) { h.tasks.prePeer = wrap }
+
+// StartHosts is startHosts: the names Start adds to Options.Allow.Hosts.
+var StartHosts = startHosts

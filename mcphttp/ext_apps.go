@@ -1,12 +1,5 @@
 package mcphttp
 
-import (
-	"context"
-
-	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/engine"
-)
-
 // The server side of MCP Apps (io.modelcontextprotocol/ui, SEP-1865;
 // mcp.Server.AddAppResource): a server with an app's view declares the
 // extension in initialize (2025 revisions) and server/discover
@@ -15,52 +8,12 @@ import (
 // neither the tools only an app may call nor the views, and answers a
 // tools/call of such a tool as of an unknown one (before it could become
 // a task). A stateless handler's 2025 requests carry no capabilities, so
-// they get everything.
-//
-// This init runs after dispatch.go's (files initialize in name order),
-// which makes the methods table.
-func init() {
-	for _, m := range []string{"tools/list", "tools/call", "resources/list"} {
-		methods[m] = appsFallback(methods[m])
-	}
-}
+// they get everything. Package mcp hides them (its entries carry the
+// mark), told by the request's Context for a call (requestInfo's
+// CapabilitiesUnknown and the client's capabilities) and by
+// engine.Caller's NoApps for a list or a lookup (call.caller).
 
-// appsHook holds package mcp's apps operations (see package engine).
-var appsHook = struct {
-	hasApps  func(s *mcp.Server) bool
-	fallback func(s *mcp.Server) mcp.AccessPolicy
-}{
-	hasApps:  engine.HasApps.(func(*mcp.Server) bool),
-	fallback: engine.AppsFallback.(func(*mcp.Server) mcp.AccessPolicy),
-}
-
-// appsFallback runs a method with the apps' access policy in the
-// request's context when the server has apps and the client does not
-// support them; otherwise as is (one atomic load for a server without
-// apps, on the tools/call path).
-func appsFallback(fn methodFunc) methodFunc {
-	return func(h *Handler, ctx context.Context, k *call) (any, error) {
-		// A stateless 2025 request's throw-away session does not know what
-		// the client declared in initialize: nothing is hidden from it.
-		unknown := k.c.ephemeral && !k.c.modern
-		if !appsHook.hasApps(h.srv) || unknown || k.c.sess.Capabilities().SupportsApps() {
-			return fn(h, ctx, k)
-		}
-		p := appsHook.fallback(h.srv)
-		k.r = k.r.WithContext(mcp.WithAccessPolicy(k.r.Context(), p))
-		return fn(h, mcp.WithAccessPolicy(ctx, p), k)
-	}
-}
-
-// appsExtension is what the server declares for the apps extension under
-// capabilities.extensions: nothing (the extension has no server settings
-// yet), and only when the server has an app.
-func (h *Handler) appsExtension(ext map[string]any) map[string]any {
-	if appsHook.hasApps(h.srv) {
-		if ext == nil {
-			ext = map[string]any{}
-		}
-		ext[mcp.AppsExtension] = struct{}{}
-	}
-	return ext
-}
+// capsUnknown reports whether the engine does not know what the client
+// declared: a stateless handler's 2025 request has a throw-away session
+// that never saw initialize.
+func (k *call) capsUnknown() bool { return k.c.ephemeral && !k.c.modern }

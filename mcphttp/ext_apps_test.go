@@ -376,3 +376,31 @@ func TestAppsStateless(t *testing.T) {
 	require.Nil(t, msgs[0].Error)
 	assert.NotContains(t, string(msgs[0].Result), `"refresh"`)
 }
+
+// TestAppsSessionTools: the mark follows the object a session sees, not
+// the name: a session's own tool that only a view calls is hidden from a
+// client without the extension, and a session's own plain tool that
+// shadows a server-wide app-only one of the same name is not.
+func TestAppsSessionTools(t *testing.T) {
+	t.Parallel()
+	srv := newAppsServer()
+	c, _ := newHTTP(t, srv, nil)
+	c.initialize("2025-11-25")
+	view := func(context.Context, *mcp.Context, struct{}) (string, error) { return "view's", nil }
+	require.NoError(t, mcp.AddSessionTool(srv, c.sid, mcp.Tool{Name: "session_refresh",
+		UI: &mcp.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}}, view))
+	require.NoError(t, mcp.AddSessionTool(srv, c.sid, mcp.Tool{Name: "refresh"},
+		func(context.Context, *mcp.Context, struct{}) (string, error) { return "the session's refresh", nil }))
+
+	list, _ := c.call(1, "tools/list", "")
+	require.Nil(t, list.Error)
+	assert.NotContains(t, string(list.Result), `"session_refresh"`)
+	assert.Contains(t, string(list.Result), `"refresh"`, "the session's own plain tool")
+
+	res, _ := c.call(2, "tools/call", `{"name":"session_refresh","arguments":{}}`)
+	require.NotNil(t, res.Error)
+	assert.Contains(t, res.Error.Message, `Unknown tool: "session_refresh"`)
+	res, _ = c.call(3, "tools/call", `{"name":"refresh","arguments":{}}`)
+	require.Nil(t, res.Error)
+	assert.Contains(t, string(res.Result), "the session's refresh")
+}

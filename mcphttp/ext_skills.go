@@ -4,51 +4,14 @@ import (
 	"context"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // The methods of the skills extension (SEP-2640, mcp.Server.AddSkills):
 // skills/list (paginated like the other lists; an entry is never split),
-// skills/get and resources/directory/read. Both eras serve them; a server
-// without skills answers -32601, as for any unknown method. At 2026-07-28
-// their results carry the caching fields like the other lists and reads.
-//
-// This init runs after dispatch.go's (files initialize in name order),
-// which makes the methods table.
-func init() {
-	methods["skills/list"] = skillsOnly(listMethod("skills", func(s *mcp.Server, ctx context.Context, auth any, _ string) []mcp.Skill {
-		return s.ListSkills(ctx, auth)
-	}))
-	methods["skills/get"] = skillsOnly((*Handler).doSkillsGet)
-	methods["resources/directory/read"] = skillsOnly((*Handler).doDirectoryRead)
-	for _, m := range []string{"skills/list", "skills/get", "resources/directory/read"} {
-		modernShared[m] = true
-		cachedResults[m] = true
-	}
-}
-
-// skillsOnly answers -32601 when the server serves no skills, so a
-// client sees the methods exactly when discover declares the extension.
-func skillsOnly(fn methodFunc) methodFunc {
-	return func(h *Handler, ctx context.Context, k *call) (any, error) {
-		if !hook.hasSkills(h.srv) {
-			return nil, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: " + strictjson.Quote(k.msg.Method) +
-				" belongs to the skills extension (" + mcp.SkillsExtension + "), which this server does not offer"}
-		}
-		return fn(h, ctx, k)
-	}
-}
-
-// extensions are the capabilities.extensions of server/discover: the
-// skills extension with directoryRead when the server has skills, the
-// apps extension when it has apps.
-func (h *Handler) extensions() map[string]any {
-	ext := map[string]any{mcp.TasksExtension: struct{}{}} // ext_tasks.go
-	if hook.hasSkills(h.srv) {
-		ext[mcp.SkillsExtension] = map[string]any{"directoryRead": true}
-	}
-	return h.appsExtension(ext) // ext_apps.go
-}
+// skills/get and resources/directory/read, in the method table with the
+// extension named (a server without skills answers -32601, as for any
+// unknown method). Both eras serve them; at 2026-07-28 their results
+// carry the caching fields like the other lists and reads.
 
 type uriParams struct {
 	URI    string `json:"uri"`
@@ -65,7 +28,7 @@ func (h *Handler) doSkillsGet(_ context.Context, k *call) (any, error) {
 	if p.URI == "" {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: skills/get needs params.uri, the skill's SKILL.md URI"}
 	}
-	sk, err := hook.getSkill(h.srv, k.r.Context(), k.auth, p.URI)
+	sk, err := h.ops.GetSkill(k.r.Context(), k.caller(), p.URI)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +48,7 @@ func (h *Handler) doDirectoryRead(_ context.Context, k *call) (any, error) {
 	if p.URI == "" {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: resources/directory/read needs params.uri, a directory URI"}
 	}
-	children, err := hook.readSkillDirectory(h.srv, k.r.Context(), k.auth, p.URI)
+	children, err := h.ops.ReadSkillDirectory(k.r.Context(), k.caller(), p.URI)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/sessionstate"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
 )
@@ -41,15 +40,6 @@ var (
 	// errTaskEnded stops a store update of a task that has already ended.
 	errTaskEnded = errors.New("mcp: the task has ended")
 )
-
-// taskMethods are the methods of the tasks extension. tasks/result and
-// tasks/list are not among them: the extension as revision 2026-07-28
-// has it removed both (404, -32601).
-var taskMethods = map[string]methodFunc{
-	"tasks/get":    (*Handler).doTasksGet,
-	"tasks/update": (*Handler).doTasksUpdate,
-	"tasks/cancel": (*Handler).doTasksCancel,
-}
 
 // tasks is what a Handler keeps of the tasks it runs: their cancel
 // functions and wake-up channels (tasks running on other replicas are
@@ -146,13 +136,22 @@ func (h *Handler) callAsTask(ctx context.Context, k *call, name string, args jso
 	if !k.c.modern {
 		return h.callAsTask25(ctx, k, name, args, meta, task) // ext_tasks25.go
 	}
-	t, ok := hook.lookupTool(h.srv, k.r.Context(), k.auth, k.c.sess.ID, name)
+	t, ok := h.ops.LookupTool(k.r.Context(), k.caller(), name)
 	if !ok || t.Task == nil {
 		return nil, false, nil
 	}
 	if !tasksOptIn(k.msg.Params) {
 		if t.Task.Required {
 			return nil, true, errTasksCapability(fmt.Sprintf("tool %s runs only as a task: it", strictjson.Quote(name)))
+		}
+		return nil, false, nil
+	}
+	if _, err := taskScope(k); err != nil {
+		// A caller without a subject has no task scope here: a tool that
+		// may run as a task runs as an ordinary call (the extension lets
+		// the server answer either way); one that must is refused.
+		if t.Task.Required {
+			return nil, true, err
 		}
 		return nil, false, nil
 	}
@@ -204,15 +203,15 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	if o.PollInterval <= 0 {
 		o.PollInterval = mcp.DefaultTaskPollInterval
 	}
-	now := time.Now().UTC()
-	identity := sessionstate.Identity(k.auth)
-	if era != nil {
-		identity = era.identity
+	scope, err := taskScope(k)
+	if err != nil {
+		return nil, err
 	}
-	rec := &session.Task{ID: session.NewID(), Status: session.TaskWorking, Identity: identity,
+	now := time.Now().UTC()
+	rec := &session.Task{ID: session.NewID(), Status: session.TaskWorking, Identity: scope,
 		Created: now, Updated: now, Heartbeat: now, TTL: o.TTL, PollInterval: o.PollInterval}
 	st := h.taskStore()
-	if err := h.admitTask(ctx, st, identity); err != nil {
+	if err := h.admitTask(ctx, st, scope); err != nil {
 		return nil, err
 	}
 	answer := func() any {
@@ -232,7 +231,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	h.mu.RUnlock()
 
 	tctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	run := &taskRun{cancel: cancel, kick: make(chan struct{}, 1), identity: identity}
+	run := &taskRun{cancel: cancel, kick: make(chan struct{}, 1), identity: scope}
 	if era != nil {
 		run.notify = era.notify
 	}
@@ -240,7 +239,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	if era != nil && era.stream != nil {
 		tp.out = func(method string, params any) error { return era.stream(rec.ID, method, params) }
 	}
-	info := hook.contextInfo(h.context(ctx, k, meta))
+	info := h.ops.ContextInfo(h.context(ctx, k, meta))
 	info.Roots = nil // the request's roots cache ends with the request
 	tp.meta = info.Meta
 
@@ -254,12 +253,12 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 		}
 		h.tasks.add(rec.ID, run)
 		info.Peer = tp
-		mc := hook.newContext(tctx, info)
+		mc := h.ops.NewContext(tctx, info)
 		go h.watchTask(tctx, rec.ID, st, run)
 		go func() {
 			defer h.wg.Done()
 			defer h.releaseTaskSlot()
-			res, err := hook.callTool(h.srv, hook.withContext(tctx, mc), mc, name, args)
+			res, err := h.ops.CallTool(h.ops.WithContext(tctx, mc), mc, name, args)
 			h.finishTask(tctx, st, rec.ID, res, err)
 		}()
 		return answer(), nil
@@ -287,7 +286,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 		return nil
 	}
 	info.Peer = pp
-	mc := hook.newContext(tctx, info)
+	mc := h.ops.NewContext(tctx, info)
 	type outcome struct {
 		res *mcp.ContentResult
 		err error
@@ -296,7 +295,7 @@ func (h *Handler) startTask(ctx context.Context, k *call, name string, args json
 	go func() {
 		defer h.wg.Done()
 		defer h.releaseTaskSlot()
-		res, err := hook.callTool(h.srv, hook.withContext(tctx, mc), mc, name, args)
+		res, err := h.ops.CallTool(h.ops.WithContext(tctx, mc), mc, name, args)
 		if pp.isStarted() {
 			h.finishTask(tctx, st, rec.ID, res, err)
 			return
@@ -470,8 +469,12 @@ func (h *Handler) taskOf(ctx context.Context, k *call, p *taskParams) (*session.
 	if p.TaskID == "" {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + k.msg.Method + ` needs "taskId"`}
 	}
+	scope, err := taskScope(k)
+	if err != nil {
+		return nil, err
+	}
 	t, err := h.taskStore().GetTask(ctx, p.TaskID)
-	if err == nil && t.Identity != sessionstate.Identity(k.auth) {
+	if err == nil && t.Identity != scope {
 		err = session.ErrNotFound
 	}
 	if err == nil {

@@ -10,8 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/engine"
-	"github.com/mcpchain/mcp/internal/sessionstate"
+	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
 )
@@ -33,39 +32,14 @@ import (
 // relatedTaskKey is the _meta key tying a message to its task.
 const relatedTaskKey = "io.modelcontextprotocol/related-task"
 
-// listToolsJSONTasks is package mcp's tools/list of 2025-11-25 (see
-// package engine).
-var listToolsJSONTasks = engine.ListToolsJSONTasks.(func(*mcp.Server, context.Context, any, string) []json.RawMessage)
-
-// This init runs after dispatch.go's, which makes the methods table.
-func init() {
-	methods["tools/list"] = toolsList(methods["tools/list"])
-	methods["tasks/get"] = tasks25Only((*Handler).doTasksGet25)
-	methods["tasks/result"] = tasks25Only((*Handler).doTasksResult25)
-	methods["tasks/list"] = tasks25Only((*Handler).doTasksList25)
-	methods["tasks/cancel"] = tasks25Only((*Handler).doTasksCancel25)
-}
-
 // speaksTasks25 reports whether a request's session negotiated revision
 // 2025-11-25, the one 2025 revision with tasks.
 func speaksTasks25(k *call) bool {
 	return !k.c.modern && mcp.Version(k.c.sess.ProtocolVersion()) == mcp.Version20251125
 }
 
-// toolsList is tools/list: at 2025-11-25 each tool that may run as a task
-// carries execution.taskSupport. plain is the other revisions' method,
-// wrapped already by the apps' fallback (ext_apps.go, whose init runs
-// first); the 2025-11-25 list gets the same wrapper.
-func toolsList(plain methodFunc) methodFunc {
-	withTasks := appsFallback(listMethod("tools", listToolsJSONTasks))
-	return func(h *Handler, ctx context.Context, k *call) (any, error) {
-		if speaksTasks25(k) {
-			return withTasks(h, ctx, k)
-		}
-		return plain(h, ctx, k)
-	}
-}
-
+// tasks25Only answers -32601 to a tasks/* method of 2025-11-25 on a
+// session that negotiated another 2025 revision.
 func tasks25Only(fn methodFunc) methodFunc {
 	return func(h *Handler, ctx context.Context, k *call) (any, error) {
 		if !speaksTasks25(k) {
@@ -97,35 +71,48 @@ type tasksCap struct {
 	} `json:"requests"`
 }
 
-// taskEra is what a task made at 2025-11-25 does differently: whose it is,
-// the answer to tools/call, and who hears of its status changes.
+// taskEra is what a task made at 2025-11-25 does differently: the answer
+// to tools/call, and who hears of its status changes.
 type taskEra struct {
-	identity string
-	created  func(*session.Task) any
-	notify   func(*session.Task)
+	created func(*session.Task) any
+	notify  func(*session.Task)
 	// stream sends a notification of the task's tool (progress, a log
 	// message), nil to drop them.
 	stream func(id, method string, params any) error
 }
 
-// taskScope is whose a 2025-11-25 task is: the caller's identity when it
-// has auth data; else its session, so that one anonymous client does not
-// list or read another's; "" for an anonymous caller of a stateless
-// handler (then tasks/list lists nothing, and the unguessable task ID is
-// all that guards a task, as the specification allows).
-func taskScope(k *call) string {
+// taskScope is whose a task is, of either flavour, by the identity rule
+// (package internal/identity): the caller's key when its auth data has a
+// subject; else its session, so that one anonymous client (or one without
+// a subject) does not list or read another's; "" for an anonymous caller
+// without a session (revision 2026-07-28, a stateless handler: tasks/list
+// lists nothing, and the unguessable task ID is all that guards a task, as
+// the specification allows). A caller whose auth data has no subject and
+// that has no session has no scope at all: it gets errNoTaskScope, since
+// a task scoped to nothing shared could be read by no one, its creator
+// included.
+func taskScope(k *call) (string, error) {
 	auth := k.auth
 	if auth == nil {
 		auth = k.c.sess.Auth()
 	}
-	if id := sessionstate.Identity(auth); id != "" {
-		return id
+	if key, ok := identity.Key(auth); ok {
+		return key, nil
 	}
 	if !k.c.ephemeral {
-		return "session:" + k.c.sess.ID
+		return "session:" + k.c.sess.ID, nil
 	}
-	return ""
+	if auth == nil {
+		return "", nil
+	}
+	return "", errNoTaskScope
 }
+
+// errNoTaskScope refuses a task, or a tasks/* request, of a caller that
+// has neither a session nor a subject (taskScope).
+var errNoTaskScope = &mcp.Error{Code: mcp.CodeServerError, Message: "Tasks unavailable: this request has no session " +
+	"(revision 2026-07-28, or a stateless server) and the caller's auth data has no subject, so no later request can be " +
+	"recognised as this caller's; the server's authentication must return auth data that implements mcp.Subject"}
 
 // taskParam is params.task of a task-augmented request.
 type taskParam struct {
@@ -161,7 +148,7 @@ func (h *Handler) callAsTask25(ctx context.Context, k *call, name string, args j
 		// tool at 2025-11-25); before 2025-11-25 params.task is ignored.
 		return nil, false, nil
 	}
-	t, ok := hook.lookupTool(h.srv, k.r.Context(), k.auth, k.c.sess.ID, name)
+	t, ok := h.ops.LookupTool(k.r.Context(), k.caller(), name)
 	if !ok {
 		return nil, false, nil // the ordinary path answers an unknown tool
 	}
@@ -180,7 +167,7 @@ func (h *Handler) callAsTask25(ctx context.Context, k *call, name string, args j
 	if p.ttl > 0 && p.ttl < o.TTL {
 		o.TTL = p.ttl // a shorter life on request; never a longer one than the tool's
 	}
-	era := &taskEra{identity: taskScope(k), created: func(t *session.Task) any {
+	era := &taskEra{created: func(t *session.Task) any {
 		return struct {
 			Task task25 `json:"task"`
 		}{wire25(t)}
@@ -278,8 +265,12 @@ func (h *Handler) task25Of(ctx context.Context, k *call) (*session.Task, error) 
 	if err != nil {
 		return nil, err
 	}
+	scope, err := taskScope(k)
+	if err != nil {
+		return nil, err
+	}
 	t, err := h.taskStore().GetTask(ctx, id)
-	if err == nil && t.Identity != taskScope(k) {
+	if err == nil && t.Identity != scope {
 		err = session.ErrNotFound
 	}
 	if err == nil {
@@ -314,8 +305,12 @@ func (h *Handler) doTasksList25(ctx context.Context, k *call) (any, error) {
 	if !ok {
 		return nil, &mcp.Error{Code: mcp.CodeMethodNotFound, Message: "Method not found: tasks/list: the task store cannot list tasks (it is not a session.TaskLister)"}
 	}
+	scope, err := taskScope(k)
+	if err != nil {
+		return nil, err
+	}
 	var items []task25
-	if scope := taskScope(k); scope != "" {
+	if scope != "" {
 		ts, err := tl.ListTasks(ctx, scope)
 		if err != nil {
 			return nil, h.taskStoreFailed(err)
@@ -615,21 +610,14 @@ func (h *Handler) liveTasks(ctx context.Context, st session.TaskStore, identity 
 	return n, nil
 }
 
-// initCapabilities adds to initialize's capabilities what the extensions
-// declare: the tasks capability at 2025-11-25, and the skills extension
-// (SEP-2640) under capabilities.extensions at every 2025 revision when
-// the server has skills. The 2025 schemas have no extensions member;
-// SEP-2133 (extensions) puts it there for initialize, the TypeScript SDK
-// reads it, and clients that do not know it ignore it, as they ignore
-// any capability they do not know.
+// initCapabilities adds to initialize's capabilities the tasks
+// capability at 2025-11-25. (The extensions the server offers go under
+// capabilities.extensions at every 2025 revision: extensions.go. The 2025
+// schemas have no extensions member; SEP-2133 (extensions) puts it there
+// for initialize, the TypeScript SDK reads it, and clients that do not
+// know it ignore it, as they ignore any capability they do not know.)
 func (h *Handler) initCapabilities(version string, c *serverCapabilities) {
 	if mcp.Version(version) == mcp.Version20251125 {
 		c.Tasks = h.tasksCapability()
-	}
-	if hook.hasSkills(h.srv) {
-		if c.Extensions == nil {
-			c.Extensions = map[string]any{}
-		}
-		c.Extensions[mcp.SkillsExtension] = map[string]any{"directoryRead": true}
 	}
 }

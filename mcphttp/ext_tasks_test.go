@@ -48,7 +48,7 @@ func newTaskServer(t *testing.T, tt *taskTools) *mcp.Server {
 	t.Helper()
 	srv := mcp.NewServer(mcp.Options{Name: "tasks", Version: "1.0.0", Authenticate: func(r *http.Request) (any, error) {
 		if u := r.Header.Get("X-User"); u != "" {
-			return u, nil
+			return testUser(u), nil // a subject: tasks are the user's
 		}
 		return nil, nil
 	}})

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/justinas/alice"
 
@@ -25,6 +26,7 @@ import (
 // any prefix. Use [New] to make one, and Close it when done.
 type Handler struct {
 	srv   *mcp.Server
+	ops   serverOps // srv's operations for the engine (hooks.go)
 	opts  Options
 	log   *slog.Logger
 	store session.Store
@@ -42,9 +44,11 @@ type Handler struct {
 	slots chan struct{}
 
 	chain http.Handler // the engine's own middleware, then serve (docs/architecture.md)
-	// admitted is chain without the authentication step, for NewMux's
-	// endpoint, which runs that step itself in front (authenticateOnce).
+	// admitted is chain without the DNS-rebinding check and the
+	// authentication step, for NewMux's endpoint, which runs both in front
+	// (guardedMux, authenticateOnce).
 	admitted http.Handler
+	rebind   *rebinding       // the DNS-rebinding check; nil when disabled
 	ping     *middleware.Ping // nil: pings off
 	hooks    SessionHooks
 
@@ -58,6 +62,9 @@ type Handler struct {
 	wg        sync.WaitGroup
 	// subjectTrapOnce logs the first refusal subjectTrap explains.
 	subjectTrapOnce sync.Once
+	// opaqueNoted and bareAuthWarned: the warnings of identity.go were
+	// logged.
+	opaqueNoted, bareAuthWarned atomic.Bool
 	// replica tags the IDs of the server-to-client requests this handler
 	// sends when its session store may be shared (anything but the
 	// default in-memory store): they count up from it, so that an answer
@@ -112,7 +119,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	if o.Sessions == nil {
 		o.Sessions = session.NewMemoryStore()
 	}
-	h := &Handler{srv: srv, opts: o, log: o.Logger, store: o.Sessions,
+	h := &Handler{srv: srv, ops: opsOf(srv), opts: o, log: o.Logger, store: o.Sessions,
 		conns: map[string]*sessionState{}, done: make(chan struct{})}
 	states, err := newSealer(o.StateKey, o.StateTTL)
 	if err != nil {
@@ -148,9 +155,10 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 		h.ping = middleware.NewPing(enginePinger{h}, &popts)
 	}
 	h.initAuth()
+	h.rebind = newRebinding(&o, srv.Options())
 	h.chain = h.newChain(true)
 	h.admitted = h.newChain(false)
-	stopWatch, stopTrack := hook.watch(srv, h.onChange), hook.trackSessions(srv, h.holds)
+	stopWatch, stopTrack := h.ops.Watch(h.onChange), h.ops.TrackSessions(h.holds)
 	h.stopWatch = func() { stopWatch(); stopTrack() }
 	return h
 }
@@ -158,14 +166,15 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 // newChain composes the engine's own middleware in front of serve: the
 // DNS-rebinding check, the session-ID check, and pings for GET streams
 // that came over the network. docs/architecture.md gives the order and why.
-// withAuth false leaves out the authentication step: the chain NewMux
-// mounts behind its own (authenticateOnce).
-func (h *Handler) newChain(withAuth bool) http.Handler {
+// front false leaves out the DNS-rebinding check and the authentication
+// step: the chain NewMux mounts behind its own (guardedMux,
+// authenticateOnce).
+func (h *Handler) newChain(front bool) http.Handler {
 	var c alice.Chain
-	if !h.opts.DisableDNSRebindingProtection {
-		c = c.Append(middleware.CheckOrigin(h.opts.Allow))
+	if front && h.rebind != nil {
+		c = c.Append(h.rebind.middleware)
 	}
-	if h.auth != nil && withAuth {
+	if h.auth != nil && front {
 		c = c.Append(h.authStep)
 	}
 	c = c.Append(middleware.SessionID)
@@ -234,7 +243,7 @@ func (h *Handler) Close() error {
 	close(h.done)
 	for _, c := range conns {
 		c.close()
-		hook.sessionEnded(h.srv, c.sess.ID)
+		h.ops.SessionEnded(c.sess.ID)
 		h.ended(c, EndServer)
 	}
 	h.wg.Wait()

@@ -19,54 +19,88 @@ type mcpInputPeer = engine.InputPeer[mcp.InputRequest]
 // change is a change of the server's registry.
 type change = engine.Change[*mcp.LogMessage]
 
-// hook holds package mcp's transport-only operations (see package
-// engine), asserted to their types once, when the package is
-// initialised; package mcp set them in its init, which runs first.
-var hook = struct {
-	newContext         func(ctx context.Context, info requestInfo) *mcp.Context
-	contextInfo        func(c *mcp.Context) requestInfo
-	withContext        func(ctx context.Context, c *mcp.Context) context.Context
-	interceptorFrom    func(ctx context.Context) mcp.Interceptor
-	listRoots          func(ctx context.Context, p engine.Peer) ([]mcp.Root, error)
-	callTool           func(s *mcp.Server, ctx context.Context, c *mcp.Context, name string, args json.RawMessage) (*mcp.ContentResult, error)
-	readResource       func(s *mcp.Server, ctx context.Context, c *mcp.Context, uri string) (*mcp.ReadResourceResult, error)
-	getPrompt          func(s *mcp.Server, ctx context.Context, c *mcp.Context, name string, args map[string]string) (*mcp.PromptResult, error)
-	complete           func(s *mcp.Server, ctx context.Context, c *mcp.Context, ref mcp.CompletionRef, arg, value string, args map[string]string) (*mcp.CompletionResult, error)
-	lookupTool         func(s *mcp.Server, ctx context.Context, auth any, sid, name string) (mcp.Tool, bool)
-	listToolsJSON      func(s *mcp.Server, ctx context.Context, auth any, sid string) []json.RawMessage
-	listResources      func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.Resource
-	listTemplates      func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.ResourceTemplate
-	listPrompts        func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.Prompt
-	trackSessions      func(s *mcp.Server, live func(id string) bool) (stop func())
-	sessionEnded       func(s *mcp.Server, id string)
-	watch              func(s *mcp.Server, fn func(change)) (stop func())
-	routes             func(s *mcp.Server) []engine.Route
-	hasSkills          func(s *mcp.Server) bool
-	getSkill           func(s *mcp.Server, ctx context.Context, auth any, uri string) (mcp.Skill, error)
-	readSkillDirectory func(s *mcp.Server, ctx context.Context, auth any, uri string) ([]mcp.Resource, error)
-}{
-	newContext:         engine.NewContext.(func(context.Context, requestInfo) *mcp.Context),
-	contextInfo:        engine.ContextInfo.(func(*mcp.Context) requestInfo),
-	withContext:        engine.WithContext.(func(context.Context, *mcp.Context) context.Context),
-	interceptorFrom:    engine.InterceptorFrom.(func(context.Context) mcp.Interceptor),
-	listRoots:          engine.ListRoots.(func(context.Context, engine.Peer) ([]mcp.Root, error)),
-	callTool:           engine.CallTool.(func(*mcp.Server, context.Context, *mcp.Context, string, json.RawMessage) (*mcp.ContentResult, error)),
-	readResource:       engine.ReadResource.(func(*mcp.Server, context.Context, *mcp.Context, string) (*mcp.ReadResourceResult, error)),
-	getPrompt:          engine.GetPrompt.(func(*mcp.Server, context.Context, *mcp.Context, string, map[string]string) (*mcp.PromptResult, error)),
-	complete:           engine.Complete.(func(*mcp.Server, context.Context, *mcp.Context, mcp.CompletionRef, string, string, map[string]string) (*mcp.CompletionResult, error)),
-	lookupTool:         engine.LookupTool.(func(*mcp.Server, context.Context, any, string, string) (mcp.Tool, bool)),
-	listToolsJSON:      engine.ListToolsJSON.(func(*mcp.Server, context.Context, any, string) []json.RawMessage),
-	listResources:      engine.ListResources.(func(*mcp.Server, context.Context, any, string) []mcp.Resource),
-	listTemplates:      engine.ListResourceTemplates.(func(*mcp.Server, context.Context, any, string) []mcp.ResourceTemplate),
-	listPrompts:        engine.ListPrompts.(func(*mcp.Server, context.Context, any, string) []mcp.Prompt),
-	trackSessions:      engine.TrackSessions.(func(*mcp.Server, func(string) bool) func()),
-	sessionEnded:       engine.SessionEnded.(func(*mcp.Server, string)),
-	watch:              engine.Watch.(func(*mcp.Server, func(change)) func()),
-	routes:             engine.Routes.(func(*mcp.Server) []engine.Route),
-	hasSkills:          engine.HasSkills.(func(*mcp.Server) bool),
-	getSkill:           engine.GetSkill.(func(*mcp.Server, context.Context, any, string) (mcp.Skill, error)),
-	readSkillDirectory: engine.ReadSkillDirectory.(func(*mcp.Server, context.Context, any, string) ([]mcp.Resource, error)),
+// serverOps is what the engine needs of an mcp.Server that package mcp's
+// API does not offer: the operations only a transport may call (running a
+// tool for a caller it authenticated, listing what a session sees) and the
+// building of a request's mcp.Context. Package mcp implements it with an
+// unexported view of the server (mcp's engine.go), reached through
+// engine.View; opsOf checks that the view implements it.
+type serverOps interface {
+	// NewContext builds the tool's Context for one request; ctx is the
+	// request's own context.
+	NewContext(ctx context.Context, info requestInfo) *mcp.Context
+	// ContextInfo returns the requestInfo a Context was built from, for a
+	// Context of the engine's own (a task's).
+	ContextInfo(c *mcp.Context) requestInfo
+	// WithContext returns a copy of ctx carrying c, for mcp.FromContext.
+	WithContext(ctx context.Context, c *mcp.Context) context.Context
+	// Interceptor returns the interceptors of ctx (mcp.WithInterceptor)
+	// composed into one, or nil.
+	Interceptor(ctx context.Context) mcp.Interceptor
+	// ListRoots asks the client for its roots through p (roots/list).
+	ListRoots(ctx context.Context, p engine.Peer) ([]mcp.Root, error)
+
+	// CallTool runs the named tool for the caller c describes, after its
+	// access checks; ReadResource, GetPrompt and Complete do the same for
+	// their methods.
+	CallTool(ctx context.Context, c *mcp.Context, name string, args json.RawMessage) (*mcp.ContentResult, error)
+	ReadResource(ctx context.Context, c *mcp.Context, uri string) (*mcp.ReadResourceResult, error)
+	GetPrompt(ctx context.Context, c *mcp.Context, name string, args map[string]string) (*mcp.PromptResult, error)
+	Complete(ctx context.Context, c *mcp.Context, ref mcp.CompletionRef, arg, value string, args map[string]string) (*mcp.CompletionResult, error)
+	// LookupTool returns the named tool as the caller sees it.
+	LookupTool(ctx context.Context, who engine.Caller, name string) (mcp.Tool, bool)
+
+	// ListTools is the tools the caller sees, each encoded once at
+	// registration (read-only bytes): what tools/list sends; with
+	// taskSupport (revision 2025-11-25) a tool that may run as a task
+	// carries execution.taskSupport.
+	ListTools(ctx context.Context, who engine.Caller, taskSupport bool) []json.RawMessage
+	// ListResources, ListResourceTemplates, ListPrompts and ListSkills are
+	// the objects of a kind the caller sees.
+	ListResources(ctx context.Context, who engine.Caller) []mcp.Resource
+	ListResourceTemplates(ctx context.Context, who engine.Caller) []mcp.ResourceTemplate
+	ListPrompts(ctx context.Context, who engine.Caller) []mcp.Prompt
+	ListSkills(ctx context.Context, who engine.Caller) []mcp.Skill
+	// GetSkill returns the skill whose SKILL.md is uri.
+	GetSkill(ctx context.Context, who engine.Caller, uri string) (mcp.Skill, error)
+	// ReadSkillDirectory returns the direct children of a skills
+	// directory.
+	ReadSkillDirectory(ctx context.Context, who engine.Caller, uri string) ([]mcp.Resource, error)
+
+	// TrackSessions gives the server the engine's way to tell whether it
+	// holds a session (live reports it), until stop is called: the server
+	// asks before it keeps anything for one session alone.
+	TrackSessions(live func(id string) bool) (stop func())
+	// SessionEnded tells the server the engine let the session id go:
+	// what was registered for that session alone is dropped.
+	SessionEnded(id string)
+	// Watch calls fn for every change of the registry until stop is
+	// called; fn must not block.
+	Watch(fn func(change)) (stop func())
+	// Routes returns the custom routes in registration order.
+	Routes() []engine.Route
+
+	// Offers reports whether the server advertises the extension id
+	// (mcp.Server.AddExtension; skills; apps, its own or a mounted
+	// server's).
+	Offers(id string) bool
+	// Extensions returns the extensions the server advertises (ID →
+	// encoded settings, read-only) and a number that changes whenever
+	// they do.
+	Extensions() (settings map[string]json.RawMessage, gen uint64)
+	// ExtensionMethod returns the handler of a method an extension added,
+	// or nil.
+	ExtensionMethod(method string) mcp.CallHandler
+	// ExtensionWrap returns the extensions' wrappers of method composed
+	// (the first added outermost), or nil.
+	ExtensionWrap(method string) mcp.Interceptor
 }
+
+// viewOf is package mcp's engine.View, asserted to its type once.
+var viewOf = engine.View.(func(*mcp.Server) any)
+
+// opsOf returns the engine's view of srv.
+func opsOf(srv *mcp.Server) serverOps { return viewOf(srv).(serverOps) }
 
 // mcpPeer is the way back to the client for one request.
 type mcpPeer = engine.Peer

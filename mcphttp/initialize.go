@@ -44,7 +44,7 @@ func (h *Handler) newInitializeResult(version string, streams bool) initializeRe
 			Prompts:     listChanged{streams},
 			Logging:     struct{}{},
 			Completions: struct{}{},
-			Extensions:  h.appsExtension(nil), // ext_apps.go
+			Extensions:  h.advertisedExtensions(false), // extensions.go
 		},
 		ServerInfo:   serverInfo(o),
 		Instructions: o.Instructions,
@@ -66,10 +66,9 @@ type serverCapabilities struct {
 	Prompts     listChanged  `json:"prompts"`
 	Logging     struct{}     `json:"logging"`
 	Completions struct{}     `json:"completions"`
-	// Tasks (2025-11-25): ext_tasks25.go. Extensions: skills (ext_skills.go)
-	// and apps (ext_apps.go).
-	Tasks      *tasksCap      `json:"tasks,omitempty"`
-	Extensions map[string]any `json:"extensions,omitempty"`
+	// Tasks (2025-11-25): ext_tasks25.go. Extensions: extensions.go.
+	Tasks      *tasksCap                  `json:"tasks,omitempty"`
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 type listChanged struct {
@@ -82,10 +81,17 @@ type resourcesCap struct {
 }
 
 // initResults holds the encoded result of initialize, per supported
-// version, whether the session has streams, whether the server has skills
-// and whether it has apps (which it declares): it depends on nothing else
-// (the server's options do not change), so each is encoded once.
-type initResults [8 * maxInitVersions]atomic.Pointer[encodedResult]
+// version and whether the session has streams, with the generation of the
+// server's extensions it advertises: it depends on nothing else (the
+// server's options do not change), so each is encoded once, and again when
+// an extension is added.
+type initResults [2 * maxInitVersions]atomic.Pointer[initResult]
+
+// initResult is one encoded result of initialize.
+type initResult struct {
+	gen uint64 // of the extensions advertised
+	b   encodedResult
+}
 
 // maxInitVersions bounds the versions whose initialize result is cached.
 const maxInitVersions = 8
@@ -109,21 +115,15 @@ func (h *Handler) initResult(version string, streams bool) (any, error) {
 	if streams {
 		i += maxInitVersions
 	}
-	if hook.hasSkills(h.srv) { // skills may be added after the first initialize
-		i += 2 * maxInitVersions
-	}
-	if appsHook.hasApps(h.srv) {
-		i += 4 * maxInitVersions
-	}
+	_, gen := h.ops.Extensions() // extensions may be added after the first initialize
 	slot := &h.initJSON[i]
-	if r := slot.Load(); r != nil {
-		return *r, nil
+	if r := slot.Load(); r != nil && r.gen == gen {
+		return r.b, nil
 	}
 	b, err := json.Marshal(h.newInitializeResult(version, streams))
 	if err != nil {
 		return nil, err
 	}
-	r := encodedResult(b)
-	slot.Store(&r)
-	return r, nil
+	slot.Store(&initResult{gen: gen, b: b})
+	return encodedResult(b), nil
 }

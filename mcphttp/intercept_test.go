@@ -194,3 +194,82 @@ func TestInterceptorNotifications(t *testing.T) {
 	}
 	<-done
 }
+
+// An interceptor that hands next a Call with other params gets those run,
+// through the engine's own checks: a tools/call rewritten to name another
+// tool runs that tool with its validation, and one rewritten to name a
+// tool the caller may not see is refused as unknown. Changing the method
+// is refused. The request's own params are the engine's again afterwards.
+func TestInterceptorRewritesParams(t *testing.T) {
+	t.Parallel()
+	srv := newEngineServer(t, nil)
+	mcp.AddTool(srv, mcp.Tool{Name: "secret", CanAccess: func(context.Context, any) bool { return false }},
+		func(context.Context, *mcp.Context, struct{}) (string, error) { return "leaked", nil })
+	var after []string
+	var mu sync.Mutex
+	ic := func(next mcp.CallHandler) mcp.CallHandler {
+		return func(ctx context.Context, c *mcp.Call) (any, error) {
+			if c.Method != "tools/call" {
+				return next(ctx, c)
+			}
+			var p struct {
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			}
+			require.NoError(t, json.Unmarshal(c.Params, &p))
+			switch p.Name {
+			case "via":
+				// {"name":"via","arguments":{"to":"add","args":{…}}} runs add.
+				var a struct {
+					To   string          `json:"to"`
+					Args json.RawMessage `json:"args"`
+				}
+				require.NoError(t, json.Unmarshal(p.Arguments, &a))
+				inner := *c
+				inner.Params, _ = json.Marshal(map[string]any{"name": a.To, "arguments": a.Args})
+				res, err := next(ctx, &inner)
+				mu.Lock()
+				after = append(after, string(c.Params))
+				mu.Unlock()
+				return res, err
+			case "relist":
+				inner := *c
+				inner.Method = "tools/list"
+				return next(ctx, &inner)
+			}
+			return next(ctx, c)
+		}
+	}
+	mw := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(r.Context(), ic)))
+		})
+	}
+	s := mcptest.NewSession(t, srv, &mcptest.Options{Middleware: []func(http.Handler) http.Handler{mw}}).Client()
+
+	res, err := s.CallTool(t.Context(), "via", map[string]any{"to": "add", "args": map[string]int{"a": 2, "b": 5}}, nil)
+	require.NoError(t, err)
+	require.False(t, res.IsError, res.Text())
+	assert.Equal(t, "7", res.Text(), "the rewritten call ran add")
+
+	res, err = s.CallTool(t.Context(), "via", map[string]any{"to": "add", "args": map[string]any{"a": "two"}}, nil)
+	require.NoError(t, err)
+	assert.True(t, res.IsError, "add's own validation refused the rewritten arguments")
+	assert.Contains(t, res.Text(), `"a"`)
+
+	_, err = s.CallTool(t.Context(), "via", map[string]any{"to": "secret", "args": map[string]any{}}, nil)
+	var je *mcp.Error
+	require.ErrorAs(t, err, &je, "a tool the caller may not see stays unknown")
+	assert.Equal(t, int64(mcp.CodeInvalidParams), je.Code)
+	assert.Contains(t, je.Message, "Unknown tool")
+
+	_, err = s.CallTool(t.Context(), "relist", map[string]any{}, nil)
+	require.ErrorAs(t, err, &je)
+	assert.Equal(t, int64(mcp.CodeInternalError), je.Code)
+	assert.Contains(t, je.Message, "not its method")
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, after)
+	assert.Contains(t, after[0], `"via"`, "the interceptor's own Call is unchanged")
+}

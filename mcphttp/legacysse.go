@@ -27,9 +27,9 @@ import (
 	"github.com/justinas/alice"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
-	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/session"
 )
 
@@ -89,11 +89,7 @@ type legacySession struct {
 // same chain to the Handler.
 func mountLegacySSE(mux *http.ServeMux, h *Handler, base alice.Chain, mw []func(http.Handler) http.Handler) {
 	l := &legacySSE{h: h, sessions: map[string]*legacySession{}}
-	front := base
-	if !h.opts.DisableDNSRebindingProtection {
-		front = front.Append(middleware.CheckOrigin(h.opts.Allow))
-	}
-	front = front.Append(h.AuthMiddleware).Append(constructors(mw)...)
+	front := base.Append(h.rebind.middleware, h.AuthMiddleware).Append(constructors(mw)...)
 	l.endpoint = front.Append(l.admit).Then(h)
 	mux.Handle("GET "+LegacySSEPath, front.ThenFunc(l.serveStream))
 	mux.Handle("POST "+LegacyMessagesPath, base.ThenFunc(l.serveMessage))
@@ -318,7 +314,7 @@ func (l *legacySSE) admit(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if auth := mcp.AuthFromContext(r.Context()); !sameCaller(p.ls.auth, auth) {
+		if auth := mcp.AuthFromContext(r.Context()); !identity.Same(p.ls.auth, auth) {
 			msg := "Forbidden: this SSE stream belongs to another caller"
 			if subjectTrap(p.ls.auth, auth) {
 				msg += subjectHint

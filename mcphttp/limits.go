@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
@@ -149,16 +150,17 @@ func (h *Handler) runRequest(w http.ResponseWriter, r *http.Request, c *sessionS
 }
 
 // clientKey names the client a new session counts against in
-// Options.MaxSessionsPerClient: the subject of its auth data (mcp.Subject),
-// else its network address (an IPv6 address by its /64, which one host
-// usually holds whole). It is "" (not counted per client) for a request
+// Options.MaxSessionsPerClient: the key of its auth data (identity.Key:
+// the subject of auth data implementing mcp.Subject), else its network
+// address (an IPv6 address by its /64, which one host usually holds
+// whole). It is "" (not counted per client) for a request
 // that came in process (stdio, embedded) or from a loopback address, which
 // names no single client: a reverse proxy on the same host brings every
 // client from there. Behind such a proxy, authenticate, or set
 // r.RemoteAddr from the proxy's X-Forwarded-For in a middleware.
 func clientKey(r *http.Request, auth any) string {
-	if s, ok := auth.(mcp.Subject); ok && s.Subject() != "" {
-		return "subject:" + s.Subject()
+	if key, ok := identity.Key(auth); ok {
+		return key
 	}
 	if r.Context().Value(http.LocalAddrContextKey) == nil {
 		return ""

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
@@ -37,21 +38,34 @@ type listParams struct {
 	Cursor string `json:"cursor"`
 }
 
-// listMethod is the handler of a list method (tools/list and the like):
-// the items visible to the caller, one page after params.cursor, under
-// key.
-func listMethod[T any](key string, list func(*mcp.Server, context.Context, any, string) []T) methodFunc {
+// listMethod is the handler of a list method (resources/list and the
+// like): the items of a kind the caller sees, one page after
+// params.cursor, under key.
+func listMethod[T any](key string, list func(serverOps, context.Context, engine.Caller) []T) methodFunc {
 	return func(h *Handler, _ context.Context, k *call) (any, error) {
-		var p listParams
-		if err := decodeParams(k.msg.Params, &p); err != nil {
-			return nil, err
-		}
-		page, next, err := paginate(list(h.srv, k.r.Context(), k.auth, k.c.sess.ID), p.Cursor, h.opts.PageSize)
-		if err != nil {
-			return nil, err
-		}
-		return listPage[T]{key: key, items: page, next: next}, nil
+		return listPageOf(h, k, key, func() []T { return list(h.ops, k.r.Context(), k.caller()) })
 	}
+}
+
+// listPageOf is one page of what list returns, after params.cursor.
+func listPageOf[T any](h *Handler, k *call, key string, list func() []T) (any, error) {
+	var p listParams
+	if err := decodeParams(k.msg.Params, &p); err != nil {
+		return nil, err
+	}
+	page, next, err := paginate(list(), p.Cursor, h.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return listPage[T]{key: key, items: page, next: next}, nil
+}
+
+// doToolsList is tools/list: at 2025-11-25 each tool that may run as a
+// task carries execution.taskSupport (ext_tasks25.go).
+func (h *Handler) doToolsList(_ context.Context, k *call) (any, error) {
+	return listPageOf(h, k, "tools", func() []json.RawMessage {
+		return h.ops.ListTools(k.r.Context(), k.caller(), speaksTasks25(k))
+	})
 }
 
 // listPage is one page of a list result: {key: [items], "nextCursor": …}.
@@ -110,7 +124,7 @@ func rawLen(items []json.RawMessage) int {
 func (h *Handler) doToolsCall(ctx context.Context, k *call) (any, error) {
 	if name, args, ok := scanToolsCall(k.msg.Params); ok && name != "" {
 		mc := h.context(ctx, k, nil)
-		return hook.callTool(h.srv, hook.withContext(ctx, mc), mc, name, args)
+		return h.ops.CallTool(h.ops.WithContext(ctx, mc), mc, name, args)
 	}
 	var p struct {
 		Name      string          `json:"name"`
@@ -128,7 +142,7 @@ func (h *Handler) doToolsCall(ctx context.Context, k *call) (any, error) {
 		return res, err
 	}
 	mc := h.context(ctx, k, p.Meta)
-	return hook.callTool(h.srv, hook.withContext(ctx, mc), mc, p.Name, p.Arguments)
+	return h.ops.CallTool(h.ops.WithContext(ctx, mc), mc, p.Name, p.Arguments)
 }
 
 func (h *Handler) doResourcesRead(ctx context.Context, k *call) (any, error) {
@@ -143,7 +157,7 @@ func (h *Handler) doResourcesRead(ctx context.Context, k *call) (any, error) {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: resources/read needs "uri"`}
 	}
 	mc := h.context(ctx, k, p.Meta)
-	return hook.readResource(h.srv, hook.withContext(ctx, mc), mc, p.URI)
+	return h.ops.ReadResource(h.ops.WithContext(ctx, mc), mc, p.URI)
 }
 
 func (h *Handler) doSubscribe(ctx context.Context, k *call) (any, error) {
@@ -194,7 +208,7 @@ func (h *Handler) doPromptsGet(ctx context.Context, k *call) (any, error) {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: prompts/get needs "name"`}
 	}
 	mc := h.context(ctx, k, p.Meta)
-	return hook.getPrompt(h.srv, hook.withContext(ctx, mc), mc, p.Name, p.Arguments)
+	return h.ops.GetPrompt(h.ops.WithContext(ctx, mc), mc, p.Name, p.Arguments)
 }
 
 func (h *Handler) doComplete(ctx context.Context, k *call) (any, error) {
@@ -212,7 +226,7 @@ func (h *Handler) doComplete(ctx context.Context, k *call) (any, error) {
 		return nil, err
 	}
 	mc := h.context(ctx, k, nil)
-	res, err := hook.complete(h.srv, hook.withContext(ctx, mc), mc, p.Ref, p.Argument.Name, p.Argument.Value, p.Context.Arguments)
+	res, err := h.ops.Complete(h.ops.WithContext(ctx, mc), mc, p.Ref, p.Argument.Name, p.Argument.Value, p.Context.Arguments)
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,15 @@ type MuxOptions struct {
 // Custom routes added with AddRoute after NewMux returned are served too,
 // from their first request on (a late route whose pattern conflicts with
 // a mounted one is logged and not served).
+//
+// The DNS-rebinding check (Options.Allow) runs in front of every route,
+// before authentication, whatever mounted it (the auth provider's pages
+// and the discovery documents too): the returned mux holds one pattern,
+// "/", that checks the request and hands it to the mux of the routes. The
+// health endpoint and routes added with
+// mcp.RouteOptions.DisableDNSRebindingProtection are let through; with
+// Options.DisableDNSRebindingProtection the routes' mux is returned as it
+// is. A handler you register on the returned mux yourself is not checked.
 func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	var o MuxOptions
 	if opts != nil {
@@ -81,12 +90,12 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 				_, _ = io.WriteString(w, msg)
 			}
 		})
-		mux.Handle("GET "+path, base.Then(health))
+		mux.Handle("GET "+path, anyHost{base.Then(health)})
 	}
 	if h.opts.LegacySSE {
 		mountLegacySSE(mux, h, base, o.Middleware)
 	}
-	mountRoutes(mux, srv, base, authed)
+	late := mountRoutes(mux, srv, base, authed)
 	discovery.Mount(mux, oauthOptions(so))
 	if so.Auth != nil && so.Authenticate == nil {
 		// A provider with pages of its own (the consent page of package
@@ -96,7 +105,10 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 		}
 		so.Auth.Mount(mux)
 	}
-	return mux
+	if h.rebind == nil {
+		return mux
+	}
+	return guardedMux(h.rebind, mux, late)
 }
 
 // ErrSessionAuthWithAuth is returned by [Start] and [Local] when

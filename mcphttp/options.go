@@ -67,13 +67,22 @@ type Options struct {
 	// KeepAlive is the interval of SSE comment lines on idle GET streams.
 	// Default 25 s; negative disables.
 	KeepAlive time.Duration
-	// Allow lists the Origins accepted besides loopback ones (and, off
-	// loopback, the request's own host), and the Host values accepted on
-	// a loopback listener besides loopback names; a request with another
-	// gets 403 (see middleware.CheckOrigin). Pass the same list to
+	// Allow lists the Host values accepted besides loopback names and
+	// the address the connection arrived on (Hosts: the names clients
+	// reach the server by, as "mcp.example.com" or "*.tenants.example"),
+	// and the Origins accepted besides those whose host is accepted so.
+	// The handler and every route of NewMux check both, on every
+	// listener; a request with another gets 403 naming the setting (see
+	// middleware.CheckOrigin for the rules). The host of the server's own
+	// protected-resource URL (mcp.Options.OAuth, or the OAuth metadata of
+	// mcp.Options.Auth) is accepted too, and [Start] adds the entries of
+	// MCP_ALLOWED_HOSTS. A server behind a reverse proxy that passes the
+	// public Host must list that name. Pass the same list to
 	// middleware.CORSOptions.Allow when browsers call the endpoint.
 	Allow *middleware.AllowList
-	// DisableDNSRebindingProtection turns the Host and Origin checks off.
+	// DisableDNSRebindingProtection turns the Host and Origin checks off,
+	// on the endpoint and on every route of NewMux. Set it only when a
+	// proxy in front enforces them.
 	DisableDNSRebindingProtection bool
 	// Hooks are told when a session starts and ends and when its roots
 	// change (see [SessionHooks]); [Handler.Sessions] lists the live ones.
@@ -143,8 +152,8 @@ type Options struct {
 	// EndSession) free their slot. Default 10,000.
 	MaxSessions int
 	// MaxSessionsPerClient bounds the live sessions of one client: the
-	// subject of its auth data when it implements mcp.Subject, else its
-	// remote address (an IPv6 address by its /64). An initialize beyond it
+	// subject of its auth data when it implements mcp.Subject (a
+	// non-empty subject), else its remote address (an IPv6 address by its /64). An initialize beyond it
 	// is answered 429 with Retry-After. Requests from a loopback address
 	// (a local reverse proxy brings every client from there) and
 	// in-process ones (stdio, embedded) are not counted per client; behind
@@ -159,11 +168,11 @@ type Options struct {
 	// Default 30 s.
 	BodyReadTimeout time.Duration
 	// MaxTasksPerClient bounds the live (not yet ended) tasks of one
-	// caller: its auth data's identity (mcp.Subject, else the whole
-	// value), or, unauthenticated, its 2025 session. A tools/call that
-	// would start one more is answered -32000 naming this option. A
-	// caller that is neither (no auth data, revision 2026-07-28 or a
-	// stateless handler) is bounded by MaxConcurrentRequests only.
+	// caller: its subject (mcp.Subject), or, anonymous or with auth data
+	// without a subject, its 2025 session. A tools/call that would start
+	// one more is answered -32000 naming this option. An anonymous caller
+	// without a session (revision 2026-07-28, a stateless handler) is
+	// bounded by MaxConcurrentRequests only.
 	// Default 32.
 	MaxTasksPerClient int
 

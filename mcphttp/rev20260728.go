@@ -29,36 +29,6 @@ const (
 	metaServerInfo      = "io.modelcontextprotocol/serverInfo"
 )
 
-// modernShared are the methods both eras have, run by the same handlers.
-// What 2026-07-28 removed (initialize, ping, logging/setLevel,
-// resources/subscribe, resources/unsubscribe) is not among them: a modern
-// request for one gets 404 and -32601.
-var modernShared = map[string]bool{
-	"tools/list": true, "tools/call": true,
-	"resources/list": true, "resources/templates/list": true, "resources/read": true,
-	"prompts/list": true, "prompts/get": true,
-	"completion/complete": true,
-}
-
-// modernMethod is the handler of a method in revision 2026-07-28, nil for
-// an unknown or removed one.
-func modernMethod(name string) methodFunc {
-	if name == "server/discover" {
-		return (*Handler).doDiscover
-	}
-	if modernShared[name] {
-		return methods[name]
-	}
-	return taskMethods[name]
-}
-
-// cachedResults are the methods whose results carry the caching fields
-// ttlMs and cacheScope (SEP-2549).
-var cachedResults = map[string]bool{
-	"tools/list": true, "prompts/list": true, "resources/list": true,
-	"resources/templates/list": true, "resources/read": true, "server/discover": true,
-}
-
 // isModern decides the era of a single (non-batch) POST (docs/architecture.md,
 // "Protocol revisions"): a 2025-era MCP-Protocol-Version header is 2025-era
 // whatever the body says; a 2026-era header is modern; without the header,
@@ -236,7 +206,10 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	c := h.newSessionState(nil, true)
 	defer c.close()
 	c.modern = true
-	c.sess.Init(pv, client, caps, mcp.AuthFromContext(r.Context()))
+	auth := mcp.AuthFromContext(r.Context())
+	h.noteAuth(auth)
+	h.warnBareAuthorization(r, auth)
+	c.sess.Init(pv, client, caps, auth)
 	c.sess.SetInitialized()
 	if level != "" {
 		c.sess.SetLogLevel(level)
@@ -291,18 +264,18 @@ func (h *Handler) doDiscover(_ context.Context, _ *call) (any, error) {
 		Prompts:     listChanged{true},
 		Logging:     struct{}{},
 		Completions: struct{}{},
-		Extensions:  h.extensions(), // ext_skills.go
+		Extensions:  h.advertisedExtensions(true), // extensions.go
 	}, o.Instructions, meta}, nil
 }
 
 // modernCapabilities are the server capabilities of 2026-07-28.
 type modernCapabilities struct {
-	Tools       listChanged    `json:"tools"`
-	Resources   resourcesCap   `json:"resources"`
-	Prompts     listChanged    `json:"prompts"`
-	Logging     struct{}       `json:"logging"`
-	Completions struct{}       `json:"completions"`
-	Extensions  map[string]any `json:"extensions"`
+	Tools       listChanged                `json:"tools"`
+	Resources   resourcesCap               `json:"resources"`
+	Prompts     listChanged                `json:"prompts"`
+	Logging     struct{}                   `json:"logging"`
+	Completions struct{}                   `json:"completions"`
+	Extensions  map[string]json.RawMessage `json:"extensions"`
 }
 
 // modernResult adds to a result what 2026-07-28 puts on every one:
@@ -325,7 +298,7 @@ func (h *Handler) modernResult(method string, auth any, b []byte) ([]byte, error
 	}
 	setDefault("resultType", `"complete"`)
 	// An input-required result (rev20260728_mrtr.go) is one round's, never cached.
-	if cachedResults[method] && string(m["resultType"]) != `"input_required"` {
+	if methodTable[method].cached && string(m["resultType"]) != `"input_required"` {
 		setDefault("ttlMs", "0")
 		if auth != nil {
 			setDefault("cacheScope", `"private"`)

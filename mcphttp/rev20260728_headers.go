@@ -44,22 +44,21 @@ func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg
 		TaskID    string                     `json:"taskId"`
 		Arguments map[string]json.RawMessage `json:"arguments"`
 	}
+	spec := methodTable[msg.Method]
 	var named string
-	switch msg.Method {
-	case "tools/call", "prompts/get":
+	if spec.named != "" {
 		_ = json.Unmarshal(msg.Params, &p) // the handler reports bad params
-		named = p.Name
-	case "resources/read":
-		_ = json.Unmarshal(msg.Params, &p)
-		named = p.URI
-	case "tasks/get", "tasks/update", "tasks/cancel":
-		_ = json.Unmarshal(msg.Params, &p)
-		named = p.TaskID
-	}
-	if named != "" || msg.Method == "tools/call" || msg.Method == "prompts/get" || msg.Method == "resources/read" || taskMethods[msg.Method] != nil {
+		switch spec.named {
+		case "uri":
+			named = p.URI
+		case "taskId":
+			named = p.TaskID
+		default:
+			named = p.Name
+		}
 		v, ok := headerValue(r, "Mcp-Name")
 		if !ok {
-			return mismatch(fmt.Sprintf("the Mcp-Name header is required for %s and must equal the body's %s", msg.Method, nameField(msg.Method)))
+			return mismatch(fmt.Sprintf("the Mcp-Name header is required for %s and must equal the body's params.%s", msg.Method, spec.named))
 		}
 		dv, err := decodeHeaderValue(v)
 		if err != nil {
@@ -84,22 +83,12 @@ func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg
 // 2026-07-28 does not have (unknown, or removed with initialize and
 // sessions), and returns false then.
 func (h *Handler) checkModernMethod(w http.ResponseWriter, msg *jsonrpc.Message) bool {
-	if modernMethod(msg.Method) == nil && msg.Method != "subscriptions/listen" {
+	if h.lookupMethod(msg.Method, true) == nil && msg.Method != "subscriptions/listen" {
 		modernError(w, http.StatusNotFound, msg.ID, mcp.CodeMethodNotFound, fmt.Sprintf(
 			"Method not found: %s is not a method of protocol revision %s", strictjson.Quote(msg.Method), mcp.Version20260728), nil)
 		return false
 	}
 	return true
-}
-
-func nameField(method string) string {
-	if method == "resources/read" {
-		return "params.uri"
-	}
-	if taskMethods[method] != nil {
-		return "params.taskId"
-	}
-	return "params.name"
 }
 
 // headerValue returns a request header's value without surrounding

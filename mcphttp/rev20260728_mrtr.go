@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
@@ -37,10 +38,6 @@ import (
 
 // DefaultStateTTL is how long a requestState stays valid by default.
 const DefaultStateTTL = 10 * time.Minute
-
-// mrtrMethods are the methods whose rounds may end with an input-required
-// result.
-var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
 
 // ErrInputNotAllowed is what a question asked while serving a 2026-07-28
 // request other than tools/call, prompts/get or resources/read fails with:
@@ -169,24 +166,30 @@ func paramsDigest(params json.RawMessage) []byte {
 	return sum[:]
 }
 
-// principalOf is the SHA-256 of the caller's identity: nothing for an
-// anonymous caller, the subject of auth data implementing mcp.Subject,
-// else the auth data's JSON (its type when it has none).
-func principalOf(auth any) []byte {
+// principalOf is what a requestState binds its caller by: the SHA-256 of
+// the caller's key (identity.Key), nil for an anonymous caller. ok is
+// false for auth data without a subject, which has no key: it cannot be
+// told apart from another user's once sealed, so no requestState is
+// issued to it (errNoPrincipal).
+func principalOf(auth any) (p []byte, ok bool) {
 	if auth == nil {
-		return nil
+		return nil, true
 	}
-	var id string
-	if s, ok := auth.(mcp.Subject); ok {
-		id = "subject:" + s.Subject()
-	} else if b, err := json.Marshal(auth); err == nil {
-		id = fmt.Sprintf("json:%T:%s", auth, b)
-	} else {
-		id = fmt.Sprintf("type:%T", auth)
+	key, ok := identity.Key(auth)
+	if !ok {
+		return nil, false
 	}
-	sum := sha256.Sum256([]byte(id))
-	return sum[:]
+	sum := sha256.Sum256([]byte(key))
+	return sum[:], true
 }
+
+// errNoPrincipal is what a question asked while serving a 2026-07-28
+// request of a caller whose auth data has no subject fails with: its
+// answers would travel in a requestState that no later round could tell
+// from another user's.
+var errNoPrincipal = errors.New("mcphttp: this caller's auth data has no subject (mcp.Subject), so a question to the client " +
+	"at revision " + string(mcp.Version20260728) + " cannot be carried to the request's next round (its requestState could not be bound to the caller); " +
+	"the server's authentication must return auth data that implements mcp.Subject")
 
 // inputRound is one round of a 2026-07-28 request: the answers it has
 // (from requestState and inputResponses), the questions its handler asked
@@ -196,6 +199,7 @@ func principalOf(auth any) []byte {
 // open ones into an input-required result with result.
 type inputRound struct {
 	allowed bool // the method may end with an input-required result
+	bound   bool // the caller can be bound to a requestState (principalOf)
 	method  string
 	params  json.RawMessage // the request's params, for the state's digest
 	auth    any             // the caller's auth data, for the state's principal
@@ -215,10 +219,11 @@ type inputRound struct {
 // caller, and inputResponses that are not an object of objects, are
 // -32602 errors saying what was wrong.
 func (h *Handler) openRound(method string, params json.RawMessage, auth any) (*inputRound, error) {
-	if !mrtrMethods[method] {
+	if !methodTable[method].rounds {
 		return &inputRound{method: method}, nil
 	}
-	rd := &inputRound{allowed: true, method: method, params: params, auth: auth}
+	_, bound := principalOf(auth)
+	rd := &inputRound{allowed: true, bound: bound, method: method, params: params, auth: auth}
 	// Most requests carry neither member: skip decoding their params again.
 	// (A member name spelled with escapes is not found, and so not used.)
 	if !bytes.Contains(params, []byte(`"inputResponses"`)) && !bytes.Contains(params, []byte(`"requestState"`)) {
@@ -238,16 +243,20 @@ func (h *Handler) openRound(method string, params json.RawMessage, auth any) (*i
 		if json.Unmarshal(p.RequestState, &tok) != nil || tok == "" {
 			return nil, invalidParams("requestState must be the non-empty string of an input-required result, echoed unchanged")
 		}
+		if !bound {
+			return nil, invalidParams("requestState was not issued to this caller: its auth data has no subject (mcp.Subject), and no requestState is bound to such a caller")
+		}
 		st, err := h.states.open(tok)
 		if err != nil {
 			return nil, invalidParams(err.Error())
 		}
+		principal, _ := principalOf(auth)
 		switch {
 		case st.Method != method:
 			return nil, invalidParams(fmt.Sprintf("requestState was issued for %s, not %s", strictjson.Quote(st.Method), strictjson.Quote(method)))
 		case !hmac.Equal(st.Params, paramsDigest(params)):
 			return nil, invalidParams("requestState was issued for other params (another tool, prompt or resource, or other arguments); send the same params on every round")
-		case !hmac.Equal(st.Principal, principalOf(auth)):
+		case !hmac.Equal(st.Principal, principal):
 			return nil, invalidParams("requestState was issued to another caller")
 		}
 		rd.prev = st.Round
@@ -325,6 +334,9 @@ func invalidParams(msg string) *mcp.Error {
 func (rd *inputRound) Inputs(_ context.Context, reqs map[string]mcp.InputRequest) (map[string]json.RawMessage, error) {
 	if !rd.allowed {
 		return nil, ErrInputNotAllowed
+	}
+	if !rd.bound {
+		return nil, errNoPrincipal
 	}
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
@@ -428,7 +440,11 @@ func (rd *inputRound) result(s *sealer) (json.RawMessage, error) {
 		b := jsonrpc.AppendString(append(make([]byte, 0, len(pb)+64), `{"method":`...), q.Method)
 		reqs[k] = append(append(append(b, `,"params":`...), pb...), '}')
 	}
-	tok, err := s.seal(statePayload{Method: rd.method, Params: paramsDigest(rd.params), Principal: principalOf(rd.auth),
+	principal, ok := principalOf(rd.auth)
+	if !ok {
+		return nil, errNoPrincipal // Inputs asked nothing: never reached
+	}
+	tok, err := s.seal(statePayload{Method: rd.method, Params: paramsDigest(rd.params), Principal: principal,
 		Expires: s.now().Add(s.ttl).UnixMilli(), Round: rd.prev + 1, Answers: rd.used})
 	if err != nil {
 		return nil, err

@@ -26,7 +26,8 @@ func testSealer(t testing.TB, key []byte) *sealer {
 func TestSealerRoundTrip(t *testing.T) {
 	t.Parallel()
 	s := testSealer(t, testStateKey)
-	p := statePayload{Method: "tools/call", Params: paramsDigest(json.RawMessage(`{"name":"x"}`)), Principal: principalOf(subj("alice")),
+	alice, _ := principalOf(subj("alice"))
+	p := statePayload{Method: "tools/call", Params: paramsDigest(json.RawMessage(`{"name":"x"}`)), Principal: alice,
 		Expires: time.Now().Add(time.Minute).UnixMilli(), Round: 2,
 		Answers: map[string]json.RawMessage{"k": json.RawMessage(`{"action":"accept"}`)}}
 	a, err := s.seal(p)
@@ -146,15 +147,26 @@ type subj string
 
 func (s subj) Subject() string { return string(s) }
 
+// TestPrincipalOf: a requestState binds its caller by the identity rule:
+// nothing for an anonymous caller, the subject's key for a subject, and
+// no binding at all (ok false) for auth data without a subject, which
+// cannot be told from another user's.
 func TestPrincipalOf(t *testing.T) {
 	t.Parallel()
-	assert.Nil(t, principalOf(nil), "anonymous")
-	assert.Equal(t, principalOf(subj("alice")), principalOf(subj("alice")))
-	assert.NotEqual(t, principalOf(subj("alice")), principalOf(subj("bob")))
+	p := func(auth any) []byte {
+		b, ok := principalOf(auth)
+		require.True(t, ok, "%T", auth)
+		return b
+	}
+	assert.Nil(t, p(nil), "anonymous")
+	assert.Equal(t, p(subj("alice")), p(subj("alice")))
+	assert.NotEqual(t, p(subj("alice")), p(subj("bob")))
 	type claims struct{ Sub, Tenant string }
-	assert.Equal(t, principalOf(claims{"a", "t"}), principalOf(claims{"a", "t"}))
-	assert.NotEqual(t, principalOf(claims{"a", "t"}), principalOf(claims{"a", "u"}))
-	assert.NotEqual(t, principalOf("a"), principalOf(subj("a")), "a subject is not the same as a string")
+	type hidden struct{ sub string }
+	for _, auth := range []any{claims{"a", "t"}, hidden{"a"}, "a", subj("")} {
+		_, ok := principalOf(auth)
+		assert.False(t, ok, "%T has no subject: no principal", auth)
+	}
 }
 
 func TestRoundInputs(t *testing.T) {

@@ -23,7 +23,7 @@ func (c *sessionState) cachedRoots(ctx context.Context, peer mcpPeer) ([]mcp.Roo
 		return r, nil
 	}
 	c.mu.Unlock()
-	roots, err := hook.listRoots(ctx, peer)
+	roots, err := c.h.ops.ListRoots(ctx, peer)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (h *Handler) fetchRoots(c *sessionState, changed bool) bool {
 			case <-ctx.Done():
 			}
 		}()
-		roots, err := hook.listRoots(ctx, streamPeer{c})
+		roots, err := h.ops.ListRoots(ctx, streamPeer{c})
 		if err != nil {
 			h.log.Debug("mcp: roots/list failed", "session", c.sess.ID, "error", err)
 		} else {

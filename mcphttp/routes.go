@@ -21,16 +21,18 @@ import (
 // late route whose pattern conflicts with one already mounted is refused
 // with an error in the log. (A route for "GET /" catches every GET the
 // other patterns miss, so add routes before NewMux when you have one.)
-func mountRoutes(mux *http.ServeMux, srv *mcp.Server, base, authed alice.Chain) {
-	l := &lateRoutes{mux: mux, srv: srv, base: base, authed: authed}
+func mountRoutes(mux *http.ServeMux, srv *mcp.Server, base, authed alice.Chain) *lateRoutes {
+	l := &lateRoutes{mux: mux, srv: srv, ops: opsOf(srv), base: base, authed: authed}
 	l.mountNew(true)
 	mux.Handle("/", l)
+	return l
 }
 
 // lateRoutes is the catch-all of a mux from NewMux.
 type lateRoutes struct {
 	mux          *http.ServeMux
 	srv          *mcp.Server
+	ops          serverOps
 	base, authed alice.Chain
 
 	mu sync.Mutex
@@ -41,7 +43,7 @@ type lateRoutes struct {
 // whether it mounted any. initial is the call from NewMux, where a
 // conflict panics.
 func (l *lateRoutes) mountNew(initial bool) bool {
-	routes := hook.routes(l.srv) // append-only: the first l.n are done
+	routes := l.ops.Routes() // append-only: the first l.n are done
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(routes) <= l.n {
@@ -54,12 +56,16 @@ func (l *lateRoutes) mountNew(initial bool) bool {
 			chain = l.base
 		}
 		pattern := rt.Method + " " + rt.Path
+		var hd http.Handler = chain.Then(rt.Handler)
+		if rt.AnyHost {
+			hd = anyHost{hd}
+		}
 		if initial {
-			l.mux.Handle(pattern, chain.Then(rt.Handler)) // a conflict panics in NewMux
+			l.mux.Handle(pattern, hd) // a conflict panics in NewMux
 			mounted = true
 			continue
 		}
-		if err := handle(l.mux, pattern, chain.Then(rt.Handler)); err != nil {
+		if err := handle(l.mux, pattern, hd); err != nil {
 			l.srv.Logger().Error("mcp: a custom route added after NewMux is not served", "route", pattern, "error", err)
 			continue
 		}

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"reflect"
 	"runtime/debug"
 	"slices"
 	"time"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/header"
+	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/sessionstate"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/session"
@@ -162,8 +162,6 @@ func (h *Handler) inputEnded(err error) {
 	}
 }
 
-func equalAuth(a, b any) bool { return reflect.DeepEqual(a, b) }
-
 // resolve finds or makes the session of a POST. It writes the error
 // response itself and returns false when there is none to be had.
 func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize bool, id []byte) (*sessionState, bool) {
@@ -175,6 +173,10 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 		return nil, false
 	}
 	auth := mcp.AuthFromContext(r.Context())
+	h.noteAuth(auth)
+	if initialize {
+		h.warnBareAuthorization(r, auth)
+	}
 	if h.opts.Stateless {
 		c := h.newSessionState(nil, true)
 		v := header.Get(r.Header, hdrProtocolVersion)
@@ -222,15 +224,15 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 			"Service Unavailable: the session store failed looking up this session; retry later")
 		return nil, false
 	}
-	if c == nil || !sameCaller(c.sess.Auth(), auth) {
+	if c == nil || !identity.Same(c.sess.Auth(), auth) {
 		// 403, not 404: IDs are 128 random bits, so the answer tells a
 		// prober nothing, and it tells a confused client what is wrong.
 		msg := "Forbidden: this session belongs to another caller (a session is bound to the identity that initialized it, anonymous included); send initialize to start a session of your own"
 		if c != nil && subjectTrap(c.sess.Auth(), auth) {
 			msg += subjectHint
 			h.subjectTrapOnce.Do(func() {
-				h.log.Warn("mcp: a session's caller was refused because its auth data differs from the data that initialized it; "+
-					"if that type holds per-request values (a timestamp, an expiry), implement mcp.Subject on it",
+				h.log.Warn("mcp: a session's caller was refused because its auth data differs from the data that initialized it, and it has no subject to be compared by; "+
+					"if that type holds per-request values (a timestamp, an expiry), "+subjectFix(auth),
 					"type", fmt.Sprintf("%T", auth), "session", c.sess.ID)
 			})
 		}
@@ -244,46 +246,15 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	return c, true
 }
 
-// sameCaller reports whether the auth data of a request may use a session
-// created with sessAuth: a session's identity never changes. An anonymous
-// session (nil) admits only anonymous callers, and a caller without auth
-// data may use only an anonymous session. Auth data implementing
-// mcp.Subject is compared by subject; other values must be equal.
-func sameCaller(sessAuth, auth any) bool {
-	if sessAuth == nil || auth == nil {
-		return sessAuth == nil && auth == nil
-	}
-	a, ok1 := sessAuth.(mcp.Subject)
-	b, ok2 := auth.(mcp.Subject)
-	if ok1 && ok2 {
-		return a.Subject() == b.Subject()
-	}
-	return equalAuth(sessAuth, auth)
-}
-
-// subjectTrap reports whether sameCaller refused auth for a session
-// made with sessAuth only by comparing two values of one type that does
-// not implement mcp.Subject: the trap of auth data that carries a
-// per-request value, which never equals the one that initialized.
-func subjectTrap(sessAuth, auth any) bool {
-	if sessAuth == nil || auth == nil || reflect.TypeOf(sessAuth) != reflect.TypeOf(auth) {
-		return false
-	}
-	_, ok := auth.(mcp.Subject)
-	return !ok
-}
-
-// subjectHint ends the 403 of a refusal subjectTrap reports.
-const subjectHint = ". Auth data without mcp.Subject binds a session by equality of the whole value: if it holds per-request values (a timestamp, a token expiry), the server should implement mcp.Subject on it to bind sessions to a stable user id"
-
 // errOtherCaller: the stored session is bound to another identity.
 var errOtherCaller = errors.New("mcphttp: the session belongs to another caller")
 
 // lookup finds the session id for a caller with auth data auth. Every
 // lookup touches the stored record (restarting its idle TTL) and takes
 // what other replicas wrote to it (log level, subscriptions); a session
-// this process does not hold is adopted from the store when the caller's
-// identity matches the one it was made for. It returns
+// this process does not hold is adopted from the store when the caller
+// has the identity it was made for (anonymous, or the same subject; never
+// auth data without a subject). It returns
 // session.ErrNotFound for a session that ended (here or on another
 // replica) or expired, errOtherCaller, or the store's error.
 func (h *Handler) lookup(ctx context.Context, id string, auth any) (*sessionState, error) {
@@ -315,8 +286,9 @@ func (h *Handler) lookup(ctx context.Context, id string, auth any) (*sessionStat
 		c.sess.Apply(rec)
 		return c, nil
 	}
-	// Another replica made it: adopt it from the shared store.
-	if id := sessionstate.Identity(auth); rec.Identity != id || id == sessionstate.Unencodable {
+	// Another replica made it: adopt it from the shared store, never for
+	// auth data without a subject (sessionstate.Adoptable).
+	if !sessionstate.Adoptable(rec.Identity, auth) {
 		return nil, errOtherCaller
 	}
 	h.mu.Lock()
@@ -415,7 +387,7 @@ func (h *Handler) endSession(c *sessionState, reason EndReason) {
 	}
 	c.close()
 	if live {
-		hook.sessionEnded(h.srv, c.sess.ID)
+		h.ops.SessionEnded(c.sess.ID)
 		h.ended(c, reason)
 	}
 }
@@ -432,7 +404,7 @@ func (h *Handler) endLocal(c *sessionState, reason EndReason) {
 	h.mu.Unlock()
 	c.close()
 	if live {
-		hook.sessionEnded(h.srv, c.sess.ID)
+		h.ops.SessionEnded(c.sess.ID)
 	}
 	if live && reason != "" {
 		h.ended(c, reason)

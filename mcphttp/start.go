@@ -31,7 +31,12 @@ type StartOptions struct {
 	// TransportType is TransportStdio (the default, also for "") or
 	// TransportHTTPStream.
 	TransportType TransportType
-	// Host to listen on (httpStream). Default 0.0.0.0.
+	// Host to listen on (httpStream). Default 0.0.0.0. Clients may reach
+	// the server by loopback names, by the address they connected to, and
+	// by the names in Handler.Allow.Hosts (the DNS-rebinding check; see
+	// [Options].Allow); Start adds the entries of the MCP_ALLOWED_HOSTS
+	// environment variable (comma-separated, as "mcp.example.com,
+	// *.tenants.example") and Host itself when it is a name.
 	Host string
 	// Port to listen on (httpStream). Default 8000; use -1 for any free port.
 	Port int
@@ -178,7 +183,14 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 	if err := checkSessionAuth(srv, o.SessionAuth, "StartOptions.SessionAuth"); err != nil {
 		return nil, err
 	}
-	h := New(srv, o.Handler)
+	hopts := o.Handler
+	if o.TransportType == TransportHTTPStream {
+		if hopts == nil {
+			hopts = &Options{}
+		}
+		hopts = allowHosts(hopts, startHosts(o.Host, os.Getenv))
+	}
+	h := New(srv, hopts)
 	ctx, cancel := context.WithCancel(ctx)
 	inst := &Instance{handler: h, cancel: cancel, done: make(chan struct{}), timeout: o.ShutdownTimeout}
 	switch o.TransportType {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/mcpchain/mcp"
@@ -114,6 +115,14 @@ func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 	var ae *mcp.AuthError
 	errors.As(err, &ae)
 	hd := w.Header()
+	own := false // the AuthError brings its own challenge
+	if ae != nil {
+		for k, vs := range ae.Header {
+			k = http.CanonicalHeaderKey(k)
+			hd[k] = slices.Clone(vs)
+			own = own || k == "Www-Authenticate" && len(vs) > 0
+		}
+	}
 	hd.Set("Content-Type", "application/json")
 	hd.Set("Cache-Control", "no-store")
 	var status int
@@ -121,7 +130,7 @@ func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 	switch {
 	case errors.Is(err, mcp.ErrInsufficientScope):
 		status, body = http.StatusForbidden, bodyInsufficientScope
-		hd.Set("WWW-Authenticate", withDetail(o.Challenge, "insufficient_scope", ae))
+		setChallenge(hd, withDetail(o.Challenge, "insufficient_scope", ae), own)
 		log.InfoContext(r.Context(), "mcp auth: insufficient scope", "status", status, "reason", err.Error(),
 			"method", strictjson.ForLog(r.Method), "remote", r.RemoteAddr)
 		if ae != nil && ae.Description != "" {
@@ -133,11 +142,11 @@ func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 		if r.Header.Get("Authorization") != "" || errors.Is(err, mcp.ErrInvalidToken) {
 			code, body = "invalid_token", bodyInvalidToken
 		}
-		hd.Set("WWW-Authenticate", withDetail(o.Challenge, code, ae))
+		setChallenge(hd, withDetail(o.Challenge, code, ae), own)
 		log.InfoContext(r.Context(), "mcp auth: request refused", "status", status, "reason", err.Error(),
 			"method", strictjson.ForLog(r.Method), "remote", r.RemoteAddr)
-		if ae != nil && ae.Description != "" {
-			body = errorBody(cmp.Or(code, "unauthorized"), ae.Description)
+		if ae != nil && (ae.Description != "" || ae.Code != "") {
+			body = errorBody(cmp.Or(ae.Code, code, "unauthorized"), ae.Description)
 		}
 	case errors.Is(err, mcp.ErrAuthUnavailable):
 		status, body = http.StatusServiceUnavailable, bodyAuthUnavailable
@@ -151,6 +160,14 @@ func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(body))
+}
+
+// setChallenge sets the WWW-Authenticate challenge of a refusal: the one
+// built, unless the mcp.AuthError brought its own.
+func setChallenge(hd http.Header, built string, own bool) {
+	if !own {
+		hd.Set("WWW-Authenticate", built)
+	}
 }
 
 // withDetail adds to a challenge the error code (if any) and what an

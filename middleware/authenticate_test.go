@@ -33,6 +33,11 @@ func bearerAuth(r *http.Request) (any, error) {
 	case "Bearer narrow":
 		return nil, fmt.Errorf("wrapped: %w", &mcp.AuthError{Err: fmt.Errorf("%w: token lacks scope tools:write", mcp.ErrInsufficientScope),
 			Description: "the token lacks tools:write", Scope: "tools:read tools:write"})
+	case "DPoP proofless":
+		return nil, &mcp.AuthError{Err: fmt.Errorf("%w: no DPoP header", mcp.ErrInvalidToken),
+			Description: "the request has no DPoP proof", Code: "invalid_dpop_proof",
+			Header: http.Header{"WWW-Authenticate": {`DPoP error="invalid_dpop_proof", algs="ES256"`},
+				"Dpop-Nonce": {"n-1"}, "Content-Type": {"text/html"}}}
 	case "Bearer good":
 		return user{Name: "ada"}, nil
 	case "":
@@ -64,6 +69,7 @@ func TestCheckCredentials(t *testing.T) {
 		apiKey        string // an X-API-Key header
 
 		wantDescription string // the body's error_description, when set
+		wantNonce       string // the DPoP-Nonce header
 	}{
 		{name: "valid token puts auth in the context", authorization: "Bearer good", challenge: challenge,
 			wantStatus: http.StatusOK, wantAuth: user{Name: "ada"}},
@@ -93,6 +99,10 @@ func TestCheckCredentials(t *testing.T) {
 			wantStatus: http.StatusUnauthorized, wantError: "invalid_token",
 			wantChallenge: challenge + `, error="invalid_token", error_description="bad  token  here"`,
 			wantLog:       "quote", wantLevel: "INFO"},
+		{name: "AuthError with its own code, challenge and headers", authorization: "DPoP proofless", challenge: challenge,
+			wantStatus: http.StatusUnauthorized, wantError: "invalid_dpop_proof",
+			wantChallenge:   `DPoP error="invalid_dpop_proof", algs="ES256"`,
+			wantDescription: "the request has no DPoP proof", wantLog: "no DPoP header", wantLevel: "INFO", wantNonce: "n-1"},
 		{name: "insufficient scope AuthError names the scope", authorization: "Bearer narrow", challenge: challenge,
 			wantStatus: http.StatusForbidden, wantError: "insufficient_scope",
 			wantChallenge:   challenge + `, error="insufficient_scope", error_description="the token lacks tools:write", scope="tools:read tools:write"`,
@@ -133,6 +143,7 @@ func TestCheckCredentials(t *testing.T) {
 			h.ServeHTTP(rec, req)
 			assert.Equal(t, tt.wantStatus, rec.Code)
 			assert.Equal(t, tt.wantChallenge, rec.Header().Get("WWW-Authenticate"))
+			assert.Equal(t, tt.wantNonce, rec.Header().Get("DPoP-Nonce"))
 			if tt.wantStatus == http.StatusServiceUnavailable {
 				assert.Equal(t, "10", rec.Header().Get("Retry-After"))
 			}

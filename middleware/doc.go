@@ -13,8 +13,8 @@
 //     before authentication (preflights carry no credentials).
 //   - [CheckCredentials] (or [FixedAuth] for a fixed local caller): the
 //     caller's auth data in the context, 401 otherwise.
-//   - [CheckOrigin]: DNS-rebinding protection (Host and Origin) with an
-//     [AllowList], the same list [CORS] reads.
+//   - [CheckOrigin]: DNS-rebinding protection (Host and Origin, on every
+//     listener) with an [AllowList], the same list [CORS] reads.
 //   - [SessionID]: the Mcp-Session-Id header, checked, in the context.
 //   - [RestrictAccess]: an access policy over tools, resources and prompts,
 //     which needs the auth data.

@@ -2,13 +2,10 @@ package middleware
 
 import (
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
-	"slices"
-	"strings"
 
 	"github.com/mcpchain/mcp/internal/header"
+	"github.com/mcpchain/mcp/internal/hostcheck"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -21,16 +18,26 @@ import (
 //	engine := mcphttp.New(srv, &mcphttp.Options{Allow: allow})
 //	mux.Handle("/mcp", alice.New(middleware.CORS(&middleware.CORSOptions{Allow: allow})).Then(engine))
 //
+// A server reached under a name (behind a reverse proxy that passes the
+// public Host, or on a LAN by its host name) lists that name in Hosts.
 // The list is read when the middleware is built; change it before then.
 type AllowList struct {
 	// Origins lists origins (scheme://host[:port]) browsers may call the
 	// endpoint from. An entry may hold one "*" wildcard
 	// ("https://*.example.com"); "*" alone allows every origin. CheckOrigin
-	// also accepts loopback origins and, off loopback, the request's own
-	// host; CORS allows only what is listed.
+	// also accepts an origin whose host it accepts as a Host (loopback,
+	// the listener's address, an entry of Hosts other than "*"); CORS
+	// allows only what is listed here.
 	Origins []string
-	// Hosts lists Host header values (host or host:port) accepted on a
-	// loopback listener besides localhost, 127.0.0.1 and [::1]. CORS does
+	// Hosts lists the Host header values (host or host:port) accepted
+	// besides loopback names and addresses (localhost, 127.0.0.1, [::1])
+	// and the address the connection arrived on: the names clients use to
+	// reach the server. An entry without a port matches any port;
+	// "*.example.com" matches every subdomain of example.com; "*" matches
+	// any Host, which turns the Host check off: use it only behind a proxy
+	// that routes by name itself (the Origin check still applies, but a
+	// rebinding page's GET requests are same-origin to its browser and
+	// carry no Origin). Case and a trailing dot do not matter. CORS does
 	// not read it.
 	Hosts []string
 }
@@ -39,133 +46,52 @@ type AllowList struct {
 // does not matter; a "*" in an entry stands for any run of characters).
 // A nil list allows nothing.
 func (l *AllowList) AllowsOrigin(origin string) bool {
+	return l != nil && hostcheck.MatchOrigin(l.Origins, origin)
+}
+
+// policy compiles the list for the check (a copy: later changes to l do
+// not reach it).
+func (l *AllowList) policy() *hostcheck.Policy {
 	if l == nil {
-		return false
+		return hostcheck.New(nil, nil)
 	}
-	origin = strings.ToLower(origin)
-	for _, o := range l.Origins {
-		o = strings.ToLower(o)
-		if o == "*" || o == origin {
-			return true
-		}
-		if pre, suf, ok := strings.Cut(o, "*"); ok && len(origin) >= len(pre)+len(suf) &&
-			strings.HasPrefix(origin, pre) && strings.HasSuffix(origin, suf) {
-			return true
-		}
-	}
-	return false
+	return hostcheck.New(l.Origins, l.Hosts)
 }
 
-// allowsHost reports whether host (a Host header) is listed in Hosts,
-// with or without its port.
-func (l *AllowList) allowsHost(host string) bool {
-	return l != nil && (slices.Contains(l.Hosts, host) || slices.Contains(l.Hosts, hostOnly(host)))
-}
-
-func (l *AllowList) clone() *AllowList {
-	if l == nil {
-		return nil
-	}
-	return &AllowList{Origins: slices.Clone(l.Origins), Hosts: slices.Clone(l.Hosts)}
-}
-
-// CheckOrigin protects a local MCP server against DNS rebinding, as the
-// Streamable HTTP transport requires: on a loopback listener the Host
-// header must name a loopback host (localhost, 127.0.0.1, [::1]) or one of
-// allow.Hosts; and a request with an Origin header must come from a
-// loopback origin, from one of allow.Origins or, off loopback, from the
-// request's own host. Anything else is answered with 403 and a JSON-RPC
-// -32000 error body that names the refused value (at most 128 bytes of it,
-// escaped: strictjson.Quote). A request without
-// Origin (not from a browser) passes the Origin check. Requests that did
-// not arrive over a network connection (stdio, embedded sessions: no
-// http.LocalAddrContextKey) pass the Host check. allow may be nil.
+// CheckOrigin protects an MCP server against DNS rebinding, as the
+// Streamable HTTP transport requires. On every listener, the Host header
+// must name this server: a loopback name or address (localhost, 127.0.0.1,
+// [::1]), the address the connection arrived on (http.LocalAddrContextKey),
+// or an entry of allow.Hosts; a request without Host (HTTP/1.0) is
+// refused. A request with an Origin header must come from an origin listed
+// in allow.Origins, or whose host is accepted the same way (an Origin
+// equal to the Host is not enough: a rebinding attack sends exactly that).
+// Anything else is answered with 403 and a JSON-RPC -32000 error body that
+// names the refused value (at most 128 bytes of it, escaped:
+// strictjson.Quote) and the list to add it to. A request without Origin
+// (not from a browser) passes the Origin check. Requests that did not
+// arrive over a network connection (stdio, embedded sessions: no
+// http.LocalAddrContextKey) pass the Host check. X-Forwarded-Host and
+// Forwarded are not read: a client sets them as it likes. allow may be nil.
 //
-// mcphttp.New runs CheckOrigin with Options.Allow unless
+// mcphttp.New and mcphttp.NewMux run this check with Options.Allow unless
 // Options.DisableDNSRebindingProtection is set; add it to a chain yourself
 // only to guard other handlers.
 func CheckOrigin(allow *AllowList) func(http.Handler) http.Handler {
-	allow = allow.clone()
+	p := allow.policy()
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			loopback := false
-			if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-				if ta, ok := la.(*net.TCPAddr); ok {
-					loopback = ta.IP.IsLoopback()
-				}
-			}
-			if loopback && !isLoopbackHost(r.Host) && !allow.allowsHost(r.Host) {
+			switch p.Check(r) {
+			case hostcheck.Host:
 				writeError(w, http.StatusForbidden, fmt.Sprintf(
-					"Forbidden: Host %s is not allowed on this loopback server (DNS rebinding protection; list it in AllowList.Hosts)", strictjson.Quote(r.Host)))
+					"Forbidden: Host %s is not a name of this server (DNS rebinding protection; list it in AllowList.Hosts)", strictjson.Quote(r.Host)))
 				return
-			}
-			origin := header.Get(r.Header, header.Origin)
-			if origin != "" && !originAllowed(allow, origin, r.Host, loopback) {
+			case hostcheck.Origin:
 				writeError(w, http.StatusForbidden, fmt.Sprintf(
-					"Forbidden: Origin %s is not allowed (DNS rebinding protection; list it in AllowList.Origins)", strictjson.Quote(origin)))
+					"Forbidden: Origin %s is not allowed (DNS rebinding protection; list it in AllowList.Origins)", strictjson.Quote(header.Get(r.Header, header.Origin))))
 				return
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
-}
-
-func originAllowed(allow *AllowList, origin, host string, loopback bool) bool {
-	if allow.AllowsOrigin(origin) {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	if isLoopbackHost(u.Host) {
-		return true
-	}
-	// Same origin as the request's own Host is fine off loopback.
-	return !loopback && strings.EqualFold(u.Host, host)
-}
-
-func hostOnly(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return strings.Trim(hostport, "[]")
-}
-
-// isLoopbackHost reports whether a Host header (or an origin's host)
-// names a loopback host: localhost, a loopback IP address, with or
-// without a port.
-func isLoopbackHost(hostport string) bool {
-	return plainLoopbackHost(hostport) || parsedLoopbackHost(hostport)
-}
-
-// plainLoopbackHost recognizes, without parsing, the Host a local client
-// sends on every request ("127.0.0.1:8000", "localhost:8000"): it runs on
-// each request, where parsing takes about 600 instructions. It
-// never answers true where parsedLoopbackHost answers false
-// (FuzzLoopbackHost).
-func plainLoopbackHost(hostport string) bool {
-	h, port, _ := strings.Cut(hostport, ":")
-	return (h == "127.0.0.1" || h == "localhost") && allDigits(port)
-}
-
-// parsedLoopbackHost is isLoopbackHost for any host: it splits off the
-// port and parses the address.
-func parsedLoopbackHost(hostport string) bool {
-	h := hostOnly(hostport)
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
-
-// allDigits reports whether s holds only ASCII digits ("" does).
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }

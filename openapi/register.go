@@ -41,8 +41,18 @@ type Options struct {
 	// set to their defaults); a relative server URL is an error then.
 	BaseURL string
 	// Client sends the requests. Nil: a client of its own with no
-	// timeout of its own (Timeout bounds each call).
+	// timeout of its own (Timeout bounds each call). Register uses a
+	// copy whose CheckRedirect refuses a redirect to another origin than
+	// the base URL's (see AllowCrossOriginRedirects) before it calls the
+	// client's own.
 	Client *http.Client
+	// AllowCrossOriginRedirects follows a redirect of the API to another
+	// origin (scheme, host and port) than the base URL's, without the
+	// headers of Headers. Unset, such a redirect is a tool error: it would
+	// take the call, and with the client's default policy some of its
+	// headers, to a host the document does not name (an internal address,
+	// say).
+	AllowCrossOriginRedirects bool
 	// Timeout bounds one call (request and response body). Zero:
 	// [DefaultTimeout]; negative: no limit besides the MCP request's.
 	Timeout time.Duration
@@ -50,9 +60,10 @@ type Options struct {
 	// matching: a tool.
 	Routes []Route
 	// Headers, when set, returns headers to add to each request from the
-	// MCP call (its auth data, session); they are set after the
-	// operation's own header parameters, so they win. By default nothing
-	// of the MCP caller reaches the API.
+	// MCP call (its auth data, session, the operator's API key); they are
+	// set after the operation's own header parameters, so they win, and
+	// go only to the base URL's origin: a redirect elsewhere goes without
+	// them. By default nothing of the MCP caller reaches the API.
 	Headers func(ctx context.Context, c *mcp.Context) http.Header
 	// BodyKey is the argument that holds a request body that is not
 	// flattened (see the package documentation). Empty: "body".
@@ -160,6 +171,7 @@ func newAPI(doc *openapi3.T, opts Options) (*api, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.Client = guardRedirects(opts.Client, base, opts.AllowCrossOriginRedirects)
 	routes, err := compileRoutes(opts.Routes)
 	if err != nil {
 		return nil, err
@@ -256,9 +268,13 @@ func (a *api) call(ctx context.Context, c *mcp.Context, o *operation, args map[s
 		}
 	}
 	if a.opts.Headers != nil && c != nil {
+		var names []string
 		for k, vs := range a.opts.Headers(ctx, c) {
-			req.Header[http.CanonicalHeaderKey(k)] = vs
+			k = http.CanonicalHeaderKey(k)
+			req.Header[k] = vs
+			names = append(names, k)
 		}
+		req = req.WithContext(context.WithValue(req.Context(), operatorHeadersKey{}, names))
 	}
 	resp, err := a.opts.Client.Do(req)
 	if err != nil {
@@ -275,10 +291,74 @@ func (a *api) call(ctx context.Context, c *mcp.Context, o *operation, args map[s
 	return &answer{status: resp.StatusCode, ctype: resp.Header.Get("Content-Type"), body: data}, nil
 }
 
+// operatorHeadersKey is the context key of the names of the headers
+// Options.Headers set on a request, which a redirect to another origin
+// drops.
+type operatorHeadersKey struct{}
+
+// guardRedirects returns a copy of c (a new client when nil) whose
+// CheckRedirect refuses a redirect to another origin than base's, or,
+// when allow, follows it without the operator's headers; then it applies
+// c's own CheckRedirect, or net/http's default (10 redirects at most).
+func guardRedirects(c *http.Client, base *url.URL, allow bool) *http.Client {
+	var g http.Client
+	if c != nil {
+		g = *c
+	}
+	next := g.CheckRedirect
+	home := origin(base)
+	g.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if to := origin(req.URL); to != home {
+			if !allow {
+				return &redirectError{to: to, home: home}
+			}
+			names, _ := req.Context().Value(operatorHeadersKey{}).([]string)
+			for _, k := range names {
+				req.Header.Del(k)
+			}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &g
+}
+
+// redirectError is a redirect to another origin, refused. It names the
+// origin only: a redirect's path and query may hold a signature.
+type redirectError struct{ to, home string }
+
+func (e *redirectError) Error() string {
+	return fmt.Sprintf("the API redirected to another origin (%s) than %s: not followed (Options.AllowCrossOriginRedirects follows it)", e.to, e.home)
+}
+
+// origin is scheme://host[:port] of u, lowercased, without a default
+// port.
+func origin(u *url.URL) string {
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if scheme == "https" && port == "443" || scheme == "http" && port == "80" {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host
+}
+
 // callError says why a request failed, naming a timeout as one.
 func (a *api) callError(ctx context.Context, o *operation, err error) error {
 	if a.opts.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: no answer within %v", o.method, o.path, a.opts.Timeout)
+	}
+	if re := (*redirectError)(nil); errors.As(err, &re) {
+		return fmt.Errorf("%s %s: %w", o.method, o.path, re) // without the *url.Error's URL
 	}
 	return fmt.Errorf("%s %s: %w", o.method, o.path, err)
 }

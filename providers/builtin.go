@@ -255,6 +255,10 @@ func NewEnterpriseDirectoryProvider(cfg EnterpriseDirectoryConfig) (*EnterpriseD
 		return nil, fmt.Errorf("providers: TenantID %q: want a tenant GUID, a verified domain, or common, organizations, consumers", tenant)
 	}
 	idp := strings.TrimSuffix(or(cfg.IdPURL, "https://login.microsoftonline.com"), "/")
+	if cfg.RoleClaims == nil {
+		// App roles and group object ids, as Entra puts them in ID tokens.
+		cfg.RoleClaims = []string{"roles", "groups"}
+	}
 	upScopes := cfg.Scopes
 	if !slices.Contains(upScopes, "offline_access") {
 		upScopes = append(append([]string(nil), upScopes...), "offline_access")

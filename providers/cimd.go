@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,6 +69,11 @@ type ClientMetadataDocuments struct {
 // maxClientIDURL bounds a URL client_id.
 const maxClientIDURL = 2048
 
+// clientIDHost is what the host of a client_id URL may hold: a DNS name
+// in ASCII, an IPv4 address, or (between brackets in the URL) an IPv6
+// one.
+var clientIDHost = regexp.MustCompile(`^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?|[0-9A-Fa-f:.]+)$`)
+
 // isMetadataDocumentURL reports whether a client_id names a metadata
 // document rather than a registration: registered ids are random
 // base64url and never contain "://".
@@ -77,10 +83,18 @@ func isMetadataDocumentURL(id string) bool {
 
 // checkClientIDURL applies the draft's rules for a client_id URL: https,
 // a host, a path other than "/", no fragment, no user info, no dot
-// segments.
+// segments; and this server's: printable ASCII, a host of ASCII letters,
+// digits, dots and hyphens (an internationalised name in its xn-- form),
+// since the consent page shows the host as the client's identity, and
+// "аpple.com" with a Cyrillic а would read as apple.com.
 func checkClientIDURL(id string) error {
 	if len(id) > maxClientIDURL {
 		return fmt.Errorf("the client_id URL is longer than %d bytes", maxClientIDURL)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c <= ' ' || c >= 0x7f {
+			return fmt.Errorf("the client_id URL must be printable ASCII (byte %d is not; an internationalised host name is written in its xn-- form)", i)
+		}
 	}
 	u, err := url.Parse(id)
 	switch {
@@ -90,6 +104,8 @@ func checkClientIDURL(id string) error {
 		return errors.New("a client_id URL must use https")
 	case u.Host == "" || u.Hostname() == "":
 		return errors.New("the client_id URL has no host")
+	case !clientIDHost.MatchString(u.Hostname()):
+		return errors.New("the client_id URL's host must be a DNS name or an IP address written plainly (no %-escapes)")
 	case u.User != nil:
 		return errors.New("the client_id URL must not contain a user name or password")
 	case u.Fragment != "" || strings.Contains(id, "#"):
@@ -334,16 +350,20 @@ func (f *cimdFetcher) client(ctx context.Context, id string, allowFetch func() b
 }
 
 // fetch GETs and checks one document; it returns the client and how long
-// to cache it.
+// to cache it. Waiting for one of the fetch slots counts against the
+// Timeout too, so a request queued behind slow documents gets an answer
+// in time rather than a hang. The fetch is not the first requester's to
+// cancel: others may be waiting for the same document (client), so it
+// runs to its end or its Timeout even if that requester goes away.
 func (f *cimdFetcher) fetch(ctx context.Context, id string, p *Proxy) (*client, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.cfg.Timeout)
+	defer cancel()
 	select {
 	case f.slots <- struct{}{}:
 		defer func() { <-f.slots }()
 	case <-ctx.Done():
-		return nil, 0, ctx.Err()
+		return nil, 0, fmt.Errorf("%w: too many metadata documents are being fetched; try again later", errCIMD)
 	}
-	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: the client_id is not a URL", errCIMD)

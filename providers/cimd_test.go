@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -350,4 +351,102 @@ func TestInternalAddr(t *testing.T) {
 	assert.ErrorIs(t, refuseInternal("tcp", "127.0.0.1:443", nil), errInternalAddress)
 	assert.NoError(t, refuseInternal("tcp", "93.184.215.14:443", nil))
 	assert.ErrorIs(t, refuseInternal("tcp", "garbage", nil), errInternalAddress)
+}
+
+// Security pass: the consent page shows the client_id's host as the
+// client's identity, so it must read as what it is: a host with a
+// Cyrillic а ("аpple.com"), raw or %-escaped, is refused; its xn-- form,
+// which shows what it is, is allowed.
+func TestCIMDClientIDHostIsPlainASCII(t *testing.T) {
+	t.Parallel()
+	for id, want := range map[string]string{
+		"https://аpple.com/client.json":          "printable ASCII",
+		"https://%D0%B0pple.com/client.json":     "written plainly",
+		"https://app%6Ce.com/client.json":        "not a URL",
+		"https://apple.com/client.json\u202e":    "printable ASCII",
+		"https://xn--pple-43d.com/client.json":   "",
+		"https://client.example./c":              "",
+		"https://[2606:4700::1111]/client.json":  "",
+		"https://203.0.113.7:8443/client.json":   "",
+		"https://client.example/%D0%B0/c.json":   "",
+		"https://under_score.example/c.json":     "written plainly",
+		"https://[fe80::1%25eth0]/client.json":   "written plainly",
+		"https://client.example/path with space": "printable ASCII",
+	} {
+		err := checkClientIDURL(id)
+		if want == "" {
+			assert.NoError(t, err, id)
+		} else if assert.Error(t, err, id) {
+			assert.Contains(t, err.Error(), want, id)
+		}
+	}
+	d := newDocServer(t)
+	e := cimdEnv(t, d, nil)
+	body := authorizeRefusal(t, e, "https://%D0%B0pple.com/client.json", "http://127.0.0.1:9999/cb")
+	assert.Contains(t, body, "written plainly")
+	assert.Zero(t, d.hits.Load())
+}
+
+// Security pass: a fetch waits for one of the 8 fetch slots at most its
+// Timeout, then the user hears why (it used to wait for as long as the
+// request lived, behind whoever held the slots).
+func TestCIMDFetchQueueIsBounded(t *testing.T) {
+	t.Parallel()
+	d := newDocServer(t)
+	id := d.doc("/client.json", nil)
+	e := cimdEnv(t, d, func(c *ClientMetadataDocuments) { c.Timeout = 200 * time.Millisecond })
+	for range cap(e.p.cimd.slots) {
+		e.p.cimd.slots <- struct{}{} // every slot busy
+	}
+	t.Cleanup(func() {
+		for range cap(e.p.cimd.slots) {
+			<-e.p.cimd.slots
+		}
+	})
+	client := &http.Client{Timeout: 5 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp := do(t, client, "GET", e.authorizeURL(regd{ID: id, Redirect: "http://127.0.0.1:9999/cb"}, nil), nil, nil)
+	body := html.UnescapeString(readBody(t, resp))
+	assert.Equal(t, 400, resp.StatusCode, body)
+	assert.Contains(t, body, "too many metadata documents are being fetched")
+	assert.Zero(t, d.hits.Load())
+}
+
+// Security pass: a fetch is shared by everyone who asks for the document
+// meanwhile, so the first asker going away (a client that disconnects at
+// once) must not fail it for the others: the fetch runs to its end and
+// its document is cached.
+func TestCIMDFetchOutlivesItsFirstAsker(t *testing.T) {
+	t.Parallel()
+	d := newDocServer(t)
+	id := d.doc("/client.json", nil)
+	serve := d.routes["/client.json"]
+	arrived, release := make(chan struct{}), make(chan struct{})
+	d.routes["/client.json"] = func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-release
+		serve(w, r)
+	}
+	e := cimdEnv(t, d, nil)
+	allow := func() bool { return true }
+	ctx, cancel := context.WithCancel(t.Context())
+	type result struct {
+		c   *client
+		err error
+	}
+	first := make(chan result, 1)
+	go func() {
+		c, err := e.p.cimd.client(ctx, id, allow, e.p.Proxy)
+		first <- result{c, err}
+	}()
+	<-arrived
+	cancel() // the first asker goes away while the document is on its way
+	close(release)
+	got := <-first
+	require.NoError(t, got.err, "the fetch ran to its end")
+	assert.Equal(t, id, got.c.ID)
+	c, err := e.p.cimd.client(t.Context(), id, func() bool { t.Error("fetched again"); return false }, e.p.Proxy)
+	require.NoError(t, err)
+	assert.Equal(t, id, c.ID, "the document was cached")
+	assert.EqualValues(t, 1, d.hits.Load())
 }

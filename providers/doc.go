@@ -78,10 +78,22 @@
 // Registration and the start of an authorization need no login, so they
 // are bounded: registrations are JSON with bounded fields, expire unless
 // used (Config.UnusedClientTTL, then Config.ClientTTL after each use),
-// are rate-limited per client address with authorization starts
+// and are rate-limited per client address with authorization starts
 // (Config.RegisterRateLimit, Config.AuthorizeRateLimit,
-// Config.ClientAddress), and count against a quota of their own in the
-// storage, so a flood of them never takes the room of logins.
+// Config.ClientAddress; an IPv6 client counts by its /64 and, at four
+// times the limit, by its /48). Registrations and authorizations in
+// progress each count against a quota of their own in the storage
+// ([ClientKeyPrefix], [TransactionKeyPrefix]), so a flood of them never
+// takes the room of logins: signed-in users refresh while new sign-ins
+// wait.
+//
+// A code exchange or refresh stores the new refresh token before it
+// spends the code or refresh token it was given, so any failure leaves
+// that one good and the client's retry is no reuse. A spent refresh
+// token leaves a used mark for a few minutes only (refresh tokens carry
+// a MAC, so a later replay is still recognised and revokes the login),
+// and refreshes are limited per login (Config.RefreshRateLimit): a
+// login's records do not grow with its refreshes.
 //
 // # Client ID metadata documents
 //
@@ -107,10 +119,19 @@
 // ours the upstream token is refreshed (or, for providers whose tokens
 // never expire, the user API asked again: [UserChecker]).
 //
+// With Config.EnterpriseAuth the token endpoint also takes identity
+// assertion grants of trusted enterprise IdPs (ID-JAG, enterprise-managed
+// authorization, SEP-990) with the RFC 7523 JWT-bearer grant, from
+// confidential clients registered beforehand: no browser and no consent
+// page, the IdP's policy is the consent. The assertion's checks are
+// resourceserver.AssertionVerifier's; its replay is refused through the
+// token storage, on every replica. See [EnterpriseAuth].
+//
 // State lives in a [TokenStorage]: [MemoryStorage] by default, or the
 // Redis storage of package providers/redisstorage so several instances
 // share logins (they then need the same JWTSigningKey and EncryptionKey).
 // Codes, refresh tokens, client
-// registrations and grants are sealed (AES-256-GCM, bound to their key):
-// whoever can write the storage cannot mint a scope or a client.
+// registrations, transactions and grants are sealed (AES-256-GCM, bound
+// to their key): whoever can write the storage cannot mint a scope or a
+// client, and a dump holds no upstream PKCE verifier or nonce.
 package providers

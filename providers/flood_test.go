@@ -42,14 +42,14 @@ func storageCases(t *testing.T, memMax int) []storageCase {
 	var n atomic.Int32
 	return []storageCase{
 		{name: "memory", open: func(t *testing.T) TokenStorage {
-			s := NewMemoryStorage(&MemoryStorageOptions{MaxEntries: memMax, MaxClients: memMax})
+			s := NewMemoryStorage(&MemoryStorageOptions{MaxEntries: memMax, MaxClients: memMax, MaxTransactions: memMax})
 			t.Cleanup(func() { _ = s.Close() })
 			return s
 		}},
 		{name: "redis", redis: rc, open: func(t *testing.T) TokenStorage {
 			c := redis.NewClient(&redis.Options{Addr: addr})
 			t.Cleanup(func() { _ = c.Close() })
-			return NewRedisStorageForTest(c, fmt.Sprintf("t%d:", n.Add(1)), memMax)
+			return NewRedisStorageForTest(c, fmt.Sprintf("t%d:", n.Add(1)), memMax, memMax)
 		}},
 	}
 }
@@ -160,6 +160,22 @@ func TestThreatRegistrationRecordsAreBounded(t *testing.T) {
 		assert.Equal(t, 400, st, name)
 		assert.Contains(t, out["error_description"], tt.want, name)
 	}
+	// Repeated grant types are stored once, however they alternate (they
+	// used to be compacted only when adjacent: 3,000 of them made a 60 KB
+	// record, and the quota of registrations 600 MB).
+	grants := make([]string, 3000)
+	for i := range grants {
+		grants[i] = []string{"authorization_code", "refresh_token"}[i%2]
+	}
+	gb, err := json.Marshal(map[string]any{"redirect_uris": []string{"http://localhost:5000/cb"}, "grant_types": grants})
+	require.NoError(t, err)
+	st, out = post("application/json", string(gb))
+	require.Equal(t, 201, st, out)
+	assert.Equal(t, []any{"authorization_code", "refresh_token"}, out["grant_types"])
+	raw, err = e.p.store.Get(context.Background(), "client:"+out["client_id"].(string))
+	require.NoError(t, err)
+	assert.Less(t, len(raw), 1<<10, "a registration with 3,000 grant types")
+
 	// Repeated scopes are stored once; charset parameters are fine.
 	st, out = post("application/json; charset=utf-8", `{"redirect_uris":["http://localhost:5000/cb"],"scope":"read read write read","application_type":"native"}`)
 	require.Equal(t, 201, st, out)
@@ -262,7 +278,7 @@ func TestRegistrationsExpireUnlessUsedRedis(t *testing.T) {
 	sc := storageCases(t, 0)[1]
 	require.NotNil(t, sc.redis)
 	const prefix = "expire:"
-	store := NewRedisStorageForTest(sc.redis, prefix, 0)
+	store := NewRedisStorageForTest(sc.redis, prefix, 0, 0)
 	e := newEnv(t, func(c *OAuthProviderConfig) { c.TokenStorage = store })
 	ctx := context.Background()
 	pttl := func(id string) time.Duration {

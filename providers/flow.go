@@ -15,8 +15,12 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// txn is one authorization in progress, stored under txn:{id} from
-// /oauth/authorize until the upstream callback takes it.
+// txn is one authorization in progress, stored sealed under txn:{id}
+// from /oauth/authorize until the upstream callback takes it. Its upstream
+// secrets (the state's secret, the PKCE verifier, the nonce and the
+// browser binding) are drawn when it is created, so that approving it
+// twice (a double click) sends the browser the same way twice; they leave
+// the server only once the user has approved.
 type txn struct {
 	ID            string   `json:"id"`
 	ClientID      string   `json:"client_id"`
@@ -27,10 +31,20 @@ type txn struct {
 	Scopes        []string `json:"scopes"`
 	Resource      string   `json:"resource,omitempty"`
 	CSRF          string   `json:"csrf"`
-	Binding       string   `json:"binding,omitempty"`
-	Verifier      string   `json:"verifier,omitempty"`
-	Nonce         string   `json:"nonce,omitempty"`
+	// Approved is set when the user approves (at once without consent):
+	// the callback completes only an approved transaction.
+	Approved bool `json:"approved,omitempty"`
+	// UState is the secret of the upstream state ({id}.{UState}).
+	UState   string `json:"ustate"`
+	Binding  string `json:"binding"`
+	Verifier string `json:"verifier"`
+	Nonce    string `json:"nonce"`
 }
+
+// upstreamState is the state parameter of t's upstream authorization
+// request: the transaction's id, which finds it, and a secret the
+// callback compares.
+func (t *txn) upstreamState() string { return t.ID + "." + t.UState }
 
 // codeRecord is an authorization code we issued, stored under
 // code:{sha256(code)} until redeemed (once).
@@ -121,8 +135,23 @@ func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := &txn{ID: randomToken(24), ClientID: c.ID, ClientName: c.Name, RedirectURI: redirect, State: state,
-		CodeChallenge: q.Get("code_challenge"), Scopes: scopes, Resource: q.Get("resource"), CSRF: randomToken(24)}
-	if err := p.putTxn(r.Context(), t); err != nil {
+		CodeChallenge: q.Get("code_challenge"), Scopes: scopes, Resource: q.Get("resource"), CSRF: randomToken(24),
+		Approved: p.cfg.DisableConsent, UState: randomToken(24), Binding: randomToken(24),
+		Verifier: oauth2.GenerateVerifier(), Nonce: randomToken(16)}
+	if err := p.putTxn(r.Context(), t); errors.Is(err, ErrStorageFull) {
+		// The transactions' own quota is full (a flood of anonymous
+		// starts, say): new sign-ins wait; logins already made are not
+		// touched, their records have room of their own.
+		p.log.Warn("authorization refused: the quota of authorizations in progress is full")
+		w.Header().Set("Retry-After", "60")
+		busy := "this server has as many sign-ins in progress as it can hold; try again in a few minutes"
+		if !trusted {
+			p.errorPage(w, http.StatusServiceUnavailable, "Too many sign-ins in progress", "The server is busy: "+busy+". Nothing was shared.")
+			return
+		}
+		fail("temporarily_unavailable", busy)
+		return
+	} else if err != nil {
 		p.log.Error("storing transaction", "err", err)
 		fail("server_error", "the authorization could not be stored")
 		return
@@ -141,11 +170,28 @@ func strconvQuote(s string) string {
 	return "“" + s + "”"
 }
 
+// putTxn stores a new transaction, sealed like every record that holds a
+// secret (the upstream PKCE verifier, nonce, state and browser binding).
 func (p *Proxy) putTxn(ctx context.Context, t *txn) error {
-	b, _ := json.Marshal(t)
-	return p.store.Put(ctx, "txn:"+t.ID, b, transactionTTL)
+	key := TransactionKeyPrefix + t.ID
+	return p.store.Put(ctx, key, p.seal.seal(key, marshal(t)), transactionTTL)
 }
 
+// updateTxn writes t back only if it is still stored (Update), so that a
+// transaction the callback took, or a denial deleted, is not brought
+// back; that case is ErrNotFound.
+func (p *Proxy) updateTxn(ctx context.Context, t *txn) error {
+	key := TransactionKeyPrefix + t.ID
+	ok, err := p.store.Update(ctx, key, p.seal.seal(key, marshal(t)), transactionTTL)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	return err
+}
+
+// getTxn reads (or, with take, takes) transaction id. A record that does
+// not open (written by hand, by an older version, or tampered with) is
+// not a transaction of ours: ErrNotFound, after a warning.
 func (p *Proxy) getTxn(ctx context.Context, id string, take bool) (*txn, error) {
 	if id == "" {
 		return nil, ErrNotFound
@@ -154,13 +200,19 @@ func (p *Proxy) getTxn(ctx context.Context, id string, take bool) (*txn, error) 
 	if take {
 		get = p.store.Take
 	}
-	b, err := get(ctx, "txn:"+id)
+	key := TransactionKeyPrefix + id
+	b, err := get(ctx, key)
 	if err != nil {
 		return nil, err
 	}
+	plain, err := p.seal.open(key, b)
 	var t txn
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, err
+	if err == nil {
+		err = json.Unmarshal(plain, &t)
+	}
+	if err != nil || t.ID != id {
+		p.log.Warn("a stored transaction does not open; treated as unknown", "err", err)
+		return nil, fmt.Errorf("%w: %s does not open", ErrNotFound, key)
 	}
 	return &t, nil
 }
@@ -261,11 +313,13 @@ func (p *Proxy) decideConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.PostForm.Get("action") {
 	case "approve":
-		p.clearCookie(w, "mcp_csrf")
+		// The CSRF cookie stays until the callback: a second click on
+		// Approve, sent after the first answer arrived, is then answered
+		// the same way rather than refused.
 		p.approve(w, r, t)
 	case "deny":
 		p.clearCookie(w, "mcp_csrf")
-		_ = p.store.Delete(r.Context(), "txn:"+t.ID)
+		_ = p.store.Delete(r.Context(), TransactionKeyPrefix+t.ID)
 		p.log.Info("consent denied", "client_id", t.ClientID)
 		http.Redirect(w, r, p.clientRedirect(t.RedirectURI, url.Values{"error": {"access_denied"},
 			"error_description": {"the user denied the request"}, "state": {t.State}}), http.StatusSeeOther)
@@ -274,9 +328,12 @@ func (p *Proxy) decideConsent(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// approve sends the browser upstream: it creates the upstream state, PKCE
-// verifier and nonce only now, after consent, and binds the transaction to
-// this browser with a cookie the callback checks.
+// approve sends the browser upstream: it marks the transaction approved
+// (the callback completes no other), reveals the upstream state, PKCE
+// challenge and nonce only now, after consent, and binds the transaction
+// to this browser with a cookie the callback checks. Approving an
+// approved transaction again (a double click) sends the browser the same
+// way; it writes nothing.
 func (p *Proxy) approve(w http.ResponseWriter, r *http.Request, t *txn) {
 	ctx := r.Context()
 	conf, err := p.upstreamConfig(ctx)
@@ -285,16 +342,16 @@ func (p *Proxy) approve(w http.ResponseWriter, r *http.Request, t *txn) {
 		p.errorPage(w, http.StatusBadGateway, "The identity provider is unavailable", "Try again later.")
 		return
 	}
-	t.Binding, t.Verifier, t.Nonce = randomToken(24), oauth2.GenerateVerifier(), randomToken(16)
-	state := randomToken(24)
-	err = p.putTxn(ctx, t)
-	if err == nil {
-		err = p.store.Put(ctx, "ustate:"+state, []byte(t.ID), transactionTTL)
-	}
-	if err != nil {
-		p.log.Error("storing transaction", "err", err)
-		p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Try again later.")
-		return
+	if !t.Approved {
+		t.Approved = true
+		if err := p.updateTxn(ctx, t); errors.Is(err, ErrNotFound) {
+			p.errorPage(w, http.StatusBadRequest, "This sign-in request has expired or was already used", "Go back to the application and start again.")
+			return
+		} else if err != nil {
+			p.log.Error("storing transaction", "err", err)
+			p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Try again later.")
+			return
+		}
 	}
 	if err := p.setCookie(w, "mcp_bind", bindCookie{Txn: t.ID, Binding: t.Binding}); err != nil {
 		p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "Try again later.")
@@ -305,7 +362,7 @@ func (p *Proxy) approve(w http.ResponseWriter, r *http.Request, t *txn) {
 	conf.Scopes = upstreamScopes(conf.Scopes, p.cfg.Scopes, t.Scopes)
 	opts := append([]oauth2.AuthCodeOption{oauth2.S256ChallengeOption(t.Verifier)}, p.up.AuthCodeOptions(t.Nonce)...)
 	p.log.Info("consent approved; redirecting upstream", "client_id", t.ClientID)
-	http.Redirect(w, r, conf.AuthCodeURL(state, opts...), http.StatusSeeOther)
+	http.Redirect(w, r, conf.AuthCodeURL(t.upstreamState(), opts...), http.StatusSeeOther)
 }
 
 func (p *Proxy) upstreamConfig(ctx context.Context) (*oauth2.Config, error) {
@@ -323,13 +380,16 @@ func (p *Proxy) upstreamConfig(ctx context.Context) (*oauth2.Config, error) {
 func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := r.URL.Query()
-	id, err := p.store.Take(ctx, "ustate:"+q.Get("state"))
-	var t *txn
-	if err == nil {
-		t, err = p.getTxn(ctx, string(id), true)
-	}
-	if err != nil {
+	expired := func() {
 		p.errorPage(w, http.StatusBadRequest, "This sign-in request has expired or was already used", "Go back to the application and start again.")
+	}
+	// The state is {transaction id}.{secret}. The transaction is read,
+	// checked (secret, approval, this browser's binding) and only then
+	// taken: a forged or replayed callback cannot end the user's sign-in.
+	id, secret, _ := strings.Cut(q.Get("state"), ".")
+	t, err := p.getTxn(ctx, id, false)
+	if err != nil || !t.Approved || !eq(secret, t.UState) {
+		expired()
 		return
 	}
 	var bc bindCookie
@@ -338,7 +398,12 @@ func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
 		p.errorPage(w, http.StatusForbidden, "Request refused", "This sign-in was approved in another browser. Start again from the application.")
 		return
 	}
+	if taken, err := p.getTxn(ctx, id, true); err != nil || !eq(taken.UState, t.UState) {
+		expired() // another callback took it first
+		return
+	}
 	p.clearCookie(w, "mcp_bind")
+	p.clearCookie(w, "mcp_csrf")
 	// Defence in depth: the client must still have this redirect URI.
 	c, err := p.loadClient(r, t.ClientID)
 	if err != nil || !redirectMatches(t.RedirectURI, c.RedirectURIs) || checkRedirectURI(t.RedirectURI, p.patterns) != nil {
@@ -370,7 +435,7 @@ func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The code names its grant (gid.secret), so that a replay revokes the
-	// grant even while the first use is still under way (see takeOnce).
+	// grant even while the first use is still under way (see peekOnce).
 	code := gid + "." + randomToken(32)
 	key := "code:" + hashKey(code)
 	b := p.seal.seal(key, marshal(codeRecord{ClientID: t.ClientID, RedirectURI: t.RedirectURI, CodeChallenge: t.CodeChallenge,

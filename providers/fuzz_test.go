@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	neturl "net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -169,8 +171,25 @@ func FuzzClientDocument(f *testing.F) {
 	f.Add(`public, max-age=99999999999999999999`, id)
 	f.Add(`max-age="60", no-store`, id)
 	p, _ := fuzzProxy(f)
+	f.Add(`{}`, "https://%D0%B0pple.com/client.json")
 	f.Fuzz(func(t *testing.T, body, url string) {
-		_ = checkClientIDURL(url)
+		if checkClientIDURL(url) == nil {
+			// The consent page shows its host: printable ASCII only.
+			for i := 0; i < len(url); i++ {
+				if url[i] <= ' ' || url[i] >= 0x7f {
+					t.Fatalf("client_id URL %q accepted with byte %d", url, i)
+				}
+			}
+			u, err := neturl.Parse(url)
+			if err != nil {
+				t.Fatalf("client_id URL %q accepted: %v", url, err)
+			}
+			for _, c := range []byte(u.Hostname()) {
+				if c <= ' ' || c >= 0x7f || c == '%' {
+					t.Fatalf("client_id URL %q accepted: host %q", url, u.Hostname())
+				}
+			}
+		}
 		// The body doubles as a Cache-Control header: its TTL stays within the bounds.
 		if ttl := p.cimd.ttl([]string{body}); ttl < p.cimd.cfg.MinCacheTTL || ttl > p.cimd.cfg.MaxCacheTTL {
 			t.Fatalf("Cache-Control %q: ttl %v", body, ttl)
@@ -186,6 +205,37 @@ func FuzzClientDocument(f *testing.F) {
 			if checkRedirectURI(u, p.patterns) != nil {
 				t.Fatalf("accepted redirect URI %q", u)
 			}
+		}
+	})
+}
+
+// FuzzWidePrefix feeds client address keys (what ClientAddress or a
+// Config.ClientAddress returns) to the /48 the rate limits also count:
+// it is "" or an IPv6 /48 that holds the key's address.
+func FuzzWidePrefix(f *testing.F) {
+	for _, s := range []string{"2001:db8:1:2::/64", "2001:db8::1", "fe80::1%eth0", "::ffff:192.0.2.1", "192.0.2.1",
+		"2001:db8::/32", "unknown", "", "::/0", "2001:db8::/129", "[::1]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		w := widePrefix(key)
+		if w == "" {
+			return
+		}
+		pfx, err := netip.ParsePrefix(w)
+		if err != nil || pfx.Bits() != 48 || !pfx.Addr().Is6() || pfx.Addr().Is4In6() {
+			t.Fatalf("%q: wide prefix %q", key, w)
+		}
+		a, err := netip.ParseAddr(key)
+		if err != nil {
+			k, err := netip.ParsePrefix(key)
+			if err != nil {
+				t.Fatalf("%q is neither an address nor a prefix but has wide prefix %q", key, w)
+			}
+			a = k.Addr()
+		}
+		if !pfx.Contains(a.WithZone("")) {
+			t.Fatalf("%q is not in its wide prefix %q", key, w)
 		}
 	})
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 
 	"golang.org/x/oauth2"
 )
@@ -29,7 +31,23 @@ type OAuthProviderConfig struct {
 	// user's claims with the upstream access token; "sub" or "id" names
 	// the user.
 	UserInfoEndpoint string
+	// AuthParams are added to the upstream authorization request, for a
+	// provider that needs parameters of its own (Google's access_type
+	// and hd). The parameters the proxy sets (response_type, client_id,
+	// redirect_uri, scope, state, nonce, code_challenge,
+	// code_challenge_method) are refused here.
+	AuthParams map[string]string
+	// CheckClaims, when set, is asked about the user's verified claims
+	// (the ID token's, or the user info's) at each sign-in: an error
+	// refuses the sign-in. The Google Workspace preset of package idp
+	// admits only its domains (hd) with it.
+	CheckClaims func(claims map[string]any) error
 }
+
+// reservedAuthParams are the parameters of the upstream authorization
+// request that the proxy sets itself.
+var reservedAuthParams = []string{"response_type", "client_id", "redirect_uri", "scope", "state", "nonce",
+	"code_challenge", "code_challenge_method"}
 
 // OAuthProvider fronts any OAuth 2.0 authorization server. Its sessions
 // are *OAuthSession. Default scopes: openid.
@@ -57,11 +75,17 @@ func NewOAuthProvider(cfg OAuthProviderConfig) (*OAuthProvider, error) {
 	if len(cfg.Scopes) == 0 {
 		cfg.Scopes = []string{"openid"}
 	}
+	for k := range cfg.AuthParams {
+		if slices.Contains(reservedAuthParams, k) {
+			return nil, fmt.Errorf("providers: AuthParams: %q is set by the proxy itself", k)
+		}
+	}
 	u := &genericUpstream{cfg: cfg, conf: &oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, Scopes: cfg.Scopes,
 		Endpoint: oauth2.Endpoint{AuthURL: cfg.AuthorizationEndpoint, TokenURL: cfg.TokenEndpoint, AuthStyle: style}}}
 	if cfg.Issuer != "" {
 		u.oidc = &oidcUpstream{clientID: cfg.ClientID, clientSecret: cfg.ClientSecret, scopes: cfg.Scopes, style: style,
-			issuer: cfg.Issuer, authURL: cfg.AuthorizationEndpoint, tokenURL: cfg.TokenEndpoint, jwksURL: cfg.JWKSURL}
+			issuer: cfg.Issuer, authURL: cfg.AuthorizationEndpoint, tokenURL: cfg.TokenEndpoint, jwksURL: cfg.JWKSURL,
+			checkClaims: cfg.CheckClaims}
 	}
 	p, err := NewProxy(cfg.Config, u)
 	if err != nil {
@@ -75,10 +99,14 @@ func (g *genericUpstream) Name() string { return "generic" }
 func (g *genericUpstream) OAuth2Config(context.Context) (*oauth2.Config, error) { return g.conf, nil }
 
 func (g *genericUpstream) AuthCodeOptions(nonce string) []oauth2.AuthCodeOption {
+	var opts []oauth2.AuthCodeOption
 	if g.oidc != nil {
-		return g.oidc.authOptions(nonce)
+		opts = g.oidc.authOptions(nonce)
 	}
-	return nil
+	for _, k := range slices.Sorted(maps.Keys(g.cfg.AuthParams)) {
+		opts = append(opts, oauth2.SetAuthURLParam(k, g.cfg.AuthParams[k]))
+	}
+	return opts
 }
 
 func (g *genericUpstream) Identify(ctx context.Context, tok *oauth2.Token, nonce string) (*Identity, error) {
@@ -102,6 +130,11 @@ func (g *genericUpstream) Identify(ctx context.Context, tok *oauth2.Token, nonce
 		}
 		if sub == "" {
 			return nil, fmt.Errorf("%w: the user info has neither sub nor id", ErrUpstream)
+		}
+		if g.cfg.CheckClaims != nil {
+			if err := g.cfg.CheckClaims(claims); err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrUpstream, err)
+			}
 		}
 		return genericIdentity(sub, claims), nil
 	}

@@ -4,12 +4,14 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hkdf"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // randomToken returns n random bytes, base64url without padding.
@@ -24,6 +26,43 @@ func randomToken(n int) string {
 func hashKey(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
+}
+
+// refreshMACInfo derives the key of refresh tokens' MACs from
+// JWTSigningKey (and from each previous signing key, to check the
+// refresh tokens they signed).
+const refreshMACInfo = "mcpchain/oauth/refresh-mac/v1"
+
+// newRefreshToken returns a refresh token of grant gid:
+// {gid}.{random}.{mac}. The grant id lets a replay revoke its grant; the
+// MAC lets the proxy tell a refresh token it issued and that was spent
+// (its record is gone) from a string someone made up with a grant id
+// they saw, without keeping a record of every spent token.
+func (p *Proxy) newRefreshToken(gid string) string {
+	body := gid + "." + randomToken(32)
+	return body + "." + refreshMAC(p.rtMACs[0], body)
+}
+
+// issuedRefreshToken reports whether rt carries the MAC of a refresh
+// token this proxy issued (with the current or a previous signing key).
+func (p *Proxy) issuedRefreshToken(rt string) bool {
+	i := strings.LastIndexByte(rt, '.')
+	if i < 0 {
+		return false
+	}
+	body, mac := rt[:i], rt[i+1:]
+	for _, k := range p.rtMACs {
+		if hmac.Equal([]byte(mac), []byte(refreshMAC(k, body))) {
+			return true
+		}
+	}
+	return false
+}
+
+func refreshMAC(key []byte, body string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("refresh-token\x00" + body))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
 }
 
 func deriveKey(secret []byte, info string) []byte {

@@ -28,7 +28,7 @@ func TestTokenChecksFailClosedInAnOutage(t *testing.T) {
 		ReadTimeout: time.Second, WriteTimeout: time.Second, PoolTimeout: time.Second})
 	t.Cleanup(func() { _ = c.Close() })
 	require.NotNil(t, NewRedisStorageForTest, "the redisstorage hook is set by an external test file")
-	e := newEnv(t, func(cfg *OAuthProviderConfig) { cfg.TokenStorage = NewRedisStorageForTest(c, "outage:", 0) })
+	e := newEnv(t, func(cfg *OAuthProviderConfig) { cfg.TokenStorage = NewRedisStorageForTest(c, "outage:", 0, 0) })
 	reg := e.register("none")
 	u := e.login(browser(t), reg)
 	status, tok := e.exchange(reg, u.Query().Get("code"))

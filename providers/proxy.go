@@ -19,6 +19,8 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/discovery"
+	claimpath "github.com/mcpchain/mcp/internal/claims"
+	"github.com/mcpchain/mcp/resourceserver"
 )
 
 // Config is what every provider takes (seed §2.13). BaseURL, ClientID and
@@ -92,6 +94,11 @@ type Config struct {
 	// DefaultRegisterRateLimit, DefaultAuthorizeRateLimit.
 	RegisterRateLimit  RateLimit
 	AuthorizeRateLimit RateLimit
+	// RefreshRateLimit limits the refreshes of each login (per instance):
+	// every refresh leaves a record of the token it spent for a few
+	// minutes, so a client refreshing in a loop would fill the storage.
+	// Default: DefaultRefreshRateLimit.
+	RefreshRateLimit RateLimit
 	// ClientAddress names the client a request counts against for the
 	// rate limits ("" exempts it). Default: ClientAddress (the remote
 	// address; behind a reverse proxy, read the address it forwards).
@@ -100,6 +107,21 @@ type Config struct {
 	// their metadata document instead of a registration (on by default;
 	// see [ClientMetadataDocuments] for the guards of the fetch).
 	ClientMetadataDocuments ClientMetadataDocuments
+	// RoleClaims are the paths of the user's claims (the verified ID
+	// token's, or the user API's) whose strings are the user's roles
+	// (OAuthSession.Roles, for mcp.RequireRoles): "groups", "roles",
+	// "realm_access.roles", a quoted namespaced claim
+	// ("\"https://mcp.example.com/roles\""); dots separate the members of
+	// nested objects. A string is one role, a list gives its strings.
+	// Map only claims the provider's administrators control. Default:
+	// none for the generic, consumer and code host providers; roles and
+	// groups for the enterprise directory. The presets of package idp set
+	// it.
+	RoleClaims []string
+	// EnterpriseAuth, when set, accepts identity assertion grants
+	// (ID-JAG) of trusted enterprise IdPs at the token endpoint
+	// (enterprise-managed authorization, SEP-990; see [EnterpriseAuth]).
+	EnterpriseAuth *EnterpriseAuth
 	// HTTPClient makes the upstream calls. Default: a client with a 10 s
 	// timeout.
 	HTTPClient *http.Client
@@ -152,8 +174,12 @@ type Proxy struct {
 	now      func() time.Time
 	regLim   *addrLimiter
 	authLim  *addrLimiter
+	rtLim    *addrLimiter                       // refreshes per grant
+	rtMACs   [][]byte                           // keys of refresh tokens' MACs: the current first, then the previous ones
 	cimd     *cimdFetcher                       // nil: client ID metadata documents are off
+	ea       *enterpriseAS                      // nil: no EnterpriseAuth
 	server   atomic.Pointer[mcp.Implementation] // the MCP server's identity, for the pages (serverinfo.go)
+	roles    []claimpath.Path                   // Config.RoleClaims, parsed
 }
 
 // NewProxy validates cfg and returns a proxy in front of up. The
@@ -173,6 +199,10 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 			"(a reverse proxy that terminates TLS is fine: give its https URL), or set AllowInsecureHTTP for a development setup", cfg.BaseURL)
 	case cfg.ClientID == "":
 		return nil, errors.New("providers: ClientID is required (the client id the upstream provider issued)")
+	}
+	roles, err := claimpath.ParsePaths(cfg.RoleClaims)
+	if err != nil {
+		return nil, fmt.Errorf("providers: RoleClaims: %w", err)
 	}
 	if cfg.MCPPath == "" {
 		cfg.MCPPath = "/mcp"
@@ -208,9 +238,10 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 		cfg.AllowedRedirectURIPatterns = DefaultRedirectURIPatterns()
 	}
 	p := &Proxy{cfg: cfg, up: up, log: cfg.Logger.With("component", "oauth-proxy", "provider", up.Name()),
-		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https"}
+		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https", roles: roles}
 	p.regLim = newAddrLimiter(cfg.RegisterRateLimit, DefaultRegisterRateLimit, cfg.ClientAddress, time.Now)
 	p.authLim = newAddrLimiter(cfg.AuthorizeRateLimit, DefaultAuthorizeRateLimit, cfg.ClientAddress, time.Now)
+	p.rtLim = newAddrLimiter(cfg.RefreshRateLimit, DefaultRefreshRateLimit, nil, time.Now)
 	if !cfg.ClientMetadataDocuments.Disabled {
 		p.cimd = newCIMDFetcher(cfg.ClientMetadataDocuments, func() time.Time { return p.now() })
 	}
@@ -248,7 +279,9 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 			return nil, p.fail(fmt.Errorf("providers: PreviousJWTSigningKeys[%d] must be at least 32 bytes (it is %d)", i, len(k)))
 		}
 		previous = append(previous, deriveKey([]byte(k), "mcpchain/oauth/jwt/v1"))
+		p.rtMACs = append(p.rtMACs, deriveKey([]byte(k), refreshMACInfo))
 	}
+	p.rtMACs = append([][]byte{deriveKey(jwtKey, refreshMACInfo)}, p.rtMACs...)
 	if p.jwt, err = newJWTCodec(deriveKey(jwtKey, "mcpchain/oauth/jwt/v1"), p.issuer, p.resource, previous...); err != nil {
 		return nil, p.fail(err)
 	}
@@ -264,6 +297,11 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	}
 	if p.seal, err = newSealer(storeKey); err != nil {
 		return nil, p.fail(err)
+	}
+	if cfg.EnterpriseAuth != nil {
+		if p.ea, err = p.newEnterpriseAS(cfg.EnterpriseAuth); err != nil {
+			return nil, p.fail(err)
+		}
 	}
 	return p, nil
 }
@@ -327,6 +365,10 @@ func (p *Proxy) scopesSupported() []string { return p.cfg.Scopes }
 // RFC 9728 documents describing this proxy and the MCP resource.
 func (p *Proxy) OAuthMetadata() *mcp.OAuthOptions {
 	authMethods := []string{"none", "client_secret_basic", "client_secret_post"}
+	grants := []string{"authorization_code", "refresh_token"}
+	if p.ea != nil {
+		grants = append(grants, resourceserver.JWTBearerGrant)
+	}
 	return &mcp.OAuthOptions{
 		Enabled: true,
 		AuthorizationServer: &mcp.AuthorizationServerMetadata{
@@ -337,7 +379,7 @@ func (p *Proxy) OAuthMetadata() *mcp.OAuthOptions {
 			RevocationEndpoint:                         p.issuer + RevokePath,
 			ResponseTypesSupported:                     []string{"code"},
 			ResponseModesSupported:                     []string{"query"},
-			GrantTypesSupported:                        []string{"authorization_code", "refresh_token"},
+			GrantTypesSupported:                        grants,
 			ScopesSupported:                            p.scopesSupported(),
 			CodeChallengeMethodsSupported:              []string{"S256"},
 			TokenEndpointAuthMethodsSupported:          authMethods,
@@ -403,7 +445,12 @@ func (p *Proxy) VerifyRequest(r *http.Request) (any, error) {
 	base := OAuthSession{
 		AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, ExpiresAt: tok.Expiry,
 		IDToken: g.IDToken, Scopes: c.Scopes(), Claims: g.Identity.Claims,
-		UserID: g.Identity.Subject, ClientID: c.ClientID,
+		UserID: g.Identity.Subject, ClientID: c.ClientID, Roles: claimpath.Roles(g.Identity.Claims, p.roles),
+	}
+	if g.IdP != "" {
+		// An enterprise IdP's user (an ID-JAG), not the upstream's: the
+		// plain session, with the assertion's claims.
+		return &base, nil
 	}
 	return p.up.NewSession(base, &g.Identity), nil
 }
@@ -430,6 +477,9 @@ type grant struct {
 	// LoginAt is when the user signed in upstream (Unix seconds): the
 	// login ends MaxLoginLifetime later.
 	LoginAt int64 `json:"login_at,omitempty"`
+	// IdP is the enterprise IdP of a grant made for an ID-JAG
+	// (enterprise.go); "" for an upstream login.
+	IdP string `json:"idp,omitempty"`
 }
 
 // ttl is how long g's records may live: RefreshTokenTTL, cut to what is

@@ -66,6 +66,13 @@ func (h *hookStore) Put(ctx context.Context, key string, val []byte, ttl time.Du
 	return h.TokenStorage.Put(ctx, key, val, ttl)
 }
 
+func (h *hookStore) Update(ctx context.Context, key string, val []byte, ttl time.Duration) (bool, error) {
+	if err := h.failing("update", key); err != nil {
+		return false, err
+	}
+	return h.TokenStorage.Update(ctx, key, val, ttl)
+}
+
 func (h *hookStore) Delete(ctx context.Context, key string) error {
 	if err := h.failing("delete", key); err != nil {
 		return err
@@ -254,7 +261,7 @@ func TestApproveStorageFailureIsAnError(t *testing.T) {
 			f := e.consent(b, e.authorizeURL(c, nil))
 			f.Set("action", "approve")
 			hs.fail = func(op, key string) error {
-				if op == "put" && strings.HasPrefix(key, "ustate:") {
+				if op == "update" && strings.HasPrefix(key, TransactionKeyPrefix) {
 					return errors.New("storage down")
 				}
 				return nil

@@ -9,9 +9,9 @@ import (
 
 // The internal tests' Redis cases run on the real redisstorage.Storage.
 func init() {
-	providers.NewRedisStorageForTest = func(c redis.UniversalClient, prefix string, maxClients int) providers.TokenStorage {
+	providers.NewRedisStorageForTest = func(c redis.UniversalClient, prefix string, maxClients, maxTransactions int) providers.TokenStorage {
 		s := redisstorage.New(c, prefix)
-		s.MaxClients = maxClients
+		s.MaxClients, s.MaxTransactions = maxClients, maxTransactions
 		return s
 	}
 }

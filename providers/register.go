@@ -161,9 +161,13 @@ func (p *Proxy) validateRegistration(req *registration) (*client, string, string
 	if len(grants) == 0 {
 		grants = []string{"authorization_code", "refresh_token"}
 	}
+	var kept []string // each once, so the stored list stays two entries at most
 	for _, g := range grants {
 		if g != "authorization_code" && g != "refresh_token" {
-			return nil, "invalid_client_metadata", fmt.Sprintf("grant_types: %q is not supported (authorization_code and refresh_token are)", g)
+			return nil, "invalid_client_metadata", fmt.Sprintf("grant_types: %s is not supported (authorization_code and refresh_token are)", strictjson.Quote(strictjson.Clip(g, 40)))
+		}
+		if !slices.Contains(kept, g) {
+			kept = append(kept, g)
 		}
 	}
 	for _, rt := range req.ResponseTypes {
@@ -194,7 +198,7 @@ func (p *Proxy) validateRegistration(req *registration) (*client, string, string
 	}
 	return &client{
 		ID: randomToken(16), Name: req.ClientName, RedirectURIs: slices.Clone(req.RedirectURIs),
-		AuthMethod: method, GrantTypes: slices.Compact(slices.Clone(grants)), ApplicationType: req.ApplicationType, Scope: scope,
+		AuthMethod: method, GrantTypes: kept, ApplicationType: req.ApplicationType, Scope: scope,
 		IssuedAt: time.Now().Unix(),
 	}, "", ""
 }
@@ -239,6 +243,9 @@ var errNoClient = errors.New("unknown client")
 func (p *Proxy) loadClient(r *http.Request, id string) (*client, error) {
 	if id == "" {
 		return nil, errNoClient
+	}
+	if c := p.enterpriseClient(id); c != nil {
+		return c, nil // registered beforehand (EnterpriseAuth.Clients)
 	}
 	if isMetadataDocumentURL(id) {
 		if p.cimd == nil {

@@ -14,6 +14,9 @@ type OAuthSession struct {
 	AccessToken string `json:"-"`
 	// Scopes are the scopes granted to the MCP client's token.
 	Scopes []string `json:"scopes,omitempty"`
+	// Roles are the strings of the user's claims that Config.RoleClaims
+	// names (a group is a role here), for mcp.RequireRoles.
+	Roles []string `json:"roles,omitempty"`
 	// ExpiresAt is when AccessToken expires (zero: unknown or never).
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 	// IDToken is the upstream OpenID Connect ID token, if any.

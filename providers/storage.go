@@ -19,11 +19,37 @@ var ErrStorageFull = errors.New("providers: token storage is full")
 
 // ClientKeyPrefix starts the storage keys of client registrations. A
 // [TokenStorage] counts them against a quota of their own (MaxClients), so
-// that anonymous registrations can never take the room of the
-// transactions, codes, refresh tokens and grants of users who log in.
+// that anonymous registrations can never take the room of the codes,
+// refresh tokens and grants of users who log in.
 const ClientKeyPrefix = "client:"
 
-func isClientKey(key string) bool { return strings.HasPrefix(key, ClientKeyPrefix) }
+// TransactionKeyPrefix starts the storage keys of authorizations in
+// progress (the transaction an /oauth/authorize request starts, which
+// lives until the upstream callback takes it, 10 minutes at most). Anyone
+// can start one without logging in, so a [TokenStorage] counts them
+// against a quota of their own (MaxTransactions), apart from client
+// registrations and from the records of logins: a flood of them can
+// refuse new authorizations, never the refresh or code exchange of a user.
+const TransactionKeyPrefix = "txn:"
+
+// Record kinds a storage counts apart: logins (codes, refresh tokens,
+// grants and the rest), client registrations, transactions.
+const (
+	kindLogin = iota
+	kindClient
+	kindTxn
+	kinds
+)
+
+func keyKind(key string) int {
+	switch {
+	case strings.HasPrefix(key, ClientKeyPrefix):
+		return kindClient
+	case strings.HasPrefix(key, TransactionKeyPrefix):
+		return kindTxn
+	}
+	return kindLogin
+}
 
 // TokenStorage is where the OAuth proxy keeps its state: registered
 // clients, transactions, authorization codes, refresh tokens and the
@@ -37,8 +63,10 @@ func isClientKey(key string) bool { return strings.HasPrefix(key, ClientKeyPrefi
 // number of concurrent callers (on any instance) at most one Take gets the
 // value, each Swap gets the value the one before it stored, and an Update
 // never brings back a key deleted before it. Keys starting with
-// [ClientKeyPrefix] should be counted against a quota of their own
-// (Put of a new one beyond it fails with ErrStorageFull). Run package
+// [ClientKeyPrefix], and those starting with [TransactionKeyPrefix],
+// should each be counted against a quota of their own, apart from all
+// other keys (Put of a new one beyond it fails with ErrStorageFull): they
+// are the records anyone can create without logging in. Run package
 // storagetest against an implementation to check it.
 type TokenStorage interface {
 	// Put stores val under key; ttl 0 means no expiry.
@@ -74,13 +102,17 @@ type MemoryStorageOptions struct {
 	// minute. Expired entries are never returned in between.
 	CleanupInterval time.Duration
 	// MaxEntries caps the number of entries other than client
-	// registrations; Put of a new key beyond it fails with ErrStorageFull.
-	// Default: 100 000.
+	// registrations and transactions: the records of logins. Put of a new
+	// key beyond it fails with ErrStorageFull. Default: 100 000.
 	MaxEntries int
 	// MaxClients caps the number of client registrations (keys starting
 	// with ClientKeyPrefix), counted apart from MaxEntries. Default:
 	// 10 000.
 	MaxClients int
+	// MaxTransactions caps the number of authorizations in progress (keys
+	// starting with TransactionKeyPrefix), counted apart from MaxEntries
+	// and MaxClients. Default: 10 000.
+	MaxTransactions int
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
 }
@@ -95,16 +127,15 @@ type memEntry struct {
 // Close. Its state does not survive a restart and is not shared between
 // instances; use package providers/redisstorage for that.
 type MemoryStorage struct {
-	now        func() time.Time
-	max        int
-	maxClients int
-	mu         sync.Mutex
-	m          map[string]memEntry
-	clients    int       // entries of m that are client registrations
-	purged     time.Time // last purge of expired entries made because a cap was reached
-	stop       chan struct{}
-	done       chan struct{}
-	once       sync.Once
+	now    func() time.Time
+	max    [kinds]int // the cap of each kind of record (keyKind)
+	mu     sync.Mutex
+	m      map[string]memEntry
+	count  [kinds]int       // entries of m of each kind
+	purged [kinds]time.Time // last purge of expired entries made because the cap of a kind was reached
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
 }
 
 // NewMemoryStorage returns a running MemoryStorage. Call Close to stop its
@@ -123,11 +154,14 @@ func NewMemoryStorage(o *MemoryStorageOptions) *MemoryStorage {
 	if opts.MaxClients <= 0 {
 		opts.MaxClients = 10_000
 	}
+	if opts.MaxTransactions <= 0 {
+		opts.MaxTransactions = 10_000
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &MemoryStorage{now: opts.Now, max: opts.MaxEntries, maxClients: opts.MaxClients, m: map[string]memEntry{},
-		stop: make(chan struct{}), done: make(chan struct{})}
+	s := &MemoryStorage{now: opts.Now, max: [kinds]int{opts.MaxEntries, opts.MaxClients, opts.MaxTransactions},
+		m: map[string]memEntry{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go s.janitor(opts.CleanupInterval)
 	return s
 }
@@ -167,34 +201,26 @@ func (s *MemoryStorage) purge(now time.Time) {
 func (s *MemoryStorage) del(key string) {
 	if _, ok := s.m[key]; ok {
 		delete(s.m, key)
-		if isClientKey(key) {
-			s.clients--
-		}
+		s.count[keyKind(key)]--
 	}
 }
 
-// set stores e under key unless key is new and its cap is reached (then,
-// at most once a second, expired entries are purged first); s.mu is held.
+// set stores e under key unless key is new and the cap of its kind is
+// reached (then, at most once a second, expired entries are purged
+// first); s.mu is held.
 func (s *MemoryStorage) set(key string, e memEntry) error {
 	if _, ok := s.m[key]; !ok {
-		full := func() bool {
-			if isClientKey(key) {
-				return s.clients >= s.maxClients
-			}
-			return len(s.m)-s.clients >= s.max
-		}
-		if full() {
-			if now := s.now(); now.Sub(s.purged) >= time.Second {
-				s.purged = now
+		k := keyKind(key)
+		if s.count[k] >= s.max[k] {
+			if now := s.now(); now.Sub(s.purged[k]) >= time.Second {
+				s.purged[k] = now
 				s.purge(now)
 			}
-			if full() {
+			if s.count[k] >= s.max[k] {
 				return ErrStorageFull
 			}
 		}
-		if isClientKey(key) {
-			s.clients++
-		}
+		s.count[k]++
 	}
 	s.m[key] = e
 	return nil

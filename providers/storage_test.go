@@ -60,3 +60,11 @@ func TestStorageClientQuota(t *testing.T) {
 	defer ms.Close()
 	storagetest.RunClientQuota(t, ms)
 }
+
+// Authorizations in progress have their own quota too (issue 31, hole 2).
+func TestStorageTransactionQuota(t *testing.T) {
+	t.Parallel()
+	ms := providers.NewMemoryStorage(&providers.MemoryStorageOptions{MaxTransactions: storagetest.TransactionQuotaSize, MaxEntries: 5})
+	defer ms.Close()
+	storagetest.RunTransactionQuota(t, ms)
+}

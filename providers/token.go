@@ -1,19 +1,25 @@
 package providers
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/mcpchain/mcp/internal/strictjson"
+	"github.com/mcpchain/mcp/resourceserver"
 )
 
 // rtRecord is a refresh token we issued, stored under rt:{sha256(rt)}
@@ -123,50 +129,53 @@ func (p *Proxy) handleToken(w http.ResponseWriter, r *http.Request) {
 		p.codeGrant(w, r, c)
 	case "refresh_token":
 		p.refreshGrant(w, r, c)
+	case resourceserver.JWTBearerGrant:
+		p.assertionGrant(w, r, c) // only enterprise clients registered it
 	case "":
 		oauthError(w, http.StatusBadRequest, "invalid_request", "grant_type is required")
 	default:
-		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token"+
+			" (or, for a client of the enterprise-managed authorization, "+resourceserver.JWTBearerGrant+")")
 	}
 }
 
 func (p *Proxy) codeGrant(w http.ResponseWriter, r *http.Request, c *client) {
-	ctx := r.Context()
 	f := r.PostForm
 	code := f.Get("code")
 	if code == "" {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "code is required")
 		return
 	}
-	var rec codeRecord
-	if !p.takeOnce(w, r, c, oneTime{kind: "code", ttl: p.cfg.AccessTokenTTL,
+	k := oneTime{kind: "code", ttl: p.cfg.AccessTokenTTL,
 		replayed: "the authorization code was already used; the tokens issued for it are revoked",
-		unknown:  "the authorization code is unknown or expired", logged: "authorization code replayed; its grant is revoked",
-	}, code, &rec, func() string { return rec.GrantID }) {
+		unknown:  "the authorization code is unknown or expired", logged: "authorization code replayed; its grant is revoked"}
+	u, ok := p.peekOnce(w, r, c, k, code)
+	if !ok {
 		return
 	}
-	reject := func(desc string) {
-		_ = p.store.Delete(ctx, "grant:"+rec.GrantID) // the code is burnt, and so is its grant
-		oauthError(w, http.StatusBadRequest, "invalid_grant", desc)
+	var rec codeRecord
+	if err := json.Unmarshal(u.rec, &rec); err != nil || rec.GrantID != u.gid {
+		oauthError(w, http.StatusBadRequest, "invalid_grant", k.unknown)
+		return
 	}
 	switch {
 	case rec.ClientID != c.ID:
-		reject("the authorization code was issued to another client")
+		p.burn(w, r, u, "the authorization code was issued to another client")
 		return
 	case f.Has("redirect_uri") && f.Get("redirect_uri") != rec.RedirectURI:
-		reject("redirect_uri differs from the one of the authorization request")
+		p.burn(w, r, u, "redirect_uri differs from the one of the authorization request")
 		return
 	case !pkceVerifier.MatchString(f.Get("code_verifier")):
-		reject("code_verifier is missing or malformed (43 to 128 characters of A-Z a-z 0-9 - . _ ~)")
+		p.burn(w, r, u, "code_verifier is missing or malformed (43 to 128 characters of A-Z a-z 0-9 - . _ ~)")
 		return
 	case !eq(s256(f.Get("code_verifier")), rec.CodeChallenge):
-		reject("code_verifier does not match the code_challenge")
+		p.burn(w, r, u, "code_verifier does not match the code_challenge")
 		return
 	case !p.resourceOK(f["resource"]):
 		oauthError(w, http.StatusBadRequest, "invalid_target", "resource must be "+p.resource)
 		return
 	}
-	p.issue(w, r, c, rtRecord{ClientID: c.ID, GrantID: rec.GrantID, Scopes: rec.Scopes, Subject: rec.Subject},
+	p.issue(w, r, c, u, rtRecord{ClientID: c.ID, GrantID: rec.GrantID, Scopes: rec.Scopes, Subject: rec.Subject},
 		min(p.cfg.RefreshTokenTTL, p.cfg.MaxLoginLifetime))
 }
 
@@ -179,40 +188,74 @@ type oneTime struct {
 	logged            string // the warning logged on a replay
 }
 
+// spentRefreshTTL is how long the used mark of a refresh token lives: the
+// time a client may take to retry a refresh whose answer it lost. Later,
+// a replay is recognised by the token's MAC (issuedRefreshToken) and its
+// missing record, so the storage holds no record per spent token.
+const spentRefreshTTL = 10 * time.Minute
+
 // usedMark replaces the record of a used code or refresh token, for ttl,
 // so that a second use is recognised as a replay and revokes the grant.
 type usedMark struct {
 	Used    bool   `json:"used"`
 	GrantID string `json:"gid"`
+	// Next is the storage key of the refresh token issued for this use,
+	// and Rec the record the mark replaced. When Next is not stored, the
+	// answer of this use never reached the client (it failed after the
+	// mark was written, and its refresh token was deleted): the client's
+	// retry is then no replay, and Rec serves it. "" for a burnt code.
+	Next string          `json:"next,omitempty"`
+	Rec  json.RawMessage `json:"rec,omitempty"`
 }
 
-// takeOnce swaps the record of secret for a used mark, atomically (so of
-// concurrent uses exactly one gets the record), and decodes the record
-// into rec (grant returns the record's grant ID once rec is filled). A
-// use that finds the mark is a replay: it revokes the grant the secret
-// names (RFC 6749 §4.1.2; refresh-token reuse detection) and is answered
-// invalid_grant, as is an unknown secret; takeOnce then reports false,
-// having answered. Secrets are {grant id}.{random}, so the mark names
-// the grant from the start and a replay racing the first use revokes it;
-// one of another shape is unknown without a storage call.
-func (p *Proxy) takeOnce(w http.ResponseWriter, r *http.Request, c *client, k oneTime, secret string, rec any, grant func() string) bool {
+// oneTimeUse is a code or refresh token being used: read, not yet spent.
+type oneTimeUse struct {
+	k   oneTime
+	key string // storage key of its record
+	gid string // the grant it names
+	raw []byte // the stored value as read: spend succeeds only if it is still that
+	rec []byte // the record (plain JSON)
+}
+
+// peekOnce reads the record of a one-time secret without spending it, so
+// that every check, and the storing of what replaces it, can fail and
+// leave it good for a retry. Secrets are {grant id}.{random}: one of
+// another shape is unknown without a storage call. A record already
+// marked used is a replay (RFC 6749 §4.1.2; refresh-token reuse
+// detection), which revokes the grant the secret names, unless the mark
+// says the use that wrote it never answered (see usedMark.Next); an
+// unknown secret is invalid_grant too. peekOnce reports false when it has
+// answered.
+func (p *Proxy) peekOnce(w http.ResponseWriter, r *http.Request, c *client, k oneTime, secret string) (*oneTimeUse, bool) {
 	ctx := r.Context()
-	key := k.kind + ":" + hashKey(secret)
+	u := &oneTimeUse{k: k, key: k.kind + ":" + hashKey(secret)}
 	gid, _, named := strings.Cut(secret, ".")
 	if !named || gid == "" {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", k.unknown) // not one of ours
-		return false
+		return nil, false
 	}
-	b, err := p.store.Swap(ctx, key, p.seal.seal(key, marshal(usedMark{Used: true, GrantID: gid})), k.ttl)
+	u.gid = gid
+	b, err := p.store.Get(ctx, u.key)
+	if errors.Is(err, ErrNotFound) && k.kind == "rt" && p.issuedRefreshToken(secret) {
+		// A refresh token this proxy issued whose record is gone was
+		// spent (its used mark lives only spentRefreshTTL): a replay, if
+		// its login is still there to revoke.
+		_, err = p.store.Get(ctx, "grant:"+gid)
+		if err == nil {
+			p.replayed(w, r, c, k, gid)
+			return nil, false
+		}
+	}
 	if errors.Is(err, ErrNotFound) {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", k.unknown)
-		return false
+		return nil, false
 	} else if err != nil {
-		p.log.Error("taking a one-time record", "kind", k.kind, "err", err)
+		p.log.Error("reading a one-time record", "kind", k.kind, "err", err)
 		unavailable(w, "the grant could not be checked; try again")
-		return false
+		return nil, false
 	}
-	plain, err := p.seal.open(key, b)
+	u.raw = b
+	plain, err := p.seal.open(u.key, b)
 	var mark usedMark
 	if err == nil {
 		err = json.Unmarshal(plain, &mark)
@@ -220,25 +263,79 @@ func (p *Proxy) takeOnce(w http.ResponseWriter, r *http.Request, c *client, k on
 	if err != nil {
 		p.log.Error("a stored one-time record does not open", "kind", k.kind, "err", err)
 		oauthError(w, http.StatusBadRequest, "invalid_grant", k.unknown)
-		return false
+		return nil, false
 	}
-	if mark.Used {
-		if err := p.store.Delete(ctx, "grant:"+mark.GrantID); err != nil {
-			p.log.Error("revoking the grant of a replayed secret", "kind", k.kind, "err", err)
+	if !mark.Used {
+		u.rec = plain
+		return u, true
+	}
+	if mark.GrantID == gid && mark.Next != "" && len(mark.Rec) > 0 {
+		_, err := p.store.Get(ctx, mark.Next)
+		if errors.Is(err, ErrNotFound) {
+			p.log.Info("a one-time secret used again after its answer was lost; served again", "kind", k.kind, "client_id", c.ID)
+			u.rec = mark.Rec
+			return u, true
+		} else if err != nil {
+			p.log.Error("reading a one-time record", "kind", k.kind, "err", err)
+			unavailable(w, "the grant could not be checked; try again")
+			return nil, false
 		}
-		p.log.Warn(k.logged, "client_id", c.ID)
-		oauthError(w, http.StatusBadRequest, "invalid_grant", k.replayed)
-		return false
 	}
-	if err := json.Unmarshal(plain, rec); err != nil {
-		oauthError(w, http.StatusInternalServerError, "server_error", "the stored record does not decode")
-		return false
+	p.replayed(w, r, c, k, mark.GrantID)
+	return nil, false
+}
+
+// replayed answers the replay of a one-time secret: its grant is revoked.
+func (p *Proxy) replayed(w http.ResponseWriter, r *http.Request, c *client, k oneTime, gid string) {
+	if err := p.store.Delete(r.Context(), "grant:"+gid); err != nil {
+		p.log.Error("revoking the grant of a replayed secret", "kind", k.kind, "err", err)
 	}
-	if gid != grant() {
-		oauthError(w, http.StatusBadRequest, "invalid_grant", k.unknown)
-		return false
+	p.log.Warn(k.logged, "client_id", c.ID)
+	oauthError(w, http.StatusBadRequest, "invalid_grant", k.replayed)
+}
+
+// burn spends u without issuing anything, and revokes its grant: a code
+// or refresh token presented with the wrong client or PKCE verifier is
+// dead, and so is every token of its login.
+func (p *Proxy) burn(w http.ResponseWriter, r *http.Request, u *oneTimeUse, desc string) {
+	ctx := r.Context()
+	if _, err := p.store.Swap(ctx, u.key, p.seal.seal(u.key, marshal(usedMark{Used: true, GrantID: u.gid})), u.k.ttl); err != nil &&
+		!errors.Is(err, ErrNotFound) {
+		p.log.Error("marking a one-time secret used", "kind", u.k.kind, "err", err)
 	}
-	return true
+	if err := p.store.Delete(ctx, "grant:"+u.gid); err != nil {
+		p.log.Error("revoking a grant", "err", err)
+	}
+	oauthError(w, http.StatusBadRequest, "invalid_grant", desc)
+}
+
+// spend marks u used, naming next (the key of the refresh token issued
+// for it), and reports whether this use is the one that spent it: the
+// swap is atomic, and it wins only if it replaced exactly what peekOnce
+// read. When it has not won it has answered: a concurrent use is a
+// replay (the grant is revoked), a secret gone meanwhile is unknown, and
+// a storage failure is 503, which the client retries (the mark, if it was
+// written, lets the retry through: next is deleted here).
+func (p *Proxy) spend(w http.ResponseWriter, r *http.Request, c *client, u *oneTimeUse, next string) bool {
+	ctx := r.Context()
+	mark := p.seal.seal(u.key, marshal(usedMark{Used: true, GrantID: u.gid, Next: next, Rec: u.rec}))
+	old, err := p.store.Swap(ctx, u.key, mark, u.k.ttl)
+	if err == nil && bytes.Equal(old, u.raw) {
+		return true
+	}
+	if err := p.store.Delete(context.WithoutCancel(ctx), next); err != nil {
+		p.log.Error("deleting a refresh token never handed out", "err", err)
+	}
+	switch {
+	case errors.Is(err, ErrNotFound):
+		oauthError(w, http.StatusBadRequest, "invalid_grant", u.k.unknown)
+	case err != nil:
+		p.log.Error("marking a one-time secret used", "kind", u.k.kind, "err", err)
+		unavailable(w, "the grant could not be updated; try again")
+	default:
+		p.replayed(w, r, c, u.k, u.gid) // another use spent it first
+	}
+	return false
 }
 
 // unavailable answers 503 when the storage failed: the client may retry.
@@ -252,6 +349,31 @@ func s256(verifier string) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
+// refreshScopes reads the scope of a refresh request: "" (or only
+// spaces) keeps the granted scopes; otherwise at most maxScopeBytes, a
+// subset of them, each once. ok false: it has answered invalid_scope.
+func refreshScopes(w http.ResponseWriter, s string, granted []string) ([]string, bool) {
+	if len(s) > maxScopeBytes {
+		oauthError(w, http.StatusBadRequest, "invalid_scope", fmt.Sprintf("scope is longer than %d bytes", maxScopeBytes))
+		return nil, false
+	}
+	want := strings.Fields(s)
+	if len(want) == 0 {
+		return granted, true
+	}
+	out := make([]string, 0, len(want))
+	for _, sc := range want {
+		if !slices.Contains(granted, sc) {
+			oauthError(w, http.StatusBadRequest, "invalid_scope", "a refresh may only narrow the granted scopes ("+strings.Join(granted, " ")+")")
+			return nil, false
+		}
+		if !slices.Contains(out, sc) {
+			out = append(out, sc) // a repeat counts once
+		}
+	}
+	return out, true
+}
+
 func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) {
 	ctx := r.Context()
 	rt := r.PostForm.Get("refresh_token")
@@ -259,40 +381,64 @@ func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) 
 		oauthError(w, http.StatusBadRequest, "invalid_request", "refresh_token is required")
 		return
 	}
-	// Before the refresh token is spent: may the login go on upstream? A
-	// transient failure answers 503 with the refresh token still good.
-	if ok := p.precheckRefresh(w, r, c, rt); !ok {
+	// Reuse of a rotated refresh token means someone holds a stolen copy:
+	// the whole family (the grant) is revoked. Until the new refresh
+	// token is stored, the one used stays good: every failure before
+	// that leaves the client a retry.
+	k := oneTime{kind: "rt", ttl: spentRefreshTTL,
+		replayed: "the refresh token was already used; every token of this login is revoked",
+		unknown:  "the refresh token is unknown, expired or revoked", logged: "refresh token reused; its grant is revoked"}
+	u, ok := p.peekOnce(w, r, c, k, rt)
+	if !ok {
 		return
 	}
-	// Reuse of a rotated refresh token means someone holds a stolen copy:
-	// the whole family (the grant) is revoked.
 	var rec rtRecord
-	if !p.takeOnce(w, r, c, oneTime{kind: "rt", ttl: p.cfg.RefreshTokenTTL,
-		replayed: "the refresh token was already used; every token of this login is revoked",
-		unknown:  "the refresh token is unknown, expired or revoked", logged: "refresh token reused; its grant is revoked",
-	}, rt, &rec, func() string { return rec.GrantID }) {
+	if err := json.Unmarshal(u.rec, &rec); err != nil || rec.GrantID != u.gid {
+		oauthError(w, http.StatusBadRequest, "invalid_grant", k.unknown)
 		return
 	}
 	if rec.ClientID != c.ID {
-		_ = p.store.Delete(ctx, "grant:"+rec.GrantID)
-		oauthError(w, http.StatusBadRequest, "invalid_grant", "the refresh token was issued to another client")
+		p.burn(w, r, u, "the refresh token was issued to another client")
 		return
 	}
 	g, err := p.loadGrant(ctx, rec.GrantID)
-	if err != nil {
+	if errors.Is(err, ErrNotFound) {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", "the login behind this refresh token was revoked")
 		return
+	} else if err != nil {
+		p.log.Error("loading the grant", "err", err)
+		unavailable(w, "the login could not be read; try again")
+		return
 	}
-	if s := r.PostForm.Get("scope"); s != "" {
-		want := strings.Fields(s)
-		for _, sc := range want {
-			if !slices.Contains(rec.Scopes, sc) {
-				oauthError(w, http.StatusBadRequest, "invalid_scope", "a refresh may only narrow the granted scopes ("+strings.Join(rec.Scopes, " ")+")")
-				return
+	// Each refresh leaves a used mark for spentRefreshTTL: refreshes are
+	// limited per login, so that one client cannot fill the storage with
+	// them. The refresh token stays good.
+	if ok, wait, _ := p.rtLim.allowKey("grant:" + rec.GrantID); !ok {
+		p.log.Warn("refreshes of one login rate-limited", "client_id", c.ID)
+		w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(wait.Seconds())), 1)))
+		oauthError(w, http.StatusTooManyRequests, "temporarily_unavailable", "this login is refreshed too often; retry later with the same refresh token")
+		return
+	}
+	// May the login go on upstream? A transient failure answers 503 with
+	// the refresh token still good.
+	if err := p.checkLogin(ctx, rec.GrantID, g); err != nil {
+		if errors.Is(err, errLoginOver) || errors.Is(err, ErrUpstreamRevoked) || errors.Is(err, ErrNotFound) {
+			if err := p.store.Delete(ctx, "grant:"+rec.GrantID); err != nil {
+				p.log.Error("ending a login", "err", err)
 			}
+			p.log.Info("login ended at refresh", "client_id", c.ID, "sub", g.Identity.Subject, "reason", err)
+			oauthError(w, http.StatusBadRequest, "invalid_grant", "the login is over: "+loginOverReason(err)+"; sign in again")
+			return
 		}
-		rec.Scopes = want
+		p.log.Warn("refresh: the upstream provider could not be asked", "client_id", c.ID, "err", err)
+		unavailable(w, "the identity provider could not be reached; try again")
+		return
 	}
+	scopes, ok := refreshScopes(w, r.PostForm.Get("scope"), rec.Scopes)
+	if !ok {
+		return
+	}
+	rec.Scopes = scopes
 	if !p.resourceOK(r.PostForm["resource"]) {
 		oauthError(w, http.StatusBadRequest, "invalid_target", "resource must be "+p.resource)
 		return
@@ -310,46 +456,7 @@ func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) 
 		unavailable(w, "the login could not be updated; try again")
 		return
 	}
-	p.issue(w, r, c, rec, p.ttl(g))
-}
-
-// precheckRefresh reads (without spending it) the record of refresh
-// token rt and runs checkLogin on its grant. It reports false when it has
-// answered: invalid_grant when the login is over (its grant is deleted),
-// 503 when the provider could not be asked (the client may retry with
-// the same refresh token). Unknown or spent tokens are left to takeOnce.
-func (p *Proxy) precheckRefresh(w http.ResponseWriter, r *http.Request, c *client, rt string) bool {
-	ctx := r.Context()
-	key := "rt:" + hashKey(rt)
-	b, err := p.store.Get(ctx, key)
-	if err != nil {
-		return true
-	}
-	plain, err := p.seal.open(key, b)
-	var mark usedMark
-	var rec rtRecord
-	if err != nil || json.Unmarshal(plain, &mark) != nil || mark.Used || json.Unmarshal(plain, &rec) != nil || rec.ClientID != c.ID {
-		return true
-	}
-	g, err := p.loadGrant(ctx, rec.GrantID)
-	if err != nil {
-		return true
-	}
-	err = p.checkLogin(ctx, rec.GrantID, g)
-	switch {
-	case err == nil:
-		return true
-	case errors.Is(err, errLoginOver), errors.Is(err, ErrUpstreamRevoked), errors.Is(err, ErrNotFound):
-		if err := p.store.Delete(ctx, "grant:"+rec.GrantID); err != nil {
-			p.log.Error("ending a login", "err", err)
-		}
-		p.log.Info("login ended at refresh", "client_id", c.ID, "sub", g.Identity.Subject, "reason", err)
-		oauthError(w, http.StatusBadRequest, "invalid_grant", "the login is over: "+loginOverReason(err)+"; sign in again")
-	default:
-		p.log.Warn("refresh: the upstream provider could not be asked", "client_id", c.ID, "err", err)
-		unavailable(w, "the identity provider could not be reached; try again")
-	}
-	return false
+	p.issue(w, r, c, u, rec, p.ttl(g))
 }
 
 func loginOverReason(err error) string {
@@ -363,8 +470,11 @@ func loginOverReason(err error) string {
 }
 
 // issue mints an access token and a fresh refresh token (living rtTTL)
-// for rec.
-func (p *Proxy) issue(w http.ResponseWriter, r *http.Request, c *client, rec rtRecord, rtTTL time.Duration) {
+// for rec, in exchange for u (the code or refresh token used): the new
+// refresh token is stored first, and u spent only then, so that a
+// failure anywhere leaves u good and the client's retry works (503, or
+// 400 when the request was wrong).
+func (p *Proxy) issue(w http.ResponseWriter, r *http.Request, c *client, u *oneTimeUse, rec rtRecord, rtTTL time.Duration) {
 	now := p.now()
 	at, err := p.jwt.mint(AccessTokenClaims{
 		Claims: jwt.Claims{Issuer: p.issuer, Audience: jwt.Audience{p.resource}, Subject: rec.Subject,
@@ -377,11 +487,14 @@ func (p *Proxy) issue(w http.ResponseWriter, r *http.Request, c *client, rec rtR
 		oauthError(w, http.StatusInternalServerError, "server_error", "the access token could not be minted")
 		return
 	}
-	rt := rec.GrantID + "." + randomToken(32) // names its grant: see takeOnce
+	rt := p.newRefreshToken(rec.GrantID) // names its grant: see peekOnce
 	key := "rt:" + hashKey(rt)
 	if err := p.store.Put(r.Context(), key, p.seal.seal(key, marshal(rec)), rtTTL); err != nil {
 		p.log.Error("storing refresh token", "err", err)
-		oauthError(w, http.StatusInternalServerError, "server_error", "the refresh token could not be stored")
+		unavailable(w, "the refresh token could not be stored; try again")
+		return
+	}
+	if !p.spend(w, r, c, u, key) {
 		return
 	}
 	p.touchClient(r.Context(), c)
@@ -413,7 +526,7 @@ func (p *Proxy) handleRevoke(w http.ResponseWriter, r *http.Request) {
 		p.log.Error("revocation not recorded", "client_id", c.ID, "err", err)
 		unavailable(w, "the revocation could not be recorded; try again")
 	}
-	if strings.Count(tok, ".") == 2 {
+	if strings.Count(tok, ".") == 2 && !p.issuedRefreshToken(tok) {
 		if claims, err := p.jwt.verify(tok, p.now()); err == nil && claims.ClientID == c.ID {
 			ttl := time.Until(claims.Expiry.Time()) + ClockSkew
 			if err := p.store.Put(ctx, "revoked_jti:"+claims.ID, []byte("1"), ttl); err != nil {

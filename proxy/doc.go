@@ -10,16 +10,27 @@
 // schemas, annotations and _meta; a list_changed from the upstream lists
 // again and updates the mirror, and the gateway's clients hear of it.
 //
-// Each downstream session has an upstream session of its own, opened at
-// its first call and closed when the downstream session ends (or, for a
-// call that ran on past that end, when the call is done); requests
-// without a session (stateless HTTP, revision 2026-07-28) share one
-// upstream connection. The upstream's requests to its client
-// (sampling/createMessage, elicitation/create in form and URL mode,
-// roots/list) are asked of the downstream client through the downstream
-// call in flight on that upstream session; progress, log messages and
-// resource updates pass back; a cancelled downstream call cancels the
-// upstream call.
+// Every upstream connection belongs to one downstream caller, by the
+// identity rule mcpchain compares callers with, and is opened (and opened
+// again after it broke) only with that caller's request. Each downstream
+// session has an upstream session of its own, opened at its first call
+// and closed when the downstream session ends (or, for a call that ran on
+// past that end, when the call is done). Requests without a session
+// (stateless HTTP, revision 2026-07-28) use: for an anonymous caller, the
+// gateway's own connection (the one that lists), opened only with
+// Options.Upstream(nil); for a caller with a subject (mcp.Subject), a
+// pooled connection of its own (Options.MaxCallers, least recently used
+// evicted, Options.CallerIdleTimeout); for an opaque caller, a connection
+// for that request alone.
+//
+// The upstream's requests to its client (sampling/createMessage,
+// elicitation/create in form and URL mode, roots/list) are asked of the
+// downstream client through the downstream call in flight on that
+// upstream connection, and only while that call is the one they can
+// belong to; a URL-mode elicitation is relayed only with a URL a user may
+// be asked to open (https, or http to a loopback host). Progress, log
+// messages and the gateway's own resource updates pass back; a cancelled
+// downstream call cancels the upstream call.
 //
 // Nothing of the downstream caller's identity goes upstream by itself:
 // the gateway has no token passthrough (the MCP authorization spec

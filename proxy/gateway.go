@@ -14,19 +14,26 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/internal/eliciturl"
+	"github.com/mcpchain/mcp/internal/identity"
 )
 
 // Options configure a [Gateway].
 type Options struct {
 	// Upstream returns the transport to the upstream server for a new
 	// upstream connection. Required. downstream is the Context of the
-	// downstream request that opens it (the first call of a downstream
-	// session), or nil for the gateway's shared connection (listing, and
-	// the calls of requests without a session). The gateway forwards
-	// none of the downstream caller's credentials: whatever the upstream
-	// connection carries (its own token, a header derived from
-	// downstream.Session) is what this function puts in the transport,
-	// for example in client.HTTPOptions.Header.
+	// downstream request that opens it, whose caller the connection
+	// then serves alone: a downstream session's first call (or the call
+	// that reconnects it, of the same caller), a request without a
+	// session of a caller with a subject (its pooled connection) or of an
+	// opaque caller (a connection for that request). It is nil for the
+	// gateway's own connection, which lists the upstream and serves the
+	// anonymous callers without a session (every request with
+	// SingleSession), and is opened and reopened with nil only. The
+	// gateway forwards none of the downstream caller's credentials:
+	// whatever the upstream connection carries (its own token, a header
+	// derived from downstream.Session) is what this function puts in the
+	// transport, for example in client.HTTPOptions.Header.
 	Upstream func(downstream *mcp.Context) client.Transport
 	// Server configures the gateway's server (its Auth, Logger, …).
 	// Name defaults to the upstream's name, Version to "0.0.0",
@@ -53,12 +60,28 @@ type Options struct {
 	// exactly one downstream session at a time (a stdio transport:
 	// ServeStdio sets it). Leave it off when several clients share the
 	// gateway: the upstream's requests could reach another client's call.
-	// The shared connection declares every client capability upstream.
+	// The shared connection declares every client capability upstream,
+	// and is opened with Upstream(nil): the downstream caller's identity
+	// does not reach the upstream.
 	SingleSession bool
+	// MaxCallers bounds the upstream connections kept for callers with
+	// a subject (mcp.Subject) whose requests have no session (stateless
+	// HTTP, revision 2026-07-28): each such caller has one, opened with
+	// its own request; beyond MaxCallers the least recently used is
+	// closed (once its calls are done). It bounds too the connections
+	// open at once for opaque callers' requests (one each). Default 64.
+	MaxCallers int
+	// CallerIdleTimeout closes a caller's pooled upstream connection
+	// that no request used for this long. Default 5 minutes.
+	CallerIdleTimeout time.Duration
 }
 
-// defaultConnectTimeout is Options.ConnectTimeout's default.
-const defaultConnectTimeout = 10 * time.Second
+// Options' defaults.
+const (
+	defaultConnectTimeout    = 10 * time.Second
+	defaultMaxCallers        = 64
+	defaultCallerIdleTimeout = 5 * time.Minute
+)
 
 // Gateway is a running gateway: its [Gateway.Server] mirrors the
 // upstream and forwards every call to it. Serve the server with any
@@ -72,11 +95,18 @@ type Gateway struct {
 	log  *slog.Logger
 	name string // the upstream's, for errors
 
-	shared *upstream
+	shared *upstream // the gateway's own connection (gatewayConn)
 
 	mu       sync.Mutex
-	sessions map[string]*upstream
-	closed   bool
+	sessions map[string]*upstream // sessionConn, by downstream session ID
+	pool     callerPool           // callerConn, by identity key
+	// inUse are the connections out of those maps that close when their
+	// last call is done: each requestConn, and a callerConn evicted
+	// while in use.
+	inUse  map[*upstream]bool
+	closed bool
+	// slots bounds the requestConn open at once (Options.MaxCallers).
+	slots chan struct{}
 
 	mirror   mirror // what the gateway registered (mirror.go)
 	kick     chan struct{}
@@ -97,6 +127,12 @@ func New(ctx context.Context, opts Options) (*Gateway, error) {
 	if opts.ConnectTimeout <= 0 {
 		opts.ConnectTimeout = defaultConnectTimeout
 	}
+	if opts.MaxCallers <= 0 {
+		opts.MaxCallers = defaultMaxCallers
+	}
+	if opts.CallerIdleTimeout <= 0 {
+		opts.CallerIdleTimeout = defaultCallerIdleTimeout
+	}
 	if opts.ClientInfo.Name == "" {
 		opts.ClientInfo = mcp.Implementation{Name: "mcpchain-gateway", Version: "0.0.0"}
 	}
@@ -105,9 +141,11 @@ func New(ctx context.Context, opts Options) (*Gateway, error) {
 		log = slog.Default()
 	}
 	gctx, cancel := context.WithCancel(context.Background())
-	g := &Gateway{opts: opts, log: log, sessions: map[string]*upstream{}, kick: make(chan struct{}, 1), ctx: gctx, cancel: cancel}
+	g := &Gateway{opts: opts, log: log, sessions: map[string]*upstream{}, inUse: map[*upstream]bool{},
+		slots: make(chan struct{}, opts.MaxCallers), kick: make(chan struct{}, 1), ctx: gctx, cancel: cancel}
+	g.pool.init()
 	g.name = opts.Name
-	g.shared = g.newUpstream("")
+	g.shared = g.newUpstream(gatewayConn, "")
 	cl, err := g.shared.get(ctx, nil)
 	if err != nil {
 		cancel()
@@ -171,7 +209,8 @@ func (g *Gateway) Server() *mcp.Server { return g.srv }
 func (g *Gateway) UpstreamName() string { return g.name }
 
 // Sessions is the number of upstream sessions open for downstream
-// sessions (the shared connection not counted).
+// sessions (the gateway's own connection and those of callers without a
+// session not counted).
 func (g *Gateway) Sessions() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -204,14 +243,21 @@ func (g *Gateway) Close() error {
 		return nil
 	}
 	g.closed = true
-	sessions := g.sessions
-	g.sessions = map[string]*upstream{}
+	open := make([]*upstream, 0, len(g.sessions)+len(g.pool.byKey)+len(g.inUse))
+	for _, u := range g.sessions {
+		open = append(open, u)
+	}
+	open = append(open, g.pool.drain()...)
+	for u := range g.inUse {
+		open = append(open, u)
+	}
+	g.sessions, g.inUse = map[string]*upstream{}, map[*upstream]bool{}
 	g.mu.Unlock()
 	if g.stopEnds != nil {
 		g.stopEnds()
 	}
 	g.cancel()
-	for _, u := range sessions {
+	for _, u := range open {
 		_ = u.close()
 	}
 	err := g.shared.close()
@@ -219,53 +265,130 @@ func (g *Gateway) Close() error {
 	return err
 }
 
-// sessionEnded closes the upstream session of a downstream session that
-// ended (the mcp.Server.OnSessionEnd hook), on a goroutine of its own:
-// closing an HTTP session sends DELETE.
-func (g *Gateway) sessionEnded(id string) {
-	g.mu.Lock()
-	u := g.sessions[id]
-	delete(g.sessions, id)
-	closed := g.closed
-	if u != nil && !closed {
-		g.wg.Add(1)
-	}
-	g.mu.Unlock()
-	if u == nil || closed {
+// closeLater closes u on a goroutine of its own (closing an HTTP
+// session sends DELETE), unless the gateway is closed (its Close closes
+// what is open). Called with g.mu held.
+func (g *Gateway) closeLater(u *upstream) {
+	if g.closed {
 		return
 	}
+	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
 		_ = u.close()
 	}()
 }
 
-// upstreamFor returns the upstream session of the downstream request c
-// (its session's, or the shared one), counted in use until release is
-// called.
-func (g *Gateway) upstreamFor(c *mcp.Context) (u *upstream, release func(), err error) {
-	if c == nil || c.SessionID == "" || g.opts.SingleSession {
+// sessionEnded closes the upstream session of a downstream session that
+// ended (the mcp.Server.OnSessionEnd hook).
+func (g *Gateway) sessionEnded(id string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if u := g.sessions[id]; u != nil {
+		delete(g.sessions, id)
+		g.closeLater(u)
+	}
+}
+
+// errClosed is what a request gets once the gateway is closed.
+func (g *Gateway) errClosed() error {
+	return fmt.Errorf("proxy: the gateway to %s is closed", strconv.Quote(g.name))
+}
+
+// upstreamFor returns the upstream connection of the downstream request
+// c, counted in use until release is called. Whose it is follows the
+// identity rule (package internal/identity): the downstream session's
+// own; without a session, the gateway's own for an anonymous caller, the
+// caller's pooled one for a caller with a subject, and one for this
+// request alone for an opaque caller, who shares nothing. With
+// SingleSession, every request uses the gateway's own.
+func (g *Gateway) upstreamFor(ctx context.Context, c *mcp.Context) (u *upstream, release func(), err error) {
+	if c == nil || g.opts.SingleSession {
 		return g.shared, func() {}, nil
 	}
+	if c.SessionID != "" {
+		return g.sessionUpstream(c)
+	}
+	switch identity.Of(c.Session) {
+	case identity.Anonymous:
+		return g.shared, func() {}, nil
+	case identity.Subject:
+		return g.callerUpstream(c)
+	}
+	return g.requestUpstream(ctx, c)
+}
+
+// sessionUpstream returns the upstream session of c's downstream
+// session, opening one for it the first time. A request of another
+// caller with the same session ID is refused: the connection was opened
+// with the session's caller and serves no one else.
+func (g *Gateway) sessionUpstream(c *mcp.Context) (*upstream, func(), error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return nil, nil, fmt.Errorf("proxy: the gateway to %s is closed", strconv.Quote(g.name))
+		return nil, nil, g.errClosed()
 	}
-	u = g.sessions[c.SessionID]
+	u := g.sessions[c.SessionID]
 	if u == nil {
-		u = g.newUpstream(c.SessionID)
+		u = g.newUpstream(sessionConn, c.SessionID)
+		u.owner = c.Session
 		g.sessions[c.SessionID] = u
+	} else if !identity.Same(u.owner, c.Session) {
+		g.log.Warn("proxy: a request of another caller named a downstream session; refused", "upstream", g.name,
+			"caller", identity.Of(c.Session).String(), "session_caller", identity.Of(u.owner).String())
+		return nil, nil, &mcp.Error{Code: mcp.CodeInvalidRequest, Message: "proxy: this downstream session belongs to another caller"}
 	}
 	u.refs++
 	return u, func() { g.release(u) }, nil
 }
 
-// release ends a use of u. The last one closes u when its downstream
-// session is no longer live: a call that ran on after its session ended
-// (whose end closed the session's upstream session before this call
-// opened another) leaves none open. A session that moved to another
-// replica and comes back opens a new one at its next call.
+// requestUpstream returns a connection for c alone (an opaque caller's
+// request), closed when released. At most Options.MaxCallers are open
+// at once; a request beyond waits for one within ConnectTimeout.
+func (g *Gateway) requestUpstream(ctx context.Context, c *mcp.Context) (*upstream, func(), error) {
+	wait, cancel := context.WithTimeout(ctx, g.opts.ConnectTimeout)
+	defer cancel()
+	select {
+	case g.slots <- struct{}{}:
+	case <-wait.Done():
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, &unavailableError{name: g.name, what: "connect", err: fmt.Errorf(
+			"%d upstream connections for callers without a subject are in use (Options.MaxCallers); none freed within %v", g.opts.MaxCallers, g.opts.ConnectTimeout)}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		<-g.slots
+		return nil, nil, g.errClosed()
+	}
+	u := g.newUpstream(requestConn, "")
+	u.owner = c.Session
+	g.inUse[u] = true
+	return u, func() {
+		g.mu.Lock()
+		g.closeUnused(u)
+		g.mu.Unlock()
+		<-g.slots
+	}, nil
+}
+
+// closeUnused closes u, one of g.inUse, now that its last call is done
+// (unless Close took it). Called with g.mu held.
+func (g *Gateway) closeUnused(u *upstream) {
+	if g.inUse[u] {
+		delete(g.inUse, u)
+		g.closeLater(u)
+	}
+}
+
+// release ends a use of u, a session's upstream. The last one closes u
+// when its downstream session is no longer live: a call that ran on
+// after its session ended (whose end closed the session's upstream
+// session before this call opened another) leaves none open. A session
+// that moved to another replica and comes back opens a new one at its
+// next call.
 func (g *Gateway) release(u *upstream) {
 	g.mu.Lock()
 	u.refs--
@@ -277,22 +400,16 @@ func (g *Gateway) release(u *upstream) {
 	g.closeIfIdle(u)
 }
 
-// closeIfIdle closes u, on a goroutine of its own (closing an HTTP
-// session sends DELETE), when no call uses it and it is still the
+// closeIfIdle closes u, when no call uses it and it is still the
 // session's.
 func (g *Gateway) closeIfIdle(u *upstream) {
 	g.mu.Lock()
-	if u.refs != 0 || g.sessions[u.key] != u || g.closed {
-		g.mu.Unlock()
+	defer g.mu.Unlock()
+	if u.refs != 0 || g.sessions[u.key] != u {
 		return
 	}
 	delete(g.sessions, u.key)
-	g.wg.Add(1)
-	g.mu.Unlock()
-	go func() {
-		defer g.wg.Done()
-		_ = u.close()
-	}()
+	g.closeLater(u)
 }
 
 // sweep closes the upstream sessions, with no call in flight, of the
@@ -321,16 +438,16 @@ func (g *Gateway) sweep() {
 // retried, once, since the upstream never ran it. what names the request
 // in errors.
 func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(ctx context.Context, cl *client.Client) error) error {
-	u, release, err := g.upstreamFor(c)
-	if err != nil {
-		return err
-	}
-	defer release()
 	if g.opts.CallTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, g.opts.CallTimeout, errCallTimeout)
 		defer cancel()
 	}
+	u, release, err := g.upstreamFor(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer release()
 	for attempt := 0; ; attempt++ {
 		cl, err := u.get(ctx, c)
 		if err != nil {
@@ -344,8 +461,15 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 		}
 		var re *mcp.Error
 		status := httpStatus(err)
+		// The upstream forgot the session (it restarted, or the session
+		// expired): HTTP 404, or its JSON-RPC form -32001 (what an
+		// in-process handler's 404 answer reads as) when a ping on the
+		// same connection meets it too; a tool's own -32001 error is its
+		// answer, and is not sent again.
+		expired := errors.Is(err, mcp.ErrNoSession) || status == http.StatusNotFound ||
+			(status == 0 && errors.As(err, &re) && re.Code == mcp.CodeSessionNotFound && sessionGone(ctx, cl))
 		switch {
-		case status == 0 && errors.As(err, &re):
+		case status == 0 && !expired && errors.As(err, &re):
 			return &upstreamError{name: g.name, rpc: re}
 		case ctx.Err() != nil:
 			if errors.Is(context.Cause(ctx), errCallTimeout) {
@@ -354,11 +478,20 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 			return ctx.Err()
 		}
 		u.drop(cl)
-		if attempt == 0 && (errors.Is(err, mcp.ErrNoSession) || status == http.StatusNotFound) {
+		if attempt == 0 && expired {
 			continue // the upstream restarted and forgot the session: it never ran the request
 		}
 		return &unavailableError{name: g.name, what: what, err: err}
 	}
+}
+
+// sessionGone reports whether the upstream no longer knows cl's session:
+// a ping is refused as the session's requests are.
+func sessionGone(ctx context.Context, cl *client.Client) bool {
+	err := cl.Ping(ctx)
+	var re *mcp.Error
+	return errors.Is(err, mcp.ErrNoSession) || httpStatus(err) == http.StatusNotFound ||
+		(errors.As(err, &re) && re.Code == mcp.CodeSessionNotFound)
 }
 
 // httpStatus is the HTTP error status a request was refused with, or 0:
@@ -404,9 +537,46 @@ func (e *upstreamError) Error() string {
 
 func (e *upstreamError) Unwrap() error { return e.rpc }
 
-// rpcError is e as the JSON-RPC error the downstream client gets.
+// rpcError is e as the JSON-RPC error the downstream client gets. A
+// URLElicitationRequired error (-32042) carries URLs the downstream
+// client shows the user: it passes only when each is one a user may be
+// asked to open (eliciturl.Check), else it becomes -32603 without them.
 func (e *upstreamError) rpcError() *mcp.Error {
+	if e.rpc.Code == mcp.CodeURLElicitationRequired {
+		if err := checkElicitations(rawData(e.rpc.Data)); err != nil {
+			return &mcp.Error{Code: mcp.CodeInternalError, Message: fmt.Sprintf(
+				"upstream %s asked for a URL elicitation the gateway refuses to relay: %v", strconv.Quote(e.name), err)}
+		}
+	}
 	return &mcp.Error{Code: e.rpc.Code, Message: e.Error(), Data: e.rpc.Data}
+}
+
+// rawData is the data member of an upstream's error as JSON: the client
+// gives the json.RawMessage the upstream sent.
+func rawData(d any) json.RawMessage {
+	if raw, ok := d.(json.RawMessage); ok {
+		return raw
+	}
+	b, _ := json.Marshal(d)
+	return b
+}
+
+// checkElicitations checks the URLs of a -32042 error's data.
+func checkElicitations(data json.RawMessage) error {
+	var d struct {
+		Elicitations []struct {
+			URL string `json:"url"`
+		} `json:"elicitations"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return fmt.Errorf("its data does not decode: %v", err)
+	}
+	for _, el := range d.Elicitations {
+		if err := eliciturl.Check(el.URL); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // unavailableError is a failure to reach the upstream: it is down, the

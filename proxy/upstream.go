@@ -1,36 +1,81 @@
 package proxy
 
 import (
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/internal/eliciturl"
+	"github.com/mcpchain/mcp/internal/identity"
 )
 
-// upstream is one upstream session: a downstream session's (key its
-// session ID), or the shared one (key ""). Its connection is opened on
-// first use and again after it failed.
+// kind says whose an upstream connection is, which decides with which
+// downstream caller it is opened and to which downstream call the
+// upstream's own requests may go.
+type kind uint8
+
+const (
+	// gatewayConn is the gateway's own connection: it lists the upstream
+	// and subscribes to its resources, and serves the anonymous callers
+	// without a session (and, with Options.SingleSession, every request).
+	// It is opened, and opened again, only with Options.Upstream(nil):
+	// never with a caller's Context.
+	gatewayConn kind = iota
+	// sessionConn is one downstream session's own (key: its session ID),
+	// opened with that session's caller.
+	sessionConn
+	// callerConn is the pooled connection of one caller with a subject
+	// (key: identity.Key), for its requests without a session, opened
+	// only with a request of that caller.
+	callerConn
+	// requestConn serves one request of an opaque caller (auth data
+	// without a subject, which shares nothing) and is closed after it.
+	requestConn
+)
+
+// upstream is one upstream connection (an upstream session over HTTP).
+// Its client is opened on first use and again after it failed, each time
+// with a downstream request of the caller it belongs to.
 type upstream struct {
-	g   *Gateway
-	key string
+	g    *Gateway
+	kind kind
+	key  string // the session ID (sessionConn) or identity key (callerConn)
+	// owner is the auth data of the caller the connection was opened
+	// for; a sessionConn's later requests must be the same caller
+	// (identity.Same), a callerConn's have its key by construction.
+	owner any
 
 	dial sync.Mutex // held while connecting
 
-	refs int // the calls using it; guarded by g.mu (a session's only)
+	// Guarded by g.mu: the calls using it (not counted for gatewayConn),
+	// and a callerConn's place in the pool.
+	refs    int
+	elem    *list.Element // in g.pool.lru while pooled
+	evicted bool          // out of the pool: closed once refs is 0
+	idle    *time.Timer   // closes an unused callerConn
+	idleGen uint64        // the use the idle timer was started after
 
 	mu     sync.Mutex
 	cl     *client.Client
 	calls  []*mcp.Context // the downstream calls in flight, oldest first
 	ctxs   []context.Context
 	closed bool
+	// With SingleSession, the one downstream session the gateway's own
+	// connection has served, while it has served only one (many: more).
+	only string
+	many bool
 }
 
-func (g *Gateway) newUpstream(key string) *upstream { return &upstream{g: g, key: key} }
+func (g *Gateway) newUpstream(k kind, key string) *upstream {
+	return &upstream{g: g, kind: k, key: key}
+}
 
 // open reports whether the upstream connection is open.
 func (u *upstream) open() bool {
@@ -41,8 +86,13 @@ func (u *upstream) open() bool {
 
 // get returns the open connection, connecting when there is none (or it
 // ended). c is the downstream request that needs it (nil: the gateway's
-// own).
+// own). The gateway's own connection is opened with Options.Upstream(nil)
+// whoever needs it; any other with c, whose caller upstreamFor checked is
+// the connection's.
 func (u *upstream) get(ctx context.Context, c *mcp.Context) (*client.Client, error) {
+	if u.kind == gatewayConn {
+		c = nil
+	}
 	u.mu.Lock()
 	cl, closed := u.cl, u.closed
 	u.mu.Unlock()
@@ -93,7 +143,7 @@ func (u *upstream) get(ctx context.Context, c *mcp.Context) (*client.Client, err
 	}
 	u.cl = cl
 	u.mu.Unlock()
-	if u.key == "" && stale != nil && u.g.live.Load() != nil {
+	if u.kind == gatewayConn && stale != nil && u.g.live.Load() != nil {
 		u.g.resync() // the upstream may have restarted with other lists
 	}
 	return cl, nil
@@ -136,6 +186,15 @@ func (u *upstream) track(ctx context.Context, c *mcp.Context) (done func()) {
 	u.mu.Lock()
 	u.calls = append(u.calls, c)
 	u.ctxs = append(u.ctxs, ctx)
+	if u.kind == gatewayConn && u.g.opts.SingleSession {
+		switch {
+		case c.SessionID == "" || u.many:
+		case u.only == "":
+			u.only = c.SessionID
+		case u.only != c.SessionID:
+			u.many = true
+		}
+	}
 	u.mu.Unlock()
 	return func() {
 		u.mu.Lock()
@@ -151,22 +210,44 @@ func (u *upstream) track(ctx context.Context, c *mcp.Context) (done func()) {
 // can take.
 var errNoCall = errors.New("proxy: no downstream request in flight to forward this request to")
 
-// current returns the downstream call the upstream's request is asked
-// of, with its context: the latest call in flight on a session's
-// upstream; on the shared connection, which callers of many sessions
-// use, only a call alone in flight (else the request could reach another
-// caller).
+// errSeveral is the answer to an upstream request on a connection that
+// several downstream requests use at once: it could reach the wrong one.
+var errSeveral = errors.New("proxy: several downstream requests without a session are in flight; the upstream's request cannot be routed to one")
+
+// current returns the downstream call the upstream's request (or log
+// message) belongs to, with its context. On a session's own connection
+// it is the latest call in flight; on a connection several requests use
+// (the gateway's own, a caller's pooled one), only a call alone in
+// flight, since the upstream's request could belong to any of them. With
+// Options.SingleSession, the gateway's connection forwards to the latest
+// call while every call in flight is of one downstream session and
+// caller.
 func (u *upstream) current() (*mcp.Context, context.Context, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	n := len(u.calls)
-	switch {
-	case n == 0:
+	if n == 0 {
 		return nil, nil, errNoCall
-	case u.key == "" && n > 1 && !u.g.opts.SingleSession:
-		return nil, nil, errors.New("proxy: several downstream requests without a session are in flight; the upstream's request cannot be routed to one")
 	}
-	return u.calls[n-1], u.ctxs[n-1], nil
+	last := u.calls[n-1]
+	switch {
+	case n == 1 || u.kind == sessionConn:
+	case u.kind == gatewayConn && u.g.opts.SingleSession:
+		for _, c := range u.calls[:n-1] {
+			if c.SessionID != last.SessionID || !identity.Same(c.Session, last.Session) {
+				return nil, nil, errors.New("proxy: requests of several downstream sessions are in flight on the single upstream session; the upstream's request cannot be routed to one")
+			}
+		}
+	default:
+		return nil, nil, errSeveral
+	}
+	return last, u.ctxs[n-1], nil
+}
+
+// knownLevels are the log levels of the protocol (RFC 5424's).
+var knownLevels = map[mcp.LogLevel]bool{
+	mcp.LevelDebug: true, mcp.LevelInfo: true, mcp.LevelNotice: true, mcp.LevelWarning: true,
+	mcp.LevelError: true, mcp.LevelCritical: true, mcp.LevelAlert: true, mcp.LevelEmergency: true,
 }
 
 // forward runs ask with the downstream call the upstream's request
@@ -185,10 +266,13 @@ func forward[R any](u *upstream, ctx context.Context, ask func(ctx context.Conte
 	return ask(fctx, c)
 }
 
-// options are the client options of an upstream connection for the
-// downstream request c (nil: the shared connection): it declares the
-// capabilities the downstream client declared (all of them for the
-// shared one, whose callers vary), and passes what the upstream sends on.
+// options are the client options of an upstream connection opened for
+// the downstream request c (nil: the gateway's own): it declares the
+// capabilities the downstream client declared (all of them for a
+// connection whose callers' requests vary: the gateway's own and a
+// caller's pooled one; each request's own capabilities are checked when
+// the upstream asks it), and passes what the upstream sends on to the
+// downstream call it belongs to, and to nothing else.
 func (u *upstream) options(c *mcp.Context) *client.Options {
 	g := u.g
 	o := &client.Options{
@@ -198,11 +282,22 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 		OnResourcesChanged: g.resync,
 		OnPromptsChanged:   g.resync,
 		OnResourceUpdated: func(uri string) {
+			// Only the gateway's own connection subscribes upstream: what
+			// it hears is the gateway's view, the one the mirror shows
+			// every caller. A connection opened for a caller is that
+			// caller's view; an update there is not told to the others.
+			if u.kind != gatewayConn {
+				g.log.Debug("proxy: a resources/updated on a caller's upstream connection is dropped", "upstream", g.name, "uri", uri)
+				return
+			}
 			if srv := g.live.Load(); srv != nil {
 				srv.ResourceUpdated(uri)
 			}
 		},
 		OnLog: func(m mcp.LogMessage) {
+			if !knownLevels[m.Level] {
+				return // a level the downstream client may refuse the message for
+			}
 			dc, _, err := u.current()
 			if err != nil {
 				return // no request of the downstream session to carry it
@@ -218,11 +313,11 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 			dc.Log.Log(m.Level, from, m.Data)
 		},
 	}
+	all := c == nil || u.kind == callerConn
 	var caps mcp.ClientCapabilities
-	if c != nil {
+	if !all {
 		caps = c.ClientCapabilities
 	}
-	all := c == nil
 	if all || caps.Sampling != nil {
 		o.Sample = func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			return forward(u, ctx, func(ctx context.Context, dc *mcp.Context) (*mcp.CreateMessageResult, error) {
@@ -233,6 +328,14 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 	}
 	if all || caps.Elicitation != nil {
 		elicit := func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			if p.Mode == "url" || p.URL != "" {
+				// The URL goes to the downstream client's "open this link"
+				// handler: only one a user may be asked to open (whatever
+				// mode names it: a client may read the url of any).
+				if err := eliciturl.Check(p.URL); err != nil {
+					return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "the gateway refuses to relay this URL-mode elicitation: " + err.Error()}
+				}
+			}
 			return forward(u, ctx, func(ctx context.Context, dc *mcp.Context) (*mcp.ElicitResult, error) {
 				return dc.Elicit(ctx, p)
 			})
@@ -252,15 +355,30 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 		}
 	}
 	o.OnNotification = func(method string, params json.RawMessage) {
+		if method != "notifications/elicitation/complete" {
+			return
+		}
 		srv := g.live.Load()
-		sid := u.key
-		if sid == "" && g.opts.SingleSession {
+		var sid string
+		switch {
+		case u.kind == sessionConn:
+			sid = u.key
+		case u.kind == gatewayConn && g.opts.SingleSession:
+			// The downstream session of the call in flight, or when none
+			// is (the user finished the page later), the one session
+			// served, while there has been only one.
 			if dc, _, err := u.current(); err == nil {
 				sid = dc.SessionID
+			} else {
+				u.mu.Lock()
+				if !u.many {
+					sid = u.only
+				}
+				u.mu.Unlock()
 			}
 		}
-		if method != "notifications/elicitation/complete" || srv == nil || sid == "" {
-			return // the shared connection has no downstream session to tell
+		if srv == nil || sid == "" {
+			return // no one downstream session to tell
 		}
 		var p struct {
 			ElicitationID string `json:"elicitationId"`

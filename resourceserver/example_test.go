@@ -46,5 +46,5 @@ func Example() {
 	fmt.Print(rec.Body.String())
 	// Output:
 	// 401 Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"
-	// {"resource":"https://mcp.example.com/mcp","authorization_servers":["https://id.example.com/realms/acme"],"scopes_supported":["mcp:tools"],"bearer_methods_supported":["header"]}
+	// {"resource":"https://mcp.example.com/mcp","authorization_servers":["https://id.example.com/realms/acme"],"scopes_supported":["mcp:tools"],"bearer_methods_supported":["header"],"dpop_signing_alg_values_supported":["ES256","ES384","ES512","PS256","PS384","PS512","RS256","RS384","RS512","EdDSA"]}
 }

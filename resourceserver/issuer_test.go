@@ -1,10 +1,12 @@
 package resourceserver_test
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -32,14 +34,20 @@ type issuer struct {
 	active    map[string]map[string]any
 	down      bool // the JWKS and introspection answer 503
 
-	jwksHits  atomic.Int32
-	introHits atomic.Int32
+	opaque bool // the token endpoint issues opaque tokens, known to introspection
+
+	jwksHits     atomic.Int32
+	introHits    atomic.Int32
+	introWaiting atomic.Int32                  // introspection calls held by hold
+	hold         atomic.Pointer[chan struct{}] // when set, introspection answers wait for it to close
 }
 
 const (
 	resource = "https://mcp.example.com/mcp"
 	introID  = "rs-client"
 	introSec = "rs-secret"
+	ccID     = "job-client" // a client of the client credentials grant
+	ccSecret = "job-secret"
 )
 
 func newIssuer(t *testing.T) *issuer {
@@ -49,8 +57,12 @@ func newIssuer(t *testing.T) *issuer {
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"issuer": is.url, "jwks_uri": is.url + "/jwks",
 			"introspection_endpoint": is.url + "/introspect", "authorization_endpoint": is.url + "/authorize",
-			"token_endpoint": is.url + "/token"})
+			"token_endpoint": is.url + "/token", "grant_types_supported": []string{"client_credentials"},
+			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
+			"response_types_supported":              []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
+			"dpop_signing_alg_values_supported": []string{"ES256"}})
 	})
+	mux.HandleFunc("POST /token", is.token)
 	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
 		is.jwksHits.Add(1)
 		is.mu.Lock()
@@ -67,6 +79,10 @@ func newIssuer(t *testing.T) *issuer {
 	})
 	mux.HandleFunc("POST /introspect", func(w http.ResponseWriter, r *http.Request) {
 		is.introHits.Add(1)
+		if h := is.hold.Load(); h != nil {
+			is.introWaiting.Add(1)
+			<-*h
+		}
 		id, sec, ok := r.BasicAuth()
 		if !ok || id != introID || sec != introSec {
 			http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
@@ -82,6 +98,11 @@ func newIssuer(t *testing.T) *issuer {
 		}
 		if !ok {
 			writeJSON(w, map[string]any{"active": false})
+			return
+		}
+		if raw, ok := c[rawAnswer].(string); ok {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(raw))
 			return
 		}
 		writeJSON(w, c)
@@ -168,6 +189,25 @@ func (is *issuer) sign(kid string, claims map[string]any) string {
 	return tok
 }
 
+// forge returns a JWT of claims signed with the key named signer but
+// whose header names kid (none when kid is empty): what a stranger who
+// knows the published key ids but not the keys can make.
+func (is *issuer) forge(signer, kid string, claims map[string]any) string {
+	is.mu.Lock()
+	k := is.keys[signer]
+	is.mu.Unlock()
+	require.NotNil(is.t, k, signer)
+	opts := (&jose.SignerOptions{}).WithType("at+jwt")
+	if kid != "" {
+		opts = opts.WithHeader("kid", kid)
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(algOf(k)), Key: k}, opts)
+	require.NoError(is.t, err)
+	tok, err := jwt.Signed(s).Claims(claims).Serialize()
+	require.NoError(is.t, err)
+	return tok
+}
+
 // activate makes tok known to the introspection endpoint with claims.
 func (is *issuer) activate(tok string, claims map[string]any) {
 	c := map[string]any{"active": true, "token_type": "Bearer"}
@@ -179,8 +219,77 @@ func (is *issuer) activate(tok string, claims map[string]any) {
 	is.active[tok] = c
 }
 
+// rawAnswer, as the only member of an answer set with answer, makes the
+// introspection endpoint send its value as the body.
+const rawAnswer = "\x00raw"
+
+// answer makes the introspection endpoint answer a for tok, as it is.
+func (is *issuer) answer(tok string, a map[string]any) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.active[tok] = a
+}
+
+// holdIntrospection makes introspection answers wait until release is
+// closed.
+func (is *issuer) holdIntrospection(release chan struct{}) { is.hold.Store(&release) }
+
 func (is *issuer) deactivate(tok string) {
 	is.mu.Lock()
 	defer is.mu.Unlock()
 	delete(is.active, tok)
+}
+
+// token is the token endpoint: the client credentials grant for ccID,
+// and with a DPoP proof (RFC 9449 §5) a token bound to the proof's key
+// (cnf.jkt; token_type DPoP). The token's aud is the resource asked for.
+func (is *issuer) token(w http.ResponseWriter, r *http.Request) {
+	id, sec, ok := r.BasicAuth()
+	if !ok {
+		id, sec = r.PostFormValue("client_id"), r.PostFormValue("client_secret")
+	}
+	if id != ccID || sec != ccSecret || r.PostFormValue("grant_type") != "client_credentials" {
+		w.WriteHeader(http.StatusBadRequest)
+		writeJSON(w, map[string]any{"error": "invalid_client"})
+		return
+	}
+	c := is.claims()
+	c["sub"], c["client_id"], c["scope"] = "job", ccID, r.PostFormValue("scope")
+	if res := r.PostFormValue("resource"); res != "" {
+		c["aud"] = res
+	}
+	typ := "Bearer"
+	if p := r.Header.Get("DPoP"); p != "" {
+		jws, err := jose.ParseSignedCompact(p, []jose.SignatureAlgorithm{jose.ES256})
+		var claims struct {
+			Htm string `json:"htm"`
+			Htu string `json:"htu"`
+		}
+		if err == nil {
+			var b []byte
+			if b, err = jws.Verify(jws.Signatures[0].Header.JSONWebKey); err == nil {
+				err = json.Unmarshal(b, &claims)
+			}
+		}
+		if err != nil || claims.Htm != http.MethodPost || claims.Htu != is.url+"/token" {
+			w.WriteHeader(http.StatusBadRequest)
+			writeJSON(w, map[string]any{"error": "invalid_dpop_proof"})
+			return
+		}
+		tp, err := jws.Signatures[0].Header.JSONWebKey.Thumbprint(crypto.SHA256)
+		require.NoError(is.t, err)
+		c["cnf"] = map[string]any{"jkt": base64.RawURLEncoding.EncodeToString(tp)}
+		typ = "DPoP"
+	}
+	tok := ""
+	if is.opaque {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		tok = "opaque-" + base64.RawURLEncoding.EncodeToString(b)
+		is.activate(tok, c)
+	} else {
+		tok = is.sign("k1", c)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, map[string]any{"access_token": tok, "token_type": typ, "expires_in": 3600})
 }

@@ -10,16 +10,16 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/mcpchain/mcp"
+	claimpath "github.com/mcpchain/mcp/internal/claims"
 )
 
 // verifyJWT checks a JWT access token: signature by a key of the issuer's
-// JWKS (refetched when the token names a key not yet seen, see kidGate),
+// JWKS (see keySet),
 // then iss, aud, exp, nbf and iat, each refusal with its own description.
 func (v *Verifier) verifyJWT(ctx context.Context, tok string) (*Session, error) {
 	jws, err := jose.ParseSignedCompact(tok, v.algs)
@@ -30,20 +30,19 @@ func (v *Verifier) verifyJWT(ctx context.Context, tok string) (*Session, error) 
 		return nil, v.refuse("the access token must carry exactly one signature", "signatures")
 	}
 	kid := jws.Signatures[0].Header.KeyID
-	if !v.kids.allow(kid) {
-		return nil, v.refuse("the access token is signed with a key the issuer does not publish",
-			fmt.Sprintf("unknown kid %q (refetch of the key set throttled)", kid))
+	if len(kid) > 64 {
+		kid = kid[:64] + "…" // for the log: the token chose it
 	}
-	// VerifySignature parses the token again with every algorithm go-oidc
-	// knows; the parse above already refused any algorithm outside v.algs.
-	payload, err := v.keys.VerifySignature(ctx, tok)
-	if err != nil {
-		var ku *keysUnavailable
-		if errors.As(err, &ku) || ctx.Err() != nil {
-			return nil, v.unavailable("fetching the issuer's keys", err)
-		}
+	payload, err := v.keys.verify(ctx, jws)
+	switch {
+	case errors.Is(err, errUnknownKey):
+		return nil, v.refuse("the access token's signature does not verify: it names a key the issuer does not publish",
+			fmt.Sprintf("unknown kid %q", kid))
+	case errors.Is(err, errBadSig):
 		return nil, v.refuse("the access token's signature does not verify with the issuer's published keys",
-			fmt.Sprintf("kid %q: %v", kid, err))
+			fmt.Sprintf("kid %q: bad signature", kid))
+	case err != nil:
+		return nil, v.unavailable("fetching the issuer's keys", err)
 	}
 	c, err := parseClaims(payload)
 	if err != nil {
@@ -72,9 +71,15 @@ func (v *Verifier) checkClaims(c *claims) (*Session, error) {
 		return nil, v.refuse("the access token was issued in the future (iat)", "iat in the future")
 	case c.Sub == "":
 		return nil, v.refuse("the access token names no subject (sub)", "no sub")
+	case c.cnfOther:
+		// A token bound to a client certificate (x5t#S256) or to a key
+		// given otherwise than by thumbprint: a binding this server
+		// cannot check is refused rather than ignored.
+		return nil, v.refuse("the access token is bound (cnf) by a method this server does not check; only DPoP (cnf.jkt) is supported",
+			"cnf with a member other than jkt")
 	}
 	return &Session{Sub: c.Sub, Issuer: c.Iss, Audience: c.Aud, ClientID: c.clientID(), Scopes: c.scopes(),
-		Expiry: *c.Exp, Claims: c.all}, nil
+		Roles: claimpath.Roles(c.all, v.roles), Expiry: *c.Exp, Claims: c.all, jkt: c.Jkt}, nil
 }
 
 // claims are the members of a token the verifier reads; all holds every
@@ -90,6 +95,8 @@ type claims struct {
 	Scp      []string // scp (a list, or a space-separated string)
 	ClientID string
 	Azp      string
+	Jkt      string // cnf.jkt: the thumbprint of the DPoP key the token is bound to
+	cnfOther bool   // cnf has a confirmation method other than jkt
 	all      map[string]any
 }
 
@@ -217,71 +224,26 @@ func parseClaims(b []byte) (*claims, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c, nil
-}
-
-// kidGate bounds the key-set refetches a stranger can cause: a token
-// naming a key id the issuer's JWKS did not list when last fetched makes
-// go-oidc refetch it, so such tokens are let through at most a few at a
-// time (a burst of 4, then one every 15 s); the rest are refused at once.
-// Key ids of the last fetched JWKS pass freely. guardTransport tells the
-// gate what each fetch listed.
-type kidGate struct {
-	now       func() time.Time
-	mu        sync.Mutex
-	published map[string]bool
-	tokens    float64
-	last      time.Time
-}
-
-const (
-	kidBurst    = 4
-	kidInterval = 15 * time.Second
-	maxKids     = 256
-)
-
-func newKidGate(now func() time.Time) *kidGate {
-	return &kidGate{now: now, published: map[string]bool{}, tokens: kidBurst}
-}
-
-func (g *kidGate) allow(kid string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.published[kid] || (kid == "" && len(g.published) > 0) {
-		return true
-	}
-	now := g.now()
-	if !g.last.IsZero() {
-		g.tokens = min(kidBurst, g.tokens+now.Sub(g.last).Seconds()/kidInterval.Seconds())
-	}
-	g.last = now
-	if g.tokens < 1 {
-		return false
-	}
-	g.tokens--
-	return true
-}
-
-// fetched records the key ids of a JWKS document just fetched.
-func (g *kidGate) fetched(body []byte) {
-	var set struct {
-		Keys []struct {
-			Kid string `json:"kid"`
-		} `json:"keys"`
-	}
-	if json.Unmarshal(body, &set) != nil {
-		return
-	}
-	m := make(map[string]bool, len(set.Keys))
-	for i, k := range set.Keys {
-		if i == maxKids {
-			break
+	if v, ok := all["cnf"]; ok {
+		// RFC 7800 §3.1: the confirmation methods, an object; RFC 9449
+		// §6.1: jkt, a key thumbprint.
+		cnf, ok := v.(map[string]any)
+		if !ok || len(cnf) == 0 {
+			return nil, errors.New("cnf is not an object of confirmation methods")
 		}
-		m[k.Kid] = true
+		for m, val := range cnf {
+			if m != "jkt" {
+				c.cnfOther = true
+				continue
+			}
+			s, ok := val.(string)
+			if !ok || len(s) != 43 {
+				return nil, errors.New("cnf.jkt is not a base64url SHA-256 thumbprint")
+			}
+			c.Jkt = s
+		}
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.published = m
+	return c, nil
 }
 
 // keysUnavailable is the error of a key-set or introspection fetch that
@@ -291,14 +253,11 @@ type keysUnavailable struct{ err error }
 func (e *keysUnavailable) Error() string { return e.err.Error() }
 func (e *keysUnavailable) Unwrap() error { return e.err }
 
-// guardTransport marks failed fetches as *keysUnavailable (go-oidc wraps
-// the error with %w, so the verifier can tell an outage from a bad
-// token), bounds what a response body may hold, and shows each JWKS it
-// fetches to the kid gate.
+// guardTransport marks failed fetches as *keysUnavailable (so the
+// verifier can tell an outage from a bad token) and bounds what a
+// response body may hold.
 type guardTransport struct {
-	next    http.RoundTripper
-	jwksURL string
-	gate    *kidGate
+	next http.RoundTripper
 }
 
 func (t *guardTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -309,16 +268,6 @@ func (t *guardTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if resp.StatusCode >= 500 || (r.Method == http.MethodGet && resp.StatusCode != http.StatusOK) {
 		_ = resp.Body.Close()
 		return nil, &keysUnavailable{fmt.Errorf("%s %s: %s", r.Method, r.URL.Redacted(), resp.Status)}
-	}
-	if t.gate != nil && r.Method == http.MethodGet && r.URL.String() == t.jwksURL {
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataLen))
-		_ = resp.Body.Close()
-		if err != nil {
-			return nil, &keysUnavailable{err}
-		}
-		t.gate.fetched(body)
-		resp.Body = io.NopCloser(bytes.NewReader(body))
-		return resp, nil
 	}
 	resp.Body = &limitedBody{r: io.LimitReader(resp.Body, maxMetadataLen), c: resp.Body}
 	return resp, nil
@@ -360,11 +309,21 @@ type Session struct {
 	ClientID string
 	// Scopes are the scopes granted (scope and scp together).
 	Scopes []string
+	// Roles are the strings of the claims Config.RoleClaims names (a
+	// group is a role here), for mcp.RequireRoles.
+	Roles []string
 	// Expiry is the token's exp.
 	Expiry time.Time
 	// Claims are all members of the token (or of the introspection
 	// answer), numbers as json.Number.
 	Claims map[string]any
+
+	jkt string // the DPoP key the token is bound to (cnf.jkt), checked
+
+	// token is the access token the request came with, for
+	// SubjectToken; set on the copy each request gets, never on the
+	// sessions the introspection cache keeps.
+	token string
 }
 
 // Subject implements mcp.Subject: an MCP session is bound to the token's

@@ -1,6 +1,7 @@
 package resourceserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -13,11 +14,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/discovery"
+	claimpath "github.com/mcpchain/mcp/internal/claims"
 )
 
 // Config configures a [Verifier]. Issuer and Resource are required.
@@ -49,6 +50,16 @@ type Config struct {
 	// ScopesSupported is scopes_supported in the metadata. Default:
 	// RequiredScopes.
 	ScopesSupported []string
+	// RoleClaims are the claim paths whose strings are the caller's roles
+	// (Session.Roles, for mcp.RequireRoles): "groups" (Okta), "roles" and
+	// "groups" (Entra), "realm_access.roles" (Keycloak),
+	// "cognito:groups", a namespaced Auth0 claim in double quotes
+	// ("\"https://mcp.example.com/roles\""). Dots separate the members
+	// of nested objects. A string is one role, a list gives its strings;
+	// anything else gives none. Map only claims the provider's
+	// administrators control, never one users can edit. Default: none
+	// (no roles). The presets of package idp set it.
+	RoleClaims []string
 	// ResourceName is the metadata's resource_name, for people.
 	ResourceName string
 	// JWKSURL is where the issuer publishes its signing keys. Default:
@@ -66,6 +77,17 @@ type Config struct {
 	// introspection endpoint instead of as JWTs: for opaque tokens, or to
 	// see revocations at once.
 	Introspection *IntrospectionConfig
+	// DPoP tunes the checks of DPoP-bound tokens (RFC 9449): accepted
+	// algorithms, the public URL that proofs name, replicas sharing a
+	// replay cache, server nonces. Nil: the defaults. A bound token is
+	// checked whatever this says.
+	DPoP *DPoPConfig
+	// EnterpriseAuth, when set, makes this server also the authorization
+	// server of enterprise-managed authorization (SEP-990) for Resource:
+	// it takes ID-JAGs of trusted enterprise IdPs at a token endpoint of
+	// its own and accepts the tokens it issues for them, beside the
+	// provider's.
+	EnterpriseAuth *EnterpriseAuth
 	// HTTPClient fetches metadata, keys and introspection answers.
 	// Default: a client with a 10 s timeout.
 	HTTPClient *http.Client
@@ -81,13 +103,24 @@ type IntrospectionConfig struct {
 	// ClientID and ClientSecret authenticate this resource server at the
 	// endpoint (HTTP Basic, RFC 7662 §2.1). Required by most servers.
 	ClientID, ClientSecret string
-	// CacheSize bounds the answers kept (positive answers only). Default:
-	// 1000; negative turns the cache off.
+	// CacheSize bounds the answers kept: as many active answers, and as
+	// many refusals (inactive, another audience…) apart, so that garbage
+	// tokens cannot push good answers out. Default: 1000; negative turns
+	// both caches off.
 	CacheSize int
-	// CacheTTL bounds how long an answer is reused; never past the
+	// CacheTTL bounds how long an active answer is reused; never past the
 	// token's exp. Default: 60 s. A revocation takes up to this long to
-	// be seen.
+	// be seen. A refusal is reused for 10 s (or CacheTTL if shorter).
 	CacheTTL time.Duration
+	// RateLimit bounds the calls to the endpoint, per second, with a
+	// burst of as many: a token that would need a call beyond it is
+	// refused with 503 and Retry-After (the client keeps it and tries
+	// again), so a flood of made-up tokens costs the authorization server
+	// at most this. Cached answers are not counted, and requests with one
+	// token at once share one call. Default: 20; negative: no limit.
+	// With the cache off (CacheSize negative) every request is a call:
+	// set it to the request rate the server must take.
+	RateLimit float64
 }
 
 // Verifier checks the bearer tokens of an existing identity provider for
@@ -98,12 +131,15 @@ type Verifier struct {
 	cfg       Config
 	audiences []string
 	algs      []jose.SignatureAlgorithm
-	keys      oidc.KeySet
-	kids      *kidGate
+	keys      *keySet
 	intro     *introspector
+	dpop      *dpopChecker
+	local     *localAS // nil: no EnterpriseAuth
 	meta      *mcp.OAuthOptions
+	metaURL   string // of the protected-resource metadata, for challenges
 	scopeHint string
 	hc        *http.Client
+	roles     []claimpath.Path // Config.RoleClaims, parsed
 }
 
 // Limits of what the verifier reads from outside.
@@ -146,7 +182,7 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	v := &Verifier{cfg: cfg, audiences: cfg.Audiences, kids: newKidGate(cfg.Now)}
+	v := &Verifier{cfg: cfg, audiences: cfg.Audiences}
 	if len(v.audiences) == 0 {
 		v.audiences = []string{cfg.Resource}
 	}
@@ -163,6 +199,17 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 			v.algs = append(v.algs, jose.SignatureAlgorithm(a))
 		}
 	}
+	dpop, err := newDPoPChecker(cfg)
+	if err != nil {
+		return nil, err
+	}
+	v.dpop = dpop
+	if v.roles, err = claimpath.ParsePaths(cfg.RoleClaims); err != nil {
+		return nil, fmt.Errorf("resourceserver: Config.RoleClaims: %w", err)
+	}
+	if v.metaURL, err = discovery.ResourceMetadataURL(cfg.Resource); err != nil {
+		return nil, fmt.Errorf("resourceserver: Config.Resource %q: %w", cfg.Resource, err)
+	}
 	base := cfg.HTTPClient
 	if base == nil {
 		base = &http.Client{Timeout: 10 * time.Second}
@@ -173,7 +220,6 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	needMeta := (cfg.Introspection == nil && cfg.JWKSURL == "") || (cfg.Introspection != nil && cfg.Introspection.Endpoint == "")
 	var md issuerMetadata
 	if needMeta {
-		var err error
 		if md, err = fetchIssuerMetadata(ctx, v.hc, cfg.Issuer); err != nil {
 			return nil, err
 		}
@@ -199,8 +245,7 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 		if jwks == "" {
 			return nil, fmt.Errorf("resourceserver: the metadata of %s names no jwks_uri; set Config.JWKSURL", cfg.Issuer)
 		}
-		guard.jwksURL, guard.gate = jwks, v.kids
-		v.keys = oidc.NewRemoteKeySet(oidc.ClientContext(context.WithoutCancel(ctx), v.hc), jwks)
+		v.keys = newKeySet(jwks, v.hc, cfg.Now)
 	}
 
 	servers := cfg.AuthorizationServers
@@ -215,7 +260,18 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	v.meta = &mcp.OAuthOptions{Enabled: true, ProtectedResource: &mcp.ProtectedResourceMetadata{
 		Resource: cfg.Resource, AuthorizationServers: servers, ScopesSupported: scopes,
 		BearerMethodsSupported: []string{"header"}, ResourceName: cfg.ResourceName,
+		DPoPSigningAlgValuesSupported: strings.Fields(dpop.algNames),
 	}}
+	if cfg.EnterpriseAuth != nil {
+		if v.local, err = newLocalAS(cfg, *cfg.EnterpriseAuth, dpop.replay); err != nil {
+			return nil, err
+		}
+		pr := v.meta.ProtectedResource
+		if !slices.Contains(pr.AuthorizationServers, v.local.issuer) {
+			pr.AuthorizationServers = append(slices.Clone(pr.AuthorizationServers), v.local.issuer)
+		}
+		v.meta.AuthorizationServer = v.local.metadata(scopes)
+	}
 	return v, nil
 }
 
@@ -227,50 +283,179 @@ func (v *Verifier) OAuthMetadata() *mcp.OAuthOptions { return v.meta }
 
 // Mount implements mcp.AuthProvider: it serves the protected-resource
 // metadata at /.well-known/oauth-protected-resource and at that path
-// followed by the resource's path (RFC 9728 §3.1).
-func (v *Verifier) Mount(mux *http.ServeMux) { discovery.Mount(mux, v.meta) }
+// followed by the resource's path (RFC 9728 §3.1); with
+// Config.EnterpriseAuth, also its authorization server's metadata and
+// token endpoint.
+func (v *Verifier) Mount(mux *http.ServeMux) {
+	discovery.Mount(mux, v.meta)
+	if v.local != nil {
+		mux.HandleFunc(v.local.tokenPath, v.local.handleToken)
+	}
+}
 
 // VerifyRequest implements mcp.AuthProvider: it verifies the request's
-// bearer token and returns its [*Session]. A missing, malformed, expired,
-// foreign or unverifiable token is an *mcp.AuthError wrapping
-// mcp.ErrUnauthorized (401, error="invalid_token" when a token was
-// sent); a token without a required scope wraps mcp.ErrInsufficientScope
-// (403 with the scopes needed); an unreachable key set or introspection
-// endpoint wraps mcp.ErrAuthUnavailable (503). Nothing is ever admitted
-// on a failure.
+// access token and returns its [*Session]. A token bound to a DPoP key
+// (cnf.jkt) must come as "Authorization: DPoP <token>" with a valid DPoP
+// proof (RFC 9449); any other token as "Authorization: Bearer <token>".
+// A missing, malformed, expired, foreign or unverifiable token, or a bad
+// proof, is an *mcp.AuthError wrapping mcp.ErrUnauthorized (401,
+// error="invalid_token" when a token was sent, invalid_dpop_proof or
+// use_dpop_nonce for the proof, in a DPoP challenge when the request
+// used that scheme); a token without a required scope wraps
+// mcp.ErrInsufficientScope (403 with the scopes needed); an unreachable
+// key set or introspection endpoint wraps mcp.ErrAuthUnavailable (503).
+// Nothing is ever admitted on a failure.
 func (v *Verifier) VerifyRequest(r *http.Request) (any, error) {
-	tok, err := BearerToken(r.Header)
+	scheme, tok, err := authorization(r.Header)
 	if err != nil {
 		return nil, &mcp.AuthError{Err: err, Scope: v.scopeHint, Description: describeBearerError(err)}
 	}
-	s, err := v.Verify(r.Context(), tok)
+	s, err := v.verifyToken(r.Context(), tok)
 	if err != nil {
-		return nil, err
+		return nil, v.inScheme(scheme, err)
 	}
-	return s, nil
+	switch {
+	case s.jkt != "" && scheme != schemeDPoP:
+		// RFC 9449 §7.2: a bound token is never a bearer token.
+		desc := "the access token is bound to a DPoP key (cnf.jkt): send it as Authorization: DPoP with a DPoP proof"
+		ae := v.refuse(desc, "a DPoP-bound token sent as a bearer token").(*mcp.AuthError)
+		ae.Header = http.Header{"Www-Authenticate": {v.bearerChallenge("invalid_token", desc) + ", DPoP algs=\"" + v.dpop.algNames + "\""}}
+		return nil, ae
+	case s.jkt == "" && scheme == schemeDPoP:
+		return nil, v.inScheme(scheme, v.refuse("the access token is not bound to a DPoP key (no cnf.jkt): send it as Authorization: Bearer",
+			"an unbound token sent with the DPoP scheme"))
+	case s.jkt != "":
+		if err := v.dpop.check(r, tok, s.jkt); err != nil {
+			return nil, v.proofRefusal(err)
+		}
+	}
+	if err := v.checkScopes(s); err != nil {
+		return nil, v.inScheme(scheme, err)
+	}
+	return s.withToken(tok), nil
 }
 
-// Verify checks one access token and returns its session; errors are as
-// for [Verifier.VerifyRequest].
+// Verify checks one access token, without its request, and returns its
+// session; errors are as for [Verifier.VerifyRequest]. A token bound to
+// a DPoP key is refused: only [Verifier.VerifyRequest] sees its proof.
 func (v *Verifier) Verify(ctx context.Context, token string) (*Session, error) {
-	var s *Session
-	var err error
-	if v.intro != nil {
-		s, err = v.intro.verify(ctx, token)
-	} else {
-		s, err = v.verifyJWT(ctx, token)
-	}
+	s, err := v.verifyToken(ctx, token)
 	if err != nil {
 		return nil, err
 	}
+	if s.jkt != "" {
+		return nil, v.refuse("the access token is bound to a DPoP key (cnf.jkt): it needs its DPoP proof",
+			"Verify of a DPoP-bound token, which needs the request's proof (VerifyRequest)")
+	}
+	if err := v.checkScopes(s); err != nil {
+		return nil, err
+	}
+	return s.withToken(token), nil
+}
+
+// verifyToken checks a token as a JWT or by introspection: everything but
+// the scopes and the DPoP binding.
+func (v *Verifier) verifyToken(ctx context.Context, token string) (*Session, error) {
+	if v.local != nil {
+		if s, ok, err := v.local.verify(token); ok {
+			return s, err
+		}
+	}
+	if v.intro != nil {
+		return v.intro.verify(ctx, token)
+	}
+	return v.verifyJWT(ctx, token)
+}
+
+func (v *Verifier) checkScopes(s *Session) error {
 	if missing := s.missing(v.cfg.RequiredScopes); len(missing) > 0 {
-		return nil, &mcp.AuthError{
+		return &mcp.AuthError{
 			Err:         fmt.Errorf("%w: token of %q lacks %s", mcp.ErrInsufficientScope, s.Sub, strings.Join(missing, " ")),
 			Description: "the access token lacks the scope " + strings.Join(missing, " "),
 			Scope:       v.scopeHint,
 		}
 	}
-	return s, nil
+	return nil
+}
+
+// proofRefusal is the answer to a DPoP proof that failed dpopChecker.check.
+func (v *Verifier) proofRefusal(err error) error {
+	var pe *proofError
+	switch {
+	case errors.As(err, &pe):
+		return &mcp.AuthError{Err: fmt.Errorf("%w: DPoP proof: %s", mcp.ErrInvalidToken, pe.desc), Description: pe.desc,
+			Scope: v.scopeHint, Code: "invalid_dpop_proof",
+			Header: http.Header{"Www-Authenticate": {v.dpopChallenge("invalid_dpop_proof", pe.desc)}}}
+	case errors.Is(err, errNonce):
+		desc := "the DPoP proof must carry the nonce of this server's DPoP-Nonce header"
+		return &mcp.AuthError{Err: fmt.Errorf("%w: DPoP proof: %v", mcp.ErrInvalidToken, err), Description: desc,
+			Scope: v.scopeHint, Code: "use_dpop_nonce",
+			Header: http.Header{"Www-Authenticate": {v.dpopChallenge("use_dpop_nonce", desc)},
+				"Dpop-Nonce": {v.dpop.newNonce(v.cfg.Now())}}}
+	default:
+		return v.unavailable("remembering the DPoP proof (Config.DPoP.ReplayCache)", err)
+	}
+}
+
+// inScheme returns err as the answer to a request that used scheme: for
+// DPoP, a refusal's challenge is a DPoP one (RFC 9449 §7.1, §7.2). The
+// error itself is never changed (refusals are cached and shared).
+func (v *Verifier) inScheme(scheme string, err error) error {
+	var ae *mcp.AuthError
+	if scheme != schemeDPoP || !errors.As(err, &ae) || errors.Is(err, mcp.ErrAuthUnavailable) {
+		return err
+	}
+	code := cmp.Or(ae.Code, "invalid_token")
+	if errors.Is(err, mcp.ErrInsufficientScope) {
+		code = "insufficient_scope"
+	}
+	cp := *ae
+	cp.Header = http.Header{"Www-Authenticate": {v.dpopChallenge(code, ae.Description)}}
+	return &cp
+}
+
+// dpopChallenge is a DPoP WWW-Authenticate challenge (RFC 9449 §7.1):
+// the error, its description, the scope hint, the protected-resource
+// metadata (RFC 9728 §5.1) and the accepted algorithms.
+func (v *Verifier) dpopChallenge(code, desc string) string {
+	params := []string{`error="` + code + `"`}
+	if d := headerSafe(desc); d != "" {
+		params = append(params, `error_description="`+d+`"`)
+	}
+	if v.scopeHint != "" {
+		params = append(params, `scope="`+headerSafe(v.scopeHint)+`"`)
+	}
+	params = append(params, `resource_metadata="`+headerSafe(v.metaURL)+`"`, `algs="`+v.dpop.algNames+`"`)
+	return "DPoP " + strings.Join(params, ", ")
+}
+
+// bearerChallenge is the Bearer challenge the server would send, built
+// here when a DPoP one follows it.
+func (v *Verifier) bearerChallenge(code, desc string) string {
+	params := []string{`resource_metadata="` + headerSafe(v.metaURL) + `"`, `error="` + code + `"`}
+	if d := headerSafe(desc); d != "" {
+		params = append(params, `error_description="`+d+`"`)
+	}
+	if v.scopeHint != "" {
+		params = append(params, `scope="`+headerSafe(v.scopeHint)+`"`)
+	}
+	return "Bearer " + strings.Join(params, ", ")
+}
+
+// headerSafe keeps what a quoted-string of a challenge may hold
+// (printable ASCII but '"' and '\'), bounded.
+func headerSafe(s string) string {
+	const limit = 300
+	if len(s) > limit {
+		s = s[:limit]
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			b[i] = ' '
+		}
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // refuse is a 401 for a token that was presented: why (logged) and what
@@ -290,7 +475,8 @@ var (
 	// ErrNoToken: the request has no Authorization header.
 	ErrNoToken = fmt.Errorf("%w: no Authorization header", mcp.ErrUnauthorized)
 	// ErrMalformedHeader: the Authorization header is not "Bearer <token>"
-	// with a token of the RFC 6750 §2.1 alphabet and a bounded length.
+	// (or, for [Verifier.VerifyRequest], "DPoP <token>") with a token of
+	// the RFC 6750 §2.1 alphabet and a bounded length.
 	ErrMalformedHeader = fmt.Errorf("%w: the Authorization header is not Bearer <token>", mcp.ErrInvalidToken)
 )
 
@@ -299,17 +485,35 @@ var (
 // b64token characters, at most 16 KiB). More than one Authorization header
 // is malformed.
 func BearerToken(h http.Header) (string, error) {
+	scheme, tok, err := authorization(h)
+	if err == nil && scheme != schemeBearer {
+		return "", ErrMalformedHeader
+	}
+	return tok, err
+}
+
+// Authorization schemes of access tokens.
+const (
+	schemeBearer = "bearer" // RFC 6750
+	schemeDPoP   = "dpop"   // RFC 9449 §7.1
+)
+
+// authorization returns the scheme (lower case) and token of an
+// Authorization header that is Bearer or DPoP followed by one space and a
+// token68 of at most 16 KiB.
+func authorization(h http.Header) (string, string, error) {
 	vals := h.Values("Authorization")
 	switch len(vals) {
 	case 0:
-		return "", ErrNoToken
+		return "", "", ErrNoToken
 	case 1:
 	default:
-		return "", ErrMalformedHeader
+		return "", "", ErrMalformedHeader
 	}
 	scheme, tok, ok := strings.Cut(vals[0], " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || len(tok) > maxTokenLen {
-		return "", ErrMalformedHeader
+	scheme = strings.ToLower(scheme)
+	if !ok || (scheme != schemeBearer && scheme != schemeDPoP) || tok == "" || len(tok) > maxTokenLen {
+		return "", "", ErrMalformedHeader
 	}
 	trail := true
 	for i := len(tok) - 1; i >= 0; i-- {
@@ -321,20 +525,20 @@ func BearerToken(h http.Header) (string, error) {
 			c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
 			trail = false
 		default:
-			return "", ErrMalformedHeader
+			return "", "", ErrMalformedHeader
 		}
 	}
 	if trail { // only '='
-		return "", ErrMalformedHeader
+		return "", "", ErrMalformedHeader
 	}
-	return tok, nil
+	return scheme, tok, nil
 }
 
 func describeBearerError(err error) string {
 	if errors.Is(err, ErrNoToken) {
 		return ""
 	}
-	return "the Authorization header must be Bearer followed by one access token"
+	return "the Authorization header must be Bearer (or DPoP) followed by one access token"
 }
 
 // issuerMetadata is what the verifier reads of the issuer's metadata.

@@ -37,9 +37,11 @@ type Record struct {
 	// Subscriptions are the resource URIs the client subscribed to,
 	// sorted.
 	Subscriptions []string `json:"subscriptions,omitempty"`
-	// Identity binds the session to the caller that initialized it: an
-	// opaque string the engine derives from the caller's auth data ("" for
-	// an anonymous session), compared by the engine, kept as is by a store.
+	// Identity binds the session to the caller that initialized it: a
+	// string the engine derives from the caller's auth data ("" for an
+	// anonymous session, "sub:" and the subject, or "opaque" for auth data
+	// without a subject, which no replica but the one that made the
+	// session serves), compared by the engine, kept as is by a store.
 	Identity string `json:"identity,omitempty"`
 	// Created is when initialize made the session.
 	Created time.Time `json:"created"`

@@ -41,9 +41,11 @@ type Task struct {
 	Status TaskStatus `json:"status"`
 	// StatusMessage optionally explains the status.
 	StatusMessage string `json:"statusMessage,omitempty"`
-	// Identity binds the task to the caller that created it, as
-	// [Record.Identity] binds a session: only a caller with the same
-	// identity reads, answers or cancels it.
+	// Identity binds the task to the caller that created it: "sub:" and
+	// its subject, "session:" and the ID of the session it was made in,
+	// or "" (an anonymous caller without a session: the unguessable ID
+	// alone guards the task). Only a caller with the same identity reads,
+	// answers, cancels or lists it.
 	Identity string `json:"identity,omitempty"`
 	// Created and Updated are when the task was made and last changed.
 	Created time.Time `json:"created"`

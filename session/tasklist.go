@@ -14,12 +14,16 @@ import (
 type TaskLister interface {
 	TaskStore
 	// ListTasks returns the live (unexpired) tasks whose Identity is
-	// identity, oldest first.
+	// identity, oldest first. The empty identity (an anonymous caller
+	// without a session, whose tasks only their IDs guard) lists nothing.
 	ListTasks(ctx context.Context, identity string) ([]*Task, error)
 }
 
 // ListTasks implements [TaskLister].
 func (m *MemoryStore) ListTasks(_ context.Context, identity string) ([]*Task, error) {
+	if identity == "" {
+		return nil, nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []*Task

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -38,7 +39,12 @@ type fake struct {
 	issRedirect  string // "", "wrong"
 	expiresIn    int
 	refreshFails bool
-	movedTo      *fake // the authorization server the metadata names instead
+	movedTo      *fake          // the authorization server the metadata names instead
+	noPKCE       bool           // the metadata has no code_challenge_methods_supported
+	tls          bool           // both servers speak https
+	headerPRM    string         // the challenge's resource_metadata, instead of prmPath's URL
+	prmAS        string         // the authorization server the resource metadata names, instead
+	metaOverride map[string]any // members set in the authorization server's metadata
 
 	mu        *sync.Mutex
 	paths     []string            // every GET of a metadata document, in order
@@ -55,8 +61,12 @@ func newFake(t *testing.T, f *fake) *fake {
 	f.mu = &sync.Mutex{}
 	f.tokens = map[string][]string{}
 	f.challenge = map[string]string{}
-	f.as = httptest.NewServer(http.HandlerFunc(f.serveAS))
-	f.rs = httptest.NewServer(http.HandlerFunc(f.serveRS))
+	serve := httptest.NewServer
+	if f.tls {
+		serve = httptest.NewTLSServer
+	}
+	f.as = serve(http.HandlerFunc(f.serveAS))
+	f.rs = serve(http.HandlerFunc(f.serveRS))
 	t.Cleanup(f.rs.Close)
 	t.Cleanup(f.as.Close)
 	return f
@@ -93,6 +103,9 @@ func (f *fake) serveRS(w http.ResponseWriter, r *http.Request) {
 		if f.movedTo != nil {
 			as = f.movedTo.asBase()
 		}
+		if f.prmAS != "" {
+			as = f.prmAS
+		}
 		f.mu.Unlock()
 		writeJSON(w, 200, map[string]any{"resource": res, "authorization_servers": []string{as},
 			"scopes_supported": f.prmScopes})
@@ -104,7 +117,9 @@ func (f *fake) serveRS(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	if !ok {
 		ch := `Bearer error="invalid_token"`
-		if f.prmInHeader {
+		if f.headerPRM != "" {
+			ch += fmt.Sprintf(`, resource_metadata="%s"`, f.headerPRM)
+		} else if f.prmInHeader {
 			ch += fmt.Sprintf(`, resource_metadata="%s%s"`, f.rs.URL, f.prmPath)
 		}
 		if f.headerScope != "" {
@@ -152,6 +167,10 @@ func (f *fake) serveAS(w http.ResponseWriter, r *http.Request) {
 		if !f.noRegister {
 			m["registration_endpoint"] = f.asBase() + "/register"
 		}
+		if f.noPKCE {
+			delete(m, "code_challenge_methods_supported")
+		}
+		maps.Copy(m, f.metaOverride)
 		writeJSON(w, 200, m)
 	case p == "/register":
 		var body map[string]any

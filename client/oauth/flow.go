@@ -28,12 +28,22 @@ type discovered struct {
 // after challenge ch; prior are scopes to keep (a step-up's union).
 func (h *Handler) authorize(ctx context.Context, d *discovered, ch challenge, prior []string) (*Credentials, error) {
 	scopes := h.scopes(ch, d, prior)
+	if !h.cfg.ClientCredentials {
+		// Before registering: a server that cannot be used is left alone.
+		if err := h.checkPKCE(d.meta); err != nil {
+			return nil, &AuthError{Step: "authorization", Server: d.meta.Issuer, Err: err}
+		}
+	}
 	ci, err := h.client(ctx, d)
 	if err != nil {
 		return nil, err
 	}
 	var tok *oauth2.Token
-	if h.cfg.ClientCredentials {
+	if h.cfg.Assertion != nil {
+		if tok, err = h.assertionGrant(ctx, d, ci, scopes); err != nil {
+			return nil, err
+		}
+	} else if h.cfg.ClientCredentials {
 		form := url.Values{"grant_type": {"client_credentials"}}
 		if len(scopes) > 0 {
 			form.Set("scope", strings.Join(scopes, " "))
@@ -63,7 +73,11 @@ func (h *Handler) discover(ctx context.Context, server string, ch challenge) (*d
 		return nil, &AuthError{Step: "protected-resource metadata", Server: server, Err: err}
 	}
 	var urls []string
-	if ch.metadataURL != "" && isHTTPURL(ch.metadataURL) {
+	// A challenge's metadata URL that would take an https server's
+	// discovery to http is not followed: the well-known URLs on the
+	// server's own origin are tried instead (a server behind a proxy may
+	// name its own http view).
+	if ch.metadataURL != "" && isHTTPURL(ch.metadataURL) && keepsScheme(ch.metadataURL, server) == nil {
 		urls = append(urls, ch.metadataURL)
 	}
 	if p := strings.TrimSuffix(su.EscapedPath(), "/"); p != "" {
@@ -71,8 +85,9 @@ func (h *Handler) discover(ctx context.Context, server string, ch challenge) (*d
 	}
 	urls = append(urls, origin(su)+"/.well-known/oauth-protected-resource")
 	d := &discovered{}
+	prmFrom := ""
 	for _, u := range urls {
-		b, status, err := h.get(ctx, u)
+		b, status, from, err := h.get(ctx, u)
 		if err != nil {
 			return nil, &AuthError{Step: "protected-resource metadata", Server: u, Err: err}
 		}
@@ -83,7 +98,7 @@ func (h *Handler) discover(ctx context.Context, server string, ch challenge) (*d
 		if err != nil {
 			return nil, &AuthError{Step: "protected-resource metadata", Server: u, Err: err}
 		}
-		d.prm = m
+		d.prm, prmFrom = m, from
 		break
 	}
 	issuer := origin(su)
@@ -96,12 +111,21 @@ func (h *Handler) discover(ctx context.Context, server string, ch challenge) (*d
 			return nil, &AuthError{Step: "protected-resource metadata", Server: server,
 				Err: errors.New("no authorization server (authorization_servers)")}
 		}
+		if err := keepsScheme(d.prm.AuthorizationServers[0], prmFrom); err != nil {
+			return nil, &AuthError{Step: "protected-resource metadata", Server: prmFrom,
+				Err: fmt.Errorf("authorization server: %w", err)}
+		}
 		d.resource = d.prm.Resource
 		issuer = d.prm.AuthorizationServers[0]
+		if h.cfg.Assertion != nil && len(d.prm.AuthorizationServers) > 1 {
+			issuer, d.meta = h.assertionServer(ctx, d.prm.AuthorizationServers)
+		}
 	}
-	d.meta, err = h.serverMetadata(ctx, issuer, d.prm != nil)
-	if err != nil {
-		return nil, err
+	if d.meta == nil {
+		d.meta, err = h.serverMetadata(ctx, issuer, d.prm != nil)
+		if err != nil {
+			return nil, err
+		}
 	}
 	if d.meta == nil {
 		if d.prm != nil {
@@ -109,9 +133,46 @@ func (h *Handler) discover(ctx context.Context, server string, ch challenge) (*d
 				Err: errors.New("no metadata at any well-known URL")}
 		}
 		d.meta = &serverMeta{Issuer: issuer, AuthorizationEndpoint: issuer + "/authorize",
-			TokenEndpoint: issuer + "/token", RegistrationEndpoint: issuer + "/register"}
+			TokenEndpoint: issuer + "/token", RegistrationEndpoint: issuer + "/register", noDocument: true}
+		if err := d.meta.keepScheme(server); err != nil {
+			return nil, &AuthError{Step: "authorization-server metadata", Server: issuer, Err: err}
+		}
 	}
 	return d, nil
+}
+
+// keepsScheme refuses u, a URL that the document at from named (or the
+// MCP server at from, for its own endpoints), when it would take the
+// client from https to http: an authorization server's endpoints are
+// https (the specification's "Communication Security"). http is accepted
+// only from a document that itself came over http from this machine
+// (127.0.0.1, ::1, localhost: tests, a development server).
+func keepsScheme(u, from string) error {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return err
+	}
+	if strings.EqualFold(pu.Scheme, "https") {
+		return nil
+	}
+	if fu, err := url.Parse(from); err == nil && strings.EqualFold(fu.Scheme, "http") && isLoopback(fu.Hostname()) {
+		return nil
+	}
+	return fmt.Errorf("%s is not https (named by %s): http is accepted only from a server on this machine", u, from)
+}
+
+// keepScheme applies keepsScheme to each endpoint of m, named by the
+// document at from.
+func (m *serverMeta) keepScheme(from string) error {
+	for _, u := range []string{m.AuthorizationEndpoint, m.TokenEndpoint, m.RegistrationEndpoint} {
+		if u == "" {
+			continue
+		}
+		if err := keepsScheme(u, from); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // serverMetadata fetches the metadata of the authorization server with
@@ -134,7 +195,7 @@ func (h *Handler) serverMetadata(ctx context.Context, issuer string, strict bool
 		urls = []string{o + "/.well-known/oauth-authorization-server", o + "/.well-known/openid-configuration"}
 	}
 	for _, u := range urls {
-		b, status, err := h.get(ctx, u)
+		b, status, from, err := h.get(ctx, u)
 		if err != nil {
 			return nil, &AuthError{Step: "authorization-server metadata", Server: u, Err: err}
 		}
@@ -149,6 +210,9 @@ func (h *Handler) serverMetadata(ctx context.Context, issuer string, strict bool
 			!strict && (err != nil || origin(mu) != o) {
 			return nil, &AuthError{Step: "authorization-server metadata", Server: u,
 				Err: fmt.Errorf("issuer %q is not %q", m.Issuer, issuer)}
+		}
+		if err := m.keepScheme(from); err != nil {
+			return nil, &AuthError{Step: "authorization-server metadata", Server: u, Err: err}
 		}
 		return m, nil
 	}
@@ -183,7 +247,7 @@ func (h *Handler) scopes(ch challenge, d *discovered, prior []string) []string {
 			s = append(s, p)
 		}
 	}
-	if len(s) > 0 && !h.cfg.ClientCredentials && slices.Contains(d.meta.ScopesSupported, "offline_access") &&
+	if len(s) > 0 && !h.cfg.ClientCredentials && h.cfg.Assertion == nil && slices.Contains(d.meta.ScopesSupported, "offline_access") &&
 		!slices.Contains(s, "offline_access") {
 		s = append(s, "offline_access")
 	}
@@ -205,6 +269,11 @@ func (h *Handler) client(ctx context.Context, d *discovered) (ClientInfo, error)
 	if h.cfg.ClientCredentials {
 		return ClientInfo{}, &AuthError{Step: "registration", Server: m.Issuer,
 			Err: errors.New("client credentials need a ClientID")}
+	}
+	if h.cfg.Assertion != nil {
+		// The JWT-bearer grant without client authentication (RFC 7523
+		// §3.1): the assertion alone names the client.
+		return ClientInfo{AuthMethod: "none"}, nil
 	}
 	if r, ok := h.regs[m.Issuer]; ok {
 		return ClientInfo{ID: r.ClientID, Secret: r.ClientSecret, AuthMethod: r.TokenEndpointAuthMethod}, nil
@@ -282,6 +351,26 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// checkPKCE verifies that the authorization server supports PKCE with
+// S256, as its metadata must say (code_challenge_methods_supported; the
+// MCP specification's "Authorization Code Protection": a client refuses
+// to go on without it, which keeps a server without PKCE from being used
+// with an interceptable code). Config.AssumeS256 takes an absent list as
+// S256; an authorization server of revision 2025-03-26 that publishes no
+// metadata at all, whose endpoints are the defaults, is taken to support
+// it, as that revision requires PKCE of every server.
+func (h *Handler) checkPKCE(m *serverMeta) error {
+	switch methods := m.CodeChallengeMethodsSupported; {
+	case slices.Contains(methods, "S256"):
+		return nil
+	case methods == nil && (m.noDocument || h.cfg.AssumeS256):
+		return nil
+	case methods == nil:
+		return errors.New("the authorization server's metadata does not list code_challenge_methods_supported, so it may not support PKCE: not going on (Config.AssumeS256, or mcpchain's --assume-s256, for a server known to support S256 that does not say so)")
+	}
+	return fmt.Errorf("the authorization server does not support PKCE with S256 (code_challenge_methods_supported: %q)", m.CodeChallengeMethodsSupported)
+}
+
 // authCode runs the authorization code grant with PKCE S256: the browser
 // step, the state and iss checks, the code exchange.
 func (h *Handler) authCode(ctx context.Context, d *discovered, ci ClientInfo, scopes []string) (*oauth2.Token, error) {
@@ -292,8 +381,9 @@ func (h *Handler) authCode(ctx context.Context, d *discovered, ci ClientInfo, sc
 		return nil, fail(errors.New("the server needs the user's authorization, and Config has no Authorize or RedirectURL"))
 	case m.AuthorizationEndpoint == "":
 		return nil, fail(errors.New("the authorization server has no authorization_endpoint"))
-	case len(m.CodeChallengeMethodsSupported) > 0 && !slices.Contains(m.CodeChallengeMethodsSupported, "S256"):
-		return nil, fail(errors.New("the authorization server does not support PKCE with S256"))
+	}
+	if err := h.checkPKCE(m); err != nil {
+		return nil, fail(err)
 	}
 	verifier, state := oauth2.GenerateVerifier(), oauth2.GenerateVerifier()
 	cfg := oauth2.Config{ClientID: ci.ID, Endpoint: oauth2.Endpoint{AuthURL: m.AuthorizationEndpoint},
@@ -350,7 +440,9 @@ func (h *Handler) tokenRequest(ctx context.Context, tokenURL, issuer string, ci 
 		form.Set("client_id", ci.ID)
 		form.Set("client_secret", ci.Secret)
 	default:
-		form.Set("client_id", ci.ID)
+		if ci.ID != "" {
+			form.Set("client_id", ci.ID)
+		}
 	}
 	var (
 		b      []byte
@@ -401,14 +493,23 @@ func (h *Handler) tokenRequest(ctx context.Context, tokenURL, issuer string, ci 
 	return tok, perr
 }
 
-// get fetches a document, at most maxDocument bytes of it.
-func (h *Handler) get(ctx context.Context, u string) ([]byte, int, error) {
+// get fetches a document, at most maxDocument bytes of it; from is the
+// URL it came from, after redirects.
+func (h *Handler) get(ctx context.Context, u string) (b []byte, status int, from string, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
 	req.Header.Set("Accept", "application/json")
-	return h.do(req)
+	resp, err := h.hc.Do(req)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	defer resp.Body.Close()
+	if b, err = readDocument(req, resp); err != nil {
+		return nil, 0, "", err
+	}
+	return b, resp.StatusCode, resp.Request.URL.String(), nil
 }
 
 func (h *Handler) do(req *http.Request) ([]byte, int, error) {
@@ -423,14 +524,49 @@ func (h *Handler) doHeader(req *http.Request) ([]byte, int, http.Header, error) 
 		return nil, 0, nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument+1))
+	b, err := readDocument(req, resp)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if len(b) > maxDocument {
-		return nil, 0, nil, fmt.Errorf("%s: the answer is larger than %d bytes", req.URL, maxDocument)
-	}
 	return b, resp.StatusCode, resp.Header, nil
+}
+
+// readDocument reads the body of resp, the answer to req, up to
+// maxDocument bytes.
+func readDocument(req *http.Request, resp *http.Response) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxDocument {
+		return nil, fmt.Errorf("%s: the answer is larger than %d bytes", req.URL, maxDocument)
+	}
+	return b, nil
+}
+
+// noDowngrade returns a copy of c (a new client with a 30 s timeout when
+// nil) that refuses a redirect from https to http, then applies c's own
+// redirect policy: a document or a token request never continues in the
+// clear.
+func noDowngrade(c *http.Client) *http.Client {
+	g := http.Client{Timeout: 30 * time.Second}
+	if c != nil {
+		g = *c
+	}
+	next := g.CheckRedirect
+	g.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if prev := via[len(via)-1].URL; strings.EqualFold(prev.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https") {
+			return fmt.Errorf("a redirect from %s to %s, from https to http: not followed", origin(prev), origin(req.URL))
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &g
 }
 
 func ioCopyN(r io.Reader, n int64) (int64, error) { return io.CopyN(io.Discard, r, n) }

@@ -181,6 +181,9 @@ type serverMeta struct {
 	// IssParameterSupported: the authorization response carries iss
 	// (RFC 9207), which the client then requires.
 	IssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
+	// noDocument: the server published no metadata (revision
+	// 2025-03-26); the endpoints are the defaults.
+	noDocument bool
 }
 
 // parseServerMetadata decodes an authorization-server metadata document;

@@ -6,9 +6,12 @@
 // 2025-03-26 without it), registers the client (pre-registered, a client ID
 // metadata document, or dynamic registration, RFC 7591), and gets a token
 // with the authorization code grant, PKCE S256 and the resource parameter
-// (RFC 8707), or with client credentials; a token is refreshed before a new
-// authorization is asked for, and a 403 insufficient_scope gets a new
-// authorization with the union of the scopes (step-up).
+// (RFC 8707), with client credentials, or with the JWT-bearer grant
+// (RFC 7523: an enterprise IdP's ID-JAG, SEP-990, with
+// [Config].EnterpriseIdP; a workload's own JWT with [Config].Assertion); a
+// token is refreshed before a new authorization is asked for, and a 403
+// insufficient_scope gets a new authorization with the union of the
+// scopes (step-up).
 //
 // A [Handler] is a client.Authorizer: put it in client.HTTPOptions.Auth.
 // The browser step is the program's ([Config].Authorize); [Loopback] is the
@@ -71,6 +74,19 @@ type Config struct {
 	// (ClientID with ClientSecret or PrivateKey, no user): for a machine
 	// client.
 	ClientCredentials bool
+	// Assertion gets tokens with the JWT-bearer grant (RFC 7523) instead,
+	// presenting the assertion it returns, with no browser: a workload's
+	// identity token (workload identity federation; ClientID alone, or
+	// none). No refresh token is expected: when a token runs out, a new
+	// assertion gets the next.
+	Assertion AssertionFunc
+	// EnterpriseIdP turns on enterprise-managed authorization (SEP-990):
+	// the JWT-bearer grant with an ID-JAG the user's enterprise IdP
+	// issues, by token exchange of the user's ID token, for each token
+	// request; no browser. ClientID and ClientSecret are the client's at
+	// the MCP server's authorization server (the IdP names it there).
+	// It takes the place of Assertion.
+	EnterpriseIdP *EnterpriseIdP
 	// Store keeps the tokens. Default: a [MemoryStore].
 	Store TokenStore
 	// DPoPKey, an ECDSA P-256 key, makes the client ask for tokens bound
@@ -81,8 +97,17 @@ type Config struct {
 	// Nil: Bearer tokens only. Keep one key for as long as its tokens
 	// are stored (ecdsa.GenerateKey(elliptic.P256(), rand.Reader)).
 	DPoPKey *ecdsa.PrivateKey
+	// AssumeS256 goes on with an authorization server whose metadata does
+	// not list code_challenge_methods_supported, taking PKCE with S256 as
+	// supported. Without it such a server is refused, as the MCP
+	// specification says (its metadata does not show that it supports
+	// PKCE): set it for one known to support S256 that does not say so
+	// (Microsoft Entra ID and Amazon Cognito omit the field). A list
+	// without S256 is refused all the same.
+	AssumeS256 bool
 	// HTTPClient fetches the metadata and talks to the authorization
-	// server. Default: a client with a 30 s timeout.
+	// server. Default: a client with a 30 s timeout. The handler uses a
+	// copy that refuses a redirect from https to http.
 	HTTPClient *http.Client
 }
 
@@ -129,9 +154,13 @@ func New(cfg Config) *Handler {
 	if cfg.ClientName == "" {
 		cfg.ClientName = "mcpchain client"
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
+	hc := noDowngrade(cfg.HTTPClient)
+	if cfg.EnterpriseIdP != nil {
+		idp := *cfg.EnterpriseIdP
+		if idp.HTTPClient == nil {
+			idp.HTTPClient = hc
+		}
+		cfg.Assertion = idJAG(idp)
 	}
 	return &Handler{cfg: cfg, hc: hc, regs: map[string]registration{}, nonces: map[string]string{}}
 }

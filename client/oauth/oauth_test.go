@@ -33,6 +33,9 @@ const redirect = "http://127.0.0.1:9/callback"
 func call(t *testing.T, f *fake, h *Handler, path string) (*http.Response, string, error) {
 	t.Helper()
 	tr := &http.Transport{}
+	if f.tls {
+		tr = f.rs.Client().Transport.(*http.Transport).Clone()
+	}
 	t.Cleanup(tr.CloseIdleConnections)
 	hc := &http.Client{Transport: h.Wrap(f.endpoint(), tr)}
 	req, err := http.NewRequest(http.MethodPost, f.rs.URL+path, strings.NewReader(`{"jsonrpc":"2.0"}`))
@@ -348,7 +351,8 @@ func TestNoBrowserStep(t *testing.T) {
 }
 
 // TestLoopback: the listener takes one redirect per authorization,
-// answers others 400, and times out.
+// answers others 400, times out, and refuses an authorization URL
+// without a state.
 func TestLoopback(t *testing.T) {
 	t.Parallel()
 	l, err := ListenLoopback("")
@@ -372,17 +376,19 @@ func TestLoopback(t *testing.T) {
 		}()
 		return nil
 	}
-	q, err := l.Authorize(open, 5*time.Second)(context.Background(), "https://as.example/authorize")
+	q, err := l.Authorize(open, 5*time.Second)(context.Background(), "https://as.example/authorize?state=s1")
 	require.NoError(t, err)
 	assert.Equal(t, "c1", q.Get("code"))
 	assert.Equal(t, "s1", q.Get("state"))
 
-	_, err = l.Authorize(func(string) error { return nil }, 50*time.Millisecond)(context.Background(), "https://as.example/authorize")
+	_, err = l.Authorize(func(string) error { return nil }, 50*time.Millisecond)(context.Background(), "https://as.example/authorize?state=s2")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no redirect")
 	failed := errors.New("no browser")
-	_, err = l.Authorize(func(string) error { return failed }, time.Second)(context.Background(), "x")
+	_, err = l.Authorize(func(string) error { return failed }, time.Second)(context.Background(), "x?state=s3")
 	assert.ErrorIs(t, err, failed)
+	_, err = l.Authorize(func(string) error { return nil }, time.Second)(context.Background(), "https://as.example/authorize")
+	assert.ErrorContains(t, err, "no state")
 }
 
 // TestPrivateKeyJWT: a client with a key authenticates with a signed JWT

@@ -36,7 +36,11 @@ project's file, for claude-code, cursor and vscode; --file: any file). It
 is merged: other keys and servers are kept. Running install again with the
 same entry changes nothing; a changed entry replaces the server's, after a
 copy of the file to FILE.bak. mcp-json prints a generic mcp.json unless
---file is given.`,
+--file is given.
+
+install never writes through a symbolic link: a config file, FILE.bak or a
+directory of the project's path that is a link (or not a regular file or
+directory) is refused. A file that holds --env values is written 0600.`,
 		Example: `  mcpchain install claude-desktop ./cmd/server --env API_KEY=secret
   mcpchain install vscode --project --name weather ./cmd/weather
   mcpchain install cursor -- /usr/local/bin/weather -v
@@ -70,24 +74,27 @@ copy of the file to FILE.bak. mcp-json prints a generic mcp.json unless
 				_, err = out.Write(b)
 				return err
 			}
-			path, err := filepath.Abs(file)
-			if err != nil {
-				return err
-			}
-			if file == "" {
+			var target install.Target
+			if file != "" {
+				if target, err = fileTarget(file); err != nil {
+					return err
+				}
+			} else {
 				env, err := install.OSEnv()
 				if err != nil {
 					return err
 				}
-				if path, err = client.Path(env, project); err != nil {
+				if target, err = client.Target(env, project); err != nil {
 					return err
 				}
 			}
-			res, err := client.Write(path, srv)
+			res, err := client.Write(target, srv)
 			if err != nil {
 				return err
 			}
 			switch {
+			case !res.Changed && res.Tightened:
+				fmt.Fprintf(out, "%s: %q is already installed in %s (unchanged; its mode is now %04o, as it holds --env values)\n", client.ID, srv.Name, res.Path, res.Mode)
 			case !res.Changed:
 				fmt.Fprintf(out, "%s: %q is already installed in %s (unchanged)\n", client.ID, srv.Name, res.Path)
 			case res.Backup != "":
@@ -107,6 +114,24 @@ copy of the file to FILE.bak. mcp-json prints a generic mcp.json unless
 	cmd.Flags().StringVar(&file, "file", "", "write this file instead of the client's own")
 	cmd.Flags().BoolVar(&project, "project", false, "write the project's file (./.mcp.json, ./.cursor/mcp.json, ./.vscode/mcp.json, ./mcp.json)")
 	return cmd
+}
+
+// fileTarget is the target of --file: a relative path below the working
+// directory is checked from there (no directory of it may be a link, as
+// with --project); any other path from its own directory.
+func fileTarget(file string) (install.Target, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return install.Target{}, err
+	}
+	if !filepath.IsAbs(file) && filepath.IsLocal(file) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return install.Target{}, err
+		}
+		return install.Target{Dir: wd, Name: filepath.Clean(file)}, nil
+	}
+	return install.Target{Dir: filepath.Dir(abs), Name: filepath.Base(abs)}, nil
 }
 
 // serverOf is the command a client runs: a Go package (local, or

@@ -29,6 +29,7 @@ type oauthFlags struct {
 	noBrowser    bool
 	tokenFile    string
 	loginTimeout time.Duration
+	assumeS256   bool
 }
 
 func (f *oauthFlags) add(fs *pflag.FlagSet) {
@@ -40,13 +41,14 @@ func (f *oauthFlags) add(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noBrowser, "no-browser", false, "with --oauth: do not open a browser; open the URL printed on stderr yourself")
 	fs.StringVar(&f.tokenFile, "token-file", "", "with --oauth: where tokens are kept (default: the user's config directory, mcpchain/tokens.json)")
 	fs.DurationVar(&f.loginTimeout, "login-timeout", 5*time.Minute, "with --oauth: how long to wait for the browser to come back")
+	fs.BoolVar(&f.assumeS256, "assume-s256", false, "with --oauth: use an authorization server whose metadata does not list code_challenge_methods_supported (Microsoft Entra ID, Amazon Cognito), taking PKCE S256 as supported")
 }
 
 // check rejects client flags given without --oauth, and conflicting ones.
 func (f *oauthFlags) check() error {
 	if !f.enabled {
-		if f.clientID != "" || f.clientSecret != "" || f.metadataURL != "" || len(f.scopes) > 0 || f.tokenFile != "" {
-			return errors.New("--client-id, --client-secret, --client-metadata-url, --scope and --token-file need --oauth")
+		if f.clientID != "" || f.clientSecret != "" || f.metadataURL != "" || len(f.scopes) > 0 || f.tokenFile != "" || f.assumeS256 {
+			return errors.New("--client-id, --client-secret, --client-metadata-url, --scope, --token-file and --assume-s256 need --oauth")
 		}
 		return nil
 	}
@@ -99,7 +101,7 @@ func (f *oauthFlags) start(logw io.Writer) (*login, error) {
 	}
 	h := oauth.New(oauth.Config{
 		ClientID: f.clientID, ClientSecret: f.clientSecret, ClientMetadataURL: f.metadataURL,
-		ClientName: "mcpchain", RedirectURL: lb.RedirectURL(), Scopes: f.scopes,
+		ClientName: "mcpchain", RedirectURL: lb.RedirectURL(), Scopes: f.scopes, AssumeS256: f.assumeS256,
 		Authorize: authorized(lb.Authorize(open, f.loginTimeout), logw, path), Store: store,
 	})
 	return &login{Handler: h, lb: lb}, nil

@@ -23,6 +23,14 @@ import (
 	"github.com/mcpchain/mcp/middleware"
 )
 
+// user is the caller as the token check finds it: the auth data tools
+// read as c.Session. Its Subject binds MCP sessions to the user, on every
+// replica.
+type user struct{ Name string }
+
+// Subject implements mcp.Subject.
+func (u *user) Subject() string { return u.Name }
+
 // newApp returns the app's mux and the MCP handler in it; both admit
 // requests that carry token as "Authorization: Bearer <token>".
 func newApp(token string) (*http.ServeMux, *mcphttp.Handler) {
@@ -31,12 +39,12 @@ func newApp(token string) (*http.ServeMux, *mcphttp.Handler) {
 		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
 			return nil, mcp.ErrUnauthorized // 401 with WWW-Authenticate: Bearer
 		}
-		return "ada", nil // the caller's auth data: tools read it as c.Session
+		return &user{Name: "ada"}, nil
 	}
 	srv := mcp.NewServer(mcp.Options{Name: "bearer", Version: "1.0.0", Authenticate: checkToken})
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami", Description: "Say who is calling"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			return fmt.Sprintf("You are %v", c.Session), nil
+			return "You are " + c.Session.(*user).Name, nil
 		})
 	h := mcphttp.New(srv, nil)
 

@@ -282,6 +282,13 @@ func authHandler(scenario string) (*oauth.Handler, error) {
 		ClientID      string `json:"client_id"`
 		ClientSecret  string `json:"client_secret"`
 		PrivateKeyPEM string `json:"private_key_pem"`
+		// The enterprise IdP of enterprise-managed authorization: the
+		// user's ID token and where to exchange it for an ID-JAG.
+		IdPIDToken       string `json:"idp_id_token"`
+		IdPTokenEndpoint string `json:"idp_token_endpoint"`
+		IdPClientID      string `json:"idp_client_id"`
+		// The workload's identity token (workload identity federation).
+		WorkloadJWT string `json:"valid_jwt"`
 	}
 	if s := os.Getenv("MCP_CONFORMANCE_CONTEXT"); s != "" {
 		if err := json.Unmarshal([]byte(s), &sc); err != nil {
@@ -311,7 +318,20 @@ func authHandler(scenario string) (*oauth.Handler, error) {
 			return nil, err
 		}
 	}
+	var assertion oauth.AssertionFunc
+	var enterprise *oauth.EnterpriseIdP
+	switch scenario {
+	case "auth/cross-app-access-complete-flow", "auth/enterprise-managed-authorization":
+		// The user signed in at the enterprise IdP (the suite gives its
+		// ID token); each token request gets an ID-JAG from the IdP.
+		enterprise = &oauth.EnterpriseIdP{TokenURL: sc.IdPTokenEndpoint, ClientID: sc.IdPClientID,
+			IDToken: func(context.Context) (string, error) { return sc.IdPIDToken, nil }}
+	case "auth/wif-jwt-bearer":
+		assertion = func(context.Context, oauth.AssertionRequest) (string, error) { return sc.WorkloadJWT, nil }
+	}
 	return oauth.New(oauth.Config{
+		Assertion:         assertion,
+		EnterpriseIdP:     enterprise,
 		DPoPKey:           dpopKey,
 		ClientID:          sc.ClientID,
 		ClientSecret:      sc.ClientSecret,

@@ -1,19 +1,16 @@
 // Package engine is the passage between package mcp, which holds what a
 // server author declares, and the packages that serve it (mcphttp): the
-// types a transport fills and the operations only a transport may call,
-// such as running a tool for a caller it authenticated. Keeping them here
-// keeps them out of package mcp's API, where any code could call a tool
-// with a made-up session and skip authentication and access checks.
+// types a transport fills, and the hook (View) through which a transport
+// reaches the operations only it may call, such as running a tool for a
+// caller it authenticated. Keeping them here keeps them out of package
+// mcp's API, where any code could call a tool with a made-up session and
+// skip authentication and access checks.
 //
-// The hooks are function values typed any, the pattern of gRPC's internal
-// package: package mcp sets each in its init (its functions name mcp
-// types, which this package, imported by mcp, cannot) and package mcphttp
-// asserts each to its function type once, at its own initialisation. A
-// call through a hook is one indirect call: no allocation, no reflection.
-//
-// The types that mention mcp types take them as type parameters, for the
-// same reason; package mcp and package mcphttp instantiate them with the
-// same arguments, so both sides see one type.
+// This package is imported by package mcp, so it cannot name mcp's types:
+// View is typed any (package mcphttp asserts it once), and the types that
+// mention mcp types take them as type parameters; package mcp and package
+// mcphttp instantiate them with the same arguments, so both sides see one
+// type.
 package engine
 
 import (
@@ -54,8 +51,8 @@ type TaskStarter interface {
 	StartTask(ctx context.Context) error
 }
 
-// RequestInfo is what a transport knows about a request; the NewContext
-// hook builds the tool's mcp.Context from it. The type arguments are
+// RequestInfo is what a transport knows about a request; the engine view's
+// NewContext builds the tool's mcp.Context from it. The type arguments are
 // mcp.Implementation, mcp.ClientCapabilities, mcp.LogLevel and mcp.Root.
 type RequestInfo[Impl, Caps, Level, Root any] struct {
 	// Session is the caller's auth data (mcp.Context.Session).
@@ -70,6 +67,11 @@ type RequestInfo[Impl, Caps, Level, Root any] struct {
 	ClientCapabilities Caps
 	// ProtocolVersion is the MCP revision the request speaks.
 	ProtocolVersion string
+	// CapabilitiesUnknown: the transport does not know what the client
+	// declared (a stateless 2025 request, whose initialize went to
+	// another request): nothing is hidden from it for want of an
+	// extension.
+	CapabilitiesUnknown bool
 	// ProgressToken is params._meta.progressToken; nil when absent.
 	ProgressToken any
 	// Meta is params._meta as the client sent it; nil when absent.
@@ -95,6 +97,19 @@ type SessionState interface {
 	// another key is lost), or deletes it when value is nil, within the
 	// transport's size limits.
 	SetState(ctx context.Context, key string, value json.RawMessage) error
+}
+
+// Methods are the requests the engine serves itself: the protocol's and
+// those of the extensions it implements (skills, tasks). Package mcp
+// refuses an extension's method of one of these names; mcphttp's
+// TestMethodsAreTheTable checks the list against its method table.
+var Methods = []string{
+	"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+	"server/discover", "subscriptions/listen",
+	"tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read",
+	"prompts/list", "prompts/get", "completion/complete",
+	"skills/list", "skills/get", "resources/directory/read",
+	"tasks/get", "tasks/cancel", "tasks/result", "tasks/list", "tasks/update",
 }
 
 // ChangeKind says what changed in a [Change].
@@ -139,93 +154,28 @@ type Route struct {
 	Handler http.Handler
 	// Public routes skip authentication.
 	Public bool
+	// AnyHost routes skip the DNS-rebinding check
+	// (RouteOptions.DisableDNSRebindingProtection).
+	AnyHost bool
 }
 
-// The hooks package mcp sets in its init. Each comment gives the function
-// type the value has; Info is RequestInfo[mcp.Implementation,
-// mcp.ClientCapabilities, mcp.LogLevel, mcp.Root].
-var (
-	// NewContext builds the tool's Context for one request; ctx is the
-	// request's own context.
-	// func(ctx context.Context, info Info) *mcp.Context
-	NewContext any
-	// ContextInfo returns the Info a Context was built from, for a
-	// transport that derives a Context of its own (a task's).
-	// func(c *mcp.Context) Info
-	ContextInfo any
-	// WithContext returns a copy of ctx carrying c, for mcp.FromContext.
-	// func(ctx context.Context, c *mcp.Context) context.Context
-	WithContext any
-	// InterceptorFrom returns the interceptors of ctx composed into one,
-	// or nil.
-	// func(ctx context.Context) mcp.Interceptor
-	InterceptorFrom any
-	// ListRoots asks the client for its roots with roots/list.
-	// func(ctx context.Context, p Peer) ([]mcp.Root, error)
-	ListRoots any
+// Caller is who a lookup or a list is for.
+type Caller struct {
+	// Auth is the caller's auth data (nil when anonymous).
+	Auth any
+	// SessionID is the caller's session; "" when it has none (stateless
+	// HTTP, revision 2026-07-28).
+	SessionID string
+	// NoApps: the client does not render MCP Apps, so what only an app's
+	// view uses (the tools the model may not call, the views) is left out.
+	NoApps bool
+}
 
-	// CallTool runs the named tool for the caller c describes, after its
-	// access check.
-	// func(s *mcp.Server, ctx context.Context, c *mcp.Context, name string, args json.RawMessage) (*mcp.ContentResult, error)
-	CallTool any
-	// ReadResource reads a resource for the caller c describes.
-	// func(s *mcp.Server, ctx context.Context, c *mcp.Context, uri string) (*mcp.ReadResourceResult, error)
-	ReadResource any
-	// GetPrompt loads a prompt for the caller c describes.
-	// func(s *mcp.Server, ctx context.Context, c *mcp.Context, name string, args map[string]string) (*mcp.PromptResult, error)
-	GetPrompt any
-	// Complete answers completion/complete for the caller c describes.
-	// func(s *mcp.Server, ctx context.Context, c *mcp.Context, ref mcp.CompletionRef, arg, value string, args map[string]string) (*mcp.CompletionResult, error)
-	Complete any
-	// LookupTool returns the named tool as the caller (in session sid)
-	// sees it.
-	// func(s *mcp.Server, ctx context.Context, auth any, sid, name string) (mcp.Tool, bool)
-	LookupTool any
-	// ListToolsJSON is the tools visible to the caller in session sid,
-	// each encoded once at registration: what tools/list sends. The bytes
-	// are read-only.
-	// func(s *mcp.Server, ctx context.Context, auth any, sid string) []json.RawMessage
-	ListToolsJSON any
-	// ListResources, ListResourceTemplates and ListPrompts are the objects
-	// visible to the caller in session sid.
-	// func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.Resource
-	ListResources any
-	// func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.ResourceTemplate
-	ListResourceTemplates any
-	// func(s *mcp.Server, ctx context.Context, auth any, sid string) []mcp.Prompt
-	ListPrompts any
-	// TrackSessions gives the server a transport's way to tell whether it
-	// holds a session (live reports it), until stop is called; the
-	// server asks before it keeps anything for one session alone.
-	// func(s *mcp.Server, live func(id string) bool) (stop func())
-	TrackSessions any
-	// SessionEnded tells the server a transport let the session id go:
-	// what was registered for the session alone is dropped.
-	// func(s *mcp.Server, id string)
-	SessionEnded any
-	// Watch calls fn for every change until stop is called; fn must not
-	// block.
-	// func(s *mcp.Server, fn func(Change[*mcp.LogMessage])) (stop func())
-	Watch any
-	// Routes returns the custom routes in registration order.
-	// func(s *mcp.Server) []Route
-	Routes any
-	// HasSkills reports whether the server serves any skill.
-	// func(s *mcp.Server) bool
-	HasSkills any
-	// GetSkill returns the skill whose SKILL.md is uri.
-	// func(s *mcp.Server, ctx context.Context, auth any, uri string) (mcp.Skill, error)
-	GetSkill any
-	// ReadSkillDirectory returns the direct children of a skills
-	// directory.
-	// func(s *mcp.Server, ctx context.Context, auth any, uri string) ([]mcp.Resource, error)
-	ReadSkillDirectory any
-	// HasApps reports whether the server has an MCP App's view, so that it
-	// declares the extension.
-	// func(s *mcp.Server) bool
-	HasApps any
-	// AppsFallback is the access policy for a client without the MCP Apps
-	// extension (nil when the server has no apps).
-	// func(s *mcp.Server) mcp.AccessPolicy
-	AppsFallback any
-)
+// View is the one hook: package mcp sets it in its init to a
+// func(*mcp.Server) any that returns the engine's view of a server, a
+// value of an unexported type of package mcp with the operations only a
+// transport may call. Package mcphttp asserts it once to that function
+// type, and each view once to its serverOps interface, which lists them
+// with their types: the calls are checked by the compiler there, and an
+// editor follows them to package mcp's methods.
+var View any

@@ -50,10 +50,28 @@ func Of(auth any) Kind {
 	if auth == nil {
 		return Anonymous
 	}
-	if s, ok := auth.(subjecter); ok && s.Subject() != "" {
+	if subjectOf(auth) != "" {
 		return Subject
 	}
 	return Opaque
+}
+
+// subjectOf returns auth's subject, "" when it has none. A nil pointer
+// (or map, slice, func, channel) that implements mcp.Subject has none: its
+// method would dereference nothing, and such auth data is opaque, not a
+// panic in whatever compared it.
+func subjectOf(auth any) string {
+	s, ok := auth.(subjecter)
+	if !ok {
+		return ""
+	}
+	switch v := reflect.ValueOf(auth); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		if v.IsNil() {
+			return ""
+		}
+	}
+	return s.Subject()
 }
 
 // Key returns the key every request of one caller shares ("sub:" and the
@@ -62,13 +80,8 @@ func Of(auth any) Kind {
 // tasks, a pooled upstream connection, a rate-limit bucket) is keyed by
 // it; a caller without a key gets nothing that outlives its session.
 func Key(auth any) (string, bool) {
-	if auth == nil {
-		return "", false
-	}
-	if s, ok := auth.(subjecter); ok {
-		if sub := s.Subject(); sub != "" {
-			return "sub:" + sub, true
-		}
+	if sub := subjectOf(auth); sub != "" {
+		return "sub:" + sub, true
 	}
 	return "", false
 }
@@ -87,7 +100,7 @@ func Same(a, b any) bool {
 	case Anonymous:
 		return true
 	case Subject:
-		return a.(subjecter).Subject() == b.(subjecter).Subject()
+		return subjectOf(a) == subjectOf(b)
 	}
 	return reflect.DeepEqual(a, b)
 }

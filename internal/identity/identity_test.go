@@ -35,6 +35,8 @@ func TestSame(t *testing.T) {
 		{"opaque differing only in json:\"-\" fields", hidden{Role: "admin"}, hidden{Role: "user"}, false},
 		{"opaque strings", "alice", "alice", true},
 		{"opaque and subject with the same text", "ada", &user{"ada"}, false},
+		{"nil pointers with a Subject method", (*user)(nil), (*user)(nil), true},
+		{"nil pointer and a subject", (*user)(nil), &user{"ada"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,6 +60,7 @@ func TestKey(t *testing.T) {
 		{"subject", &user{"ada"}, "sub:ada", true, Subject},
 		{"empty subject", &user{""}, "", false, Opaque},
 		{"opaque struct", hidden{token: "x"}, "", false, Opaque},
+		{"nil pointer with a Subject method", (*user)(nil), "", false, Opaque},
 		{"opaque string", "alice", "", false, Opaque},
 	}
 	for _, tt := range tests {

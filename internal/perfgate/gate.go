@@ -159,22 +159,44 @@ type row struct {
 // result is the whole comparison.
 type result struct {
 	Rows []row
-	// Clauses are the verdicts of "stateless at most stateful", one per
-	// pair of rows that was measured.
+	// Clauses are the verdicts of clauses, one per pair of rows that was
+	// measured.
 	Clauses []clause
 }
 
-// clause is one pair's verdict on "a stateless call costs at most a
-// stateful one".
+// clause is one pair's verdict: row A costs at most Plus instructions
+// more than row B.
 type clause struct {
-	Stateless, Stateful string // the rows
-	Less, More          float64
-	OK                  bool
+	A, B  string // the rows
+	Plus  float64
+	CostA float64
+	CostB float64
+	OK    bool
 }
 
-// clausePairs are the rows "stateless at most stateful" compares: in
-// process and over loopback.
-var clausePairs = [][2]string{{"stateless", "stateful"}, {"stateless-http", "stateful-http"}}
+// FeatureAllowance is how many instructions more than the same call on the
+// minimal server a plain call may cost on a server with every feature
+// registered (the "full" rows). What it pays for is what is in force for
+// the calling session: the server's Disable rule and the session's own
+// tool and rule, which every lookup consults (visibility.go), about 760
+// instructions. Everything else the server registers must cost the call
+// nothing. An allowance in instructions rather than a ratio holds as the
+// engine's own path gets faster.
+const FeatureAllowance = 1000
+
+// clauses are the pairs of rows the gate compares in the same run, so
+// that re-recording the figures cannot hide what they judge: a stateless
+// call costs at most a stateful one (issue 10), in process and over
+// loopback; and a plain call costs what it costs on the minimal server,
+// within FeatureAllowance, whatever else the server registers (issue 32),
+// in process, over stdio and over loopback.
+var clauses = []clause{
+	{A: "stateless", B: "stateful"},
+	{A: "stateless-http", B: "stateful-http"},
+	{A: "full", B: "stateful", Plus: FeatureAllowance},
+	{A: "full-stdio", B: "stdio", Plus: FeatureAllowance},
+	{A: "full-http", B: "stateful-http", Plus: FeatureAllowance},
+}
 
 func (r result) ok() bool {
 	for _, x := range r.Rows {
@@ -192,7 +214,7 @@ func (r result) ok() bool {
 
 // compare judges measured against recorded: a row fails when it grew by
 // more than tol per cent or has no recorded figure, and a clause fails
-// when a stateless call costs more than a stateful one.
+// when its row A costs more than Plus instructions above its row B.
 func compare(recorded, measured map[string]float64, tol float64) result {
 	var res result
 	for _, s := range scenarios {
@@ -214,11 +236,12 @@ func compare(recorded, measured map[string]float64, tol float64) result {
 		}
 		res.Rows = append(res.Rows, x)
 	}
-	for _, p := range clausePairs {
-		sl, ok1 := measured[p[0]]
-		sf, ok2 := measured[p[1]]
+	for _, c := range clauses {
+		a, ok1 := measured[c.A]
+		b, ok2 := measured[c.B]
 		if ok1 && ok2 {
-			res.Clauses = append(res.Clauses, clause{Stateless: p[0], Stateful: p[1], Less: sl, More: sf, OK: sl <= sf})
+			c.CostA, c.CostB, c.OK = a, b, a <= b+c.Plus
+			res.Clauses = append(res.Clauses, c)
 		}
 	}
 	return res
@@ -243,8 +266,12 @@ func report(w io.Writer, res result) {
 		if !c.OK {
 			verdict = "FAIL"
 		}
-		fmt.Fprintf(w, "%s <= %s: %.0f vs %.0f instructions per call (%.3fx): %s\n",
-			c.Stateless, c.Stateful, c.Less, c.More, c.Less/c.More, verdict)
+		bound := ""
+		if c.Plus != 0 {
+			bound = fmt.Sprintf(" + %.0f", c.Plus)
+		}
+		fmt.Fprintf(w, "%s <= %s%s: %.0f vs %.0f instructions per call (%.3fx): %s\n",
+			c.A, c.B, bound, c.CostA, c.CostB, c.CostA/c.CostB, verdict)
 	}
 }
 

@@ -55,7 +55,7 @@ func TestCompare(t *testing.T) {
 			}
 			clause := ""
 			for _, c := range res.Clauses {
-				if c.Stateless == "stateless" {
+				if c.A == "stateless" {
 					clause = map[bool]string{true: "ok", false: "fail"}[c.OK]
 				}
 			}
@@ -73,18 +73,24 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// Each pair of "stateless at most stateful" is judged on its own.
+// Each clause (stateless at most stateful; a plain call on the full
+// server within FeatureAllowance of the minimal one) is judged on its
+// own.
 func TestCompareClauses(t *testing.T) {
-	rec := map[string]float64{"stateful": 100, "stateless": 90, "stateful-http": 200, "stateless-http": 180}
+	rec := map[string]float64{"stateful": 100, "stateless": 90, "stateful-http": 200, "stateless-http": 180,
+		"stdio": 100, "full": 1100, "full-stdio": 1100, "full-http": 1100}
 	tests := []struct {
 		name     string
 		measured map[string]float64
 		ok       []bool // the verdicts, in process then over loopback
 	}{
-		{"both hold", rec, []bool{true, true}},
+		{"both hold", map[string]float64{"stateful": 100, "stateless": 90, "stateful-http": 200, "stateless-http": 180}, []bool{true, true}},
 		{"loopback reversed", map[string]float64{"stateful": 100, "stateless": 90, "stateful-http": 180, "stateless-http": 181}, []bool{true, false}},
 		{"equal holds", map[string]float64{"stateful": 100, "stateless": 100}, []bool{true}},
 		{"only loopback measured", map[string]float64{"stateful-http": 200, "stateless-http": 201}, []bool{false}},
+		{"features within the allowance", map[string]float64{"stateful": 100, "full": 100 + FeatureAllowance}, []bool{true}},
+		{"features above the allowance", map[string]float64{"stateful": 100, "full": 100.1 + FeatureAllowance}, []bool{false}},
+		{"features over stdio and loopback", map[string]float64{"stdio": 100, "full-stdio": 1101, "stateful-http": 100, "full-http": 100}, []bool{false, true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -93,10 +94,32 @@ func (c *rawClient) do(req []byte) (status int, sid string, err error) {
 	return status, sid, nil
 }
 
+// initialize opens a session and returns its ID.
+func (c *rawClient) initialize() (string, error) {
+	status, sid, err := c.do(c.request(http.MethodPost, initBody, ""))
+	if err == nil && (status != http.StatusOK || sid == "") {
+		err = fmt.Errorf("initialize: %d %s", status, c.body)
+	}
+	if err != nil {
+		return "", err
+	}
+	status, _, err = c.do(c.request(http.MethodPost, initializedBody, sid))
+	if err == nil && status != http.StatusAccepted {
+		err = fmt.Errorf("notifications/initialized: %d %s", status, c.body)
+	}
+	return sid, err
+}
+
 // setupLoopback serves the handler on 127.0.0.1 and returns the add call
 // over one connection, in a session unless stateless.
 func setupLoopback(stateless bool) (func() error, func() error, error) {
-	h := mcphttp.New(newServer(), &mcphttp.Options{Stateless: stateless})
+	return setupLoopbackWith(newServer(), stateless, nil)
+}
+
+// setupLoopbackWith serves srv; session, when set, is given the session's
+// ID once it is initialized.
+func setupLoopbackWith(ms *mcp.Server, stateless bool, session func(*mcp.Server, string) error) (func() error, func() error, error) {
+	h := mcphttp.New(ms, &mcphttp.Options{Stateless: stateless})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, err
@@ -126,16 +149,8 @@ func setupLoopback(stateless bool) (func() error, func() error, error) {
 	}
 	sid := ""
 	if !stateless {
-		status, id, err := c.do(c.request(http.MethodPost, initBody, ""))
-		if err == nil && (status != http.StatusOK || id == "") {
-			err = fmt.Errorf("initialize: %d %s", status, c.body)
-		}
-		if err == nil {
-			sid = id
-			status, _, err = c.do(c.request(http.MethodPost, initializedBody, sid))
-			if err == nil && status != http.StatusAccepted {
-				err = fmt.Errorf("notifications/initialized: %d %s", status, c.body)
-			}
+		if sid, err = c.initialize(); err == nil && session != nil {
+			err = session(ms, sid)
 		}
 		if err != nil {
 			_ = closeAll()

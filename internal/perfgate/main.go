@@ -1,7 +1,9 @@
 // Command perfgate is the deterministic performance gate (`make perf-gate`):
 // it counts the instructions of a stateful, a stateless and a stdio
-// tools/call and of a session churn operation in process, and of a
-// stateful and a stateless tools/call over loopback HTTP, under valgrind's
+// tools/call and of a session churn operation in process, of a stateful
+// and a stateless tools/call over loopback HTTP, and of the same plain call
+// on a server with every optional feature registered (the "full" rows: in
+// process, over stdio and over loopback; full.go), under valgrind's
 // cachegrind, and compares them with the figures recorded in
 // perf/gate.json.
 //

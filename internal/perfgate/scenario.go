@@ -52,6 +52,13 @@ var scenarios = []scenario{
 		func() (func() error, func() error, error) { return setupLoopback(false) }},
 	{"stateless-http", "tools/call, stateless handler, over loopback HTTP/1.1",
 		func() (func() error, func() error, error) { return setupLoopback(true) }},
+	{"full", "stateful's call on a server with every feature registered (full.go)", setupFull},
+	{"full-stdio", "stdio's call on a server with every feature registered",
+		func() (func() error, func() error, error) { return setupStdioWith(newFullServer(), perSession) }},
+	{"full-http", "stateful-http's call on a server with every feature registered",
+		func() (func() error, func() error, error) {
+			return setupLoopbackWith(newFullServer(), false, perSession)
+		}},
 }
 
 func findScenario(name string) (scenario, bool) {
@@ -126,7 +133,11 @@ type engine struct {
 }
 
 func newEngine(opts *mcphttp.Options) (*engine, error) {
-	h := mcphttp.New(newServer(), opts)
+	return newEngineWith(newServer(), opts)
+}
+
+func newEngineWith(srv *mcp.Server, opts *mcphttp.Options) (*engine, error) {
+	h := mcphttp.New(srv, opts)
 	e := &engine{h: h, w: &memWriter{header: http.Header{}}, rb: &rewindBody{}}
 	r, err := http.NewRequest(http.MethodPost, "/mcp", e.rb)
 	if err != nil {
@@ -199,6 +210,20 @@ func setupStateful() (func() error, func() error, error) {
 	return e.call, e.close, nil
 }
 
+func setupFull() (func() error, func() error, error) {
+	e, err := newEngineWith(newFullServer(), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.initialize(); err != nil {
+		return nil, nil, err
+	}
+	if err := perSession(e.h.Server(), e.sid); err != nil {
+		return nil, nil, err
+	}
+	return e.call, e.close, nil
+}
+
 func setupStateless() (func() error, func() error, error) {
 	e, err := newEngine(&mcphttp.Options{Stateless: true})
 	if err != nil {
@@ -231,7 +256,13 @@ func setupChurn() (func() error, func() error, error) {
 }
 
 func setupStdio() (func() error, func() error, error) {
-	h := mcphttp.New(newServer(), nil)
+	return setupStdioWith(newServer(), nil)
+}
+
+// setupStdioWith serves srv over stdio.Serve; session, when set, is given
+// the session's ID once it is initialized.
+func setupStdioWith(srv *mcp.Server, session func(*mcp.Server, string) error) (func() error, func() error, error) {
+	h := mcphttp.New(srv, nil)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
@@ -264,18 +295,37 @@ func setupStdio() (func() error, func() error, error) {
 	if err := send(initializedBody); err != nil {
 		return nil, nil, err
 	}
+	if session != nil {
+		if err := stdioSession(h, session); err != nil {
+			return nil, nil, err
+		}
+	}
 	callLine := callBody + "\n"
 	op := func() error {
 		if _, err := io.WriteString(inW, callLine); err != nil {
 			return err
 		}
 		line, err := recv()
+		// The list_changed notifications of session's changes come on
+		// the session's stream, in the warm-up.
+		for err == nil && strings.HasPrefix(line, `{"jsonrpc":"2.0","method":"notifications/`) {
+			line, err = recv()
+		}
 		if err != nil || !strings.Contains(line, callAnswer) {
 			return fmt.Errorf("stdio tools/call: %q %v", line, err)
 		}
 		return nil
 	}
 	return op, teardown, nil
+}
+
+// stdioSession calls session with the ID of the handler's one session.
+func stdioSession(h *mcphttp.Handler, session func(*mcp.Server, string) error) error {
+	ss := h.Sessions()
+	if len(ss) != 1 {
+		return fmt.Errorf("stdio: %d sessions, want 1", len(ss))
+	}
+	return session(h.Server(), ss[0].ID)
 }
 
 // run sets s up, runs warmup operations and then n measured ones.

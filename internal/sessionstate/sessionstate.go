@@ -6,15 +6,13 @@
 package sessionstate
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/session"
 )
 
@@ -113,8 +111,8 @@ func (s *Session) Touch(now time.Time) { s.mu.Lock(); s.lastSeen = now; s.mu.Unl
 func (s *Session) LastSeen() time.Time { s.mu.Lock(); defer s.mu.Unlock(); return s.lastSeen }
 
 // FromRecord returns the working copy of a stored session; auth is the
-// auth data of the caller that is using it (its [Identity] matched the
-// record's).
+// auth data of the caller that is using it (the record is [Adoptable] by
+// it).
 func FromRecord(rec *session.Record, auth any) *Session {
 	s := &Session{ID: rec.ID, Created: rec.Created, lastSeen: rec.LastSeen, auth: auth}
 	s.Init(rec.ProtocolVersion, rec.Client, rec.Capabilities, auth)
@@ -154,30 +152,39 @@ func (s *Session) Record() *session.Record {
 	return rec
 }
 
-// Unencodable is the [Identity] of auth data that cannot be encoded as
-// JSON: it matches no caller on another replica.
-const Unencodable = "unencodable"
+// Opaque is the stored [Identity] of a session bound to auth data
+// without a subject: no caller matches it on another replica ([Adoptable]),
+// since no encoding of such a value is known to tell its users apart.
+const Opaque = "opaque"
 
-// Identity is the stored form of the auth data a session is bound to: ""
-// for none (anonymous), "sub:" and the subject for auth data implementing
-// mcp.Subject, else "sha256:" and the hash of its JSON encoding (auth data
-// that cannot be encoded binds to [Unencodable], which no caller matches
-// on another replica: such sessions are served by the replica that made
-// them only). Two callers may share a session when their identities
-// are equal.
+// Identity is the stored form of the auth data a session is bound to, by
+// the identity rule (package internal/identity): "" for none (anonymous),
+// the caller's key ("sub:" and the subject) for auth data with a subject,
+// else [Opaque].
 func Identity(auth any) string {
-	switch a := auth.(type) {
-	case nil:
+	if key, ok := identity.Key(auth); ok {
+		return key
+	}
+	if auth == nil {
 		return ""
-	case mcp.Subject:
-		return "sub:" + a.Subject()
 	}
-	b, err := json.Marshal(auth)
-	if err != nil {
-		return Unencodable
+	return Opaque
+}
+
+// Adoptable reports whether a caller with auth data auth may take up a
+// session that another replica stored with identity stored: an anonymous
+// caller an anonymous session, a caller with a subject a session of that
+// subject. Auth data without a subject adopts nothing, not even a session
+// it made itself: such a session is served by the replica that made it.
+func Adoptable(stored string, auth any) bool {
+	switch identity.Of(auth) {
+	case identity.Anonymous:
+		return stored == ""
+	case identity.Subject:
+		key, _ := identity.Key(auth)
+		return stored == key
 	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return false
 }
 
 // cloneCaps copies capabilities, as session.Record.Clone does: its own

@@ -100,13 +100,60 @@ type subj string
 
 func (s subj) Subject() string { return string(s) }
 
+// hidden is auth data without a subject that JSON cannot tell apart.
+type hidden struct{ user string }
+
+// blank implements mcp.Subject with an empty subject: it is opaque.
+type blank struct{ user string }
+
+func (blank) Subject() string { return "" }
+
+// TestIdentity: the stored form of a session's identity is "" for an
+// anonymous caller, "sub:" and the subject, or Opaque for any other auth
+// data, whose users it does not tell apart.
 func TestIdentity(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "", sessionstate.Identity(nil))
 	assert.Equal(t, "sub:bob", sessionstate.Identity(subj("bob")))
-	assert.Equal(t, sessionstate.Identity(map[string]any{"a": 1}), sessionstate.Identity(map[string]any{"a": 1}))
-	assert.NotEqual(t, sessionstate.Identity("alice"), sessionstate.Identity("bob"))
-	assert.Equal(t, sessionstate.Unencodable, sessionstate.Identity(func() {}))
+	for _, auth := range []any{"alice", hidden{"alice"}, blank{"alice"}, subj(""), map[string]any{"a": 1}, func() {}} {
+		assert.Equal(t, sessionstate.Opaque, sessionstate.Identity(auth), "%T", auth)
+	}
+}
+
+// TestAdoptable: another replica adopts a stored session for the
+// anonymous caller of an anonymous session and for the subject of a
+// subject's session; auth data without a subject adopts nothing, its own
+// session included.
+func TestAdoptable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		stored any // the auth data the session was made with
+		caller any
+		want   bool
+	}{
+		{"anonymous, anonymous", nil, nil, true},
+		{"subject, same subject", subj("ada"), subj("ada"), true},
+		{"subject, other subject", subj("ada"), subj("bob"), false},
+		{"subject, anonymous", subj("ada"), nil, false},
+		{"anonymous, subject", nil, subj("ada"), false},
+		{"opaque, same value", hidden{"ada"}, hidden{"ada"}, false},
+		{"opaque, other user", hidden{"ada"}, hidden{"bob"}, false},
+		{"empty subject, same value", blank{"ada"}, blank{"ada"}, false},
+		{"opaque string, same string", "ada", "ada", false},
+		{"anonymous, opaque", nil, hidden{"ada"}, false},
+		{"opaque, anonymous", hidden{"ada"}, nil, false},
+		{"subject, opaque with the subject's text", subj("ada"), "sub:ada", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, sessionstate.Adoptable(sessionstate.Identity(tt.stored), tt.caller))
+		})
+	}
+	// Records of older versions stored a hash of the JSON: adopted by no one.
+	assert.False(t, sessionstate.Adoptable("sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a", hidden{}))
+	assert.False(t, sessionstate.Adoptable("sub:", blank{}), "an empty subject never matches")
 }
 
 // TestApplyAllocs: refreshing a session from a record without

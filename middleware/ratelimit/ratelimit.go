@@ -18,6 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/identity"
 )
 
 // CodeRateLimited is the JSON-RPC error code of a request refused by
@@ -43,10 +44,11 @@ type Options struct {
 	// Other limits each caller's other requests (lists, reads, prompts,
 	// initialize, …), counted apart from tools/call.
 	Other Limit
-	// Key names the caller a request counts against. The default is the
-	// subject of the auth data (mcp.Subject), else the remote address's
-	// host (an IPv6 address by its /64), else "local" (stdio and embedded
-	// sessions, which all share one bucket). Requests with the same key
+	// Key names the caller a request counts against. The default
+	// ([DefaultKey]) is the non-empty subject of the auth data
+	// (mcp.Subject), else the remote address's host (an IPv6 address by
+	// its /64), else "local" (stdio and embedded sessions, which all share
+	// one bucket). Requests with the same key
 	// share buckets; return "" to exempt a request.
 	Key func(r *http.Request, c *mcp.Call) string
 	// IdleTimeout is how long the buckets of a caller that sends nothing
@@ -226,14 +228,16 @@ func (rl *rateLimiter) key(r *http.Request, c *mcp.Call) string {
 	return DefaultKey(r, c)
 }
 
-// DefaultKey is the caller key [New] uses without
-// Options.Key: "subject:" and the subject of the auth data
-// (mcp.Subject), else "addr:" and the remote host (an IPv6 address by its
-// /64, which one host usually holds whole), else "local" for a request
-// without a network connection (stdio, embedded).
+// DefaultKey is the caller key [New] uses without Options.Key, by the
+// identity rule of every caller comparison in mcpchain: "sub:" and the
+// subject of auth data with a non-empty subject (mcp.Subject), else
+// "addr:" and the remote host (an IPv6 address by its /64, which one host
+// usually holds whole), else "local" for a request without a network
+// connection (stdio, embedded). Auth data without a subject has no key of
+// its own: its caller counts by address, as an anonymous one does.
 func DefaultKey(r *http.Request, c *mcp.Call) string {
-	if s, ok := c.Auth.(mcp.Subject); ok && s.Subject() != "" {
-		return "subject:" + s.Subject()
+	if key, ok := identity.Key(c.Auth); ok {
+		return key
 	}
 	if r.Context().Value(http.LocalAddrContextKey) == nil || r.RemoteAddr == "" {
 		return "local"

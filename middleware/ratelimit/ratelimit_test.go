@@ -121,7 +121,8 @@ func TestRateLimitLetsNotificationsThrough(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "%s", b)
 }
 
-// The default key is the auth subject, else the remote host.
+// The default key is the auth data's subject, by the identity rule
+// (internal/identity), else the remote host.
 func TestDefaultKey(t *testing.T) {
 	network := context.WithValue(t.Context(), http.LocalAddrContextKey, &net.TCPAddr{})
 	r := httptest.NewRequest(http.MethodPost, "/", nil).WithContext(network)
@@ -130,12 +131,20 @@ func TestDefaultKey(t *testing.T) {
 	r6 := httptest.NewRequest(http.MethodPost, "/", nil).WithContext(network)
 	r6.RemoteAddr = "[2001:db8:1:2:3:4:5:6]:5555"
 	assert.Equal(t, "addr:2001:db8:1:2::/64", ratelimit.DefaultKey(r6, &mcp.Call{}))
-	assert.Equal(t, "subject:ada", ratelimit.DefaultKey(r, &mcp.Call{Auth: subject("ada")}))
+	assert.Equal(t, "sub:ada", ratelimit.DefaultKey(r, &mcp.Call{Auth: subject("ada")}))
+	// Auth data without a subject has no key: its caller counts by
+	// address, as an anonymous one does, whatever the data holds.
+	for _, auth := range []any{subject(""), hidden{"ada"}, "ada", map[string]any{"sub": "ada"}} {
+		assert.Equal(t, "addr:203.0.113.7", ratelimit.DefaultKey(r, &mcp.Call{Auth: auth}), "%T", auth)
+	}
 	local, _ := http.NewRequest(http.MethodPost, "/", nil)
 	assert.Equal(t, "local", ratelimit.DefaultKey(local, &mcp.Call{}))
 }
 
 type subject string
+
+// hidden is auth data without a subject.
+type hidden struct{ user string }
 
 func (s subject) Subject() string { return string(s) }
 

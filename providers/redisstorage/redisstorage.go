@@ -27,12 +27,21 @@ import (
 // LRU policy would silently drop client registrations.
 //
 // Client registrations count against MaxClients, kept in one sorted set
-// ({prefix}clients: client key by expiry time).
+// ({prefix}clients: client key by expiry time), and authorizations in
+// progress against MaxTransactions, in another ({prefix}txns): the
+// records anyone can create without logging in have quotas of their own,
+// so a flood of them fills its quota, never the memory the logins need.
+// Size Redis for them: a registration or a transaction takes about 5 KB
+// at most, so the default quotas need some 100 MB beside the logins.
 type Storage struct {
 	// MaxClients caps the number of live client registrations; Put of a
 	// new one beyond it fails with providers.ErrStorageFull. Set it before the
 	// storage is used. Default (0): 10 000.
 	MaxClients int
+	// MaxTransactions caps the number of live authorizations in progress
+	// (keys starting with providers.TransactionKeyPrefix), as MaxClients
+	// does registrations. Default (0): 10 000.
+	MaxTransactions int
 
 	c      redis.UniversalClient
 	prefix string
@@ -50,7 +59,7 @@ else
 end
 return old`)
 
-// admitScript admits a client key into the quota set KEYS[1]: it drops
+// admitScript admits a counted key into the quota set KEYS[1]: it drops
 // the expired members, then adds ARGV[1] (expiring at now + ARGV[2] ms, 0:
 // never) unless it is new and the set holds ARGV[3] members. 1: admitted.
 var admitScript = redis.NewScript(`
@@ -65,16 +74,30 @@ if tonumber(ARGV[2]) > 0 then exp = now + tonumber(ARGV[2]) end
 redis.call('ZADD', KEYS[1], exp, ARGV[1])
 return 1`)
 
-// admit counts a client key against MaxClients before it is written.
-func (s *Storage) admit(ctx context.Context, key string, ttl time.Duration) error {
-	if !isClientKey(key) {
-		return nil
+// quota names the sorted set and the cap a key counts against: client
+// registrations and transactions have one each; other keys none ("").
+func (s *Storage) quota(key string) (set string, max int) {
+	switch {
+	case strings.HasPrefix(key, providers.ClientKeyPrefix):
+		set, max = "clients", s.MaxClients
+	case strings.HasPrefix(key, providers.TransactionKeyPrefix):
+		set, max = "txns", s.MaxTransactions
+	default:
+		return "", 0
 	}
-	max := s.MaxClients
 	if max <= 0 {
 		max = 10_000
 	}
-	ok, err := admitScript.Run(ctx, s.c, []string{s.prefix + "clients"}, key, ttl.Milliseconds(), max).Int()
+	return s.prefix + set, max
+}
+
+// admit counts a key against its quota before it is written.
+func (s *Storage) admit(ctx context.Context, key string, ttl time.Duration) error {
+	set, max := s.quota(key)
+	if set == "" {
+		return nil
+	}
+	ok, err := admitScript.Run(ctx, s.c, []string{set}, key, ttl.Milliseconds(), max).Int()
 	if err != nil {
 		return err
 	}
@@ -157,13 +180,13 @@ func (s *Storage) Update(ctx context.Context, key string, val []byte, ttl time.D
 	if errors.Is(err, redis.Nil) {
 		return false, nil
 	}
-	if err == nil && isClientKey(key) {
+	if set, _ := s.quota(key); err == nil && set != "" {
 		// Slide the key's expiry in the quota set too (XX: only if counted).
 		exp := "+inf"
 		if ttl > 0 {
 			exp = fmt.Sprint(time.Now().Add(ttl).UnixMilli())
 		}
-		err = s.c.Do(ctx, "ZADD", s.prefix+"clients", "XX", exp, key).Err()
+		err = s.c.Do(ctx, "ZADD", set, "XX", exp, key).Err()
 	}
 	return err == nil, err
 }
@@ -176,12 +199,19 @@ func (s *Storage) Get(ctx context.Context, key string) ([]byte, error) {
 	return notFound(key)(s.c.Get(ctx, s.prefix+key).Bytes())
 }
 
-// Take implements providers.TokenStorage with GETDEL, which is atomic.
+// Take implements providers.TokenStorage with GETDEL, which is atomic. A
+// counted key frees its place in its quota at once.
 func (s *Storage) Take(ctx context.Context, key string) ([]byte, error) {
 	if err := checkArgs(ctx, key, 0); err != nil {
 		return nil, err
 	}
-	return notFound(key)(s.c.GetDel(ctx, s.prefix+key).Bytes())
+	b, err := notFound(key)(s.c.GetDel(ctx, s.prefix+key).Bytes())
+	if set, _ := s.quota(key); err == nil && set != "" {
+		// Best effort: a place not freed now is freed when the key's
+		// expiry passes.
+		_ = s.c.ZRem(ctx, set, key).Err()
+	}
+	return b, err
 }
 
 // Delete implements providers.TokenStorage.
@@ -189,8 +219,8 @@ func (s *Storage) Delete(ctx context.Context, key string) error {
 	if err := checkArgs(ctx, key, 0); err != nil {
 		return err
 	}
-	if isClientKey(key) {
-		if err := s.c.ZRem(ctx, s.prefix+"clients", key).Err(); err != nil {
+	if set, _ := s.quota(key); set != "" {
+		if err := s.c.ZRem(ctx, set, key).Err(); err != nil {
 			return err
 		}
 	}
@@ -213,10 +243,6 @@ func notFound(key string) func([]byte, error) ([]byte, error) {
 		return b, err
 	}
 }
-
-// isClientKey reports whether key is a client registration, which counts
-// against MaxClients.
-func isClientKey(key string) bool { return strings.HasPrefix(key, providers.ClientKeyPrefix) }
 
 // checkArgs refuses what every providers.TokenStorage refuses: a done
 // context, an empty key, a negative TTL.

@@ -92,6 +92,12 @@ func TestClusterStorage(t *testing.T) {
 			s.MaxClients = storagetest.ClientQuotaSize
 			storagetest.RunClientQuota(t, s)
 		})
+		t.Run("TransactionQuota", func(t *testing.T) {
+			t.Parallel()
+			s := redisstorage.New(c, "tquota:")
+			s.MaxTransactions = storagetest.TransactionQuotaSize
+			storagetest.RunTransactionQuota(t, s)
+		})
 	})
 	t.Logf("slot-checked: %d scripts", check.Checked(redistest.KindScript))
 	assert.Positive(t, check.Checked(redistest.KindScript), "scripts checked")
@@ -107,4 +113,17 @@ func TestClientQuota(t *testing.T) {
 	s := redisstorage.New(rc, "quota:")
 	s.MaxClients = storagetest.ClientQuotaSize
 	storagetest.RunClientQuota(t, s)
+}
+
+// Authorizations in progress have a quota of their own too (issue 31,
+// hole 2): a flood of anonymous authorization starts fills it, never the
+// memory of logins.
+func TestTransactionQuota(t *testing.T) {
+	t.Parallel()
+	addr := redistest.Start(t)
+	rc := redis.NewClient(&redis.Options{Addr: addr})
+	defer rc.Close()
+	s := redisstorage.New(rc, "tquota:")
+	s.MaxTransactions = storagetest.TransactionQuotaSize
+	storagetest.RunTransactionQuota(t, s)
 }

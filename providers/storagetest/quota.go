@@ -16,29 +16,64 @@ import (
 // must be configured with.
 const ClientQuotaSize = 5
 
+// TransactionQuotaSize is the MaxTransactions a storage given to
+// [RunTransactionQuota] must be configured with.
+const TransactionQuotaSize = 5
+
 // RunClientQuota checks the client-registration quota of s, which must be
 // configured with MaxClients = ClientQuotaSize (and be empty): it takes
 // that many client registrations and refuses one more (with
 // providers.ErrStorageFull) until one is deleted or expires; overwriting
-// a counted client is allowed, and other records do not count. It waits
-// a little over a second for an expiry.
+// a counted client is allowed, and other records (transactions included)
+// do not count. It waits a little over a second for an expiry.
 func RunClientQuota(t *testing.T, s providers.TokenStorage) {
 	t.Helper()
+	runQuota(t, s, providers.ClientKeyPrefix, ClientQuotaSize, providers.TransactionKeyPrefix)
+}
+
+// RunTransactionQuota checks the quota of authorizations in progress of
+// s, which must be configured with MaxTransactions = TransactionQuotaSize
+// (and be empty), as RunClientQuota checks registrations: keys starting
+// with providers.TransactionKeyPrefix are counted apart from client
+// registrations and from every other record, and a transaction taken
+// (the upstream callback takes it) frees its place.
+func RunTransactionQuota(t *testing.T, s providers.TokenStorage) {
+	t.Helper()
+	runQuota(t, s, providers.TransactionKeyPrefix, TransactionQuotaSize, providers.ClientKeyPrefix)
 	ctx := context.Background()
-	for i := range ClientQuotaSize {
-		require.NoError(t, s.Put(ctx, fmt.Sprintf("client:%d", i), []byte("c"), time.Hour))
+	key := func(i int) string { return fmt.Sprintf("%stake%d", providers.TransactionKeyPrefix, i) }
+	// runQuota left the quota full.
+	assert.ErrorIs(t, s.Put(ctx, key(0), []byte("t"), time.Hour), providers.ErrStorageFull)
+	_, err := s.Take(ctx, providers.TransactionKeyPrefix+"2")
+	require.NoError(t, err)
+	require.NoError(t, s.Put(ctx, key(0), []byte("t"), time.Hour), "a taken transaction frees its place")
+}
+
+// runQuota checks the quota of the keys starting with prefix (size of
+// them), and that keys starting with other, and keys of neither kind,
+// have room of their own.
+func runQuota(t *testing.T, s providers.TokenStorage, prefix string, size int, other string) {
+	t.Helper()
+	ctx := context.Background()
+	key := func(i any) string { return fmt.Sprint(prefix, i) }
+	for i := range size {
+		require.NoError(t, s.Put(ctx, key(i), []byte("c"), time.Hour))
 	}
-	assert.ErrorIs(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), providers.ErrStorageFull)
-	require.NoError(t, s.Put(ctx, "client:4", []byte("c2"), time.Hour), "overwriting a counted client is allowed")
-	for i := range ClientQuotaSize {
+	assert.ErrorIs(t, s.Put(ctx, key(size), []byte("c"), time.Hour), providers.ErrStorageFull)
+	ok, err := s.PutIfAbsent(ctx, key(size), []byte("c"), time.Hour)
+	assert.False(t, ok, "PutIfAbsent beyond the quota")
+	assert.ErrorIs(t, err, providers.ErrStorageFull, "PutIfAbsent beyond the quota")
+	require.NoError(t, s.Put(ctx, key(size-1), []byte("c2"), time.Hour), "overwriting a counted key is allowed")
+	for i := range size {
 		require.NoError(t, s.Put(ctx, fmt.Sprintf("rt:%d", i), []byte("r"), time.Hour), "other records have their own room")
+		require.NoError(t, s.Put(ctx, fmt.Sprint(other, i), []byte("o"), time.Hour), "the other quota is apart")
 	}
-	require.NoError(t, s.Delete(ctx, "client:0"))
-	require.NoError(t, s.Put(ctx, "client:5", []byte("c"), time.Hour), "a deleted client frees its place")
-	// An expired client frees its place too.
-	require.NoError(t, s.Delete(ctx, "client:1"))
-	require.NoError(t, s.Put(ctx, "client:short", []byte("c"), 20*time.Millisecond))
-	assert.ErrorIs(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), providers.ErrStorageFull)
+	require.NoError(t, s.Delete(ctx, key(0)))
+	require.NoError(t, s.Put(ctx, key(size), []byte("c"), time.Hour), "a deleted key frees its place")
+	// An expired key frees its place too.
+	require.NoError(t, s.Delete(ctx, key(1)))
+	require.NoError(t, s.Put(ctx, key("short"), []byte("c"), 20*time.Millisecond))
+	assert.ErrorIs(t, s.Put(ctx, key(size+1), []byte("c"), time.Hour), providers.ErrStorageFull)
 	time.Sleep(1100 * time.Millisecond)
-	require.NoError(t, s.Put(ctx, "client:6", []byte("c"), time.Hour), "an expired client frees its place")
+	require.NoError(t, s.Put(ctx, key(size+1), []byte("c"), time.Hour), "an expired key frees its place")
 }

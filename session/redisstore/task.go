@@ -46,6 +46,11 @@ func (s *Store) CreateTask(ctx context.Context, t *session.Task) error {
 	}
 	// The index of tasks/list (tasklist.go). A failure here leaves the
 	// task readable by ID, only unlisted: it is reported all the same.
+	// Tasks of the empty identity (anonymous callers without a session)
+	// are never listed: no index holds every such caller's tasks.
+	if t.Identity == "" {
+		return nil
+	}
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
 	if err := indexTask.Run(ctx, s.c, []string{s.tasksOfKey(t.Identity)}, expiryScore(t), t.ID, now).Err(); err != nil {
 		return fmt.Errorf("redisstore: indexing the task: %w", err)

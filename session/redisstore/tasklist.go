@@ -46,8 +46,12 @@ func expiryScore(t *session.Task) string {
 }
 
 // ListTasks implements session.TaskLister: the identity's index, then
-// each task (one pipeline); IDs whose task is gone leave the index.
+// each task (one pipeline); IDs whose task is gone leave the index. The
+// empty identity has no index (CreateTask) and lists nothing.
 func (s *Store) ListTasks(ctx context.Context, identity string) ([]*session.Task, error) {
+	if identity == "" {
+		return nil, nil
+	}
 	key := s.tasksOfKey(identity)
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
 	ids, err := s.c.ZRangeByScore(ctx, key, &redis.ZRangeBy{Min: "(" + now, Max: "+inf"}).Result()

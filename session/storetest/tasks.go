@@ -180,6 +180,14 @@ func RunTasks(t *testing.T, newStore func(t *testing.T) session.TaskStore, ttlUn
 		short := mine(6*ttlUnit, alice, 0)
 		mine(time.Minute, bob, 0)
 
+		// The empty identity (anonymous, no session) lists nothing.
+		anonymous := mine(time.Minute, "", 0)
+		none, err := s.ListTasks(ctx, "")
+		require.NoError(t, err)
+		assert.Empty(t, none)
+		_, err = s.GetTask(ctx, anonymous.ID)
+		require.NoError(t, err, "an anonymous task is read by its ID")
+
 		got, err := s.ListTasks(ctx, alice)
 		require.NoError(t, err)
 		var ids []string
@@ -212,7 +220,7 @@ func RunTasks(t *testing.T, newStore func(t *testing.T) session.TaskStore, ttlUn
 			return err == nil && len(got) == 3
 		}, 14*ttlUnit, ttlUnit/4, "the expired task is still listed")
 
-		none, err := s.ListTasks(ctx, "sub:nobody-"+session.NewID())
+		none, err = s.ListTasks(ctx, "sub:nobody-"+session.NewID())
 		require.NoError(t, err)
 		assert.Empty(t, none)
 	})

@@ -7,10 +7,12 @@ package install
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -50,6 +52,20 @@ type Env struct {
 	// Dir is the project directory (--project), normally the working one.
 	Dir string
 }
+
+// Target is a file install writes. Dir is taken as it is: created when
+// missing, a symbolic link followed (the user's own configuration
+// directory, the project directory). Name is a path below Dir: each of
+// its directories install creates, or enters only when it is a real
+// directory, never through a link, and the file itself must be a regular
+// file or missing.
+type Target struct {
+	Dir  string
+	Name string
+}
+
+// Path is the target's file path.
+func (t Target) Path() string { return filepath.Join(t.Dir, t.Name) }
 
 // OSEnv is the running system's Env.
 func OSEnv() (Env, error) {
@@ -146,13 +162,28 @@ func IDs() []string {
 // Path returns the file install writes for the client: the project file
 // (in e.Dir) when project is set, else the user file.
 func (c *Client) Path(e Env, project bool) (string, error) {
+	t, err := c.Target(e, project)
+	if err != nil {
+		return "", err
+	}
+	return t.Path(), nil
+}
+
+// Target returns the file install writes for the client, as [Client.Write]
+// takes it: the project file below e.Dir when project is set, else the
+// user file, its directory taken as it is.
+func (c *Client) Target(e Env, project bool) (Target, error) {
 	if project || c.path == nil {
 		if c.project == "" {
-			return "", fmt.Errorf("%s has no project configuration file", c.ID)
+			return Target{}, fmt.Errorf("%s has no project configuration file", c.ID)
 		}
-		return filepath.Join(e.Dir, c.project), nil
+		return Target{Dir: e.Dir, Name: c.project}, nil
 	}
-	return c.path(e)
+	p, err := c.path(e)
+	if err != nil {
+		return Target{}, err
+	}
+	return Target{Dir: filepath.Dir(p), Name: filepath.Base(p)}, nil
 }
 
 // Entry is a server's entry in a client's file, members in the order
@@ -225,50 +256,261 @@ type Result struct {
 	Backup string
 	// Entry is the entry written, as JSON.
 	Entry []byte
+	// Mode is the file's permission bits once written (or as found, when
+	// nothing changed).
+	Mode fs.FileMode
+	// Tightened: nothing else changed, but the file, which holds the
+	// server's environment, was readable by others and is no longer.
+	Tightened bool
 }
 
-// Write merges the server into the file at path: nothing changes when
-// the entry there is already the same; otherwise the previous file is
-// copied to path+".bak" and the new one written (directories created).
-func (c *Client) Write(path string, s Server) (*Result, error) {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+// Write merges the server into the target file: nothing changes when the
+// entry there is already the same; otherwise the previous file is copied
+// to FILE.bak and the new one written. Both are written to a new file of
+// a random name, created exclusively in the same directory, then renamed
+// over the old one, so a file is never written through a link. The file,
+// FILE.bak and each directory below t.Dir must be a regular file or
+// directory, or missing (directories are then created, 0755): a symbolic
+// link or any other kind of file is refused, naming it.
+//
+// A file that holds the server's environment (Server.Env) is written
+// 0600 (an existing one, and its backup, lose their group and other
+// bits); otherwise an existing file and its backup keep its mode, and a
+// new one is 0644 (less the umask).
+func (c *Client) Write(t Target, s Server) (*Result, error) {
+	if !filepath.IsLocal(t.Name) {
+		return nil, fmt.Errorf("%q is not a path below %s", t.Name, t.Dir)
+	}
+	name := filepath.Clean(t.Name)
+	path := t.Path()
+	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
 		return nil, err
+	}
+	top, err := os.OpenRoot(t.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer top.Close()
+	dir, err := enterDirs(top, t.Dir, filepath.Dir(name))
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	base := filepath.Base(name)
+
+	f, info, err := openRegular(dir, base, path)
+	if err != nil {
+		return nil, err
+	}
+	var old []byte
+	if f != nil {
+		defer f.Close()
+		if old, err = io.ReadAll(f); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	entry, err := json.MarshalIndent(c.Entry(s), "", "  ")
 	if err != nil {
 		return nil, err
 	}
+	secret := len(s.Env) > 0
 	res := &Result{Path: path, Entry: entry}
 	if c.has(old, s) {
+		res.Mode = info.Mode().Perm()
+		if secret && res.Mode&0o077 != 0 {
+			if err := f.Chmod(res.Mode &^ 0o077); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			res.Mode &^= 0o077
+			res.Tightened = true
+		}
 		return res, nil
 	}
 	merged, err := c.Merge(old, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
+	mode, exact := fs.FileMode(0o644), false
+	if info != nil {
+		mode, exact = info.Mode().Perm(), true
 	}
-	mode := os.FileMode(0o644)
-	if old != nil {
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
+	if secret {
+		if info == nil {
+			mode = 0o600
+		}
+		mode &^= 0o077
+		exact = true
+	}
+	if info != nil {
+		// The backup keeps the old file's mode, less group and other bits
+		// with --env: the old file may hold this server's previous values.
+		bmode := info.Mode().Perm()
+		if secret {
+			bmode &^= 0o077
 		}
 		res.Backup = path + ".bak"
-		if err := os.WriteFile(res.Backup, old, mode); err != nil {
+		if err := replace(dir, base+".bak", res.Backup, old, bmode, true); err != nil {
 			return nil, fmt.Errorf("backup: %w", err)
 		}
 	}
-	tmp := path + ".mcpchain-tmp"
-	if err := os.WriteFile(tmp, merged, mode); err != nil {
+	if err := replace(dir, base, path, merged, mode, exact); err != nil {
 		return nil, err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return nil, err
-	}
-	res.Changed = true
+	res.Changed, res.Mode = true, mode
 	return res, nil
+}
+
+// enterDirs opens the directory rel below top (at path shown), each of
+// its directories created when missing; one that is a symbolic link or
+// not a directory is refused.
+func enterDirs(top *os.Root, shown, rel string) (*os.Root, error) {
+	d, err := top.OpenRoot(".")
+	if err != nil {
+		return nil, err
+	}
+	if rel == "." {
+		return d, nil
+	}
+	for _, p := range strings.Split(filepath.ToSlash(rel), "/") {
+		shown = filepath.Join(shown, p)
+		fi, err := d.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err = d.Mkdir(p, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
+				fi, err = d.Lstat(p)
+			}
+		}
+		if err == nil {
+			err = kind(d, p, shown, fi, true)
+		}
+		var next *os.Root
+		if err == nil {
+			next, err = d.OpenRoot(p)
+		}
+		if err == nil {
+			// The directory opened is the one checked, not a link put
+			// in its place meanwhile.
+			var got fs.FileInfo
+			if got, err = next.Stat("."); err == nil && !os.SameFile(fi, got) {
+				err = fmt.Errorf("%s changed while install opened it", shown)
+			}
+			if err != nil {
+				next.Close()
+			}
+		}
+		d.Close()
+		if err != nil {
+			return nil, err
+		}
+		d = next
+	}
+	return d, nil
+}
+
+// openRegular opens the file name of dir (at path shown) for reading: nil
+// when it does not exist, an error when it is a symbolic link or not a
+// regular file. A FIFO is neither opened for long nor read.
+func openRegular(dir *os.Root, name, shown string) (*os.File, fs.FileInfo, error) {
+	fi, err := dir.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := kind(dir, name, shown, fi, false); err != nil {
+		return nil, nil, err
+	}
+	f, err := dir.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	got, err := f.Stat()
+	if err == nil && (!got.Mode().IsRegular() || !os.SameFile(fi, got)) {
+		err = fmt.Errorf("%s changed while install opened it", shown)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, got, nil
+}
+
+// kind refuses fi (name in dir, at path shown) unless it is a directory
+// (wantDir) or a regular file.
+func kind(dir *os.Root, name, shown string, fi fs.FileInfo, wantDir bool) error {
+	m := fi.Mode()
+	switch {
+	case m&fs.ModeSymlink != 0:
+		to, _ := dir.Readlink(name)
+		return fmt.Errorf("%s is a symbolic link (to %s): install writes no file through a link; remove it, or give --file the path of a real file", shown, to)
+	case wantDir && m.IsDir(), !wantDir && m.IsRegular():
+		return nil
+	case wantDir:
+		return fmt.Errorf("%s is not a directory (%s)", shown, describe(m))
+	}
+	return fmt.Errorf("%s is not a regular file (%s): install replaces only a regular file", shown, describe(m))
+}
+
+func describe(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "mode " + m.String()
+}
+
+// tempName is the name of a new temporary file beside name: random, so
+// that no one can plant anything at it beforehand.
+var tempName = func(name string) string {
+	return "." + name + "." + rand.Text()[:12] + ".mcpchain-tmp"
+}
+
+// replace writes data as the file name of dir (at path shown): to a new
+// file created exclusively, mode mode (exactly, when exact; else less the
+// umask), then renamed over name, which must be a regular file or
+// missing.
+func replace(dir *os.Root, name, shown string, data []byte, mode fs.FileMode, exact bool) (err error) {
+	if fi, err := dir.Lstat(name); err == nil {
+		if err := kind(dir, name, shown, fi, false); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	tmp := tempName(name)
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return fmt.Errorf("%s: a temporary file: %w", shown, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			_ = dir.Remove(tmp)
+		}
+	}()
+	if exact {
+		if err = f.Chmod(mode); err != nil {
+			return err
+		}
+	}
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return dir.Rename(tmp, name)
 }
 
 // has reports whether file already holds exactly the server's entry.

@@ -85,23 +85,24 @@ func TestMergeKeepsEverythingElse(t *testing.T) {
 func TestWriteIdempotentWithBackup(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "mcp.json")
+	target := Target{Dir: dir, Name: filepath.Join("sub", "mcp.json")}
 	c := Clients["vscode"]
 
-	res, err := c.Write(path, srv)
+	res, err := c.Write(target, srv)
 	require.NoError(t, err)
 	require.True(t, res.Changed)
 	require.Empty(t, res.Backup, "no backup of a file that did not exist")
 	first, err := os.ReadFile(path)
 	require.NoError(t, err)
 
-	res, err = c.Write(path, srv)
+	res, err = c.Write(target, srv)
 	require.NoError(t, err)
 	require.False(t, res.Changed, "same entry: nothing written")
 	require.NoFileExists(t, path+".bak")
 
 	changed := srv
 	changed.Args = []string{"-v", "-x"}
-	res, err = c.Write(path, changed)
+	res, err = c.Write(target, changed)
 	require.NoError(t, err)
 	require.True(t, res.Changed)
 	require.Equal(t, path+".bak", res.Backup)

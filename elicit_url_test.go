@@ -1,0 +1,135 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/mcphttp"
+)
+
+// hostileURLs are URLs no user may be asked to open: a script, a
+// document, a local file, a host disguised by user information, and http
+// to a host that is not this machine.
+var hostileURLs = map[string]string{
+	"javascript": "javascript:alert(document.cookie)",
+	"data":       "data:text/html,<script>alert(1)</script>",
+	"file":       "file:///etc/passwd",
+	"userinfo":   "https://bank.example@evil.example/login",
+	"http":       "http://example.com/login",
+}
+
+// urlServer has a tool for each way a URL-mode elicitation leaves a
+// server: Context.ElicitURL, Context.Elicit in URL mode, Context.Ask,
+// and a URLElicitationRequired error (done once the client's handler
+// accepted one).
+func urlServer(opened func() bool) *mcp.Server {
+	srv := mcp.NewServer(mcp.Options{Name: "urls", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	type in struct {
+		URL string `json:"url"`
+	}
+	mcp.AddTool(srv, mcp.Tool{Name: "elicit-url"}, func(ctx context.Context, c *mcp.Context, a in) (string, error) {
+		res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: "e-1", URL: a.URL, Message: "Open it"})
+		if err != nil {
+			return "", err
+		}
+		return res.Action, nil
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "elicit"}, func(ctx context.Context, c *mcp.Context, a in) (string, error) {
+		res, err := c.Elicit(ctx, &mcp.ElicitParams{Mode: "url", ElicitationID: "e-2", URL: a.URL, Message: "Open it"})
+		if err != nil {
+			return "", err
+		}
+		return res.Action, nil
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, a in) (string, error) {
+		_, err := c.Ask(ctx, map[string]mcp.InputRequest{"k": {Method: "elicitation/create",
+			Params: map[string]any{"mode": "url", "elicitationId": "e-3", "url": a.URL, "message": "Open it"}}})
+		if err != nil {
+			return "", err
+		}
+		return "accept", nil
+	})
+	mcp.AddTool(srv, mcp.Tool{Name: "required"}, func(ctx context.Context, c *mcp.Context, a in) (string, error) {
+		if opened() {
+			return "accept", nil
+		}
+		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: "e-4", URL: a.URL, Message: "Open it"})
+	})
+	return srv
+}
+
+// TestElicitationURLsChecked (issue 31, hole 12): every way a server asks
+// the user to open a URL checks it (internal/eliciturl): ElicitURL,
+// Elicit in URL mode, Ask, and URLElicitationRequired, at both revisions.
+// A hostile URL never reaches the client's handler and the call fails
+// saying why; an https URL and http to this machine are asked.
+func TestElicitationURLsChecked(t *testing.T) {
+	t.Parallel()
+	tools := []string{"elicit-url", "elicit", "ask", "required"}
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		for _, tool := range tools {
+			t.Run(string(version)+"/"+tool, func(t *testing.T) {
+				t.Parallel()
+				var mu sync.Mutex
+				var handed []string
+				opened := func() bool { mu.Lock(); defer mu.Unlock(); return len(handed) > 0 }
+				h := mcphttp.New(urlServer(opened), nil)
+				t.Cleanup(func() { _ = h.Close() })
+				ctx := context.Background()
+				c, err := client.Connect(ctx, client.InProcess(h, nil), &client.Options{ProtocolVersion: version,
+					ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+						mu.Lock()
+						handed = append(handed, p.URL)
+						mu.Unlock()
+						return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+					}})
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = c.Close() })
+
+				for name, u := range hostileURLs {
+					res, err := c.CallTool(ctx, tool, map[string]any{"url": u}, nil)
+					var msg string
+					if err != nil {
+						msg = err.Error()
+					} else {
+						require.True(t, res.IsError, "%s: %s was asked: %s", name, u, res.Text())
+						msg = res.Text()
+					}
+					assert.Contains(t, msg, "elicitation URL", name)
+				}
+				mu.Lock()
+				assert.Empty(t, handed, "no hostile URL reached the client")
+				mu.Unlock()
+
+				for _, u := range []string{"https://example.com/connect?id=1", "http://127.0.0.1:8080/connect"} {
+					mu.Lock()
+					handed = nil
+					mu.Unlock()
+					res, err := c.CallTool(ctx, tool, map[string]any{"url": u}, nil)
+					var je *mcp.Error
+					if tool == "required" && version == "2025-11-25" && errors.As(err, &je) {
+						// The -32042 error itself: the application shows its URLs.
+						assert.Equal(t, mcp.CodeURLElicitationRequired, int(je.Code))
+						assert.Contains(t, string(je.Data.(json.RawMessage)), u)
+						continue
+					}
+					require.NoError(t, err, u)
+					require.False(t, res.IsError, "%s: %s", u, res.Text())
+					assert.Equal(t, "accept", res.Text())
+					mu.Lock()
+					assert.Equal(t, []string{u}, handed)
+					mu.Unlock()
+				}
+			})
+		}
+	}
+}
