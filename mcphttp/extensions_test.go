@@ -117,10 +117,10 @@ func TestThirdPartyExtension(t *testing.T) {
 				m := send(t, "search/query", `{"q":"user"}`)
 				require.Nil(t, m.Error, "search/query")
 				var res struct {
-					Hits       []string `json:"hits"`
-					Declared   bool     `json:"declared"`
-					Revision   string   `json:"revision"`
-					ResultType string   `json:"resultType"`
+					Hits       []string    `json:"hits"`
+					Declared   bool        `json:"declared"`
+					Revision   mcp.Version `json:"revision"`
+					ResultType string      `json:"resultType"`
 				}
 				require.NoError(t, json.Unmarshal(m.Result, &res))
 				assert.Equal(t, []string{"user_error"}, res.Hits)
