@@ -147,6 +147,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/surface
 	$(GO) test -run '^$$' -fuzz '^FuzzSSETap$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/devserver
 	$(GO) test -run '^$$' -fuzz '^FuzzBuildRequest$$' -fuzztime $(FUZZN_SHORT) ./openapi
+	$(GO) test -run '^$$' -fuzz '^FuzzCompareVersions$$' -fuzztime $(FUZZN_SHORT) .
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/toolcall
+	$(GO) test -run '^$$' -fuzz '^FuzzEnforce$$' -fuzztime $(FUZZN_SHORT) ./middleware/sizelimit
+	$(GO) test -run '^$$' -fuzz '^FuzzCanonical$$' -fuzztime $(FUZZN_SHORT) ./middleware/cache
+	$(GO) test -run '^$$' -fuzz '^FuzzKey$$' -fuzztime $(FUZZN_SHORT) ./middleware/cache
 
 # The performance gate (BENCHMARKS.md, "The performance gate"): instructions per stateful,
 # stateless and stdio tools/call and per churn operation in process, per stateful and

@@ -431,6 +431,9 @@ func findMounted[E entry](s *Server, ctx context.Context, auth any, sid, key str
 		}
 		var h hit[E]
 		if e, ok := find(m.child, cctx, auth, sid, inner, k.global(m.child.reg.Load()), k.own); ok {
+			if e.base().local {
+				continue // it would serve the child's catalog past s's checks
+			}
 			h = hit[E]{e: e, owner: m.child, tags: e.base().tags}
 		} else if h, ok = findMounted(m.child, cctx, auth, sid, inner, k); !ok {
 			continue
@@ -460,7 +463,7 @@ func listMounted[E entry](s *Server, ctx context.Context, auth any, sid string, 
 		}
 		for _, h := range listWithMounts(m.child, cctx, auth, sid, k) {
 			key, ok := k.wrap(m.prefix, h.key)
-			if !ok || seen[key] {
+			if !ok || seen[key] || h.e.base().local {
 				continue
 			}
 			if h, ok = through(s, ctx, auth, sid, m, key, h); ok {
@@ -548,11 +551,13 @@ func mountedToolJSON(h hit[*toolEntry]) json.RawMessage {
 	if b, ok := h.top.enc.Load(k); ok {
 		return b.(json.RawMessage)
 	}
-	b, err := json.Marshal(mountedTool(h))
-	if err != nil { // it encoded at registration
-		b = h.e.encoded
+	b, err := encodeTool(mountedTool(h), h.e.shown) // versions.go
+	if err != nil {
+		b = h.e.encoded // it encoded at registration
 	}
-	h.top.enc.Store(k, json.RawMessage(b))
+	if !h.e.perCaller { // a copy made for one caller is never seen again
+		h.top.enc.Store(k, json.RawMessage(b))
+	}
 	return b
 }
 
@@ -686,22 +691,46 @@ func (s *Server) TryImport(prefix string, child *Server, opts *MountOptions) err
 	}
 	var tools []*toolEntry
 	for _, e := range src.tools.list {
-		if !keep(&e.entryBase) {
+		if !keep(&e.entryBase) || e.local {
 			continue
 		}
 		name, ok := wrapToolName(prefix, e.key)
 		if !ok {
 			return invalid("import %q: tool %q would be named %q, which breaks the tool-name rule", prefix, e.key, prefix+"_"+e.key)
 		}
-		c := *e
-		c.entryBase = base(e.entryBase, name)
-		c.tool = mountedTool(hit[*toolEntry]{e: e, key: name, path: []string{prefix}})
-		enc, err := json.Marshal(c.tool)
-		if err != nil {
-			return invalid("import %q: tool %q: encoding the definition: %v", prefix, name, err)
+		copyOf := func(e *toolEntry) (*toolEntry, error) {
+			c := *e
+			c.entryBase = base(e.entryBase, name)
+			c.nsPath = append([]string{prefix}, e.nsPath...)
+			c.tool = mountedTool(hit[*toolEntry]{e: e, key: name, path: []string{prefix}})
+			enc, err := json.Marshal(c.tool)
+			if err != nil {
+				return nil, invalid("import %q: tool %q: encoding the definition: %v", prefix, name, err)
+			}
+			c.encoded = enc
+			return &c, nil
 		}
-		c.encoded = enc
-		tools = append(tools, &c)
+		if e.vs == nil {
+			c, err := copyOf(e)
+			if err != nil {
+				return err
+			}
+			tools = append(tools, c)
+			continue
+		}
+		versions := make([]*toolEntry, len(e.vs.list))
+		for i, v := range e.vs.list {
+			c, err := copyOf(v)
+			if err != nil {
+				return err
+			}
+			versions[i] = c
+		}
+		head, err := newVersionSet(versions) // versions.go
+		if err != nil {
+			return err
+		}
+		tools = append(tools, head)
 	}
 	var resources []*resourceEntry
 	for _, e := range src.resources.list {

@@ -36,6 +36,8 @@ func TestLightImportGraph(t *testing.T) {
 		{"./examples/hello", heavyModules},
 		{"./mcphttp", heavyModules},
 		{"./middleware", heavyModules},
+		{"./middleware/sizelimit", heavyModules},
+		{"./middleware/cache", heavyModules},
 		{"./session", heavyModules},
 		{"./stdio", heavyModules},
 		{"./mcptest", heavyModules},

@@ -125,6 +125,12 @@ type entryBase struct {
 	kind      Kind
 	canAccess AccessCheck
 	tags      []string // the object's Tags (visibility.go)
+	// resolve, set on the entry a table holds for a tool registered in
+	// several versions, returns the version the caller gets (versions.go).
+	resolve func(ctx context.Context, auth any) (entry, bool)
+	// local marks an object that serves its own server's catalog
+	// (catalog.go): no mount or import offers it.
+	local bool
 	// appOnly marks what only an MCP App's view uses (a tool the model
 	// may not call, a view): lists and tool lookups made for a client
 	// that does not render apps leave it out (apps.go).
@@ -189,7 +195,7 @@ func (t table[E]) lookup(ctx context.Context, auth any, sid, k string) (E, bool)
 		var zero E
 		return zero, false
 	}
-	return e, true
+	return resolveEntry(ctx, auth, e)
 }
 
 // visibleItems returns what view gives for every entry the caller may see,
@@ -198,7 +204,9 @@ func visibleItems[E entry, T any](ctx context.Context, auth any, sid string, t t
 	out := make([]T, 0, len(t.list))
 	for _, e := range t.list {
 		if e.base().visible(ctx, auth, sid) {
-			out = append(out, view(e))
+			if r, ok := resolveEntry(ctx, auth, e); ok {
+				out = append(out, view(r))
+			}
 		}
 	}
 	return out

@@ -62,6 +62,17 @@ type Tool struct {
 	// UI, when set, links the tool to the view of an MCP App (see
 	// [ToolUI]); it goes out as _meta.ui.
 	UI *ToolUI
+	// Version, when set, makes this definition one version of the tool:
+	// several may be registered under one Name, each with its own Version
+	// (1 to 64 letters, digits, '.', '-', '+' and '_'; ordered by
+	// [CompareVersions]), and a name is versioned in all its registrations
+	// or in none. A caller gets the newest version its CanAccess and the
+	// request's filters ([WithVersionFilter]) admit, or the one a call
+	// asks for with params._meta "mcpchain/version"; tools/list shows that
+	// version with _meta "mcpchain/version" and the caller's choice in
+	// "mcpchain/versions", newest first. The versions share one Task and
+	// one UI, and their Tags select them together.
+	Version string
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must not rely
@@ -201,28 +212,38 @@ func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
 // tryAddTool is [TryAddTool] for the server (sid "") or for one session
 // ([AddSessionTool]).
 func tryAddTool[In, Out any](s *Server, sid string, t Tool, fn ToolFunc[In, Out]) error {
+	t, run, err := typedTool(t, fn)
+	if err != nil {
+		return err
+	}
+	return s.addToolFor(sid, t, run)
+}
+
+// typedTool returns t with its inferred schemas and the RawToolFunc that
+// decodes a call's arguments into In and runs fn.
+func typedTool[In, Out any](t Tool, fn ToolFunc[In, Out]) (Tool, RawToolFunc, error) {
 	if fn == nil {
-		return invalid("tool %q: the tool function is nil", t.Name)
+		return t, nil, invalid("tool %q: the tool function is nil", t.Name)
 	}
 	inferred := t.InputSchema == nil
 	if inferred {
 		if err := checkArgType(reflect.TypeFor[In](), true); err != nil {
-			return invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
+			return t, nil, invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
 		}
 		sch, err := inferSchema(reflect.TypeFor[In]())
 		if err != nil {
-			return invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
+			return t, nil, invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
 		}
 		t.InputSchema = sch
 	}
 	kind := classifyOut(reflect.TypeFor[Out]())
 	if kind == outStructured && t.OutputSchema == nil {
 		if err := checkArgType(reflect.TypeFor[Out](), false); err != nil {
-			return invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
+			return t, nil, invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
 		}
 		sch, err := inferSchema(reflect.TypeFor[Out]())
 		if err != nil {
-			return invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
+			return t, nil, invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
 		}
 		if sch.Type == "object" {
 			t.OutputSchema = sch
@@ -239,7 +260,7 @@ func tryAddTool[In, Out any](s *Server, sid string, t Tool, fn ToolFunc[In, Out]
 	if !isRaw {
 		flat = newFlatDecoder(reflect.TypeFor[In]())
 	}
-	return s.addToolFor(sid, t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
+	return t, func(ctx context.Context, c *Context, args json.RawMessage) (*ContentResult, error) {
 		var in In
 		switch {
 		case isRaw:
@@ -266,7 +287,7 @@ func tryAddTool[In, Out any](s *Server, sid string, t Tool, fn ToolFunc[In, Out]
 			return nil, err
 		}
 		return toResult(any(out), kind)
-	})
+	}, nil
 }
 
 // AddRawTool registers a tool whose arguments reach fn as raw JSON.
@@ -351,57 +372,86 @@ type toolEntry struct {
 	// registration: a list of 10,000 tools is not 10,000 schema
 	// encodings per call.
 	encoded json.RawMessage
+	// vs are the versions registered under the name of a tool with a
+	// Version; shown, the versions encoded lists; perCaller marks a copy
+	// made for one caller, which no cache may keep (versions.go).
+	vs        *toolVersions
+	shown     []string
+	perCaller bool
+	// nsPath are the prefixes of the imports that copied the tool here,
+	// outermost first: its namespaces (catalog.go).
+	nsPath []string
 }
 
 func (s *Server) addTool(t Tool, run RawToolFunc) error { return s.addToolFor("", t, run) }
 
 // addToolFor registers a tool for the server (sid "") or for one session.
 func (s *Server) addToolFor(sid string, t Tool, run RawToolFunc) error {
-	switch {
-	case t.Name == "":
-		return fmt.Errorf("Tool.Name is required: %w", ErrInvalidToolName)
-	case !ValidToolName(t.Name):
-		return fmt.Errorf("tool %q: %w", t.Name, ErrInvalidToolName)
-	case t.InputSchema.Type != "object":
-		return invalid("tool %q: the input schema must have type \"object\", not %q", t.Name, t.InputSchema.Type)
-	}
-	res, err := t.InputSchema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	e, err := newToolEntry(t, run)
 	if err != nil {
-		return invalid("tool %q: input schema: %v", t.Name, err)
+		return err
 	}
-	if err := checkIcons("Tool.", t.Icons); err != nil {
-		return invalid("tool %q: %v", t.Name, err)
-	}
-	if t.UI != nil {
-		if err := t.linkUI(); err != nil { // apps.go
-			return invalid("tool %q: %v", t.Name, err)
-		}
-	}
-	enc, err := json.Marshal(t)
-	if err != nil {
-		return invalid("tool %q: encoding the definition: %v", t.Name, err)
-	}
-	e := &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags), appOnly: t.UI.appOnly()},
-		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
-		encoded: enc}
+	return s.addEntry(sid, e)
+}
+
+// addEntry registers e, made by newToolEntry, for the server (sid "") or
+// for one session.
+func (s *Server) addEntry(sid string, e *toolEntry) error {
+	t := &e.tool
 	if sid != "" {
 		if t.UI != nil {
-			if err := s.reg.Load().checkAppLink(&t); err != nil {
+			if err := s.reg.Load().checkAppLink(t); err != nil {
 				return err
 			}
 		}
 		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
-			return []engine.ChangeKind{engine.ToolsChanged}, o.tools.add(e, "session tool")
+			return []engine.ChangeKind{engine.ToolsChanged}, addToolEntry(&o.tools, e, "session tool")
 		})
 	}
 	return s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error {
 		if t.UI != nil {
-			if err := r.checkAppLink(&t); err != nil {
+			if err := r.checkAppLink(t); err != nil {
 				return err
 			}
 		}
-		return r.tools.add(e, "tool")
+		return addToolEntry(&r.tools, e, "tool")
 	})
+}
+
+// newToolEntry checks t and compiles what its calls need.
+func newToolEntry(t Tool, run RawToolFunc) (*toolEntry, error) {
+	switch {
+	case t.Name == "":
+		return nil, fmt.Errorf("Tool.Name is required: %w", ErrInvalidToolName)
+	case !ValidToolName(t.Name):
+		return nil, fmt.Errorf("tool %q: %w", t.Name, ErrInvalidToolName)
+	case t.InputSchema.Type != "object":
+		return nil, invalid("tool %q: the input schema must have type \"object\", not %q", t.Name, t.InputSchema.Type)
+	}
+	if t.Version != "" {
+		if err := checkVersion(t.Version); err != nil {
+			return nil, invalid("tool %q: %v", t.Name, err)
+		}
+	}
+	res, err := t.InputSchema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		return nil, invalid("tool %q: input schema: %v", t.Name, err)
+	}
+	if err := checkIcons("Tool.", t.Icons); err != nil {
+		return nil, invalid("tool %q: %v", t.Name, err)
+	}
+	if t.UI != nil {
+		if err := t.linkUI(); err != nil { // apps.go
+			return nil, invalid("tool %q: %v", t.Name, err)
+		}
+	}
+	enc, err := json.Marshal(t)
+	if err != nil {
+		return nil, invalid("tool %q: encoding the definition: %v", t.Name, err)
+	}
+	return &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags), appOnly: t.UI.appOnly()},
+		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: schemaHasDefaults(t.InputSchema), run: run,
+		encoded: enc}, nil
 }
 
 // RemoveTools removes the named tools; unknown names are ignored. Clients
@@ -449,6 +499,12 @@ func (s *Server) callTool(ctx context.Context, c *Context, name string, args jso
 
 // callEntry runs the tool e, of s, called by the name the client used.
 func (s *Server) callEntry(ctx context.Context, c *Context, name string, e *toolEntry, args json.RawMessage) (*ContentResult, error) {
+	if e.vs != nil {
+		var err error
+		if e, err = chooseVersion(ctx, c, name, e); err != nil { // versions.go
+			return nil, err
+		}
+	}
 	if e.tool.Task != nil && e.tool.Task.Required {
 		if err := refuseUntasked(c, name); err != nil { // task_wire.go
 			return nil, err

@@ -90,9 +90,10 @@ type ToolCall func(ctx context.Context, args map[string]any) (*ContentResult, er
 // AddTransformedTool registers the tool t derives from the registered tool
 // named source (see [Transform]). The derived tool holds the source as it
 // is now: removing the source afterwards (RemoveTools) leaves the derived
-// tool working, which is how a tool is replaced by its transform. It
-// panics when the transform cannot work; transforms made at run time use
-// [Server.TryAddTransformedTool].
+// tool working, which is how a tool is replaced by its transform. A
+// source with versions ([Tool].Version) is its newest version, whose
+// Version the derived tool keeps. It panics when the transform cannot
+// work; transforms made at run time use [Server.TryAddTransformedTool].
 func (s *Server) AddTransformedTool(source string, t Transform) {
 	must("AddTransformedTool", s.TryAddTransformedTool(source, t))
 }
@@ -109,6 +110,9 @@ func (s *Server) TryAddTransformedTool(source string, t Transform) error {
 	if !ok {
 		return invalid("transform %q: no tool named %q to derive it from", t.Name, source)
 	}
+	if src.vs != nil {
+		src = src.vs.list[0] // a versioned source: its newest version
+	}
 	tr, schema, err := newTransformer(src, t)
 	if err != nil {
 		return invalid("transform %q of tool %q: %v", t.Name, source, err)
@@ -123,7 +127,12 @@ func (s *Server) TryAddTransformedTool(source string, t Transform) error {
 	if t.Meta != nil {
 		d.Meta = t.Meta
 	}
-	return s.addTool(d, tr.run)
+	e, err := newToolEntry(d, tr.run)
+	if err != nil {
+		return err
+	}
+	e.local = src.local // a catalog tool's transform serves the same catalog
+	return s.addEntry("", e)
 }
 
 func cmpOr(a, b string) string {

@@ -503,7 +503,9 @@ func listFor[E entry, T any](s *Server, ctx context.Context, auth any, sid strin
 	out := make([]T, 0, len(global.list)+len(mine.list))
 	add := func(e E) {
 		if b := e.base(); allowed(rules, orules, b) && b.visible(ctx, auth, sid) {
-			out = append(out, view(e))
+			if r, ok := resolveEntry(ctx, auth, e); ok {
+				out = append(out, view(r))
+			}
 		}
 	}
 	for _, e := range global.list {

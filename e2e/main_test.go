@@ -194,10 +194,20 @@ func (p *serverProc) kill(t testing.TB) {
 // already exited.
 func startHTTPServer(t testing.TB, args ...string) *serverProc {
 	t.Helper()
+	return startHTTPServerEnv(t, nil, args...)
+}
+
+// startHTTPServerEnv is startHTTPServer with env (KEY=value) added to the
+// server's environment. A "-port N" among args overrides the default -1.
+func startHTTPServerEnv(t testing.TB, env []string, args ...string) *serverProc {
+	t.Helper()
 	bin := requireBinary(t)
 	stderr := &syncBuffer{}
 	dumpStderrOnFailure(t, stderr)
 	cmd := exec.Command(bin, append([]string{"-transport", "httpStream", "-host", "127.0.0.1", "-port", "-1"}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout = stderr
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())

@@ -78,7 +78,8 @@ const StartMaxHeaderBytes = 64 << 10
 type Instance struct {
 	handler    *Handler
 	httpSrv    *http.Server
-	listener   net.Listener
+	listener   *drainListener
+	fresh      freshConns         // accepted connections whose first request is not read yet
 	cancel     context.CancelFunc // ends stdio, and in-flight HTTP work once the grace period is over
 	baseCancel context.CancelFunc
 	done       chan struct{}
@@ -153,6 +154,10 @@ func (i *Instance) Shutdown(ctx context.Context) error {
 	i.once.Do(func() {
 		if i.httpSrv != nil {
 			i.handler.drain()
+			// Refuse new connections, and let the accepted ones deliver
+			// their first request before net/http's shutdown would drop it.
+			_ = i.listener.Close()
+			i.fresh.wait(ctx)
 			if err = i.httpSrv.Shutdown(ctx); err != nil {
 				err = fmt.Errorf("%w: %w", ErrShutdownTimeout, err)
 				i.baseCancel()
@@ -232,7 +237,7 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 		_ = h.Close()
 		return nil, fmt.Errorf("mcphttp: listen: %w", err)
 	}
-	inst.listener = ln
+	inst.listener = &drainListener{Listener: ln}
 	// Requests must outlive ctx during a graceful shutdown: their base
 	// context is cancelled only when the grace period is over.
 	base, baseCancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -247,10 +252,11 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 		MaxHeaderBytes:    StartMaxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
+	inst.fresh.install(inst.httpSrv)
 	srv.Logger().Info("MCP server listening", "url", "http://"+ln.Addr().String()+endpointOr(o.Endpoint), "server", srv.Options().Name)
 	go func() {
 		defer close(inst.done)
-		err := inst.httpSrv.Serve(ln)
+		err := inst.httpSrv.Serve(inst.listener)
 		if !errors.Is(err, http.ErrServerClosed) {
 			inst.err = err
 		}

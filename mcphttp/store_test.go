@@ -365,31 +365,39 @@ func startElicit(t *testing.T, relay session.Relay) (a, b *httpClient, s *sseStr
 // B), never end the session: B keeps serving it.
 func TestIdleHereButBusyElsewhere(t *testing.T) {
 	t.Parallel()
+	const idle = 400 * time.Millisecond
 	store := session.NewMemoryStore()
 	var endsA atomic.Int32
 	hooksA := &mcphttp.SessionHooks{OnEnd: func(mcphttp.SessionInfo, mcphttp.EndReason) { endsA.Add(1) }}
 	opts := func(h *mcphttp.SessionHooks) *mcphttp.Options {
 		return &mcphttp.Options{Sessions: store, Events: session.NewMemoryEventStore(time.Minute),
-			SessionIdleTimeout: 150 * time.Millisecond, Hooks: h}
+			SessionIdleTimeout: idle, Hooks: h}
 	}
 	a, ha := newHTTP(t, quietServerWithTools(mcp.Options{}), opts(hooksA))
 	b, _ := newHTTP(t, quietServerWithTools(mcp.Options{}), opts(nil))
 	a.initialize("2025-11-25")
 	b.sid, b.version = a.sid, a.version
-	for i := range 12 { // 600 ms, four idle timeouts
-		res, _ := b.call(i+1, "tools/list", "")
+	// B keeps the session in use (a request every 50 ms, far inside the
+	// idle timeout) until A, which sees none of it, drops its idle copy.
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 1; ha.SessionCount() != 0; i++ {
+		require.True(t, time.Now().Before(deadline), "A never dropped its idle copy")
+		res, _ := b.call(i, "tools/list", "")
 		require.Nil(t, res.Error, "request %d", i)
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // pacing B's use, not synchronisation
 	}
-	assert.Equal(t, 0, ha.SessionCount(), "A dropped its idle copy")
-	assert.Zero(t, endsA.Load(), "without ending the session")
+	assert.Zero(t, endsA.Load(), "A dropped its copy without ending the session")
 	_, err := store.Get(context.Background(), a.sid)
 	require.NoError(t, err, "the record lives on")
 	res, _ := a.call(99, "tools/list", "")
 	require.Nil(t, res.Error, "A adopts it again")
 
-	// Unused everywhere, it expires: the next request gets 404.
-	time.Sleep(400 * time.Millisecond)
+	// Unused everywhere, it expires (store.Get does not touch it), and the
+	// next request gets 404.
+	require.Eventually(t, func() bool {
+		_, err := store.Get(context.Background(), a.sid)
+		return errors.Is(err, session.ErrNotFound)
+	}, 10*time.Second, 20*time.Millisecond, "the unused session never expired")
 	status, _ := b.post(`{"jsonrpc":"2.0","id":100,"method":"tools/list"}`)
 	assert.Equal(t, http.StatusNotFound, status)
 }

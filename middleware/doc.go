@@ -26,6 +26,12 @@
 //     request of a batch and every transport; each is a package of its own
 //     so that a server links OpenTelemetry or the limiter only when it
 //     imports them.
+//   - The response cache (package middleware/cache, with its Redis store in
+//     middleware/cache/rediscache): a repeated call of a read-only tool
+//     answered from a cache, per caller.
+//   - Result size limits (package middleware/sizelimit): a tool result
+//     over its limit, in bytes or approximate tokens, cut down with a
+//     notice the model reads, or refused.
 //   - [Ping.Middleware] (from [NewPing]): pings the clients of open GET
 //     streams and ends the sessions of those that stop answering.
 //   - [Timeout]: a deadline on POST requests, innermost so that it bounds

@@ -208,7 +208,10 @@ func TestCIMDDocumentRefusals(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"client_id":"` + d.URL + `/dup.json","redirect_uris":["http://127.0.0.1:9999/cb"],"Redirect_URIs":["https://evil.example/cb"]}`))
 	}
-	e := cimdEnv(t, d, func(c *ClientMetadataDocuments) { c.Timeout = 500 * time.Millisecond })
+	// Only the slow document meets the short timeout: on a loaded machine
+	// a quick document may take longer than 500 ms too.
+	e := cimdEnv(t, d, func(c *ClientMetadataDocuments) { c.Timeout = 20 * time.Second })
+	short := cimdEnv(t, d, func(c *ClientMetadataDocuments) { c.Timeout = 500 * time.Millisecond })
 	tests := []struct{ name, id, want string }{
 		{"not found", d.URL + "/missing.json", "answered 404"},
 		{"oversized", d.URL + "/big.json", "larger than 5120 bytes"},
@@ -227,7 +230,11 @@ func TestCIMDDocumentRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			body := authorizeRefusal(t, e, tt.id, "http://127.0.0.1:9999/cb")
+			env := e
+			if tt.name == "slow" {
+				env = short
+			}
+			body := authorizeRefusal(t, env, tt.id, "http://127.0.0.1:9999/cb")
 			assert.Contains(t, body, tt.want)
 		})
 	}

@@ -233,11 +233,19 @@ func TestMountedGatewayResourceUpdated(t *testing.T) {
 	updated := make(chan string, 4)
 	c := connect(t, h, &client.Options{OnResourceUpdated: func(uri string) { updated <- uri }})
 	require.NoError(t, c.Subscribe(context.Background(), "file://up//readme"))
-	f.srv.ResourceUpdated("file:///readme")
-	select {
-	case uri := <-updated:
-		assert.Equal(t, "file://up//readme", uri)
-	case <-time.After(5 * time.Second):
-		t.Fatal("the upstream's resources/updated did not reach the parent's subscribed client")
-	}
+	// The streams that carry server-initiated messages (the client's,
+	// and the gateway's own to the upstream) open in the background: an
+	// update sent before they are up has nowhere to go, so send it again
+	// until one arrives.
+	var got string
+	require.Eventually(t, func() bool {
+		f.srv.ResourceUpdated("file:///readme")
+		select {
+		case got = <-updated:
+			return true
+		case <-time.After(50 * time.Millisecond):
+			return false
+		}
+	}, 5*time.Second, time.Millisecond, "the upstream's resources/updated did not reach the parent's subscribed client")
+	assert.Equal(t, "file://up//readme", got)
 }

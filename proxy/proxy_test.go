@@ -643,13 +643,21 @@ func TestGatewayResourceUpdated(t *testing.T) {
 	updated := make(chan string, 4)
 	down := connect(t, h, &client.Options{OnResourceUpdated: func(uri string) { updated <- uri }})
 	require.NoError(t, down.Subscribe(context.Background(), "file:///readme"))
-	f.srv.ResourceUpdated("file:///readme")
-	select {
-	case uri := <-updated:
-		assert.Equal(t, "file:///readme", uri)
-	case <-time.After(5 * time.Second):
-		t.Fatal("the upstream's resources/updated did not reach the subscribed downstream client")
-	}
+	// The streams that carry server-initiated messages (the client's,
+	// and the gateway's own to the upstream) open in the background: an
+	// update sent before they are up has nowhere to go, so send it again
+	// until one arrives.
+	var got string
+	require.Eventually(t, func() bool {
+		f.srv.ResourceUpdated("file:///readme")
+		select {
+		case got = <-updated:
+			return true
+		case <-time.After(50 * time.Millisecond):
+			return false
+		}
+	}, 5*time.Second, time.Millisecond, "the upstream's resources/updated did not reach the subscribed downstream client")
+	assert.Equal(t, "file:///readme", got)
 }
 
 // TestGatewaySharedConnectionRoutesOnlyAlone: on the shared connection

@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -87,11 +88,18 @@ func TestMemoryStoreTouchApply(t *testing.T) { // not parallel: AllocsPerRun
 	assert.Equal(t, mcp.LevelWarning, level)
 
 	// Each touch restarts the TTL: touched for longer than one TTL, the
-	// record lives on; left alone, it expires.
-	for range 4 {
-		time.Sleep(ttl / 4)
-		require.NoError(t, m.TouchApply(ctx, "s1", ttl, apply))
-	}
-	time.Sleep(ttl + 20*time.Millisecond)
-	assert.ErrorIs(t, m.TouchApply(ctx, "s1", ttl, apply), session.ErrNotFound)
+	// record lives on; left alone, it expires. On the bubble's clock, so
+	// that a loaded machine's late wake-ups cannot expire it early.
+	synctest.Test(t, func(t *testing.T) {
+		m := session.NewMemoryStore()
+		require.NoError(t, m.Create(ctx, rec.Clone(), ttl))
+		for range 4 {
+			time.Sleep(ttl / 2)
+			require.NoError(t, m.TouchApply(ctx, "s1", ttl, apply))
+		}
+		time.Sleep(ttl - time.Millisecond)
+		require.NoError(t, m.TouchApply(ctx, "s1", ttl, apply), "alive just inside the TTL")
+		time.Sleep(ttl)
+		assert.ErrorIs(t, m.TouchApply(ctx, "s1", ttl, apply), session.ErrNotFound)
+	})
 }

@@ -29,7 +29,9 @@
 // ([mcp.Server.ListTools] with the request's context): CanAccess checks,
 // access policies, Disable and Enable rules (server-wide and the
 // session's), the session's own tools, mounted servers and gateway
-// mirrors, as they are at that moment. A tool the caller could not list
+// mirrors, as they are at that moment; of a tool with versions
+// ([mcp.Tool].Version), the version the caller gets, as the request's
+// version filters ([mcp.WithVersionFilter]) choose it. A tool the caller could not list
 // is never found; tools only an MCP App's view may call are left out too
 // (a host keeps them from the model, and it does not filter a tool's
 // result). call_tool does not run the tool itself: its interceptor hands

@@ -28,8 +28,10 @@ type discovered struct {
 // after challenge ch; prior are scopes to keep (a step-up's union).
 func (h *Handler) authorize(ctx context.Context, d *discovered, ch challenge, prior []string) (*Credentials, error) {
 	scopes := h.scopes(ch, d, prior)
-	if !h.cfg.ClientCredentials {
+	if !h.cfg.ClientCredentials && h.cfg.Assertion == nil {
 		// Before registering: a server that cannot be used is left alone.
+		// Only the authorization code grant uses PKCE; the client
+		// credentials and JWT-bearer grants have no code to protect.
 		if err := h.checkPKCE(d.meta); err != nil {
 			return nil, &AuthError{Step: "authorization", Server: d.meta.Issuer, Err: err}
 		}
