@@ -118,6 +118,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseClaims$$' -fuzztime $(FUZZN) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzParseProof$$' -fuzztime $(FUZZN_SHORT) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzClaimPath$$' -fuzztime $(FUZZN_SHORT) ./internal/claims
+	$(GO) test -run '^$$' -fuzz '^FuzzParseHandle$$' -fuzztime $(FUZZN_SHORT) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzPeek$$' -fuzztime $(FUZZN_SHORT) ./internal/claims
 	$(GO) test -run '^$$' -fuzz '^FuzzAPIKeyHeader$$' -fuzztime $(FUZZN_SHORT) ./multiauth
 	$(GO) test -run '^$$' -fuzz '^FuzzAssertionClaims$$' -fuzztime $(FUZZN_SHORT) ./resourceserver
@@ -152,6 +153,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzEnforce$$' -fuzztime $(FUZZN_SHORT) ./middleware/sizelimit
 	$(GO) test -run '^$$' -fuzz '^FuzzCanonical$$' -fuzztime $(FUZZN_SHORT) ./middleware/cache
 	$(GO) test -run '^$$' -fuzz '^FuzzKey$$' -fuzztime $(FUZZN_SHORT) ./middleware/cache
+	$(GO) test -run '^$$' -fuzz '^FuzzGeneratePath$$' -fuzztime $(FUZZN_SHORT) ./openapi
+	$(GO) test -run '^$$' -fuzz '^FuzzURL$$' -fuzztime $(FUZZN_SHORT) ./internal/redact
+	$(GO) test -run '^$$' -fuzz '^FuzzClean$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/termtext
+	$(GO) test -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/termtext
 
 # The performance gate (BENCHMARKS.md, "The performance gate"): instructions per stateful,
 # stateless and stdio tools/call and per churn operation in process, per stateful and

@@ -131,6 +131,9 @@ func applyTags(t reflect.Type, s *jsonschema.Schema, path string) error {
 		if err := applyMCPTag(f, field, ft, ps); err != nil {
 			return err
 		}
+		if ft == stateHandleType && ps.Description == "" {
+			ps.Description = stateHandleDescription
+		}
 		elem := ft
 		if elem.Kind() == reflect.Slice || elem.Kind() == reflect.Array {
 			elem = elem.Elem()
@@ -147,6 +150,14 @@ func applyTags(t reflect.Type, s *jsonschema.Schema, path string) error {
 	}
 	return nil
 }
+
+// stateHandleType is [StateHandle]: an argument of that type is described
+// for the model (unless its field describes it), which must pass back a
+// value a tool returned.
+var stateHandleType = reflect.TypeFor[StateHandle]()
+
+// stateHandleDescription describes a [StateHandle] argument.
+const stateHandleDescription = "A state handle, exactly as a tool of this server returned it (it makes one); it expires, and an expired one is refused: then make a new one."
 
 // tagValue parses a tag's text as a value of the field's kind.
 func tagValue(t reflect.Type, s string) (any, error) {

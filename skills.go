@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"path"
@@ -150,8 +151,9 @@ func (s *Server) AddSkills(fsys fs.FS) { must("AddSkills", s.TryAddSkills(fsys))
 // frontmatter, a name that breaks the naming rule or differs from its
 // directory, an empty or over-long description, a metadata key under the
 // reserved io.modelcontextprotocol/ prefix, a skill over [MaxSkillFiles]
-// or [MaxSkillBytes], a skill inside another, a SKILL.md at the root of
-// fsys), [ErrNoSkills], [ErrAlreadyRegistered] (a skill name or file URI
+// or [MaxSkillBytes] (sizes are checked before files are read), a skill
+// inside another, a SKILL.md at the root of fsys, a symbolic link: the
+// file system may follow it anywhere, as os.DirFS does), [ErrNoSkills], [ErrAlreadyRegistered] (a skill name or file URI
 // taken), or the file system's own error. On error nothing is registered.
 func (s *Server) TryAddSkills(fsys fs.FS) error {
 	found, err := loadSkills(fsys)
@@ -294,6 +296,9 @@ func loadSkills(fsys fs.FS) ([]loadedSkill, error) {
 			return err
 		}
 		if !d.IsDir() && d.Name() == "SKILL.md" {
+			if !d.Type().IsRegular() {
+				return fmt.Errorf("%w: %s is not a regular file (a link, a device): a skill's files are served as they are, so links are refused", ErrInvalidSkill, p)
+			}
 			dir := path.Dir(p)
 			if dir == "." {
 				return fmt.Errorf("%w: SKILL.md is at the root of the file system: put each skill in a directory named after it and pass the parent (fs.Sub)", ErrInvalidSkill)
@@ -326,7 +331,7 @@ func loadSkills(fsys fs.FS) ([]loadedSkill, error) {
 
 // loadSkill reads the skill in dir: its SKILL.md and every file below.
 func loadSkill(fsys fs.FS, dir string) (loadedSkill, error) {
-	md, err := fs.ReadFile(fsys, dir+"/SKILL.md")
+	md, err := readSkillFile(fsys, dir+"/SKILL.md", MaxSkillBytes)
 	if err != nil {
 		return loadedSkill{}, err
 	}
@@ -349,19 +354,23 @@ func loadSkill(fsys fs.FS, dir string) (loadedSkill, error) {
 		if d.IsDir() {
 			return nil
 		}
-		if fi, err := fs.Stat(fsys, p); err != nil || !fi.Mode().IsRegular() {
-			return err // not a regular file (a device, a link to a directory): not served
+		if d.Type()&fs.ModeSymlink != 0 {
+			// A link may point anywhere the server's process can read (a
+			// key, a credentials file): a skill's directory from elsewhere
+			// (a cloned repository) would serve it to every client.
+			return fmt.Errorf("%w: %s is a symbolic link: a skill's files must be regular files in its directory (links are not served; copy the file)", ErrInvalidSkill, p)
+		}
+		if !d.Type().IsRegular() {
+			return nil // a device, a pipe, a socket: not served
 		}
 		if len(files) == MaxSkillFiles {
 			return fmt.Errorf("%w: skill %s has more than %d files", ErrInvalidSkill, dir, MaxSkillFiles)
 		}
-		b, err := fs.ReadFile(fsys, p)
+		b, err := readSkillFile(fsys, p, MaxSkillBytes-total)
 		if err != nil {
 			return err
 		}
-		if total += int64(len(b)); total > MaxSkillBytes {
-			return fmt.Errorf("%w: skill %s is over %d bytes", ErrInvalidSkill, dir, MaxSkillBytes)
-		}
+		total += int64(len(b))
 		rel := strings.TrimPrefix(p, dir+"/")
 		sum := sha256.Sum256(b)
 		r := Resource{URI: base + "/" + escapePath(rel), Name: p, MIMEType: skillMIME(rel, b), Size: int64(len(b)), Load: fileLoader(b)}
@@ -376,6 +385,41 @@ func loadSkill(fsys fs.FS, dir string) (loadedSkill, error) {
 		return loadedSkill{}, err
 	}
 	return loadedSkill{skill: sk, files: files}, nil
+}
+
+// errSkillTooLarge is a skill file read past what is left of
+// MaxSkillBytes.
+var errSkillTooLarge = fmt.Errorf("%w: the skill is over %d bytes", ErrInvalidSkill, MaxSkillBytes)
+
+// readSkillFile reads the regular file p of a skill, at most limit bytes:
+// its size is checked before it is read, and the read stops past limit (a
+// file that grows, or whose size the file system does not know), so a
+// huge file costs nothing. A link, or anything but a regular file, is
+// refused.
+func readSkillFile(fsys fs.FS, p string, limit int64) ([]byte, error) {
+	fi, err := fs.Lstat(fsys, p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file (a link, a device): links are not served", ErrInvalidSkill, p)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%w (%s)", errSkillTooLarge, p)
+	}
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%w (%s)", errSkillTooLarge, p)
+	}
+	return b, nil
 }
 
 // fileLoader serves b: text when it is UTF-8, a blob otherwise.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/eliciturl"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
@@ -361,7 +362,16 @@ func (c *Client) exchange(ctx context.Context, method string, params any, progre
 			c.noted.wait(m.queued)
 		}
 		if m.Error != nil {
-			return nil, c.rpcError(method, m.Error)
+			e := m.Error
+			if e.code == mcp.CodeURLElicitationRequired {
+				// The application opens the URLs of its data: a script, a
+				// local file or a disguised host never gets that far.
+				if err := eliciturl.CheckRequired(e.data); err != nil {
+					e = &wireError{code: mcp.CodeInternalError, message: "the server answered with a URL elicitation (-32042) " +
+						"the client refuses to pass on: " + err.Error()}
+				}
+			}
+			return nil, c.rpcError(method, e)
 		}
 		return m.Result, nil
 	case <-ctx.Done():

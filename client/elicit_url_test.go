@@ -137,3 +137,62 @@ func TestClientChecksInputRequestURLs(t *testing.T) {
 	}
 	assert.Empty(t, handed)
 }
+
+// TestClientChecksURLElicitationRequired (issue 31, a leftover): a
+// -32042 error (URL elicitation required) whose data names a hostile URL
+// reaches the application as -32603 without its data, saying why; one
+// whose URLs are https keeps its code and data, for the application to
+// open.
+func TestClientChecksURLElicitationRequired(t *testing.T) {
+	t.Parallel()
+	sr, sw := io.Pipe() // server → client
+	cr, cw := io.Pipe() // client → server
+	done := make(chan *Client, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c, err := Connect(ctx, Stdio(rw{sr, cw}), &Options{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- c
+	}()
+	s := &rawServer{t: t, in: bufio.NewScanner(cr), out: sw}
+	init := s.read()
+	s.send(map[string]any{"jsonrpc": "2.0", "id": init["id"], "result": map[string]any{
+		"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tools": map[string]any{}},
+		"serverInfo": map[string]any{"name": "raw", "version": "1.0.0"}}})
+	require.JSONEq(t, `"notifications/initialized"`, string(s.read()["method"]))
+	c := <-done
+	require.NotNil(t, c)
+	defer func() {
+		_ = sw.Close()
+		_ = c.Close()
+		_ = cr.Close()
+	}()
+
+	call := func(u string) error {
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.CallTool(context.Background(), "pay", nil, nil)
+			errc <- err
+		}()
+		req := s.read()
+		s.send(map[string]any{"jsonrpc": "2.0", "id": req["id"], "error": map[string]any{
+			"code": -32042, "message": "This request requires more information.",
+			"data": map[string]any{"elicitations": []any{map[string]any{
+				"mode": "url", "elicitationId": "e1", "url": u, "message": "Authorize"}}}}})
+		return <-errc
+	}
+	for name, u := range hostileURLs {
+		var re *mcp.Error
+		require.ErrorAs(t, call(u), &re, name)
+		assert.Equal(t, int64(-32603), re.Code, name)
+		assert.Nil(t, re.Data, "%s: the URL does not reach the application", name)
+		assert.Contains(t, re.Message, "elicitation URL", name)
+	}
+	var re *mcp.Error
+	require.ErrorAs(t, call("https://example.com/authorize"), &re)
+	assert.Equal(t, int64(-32042), re.Code)
+	assert.Contains(t, string(errorData(re)), "https://example.com/authorize")
+}

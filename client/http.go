@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/redact"
 )
 
 // HTTPOptions configure [HTTP]. The zero value is usable.
@@ -171,7 +172,7 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 	// then ends on its own.
 	req, err := http.NewRequestWithContext(c.ctx, http.MethodPost, c.t.url, bytes.NewReader(msg))
 	if err != nil {
-		return err
+		return redact.Error(err)
 	}
 	c.header(req)
 	for k, vs := range requestHeader(ctx) {
@@ -221,7 +222,7 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 	}
 	if r.err != nil {
 		finish()
-		return fmt.Errorf("mcp client: POST %s: %w", c.t.url, r.err)
+		return fmt.Errorf("mcp client: POST %s: %w", redact.URL(c.t.url), redact.Error(r.err))
 	}
 	resp := r.resp
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
@@ -367,7 +368,7 @@ var errNoStream = errors.New("the server offers no GET stream")
 func (c *httpConn) get(lastID string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, c.t.url, nil)
 	if err != nil {
-		return nil, err
+		return nil, redact.Error(err)
 	}
 	c.header(req)
 	req.Header.Set("Accept", "text/event-stream")
@@ -376,7 +377,7 @@ func (c *httpConn) get(lastID string) (*http.Response, error) {
 	}
 	resp, err := c.t.opts.Client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, redact.Error(err)
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode != http.StatusOK || mt != "text/event-stream" {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpchain/mcp/internal/redact"
 )
 
 // LegacySSE returns a Transport that speaks the deprecated HTTP+SSE
@@ -45,13 +47,13 @@ const endpointWait = 10 * time.Second
 func (t *legacyTransport) Connect(ctx context.Context) (Conn, error) {
 	base, err := url.Parse(t.url)
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %q: %w", t.url, err)
+		return nil, fmt.Errorf("mcp client: the stream's URL: %w", redact.Error(err))
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(sctx, http.MethodGet, t.url, nil)
 	if err != nil {
 		cancel()
-		return nil, err
+		return nil, redact.Error(err)
 	}
 	for k, vs := range t.opts.Header {
 		req.Header[k] = vs
@@ -60,7 +62,7 @@ func (t *legacyTransport) Connect(ctx context.Context) (Conn, error) {
 	resp, err := t.opts.Client.Do(req)
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("mcp client: GET %s: %w", t.url, err)
+		return nil, fmt.Errorf("mcp client: GET %s: %w", redact.URL(t.url), redact.Error(err))
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
@@ -105,13 +107,13 @@ func (t *legacyTransport) Connect(ctx context.Context) (Conn, error) {
 		return c, nil
 	case <-c.done:
 		_ = c.Close()
-		return nil, fmt.Errorf("mcp client: the event stream at %s ended before its endpoint event: %w", t.url, c.failed)
+		return nil, fmt.Errorf("mcp client: the event stream at %s ended before its endpoint event: %w", redact.URL(t.url), c.failed)
 	case <-ctx.Done():
 		_ = c.Close()
 		return nil, ctx.Err()
 	case <-time.After(endpointWait):
 		_ = c.Close()
-		return nil, fmt.Errorf("mcp client: no endpoint event on %s within %v", t.url, endpointWait)
+		return nil, fmt.Errorf("mcp client: no endpoint event on %s within %v", redact.URL(t.url), endpointWait)
 	}
 }
 
@@ -141,7 +143,7 @@ func (c *legacyConn) Send(ctx context.Context, msg []byte) error {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(msg))
 	if err != nil {
-		return err
+		return redact.Error(err)
 	}
 	for k, vs := range c.t.opts.Header {
 		req.Header[k] = vs
@@ -149,7 +151,7 @@ func (c *legacyConn) Send(ctx context.Context, msg []byte) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.t.opts.Client.Do(req)
 	if err != nil {
-		return fmt.Errorf("mcp client: POST %s: %w", c.endpoint, err)
+		return fmt.Errorf("mcp client: POST %s: %w", redact.URL(c.endpoint), redact.Error(err))
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))

@@ -61,14 +61,19 @@ type legacySSE struct {
 
 	mu       sync.Mutex
 	sessions map[string]*legacySession
+	// streams counts the open streams, initialized or not, in all and by
+	// client (Options.MaxSessions, MaxSessionsPerClient): a stream holds
+	// no session slot until its initialize.
+	streams streamCap
 }
 
 // legacySession is one open legacy stream, and the engine session it
 // stands for once the client initialized.
 type legacySession struct {
-	id   string
-	auth any      // the caller who opened the stream; its POSTs must come from the same one
-	url  *url.URL // the stream's; the engine GET that relays the session's messages has it too
+	id     string
+	client string   // clientKey of the caller, for legacySSE.streams
+	auth   any      // the caller who opened the stream; its POSTs must come from the same one
+	url    *url.URL // the stream's; the engine GET that relays the session's messages has it too
 
 	ctx    context.Context // ends with the stream: cancels the synthesized requests
 	cancel context.CancelFunc
@@ -114,7 +119,14 @@ func (l *legacySSE) serveStream(w http.ResponseWriter, r *http.Request) {
 		startSSE(w, "")
 		return
 	}
-	ls := l.open(r)
+	key := clientKey(r, mcp.AuthFromContext(r.Context()))
+	if no := l.streams.take(key, "legacy SSE streams", h.opts.MaxSessions, h.opts.MaxSessionsPerClient); no != nil {
+		h.log.Warn("mcp: legacy SSE stream refused: stream limit reached", "remote", r.RemoteAddr, "status", no.status)
+		w.Header().Set("Retry-After", "5")
+		httpError(w, no.status, nil, mcp.CodeServerError, no.msg)
+		return
+	}
+	ls := l.open(r, key)
 	startSSE(w, "")
 	rc := http.NewResponseController(w)
 	endpoint := strings.TrimPrefix(LegacyMessagesPath, "/") + "?" + legacySessionParam + "=" + url.QueryEscape(ls.id)
@@ -217,12 +229,12 @@ func appendLegacyEvent(b, msg []byte) []byte {
 }
 
 // open registers a new stream for the caller of r.
-func (l *legacySSE) open(r *http.Request) *legacySession {
+func (l *legacySSE) open(r *http.Request, client string) *legacySession {
 	// The stream's context keeps r's values (the connection's addresses,
 	// what the middleware stored) for the engine GET it opens later; it
 	// ends with the stream.
 	ctx, cancel := context.WithCancel(r.Context())
-	ls := &legacySession{id: session.NewID(), auth: mcp.AuthFromContext(r.Context()), url: cloneURL(r.URL),
+	ls := &legacySession{id: session.NewID(), client: client, auth: mcp.AuthFromContext(r.Context()), url: cloneURL(r.URL),
 		ctx: ctx, cancel: cancel, out: make(chan []byte), done: make(chan struct{}), pumped: make(chan struct{})}
 	l.mu.Lock()
 	l.sessions[ls.id] = ls
@@ -255,6 +267,7 @@ func (l *legacySSE) close(ls *legacySession, reason EndReason) {
 		l.h.endSessionID(sid, reason)
 	}
 	ls.wg.Wait()
+	l.streams.give(ls.client)
 	l.h.log.Debug("mcp: legacy SSE stream closed", "stream", ls.id, "session", sid, "reason", reason)
 }
 

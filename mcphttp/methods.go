@@ -178,14 +178,27 @@ func (h *Handler) subscription(ctx context.Context, k *call, on bool) (any, erro
 	if p.URI == "" {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: "uri" is required`}
 	}
+	if err := checkSubscriptionURI(p.URI); err != nil {
+		return nil, err
+	}
+	full := false
 	if err := h.save(ctx, k.c, "the subscription", func(r *session.Record) {
+		had := len(r.Subscriptions)
 		r.Subscriptions = slices.DeleteFunc(r.Subscriptions, func(u string) bool { return u == p.URI })
 		if on {
+			if had == len(r.Subscriptions) && had >= maxSubscriptions {
+				full = true // a new one, beyond the bound: the record stays as it was
+				return
+			}
 			r.Subscriptions = append(r.Subscriptions, p.URI)
 			slices.Sort(r.Subscriptions)
 		}
 	}); err != nil {
 		return nil, err
+	}
+	if full {
+		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf(
+			"Invalid params: this session is subscribed to %d resources, the most one session may be; unsubscribe from one first", maxSubscriptions)}
 	}
 	if on {
 		k.c.sess.Subscribe(p.URI)
@@ -250,4 +263,22 @@ func (h *Handler) doSetLevel(ctx context.Context, k *call) (any, error) {
 	}
 	k.c.sess.SetLogLevel(p.Level)
 	return struct{}{}, nil
+}
+
+// Bounds of resource subscriptions: the URIs one session (or one
+// subscriptions/listen stream) subscribes to are kept for its life, in
+// memory and in the session store, so a client could otherwise make the
+// server hold any number of them, of any length.
+const (
+	maxSubscriptions   = 1024
+	maxSubscriptionURI = 8 << 10
+)
+
+// checkSubscriptionURI refuses a URI longer than maxSubscriptionURI.
+func checkSubscriptionURI(uri string) error {
+	if len(uri) > maxSubscriptionURI {
+		return &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf(
+			"Invalid params: the resource URI is %d bytes long; a subscription's URI may be %d at most", len(uri), maxSubscriptionURI)}
+	}
+	return nil
 }

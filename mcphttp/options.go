@@ -53,14 +53,29 @@ type Options struct {
 	SessionIdleTimeout time.Duration
 	// Sessions stores session state. Default: an in-memory store.
 	Sessions session.Store
-	// MaxStateValue bounds one value of the tools' session state
-	// (mcp.SetState), as JSON, in bytes; MaxSessionState bounds a
-	// session's whole state (every key and value). The state is part of
-	// the session's record, which a shared store (Redis) reads on every
-	// request of the session, so keep it small. A write beyond either
-	// fails with *mcp.StateSizeError. Defaults DefaultMaxStateValue and
-	// DefaultMaxSessionState; negative means no limit.
+	// MaxStateValue bounds one value of the tools' state (mcp.SetState),
+	// as JSON, in bytes; MaxSessionState bounds the whole state of one
+	// scope (every key and value): a session's, a caller's or a
+	// handle's. A session's state is part of its record, which a shared
+	// store (Redis) reads on every request of the session, so keep it
+	// small. A write beyond either fails with *mcp.StateSizeError.
+	// Defaults DefaultMaxStateValue and DefaultMaxSessionState; negative
+	// means no limit.
 	MaxStateValue, MaxSessionState int
+	// CallerStateTTL is how long a caller's own state (mcp.Context.Caller)
+	// lives after its last write. Default 7 days; negative: until the
+	// store drops it.
+	CallerStateTTL time.Duration
+	// StateHandleTTL is how long a state handle (mcp.Context.NewHandle)
+	// and its state live from the handle's creation, whether it is used
+	// or not (a leaked bearer handle stops working then). Default 24
+	// hours.
+	StateHandleTTL time.Duration
+	// MaxStateHandles bounds the live state handles of one caller (its
+	// subject); anonymous callers share one allowance. A NewHandle beyond
+	// it fails with an error matching mcp.ErrStateTooLarge. Default 100;
+	// negative means no limit.
+	MaxStateHandles int
 	// PageSize is the number of items per page of the list methods.
 	// Default 500.
 	PageSize int
@@ -149,7 +164,9 @@ type Options struct {
 	// MaxSessions bounds the live sessions: an initialize beyond it is
 	// answered 503 with Retry-After and a JSON-RPC error naming this
 	// option. Sessions that end (DELETE, idle expiry, a lost client,
-	// EndSession) free their slot. Default 10,000.
+	// EndSession) free their slot. It bounds, apart, the open
+	// subscriptions/listen streams and the open legacy SSE streams (503).
+	// Default 10,000.
 	MaxSessions int
 	// MaxSessionsPerClient bounds the live sessions of one client: the
 	// subject of its auth data when it implements mcp.Subject (a
@@ -158,7 +175,9 @@ type Options struct {
 	// (a local reverse proxy brings every client from there) and
 	// in-process ones (stdio, embedded) are not counted per client; behind
 	// a proxy, authenticate, or set r.RemoteAddr from its X-Forwarded-For
-	// in a middleware. Default 100.
+	// in a middleware. It bounds, apart, one client's open
+	// subscriptions/listen streams and legacy SSE streams (429).
+	// Default 100.
 	MaxSessionsPerClient int
 	// BodyReadTimeout bounds reading a POST body, from the moment the
 	// handler starts on the request: a client that sends it slower is
@@ -219,6 +238,12 @@ const (
 	DefaultMaxStateValue = 16 << 10
 	// DefaultMaxSessionState is the default of Options.MaxSessionState.
 	DefaultMaxSessionState = 64 << 10
+	// defaultMaxStateHandles, defaultCallerStateTTL and
+	// defaultStateHandleTTL are the defaults of Options.MaxStateHandles,
+	// CallerStateTTL and StateHandleTTL.
+	defaultMaxStateHandles = 100
+	defaultCallerStateTTL  = 7 * 24 * time.Hour
+	defaultStateHandleTTL  = 24 * time.Hour
 	// DefaultMaxTasksPerClient is the default of Options.MaxTasksPerClient.
 	DefaultMaxTasksPerClient = 32
 	// sessionRetryAfter is the Retry-After of an initialize refused by a

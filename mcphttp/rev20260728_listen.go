@@ -40,6 +40,8 @@ type listener struct {
 type listeners struct {
 	mu  sync.Mutex
 	set map[*listener]struct{}
+	// clients counts the streams of each client (MaxSessionsPerClient).
+	clients streamCap
 }
 
 // add registers l unless max streams are open already (max <= 0: no
@@ -121,9 +123,30 @@ func (h *Handler) serveListen(w http.ResponseWriter, r *http.Request, msg *jsonr
 			`Invalid params: subscriptions/listen needs "notifications" (an object such as {"toolsListChanged":true})`, nil)
 		return
 	}
+	if n := len(p.Notifications.ResourceSubscriptions); n > maxSubscriptions {
+		modernError(w, http.StatusOK, msg.ID, mcp.CodeInvalidParams, fmt.Sprintf(
+			"Invalid params: resourceSubscriptions names %d resources; one stream may subscribe to %d at most", n, maxSubscriptions), nil)
+		return
+	}
+	for _, uri := range p.Notifications.ResourceSubscriptions {
+		if err := checkSubscriptionURI(uri); err != nil {
+			je := err.(*mcp.Error)
+			modernError(w, http.StatusOK, msg.ID, je.Code, je.Message, nil)
+			return
+		}
+	}
 	l := &listener{id: clone(msg.ID), filter: *p.Notifications, out: make(chan []byte, listenQueue)}
 	// A listen stream holds no session; Options.MaxSessions bounds them
-	// all the same, as it bounds the GET streams of sessions.
+	// all the same, as it bounds the GET streams of sessions, and
+	// Options.MaxSessionsPerClient those of one client, as it bounds its
+	// sessions: else one client could hold every stream there is.
+	key := clientKey(r, mcp.AuthFromContext(r.Context()))
+	if no := h.listen.clients.take(key, "subscriptions/listen streams", 0, h.opts.MaxSessionsPerClient); no != nil {
+		w.Header().Set("Retry-After", "5")
+		modernError(w, no.status, msg.ID, mcp.CodeServerError, no.msg, nil)
+		return
+	}
+	defer h.listen.clients.give(key)
 	if !h.listen.add(l, h.opts.MaxSessions) {
 		w.Header().Set("Retry-After", "5")
 		modernError(w, http.StatusServiceUnavailable, msg.ID, mcp.CodeServerError, fmt.Sprintf(

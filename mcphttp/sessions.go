@@ -258,6 +258,11 @@ var errOtherCaller = errors.New("mcphttp: the session belongs to another caller"
 // session.ErrNotFound for a session that ended (here or on another
 // replica) or expired, errOtherCaller, or the store's error.
 func (h *Handler) lookup(ctx context.Context, id string, auth any) (*sessionState, error) {
+	if isStateID(id) {
+		// A record of caller or handle state (toolstate.go), never a
+		// session: touching it would cut its TTL to a session's.
+		return nil, session.ErrNotFound
+	}
 	h.mu.RLock()
 	c, ok := h.conns[id]
 	h.mu.RUnlock()

@@ -465,7 +465,11 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // Register.
 func (g *generator) operation(o *operation, reg *bytes.Buffer) error {
 	base := goName(o.name)
-	where := fmt.Sprintf("of the tool %s (%s %s).", o.name, o.method, o.path)
+	// The path is the document's text: in a comment it is kept on one
+	// line (a newline would end the comment and start code), in a string
+	// literal it is quoted.
+	path := oneLine(o.path)
+	where := fmt.Sprintf("of the tool %s (%s %s).", o.name, o.method, path)
 	inName := unique(base+"Input", g.names)
 	var fields []field
 	taken := map[string]bool{}
@@ -501,7 +505,7 @@ func (g *generator) operation(o *operation, reg *bytes.Buffer) error {
 	}
 	fn := unique("handle"+base, g.names)
 	b := &g.body
-	fmt.Fprintf(b, "// %s calls %s %s.\n", fn, o.method, o.path)
+	fmt.Fprintf(b, "// %s calls %s %s.\n", fn, o.method, path)
 	fmt.Fprintf(b, "func %s(c *http.Client, baseURL string) mcp.ToolFunc[%s, %s] {\n", fn, inName, outType)
 	fmt.Fprintf(b, "return func(ctx context.Context, _ *mcp.Context, in %s) (%s, error) {\n", inName, outType)
 	fmt.Fprintf(b, "r := oaRequest{method: %q, path: %q, query: url.Values{}, header: http.Header{}}\n", o.method, o.path)
@@ -574,7 +578,8 @@ func (g *generator) operation(o *operation, reg *bytes.Buffer) error {
 	fmt.Fprintf(b, "if err != nil { return %s, err }\n", zero(outType))
 	if o.output != nil {
 		fmt.Fprintf(b, "out := new(%s)\n", strings.TrimPrefix(outType, "*"))
-		fmt.Fprintf(b, "if err := json.Unmarshal(data, out); err != nil { return nil, fmt.Errorf(\"%s %s: the answer (%%d) is not the JSON object expected: %%w\", status, err) }\n", o.method, o.path)
+		format := o.method + " " + strings.ReplaceAll(o.path, "%", "%%") + ": the answer (%d) is not the JSON object expected: %w"
+		fmt.Fprintf(b, "if err := json.Unmarshal(data, out); err != nil { return nil, fmt.Errorf(%s, status, err) }\n", strconv.Quote(format))
 		b.WriteString("return out, nil\n")
 	} else {
 		b.WriteString("return oaText(data, status), nil\n")

@@ -2,7 +2,10 @@ package openapi_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
+	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"log/slog"
@@ -198,4 +201,112 @@ func TestGenerateSplit(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(files["openapi_gen_1.go"]), "func handleFindPets(")
 	require.Contains(t, string(files["openapi_gen_2.go"]), "func handleAddPet(")
+}
+
+// TestGenerateKeepsPathsOutOfTheCode: a path of the document is text in
+// the generated code, never code: a newline in it cannot end a comment
+// and a quote cannot end a string literal (a hostile document otherwise
+// puts a function call that runs at the program's start into the code a
+// user commits).
+func TestGenerateKeepsPathsOutOfTheCode(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, path string }{
+		{"newline ends a comment", "/a\nvar _ = Injected()\n//"},
+		{"carriage return and newline", "/a\r\nvar _ = Injected()\r\n//"},
+		{"quote ends the error's literal", `/a" + Injected() + "`},
+		{"backquote and newline", "/a`\nvar _ = Injected()\n//`"},
+		{"percent verbs in the error's format", "/a%d%w%s"},
+	} {
+		for _, output := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/output=%v", tc.name, output), func(t *testing.T) {
+				t.Parallel()
+				src := generateForPath(t, tc.path, output)
+				require.NotContains(t, identifiers(t, src), "Injected", "the path became code:\n%s", src)
+			})
+		}
+	}
+}
+
+// FuzzGeneratePath: whatever a path holds, the generated code has the
+// declarations and identifiers of the code generated for a plain path.
+func FuzzGeneratePath(f *testing.F) {
+	for _, p := range []string{"/x", "/a\nvar _ = Injected()\n//", `/a" + Injected() + "`, "/%w", "/a\u2028b", "/*/", "/a*/ b /*"} {
+		f.Add(p, true)
+	}
+	base := map[bool]map[string]bool{}
+	for _, output := range []bool{false, true} {
+		src, err := generateForPathErr("/x", output)
+		if err != nil {
+			f.Fatal(err)
+		}
+		ids, err := identifiersErr(src)
+		if err != nil {
+			f.Fatal(err)
+		}
+		base[output] = ids
+	}
+	f.Fuzz(func(t *testing.T, path string, output bool) {
+		src, err := generateForPathErr("/"+path, output)
+		if err != nil {
+			return // refused (an invalid document, or source that does not parse)
+		}
+		ids, err := identifiersErr(src)
+		require.NoError(t, err)
+		for id := range ids {
+			require.True(t, base[output][id], "identifier %q comes from the path %q:\n%s", id, path, src)
+		}
+	})
+}
+
+// generateForPath generates the code of a document with one GET
+// operation at path (with a JSON object answer when output).
+func generateForPath(t *testing.T, path string, output bool) []byte {
+	t.Helper()
+	src, err := generateForPathErr(path, output)
+	require.NoError(t, err)
+	return src
+}
+
+func generateForPathErr(path string, output bool) ([]byte, error) {
+	resp := map[string]any{"description": "ok"}
+	if output {
+		resp["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{
+			"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}}}}
+	}
+	doc := map[string]any{"openapi": "3.0.3", "info": map[string]any{"title": "t", "version": "1"},
+		"servers": []any{map[string]any{"url": "https://api.example.com"}},
+		"paths": map[string]any{path: map[string]any{"get": map[string]any{"operationId": "op",
+			"responses": map[string]any{"200": resp}}}}}
+	spec, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	files, err := openapi.Generate(spec, openapi.GenOptions{Package: "x", Lenient: true})
+	if err != nil {
+		return nil, err
+	}
+	return files["openapi_gen.go"], nil
+}
+
+// identifiers are the identifiers of a Go source file.
+func identifiers(t *testing.T, src []byte) map[string]bool {
+	t.Helper()
+	ids, err := identifiersErr(src)
+	require.NoError(t, err, "%s", src)
+	return ids
+}
+
+func identifiersErr(src []byte) (map[string]bool, error) {
+	file, err := parser.ParseFile(token.NewFileSet(), "gen.go", src, 0)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	ast.Inspect(file, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			ids[id.Name] = true
+		}
+		return true
+	})
+	return ids, nil
 }

@@ -38,7 +38,12 @@ const (
 type Options struct {
 	// BaseURL is where the API is served; the operation's path is
 	// appended to it. Empty: the document's first server (its variables
-	// set to their defaults); a relative server URL is an error then.
+	// set to their defaults); a relative server URL is an error then, and
+	// so is one at a link-local, unspecified, multicast or cloud metadata
+	// address or name (169.254.169.254, metadata.google.internal, …),
+	// which the default client also refuses after DNS resolution: a
+	// document cannot send the calls to the machine's metadata service.
+	// BaseURL set is trusted as it is.
 	BaseURL string
 	// Client sends the requests. Nil: a client of its own with no
 	// timeout of its own (Timeout bounds each call). Register uses a
@@ -151,6 +156,9 @@ func newAPI(doc *openapi3.T, opts Options) (*api, error) {
 	}
 	if opts.Client == nil {
 		opts.Client = &http.Client{}
+		if opts.BaseURL == "" {
+			opts.Client = documentClient() // servers.go
+		}
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = DefaultTimeout
@@ -210,6 +218,10 @@ func baseURL(doc *openapi3.T, explicit string) (*url.URL, error) {
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("openapi: base URL %q is not an absolute http(s) URL: set Options.BaseURL", raw)
+	}
+	if explicit == "" && forbiddenHost(u.Hostname()) {
+		return nil, fmt.Errorf("openapi: the document's server %q is a link-local, unspecified, multicast or cloud metadata address, "+
+			"which a document may not send the calls to: set Options.BaseURL to call it", raw)
 	}
 	return u, nil
 }

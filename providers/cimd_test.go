@@ -100,7 +100,7 @@ func TestCIMDFullLogin(t *testing.T) {
 	resp = do(t, b, "GET", e.ts.URL+resp.Header.Get("Location"), nil, nil)
 	page := readBody(t, resp)
 	require.Equal(t, 200, resp.StatusCode, page)
-	assert.Contains(t, page, `<span id="client-name">Doc Client</span>`)
+	assert.Contains(t, page, `<bdi id="client-name">Doc Client</bdi>`)
 	host := strings.TrimPrefix(d.URL, "https://")
 	assert.Contains(t, page, `id="client-host">This application identifies itself with a document published at <strong>`+host+`</strong>`)
 	assert.Contains(t, page, html.EscapeString(id), "the client_id itself")

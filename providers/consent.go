@@ -7,9 +7,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
-var consentTmpl = template.Must(template.New("consent").Parse(pageHead + `<h1 id="title"><span id="client-name">{{.Client}}</span> wants to access your account</h1>
+var consentTmpl = template.Must(template.New("consent").Parse(pageHead + `<h1 id="title"><bdi id="client-name">{{.Client}}</bdi> wants to access your account</h1>
 {{- if .ClientHost}}
 <p class="note" id="client-host">This application identifies itself with a document published at <strong>{{.ClientHost}}</strong>.</p>
 {{- end}}
@@ -37,7 +38,7 @@ var consentTmpl = template.Must(template.New("consent").Parse(pageHead + `<h1 id
 </div>
 </form>
 <footer class="fine">
-<p>The name “{{.Client}}” is chosen by the application and is not verified. Approve only if you started this sign-in and trust <strong>{{.Host}}</strong>.</p>
+<p>The name “<bdi>{{.Client}}</bdi>” is chosen by the application and is not verified. Approve only if you started this sign-in and trust <strong>{{.Host}}</strong>.</p>
 <p>Client ID <code id="client-id">{{.ClientID}}</code></p>
 </footer>
 ` + pageFoot))
@@ -80,7 +81,7 @@ func (p *Proxy) consentPage(w http.ResponseWriter, r *http.Request, t *txn) {
 	if u != nil && u.Host != "" {
 		host = u.Host
 	}
-	name := t.ClientName
+	name := displayName(t.ClientName)
 	if name == "" {
 		name = "An unnamed application"
 	}
@@ -108,6 +109,21 @@ func (p *Proxy) consentPage(w http.ResponseWriter, r *http.Request, t *txn) {
 		"Scopes": scopeLines(t.Scopes), "Local": u != nil && isLoopbackHost(u.Hostname()),
 		"Action": p.basePath + ConsentPath, "Txn": t.ID, "CSRF": t.CSRF,
 	}, formAction)
+}
+
+// displayName is a client's name as the consent page shows it: without
+// control characters and bidirectional formatting characters (U+202E
+// RIGHT-TO-LEFT OVERRIDE and the like), with which a name could reverse
+// the text after it ("Approve" next to a name that reads as another
+// application's). The page also isolates the name (<bdi>), so that its
+// own right-to-left letters do not reorder the text around it.
+func displayName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return -1
+		}
+		return r
+	}, name)
 }
 
 var (

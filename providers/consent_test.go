@@ -1,10 +1,12 @@
 package providers
 
 import (
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -136,4 +138,43 @@ func TestScopeLines(t *testing.T) {
 	assert.Equal(t, []scopeLine{{Text: "Use this server as you"}}, scopeLines(nil))
 	assert.Equal(t, []scopeLine{{Text: "See your email address", Name: "email"}, {Text: "files:read"}},
 		scopeLines([]string{"email", "files:read"}))
+}
+
+// TestConsentNameCannotReorderThePage: a client's name with
+// bidirectional formatting characters (U+202E RIGHT-TO-LEFT OVERRIDE
+// and its kin) or control characters reaches the consent page without
+// them, and the name is isolated (<bdi>) from the text around it: a name
+// cannot make the page read as another application's.
+func TestConsentNameCannotReorderThePage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	for _, tc := range []struct{ name, want string }{
+		{"Good App\u202Eppa liveE", "Good Appppa liveE"},
+		{"\u2067Isolate\u2069 \u202Aembed\u202C \u200Fmark\u200E \u061Cx", "Isolate embed mark x"},
+		{"tab\tand\nnewline\x7f", "tabandnewline"},
+	} {
+		body, _ := json.Marshal(map[string]any{"redirect_uris": []string{"http://127.0.0.1:9999/cb"},
+			"token_endpoint_auth_method": "none", "client_name": tc.name})
+		resp, err := http.Post(e.ts.URL+RegisterPath, "application/json", strings.NewReader(string(body)))
+		require.NoError(t, err)
+		var out map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		resp.Body.Close()
+		require.Equal(t, 201, resp.StatusCode, out)
+		c := regd{ID: out["client_id"].(string), Redirect: "http://127.0.0.1:9999/cb"}
+
+		b := browser(t)
+		resp = do(t, b, "GET", e.authorizeURL(c, nil), nil, nil)
+		require.Equal(t, 302, resp.StatusCode)
+		resp.Body.Close()
+		page := do(t, b, "GET", e.ts.URL+resp.Header.Get("Location"), nil, nil)
+		require.Equal(t, 200, page.StatusCode)
+		html := readBody(t, page)
+		for _, r := range html {
+			require.False(t, unicode.Is(unicode.Bidi_Control, r), "%U reached the page for %q", r, tc.name)
+		}
+		assert.Contains(t, html, `<bdi id="client-name">`+tc.want+`</bdi>`)
+		assert.Contains(t, html, `The name “<bdi>`+tc.want+`</bdi>”`)
+		assert.Contains(t, html, `<title>Allow `+tc.want+` to access`)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 )
@@ -474,6 +475,10 @@ func (p *Proxy) completeLogin(ctx context.Context, t *txn, code string) (string,
 	gid := randomToken(16)
 	if err := p.saveGrant(ctx, gid, g, true); err != nil {
 		return "", "", err
+	}
+	if err := p.trackLogin(ctx, id.Subject, gid, time.Unix(g.LoginAt, 0).Add(p.cfg.MaxLoginLifetime)); err != nil {
+		_ = p.store.Delete(context.WithoutCancel(ctx), "grant:"+gid)
+		return "", "", fmt.Errorf("recording the login: %w", err)
 	}
 	p.log.Info("user logged in", "client_id", t.ClientID, "sub", id.Subject)
 	return gid, id.Subject, nil

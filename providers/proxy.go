@@ -80,6 +80,13 @@ type Config struct {
 	// upstream provider this long after they did. Default:
 	// DefaultMaxLoginLifetime.
 	MaxLoginLifetime time.Duration
+	// MaxLoginsPerUser bounds the live logins (grants, each with its
+	// refresh token) of one user, by the upstream subject: a new login
+	// beyond it revokes the user's oldest. Without it, a user whose
+	// provider approves again without asking could fill the storage with
+	// a login a second. Default: DefaultMaxLoginsPerUser; negative: no
+	// bound.
+	MaxLoginsPerUser int
 	// ClientTTL is how long a client registration that has been used
 	// (tokens were issued to it) lives after its last use: each use
 	// slides it. Default: DefaultClientTTL.
@@ -218,6 +225,9 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	}
 	if cfg.MaxLoginLifetime <= 0 {
 		cfg.MaxLoginLifetime = DefaultMaxLoginLifetime
+	}
+	if cfg.MaxLoginsPerUser == 0 {
+		cfg.MaxLoginsPerUser = DefaultMaxLoginsPerUser
 	}
 	if cfg.ClientTTL <= 0 {
 		cfg.ClientTTL = DefaultClientTTL

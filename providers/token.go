@@ -323,17 +323,26 @@ func (p *Proxy) spend(w http.ResponseWriter, r *http.Request, c *client, u *oneT
 	if err == nil && bytes.Equal(old, u.raw) {
 		return true
 	}
-	if err := p.store.Delete(context.WithoutCancel(ctx), next); err != nil {
-		p.log.Error("deleting a refresh token never handed out", "err", err)
+	dropNext := func() {
+		if err := p.store.Delete(context.WithoutCancel(ctx), next); err != nil {
+			p.log.Error("deleting a refresh token never handed out", "err", err)
+		}
 	}
 	switch {
 	case errors.Is(err, ErrNotFound):
+		dropNext()
 		oauthError(w, http.StatusBadRequest, "invalid_grant", u.k.unknown)
 	case err != nil:
+		dropNext()
 		p.log.Error("marking a one-time secret used", "kind", u.k.kind, "err", err)
 		unavailable(w, "the grant could not be updated; try again")
 	default:
-		p.replayed(w, r, c, u.k, u.gid) // another use spent it first
+		// Another use spent it first: a replay. The grant is revoked
+		// before next is deleted: the mark this swap wrote names next, and
+		// a third use that found next gone while the grant lived would be
+		// served again as an answer that was lost (peekOnce).
+		p.replayed(w, r, c, u.k, u.gid)
+		dropNext()
 	}
 	return false
 }

@@ -74,6 +74,15 @@ type Options struct {
 	// CallerIdleTimeout closes a caller's pooled upstream connection
 	// that no request used for this long. Default 5 minutes.
 	CallerIdleTimeout time.Duration
+	// MaxMirrorItems and MaxMirrorBytes bound what the gateway mirrors of
+	// the upstream: its tools, resources, resource templates and prompts
+	// together, by count and by the size of their listed JSON. An
+	// upstream that lists more fails New, or a later listing (logged; the
+	// mirror keeps its last lists), with an error naming the option: the
+	// gateway's memory is not the upstream's to fill. Defaults 20,000 and
+	// 64 MiB.
+	MaxMirrorItems int
+	MaxMirrorBytes int
 }
 
 // Options' defaults.
@@ -81,6 +90,8 @@ const (
 	defaultConnectTimeout    = 10 * time.Second
 	defaultMaxCallers        = 64
 	defaultCallerIdleTimeout = 5 * time.Minute
+	defaultMaxMirrorItems    = 20000
+	defaultMaxMirrorBytes    = 64 << 20
 )
 
 // Gateway is a running gateway: its [Gateway.Server] mirrors the
@@ -129,6 +140,12 @@ func New(ctx context.Context, opts Options) (*Gateway, error) {
 	}
 	if opts.MaxCallers <= 0 {
 		opts.MaxCallers = defaultMaxCallers
+	}
+	if opts.MaxMirrorItems <= 0 {
+		opts.MaxMirrorItems = defaultMaxMirrorItems
+	}
+	if opts.MaxMirrorBytes <= 0 {
+		opts.MaxMirrorBytes = defaultMaxMirrorBytes
 	}
 	if opts.CallerIdleTimeout <= 0 {
 		opts.CallerIdleTimeout = defaultCallerIdleTimeout
@@ -543,7 +560,7 @@ func (e *upstreamError) Unwrap() error { return e.rpc }
 // asked to open (eliciturl.Check), else it becomes -32603 without them.
 func (e *upstreamError) rpcError() *mcp.Error {
 	if e.rpc.Code == mcp.CodeURLElicitationRequired {
-		if err := checkElicitations(rawData(e.rpc.Data)); err != nil {
+		if err := eliciturl.CheckRequired(rawData(e.rpc.Data)); err != nil {
 			return &mcp.Error{Code: mcp.CodeInternalError, Message: fmt.Sprintf(
 				"upstream %s asked for a URL elicitation the gateway refuses to relay: %v", strconv.Quote(e.name), err)}
 		}
@@ -559,24 +576,6 @@ func rawData(d any) json.RawMessage {
 	}
 	b, _ := json.Marshal(d)
 	return b
-}
-
-// checkElicitations checks the URLs of a -32042 error's data.
-func checkElicitations(data json.RawMessage) error {
-	var d struct {
-		Elicitations []struct {
-			URL string `json:"url"`
-		} `json:"elicitations"`
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return fmt.Errorf("its data does not decode: %v", err)
-	}
-	for _, el := range d.Elicitations {
-		if err := eliciturl.Check(el.URL); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // unavailableError is a failure to reach the upstream: it is down, the

@@ -56,8 +56,35 @@ func (g *Gateway) resyncLoop() {
 	}
 }
 
-// listRaw returns the items of member of every page of a list method.
-func listRaw(ctx context.Context, cl *client.Client, method, member string) ([]json.RawMessage, error) {
+// mirrorBudget is what is left of Options.MaxMirrorItems and
+// MaxMirrorBytes while one sync lists the upstream.
+type mirrorBudget struct {
+	items, bytes int
+	opts         *Options
+	name         string
+}
+
+// take counts items against the budget; it fails once the upstream has
+// listed more than the options allow.
+func (b *mirrorBudget) take(method string, items []json.RawMessage) error {
+	b.items -= len(items)
+	for _, it := range items {
+		b.bytes -= len(it)
+	}
+	switch {
+	case b.items < 0:
+		return fmt.Errorf("proxy: upstream %q lists more than %d tools, resources, templates and prompts (at %s), the most the gateway mirrors (Options.MaxMirrorItems)",
+			b.name, b.opts.MaxMirrorItems, method)
+	case b.bytes < 0:
+		return fmt.Errorf("proxy: upstream %q lists more than %d bytes of tools, resources, templates and prompts (at %s), the most the gateway mirrors (Options.MaxMirrorBytes)",
+			b.name, b.opts.MaxMirrorBytes, method)
+	}
+	return nil
+}
+
+// listRaw returns the items of member of every page of a list method,
+// counted against budget.
+func listRaw(ctx context.Context, cl *client.Client, method, member string, budget *mirrorBudget) ([]json.RawMessage, error) {
 	var all []json.RawMessage
 	cursor := ""
 	for range maxPages {
@@ -75,6 +102,9 @@ func listRaw(ctx context.Context, cl *client.Client, method, member string) ([]j
 			if err := json.Unmarshal(r, &items); err != nil {
 				return nil, fmt.Errorf("proxy: the %s of %s do not decode: %w", member, method, err)
 			}
+		}
+		if err := budget.take(method, items); err != nil {
+			return nil, err
 		}
 		all = append(all, items...)
 		if r, ok := raw["nextCursor"]; ok {
@@ -111,11 +141,12 @@ func (g *Gateway) sync(ctx context.Context, cl *client.Client) error {
 		{caps.Resources != nil, "resources/templates/list", "resourceTemplates", "uriTemplate", &m.templates, g.addTemplate, func(k []string) { g.srv.RemoveResourceTemplates(k...) }},
 		{caps.Prompts != nil, "prompts/list", "prompts", "name", &m.prompts, g.addPrompt, func(k []string) { g.srv.RemovePrompts(k...) }},
 	}
+	budget := &mirrorBudget{items: g.opts.MaxMirrorItems, bytes: g.opts.MaxMirrorBytes, opts: &g.opts, name: g.name}
 	for _, k := range kinds {
 		var items []json.RawMessage
 		if k.on {
 			var err error
-			items, err = listRaw(ctx, cl, k.method, k.member)
+			items, err = listRaw(ctx, cl, k.method, k.member, budget)
 			var re *mcp.Error
 			if errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
 				// A server may declare resources without templates (the

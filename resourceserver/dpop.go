@@ -346,8 +346,13 @@ func (d *dpopChecker) check(r *http.Request, tok, jkt string) error {
 	}
 	// Remembered for as long as the proof would pass the time check.
 	ttl := max(pr.iat.Add(d.lifetime+d.leeway).Sub(now), time.Second)
-	id := sha256.Sum256([]byte(pr.jkt + "\x00" + pr.jti))
-	fresh, err := d.replay.Remember(r.Context(), hex.EncodeToString(id[:]), ttl)
+	id := hexSum(pr.jkt + "\x00" + pr.jti)
+	var fresh bool
+	if kr, ok := d.replay.(keyedReplay); ok {
+		fresh, err = kr.rememberFor(pr.jkt, id, ttl)
+	} else {
+		fresh, err = d.replay.Remember(r.Context(), id, ttl)
+	}
 	if err != nil {
 		return err
 	}
@@ -416,46 +421,94 @@ func (d *dpopChecker) nonceValid(n string, now time.Time) bool {
 	return !made.After(now.Add(d.leeway)) && !now.After(made.Add(nonceLifetime))
 }
 
+// hexSum is the SHA-256 of s in hex: a proof's id in the replay cache.
+func hexSum(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// keyedReplay is a ReplayCache that also knows the key (the JWK
+// thumbprint) of each proof, so that it can bound what one key holds.
+type keyedReplay interface {
+	rememberFor(jkt, id string, ttl time.Duration) (bool, error)
+}
+
 // memoryReplay is the default ReplayCache: one process's memory, bounded.
 // Expired ids are swept every sweepEvery, and when it is full (at most
 // once a second); full of live ids, it refuses (an outage, 503) rather
-// than forget one.
+// than forget one. One key may hold at most maxReplayIDsPerKey of the
+// ids: a client with a bound token and its key can make proofs as fast
+// as it likes, and would otherwise fill the cache, after which every
+// client's DPoP requests were refused.
 type memoryReplay struct {
-	now   func() time.Time
-	mu    sync.Mutex
-	ids   map[string]time.Time
-	swept time.Time // last sweep
+	now    func() time.Time
+	mu     sync.Mutex
+	ids    map[string]replayEntry
+	perKey map[string]int // live ids of each key (rememberFor)
+	swept  time.Time      // last sweep
+}
+
+type replayEntry struct {
+	until time.Time
+	jkt   string // "" when remembered without its key (Remember)
 }
 
 const (
-	maxReplayIDs = 1 << 20
-	sweepEvery   = 10 * time.Second
+	maxReplayIDs       = 1 << 20
+	maxReplayIDsPerKey = maxReplayIDs / 16
+	sweepEvery         = 10 * time.Second
 )
 
 var errReplayFull = errors.New("the DPoP replay cache is full")
 
+// errKeyQuota is one key's share of the replay cache used up.
+var errKeyQuota = fmt.Errorf("this DPoP key made more than %d proofs within a proof's lifetime (the share of one key in the replay cache); slow down", maxReplayIDsPerKey)
+
 func newMemoryReplay(now func() time.Time) *memoryReplay {
-	return &memoryReplay{now: now, ids: map[string]time.Time{}}
+	return &memoryReplay{now: now, ids: map[string]replayEntry{}, perKey: map[string]int{}}
 }
 
 func (m *memoryReplay) Remember(_ context.Context, id string, ttl time.Duration) (bool, error) {
+	return m.rememberFor("", id, ttl)
+}
+
+func (m *memoryReplay) rememberFor(jkt, id string, ttl time.Duration) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	if since := now.Sub(m.swept); since >= sweepEvery || (len(m.ids) >= maxReplayIDs && since >= time.Second) {
-		for k, until := range m.ids {
-			if !now.Before(until) {
-				delete(m.ids, k)
+	if since := now.Sub(m.swept); since >= sweepEvery || ((len(m.ids) >= maxReplayIDs || m.perKey[jkt] >= maxReplayIDsPerKey) && since >= time.Second) {
+		for k, e := range m.ids {
+			if !now.Before(e.until) {
+				m.forget(k, e)
 			}
 		}
 		m.swept = now
 	}
-	if until, ok := m.ids[id]; ok && now.Before(until) {
+	if e, ok := m.ids[id]; ok && now.Before(e.until) {
 		return false, nil
 	}
 	if len(m.ids) >= maxReplayIDs {
 		return false, errReplayFull
 	}
-	m.ids[id] = now.Add(ttl)
+	if jkt != "" && m.perKey[jkt] >= maxReplayIDsPerKey {
+		return false, errKeyQuota
+	}
+	if e, ok := m.ids[id]; ok {
+		m.forget(id, e) // expired, not swept yet
+	}
+	m.ids[id] = replayEntry{until: now.Add(ttl), jkt: jkt}
+	if jkt != "" {
+		m.perKey[jkt]++
+	}
 	return true, nil
+}
+
+// forget drops id; m.mu is held.
+func (m *memoryReplay) forget(id string, e replayEntry) {
+	delete(m.ids, id)
+	if e.jkt != "" {
+		if m.perKey[e.jkt]--; m.perKey[e.jkt] <= 0 {
+			delete(m.perKey, e.jkt)
+		}
+	}
 }

@@ -596,3 +596,34 @@ func TestDPoPPublicURL(t *testing.T) {
 		})
 	}
 }
+
+// TestDPoPOneKeyCannotFillTheReplayCache (issue 31, a leftover): a client
+// holding a bound token and its key makes proofs as fast as it can (about
+// a million in a proof's lifetime filled the in-memory replay cache, and
+// then every client's DPoP requests were answered 503). One key now holds
+// at most a share of the cache: past it, that key's requests are refused
+// (503, saying why) and another key's pass.
+func TestDPoPOneKeyCannotFillTheReplayCache(t *testing.T) {
+	t.Parallel()
+	is := newIssuer(t)
+	flooder, other := newDPoPKey(t), newDPoPKey(t)
+	bound := func(k crypto.Signer) string {
+		c := is.claims()
+		c["cnf"] = map[string]any{"jkt": thumbprint(t, k)}
+		return is.sign("k1", c)
+	}
+	v := newVerifier(t, is, nil)
+	ts := server(t, v)
+	taken := resourceserver.FillDPoPReplayForTest(v, thumbprint(t, flooder), resourceserver.MaxReplayIDs)
+	t.Logf("the flooding key's proofs taken: %d of %d", taken, resourceserver.MaxReplayIDs)
+	assert.Less(t, taken, resourceserver.MaxReplayIDs/8, "one key takes a share of the cache, not all of it")
+
+	tok := bound(other)
+	status, _, body := dpopCall(t, ts, "/mcp", "DPoP "+tok, dpopProof(t, other, jose.ES256, "POST", resource, tok, nil))
+	assert.Equal(t, 200, status, "another key's request passes: %v", body)
+
+	tok = bound(flooder)
+	status, _, body = dpopCall(t, ts, "/mcp", "DPoP "+tok, dpopProof(t, flooder, jose.ES256, "POST", resource, tok, nil))
+	assert.Equal(t, 503, status, "the flooding key is refused")
+	assert.Equal(t, "temporarily_unavailable", body["error"])
+}

@@ -68,10 +68,10 @@ needs no login.`,
 				// The first connection may wait for the user to log in.
 				opts.Gateway.ConnectTimeout = tf.oauth.loginTimeout + 30*time.Second
 			}
-			log.Info("bridge: serving stdio", "upstream", spec.URL, "oauth", tf.oauth.enabled)
+			log.Info("bridge: serving stdio", "upstream", spec.String(), "oauth", tf.oauth.enabled)
 			err = proxy.ServeStdio(cmd.Context(), upstream, cmd.InOrStdin(), cmd.OutOrStdout(), opts)
 			if err != nil {
-				return fmt.Errorf("bridge to %s: %w", spec.URL, err)
+				return fmt.Errorf("bridge to %s: %w", spec, err)
 			}
 			log.Info("bridge: the client closed stdin")
 			return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,4 +172,37 @@ func TestBridgeStdoutIsJSONRPC(t *testing.T) {
 	assert.Contains(t, stdout.String(), `"text":"3"`)
 	assert.Contains(t, stderr.String(), "bridge: serving stdio")
 	assert.Contains(t, stderr.String(), "bridge: the client closed stdin")
+}
+
+// TestBridgeLogsNoURLSecrets: bridge's log and its errors go to the
+// desktop client's log files; the upstream URL's query values and user
+// information (where tokens travel) are not in them.
+func TestBridgeLogsNoURLSecrets(t *testing.T) {
+	t.Parallel()
+	up := startEverything(t)
+	for _, tc := range []struct {
+		name, url string
+		code      int
+	}{
+		{"served", up + "?token=s3cret", 0},
+		{"unreachable", "http://alice:s3cret@" + closedAddr(t) + "/mcp?token=s3cret", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := run(t, t.TempDir(), "", "bridge", tc.url)
+			require.Equal(t, tc.code, res.code, res.stderr)
+			assert.Contains(t, res.stderr, "token=REDACTED", "the log still says where bridge goes")
+			assert.NotContains(t, res.stderr, "s3cret")
+		})
+	}
+}
+
+// closedAddr is a loopback address nothing listens on.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
 }

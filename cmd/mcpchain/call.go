@@ -18,6 +18,7 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/cli/args"
 	"github.com/mcpchain/mcp/internal/cli/progress"
+	"github.com/mcpchain/mcp/internal/cli/termtext"
 )
 
 // callFlags are the flags of call, read and prompt.
@@ -193,10 +194,10 @@ func newPromptCmd() *cobra.Command {
 				return printJSON(out, res)
 			}
 			if res.Description != "" {
-				fmt.Fprintf(out, "# %s\n", res.Description)
+				fmt.Fprintf(out, "# %s\n", termtext.Line(res.Description))
 			}
 			for _, m := range res.Messages {
-				fmt.Fprintf(out, "%s: ", m.Role)
+				fmt.Fprintf(out, "%s: ", termtext.Line(string(m.Role)))
 				printContent(out, []mcp.Content{m.Content})
 			}
 			return nil
@@ -212,12 +213,14 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// printJSON prints v as indented JSON, with the characters a terminal
+// acts on as \u escapes (the same value).
 func printJSON(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err = fmt.Fprintf(w, "%s\n", termtext.JSON(b))
 	return err
 }
 
@@ -230,34 +233,37 @@ func hasText(cs []mcp.Content) bool {
 	return false
 }
 
-// printContent prints text as is and summarizes the other items.
+// printContent prints text and summarizes the other items. All of it is
+// the server's: what a terminal would act on is shown escaped (termtext),
+// text keeps its lines, a field of a summary is on one line. --raw gives
+// the exact values, as JSON.
 func printContent(w io.Writer, cs []mcp.Content) {
 	for _, c := range cs {
 		switch c := c.(type) {
 		case mcp.TextContent:
-			fmt.Fprintln(w, strings.TrimRight(c.Text, "\n"))
+			fmt.Fprintln(w, termtext.Clean(strings.TrimRight(c.Text, "\n")))
 		case mcp.ImageContent:
-			fmt.Fprintf(w, "[image %s, %d bytes]\n", c.MIMEType, len(c.Data))
+			fmt.Fprintf(w, "[image %s, %d bytes]\n", termtext.Line(c.MIMEType), len(c.Data))
 		case mcp.AudioContent:
-			fmt.Fprintf(w, "[audio %s, %d bytes]\n", c.MIMEType, len(c.Data))
+			fmt.Fprintf(w, "[audio %s, %d bytes]\n", termtext.Line(c.MIMEType), len(c.Data))
 		case mcp.ResourceLink:
-			fmt.Fprintf(w, "[resource link %s %s]\n", c.URI, c.Name)
+			fmt.Fprintf(w, "[resource link %s %s]\n", termtext.Line(c.URI), termtext.Line(c.Name))
 		case mcp.EmbeddedResource:
 			printResource(w, c.Resource, true)
 		default:
 			b, _ := json.Marshal(c)
-			fmt.Fprintf(w, "[%s] %s\n", c.ContentType(), b)
+			fmt.Fprintf(w, "[%s] %s\n", termtext.Line(c.ContentType()), termtext.JSON(b))
 		}
 	}
 }
 
 func printResource(w io.Writer, rc mcp.ResourceContents, header bool) {
 	if header {
-		fmt.Fprintf(w, "[resource %s %s]\n", rc.URI, rc.MIMEType)
+		fmt.Fprintf(w, "[resource %s %s]\n", termtext.Line(rc.URI), termtext.Line(rc.MIMEType))
 	}
 	if rc.Blob != nil {
-		fmt.Fprintf(w, "[binary %s, %d bytes; --raw prints it base64: %.32s…]\n", rc.MIMEType, len(rc.Blob), base64.StdEncoding.EncodeToString(rc.Blob))
+		fmt.Fprintf(w, "[binary %s, %d bytes; --raw prints it base64: %.32s…]\n", termtext.Line(rc.MIMEType), len(rc.Blob), base64.StdEncoding.EncodeToString(rc.Blob))
 		return
 	}
-	fmt.Fprintln(w, strings.TrimRight(rc.Text, "\n"))
+	fmt.Fprintln(w, termtext.Clean(strings.TrimRight(rc.Text, "\n")))
 }

@@ -24,6 +24,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpchain/mcp/internal/cli/termtext"
 )
 
 func main() {
@@ -33,7 +35,9 @@ func main() {
 	if err != nil {
 		var silent errSilent
 		if !errors.As(err, &silent) {
-			fmt.Fprintln(os.Stderr, "mcpchain:", err)
+			// An error may carry a server's words (a JSON-RPC error's
+			// message, an HTTP body): shown, never acted on.
+			fmt.Fprintln(os.Stderr, "mcpchain:", termtext.Clean(err.Error()))
 		}
 		os.Exit(1)
 	}

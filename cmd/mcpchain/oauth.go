@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchain/mcp/client/oauth"
+	"github.com/mcpchain/mcp/internal/cli/termtext"
 )
 
 // oauthFlags are the flags that make a command log in to a server that is
@@ -91,7 +92,7 @@ func (f *oauthFlags) start(logw io.Writer) (*login, error) {
 		return nil, fmt.Errorf("redirect listener: %w", err)
 	}
 	open := func(authURL string) error {
-		fmt.Fprintf(logw, "mcpchain: log in at this URL (it redirects to %s):\n%s\n", lb.RedirectURL(), authURL)
+		fmt.Fprintf(logw, "mcpchain: log in at this URL (it redirects to %s):\n%s\n", lb.RedirectURL(), termtext.Line(authURL))
 		if !f.noBrowser {
 			if err := openBrowser(authURL); err != nil {
 				fmt.Fprintf(logw, "mcpchain: no browser opened (%v): open the URL yourself\n", err)

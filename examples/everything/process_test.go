@@ -133,8 +133,14 @@ func mcpPost(ctx context.Context, c *http.Client, url, sid, body string) (*http.
 // then notifications/initialized) and returns its ID.
 func openSession(t *testing.T, c *http.Client, url string) string {
 	t.Helper()
+	return openSessionWith(t, c, url, `{}`)
+}
+
+// openSessionWith is openSession with the client's capabilities.
+func openSessionWith(t *testing.T, c *http.Client, url, capabilities string) string {
+	t.Helper()
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + protocolVersion +
-		`","capabilities":{},"clientInfo":{"name":"sigterm-test","version":"1"}}}`
+		`","capabilities":` + capabilities + `,"clientInfo":{"name":"sigterm-test","version":"1"}}}`
 	resp, body, err := mcpPost(context.Background(), c, url, "", init)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
@@ -222,7 +228,9 @@ func TestSIGTERMFinishesCallsInFlight(t *testing.T) {
 
 // TestASecondSignalEndsTheProcessAtOnce: the first SIGTERM drains, and
 // the signals are then released, so a second one ends the process without
-// waiting for the call in flight (an operator's second Ctrl-C).
+// waiting for the call in flight (an operator's second Ctrl-C). The call
+// in flight asks the client a question that is never answered, so it
+// would hold the drain for the whole grace period.
 func TestASecondSignalEndsTheProcessAtOnce(t *testing.T) {
 	bin := buildExample(t, ".")
 	port := freePort(t)
@@ -232,7 +240,7 @@ func TestASecondSignalEndsTheProcessAtOnce(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	p.waitHealthy(t, c, base)
-	sid := openSession(t, c, base+"/mcp")
+	sid := openSessionWith(t, c, base+"/mcp", `{"elicitation":{}}`)
 
 	var written atomic.Bool
 	replied := make(chan error, 1)
@@ -240,19 +248,37 @@ func TestASecondSignalEndsTheProcessAtOnce(t *testing.T) {
 		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
 			WroteRequest: func(httptrace.WroteRequestInfo) { written.Store(true) },
 		})
-		_, body, err := mcpPost(ctx, c, base+"/mcp", sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"ms":900}}}`)
+		_, body, err := mcpPost(ctx, c, base+"/mcp", sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"elicit","arguments":{}}}`)
 		if err == nil {
 			err = fmt.Errorf("the call was answered: %s", body)
 		}
 		replied <- err
 	}()
 	require.Eventually(t, written.Load, 10*time.Second, time.Millisecond)
-	time.Sleep(100 * time.Millisecond)
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
-	time.Sleep(100 * time.Millisecond)
-	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
-
-	require.Equal(t, -1, p.waitExit(t, shutdownGrace), "the second signal must end the process; stderr:\n%s", p.stderr.String())
+	// The drain has begun once the listener is closed; the signals are
+	// released at the same moment, so a second SIGTERM is sent until the
+	// process ends (further ones are harmless), well inside the grace
+	// period the unanswered call would otherwise hold it for.
+	require.Eventually(t, func() bool {
+		conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+		if err == nil {
+			_ = conn.Close()
+		}
+		return err != nil
+	}, shutdownGrace/2, 10*time.Millisecond, "the first SIGTERM did not close the listener")
+	sent := time.Now()
+	require.Eventually(t, func() bool {
+		select {
+		case <-p.exited:
+			return true
+		default:
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
+			return false
+		}
+	}, shutdownGrace, 200*time.Millisecond, "the second signal must end the process; stderr:\n%s", p.stderr.String())
+	require.Less(t, time.Since(sent), shutdownGrace/2, "ended by the signal, not by the grace period")
+	require.Equal(t, -1, p.waitExit(t, time.Second), "the second signal must end the process; stderr:\n%s", p.stderr.String())
 	ws := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
 	require.True(t, ws.Signaled(), "the process ended by itself: %v", p.cmd.ProcessState)
 	require.Equal(t, syscall.SIGTERM, ws.Signal())

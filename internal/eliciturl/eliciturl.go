@@ -12,6 +12,7 @@
 package eliciturl
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/url"
@@ -59,4 +60,25 @@ func Loopback(host string) bool {
 	}
 	ip := net.ParseIP(strings.Trim(h, "[]"))
 	return ip != nil && ip.IsLoopback()
+}
+
+// CheckRequired checks the URLs of the data of a URLElicitationRequired
+// error (-32042): {"elicitations": [{"url": …}, …]}, each URL by [Check].
+// Data that does not decode is refused too: whoever reads it next would
+// find its URLs unchecked.
+func CheckRequired(data json.RawMessage) error {
+	var d struct {
+		Elicitations []struct {
+			URL string `json:"url"`
+		} `json:"elicitations"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return fmt.Errorf("its data does not decode: %v", err)
+	}
+	for _, el := range d.Elicitations {
+		if err := Check(el.URL); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -85,18 +85,36 @@ type RequestInfo[Impl, Caps, Level, Root any] struct {
 	Roots func(ctx context.Context) ([]Root, error)
 }
 
-// SessionState is implemented by the [Peer] of a request that has a
-// session: it reads and writes the per-session state of tools
-// (mcp.SetState), kept in the session's stored record; values are JSON.
-// A peer, not a field of [RequestInfo], so that a request that does not
-// use the state costs nothing for it.
-type SessionState interface {
-	// GetState returns the value of key and whether it is set.
-	GetState(ctx context.Context, key string) (json.RawMessage, bool, error)
-	// SetState sets key to value atomically (no concurrent write of
+// StateScope names a bucket of the tools' state (mcp.SetState): the
+// request's session, a caller's own state, or the state a handle names.
+type StateScope struct {
+	// Session: the request's own session (Owner and Handle unused).
+	Session bool
+	// Owner is the caller's key (internal/identity's Key), or "" for an
+	// anonymous caller, who has no state of its own, only handles.
+	Owner string
+	// Handle is the handle the state belongs to, as the client passed it
+	// back; "" for the owner's own state.
+	Handle string
+}
+
+// State is implemented by the [Peer] of a request whose transport keeps
+// the tools' state: it reads and writes the state of a [StateScope], and
+// makes and ends handles. Values are JSON. A peer, not a field of
+// [RequestInfo], so that a request that does not use the state costs
+// nothing for it.
+type State interface {
+	// GetState returns the value of key in scope s and whether it is set.
+	GetState(ctx context.Context, s StateScope, key string) (json.RawMessage, bool, error)
+	// SetState sets key to value in s atomically (no concurrent write of
 	// another key is lost), or deletes it when value is nil, within the
 	// transport's size limits.
-	SetState(ctx context.Context, key string, value json.RawMessage) error
+	SetState(ctx context.Context, s StateScope, key string, value json.RawMessage) error
+	// NewHandle makes a handle owned by owner ("" anonymous) and returns
+	// it.
+	NewHandle(ctx context.Context, owner string) (string, error)
+	// EndHandle ends the handle s names, and its state.
+	EndHandle(ctx context.Context, s StateScope) error
 }
 
 // Methods are the requests the engine serves itself: the protocol's and

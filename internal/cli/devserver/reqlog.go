@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpchain/mcp/internal/cli/termtext"
 )
 
 // envelope is the part of a JSON-RPC message the log and the proxy read.
@@ -83,15 +85,19 @@ func (l *logger) event(format string, a ...any) {
 	l.line("dev  " + fmt.Sprintf(format, a...))
 }
 
-// request logs one request: method, name, status, duration.
+// request logs one request: method, name, status, duration. The method
+// and name are the client's, the status may hold the server's error
+// message: each is shown on one line, escaped (termtext.Line).
 func (l *logger) request(method, name, status string, d time.Duration) {
 	if name != "" {
 		method += " " + name
 	}
-	l.line(fmt.Sprintf("rpc  %-36s %9s  %s", method, round(d), status))
+	l.line(fmt.Sprintf("rpc  %-36s %9s  %s", termtext.Line(method), round(d), termtext.Line(status)))
 }
 
+// line writes one entry; what a terminal would act on is shown escaped.
 func (l *logger) line(s string) {
+	s = termtext.Clean(s)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	fmt.Fprintf(l.w, "%s %s\n", l.now().Format("15:04:05.000"), s)

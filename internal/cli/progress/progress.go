@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/cli/termtext"
 )
 
 // Printer writes progress reports to W.
@@ -24,10 +25,12 @@ type Printer struct {
 	drawn bool
 }
 
-// Report shows one report.
+// Report shows one report. The message is the server's: it is shown on
+// one line with what a terminal would act on escaped (termtext.Line).
 func (p *Printer) Report(r mcp.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	r.Message = termtext.Line(r.Message)
 	if !p.Bar {
 		if r.Total > 0 {
 			fmt.Fprintf(p.W, "progress %s/%s %s\n", num(r.Progress), num(r.Total), r.Message)

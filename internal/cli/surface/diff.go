@@ -4,15 +4,22 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcpchain/mcp/internal/cli/termtext"
 )
 
 // Diff lists how b differs from a, one line each, sorted: "+ path" for
 // what b adds, "- path" for what it removes, "~ path: old → new" for a
 // changed value. Items of the lists (tools, prompts, …) are matched by
 // name or URI, so a reordering is no change. No lines: the same surface.
+// The names and values are the server's: each line is made safe to print
+// (termtext.Line).
 func Diff(a, b *Surface) []string {
 	var out []string
 	diff(&out, "", toAny(a), toAny(b))
+	for i, l := range out {
+		out[i] = termtext.Line(l)
+	}
 	return out
 }
 

@@ -6,13 +6,24 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/mcpchain/mcp/internal/cli/termtext"
 )
 
 // Report writes s for a person: the server, its capabilities, then each
 // tool with its arguments and result fields, resources, templates and
-// prompts.
+// prompts. Every value is the server's and printed on one line, so each
+// goes through termtext.Line: an escape sequence or a newline in a name
+// or description is shown escaped, never acted on.
 func (s *Surface) Report(w io.Writer) {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p := func(format string, a ...any) {
+		for i, v := range a {
+			if _, n := v.(int); !n {
+				a[i] = termtext.Line(fmt.Sprint(v))
+			}
+		}
+		fmt.Fprintf(w, format, a...)
+	}
 	name, _ := s.Server["name"].(string)
 	version, _ := s.Server["version"].(string)
 	p("Server        %s %s\n", name, version)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/internal/cli/termtext"
 )
 
 // Surface is a server's surface as generic JSON values, so that every
@@ -134,7 +135,9 @@ func (s *Surface) sort() {
 }
 
 // JSON encodes s stably: indented, map keys sorted (encoding/json sorts
-// them), lists sorted by name or URI, a final newline.
+// them), lists sorted by name or URI, a final newline. The characters a
+// terminal acts on are written as \u escapes (termtext.JSON), so the file
+// can be printed safely and means the same.
 func (s *Surface) JSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e := json.NewEncoder(&buf)
@@ -143,7 +146,7 @@ func (s *Surface) JSON() ([]byte, error) {
 	if err := e.Encode(s); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return termtext.JSON(buf.Bytes()), nil
 }
 
 // Parse reads a surface written by JSON.

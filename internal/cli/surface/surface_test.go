@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -108,4 +109,35 @@ func FuzzParse(f *testing.F) {
 		s.Report(&buf)
 		require.Empty(t, Diff(s, s))
 	})
+}
+
+// TestReportEscapesTheServersText: a hostile server's names and
+// descriptions hold terminal escape sequences (OSC 52 writes the
+// clipboard, CSI rewrites the screen) and bidirectional overrides; the
+// report and the diff show them escaped, never raw.
+func TestReportEscapesTheServersText(t *testing.T) {
+	t.Parallel()
+	evil := "x\x1b]52;c;ZXZpbA==\x07\x1b[2K\u202Eexe.txt\u009b\n  forged"
+	s := &Surface{ProtocolVersion: "2025-11-25", Server: map[string]any{"name": evil, "version": evil, "title": evil},
+		Capabilities: map[string]any{evil: map[string]any{}}, Instructions: evil,
+		Tools:     []map[string]any{{"name": evil, "description": evil, "inputSchema": map[string]any{"type": "object", "properties": map[string]any{evil: map[string]any{"type": "string"}}}}},
+		Resources: []map[string]any{{"uri": evil, "name": evil, "mimeType": evil}}, ResourceTemplates: []map[string]any{{"uriTemplate": evil, "name": evil}},
+		Prompts: []map[string]any{{"name": evil, "arguments": []any{map[string]any{"name": evil}}}}}
+	var b strings.Builder
+	s.Report(&b)
+	lines := Diff(&Surface{}, s)
+	require.NotEmpty(t, lines)
+	j, err := s.JSON()
+	require.NoError(t, err)
+	back, err := Parse(j)
+	require.NoError(t, err)
+	assert.Empty(t, Diff(s, back), "the JSON means the same")
+	for _, out := range append(lines, b.String(), string(j)) {
+		assert.NotContains(t, out, "\x1b")
+		assert.NotContains(t, out, "\u202E")
+		assert.NotContains(t, out, "\u009b")
+		assert.NotContains(t, out, "\x07")
+		assert.NotContains(t, out, "\n  forged", "a newline in a name forges no line")
+	}
+	assert.Contains(t, b.String(), `x\x1b]52;c;ZXZpbA==\x07\x1b[2K\u202eexe.txt\x9b`, "shown escaped")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/internal/redact"
 )
 
 // Spec is where a command finds its server: URL for Streamable HTTP, or
@@ -80,10 +81,11 @@ func ParseHeaders(hs []string) (http.Header, error) {
 	return h, nil
 }
 
-// String names the target for messages.
+// String names the target for messages: a URL without its user
+// information and query values (where tokens travel).
 func (s Spec) String() string {
 	if s.URL != "" {
-		return s.URL
+		return redact.URL(s.URL)
 	}
 	return strings.Join(s.Command, " ")
 }
