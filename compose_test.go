@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -101,8 +101,8 @@ func promptOf(t *testing.T, s *mcptest.Session, name string) string {
 // prefix, at both revisions.
 func TestMountNamesObjects(t *testing.T) {
 	t.Parallel()
-	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
-		t.Run(rev, func(t *testing.T) {
+	for _, rev := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(rev), func(t *testing.T) {
 			parent := newServer(t)
 			mcp.AddTool(parent, mcp.Tool{Name: "own"}, textTool("parent own"))
 			kid, grand, flat := kidServer(t, "kid"), kidServer(t, "grand"), newServer(t)
@@ -112,7 +112,7 @@ func TestMountNamesObjects(t *testing.T) {
 			kid.Mount("g", grand, nil)
 			parent.Mount("kid", kid, nil)
 			parent.Mount("", flat, nil)
-			s := mcptest.NewSession(t, parent, &mcptest.Options{ProtocolVersion: rev})
+			s := mcptest.NewSession(t, parent, &mcptest.Options{Client: client.Options{ProtocolVersion: rev}})
 
 			tools, resources, templates, prompts := listAllOf(t, s)
 			assert.Equal(t, []string{"own", "kid_hello", "kid_g_hello", "plain"}, tools)
@@ -142,7 +142,7 @@ func TestMountNamesObjects(t *testing.T) {
 
 			ctx := t.Context()
 			for _, name := range []string{"hello", "kid_", "kid_nope", "g_hello", "kid_g_"} {
-				_, err := s.Client().CallTool(ctx, name, nil)
+				_, err := s.Client().CallTool(ctx, name, nil, nil)
 				require.Error(t, err, name)
 				assert.Contains(t, err.Error(), `Unknown tool: "`+name+`"`)
 			}
@@ -258,7 +258,7 @@ func TestMountIsLive(t *testing.T) {
 	m.Unmount()
 	waitMore(t, s, "notifications/tools/list_changed", before)
 	assert.Empty(t, s.ListTools())
-	_, err := s.Client().CallTool(t.Context(), "kid_again", nil)
+	_, err := s.Client().CallTool(t.Context(), "kid_again", nil, nil)
 	require.Error(t, err)
 	m.Unmount() // a second time does nothing
 
@@ -366,7 +366,7 @@ func TestMountContextPassesThrough(t *testing.T) {
 	}
 	got := make(chan seen, 1)
 	mcp.AddTool(kid, mcp.Tool{Name: "probe"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		v := seen{sessionID: c.SessionID, client: c.Client.Name, version: c.ProtocolVersion, auth: c.Session}
+		v := seen{sessionID: c.SessionID, client: c.Client.Name, version: string(c.ProtocolVersion), auth: c.Session}
 		if mcp.FromContext(ctx) != c {
 			return "", mcp.UserErrorf("FromContext is not the tool's Context")
 		}
@@ -392,20 +392,15 @@ func TestMountContextPassesThrough(t *testing.T) {
 		return "ok", nil
 	})
 	parent.Mount("kid", kid, nil)
-	s := mcptest.NewSession(t, parent, &mcptest.Options{
-		SessionAuth: "alice",
-		ClientInfo:  mcp.Implementation{Name: "probe-client", Version: "1.0.0"},
-		Client: mcphttp.ClientHandlers{Sample: mcptest.SampleReply("sampled"), Elicit: mcptest.ElicitAccept(map[string]any{"n": "ada"}),
-			Roots: mcptest.RootsOf("file:///work")},
-	})
-	require.NoError(t, s.Client().Request(t.Context(), "logging/setLevel", map[string]string{"level": "debug"}, nil))
+	s := mcptest.NewSession(t, parent, &mcptest.Options{SessionAuth: "alice", Client: client.Options{Info: mcp.Implementation{Name: "probe-client", Version: "1.0.0"}, Sample: mcptest.SampleReply("sampled"), Elicit: mcptest.ElicitAccept(map[string]any{"n": "ada"}),
+		Roots: mcptest.RootsOf("file:///work")}})
+	s.SetLogLevel(mcp.LevelDebug)
 	id := whoami(t, s)
 
-	var res mcp.ContentResult
-	require.NoError(t, s.Client().Request(t.Context(), "tools/call", map[string]any{
-		"name": "kid_probe", "arguments": map[string]any{}, "_meta": map[string]any{"progressToken": "tok"},
-	}, &res))
+	res, reports := s.CallToolProgress("kid_probe", map[string]any{})
 	require.False(t, res.IsError, "%v", res.Content)
+	require.Len(t, reports, 1, "the kid's report reached the call's progress callback")
+	assert.Equal(t, "half", reports[0].Message)
 	v := <-got
 	assert.Equal(t, id, v.sessionID)
 	assert.Equal(t, "probe-client", v.client)
@@ -422,11 +417,11 @@ func TestMountContextPassesThrough(t *testing.T) {
 		switch n.Method {
 		case "notifications/progress":
 			var p struct {
-				ProgressToken string `json:"progressToken"`
-				Message       string `json:"message"`
+				ProgressToken json.RawMessage `json:"progressToken"`
+				Message       string          `json:"message"`
 			}
 			require.NoError(t, json.Unmarshal(n.Params, &p))
-			progress = p.ProgressToken == "tok" && p.Message == "half"
+			progress = len(p.ProgressToken) > 0 && p.Message == "half"
 		case "notifications/message":
 			var m struct {
 				Logger string         `json:"logger"`
@@ -513,14 +508,14 @@ func TestMountChecks(t *testing.T) {
 	assert.Equal(t, []string{"mount CanAccess", "child CanAccess", "policy kid_guarded"}, trace)
 	mu.Unlock()
 	for _, who := range []*mcptest.Session{guest, stranger} {
-		_, err := who.Client().CallTool(t.Context(), "kid_guarded", nil)
+		_, err := who.Client().CallTool(t.Context(), "kid_guarded", nil, nil)
 		require.Error(t, err)
 	}
-	_, err := noOpen.Client().CallTool(t.Context(), "kid_open", nil)
+	_, err := noOpen.Client().CallTool(t.Context(), "kid_open", nil, nil)
 	require.Error(t, err, "the request's policy judges the prefixed name")
 
 	// The child's Timeout applies; the message names the tool as called.
-	res := admin.CallTool("kid_slow", nil)
+	res := admin.CallTool("kid_slow", nil, nil)
 	require.True(t, res.IsError)
 	assert.Contains(t, res.Content[0].(mcp.TextContent).Text, `Tool "kid_slow" timed out`)
 
@@ -541,7 +536,7 @@ func TestMountChecks(t *testing.T) {
 			waitMore(t, admin, "notifications/tools/list_changed", before)
 		}
 		if !slices.Contains(tc.want, "kid_open") {
-			_, err := admin.Client().CallTool(t.Context(), "kid_open", nil)
+			_, err := admin.Client().CallTool(t.Context(), "kid_open", nil, nil)
 			require.Error(t, err, "%+v", tc.m)
 		}
 		require.NoError(t, parent.Enable(tc.m))
@@ -587,7 +582,7 @@ func TestMountSessionObjects(t *testing.T) {
 	assert.Contains(t, namesOf(a.ListTools()), "kid_secret")
 	assert.NotContains(t, namesOf(b.ListTools()), "kid_secret")
 	assert.Equal(t, "secret of "+idA, callText(t, a, "kid_secret"))
-	_, err := b.Client().CallTool(t.Context(), "kid_secret", nil)
+	_, err := b.Client().CallTool(t.Context(), "kid_secret", nil, nil)
 	require.Error(t, err)
 
 	// Unmounted, the child forgets the parent's sessions: mounted again,
@@ -654,7 +649,7 @@ func TestMountResourceUpdated(t *testing.T) {
 	parent := newServer(t)
 	parent.Mount("kid", kid, nil)
 	s := mcptest.NewSession(t, parent, nil)
-	require.NoError(t, s.Client().Request(t.Context(), "resources/subscribe", map[string]string{"uri": "mem://kid/stock"}, nil))
+	require.NoError(t, s.Client().Call(t.Context(), "resources/subscribe", map[string]string{"uri": "mem://kid/stock"}, nil))
 	kid.ResourceUpdated("mem://stock")
 	n := s.WaitNotification("notifications/resources/updated", 5*time.Second)
 	var p struct {
@@ -684,7 +679,7 @@ func TestMountApps(t *testing.T) {
 	parent := newServer(t)
 	parent.Mount("k", kid, nil)
 
-	host := mcptest.NewSession(t, parent, &mcptest.Options{Extensions: map[string]any{mcp.AppsExtension: map[string]any{"mimeTypes": []string{mcp.AppMIMEType}}}})
+	host := mcptest.NewSession(t, parent, &mcptest.Options{Client: client.Options{Extensions: map[string]any{mcp.AppsExtension: map[string]any{"mimeTypes": []string{mcp.AppMIMEType}}}}})
 	plain := mcptest.NewSession(t, parent, nil)
 	tools := host.ListTools()
 	assert.Equal(t, []string{"k_show", "k_refresh"}, namesOf(tools))
@@ -769,7 +764,7 @@ func TestMountSampleWithTools(t *testing.T) {
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", StopReason: "toolUse",
 				Blocks: []mcp.Content{mcp.ToolUseContent{ID: "1", Name: "kid_weather", Input: json.RawMessage(`{"city":"Lyon"}`)}}}, nil
 		}
-		s := mcptest.NewSession(t, parent, &mcptest.Options{Client: mcphttp.ClientHandlers{Sample: model, SamplingTools: true}})
+		s := mcptest.NewSession(t, parent, &mcptest.Options{Client: client.Options{Sample: model, SamplingTools: true}})
 		assert.Equal(t, "saw 18°C in Lyon", callText(t, s, "plan"), "%v", names)
 		assert.Contains(t, offered, "kid_weather")
 	}

@@ -19,7 +19,8 @@ type requestInfo = engine.RequestInfo[Implementation, ClientCapabilities, LogLev
 // the duration of the call.
 type Context struct {
 	// Session is the caller's auth data: what Authenticate or the auth
-	// provider returned, or the embedded session's SessionAuth. Use
+	// provider returned, or the fixed caller of a local transport
+	// (mcphttp.StartOptions.SessionAuth, mcphttp.Local). Use
 	// [SessionAs] to get it typed.
 	Session any
 	// SessionID identifies the client's session: the Mcp-Session-Id over
@@ -34,7 +35,7 @@ type Context struct {
 	// ClientCapabilities are the capabilities the client declared.
 	ClientCapabilities ClientCapabilities
 	// ProtocolVersion is the negotiated MCP revision.
-	ProtocolVersion string
+	ProtocolVersion Version
 	// Log sends log messages to the client (notifications/message),
 	// filtered by the level the client set with logging/setLevel.
 	Log Logger
@@ -75,7 +76,7 @@ func newContext(ctx context.Context, info requestInfo) *Context {
 	c := &Context{
 		Session: info.Session, SessionID: info.SessionID, RequestID: info.RequestID,
 		Client: info.Client, ClientCapabilities: info.ClientCapabilities,
-		ProtocolVersion: info.ProtocolVersion, ctx: ctx,
+		ProtocolVersion: Version(info.ProtocolVersion), ctx: ctx,
 		req: requestRest{progressToken: info.ProgressToken, meta: info.Meta, logLevel: info.LogLevel,
 			peer: info.Peer, roots: info.Roots, capsUnknown: info.CapabilitiesUnknown},
 	}
@@ -88,7 +89,7 @@ func newContext(ctx context.Context, info requestInfo) *Context {
 // loop's tools').
 func contextInfo(c *Context) requestInfo {
 	return requestInfo{Session: c.Session, SessionID: c.SessionID, RequestID: c.RequestID, Client: c.Client,
-		ClientCapabilities: c.ClientCapabilities, ProtocolVersion: c.ProtocolVersion,
+		ClientCapabilities: c.ClientCapabilities, ProtocolVersion: string(c.ProtocolVersion),
 		ProgressToken: c.req.progressToken, Meta: c.req.meta, LogLevel: c.req.logLevel, Peer: c.req.peer,
 		Roots: c.req.roots, CapabilitiesUnknown: c.req.capsUnknown}
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 type formEnums struct {
@@ -183,8 +184,8 @@ func TestElicitAsAnswers(t *testing.T) {
 		{"a required field missing", &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, `error -32602 "plain"`},
 		{"wrong type", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": 3}}, `error -32602 "plain"`},
 	} {
-		for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-			t.Run(tc.name+"/"+version, func(t *testing.T) {
+		for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+			t.Run(tc.name+"/"+string(version), func(t *testing.T) {
 				t.Parallel()
 				srv := mcp.NewServer(mcp.Options{Name: "f", Version: "1.0.0", Logger: quiet})
 				var asked *mcp.ElicitParams
@@ -204,14 +205,12 @@ func TestElicitAsAnswers(t *testing.T) {
 					}
 					return fmt.Sprintf("%s %+v", action, v), nil
 				})
-				s, err := mcphttp.Embed(context.Background(), srv, &mcphttp.EmbedOptions{ProtocolVersion: version, Client: mcphttp.ClientHandlers{
+				s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{ProtocolVersion: version,
 					Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 						asked = p
 						return tc.answer, nil
-					}}})
-				require.NoError(t, err)
-				defer s.Close()
-				res, err := s.CallTool(context.Background(), "ask", nil)
+					}}}).Client()
+				res, err := s.CallTool(context.Background(), "ask", nil, nil)
 				require.NoError(t, err)
 				if len(tc.want) > 5 && tc.want[:5] == "error" {
 					var code int
@@ -247,13 +246,11 @@ func TestToolInputListEnum(t *testing.T) {
 	require.Len(t, tools, 1)
 	b, _ := json.Marshal(tools[0].InputSchema.Properties["tags"])
 	assert.JSONEq(t, `{"type":["null","array"],"items":{"type":"string","enum":["a","b"]},"default":["a","b"]}`, string(b))
-	s, err := mcphttp.Embed(context.Background(), srv, nil)
-	require.NoError(t, err)
-	defer s.Close()
-	res, err := s.CallTool(context.Background(), "pick", map[string]any{})
+	s := mcptest.NewSession(t, srv, nil).Client()
+	res, err := s.CallTool(context.Background(), "pick", map[string]any{}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "[a b]", res.Text())
-	res, err = s.CallTool(context.Background(), "pick", map[string]any{"tags": []string{"c"}})
+	res, err = s.CallTool(context.Background(), "pick", map[string]any{"tags": []string{"c"}}, nil)
 	require.NoError(t, err)
 	assert.True(t, res.IsError, "c is outside the items' enum: %s", res.Text())
 }

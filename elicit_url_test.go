@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"sync"
@@ -74,9 +75,9 @@ func urlServer(opened func() bool) *mcp.Server {
 func TestElicitationURLsChecked(t *testing.T) {
 	t.Parallel()
 	tools := []string{"elicit-url", "elicit", "ask", "required"}
-	for _, version := range []string{"2025-11-25", client.Version20260728} {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
 		for _, tool := range tools {
-			t.Run(version+"/"+tool, func(t *testing.T) {
+			t.Run(string(version)+"/"+tool, func(t *testing.T) {
 				t.Parallel()
 				var mu sync.Mutex
 				var handed []string
@@ -114,11 +115,11 @@ func TestElicitationURLsChecked(t *testing.T) {
 					handed = nil
 					mu.Unlock()
 					res, err := c.CallTool(ctx, tool, map[string]any{"url": u}, nil)
-					var je *client.RPCError
+					var je *mcp.Error
 					if tool == "required" && version == "2025-11-25" && errors.As(err, &je) {
 						// The -32042 error itself: the application shows its URLs.
 						assert.Equal(t, mcp.CodeURLElicitationRequired, int(je.Code))
-						assert.Contains(t, string(je.Data), u)
+						assert.Contains(t, string(je.Data.(json.RawMessage)), u)
 						continue
 					}
 					require.NoError(t, err, u)

@@ -3,23 +3,25 @@ package mcp
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
 // JSON-RPC and MCP error codes.
 const (
-	CodeParseError             = -32700 // the message is not JSON
-	CodeInvalidRequest         = -32600 // the JSON is not a valid JSON-RPC request
-	CodeMethodNotFound         = -32601 // no such method
-	CodeInvalidParams          = -32602 // bad params, unknown tool, prompt or resource
-	CodeInternalError          = -32603 // the server failed
-	CodeServerError            = -32000 // transport-level failure (bad header, bad session)
-	CodeSessionNotFound        = -32001 // the Mcp-Session-Id is unknown or ended
-	CodeURLElicitationRequired = -32042 // reserved by the 2025-11-25 revision
+	CodeParseError             = jsonrpc.CodeParseError             // the message is not JSON
+	CodeInvalidRequest         = jsonrpc.CodeInvalidRequest         // the JSON is not a valid JSON-RPC request
+	CodeMethodNotFound         = jsonrpc.CodeMethodNotFound         // no such method
+	CodeInvalidParams          = jsonrpc.CodeInvalidParams          // bad params, unknown tool, prompt or resource
+	CodeInternalError          = jsonrpc.CodeInternalError          // the server failed
+	CodeServerError            = jsonrpc.CodeServerError            // transport-level failure (bad header, bad session)
+	CodeSessionNotFound        = jsonrpc.CodeSessionNotFound        // the Mcp-Session-Id is unknown or ended
+	CodeURLElicitationRequired = jsonrpc.CodeURLElicitationRequired // reserved by the 2025-11-25 revision
 
 	// Codes of revision 2026-07-28 (its reserved range -32020 to -32099).
-	CodeHeaderMismatch             = -32020 // a request header is missing or differs from the body
-	CodeMissingClientCapability    = -32021 // the request needs a client capability it did not declare
-	CodeUnsupportedProtocolVersion = -32022 // the protocol version is not one the server speaks
+	CodeHeaderMismatch             = jsonrpc.CodeHeaderMismatch             // a request header is missing or differs from the body
+	CodeMissingClientCapability    = jsonrpc.CodeMissingClientCapability    // the request needs a client capability it did not declare
+	CodeUnsupportedProtocolVersion = jsonrpc.CodeUnsupportedProtocolVersion // the protocol version is not one the server speaks
 )
 
 // Error is a JSON-RPC error. Returned from a tool it becomes a JSON-RPC error

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -42,12 +43,14 @@ func ExampleErrorf() {
 		})
 
 	ctx := context.Background()
-	s, _ := mcphttp.Embed(ctx, srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	s, _ := client.Connect(ctx, client.InProcess(h, nil), nil)
 	defer s.Close()
 
-	res, _ := s.CallTool(ctx, "cancel", map[string]string{"id": "42"})
+	res, _ := s.CallTool(ctx, "cancel", map[string]string{"id": "42"}, nil)
 	fmt.Println(res.IsError, res.Text())
-	_, err := s.CallTool(ctx, "cancel", map[string]string{"id": ""})
+	_, err := s.CallTool(ctx, "cancel", map[string]string{"id": ""}, nil)
 	fmt.Println(errors.Is(err, &mcp.Error{Code: mcp.CodeInvalidParams}), describe(err))
 	// Output:
 	// true no order "42": order ids start with o-
@@ -162,20 +165,20 @@ func ExampleWithInterceptor() {
 	}
 
 	ctx := context.Background()
-	s, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
-		Header:     http.Header{"X-User": {"ada"}},
-		Middleware: []func(http.Handler) http.Handler{ours},
-	})
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	local, _ := mcphttp.Local(h, nil, ours) // the server's chain, then ours
+	s, _ := client.Connect(ctx, client.InProcess(local, http.Header{"X-User": {"ada"}}), nil)
 	defer s.Close()
-	res, _ := s.CallTool(ctx, "whoami", nil)
+	res, _ := s.CallTool(ctx, "whoami", nil, nil)
 	fmt.Println(res.Text())
-	_, err := s.CallTool(ctx, "deploy", nil)
+	_, err := s.CallTool(ctx, "deploy", nil, nil)
 	fmt.Println(err)
 	_, _ = s.ReadResource(ctx, "mem://nowhere")
 	fmt.Println(mcp.KindResource, mcp.KindPrompt, seen)
 	// Output:
 	// ada
-	// mcp error -32602: Unknown tool: "deploy"
+	// mcp client: "ops" answered tools/call with mcp error -32602: Unknown tool: "deploy"
 	// resource prompt [initialize tools/call tools/call resources/read (not found)]
 }
 
@@ -220,7 +223,7 @@ func ExampleHTTPStatusError() {
 	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"work"}}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", mcphttp.Version20251125)
+	req.Header.Set("MCP-Protocol-Version", string(mcp.Version20251125))
 	rec := httptest.NewRecorder()
 	limited.ServeHTTP(rec, req)
 	fmt.Println(rec.Code, rec.Header().Get("Retry-After"))
@@ -290,7 +293,9 @@ func ExampleServer_TryAddResource() {
 
 	ctx := context.Background()
 	fmt.Println(len(srv.ListResources(ctx, nil)), len(srv.ListResourceTemplates(ctx, nil)))
-	s, _ := mcphttp.Embed(ctx, srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	s, _ := client.Connect(ctx, client.InProcess(h, nil), nil)
 	defer s.Close()
 	var read *mcp.ReadResourceResult
 	read, _ = s.ReadResource(ctx, "users://bob")
@@ -298,7 +303,7 @@ func ExampleServer_TryAddResource() {
 	var done *mcp.CompletionResult
 	done, _ = s.Complete(ctx, mcp.CompletionRef{Type: "ref/resource", URI: "users://{name}"}, "name", "a", nil)
 	fmt.Println(done.Values)
-	res, _ := s.CallTool(ctx, "where", nil)
+	res, _ := s.CallTool(ctx, "where", nil, nil)
 	link, _ := res.Content[0].(mcp.ResourceLink)
 	fmt.Println(link.URI)
 
@@ -329,15 +334,15 @@ func ExampleLogLevel() {
 
 	ctx := context.Background()
 	var got []string
-	s, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: func(method string, params json.RawMessage) {
-		var m mcp.LogMessage
-		if method == "notifications/message" && json.Unmarshal(params, &m) == nil {
-			got = append(got, string(m.Level))
-		}
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	s, _ := client.Connect(ctx, client.InProcess(h, nil), &client.Options{OnLog: func(m mcp.LogMessage) {
+		got = append(got, string(m.Level))
 	}})
 	defer s.Close()
-	_ = s.Request(ctx, "logging/setLevel", map[string]mcp.LogLevel{"level": mcp.LevelInfo}, nil)
-	_, _ = s.CallTool(ctx, "sync", nil)
+	_ = s.SetLogLevel(ctx, mcp.LevelInfo)
+	// AfterNotifications: the call returns once OnLog has seen its messages.
+	_, _ = s.CallTool(ctx, "sync", nil, &client.CallOptions{AfterNotifications: true})
 	fmt.Println(got)
 
 	fmt.Println(mcp.LevelError.Enabled(mcp.LevelWarning), mcp.LevelDebug.Enabled(mcp.LevelNotice),
@@ -374,9 +379,11 @@ func ExampleContext_Sample() {
 	})
 
 	ctx := context.Background()
-	s, _ := mcphttp.Embed(ctx, srv, nil) // declares no sampling capability
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	s, _ := client.Connect(ctx, client.InProcess(h, nil), nil) // declares no sampling capability
 	defer s.Close()
-	res, _ := s.CallTool(ctx, "summarize", map[string]string{"text": "A long report on the weather."})
+	res, _ := s.CallTool(ctx, "summarize", map[string]string{"text": "A long report on the weather."}, nil)
 	fmt.Println(res.Text())
 	// Output:
 	// A long repor…
@@ -489,9 +496,11 @@ func ExampleContext_Roots() {
 		return fmt.Sprintf("%d roots (cacheable: %v)", len(roots), caps.ListChanged), nil
 	})
 	ctx := context.Background()
-	s, _ := mcphttp.Embed(ctx, srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	s, _ := client.Connect(ctx, client.InProcess(h, nil), nil)
 	defer s.Close()
-	res, _ := s.CallTool(ctx, "where", nil)
+	res, _ := s.CallTool(ctx, "where", nil, nil)
 	fmt.Println(res.Text())
 	// Output:
 	// the client shares no roots
@@ -532,13 +541,15 @@ func ExampleMetaValue() {
 		raw, _ := c.Meta("example.com/idempotency-key")
 		return "placed once for " + key + " (" + string(raw) + ")", nil
 	})
-	e, err := mcphttp.Embed(context.Background(), srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	e, err := client.Connect(context.Background(), client.InProcess(h, nil), nil)
 	if err != nil {
 		panic(err)
 	}
 	defer e.Close()
 	var res mcp.ContentResult
-	err = e.Request(context.Background(), "tools/call", map[string]any{"name": "place", "arguments": map[string]any{},
+	err = e.Call(context.Background(), "tools/call", map[string]any{"name": "place", "arguments": map[string]any{},
 		"_meta": map[string]any{"example.com/idempotency-key": "k-42"}}, &res)
 	fmt.Println(res.Text(), err)
 	// Output: placed once for k-42 ("k-42") <nil>

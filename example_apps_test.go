@@ -6,6 +6,7 @@ import (
 	"testing/fstest"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -41,12 +42,14 @@ func ExampleServer_AddAppResource() {
 	err := srv.TryAddAppResource(mcp.AppResource{URI: "ui://weather/map.html", Name: "map", FS: ui, File: "ui/map.html"})
 	fmt.Println(err != nil)
 
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
 	for _, host := range []bool{true, false} {
-		opts := &mcphttp.EmbedOptions{}
+		opts := &client.Options{}
 		if host { // a host that renders apps declares the extension
 			opts.Extensions = map[string]any{mcp.AppsExtension: map[string]any{"mimeTypes": []string{mcp.AppMIMEType}}}
 		}
-		s, err := mcphttp.Embed(context.Background(), srv, opts)
+		s, err := client.Connect(context.Background(), client.InProcess(h, nil), opts)
 		if err != nil {
 			panic(err)
 		}
@@ -55,7 +58,7 @@ func ExampleServer_AddAppResource() {
 		for _, t := range tools {
 			fmt.Print(t.Name, " ")
 		}
-		res, err := s.CallTool(context.Background(), "refresh", struct{}{})
+		res, err := s.CallTool(context.Background(), "refresh", struct{}{}, nil)
 		if err != nil {
 			fmt.Println("| refresh:", err)
 		} else {
@@ -68,6 +71,6 @@ func ExampleServer_AddAppResource() {
 	// Output:
 	// true
 	// host=true: forecast refresh | refreshed (the client renders apps: true)
-	// host=false: forecast | refresh: mcp error -32602: Unknown tool: "refresh"
+	// host=false: forecast | refresh: mcp client: "weather" answered tools/call with mcp error -32602: Unknown tool: "refresh"
 	// ui://weather/view.html text/html;profile=mcp-app true model
 }

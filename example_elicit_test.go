@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -55,17 +56,19 @@ func ExampleElicitAs() {
 	})
 
 	ctx := context.Background()
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		s, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{ProtocolVersion: version, Client: mcphttp.ClientHandlers{
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		s, _ := client.Connect(ctx, client.InProcess(h, nil), &client.Options{ProtocolVersion: version,
 			Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				if p.Message == "The same again?" {
 					return &mcp.ElicitResult{Action: mcp.ActionDecline}, nil
 				}
 				// The user leaves the size as it is: its default fills it.
 				return &mcp.ElicitResult{Action: mcp.ActionAccept, Content: map[string]any{"toppings": []string{"basil"}, "delivery": true}}, nil
-			}}})
-		res, _ := s.CallTool(ctx, "order", nil)
-		again, _ := s.CallTool(ctx, "reorder", nil)
+			}})
+		res, _ := s.CallTool(ctx, "order", nil, nil)
+		again, _ := s.CallTool(ctx, "reorder", nil, nil)
 		fmt.Println(version, res.Text(), again.Text(), mcp.ActionCancel)
 		s.Close()
 	}
@@ -130,21 +133,28 @@ func ExampleURLElicitationRequired() {
 		connect.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", u, nil))
 	}
 	completed := make(chan string, 1)
-	s, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	s, _ := client.Connect(ctx, client.InProcess(h, nil), &client.Options{
 		OnNotification: func(method string, _ json.RawMessage) { completed <- method },
-		Client: mcphttp.ClientHandlers{ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil // shown to the user, who agrees
-		}}})
+		}})
 	defer s.Close()
-	_, err := s.CallTool(ctx, "balance", nil)
+	_, err := s.CallTool(ctx, "balance", nil, nil)
 	var je *mcp.Error
 	if errors.As(err, &je) && je.Code == mcp.CodeURLElicitationRequired {
-		u := je.Data.(map[string]any)["elicitations"].([]any)[0].(map[string]any)["url"].(string)
-		visit(u)
+		var data struct { // the server's data, as sent
+			Elicitations []struct {
+				URL string `json:"url"`
+			} `json:"elicitations"`
+		}
+		_ = json.Unmarshal(je.Data.(json.RawMessage), &data)
+		visit(data.Elicitations[0].URL)
 		fmt.Println(<-completed)
 	}
-	res, _ := s.CallTool(ctx, "balance", nil)
-	pay, _ := s.CallTool(ctx, "pay", nil)
+	res, _ := s.CallTool(ctx, "balance", nil, nil)
+	pay, _ := s.CallTool(ctx, "pay", nil, nil)
 	fmt.Println(res.Text(), "/", pay.Text())
 	// Output:
 	// notifications/elicitation/complete

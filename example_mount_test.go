@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -43,10 +44,12 @@ func ExampleServer_Mount() {
 	parent.Mount("weather", child, nil)
 
 	ctx := context.Background()
-	s, _ := mcphttp.Embed(ctx, parent, &mcphttp.EmbedOptions{ClientInfo: mcp.Implementation{Name: "desk", Version: "1.0.0"}})
+	h := mcphttp.New(parent, nil)
+	defer h.Close()
+	s, _ := client.Connect(ctx, client.InProcess(h, nil), &client.Options{Info: mcp.Implementation{Name: "desk", Version: "1.0.0"}})
 	defer s.Close()
 	fmt.Println(names(ctx, s))
-	res, _ := s.CallTool(ctx, "weather_forecast", map[string]string{"city": "Oslo"})
+	res, _ := s.CallTool(ctx, "weather_forecast", map[string]string{"city": "Oslo"}, nil)
 	fmt.Println(res.Content[0].(mcp.TextContent).Text)
 	r, _ := s.ReadResource(ctx, "weather://weather/city/Lima")
 	fmt.Println(r.Contents[0].URI, "=", r.Contents[0].Text)

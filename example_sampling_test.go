@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -53,14 +54,15 @@ func ExampleContext_SampleWithTools() {
 		return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "demo", StopReason: "toolUse",
 			Blocks: []mcp.Content{use}}, nil
 	}
-	e, err := mcphttp.Embed(context.Background(), srv, &mcphttp.EmbedOptions{
-		Client: mcphttp.ClientHandlers{Sample: model, SamplingTools: true}})
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	e, err := client.Connect(context.Background(), client.InProcess(h, nil), &client.Options{Sample: model, SamplingTools: true})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer e.Close()
-	res, err := e.CallTool(context.Background(), "plan", map[string]string{"city": "Lyon"})
+	res, err := e.CallTool(context.Background(), "plan", map[string]string{"city": "Lyon"}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -70,7 +70,7 @@ func ExampleContext_NewHandle() {
 		if user != "" {
 			hd.Set("X-User", user)
 		}
-		c, err := client.Connect(ctx, client.InProcess(h, hd), &client.Options{ProtocolVersion: client.Version20260728})
+		c, err := client.Connect(ctx, client.InProcess(h, hd), &client.Options{ProtocolVersion: mcp.Version20260728})
 		if err != nil {
 			panic(err)
 		}

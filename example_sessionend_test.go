@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -24,12 +25,14 @@ func ExampleServer_OnSessionEnd() {
 	})
 
 	ctx := context.Background()
-	session, err := mcphttp.Embed(ctx, srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	res, _ := session.CallTool(ctx, "connect", nil)
+	res, _ := session.CallTool(ctx, "connect", nil, nil)
 	fmt.Println(res.Text(), len(open))
 	_ = session.Close()
 	delete(open, <-ended)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -33,13 +34,15 @@ func ExampleServer_OnUnmount() {
 	m := parent.Mount("c", child, nil)
 
 	ctx := context.Background()
-	session, err := mcphttp.Embed(ctx, parent, nil)
+	h := mcphttp.New(parent, nil)
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer session.Close()
-	res, _ := session.CallTool(ctx, "c_connect", nil)
+	res, _ := session.CallTool(ctx, "c_connect", nil, nil)
 	fmt.Println(res.Text(), len(kept))
 	m.Unmount()
 	fmt.Println("after Unmount:", len(kept))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -44,19 +45,21 @@ func ExampleSetState() {
 
 	ctx := context.Background()
 	// MaxStateValue: 40 bytes of JSON per value, for the example.
-	session, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{Handler: &mcphttp.Options{MaxStateValue: 40}})
+	h := mcphttp.New(srv, &mcphttp.Options{MaxStateValue: 40})
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer session.Close()
 	for _, item := range []string{"apple", "pear", "a very long item name"} {
-		res, _ := session.CallTool(ctx, "add_to_cart", map[string]any{"item": item})
+		res, _ := session.CallTool(ctx, "add_to_cart", map[string]any{"item": item}, nil)
 		fmt.Println(res.Text())
 	}
-	res, _ := session.CallTool(ctx, "empty_cart", nil)
+	res, _ := session.CallTool(ctx, "empty_cart", nil, nil)
 	fmt.Println(res.Text())
-	res, _ = session.CallTool(ctx, "add_to_cart", map[string]any{"item": "fig"})
+	res, _ = session.CallTool(ctx, "add_to_cart", map[string]any{"item": "fig"}, nil)
 	fmt.Println(res.Text())
 	// Output:
 	// cart: apple

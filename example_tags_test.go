@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -36,18 +37,20 @@ func ExampleAddTool_tags() {
 	fmt.Println(errors.Is(err, mcp.ErrInvalidDefinition), strings.Contains(err.Error(), "field Name: mcp tag: minimum applies to numbers"))
 
 	ctx := context.Background()
-	session, err := mcphttp.Embed(ctx, srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer session.Close()
 
-	res, _ := session.CallTool(ctx, "order", map[string]any{"sku": "ABC-1234", "quantity": 2})
+	res, _ := session.CallTool(ctx, "order", map[string]any{"sku": "ABC-1234", "quantity": 2}, nil)
 	fmt.Println(res.Text())
-	res, _ = session.CallTool(ctx, "order", map[string]any{"sku": "ABC-1234", "quantity": 11})
+	res, _ = session.CallTool(ctx, "order", map[string]any{"sku": "ABC-1234", "quantity": 11}, nil)
 	fmt.Println(res.Text())
-	res, _ = session.CallTool(ctx, "order", map[string]any{"sku": "abc", "quantity": 1})
+	res, _ = session.CallTool(ctx, "order", map[string]any{"sku": "abc", "quantity": 1}, nil)
 	fmt.Println(res.Text())
 	// Output:
 	// true true

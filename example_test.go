@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -28,7 +29,9 @@ func ExampleNewServer() {
 		})
 
 	ctx := context.Background()
-	session, err := mcphttp.Embed(ctx, srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -65,18 +68,20 @@ func ExampleAddTool() {
 		})
 
 	ctx := context.Background()
-	session, err := mcphttp.Embed(ctx, srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer session.Close()
 
-	res, _ := session.CallTool(ctx, "greet", map[string]any{"name": "Ada"})
+	res, _ := session.CallTool(ctx, "greet", map[string]any{"name": "Ada"}, nil)
 	fmt.Println(res.Text())
-	res, _ = session.CallTool(ctx, "greet", map[string]any{"name": "Ada", "style": "loud"})
+	res, _ = session.CallTool(ctx, "greet", map[string]any{"name": "Ada", "style": "loud"}, nil)
 	fmt.Println(res.Text())
-	res, _ = session.CallTool(ctx, "greet", map[string]any{"name": "Ada", "style": "shy"})
+	res, _ = session.CallTool(ctx, "greet", map[string]any{"name": "Ada", "style": "shy"}, nil)
 	fmt.Println(res.IsError)
 	// Output:
 	// Hello, Ada!
@@ -96,7 +101,9 @@ func ExampleServer_AddResource() {
 	})
 
 	ctx := context.Background()
-	session, err := mcphttp.Embed(ctx, srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -120,7 +127,9 @@ func ExampleServer_AddResourceTemplate() {
 	})
 
 	ctx := context.Background()
-	session, err := mcphttp.Embed(ctx, srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -133,7 +142,7 @@ func ExampleServer_AddResourceTemplate() {
 	fmt.Println(err)
 	// Output:
 	// contents of src/main.go
-	// mcp error -32602: Resource not found: "http://example.com"
+	// mcp client: "files" answered resources/read with mcp error -32602: Resource not found: "http://example.com"
 }
 
 func ExampleServer_AddPrompt() {
@@ -148,7 +157,9 @@ func ExampleServer_AddPrompt() {
 	})
 
 	ctx := context.Background()
-	session, err := mcphttp.Embed(ctx, srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -164,7 +175,7 @@ func ExampleServer_AddPrompt() {
 	// Review a piece of code
 	// user Please review:
 	// x := 1
-	// mcp error -32602: Prompt "review" requires argument "code"
+	// mcp client: "prompts" answered prompts/get with mcp error -32602: Prompt "review" requires argument "code"
 }
 
 func ExampleAddTypedPrompt() {

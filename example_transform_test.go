@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -51,17 +52,19 @@ func ExampleServer_AddTransformedTool() {
 	fmt.Println(string(schema))
 
 	ctx := context.Background()
-	session, err := mcphttp.Embed(ctx, srv, nil)
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer session.Close()
-	res, _ := session.CallTool(ctx, "search_docs", map[string]any{"query": "sessions"})
+	res, _ := session.CallTool(ctx, "search_docs", map[string]any{"query": "sessions"}, nil)
 	for _, c := range res.Content {
 		fmt.Println(c.(mcp.TextContent).Text)
 	}
-	res, _ = session.CallTool(ctx, "search_docs", map[string]any{"query": "sessions", "index": "code"})
+	res, _ = session.CallTool(ctx, "search_docs", map[string]any{"query": "sessions", "index": "code"}, nil)
 	fmt.Println(res.Text())
 	// Output:
 	// {"type":"object","properties":{"query":{"type":"string","description":"words to look for in the documentation"},"limit":{"type":"integer","default":5}},"required":["query"],"additionalProperties":false}

@@ -9,11 +9,12 @@ import (
 	"slices"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
 // names lists the tools a session sees.
-func names(ctx context.Context, s *mcphttp.EmbeddedSession) []string {
+func names(ctx context.Context, s *client.Client) []string {
 	tools, _ := s.ListTools(ctx)
 	var out []string
 	for _, t := range tools {
@@ -39,20 +40,22 @@ func ExampleAddSessionTool() {
 	})
 
 	ctx := context.Background()
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
 	changed := make(chan string, 8)
-	ada, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: func(method string, _ json.RawMessage) { changed <- method }})
+	ada, _ := client.Connect(ctx, client.InProcess(h, nil), &client.Options{OnNotification: func(method string, _ json.RawMessage) { changed <- method }})
 	defer ada.Close()
-	bob, _ := mcphttp.Embed(ctx, srv, nil)
+	bob, _ := client.Connect(ctx, client.InProcess(h, nil), nil)
 	defer bob.Close()
 
-	res, _ := ada.CallTool(ctx, "login", map[string]string{"user": "ada"})
+	res, _ := ada.CallTool(ctx, "login", map[string]string{"user": "ada"}, nil)
 	fmt.Println(res.Content[0].(mcp.TextContent).Text)
 	fmt.Println("ada was sent", <-changed)
 	fmt.Println("ada sees", names(ctx, ada))
 	fmt.Println("bob sees", names(ctx, bob))
-	res, _ = ada.CallTool(ctx, "cart", nil)
+	res, _ = ada.CallTool(ctx, "cart", nil, nil)
 	fmt.Println(res.Content[0].(mcp.TextContent).Text)
-	_, err := bob.CallTool(ctx, "cart", nil)
+	_, err := bob.CallTool(ctx, "cart", nil, nil)
 	fmt.Println("bob:", err)
 	// Output:
 	// welcome, ada
@@ -60,7 +63,7 @@ func ExampleAddSessionTool() {
 	// ada sees [login cart]
 	// bob sees [login]
 	// ada's cart is empty
-	// bob: mcp error -32602: Unknown tool: "cart"
+	// bob: mcp client: "shop" answered tools/call with mcp error -32602: Unknown tool: "cart"
 }
 
 // Outside a request, a session is named by the ID the transport reports:
@@ -105,7 +108,9 @@ func ExampleServer_DisableForSession() {
 		}
 	}}
 	ctx := context.Background()
-	s, _ := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{Handler: &mcphttp.Options{Hooks: hooks}})
+	h := mcphttp.New(srv, &mcphttp.Options{Hooks: hooks})
+	defer h.Close()
+	s, _ := client.Connect(ctx, client.InProcess(h, nil), nil)
 	fmt.Println(names(ctx, s))
 	r, _ := s.ReadResource(ctx, "session://notes/7")
 	fmt.Println(r.Contents[0].Text)
@@ -146,8 +151,10 @@ func ExampleServer_Disable() {
 		mcp.AddTool(srv, t, func(context.Context, *mcp.Context, struct{}) (string, error) { return t.Name, nil })
 	}
 	ctx := context.Background()
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
 	show := func() {
-		s := must(mcphttp.Embed(ctx, srv, nil))
+		s := must(client.Connect(ctx, client.InProcess(h, nil), nil))
 		defer s.Close()
 		fmt.Println(names(ctx, s))
 	}
@@ -169,7 +176,7 @@ func ExampleServer_Disable() {
 			next.ServeHTTP(w, r.WithContext(mcp.WithSessionAccessPolicy(r.Context(), policy)))
 		})
 	}
-	s := must(mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{Middleware: []func(http.Handler) http.Handler{withPolicy}}))
+	s := must(client.Connect(ctx, client.InProcess(must(mcphttp.Local(h, nil, withPolicy)), nil), nil))
 	defer s.Close()
 	fmt.Println(names(ctx, s))
 	// Output:

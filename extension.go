@@ -74,7 +74,7 @@ func (s *Server) AddExtension(e Extension) {
 
 // builtinExtensions are the extensions the server and its engine
 // implement themselves; AddExtension refuses their IDs.
-var builtinExtensions = []string{AppsExtension, engine.SkillsExtension, engine.TasksExtension}
+var builtinExtensions = []string{AppsExtension, SkillsExtension, TasksExtension}
 
 func (s *Server) addExtension(e Extension) error {
 	if !validExtensionID(e.ID) {

@@ -25,7 +25,7 @@ type Call struct {
 	SessionID string
 	// ProtocolVersion is the negotiated protocol revision ("" before
 	// initialize negotiated one).
-	ProtocolVersion string
+	ProtocolVersion Version
 	// Auth is the caller's auth data (nil without authentication).
 	Auth any
 	// Request is the HTTP request that carried the message: for stdio and

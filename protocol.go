@@ -18,6 +18,57 @@ type Implementation struct {
 	WebsiteURL string `json:"websiteUrl,omitempty"`
 }
 
+// InitializeResult is what a server answers to initialize (and, at
+// revision 2026-07-28, the same facts from server/discover): the revision
+// it chose, its name, its capabilities and its instructions. A client
+// reads it (client.Client.Initialize).
+type InitializeResult struct {
+	// ProtocolVersion is the revision the server chose.
+	ProtocolVersion Version `json:"protocolVersion"`
+	// ServerInfo names the server.
+	ServerInfo Implementation `json:"serverInfo"`
+	// Capabilities are the server's, as sent.
+	Capabilities ServerCapabilities `json:"capabilities"`
+	// Instructions describe how to use the server, for the model.
+	Instructions string `json:"instructions,omitempty"`
+}
+
+// ServerCapabilities are what a server declares in initialize; a nil
+// member means the server does not offer it.
+type ServerCapabilities struct {
+	// Tools, Resources and Prompts are non-nil when the server offers
+	// them; ListChanged when it announces changes of their lists.
+	Tools     *ListChangedCapability `json:"tools,omitempty"`
+	Resources *ResourcesCapability   `json:"resources,omitempty"`
+	Prompts   *ListChangedCapability `json:"prompts,omitempty"`
+	// Logging is non-nil when the server sends log messages
+	// (logging/setLevel), Completions when it answers
+	// completion/complete.
+	Logging     *struct{} `json:"logging,omitempty"`
+	Completions *struct{} `json:"completions,omitempty"`
+	// Experimental and Extensions hold the non-standard capabilities
+	// and the extensions ([SkillsExtension], [AppsExtension], …), each
+	// as sent.
+	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"`
+}
+
+// ListChangedCapability is a server capability that may announce list
+// changes (tools, prompts).
+type ListChangedCapability struct {
+	// ListChanged says the server sends notifications/…/list_changed.
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+// ResourcesCapability is the server's resources capability.
+type ResourcesCapability struct {
+	// ListChanged says the server sends
+	// notifications/resources/list_changed.
+	ListChanged bool `json:"listChanged,omitempty"`
+	// Subscribe says the server takes resources/subscribe.
+	Subscribe bool `json:"subscribe,omitempty"`
+}
+
 // ClientCapabilities are what a client declares in initialize.
 type ClientCapabilities struct {
 	// Roots is non-nil when the client offers roots (roots/list).

@@ -133,7 +133,7 @@ func TestAddToolAcceptsAnyAndSkippedFields(t *testing.T) {
 		{"skipped", map[string]any{"name": "n"}, "n"},
 		{"hand", map[string]any{}, "ok"},
 	} {
-		res := sess.CallTool(tt.tool, tt.args)
+		res := sess.CallTool(tt.tool, tt.args, nil)
 		require.False(t, res.IsError, res.Text())
 		assert.Equal(t, tt.want, res.Text())
 	}

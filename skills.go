@@ -22,7 +22,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -69,20 +68,34 @@ func ValidSkillName(name string) bool {
 	return true
 }
 
-// Skill is one skill as skills/list and skills/get describe it: the URI
-// of its SKILL.md, the file's frontmatter as JSON, and every file of the
-// skill with its digest and size.
+// SkillsExtension is the identifier of the skills extension (SEP-2640)
+// in capabilities.extensions: a server with skills ([Server.AddSkills])
+// declares it and answers skills/list and skills/get; a client that reads
+// skills declares it too (client.Options.Extensions).
+const SkillsExtension = "io.modelcontextprotocol/skills"
+
+// Skill is one skill as skills/list and skills/get describe it, for the
+// server that lists it ([Server.ListSkills]) and the client that reads it
+// (client.Client.ListSkills): the URI of its SKILL.md, the file's
+// frontmatter as JSON, and every file of the skill with its digest and
+// size, which a client verifies the files against.
 type Skill struct {
 	// URI is the skill's SKILL.md: skill://<skill-path>/SKILL.md, the
 	// last segment of <skill-path> being Name.
 	URI string `json:"uri"`
 	// Frontmatter is the SKILL.md YAML frontmatter as a JSON object.
 	Frontmatter json.RawMessage `json:"frontmatter"`
-	// Resources lists every file of the skill once, SKILL.md included.
+	// Resources lists every file of the skill once, SKILL.md included
+	// (none when Dynamic).
 	Resources []SkillFile `json:"resources"`
-	// Name and Description are the frontmatter's.
+	// Name and Description are the frontmatter's ("" when missing or
+	// not strings).
 	Name        string `json:"-"`
 	Description string `json:"-"`
+	// Dynamic is set for a skill whose server lists no files (the
+	// entry's "resources" is the string "dynamic"): a client can verify
+	// only its SKILL.md's frontmatter. AddSkills lists every file.
+	Dynamic bool `json:"-"`
 }
 
 // SkillFile is one file of a skill: its resource URI, the SHA-256 of its
@@ -188,7 +201,7 @@ func (s *Server) TryAddSkills(fsys fs.FS) error {
 	}
 	s.skills.set.Store(next)
 	// s.skills.mu is held here, not s.mu, which offer takes.
-	s.offer(engine.SkillsExtension, json.RawMessage(`{"directoryRead":true}`))
+	s.offer(SkillsExtension, json.RawMessage(`{"directoryRead":true}`))
 	return nil
 }
 

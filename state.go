@@ -21,6 +21,9 @@ var (
 	// [Server.DisableForSession], …) returns it wrapped when its session
 	// ID names no live session of this process: it ended, it lives on
 	// another replica, or the ID is empty.
+	// mcphttp.Handler.PingSession returns it for an unknown session, and
+	// package client wrapped when the server no longer knows the client's
+	// session (a 404 to its Mcp-Session-Id: connect again).
 	ErrNoSession = errors.New("mcp: no such session")
 	// ErrNoCaller: the request has no caller to keep state for
 	// ([Context.Caller]) or to own a handle ([Context.NewHandle]): it is

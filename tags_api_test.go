@@ -70,7 +70,7 @@ func TestMCPTagsOverSession(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var args map[string]any
 			require.NoError(t, json.Unmarshal([]byte(tt.args), &args))
-			res := sess.CallTool("search", args)
+			res := sess.CallTool("search", args, nil)
 			if tt.want[:8] != "argument" {
 				require.False(t, res.IsError, res.Text())
 				assert.Equal(t, tt.want, res.Text())

@@ -7,6 +7,12 @@ import (
 	"github.com/mcpchain/mcp/internal/engine"
 )
 
+// TasksExtension is the identifier of the tasks extension of revision
+// 2026-07-28 in capabilities.extensions: a server declares it, and a
+// request whose client capabilities carry it may run a tool as a task
+// ([TaskOptions]).
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
 // TaskOptions make a tool runnable as a task (the extension
 // io.modelcontextprotocol/tasks of revision 2026-07-28): when the request
 // opts in (its client capabilities carry the extension), tools/call answers

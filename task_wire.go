@@ -49,7 +49,7 @@ func withTaskSupport(t Tool, enc json.RawMessage) json.RawMessage {
 // (engine.TaskStarter); other revisions decide before the tool is looked
 // up (2026-07-28) or have no tasks (the older 2025 ones: the tool runs).
 func refuseUntasked(c *Context, name string) error {
-	if c.ProtocolVersion != "2025-11-25" {
+	if c.ProtocolVersion != Version20251125 {
 		return nil
 	}
 	if _, ok := c.req.peer.(engine.TaskStarter); ok {

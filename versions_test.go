@@ -193,7 +193,7 @@ func TestToolVersions(t *testing.T) {
 
 			res, err = c.CallTool(t.Context(), "calc", args, &client.CallOptions{Meta: map[string]any{"mcpchain/version": tt.ask}})
 			if tt.askResult == "" {
-				var rpc *client.RPCError
+				var rpc *mcp.Error
 				require.True(t, errors.As(err, &rpc), "%v", err)
 				assert.Equal(t, int64(mcp.CodeInvalidParams), rpc.Code)
 				assert.Contains(t, rpc.Message, `"calc" has no version "`+tt.ask+`"`)
@@ -228,7 +228,7 @@ func TestToolVersionsHidden(t *testing.T) {
 	assert.Nil(t, listed(t, c, "calc"))
 	assert.NotNil(t, listed(t, c, "plain"), "unversioned tools are not filtered")
 	_, err := c.CallTool(t.Context(), "calc", map[string]int{"x": 1, "y": 2}, nil)
-	var rpc *client.RPCError
+	var rpc *mcp.Error
 	require.True(t, errors.As(err, &rpc), "%v", err)
 	assert.Contains(t, rpc.Message, `Unknown tool: "calc"`)
 

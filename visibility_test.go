@@ -63,7 +63,7 @@ func namesOf(tools []mcp.Tool) []string {
 // callText calls the tool name without arguments and returns its text.
 func callText(t *testing.T, s *mcptest.Session, name string) string {
 	t.Helper()
-	res := s.CallTool(name, nil)
+	res := s.CallTool(name, nil, nil)
 	require.False(t, res.IsError, "%v", res.Content)
 	require.Len(t, res.Content, 1)
 	return res.Content[0].(mcp.TextContent).Text
@@ -109,12 +109,12 @@ func TestSessionToolReachesOnlyItsSession(t *testing.T) {
 	assert.Contains(t, namesOf(a.ListTools()), "secret")
 	assert.NotContains(t, namesOf(b.ListTools()), "secret")
 	assert.Equal(t, "the secret of "+idA, callText(t, a, "secret"))
-	_, err := b.Client().CallTool(t.Context(), "secret", nil)
+	_, err := b.Client().CallTool(t.Context(), "secret", nil, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `Unknown tool: "secret"`)
 
 	// Registering it again in the same session is refused; the tool says so.
-	res := a.CallTool("unlock", nil)
+	res := a.CallTool("unlock", nil, nil)
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content[0].(mcp.TextContent).Text, `session tool "secret" is already registered`)
 
@@ -237,15 +237,14 @@ func TestSessionStateEndsWithTheSession(t *testing.T) {
 		}
 	}}
 	for range 3 {
-		e, err := mcphttp.Embed(t.Context(), s, &mcphttp.EmbedOptions{Handler: &mcphttp.Options{Hooks: hooks}})
-		require.NoError(t, err)
+		e := mcptest.NewSession(t, s, &mcptest.Options{Handler: &mcphttp.Options{Hooks: hooks}}).Client()
 		mu.Lock()
 		require.NoError(t, hookErr)
 		mu.Unlock()
 		tools, err := e.ListTools(t.Context())
 		require.NoError(t, err)
 		assert.Equal(t, []string{"echo", "whoami", "unlock", "welcome"}, namesOf(tools))
-		res, err := e.CallTool(t.Context(), "whoami", nil)
+		res, err := e.CallTool(t.Context(), "whoami", nil, nil)
 		require.NoError(t, err)
 		id := res.Content[0].(mcp.TextContent).Text
 		assert.Equal(t, 1, s.SessionOverlays())
@@ -299,7 +298,7 @@ func TestDisableEnable(t *testing.T) {
 			sess := mcptest.NewSession(t, s, nil)
 			assert.Equal(t, tt.want, namesOf(sess.ListTools()))
 			for _, name := range all {
-				_, err := sess.Client().CallTool(t.Context(), name, nil)
+				_, err := sess.Client().CallTool(t.Context(), name, nil, nil)
 				if slices.Contains(tt.want, name) {
 					assert.NoError(t, err, name)
 				} else {
@@ -389,7 +388,7 @@ func TestPerSessionRules(t *testing.T) {
 	assert.False(t, hasNotification(b, "notifications/tools/list_changed"))
 	assert.Equal(t, []string{"echo", "whoami", "unlock"}, namesOf(a.ListTools()))
 	assert.Equal(t, []string{"echo", "admin_reset", "admin_read", "whoami", "unlock"}, namesOf(b.ListTools()))
-	_, err := a.Client().CallTool(t.Context(), "admin_read", nil)
+	_, err := a.Client().CallTool(t.Context(), "admin_read", nil, nil)
 	assert.ErrorContains(t, err, `Unknown tool: "admin_read"`)
 
 	// A session's own tools obey the rules too.
@@ -457,7 +456,7 @@ func TestSessionAccessPolicySeesSessionAndTags(t *testing.T) {
 	root := mcptest.NewSession(t, s, &mcptest.Options{SessionAuth: "root", Middleware: []func(http.Handler) http.Handler{mw}})
 	assert.Equal(t, []string{"echo", "whoami", "unlock"}, namesOf(user.ListTools()))
 	assert.Equal(t, []string{"echo", "admin_reset", "admin_read", "whoami", "unlock"}, namesOf(root.ListTools()))
-	_, err := user.Client().CallTool(t.Context(), "admin_reset", nil)
+	_, err := user.Client().CallTool(t.Context(), "admin_reset", nil, nil)
 	assert.ErrorContains(t, err, `Unknown tool: "admin_reset"`)
 	id := whoami(t, user)
 	mu.Lock()
@@ -481,8 +480,7 @@ func TestSessionEndRacesRegistration(t *testing.T) {
 	noop := func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) { return nil, nil }
 	var wg sync.WaitGroup
 	for range 20 {
-		e, err := mcphttp.Embed(t.Context(), s, &mcphttp.EmbedOptions{Handler: &mcphttp.Options{Hooks: hooks}})
-		require.NoError(t, err)
+		e := mcptest.NewSession(t, s, &mcptest.Options{Handler: &mcphttp.Options{Hooks: hooks}}).Client()
 		id := <-ids
 		wg.Add(2)
 		go func() {

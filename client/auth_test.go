@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -41,12 +42,13 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 func TestHTTPOptionsAuth(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name, version string
-		legacy        bool
+		name    string
+		version mcp.Version
+		legacy  bool
 	}{
-		{"HTTP " + client.LatestVersion, client.LatestVersion, false},
-		{"HTTP " + client.Version20260728, client.Version20260728, false},
-		{"legacy SSE", client.LatestVersion, true},
+		{"HTTP " + string(mcp.Version20251125), mcp.Version20251125, false},
+		{"HTTP " + string(mcp.Version20260728), mcp.Version20260728, false},
+		{"legacy SSE", mcp.Version20251125, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

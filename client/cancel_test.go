@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 )
 
@@ -22,8 +23,8 @@ import (
 // notifications/cancelled, at 2026-07-28 by closing the call's POST.
 func TestCancelBeforeResponseHeaders(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{client.LatestVersion, client.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			t.Parallel()
 			cancelled := make(chan string, 2) // how the server learnt it
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -70,7 +71,7 @@ func TestCancelBeforeResponseHeaders(t *testing.T) {
 			_, err = c.CallTool(cctx, "slow", nil, nil)
 			assert.ErrorIs(t, err, context.DeadlineExceeded)
 			want := "notifications/cancelled"
-			if version == client.Version20260728 {
+			if version == mcp.Version20260728 {
 				want = "POST closed"
 			}
 			select {

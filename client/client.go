@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/eliciturl"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
 // Options configure a [Client]. The zero value is usable: a client named
@@ -24,8 +26,12 @@ type Options struct {
 	Info mcp.Implementation
 	// ProtocolVersion is the revision asked for in initialize; the
 	// server's choice is kept (see [Client.ProtocolVersion]). Default
-	// [LatestVersion].
-	ProtocolVersion string
+	// mcp.Version20251125, the newest revision with initialize and
+	// sessions, which every server of 2025 speaks. mcp.Version20260728
+	// (or any revision whose Sessionless method reports true) speaks the
+	// revision without initialize and sessions, falling back to the
+	// newest 2025 revision for a server that does not speak it.
+	ProtocolVersion mcp.Version
 
 	// Sample answers the server's sampling/createMessage requests; set,
 	// the client declares the sampling capability.
@@ -48,10 +54,13 @@ type Options struct {
 	// Roots answers roots/list; set, the client declares the roots
 	// capability (with listChanged: call [Client.RootsChanged]).
 	Roots func(ctx context.Context) ([]mcp.Root, error)
-	// Skills declares the skills extension ([SkillsExtension]) in the
-	// client's capabilities.extensions: the client reads skills
-	// ([Client.ListSkills], [Client.LoadSkill]).
-	Skills bool
+	// Extensions are the extensions the client declares in its
+	// capabilities.extensions, each with its settings (a nil value is
+	// sent as {}): {mcp.SkillsExtension: nil} for a client that reads
+	// skills ([Client.ListSkills], [Client.LoadSkill]),
+	// {mcp.AppsExtension: {"mimeTypes": [mcp.AppMIMEType]}} for a host of
+	// MCP Apps.
+	Extensions map[string]any
 
 	// OnToolsChanged, OnResourcesChanged and OnPromptsChanged are called
 	// when the server says its list changed.
@@ -71,9 +80,6 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// LatestVersion is the revision a client asks for by default.
-const LatestVersion = "2025-11-25"
-
 // Client is a connection to one MCP server, initialized: its methods call
 // the server. It is safe for concurrent use. Close it when done.
 type Client struct {
@@ -83,12 +89,12 @@ type Client struct {
 
 	nextID   atomic.Int64
 	mu       sync.Mutex
-	pending  map[string]chan *message
-	progress map[string]func(mcp.Progress)
+	pending  map[int64]chan *message // by request id
+	progress map[int64]func(mcp.Progress)
 	closed   bool
 	err      error // why the connection ended
 
-	init       InitializeResult
+	init       mcp.InitializeResult
 	state      modernState // revision 2026-07-28
 	readerDone chan struct{}
 	notes      chan *message // to the goroutine that runs the callbacks
@@ -100,103 +106,18 @@ type Client struct {
 	stop       context.CancelFunc
 }
 
-// InitializeResult is what the server answered to initialize.
-type InitializeResult struct {
-	// ProtocolVersion is the revision the server chose.
-	ProtocolVersion string `json:"protocolVersion"`
-	// ServerInfo names the server.
-	ServerInfo mcp.Implementation `json:"serverInfo"`
-	// Capabilities are the server's, as sent.
-	Capabilities ServerCapabilities `json:"capabilities"`
-	// Instructions describe how to use the server, for the model.
-	Instructions string `json:"instructions,omitempty"`
-}
-
-// ServerCapabilities are what a server declares in initialize; a nil
-// member means the server does not offer it.
-type ServerCapabilities struct {
-	Tools       *ListChangedCapability `json:"tools,omitempty"`
-	Resources   *ResourcesCapability   `json:"resources,omitempty"`
-	Prompts     *ListChangedCapability `json:"prompts,omitempty"`
-	Logging     *struct{}              `json:"logging,omitempty"`
-	Completions *struct{}              `json:"completions,omitempty"`
-	// Experimental and Extensions hold the non-standard capabilities
-	// as sent.
-	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
-	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"`
-}
-
-// ListChangedCapability is a capability that may announce list changes.
-type ListChangedCapability struct {
-	ListChanged bool `json:"listChanged,omitempty"`
-}
-
-// ResourcesCapability is the server's resources capability.
-type ResourcesCapability struct {
-	ListChanged bool `json:"listChanged,omitempty"`
-	Subscribe   bool `json:"subscribe,omitempty"`
-}
-
 // message is one JSON-RPC message from the server, leniently decoded: a
-// client takes what a well-meaning server sends.
+// client takes what a well-meaning server sends (decodeMessage).
 type message struct {
 	ID     json.RawMessage `json:"id,omitempty"`
 	Method string          `json:"method,omitempty"`
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
-	Error  *RPCError       `json:"error,omitempty"`
+	Error  *wireError      `json:"error,omitempty"`
 
 	// queued is, for a response, how many notifications the reader had
 	// queued for the callbacks before it (notes.go).
 	queued int64
-}
-
-// RPCError is a JSON-RPC error the server answered a request with.
-type RPCError struct {
-	Code    int64           `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-	// Method is the request's method, and Server the server's name, for
-	// the error's text.
-	Method string `json:"-"`
-	Server string `json:"-"`
-}
-
-// UnmarshalJSON reads an error object leniently: a code sent as a string
-// of digits is taken as the number, any other is -32603, so that a
-// server's malformed error still answers its request.
-func (e *RPCError) UnmarshalJSON(data []byte) error {
-	var w struct {
-		Code    json.RawMessage `json:"code"`
-		Message any             `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	code := int64(-32603)
-	raw := string(w.Code)
-	if s, err := strconv.Unquote(raw); err == nil {
-		raw = s
-	}
-	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
-		code = n
-	}
-	msg, ok := w.Message.(string)
-	if !ok && w.Message != nil {
-		b, _ := json.Marshal(w.Message)
-		msg = string(b)
-	}
-	*e = RPCError{Code: code, Message: msg, Data: w.Data}
-	return nil
-}
-
-func (e *RPCError) Error() string {
-	who := "the server"
-	if e.Server != "" {
-		who = strconv.Quote(e.Server)
-	}
-	return fmt.Sprintf("mcp client: %s answered %s with error %d: %s", who, e.Method, e.Code, e.Message)
 }
 
 // Connect opens a connection with t, initializes the session (initialize,
@@ -211,7 +132,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		o.Info = mcp.Implementation{Name: "mcpchain-client", Version: "0.0.0"}
 	}
 	if o.ProtocolVersion == "" {
-		o.ProtocolVersion = LatestVersion
+		o.ProtocolVersion = mcp.Version20251125
 	}
 	log := o.Logger
 	if log == nil {
@@ -222,8 +143,8 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		return nil, err
 	}
 	hctx, stop := context.WithCancel(context.Background())
-	c := &Client{conn: conn, opts: o, log: log, pending: map[string]chan *message{},
-		progress: map[string]func(mcp.Progress){}, readerDone: make(chan struct{}), handlerCtx: hctx, stop: stop,
+	c := &Client{conn: conn, opts: o, log: log, pending: map[int64]chan *message{},
+		progress: map[int64]func(mcp.Progress){}, readerDone: make(chan struct{}), handlerCtx: hctx, stop: stop,
 		notes: make(chan *message, 256), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
 	go c.read()
 	go c.runCallbacks()
@@ -247,7 +168,7 @@ func (c *Client) initialize(ctx context.Context) error {
 		return fmt.Errorf("mcp client: %s answered initialize without a protocolVersion", c.serverName())
 	}
 	if v, ok := c.conn.(versioned); ok {
-		v.setProtocolVersion(c.init.ProtocolVersion)
+		v.setProtocolVersion(string(c.init.ProtocolVersion))
 	}
 	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
 		return err
@@ -259,11 +180,11 @@ func (c *Client) initialize(ctx context.Context) error {
 }
 
 // ProtocolVersion is the revision the server chose.
-func (c *Client) ProtocolVersion() string { return c.init.ProtocolVersion }
+func (c *Client) ProtocolVersion() mcp.Version { return c.init.ProtocolVersion }
 
 // Initialize returns what the server answered to initialize: its info,
 // capabilities and instructions.
-func (c *Client) Initialize() InitializeResult { return c.init }
+func (c *Client) Initialize() mcp.InitializeResult { return c.init }
 
 func (c *Client) serverName() string {
 	if c.init.ServerInfo.Name != "" {
@@ -275,7 +196,7 @@ func (c *Client) serverName() string {
 // Call sends a request and decodes its result into result (nil to drop
 // it). When ctx ends first, the client tells the server with
 // notifications/cancelled and returns ctx's error. An error answer is an
-// *RPCError.
+// error wrapping the server's *mcp.Error.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	return c.call(ctx, method, params, result)
 }
@@ -293,7 +214,10 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 		raw, err := c.exchange(ctx, method, params, progress, nil)
 		return c.decodeResult(method, raw, err, result)
 	}
-	p := c.modernParams(params)
+	p, err := c.modernParams(params)
+	if err != nil {
+		return fmt.Errorf("mcp client: %s: %w", method, err)
+	}
 	header := c.routingHeaders(method, p)
 	retried := false
 	for round := 0; ; round++ {
@@ -334,21 +258,17 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 	}
 }
 
-// codeUnsupportedVersion is the JSON-RPC error of a request whose
-// protocol revision the server does not support (2026-07-28).
-const codeUnsupportedVersion = -32022
-
 // unsupportedVersion reports whether err refuses the request's revision
 // while naming revision 2026-07-28 among the supported ones.
 func unsupportedVersion(err error) bool {
-	var re *RPCError
-	if !errors.As(err, &re) || re.Code != codeUnsupportedVersion {
+	re := asRPCError(err)
+	if re == nil || re.Code != mcp.CodeUnsupportedProtocolVersion {
 		return false
 	}
 	var d struct {
-		Supported []string `json:"supported"`
+		Supported []mcp.Version `json:"supported"`
 	}
-	return json.Unmarshal(re.Data, &d) == nil && contains(d.Supported, Version20260728)
+	return json.Unmarshal(errorData(re), &d) == nil && slices.Contains(d.Supported, mcp.Version20260728)
 }
 
 // decodeResult decodes a request's raw result into result (nil to drop
@@ -389,7 +309,7 @@ type aborter interface {
 // When ctx ends first, the request is cancelled on the server.
 func (c *Client) exchange(ctx context.Context, method string, params any, progress func(mcp.Progress), header http.Header) (json.RawMessage, error) {
 	id := c.nextID.Add(1)
-	key := strconv.FormatInt(id, 10)
+	key := id
 	ch := make(chan *message, 1)
 	c.mu.Lock()
 	if c.closed {
@@ -411,16 +331,11 @@ func (c *Client) exchange(ctx context.Context, method string, params any, progre
 	if progress != nil {
 		params = withProgressToken(params, id)
 	}
-	req := struct {
-		JSONRPC string `json:"jsonrpc"`
-		ID      int64  `json:"id"`
-		Method  string `json:"method"`
-		Params  any    `json:"params,omitempty"`
-	}{"2.0", id, method, params}
-	b, err := json.Marshal(req)
+	p, err := encodeParams(params)
 	if err != nil {
 		return nil, fmt.Errorf("mcp client: encoding %s: %w", method, err)
 	}
+	b := jsonrpc.AppendRequest(make([]byte, 0, len(method)+len(p)+48), id, method, p)
 	sctx := ctx
 	if header != nil {
 		sctx = context.WithValue(context.WithValue(ctx, headerKey{}, header), idKey{}, id)
@@ -447,17 +362,16 @@ func (c *Client) exchange(ctx context.Context, method string, params any, progre
 			c.noted.wait(m.queued)
 		}
 		if m.Error != nil {
-			e := *m.Error
-			if e.Code == mcp.CodeURLElicitationRequired {
+			e := m.Error
+			if e.code == mcp.CodeURLElicitationRequired {
 				// The application opens the URLs of its data: a script, a
 				// local file or a disguised host never gets that far.
-				if err := eliciturl.CheckRequired(e.Data); err != nil {
-					e = RPCError{Code: mcp.CodeInternalError, Message: "the server answered with a URL elicitation (-32042) " +
+				if err := eliciturl.CheckRequired(e.data); err != nil {
+					e = &wireError{code: mcp.CodeInternalError, message: "the server answered with a URL elicitation (-32042) " +
 						"the client refuses to pass on: " + err.Error()}
 				}
 			}
-			e.Method, e.Server = method, c.init.ServerInfo.Name
-			return nil, &e
+			return nil, c.rpcError(method, e)
 		}
 		return m.Result, nil
 	case <-ctx.Done():
@@ -490,6 +404,25 @@ func (c *Client) closedErr(err error) error {
 	return ErrClosed
 }
 
+// encodeParams encodes a message's params: nil (or a value that encodes
+// as null) for none, since JSON-RPC allows no "params": null.
+func encodeParams(params any) ([]byte, error) {
+	switch p := params.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage: // encoded already (CallTool)
+		if len(p) == 0 || string(p) == "null" {
+			return nil, nil
+		}
+		return p, nil
+	}
+	p, err := json.Marshal(params)
+	if err != nil || string(p) == "null" {
+		return nil, err
+	}
+	return p, nil
+}
+
 // withProgressToken returns params with _meta.progressToken set to tok.
 func withProgressToken(params any, tok int64) any {
 	m := toMap(params)
@@ -505,15 +438,11 @@ func withProgressToken(params any, tok int64) any {
 
 // Notify sends a notification.
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
-	req := struct {
-		JSONRPC string `json:"jsonrpc"`
-		Method  string `json:"method"`
-		Params  any    `json:"params,omitempty"`
-	}{"2.0", method, params}
-	b, err := json.Marshal(req)
+	p, err := encodeParams(params)
 	if err != nil {
 		return fmt.Errorf("mcp client: encoding %s: %w", method, err)
 	}
+	b := jsonrpc.AppendNotification(make([]byte, 0, len(method)+len(p)+32), method, p)
 	if err := c.conn.Send(ctx, b); err != nil {
 		return fmt.Errorf("mcp client: %s to %s: %w", method, c.serverName(), err)
 	}
@@ -530,8 +459,8 @@ func (c *Client) read() {
 			c.end(err)
 			return
 		}
-		var m message
-		if err := json.Unmarshal(b, &m); err != nil {
+		m, err := decodeMessage(b)
+		if err != nil {
 			c.log.Warn("mcp client: a message from the server does not decode; dropped", "server", c.init.ServerInfo.Name, "error", err)
 			continue
 		}
@@ -570,9 +499,9 @@ func (c *Client) read() {
 }
 
 func (c *Client) response(m *message) {
-	key := string(m.ID)
-	if s, err := strconv.Unquote(key); err == nil {
-		key = s // a server that echoes the id as a string
+	key, ok := idOf(m.ID)
+	if !ok {
+		return // no id this client sent
 	}
 	c.mu.Lock()
 	ch := c.pending[key]
@@ -581,6 +510,25 @@ func (c *Client) response(m *message) {
 	if ch != nil {
 		ch <- m
 	}
+}
+
+// idOf reads a request id as the client sent it, a number, or as a
+// server may echo it, a string of that number ("7").
+func idOf(raw []byte) (int64, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		raw = raw[1 : len(raw)-1]
+	}
+	if len(raw) == 0 || len(raw) > 18 { // no overflow
+		return 0, false
+	}
+	var n int64
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false // the client's ids are positive
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // end fails every pending call: the connection is gone.

@@ -89,12 +89,12 @@ func newServer(t *testing.T) *mcp.Server {
 }
 
 // versions are the revisions the client tests run at.
-var versions = []string{client.LatestVersion, client.Version20260728}
+var versions = []mcp.Version{mcp.Version20251125, mcp.Version20260728}
 
 // eachVersion runs fn at each revision of versions, over each transport.
-func eachVersion(t *testing.T, fn func(t *testing.T, version string, srv *mcp.Server, tr client.Transport)) {
+func eachVersion(t *testing.T, fn func(t *testing.T, version mcp.Version, srv *mcp.Server, tr client.Transport)) {
 	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
+		t.Run(string(v), func(t *testing.T) {
 			t.Parallel()
 			transportsAt(t, v, func(t *testing.T, srv *mcp.Server, tr client.Transport) { fn(t, v, srv, tr) })
 		})
@@ -104,14 +104,14 @@ func eachVersion(t *testing.T, fn func(t *testing.T, version string, srv *mcp.Se
 // transports runs fn over each transport the client speaks, to a server
 // made by newServer.
 func transports(t *testing.T, fn func(t *testing.T, srv *mcp.Server, tr client.Transport)) {
-	transportsAt(t, client.LatestVersion, fn)
+	transportsAt(t, mcp.Version20251125, fn)
 }
 
 // transportsAt is transports for a client of revision version: the
 // deprecated HTTP+SSE transport only before 2026-07-28, which it does
 // not carry.
-func transportsAt(t *testing.T, version string, fn func(t *testing.T, srv *mcp.Server, tr client.Transport)) {
-	if version != client.Version20260728 {
+func transportsAt(t *testing.T, version mcp.Version, fn func(t *testing.T, srv *mcp.Server, tr client.Transport)) {
+	if version != mcp.Version20260728 {
 		t.Run("legacy-sse", func(t *testing.T) {
 			t.Parallel()
 			srv := newServer(t)
@@ -171,7 +171,7 @@ func connect(t *testing.T, tr client.Transport, opts *client.Options) *client.Cl
 
 func TestClientCalls(t *testing.T) {
 	t.Parallel()
-	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version mcp.Version, _ *mcp.Server, tr client.Transport) {
 		ctx := context.Background()
 		c := connect(t, tr, &client.Options{ProtocolVersion: version})
 		init := c.Initialize()
@@ -200,9 +200,10 @@ func TestClientCalls(t *testing.T) {
 		assert.ErrorContains(t, err, "it broke")
 
 		_, err = c.CallTool(ctx, "nope", nil, nil)
-		var rpcErr *client.RPCError
-		require.ErrorAs(t, err, &rpcErr)
+		var rpcErr *mcp.Error
+		require.ErrorAs(t, err, &rpcErr, "the server's error is an *mcp.Error")
 		assert.Equal(t, int64(-32602), rpcErr.Code)
+		assert.ErrorIs(t, err, &mcp.Error{Code: mcp.CodeInvalidParams}, "matched by code, as on the server side")
 		assert.ErrorContains(t, err, `"fixture" answered tools/call`)
 
 		rs, err := c.ListResources(ctx)
@@ -228,7 +229,7 @@ func TestClientCalls(t *testing.T) {
 // all before the call returns, and log messages reach OnLog.
 func TestClientProgressAndLogs(t *testing.T) {
 	t.Parallel()
-	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version mcp.Version, _ *mcp.Server, tr client.Transport) {
 		ctx := context.Background()
 		logs := make(chan mcp.LogMessage, 8)
 		c := connect(t, tr, &client.Options{ProtocolVersion: version, OnLog: func(m mcp.LogMessage) { logs <- m }})
@@ -253,7 +254,7 @@ func TestClientProgressAndLogs(t *testing.T) {
 // tool.
 func TestClientAnswersServerRequests(t *testing.T) {
 	t.Parallel()
-	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version mcp.Version, _ *mcp.Server, tr client.Transport) {
 		c := connect(t, tr, &client.Options{
 			ProtocolVersion: version,
 			Roots:           func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///work"}}, nil },
@@ -269,7 +270,7 @@ func TestClientAnswersServerRequests(t *testing.T) {
 		require.False(t, res.IsError, res.Text())
 		assert.Equal(t, "file:///work Ada hello", res.Text())
 	})
-	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version mcp.Version, _ *mcp.Server, tr client.Transport) {
 		c := connect(t, tr, &client.Options{ProtocolVersion: version})
 		res, err := c.CallTool(context.Background(), "ask", nil, nil)
 		require.NoError(t, err)
@@ -281,7 +282,7 @@ func TestClientAnswersServerRequests(t *testing.T) {
 // server's tool sees its own context end (notifications/cancelled).
 func TestClientCancels(t *testing.T) {
 	t.Parallel()
-	eachVersion(t, func(t *testing.T, version string, _ *mcp.Server, tr client.Transport) {
+	eachVersion(t, func(t *testing.T, version mcp.Version, _ *mcp.Server, tr client.Transport) {
 		c := connect(t, tr, &client.Options{ProtocolVersion: version})
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
@@ -392,6 +393,10 @@ func TestClientLenient(t *testing.T) {
 				out = "not json\n" + `{"jsonrpc":"2.0","id":"` + string(m.ID) + `","error":{"code":"-32602","message":"bad arguments"}}`
 			case "ping":
 				out = `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":"x","message":{"why":"odd"}}}`
+			case "prompts/list":
+				// No "jsonrpc", a member in another case, a duplicate: the
+				// strict decoder refuses it, encoding/json takes it.
+				out = `{"id":` + string(m.ID) + `,"Result":{"prompts":[{"name":"p"}]},"result":{"prompts":[{"name":"q"}]}}`
 			default:
 				continue
 			}
@@ -401,9 +406,9 @@ func TestClientLenient(t *testing.T) {
 		}
 	}()
 	c := connect(t, client.Stdio(pipe{cliR, cliW}), &client.Options{Logger: slog.New(slog.DiscardHandler)})
-	assert.Equal(t, "2025-06-18", c.ProtocolVersion())
+	assert.Equal(t, mcp.Version20250618, c.ProtocolVersion())
 	_, err := c.CallTool(context.Background(), "x", nil, nil)
-	var re *client.RPCError
+	var re *mcp.Error
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, int64(-32602), re.Code)
 	assert.Equal(t, "bad arguments", re.Message)
@@ -411,6 +416,12 @@ func TestClientLenient(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, int64(-32603), re.Code)
 	assert.Equal(t, `{"why":"odd"}`, re.Message)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	prompts, err := c.ListPrompts(ctx)
+	require.NoError(t, err, "the answer was read, not dropped")
+	require.Len(t, prompts, 1)
+	assert.Equal(t, "q", prompts[0].Name, "encoding/json's last duplicate wins")
 }
 
 // TestLegacySSEEndpoint: the deprecated transport's endpoint event must

@@ -1,5 +1,8 @@
 // Package client is an MCP client: it connects to an MCP server over
-// stdio ([Command], [Stdio]) or Streamable HTTP ([HTTP]), initializes the
+// stdio ([Command], [Stdio]), Streamable HTTP ([HTTP]), the HTTP+SSE
+// transport of 2024-11-05 ([LegacySSE]) or in process ([InProcess]: an
+// MCP http.Handler in the same program, such as mcphttp.Local's chain, for
+// agents that embed a server and for tests), initializes the
 // session, and calls the server: tools, resources and templates, prompts,
 // completions, logging, ping. It answers the server's own requests
 // (sampling, elicitation, roots) with the handlers of [Options], passes
@@ -14,5 +17,8 @@
 //
 // What the server sends is read leniently (unknown members are ignored,
 // ids echoed as strings are matched) and bounded (32 MiB a message);
-// errors name the server and the method.
+// errors name the server and the method, and a server's JSON-RPC error is
+// its *mcp.Error (errors.As). The protocol's types are package mcp's:
+// mcp.InitializeResult, mcp.Skill, the revisions (mcp.Version20251125,
+// the default; mcp.Version20260728).
 package client

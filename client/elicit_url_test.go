@@ -185,14 +185,14 @@ func TestClientChecksURLElicitationRequired(t *testing.T) {
 		return <-errc
 	}
 	for name, u := range hostileURLs {
-		var re *RPCError
+		var re *mcp.Error
 		require.ErrorAs(t, call(u), &re, name)
 		assert.Equal(t, int64(-32603), re.Code, name)
 		assert.Nil(t, re.Data, "%s: the URL does not reach the application", name)
 		assert.Contains(t, re.Message, "elicitation URL", name)
 	}
-	var re *RPCError
+	var re *mcp.Error
 	require.ErrorAs(t, call("https://example.com/authorize"), &re)
 	assert.Equal(t, int64(-32042), re.Code)
-	assert.Contains(t, string(re.Data), "https://example.com/authorize")
+	assert.Contains(t, string(errorData(re)), "https://example.com/authorize")
 }

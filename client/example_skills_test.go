@@ -24,7 +24,7 @@ func ExampleClient_LoadSkill() {
 	defer h.Close()
 
 	ctx := context.Background()
-	c, err := client.Connect(ctx, client.InProcess(h, nil), &client.Options{Skills: true})
+	c, err := client.Connect(ctx, client.InProcess(h, nil), &client.Options{Extensions: map[string]any{mcp.SkillsExtension: nil}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -38,7 +38,7 @@ func ExampleClient_LoadSkill() {
 		return
 	}
 	for _, sk := range skills {
-		fmt.Printf("%s: %s (%d files)\n", sk.Name, sk.Description, len(sk.Files))
+		fmt.Printf("%s: %s (%d files)\n", sk.Name, sk.Description, len(sk.Resources))
 	}
 
 	// Loading reads SKILL.md and verifies it against the entry; ReadFile

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpchain/mcp"
 )
 
 // TestModernFallsBackToLegacyServer: a client at 2026-07-28 probing a
@@ -68,14 +70,14 @@ func TestModernFallsBackToLegacyServer(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			c, err := Connect(ctx, HTTP(ts.URL, &HTTPOptions{NoListen: true}),
-				&Options{ProtocolVersion: Version20260728, Logger: slog.New(slog.DiscardHandler)})
+				&Options{ProtocolVersion: mcp.Version20260728, Logger: slog.New(slog.DiscardHandler)})
 			if !tt.fallback {
 				require.Error(t, err)
 				return
 			}
 			require.NoError(t, err)
 			defer c.Close()
-			assert.Equal(t, "2025-11-25", c.ProtocolVersion())
+			assert.Equal(t, mcp.Version20251125, c.ProtocolVersion())
 			assert.Equal(t, "legacy", c.Initialize().ServerInfo.Name)
 		})
 	}
@@ -92,7 +94,7 @@ func FuzzLegacyServer(f *testing.F) {
 	f.Add(401, `[1,2]`, int64(-32700))
 	f.Fuzz(func(t *testing.T, status int, body string, code int64) {
 		_ = legacyServer(&HTTPError{Status: status, Body: body})
-		if legacyServer(&RPCError{Code: code}) == modernCode(code) {
+		if legacyServer(&mcp.Error{Code: code}) == modernCode(code) {
 			t.Fatalf("code %d: legacy and modern at once, or neither", code)
 		}
 	})

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/redact"
 )
 
@@ -133,10 +134,10 @@ func (e *HTTPError) Error() string {
 	return msg
 }
 
-// ErrSessionExpired is returned when the server no longer knows the
+// errSessionEnded is returned when the server no longer knows the
 // session (404 to a request that carried its Mcp-Session-Id): the client
-// must connect again.
-var ErrSessionExpired = errors.New("mcp client: the server ended the session")
+// must connect again. It wraps mcp.ErrNoSession.
+var errSessionEnded = fmt.Errorf("mcp client: the server ended the session: %w", mcp.ErrNoSession)
 
 func (c *httpConn) setProtocolVersion(v string) {
 	c.mu.Lock()
@@ -239,7 +240,7 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 		had := c.session != ""
 		c.mu.Unlock()
 		if resp.StatusCode == http.StatusNotFound && had {
-			return ErrSessionExpired
+			return errSessionEnded
 		}
 		return c.errorStatus(resp.StatusCode, b)
 	}

@@ -46,7 +46,7 @@ func (b inbox) recv(ctx context.Context, why func() error) ([]byte, error) {
 // errorStatus is the outcome of a POST answered with an error status
 // whose body (at most maxErrorBody bytes) is body: when the body is the
 // JSON-RPC error answering the request (as revision 2026-07-28 sends its
-// errors), it answers it, and the caller gets the *RPCError; else an
+// errors), it answers it, and the caller gets the *mcp.Error; else an
 // *HTTPError with the body's start.
 func (b inbox) errorStatus(status int, body []byte) error {
 	if isErrorResponse(body) {

@@ -3,7 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"net/http"
 	"sync"
 
@@ -25,6 +25,11 @@ type inProcess struct {
 }
 
 func (t inProcess) Connect(context.Context) (Conn, error) {
+	if t.h == nil {
+		// A handler that was never built (mcphttp.Local's error ignored):
+		// nothing is served, and the caller is told why.
+		return nil, errors.New("mcp client: InProcess has no handler to send to")
+	}
 	ic := inproc.New(t.h, t.header)
 	ic.Transport = inproc.TransportEmbedded
 	ctx, cancel := context.WithCancel(context.Background())
@@ -72,32 +77,45 @@ func (c *inProcessConn) Send(_ context.Context, msg []byte) error {
 	// The request lives as long as the connection, not the caller's
 	// ctx, as over HTTP: a caller that gives up sends
 	// notifications/cancelled.
-	m := append([]byte(nil), msg...)
-	if isInitialize(m) {
-		// The session's id is kept once the handler returns, and every
-		// later request must carry it: initialize runs to its end before
-		// Send returns (the server asks nothing during it).
-		c.mu.Lock()
-		closing := c.closing
-		c.mu.Unlock()
-		if closing {
-			return ErrClosed
-		}
-		c.ic.Send(c.ctx, m, c.emit)
-		return nil
+	m := msg // the client never writes to a message it sent
+	if request, initialize := requestOf(m); request && !initialize {
+		// A request runs on a goroutine of its own: its answer may wait
+		// for the client's own answers.
+		return c.run(func() { c.ic.Send(c.ctx, m, c.emit) })
 	}
-	return c.run(func() { c.ic.Send(c.ctx, m, c.emit) })
+	// initialize, a notification or the client's answer runs to its end
+	// before Send returns, as an HTTP POST is answered before the client
+	// goes on: the session's id is kept once initialize returns and every
+	// later request must carry it, and notifications/initialized must
+	// have reached the server before the client's next message (the
+	// server asks nothing during either).
+	c.mu.Lock()
+	closing := c.closing
+	c.mu.Unlock()
+	if closing {
+		return ErrClosed
+	}
+	c.ic.Send(c.ctx, m, c.emit)
+	return nil
 }
 
-// isInitialize reports whether msg is an initialize request.
-func isInitialize(msg []byte) bool {
-	if !bytes.Contains(msg, []byte(`"initialize"`)) {
-		return false
+// requestOf reads a message as the client encodes it (internal/jsonrpc's
+// Append functions): whether it is a request (a numeric id, then a
+// method), and whether that request is initialize.
+func requestOf(msg []byte) (request, initialize bool) {
+	rest, ok := bytes.CutPrefix(msg, []byte(`{"jsonrpc":"2.0","id":`))
+	if !ok {
+		return false, false
 	}
-	var m struct {
-		Method string `json:"method"`
+	i := 0
+	for i < len(rest) && (rest[i] == '-' || '0' <= rest[i] && rest[i] <= '9') {
+		i++
 	}
-	return json.Unmarshal(msg, &m) == nil && m.Method == "initialize"
+	rest, ok = bytes.CutPrefix(rest[i:], []byte(`,"method":"`))
+	if i == 0 || !ok {
+		return false, false
+	}
+	return true, bytes.HasPrefix(rest, []byte(`initialize"`))
 }
 
 func (c *inProcessConn) Recv(ctx context.Context) ([]byte, error) {

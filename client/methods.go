@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
 // maxPages bounds the pages a List method follows: a server whose cursor
@@ -67,7 +68,10 @@ type CallOptions struct {
 	// with each. It runs on the client's reader: it must not block nor
 	// call the client.
 	Progress func(mcp.Progress)
-	// Meta is sent as the request's _meta (a trace context, say).
+	// Meta is sent as the request's _meta (a trace context, say). At
+	// revision 2026-07-28 the client adds the members the revision
+	// requires (protocolVersion, clientInfo, clientCapabilities, and
+	// logLevel after SetLogLevel) unless Meta sets them.
 	Meta map[string]any
 	// AfterNotifications makes the call return only once the callbacks
 	// of the notifications the server sent before its answer (log
@@ -79,18 +83,26 @@ type CallOptions struct {
 // CallTool calls a tool with args (any value that encodes as a JSON
 // object, or nil) and returns its result. A tool that failed is a result
 // with IsError set, not an error; an error is a failure of the call
-// itself (an unknown tool, invalid arguments: an *RPCError). opts may be
+// itself (an unknown tool, invalid arguments: the server's *mcp.Error). opts may be
 // nil.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts *CallOptions) (*mcp.ContentResult, error) {
-	params := map[string]any{"name": name}
-	if args != nil {
-		params["arguments"] = args
+	var params any
+	if opts == nil || opts.Meta == nil {
+		// The common call, encoded as it goes (no map to build and sort).
+		p, err := toolParams(name, args)
+		if err != nil {
+			return nil, fmt.Errorf("mcp client: encoding tools/call: %w", err)
+		}
+		params = p
+	} else {
+		m := map[string]any{"name": name, "_meta": opts.Meta}
+		if args != nil {
+			m["arguments"] = args
+		}
+		params = m
 	}
 	var progress func(mcp.Progress)
 	if opts != nil {
-		if opts.Meta != nil {
-			params["_meta"] = opts.Meta
-		}
 		progress = opts.Progress
 		if opts.AfterNotifications {
 			ctx = context.WithValue(ctx, afterNotesKey{}, true)
@@ -101,6 +113,23 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts *Call
 		return nil, err
 	}
 	return &res, nil
+}
+
+// toolParams encodes the params of tools/call: the name, and the
+// arguments unless args is nil.
+func toolParams(name string, args any) (json.RawMessage, error) {
+	b := make([]byte, 0, len(name)+64)
+	b = append(b, `{"name":`...)
+	b = jsonrpc.AppendString(b, name)
+	if args != nil {
+		a, err := json.Marshal(args)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"arguments":`...)
+		b = append(b, a...)
+	}
+	return append(b, '}'), nil
 }
 
 // ErrToolFailed is wrapped by the error of [CallToolAs] when the tool

@@ -1,12 +1,14 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,12 +17,6 @@ import (
 
 	"github.com/mcpchain/mcp"
 )
-
-// Version20260728 is the stateless revision: no initialize and no
-// session; each request carries the client's identity in _meta, and a
-// server's question to the client comes back as an input-required result
-// the client answers by sending the request again.
-const Version20260728 = "2026-07-28"
 
 // The _meta keys of revision 2026-07-28.
 const (
@@ -35,7 +31,7 @@ const (
 const maxInputRounds = 16
 
 // modern reports whether the client speaks revision 2026-07-28.
-func (c *Client) modern() bool { return c.opts.ProtocolVersion == Version20260728 }
+func (c *Client) modern() bool { return c.opts.ProtocolVersion.Sessionless() }
 
 // modernState is what a 2026-07-28 client keeps between requests: the
 // log level it asks for, and the Mcp-Param-* annotations of the tools it
@@ -53,7 +49,7 @@ type paramHeader struct {
 
 // sessionVersions are the revisions with initialize and sessions the
 // client speaks, newest first.
-var sessionVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+var sessionVersions = []mcp.Version{mcp.Version20251125, mcp.Version20250618, mcp.Version20250326}
 
 // discover is Connect at 2026-07-28: server/discover instead of
 // initialize. A server that answers that it supports only revisions of
@@ -81,8 +77,7 @@ func (c *Client) discover(ctx context.Context) error {
 // 400 for a request without a session). 401 and 403 are left to
 // authorization.
 func legacyServer(err error) bool {
-	var re *RPCError
-	if errors.As(err, &re) {
+	if re := asRPCError(err); re != nil {
 		return !modernCode(re.Code)
 	}
 	var he *HTTPError
@@ -102,24 +97,24 @@ func legacyServer(err error) bool {
 // reserves for its errors (-32020 to -32099), the one 2025-era code
 // there (-32042, URL elicitation required) aside.
 func modernCode(code int64) bool {
-	return code <= -32020 && code >= -32099 && code != -32042
+	return code <= mcp.CodeHeaderMismatch && code >= -32099 && code != mcp.CodeURLElicitationRequired
 }
 
 // fallbackVersion returns the newest 2025-era revision that err (a
 // -32022 error, or a discover result without 2026-07-28) names as
 // supported, or "".
-func fallbackVersion(err error) string {
-	var supported []string
-	var re *RPCError
+func fallbackVersion(err error) mcp.Version {
+	var supported []mcp.Version
+	re := asRPCError(err)
 	var ve *versionsError
 	switch {
 	case errors.As(err, &ve):
 		supported = ve.supported
-	case errors.As(err, &re) && re.Code == codeUnsupportedVersion:
+	case re != nil && re.Code == mcp.CodeUnsupportedProtocolVersion:
 		var d struct {
-			Supported []string `json:"supported"`
+			Supported []mcp.Version `json:"supported"`
 		}
-		if json.Unmarshal(re.Data, &d) != nil {
+		if json.Unmarshal(errorData(re), &d) != nil {
 			return ""
 		}
 		supported = d.Supported
@@ -127,7 +122,7 @@ func fallbackVersion(err error) string {
 		return ""
 	}
 	for _, v := range sessionVersions {
-		if contains(supported, v) {
+		if slices.Contains(supported, v) {
 			return v
 		}
 	}
@@ -136,18 +131,18 @@ func fallbackVersion(err error) string {
 
 // versionsError is a server/discover result that does not list
 // revision 2026-07-28.
-type versionsError struct{ supported []string }
+type versionsError struct{ supported []mcp.Version }
 
 func (e *versionsError) Error() string {
-	return fmt.Sprintf("mcp client: the server supports %v, not %s", e.supported, Version20260728)
+	return fmt.Sprintf("mcp client: the server supports %v, not %s", e.supported, mcp.Version20260728)
 }
 
 func (c *Client) discover2026(ctx context.Context) error {
 	var res struct {
-		SupportedVersions []string           `json:"supportedVersions"`
-		Capabilities      ServerCapabilities `json:"capabilities"`
-		ServerInfo        mcp.Implementation `json:"serverInfo"`
-		Instructions      string             `json:"instructions"`
+		SupportedVersions []mcp.Version          `json:"supportedVersions"`
+		Capabilities      mcp.ServerCapabilities `json:"capabilities"`
+		ServerInfo        mcp.Implementation     `json:"serverInfo"`
+		Instructions      string                 `json:"instructions"`
 		Meta              map[string]json.RawMessage
 	}
 	var raw map[string]json.RawMessage
@@ -164,26 +159,17 @@ func (c *Client) discover2026(ctx context.Context) error {
 			_ = json.Unmarshal(meta[metaServerInfo], &res.ServerInfo)
 		}
 	}
-	if len(res.SupportedVersions) > 0 && !contains(res.SupportedVersions, Version20260728) {
+	if len(res.SupportedVersions) > 0 && !slices.Contains(res.SupportedVersions, mcp.Version20260728) {
 		// A server that names only the 2025 revisions: discover falls
 		// back to the handshake of the newest of them.
 		return &versionsError{res.SupportedVersions}
 	}
-	c.init = InitializeResult{ProtocolVersion: Version20260728, ServerInfo: res.ServerInfo,
+	c.init = mcp.InitializeResult{ProtocolVersion: mcp.Version20260728, ServerInfo: res.ServerInfo,
 		Capabilities: res.Capabilities, Instructions: res.Instructions}
 	if v, ok := c.conn.(versioned); ok {
-		v.setProtocolVersion(Version20260728)
+		v.setProtocolVersion(string(mcp.Version20260728))
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // capabilities are what the client declares: one member for each handler
@@ -210,30 +196,50 @@ func (c *Client) capabilities() map[string]any {
 	if c.opts.Roots != nil {
 		caps["roots"] = map[string]any{"listChanged": true}
 	}
-	if c.opts.Skills {
-		caps["extensions"] = map[string]any{SkillsExtension: map[string]any{}}
+	if len(c.opts.Extensions) > 0 {
+		ext := make(map[string]any, len(c.opts.Extensions))
+		for name, settings := range c.opts.Extensions {
+			if settings == nil {
+				settings = map[string]any{}
+			}
+			ext[name] = settings
+		}
+		caps["extensions"] = ext
 	}
 	return caps
 }
 
-// modernParams returns params with the request _meta of 2026-07-28 added.
-func (c *Client) modernParams(params any) map[string]any {
+// modernParams returns params with the request _meta of 2026-07-28 added
+// (members the caller's _meta already has are kept);
+// params that are not a JSON object (nor nil) have no place for it.
+func (c *Client) modernParams(params any) (map[string]any, error) {
 	m := toMap(params)
+	if len(m) == 0 && params != nil {
+		if b, err := json.Marshal(params); err != nil || (!bytes.HasPrefix(b, []byte("{")) && string(b) != "null") {
+			return nil, fmt.Errorf("params must be a JSON object at protocol revision %s", mcp.Version20260728)
+		}
+	}
 	meta, _ := m["_meta"].(map[string]any)
 	cp := map[string]any{}
 	for k, v := range meta {
 		cp[k] = v
 	}
-	cp[metaProtocolVersion] = Version20260728
-	cp[metaClientInfo] = c.opts.Info
-	cp[metaClientCaps] = c.capabilities()
+	// The caller's own members win (a test that sends another revision).
+	set := func(k string, v any) {
+		if _, ok := cp[k]; !ok {
+			cp[k] = v
+		}
+	}
+	set(metaProtocolVersion, mcp.Version20260728)
+	set(metaClientInfo, c.opts.Info)
+	set(metaClientCaps, c.capabilities())
 	c.state.mu.Lock()
 	if c.state.logLevel != "" {
-		cp[metaLogLevel] = c.state.logLevel
+		set(metaLogLevel, c.state.logLevel)
 	}
 	c.state.mu.Unlock()
 	m["_meta"] = cp
-	return m
+	return m, nil
 }
 
 // toMap returns params as a new map (params is nil, a map, or a value
@@ -259,7 +265,7 @@ func toMap(params any) map[string]any {
 // headers of a tool's annotated arguments.
 func (c *Client) routingHeaders(method string, params map[string]any) http.Header {
 	h := http.Header{}
-	h.Set("MCP-Protocol-Version", Version20260728)
+	h.Set("MCP-Protocol-Version", string(mcp.Version20260728))
 	h.Set("Mcp-Method", method)
 	var name string
 	switch method {

@@ -107,10 +107,10 @@ func TestModernFallsBackTo2025(t *testing.T) {
 	}))
 	defer ts.Close()
 	c, err := Connect(context.Background(), HTTP(ts.URL, &HTTPOptions{NoListen: true}),
-		&Options{ProtocolVersion: Version20260728, Logger: slog.New(slog.DiscardHandler)})
+		&Options{ProtocolVersion: mcp.Version20260728, Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	defer c.Close()
-	assert.Equal(t, "2025-06-18", c.ProtocolVersion())
+	assert.Equal(t, mcp.Version20250618, c.ProtocolVersion())
 	tools, err := c.ListTools(context.Background())
 	require.NoError(t, err)
 	require.Len(t, tools, 1)

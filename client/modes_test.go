@@ -51,7 +51,7 @@ func newModesServer() *mcp.Server {
 func TestClientURLElicitationAndSamplingTools(t *testing.T) {
 	t.Parallel()
 	for _, version := range versions {
-		t.Run(version, func(t *testing.T) {
+		t.Run(string(version), func(t *testing.T) {
 			t.Parallel()
 			h := mcphttp.New(newModesServer(), nil)
 			ts := httptest.NewServer(h)

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
+	"fmt"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/eliciturl"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
 // serve answers one request from the server with the handler of Options,
@@ -30,13 +31,13 @@ func (c *Client) answer(ctx context.Context, m *message) (any, error) {
 		}
 		var p mcp.CreateMessageParams
 		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, &RPCError{Code: -32602, Message: "invalid params: " + err.Error()}
+			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params: " + err.Error()}
 		}
 		return c.opts.Sample(ctx, &p)
 	case "elicitation/create":
 		var p mcp.ElicitParams
 		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, &RPCError{Code: -32602, Message: "invalid params: " + err.Error()}
+			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params: " + err.Error()}
 		}
 		handle := c.opts.Elicit
 		if p.Mode == "url" {
@@ -49,7 +50,7 @@ func (c *Client) answer(ctx context.Context, m *message) (any, error) {
 			// The application opens what it is handed: a script, a local
 			// file or a disguised host never gets that far.
 			if err := eliciturl.Check(p.URL); err != nil {
-				return nil, &RPCError{Code: -32602, Message: "invalid params: " + err.Error() + "; it was not shown to the user"}
+				return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params: " + err.Error() + "; it was not shown to the user"}
 			}
 		}
 		return handle(ctx, &p)
@@ -73,22 +74,21 @@ var errNoHandler = errors.New("no handler")
 
 // reply sends the answer to the server's request m.
 func (c *Client) reply(m *message, result any, err error) {
-	out := map[string]any{"jsonrpc": "2.0", "id": m.ID}
-	var re *RPCError
-	switch {
-	case errors.Is(err, errNoHandler):
-		out["error"] = map[string]any{"code": -32601, "message": "method not found: the client does not handle " + m.Method}
-	case errors.As(err, &re):
-		out["error"] = map[string]any{"code": re.Code, "message": re.Message}
-	case err != nil:
-		out["error"] = map[string]any{"code": -32603, "message": err.Error()}
-	default:
-		out["result"] = result
+	var b []byte
+	if err == nil {
+		res, merr := json.Marshal(result)
+		if merr == nil {
+			b = jsonrpc.AppendResult(nil, m.ID, res)
+		} else {
+			err = fmt.Errorf("the client's answer does not encode: %w", merr)
+		}
 	}
-	b, merr := json.Marshal(out)
-	if merr != nil {
-		b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID,
-			"error": map[string]any{"code": -32603, "message": "the client's answer does not encode: " + merr.Error()}})
+	if re := asRPCError(err); re != nil {
+		b = jsonrpc.AppendError(nil, m.ID, re.Code, re.Message, re.Data)
+	} else if errors.Is(err, errNoHandler) {
+		b = jsonrpc.AppendError(nil, m.ID, mcp.CodeMethodNotFound, "method not found: the client does not handle "+m.Method, nil)
+	} else if err != nil {
+		b = jsonrpc.AppendError(nil, m.ID, mcp.CodeInternalError, err.Error(), nil)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cancelTimeout)
 	defer cancel()
@@ -136,13 +136,12 @@ func (c *Client) progressed(m *message) {
 	if json.Unmarshal(m.Params, &p) != nil {
 		return
 	}
-	key := string(p.Token)
-	if s, err := strconv.Unquote(key); err == nil {
-		key = s
+	var fn func(mcp.Progress)
+	if key, ok := idOf(p.Token); ok {
+		c.mu.Lock()
+		fn = c.progress[key]
+		c.mu.Unlock()
 	}
-	c.mu.Lock()
-	fn := c.progress[key]
-	c.mu.Unlock()
 	if fn != nil {
 		fn(p.Progress)
 	}

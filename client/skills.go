@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,87 +14,9 @@ import (
 	"github.com/mcpchain/mcp"
 )
 
-// SkillsExtension is the id of the skills extension (SEP-2640) in
-// capabilities.extensions: a server that declares it answers skills/list
-// and skills/get; a client with Options.Skills declares it too.
-const SkillsExtension = "io.modelcontextprotocol/skills"
-
-// Skill is one entry of skills/list or skills/get: the URI of the
-// skill's SKILL.md, its frontmatter, and the files the skill is made of
-// with the digest and size each must have. The entry is what the client
-// verifies the files against when it loads the skill ([Client.LoadSkill]);
-// listing reads no file.
-type Skill struct {
-	// URI is the skill's SKILL.md (skill://<skill-path>/SKILL.md).
-	URI string
-	// Frontmatter is the entry's frontmatter, a JSON object as sent.
-	Frontmatter json.RawMessage
-	// Name and Description are the frontmatter's ("" when missing or
-	// not strings).
-	Name, Description string
-	// Files are the skill's files, SKILL.md included, as listed.
-	Files []mcp.SkillFile
-	// Dynamic is set when the server lists no files ("resources":
-	// "dynamic"): the files cannot be verified, only SKILL.md's
-	// frontmatter.
-	Dynamic bool
-}
-
-// UnmarshalJSON reads an entry leniently: members it does not know are
-// ignored, a size sent as 12.0 is 12, and a file entry that is not an
-// object is left out (so a read of it fails verification).
-func (s *Skill) UnmarshalJSON(data []byte) error {
-	var w struct {
-		URI         string          `json:"uri"`
-		Frontmatter json.RawMessage `json:"frontmatter"`
-		Resources   json.RawMessage `json:"resources"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	*s = Skill{URI: w.URI}
-	if fm := bytes.TrimSpace(w.Frontmatter); len(fm) > 0 && fm[0] == '{' {
-		s.Frontmatter = append(json.RawMessage(nil), fm...)
-		var named struct {
-			Name        any `json:"name"`
-			Description any `json:"description"`
-		}
-		_ = json.Unmarshal(fm, &named)
-		s.Name, _ = named.Name.(string)
-		s.Description, _ = named.Description.(string)
-	}
-	var dynamic string
-	if json.Unmarshal(w.Resources, &dynamic) == nil {
-		s.Dynamic = dynamic == "dynamic"
-		return nil
-	}
-	var items []json.RawMessage
-	if json.Unmarshal(w.Resources, &items) != nil {
-		return nil
-	}
-	for _, it := range items {
-		var f struct {
-			URI    string      `json:"uri"`
-			Digest string      `json:"digest"`
-			Size   json.Number `json:"size"`
-		}
-		if json.Unmarshal(it, &f) != nil || f.URI == "" {
-			continue
-		}
-		size := int64(-1) // unknown: no read matches it
-		if n, err := strconv.ParseInt(string(f.Size), 10, 64); err == nil {
-			size = n
-		} else if x, err := strconv.ParseFloat(string(f.Size), 64); err == nil && x >= 0 && x == float64(int64(x)) {
-			size = int64(x)
-		}
-		s.Files = append(s.Files, mcp.SkillFile{URI: f.URI, Digest: f.Digest, Size: size})
-	}
-	return nil
-}
-
-// file returns the listed file uri.
-func (s *Skill) file(uri string) (mcp.SkillFile, bool) {
-	for _, f := range s.Files {
+// skillFile returns the file uri as sk lists it.
+func skillFile(sk *mcp.Skill, uri string) (mcp.SkillFile, bool) {
+	for _, f := range sk.Resources {
 		if f.URI == uri {
 			return f, true
 		}
@@ -106,15 +27,15 @@ func (s *Skill) file(uri string) (mcp.SkillFile, bool) {
 // ListSkills returns every skill of the server (skills/list), following
 // pagination. It reads none of their files: a host loads a skill when it
 // needs it ([Client.LoadSkill]), as SEP-2640 requires.
-func (c *Client) ListSkills(ctx context.Context) ([]Skill, error) {
-	return list[Skill](ctx, c, "skills/list", "skills")
+func (c *Client) ListSkills(ctx context.Context) ([]mcp.Skill, error) {
+	return list[mcp.Skill](ctx, c, "skills/list", "skills")
 }
 
 // GetSkill returns the entry of the skill whose SKILL.md is uri
-// (skills/get). An unknown URI is an *RPCError with code -32602.
-func (c *Client) GetSkill(ctx context.Context, uri string) (*Skill, error) {
+// (skills/get). An unknown URI is the server's *mcp.Error with code -32602.
+func (c *Client) GetSkill(ctx context.Context, uri string) (*mcp.Skill, error) {
 	var res struct {
-		Skill *Skill `json:"skill"`
+		Skill *mcp.Skill `json:"skill"`
 	}
 	if err := c.call(ctx, "skills/get", map[string]string{"uri": uri}, &res); err != nil {
 		return nil, err
@@ -152,7 +73,7 @@ func (e *SkillIntegrityError) Error() string {
 // files are read, and verified, on demand with ReadFile.
 type LoadedSkill struct {
 	// Skill is the entry the files are verified against.
-	Skill
+	mcp.Skill
 	// Content is SKILL.md, verified: what the model reads.
 	Content []byte
 
@@ -166,7 +87,7 @@ type LoadedSkill struct {
 // Nothing else is read: the skill's other files wait for
 // [LoadedSkill.ReadFile]. A dynamic skill (no files listed) is checked
 // by its frontmatter only.
-func (c *Client) LoadSkill(ctx context.Context, sk Skill) (*LoadedSkill, error) {
+func (c *Client) LoadSkill(ctx context.Context, sk mcp.Skill) (*LoadedSkill, error) {
 	md, err := c.readSkillFile(ctx, &sk, sk.URI)
 	if err != nil {
 		return nil, err
@@ -193,8 +114,8 @@ func (l *LoadedSkill) ReadFile(ctx context.Context, file string) ([]byte, error)
 
 // readSkillFile reads uri with resources/read and verifies it against
 // its entry in sk.
-func (c *Client) readSkillFile(ctx context.Context, sk *Skill, uri string) ([]byte, error) {
-	want, listed := sk.file(uri)
+func (c *Client) readSkillFile(ctx context.Context, sk *mcp.Skill, uri string) ([]byte, error) {
+	want, listed := skillFile(sk, uri)
 	if !listed && !sk.Dynamic {
 		return nil, &SkillIntegrityError{Skill: sk.URI, File: uri, Check: "listing"}
 	}
@@ -261,7 +182,7 @@ func verifyFile(skill string, want mcp.SkillFile, b []byte) error {
 
 // compareFrontmatter parses the frontmatter of md and compares it field
 // by field with sk's (a missing field equals null).
-func compareFrontmatter(sk *Skill, md []byte) error {
+func compareFrontmatter(sk *mcp.Skill, md []byte) error {
 	raw, err := mcp.ParseSkillFrontmatter(md)
 	if err != nil {
 		return &SkillIntegrityError{Skill: sk.URI, File: sk.URI, Check: "frontmatter", Want: "a frontmatter", Got: "none readable (" + err.Error() + ")"}

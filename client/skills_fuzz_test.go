@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp"
 )
 
 // FuzzSkillEntries decodes the skills member of a skills/list page, the
@@ -22,7 +22,7 @@ func FuzzSkillEntries(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var skills []client.Skill
+		var skills []mcp.Skill
 		if json.Unmarshal(data, &skills) != nil {
 			return
 		}
@@ -30,10 +30,10 @@ func FuzzSkillEntries(f *testing.F) {
 			if len(sk.Frontmatter) > 0 && (sk.Frontmatter[0] != '{' || !json.Valid(sk.Frontmatter)) {
 				t.Fatalf("frontmatter %q kept though not an object", sk.Frontmatter)
 			}
-			if sk.Dynamic && sk.Files != nil {
-				t.Fatalf("dynamic skill with files %v", sk.Files)
+			if sk.Dynamic && sk.Resources != nil {
+				t.Fatalf("dynamic skill with files %v", sk.Resources)
 			}
-			for _, f := range sk.Files {
+			for _, f := range sk.Resources {
 				if f.URI == "" || f.Size < -1 {
 					t.Fatalf("file entry %+v kept", f)
 				}

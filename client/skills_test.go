@@ -98,9 +98,9 @@ func (r *recorder) count(method string) int {
 
 // skillTransports runs fn at each revision over HTTP, in-process and
 // stdio, to a server serving skillsFS behind rec.
-func skillTransports(t *testing.T, rec func() *recorder, fn func(t *testing.T, version string, rec *recorder, tr client.Transport)) {
+func skillTransports(t *testing.T, rec func() *recorder, fn func(t *testing.T, version mcp.Version, rec *recorder, tr client.Transport)) {
 	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
+		t.Run(string(v), func(t *testing.T) {
 			t.Parallel()
 			handler := func(t *testing.T) (http.Handler, *recorder) {
 				srv := mcp.NewServer(mcp.Options{Name: "skills", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
@@ -138,12 +138,12 @@ func skillTransports(t *testing.T, rec func() *recorder, fn func(t *testing.T, v
 	}
 }
 
-func skillsClient(t *testing.T, version string, tr client.Transport) *client.Client {
-	return connect(t, tr, &client.Options{ProtocolVersion: version, Skills: true})
+func skillsClient(t *testing.T, version mcp.Version, tr client.Transport) *client.Client {
+	return connect(t, tr, &client.Options{ProtocolVersion: version, Extensions: map[string]any{mcp.SkillsExtension: nil}})
 }
 
 func TestSkillsListLoadRead(t *testing.T) {
-	skillTransports(t, func() *recorder { return &recorder{} }, func(t *testing.T, version string, rec *recorder, tr client.Transport) {
+	skillTransports(t, func() *recorder { return &recorder{} }, func(t *testing.T, version mcp.Version, rec *recorder, tr client.Transport) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c := skillsClient(t, version, tr)
@@ -161,14 +161,14 @@ func TestSkillsListLoadRead(t *testing.T) {
 			{URI: skillURI, Digest: digest([]byte(skillMD)), Size: int64(len(skillMD))},
 			{URI: formsURI, Digest: digest([]byte(formsMD)), Size: int64(len(formsMD))},
 			{URI: blobURI, Digest: digest(skillBlob), Size: int64(len(skillBlob))},
-		}, sk.Files)
+		}, sk.Resources)
 		assert.Zero(t, rec.count("resources/read"), "listing reads no file")
 
 		got, err := c.GetSkill(ctx, skillURI)
 		require.NoError(t, err)
 		assert.Equal(t, sk, *got)
 		_, err = c.GetSkill(ctx, "skill://nope/SKILL.md")
-		var re *client.RPCError
+		var re *mcp.Error
 		require.ErrorAs(t, err, &re)
 		assert.EqualValues(t, -32602, re.Code)
 		assert.Zero(t, rec.count("resources/read"), "getting an entry reads no file")
@@ -204,7 +204,7 @@ func TestSkillsListLoadRead(t *testing.T) {
 			declared = declared || strings.Contains(string(p), `"extensions":{"io.modelcontextprotocol/skills":{}}`)
 		}
 		rec.mu.Unlock()
-		assert.True(t, declared, "Options.Skills declares %s", client.SkillsExtension)
+		assert.True(t, declared, "Options.Extensions declares %s", mcp.SkillsExtension)
 	})
 }
 
@@ -274,7 +274,7 @@ func TestSkillIntegrity(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			skillTransports(t, func() *recorder { return &recorder{alter: tc.alter} }, func(t *testing.T, version string, rec *recorder, tr client.Transport) {
+			skillTransports(t, func() *recorder { return &recorder{alter: tc.alter} }, func(t *testing.T, version mcp.Version, rec *recorder, tr client.Transport) {
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
 				c := skillsClient(t, version, tr)
@@ -301,35 +301,6 @@ func TestSkillIntegrity(t *testing.T) {
 	}
 }
 
-// TestSkillEntryDecoding covers the entries a server may send: files as
-// a list, "dynamic", sizes as floats, members of the wrong type.
-func TestSkillEntryDecoding(t *testing.T) {
-	cases := []struct {
-		name string
-		in   string
-		want client.Skill
-	}{
-		{"listed", `{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a","description":"d"},"resources":[{"uri":"skill://a/SKILL.md","digest":"sha256:00","size":12}]}`,
-			client.Skill{URI: "skill://a/SKILL.md", Frontmatter: json.RawMessage(`{"name":"a","description":"d"}`), Name: "a", Description: "d",
-				Files: []mcp.SkillFile{{URI: "skill://a/SKILL.md", Digest: "sha256:00", Size: 12}}}},
-		{"dynamic", `{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a"},"resources":"dynamic"}`,
-			client.Skill{URI: "skill://a/SKILL.md", Frontmatter: json.RawMessage(`{"name":"a"}`), Name: "a", Dynamic: true}},
-		{"float size, bad items", `{"uri":"u","resources":[{"uri":"f","digest":"d","size":12.0},7,{"digest":"x"},{"uri":"g","size":1.5}]}`,
-			client.Skill{URI: "u", Files: []mcp.SkillFile{{URI: "f", Digest: "d", Size: 12}, {URI: "g", Size: -1}}}},
-		{"frontmatter not an object", `{"uri":"u","frontmatter":"name: a","resources":{}}`, client.Skill{URI: "u"}},
-		{"name not a string", `{"uri":"u","frontmatter":{"name":3}}`, client.Skill{URI: "u", Frontmatter: json.RawMessage(`{"name":3}`)}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var got client.Skill
-			require.NoError(t, json.Unmarshal([]byte(tc.in), &got))
-			assert.Equal(t, tc.want, got)
-		})
-	}
-	var s client.Skill
-	assert.Error(t, json.Unmarshal([]byte(`{"uri":5}`), &s), "a uri that is not a string")
-}
-
 // TestSkillDynamicReads: a dynamic skill's SKILL.md is checked by its
 // frontmatter, and its files are read as they are.
 func TestSkillDynamicReads(t *testing.T) {
@@ -339,7 +310,7 @@ func TestSkillDynamicReads(t *testing.T) {
 				m["skills"].([]any)[0].(map[string]any)["resources"] = "dynamic"
 			}
 		}}
-	}, func(t *testing.T, version string, rec *recorder, tr client.Transport) {
+	}, func(t *testing.T, version mcp.Version, rec *recorder, tr client.Transport) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c := skillsClient(t, version, tr)
@@ -357,22 +328,22 @@ func TestSkillDynamicReads(t *testing.T) {
 	})
 }
 
-// TestSkillsExtensionDeclaredOnlyWhenAsked: without Options.Skills the
+// TestSkillsExtensionDeclaredOnlyWhenAsked: without the extension in Options.Extensions the
 // client declares no extension, and can still list (the server decides).
 func TestSkillsExtensionDeclaredOnlyWhenAsked(t *testing.T) {
-	skillTransports(t, func() *recorder { return &recorder{} }, func(t *testing.T, version string, rec *recorder, tr client.Transport) {
+	skillTransports(t, func() *recorder { return &recorder{} }, func(t *testing.T, version mcp.Version, rec *recorder, tr client.Transport) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c := connect(t, tr, &client.Options{ProtocolVersion: version})
 		skills, err := c.ListSkills(ctx)
 		require.NoError(t, err)
 		assert.Len(t, skills, 1)
-		assert.Contains(t, string(c.Initialize().Capabilities.Extensions[client.SkillsExtension]), "directoryRead")
+		assert.Contains(t, string(c.Initialize().Capabilities.Extensions[mcp.SkillsExtension]), "directoryRead")
 		rec.mu.Lock()
 		defer rec.mu.Unlock()
 		require.NotEmpty(t, rec.params)
 		for _, p := range rec.params {
-			assert.NotContains(t, string(p), client.SkillsExtension)
+			assert.NotContains(t, string(p), mcp.SkillsExtension)
 		}
 	})
 }

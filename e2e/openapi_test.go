@@ -59,7 +59,7 @@ func TestTypeScriptOpenAPI(t *testing.T) {
 		} `json:"calls"`
 		Error string `json:"error"`
 	}
-	for _, tc := range []struct{ sdk, version string }{{"v1", mcphttp.Version20251125}, {"v2", "2026-07-28"}} {
+	for _, tc := range []struct{ sdk, version string }{{"v1", string(mcp.Version20251125)}, {"v2", "2026-07-28"}} {
 		t.Run(tc.sdk, func(t *testing.T) {
 			before := len(mock.Requests())
 			r := runNode(t, 60*time.Second, "openapi-client.mjs", ts.URL, string(calls), tc.sdk)

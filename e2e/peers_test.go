@@ -32,8 +32,8 @@ type peer struct {
 	name  string
 	start map[string]func(t *testing.T) client.Transport // by transport name
 	// versions are the protocol revisions the client asks for, by
-	// transport name; none is client.LatestVersion.
-	versions map[string]string
+	// transport name; none is mcp.Version20251125, the client's default.
+	versions map[string]mcp.Version
 	// modern are the transports over which the server speaks revision
 	// 2026-07-28.
 	modern []string
@@ -147,7 +147,7 @@ func goSDKPeer() map[string]func(t *testing.T) client.Transport {
 		// elicit ask through input-required results instead.
 		modern := func(req *gosdk.CallToolRequest) bool {
 			ip := req.Session.InitializeParams()
-			return ip != nil && ip.ProtocolVersion >= client.Version20260728
+			return ip != nil && mcp.Version(ip.ProtocolVersion).Compare(mcp.Version20260728) >= 0
 		}
 		gosdk.AddTool(srv, &gosdk.Tool{Name: "sample", Description: "Sampling round"},
 			func(ctx context.Context, req *gosdk.CallToolRequest, in struct {
@@ -234,7 +234,7 @@ var peers = []peer{
 	// answer to a server's request (sampling, elicitation) and
 	// notifications/cancelled reach a new server instance: the client
 	// speaks 2026-07-28 to it, the revision the entry is built for.
-	{"ts-sdk-v2-2.4.0", nodePeer("peer-v2.mjs", false), map[string]string{"http": client.Version20260728}, []string{"stdio", "http"}},
+	{"ts-sdk-v2-2.4.0", nodePeer("peer-v2.mjs", false), map[string]mcp.Version{"http": mcp.Version20260728}, []string{"stdio", "http"}},
 	{"ts-sdk-v1-1.32.2", nodePeer("peer-v1.mjs", false), nil, nil},
 	// The go-sdk's stateful HTTP handler answers a 2026-07-28 request
 	// with -32022 naming the 2025 revisions.
@@ -251,7 +251,7 @@ var peers = []peer{
 // answered by Options.Elicit.
 func TestGoClientPeers(t *testing.T) {
 	t.Parallel()
-	runPeers(t, func(p peer, transport string) string { return p.versions[transport] })
+	runPeers(t, func(p peer, transport string) mcp.Version { return p.versions[transport] })
 }
 
 // TestGoClientPeers20260728 is TestGoClientPeers with the client at
@@ -262,12 +262,12 @@ func TestGoClientPeers(t *testing.T) {
 // naming 2025 revisions, and the client falls back to initialize.
 func TestGoClientPeers20260728(t *testing.T) {
 	t.Parallel()
-	runPeers(t, func(peer, string) string { return client.Version20260728 })
+	runPeers(t, func(peer, string) mcp.Version { return mcp.Version20260728 })
 }
 
 // runPeers runs testPeer on every peer over stdio and HTTP, at the
 // revision version names.
-func runPeers(t *testing.T, version func(p peer, transport string) string) {
+func runPeers(t *testing.T, version func(p peer, transport string) mcp.Version) {
 	for _, p := range peers {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
@@ -275,8 +275,8 @@ func runPeers(t *testing.T, version func(p peer, transport string) string) {
 				t.Run(transport, func(t *testing.T) {
 					t.Parallel()
 					v := version(p, transport)
-					want := client.LatestVersion
-					if v == client.Version20260728 && slices.Contains(p.modern, transport) {
+					want := mcp.Version20251125
+					if v == mcp.Version20260728 && slices.Contains(p.modern, transport) {
 						want = v
 					}
 					testPeer(t, p.start[transport](t), v, want)
@@ -290,7 +290,7 @@ func runPeers(t *testing.T, version func(p peer, transport string) string) {
 // behaviour is a subtest of its own.
 // The client asks for version and must end up at want. With behaviours
 // given, only those run.
-func testPeer(t *testing.T, tr client.Transport, version, want string, behaviours ...string) {
+func testPeer(t *testing.T, tr client.Transport, version, want mcp.Version, behaviours ...string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	c, err := client.Connect(ctx, tr, &client.Options{
@@ -407,6 +407,6 @@ func testPeer(t *testing.T, tr client.Transport, version, want string, behaviour
 // reads, prompts and progress.
 func TestGoClientV2StatelessHTTP(t *testing.T) {
 	t.Parallel()
-	testPeer(t, nodePeer("peer-v2.mjs", false)["http"](t), client.LatestVersion, client.LatestVersion,
+	testPeer(t, nodePeer("peer-v2.mjs", false)["http"](t), mcp.Version20251125, mcp.Version20251125,
 		"tools", "resources", "templates", "prompts", "progress")
 }

@@ -60,7 +60,7 @@ func TestTypeScriptSamplingTools(t *testing.T) {
 				InputSchema map[string]any `json:"inputSchema"`
 			} `json:"tools"`
 		} `json:"requests"`
-		ProtocolVersion string             `json:"protocolVersion"`
+		ProtocolVersion mcp.Version        `json:"protocolVersion"`
 		Result          *mcp.ContentResult `json:"result"`
 		Error           string             `json:"error"`
 	}
@@ -94,7 +94,7 @@ func TestTypeScriptSamplingTools(t *testing.T) {
 	t.Run("sampling.tools", func(t *testing.T) {
 		t.Parallel()
 		out := run(t, "tools")
-		assert.Equal(t, mcphttp.Version20251125, out.ProtocolVersion)
+		assert.Equal(t, mcp.Version20251125, out.ProtocolVersion)
 		check(t, out)
 	})
 	// The v2 client at 2026-07-28: each sampling request is an
@@ -102,7 +102,7 @@ func TestTypeScriptSamplingTools(t *testing.T) {
 	t.Run("v2 2026-07-28 sampling.tools", func(t *testing.T) {
 		t.Parallel()
 		out := run(t, "tools", "v2")
-		assert.Equal(t, mcphttp.Version20260728, out.ProtocolVersion)
+		assert.Equal(t, mcp.Version20260728, out.ProtocolVersion)
 		check(t, out)
 	})
 	t.Run("sampling without tools", func(t *testing.T) {

@@ -165,9 +165,9 @@ func checkUser(t *testing.T, mock *openapitest.Server, isError bool, text string
 func TestToolSearchClient(t *testing.T) {
 	t.Parallel()
 	srv, s, mock := discordSearch(t)
-	for _, version := range []string{"2025-11-25", client.Version20260728} {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
 		for _, kind := range []string{"http", "stdio", "inprocess"} {
-			t.Run(version+"/"+kind, func(t *testing.T) {
+			t.Run(string(version)+"/"+kind, func(t *testing.T) {
 				var tr client.Transport
 				switch kind {
 				case "http":

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -21,7 +22,8 @@ import (
 // allocBounds are the allocations one tools/call of add may make, per
 // transport: the figures measured when they were set (go test -bench
 // ToolsCall -benchmem: http-json 18, http-sse 31, stateless 16, stdio 32,
-// embedded 63) plus about a tenth; BENCHMARKS.md has their history. A
+// embedded 68, a client.Client over client.InProcess) plus about a tenth;
+// BENCHMARKS.md has their history. A
 // change that makes the hot
 // path allocate more fails here; one that makes it allocate less should
 // lower the bound.
@@ -30,7 +32,7 @@ var allocBounds = map[string]float64{
 	"http-sse":  34,
 	"stateless": 18,
 	"stdio":     35,
-	"embedded":  69,
+	"embedded":  75,
 }
 
 // minAllocs is the least of three testing.AllocsPerRun rounds of 200
@@ -77,14 +79,16 @@ func TestAllocsPerToolsCall(t *testing.T) {
 		},
 		"embedded": func(t *testing.T) float64 {
 			ctx := context.Background()
-			e, err := mcphttp.Embed(ctx, newBenchServer(t, 0), nil)
+			h := mcphttp.New(newBenchServer(t, 0), nil)
+			t.Cleanup(func() { _ = h.Close() })
+			e, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = e.Close() })
 			args := addArgs{A: 1, B: 2}
-			res, err := e.CallTool(ctx, "add", args)
+			res, err := e.CallTool(ctx, "add", args, nil)
 			require.NoError(t, err)
 			require.Equal(t, "3", res.Text())
-			return minAllocs(func() { _, _ = e.CallTool(ctx, "add", args) })
+			return minAllocs(func() { _, _ = e.CallTool(ctx, "add", args, nil) })
 		},
 	}
 	for _, name := range []string{"http-json", "http-sse", "stateless", "stdio", "embedded"} {

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
@@ -353,15 +354,19 @@ func TestSessionAuthWithServerAuthIsRefused(t *testing.T) {
 	_, err := mcphttp.Start(context.Background(), srv, &mcphttp.StartOptions{SessionAuth: caller{Name: "root"}})
 	require.ErrorIs(t, err, mcphttp.ErrSessionAuthWithAuth)
 	assert.Contains(t, err.Error(), "StartOptions.SessionAuth")
-	_, err = mcphttp.Embed(context.Background(), srv, &mcphttp.EmbedOptions{SessionAuth: caller{Name: "root"}})
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	local, err := mcphttp.Local(h, caller{Name: "root"})
 	require.ErrorIs(t, err, mcphttp.ErrSessionAuthWithAuth)
-	assert.Contains(t, err.Error(), "EmbedOptions.SessionAuth")
+	assert.Nil(t, local, "no handler to serve with")
+	assert.Contains(t, err.Error(), "mcphttp.Local: auth")
 	assert.Zero(t, calls.Load())
 }
 
-// TestEmbeddedAuth: Embed runs the server's check on the Header
-// credentials; a refusal is an *mcp.Error with a plain message.
-func TestEmbeddedAuth(t *testing.T) {
+// TestInProcessAuth: an in-process client (client.InProcess through
+// mcphttp.Local) gets the server's check on its header's credentials; a
+// refusal is an *mcp.Error with a plain message.
+func TestInProcessAuth(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name          string
@@ -383,8 +388,11 @@ func TestEmbeddedAuth(t *testing.T) {
 			if tt.authorization != "" {
 				header.Set("Authorization", tt.authorization)
 			}
-			e, err := mcphttp.Embed(ctx, newAuthServer(t, &calls, io.Discard),
-				&mcphttp.EmbedOptions{Header: header, Middleware: []func(http.Handler) http.Handler{Tenant}})
+			h := mcphttp.New(newAuthServer(t, &calls, io.Discard), nil)
+			defer h.Close()
+			local, err := mcphttp.Local(h, nil, Tenant)
+			require.NoError(t, err)
+			e, err := client.Connect(ctx, client.InProcess(local, header), nil)
 			if tt.wantMessage != "" {
 				var je *mcp.Error
 				require.ErrorAs(t, err, &je)
@@ -394,7 +402,7 @@ func TestEmbeddedAuth(t *testing.T) {
 			}
 			require.NoError(t, err)
 			defer e.Close()
-			res, err := e.CallTool(ctx, "whoami", nil)
+			res, err := e.CallTool(ctx, "whoami", nil, nil)
 			require.NoError(t, err)
 			assert.Equal(t, "caller=ada tenant=acme", res.Text())
 		})

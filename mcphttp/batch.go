@@ -34,7 +34,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	// The negotiated version decides (resolve refused a header that
 	// differs from it), not what the header claims.
 	version := c.sess.ProtocolVersion()
-	if version != "2025-03-26" {
+	if mcp.Version(version) != mcp.Version20250326 {
 		httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest,
 			fmt.Sprintf("Invalid Request: JSON-RPC batches are only allowed in protocol revision 2025-03-26, not %s; send one message per POST", version))
 		return

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/stdio"
 )
@@ -20,7 +21,8 @@ import (
 // ones call it directly with an in-memory ResponseWriter (the engine, not
 // the network stack), stdio runs stdio.Serve over pipes (the whole
 // transport: line reader, the in-process client, the line writer), and
-// embedded an EmbeddedSession.
+// embedded a client.Client over client.InProcess (the in-process
+// transport, which the engine names "embedded").
 
 // memWriter is an http.ResponseWriter that keeps everything in memory and
 // can be reset between requests, so the benchmark measures the engine, not
@@ -256,7 +258,9 @@ func BenchmarkToolsCall(b *testing.B) {
 	})
 	b.Run("embedded", func(b *testing.B) {
 		ctx := context.Background()
-		e, err := mcphttp.Embed(ctx, newBenchServer(b, 0), nil)
+		h := mcphttp.New(newBenchServer(b, 0), nil)
+		defer h.Close()
+		e, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -265,7 +269,7 @@ func BenchmarkToolsCall(b *testing.B) {
 		var res *mcp.ContentResult
 		b.ReportAllocs()
 		for b.Loop() {
-			res, err = e.CallTool(ctx, "add", args)
+			res, err = e.CallTool(ctx, "add", args, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -99,9 +99,9 @@ var methodTable = map[string]methodSpec{
 	"completion/complete":      {run: (*Handler).doComplete, eras: bothEras},
 
 	// The skills extension (ext_skills.go).
-	"skills/list":              {run: listMethod("skills", serverOps.ListSkills), eras: bothEras, cached: true, ext: skillsExtension},
-	"skills/get":               {run: (*Handler).doSkillsGet, eras: bothEras, cached: true, ext: skillsExtension},
-	"resources/directory/read": {run: (*Handler).doDirectoryRead, eras: bothEras, cached: true, ext: skillsExtension},
+	"skills/list":              {run: listMethod("skills", serverOps.ListSkills), eras: bothEras, cached: true, ext: mcp.SkillsExtension},
+	"skills/get":               {run: (*Handler).doSkillsGet, eras: bothEras, cached: true, ext: mcp.SkillsExtension},
+	"resources/directory/read": {run: (*Handler).doDirectoryRead, eras: bothEras, cached: true, ext: mcp.SkillsExtension},
 
 	// The tasks of 2025-11-25 and of 2026-07-28.
 	"tasks/get":    {run: byEra(tasks25Only((*Handler).doTasksGet25), (*Handler).doTasksGet), eras: bothEras, named: "taskId"},
@@ -298,7 +298,7 @@ func (h *Handler) intercept(ctx context.Context, ic mcp.Interceptor, fn methodFu
 		}
 		res, err := h.exec(ctx, fn, k)
 		k.msg.Params = params
-		mc.ProtocolVersion = sess.ProtocolVersion()
+		mc.ProtocolVersion = mcp.Version(sess.ProtocolVersion())
 		if !k.c.ephemeral {
 			mc.SessionID = sess.ID
 		}
@@ -337,7 +337,7 @@ func (h *Handler) handleNotification(r *http.Request, c *sessionState, msg *json
 		return
 	}
 	sess := c.sess
-	mc := &mcp.Call{Method: msg.Method, Params: msg.Params, Auth: mcp.AuthFromContext(r.Context()), ProtocolVersion: sess.ProtocolVersion(), Request: r, Logger: h.log}
+	mc := &mcp.Call{Method: msg.Method, Params: msg.Params, Auth: mcp.AuthFromContext(r.Context()), ProtocolVersion: mcp.Version(sess.ProtocolVersion()), Request: r, Logger: h.log}
 	if !c.ephemeral {
 		mc.SessionID = sess.ID
 	}

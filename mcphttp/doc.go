@@ -27,9 +27,11 @@
 //
 // [Start] runs a server the way the TypeScript fastmcp's start does: over
 // stdio (the default) or Streamable HTTP on 0.0.0.0:8000, with a graceful
-// Close. [Embed] opens an in-process session through the same chain, for
-// tests and agents. Every way in ends in [Handler.ServeHTTP], so
-// authentication, middleware and limits apply alike.
+// Close. [Local] is the chain of the local transports, through which a
+// client in the same process (package client's InProcess transport, or
+// package mcptest in tests) reaches the engine. Every way in ends in
+// [Handler.ServeHTTP], so authentication, middleware and limits apply
+// alike.
 //
 // # Options
 //
@@ -64,7 +66,7 @@
 //
 // A panicking tool is answered with an isError result; a panic elsewhere
 // in the engine with a -32603 error; one in middleware with a 500 (by
-// middleware.Recover, first in every chain NewMux, Start and Embed
+// middleware.Recover, first in every chain NewMux, Start and Local
 // build); one in a session hook is recovered where the hook was called
 // (the engine's goroutines included: idle expiry, pings, the roots fetch,
 // the end of a stdio or legacy SSE stream), and what the engine was doing

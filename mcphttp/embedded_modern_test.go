@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 // newModernEmbedServer is a server whose tools show what a request saw:
@@ -48,62 +49,62 @@ func TestEmbedModernRevision(t *testing.T) {
 	var mu sync.Mutex
 	var notes []string
 	ctx := context.Background()
-	e, err := mcphttp.Embed(ctx, newModernEmbedServer(t), &mcphttp.EmbedOptions{
-		ProtocolVersion: mcphttp.Version20260728,
-		ClientInfo:      mcp.Implementation{Name: "agent", Version: "2.0.0"},
-		OnNotification: func(method string, params json.RawMessage) {
-			mu.Lock()
-			notes = append(notes, method+" "+string(params))
-			mu.Unlock()
-		},
-	})
-	require.NoError(t, err)
-	defer e.Close()
+	e := mcptest.NewSession(t, newModernEmbedServer(t), &mcptest.Options{Client: client.Options{ProtocolVersion: mcp.Version20260728, Info: mcp.Implementation{Name: "agent", Version: "2.0.0"}, OnNotification: func(method string, params json.RawMessage) {
+		mu.Lock()
+		notes = append(notes, method+" "+string(params))
+		mu.Unlock()
+	}}}).Client()
 
 	tests := []struct {
 		name string
 		run  func(t *testing.T)
 	}{
 		{"no session, the revision and client from _meta", func(t *testing.T) {
-			got, res, err := mcphttp.CallToolAs[map[string]string](ctx, e, "seen", map[string]any{})
-			require.NoError(t, err, "%+v", res)
-			assert.Equal(t, map[string]string{"sessionId": "", "version": mcphttp.Version20260728, "client": "agent"}, got)
+			got, err := client.CallToolAs[map[string]string](ctx, e, "seen", map[string]any{})
+			require.NoError(t, err)
+			assert.Equal(t, map[string]string{"sessionId": "", "version": string(mcp.Version20260728), "client": "agent"}, got)
 		}},
 		{"lists carry the revision's fields", func(t *testing.T) {
 			var raw map[string]json.RawMessage
-			require.NoError(t, e.Request(ctx, "tools/list", nil, &raw))
+			require.NoError(t, e.Call(ctx, "tools/list", nil, &raw))
 			assert.JSONEq(t, `"complete"`, string(raw["resultType"]))
 			assert.JSONEq(t, `0`, string(raw["ttlMs"]))
 			assert.Contains(t, string(raw["_meta"]), "io.modelcontextprotocol/serverInfo")
 		}},
 		{"no routing headers needed in process", func(t *testing.T) {
-			res, err := e.CallTool(ctx, "where", map[string]any{"region": "eu"})
+			res, err := e.CallTool(ctx, "where", map[string]any{"region": "eu"}, nil)
 			require.NoError(t, err)
 			require.False(t, res.IsError, res.Text())
 			assert.JSONEq(t, `{"region":"eu"}`, res.Text())
 		}},
 		{"removed methods are unknown", func(t *testing.T) {
 			for _, m := range []string{"ping", "initialize", "logging/setLevel"} {
-				err := e.Request(ctx, m, map[string]any{}, nil)
+				err := e.Call(ctx, m, map[string]any{}, nil)
 				var me *mcp.Error
 				require.True(t, errors.As(err, &me), "%s: %v", m, err)
 				assert.Equal(t, int64(mcp.CodeMethodNotFound), int64(me.Code), "%s: %v", m, err)
 			}
 		}},
 		{"an unsupported version in _meta is -32022", func(t *testing.T) {
-			err := e.Request(ctx, "tools/list", map[string]any{"_meta": map[string]any{
+			err := e.Call(ctx, "tools/list", map[string]any{"_meta": map[string]any{
 				"io.modelcontextprotocol/protocolVersion": "v999.0.0"}}, nil)
 			var me *mcp.Error
 			require.True(t, errors.As(err, &me), "%v", err)
 			assert.Equal(t, int64(mcp.CodeUnsupportedProtocolVersion), int64(me.Code), "%v", err)
 		}},
 		{"progress on the request, logs only with _meta's logLevel", func(t *testing.T) {
-			var res mcp.ContentResult
-			require.NoError(t, e.Request(ctx, "tools/call", map[string]any{"name": "progress", "arguments": map[string]any{},
-				"_meta": map[string]any{"progressToken": "tok"}}, &res))
+			// Progress asks for reports (a token in _meta); AfterNotifications
+			// returns once OnNotification has seen what came before the answer.
+			var reports atomic.Int32
+			opts := &client.CallOptions{Progress: func(mcp.Progress) { reports.Add(1) }, AfterNotifications: true}
+			res, err := e.CallTool(ctx, "progress", map[string]any{}, opts)
+			require.NoError(t, err)
 			assert.Equal(t, "done", res.Text())
-			require.NoError(t, e.Request(ctx, "tools/call", map[string]any{"name": "progress", "arguments": map[string]any{},
-				"_meta": map[string]any{"progressToken": "tok2", "io.modelcontextprotocol/logLevel": "info"}}, &res))
+			opts.Meta = map[string]any{"io.modelcontextprotocol/logLevel": "info"}
+			res, err = e.CallTool(ctx, "progress", map[string]any{}, opts)
+			require.NoError(t, err)
+			assert.Equal(t, "done", res.Text())
+			assert.EqualValues(t, 4, reports.Load(), "two reports a call reach CallOptions.Progress")
 			mu.Lock()
 			defer mu.Unlock()
 			var progress, logs int
@@ -121,29 +122,5 @@ func TestEmbedModernRevision(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, tt.run)
-	}
-}
-
-func TestEmbedModernRefusesNonObjectParams(t *testing.T) {
-	t.Parallel()
-	e, err := mcphttp.Embed(context.Background(), newModernEmbedServer(t), &mcphttp.EmbedOptions{ProtocolVersion: mcphttp.Version20260728})
-	require.NoError(t, err)
-	defer e.Close()
-	err = e.Request(context.Background(), "tools/list", []int{1}, nil)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "params must be a JSON object")
-}
-
-func TestEmbedModernCloseIsQuick(t *testing.T) {
-	t.Parallel()
-	e, err := mcphttp.Embed(context.Background(), newModernEmbedServer(t), &mcphttp.EmbedOptions{ProtocolVersion: mcphttp.Version20260728})
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- e.Close() }()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close of a 2026-07-28 embedded session did not return within 5 s")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 )
@@ -39,9 +40,7 @@ func TestEmbeddedCanAccess(t *testing.T) {
 		t.Run(func() string { s, _ := tt.auth.(string); return "auth=" + s }(), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{SessionAuth: tt.auth})
-			require.NoError(t, err)
-			defer e.Close()
+			e := mcptest.NewSession(t, srv, &mcptest.Options{SessionAuth: tt.auth}).Client()
 
 			tools, err := e.ListTools(ctx)
 			require.NoError(t, err)
@@ -51,7 +50,7 @@ func TestEmbeddedCanAccess(t *testing.T) {
 			}
 			assert.Equal(t, tt.wantTools, names)
 
-			res, err := e.CallTool(ctx, "reset", map[string]any{})
+			res, err := e.CallTool(ctx, "reset", map[string]any{}, nil)
 			if tt.wantCall {
 				require.NoError(t, err)
 				assert.False(t, res.IsError)
@@ -78,30 +77,24 @@ func TestEmbeddedSession(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
-		SessionAuth: "ada",
-		Middleware:  []func(http.Handler) http.Handler{tenant},
-		OnNotification: func(method string, params json.RawMessage) {
-			mu.Lock()
-			notes = append(notes, method)
-			mu.Unlock()
-		},
-	})
-	require.NoError(t, err)
-	defer e.Close()
+	e := mcptest.NewSession(t, srv, &mcptest.Options{SessionAuth: "ada", Middleware: []func(http.Handler) http.Handler{tenant}, Client: client.Options{OnNotification: func(method string, params json.RawMessage) {
+		mu.Lock()
+		notes = append(notes, method)
+		mu.Unlock()
+	}}}).Client()
 
 	t.Run("call", func(t *testing.T) {
-		res, err := e.CallTool(ctx, "add", map[string]int{"a": 2, "b": 40})
+		res, err := e.CallTool(ctx, "add", map[string]int{"a": 2, "b": 40}, nil)
 		require.NoError(t, err)
 		assert.Equal(t, "42", res.Text())
 	})
 	t.Run("request without params", func(t *testing.T) {
 		var out map[string]any
-		require.NoError(t, e.Request(ctx, "ping", nil, &out), "a nil params value sends no params")
+		require.NoError(t, e.Call(ctx, "ping", nil, &out), "a nil params value sends no params")
 		assert.Empty(t, out)
 	})
 	t.Run("logs reach OnNotification", func(t *testing.T) {
-		_, err := e.CallTool(ctx, "log", nil)
+		_, err := e.CallTool(ctx, "log", nil, &client.CallOptions{AfterNotifications: true})
 		require.NoError(t, err)
 		mu.Lock()
 		defer mu.Unlock()
@@ -140,22 +133,21 @@ func TestEmbeddedSession(t *testing.T) {
 	t.Run("cancelled context", func(t *testing.T) {
 		slow := mcptest.NewProbe()
 		srv := newEngineServer(t, slow)
-		e, err := mcphttp.Embed(ctx, srv, nil)
-		require.NoError(t, err)
-		defer e.Close()
+		e := mcptest.NewSession(t, srv, nil).Client()
 		cctx, cancel := context.WithCancel(ctx)
 		go func() { <-slow.Started; cancel() }()
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			res, err := e.CallTool(cctx, "slow", nil)
+			res, err := e.CallTool(cctx, "slow", nil, nil)
 			if err == nil {
 				assert.True(t, res.IsError, "a cancelled call does not succeed")
 			}
 		}()
 		select {
 		case err := <-slow.Stopped:
-			assert.ErrorIs(t, err, context.Canceled, "the caller's cancel reaches the tool")
+			assert.EqualError(t, err, "mcp: the client cancelled the request",
+				"the caller's cancel reaches the tool, as notifications/cancelled")
 		case <-time.After(10 * time.Second):
 			t.Fatal("the tool never saw the cancel")
 		}
@@ -170,9 +162,7 @@ func TestEmbeddedPagination(t *testing.T) {
 		mcp.AddTool(srv, mcp.Tool{Name: n}, func(context.Context, *mcp.Context, struct{}) (string, error) { return n, nil })
 	}
 	ctx := context.Background()
-	e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{Handler: &mcphttp.Options{PageSize: 2}})
-	require.NoError(t, err)
-	defer e.Close()
+	e := mcptest.NewSession(t, srv, &mcptest.Options{Handler: &mcphttp.Options{PageSize: 2}}).Client()
 	tools, err := e.ListTools(ctx)
 	require.NoError(t, err)
 	var names []string
@@ -194,9 +184,7 @@ func TestEmbeddedComplete(t *testing.T) {
 		return mcp.UserText("review"), nil
 	}})
 	ctx := context.Background()
-	e, err := mcphttp.Embed(ctx, srv, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.Close() }) // after the parallel subtests
+	e := mcptest.NewSession(t, srv, nil).Client()
 	ref := mcp.CompletionRef{Type: "ref/prompt", Name: "review"}
 	tests := []struct {
 		name      string
@@ -231,71 +219,7 @@ func TestEmbeddedComplete(t *testing.T) {
 	}
 }
 
-type forecast struct {
-	City    string  `json:"city"`
-	TempC   float64 `json:"tempC"`
-	Summary string  `json:"summary"`
-}
-
-func TestEmbeddedCallToolAs(t *testing.T) {
-	t.Parallel()
-	srv := mcp.NewServer(mcp.Options{Name: "typed", Version: "1.0.0", Logger: discardLogger()})
-	mcp.AddTool(srv, mcp.Tool{Name: "forecast"}, func(_ context.Context, _ *mcp.Context, in struct {
-		City string `json:"city"`
-	}) (forecast, error) {
-		if in.City == "" {
-			return forecast{}, &mcp.UserError{Message: "name a city"}
-		}
-		return forecast{City: in.City, TempC: 21.5, Summary: "sunny"}, nil
-	})
-	mcp.AddTool(srv, mcp.Tool{Name: "text"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
-		return "just text", nil
-	})
-	ctx := context.Background()
-	e, err := mcphttp.Embed(ctx, srv, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.Close() }) // after the parallel subtests
-
-	t.Run("structured output decodes into Out", func(t *testing.T) {
-		t.Parallel()
-		got, res, err := mcphttp.CallToolAs[forecast](ctx, e, "forecast", map[string]string{"city": "Oslo"})
-		require.NoError(t, err)
-		assert.Equal(t, forecast{City: "Oslo", TempC: 21.5, Summary: "sunny"}, got)
-		require.NotNil(t, res)
-		assert.Equal(t, got, res.StructuredContent, "the result carries the typed value")
-		assert.Contains(t, res.Text(), `"city":"Oslo"`)
-	})
-	t.Run("a failing tool is ErrToolFailed with the result", func(t *testing.T) {
-		t.Parallel()
-		got, res, err := mcphttp.CallToolAs[forecast](ctx, e, "forecast", map[string]string{"city": ""})
-		require.ErrorIs(t, err, mcphttp.ErrToolFailed)
-		assert.Contains(t, err.Error(), "name a city")
-		require.NotNil(t, res)
-		assert.True(t, res.IsError)
-		assert.Zero(t, got)
-	})
-	t.Run("no structured content", func(t *testing.T) {
-		t.Parallel()
-		_, res, err := mcphttp.CallToolAs[forecast](ctx, e, "text", nil)
-		require.ErrorIs(t, err, mcphttp.ErrNoStructuredContent)
-		assert.Equal(t, "just text", res.Text())
-	})
-	t.Run("a mismatched Out type", func(t *testing.T) {
-		t.Parallel()
-		_, _, err := mcphttp.CallToolAs[[]int](ctx, e, "forecast", map[string]string{"city": "Oslo"})
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "decoding structured content into []int")
-	})
-	t.Run("an unknown tool is an *mcp.Error", func(t *testing.T) {
-		t.Parallel()
-		_, res, err := mcphttp.CallToolAs[forecast](ctx, e, "nope", nil)
-		var je *mcp.Error
-		require.ErrorAs(t, err, &je)
-		assert.Nil(t, res)
-	})
-}
-
-// TestEmbeddedHeader: EmbedOptions.Header reaches the middleware on every
+// TestEmbeddedHeader: client.InProcess's header reaches the middleware on every
 // request, as stdio.Options.Header does.
 func TestEmbeddedHeader(t *testing.T) {
 	t.Parallel()
@@ -311,11 +235,8 @@ func TestEmbeddedHeader(t *testing.T) {
 		})
 	}
 	ctx := context.Background()
-	e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
-		Header: http.Header{"X-Tenant": {"acme"}}, Middleware: []func(http.Handler) http.Handler{tenant}})
-	require.NoError(t, err)
-	defer e.Close()
-	res, err := e.CallTool(ctx, "tenant", nil)
+	e := mcptest.NewSession(t, srv, &mcptest.Options{Header: http.Header{"X-Tenant": {"acme"}}, Middleware: []func(http.Handler) http.Handler{tenant}}).Client()
+	res, err := e.CallTool(ctx, "tenant", nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "acme", res.Text())
 }

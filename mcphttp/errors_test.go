@@ -16,6 +16,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/stdio"
 )
 
@@ -177,9 +178,7 @@ func TestErrorRowsOverStdio(t *testing.T) {
 func TestErrorRowsEmbedded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	e, err := mcphttp.Embed(ctx, errorServer(t), nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.Close() }) // after the parallel subtests
+	e := mcptest.NewSession(t, errorServer(t), nil).Client()
 	for _, row := range errorRows {
 		if row.noEmbed != "" {
 			continue // a row the embedded transport cannot send: see noEmbed
@@ -195,7 +194,7 @@ func TestErrorRowsEmbedded(t *testing.T) {
 				params = json.RawMessage(row.params)
 			}
 			var result mcp.ContentResult
-			err := e.Request(ctx, method, params, &result)
+			err := e.Call(ctx, method, params, &result)
 			var got outcome
 			var je *mcp.Error
 			switch {

@@ -6,14 +6,15 @@ import (
 	"log"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
 // A tool with Task runs as a task for a 2025-11-25 client that asks for one
-// (params.task), here an embedded session: tools/call answers at once with
+// (params.task), here an in-process client: tools/call answers at once with
 // the task, and tasks/result waits for the tool, asking the client its
 // question on the way (with the related task in _meta).
-func ExampleEmbeddedSession_tasks() {
+func ExampleOptions_tasks() {
 	srv := mcp.NewServer(mcp.Options{Name: "reports", Version: "1.0.0"})
 	mcp.AddTool(srv, mcp.Tool{Name: "report", Description: "Writes a long report", Task: &mcp.TaskOptions{}},
 		func(ctx context.Context, c *mcp.Context, in struct {
@@ -31,13 +32,14 @@ func ExampleEmbeddedSession_tasks() {
 		})
 
 	ctx := context.Background()
-	e, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{
-		ProtocolVersion: mcphttp.Version20251125,
-		Handler:         &mcphttp.Options{MaxTasksPerClient: 4}, // live tasks per caller
-		Client: mcphttp.ClientHandlers{Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	h := mcphttp.New(srv, &mcphttp.Options{MaxTasksPerClient: 4}) // live tasks per caller
+	defer h.Close()
+	e, err := client.Connect(ctx, client.InProcess(h, nil), &client.Options{
+		ProtocolVersion: mcp.Version20251125,
+		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			fmt.Println("asked:", p.Message)
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"drafts": true}}, nil
-		}},
+		},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -50,7 +52,7 @@ func ExampleEmbeddedSession_tasks() {
 			Status string `json:"status"`
 		} `json:"task"`
 	}
-	if err := e.Request(ctx, "tools/call", map[string]any{
+	if err := e.Call(ctx, "tools/call", map[string]any{
 		"name": "report", "arguments": map[string]any{"topic": "tides"}, "task": map[string]any{"ttl": 60000},
 	}, &created); err != nil {
 		log.Fatal(err)
@@ -58,7 +60,7 @@ func ExampleEmbeddedSession_tasks() {
 	fmt.Println("task:", created.Task.Status)
 
 	var res mcp.ContentResult
-	if err := e.Request(ctx, "tasks/result", map[string]string{"taskId": created.Task.TaskID}, &res); err != nil {
+	if err := e.Call(ctx, "tasks/result", map[string]string{"taskId": created.Task.TaskID}, &res); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("result:", res.Text())

@@ -9,6 +9,7 @@ import (
 	"github.com/justinas/alice"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 )
@@ -37,23 +38,32 @@ func ExampleNew() {
 	_ = mux // http.ListenAndServe("127.0.0.1:8080", mux)
 }
 
-// Call a tool in-process, through the same handler chain as HTTP.
-func ExampleEmbed() {
-	e, err := mcphttp.Embed(context.Background(), exampleServer(), &mcphttp.EmbedOptions{SessionAuth: "ada"})
+// Call a tool in-process, through the same handler chain as HTTP: Local
+// adds the local transports' steps (recovery, a fixed caller for a server
+// without authentication, middleware), and client.InProcess carries each
+// message through it.
+func ExampleLocal() {
+	h := mcphttp.New(exampleServer(), nil)
+	defer h.Close()
+	local, err := mcphttp.Local(h, "ada") // tools see "ada" as Context.Session
+	if err != nil {
+		log.Fatal(err)
+	}
+	e, err := client.Connect(context.Background(), client.InProcess(local, nil), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer e.Close()
-	res, err := e.CallTool(context.Background(), "add", map[string]any{"a": 2, "b": 3})
+	res, err := e.CallTool(context.Background(), "add", map[string]any{"a": 2, "b": 3}, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Text())
-	_, err = e.CallTool(context.Background(), "nope", nil)
+	_, err = e.CallTool(context.Background(), "nope", nil, nil)
 	fmt.Println(err)
 	// Output:
 	// 5
-	// mcp error -32602: Unknown tool: "nope"
+	// mcp client: "calc" answered tools/call with mcp error -32602: Unknown tool: "nope"
 }
 
 // Serve Streamable HTTP on a chosen address; Close shuts down gracefully.

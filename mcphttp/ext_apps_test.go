@@ -13,7 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 // appHTML is the view of the test app.
@@ -67,7 +69,7 @@ var appsTransports = []struct {
 		return startAppsEmbedded(t, srv, ext, "")
 	}},
 	{"embedded 2026-07-28", func(t *testing.T, srv *mcp.Server, ext string) appsClient {
-		return startAppsEmbedded(t, srv, ext, mcphttp.Version20260728)
+		return startAppsEmbedded(t, srv, ext, mcp.Version20260728)
 	}},
 }
 
@@ -148,21 +150,19 @@ func startAppsHTTP2026(t *testing.T, srv *mcp.Server, ext string) appsClient {
 	}}
 }
 
-func startAppsEmbedded(t *testing.T, srv *mcp.Server, ext, version string) appsClient {
+func startAppsEmbedded(t *testing.T, srv *mcp.Server, ext string, version mcp.Version) appsClient {
 	var extensions map[string]any
 	if ext != "" {
 		require.NoError(t, json.Unmarshal([]byte(ext), &extensions))
 	}
-	e, err := mcphttp.Embed(t.Context(), srv, &mcphttp.EmbedOptions{ProtocolVersion: version, Extensions: extensions})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.Close() })
+	e := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{ProtocolVersion: version, Extensions: extensions}}).Client()
 	call := func(method, params string) (json.RawMessage, int64) {
 		var p any
 		if params != "" {
 			p = json.RawMessage(params)
 		}
 		var res json.RawMessage
-		err := e.Request(t.Context(), method, p, &res)
+		err := e.Call(t.Context(), method, p, &res)
 		var je *mcp.Error
 		if errors.As(err, &je) {
 			return nil, int64(je.Code)

@@ -9,13 +9,9 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
 )
-
-// extTasks is the name of the tasks extension of revision 2026-07-28.
-const extTasks = engine.TasksExtension
 
 // taskTimeFormat is how a task's timestamps are written (ISO 8601, UTC).
 const taskTimeFormat = "2006-01-02T15:04:05.000Z07:00"
@@ -122,15 +118,15 @@ func tasksOptIn(params json.RawMessage) bool {
 	if json.Unmarshal(meta[metaClientCaps], &caps) != nil {
 		return false
 	}
-	v, ok := caps.Extensions[extTasks]
+	v, ok := caps.Extensions[mcp.TasksExtension]
 	return ok && string(v) != "null"
 }
 
 // errTasksCapability is -32021 naming the tasks extension.
 func errTasksCapability(what string) *mcp.Error {
 	return &mcp.Error{Code: mcp.CodeMissingClientCapability,
-		Message: "Missing client capability: " + what + " needs the " + extTasks + " extension in _meta's clientCapabilities.extensions",
-		Data:    map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{extTasks: struct{}{}}}}}
+		Message: "Missing client capability: " + what + " needs the " + mcp.TasksExtension + " extension in _meta's clientCapabilities.extensions",
+		Data:    map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{mcp.TasksExtension: struct{}{}}}}}
 }
 
 // callAsTask decides whether a tools/call runs as a task and, if so, runs

@@ -35,7 +35,7 @@ const relatedTaskKey = "io.modelcontextprotocol/related-task"
 // speaksTasks25 reports whether a request's session negotiated revision
 // 2025-11-25, the one 2025 revision with tasks.
 func speaksTasks25(k *call) bool {
-	return !k.c.modern && k.c.sess.ProtocolVersion() == Version20251125
+	return !k.c.modern && mcp.Version(k.c.sess.ProtocolVersion()) == mcp.Version20251125
 }
 
 // tasks25Only answers -32601 to a tasks/* method of 2025-11-25 on a
@@ -617,7 +617,7 @@ func (h *Handler) liveTasks(ctx context.Context, st session.TaskStore, identity 
 // for initialize, the TypeScript SDK reads it, and clients that do not
 // know it ignore it, as they ignore any capability they do not know.)
 func (h *Handler) initCapabilities(version string, c *serverCapabilities) {
-	if version == Version20251125 {
+	if mcp.Version(version) == mcp.Version20251125 {
 		c.Tasks = h.tasksCapability()
 	}
 }

@@ -59,7 +59,7 @@ func (c *httpClient) as(user string) *client25 {
 	}
 	resp, b := d.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1.0.0"}}}`, hd...)
 	require.Equal(c.t, http.StatusOK, resp.StatusCode, "%s", b)
-	d.sid, d.version = resp.Header.Get("Mcp-Session-Id"), mcphttp.Version20251125
+	d.sid, d.version = resp.Header.Get("Mcp-Session-Id"), string(mcp.Version20251125)
 	d.user = user
 	status, _ := d.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, hd...)
 	require.Equal(c.t, http.StatusAccepted, status)

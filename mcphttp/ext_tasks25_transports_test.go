@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/stdio"
 )
 
@@ -123,13 +125,10 @@ func TestTasks25Embedded(t *testing.T) {
 	tt := &taskTools{stopped: make(chan error, 8)}
 	ctx := t.Context()
 	asked := make(chan *mcp.ElicitParams, 1)
-	e, err := mcphttp.Embed(ctx, newTaskServer(t, tt), &mcphttp.EmbedOptions{ProtocolVersion: mcphttp.Version20251125,
-		Client: mcphttp.ClientHandlers{Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			asked <- p
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
-		}}})
-	require.NoError(t, err)
-	defer e.Close()
+	e := mcptest.NewSession(t, newTaskServer(t, tt), &mcptest.Options{Client: client.Options{ProtocolVersion: mcp.Version20251125, Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		asked <- p
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+	}}}).Client()
 
 	tools, err := e.ListTools(ctx)
 	require.NoError(t, err)
@@ -142,20 +141,20 @@ func TestTasks25Embedded(t *testing.T) {
 	var created struct {
 		Task task25 `json:"task"`
 	}
-	require.NoError(t, e.Request(ctx, "tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{}, "task": map[string]any{}}, &created))
+	require.NoError(t, e.Call(ctx, "tools/call", map[string]any{"name": "confirm", "arguments": map[string]any{}, "task": map[string]any{}}, &created))
 	require.NotEmpty(t, created.Task.TaskID)
 	var res mcp.ContentResult
-	require.NoError(t, e.Request(ctx, "tasks/result", map[string]string{"taskId": created.Task.TaskID}, &res))
+	require.NoError(t, e.Call(ctx, "tasks/result", map[string]string{"taskId": created.Task.TaskID}, &res))
 	assert.Equal(t, "accept", res.Text())
 	p := <-asked
 	assert.Equal(t, "sure?", p.Message)
 
 	var got task25
-	require.NoError(t, e.Request(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID}, &got))
+	require.NoError(t, e.Call(ctx, "tasks/get", map[string]string{"taskId": created.Task.TaskID}, &got))
 	assert.Equal(t, "completed", got.Status)
 
 	// A required tool called the ordinary way is refused.
-	_, err = e.CallTool(ctx, "required", map[string]any{})
+	_, err = e.CallTool(ctx, "required", map[string]any{}, nil)
 	var je *mcp.Error
 	require.ErrorAs(t, err, &je)
 	assert.EqualValues(t, mcp.CodeMethodNotFound, je.Code)

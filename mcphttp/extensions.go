@@ -31,7 +31,7 @@ func (h *Handler) advertisedExtensions(modern bool) map[string]json.RawMessage {
 	for id, s := range settings {
 		ext[id] = s
 	}
-	ext[extTasks] = json.RawMessage("{}") // ext_tasks.go
+	ext[mcp.TasksExtension] = json.RawMessage("{}") // ext_tasks.go
 	return ext
 }
 
@@ -75,7 +75,7 @@ func (h *Handler) wrapMethod(method string, fn methodFunc) methodFunc {
 func (k *call) mcpCall() *mcp.Call {
 	sess := k.c.sess
 	mc := &mcp.Call{Method: k.msg.Method, ID: k.msg.ID, Params: k.msg.Params, Auth: k.auth,
-		ProtocolVersion: sess.ProtocolVersion(), Request: k.r, Logger: k.h.log}
+		ProtocolVersion: mcp.Version(sess.ProtocolVersion()), Request: k.r, Logger: k.h.log}
 	if !k.c.ephemeral {
 		mc.SessionID = sess.ID
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/engine"
 )
 
@@ -30,6 +31,6 @@ func TestMethodTableEntries(t *testing.T) {
 		if spec.named != "" || spec.rounds || spec.cached {
 			assert.NotZero(t, spec.eras&era2026, "%s: a 2026-07-28 flag on a method that revision lacks", name)
 		}
-		assert.Contains(t, []string{"", skillsExtension}, spec.ext, name)
+		assert.Contains(t, []string{"", mcp.SkillsExtension}, spec.ext, name)
 	}
 }

@@ -117,19 +117,19 @@ func TestThirdPartyExtension(t *testing.T) {
 				m := send(t, "search/query", `{"q":"user"}`)
 				require.Nil(t, m.Error, "search/query")
 				var res struct {
-					Hits       []string `json:"hits"`
-					Declared   bool     `json:"declared"`
-					Revision   string   `json:"revision"`
-					ResultType string   `json:"resultType"`
+					Hits       []string    `json:"hits"`
+					Declared   bool        `json:"declared"`
+					Revision   mcp.Version `json:"revision"`
+					ResultType string      `json:"resultType"`
 				}
 				require.NoError(t, json.Unmarshal(m.Result, &res))
 				assert.Equal(t, []string{"user_error"}, res.Hits)
 				assert.Equal(t, declares, res.Declared, "the handler reads the client's capabilities from its Context")
 				if strings.HasSuffix(tc.name, "2026-07-28") {
-					assert.Equal(t, mcphttp.Version20260728, res.Revision)
+					assert.Equal(t, mcp.Version20260728, res.Revision)
 					assert.Equal(t, "complete", res.ResultType, "the revision's result fields are added")
 				} else {
-					assert.Equal(t, mcphttp.Version20251125, res.Revision)
+					assert.Equal(t, mcp.Version20251125, res.Revision)
 				}
 
 				m = send(t, "search/query", `{}`)

@@ -30,7 +30,7 @@ func TestInitializeIssuesSessionID(t *testing.T) {
 		{"2025-06-18", "2025-06-18", "2025-06-18"},
 		{"2025-03-26", "2025-03-26", "2025-03-26"},
 		{"2024-11-05", "2024-11-05", "2024-11-05"},
-		{"unknown version gets the latest", "2099-01-01", mcphttp.Version20251125},
+		{"unknown version gets the latest", "2099-01-01", string(mcp.Version20251125)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -113,6 +113,3 @@ const (
 	changeResourceUpdated = engine.ResourceUpdated
 	changeLog             = engine.LogBroadcast
 )
-
-// skillsExtension is the identifier of the skills extension.
-const skillsExtension = engine.SkillsExtension

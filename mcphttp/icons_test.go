@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 )
@@ -157,11 +158,9 @@ func TestIconsHTTP2026(t *testing.T) {
 // the icons, decoded into the typed fields.
 func TestIconsEmbedded(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run(version, func(t *testing.T) {
-			e, err := mcphttp.Embed(t.Context(), newIconServer(t), &mcphttp.EmbedOptions{ProtocolVersion: version})
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = e.Close() })
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
+			e := mcptest.NewSession(t, newIconServer(t), &mcptest.Options{Client: client.Options{ProtocolVersion: version}}).Client()
 			tools, err := e.ListTools(t.Context())
 			require.NoError(t, err)
 			require.Len(t, tools, 2)
@@ -179,15 +178,13 @@ func TestIconsEmbedded(t *testing.T) {
 		})
 	}
 	t.Run("discover", func(t *testing.T) {
-		e, err := mcphttp.Embed(t.Context(), newIconServer(t), &mcphttp.EmbedOptions{ProtocolVersion: mcphttp.Version20260728})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = e.Close() })
+		e := mcptest.NewSession(t, newIconServer(t), &mcptest.Options{Client: client.Options{ProtocolVersion: mcp.Version20260728}}).Client()
 		var disc struct {
 			Meta struct {
 				ServerInfo mcp.Implementation `json:"io.modelcontextprotocol/serverInfo"`
 			} `json:"_meta"`
 		}
-		require.NoError(t, e.Request(t.Context(), "server/discover", nil, &disc))
+		require.NoError(t, e.Call(t.Context(), "server/discover", nil, &disc))
 		assert.Equal(t, []mcp.Icon{pngIcon, httpsIcon}, disc.Meta.ServerInfo.Icons)
 		assert.Equal(t, "https://example.com/docs", disc.Meta.ServerInfo.WebsiteURL)
 	})

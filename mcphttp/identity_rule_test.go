@@ -411,7 +411,7 @@ func TestStatelessTasksByIdentity(t *testing.T) {
 		t.Run(kind.name, func(t *testing.T) {
 			t.Parallel()
 			c, _ := newHTTP(t, newIdentityServer(kind.mk, nil), &mcphttp.Options{Stateless: true})
-			c.version = mcphttp.Version20251125
+			c.version = string(mcp.Version20251125)
 			rpc := func(user, method, params string) msg {
 				var hd []string
 				if user != "" {

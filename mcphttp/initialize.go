@@ -19,7 +19,7 @@ func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
 	}
 	version := p.ProtocolVersion
 	if !slices.Contains(supportedVersions, version) {
-		version = Version20251125
+		version = string(mcp.Version20251125)
 	}
 	k.c.sess.Init(version, p.ClientInfo, p.Capabilities, k.auth)
 	if !k.c.ephemeral {

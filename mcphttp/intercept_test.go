@@ -96,16 +96,16 @@ func TestInterceptorSeesCall(t *testing.T) {
 
 	ini := rec.byMethod(t, "initialize")
 	assert.Equal(t, c.sid, ini.before.SessionID, "initialize sees the ID of the session it makes")
-	assert.Equal(t, "", ini.before.ProtocolVersion, "nothing negotiated yet")
+	assert.Equal(t, mcp.Version(""), ini.before.ProtocolVersion, "nothing negotiated yet")
 	assert.Equal(t, c.sid, ini.after.SessionID)
-	assert.Equal(t, "2025-06-18", ini.after.ProtocolVersion)
+	assert.Equal(t, mcp.Version20250618, ini.after.ProtocolVersion)
 	assert.Equal(t, "0", string(ini.before.ID))
 
 	call := rec.byMethod(t, "tools/call")
 	assert.Equal(t, `"k7"`, string(call.before.ID), "the id as it was on the wire")
 	assert.JSONEq(t, `{"name":"add","arguments":{"a":1,"b":2}}`, string(call.before.Params))
 	assert.Equal(t, c.sid, call.before.SessionID)
-	assert.Equal(t, "2025-06-18", call.before.ProtocolVersion)
+	assert.Equal(t, mcp.Version20250618, call.before.ProtocolVersion)
 	assert.Equal(t, "alice", call.before.Auth)
 	assert.Equal(t, "yes", call.header, "Request carries the HTTP request's headers")
 	assert.True(t, call.network)
@@ -115,10 +115,8 @@ func TestInterceptorSeesCall(t *testing.T) {
 // request, which did not come over the network.
 func TestInterceptorSeesEmbeddedCall(t *testing.T) {
 	rec := &recorder{}
-	s, err := mcphttp.Embed(t.Context(), newEngineServer(t, nil), &mcphttp.EmbedOptions{Middleware: []func(http.Handler) http.Handler{rec.middleware}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close() })
-	_, err = s.CallTool(t.Context(), "add", map[string]int{"a": 1, "b": 2})
+	s := mcptest.NewSession(t, newEngineServer(t, nil), &mcptest.Options{Middleware: []func(http.Handler) http.Handler{rec.middleware}}).Client()
+	_, err := s.CallTool(t.Context(), "add", map[string]int{"a": 1, "b": 2}, nil)
 	require.NoError(t, err)
 
 	call := rec.byMethod(t, "tools/call")
@@ -163,7 +161,7 @@ func TestInterceptorNotifications(t *testing.T) {
 	ini := rec.byMethod(t, "notifications/initialized")
 	assert.Nil(t, ini.before.ID, "a notification has no id")
 	assert.Equal(t, c.sid, ini.before.SessionID)
-	assert.Equal(t, "2025-06-18", ini.before.ProtocolVersion)
+	assert.Equal(t, mcp.Version20250618, ini.before.ProtocolVersion)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
@@ -247,27 +245,25 @@ func TestInterceptorRewritesParams(t *testing.T) {
 			next.ServeHTTP(w, r.WithContext(mcp.WithInterceptor(r.Context(), ic)))
 		})
 	}
-	s, err := mcphttp.Embed(t.Context(), srv, &mcphttp.EmbedOptions{Middleware: []func(http.Handler) http.Handler{mw}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close() })
+	s := mcptest.NewSession(t, srv, &mcptest.Options{Middleware: []func(http.Handler) http.Handler{mw}}).Client()
 
-	res, err := s.CallTool(t.Context(), "via", map[string]any{"to": "add", "args": map[string]int{"a": 2, "b": 5}})
+	res, err := s.CallTool(t.Context(), "via", map[string]any{"to": "add", "args": map[string]int{"a": 2, "b": 5}}, nil)
 	require.NoError(t, err)
 	require.False(t, res.IsError, res.Text())
 	assert.Equal(t, "7", res.Text(), "the rewritten call ran add")
 
-	res, err = s.CallTool(t.Context(), "via", map[string]any{"to": "add", "args": map[string]any{"a": "two"}})
+	res, err = s.CallTool(t.Context(), "via", map[string]any{"to": "add", "args": map[string]any{"a": "two"}}, nil)
 	require.NoError(t, err)
 	assert.True(t, res.IsError, "add's own validation refused the rewritten arguments")
 	assert.Contains(t, res.Text(), `"a"`)
 
-	_, err = s.CallTool(t.Context(), "via", map[string]any{"to": "secret", "args": map[string]any{}})
+	_, err = s.CallTool(t.Context(), "via", map[string]any{"to": "secret", "args": map[string]any{}}, nil)
 	var je *mcp.Error
 	require.ErrorAs(t, err, &je, "a tool the caller may not see stays unknown")
 	assert.Equal(t, int64(mcp.CodeInvalidParams), je.Code)
 	assert.Contains(t, je.Message, "Unknown tool")
 
-	_, err = s.CallTool(t.Context(), "relist", map[string]any{})
+	_, err = s.CallTool(t.Context(), "relist", map[string]any{}, nil)
 	require.ErrorAs(t, err, &je)
 	assert.Equal(t, int64(mcp.CodeInternalError), je.Code)
 	assert.Contains(t, je.Message, "not its method")

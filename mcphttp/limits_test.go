@@ -179,7 +179,7 @@ func TestSessionRequestsWaitForASlot(t *testing.T) {
 	t.Parallel()
 	var g gauge
 	c, _ := newHTTP(t, napServer(&g), &mcphttp.Options{MaxSessionRequests: 2, KeepAlive: -1})
-	c.initialize(mcphttp.Version20251125)
+	c.initialize(string(mcp.Version20251125))
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -213,7 +213,7 @@ func TestWaitingRequestLeavesWithItsClient(t *testing.T) {
 	t.Parallel()
 	var g gauge
 	c, _ := newHTTP(t, napServer(&g), &mcphttp.Options{MaxConcurrentRequests: 1, KeepAlive: -1})
-	c.initialize(mcphttp.Version20251125)
+	c.initialize(string(mcp.Version20251125))
 	held := make(chan struct{})
 	go func() {
 		defer close(held)
@@ -470,7 +470,7 @@ func TestBodyReadTimeout(t *testing.T) {
 	assert.Contains(t, answer, "mcphttp.Options.BodyReadTimeout")
 	assert.Less(t, after, deadline+time.Second, "answered and closed within the deadline")
 
-	c.initialize(mcphttp.Version20251125)
+	c.initialize(string(mcp.Version20251125))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	get := c.getStream(ctx)

@@ -12,8 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 // metaServer's tool, resource and prompt each answer with what the
@@ -125,14 +127,12 @@ func TestRequestMetaReachesHandlers(t *testing.T) {
 		}
 	})
 
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run("embedded "+version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run("embedded "+string(version), func(t *testing.T) {
 			t.Parallel()
-			e, err := mcphttp.Embed(t.Context(), metaServer(t), &mcphttp.EmbedOptions{ProtocolVersion: version})
-			require.NoError(t, err)
-			defer e.Close()
+			e := mcptest.NewSession(t, metaServer(t), &mcptest.Options{Client: client.Options{ProtocolVersion: version}}).Client()
 			var res mcp.ContentResult
-			require.NoError(t, e.Request(t.Context(), "tools/call", map[string]any{"name": "who", "arguments": map[string]any{},
+			require.NoError(t, e.Call(t.Context(), "tools/call", map[string]any{"name": "who", "arguments": map[string]any{},
 				"_meta": map[string]any{"example.com/tenant": "acme", "example.com/trace": map[string]string{"id": "t-1"}}}, &res))
 			assert.Equal(t, metaWant, res.Text())
 		})

@@ -111,7 +111,7 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	return guardedMux(h.rebind, mux, late)
 }
 
-// ErrSessionAuthWithAuth is returned by [Start] and [Embed] when
+// ErrSessionAuthWithAuth is returned by [Start] and [Local] when
 // SessionAuth (fixed auth data for the local caller) is set for a server
 // that has its own authentication (Options.Authenticate or Options.Auth):
 // the two cannot both hold, and the server's check must not be skipped.
@@ -122,14 +122,41 @@ var ErrSessionAuthWithAuth = errors.New("mcphttp: SessionAuth cannot be combined
 // the server's own authentication.
 func checkSessionAuth(srv *mcp.Server, sessionAuth any, where string) error {
 	if sessionAuth != nil && serverAuth(srv.Options()) != nil {
-		return fmt.Errorf("%s.SessionAuth: %w", where, ErrSessionAuthWithAuth)
+		return fmt.Errorf("%s: %w", where, ErrSessionAuthWithAuth)
 	}
 	return nil
 }
 
-// localChain is the chain of the stdio and embedded transports: recovery,
-// the server's authentication (of the Header credentials), the fixed
-// local caller, then the user's middleware.
+// Local returns h behind the chain of the local transports, stdio and in
+// process: recovery, the server's authentication of the credentials the
+// requests carry, auth as the auth data of every caller (nil: none; see
+// below), then mw, so that mw sees the caller's auth data as over HTTP. A
+// client in the same process (client.InProcess) speaks to the server
+// through it, each message through the whole chain:
+//
+//	h := mcphttp.New(srv, nil)
+//	defer h.Close()
+//	local, err := mcphttp.Local(h, "ada") // tools see "ada" as Context.Session
+//	if err != nil { … }
+//	c, err := client.Connect(ctx, client.InProcess(local, nil), nil)
+//
+// auth stands for the caller only where the server has no
+// authentication: it is not a credential and skips no check, so Local
+// refuses it (with [ErrSessionAuthWithAuth]) for a server with
+// Options.Authenticate or Options.Auth, whose check must run on the
+// caller's credentials (client.InProcess's header). h alone, without
+// Local, still authenticates every request; Local adds recovery, the
+// fixed caller and the middleware.
+func Local(h *Handler, auth any, mw ...func(http.Handler) http.Handler) (http.Handler, error) {
+	if err := checkSessionAuth(h.Server(), auth, "mcphttp.Local: auth"); err != nil {
+		return nil, err
+	}
+	return localChain(h, auth, mw).Then(h), nil
+}
+
+// localChain is the chain of the stdio and in-process transports ([Local]):
+// recovery, the server's authentication (of the Header credentials), the
+// fixed local caller, then the user's middleware.
 func localChain(h *Handler, sessionAuth any, mw []func(http.Handler) http.Handler) alice.Chain {
 	return alice.New(middleware.Recover(h.Server().Logger()), h.AuthMiddleware, middleware.FixedAuth(sessionAuth)).Append(constructors(mw)...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -11,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 type notes struct {
@@ -23,6 +25,13 @@ func (n *notes) add(method string, params json.RawMessage) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.got = append(n.got, method+" "+string(params))
+}
+
+// list returns what was noted so far.
+func (n *notes) list() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.got)
 }
 
 func (n *notes) has(s string) bool {
@@ -46,14 +55,10 @@ func TestSubscriptionsAndListChanges(t *testing.T) {
 	srv.AddResource(mcp.Resource{URI: "file:///b", Name: "b", Load: load})
 	ctx := context.Background()
 	var subscribed, other notes
-	s1, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: subscribed.add})
-	require.NoError(t, err)
-	defer s1.Close()
-	s2, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: other.add})
-	require.NoError(t, err)
-	defer s2.Close()
+	s1 := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: subscribed.add}}).Client()
+	s2 := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: other.add}}).Client()
 
-	require.NoError(t, s1.Request(ctx, "resources/subscribe", map[string]string{"uri": "file:///a"}, nil))
+	require.NoError(t, s1.Call(ctx, "resources/subscribe", map[string]string{"uri": "file:///a"}, nil))
 	srv.ResourceUpdated("file:///a")
 	srv.ResourceUpdated("file:///b")
 	updatedA := `notifications/resources/updated {"uri":"file:///a"}`
@@ -78,7 +83,7 @@ func TestSubscriptionsAndListChanges(t *testing.T) {
 	// Only subscribers get updates, and only for what they subscribed to.
 	require.False(t, other.has(updatedA), "a session that did not subscribe got an update")
 	require.False(t, subscribed.has(`notifications/resources/updated {"uri":"file:///b"}`))
-	require.NoError(t, s1.Request(ctx, "resources/unsubscribe", map[string]string{"uri": "file:///a"}, nil))
+	require.NoError(t, s1.Call(ctx, "resources/unsubscribe", map[string]string{"uri": "file:///a"}, nil))
 	srv.ResourceUpdated("file:///a")
 	srv.ResourceUpdated("file:///a")
 	time.Sleep(100 * time.Millisecond)
@@ -98,14 +103,10 @@ func TestLogToClientsHonoursEachSessionsLevel(t *testing.T) {
 	srv := mcp.NewServer(mcp.Options{Name: "logs", Version: "1.0.0", Logger: discardLogger()})
 	ctx := context.Background()
 	var quiet, chatty notes
-	s1, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: quiet.add})
-	require.NoError(t, err)
-	defer s1.Close()
-	s2, err := mcphttp.Embed(ctx, srv, &mcphttp.EmbedOptions{OnNotification: chatty.add})
-	require.NoError(t, err)
-	defer s2.Close()
-	require.NoError(t, s1.Request(ctx, "logging/setLevel", map[string]string{"level": "error"}, nil))
-	require.NoError(t, s2.Request(ctx, "logging/setLevel", map[string]string{"level": "debug"}, nil))
+	s1 := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: quiet.add}}).Client()
+	s2 := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: chatty.add}}).Client()
+	require.NoError(t, s1.Call(ctx, "logging/setLevel", map[string]string{"level": "error"}, nil))
+	require.NoError(t, s2.Call(ctx, "logging/setLevel", map[string]string{"level": "debug"}, nil))
 
 	srv.LogToClients(mcp.LevelInfo, "cache warmed", map[string]int{"entries": 3})
 	srv.LogToClients(mcp.LevelError, "upstream down", nil)
@@ -143,13 +144,11 @@ func TestToolLogData(t *testing.T) {
 				return "ok", nil
 			})
 			var got notes
-			s, err := mcphttp.Embed(context.Background(), srv, &mcphttp.EmbedOptions{OnNotification: got.add})
-			require.NoError(t, err)
-			defer s.Close()
-			require.NoError(t, s.Request(context.Background(), "tools/call", map[string]any{"name": "log"}, nil))
+			s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: got.add}}).Client()
+			require.NoError(t, s.Call(context.Background(), "tools/call", map[string]any{"name": "log"}, nil))
 			want := `notifications/message {"level":"info","logger":"log","data":` + tt.want + `}`
 			require.Eventually(t, func() bool { return got.has(want) }, 5*time.Second, 10*time.Millisecond,
-				"want %s; got %v", want, got.got)
+				"want %s; got %v", want, got.list())
 		})
 	}
 }

@@ -20,7 +20,10 @@ func TestREADMERevisions(t *testing.T) {
 	line := regexp.MustCompile(`It speaks the MCP revisions [^.]*\.`).Find(b)
 	require.NotNil(t, line, `README.md has no line "It speaks the MCP revisions …"`)
 	listed := regexp.MustCompile(`\d{4}-\d{2}-\d{2}`).FindAllString(string(line), -1)
-	want := mcphttp.SupportedVersions()
+	var want []string
+	for _, v := range mcphttp.SupportedVersions() {
+		want = append(want, string(v))
+	}
 	slices.Sort(listed)
 	slices.Sort(want)
 	require.Equal(t, want, listed, "README.md: %s", line)

@@ -15,8 +15,9 @@ import (
 // precedes it.
 type responder struct {
 	w http.ResponseWriter
-	// mw is set when w is an in-process client's (stdio, Embed): each
-	// message goes to it whole, not framed as SSE or JSON text.
+	// mw is set when w is an in-process client's (stdio,
+	// client.InProcess): each message goes to it whole, not framed as SSE
+	// or JSON text.
 	mw       inproc.MessageWriter
 	h        *Handler
 	c        *sessionState

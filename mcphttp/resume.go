@@ -379,7 +379,7 @@ func (h *Handler) serveResumable(w http.ResponseWriter, r *http.Request, c *sess
 		version = c.sess.ProtocolVersion()
 	}
 	retry := h.opts.RetryInterval
-	st := c.openStream(version >= "2025-11-25", retry)
+	st := c.openStream(mcp.Version(version).Compare(mcp.Version20251125) >= 0, retry)
 	// Known to the event store before its first message, with the request's
 	// ID for a replica that must answer it should this one stop.
 	st.store(session.Event{N: 0, Data: msg.ID})

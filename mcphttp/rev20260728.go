@@ -18,7 +18,7 @@ import (
 // modernVersions are the revisions served per request, without
 // initialize and without sessions (see "Protocol revisions" in
 // docs/architecture.md), newest first.
-var modernVersions = []string{Version20260728}
+var modernVersions = []string{string(mcp.Version20260728)}
 
 // The _meta keys of revision 2026-07-28.
 const (
@@ -95,7 +95,7 @@ func (h *Handler) refuseModernGetDelete(w http.ResponseWriter, r *http.Request) 
 	}
 	w.Header().Set("Allow", "POST")
 	httpError(w, http.StatusMethodNotAllowed, nil, mcp.CodeServerError, fmt.Sprintf(
-		"Method Not Allowed: protocol revision %s has no GET stream and no sessions; send each request as a POST", Version20260728))
+		"Method Not Allowed: protocol revision %s has no GET stream and no sessions; send each request as a POST", mcp.Version20260728))
 	return true
 }
 
@@ -106,7 +106,7 @@ func refuseModernBatch(w http.ResponseWriter, headerVersion string) bool {
 		return false
 	}
 	httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest, fmt.Sprintf(
-		"Invalid Request: protocol revision %s takes one JSON-RPC message per POST, not a batch", Version20260728))
+		"Invalid Request: protocol revision %s takes one JSON-RPC message per POST, not a batch", mcp.Version20260728))
 	return true
 }
 
@@ -118,7 +118,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	id := msg.ID
 	if !msg.IsRequest() && !msg.IsNotification() {
 		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidRequest,
-			"Invalid Request: a response has nothing to answer in protocol revision "+Version20260728+": the server sends no requests", nil)
+			"Invalid Request: a response has nothing to answer in protocol revision "+string(mcp.Version20260728)+": the server sends no requests", nil)
 		return
 	}
 	if msg.IsNotification() {
@@ -148,7 +148,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	switch {
 	case !hasMeta:
 		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidParams, fmt.Sprintf(
-			"Invalid params: params._meta is required in protocol revision %s, with %q and %q", Version20260728, metaProtocolVersion, metaClientCaps), nil)
+			"Invalid params: params._meta is required in protocol revision %s, with %q and %q", mcp.Version20260728, metaProtocolVersion, metaClientCaps), nil)
 		return
 	case !hasPV:
 		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidParams,
@@ -237,7 +237,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 // connection, so none is checked; each is logged at debug level.
 func (h *Handler) takeModernNotification(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {
-		h.log.Debug("mcp: a notification of protocol revision "+Version20260728+" taken; it has no effect over HTTP",
+		h.log.Debug("mcp: a notification of protocol revision "+string(mcp.Version20260728)+" taken; it has no effect over HTTP",
 			"method", strictjson.Clip(msg.Method, strictjson.MaxQuoted), "params", strictjson.ForLogBytes(msg.Params))
 	}
 	w.WriteHeader(http.StatusAccepted)

@@ -85,7 +85,7 @@ func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg
 func (h *Handler) checkModernMethod(w http.ResponseWriter, msg *jsonrpc.Message) bool {
 	if h.lookupMethod(msg.Method, true) == nil && msg.Method != "subscriptions/listen" {
 		modernError(w, http.StatusNotFound, msg.ID, mcp.CodeMethodNotFound, fmt.Sprintf(
-			"Method not found: %s is not a method of protocol revision %s", strictjson.Quote(msg.Method), Version20260728), nil)
+			"Method not found: %s is not a method of protocol revision %s", strictjson.Quote(msg.Method), mcp.Version20260728), nil)
 		return false
 	}
 	return true

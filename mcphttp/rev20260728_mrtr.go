@@ -42,11 +42,11 @@ const DefaultStateTTL = 10 * time.Minute
 // ErrInputNotAllowed is what a question asked while serving a 2026-07-28
 // request other than tools/call, prompts/get or resources/read fails with:
 // the revision allows input-required results on those three only.
-var ErrInputNotAllowed = errors.New("mcphttp: protocol revision " + Version20260728 +
+var ErrInputNotAllowed = errors.New("mcphttp: protocol revision " + string(mcp.Version20260728) +
 	" allows questions to the client (input-required results) only while serving tools/call, prompts/get and resources/read")
 
 // errNoServerRequests is what Peer.Call fails with on a 2026-07-28 request.
-var errNoServerRequests = errors.New("mcphttp: protocol revision " + Version20260728 +
+var errNoServerRequests = errors.New("mcphttp: protocol revision " + string(mcp.Version20260728) +
 	" has no server-to-client requests; ask through mcp.Context's Ask, Elicit, Sample or Roots (an input-required result)")
 
 // The reasons a requestState is refused; each is also in the -32602
@@ -188,7 +188,7 @@ func principalOf(auth any) (p []byte, ok bool) {
 // answers would travel in a requestState that no later round could tell
 // from another user's.
 var errNoPrincipal = errors.New("mcphttp: this caller's auth data has no subject (mcp.Subject), so a question to the client " +
-	"at revision " + Version20260728 + " cannot be carried to the request's next round (its requestState could not be bound to the caller); " +
+	"at revision " + string(mcp.Version20260728) + " cannot be carried to the request's next round (its requestState could not be bound to the caller); " +
 	"the server's authentication must return auth data that implements mcp.Subject")
 
 // inputRound is one round of a 2026-07-28 request: the answers it has

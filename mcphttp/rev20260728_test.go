@@ -190,8 +190,8 @@ func TestModernUnsupportedVersionData(t *testing.T) {
 	require.Len(t, msgs, 1)
 	require.NotNil(t, msgs[0].Error)
 	var data struct {
-		Supported []string `json:"supported"`
-		Requested string   `json:"requested"`
+		Supported []mcp.Version `json:"supported"`
+		Requested string        `json:"requested"`
 	}
 	require.NoError(t, json.Unmarshal(msgs[0].Error.Data, &data))
 	assert.Equal(t, "v999.0.0", data.Requested)

@@ -79,7 +79,7 @@ func send(t *testing.T, ts *httptest.Server, method, body, user, sid string) (*h
 		r.Header.Set("Content-Type", "application/json")
 	}
 	r.Header.Set("X-User", user)
-	r.Header.Set("MCP-Protocol-Version", Version20251125)
+	r.Header.Set("MCP-Protocol-Version", string(mcp.Version20251125))
 	if sid != "" {
 		r.Header.Set("Mcp-Session-Id", sid)
 	}

@@ -163,11 +163,11 @@ func (r *scopedReplica) do(user string, args stateArgs) string {
 	c := &httpClient{t: r.t, url: r.c.url, hc: r.c.hc}
 	switch {
 	case r.mode.modern:
-		c.version = mcphttp.Version20260728
+		c.version = string(mcp.Version20260728)
 		params += "," + modernMeta("")
 		hd = append(hd, "Mcp-Method", "tools/call", "Mcp-Name", "state")
 	case r.mode.stateless:
-		c.version = mcphttp.Version20251125
+		c.version = string(mcp.Version20251125)
 	default:
 		if r.sessions[user] == nil {
 			r.sessions[user] = r.openSession(hd)
@@ -188,7 +188,7 @@ func (r *scopedReplica) openSession(hd []string) *httpClient {
 	d := &httpClient{t: r.t, url: r.c.url, hc: r.c.hc}
 	resp, b := d.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1.0.0"}}}`, hd...)
 	require.Equal(r.t, http.StatusOK, resp.StatusCode, "%s", b)
-	d.sid, d.version = resp.Header.Get("Mcp-Session-Id"), mcphttp.Version20251125
+	d.sid, d.version = resp.Header.Get("Mcp-Session-Id"), string(mcp.Version20251125)
 	status, _ := d.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, hd...)
 	require.Equal(r.t, http.StatusAccepted, status)
 	return d

@@ -29,7 +29,7 @@ type SessionInfo struct {
 	// Capabilities are the client's declared capabilities.
 	Capabilities mcp.ClientCapabilities
 	// ProtocolVersion is the negotiated protocol revision.
-	ProtocolVersion string
+	ProtocolVersion mcp.Version
 	// Auth is the auth data the session is bound to (nil without
 	// authentication).
 	Auth any
@@ -115,7 +115,7 @@ func (c *sessionState) info() SessionInfo {
 	roots := slices.Clone(c.roots)
 	c.mu.Unlock()
 	return SessionInfo{ID: s.ID, Client: s.Client(), Capabilities: s.Capabilities(),
-		ProtocolVersion: s.ProtocolVersion(), Auth: s.Auth(), Created: s.Created,
+		ProtocolVersion: mcp.Version(s.ProtocolVersion()), Auth: s.Auth(), Created: s.Created,
 		LastSeen: s.LastSeen(), Roots: roots}
 }
 
@@ -426,17 +426,15 @@ func (h *Handler) endSessionID(id string, reason EndReason) {
 	}
 }
 
-// ErrNoSession is returned for a session ID this handler does not know.
-var ErrNoSession = errors.New("mcphttp: no such session")
-
 // PingSession sends a ping request on the session's GET stream and waits
-// for the client's answer (or ctx). The engine's pings use it.
+// for the client's answer (or ctx); an ID this handler does not know is
+// mcp.ErrNoSession. The engine's pings use it.
 func (h *Handler) PingSession(ctx context.Context, id string) error {
 	h.mu.RLock()
 	c, ok := h.conns[id]
 	h.mu.RUnlock()
 	if !ok {
-		return ErrNoSession
+		return mcp.ErrNoSession
 	}
 	_, err := streamPeer{c}.Call(ctx, "ping", struct{}{})
 	return err

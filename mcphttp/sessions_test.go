@@ -21,6 +21,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 // hookLog records what the session hooks were told.
@@ -81,11 +82,11 @@ func quietServer(o mcp.Options) *mcp.Server {
 func (c *httpClient) initWith(caps, name string) {
 	c.t.Helper()
 	resp, b := c.do(http.MethodPost, fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":%q,"version":"2.0.0"}}}`,
-		mcphttp.Version20251125, caps, name))
+		mcp.Version20251125, caps, name))
 	require.Equal(c.t, http.StatusOK, resp.StatusCode, "%s", b)
 	c.sid = resp.Header.Get("Mcp-Session-Id")
 	require.NotEmpty(c.t, c.sid)
-	c.version = mcphttp.Version20251125
+	c.version = string(mcp.Version20251125)
 	status, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	require.Equal(c.t, http.StatusAccepted, status)
 }
@@ -129,7 +130,7 @@ func TestSessionStartListAndDeleteHooks(t *testing.T) {
 	assert.Equal(t, c.sid, starts[0].ID)
 	assert.Equal(t, "first-client", starts[0].Client.Name)
 	assert.Equal(t, "2.0.0", starts[0].Client.Version)
-	assert.Equal(t, mcphttp.Version20251125, starts[0].ProtocolVersion)
+	assert.Equal(t, mcp.Version20251125, starts[0].ProtocolVersion)
 	assert.Empty(t, ends)
 
 	live := h.Sessions()
@@ -232,13 +233,12 @@ func TestEmbeddedSessionIsNotPinged(t *testing.T) {
 	t.Parallel()
 	var log hookLog
 	srv := quietServerWithTools(mcp.Options{Ping: &mcp.PingOptions{Interval: 5 * time.Millisecond}})
-	e, err := mcphttp.Embed(t.Context(), srv, &mcphttp.EmbedOptions{Handler: &mcphttp.Options{Hooks: log.hooks()}})
-	require.NoError(t, err)
+	e := mcptest.NewSession(t, srv, &mcptest.Options{Handler: &mcphttp.Options{Hooks: log.hooks()}}).Client()
 	starts, _, _ := log.snapshot()
 	require.Len(t, starts, 1)
-	assert.Equal(t, "embedded", starts[0].Client.Name)
+	assert.Equal(t, "mcptest", starts[0].Client.Name)
 	time.Sleep(100 * time.Millisecond) // twenty ping intervals
-	res, err := e.CallTool(t.Context(), "add", map[string]int{"a": 2, "b": 3})
+	res, err := e.CallTool(t.Context(), "add", map[string]int{"a": 2, "b": 3}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "5", res.Content[0].(mcp.TextContent).Text)
 	_, ends, _ := log.snapshot()
@@ -379,11 +379,11 @@ func TestStdioSessionHooks(t *testing.T) {
 func TestSupportedVersionsIsACopy(t *testing.T) {
 	t.Parallel()
 	v := mcphttp.SupportedVersions()
-	require.Equal(t, []string{mcphttp.Version20260728, mcphttp.Version20251125, mcphttp.Version20250618,
-		mcphttp.Version20250326, mcphttp.Version20241105}, v, "every revision, newest first")
-	require.Equal(t, mcphttp.NewestVersion, v[0])
+	require.Equal(t, []mcp.Version{mcp.Version20260728, mcp.Version20251125, mcp.Version20250618,
+		mcp.Version20250326, mcp.Version20241105}, v, "every revision, newest first")
+	require.Equal(t, mcp.Version20260728, v[0])
 	v[0] = "1999-01-01"
-	assert.Equal(t, mcphttp.NewestVersion, mcphttp.SupportedVersions()[0])
+	assert.Equal(t, mcp.Version20260728, mcphttp.SupportedVersions()[0])
 }
 
 func TestNewMuxUnderPrefix(t *testing.T) {

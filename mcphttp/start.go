@@ -185,7 +185,7 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 	if o.ShutdownTimeout <= 0 {
 		o.ShutdownTimeout = 10 * time.Second
 	}
-	if err := checkSessionAuth(srv, o.SessionAuth, "StartOptions"); err != nil {
+	if err := checkSessionAuth(srv, o.SessionAuth, "StartOptions.SessionAuth"); err != nil {
 		return nil, err
 	}
 	hopts := o.Handler

@@ -34,7 +34,7 @@ func TestSubscriptionsAreBounded(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 
-	var re *client.RPCError
+	var re *mcp.Error
 	err = c.Subscribe(ctx, "mem://"+strings.Repeat("x", 8<<10))
 	require.ErrorAs(t, err, &re, "a URI over 8 KiB")
 	assert.Equal(t, int64(mcp.CodeInvalidParams), re.Code)

@@ -314,9 +314,9 @@ func TestSessionStateStdioAndEmbedded(t *testing.T) {
 	t.Run("embedded", func(t *testing.T) {
 		t.Parallel()
 		s := mcptest.NewSession(t, stateServer(), nil)
-		assert.Equal(t, "a", s.CallTool("add_item", map[string]string{"item": "a"}).Text())
-		assert.Equal(t, "a,b", s.CallTool("add_item", map[string]string{"item": "b"}).Text())
+		assert.Equal(t, "a", s.CallTool("add_item", map[string]string{"item": "a"}, nil).Text())
+		assert.Equal(t, "a,b", s.CallTool("add_item", map[string]string{"item": "b"}, nil).Text())
 		other := mcptest.NewSession(t, stateServer(), nil)
-		assert.Equal(t, "<unset>", other.CallTool("get", map[string]string{"key": "cart"}).Text(), "a session of its own")
+		assert.Equal(t, "<unset>", other.CallTool("get", map[string]string{"key": "cart"}, nil).Text(), "a session of its own")
 	})
 }

@@ -18,8 +18,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/stdio"
 )
 
@@ -127,7 +129,7 @@ func TestTraceContextReachesTheClient(t *testing.T) {
 		})
 		t.Run(fmt.Sprintf("embedded trace=%v", trace), func(t *testing.T) {
 			t.Parallel()
-			requireTraced(t, embeddedCall(t, mcphttp.Version20251125, trace), trace,
+			requireTraced(t, embeddedCall(t, mcp.Version20251125, trace), trace,
 				"notifications/message", "notifications/progress", "notifications/tool/streamContent", "sampling/createMessage")
 		})
 		t.Run(fmt.Sprintf("http 2026-07-28 trace=%v", trace), func(t *testing.T) {
@@ -164,7 +166,7 @@ func TestTraceContextReachesTheClient(t *testing.T) {
 		})
 		t.Run(fmt.Sprintf("embedded 2026-07-28 trace=%v", trace), func(t *testing.T) {
 			t.Parallel()
-			requireTraced(t, embeddedCall(t, mcphttp.Version20260728, trace), trace,
+			requireTraced(t, embeddedCall(t, mcp.Version20260728, trace), trace,
 				"notifications/message", "notifications/progress", "notifications/tool/streamContent", "sampling/createMessage")
 		})
 	}
@@ -312,7 +314,7 @@ func stdioCallWith(t *testing.T, srv *mcp.Server, caps, params string, answer an
 }
 
 // embeddedCall calls "traced" in an embedded session of version.
-func embeddedCall(t *testing.T, version string, trace bool) sent {
+func embeddedCall(t *testing.T, version mcp.Version, trace bool) sent {
 	t.Helper()
 	var mu sync.Mutex
 	got := sent{}
@@ -324,34 +326,32 @@ func embeddedCall(t *testing.T, version string, trace bool) sent {
 		}
 	}
 	answer := func(method string, v any) error { return json.Unmarshal([]byte(clientAnswer[method]), v) }
-	e, err := mcphttp.Embed(t.Context(), traceServer(), &mcphttp.EmbedOptions{ProtocolVersion: version,
-		OnNotification: record,
-		Client: mcphttp.ClientHandlers{
-			Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-				b, err := json.Marshal(p)
-				if err != nil {
-					return nil, err
-				}
-				record("sampling/createMessage", b)
-				var r mcp.CreateMessageResult
-				return &r, answer("sampling/createMessage", &r)
-			},
-			// An embedded client's elicitation and roots handlers do not
-			// see _meta; the HTTP and stdio cases check those requests.
-			Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-				var r mcp.ElicitResult
-				return &r, answer("elicitation/create", &r)
-			},
-			Roots: func(context.Context) ([]mcp.Root, error) {
-				return []mcp.Root{{URI: "file:///tmp"}}, nil
-			},
-		}})
-	require.NoError(t, err)
-	defer e.Close()
+	e := mcptest.NewSession(t, traceServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version, OnNotification: record, Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		record("sampling/createMessage", b)
+		var r mcp.CreateMessageResult
+		return &r, answer("sampling/createMessage", &r)
+	},
+		// An embedded client's elicitation and roots handlers do not
+		// see _meta; the HTTP and stdio cases check those requests.
+		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			var r mcp.ElicitResult
+			return &r, answer("elicitation/create", &r)
+		},
+		Roots: func(context.Context) ([]mcp.Root, error) {
+			return []mcp.Root{{URI: "file:///tmp"}}, nil
+		}}}).Client()
 	var params map[string]any
 	require.NoError(t, json.NewDecoder(bytes.NewReader([]byte(callParams(trace)))).Decode(&params))
-	var res mcp.ContentResult
-	require.NoError(t, e.Request(t.Context(), "tools/call", params, &res))
+	// The call's own _meta (its progress token, log level and trace
+	// context); AfterNotifications: OnNotification has seen what the
+	// server sent before the answer.
+	meta, _ := params["_meta"].(map[string]any)
+	res, err := e.CallTool(t.Context(), "traced", params["arguments"], &client.CallOptions{Meta: meta, AfterNotifications: true})
+	require.NoError(t, err)
 	require.Equal(t, "done", res.Text())
 	mu.Lock()
 	defer mu.Unlock()

@@ -128,6 +128,6 @@ func TestTransformedToolStdioAndEmbedded(t *testing.T) {
 		b, err := json.Marshal(tools[0].InputSchema)
 		require.NoError(t, err)
 		assert.JSONEq(t, bookRoomSchema, string(b))
-		assert.Equal(t, "room 9 on floor 3 for 4 nights", s.CallTool("book_room", map[string]any{"number": "9", "nights": 4}).Content[0].(mcp.TextContent).Text)
+		assert.Equal(t, "room 9 on floor 3 for 4 nights", s.CallTool("book_room", map[string]any{"number": "9", "nights": 4}, nil).Content[0].(mcp.TextContent).Text)
 	})
 }

@@ -11,34 +11,28 @@ import (
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-// The protocol revisions the engine speaks, each named by its date so
-// that the names sort as the revisions do.
-const (
-	Version20241105 = "2024-11-05" // the first revision; also the HTTP+SSE transport's
-	Version20250326 = "2025-03-26" // Streamable HTTP, JSON-RPC batches
-	Version20250618 = "2025-06-18" // structured tool output, elicitation
-	Version20251125 = "2025-11-25" // the newest revision with initialize and sessions
-	Version20260728 = "2026-07-28" // no initialize, no sessions: served per request
-)
-
-// NewestVersion is the newest revision the engine speaks.
-const NewestVersion = Version20260728
-
 // supportedVersions are the revisions negotiated by initialize, newest
 // first; a client that asks for another is offered the first.
-var supportedVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+var supportedVersions = []string{string(mcp.Version20251125), string(mcp.Version20250618), string(mcp.Version20250326), string(mcp.Version20241105)}
 
 // allVersions are every revision the endpoint serves, newest first: what
 // server/discover lists and what a -32022 error names as supported.
 var allVersions = append(slices.Clone(modernVersions), supportedVersions...)
 
 // SupportedVersions returns every protocol revision the engine speaks,
-// newest first. The slice is a copy: changing it changes nothing.
-func SupportedVersions() []string { return slices.Clone(allVersions) }
+// newest first (mcp.Version20260728, then the revisions with initialize).
+// The slice is new: changing it changes nothing.
+func SupportedVersions() []mcp.Version {
+	out := make([]mcp.Version, len(allVersions))
+	for i, v := range allVersions {
+		out[i] = mcp.Version(v)
+	}
+	return out
+}
 
 // versionAssumed is what a request without MCP-Protocol-Version is taken
 // to speak (the transport spec's rule).
-const versionAssumed = "2025-03-26"
+const versionAssumed = string(mcp.Version20250326)
 
 // hdrProtocolVersion is the MCP-Protocol-Version header in its canonical
 // form (read with header.Get, which does not canonicalize).

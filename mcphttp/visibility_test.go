@@ -70,8 +70,8 @@ func TestSessionToolOverHTTP(t *testing.T) {
 	srv := visibilityServer()
 	a, _ := newHTTP(t, srv, nil)
 	b := &httpClient{t: t, url: a.url, hc: a.hc}
-	a.initialize(mcphttp.Version20251125)
-	b.initialize(mcphttp.Version20251125)
+	a.initialize(string(mcp.Version20251125))
+	b.initialize(string(mcp.Version20251125))
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	ga, gb := sseFrames(a.getStream(ctx).rd), sseFrames(b.getStream(ctx).rd)
@@ -125,7 +125,7 @@ func TestSessionToolWithoutSession(t *testing.T) {
 	const why = `Tool \"unlock\" failed: mcp: no such session: the session ID is empty (stateless HTTP and revision 2026-07-28 requests have no session)`
 	t.Run("stateless", func(t *testing.T) {
 		c, _ := newHTTP(t, visibilityServer(), &mcphttp.Options{Stateless: true})
-		c.version = mcphttp.Version20251125
+		c.version = string(mcp.Version20251125)
 		res, _ := c.call(1, "tools/call", `{"name":"unlock","arguments":{}}`)
 		assert.JSONEq(t, `{"content":[{"type":"text","text":"`+why+`"}],"isError":true}`, string(res.Result))
 	})
@@ -179,7 +179,7 @@ func TestModernListenHearsServerWideRules(t *testing.T) {
 
 	// A 2025 session's own tool is not the listener's business.
 	old := &httpClient{t: t, url: c.url, hc: c.hc}
-	old.initialize(mcphttp.Version20251125)
+	old.initialize(string(mcp.Version20251125))
 	res, _ := old.call(1, "tools/call", `{"name":"unlock","arguments":{}}`)
 	require.Nil(t, res.Error)
 	assert.Empty(t, nextMethods(frames, 1, 300*time.Millisecond))

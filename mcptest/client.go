@@ -35,7 +35,7 @@ func ElicitDecline() func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult
 }
 
 // ElicitURLAccept is a URL-mode elicitation handler for
-// [Options.Client] (mcphttp.ClientHandlers.ElicitURL) whose user agrees
+// [Options.Client] (client.Options.ElicitURL) whose user agrees
 // to every page: open, when set, stands for their browser (it gets the
 // URL before the answer goes back, so a test can call the page's route).
 func ElicitURLAccept(open func(url string)) func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
@@ -60,7 +60,7 @@ func RootsOf(uris ...string) func(context.Context) ([]mcp.Root, error) {
 // model scripted by the test: it answers the first request with the first
 // reply, the second with the second, and every later one with the last.
 // With [ToolUseReply] it scripts a tool loop (set
-// mcphttp.ClientHandlers.SamplingTools too, to declare sampling.tools):
+// client.Options.SamplingTools too, to declare sampling.tools):
 //
 //	Sample: mcptest.SampleSequence(
 //		mcptest.ToolUseReply("call-1", "weather", map[string]any{"city": "Paris"}),

@@ -2,6 +2,7 @@ package mcptest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -70,8 +71,8 @@ func (u *urlServer) visit(url string) {
 	}
 }
 
-// TestURLElicitationEmbedded: an embedded session (mcptest) that answers
-// URL elicitations with ClientHandlers.ElicitURL. At 2025-11-25 the
+// TestURLElicitationEmbedded: an in-process session (mcptest) that answers
+// URL elicitations with client.Options.ElicitURL. At 2025-11-25 the
 // -32042 error reaches the caller with its elicitation, the page's
 // completion notification reaches the session, and the call then works;
 // at 2026-07-28 the session's own rounds open the page and call again. A
@@ -82,45 +83,45 @@ func TestURLElicitationEmbedded(t *testing.T) {
 		t.Parallel()
 		u := newURLServer(t)
 		var asked []*mcp.ElicitParams
-		s := mcptest.NewSession(t, u.srv, &mcptest.Options{Client: mcphttp.ClientHandlers{
+		s := mcptest.NewSession(t, u.srv, &mcptest.Options{Client: client.Options{
 			ElicitURL: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				asked = append(asked, p)
 				return mcptest.ElicitURLAccept(nil)(ctx, p)
 			}}})
-		_, err := s.Client().CallTool(context.Background(), "account", nil)
+		_, err := s.Client().CallTool(context.Background(), "account", nil, nil)
 		var je *mcp.Error
 		require.ErrorAs(t, err, &je)
 		require.Equal(t, int64(mcp.CodeURLElicitationRequired), je.Code)
-		els := je.Data.(map[string]any)["elicitations"].([]any)
+		var data map[string]any
+		require.NoError(t, json.Unmarshal(je.Data.(json.RawMessage), &data), "the server's data, as sent")
+		els := data["elicitations"].([]any)
 		require.Len(t, els, 1)
 		el := els[0].(map[string]any)
 		assert.Equal(t, "url", el["mode"])
 		u.visit(el["url"].(string))
 		n := s.WaitNotification("notifications/elicitation/complete", 5*time.Second)
 		assert.JSONEq(t, `{"elicitationId":"`+el["elicitationId"].(string)+`"}`, string(n.Params))
-		assert.Equal(t, "linked", s.CallTool("account", nil).Text())
+		assert.Equal(t, "linked", s.CallTool("account", nil, nil).Text())
 
-		assert.Equal(t, "accept", s.CallTool("pay", nil).Text())
+		assert.Equal(t, "accept", s.CallTool("pay", nil, nil).Text())
 		require.Len(t, asked, 1)
 		assert.Equal(t, mcp.ElicitParams{Mode: "url", Message: "Pay", ElicitationID: "pay-1", URL: "https://example.com/pay"}, *asked[0])
 	})
 	t.Run("2026-07-28", func(t *testing.T) {
 		t.Parallel()
 		u := newURLServer(t)
-		s := mcptest.NewSession(t, u.srv, &mcptest.Options{ProtocolVersion: mcphttp.Version20260728,
-			Client: mcphttp.ClientHandlers{ElicitURL: mcptest.ElicitURLAccept(u.visit)}})
-		assert.Equal(t, "linked", s.CallTool("account", nil).Text(), "round 1 asks, the user visits, round 2 works")
-		assert.Equal(t, "accept", s.CallTool("pay", nil).Text())
+		s := mcptest.NewSession(t, u.srv, &mcptest.Options{Client: client.Options{ProtocolVersion: mcp.Version20260728, ElicitURL: mcptest.ElicitURLAccept(u.visit)}})
+		assert.Equal(t, "linked", s.CallTool("account", nil, nil).Text(), "round 1 asks, the user visits, round 2 works")
+		assert.Equal(t, "accept", s.CallTool("pay", nil, nil).Text())
 		assert.Empty(t, s.Notifications(), "no completion notification at 2026-07-28")
 	})
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run("form only "+version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run("form only "+string(version), func(t *testing.T) {
 			t.Parallel()
 			u := newURLServer(t)
-			s := mcptest.NewSession(t, u.srv, &mcptest.Options{ProtocolVersion: version,
-				Client: mcphttp.ClientHandlers{Elicit: mcptest.ElicitAccept(nil)}})
-			assert.Contains(t, s.CallTool("pay", nil).Text(), "refused: mcp: the client did not declare that capability: URL-mode elicitation needs the client to declare the capability elicitation.url")
-			res := s.CallTool("account", nil)
+			s := mcptest.NewSession(t, u.srv, &mcptest.Options{Client: client.Options{ProtocolVersion: version, Elicit: mcptest.ElicitAccept(nil)}})
+			assert.Contains(t, s.CallTool("pay", nil, nil).Text(), "refused: mcp: the client did not declare that capability: URL-mode elicitation needs the client to declare the capability elicitation.url")
+			res := s.CallTool("account", nil, nil)
 			assert.True(t, res.IsError)
 			assert.Contains(t, res.Text(), "capability elicitation.url")
 		})
@@ -139,11 +140,11 @@ func TestAskElicitationMode(t *testing.T) {
 		return fmt.Sprint(errors.Is(err, mcp.ErrURLElicitation)), nil
 	})
 	asked := false
-	s := mcptest.NewSession(t, srv, &mcptest.Options{Client: mcphttp.ClientHandlers{
+	s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{
 		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			asked = true
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		}}})
-	assert.Equal(t, "true", s.CallTool("ask", nil).Text())
+	assert.Equal(t, "true", s.CallTool("ask", nil, nil).Text())
 	assert.False(t, asked)
 }

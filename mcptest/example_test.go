@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -36,7 +36,7 @@ func ExampleNewSession() {
 	// In a _test.go file of your package:
 	testGreet := func(t *testing.T) {
 		s := mcptest.NewSession(t, greeter(nil), nil)
-		res := s.CallTool("greet", map[string]string{"name": "Ada"})
+		res := s.CallTool("greet", map[string]string{"name": "Ada"}, nil)
 		if res.IsError {
 			t.Fatalf("greet failed: %s", res.Text())
 		}
@@ -61,10 +61,10 @@ func ExampleOptions_header() {
 	testAuth := func(t *testing.T) {
 		s := mcptest.NewSession(t, greeter(auth), &mcptest.Options{
 			Header: http.Header{"Authorization": {"Bearer ada-token"}}})
-		s.CallTool("greet", map[string]string{"name": "Ada"})
+		s.CallTool("greet", map[string]string{"name": "Ada"}, nil)
 
 		// The protocol error of an unknown tool, as an error.
-		_, err := s.Client().CallTool(t.Context(), "nope", nil)
+		_, err := s.Client().CallTool(t.Context(), "nope", nil, nil)
 		var rpcErr *mcp.Error
 		if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeInvalidParams {
 			t.Errorf("unknown tool: %v", err)
@@ -100,7 +100,7 @@ func ExampleSession_Notifications() {
 		if got := s.Complete(mcp.CompletionRef{Type: "ref/prompt", Name: "welcome"}, "name", "A", nil).Values; len(got) != 2 {
 			t.Errorf("completions: %v", got)
 		}
-		s.CallTool("chatty", nil)
+		s.CallTool("chatty", nil, nil)
 		if n := s.WaitNotification("notifications/message", time.Second); len(n.Params) == 0 {
 			t.Error("the log message has no params")
 		}
@@ -124,10 +124,36 @@ func ExampleOptions_client() {
 	})
 	testTitle := func(t *testing.T) {
 		s := mcptest.NewSession(t, srv, &mcptest.Options{
-			Client: mcphttp.ClientHandlers{Sample: mcptest.SampleReply("Groceries")}})
-		if got := s.CallTool("title", map[string]string{"note": "milk, eggs"}).Text(); got != "Groceries" {
+			Client: client.Options{Sample: mcptest.SampleReply("Groceries")}})
+		if got := s.CallTool("title", map[string]string{"note": "milk, eggs"}, nil).Text(); got != "Groceries" {
 			t.Errorf("title = %q", got)
 		}
 	}
 	_ = testTitle // func TestTitle(t *testing.T)
+}
+
+// A tool that reports progress and logs, tested without raw JSON-RPC:
+// CallToolProgress sends a progress token and returns the call's
+// reports; Logs holds the log messages, complete when the call returns.
+func ExampleSession_CallToolProgress() {
+	srv := mcp.NewServer(mcp.Options{Name: "importer", Version: "1.0.0"})
+	mcp.AddTool(srv, mcp.Tool{Name: "import"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		for i := 1; i <= 3; i++ {
+			_ = c.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: 3})
+		}
+		c.Log.Info("imported", "rows", 3)
+		return "done", nil
+	})
+	testImport := func(t *testing.T) {
+		s := mcptest.NewSession(t, srv, nil)
+		s.SetLogLevel(mcp.LevelInfo) // the client's choice; nothing is sent below it
+		res, reports := s.CallToolProgress("import", nil)
+		if res.Text() != "done" || len(reports) != 3 || reports[2].Progress != 3 {
+			t.Errorf("import: %q, progress %v", res.Text(), reports)
+		}
+		if logs := s.Logs(); len(logs) != 1 || logs[0].Level != mcp.LevelInfo {
+			t.Errorf("logs: %v", logs)
+		}
+	}
+	_ = testImport // func TestImport(t *testing.T)
 }

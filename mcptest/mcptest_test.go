@@ -14,7 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -53,11 +53,11 @@ func TestSession(t *testing.T) {
 	s := mcptest.NewSession(t, srv, &mcptest.Options{SessionAuth: "ada"})
 
 	assert.Len(t, s.ListTools(), 2)
-	res := s.CallTool("add", map[string]int{"a": 2, "b": 3})
+	res := s.CallTool("add", map[string]int{"a": 2, "b": 3}, nil)
 	assert.False(t, res.IsError)
 	assert.JSONEq(t, `{"total":5}`, res.Text())
 	assert.Equal(t, sum{Total: 7}, mcptest.CallToolAs[sum](s, "add", map[string]int{"a": 3, "b": 4}))
-	assert.Equal(t, "ada", s.CallTool("whoami", nil).Text())
+	assert.Equal(t, "ada", s.CallTool("whoami", nil, nil).Text())
 	assert.Equal(t, "hello", s.ReadResource("mem://greeting").Contents[0].Text)
 	assert.Equal(t, mcp.Text("Hello Ada"), s.GetPrompt("greet", map[string]string{"name": "Ada"}).Messages[0].Content)
 	assert.Equal(t, []string{"Ada", "Alan"}, s.Complete(mcp.CompletionRef{Type: "ref/prompt", Name: "greet"}, "name", "a", nil).Values)
@@ -83,7 +83,7 @@ func TestSessionHeaderAuth(t *testing.T) {
 		return "ada", nil
 	}
 	s := mcptest.NewSession(t, newServer(auth), &mcptest.Options{Header: http.Header{"Authorization": {"Bearer ada"}}})
-	assert.Equal(t, "ada", s.CallTool("whoami", nil).Text())
+	assert.Equal(t, "ada", s.CallTool("whoami", nil, nil).Text())
 
 	ft := &fatalTB{TB: t}
 	ft.run(func() { mcptest.NewSession(ft, newServer(auth), nil) })
@@ -99,8 +99,8 @@ func TestHelpersFailTheTest(t *testing.T) {
 		call func(s *mcptest.Session)
 		want string
 	}{
-		{"unknown tool", func(s *mcptest.Session) { s.CallTool("nope", nil) }, `tools/call nope: mcp error -32602`},
-		{"tool without structured output", func(s *mcptest.Session) { mcptest.CallToolAs[sum](s, "whoami", nil) }, "no structured content"},
+		{"unknown tool", func(s *mcptest.Session) { s.CallTool("nope", nil, nil) }, `tools/call nope: mcp client: "fixture" answered tools/call with mcp error -32602`},
+		{"tool output that is not a sum", func(s *mcptest.Session) { mcptest.CallToolAs[sum](s, "whoami", nil) }, "tools/call whoami: mcp client: the result of whoami does not decode as mcptest_test.sum"},
 		{"unknown resource", func(s *mcptest.Session) { s.ReadResource("mem://nope") }, "resources/read mem://nope"},
 		{"missing prompt argument", func(s *mcptest.Session) { s.GetPrompt("greet", nil) }, "prompts/get greet"},
 		{"no such notification", func(s *mcptest.Session) { s.WaitNotification("notifications/nope", 10*time.Millisecond) },
@@ -156,19 +156,15 @@ func TestSessionClientFixtures(t *testing.T) {
 		}
 		return fmt.Sprintf("%s|%s %v|%d %s", s.Content.(mcp.TextContent).Text, e.Action, e.Content["n"], len(r), r[0].URI), nil
 	})
-	for _, version := range []string{"", mcphttp.Version20260728} {
-		t.Run("version="+version, func(t *testing.T) {
-			s := mcptest.NewSession(t, srv, &mcptest.Options{ProtocolVersion: version, Client: mcphttp.ClientHandlers{
-				Sample: mcptest.SampleReply("yes"),
+	for _, version := range []mcp.Version{"", mcp.Version20260728} {
+		t.Run("version="+string(version), func(t *testing.T) {
+			s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{ProtocolVersion: version, Sample: mcptest.SampleReply("yes"),
 				Elicit: mcptest.ElicitAccept(map[string]any{"n": 2}),
-				Roots:  mcptest.RootsOf("file:///x", "file:///y"),
-			}})
-			assert.Equal(t, "yes|accept 2|2 file:///x", s.CallTool("ask", struct{}{}).Text())
+				Roots:  mcptest.RootsOf("file:///x", "file:///y")}})
+			assert.Equal(t, "yes|accept 2|2 file:///x", s.CallTool("ask", struct{}{}, nil).Text())
 
-			declined := mcptest.NewSession(t, srv, &mcptest.Options{ProtocolVersion: version, Client: mcphttp.ClientHandlers{
-				Sample: mcptest.SampleReply("yes"), Elicit: mcptest.ElicitDecline(), Roots: mcptest.RootsOf("file:///x"),
-			}})
-			assert.Equal(t, "yes|decline <nil>|1 file:///x", declined.CallTool("ask", struct{}{}).Text())
+			declined := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{ProtocolVersion: version, Sample: mcptest.SampleReply("yes"), Elicit: mcptest.ElicitDecline(), Roots: mcptest.RootsOf("file:///x")}})
+			assert.Equal(t, "yes|decline <nil>|1 file:///x", declined.CallTool("ask", struct{}{}, nil).Text())
 		})
 	}
 }

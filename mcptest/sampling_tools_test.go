@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -67,16 +67,15 @@ func (r *recordingSampler) sample(ctx context.Context, p *mcp.CreateMessageParam
 
 func TestSampleWithToolsEmbedded(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			t.Parallel()
 			srv, runs := weatherServer(t)
 			rec := &recordingSampler{next: mcptest.SampleSequence(
 				mcptest.ToolUseReply("call-1", "weather", map[string]any{"city": "Paris"}),
 				mcptest.TextReply("Sunny in Paris"))}
-			s := mcptest.NewSession(t, srv, &mcptest.Options{ProtocolVersion: version,
-				Client: mcphttp.ClientHandlers{Sample: rec.sample, SamplingTools: true}})
-			res := s.CallTool("plan", map[string]string{"ask": "Weather in Paris?"})
+			s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{ProtocolVersion: version, Sample: rec.sample, SamplingTools: true}})
+			res := s.CallTool("plan", map[string]string{"ask": "Weather in Paris?"}, nil)
 			require.False(t, res.IsError, res.Text())
 			final, transcript, _ := strings.Cut(res.Text(), "\n")
 			assert.Equal(t, "Sunny in Paris", final)
@@ -99,7 +98,7 @@ func TestSampleWithToolsEmbedded(t *testing.T) {
 			result := rec.reqs[1].Messages[2].ContentBlocks()
 			require.Len(t, result, 1)
 			assert.Equal(t, mcp.ToolResultContent{ToolUseID: "call-1", Content: []mcp.Content{mcp.TextContent{Text: "18°C in Paris"}}}, result[0])
-			if version == mcphttp.Version20260728 {
+			if version == mcp.Version20260728 {
 				// Each round runs the handler from the start: the tool of
 				// round one runs again in round two.
 				assert.Equal(t, 2, *runs)
@@ -112,17 +111,16 @@ func TestSampleWithToolsEmbedded(t *testing.T) {
 
 func TestSampleWithToolsRefusedWithoutSamplingTools(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			t.Parallel()
 			srv, runs := weatherServer(t)
 			called := false
-			s := mcptest.NewSession(t, srv, &mcptest.Options{ProtocolVersion: version,
-				Client: mcphttp.ClientHandlers{Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-					called = true
-					return mcptest.TextReply("no"), nil
-				}}})
-			res := s.CallTool("plan", map[string]string{"ask": "Weather in Paris?"})
+			s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{ProtocolVersion: version, Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+				called = true
+				return mcptest.TextReply("no"), nil
+			}}})
+			res := s.CallTool("plan", map[string]string{"ask": "Weather in Paris?"}, nil)
 			assert.True(t, res.IsError)
 			assert.Contains(t, res.Text(), "sampling.tools")
 			assert.False(t, called, "nothing may be sent to a client without sampling.tools")
@@ -151,8 +149,8 @@ func TestSampleWithToolsFailures(t *testing.T) {
 			t.Parallel()
 			srv, runs := weatherServer(t)
 			rec := &recordingSampler{next: mcptest.SampleSequence(tc.replies...)}
-			s := mcptest.NewSession(t, srv, &mcptest.Options{Client: mcphttp.ClientHandlers{Sample: rec.sample, SamplingTools: true}})
-			res := s.CallTool("plan", map[string]string{"ask": "?"})
+			s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{Sample: rec.sample, SamplingTools: true}})
+			res := s.CallTool("plan", map[string]string{"ask": "?"}, nil)
 			require.False(t, res.IsError, res.Text())
 			rec.mu.Lock()
 			defer rec.mu.Unlock()
@@ -168,8 +166,8 @@ func TestSampleWithToolsFailures(t *testing.T) {
 		t.Parallel()
 		srv, runs := weatherServer(t)
 		rec := &recordingSampler{next: mcptest.SampleSequence(mcptest.ToolUseReply("u", "weather", map[string]any{"city": "Oslo"}))}
-		s := mcptest.NewSession(t, srv, &mcptest.Options{Client: mcphttp.ClientHandlers{Sample: rec.sample, SamplingTools: true}})
-		res := s.CallTool("plan", map[string]string{"ask": "?"})
+		s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{Sample: rec.sample, SamplingTools: true}})
+		res := s.CallTool("plan", map[string]string{"ask": "?"}, nil)
 		assert.True(t, res.IsError)
 		assert.Contains(t, res.Text(), mcp.ErrToolLoopLimit.Error())
 		rec.mu.Lock()
@@ -182,12 +180,12 @@ func TestSampleWithToolsFailures(t *testing.T) {
 	t.Run("the client refuses", func(t *testing.T) {
 		t.Parallel()
 		srv, _ := weatherServer(t)
-		s := mcptest.NewSession(t, srv, &mcptest.Options{Client: mcphttp.ClientHandlers{SamplingTools: true,
+		s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{SamplingTools: true,
 			Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 				return nil, errors.New("the user said no")
 			}}})
 		// The client's JSON-RPC error passes through the tool, as with Sample.
-		_, err := s.Client().CallTool(t.Context(), "plan", map[string]string{"ask": "?"})
+		_, err := s.Client().CallTool(t.Context(), "plan", map[string]string{"ask": "?"}, nil)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "the user said no")
 	})

@@ -221,8 +221,8 @@ func withParam(challenge, param string) string {
 }
 
 // FixedAuth puts the same auth data in every request's context, with no
-// check: the stdio and embedded transports use it for their one local
-// caller (StartOptions.SessionAuth, EmbedOptions.SessionAuth). A nil auth
+// check: the stdio and in-process transports use it for their one local
+// caller (StartOptions.SessionAuth, mcphttp.Local's auth). A nil auth
 // leaves the context alone. It is not authentication: never put it in
 // front of a network listener.
 func FixedAuth(auth any) func(http.Handler) http.Handler {

@@ -33,7 +33,7 @@ type engineClient struct {
 func (c *engineClient) request(ctx context.Context, method, body string) *http.Request {
 	var session []string
 	if c.session != "" {
-		session = []string{"Mcp-Session-Id", c.session, "MCP-Protocol-Version", mcphttp.Version20251125}
+		session = []string{"Mcp-Session-Id", c.session, "MCP-Protocol-Version", string(mcp.Version20251125)}
 	}
 	return wiretest.NewRequest(ctx, method, c.url, body, session...)
 }
@@ -48,7 +48,7 @@ func (c *engineClient) post(ctx context.Context, body string) *http.Response {
 // connect initializes a session and opens its GET stream.
 func (c *engineClient) connect(ctx context.Context) *http.Response {
 	c.t.Helper()
-	resp := c.post(ctx, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+mcphttp.Version20251125+
+	resp := c.post(ctx, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+string(mcp.Version20251125)+
 		`","capabilities":{},"clientInfo":{"name":"ping-test","version":"1.0.0"}}}`)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()

@@ -53,7 +53,7 @@ func TestErrorMapping(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mock.Handle("find pet by id", tc.handler)
-			r := s.CallTool("find_pet_by_id", map[string]any{"id": 1})
+			r := s.CallTool("find_pet_by_id", map[string]any{"id": 1}, nil)
 			require.Equal(t, tc.isError, r.IsError, text(t, r))
 			for _, w := range tc.want {
 				require.Contains(t, text(t, r), w)
@@ -82,7 +82,7 @@ func TestTimeout(t *testing.T) {
 	})
 	s := mcptest.NewSession(t, srv, nil)
 	start := time.Now()
-	r := s.CallTool("findPets", map[string]any{})
+	r := s.CallTool("findPets", map[string]any{}, nil)
 	require.True(t, r.IsError)
 	require.Contains(t, text(t, r), "GET /pets: no answer within 100ms")
 	require.Less(t, time.Since(start), 5*time.Second)
@@ -104,7 +104,7 @@ func TestHeaderForwarding(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, mock := petstoreServer(t, openapi.Options{Headers: tc.fn})
 			s := mcptest.NewSession(t, srv, nil)
-			r := s.CallTool("findPets", map[string]any{})
+			r := s.CallTool("findPets", map[string]any{}, nil)
 			require.False(t, r.IsError, text(t, r))
 			h := mock.Last().Header
 			require.Equal(t, tc.want, h.Get("X-Mcp-Client"))
@@ -245,11 +245,11 @@ paths:
 	srv := mcp.NewServer(mcp.Options{Name: "t", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, openapi.RegisterDoc(srv, doc, openapi.Options{BaseURL: mock.BaseURL(), Client: mock.Client()}))
 	s := mcptest.NewSession(t, srv, nil)
-	r := s.CallTool("getItem", map[string]any{"n": 3, "note": "hi"})
+	r := s.CallTool("getItem", map[string]any{"n": 3, "note": "hi"}, nil)
 	require.False(t, r.IsError, text(t, r))
 	require.Equal(t, "/items/3", mock.Last().Path)
 	require.Equal(t, "note=hi", mock.Last().Query)
-	r = s.CallTool("getItem", map[string]any{"n": 0})
+	r = s.CallTool("getItem", map[string]any{"n": 0}, nil)
 	require.True(t, r.IsError)
 	require.Contains(t, text(t, r), "n")
 

@@ -46,7 +46,7 @@ func callEveryOperation(t *testing.T, doc *openapi3.T, srv *mcp.Server) {
 	require.Len(t, tools, 129)
 	failed := 0
 	forEachOperation(t, doc, tools, func(method, path, name string, args map[string]any) {
-		r := s.CallTool(name, args)
+		r := s.CallTool(name, args, nil)
 		if r.IsError {
 			failed++
 			t.Errorf("%s %s (%s): %s", method, path, name, text(t, r))

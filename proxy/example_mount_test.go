@@ -48,15 +48,17 @@ func ExampleGateway_mount() {
 	hub.Mount("math", math, nil)
 	hub.Mount("weather", g.Server(), nil)
 
-	session, err := mcphttp.Embed(ctx, hub, nil)
+	h := mcphttp.New(hub, nil)
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer session.Close()
-	res, _ := session.CallTool(ctx, "weather_forecast", map[string]any{"city": "Lyon"})
+	res, _ := session.CallTool(ctx, "weather_forecast", map[string]any{"city": "Lyon"}, nil)
 	fmt.Println(res.Text())
-	res, _ = session.CallTool(ctx, "math_add", map[string]any{"A": 2, "B": 3})
+	res, _ = session.CallTool(ctx, "math_add", map[string]any{"A": 2, "B": 3}, nil)
 	fmt.Println(res.Text())
 	// Output:
 	// sunny in Lyon

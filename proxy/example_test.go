@@ -47,7 +47,9 @@ func ExampleNew() {
 
 	// A client of the gateway (here embedded; mcphttp.Start serves it
 	// over HTTP) sees the upstream's tools.
-	session, err := mcphttp.Embed(ctx, g.Server(), nil)
+	h := mcphttp.New(g.Server(), nil)
+	defer h.Close()
+	session, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -55,7 +57,7 @@ func ExampleNew() {
 	defer session.Close()
 	tools, _ := session.ListTools(ctx)
 	fmt.Println(tools[0].Name+":", tools[0].Description)
-	res, _ := session.CallTool(ctx, "forecast", map[string]any{"city": "Lyon"})
+	res, _ := session.CallTool(ctx, "forecast", map[string]any{"city": "Lyon"}, nil)
 	fmt.Println(res.Text())
 	// Output:
 	// forecast: Tomorrow's weather

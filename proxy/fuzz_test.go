@@ -108,7 +108,9 @@ func FuzzGatewayLists(f *testing.F) {
 			return
 		}
 		defer g.Close()
-		s, err := mcphttp.Embed(ctx, g.Server(), nil)
+		h := mcphttp.New(g.Server(), nil)
+		defer h.Close()
+		s, err := client.Connect(ctx, client.InProcess(h, nil), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

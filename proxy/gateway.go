@@ -218,8 +218,8 @@ func newServer(o mcp.Options) (s *mcp.Server, err error) {
 	return mcp.NewServer(o), nil
 }
 
-// Server is the gateway's server: serve it with mcphttp, stdio or an
-// embedded session, or mount it in a parent server.
+// Server is the gateway's server: serve it with mcphttp or stdio, reach it
+// in process (client.InProcess), or mount it in a parent server.
 func (g *Gateway) Server() *mcp.Server { return g.srv }
 
 // UpstreamName is the name the gateway gives the upstream in errors.
@@ -476,14 +476,14 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 		if err == nil {
 			return nil
 		}
-		var re *client.RPCError
+		var re *mcp.Error
 		status := httpStatus(err)
 		// The upstream forgot the session (it restarted, or the session
 		// expired): HTTP 404, or its JSON-RPC form -32001 (what an
 		// in-process handler's 404 answer reads as) when a ping on the
 		// same connection meets it too; a tool's own -32001 error is its
 		// answer, and is not sent again.
-		expired := errors.Is(err, client.ErrSessionExpired) || status == http.StatusNotFound ||
+		expired := errors.Is(err, mcp.ErrNoSession) || status == http.StatusNotFound ||
 			(status == 0 && errors.As(err, &re) && re.Code == mcp.CodeSessionNotFound && sessionGone(ctx, cl))
 		switch {
 		case status == 0 && !expired && errors.As(err, &re):
@@ -506,8 +506,8 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 // a ping is refused as the session's requests are.
 func sessionGone(ctx context.Context, cl *client.Client) bool {
 	err := cl.Ping(ctx)
-	var re *client.RPCError
-	return errors.Is(err, client.ErrSessionExpired) || httpStatus(err) == http.StatusNotFound ||
+	var re *mcp.Error
+	return errors.Is(err, mcp.ErrNoSession) || httpStatus(err) == http.StatusNotFound ||
 		(errors.As(err, &re) && re.Code == mcp.CodeSessionNotFound)
 }
 
@@ -519,14 +519,18 @@ func httpStatus(err error) int {
 	if errors.As(err, &he) {
 		return he.Status
 	}
-	var re *client.RPCError
-	if !errors.As(err, &re) || re.Code != mcp.CodeServerError || len(re.Data) == 0 {
+	var re *mcp.Error
+	if !errors.As(err, &re) || re.Code != mcp.CodeServerError {
+		return 0
+	}
+	raw, ok := re.Data.(json.RawMessage) // as package client reports the server's data
+	if !ok {
 		return 0
 	}
 	var d struct {
 		Status int `json:"status"`
 	}
-	if json.Unmarshal(re.Data, &d) != nil || d.Status < 300 {
+	if json.Unmarshal(raw, &d) != nil || d.Status < 300 {
 		return 0
 	}
 	return d.Status
@@ -541,7 +545,7 @@ var errCallTimeout = errors.New("proxy: the upstream call timed out")
 // with the upstream's name.
 type upstreamError struct {
 	name string
-	rpc  *client.RPCError
+	rpc  *mcp.Error
 }
 
 func (e *upstreamError) Error() string {
@@ -556,16 +560,22 @@ func (e *upstreamError) Unwrap() error { return e.rpc }
 // asked to open (eliciturl.Check), else it becomes -32603 without them.
 func (e *upstreamError) rpcError() *mcp.Error {
 	if e.rpc.Code == mcp.CodeURLElicitationRequired {
-		if err := eliciturl.CheckRequired(e.rpc.Data); err != nil {
+		if err := eliciturl.CheckRequired(rawData(e.rpc.Data)); err != nil {
 			return &mcp.Error{Code: mcp.CodeInternalError, Message: fmt.Sprintf(
 				"upstream %s asked for a URL elicitation the gateway refuses to relay: %v", strconv.Quote(e.name), err)}
 		}
 	}
-	var data any
-	if len(e.rpc.Data) > 0 {
-		data = e.rpc.Data
+	return &mcp.Error{Code: e.rpc.Code, Message: e.Error(), Data: e.rpc.Data}
+}
+
+// rawData is the data member of an upstream's error as JSON: the client
+// gives the json.RawMessage the upstream sent.
+func rawData(d any) json.RawMessage {
+	if raw, ok := d.(json.RawMessage); ok {
+		return raw
 	}
-	return &mcp.Error{Code: e.rpc.Code, Message: e.Error(), Data: data}
+	b, _ := json.Marshal(d)
+	return b
 }
 
 // unavailableError is a failure to reach the upstream: it is down, the

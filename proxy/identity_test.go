@@ -420,7 +420,7 @@ func callOrError(c *client.Client, tool string) string {
 // answers the server's questions in input-required rounds) whose root
 // is uri.
 func withRoots(uri string) *client.Options {
-	return &client.Options{ProtocolVersion: client.Version20260728,
+	return &client.Options{ProtocolVersion: mcp.Version20260728,
 		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: uri}}, nil }}
 }
 
@@ -579,7 +579,7 @@ func TestGatewayPassesAToolsSessionNotFoundError(t *testing.T) {
 	down := connect(t, h, nil)
 	before := whoami(t, down)
 	_, err := down.CallTool(context.Background(), "lost", nil, nil)
-	var re *client.RPCError
+	var re *mcp.Error
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, int64(mcp.CodeSessionNotFound), re.Code)
 	assert.Contains(t, re.Message, "its own upstream forgot it")
@@ -595,7 +595,7 @@ func TestGatewayCancellationOnAPooledConnection(t *testing.T) {
 	t.Parallel()
 	w := newWhoUpstream(t)
 	_, h := statelessGateway(t, w, proxy.Options{})
-	modern := func() *client.Options { return &client.Options{ProtocolVersion: client.Version20260728} }
+	modern := func() *client.Options { return &client.Options{ProtocolVersion: mcp.Version20260728} }
 	one, two := downstreamWith(t, h, "alice", modern()), downstreamWith(t, h, "alice", modern())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancelled := make(chan error, 1)

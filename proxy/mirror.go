@@ -147,7 +147,7 @@ func (g *Gateway) sync(ctx context.Context, cl *client.Client) error {
 		if k.on {
 			var err error
 			items, err = listRaw(ctx, cl, k.method, k.member, budget)
-			var re *client.RPCError
+			var re *mcp.Error
 			if errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
 				// A server may declare resources without templates (the
 				// TypeScript SDK's low-level Server answers

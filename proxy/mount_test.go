@@ -206,7 +206,7 @@ func TestGatewayUpstreamWithoutTemplates(t *testing.T) {
 func TestMountedGatewayModern(t *testing.T) {
 	f := newFixture(t)
 	g, h := mountedGateway(t, f)
-	c := connect(t, h, &client.Options{ProtocolVersion: client.Version20260728,
+	c := connect(t, h, &client.Options{ProtocolVersion: mcp.Version20260728,
 		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///modern"}}, nil },
 		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
@@ -218,7 +218,7 @@ func TestMountedGatewayModern(t *testing.T) {
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "modern"}}, nil
 		},
 	})
-	require.Equal(t, client.Version20260728, c.ProtocolVersion())
+	require.Equal(t, mcp.Version20260728, c.ProtocolVersion())
 	assert.Equal(t, "stateless", callText(t, c, "up_echo", map[string]string{"text": "stateless"}))
 	assert.Equal(t, "file:///modern eve accept modern", callText(t, c, "up_ask", nil))
 	assert.Zero(t, g.Sessions(), "requests without a session use the gateway's shared connection")

@@ -300,7 +300,7 @@ func TestGatewayFollowsListChanged(t *testing.T) {
 		return true
 	}, 5*time.Second, 20*time.Millisecond)
 	res, err = down.CallTool(ctx, "late", nil, nil)
-	var re *client.RPCError
+	var re *mcp.Error
 	require.ErrorAs(t, err, &re, "%v", res)
 	assert.Equal(t, int64(mcp.CodeInvalidParams), re.Code)
 }
@@ -444,11 +444,11 @@ func TestGatewayErrors(t *testing.T) {
 	assert.Contains(t, res.Text(), "it broke", "the upstream's tool error passes as it is")
 
 	_, err = down.CallTool(ctx, "refuse", nil, nil)
-	var re *client.RPCError
+	var re *mcp.Error
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, int64(-32050), re.Code, "the upstream's JSON-RPC error keeps its code")
 	assert.Contains(t, re.Message, `upstream "upstream-fixture": quota exceeded`)
-	assert.JSONEq(t, `{"retryAfter":3}`, string(re.Data))
+	assert.JSONEq(t, `{"retryAfter":3}`, string(re.Data.(json.RawMessage)))
 
 	f.down.Store(true)
 	start := time.Now()
@@ -610,7 +610,7 @@ func (p rwc) Close() error {
 func TestGatewayModernDownstream(t *testing.T) {
 	f := newFixture(t)
 	g, h := gateway(t, f, proxy.Options{})
-	down := connect(t, h, &client.Options{ProtocolVersion: client.Version20260728,
+	down := connect(t, h, &client.Options{ProtocolVersion: mcp.Version20260728,
 		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///modern"}}, nil },
 		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
@@ -622,7 +622,7 @@ func TestGatewayModernDownstream(t *testing.T) {
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "modern"}}, nil
 		},
 	})
-	require.Equal(t, client.Version20260728, down.ProtocolVersion())
+	require.Equal(t, mcp.Version20260728, down.ProtocolVersion())
 	ctx := context.Background()
 	res, err := down.CallTool(ctx, "echo", map[string]string{"text": "stateless"}, nil)
 	require.NoError(t, err)
@@ -685,7 +685,7 @@ func TestGatewaySharedConnectionRoutesOnlyAlone(t *testing.T) {
 	// The upstream (an mcpchain server) answers its tool's failed
 	// roots/list with a JSON-RPC error, which the gateway passes on.
 	_, err := b.CallTool(context.Background(), "ask", nil, nil)
-	var re *client.RPCError
+	var re *mcp.Error
 	require.ErrorAs(t, err, &re)
 	assert.Contains(t, re.Message, "several downstream requests without a session are in flight")
 	// Without a session, notifications/cancelled names no request the
@@ -741,7 +741,7 @@ func TestGatewayPoliciesApplyToTheMirror(t *testing.T) {
 	assert.NotContains(t, names, "refuse", "hidden by the access policy")
 	for _, name := range []string{"broken", "refuse"} {
 		_, err := down.CallTool(ctx, name, nil, nil)
-		var re *client.RPCError
+		var re *mcp.Error
 		require.ErrorAs(t, err, &re, name)
 		assert.Contains(t, re.Message, "Unknown tool")
 	}

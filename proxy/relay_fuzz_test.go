@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/eliciturl"
 )
 
@@ -22,7 +21,7 @@ func FuzzURLElicitationRelay(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		e := &upstreamError{name: "up", rpc: &client.RPCError{Code: mcp.CodeURLElicitationRequired, Message: "m", Data: data}}
+		e := &upstreamError{name: "up", rpc: &mcp.Error{Code: mcp.CodeURLElicitationRequired, Message: "m", Data: data}}
 		got := e.rpcError()
 		if got.Code != mcp.CodeURLElicitationRequired {
 			return

@@ -134,7 +134,7 @@ func TestGatewayRefusesUnsafeElicitationURLs(t *testing.T) {
 			assert.JSONEq(t, `{"action":"accept"}`, string(reply["result"]), tt.url)
 			continue
 		}
-		var e client.RPCError
+		var e *mcp.Error
 		require.NoError(t, json.Unmarshal(reply["error"], &e), "%s: %s", tt.url, reply)
 		assert.Equal(t, int64(mcp.CodeInvalidParams), e.Code, tt.url)
 		// A url-mode request is refused by the gateway's upstream client
@@ -170,18 +170,18 @@ func TestGatewayRefusesUnsafeURLElicitationRequired(t *testing.T) {
 	}
 	_, h := gateway(t, f, proxy.Options{})
 	down := connect(t, h, nil)
-	var re *client.RPCError
+	var re *mcp.Error
 	_, err := down.ReadResource(context.Background(), "consent://javas")
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, int64(mcp.CodeInternalError), re.Code)
 	// Refused by the gateway's upstream client (package client checks a
 	// -32042's URLs) before the gateway's own check: the reason is the same.
 	assert.Contains(t, re.Message, eliciturl.Check("javascript:alert(1)").Error())
-	assert.NotContains(t, string(re.Data), "javascript")
+	assert.Nil(t, re.Data, "the refused error carries none of the upstream URLs")
 	_, err = down.ReadResource(context.Background(), "consent://https")
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, int64(mcp.CodeURLElicitationRequired), re.Code)
-	assert.Contains(t, string(re.Data), "https://example.com/consent")
+	assert.Contains(t, string(re.Data.(json.RawMessage)), "https://example.com/consent")
 }
 
 // TestServeStdioRefusesUnsafeElicitationURLs (issue 31, hole 12): the
@@ -217,7 +217,7 @@ func TestServeStdioRefusesUnsafeElicitationURLs(t *testing.T) {
 			if i == 0 {
 				// Refused by the bridge's upstream client (package client
 				// checks what it would show) before the relay sees it.
-				var e client.RPCError
+				var e *mcp.Error
 				require.NoError(t, json.Unmarshal(reply["error"], &e), "%s", reply)
 				assert.Contains(t, e.Message, eliciturl.Check(u).Error())
 			} else {

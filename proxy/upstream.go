@@ -333,7 +333,7 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 				// handler: only one a user may be asked to open (whatever
 				// mode names it: a client may read the url of any).
 				if err := eliciturl.Check(p.URL); err != nil {
-					return nil, &client.RPCError{Code: mcp.CodeInvalidParams, Message: "the gateway refuses to relay this URL-mode elicitation: " + err.Error()}
+					return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "the gateway refuses to relay this URL-mode elicitation: " + err.Error()}
 				}
 			}
 			return forward(u, ctx, func(ctx context.Context, dc *mcp.Context) (*mcp.ElicitResult, error) {

@@ -162,7 +162,7 @@ func TestListOnePage(t *testing.T) {
 	for _, params := range []any{map[string]any{"cursor": "NA"}, json.RawMessage(`[]`), json.RawMessage(`"x"`), json.RawMessage(`7`)} {
 		page.Tools = nil
 		err = c.Call(t.Context(), "tools/list", params, &page)
-		var rerr *client.RPCError
+		var rerr *mcp.Error
 		require.ErrorAs(t, err, &rerr, "%s", params)
 		assert.Contains(t, []int64{mcp.CodeInvalidParams, mcp.CodeInvalidRequest}, rerr.Code, "%s", params)
 		assert.Empty(t, page.Tools)

@@ -34,10 +34,10 @@ import (
 func TestOAuthProxyEndToEnd(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		version string
+		version mcp.Version
 	}{
-		{"HTTP 2025-11-25", client.LatestVersion},
-		{"HTTP 2026-07-28", client.Version20260728},
+		{"HTTP 2025-11-25", mcp.Version20251125},
+		{"HTTP 2026-07-28", mcp.Version20260728},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := startProxy(t)

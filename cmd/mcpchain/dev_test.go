@@ -214,7 +214,7 @@ func TestDevHTTP(t *testing.T) {
 	require.Less(t, seen.Sub(builtAt), 2*time.Second, "a client sees the new tool within 2 s of the build")
 	t.Logf("edit → built %s, built → new tool listed by a new session %s (edit → listed %s)", builtAt.Sub(edited), seen.Sub(builtAt), seen.Sub(edited))
 	_, err = c.ListTools(ctx)
-	require.ErrorIs(t, err, client.ErrSessionExpired, "the old session ended with the old server")
+	require.ErrorIs(t, err, mcp.ErrNoSession, "the old session ended with the old server")
 
 	from = stderr.count()
 	breakBuild(t, dir)
@@ -269,7 +269,7 @@ func TestDevStdioCallDuringRestart(t *testing.T) {
 	restarted, _ := stderr.waitLine(t, from, "dev  server 2 started", time.Minute)
 	select {
 	case err := <-done:
-		var rpc *client.RPCError
+		var rpc *mcp.Error
 		require.ErrorAs(t, err, &rpc)
 		require.EqualValues(t, -32603, rpc.Code)
 		require.Contains(t, rpc.Message, "the server was restarted before it answered")

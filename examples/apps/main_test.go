@@ -9,6 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -18,8 +19,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // embedded view; a client without it sees only roll, whose text says the
 // roll; the structured result holds the dice the view draws.
 func TestDice(t *testing.T) {
-	host := mcptest.NewSession(t, newServer(), &mcptest.Options{
-		Extensions: map[string]any{mcp.AppsExtension: map[string]any{"mimeTypes": []string{mcp.AppMIMEType}}}})
+	host := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{Extensions: map[string]any{mcp.AppsExtension: map[string]any{"mimeTypes": []string{mcp.AppMIMEType}}}}})
 	var names []string
 	for _, tl := range host.ListTools() {
 		names = append(names, tl.Name)
@@ -46,5 +46,5 @@ func TestDice(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	assert.Equal(t, []string{"roll"}, names, "reroll is the view's")
-	assert.Regexp(t, `^Rolled \d, \d on 2d6: \d+$`, plain.CallTool("roll", struct{}{}).Text())
+	assert.Regexp(t, `^Rolled \d, \d on 2d6: \d+$`, plain.CallTool("roll", struct{}{}, nil).Text())
 }

@@ -129,7 +129,7 @@ func useSkills(ctx context.Context, c *client.Client) error {
 		if err != nil {
 			return err
 		}
-		for _, f := range sk.Files {
+		for _, f := range sk.Resources {
 			if f.URI == sk.URI {
 				continue
 			}
@@ -234,7 +234,7 @@ func run(ctx context.Context, scenario, url string) error {
 	opts := &client.Options{
 		// The suite names the revision to speak when it is not the
 		// client's default.
-		ProtocolVersion: os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION"),
+		ProtocolVersion: mcp.Version(os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION")),
 		Info:            mcp.Implementation{Name: "mcpchain-conformance-client", Version: "1.0.0"},
 		Logger:          slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		// Accept every elicitation with the defaults of its schema: what
@@ -242,7 +242,9 @@ func run(ctx context.Context, scenario, url string) error {
 		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: client.ElicitDefaults(p)}, nil
 		},
-		Skills: strings.HasPrefix(scenario, "sep-2640-"),
+	}
+	if strings.HasPrefix(scenario, "sep-2640-") {
+		opts.Extensions = map[string]any{mcp.SkillsExtension: nil}
 	}
 	c, err := client.Connect(ctx, client.HTTP(url, &client.HTTPOptions{Auth: auth}), opts)
 	if err != nil {

@@ -9,7 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 func TestHelloRouteIsPublic(t *testing.T) {
@@ -22,12 +25,10 @@ func TestHelloRouteIsPublic(t *testing.T) {
 }
 
 func TestWhoamiReturnsTheAuthSession(t *testing.T) {
-	e, err := mcphttp.Embed(context.Background(), newServer(), &mcphttp.EmbedOptions{
+	e := mcptest.NewSession(t, newServer(), &mcptest.Options{
 		Header: http.Header{"Authorization": {"Bearer ada"}}, // the server's Authenticate reads it
-	})
-	require.NoError(t, err)
-	defer e.Close()
-	res, err := e.CallTool(context.Background(), "whoami", nil)
+	}).Client()
+	res, err := e.CallTool(context.Background(), "whoami", nil, nil)
 	require.NoError(t, err)
 	require.False(t, res.IsError, res.Text())
 	require.JSONEq(t, `{"subject":"ada"}`, string(mustJSON(t, res.StructuredContent.(map[string]any)["session"])))
@@ -43,9 +44,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // TestIconIsShown: the server and its echo tool carry the embedded SVG
 // icon as a data: URI.
 func TestIconIsShown(t *testing.T) {
-	e, err := mcphttp.Embed(context.Background(), newServer(), &mcphttp.EmbedOptions{ProtocolVersion: mcphttp.Version20260728})
-	require.NoError(t, err)
-	defer e.Close()
+	e := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: mcp.Version20260728}}).Client()
 	var disc struct {
 		Meta struct {
 			ServerInfo struct {
@@ -57,7 +56,7 @@ func TestIconIsShown(t *testing.T) {
 			} `json:"io.modelcontextprotocol/serverInfo"`
 		} `json:"_meta"`
 	}
-	require.NoError(t, e.Request(context.Background(), "server/discover", nil, &disc))
+	require.NoError(t, e.Call(context.Background(), "server/discover", nil, &disc))
 	require.Len(t, disc.Meta.ServerInfo.Icons, 1)
 	require.Regexp(t, `^data:image/svg\+xml;base64,[A-Za-z0-9+/]+=*$`, disc.Meta.ServerInfo.Icons[0].Src)
 	require.Equal(t, []string{"any"}, disc.Meta.ServerInfo.Icons[0].Sizes)

@@ -22,50 +22,45 @@ import (
 // TestShowcase runs each showcase tool as a client of each revision meets
 // it, through an embedded session that answers the server's questions.
 func TestShowcase(t *testing.T) {
-	for _, version := range []string{mcphttp.Version20251125, mcphttp.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			t.Run("book_table: a typed form", func(t *testing.T) {
-				s := mcptest.NewSession(t, newServer(), &mcptest.Options{ProtocolVersion: version,
-					Client: mcphttp.ClientHandlers{Elicit: mcptest.ElicitAccept(map[string]any{"name": "Ada", "time": "21:00"})}})
-				res := s.CallTool("book_table", nil)
+				s := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version, Elicit: mcptest.ElicitAccept(map[string]any{"name": "Ada", "time": "21:00"})}})
+				res := s.CallTool("book_table", nil, nil)
 				require.False(t, res.IsError, res.Text())
 				assert.Equal(t, "booked for Ada, 2 guests at 21:00", res.Text(), "guests took its default")
 			})
 			t.Run("connect_account: a URL to open", func(t *testing.T) {
 				var opened string
-				s := mcptest.NewSession(t, newServer(), &mcptest.Options{ProtocolVersion: version,
-					Client: mcphttp.ClientHandlers{ElicitURL: mcptest.ElicitURLAccept(func(u string) { opened = u })}})
-				res := s.CallTool("connect_account", nil)
+				s := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version, ElicitURL: mcptest.ElicitURLAccept(func(u string) { opened = u })}})
+				res := s.CallTool("connect_account", nil, nil)
 				require.False(t, res.IsError, res.Text())
 				assert.Equal(t, "connect_account: accept", res.Text())
 				assert.True(t, strings.HasPrefix(opened, "https://example.com/connect?elicitation="), opened)
 				// A client that cannot open URLs is told so.
-				s = mcptest.NewSession(t, newServer(), &mcptest.Options{ProtocolVersion: version,
-					Client: mcphttp.ClientHandlers{Elicit: mcptest.ElicitDecline()}})
-				res = s.CallTool("connect_account", nil)
+				s = mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version, Elicit: mcptest.ElicitDecline()}})
+				res = s.CallTool("connect_account", nil, nil)
 				assert.True(t, res.IsError)
 				assert.Contains(t, res.Text(), "elicitation")
 			})
 			t.Run("plan_trip: the model calls a tool", func(t *testing.T) {
-				s := mcptest.NewSession(t, newServer(), &mcptest.Options{ProtocolVersion: version,
-					Client: mcphttp.ClientHandlers{SamplingTools: true, Sample: mcptest.SampleSequence(
-						mcptest.ToolUseReply("u1", "forecast", map[string]string{"city": "Oslo"}),
-						mcptest.TextReply("walk by the fjord"))}})
-				res := s.CallTool("plan_trip", map[string]string{"city": "Oslo"})
+				s := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version, SamplingTools: true, Sample: mcptest.SampleSequence(
+					mcptest.ToolUseReply("u1", "forecast", map[string]string{"city": "Oslo"}),
+					mcptest.TextReply("walk by the fjord"))}})
+				res := s.CallTool("plan_trip", map[string]string{"city": "Oslo"}, nil)
 				require.False(t, res.IsError, res.Text())
 				assert.Equal(t, "walk by the fjord (after 2 rounds)", res.Text())
 			})
 			t.Run("add_ten: a transformed tool", func(t *testing.T) {
-				s := mcptest.NewSession(t, newServer(), &mcptest.Options{ProtocolVersion: version})
-				res := s.CallTool("add_ten", map[string]int{"a": 5})
+				s := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version}})
+				res := s.CallTool("add_ten", map[string]int{"a": 5}, nil)
 				require.False(t, res.IsError, res.Text())
 				assert.Equal(t, "15", res.Text())
-				res = s.CallTool("add_ten", map[string]int{"a": 5, "b": 1})
+				res = s.CallTool("add_ten", map[string]int{"a": 5, "b": 1}, nil)
 				assert.True(t, res.IsError, "b is hidden: %s", res.Text())
 			})
 			t.Run("dice: an MCP App", func(t *testing.T) {
-				host := mcptest.NewSession(t, newServer(), &mcptest.Options{ProtocolVersion: version,
-					Extensions: map[string]any{mcp.AppsExtension: map[string]any{}}})
+				host := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version, Extensions: map[string]any{mcp.AppsExtension: map[string]any{}}}})
 				names := toolNames(host.ListTools())
 				assert.Contains(t, names, "dice_reroll", "a host sees the app-only tool")
 				for _, tool := range host.ListTools() {
@@ -77,25 +72,25 @@ func TestShowcase(t *testing.T) {
 				require.Len(t, view.Contents, 1)
 				assert.Equal(t, mcp.AppMIMEType, view.Contents[0].MIMEType)
 				assert.Contains(t, view.Contents[0].Text, `name: "dice_reroll"`)
-				res := host.CallTool("dice_reroll", map[string]int{"seed": 7})
+				res := host.CallTool("dice_reroll", map[string]int{"seed": 7}, nil)
 				require.False(t, res.IsError, res.Text())
 				assert.JSONEq(t, `{"dice":[2,2],"sides":6,"total":4}`, string(mustJSON(t, res.StructuredContent)))
 
-				plain := mcptest.NewSession(t, newServer(), &mcptest.Options{ProtocolVersion: version})
+				plain := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version}})
 				names = toolNames(plain.ListTools())
 				assert.Contains(t, names, "dice", "the linked tool is there, with its text as the fallback")
 				assert.NotContains(t, names, "dice_reroll", "a client without apps does not see the app-only tool")
 			})
 			t.Run("report: a task tool", func(t *testing.T) {
-				s := mcptest.NewSession(t, newServer(), &mcptest.Options{ProtocolVersion: version})
-				if version == mcphttp.Version20251125 {
+				s := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version}})
+				if version == mcp.Version20251125 {
 					for _, tool := range s.ListTools() {
 						if tool.Name == "report" {
 							require.NotNil(t, tool.Task, "execution.taskSupport says it may run as a task")
 						}
 					}
 				}
-				res := s.CallTool("report", map[string]int{"ms": 1})
+				res := s.CallTool("report", map[string]int{"ms": 1}, nil)
 				require.False(t, res.IsError, res.Text())
 				assert.Equal(t, "report ready", res.Text(), "an ordinary call without the client's opt-in")
 			})
@@ -109,15 +104,15 @@ func TestShowcaseSessions(t *testing.T) {
 	srv := newServer()
 	a := mcptest.NewSession(t, srv, nil)
 	b := mcptest.NewSession(t, srv, nil)
-	require.Equal(t, "unlocked", a.CallTool("unlock", nil).Text())
+	require.Equal(t, "unlocked", a.CallTool("unlock", nil, nil).Text())
 	assert.Contains(t, toolNames(a.ListTools()), "secret")
 	assert.NotContains(t, toolNames(b.ListTools()), "secret", "another session does not see it")
-	assert.Equal(t, "the secret is 42", a.CallTool("secret", nil).Text())
+	assert.Equal(t, "the secret is 42", a.CallTool("secret", nil, nil).Text())
 	a.WaitNotification("notifications/tools/list_changed", 5*time.Second)
 
-	assert.Equal(t, "1", a.CallTool("visits", nil).Text())
-	assert.Equal(t, "2", a.CallTool("visits", nil).Text())
-	assert.Equal(t, "1", b.CallTool("visits", nil).Text(), "each session counts its own")
+	assert.Equal(t, "1", a.CallTool("visits", nil, nil).Text())
+	assert.Equal(t, "2", a.CallTool("visits", nil, nil).Text())
+	assert.Equal(t, "1", b.CallTool("visits", nil, nil).Text(), "each session counts its own")
 }
 
 // TestShowcaseCompleteRoute: the page's route sends

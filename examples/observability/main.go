@@ -130,7 +130,7 @@ func run(transport string, port int) error {
 		if why == mcphttp.EndLost {
 			errType = string(why)
 		}
-		tel.SessionEnded(context.Background(), s.Created, s.ProtocolVersion, errType)
+		tel.SessionEnded(context.Background(), s.Created, string(s.ProtocolVersion), errType)
 	}}
 	inst, err := mcphttp.Start(ctx, newServer(otel.GetTracerProvider()), &mcphttp.StartOptions{
 		TransportType: mcphttp.TransportType(transport),

@@ -48,7 +48,7 @@ func TestTracePicture(t *testing.T) {
 
 	s := mcptest.NewSession(t, newServer(tp), &mcptest.Options{Middleware: middlewareFor(tel)})
 	exp.Reset() // keep the tools/call only
-	res := s.CallTool("report", map[string]string{"topic": "weather"})
+	res := s.CallTool("report", map[string]string{"topic": "weather"}, nil)
 	require.False(t, res.IsError, res.Text())
 
 	spans := exp.GetSpans()

@@ -117,15 +117,6 @@ type State interface {
 	EndHandle(ctx context.Context, s StateScope) error
 }
 
-// SkillsExtension is the identifier of the skills extension (SEP-2640)
-// in capabilities.extensions. A server with skills (mcp.Server.AddSkills)
-// declares it with {"directoryRead": true}.
-const SkillsExtension = "io.modelcontextprotocol/skills"
-
-// TasksExtension is the identifier of the tasks extension of revision
-// 2026-07-28, which the engine implements (mcp.Tool.Task).
-const TasksExtension = "io.modelcontextprotocol/tasks"
-
 // Methods are the requests the engine serves itself: the protocol's and
 // those of the extensions it implements (skills, tasks). Package mcp
 // refuses an extension's method of one of these names; mcphttp's

@@ -1,9 +1,10 @@
 // Package inproc is the in-process client of an MCP http.Handler: it
 // feeds JSON-RPC messages through the handler as synthesized Streamable
 // HTTP requests and hands back every message the server sends. The stdio
-// transport (package stdio) and embedded mode (mcphttp.Embed) are built on
-// it, so a request reaches the handler, and every middleware around it,
-// the same way over HTTP, stdio and in process.
+// transport (package stdio) and package client's in-process transport
+// (client.InProcess) are built on it, so a request reaches the handler,
+// and every middleware around it, the same way over HTTP, stdio and in
+// process.
 //
 // The ResponseWriter of a synthesized request implements [MessageWriter]:
 // the engine (mcphttp) hands it each JSON-RPC message whole, so nothing is
@@ -11,8 +12,8 @@
 // writes as text instead (another handler, a middleware's error answer,
 // a resumable stream's events) is still understood: SSE bodies are parsed
 // into messages as they are written, a JSON body when the handler returns.
-// Of the module it imports only the JSON-RPC envelope of internal/jsonrpc
-// and the error codes of the root package.
+// Of the module it imports only the JSON-RPC envelope and error codes of
+// internal/jsonrpc.
 package inproc
 
 import (
@@ -24,7 +25,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
@@ -387,10 +387,10 @@ func (w *writer) finish(id json.RawMessage) {
 	if ok || id == nil {
 		return // a notification or response was accepted (202), or nothing to answer
 	}
-	w.out(jsonrpc.AppendError(nil, id, mcp.CodeServerError, httpErrorMessage(w.status, body), HTTPErrorData{Status: w.status}))
+	w.out(jsonrpc.AppendError(nil, id, jsonrpc.CodeServerError, httpErrorMessage(w.status, body), HTTPErrorData{Status: w.status}))
 }
 
-// HTTPErrorData is the data member of the [mcp.CodeServerError] error that
+// HTTPErrorData is the data member of the [jsonrpc.CodeServerError] error that
 // answers a request the handler refused with an HTTP error status and a
 // body that is not a JSON-RPC message (an authentication middleware's 401,
 // say): the HTTP status the handler answered with.

@@ -17,7 +17,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -113,9 +112,9 @@ func Decode(data []byte) (*Message, error) { return Limits{}.Decode(data) }
 func DecodeBatch(data []byte) ([]*Message, []error, error) { return Limits{}.DecodeBatch(data) }
 
 // Decode decodes one message. A body that is not JSON is
-// [mcp.CodeParseError]; a JSON value that is not a valid JSON-RPC 2.0
-// message, or that nests deeper than l allows, is [mcp.CodeInvalidRequest];
-// a duplicate member name inside params is [mcp.CodeInvalidParams]. The
+// [CodeParseError]; a JSON value that is not a valid JSON-RPC 2.0
+// message, or that nests deeper than l allows, is [CodeInvalidRequest];
+// a duplicate member name inside params is [CodeInvalidParams]. The
 // whole input is checked in one linear pass before anything else reads it.
 func (l Limits) Decode(data []byte) (*Message, error) {
 	return l.decode(data, strictjson.Check(data, l.depth()))
@@ -133,7 +132,7 @@ func (l Limits) decode(data []byte, checkErr error) (*Message, error) {
 	)
 	switch {
 	case errors.As(checkErr, &se):
-		return nil, &DecodeError{Code: mcp.CodeParseError, Message: "Parse error: the body is not valid JSON"}
+		return nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
 	case errors.As(checkErr, &de):
 		// The envelope scan is not recursive: read the id if it can be.
 		var id json.RawMessage
@@ -151,7 +150,7 @@ func (l Limits) decode(data []byte, checkErr error) (*Message, error) {
 	if m.Params != nil {
 		start := cap(data) - cap(m.Params)
 		if dup.Offset > start && dup.Offset < start+len(m.Params) {
-			return nil, &DecodeError{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + dup.Error(), ID: invalid(m.ID, "").ID}
+			return nil, &DecodeError{Code: CodeInvalidParams, Message: "Invalid params: " + dup.Error(), ID: invalid(m.ID, "").ID}
 		}
 	}
 	return nil, invalid(m.ID, dup.Error())
@@ -164,21 +163,21 @@ func (l Limits) DecodeBatch(data []byte) ([]*Message, []error, error) {
 	err := strictjson.Check(data, l.depth()+1)
 	var se *strictjson.SyntaxError
 	if errors.As(err, &se) {
-		return nil, nil, &DecodeError{Code: mcp.CodeParseError, Message: "Parse error: the body is not valid JSON"}
+		return nil, nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
 	}
 	var de *strictjson.DepthError
 	if errors.As(err, &de) {
-		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: a message of the batch nests objects and arrays deeper than the limit of %d levels%s", de.Limit-1, l.limitOf("MaxDepth"))}
+		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: a message of the batch nests objects and arrays deeper than the limit of %d levels%s", de.Limit-1, l.limitOf("MaxDepth"))}
 	}
 	if !IsBatch(data) {
-		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: "Invalid Request: a batch must be a JSON array"}
+		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: a batch must be a JSON array"}
 	}
 	elems, n := splitArray(data, l.batch())
 	if n > l.batch() {
-		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: a batch of %d messages exceeds the limit of %d%s; send fewer messages per POST", n, l.batch(), l.limitOf("MaxBatch"))}
+		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: a batch of %d messages exceeds the limit of %d%s; send fewer messages per POST", n, l.batch(), l.limitOf("MaxBatch"))}
 	}
 	if n == 0 {
-		return nil, nil, &DecodeError{Code: mcp.CodeInvalidRequest, Message: "Invalid Request: empty batch"}
+		return nil, nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: empty batch"}
 	}
 	msgs := make([]*Message, len(elems))
 	errs := make([]error, len(elems))
@@ -346,7 +345,7 @@ func invalid(id json.RawMessage, msg string) *DecodeError {
 	if id != nil && id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') {
 		id = nil
 	}
-	return &DecodeError{Code: mcp.CodeInvalidRequest, Message: "Invalid Request: " + msg, ID: id}
+	return &DecodeError{Code: CodeInvalidRequest, Message: "Invalid Request: " + msg, ID: id}
 }
 
 // scanner walks JSON that json.Valid accepted.

@@ -9,8 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
-
-	"github.com/mcpchain/mcp"
 )
 
 func TestMain(m *testing.M) {
@@ -40,39 +38,39 @@ var decodeCases = []decodeCase{
 	{name: "error response", in: `{"jsonrpc":"2.0","id":"x","error":{"code":-1,"message":"no"}}`, wantID: `"x"`, wantKind: "response"},
 	{name: "error response with null id", in: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`, wantID: "null", wantKind: "response"},
 
-	{name: "parse error", in: `{"jsonrpc":"2.0","id":1,"method":`, wantCode: mcp.CodeParseError, wantMsg: "not valid JSON"},
-	{name: "empty input", in: ``, wantCode: mcp.CodeParseError},
-	{name: "trailing garbage", in: `{"jsonrpc":"2.0","method":"a"} x`, wantCode: mcp.CodeParseError},
-	{name: "not an object: array", in: `[1]`, wantCode: mcp.CodeInvalidRequest, wantMsg: "JSON object"},
-	{name: "not an object: string", in: `"hello"`, wantCode: mcp.CodeInvalidRequest, wantMsg: "JSON object"},
-	{name: "not an object: number", in: `42`, wantCode: mcp.CodeInvalidRequest, wantMsg: "JSON object"},
-	{name: "empty object", in: `{}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `"jsonrpc"`},
-	{name: "missing jsonrpc", in: `{"id":1,"method":"ping"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `"jsonrpc" must be "2.0"`, wantID: "1"},
-	{name: "jsonrpc 1.0", in: `{"jsonrpc":"1.0","id":1,"method":"ping"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `"jsonrpc" must be "2.0"`, wantID: "1"},
-	{name: "jsonrpc number", in: `{"jsonrpc":2.0,"id":1,"method":"ping"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `"jsonrpc" must be "2.0"`, wantID: "1"},
-	{name: "id object", in: `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `"id" must be a string or a number, not an object`},
-	{name: "id array", in: `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: "not an array"},
-	{name: "id boolean", in: `{"jsonrpc":"2.0","id":true,"method":"ping"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: "not a boolean"},
-	{name: "id null in a request", in: `{"jsonrpc":"2.0","id":null,"method":"ping"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: "not null"},
-	{name: "object id is not echoed in a later error", in: `{"id":{"0":0},"method":""}`, wantCode: mcp.CodeInvalidRequest, wantMsg: "non-empty"},
-	{name: "method not a string", in: `{"jsonrpc":"2.0","id":1,"method":5}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `"method" must be a string`, wantID: "1"},
-	{name: "method empty", in: `{"jsonrpc":"2.0","id":1,"method":""}`, wantCode: mcp.CodeInvalidRequest, wantMsg: "non-empty", wantID: "1"},
-	{name: "duplicate method", in: `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `duplicate member "method"`, wantID: "1"},
-	{name: "duplicate id", in: `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `duplicate member "id"`, wantID: "1"},
-	{name: "duplicate jsonrpc", in: `{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"ping"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `duplicate member "jsonrpc"`},
-	{name: "case variant Method", in: `{"jsonrpc":"2.0","id":1,"method":"tools/list","Method":"tools/call"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `"Method"`, wantID: "1"},
-	{name: "case variant alone", in: `{"jsonrpc":"2.0","id":1,"METHOD":"tools/call"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: "case-sensitive", wantID: "1"},
-	{name: "case variant ID", in: `{"jsonrpc":"2.0","ID":1,"method":"ping"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `"ID"`},
-	{name: "escaped key duplicates method", in: `{"jsonrpc":"2.0","id":1,"method":"tools/list","\u006dethod":"tools/call"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `duplicate member "method"`, wantID: "1"},
+	{name: "parse error", in: `{"jsonrpc":"2.0","id":1,"method":`, wantCode: CodeParseError, wantMsg: "not valid JSON"},
+	{name: "empty input", in: ``, wantCode: CodeParseError},
+	{name: "trailing garbage", in: `{"jsonrpc":"2.0","method":"a"} x`, wantCode: CodeParseError},
+	{name: "not an object: array", in: `[1]`, wantCode: CodeInvalidRequest, wantMsg: "JSON object"},
+	{name: "not an object: string", in: `"hello"`, wantCode: CodeInvalidRequest, wantMsg: "JSON object"},
+	{name: "not an object: number", in: `42`, wantCode: CodeInvalidRequest, wantMsg: "JSON object"},
+	{name: "empty object", in: `{}`, wantCode: CodeInvalidRequest, wantMsg: `"jsonrpc"`},
+	{name: "missing jsonrpc", in: `{"id":1,"method":"ping"}`, wantCode: CodeInvalidRequest, wantMsg: `"jsonrpc" must be "2.0"`, wantID: "1"},
+	{name: "jsonrpc 1.0", in: `{"jsonrpc":"1.0","id":1,"method":"ping"}`, wantCode: CodeInvalidRequest, wantMsg: `"jsonrpc" must be "2.0"`, wantID: "1"},
+	{name: "jsonrpc number", in: `{"jsonrpc":2.0,"id":1,"method":"ping"}`, wantCode: CodeInvalidRequest, wantMsg: `"jsonrpc" must be "2.0"`, wantID: "1"},
+	{name: "id object", in: `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, wantCode: CodeInvalidRequest, wantMsg: `"id" must be a string or a number, not an object`},
+	{name: "id array", in: `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, wantCode: CodeInvalidRequest, wantMsg: "not an array"},
+	{name: "id boolean", in: `{"jsonrpc":"2.0","id":true,"method":"ping"}`, wantCode: CodeInvalidRequest, wantMsg: "not a boolean"},
+	{name: "id null in a request", in: `{"jsonrpc":"2.0","id":null,"method":"ping"}`, wantCode: CodeInvalidRequest, wantMsg: "not null"},
+	{name: "object id is not echoed in a later error", in: `{"id":{"0":0},"method":""}`, wantCode: CodeInvalidRequest, wantMsg: "non-empty"},
+	{name: "method not a string", in: `{"jsonrpc":"2.0","id":1,"method":5}`, wantCode: CodeInvalidRequest, wantMsg: `"method" must be a string`, wantID: "1"},
+	{name: "method empty", in: `{"jsonrpc":"2.0","id":1,"method":""}`, wantCode: CodeInvalidRequest, wantMsg: "non-empty", wantID: "1"},
+	{name: "duplicate method", in: `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}`, wantCode: CodeInvalidRequest, wantMsg: `duplicate member "method"`, wantID: "1"},
+	{name: "duplicate id", in: `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, wantCode: CodeInvalidRequest, wantMsg: `duplicate member "id"`, wantID: "1"},
+	{name: "duplicate jsonrpc", in: `{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"ping"}`, wantCode: CodeInvalidRequest, wantMsg: `duplicate member "jsonrpc"`},
+	{name: "case variant Method", in: `{"jsonrpc":"2.0","id":1,"method":"tools/list","Method":"tools/call"}`, wantCode: CodeInvalidRequest, wantMsg: `"Method"`, wantID: "1"},
+	{name: "case variant alone", in: `{"jsonrpc":"2.0","id":1,"METHOD":"tools/call"}`, wantCode: CodeInvalidRequest, wantMsg: "case-sensitive", wantID: "1"},
+	{name: "case variant ID", in: `{"jsonrpc":"2.0","ID":1,"method":"ping"}`, wantCode: CodeInvalidRequest, wantMsg: `"ID"`},
+	{name: "escaped key duplicates method", in: `{"jsonrpc":"2.0","id":1,"method":"tools/list","\u006dethod":"tools/call"}`, wantCode: CodeInvalidRequest, wantMsg: `duplicate member "method"`, wantID: "1"},
 	{name: "escaped key alone is method", in: `{"jsonrpc":"2.0","id":1,"\u006dethod":"ping"}`, wantID: "1", wantMethod: "ping", wantKind: "request"},
-	{name: "escaped case variant", in: `{"jsonrpc":"2.0","id":1,"method":"a","\u004dethod":"b"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: "case-sensitive", wantID: "1"},
-	{name: "params number", in: `{"jsonrpc":"2.0","id":1,"method":"m","params":5}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `"params" must be an object`, wantID: "1"},
-	{name: "params string", in: `{"jsonrpc":"2.0","id":1,"method":"m","params":"x"}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `"params" must be an object`, wantID: "1"},
-	{name: "params null", in: `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `"params" must be an object`, wantID: "1"},
-	{name: "result and error", in: `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, wantCode: mcp.CodeInvalidRequest, wantMsg: "not both", wantID: "1"},
-	{name: "request with result", in: `{"jsonrpc":"2.0","id":1,"method":"m","result":{}}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `no "result" or "error"`, wantID: "1"},
-	{name: "response without id", in: `{"jsonrpc":"2.0","result":{}}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `needs an "id"`},
-	{name: "neither method nor result", in: `{"jsonrpc":"2.0","id":1}`, wantCode: mcp.CodeInvalidRequest, wantMsg: `no "method", "result" or "error"`, wantID: "1"},
+	{name: "escaped case variant", in: `{"jsonrpc":"2.0","id":1,"method":"a","\u004dethod":"b"}`, wantCode: CodeInvalidRequest, wantMsg: "case-sensitive", wantID: "1"},
+	{name: "params number", in: `{"jsonrpc":"2.0","id":1,"method":"m","params":5}`, wantCode: CodeInvalidRequest, wantMsg: `"params" must be an object`, wantID: "1"},
+	{name: "params string", in: `{"jsonrpc":"2.0","id":1,"method":"m","params":"x"}`, wantCode: CodeInvalidRequest, wantMsg: `"params" must be an object`, wantID: "1"},
+	{name: "params null", in: `{"jsonrpc":"2.0","id":1,"method":"m","params":null}`, wantCode: CodeInvalidRequest, wantMsg: `"params" must be an object`, wantID: "1"},
+	{name: "result and error", in: `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, wantCode: CodeInvalidRequest, wantMsg: "not both", wantID: "1"},
+	{name: "request with result", in: `{"jsonrpc":"2.0","id":1,"method":"m","result":{}}`, wantCode: CodeInvalidRequest, wantMsg: `no "result" or "error"`, wantID: "1"},
+	{name: "response without id", in: `{"jsonrpc":"2.0","result":{}}`, wantCode: CodeInvalidRequest, wantMsg: `needs an "id"`},
+	{name: "neither method nor result", in: `{"jsonrpc":"2.0","id":1}`, wantCode: CodeInvalidRequest, wantMsg: `no "method", "result" or "error"`, wantID: "1"},
 }
 
 func TestDecode(t *testing.T) {
@@ -88,7 +86,7 @@ func TestDecode(t *testing.T) {
 				require.ErrorAs(t, err, &de)
 				assert.Equal(t, tt.wantCode, de.Code)
 				assert.Contains(t, de.Message, tt.wantMsg)
-				if tt.wantCode == mcp.CodeInvalidRequest {
+				if tt.wantCode == CodeInvalidRequest {
 					assert.True(t, strings.HasPrefix(de.Message, "Invalid Request: "), de.Message)
 				}
 				assert.Equal(t, tt.wantID, string(de.ID), "the error names the id when it could be read")
@@ -147,10 +145,10 @@ func TestDecodeBatch(t *testing.T) {
 		wantErrs []int // code of each element's error, 0 for none
 	}{
 		{"two requests", `[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"}]`, 0, []int{0, 0}},
-		{"one bad element", `[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"1.0","id":2,"method":"b"},5]`, 0, []int{0, mcp.CodeInvalidRequest, mcp.CodeInvalidRequest}},
-		{"empty batch", `[]`, mcp.CodeInvalidRequest, nil},
-		{"not JSON", `[{"a":`, mcp.CodeParseError, nil},
-		{"not an array", `{"jsonrpc":"2.0","method":"a"}`, mcp.CodeInvalidRequest, nil},
+		{"one bad element", `[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"1.0","id":2,"method":"b"},5]`, 0, []int{0, CodeInvalidRequest, CodeInvalidRequest}},
+		{"empty batch", `[]`, CodeInvalidRequest, nil},
+		{"not JSON", `[{"a":`, CodeParseError, nil},
+		{"not an array", `{"jsonrpc":"2.0","method":"a"}`, CodeInvalidRequest, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -279,10 +277,10 @@ func FuzzDecode(f *testing.F) {
 			if !ok {
 				t.Fatalf("Decode returned %T, want *DecodeError", err)
 			}
-			if de.Code != mcp.CodeParseError && de.Code != mcp.CodeInvalidRequest && de.Code != mcp.CodeInvalidParams {
+			if de.Code != CodeParseError && de.Code != CodeInvalidRequest && de.Code != CodeInvalidParams {
 				t.Fatalf("Decode error code %d", de.Code)
 			}
-			if de.Code == mcp.CodeParseError && json.Valid(data) {
+			if de.Code == CodeParseError && json.Valid(data) {
 				t.Fatalf("valid JSON %q reported as a parse error", data)
 			}
 			if de.ID != nil && !json.Valid(de.ID) {
@@ -389,19 +387,19 @@ func TestLimits(t *testing.T) {
 	}{
 		{name: "arguments at the default depth", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":` + deep(DefaultMaxDepth-3) + `}}}`},
 		{name: "arguments past the default depth", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":` + deep(DefaultMaxDepth-2) + `}}}`,
-			wantCode: mcp.CodeInvalidRequest, wantMsg: "deeper than the limit of 64 levels", wantID: "1"},
+			wantCode: CodeInvalidRequest, wantMsg: "deeper than the limit of 64 levels", wantID: "1"},
 		{name: "9,990 deep", in: `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"add","arguments":{"a":` + deep(9990) + `}}}`,
-			wantCode: mcp.CodeInvalidRequest, wantMsg: "deeper than", wantID: `"x"`},
+			wantCode: CodeInvalidRequest, wantMsg: "deeper than", wantID: `"x"`},
 		{name: "a configured depth", limits: Limits{MaxDepth: 8}, in: `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":` + deep(7) + `}}`,
-			wantCode: mcp.CodeInvalidRequest, wantMsg: "deeper than the limit of 8 levels", wantID: "1"},
+			wantCode: CodeInvalidRequest, wantMsg: "deeper than the limit of 8 levels", wantID: "1"},
 		{name: "duplicate in params", in: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","name":"echo"}}`,
-			wantCode: mcp.CodeInvalidParams, wantMsg: `Invalid params: duplicate member "name"`, wantID: "3"},
+			wantCode: CodeInvalidParams, wantMsg: `Invalid params: duplicate member "name"`, wantID: "3"},
 		{name: "duplicate in arguments", in: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"a":2}}}`,
-			wantCode: mcp.CodeInvalidParams, wantMsg: `duplicate member "a"`, wantID: "3"},
+			wantCode: CodeInvalidParams, wantMsg: `duplicate member "a"`, wantID: "3"},
 		{name: "duplicate in a result", in: `{"jsonrpc":"2.0","id":4,"result":{"roots":[],"roots":[]}}`,
-			wantCode: mcp.CodeInvalidRequest, wantMsg: `duplicate member "roots"`, wantID: "4"},
+			wantCode: CodeInvalidRequest, wantMsg: `duplicate member "roots"`, wantID: "4"},
 		{name: "duplicate in the envelope still named there", in: `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`,
-			wantCode: mcp.CodeInvalidRequest, wantMsg: `duplicate member "method"`, wantID: "1"},
+			wantCode: CodeInvalidRequest, wantMsg: `duplicate member "method"`, wantID: "1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -434,7 +432,7 @@ func TestBatchLimits(t *testing.T) {
 	_, _, err = DecodeBatch(batch(36000))
 	var de *DecodeError
 	require.ErrorAs(t, err, &de)
-	assert.Equal(t, mcp.CodeInvalidRequest, de.Code)
+	assert.Equal(t, CodeInvalidRequest, de.Code)
 	assert.Contains(t, de.Message, "a batch of 36000 messages exceeds the limit of 100")
 
 	_, _, err = Limits{MaxBatch: 2}.DecodeBatch(batch(3))
@@ -459,7 +457,7 @@ func TestBatchLimits(t *testing.T) {
 	require.NoError(t, errs[0])
 	assert.NotNil(t, msgs[0])
 	require.ErrorAs(t, errs[1], &de)
-	assert.Equal(t, mcp.CodeInvalidParams, de.Code)
+	assert.Equal(t, CodeInvalidParams, de.Code)
 	assert.Equal(t, "2", string(de.ID))
 }
 

@@ -258,7 +258,7 @@ func (c *cache) key(ctx context.Context, call *mcp.Call, gen uint64) (string, bo
 	binary.BigEndian.PutUint64(n[:], gen)
 	h.Write([]byte("mcpchain-cache-v1"))
 	h.Write(n[:])
-	for _, part := range []string{scope, call.ProtocolVersion, p.Name, tool.Version, vary} {
+	for _, part := range []string{scope, string(call.ProtocolVersion), p.Name, tool.Version, vary} {
 		writePart(h, []byte(part))
 	}
 	writePart(h, args)

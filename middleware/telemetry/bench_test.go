@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/middleware/telemetry"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkToolsCallTelemetry(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			srv := telemetryServer(noop.NewTracerProvider())
-			s, err := mcphttp.Embed(context.Background(), srv, &mcphttp.EmbedOptions{Middleware: bc.mw})
+			s := mcptest.NewSession(b, srv, &mcptest.Options{Middleware: bc.mw}).Client()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -40,7 +41,7 @@ func BenchmarkToolsCallTelemetry(b *testing.B) {
 			args := map[string]float64{"a": 1, "b": 2}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := s.CallTool(context.Background(), "add", args); err != nil {
+				if _, err := s.CallTool(context.Background(), "add", args, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/middleware/telemetry"
 )
 
@@ -39,32 +40,28 @@ func TestOutgoingTraceContext(t *testing.T) {
 	})
 	run := func(t *testing.T, tel *telemetry.Recorder) (sampled, logged map[string]any) {
 		var mu sync.Mutex
-		e, err := mcphttp.Embed(t.Context(), srv, &mcphttp.EmbedOptions{
-			Middleware: []func(http.Handler) http.Handler{tel.Middleware},
-			OnNotification: func(method string, params json.RawMessage) {
-				if method != "notifications/message" {
-					return
-				}
-				var p struct {
-					Meta map[string]any `json:"_meta"`
-				}
-				_ = json.Unmarshal(params, &p)
-				mu.Lock()
-				logged = p.Meta
-				mu.Unlock()
-			},
-			Client: mcphttp.ClientHandlers{Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-				mu.Lock()
-				sampled = p.Meta
-				mu.Unlock()
-				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.Text("ok")}, nil
-			}},
-		})
+		e := mcptest.NewSession(t, srv, &mcptest.Options{Middleware: []func(http.Handler) http.Handler{tel.Middleware}, Client: client.Options{OnNotification: func(method string, params json.RawMessage) {
+			if method != "notifications/message" {
+				return
+			}
+			var p struct {
+				Meta map[string]any `json:"_meta"`
+			}
+			_ = json.Unmarshal(params, &p)
+			mu.Lock()
+			logged = p.Meta
+			mu.Unlock()
+		}, Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			mu.Lock()
+			sampled = p.Meta
+			mu.Unlock()
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.Text("ok")}, nil
+		}}}).Client()
+		// AfterNotifications: the log message reached OnNotification when
+		// the call returns.
+		res, err := e.CallTool(t.Context(), "ask", map[string]any{}, &client.CallOptions{AfterNotifications: true,
+			Meta: map[string]any{"traceparent": traceparent, "tracestate": "vendor=x"}})
 		require.NoError(t, err)
-		defer e.Close()
-		var res mcp.ContentResult
-		require.NoError(t, e.Request(t.Context(), "tools/call", map[string]any{"name": "ask", "arguments": map[string]any{},
-			"_meta": map[string]any{"traceparent": traceparent, "tracestate": "vendor=x"}}, &res))
 		require.Equal(t, "ok", res.Text())
 		mu.Lock()
 		defer mu.Unlock()

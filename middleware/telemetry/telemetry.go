@@ -83,7 +83,7 @@ type Options struct {
 // OpenTelemetry semantic conventions for MCP. Make one with [New], put
 // [Recorder.Middleware] in the chain (any transport:
 // mcphttp.MuxOptions.Middleware, StartOptions.Middleware for HTTP and
-// stdio, EmbedOptions.Middleware), and, for the session metric, call
+// stdio, mcphttp.Local for in-process clients), and, for the session metric, call
 // [Recorder.SessionEnded] from mcphttp.SessionHooks.OnEnd.
 //
 // Each request (also each request of a batch) and each client
@@ -192,7 +192,7 @@ func (t *Recorder) Middleware(next http.Handler) http.Handler {
 //		if why == mcphttp.EndLost {
 //			errType = string(why)
 //		}
-//		tel.SessionEnded(context.Background(), s.Created, s.ProtocolVersion, errType)
+//		tel.SessionEnded(context.Background(), s.Created, string(s.ProtocolVersion), errType)
 //	}
 func (t *Recorder) SessionEnded(ctx context.Context, created time.Time, protocolVersion, errorType string) {
 	if !t.sessDur.Enabled(ctx) {
@@ -426,7 +426,7 @@ func (t *Recorder) finish(ctx context.Context, span trace.Span, c *mcp.Call, p *
 		}
 	}
 	if c.ProtocolVersion != "" {
-		attrs = append(attrs, AttrMCPProtocolVersion.String(c.ProtocolVersion))
+		attrs = append(attrs, AttrMCPProtocolVersion.String(string(c.ProtocolVersion)))
 	}
 	if v, ok := network(c.Request); ok {
 		attrs = append(attrs, AttrNetworkTransport.String("tcp"), AttrNetworkProtocolName.String("http"), AttrNetworkProtocolVer.String(v))

@@ -9,7 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -20,7 +20,7 @@ func TestRegisterAddsNamesAndCustomWhoami(t *testing.T) {
 		opts *Options
 		want string
 	}{
-		{"default whoami", nil, `{"session":null,"client":{"name":"embedded","version":"1.0.0"}}`},
+		{"default whoami", nil, `{"session":null,"client":{"name":"mcptest","version":"1.0.0"}}`},
 		{"custom whoami", &Options{Whoami: func(context.Context, *mcp.Context, struct{}) (any, error) {
 			return map[string]string{"me": "custom"}, nil
 		}}, `{"me":"custom"}`},
@@ -28,9 +28,7 @@ func TestRegisterAddsNamesAndCustomWhoami(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := mcp.NewServer(mcp.Options{Name: "t", Version: "1.0.0"})
 			Register(srv, tt.opts)
-			e, err := mcphttp.Embed(context.Background(), srv, nil)
-			require.NoError(t, err)
-			defer e.Close()
+			e := mcptest.NewSession(t, srv, nil).Client()
 			list, err := e.ListTools(context.Background())
 			require.NoError(t, err)
 			var names []string
@@ -38,7 +36,7 @@ func TestRegisterAddsNamesAndCustomWhoami(t *testing.T) {
 				names = append(names, tool.Name)
 			}
 			require.ElementsMatch(t, Names, names)
-			res, err := e.CallTool(context.Background(), "whoami", nil)
+			res, err := e.CallTool(context.Background(), "whoami", nil, nil)
 			require.NoError(t, err)
 			require.False(t, res.IsError, res.Text())
 			var got map[string]any

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/cli/termtext"
 )
@@ -34,7 +35,7 @@ type Surface struct {
 // the server's capabilities do not declare is left empty).
 func Read(ctx context.Context, c *client.Client) (*Surface, error) {
 	init := c.Initialize()
-	s := &Surface{ProtocolVersion: c.ProtocolVersion(), Instructions: init.Instructions}
+	s := &Surface{ProtocolVersion: string(c.ProtocolVersion()), Instructions: init.Instructions}
 	if err := roundTrip(init.ServerInfo, &s.Server); err != nil {
 		return nil, err
 	}
@@ -53,8 +54,8 @@ func Read(ctx context.Context, c *client.Client) (*Surface, error) {
 			return nil, err
 		}
 		if s.ResourceTemplates, err = list(ctx, c, "resources/templates/list", "resourceTemplates"); err != nil {
-			var rpc *client.RPCError
-			if !errors.As(err, &rpc) || rpc.Code != -32601 {
+			var rpc *mcp.Error
+			if !errors.As(err, &rpc) || rpc.Code != mcp.CodeMethodNotFound {
 				return nil, err
 			}
 		}
