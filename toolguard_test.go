@@ -119,7 +119,7 @@ func TestToolGuards(t *testing.T) {
 	assert.True(t, res.IsError)
 	assert.Equal(t, "refused by the guard", res.Text())
 	_, err = c.CallTool(ctx, "delete", map[string]any{"repo": "rpc"}, nil)
-	var je *client.RPCError
+	var je *mcp.Error
 	require.True(t, errors.As(err, &je), "%v", err)
 	assert.Equal(t, mcp.CodeInvalidParams, int(je.Code))
 
@@ -153,8 +153,8 @@ func TestToolGuards(t *testing.T) {
 // call again itself.
 func TestToolGuardURLElicitation(t *testing.T) {
 	t.Parallel()
-	for _, version := range []string{"2025-11-25", client.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(string(version), func(t *testing.T) {
 			t.Parallel()
 			var mu sync.Mutex
 			ran := map[string]int{}
@@ -183,7 +183,7 @@ func TestToolGuardURLElicitation(t *testing.T) {
 			t.Cleanup(func() { _ = c.Close() })
 			res, err := c.CallTool(ctx, "delete", map[string]any{"repo": "a"}, nil)
 			if version == "2025-11-25" {
-				var je *client.RPCError
+				var je *mcp.Error
 				require.True(t, errors.As(err, &je), "%v", err)
 				assert.Equal(t, mcp.CodeURLElicitationRequired, int(je.Code))
 				mu.Lock()

@@ -83,7 +83,7 @@ func TestConnectAccount(t *testing.T) {
 		w := newWorld(t, worldOptions{stateless: true})
 		b := w.browser(t, "alice")
 		opened := 0
-		c := w.connect("alice", client.Version20260728, func(u string) {
+		c := w.connect("alice", mcp.Version20260728, func(u string) {
 			opened++
 			status, body := b.connectFlow(u)
 			require.Equal(t, http.StatusOK, status, body)

@@ -260,7 +260,7 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 
 // connect opens an MCP client as name ("" for anonymous) at version, whose
 // URL elicitations go to open (nil: accepted without opening).
-func (w *world) connect(name, version string, open func(url string)) *client.Client {
+func (w *world) connect(name string, version mcp.Version, open func(url string)) *client.Client {
 	w.t.Helper()
 	h := http.Header{}
 	if name != "" {
@@ -284,13 +284,13 @@ func (w *world) connect(name, version string, open func(url string)) *client.Cli
 func elicitationURL(t *testing.T, c *client.Client) string {
 	t.Helper()
 	_, err := c.CallTool(context.Background(), "whoami", nil, nil)
-	var je *client.RPCError
+	var je *mcp.Error
 	require.True(t, errors.As(err, &je), "want -32042, got %v", err)
 	require.Equal(t, mcp.CodeURLElicitationRequired, int(je.Code))
 	var data struct {
 		Elicitations []mcp.ElicitParams `json:"elicitations"`
 	}
-	require.NoError(t, json.Unmarshal(je.Data, &data))
+	require.NoError(t, json.Unmarshal(errorData(t, je), &data))
 	require.Len(t, data.Elicitations, 1)
 	return data.Elicitations[0].URL
 }
@@ -359,4 +359,12 @@ func (b *browser) connectFlow(u string) (int, string) {
 	f.Set("action", "connect")
 	status, body, _ = b.post("/accounts/connect", f, nil)
 	return status, body
+}
+
+// errorData is the JSON of a JSON-RPC error's data.
+func errorData(t *testing.T, e *mcp.Error) []byte {
+	t.Helper()
+	b, err := json.Marshal(e.Data)
+	require.NoError(t, err)
+	return b
 }

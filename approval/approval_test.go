@@ -126,7 +126,7 @@ func newWorld(t *testing.T, o worldOptions) *world {
 	return w
 }
 
-func (w *world) connect(name, version string, open func(string)) *client.Client {
+func (w *world) connect(name string, version mcp.Version, open func(string)) *client.Client {
 	w.t.Helper()
 	h := http.Header{}
 	if name != "" {
@@ -150,13 +150,13 @@ func (w *world) connect(name, version string, open func(string)) *client.Client 
 func ask(t *testing.T, c *client.Client, tool string, args any) string {
 	t.Helper()
 	res, err := c.CallTool(context.Background(), tool, args, nil)
-	var je *client.RPCError
+	var je *mcp.Error
 	require.True(t, errors.As(err, &je), "want -32042, got %v %v", err, res)
 	require.Equal(t, mcp.CodeURLElicitationRequired, int(je.Code))
 	var data struct {
 		Elicitations []mcp.ElicitParams `json:"elicitations"`
 	}
-	require.NoError(t, json.Unmarshal(je.Data, &data))
+	require.NoError(t, json.Unmarshal(errorData(t, je), &data))
 	require.Len(t, data.Elicitations, 1)
 	return data.Elicitations[0].URL
 }
@@ -259,7 +259,7 @@ func TestApproval(t *testing.T) {
 		t.Parallel()
 		w := newWorld(t, worldOptions{stateless: true})
 		b := w.browser(t, "alice")
-		c := w.connect("alice", client.Version20260728, func(u string) {
+		c := w.connect("alice", mcp.Version20260728, func(u string) {
 			status, body := b.decide(u, "approve")
 			require.Equal(t, http.StatusOK, status, body)
 		})
@@ -492,7 +492,7 @@ func TestAcceptingIsNotApproving(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{stateless: true})
 	asked := 0
-	c := w.connect("alice", client.Version20260728, func(string) { asked++ })
+	c := w.connect("alice", mcp.Version20260728, func(string) { asked++ })
 	res, err := c.CallTool(context.Background(), "delete_repo", map[string]any{"repo": "acme/site"}, nil)
 	if err == nil {
 		assert.True(t, res.IsError, res.Text())
@@ -592,4 +592,12 @@ func TestApprovalThroughToolSearch(t *testing.T) {
 	assert.Equal(t, u, ask(t, w.connect("alice", "", nil), "delete_repo", map[string]any{"repo": "acme/site"}),
 		"the same call as delete_repo's own: one request")
 	assert.Zero(t, w.ran.Load())
+}
+
+// errorData is the JSON of a JSON-RPC error's data.
+func errorData(t *testing.T, e *mcp.Error) []byte {
+	t.Helper()
+	b, err := json.Marshal(e.Data)
+	require.NoError(t, err)
+	return b
 }

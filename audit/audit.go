@@ -164,7 +164,7 @@ type params struct {
 
 func (t *Trail) record(ctx context.Context, c *mcp.Call, kind string, call *mcp.GuardedCall, res any, err error, start time.Time) {
 	e := &Event{Time: start, Method: c.Method, Kind: kind, Duration: time.Since(start),
-		RequestID: string(c.ID), ProtocolVersion: c.ProtocolVersion}
+		RequestID: string(c.ID), ProtocolVersion: string(c.ProtocolVersion)}
 	switch identity.Of(c.Auth) {
 	case identity.Anonymous:
 		e.Caller = "anonymous"

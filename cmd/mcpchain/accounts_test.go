@@ -97,10 +97,12 @@ func accountsServer(t *testing.T) string {
 	require.NoError(t, err)
 	defer c.Close()
 	_, err = c.CallTool(ctx, "gh", nil, nil)
-	var je *client.RPCError
+	var je *mcp.Error
 	require.ErrorAs(t, err, &je)
 	var data struct{ Elicitations []mcp.ElicitParams }
-	require.NoError(t, json.Unmarshal(je.Data, &data))
+	raw, err := json.Marshal(je.Data)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &data))
 	jar, _ := cookiejar.New(nil)
 	u, _ := url.Parse(ts.URL)
 	jar.SetCookies(u, []*http.Cookie{{Name: "who", Value: "alice", Path: "/"}})
