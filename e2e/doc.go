@@ -56,6 +56,12 @@
 // finds mockoidc through the protected-resource metadata, signs in there
 // with a pre-registered client, and calls tools with mockoidc's own token.
 //
+// The enterprise-identity tests (enterprise_idp_test.go) and
+// TestMultiAuthThreeCredentials run a real OpenID Provider library,
+// github.com/zitadel/oidc/v3 (zitadel_idp_test.go): the authorization code
+// flow, token exchange, the client credentials grant with a service
+// account's groups, and ID-JAGs.
+//
 // goleak checks that the test process leaks no goroutines.
 //
 // # Running

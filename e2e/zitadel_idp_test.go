@@ -38,6 +38,9 @@ import (
 //
 //   - the clients (confidential, JWT access tokens) and which audiences
 //     each may exchange a token for (token exchange policy);
+//   - for the client credentials grant (zitadel's own), what a client's
+//     access token says: the client as subject, the resource it was
+//     registered for as audience, its groups, and its lifetime;
 //   - a login page that signs the example's user in at once;
 //   - the ID-JAG of enterprise-managed authorization (SEP-990 §4), which
 //     zitadel's token exchange does not issue (it issues only access,
@@ -71,6 +74,14 @@ type idpClient struct {
 	// server's), which it may exchange.
 	audiences []string
 	resource  string
+	// groups is the "groups" claim of the client's own access tokens
+	// (client credentials grant), as an IdP administrator assigns a
+	// service account to groups.
+	groups []string
+	// lifetime, when set, is the lifetime of the client's own access
+	// tokens (negative: they are issued expired, as a stolen old one
+	// would be); otherwise the example storage's five minutes.
+	lifetime time.Duration
 }
 
 func (c *idpClient) GetID() string                       { return c.id }
@@ -162,6 +173,61 @@ func (s *idpStore) KeySet(context.Context) ([]op.Key, error) {
 		out[i] = publicKey{k}
 	}
 	return out, nil
+}
+
+// ClientCredentials authenticates a client of the client credentials
+// grant (op checks the client's grant types).
+func (s *idpStore) ClientCredentials(ctx context.Context, id, secret string) (op.Client, error) {
+	if err := s.AuthorizeClientIDSecret(ctx, id, secret); err != nil {
+		return nil, err
+	}
+	return s.GetClientByClientID(ctx, id)
+}
+
+// ClientCredentialsTokenRequest: the client's own access token names the
+// client as its subject and the resource it was registered for as its
+// audience.
+func (s *idpStore) ClientCredentialsTokenRequest(ctx context.Context, id string, scopes []string) (op.TokenRequest, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.clients[id]
+	if c == nil || c.resource == "" {
+		return nil, oidc.ErrInvalidClient().WithDescription("no resource is registered for this client")
+	}
+	return &oidc.JWTTokenRequest{Subject: c.id, Audience: []string{c.resource}, Scopes: scopes}, nil
+}
+
+// CreateAccessToken is the example storage's, with the lifetime of the
+// client's own tokens when it has one.
+func (s *idpStore) CreateAccessToken(ctx context.Context, req op.TokenRequest) (string, time.Time, error) {
+	id, exp, err := s.Storage.CreateAccessToken(ctx, req)
+	if _, own := req.(*oidc.JWTTokenRequest); own && err == nil {
+		s.mu.Lock()
+		if c := s.clients[req.GetSubject()]; c != nil && c.lifetime != 0 {
+			exp = time.Now().Add(c.lifetime)
+		}
+		s.mu.Unlock()
+	}
+	return id, exp, err
+}
+
+// GetPrivateClaimsFromScopes adds the client's groups (and the scope, as
+// most providers do) to its access tokens.
+func (s *idpStore) GetPrivateClaimsFromScopes(ctx context.Context, userID, clientID string, scopes []string) (map[string]any, error) {
+	claims, err := s.Storage.GetPrivateClaimsFromScopes(ctx, userID, clientID, scopes)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.clients[clientID]; c != nil && len(c.groups) > 0 {
+		if claims == nil {
+			claims = map[string]any{}
+		}
+		claims["groups"] = c.groups
+		claims["scope"] = strings.Join(scopes, " ")
+	}
+	return claims, nil
 }
 
 // ValidateTokenExchangeRequest is the IdP's token exchange policy: an
@@ -387,6 +453,23 @@ func (idp *zitadelIdP) exchange(t *testing.T, c *idpClient, subject, audience st
 	form := url.Values{"grant_type": {string(oidc.GrantTypeTokenExchange)}, "subject_token": {subject},
 		"subject_token_type": {string(oidc.AccessTokenType)}, "requested_token_type": {string(oidc.AccessTokenType)},
 		"audience": {audience}}
+	req, err := http.NewRequest(http.MethodPost, idp.URL+"/oauth/token", strings.NewReader(form.Encode()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(c.id, c.secret)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	return resp.StatusCode, out
+}
+
+// clientToken runs the client credentials grant for client c and
+// returns the status and the token response.
+func (idp *zitadelIdP) clientToken(t *testing.T, c *idpClient, scope string) (int, map[string]any) {
+	t.Helper()
+	form := url.Values{"grant_type": {string(oidc.GrantTypeClientCredentials)}, "scope": {scope}}
 	req, err := http.NewRequest(http.MethodPost, idp.URL+"/oauth/token", strings.NewReader(form.Encode()))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
