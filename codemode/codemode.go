@@ -25,6 +25,7 @@ const (
 	defaultTimeout        = 10 * time.Second
 	defaultMaxCalls       = 50
 	defaultMaxOutputBytes = 64 << 10
+	defaultMaxAllocBytes  = 64 << 20
 	// maxScriptBytes bounds a script's source.
 	maxScriptBytes = 64 << 10
 	// maxDepth bounds the nesting of a value crossing the sandbox's edge
@@ -52,6 +53,12 @@ type Options struct {
 	// MaxOutputBytes bounds what a script prints plus its result as JSON,
 	// and the arguments of each tool call it makes. Default 64 KiB.
 	MaxOutputBytes int
+	// MaxAllocBytes bounds the bytes of the values one script builds, in
+	// total over its run: each string, list, dict or int an operator, a
+	// built-in, a method or a tool's result makes is counted when it is
+	// made (an element of a list as 16 bytes, an entry of a dict as 64),
+	// freed or not. Default 64 MiB.
+	MaxAllocBytes int64
 }
 
 // Runner is code mode installed on a server (see the package
@@ -64,6 +71,7 @@ type Runner struct {
 	timeout  time.Duration
 	maxCalls int
 	maxOut   int
+	maxAlloc int64
 }
 
 // New registers the script tool on srv and returns the Runner whose
@@ -75,10 +83,10 @@ func New(srv *mcp.Server, opts *Options) (*Runner, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Timeout < 0 || o.MaxCalls < 0 || o.MaxOutputBytes < 0 {
+	if o.Timeout < 0 || o.MaxCalls < 0 || o.MaxOutputBytes < 0 || o.MaxAllocBytes < 0 {
 		return nil, errors.New("codemode: a limit of Options is negative")
 	}
-	r := &Runner{srv: srv, name: o.Tool, maxSteps: o.MaxSteps, timeout: o.Timeout, maxCalls: o.MaxCalls, maxOut: o.MaxOutputBytes}
+	r := &Runner{srv: srv, name: o.Tool, maxSteps: o.MaxSteps, timeout: o.Timeout, maxCalls: o.MaxCalls, maxOut: o.MaxOutputBytes, maxAlloc: o.MaxAllocBytes}
 	if r.name == "" {
 		r.name = DefaultTool
 	}
@@ -96,6 +104,9 @@ func New(srv *mcp.Server, opts *Options) (*Runner, error) {
 	}
 	if r.maxOut == 0 {
 		r.maxOut = defaultMaxOutputBytes
+	}
+	if r.maxAlloc == 0 {
+		r.maxAlloc = defaultMaxAllocBytes
 	}
 	if err := mcp.TryAddTool(srv, r.toolDef(), r.runTool); err != nil {
 		return nil, fmt.Errorf("codemode: the script tool: %w", err)
@@ -240,14 +251,9 @@ func (r *Runner) run(ctx context.Context, src string, call callFunc) *mcp.Conten
 	thread.SetMaxExecutionSteps(r.maxSteps)
 	stop := context.AfterFunc(ctx, func() { thread.Cancel(r.cancelReason(ctx)) })
 	defer stop()
-	predeclared := starlark.StringDict{
-		"call":     starlark.NewBuiltin("call", s.callBuiltin),
-		"try_call": starlark.NewBuiltin("try_call", s.tryCallBuiltin),
-		"range":    starlark.NewBuiltin("range", boundedRange),
-	}
-	for k, v := range guards {
-		predeclared[k] = v
-	}
+	predeclared := s.guards()
+	predeclared["call"] = starlark.NewBuiltin("call", s.callBuiltin)
+	predeclared["try_call"] = starlark.NewBuiltin("try_call", s.tryCallBuiltin)
 	globals, err := execScript(thread, src, predeclared)
 	if err != nil {
 		return toolError(s.describe(err, thread))
@@ -301,12 +307,14 @@ func toolError(msg string) *mcp.ContentResult {
 
 // session is the state of one script's run.
 type session struct {
-	r      *Runner
-	ctx    context.Context
-	call   callFunc
-	calls  int
-	out    strings.Builder
-	outErr string // why the output was cut, when it was
+	r     *Runner
+	ctx   context.Context
+	call  callFunc
+	calls int
+	// allocated is what the script's values have cost (MaxAllocBytes).
+	allocated int64
+	out       strings.Builder
+	outErr    string // why the output was cut, when it was
 }
 
 // describe turns the error a script ended with into the text the model
@@ -357,19 +365,6 @@ func (s *session) print(thread *starlark.Thread, msg string) {
 	}
 	s.out.WriteString(msg)
 	s.out.WriteByte('\n')
-}
-
-// boundedRange is range, refusing a range longer than maxRange: a range
-// is lazy, but one step can turn it into a list.
-func boundedRange(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	v, err := starlark.Call(thread, starlark.Universe["range"], args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	if n := starlark.Len(v); n > maxRange {
-		return nil, fmt.Errorf("range: %d elements; at most %d are allowed", n, maxRange)
-	}
-	return v, nil
 }
 
 func (s *session) callBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -438,7 +433,11 @@ func (s *session) callTool(thread *starlark.Thread, b *starlark.Builtin, args st
 		}
 		return nil, fmt.Sprintf("%s: %v", name, err), nil
 	}
-	return decodeResult(name, res)
+	v, toolErr, err = decodeResult(name, res)
+	if err == nil && v != nil {
+		err = s.chargeBytes(rendered(v, s.r.maxAlloc-s.allocated, 0))
+	}
+	return v, toolErr, err
 }
 
 // decodeResult turns a tools/call result into the value call returns:

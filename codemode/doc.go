@@ -54,7 +54,7 @@
 // (default 1,000,000), Timeout of wall time (default 10 s; a call in
 // progress is cancelled with it), MaxCalls tool calls (default 50),
 // MaxOutputBytes of printed output plus result (default 64 KiB, which
-// also bounds each call's arguments). The source is at most 64 KiB;
+// also bounds each call's arguments), MaxAllocBytes of values built. The source is at most 64 KiB;
 // values crossing the sandbox's edge are nested at most 64 deep; range is
 // at most 1,000,000 long. A script cannot run a script: call refuses the
 // script tool's name, and the script tool refuses to run inside a
@@ -62,9 +62,12 @@
 // say). Every limit ends the script with a tool error saying which limit
 // and at which line; so does a syntax or runtime error.
 //
-// Starlark has no accounting of memory: a loop that builds a value is
-// bounded by the steps, but one operation on a large value is one step
-// (Starlark refuses a repeat over 1 GiB, "x" * n, itself). Set
-// MaxSteps, and the server's memory limit (GOMEMLIMIT, the container's),
-// with that in mind for callers you do not trust.
+// Starlark counts steps, not memory, and one step can build a huge value
+// ("s = s + s", "l.extend(l)", str of a list that holds one large string
+// a million times). So a script is compiled with its +, *, %, <<, += and
+// *= operators and every attribute it reads turned into calls of guards,
+// and the built-ins that build values are wrapped: each refuses a result
+// over the bounds of one value (a 4 MiB string; 1,000,000 elements; an
+// int of 65,536 bits) before building it, and charges what it built to
+// MaxAllocBytes (default 64 MiB over the run).
 package codemode
