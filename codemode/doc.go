@@ -54,13 +54,14 @@
 // (default 1,000,000), Timeout of wall time (default 10 s; a call in
 // progress is cancelled with it), MaxCalls tool calls (default 50),
 // MaxOutputBytes of printed output plus result (default 64 KiB, which
-// also bounds each call's arguments), MaxAllocBytes of values built. The source is at most 64 KiB;
-// values crossing the sandbox's edge are nested at most 64 deep; range is
-// at most 1,000,000 long. A script cannot run a script: call refuses the
-// script tool's name, and the script tool refuses to run inside a
-// script's call however it is reached (through toolsearch's call_tool,
-// say). Every limit ends the script with a tool error saying which limit
-// and at which line; so does a syntax or runtime error.
+// also bounds each call's arguments), MaxAllocBytes of values built. The
+// source is at most 64 KiB; values crossing the sandbox's edge are
+// nested at most 64 deep; range is at most 1,000,000 long. A script
+// cannot run a script: call refuses the script tool's name, and the
+// script tool refuses to run inside a script's call however it is
+// reached (through toolsearch's call_tool, say). Every limit ends the
+// script with a tool error saying which limit and at which line; so does
+// a syntax or runtime error.
 //
 // Starlark counts steps, not memory, and one step can build a huge value
 // ("s = s + s", "l.extend(l)", str of a list that holds one large string
