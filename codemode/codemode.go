@@ -169,7 +169,8 @@ func (r *Runner) intercept(next mcp.CallHandler) mcp.CallHandler {
 		// A name spelled with escapes is carried too.
 		if c.Method == "tools/call" && c.ID != nil &&
 			(bytes.Contains(c.Params, []byte(r.name)) || bytes.Contains(c.Params, []byte(`\u`))) {
-			ctx = context.WithValue(ctx, chainKey{}, &chain{next: next, call: c})
+			cp := *c // the engine's Call is not to be kept past the return
+			ctx = context.WithValue(ctx, chainKey{}, &chain{next: next, call: &cp})
 		}
 		return next(ctx, c)
 	}

@@ -219,6 +219,7 @@ func TestHostileScripts(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		opts   codemode.Options
+		setup  func(t *testing.T, srv *mcp.Server)
 		script string
 		want   []string
 		calls  int64 // echo calls made, at most
@@ -274,6 +275,10 @@ func TestHostileScripts(t *testing.T) {
 		{name: "huge arguments", script: "call('echo', {'text': 'x' * 1000000})\n",
 			want: []string{"arguments: more than 65536 bytes"}},
 		{name: "denied tool", script: "call('wipe')\n", want: []string{"Unknown tool", "line 1"}},
+		{name: "hidden tool", script: "call('echo', {'text': 'x'})\n", want: []string{"Unknown tool", "line 1"},
+			setup: func(t *testing.T, srv *mcp.Server) {
+				require.NoError(t, srv.Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"echo"}}))
+			}},
 		{name: "unknown tool", script: "call('no_such_tool')\n", want: []string{"Unknown tool"}},
 		{name: "script calls itself", script: "call('run_script', {'script': 'result = 1'})\n",
 			want: []string{"a script cannot run a script", "line 1"}},
@@ -305,6 +310,9 @@ func TestHostileScripts(t *testing.T) {
 			t.Parallel()
 			var calls atomic.Int64
 			srv := testServer(t, &calls)
+			if tc.setup != nil {
+				tc.setup(t, srv)
+			}
 			r, err := codemode.New(srv, &tc.opts)
 			require.NoError(t, err)
 			s, err := toolsearch.New(srv, &toolsearch.Options{Pinned: []string{codemode.DefaultTool}})
@@ -326,9 +334,9 @@ func TestHostileScripts(t *testing.T) {
 			assert.LessOrEqual(t, calls.Load()%1000, max(tc.calls, 2))
 			assert.Less(t, calls.Load(), int64(1000), "wipe ran")
 			// The server is unharmed.
-			ok := run(t, c, `result = call("echo", {"text": "still here"})`)
+			ok := run(t, c, `result = call("cities")`)
 			require.False(t, ok.IsError, ok.Text())
-			assert.Contains(t, ok.Text(), "still here")
+			assert.Contains(t, ok.Text(), "Oslo")
 		})
 	}
 }
