@@ -14,6 +14,7 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/codemode"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/toolsearch"
 )
 
 // An interceptor inside codemode's (as telemetry and rate limits are
@@ -89,4 +90,21 @@ func TestScriptProgressReachesClient(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, []string{"half way"}, got)
+}
+
+// Behind toolsearch, the script tool is reached through call_tool as
+// well as directly, and its calls still pass the access checks.
+func TestScriptThroughCallTool(t *testing.T) {
+	t.Parallel()
+	srv := testServer(t, nil)
+	r, err := codemode.New(srv, nil)
+	require.NoError(t, err)
+	s, err := toolsearch.New(srv, nil)
+	require.NoError(t, err)
+	c := connect(t, srv, r, s, "bob")
+	res, err := c.CallTool(t.Context(), toolsearch.DefaultCallTool, map[string]any{"name": codemode.DefaultTool,
+		"arguments": map[string]any{"script": `result = [call("echo", {"text": "via"}), try_call("wipe")["ok"]]`}}, nil)
+	require.NoError(t, err)
+	require.False(t, res.IsError, res.Text())
+	assert.JSONEq(t, `{"result":["via",false]}`, structured(t, res))
 }
