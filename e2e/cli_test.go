@@ -124,7 +124,9 @@ func TestInspectorThroughDev(t *testing.T) {
 	// The Inspector starts dev in its own directory (e2e/node, another
 	// module), as a client does: dev builds the package from the
 	// package's directory.
-	run := runNode(t, 3*time.Minute, inspectorLauncher, "--cli",
+	// dev compiles the example before it answers initialize: on a loaded
+	// machine that takes longer than the Inspector's 15 s default.
+	run := runNode(t, 3*time.Minute, inspectorLauncher, "--cli", "--connect-timeout", "150000",
 		"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=1", "--tool-arg", "b=2",
 		"--", cli, "dev", filepath.Join(root, "examples", "everything"))
 	stderr := run.stderr.String()
