@@ -138,7 +138,7 @@ func TestClientChecksInputRequestURLs(t *testing.T) {
 	assert.Empty(t, handed)
 }
 
-// TestClientChecksURLElicitationRequired (issue 31, a leftover): a
+// TestClientChecksURLElicitationRequired: a
 // -32042 error (URL elicitation required) whose data names a hostile URL
 // reaches the application as -32603 without its data, saying why; one
 // whose URLs are https keeps its code and data, for the application to

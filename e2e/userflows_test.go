@@ -32,7 +32,7 @@ import (
 	"github.com/mcpchain/mcp/providers"
 )
 
-// The user flows of issue 36 in a real browser, driven by a real MCP
+// The user flows in a real browser, driven by a real MCP
 // client: connect your account (a URL elicitation to the server's page,
 // the OAuth dance with a GitHub-like service in the browser) and an
 // approval of a destructive call, with the go-sdk client at 2025-11-25

@@ -51,9 +51,9 @@ import (
 //   - key rotation: rotate() makes a new signing key current, and the
 //     JWKS keeps publishing the old one.
 //
-// Ory Hydra was the first choice (issue 36); building it costs about
-// 194 CPU-seconds cold (see docs/security.md, "Enterprise identity"), too
-// much for the CI budget, so this provider stands in.
+// A real OpenID provider library rather than a server binary: Ory Hydra
+// costs about 194 CPU-seconds to build cold (docs/security.md,
+// "Enterprise identity"), too much for the CI budget.
 type zitadelIdP struct {
 	*httptest.Server
 	store    *idpStore

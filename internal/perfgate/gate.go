@@ -186,9 +186,9 @@ const FeatureAllowance = 1000
 
 // clauses are the pairs of rows the gate compares in the same run, so
 // that re-recording the figures cannot hide what they judge: a stateless
-// call costs at most a stateful one (issue 10), in process and over
+// call costs at most a stateful one, in process and over
 // loopback; and a plain call costs what it costs on the minimal server,
-// within FeatureAllowance, whatever else the server registers (issue 32),
+// within FeatureAllowance, whatever else the server registers,
 // in process, over stdio and over loopback.
 var clauses = []clause{
 	{A: "stateless", B: "stateful"},
