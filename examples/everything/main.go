@@ -24,8 +24,8 @@
 // book_table (a typed form), connect_account (URL-mode elicitation, with
 // the page's route GET /connect/done), plan_trip (sampling with tools),
 // report (a task), dice and dice_reroll (an MCP App), unlock (a tool for
-// one session), add_ten (a transformed tool) and visits (per-session
-// state); the server and echo carry an icon.
+// one session), add_ten (a transformed tool) and visits (state per
+// signed-in caller, else per session); the server and echo carry an icon.
 package main
 
 import (

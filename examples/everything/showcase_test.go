@@ -17,6 +17,7 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/mcpchain/mcp/session"
 )
 
 // TestShowcase runs each showcase tool as a client of each revision meets
@@ -113,6 +114,38 @@ func TestShowcaseSessions(t *testing.T) {
 	assert.Equal(t, "1", a.CallTool("visits", nil, nil).Text())
 	assert.Equal(t, "2", a.CallTool("visits", nil, nil).Text())
 	assert.Equal(t, "1", b.CallTool("visits", nil, nil).Text(), "each session counts its own")
+}
+
+// TestVisitsPerCaller: visits counts per signed-in caller at every
+// revision and in stateless mode (one store, so one count across sessions
+// and revisions), per session for an anonymous 2025 session, and refuses
+// an anonymous request that has no session with a message saying why.
+func TestVisitsPerCaller(t *testing.T) {
+	srv := newServer()
+	bearer := func(name string) http.Header { return http.Header{"Authorization": {"Bearer " + name}} }
+	sessions := session.NewMemoryStore()
+	at := func(name string, v mcp.Version, stateless bool) *mcptest.Session {
+		o := &mcptest.Options{Handler: &mcphttp.Options{Stateless: stateless, Sessions: sessions}, Client: client.Options{ProtocolVersion: v}}
+		if name != "" {
+			o.Header = bearer(name)
+		}
+		return mcptest.NewSession(t, srv, o)
+	}
+	alice := []*mcptest.Session{
+		at("alice", mcp.Version20251125, false),
+		at("alice", mcp.Version20260728, false),
+		at("alice", mcp.Version20251125, true),
+	}
+	for i, want := range []string{"1", "2", "3", "4", "5", "6"} {
+		assert.Equal(t, want, alice[i%3].CallTool("visits", nil, nil).Text(), "alice's calls share one count")
+	}
+	assert.Equal(t, "1", at("bob", mcp.Version20260728, false).CallTool("visits", nil, nil).Text(), "bob counts his own")
+
+	anon := at("", mcp.Version20251125, false)
+	assert.Equal(t, "1", anon.CallTool("visits", nil, nil).Text(), "an anonymous session counts its own")
+	res := at("", mcp.Version20260728, false).CallTool("visits", nil, nil)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text(), "per signed-in user (Authorization: Bearer <name>) or per session")
 }
 
 // TestShowcaseCompleteRoute: the page's route sends

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -143,16 +144,25 @@ func RegisterShowcase(srv *mcp.Server) {
 	srv.AddTransformedTool("add", mcp.Transform{Name: "add_ten", Description: "Add ten to a number",
 		Args: map[string]mcp.ArgTransform{"a": {Description: "the number"}, "b": {Hide: true, Value: 10}}})
 
-	// Per-session state: a counter that follows the session (on Redis,
-	// across replicas).
-	mcp.AddTool(srv, mcp.Tool{Name: "visits", Description: "Count this session's visits"},
+	// A counter that follows its caller: a signed-in caller's own count
+	// (c.Caller(): the same at every revision, in stateless mode, and on
+	// every replica that shares the store), else the session's.
+	mcp.AddTool(srv, mcp.Tool{Name: "visits", Description: "Count your visits: per signed-in user, else per session"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (int, error) {
-			n, _, err := mcp.GetState[int](ctx, c, "visits")
+			var scope mcp.Scope = c.Caller()
+			n, _, err := mcp.GetState[int](ctx, scope, "visits")
+			if errors.Is(err, mcp.ErrNoCaller) {
+				scope = c
+				n, _, err = mcp.GetState[int](ctx, scope, "visits")
+			}
+			if errors.Is(err, mcp.ErrNoSession) {
+				return 0, errors.New("visits are counted per signed-in user (Authorization: Bearer <name>) or per session; this anonymous request has neither")
+			}
 			if err != nil {
 				return 0, err
 			}
 			n++
-			return n, mcp.SetState(ctx, c, "visits", n)
+			return n, mcp.SetState(ctx, scope, "visits", n)
 		})
 }
 
