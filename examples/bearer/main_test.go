@@ -121,11 +121,11 @@ func TestAppRouteWithToken(t *testing.T) {
 	assert.Equal(t, "hello from the app\n", readBody(t, resp))
 }
 
-// TestDocShowsThisFile: the README's mount example is main.go verbatim,
+// TestDocShowsThisFile: docs/transports.md's whole app is main.go verbatim,
 // so what a reader copies is what the tests above run.
 func TestDocShowsThisFile(t *testing.T) {
 	file, err := os.ReadFile("main.go")
 	require.NoError(t, err)
-	require.Equal(t, string(file), doctest.FirstGoBlock(t, "../../README.md", "## Mounting into an existing app"),
-		"the README's mount example must be examples/bearer/main.go verbatim; copy the file into it")
+	require.Equal(t, string(file), doctest.FirstGoBlock(t, "../../docs/transports.md", "## A whole app behind one bearer token"),
+		"docs/transports.md's whole app must be examples/bearer/main.go verbatim; copy the file into it")
 }
