@@ -29,7 +29,15 @@ export PATH := $(NODE_BIN):$(PATH)
 run:
 	@$(GO) run ./examples/everything
 
-test: lint unit fuzz perf-gate e2e conformance
+# The tiers in order, stopping at the first that fails; each prints its wall time, so a CI log says
+# where the time went.
+TIERS := lint unit fuzz perf-gate e2e conformance
+test:
+	@for tier in $(TIERS); do start=$$(date +%s); \
+		$(MAKE) --no-print-directory $$tier; status=$$?; \
+		echo "make test: $$tier $$( [ $$status -eq 0 ] && echo passed || echo FAILED ) in $$(( $$(date +%s) - start )) s"; \
+		[ $$status -eq 0 ] || exit $$status; \
+	done
 
 # gofmt over the tracked files, and no tracked file may be binary (a NUL byte near its start, as
 # grep -I and git judge it; the screenshots kept in e2e/artifacts/*.png excepted) or larger than
