@@ -137,18 +137,21 @@ func (c *Context) Handle(h StateHandle) Scope { return scope{c: c, kind: scopeHa
 // unguessable (128 random bits), lives a fixed time from its creation
 // (mcphttp.Options.StateHandleTTL, default 24 hours; say so in the
 // creating tool's description), and belongs to the caller that made it:
-// another caller's request does not find it. An anonymous caller's handle
-// is a bearer token: whoever holds it uses it.
+// another caller's request does not find it. Anonymous callers get
+// handles only where the server allows them some
+// (mcphttp.Options.AnonymousHandles); such a handle is a bearer token:
+// whoever holds it uses it.
 //
 // As a tool's argument it is a string; its schema says how to get one.
 type StateHandle string
 
 // NewHandle makes a handle to new, empty state owned by the caller (or a
 // bearer handle, when the caller is anonymous), for a tool to return. It
-// fails with [ErrNoCaller] when the caller's auth data has no subject,
-// and with [ErrStateTooLarge] when the caller holds
-// mcphttp.Options.MaxStateHandles live handles (anonymous callers share
-// one allowance).
+// fails with [ErrNoCaller] when the caller's auth data has no subject, or
+// the caller is anonymous and the server allows anonymous callers no
+// handles (the default; see mcphttp.Options.AnonymousHandles), and with
+// [ErrStateTooLarge] when the caller holds mcphttp.Options.MaxStateHandles
+// live handles (anonymous callers share AnonymousHandles).
 func (c *Context) NewHandle(ctx context.Context) (StateHandle, error) {
 	owner, err := c.handleOwner()
 	if err != nil {

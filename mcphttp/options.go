@@ -71,11 +71,19 @@ type Options struct {
 	// or not (a leaked bearer handle stops working then). Default 24
 	// hours.
 	StateHandleTTL time.Duration
-	// MaxStateHandles bounds the live state handles of one caller (its
-	// subject); anonymous callers share one allowance. A NewHandle beyond
-	// it fails with an error matching mcp.ErrStateTooLarge. Default 100;
-	// negative means no limit.
+	// MaxStateHandles bounds the live state handles of one signed-in
+	// caller (its subject). A NewHandle beyond it fails with an error
+	// matching mcp.ErrStateTooLarge. Default 100; negative means no limit.
 	MaxStateHandles int
+	// AnonymousHandles is how many live state handles anonymous callers
+	// may hold together. Default 0: none, and an anonymous NewHandle fails
+	// with an error matching mcp.ErrNoCaller. Anonymous callers cannot be
+	// told apart, so they share this one allowance, and a single client
+	// can fill it for everyone until its handles expire: a server that
+	// sets it should limit each client's rate in front of it
+	// (middleware/ratelimit) and keep StateHandleTTL short. Negative
+	// means no limit.
+	AnonymousHandles int
 	// PageSize is the number of items per page of the list methods.
 	// Default 500.
 	PageSize int

@@ -212,7 +212,8 @@ func newHandle() stateArgs { return stateArgs{Op: "new"} }
 // one else sees it; a handle's state follows the handle within its
 // caller, and another caller (or an anonymous one) is refused it; an
 // anonymous caller is refused a caller scope with ErrNoCaller but may use
-// a bearer handle; the session scope works only where there is a session.
+// a bearer handle (where AnonymousHandles allows: TestAnonymousHandles);
+// the session scope works only where there is a session.
 func TestScopedStateEveryMode(t *testing.T) {
 	t.Parallel()
 	for storeName, newStore := range stateStores() {
@@ -221,8 +222,8 @@ func TestScopedStateEveryMode(t *testing.T) {
 			store := newStore(t)
 			for _, mode := range stateModes {
 				t.Run(mode.name, func(t *testing.T) {
-					a := newScopedReplica(t, mode, mcphttp.Options{Sessions: store})
-					b := newScopedReplica(t, mode, mcphttp.Options{Sessions: store})
+					a := newScopedReplica(t, mode, mcphttp.Options{Sessions: store, AnonymousHandles: 10})
+					b := newScopedReplica(t, mode, mcphttp.Options{Sessions: store, AnonymousHandles: 10})
 					// Subjects of this mode only: the store is shared by the modes.
 					ada, bob := "ada/"+mode.name, "bob/"+mode.name
 
@@ -286,6 +287,37 @@ func TestScopedStateEveryMode(t *testing.T) {
 					assert.Equal(t, "<unset>", b.do(ada, get("session", "k")), "another session of ada's does not see it")
 				})
 			}
+		})
+	}
+}
+
+// TestAnonymousHandles: by default an anonymous caller gets no handle
+// (ErrNoCaller, whose text names the option), since every anonymous
+// client would share its allowance; with AnonymousHandles they share that
+// many, and filling it refuses only anonymous callers: a signed-in
+// caller's own allowance is untouched.
+func TestAnonymousHandles(t *testing.T) {
+	t.Parallel()
+	for _, mode := range stateModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			closed := newScopedReplica(t, mode, mcphttp.Options{})
+			got := closed.do("", newHandle())
+			assert.True(t, strings.HasPrefix(got, "no caller: "), got)
+			assert.Contains(t, got, "mcphttp.Options.AnonymousHandles")
+			assert.True(t, strings.HasPrefix(closed.do("ada", newHandle()), "st_"), "a signed-in caller still gets one")
+
+			open := newScopedReplica(t, mode, mcphttp.Options{AnonymousHandles: 2})
+			h := open.do("", newHandle())
+			require.True(t, strings.HasPrefix(h, "st_"), h)
+			require.True(t, strings.HasPrefix(open.do("", newHandle()), "st_"))
+			got = open.do("", newHandle())
+			assert.True(t, strings.HasPrefix(got, "too many: "), got)
+			assert.Contains(t, got, "anonymous callers hold 2 live state handles")
+			assert.Contains(t, got, "AnonymousHandles")
+			assert.True(t, strings.HasPrefix(open.do("ada", newHandle()), "st_"), "the anonymous allowance is not ada's")
+			assert.Equal(t, "ok", open.do("", stateArgs{Op: "end", Handle: mcp.StateHandle(h)}))
+			assert.True(t, strings.HasPrefix(open.do("", newHandle()), "st_"), "ending a handle frees its place")
 		})
 	}
 }

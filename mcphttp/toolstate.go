@@ -279,7 +279,10 @@ func (h *Handler) newHandle(ctx context.Context, owner string) (string, error) {
 	// Whole seconds, rounded up: the handle carries its expiry in seconds.
 	exp := now.Add(ttl).Truncate(time.Second).Add(time.Second)
 	hd := mintHandle(exp)
-	if max := limit(h.opts.MaxStateHandles, defaultMaxStateHandles); max > 0 {
+	if owner == "" && h.opts.AnonymousHandles == 0 {
+		return "", errNoAnonymousHandles
+	}
+	if max := h.handleLimit(owner); max > 0 {
 		if err := h.countHandle(ctx, owner, hd, exp, max); err != nil {
 			return "", err
 		}
@@ -308,12 +311,12 @@ func (h *Handler) countHandle(ctx context.Context, owner, hd string, exp time.Ti
 			}
 		}
 		if len(r.State) >= max {
-			who := "this caller holds"
+			who, option := "this caller holds", "MaxStateHandles"
 			if owner == "" {
-				who = "anonymous callers hold"
+				who, option = "anonymous callers hold", "AnonymousHandles"
 			}
-			return fmt.Errorf("%w: %s %d live state handles, the limit (mcphttp.Options.MaxStateHandles); end one (c.EndHandle) or wait until one expires",
-				mcp.ErrStateTooLarge, who, len(r.State))
+			return fmt.Errorf("%w: %s %d live state handles, the limit (mcphttp.Options.%s); end one (c.EndHandle) or wait until one expires",
+				mcp.ErrStateTooLarge, who, len(r.State), option)
 		}
 		if r.State == nil {
 			r.State = map[string]json.RawMessage{}
@@ -338,10 +341,25 @@ func (h *Handler) countHandle(ctx context.Context, owner, hd string, exp time.Ti
 	return fmt.Errorf("mcphttp: the list of the caller's handles kept appearing and vanishing; try again")
 }
 
+// handleLimit is how many live handles owner may hold ("": anonymous
+// callers together); zero or less means they are not counted.
+func (h *Handler) handleLimit(owner string) int {
+	if owner == "" {
+		return h.opts.AnonymousHandles
+	}
+	return limit(h.opts.MaxStateHandles, defaultMaxStateHandles)
+}
+
+// errNoAnonymousHandles refuses an anonymous caller a handle on a server
+// that allows anonymous callers none: a bearer handle among callers that
+// cannot be told apart is an allowance any one of them can exhaust.
+var errNoAnonymousHandles = fmt.Errorf("%w: this server gives anonymous callers no state handles; "+
+	"sign in, or the server allows them some with mcphttp.Options.AnonymousHandles", mcp.ErrNoCaller)
+
 // uncountHandle removes hd from the owner's live handles (best effort:
 // a handle left in the list expires from it).
 func (h *Handler) uncountHandle(owner, hd string) {
-	if limit(h.opts.MaxStateHandles, defaultMaxStateHandles) <= 0 {
+	if h.handleLimit(owner) <= 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
