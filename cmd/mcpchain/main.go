@@ -12,7 +12,10 @@
 // server: quoted as one argument ('go run ./server'), or after "--".
 // See docs/cli.md.
 //
-//	go install github.com/mcpchain/mcp/cmd/mcpchain@latest
+//	go install ./cmd/mcpchain  # from a clone of the repository
+//
+// (go install github.com/mcpchain/mcp/cmd/mcpchain@latest once a version
+// is published.)
 package main
 
 import (
