@@ -43,8 +43,9 @@ func (f *callFlags) context(cmd *cobra.Command) (context.Context, context.Cancel
 
 func newCallCmd() *cobra.Command {
 	var (
-		f       callFlags
-		jsonArg string
+		f        callFlags
+		jsonArg  string
+		logLevel string
 	)
 	cmd := &cobra.Command{
 		Use:   "call [flags] TARGET TOOL [KEY=VALUE ...] | call [flags] TOOL [KEY=VALUE ...] -- COMMAND [ARGS...]",
@@ -54,7 +55,9 @@ property in the tool's input schema: number, integer and boolean are
 parsed, array and object values are JSON, strings stay as written.
 --json '{...}' gives the arguments as a JSON object (KEY=VALUE pairs are
 set on it). The tool's progress shows as a bar on a terminal, as lines
-otherwise (on stderr). A result with isError exits 1.
+otherwise (on stderr), and its log messages as "[level] logger: message"
+lines on stderr (--log-level: the lowest level shown; off for none). A
+result with isError exits 1.
 
 ` + targetHelp,
 		Example: `  mcpchain call http://127.0.0.1:8000/mcp add a=1 b=2
@@ -71,13 +74,18 @@ otherwise (on stderr). A result with isError exits 1.
 				return errors.New("missing TOOL")
 			}
 			tool, kvs := rest[0], rest[1:]
+			logs, err := newLogPrinter(cmd.ErrOrStderr(), logLevel)
+			if err != nil {
+				return err
+			}
 			ctx, cancel := f.context(cmd)
 			defer cancel()
-			c, err := spec.Connect(ctx, nil)
+			c, err := spec.Connect(ctx, &client.Options{OnLog: logs.print})
 			if err != nil {
 				return err
 			}
 			defer c.Close()
+			setLogLevel(ctx, c, logs, cmd.ErrOrStderr())
 			var schema json.RawMessage
 			if tools, err := c.ListTools(ctx); err == nil {
 				for _, t := range tools {
@@ -92,7 +100,7 @@ otherwise (on stderr). A result with isError exits 1.
 			}
 			errOut := cmd.ErrOrStderr()
 			p := &progress.Printer{W: errOut, Bar: isTerminal(errOut)}
-			res, err := c.CallTool(ctx, tool, arguments, &client.CallOptions{Progress: p.Report})
+			res, err := c.CallTool(ctx, tool, arguments, &client.CallOptions{Progress: p.Report, AfterNotifications: true})
 			p.Done()
 			if err != nil {
 				return err
@@ -116,6 +124,7 @@ otherwise (on stderr). A result with isError exits 1.
 	}
 	f.add(cmd)
 	cmd.Flags().StringVar(&jsonArg, "json", "", "the arguments as a JSON object")
+	cmd.Flags().StringVar(&logLevel, "log-level", "info", "the lowest level of the tool's log messages shown on stderr (debug … emergency, or off)")
 	return cmd
 }
 
