@@ -1,49 +1,73 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpchain/mcp/internal/cli/install"
+	"github.com/mcpchain/mcp/internal/cli/termtext"
 )
 
 func newInstallCmd() *cobra.Command {
 	var (
-		name    string
-		envs    []string
-		file    string
-		project bool
+		name         string
+		envs         []string
+		file         string
+		project      bool
+		goRun        bool
+		noCheck      bool
+		force        bool
+		checkTimeout time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "install CLIENT [PACKAGE | -- COMMAND [ARGS...]]",
+		Use:   "install [flags] CLIENT [PACKAGE] | install [flags] CLIENT -- COMMAND [ARGS...]",
 		Short: "Add a stdio server to an MCP client's configuration",
 		Long: `install adds a stdio server to the configuration file of an MCP client:
 ` + strings.Join(install.IDs(), ", ") + `.
 
-The server is a Go main PACKAGE (default "."), which the client starts with
-"go -C <dir> run ." (a path with @version, "go run PKG@VERSION"), or the
-COMMAND after "--" (its program resolved to an absolute path: clients start
-servers with a short PATH).
+install's flags come before "--": everything after it is the server's
+command line, passed to the server as it is.
+
+The server is a Go main PACKAGE (default "."), or the COMMAND after "--"
+(its program resolved to an absolute path: clients start servers with a
+short PATH). A PACKAGE is built once, now, with "go build" into
+$XDG_DATA_HOME/mcpchain/bin/NAME (~/.local/share/mcpchain/bin/NAME; a
+PKG@VERSION with "go install"), and the client starts that binary: a
+client gives a server a few seconds to start, less than compiling takes.
+--go-run writes "go -C <dir> run ." (or "go run PKG@VERSION") instead,
+which compiles at every start; run install again after a change to
+rebuild.
+
+Before writing, install starts the server as the client will and sends
+initialize: a server that does not answer within --check-timeout is not
+installed, and its stderr is shown (--no-check skips this).
 
 The file is the one the client documents for the OS (--project: the
 project's file, for claude-code, cursor and vscode; --file: any file). It
 is merged: other keys and servers are kept. Running install again with the
 same entry changes nothing; a changed entry replaces the server's, after a
-copy of the file to FILE.bak. mcp-json prints a generic mcp.json unless
---file is given.
+copy of the file to FILE.bak. An entry of the same name that runs another
+command is replaced only with --force (install shows it). mcp-json prints
+a generic mcp.json unless --file is given.
 
 install never writes through a symbolic link: a config file, FILE.bak or a
 directory of the project's path that is a link (or not a regular file or
 directory) is refused. A file that holds --env values is written 0600.`,
-		Example: `  mcpchain install claude-desktop ./cmd/server --env API_KEY=secret
+		Example: `  mcpchain install claude-desktop --env API_KEY=secret ./cmd/server
   mcpchain install vscode --project --name weather ./cmd/weather
-  mcpchain install cursor -- /usr/local/bin/weather -v
+  mcpchain install cursor --name weather -- /usr/local/bin/weather -v
+  mcpchain install claude-code --go-run ./cmd/server
   mcpchain install mcp-json ./cmd/server > mcp.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -51,11 +75,13 @@ directory) is refused. A file that holds --env values is written 0600.`,
 			if !ok {
 				return fmt.Errorf("unknown client %q: want one of %s", args[0], strings.Join(install.IDs(), ", "))
 			}
+			errOut := cmd.ErrOrStderr()
 			before, command := args[1:], []string(nil)
 			if at := cmd.ArgsLenAtDash(); at >= 0 {
 				before, command = args[1:at], args[at:]
+				warnOwnFlags(errOut, cmd, command)
 			}
-			srv, err := serverOf(before, command)
+			srv, pkg, err := serverOf(before, command)
 			if err != nil {
 				return err
 			}
@@ -65,28 +91,60 @@ directory) is refused. A file that holds --env values is written 0600.`,
 			if srv.Env, err = parseEnv(envs); err != nil {
 				return err
 			}
+			if pkg != nil && !goRun {
+				if srv.Command, err = binPath(srv.Name); err != nil {
+					return err
+				}
+				srv.Args = []string{}
+			}
 			out := cmd.OutOrStdout()
-			if client.ID == "mcp-json" && file == "" && !project {
+			printOnly := client.ID == "mcp-json" && file == "" && !project
+			var target install.Target
+			if !printOnly {
+				if file != "" {
+					if target, err = fileTarget(file); err != nil {
+						return err
+					}
+				} else {
+					env, err := install.OSEnv()
+					if err != nil {
+						return err
+					}
+					if target, err = client.Target(env, project); err != nil {
+						return err
+					}
+				}
+				// An entry of that name that runs another server is not
+				// replaced by mistake: before building, say so.
+				prev, err := client.Lookup(target, srv.Name)
+				if err != nil {
+					return err
+				}
+				if prev != nil && !sameCommand(prev, srv) && !force {
+					return fmt.Errorf("%s already has a server %q that runs another command:\n%q: %s\nnot replaced: --force replaces it, --name installs this one under another name", target.Path(), srv.Name, srv.Name, compactJSONRaw(prev))
+				}
+			}
+			if pkg != nil && !goRun {
+				// The go command's output and install's notes go to
+				// stderr: stdout may be the mcp.json printed.
+				if err := build(cmd.Context(), goCommand(pkg), *pkg, srv.Command, errOut); err != nil {
+					return err
+				}
+			}
+			if !noCheck {
+				info, err := checkServer(cmd.Context(), srv, checkTimeout)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(errOut, "checked: the server starts and answers initialize (%s %s)\n", termtext.Line(info.Name), termtext.Line(info.Version))
+			}
+			if printOnly {
 				b, err := client.Document(srv)
 				if err != nil {
 					return err
 				}
 				_, err = out.Write(b)
 				return err
-			}
-			var target install.Target
-			if file != "" {
-				if target, err = fileTarget(file); err != nil {
-					return err
-				}
-			} else {
-				env, err := install.OSEnv()
-				if err != nil {
-					return err
-				}
-				if target, err = client.Target(env, project); err != nil {
-					return err
-				}
 			}
 			res, err := client.Write(target, srv)
 			if err != nil {
@@ -97,6 +155,8 @@ directory) is refused. A file that holds --env values is written 0600.`,
 				fmt.Fprintf(out, "%s: %q is already installed in %s (unchanged; its mode is now %04o, as it holds --env values)\n", client.ID, srv.Name, res.Path, res.Mode)
 			case !res.Changed:
 				fmt.Fprintf(out, "%s: %q is already installed in %s (unchanged)\n", client.ID, srv.Name, res.Path)
+			case res.Previous != nil:
+				fmt.Fprintf(out, "%s: replaced %q in %s (previous file saved as %s); it was:\n%q: %s\n", client.ID, srv.Name, res.Path, res.Backup, srv.Name, compactJSONRaw(res.Previous))
 			case res.Backup != "":
 				fmt.Fprintf(out, "%s: installed %q in %s (previous file saved as %s)\n", client.ID, srv.Name, res.Path, res.Backup)
 			default:
@@ -113,8 +173,54 @@ directory) is refused. A file that holds --env values is written 0600.`,
 	cmd.Flags().StringArrayVar(&envs, "env", nil, "an environment variable for the server, KEY=VALUE (repeatable)")
 	cmd.Flags().StringVar(&file, "file", "", "write this file instead of the client's own")
 	cmd.Flags().BoolVar(&project, "project", false, "write the project's file (./.mcp.json, ./.cursor/mcp.json, ./.vscode/mcp.json, ./mcp.json)")
+	cmd.Flags().BoolVar(&goRun, "go-run", false, "have the client run the PACKAGE with go run (compiled at every start) instead of building it now")
+	cmd.Flags().BoolVar(&noCheck, "no-check", false, "write the entry without checking that the server starts and answers initialize")
+	cmd.Flags().DurationVar(&checkTimeout, "check-timeout", 30*time.Second, "how long the check waits for the server's initialize answer")
+	cmd.Flags().BoolVar(&force, "force", false, "replace an entry of the same name that runs another command")
 	return cmd
 }
+
+// sameCommand reports whether the entry prev (JSON) runs srv's command
+// with srv's arguments; its environment may differ.
+func sameCommand(prev json.RawMessage, srv install.Server) bool {
+	var e struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	if json.Unmarshal(prev, &e) != nil {
+		return false
+	}
+	return e.Command == srv.Command && slices.Equal(e.Args, srv.Args)
+}
+
+// warnOwnFlags warns when the server's arguments (after "--") look like
+// install's own flags: they are passed to the server, and a synopsis
+// read the wrong way puts them there.
+func warnOwnFlags(w io.Writer, cmd *cobra.Command, command []string) {
+	for _, a := range command[1:] {
+		flag, _, _ := strings.Cut(a, "=")
+		if !strings.HasPrefix(flag, "--") {
+			continue
+		}
+		if f := cmd.Flags().Lookup(flag[2:]); f != nil {
+			fmt.Fprintf(w, "mcpchain: warning: %s after -- is an argument of the server, not install's --%s: install's flags go before --\n", termtext.Line(a), f.Name)
+		}
+	}
+}
+
+// compactJSONRaw is an entry from a file on one line, escaped for the
+// terminal.
+func compactJSONRaw(raw json.RawMessage) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return termtext.JSON(raw)
+	}
+	return termtext.JSON(b.Bytes())
+}
+
+// goCommand is the go command serverOf found (the entry's command for
+// go run, kept for building).
+func goCommand(pkg *goPackage) string { return pkg.goBin }
 
 // fileTarget is the target of --file: a relative path below the working
 // directory is checked from there (no directory of it may be a link, as
@@ -135,11 +241,12 @@ func fileTarget(file string) (install.Target, error) {
 }
 
 // serverOf is the command a client runs: a Go package (local, or
-// PKG@VERSION) run with go run, or the command given after "--".
-func serverOf(pkgArgs, command []string) (install.Server, error) {
+// PKG@VERSION) run with go run, which pkg describes, or the command given
+// after "--" (pkg nil).
+func serverOf(pkgArgs, command []string) (install.Server, *goPackage, error) {
 	if len(command) > 0 {
 		if len(pkgArgs) > 0 {
-			return install.Server{}, errors.New("give a PACKAGE or a command after --, not both")
+			return install.Server{}, nil, errors.New("give a PACKAGE or a command after --, not both")
 		}
 		prog := command[0]
 		if !filepath.IsAbs(prog) {
@@ -150,7 +257,7 @@ func serverOf(pkgArgs, command []string) (install.Server, error) {
 			}
 		}
 		name := strings.TrimSuffix(filepath.Base(command[0]), ".exe")
-		return install.Server{Name: name, Command: prog, Args: command[1:]}, nil
+		return install.Server{Name: name, Command: prog, Args: command[1:]}, nil, nil
 	}
 	pkg := "."
 	switch len(pkgArgs) {
@@ -158,26 +265,26 @@ func serverOf(pkgArgs, command []string) (install.Server, error) {
 	case 1:
 		pkg = pkgArgs[0]
 	default:
-		return install.Server{}, fmt.Errorf("one PACKAGE at most (got %q); a command goes after --", pkgArgs)
+		return install.Server{}, nil, fmt.Errorf("one PACKAGE at most (got %q); a command goes after --, and install's flags before it", pkgArgs)
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return install.Server{}, fmt.Errorf("go not found in PATH: %w", err)
+		return install.Server{}, nil, fmt.Errorf("go not found in PATH: %w", err)
 	}
 	if abs, err := filepath.Abs(goBin); err == nil {
 		goBin = abs
 	}
 	if path, _, ok := strings.Cut(pkg, "@"); ok && !strings.HasPrefix(pkg, ".") && !filepath.IsAbs(pkg) {
-		return install.Server{Name: filepath.Base(path), Command: goBin, Args: []string{"run", pkg}}, nil
+		return install.Server{Name: filepath.Base(path), Command: goBin, Args: []string{"run", pkg}}, &goPackage{remote: pkg, goBin: goBin}, nil
 	}
 	dir, err := filepath.Abs(pkg)
 	if err != nil {
-		return install.Server{}, err
+		return install.Server{}, nil, err
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return install.Server{}, fmt.Errorf("PACKAGE %s: not a directory (a remote package needs @version)", pkg)
+		return install.Server{}, nil, fmt.Errorf("PACKAGE %s: not a directory (a remote package needs @version)", pkg)
 	}
-	return install.Server{Name: filepath.Base(dir), Command: goBin, Args: []string{"-C", dir, "run", "."}}, nil
+	return install.Server{Name: filepath.Base(dir), Command: goBin, Args: []string{"-C", dir, "run", "."}}, &goPackage{dir: dir, goBin: goBin}, nil
 }
 
 func parseEnv(kvs []string) (map[string]string, error) {

@@ -56,7 +56,7 @@ func TestInstallProjectPlantedLinks(t *testing.T) {
 			require.NoError(t, os.WriteFile(outside, []byte(userConfig), 0o600))
 			tc.plant(t, project, outside)
 
-			r := run(t, home, project, "install", "vscode", "--project", "--name", "w", "--", "/opt/w")
+			r := run(t, home, project, "install", "vscode", "--no-check", "--project", "--name", "w", "--", "/opt/w")
 
 			after, err := os.ReadFile(outside)
 			require.NoError(t, err)

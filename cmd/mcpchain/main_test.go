@@ -26,6 +26,7 @@ var (
 	mcpchainBin string // go build -o $tmp/mcpchain ./cmd/mcpchain
 	everything  string // go build -o $tmp/everything ./examples/everything
 	repoRoot    string
+	goCaches    []string // GOPATH, GOMODCACHE, GOCACHE as the go command has them
 )
 
 func TestMain(m *testing.M) {
@@ -50,6 +51,14 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
+	out, err := exec.Command("go", "env", "GOPATH", "GOMODCACHE", "GOCACHE").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "go env:", err)
+		os.Exit(1)
+	}
+	for i, v := range strings.Fields(string(out)) {
+		goCaches = append(goCaches, []string{"GOPATH=", "GOMODCACHE=", "GOCACHE="}[i]+v)
+	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
@@ -62,7 +71,8 @@ type result struct {
 }
 
 // run runs mcpchain with args in dir (the test's temp dir when ""), with
-// HOME (and XDG_CONFIG_HOME, APPDATA) set to home when not "".
+// HOME set to home when not "" (and XDG_CONFIG_HOME, APPDATA,
+// XDG_DATA_HOME, LOCALAPPDATA unset, so they derive from it).
 func run(t *testing.T, home, dir string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -96,13 +106,16 @@ func testEnv(home string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if home != "" && (k == "HOME" || k == "XDG_CONFIG_HOME" || k == "APPDATA") {
+		if home != "" && (k == "HOME" || k == "XDG_CONFIG_HOME" || k == "APPDATA" || k == "XDG_DATA_HOME" || k == "LOCALAPPDATA") {
 			continue
 		}
 		env = append(env, kv)
 	}
 	if home != "" {
+		// The go command keeps its caches where they are: a build that
+		// install runs uses the modules already downloaded.
 		env = append(env, "HOME="+home)
+		env = append(env, goCaches...)
 	}
 	return env
 }

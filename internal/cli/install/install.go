@@ -262,6 +262,9 @@ type Result struct {
 	// Tightened: nothing else changed, but the file, which holds the
 	// server's environment, was readable by others and is no longer.
 	Tightened bool
+	// Previous is the entry of the same name that was replaced, as JSON
+	// (nil when there was none).
+	Previous json.RawMessage
 }
 
 // Write merges the server into the target file: nothing changes when the
@@ -329,6 +332,11 @@ func (c *Client) Write(t Target, s Server) (*Result, error) {
 	merged, err := c.Merge(old, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if servers, err := c.servers(old); err == nil {
+		if i := slices.IndexFunc(servers, func(m member) bool { return m.key == s.Name }); i >= 0 {
+			res.Previous = servers[i].value
+		}
 	}
 	mode, exact := fs.FileMode(0o644), false
 	if info != nil {
@@ -587,4 +595,94 @@ func encode(ms []member) json.RawMessage {
 	}
 	b.WriteByte('}')
 	return json.RawMessage(b.String())
+}
+
+// Lookup returns the entry the target file holds for the server name, as
+// JSON (nil when the file or the entry does not exist). It reads only,
+// with Write's rules: no directory below t.Dir, nor the file, may be a
+// link or of another kind.
+func (c *Client) Lookup(t Target, name string) (json.RawMessage, error) {
+	file, err := read(t)
+	if err != nil || file == nil {
+		return nil, err
+	}
+	servers, err := c.servers(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Path(), err)
+	}
+	for _, m := range servers {
+		if m.key == name {
+			return m.value, nil
+		}
+	}
+	return nil, nil
+}
+
+// servers reads the entries under c.Key of file, in order.
+func (c *Client) servers(file []byte) ([]member, error) {
+	top, err := members(file)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(top, func(m member) bool { return m.key == c.Key })
+	if i < 0 {
+		return nil, nil
+	}
+	s, err := members(top[i].value)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w", c.Key, err)
+	}
+	return s, nil
+}
+
+// read returns the target file's contents (nil when it, or a directory
+// of its path, does not exist), refusing links as Write does.
+func read(t Target) ([]byte, error) {
+	if !filepath.IsLocal(t.Name) {
+		return nil, fmt.Errorf("%q is not a path below %s", t.Name, t.Dir)
+	}
+	name := filepath.Clean(t.Name)
+	d, err := os.OpenRoot(t.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	shown := t.Dir
+	if rel := filepath.Dir(name); rel != "." {
+		for _, p := range strings.Split(filepath.ToSlash(rel), "/") {
+			shown = filepath.Join(shown, p)
+			fi, err := d.Lstat(p)
+			if err == nil {
+				err = kind(d, p, shown, fi, true)
+			}
+			var next *os.Root
+			if err == nil {
+				next, err = d.OpenRoot(p)
+			}
+			d.Close()
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			d = next
+		}
+	}
+	defer d.Close()
+	f, _, err := openRegular(d, filepath.Base(name), t.Path())
+	if err != nil || f == nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Path(), err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
 }
