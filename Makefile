@@ -160,6 +160,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZN_SHORT) ./toolsearch
 	$(GO) test -run '^$$' -fuzz '^FuzzCallRewrite$$' -fuzztime $(FUZZN_SHORT) ./toolsearch
 	$(GO) test -run '^$$' -fuzz '^FuzzMerge$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/install
+	$(GO) test -run '^$$' -fuzz '^FuzzGooseMerge$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/install
 	$(GO) test -run '^$$' -fuzz '^FuzzWriteTarget$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/install
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/surface
 	$(GO) test -run '^$$' -fuzz '^FuzzSSETap$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/devserver

@@ -183,14 +183,8 @@ directory) is refused. A file that holds --env values is written 0600.`,
 // sameCommand reports whether the entry prev (JSON) runs srv's command
 // with srv's arguments; its environment may differ.
 func sameCommand(prev json.RawMessage, srv install.Server) bool {
-	var e struct {
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
-	}
-	if json.Unmarshal(prev, &e) != nil {
-		return false
-	}
-	return e.Command == srv.Command && slices.Equal(e.Args, srv.Args)
+	command, args := install.CommandOf(prev)
+	return command == srv.Command && slices.Equal(args, srv.Args)
 }
 
 // warnOwnFlags warns when the server's arguments (after "--") look like

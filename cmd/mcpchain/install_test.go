@@ -110,7 +110,7 @@ func TestInstallMCPJSONPrints(t *testing.T) {
 
 	r = run(t, t.TempDir(), "", "install", "emacs", ".")
 	require.Equal(t, 1, r.code)
-	require.Contains(t, r.stderr, `unknown client "emacs": want one of claude-code, claude-desktop, cursor, mcp-json, vscode`)
+	require.Contains(t, r.stderr, `unknown client "emacs": want one of claude-code, claude-desktop, cursor, gemini, goose, mcp-json, vscode`)
 
 	home := t.TempDir()
 	path := filepath.Join(home, ".cursor", "mcp.json")

@@ -4,7 +4,8 @@
 //	mcpchain dev [PACKAGE] [-- ARGS]       build, run, rebuild and restart on change
 //	mcpchain inspect TARGET                what a server offers (--json, --check FILE)
 //	mcpchain call TARGET TOOL [k=v ...]    call a tool (read URI, prompt NAME too)
-//	mcpchain install CLIENT [PACKAGE]      add a server to Claude, Cursor, VS Code
+//	mcpchain install CLIENT [PACKAGE]      add a server to Claude, Cursor, VS Code, Gemini, Goose
+//	mcpchain discover [--json]             the servers configured in every client's files
 //	mcpchain bridge URL [--oauth]          a remote server for a stdio-only client
 //	mcpchain openapi gen SPEC -o DIR       Go tools from an OpenAPI document
 //
@@ -65,6 +66,7 @@ func newRootCmd() *cobra.Command {
 		newReadCmd(),
 		newPromptCmd(),
 		newInstallCmd(),
+		newDiscoverCmd(),
 		newBridgeCmd(),
 		newOpenAPICmd(),
 		newAccountsCmd(),

@@ -1,8 +1,9 @@
 // Package install writes an MCP server's entry into the configuration
-// file of an MCP client (Claude Desktop, Claude Code, Cursor, VS Code, or
-// a generic mcp.json): the file each client documents, merged so that
-// every other key and server is kept, idempotent, with a .bak backup of
-// the file it replaces.
+// file of an MCP client (Claude Desktop, Claude Code, Cursor, VS Code,
+// Gemini CLI, Goose, or a generic mcp.json): the file each client
+// documents, merged so that every other key and server is kept,
+// idempotent, with a .bak backup of the file it replaces; and lists the
+// servers those files hold (Discover).
 package install
 
 import (
@@ -42,6 +43,8 @@ type Client struct {
 	// ("" when the client has none).
 	path    func(e Env) (string, error)
 	project string
+	// yaml: the file is YAML and entries have Goose's shape.
+	yaml bool
 }
 
 // Env is what the paths depend on, so tests can set every OS.
@@ -144,6 +147,27 @@ var Clients = map[string]*Client{
 		}
 		return filepath.Join(e.xdgConfig(), "Code", "User", "mcp.json"), nil
 	}},
+	// Gemini CLI: ~/.gemini/settings.json (every OS) or
+	// .gemini/settings.json in the project, under "mcpServers", stdio
+	// entries {command, args, env} (HTTP ones have "httpUrl")
+	// (https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md).
+	"gemini": {ID: "gemini", Key: "mcpServers", project: filepath.Join(".gemini", "settings.json"), path: func(e Env) (string, error) {
+		return filepath.Join(e.Home, ".gemini", "settings.json"), nil
+	}},
+	// Goose: config.yaml in ~/.config/goose (macOS too; $XDG_CONFIG_HOME
+	// on Linux), %APPDATA%\Block\goose\config on Windows, YAML, under
+	// "extensions", stdio entries {name, type: stdio, cmd, args, envs,
+	// enabled, timeout} (https://block.github.io/goose/docs/guides/config-files,
+	// and the entries goose configure writes). No project file.
+	"goose": {ID: "goose", Key: "extensions", yaml: true, path: func(e Env) (string, error) {
+		switch e.GOOS {
+		case "windows":
+			return filepath.Join(e.appData(), "Block", "goose", "config", "config.yaml"), nil
+		case "darwin":
+			return filepath.Join(e.Home, ".config", "goose", "config.yaml"), nil
+		}
+		return filepath.Join(e.xdgConfig(), "goose", "config.yaml"), nil
+	}},
 	// mcp-json: the generic {"mcpServers": {name: {command, args, env}}}
 	// most clients read; printed, or written to --file.
 	"mcp-json": {ID: "mcp-json", Key: "mcpServers", project: "mcp.json"},
@@ -211,6 +235,9 @@ func (c *Client) Document(s Server) ([]byte, error) {
 // and server, in their order. A file that is not a JSON object (VS Code
 // allows comments, for one) is an error: it is not rewritten.
 func (c *Client) Merge(file []byte, s Server) ([]byte, error) {
+	if c.yaml {
+		return c.mergeYAML(file, s)
+	}
 	top, err := members(file)
 	if err != nil {
 		return nil, err
@@ -312,7 +339,7 @@ func (c *Client) Write(t Target, s Server) (*Result, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	entry, err := json.MarshalIndent(c.Entry(s), "", "  ")
+	entry, err := c.shownEntry(s)
 	if err != nil {
 		return nil, err
 	}
@@ -523,6 +550,9 @@ func replace(dir *os.Root, name, shown string, data []byte, mode fs.FileMode, ex
 
 // has reports whether file already holds exactly the server's entry.
 func (c *Client) has(file []byte, s Server) bool {
+	if c.yaml {
+		return c.hasYAML(file, s)
+	}
 	var doc map[string]json.RawMessage
 	var servers map[string]any
 	if len(bytes.TrimSpace(file)) == 0 || json.Unmarshal(file, &doc) != nil || json.Unmarshal(doc[c.Key], &servers) != nil {
@@ -620,6 +650,9 @@ func (c *Client) Lookup(t Target, name string) (json.RawMessage, error) {
 
 // servers reads the entries under c.Key of file, in order.
 func (c *Client) servers(file []byte) ([]member, error) {
+	if c.yaml {
+		return c.serversYAML(file)
+	}
 	top, err := members(file)
 	if err != nil {
 		return nil, err
