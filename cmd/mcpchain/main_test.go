@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -65,6 +66,12 @@ type result struct {
 // HOME (and XDG_CONFIG_HOME, APPDATA) set to home when not "".
 func run(t *testing.T, home, dir string, args ...string) result {
 	t.Helper()
+	return runInput(t, nil, home, dir, args...)
+}
+
+// runInput is run with stdin (none when nil).
+func runInput(t *testing.T, stdin io.Reader, home, dir string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mcpchainBin, args...)
@@ -73,6 +80,7 @@ func run(t *testing.T, home, dir string, args ...string) result {
 		cmd.Dir = t.TempDir()
 	}
 	cmd.Env = testEnv(home)
+	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
