@@ -41,15 +41,25 @@ func (f *callFlags) context(cmd *cobra.Command) (context.Context, context.Cancel
 	return context.WithCancel(cmd.Context())
 }
 
+// scriptTool is the name of the script tool of package codemode
+// (codemode.DefaultTool), which call --script runs.
+const scriptTool = "run_script"
+
+// maxScriptFile bounds what call --script reads: package codemode
+// refuses a script over 64 KiB with its own message, and a larger file
+// (a device, a log given by mistake) is not read to its end.
+const maxScriptFile = 1 << 20
+
 func newCallCmd() *cobra.Command {
 	var (
-		f        callFlags
-		jsonArg  string
-		logLevel string
+		f          callFlags
+		jsonArg    string
+		logLevel   string
+		scriptFile string
 	)
 	cmd := &cobra.Command{
-		Use:   "call [flags] TARGET TOOL [KEY=VALUE ...] | call [flags] TOOL [KEY=VALUE ...] -- COMMAND [ARGS...]",
-		Short: "Call a tool and print its result",
+		Use:   "call [flags] TARGET TOOL [KEY=VALUE ...] | call [flags] TOOL [KEY=VALUE ...] -- COMMAND [ARGS...] | call --script FILE [flags] TARGET",
+		Short: "Call a tool, or run a code-mode script, and print its result",
 		Long: `call calls a tool. Each KEY=VALUE is converted by the type of the
 property in the tool's input schema: number, integer and boolean are
 parsed, array and object values are JSON, strings stay as written.
@@ -59,21 +69,38 @@ otherwise (on stderr), and its log messages as "[level] logger: message"
 lines on stderr (--log-level: the lowest level shown; off for none). A
 result with isError exits 1.
 
+--script FILE runs FILE (- for stdin), a Starlark script calling the
+server's tools, with the server's ` + scriptTool + ` tool (package codemode),
+instead of calling a TOOL: what the script prints, then its result as
+JSON. An error in the script is a result with isError, naming the line.
+
 ` + targetHelp,
 		Example: `  mcpchain call http://127.0.0.1:8000/mcp add a=1 b=2
   mcpchain call 'go run ./examples/everything' echo message=hi
   mcpchain call longRunningOperation duration=2 steps=4 -- go run ./examples/everything
-  mcpchain call -H 'Authorization: Bearer alice' http://127.0.0.1:8000/mcp whoami`,
+  mcpchain call -H 'Authorization: Bearer alice' http://127.0.0.1:8000/mcp whoami
+  mcpchain call --script report.star http://127.0.0.1:8000/mcp
+  echo 'result = call("add", {"a": 1, "b": 2})' | mcpchain call --script - http://127.0.0.1:8000/mcp`,
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			spec, rest, err := f.spec(cmd, argv)
 			defer f.close()
 			if err != nil {
 				return err
 			}
-			if len(rest) == 0 {
+			var src string
+			if scriptFile != "" {
+				if len(rest) > 0 {
+					return fmt.Errorf("--script runs the server's %s tool: give no TOOL or KEY=VALUE (got %q)", scriptTool, rest[0])
+				}
+				if jsonArg != "" {
+					return errors.New("--script and --json: the script is the only argument of " + scriptTool)
+				}
+				if src, err = readScript(scriptFile, cmd.InOrStdin()); err != nil {
+					return err
+				}
+			} else if len(rest) == 0 {
 				return errors.New("missing TOOL")
 			}
-			tool, kvs := rest[0], rest[1:]
 			logs, err := newLogPrinter(cmd.ErrOrStderr(), logLevel)
 			if err != nil {
 				return err
@@ -86,23 +113,33 @@ result with isError exits 1.
 			}
 			defer c.Close()
 			setLogLevel(ctx, c, logs, cmd.ErrOrStderr())
-			var schema json.RawMessage
-			if tools, err := c.ListTools(ctx); err == nil {
-				for _, t := range tools {
-					if t.Name == tool && t.InputSchema != nil {
-						schema, _ = json.Marshal(t.InputSchema)
+			var tool string
+			var arguments any
+			if scriptFile != "" {
+				tool, arguments = scriptTool, map[string]any{"script": src}
+			} else {
+				tool = rest[0]
+				var schema json.RawMessage
+				if tools, err := c.ListTools(ctx); err == nil {
+					for _, t := range tools {
+						if t.Name == tool && t.InputSchema != nil {
+							schema, _ = json.Marshal(t.InputSchema)
+						}
 					}
 				}
-			}
-			arguments, err := args.Tool(schema, jsonArg, kvs)
-			if err != nil {
-				return err
+				if arguments, err = args.Tool(schema, jsonArg, rest[1:]); err != nil {
+					return err
+				}
 			}
 			errOut := cmd.ErrOrStderr()
 			p := &progress.Printer{W: errOut, Bar: isTerminal(errOut)}
 			res, err := c.CallTool(ctx, tool, arguments, &client.CallOptions{Progress: p.Report, AfterNotifications: true})
 			p.Done()
 			if err != nil {
+				if scriptFile != "" && !listsTool(ctx, c, scriptTool) {
+					// "Unknown tool" would not say what the server lacks.
+					return fmt.Errorf("the server offers no %s tool; it needs package codemode (github.com/mcpchain/mcp/codemode): %w", scriptTool, err)
+				}
 				return err
 			}
 			out := cmd.OutOrStdout()
@@ -125,7 +162,49 @@ result with isError exits 1.
 	f.add(cmd)
 	cmd.Flags().StringVar(&jsonArg, "json", "", "the arguments as a JSON object")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "the lowest level of the tool's log messages shown on stderr (debug … emergency, or off)")
+	cmd.Flags().StringVar(&scriptFile, "script", "", "run this Starlark script (- for stdin) with the server's "+scriptTool+" tool (package codemode)")
 	return cmd
+}
+
+// readScript reads the script of --script: the file name, or stdin for
+// "-".
+func readScript(name string, stdin io.Reader) (string, error) {
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return "", fmt.Errorf("--script: %w", err)
+		}
+		defer f.Close()
+		r = f
+	} else {
+		name = "stdin"
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxScriptFile+1))
+	if err != nil {
+		return "", fmt.Errorf("--script: reading %s: %w", name, err)
+	}
+	if len(b) > maxScriptFile {
+		return "", fmt.Errorf("--script: %s is more than %d bytes; a script is at most 64 KiB", name, maxScriptFile)
+	}
+	return string(b), nil
+}
+
+// listsTool reports whether the server lists name, true when it cannot
+// tell (the listing failed too). The script tool is looked for only after
+// its call failed: a server with tool search may leave it out of the list
+// and still run it.
+func listsTool(ctx context.Context, c *client.Client, name string) bool {
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		return true
+	}
+	for _, t := range tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func newReadCmd() *cobra.Command {

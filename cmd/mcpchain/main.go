@@ -4,6 +4,7 @@
 //	mcpchain dev [PACKAGE] [-- ARGS]       build, run, rebuild and restart on change
 //	mcpchain inspect TARGET                what a server offers (--json, --check FILE)
 //	mcpchain call TARGET TOOL [k=v ...]    call a tool (read URI, prompt NAME too)
+//	mcpchain call --script FILE TARGET     run a code-mode script (package codemode)
 //	mcpchain install CLIENT [PACKAGE]      add a server to Claude, Cursor, VS Code, Gemini, Goose
 //	mcpchain discover [--json]             the servers configured in every client's files
 //	mcpchain bridge URL [--oauth]          a remote server for a stdio-only client

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -75,6 +76,12 @@ type result struct {
 // XDG_DATA_HOME, LOCALAPPDATA unset, so they derive from it).
 func run(t *testing.T, home, dir string, args ...string) result {
 	t.Helper()
+	return runInput(t, nil, home, dir, args...)
+}
+
+// runInput is run with stdin (none when nil).
+func runInput(t *testing.T, stdin io.Reader, home, dir string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mcpchainBin, args...)
@@ -83,6 +90,7 @@ func run(t *testing.T, home, dir string, args ...string) result {
 		cmd.Dir = t.TempDir()
 	}
 	cmd.Env = testEnv(home)
+	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -1,31 +1,37 @@
 #!/usr/bin/env node
 // The Vercel AI SDK's MCP client (@ai-sdk/mcp) and its tool loop (ai's
-// generateText), with a scripted model, finding and calling an operation
-// of Discord's API through tool search (package toolsearch); used by
-// TestToolSearchAISDK.
+// generateText), with a scripted model, using an operation of Discord's
+// API through tool search (package toolsearch; TestToolSearchAISDK) or
+// through code mode (package codemode; TestCodeModeAISDK).
 //
-//   node aisdk-client.mjs <url|stdio:command> <2025-11-25|2026-07-28> <query> <tool> <arguments-json>
+//   node aisdk-client.mjs search <url|stdio:command> <2025-11-25|2026-07-28> <query> <tool> <arguments-json>
+//   node aisdk-client.mjs script <url|stdio:command> <2025-11-25|2026-07-28> <script> <failing-script>
 //
 // Needs the packages ai and @ai-sdk/mcp (see README.md). The client
 // negotiates 2026-07-28 through server/discover, or 2025-11-25 through
 // initialize (protocolVersionDiscovery: false). client.tools() turns the
-// server's tools/list into the AI SDK's tools; the scripted model calls
-// search_tools with <query>, reads the result the SDK hands back to it,
-// then calls call_tool with <tool> when the search found it, then
-// answers. A stdio target is started with TOOLSEARCH_STDIO_SERVE=1 in its
-// environment. Prints ONE JSON object.
+// server's tools/list into the AI SDK's tools, and the scripted model
+// reads each tool result the SDK hands back to it, then answers.
+//
+// search: the model calls search_tools with <query>, then call_tool with
+// <tool> when the search found it.
+// script: the model calls run_script with <script>, then with
+// <failing-script>; each result's isError and structuredContent, which
+// the model does not see, come from the loop's steps.
+//
+// A stdio target is started as discord-common.mjs says. Prints ONE JSON
+// object.
 
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 
-const [target, version, query, tool, argsJSON] = process.argv.slice(2);
-const out = { tools: null, steps: [], found: null, call: null, text: null, error: null };
-const watchdog = setTimeout(() => {
-  out.error = 'watchdog: not done within 150 s';
-  process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(2));
-}, 150000);
+import { message, printOnce, stdioServer } from './discord-common.mjs';
+
+const [mode, target, version, ...rest] = process.argv.slice(2);
+const out = { tools: null, steps: [], found: null, call: null, results: null, text: null, error: null };
+const done = printOnce(out);
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 const toolCall = (id, name, input) => ({
@@ -53,35 +59,61 @@ const textOf = (output) => {
   return JSON.stringify(v);
 };
 
+// plans: for each mode, the model's next tool call at step n (1-based),
+// given the text of the last tool result; null to answer.
+const plans = {
+  search: ([query, tool, argsJSON]) => (n, last) => {
+    if (n === 1) return toolCall('c1', 'search_tools', { query });
+    if (n === 2) {
+      out.found = JSON.parse(last).tools.map((t) => t.name);
+      if (out.found.includes(tool)) return toolCall('c2', 'call_tool', { name: tool, arguments: JSON.parse(argsJSON) });
+    }
+    if (n === 3) out.call = last;
+    return null;
+  },
+  script: ([script, failing]) => {
+    const read = [];
+    out.results = read;
+    return (n, last) => {
+      if (n > 1) read.push({ text: last });
+      if (n === 1) return toolCall('c1', 'run_script', { script });
+      if (n === 2) return toolCall('c2', 'run_script', { script: failing });
+      return null;
+    };
+  },
+};
+if (!plans[mode]) throw new Error(`mode ${mode}: want search or script`);
+const plan = plans[mode](rest);
+
 let step = 0;
 const model = new MockLanguageModelV3({
   doGenerate: async ({ prompt }) => {
     step++;
-    if (step === 1) return toolCall('c1', 'search_tools', { query });
-    if (step === 2) {
-      const found = JSON.parse(textOf(lastToolResult(prompt))).tools.map((t) => t.name);
-      out.found = found;
-      if (found.includes(tool)) return toolCall('c2', 'call_tool', { name: tool, arguments: JSON.parse(argsJSON) });
-    }
-    if (step === 3) out.call = textOf(lastToolResult(prompt));
-    return { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+    const next = plan(step, step > 1 ? textOf(lastToolResult(prompt)) : null);
+    return next ?? { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
   },
 });
 
 let client;
 try {
-  const transport = target.startsWith('stdio:')
-    ? new Experimental_StdioMCPTransport({ command: target.slice('stdio:'.length), env: { ...process.env, TOOLSEARCH_STDIO_SERVE: '1' }, stderr: 'inherit' })
-    : { type: 'http', url: target };
+  const stdio = stdioServer(target);
+  const transport = stdio ? new Experimental_StdioMCPTransport(stdio) : { type: 'http', url: target };
   client = await createMCPClient({ transport, protocolVersionDiscovery: version === '2026-07-28' });
   const tools = await client.tools();
   out.tools = Object.keys(tools);
-  const res = await generateText({ model, tools, prompt: 'Who is user ' + argsJSON + '?', stopWhen: stepCountIs(5) });
+  const res = await generateText({ model, tools, prompt: 'Who is the user in ' + JSON.stringify(rest) + '?', stopWhen: stepCountIs(5) });
   out.text = res.text;
   out.steps = res.steps.map((s) => s.toolCalls.map((c) => c.toolName));
+  if (out.results) {
+    // What the application sees of each result: the MCP result itself.
+    const results = res.steps.flatMap((s) => s.toolResults);
+    out.results.forEach((r, i) => {
+      r.isError = results[i]?.output?.isError ?? false;
+      r.structured = results[i]?.output?.structuredContent ?? null;
+    });
+  }
 } catch (e) {
-  out.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  out.error = message(e);
 }
-clearTimeout(watchdog);
 await client?.close().catch(() => {});
-process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0));
+done();
