@@ -654,7 +654,9 @@ func (s *Server) mountedPrompt(ctx context.Context, auth any, sid, name string) 
 // child's server-wide objects that its server-wide Disable rules leave
 // visible, with their functions, CanAccess, Timeout and tags; not the
 // child's per-session objects, nor what is mounted in the child. A copied
-// function still gets s's request: its [Context] is the caller's.
+// function still gets s's request: its [Context] is the caller's. The
+// child's tool guards ([Server.AddToolGuard]), those it has when a copy
+// is called, keep guarding the copies of its tools, after s's own.
 //
 // It panics when the prefix is not one, child is nil, or a copied name
 // is taken in s; imports made at run time use [Server.TryImport].
@@ -702,6 +704,7 @@ func (s *Server) TryImport(prefix string, child *Server, opts *MountOptions) err
 			c := *e
 			c.entryBase = base(e.entryBase, name)
 			c.nsPath = append([]string{prefix}, e.nsPath...)
+			c.guardedBy = append([]*Server{child}, e.guardedBy...) // the child's guards go with its tools
 			c.tool = mountedTool(hit[*toolEntry]{e: e, key: name, path: []string{prefix}})
 			enc, err := json.Marshal(c.tool)
 			if err != nil {

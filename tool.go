@@ -376,6 +376,13 @@ type toolEntry struct {
 	hasDefaults bool
 	run         RawToolFunc
 	inType      reflect.Type // the typed input of AddTool, for guards; nil for a raw tool
+	// inNames maps an argument's name to its name in inType where they
+	// differ: the arguments a transform renamed (transform.go).
+	inNames map[string]string
+	// guardedBy are the servers, other than the one holding the entry,
+	// whose guards run for its calls: those it was imported from,
+	// nearest first (compose.go), so that an import keeps them.
+	guardedBy []*Server
 	// encoded is the tool as tools/list sends it, encoded once at
 	// registration: a list of 10,000 tools is not 10,000 schema
 	// encodings per call.
@@ -527,10 +534,10 @@ func (s *Server) callEntry(ctx context.Context, c *Context, name string, e *tool
 	}
 	c.toolName = name
 	run := func() (*ContentResult, error) { return s.runTool(ctx, c, e, args) }
-	if s.guarded(ctx, c) {
-		call := &GuardedCall{Name: name, Tool: &e.tool, Arguments: args, InputType: e.inType}
+	if s.guarded(ctx, c, e) {
+		call := &GuardedCall{Name: name, Tool: &e.tool, Arguments: args, InputType: e.inType, InputNames: e.inNames}
 		run = func() (*ContentResult, error) {
-			if err := s.guard(ctx, c, call); err != nil {
+			if err := s.guard(ctx, c, call, e.guardedBy); err != nil {
 				return nil, err
 			}
 			return s.runTool(ctx, c, e, args)

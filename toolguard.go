@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"sync/atomic"
 )
 
@@ -21,8 +22,17 @@ type GuardedCall struct {
 	Arguments json.RawMessage
 	// InputType is the Go type of the tool's typed input (the In of
 	// [AddTool]), whose struct tags a guard may read (an audit trail's
-	// redaction policy); nil for a raw tool.
+	// redaction policy); nil for a raw tool. For a tool derived by
+	// [Server.AddTransformedTool] it is its source's (the first source's,
+	// for a transform of a transform), read through InputNames.
 	InputType reflect.Type
+	// InputNames maps the name of an argument in Arguments to its name in
+	// InputType (and in the source tool's own calls) where the two differ:
+	// the arguments a transform renamed, the renames of a transform of a
+	// transform composed. A policy that an argument's name or struct tags
+	// decide (a redaction, a rule on a field) is the one of its name
+	// here; nil when no argument was renamed. A guard must not change it.
+	InputNames map[string]string
 }
 
 // ToolGuard checks a tool call before the tool runs. Returning nil lets the
@@ -39,9 +49,11 @@ type ToolGuard func(ctx context.Context, c *Context, call *GuardedCall) error
 // AddToolGuard adds g to the guards of s's tool calls: the guards of a
 // request's context ([WithToolGuard]) run first, then those of the server
 // the client called, in the order they were added, then, for a tool of a
-// mounted server, that server's own. The first error ends the call. A
-// guard added here cannot be left out by how the server is mounted or
-// served; package approval adds one this way.
+// mounted server, that server's own, then, for a tool copied by
+// [Server.Import] (or derived from such a copy), those of the server it
+// was copied from. The first error ends the call. A guard added here
+// cannot be left out by how the server is mounted, imported, transformed
+// or served; package approval adds one this way.
 func (s *Server) AddToolGuard(g ToolGuard) {
 	if g == nil {
 		panic("mcp: AddToolGuard: nil guard")
@@ -83,18 +95,24 @@ func WithToolGuard(ctx context.Context, g ToolGuard) context.Context {
 	return context.WithValue(ctx, toolGuardKey{}, g)
 }
 
-// guarded reports whether a call of a tool of s has guards to run.
-func (s *Server) guarded(ctx context.Context, c *Context) bool {
+// guarded reports whether a call of e, a tool of s, has guards to run.
+func (s *Server) guarded(ctx context.Context, c *Context, e *toolEntry) bool {
 	if c.guardTop != nil && c.guardTop != s && c.guardTop.guards.Load() != nil {
 		return true
+	}
+	for _, o := range e.guardedBy {
+		if o.guards.Load() != nil {
+			return true
+		}
 	}
 	return s.guards.Load() != nil || ctxGuards.Load() && ctx.Value(toolGuardKey{}) != nil
 }
 
 // guard runs the guards of call: the context's, those of the server the
 // client called (c.guardTop), then those of s when it is another (a
-// mounted server).
-func (s *Server) guard(ctx context.Context, c *Context, call *GuardedCall) error {
+// mounted server), then those of the servers the tool was imported from
+// (origins, nearest first), each server's once.
+func (s *Server) guard(ctx context.Context, c *Context, call *GuardedCall, origins []*Server) error {
 	if ctxGuards.Load() {
 		if g, ok := ctx.Value(toolGuardKey{}).(ToolGuard); ok {
 			if err := g(ctx, c, call); err != nil {
@@ -106,7 +124,7 @@ func (s *Server) guard(ctx context.Context, c *Context, call *GuardedCall) error
 	if top == nil {
 		top = s
 	}
-	for _, srv := range [2]*Server{top, s} {
+	run := func(srv *Server) error {
 		if p := srv.guards.Load(); p != nil {
 			for _, g := range *p {
 				if err := g(ctx, c, call); err != nil {
@@ -114,8 +132,22 @@ func (s *Server) guard(ctx context.Context, c *Context, call *GuardedCall) error
 				}
 			}
 		}
-		if top == s {
-			break
+		return nil
+	}
+	if err := run(top); err != nil {
+		return err
+	}
+	if s != top {
+		if err := run(s); err != nil {
+			return err
+		}
+	}
+	for i, o := range origins {
+		if o == top || o == s || slices.Contains(origins[:i], o) {
+			continue
+		}
+		if err := run(o); err != nil {
+			return err
 		}
 	}
 	return nil

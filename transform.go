@@ -20,7 +20,12 @@ import (
 // back to the source tool's arguments (and validated again by the source's
 // schema). Everything a Transform leaves empty is the source's: title,
 // description, annotations, _meta, icons, output schema, CanAccess,
-// Timeout, Task.
+// Timeout, Task. Tags and CanAccess are always the source's, and so are
+// the policies of guards: a guard sees a derived tool's call with the
+// source's typed input and the renames ([GuardedCall].InputType and
+// InputNames), so that an audit trail redacts an argument by the source's
+// struct tags under its new name, and a destructive source's derived
+// tool stays destructive (see Annotations).
 type Transform struct {
 	// Name is the derived tool's name. Required, and not the source's
 	// (unless the source was removed first).
@@ -29,7 +34,12 @@ type Transform struct {
 	Title string
 	// Description, when set, replaces the source's description.
 	Description string
-	// Annotations, when set, replace the source's annotations.
+	// Annotations, when set, replace the source's annotations, but for a
+	// DestructiveHint left nil, which keeps the source's. Over a source
+	// whose destructiveHint is true, a DestructiveHint false or a
+	// ReadOnlyHint true is refused: the derived tool runs the source's
+	// code, so the guards that ask for approval of destructive calls
+	// (package approval) keep applying to it.
 	Annotations *ToolAnnotations
 	// Meta, when set, replaces the source's _meta.
 	Meta map[string]any
@@ -102,8 +112,10 @@ func (s *Server) AddTransformedTool(source string, t Transform) {
 // instead of panicking: one wrapping [ErrInvalidDefinition] for an unknown
 // source tool, an Args entry naming no argument of the source, two
 // arguments under one name, a hidden required argument without a value, a
-// value or default the argument's schema refuses, or fields that do not
-// go together (Value without Hide, Hide with Name); [ErrInvalidToolName]
+// value or default the argument's schema refuses, fields that do not go
+// together (Value without Hide, Hide with Name), or annotations that would
+// make a destructive source's tool harmless (see [Transform].Annotations);
+// [ErrInvalidToolName]
 // or [ErrAlreadyRegistered] for the name. On error nothing is registered.
 func (s *Server) TryAddTransformedTool(source string, t Transform) error {
 	src, ok := s.reg.Load().tools.byKey[source]
@@ -122,7 +134,11 @@ func (s *Server) TryAddTransformedTool(source string, t Transform) error {
 	d.Title = cmpOr(t.Title, d.Title)
 	d.Description = cmpOr(t.Description, d.Description)
 	if t.Annotations != nil {
-		d.Annotations = t.Annotations
+		a, err := derivedAnnotations(src.tool.Annotations, *t.Annotations)
+		if err != nil {
+			return invalid("transform %q of tool %q: %v", t.Name, source, err)
+		}
+		d.Annotations = a
 	}
 	if t.Meta != nil {
 		d.Meta = t.Meta
@@ -132,7 +148,34 @@ func (s *Server) TryAddTransformedTool(source string, t Transform) error {
 		return err
 	}
 	e.local = src.local // a catalog tool's transform serves the same catalog
+	// What guards and the audit trail read of the source, so that its
+	// calls are judged and recorded by the source's own policy: its typed
+	// input under the derived names, and the guards of the servers it was
+	// imported from.
+	e.inType, e.inNames, e.guardedBy = src.inType, tr.inputNames(src, schema), src.guardedBy
 	return s.addEntry("", e)
+}
+
+// derivedAnnotations are a derived tool's annotations when its Transform
+// sets some: t, with the source's destructiveHint where t leaves it
+// unset. A derived tool runs its source's code with arguments a wrapper
+// may choose, so what the source declares destructive stays so: t may not
+// set destructiveHint false nor readOnlyHint true over a source whose
+// destructiveHint is true, which would let the derived tool past the
+// guards that ask for approval (package approval) and tell clients it is
+// safe to call unasked.
+func derivedAnnotations(src *ToolAnnotations, t ToolAnnotations) (*ToolAnnotations, error) {
+	if src == nil || src.DestructiveHint == nil || !*src.DestructiveHint {
+		return &t, nil
+	}
+	switch {
+	case t.DestructiveHint != nil && !*t.DestructiveHint:
+		return nil, fmt.Errorf("the source declares destructiveHint true, and a derived tool runs its code, so it stays destructive: its Annotations may not set destructiveHint false (leave it unset; a tool that is really harmless is registered as a tool of its own, or exempted by the guard's own configuration, such as approval.Config.Require)")
+	case t.ReadOnlyHint:
+		return nil, fmt.Errorf("the source declares destructiveHint true, and a derived tool runs its code, so it stays destructive: its Annotations may not set readOnlyHint true (a tool that is really read-only is registered as a tool of its own)")
+	}
+	t.DestructiveHint = src.DestructiveHint
+	return &t, nil
 }
 
 func cmpOr(a, b string) string {
@@ -346,6 +389,26 @@ func validValue(p *jsonschema.Schema, v any) error {
 		return fmt.Errorf("%s is not valid for the argument: %v", b, err)
 	}
 	return nil
+}
+
+// inputNames maps each argument of the derived schema whose name in the
+// source's typed input differs (renamed here, or by src when it is a
+// transform itself) to that name; nil when none does.
+func (tr *transformer) inputNames(src *toolEntry, schema *jsonschema.Schema) map[string]string {
+	var names map[string]string
+	for name := range schema.Properties {
+		old := cmpOr(tr.toOld[name], name)
+		if o, ok := src.inNames[old]; ok {
+			old = o
+		}
+		if old != name {
+			if names == nil {
+				names = map[string]string{}
+			}
+			names[name] = old
+		}
+	}
+	return names
 }
 
 // run is the derived tool's RawToolFunc: args passed the derived schema.

@@ -49,6 +49,10 @@ type Config struct {
 	SignIn SignIn
 	// Require says which calls need approval. Default: tools whose
 	// annotations set destructiveHint to true, and tools tagged [Tag].
+	// A tool derived by a transform (mcp.Server.AddTransformedTool) keeps
+	// its source's tags and destructiveHint, and a mount or an import
+	// prefixes names, so select by those rather than by call.Name; this
+	// is also the place to exempt a derived tool that is really harmless.
 	Require func(call *mcp.GuardedCall) bool
 	// Storage keeps the requests and the decisions; Redis (package
 	// providers/redisstorage) shares them between replicas, so that one

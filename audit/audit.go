@@ -183,13 +183,13 @@ func (t *Trail) record(ctx context.Context, c *mcp.Call, kind string, call *mcp.
 			// middleware inside the trail calls it for another (tool
 			// search's call_tool).
 			e.Name = call.Name
-			e.Arguments = t.pol.arguments(call.Arguments, call.InputType, false)
+			e.Arguments = t.pol.arguments(call.Arguments, call.InputType, call.InputNames, false)
 		} else {
-			e.Arguments = t.pol.arguments(p.Arguments, nil, true)
+			e.Arguments = t.pol.arguments(p.Arguments, nil, nil, true)
 		}
 	case "prompt":
 		e.Name = p.Name
-		e.Arguments = t.pol.arguments(p.Arguments, nil, false)
+		e.Arguments = t.pol.arguments(p.Arguments, nil, nil, false)
 	case "resource":
 		e.Name = t.pol.uri(p.URI)
 	}

@@ -27,19 +27,27 @@ func FuzzRedact(f *testing.F) {
 		f.Add(s, "https://u:p@host/x?api_key=SEKRIT-6&page=2")
 	}
 	p := &policy{maxValue: 256}
+	// A transform's renames: the tagged note as "alias", the plain name
+	// under the secret's name "token", nested as "inner".
+	renames := map[string]string{"alias": "note", "token": "name", "inner": "nested"}
 	f.Fuzz(func(t *testing.T, args, uri string) {
 		for _, typ := range []reflect.Type{nil, reflect.TypeFor[fuzzIn]()} {
-			for _, withheld := range []bool{false, true} {
-				m := p.arguments(json.RawMessage(args), typ, withheld)
-				if _, err := json.Marshal(m); err != nil {
-					t.Fatalf("not encodable: %v", err)
-				}
-				// The fuzzed text as the value of secret-named members.
-				v, _ := json.Marshal("SEKRIT" + args)
-				planted := `{"token":` + string(v) + `,"nested":{"token":` + string(v) + `},"map":{"password":` + string(v) + `}}`
-				b, _ := json.Marshal(p.arguments(json.RawMessage(planted), typ, withheld))
-				if strings.Contains(string(b), "SEKRIT") {
-					t.Fatalf("a secret shown: %s", b)
+			for _, names := range []map[string]string{nil, renames} {
+				for _, withheld := range []bool{false, true} {
+					m := p.arguments(json.RawMessage(args), typ, names, withheld)
+					if _, err := json.Marshal(m); err != nil {
+						t.Fatalf("not encodable: %v", err)
+					}
+					// The fuzzed text as the value of secret-named members.
+					v, _ := json.Marshal("SEKRIT" + args)
+					planted := `{"token":` + string(v) + `,"nested":{"token":` + string(v) + `},"map":{"password":` + string(v) + `}}`
+					if names != nil && typ != nil {
+						planted = `{"token":` + string(v) + `,"alias":` + string(v) + `,"inner":{"token":` + string(v) + `},"map":{"password":` + string(v) + `}}`
+					}
+					b, _ := json.Marshal(p.arguments(json.RawMessage(planted), typ, names, withheld))
+					if strings.Contains(string(b), "SEKRIT") {
+						t.Fatalf("a secret shown: %s", b)
+					}
 				}
 			}
 		}

@@ -185,9 +185,11 @@ func (p *policy) secretName(name string) bool {
 }
 
 // arguments decodes a call's arguments and applies the policy of the
-// typed input t (nil: the default policy alone); withheld replaces every
-// value by Withheld. It returns nil for arguments that are not an object.
-func (p *policy) arguments(raw json.RawMessage, t reflect.Type, withheld bool) map[string]any {
+// typed input t (nil: the default policy alone), reading each argument
+// under its name in t (names, a transform's renames: see
+// mcp.GuardedCall.InputNames); withheld replaces every value by Withheld.
+// It returns nil for arguments that are not an object.
+func (p *policy) arguments(raw json.RawMessage, t reflect.Type, names map[string]string, withheld bool) map[string]any {
 	if len(raw) == 0 {
 		return nil
 	}
@@ -203,14 +205,17 @@ func (p *policy) arguments(raw json.RawMessage, t reflect.Type, withheld bool) m
 		}
 		return m
 	}
-	return p.object(m, t, 0)
+	return p.object(m, t, names, 0)
 }
 
 const maxDepth = 16
 
 // object applies the policy to the members of a JSON object whose Go
-// type is t (a struct, a map, or nil: unknown).
-func (p *policy) object(m map[string]any, t reflect.Type, depth int) map[string]any {
+// type is t (a struct, a map, or nil: unknown). names maps a member's
+// name to its name in t where they differ (a transform's renames, at the
+// top level only): the field's tag under that name decides, and an
+// untagged field is redacted when either name is a secret's.
+func (p *policy) object(m map[string]any, t reflect.Type, names map[string]string, depth int) map[string]any {
 	t = deref(t)
 	var fields map[string]field
 	var elem reflect.Type
@@ -224,7 +229,11 @@ func (p *policy) object(m map[string]any, t reflect.Type, depth int) map[string]
 	}
 	out := make(map[string]any, len(m))
 	for k, v := range m {
-		f, known := fields[k]
+		name, renamed := names[k]
+		if !renamed {
+			name = k
+		}
+		f, known := fields[name]
 		if !known {
 			// A member the type does not name (or a map's key), under
 			// the default policy.
@@ -233,7 +242,7 @@ func (p *policy) object(m map[string]any, t reflect.Type, depth int) map[string]
 		switch {
 		case f.policy == omit:
 			continue
-		case f.policy == redact, f.policy == byName && p.secretName(k):
+		case f.policy == redact, f.policy == byName && (p.secretName(k) || renamed && p.secretName(name)):
 			out[k] = Redacted
 		default:
 			out[k] = p.value(v, f.typ, depth+1)
@@ -256,7 +265,7 @@ func (p *policy) value(v any, t reflect.Type, depth int) any {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		return p.object(x, t, depth)
+		return p.object(x, t, nil, depth)
 	case []any:
 		var et reflect.Type
 		if t = deref(t); t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {

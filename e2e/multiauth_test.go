@@ -185,7 +185,7 @@ func TestMultiAuthThreeCredentials(t *testing.T) {
 		{"another issuer", token(upstream, upstreamSvc), ""},
 		{"the external issuer named, signed by another key", forged, "signature does not verify"},
 		{"another audience", token(external, elsewhere), "not for this resource"},
-		{"the IdP's ID token", external.signIn(t, agentClient())["id_token"].(string), "not for this resource"},
+		{"the IdP's ID token", external.signIn(t, agentClient())["id_token"].(string), "an ID token, not an access token"},
 		{"expired", token(external, expired), "expired"},
 		{"API key of the wrong length", key[:len(key)-2], "malformed API key"},
 		{"API key not configured", otherKey, "unknown API key"},

@@ -10,7 +10,8 @@
 //
 // A [Verifier] checks every request's access token, either as a JWT
 // (RFC 9068 style: signature by a key of the issuer's JWKS, iss, aud,
-// exp, nbf, iat, required scopes) or with the issuer's token introspection
+// exp, nbf, iat, required scopes; a typ header of at+jwt, JWT or none,
+// and no claim only ID tokens carry) or with the issuer's token introspection
 // endpoint (RFC 7662; answers cached, bounded in number and time, never
 // past the token's exp; refusals cached for 10 s apart from them; calls
 // shared between requests with one token and bounded by one rate limit).

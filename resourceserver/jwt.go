@@ -29,6 +29,13 @@ func (v *Verifier) verifyJWT(ctx context.Context, tok string) (*Session, error) 
 	if len(jws.Signatures) != 1 {
 		return nil, v.refuse("the access token must carry exactly one signature", "signatures")
 	}
+	if typ, _ := jws.Signatures[0].Header.ExtraHeaders[jose.HeaderType].(string); !accessTokenType(typ) {
+		if len(typ) > 64 {
+			typ = typ[:64] + "…" // for the log: the token chose it
+		}
+		return nil, v.refuse("the JWT is not an access token: its typ header names another kind of token (an access token's is at+jwt, JWT, or none)",
+			fmt.Sprintf("typ %q", typ))
+	}
 	kid := jws.Signatures[0].Header.KeyID
 	if len(kid) > 64 {
 		kid = kid[:64] + "…" // for the log: the token chose it
@@ -48,8 +55,34 @@ func (v *Verifier) verifyJWT(ctx context.Context, tok string) (*Session, error) 
 	if err != nil {
 		return nil, v.refuse("the access token's claims are malformed", err.Error())
 	}
+	for _, name := range idTokenClaims {
+		if _, ok := c.all[name]; ok {
+			return nil, v.refuse("the JWT is an ID token, not an access token (it carries "+name+")", "claim "+name)
+		}
+	}
 	return v.checkClaims(c)
 }
+
+// accessTokenType reports whether typ, a JWT's typ header, may be an
+// access token's: at+jwt (RFC 9068 §2.1, with or without "application/",
+// compared without case as RFC 7515 §4.1.9 asks), JWT, or none, since
+// most providers (Okta, Entra, Keycloak, Auth0 without its RFC 9068
+// profile) type their access tokens JWT or not at all, as they do ID
+// tokens. Any other value names another kind of JWT the issuer may sign
+// (an ID-JAG, a logout token, a security event, an explicitly typed ID
+// token), which is no access token whatever its audience.
+func accessTokenType(typ string) bool {
+	t := strings.ToLower(typ)
+	return t == "" || t == "jwt" || t == "at+jwt" || t == "application/at+jwt"
+}
+
+// idTokenClaims are claims that OpenID Connect defines for ID tokens
+// only (Core §3.1.3.6, §3.3.2.11: the hash of the access token or code
+// the ID token came with), which an access token never carries. They
+// tell an ID token that is typed JWT like an access token, and whose aud
+// is a client ID listed in Config.Audiences, from one. nonce is not
+// among them: Entra puts one in some access tokens.
+var idTokenClaims = []string{"at_hash", "c_hash"}
 
 // checkClaims applies the checks every verifier shares (JWT and
 // introspection) to decoded claims.

@@ -37,7 +37,11 @@ type Config struct {
 	// in aud (Auth0's "API audience", an Entra application ID URI, a
 	// Keycloak client) need it listed here. Never list a client ID that
 	// also receives ID tokens: an ID token would then pass as an access
-	// token.
+	// token. The verifier refuses the JWTs that say they are no access
+	// token (a typ header other than at+jwt, JWT or none; an ID token's
+	// at_hash or c_hash claim), but an ID token typed JWT without those
+	// (Entra's from its token endpoint) looks like an access token, and
+	// only its audience tells them apart.
 	Audiences []string
 	// AuthorizationServers are the issuers named in the metadata.
 	// Default: Issuer.
