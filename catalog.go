@@ -178,10 +178,10 @@ func (s *Server) catalogListResources(ctx context.Context, c *Context, _ struct{
 		Resources []catalogResource `json:"resources"`
 		Templates []catalogTemplate `json:"templates"`
 	}{Resources: []catalogResource{}, Templates: []catalogTemplate{}}
-	for _, r := range s.listResources(ctx, c.Session, c.SessionID) {
+	for _, r := range s.listResources(ctx, c.Session, c.SessionID, nil) {
 		out.Resources = append(out.Resources, catalogResource{r.URI, r.Name, r.Title, r.Description, r.MIMEType})
 	}
-	for _, t := range s.listResourceTemplates(ctx, c.Session, c.SessionID) {
+	for _, t := range s.listResourceTemplates(ctx, c.Session, c.SessionID, nil) {
 		ct := catalogTemplate{t.URITemplate, t.Name, t.Title, t.Description, t.MIMEType, nil}
 		for _, a := range t.Arguments {
 			ct.Arguments = append(ct.Arguments, catalogArgument{Name: a.Name, Description: a.Description, Required: a.Required})
@@ -234,7 +234,7 @@ func (s *Server) catalogListPrompts(ctx context.Context, c *Context, _ struct{})
 	out := struct {
 		Prompts []prompt `json:"prompts"`
 	}{Prompts: []prompt{}}
-	for _, p := range s.listPrompts(ctx, c.Session, c.SessionID) {
+	for _, p := range s.listPrompts(ctx, c.Session, c.SessionID, nil) {
 		cp := prompt{Name: p.Name, Title: p.Title, Description: p.Description}
 		for _, a := range p.Arguments {
 			cp.Arguments = append(cp.Arguments, catalogArgument{a.Name, a.Title, a.Description, a.Required, a.Enum})
@@ -303,7 +303,7 @@ func (s *Server) catalogGroups(ctx context.Context, c *Context, in groupArgs, de
 	var members []groupTool
 	// A tool only an MCP App's view may call is left out: a host keeps it
 	// from the model, and it does not filter a tool's result.
-	hits := slices.DeleteFunc(listWithMounts(s, ctx, c.Session, c.SessionID, toolOps), func(h hit[*toolEntry]) bool { return h.e.appOnly })
+	hits := slices.DeleteFunc(listWithMounts(s, ctx, c.Session, c.SessionID, toolOps, nil), func(h hit[*toolEntry]) bool { return h.e.appOnly })
 	for _, h := range hits {
 		tags := slices.Compact(slices.Sorted(slices.Values(h.tags)))
 		ns := namespaces(append(slices.Clone(h.path), h.e.nsPath...))

@@ -446,8 +446,9 @@ func findMounted[E entry](s *Server, ctx context.Context, auth any, sid, key str
 }
 
 // listMounted returns the objects s's mounts offer the caller, less the
-// names in seen, which it adds to.
-func listMounted[E entry](s *Server, ctx context.Context, auth any, sid string, k *kindOps[E], seen map[string]bool) []hit[E] {
+// names in seen, which it adds to; pc as for listFor, a mount's CanAccess
+// counting too.
+func listMounted[E entry](s *Server, ctx context.Context, auth any, sid string, k *kindOps[E], seen map[string]bool, pc *bool) []hit[E] {
 	p := s.mounts.Load()
 	if p == nil {
 		return nil
@@ -455,13 +456,14 @@ func listMounted[E entry](s *Server, ctx context.Context, auth any, sid string, 
 	var out []hit[E]
 	var cctx context.Context
 	for _, m := range *p {
+		notePerCaller(pc, m.canAccess != nil)
 		if m.canAccess != nil && !m.canAccess(ctx, auth) {
 			continue
 		}
 		if cctx == nil {
 			cctx = withoutPolicies(ctx)
 		}
-		for _, h := range listWithMounts(m.child, cctx, auth, sid, k) {
+		for _, h := range listWithMounts(m.child, cctx, auth, sid, k, pc) {
 			key, ok := k.wrap(m.prefix, h.key)
 			if !ok || seen[key] || h.e.base().local {
 				continue
@@ -476,11 +478,11 @@ func listMounted[E entry](s *Server, ctx context.Context, auth any, sid string, 
 }
 
 // listWithMounts returns every object of a kind s offers the caller: its
-// own, then its mounts'.
-func listWithMounts[E entry](s *Server, ctx context.Context, auth any, sid string, k *kindOps[E]) []hit[E] {
+// own, then its mounts'; pc as for listFor.
+func listWithMounts[E entry](s *Server, ctx context.Context, auth any, sid string, k *kindOps[E], pc *bool) []hit[E] {
 	own := listFor(s, ctx, auth, sid, k.global(s.reg.Load()), k.own, func(e E) hit[E] {
 		return hit[E]{e: e, owner: s, key: e.base().key, tags: e.base().tags}
-	})
+	}, pc)
 	if !s.hasMounts() {
 		return own
 	}
@@ -488,23 +490,24 @@ func listWithMounts[E entry](s *Server, ctx context.Context, auth any, sid strin
 	for _, h := range own {
 		seen[h.key] = true
 	}
-	return append(own, listMounted(s, ctx, auth, sid, k, seen)...)
+	return append(own, listMounted(s, ctx, auth, sid, k, seen, pc)...)
 }
 
-// listAll is listFor with the objects of s's mounts after s's own.
-func listAll[E entry, T any](s *Server, ctx context.Context, auth any, sid string, k *kindOps[E], view func(E) T, mview func(hit[E]) T) []T {
+// listAll is listFor with the objects of s's mounts after s's own; pc as
+// for listFor.
+func listAll[E entry, T any](s *Server, ctx context.Context, auth any, sid string, k *kindOps[E], view func(E) T, mview func(hit[E]) T, pc *bool) []T {
 	global := k.global(s.reg.Load())
 	if !s.hasMounts() {
-		return listFor(s, ctx, auth, sid, global, k.own, view)
+		return listFor(s, ctx, auth, sid, global, k.own, view, pc)
 	}
-	own := listFor(s, ctx, auth, sid, global, k.own, func(e E) E { return e })
+	own := listFor(s, ctx, auth, sid, global, k.own, func(e E) E { return e }, pc)
 	seen := make(map[string]bool, len(own))
 	out := make([]T, 0, len(own))
 	for _, e := range own {
 		seen[e.base().key] = true
 		out = append(out, view(e))
 	}
-	for _, h := range listMounted(s, ctx, auth, sid, k, seen) {
+	for _, h := range listMounted(s, ctx, auth, sid, k, seen, pc) {
 		out = append(out, mview(h))
 	}
 	return out
@@ -580,24 +583,38 @@ type readTarget struct {
 	key   string   // the resource's URI or the template, as the asking server names it
 	tags  []string // the object's tags and the mounts'
 	path  []string // the prefixes from the asking server down to owner
+	// perCaller: another caller could get another answer for the URI
+	// (an access check of the object, of a mount on the way, or of an
+	// object this caller was refused that could answer it; the session's
+	// own objects and rules), which makes the read private to its caller
+	// (cache.go). Set by resolveRead with pc only.
+	perCaller bool
 }
 
-// resolveMountedRead finds the resource uri names among s's mounts.
-func (s *Server) resolveMountedRead(ctx context.Context, auth any, sid, uri string) (readTarget, bool) {
+// resolveMountedRead finds the resource uri names among s's mounts; pc
+// as for resolveRead.
+func (s *Server) resolveMountedRead(ctx context.Context, auth any, sid, uri string, pc bool) (readTarget, bool) {
 	p := s.mounts.Load()
 	if p == nil {
 		return readTarget{}, false
 	}
 	var cctx context.Context
+	// per: a mount this caller passed by could answer another caller.
+	per := false
 	for _, m := range *p {
 		inner, ok := unwrapURI(m.prefix, uri)
-		if !ok || m.canAccess != nil && !m.canAccess(ctx, auth) {
+		if !ok {
+			continue
+		}
+		per = per || m.canAccess != nil
+		if m.canAccess != nil && !m.canAccess(ctx, auth) {
 			continue
 		}
 		if cctx == nil {
 			cctx = withoutPolicies(ctx)
 		}
-		t, ok := m.child.resolveRead(cctx, auth, sid, inner)
+		t, ok := m.child.resolveRead(cctx, auth, sid, inner, pc)
+		per = per || t.perCaller
 		if !ok {
 			continue
 		}
@@ -613,22 +630,55 @@ func (s *Server) resolveMountedRead(ctx context.Context, auth any, sid, uri stri
 			continue
 		}
 		t.key, t.tags, t.path = key, tags, append([]string{m.prefix}, t.path...)
+		t.perCaller = per
 		return t, true
 	}
-	return readTarget{}, false
+	return readTarget{perCaller: per}, false
 }
 
 // resolveRead finds what uri names for the caller: s's own resource, else
-// its first matching template, else what its mounts offer.
-func (s *Server) resolveRead(ctx context.Context, auth any, sid, uri string) (readTarget, bool) {
+// its first matching template, else what its mounts offer. With pc it
+// sets the target's perCaller, on a miss too (for the mounts above s,
+// whose other callers may find it here).
+func (s *Server) resolveRead(ctx context.Context, auth any, sid, uri string, pc bool) (readTarget, bool) {
 	reg := s.reg.Load()
+	// A session with objects or rules of its own sees what others may not.
+	per := pc && s.vis.active.Load() && s.vis.overlayOf(sid) != nil
 	if e, ok := find(s, ctx, auth, sid, uri, reg.resources, ownResources); ok {
-		return readTarget{owner: s, res: e, key: e.key, tags: e.tags}, true
+		return readTarget{owner: s, res: e, key: e.key, tags: e.tags, perCaller: per || e.callerChecked()}, true
 	}
-	if e, args := s.matchTemplate(ctx, reg, uri, auth, sid); e != nil {
-		return readTarget{owner: s, tmpl: e, args: args, key: e.key, tags: e.tags}, true
+	if pc {
+		// A static resource of uri that this caller does not see.
+		per = per || hasKey(reg.resources, uri)
 	}
-	return s.resolveMountedRead(ctx, auth, sid, uri)
+	e, args := s.matchTemplate(ctx, reg, uri, auth, sid)
+	if pc {
+		per = per || checkedTemplateMatches(reg.templates, uri, e)
+	}
+	if e != nil {
+		return readTarget{owner: s, tmpl: e, args: args, key: e.key, tags: e.tags, perCaller: per || e.callerChecked()}, true
+	}
+	t, ok := s.resolveMountedRead(ctx, auth, sid, uri, pc)
+	t.perCaller = t.perCaller || per
+	return t, ok
+}
+
+// checkedTemplateMatches reports whether a template of t with an access
+// check, before upto (nil: any), matches uri: one that another caller
+// may be let through, to answer uri in place of upto.
+func checkedTemplateMatches(t table[*templateEntry], uri string, upto *templateEntry) bool {
+	if t.checked == 0 {
+		return false
+	}
+	for _, e := range t.list {
+		if e == upto {
+			return false
+		}
+		if e.callerChecked() && e.compiled.Match(uri) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // mountedTemplate returns the template a completion

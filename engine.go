@@ -54,9 +54,10 @@ func (v *engineView) CallTool(ctx context.Context, c *Context, name string, args
 	return v.server().callTool(ctx, c, name, args)
 }
 
-// ReadResource reads a resource for the caller c describes.
-func (v *engineView) ReadResource(ctx context.Context, c *Context, uri string) (*ReadResourceResult, error) {
-	return v.server().readResource(ctx, c, uri)
+// ReadResource reads a resource for the caller c describes; hint, when
+// not nil, receives the read's caching hint.
+func (v *engineView) ReadResource(ctx context.Context, c *Context, uri string, hint *engine.Cache) (*ReadResourceResult, error) {
+	return v.server().readResourceHinted(ctx, c, uri, hint)
 }
 
 // GetPrompt loads a prompt for the caller c describes.
@@ -84,28 +85,46 @@ func callerContext(ctx context.Context, who engine.Caller) context.Context {
 
 // ListTools is the tools the caller sees, each encoded once at
 // registration (read-only bytes); with taskSupport (revision 2025-11-25)
-// a tool that may run as a task carries execution.taskSupport.
+// a tool that may run as a task carries execution.taskSupport. Each list
+// fills in who.Cache, when set, with its caching hint (cache.go).
 func (v *engineView) ListTools(ctx context.Context, who engine.Caller, taskSupport bool) []json.RawMessage {
-	ctx = callerContext(ctx, who)
-	if taskSupport {
-		return v.server().listToolsJSONTasks(ctx, who.Auth, who.SessionID)
-	}
-	return v.server().listToolsJSON(ctx, who.Auth, who.SessionID)
+	s := v.server()
+	return listHinted(ctx, who, s.cache.Tools, true, func(pc *bool) []json.RawMessage {
+		if taskSupport {
+			return s.listToolsJSONTasks(callerContext(ctx, who), who.Auth, who.SessionID, pc)
+		}
+		return s.listToolsJSON(callerContext(ctx, who), who.Auth, who.SessionID, pc)
+	})
 }
 
 // ListResources is the static resources the caller sees.
 func (v *engineView) ListResources(ctx context.Context, who engine.Caller) []Resource {
-	return v.server().listResources(callerContext(ctx, who), who.Auth, who.SessionID)
+	s := v.server()
+	return listHinted(ctx, who, s.cache.Resources, false, func(pc *bool) []Resource {
+		return s.listResources(callerContext(ctx, who), who.Auth, who.SessionID, pc)
+	})
 }
 
 // ListResourceTemplates is the templates the caller sees.
 func (v *engineView) ListResourceTemplates(ctx context.Context, who engine.Caller) []ResourceTemplate {
-	return v.server().listResourceTemplates(ctx, who.Auth, who.SessionID)
+	s := v.server()
+	return listHinted(ctx, who, s.cache.ResourceTemplates, false, func(pc *bool) []ResourceTemplate {
+		return s.listResourceTemplates(ctx, who.Auth, who.SessionID, pc)
+	})
 }
 
 // ListPrompts is the prompts the caller sees.
 func (v *engineView) ListPrompts(ctx context.Context, who engine.Caller) []Prompt {
-	return v.server().listPrompts(ctx, who.Auth, who.SessionID)
+	s := v.server()
+	return listHinted(ctx, who, s.cache.Prompts, false, func(pc *bool) []Prompt {
+		return s.listPrompts(ctx, who.Auth, who.SessionID, pc)
+	})
+}
+
+// DiscoverCache is the caching hint of server/discover for a caller with
+// auth data auth.
+func (v *engineView) DiscoverCache(auth any) engine.Cache {
+	return v.server().cache.Discover.decide(auth, false)
 }
 
 // ListSkills is the skills the server serves.

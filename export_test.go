@@ -63,7 +63,7 @@ func (s *Server) LookupTool(ctx context.Context, auth any, name string) (Tool, b
 
 // ListToolsJSON is listToolsJSON.
 func (s *Server) ListToolsJSON(ctx context.Context, auth any) []json.RawMessage {
-	return s.listToolsJSON(ctx, auth, "")
+	return s.listToolsJSON(ctx, auth, "", nil)
 }
 
 // Watch is watch.

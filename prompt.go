@@ -290,15 +290,15 @@ func (s *Server) RemovePrompts(names ...string) {
 // ListPrompts returns the prompts visible to the caller (see
 // [Server.ListTools] for the session).
 func (s *Server) ListPrompts(ctx context.Context, auth any) []Prompt {
-	return s.listPrompts(ctx, auth, sessionIDOf(ctx))
+	return s.listPrompts(ctx, auth, sessionIDOf(ctx), nil)
 }
 
-func (s *Server) listPrompts(ctx context.Context, auth any, sid string) []Prompt {
+func (s *Server) listPrompts(ctx context.Context, auth any, sid string, pc *bool) []Prompt {
 	return listAll(s, ctx, auth, sid, promptOps, func(e *promptEntry) Prompt { return e.p }, func(h hit[*promptEntry]) Prompt {
 		p := h.e.p
 		p.Name = h.key
 		return p
-	})
+	}, pc)
 }
 
 // getPrompt builds the named prompt. An unknown prompt, a missing

@@ -135,7 +135,15 @@ type entryBase struct {
 	// may not call, a view): lists and tool lookups made for a client
 	// that does not render apps leave it out (apps.go).
 	appOnly bool
+	// versionChecks marks the head of a versioned tool one of whose
+	// versions has a CanAccess of its own (the head's canAccess is nil).
+	versionChecks bool
 }
+
+// callerChecked reports whether what the caller sees of b depends on who
+// the caller is: b, or one of its versions, has an access check. A list
+// holding such an object is a per-caller list (cache.go).
+func (b *entryBase) callerChecked() bool { return b.canAccess != nil || b.versionChecks }
 
 // visible reports whether the caller (its auth data and session ID sid)
 // may see the object: its own check and the access policies in ctx must
@@ -155,12 +163,16 @@ func (b *entryBase) base() *entryBase { return b }
 type table[E entry] struct {
 	list  []E
 	byKey map[string]E
+	// checked counts the entries of list whose visibility depends on the
+	// caller (entryBase.callerChecked), so that a list's caching hint
+	// needs no walk of the table (cache.go).
+	checked int
 }
 
 func newTable[E entry]() table[E] { return table[E]{byKey: map[string]E{}} }
 
 func (t table[E]) clone() table[E] {
-	c := table[E]{list: slices.Clone(t.list), byKey: make(map[string]E, len(t.byKey)+1)}
+	c := table[E]{list: slices.Clone(t.list), byKey: make(map[string]E, len(t.byKey)+1), checked: t.checked}
 	for k, v := range t.byKey {
 		c.byKey[k] = v
 	}
@@ -175,7 +187,15 @@ func (t *table[E]) add(e E, what string) error {
 	}
 	t.list = append(t.list, e)
 	t.byKey[k] = e
+	t.count(e, 1)
 	return nil
+}
+
+// count adds n to t.checked when e's visibility depends on the caller.
+func (t *table[E]) count(e E, n int) {
+	if e.base().callerChecked() {
+		t.checked += n
+	}
 }
 
 // remove deletes the entries with these keys; unknown keys are ignored.
@@ -183,6 +203,7 @@ func (t *table[E]) remove(keys []string) {
 	for _, k := range keys {
 		if e, ok := t.byKey[k]; ok {
 			delete(t.byKey, k)
+			t.count(e, -1)
 			t.list = slices.DeleteFunc(t.list, func(x E) bool { return x.base() == e.base() })
 		}
 	}

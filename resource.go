@@ -67,11 +67,16 @@ type Resource struct {
 	// Load returns the contents: one item, or several.
 	Load func(ctx context.Context, c *Context) ([]ResourceContents, error)
 	// CanAccess, when set, hides the resource from callers it refuses
-	// (see [AccessCheck]).
+	// (see [AccessCheck]). It also makes every read of the resource
+	// private to its caller (see [CacheHint]).
 	CanAccess AccessCheck
 	// Tags group resources for [Server.Disable] and [Server.Enable] (see
 	// [Tool].Tags); resources/list does not send them.
 	Tags []string
+	// Cache is the caching hint of a resources/read of the resource
+	// (see [CacheHint]): CachePublic only when Load returns the same
+	// contents to every caller.
+	Cache CacheHint
 }
 
 // Link returns a [ResourceLink] to r, for a tool result that points at
@@ -144,11 +149,15 @@ type ResourceTemplate struct {
 	// the template variables matched in the URI.
 	Load func(ctx context.Context, c *Context, args map[string]string) ([]ResourceContents, error)
 	// CanAccess, when set, hides the template from callers it refuses
-	// (see [AccessCheck]).
+	// (see [AccessCheck]). It also makes every read through the template
+	// private to its caller (see [CacheHint]).
 	CanAccess AccessCheck
 	// Tags group templates for [Server.Disable] and [Server.Enable] (see
 	// [Tool].Tags); resources/templates/list does not send them.
 	Tags []string
+	// Cache is the caching hint of a resources/read answered by the
+	// template (see [CacheHint]), the same for every URI it matches.
+	Cache CacheHint
 }
 
 // MarshalJSON writes the resources/templates/list form.
@@ -219,6 +228,9 @@ func (s *Server) addResourceFor(sid string, r Resource, app bool) error {
 	if err := checkIcons("Resource.", r.Icons); err != nil {
 		return invalid("resource %q: %v", r.URI, err)
 	}
+	if err := r.Cache.check("Resource.Cache."); err != nil {
+		return invalid("resource %q: %v", r.URI, err)
+	}
 	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess, tags: slices.Clone(r.Tags), appOnly: app}, res: r, app: app}
 	if sid != "" {
 		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
@@ -263,6 +275,9 @@ func (s *Server) addResourceTemplateFor(sid string, t ResourceTemplate) error {
 	if err := checkIcons("ResourceTemplate.", t.Icons); err != nil {
 		return invalid("template %q: %v", t.URITemplate, err)
 	}
+	if err := t.Cache.check("ResourceTemplate.Cache."); err != nil {
+		return invalid("template %q: %v", t.URITemplate, err)
+	}
 	vars := compiled.Varnames()
 	if len(vars) == 0 {
 		return invalid("template %q has no {variable}, so it names one resource: register it with AddResource", t.URITemplate)
@@ -300,29 +315,29 @@ func (s *Server) RemoveResourceTemplates(uriTemplates ...string) {
 // ListResources returns the static resources visible to the caller (see
 // [Server.ListTools] for the session).
 func (s *Server) ListResources(ctx context.Context, auth any) []Resource {
-	return s.listResources(ctx, auth, sessionIDOf(ctx))
+	return s.listResources(ctx, auth, sessionIDOf(ctx), nil)
 }
 
-func (s *Server) listResources(ctx context.Context, auth any, sid string) []Resource {
+func (s *Server) listResources(ctx context.Context, auth any, sid string, pc *bool) []Resource {
 	return listAll(s, ctx, auth, sid, resourceOps, func(e *resourceEntry) Resource { return e.res }, func(h hit[*resourceEntry]) Resource {
 		r := h.e.res
 		r.URI = h.key
 		return r
-	})
+	}, pc)
 }
 
 // ListResourceTemplates returns the templates visible to the caller (see
 // [Server.ListTools] for the session).
 func (s *Server) ListResourceTemplates(ctx context.Context, auth any) []ResourceTemplate {
-	return s.listResourceTemplates(ctx, auth, sessionIDOf(ctx))
+	return s.listResourceTemplates(ctx, auth, sessionIDOf(ctx), nil)
 }
 
-func (s *Server) listResourceTemplates(ctx context.Context, auth any, sid string) []ResourceTemplate {
+func (s *Server) listResourceTemplates(ctx context.Context, auth any, sid string, pc *bool) []ResourceTemplate {
 	return listAll(s, ctx, auth, sid, templateOps, func(e *templateEntry) ResourceTemplate { return e.tmpl }, func(h hit[*templateEntry]) ResourceTemplate {
 		t := h.e.tmpl
 		t.URITemplate = h.key
 		return t
-	})
+	}, pc)
 }
 
 // ReadResourceResult is the result of resources/read.
@@ -345,12 +360,28 @@ var ErrResourceNotFound = errors.New("mcp: resource not found")
 // argument; a failing loader is [CodeInternalError] unless it returned an
 // *Error itself.
 func (s *Server) readResource(ctx context.Context, c *Context, uri string) (*ReadResourceResult, error) {
-	t, ok := s.resolveRead(ctx, c.Session, c.SessionID, uri) // compose.go
+	return s.readResourceHinted(ctx, c, uri, nil)
+}
+
+// readResourceHinted is readResource that also fills in hint, when not
+// nil, with the caching hint of the read (cache.go).
+func (s *Server) readResourceHinted(ctx context.Context, c *Context, uri string, hint *engine.Cache) (*ReadResourceResult, error) {
+	t, ok := s.resolveRead(ctx, c.Session, c.SessionID, uri, hint != nil) // compose.go
 	if !ok {
 		return nil, &Error{Code: CodeInvalidParams, Message: "Resource not found: " + strictjson.Quote(uri),
 			Data: map[string]string{"uri": dataURI(uri)}, sentinel: ErrResourceNotFound}
 	}
-	return t.load(ctx, c, uri)
+	res, err := t.load(ctx, c, uri)
+	if err == nil && hint != nil {
+		var h CacheHint
+		if t.res != nil {
+			h = t.res.res.Cache
+		} else {
+			h = t.tmpl.tmpl.Cache
+		}
+		*hint = h.decide(c.Session, t.perCaller || requestPerCaller(ctx, false))
+	}
+	return res, err
 }
 
 // load reads the resource t names, uri as the client wrote it. Contents
@@ -421,7 +452,7 @@ func loaderError(err error, what string, data any) *Error {
 func (s *Server) matchTemplate(ctx context.Context, r *registry, uri string, auth any, sid string) (*templateEntry, map[string]string) {
 	list, check := r.templates.list, true
 	if s.vis.active.Load() {
-		list = listFor(s, ctx, auth, sid, r.templates, ownTemplates, func(e *templateEntry) *templateEntry { return e })
+		list = listFor(s, ctx, auth, sid, r.templates, ownTemplates, func(e *templateEntry) *templateEntry { return e }, nil)
 		check = false
 	}
 	for _, e := range list {

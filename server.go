@@ -63,6 +63,13 @@ type Options struct {
 	Ping *PingOptions
 	// Roots configures the roots capability.
 	Roots *RootsOptions
+	// Cache holds the caching hints of the lists and of server/discover:
+	// how long a client may reuse them, and whether a shared cache may
+	// (ttlMs and cacheScope, revision 2026-07-28; see [CacheHint]). NewServer
+	// panics on a negative TTL or an unknown scope. Default (nil): stale
+	// at once, and private to the caller when the request is
+	// authenticated or the list depends on who asks.
+	Cache *CacheOptions
 }
 
 // AuthProvider is an authentication provider, such as the OAuth proxies of
@@ -218,6 +225,7 @@ type RootsOptions struct {
 type Server struct {
 	opts   Options
 	logger *slog.Logger
+	cache  CacheOptions // Options.Cache, checked and copied (cache.go)
 
 	mu       sync.Mutex // serializes writers of reg
 	reg      atomic.Pointer[registry]
@@ -293,9 +301,9 @@ func validSemverIdents(s string, pre bool) bool {
 }
 
 // NewServer returns a server with no tools, resources or prompts. It panics
-// when Name is empty, Version is not a semantic version, an icon or the
-// WebsiteURL is invalid, or both Auth and Authenticate are set: programmer
-// errors best caught at start-up.
+// when Name is empty, Version is not a semantic version, an icon, the
+// WebsiteURL or a caching hint is invalid, or both Auth and Authenticate
+// are set: programmer errors best caught at start-up.
 func NewServer(opts Options) *Server {
 	if opts.Name == "" {
 		panic("mcp: NewServer: Options.Name is required")
@@ -314,6 +322,12 @@ func NewServer(opts Options) *Server {
 		panic("mcp: NewServer: Options.WebsiteURL: " + err.Error())
 	}
 	s := &Server{opts: opts, logger: opts.Logger}
+	if opts.Cache != nil {
+		if err := opts.Cache.check(); err != nil {
+			panic("mcp: NewServer: " + err.Error())
+		}
+		s.cache = *opts.Cache // a copy: the caller's may change
+	}
 	if s.logger == nil {
 		s.logger = DefaultLogger()
 	}

@@ -24,9 +24,9 @@ func taskSupport(t Tool) string {
 // listToolsJSONTasks is listToolsJSON with execution.taskSupport added to
 // the tools that may run as tasks (the others omit it, which means
 // "forbidden"): tools/list at revision 2025-11-25.
-func (s *Server) listToolsJSONTasks(ctx context.Context, auth any, sid string) []json.RawMessage {
+func (s *Server) listToolsJSONTasks(ctx context.Context, auth any, sid string, pc *bool) []json.RawMessage {
 	return listAll(s, ctx, auth, sid, toolOps, func(e *toolEntry) json.RawMessage { return withTaskSupport(e.tool, e.encoded) },
-		func(h hit[*toolEntry]) json.RawMessage { return withTaskSupport(h.e.tool, mountedToolJSON(h)) })
+		func(h hit[*toolEntry]) json.RawMessage { return withTaskSupport(h.e.tool, mountedToolJSON(h)) }, pc)
 }
 
 // withTaskSupport adds execution.taskSupport to enc, the encoded tool t,

@@ -41,7 +41,7 @@ func TestListToolsJSONTasks(t *testing.T) {
 	AddTool(s, Tool{Name: "opt", Task: &TaskOptions{}}, func(_ context.Context, _ *Context, _ struct{}) (string, error) { return "", nil })
 	AddTool(s, Tool{Name: "req", Task: &TaskOptions{Required: true}}, func(_ context.Context, _ *Context, _ struct{}) (string, error) { return "", nil })
 	got := map[string]string{}
-	for _, raw := range s.listToolsJSONTasks(context.Background(), nil, "") {
+	for _, raw := range s.listToolsJSONTasks(context.Background(), nil, "", nil) {
 		var w struct {
 			Name      string          `json:"name"`
 			Execution json.RawMessage `json:"execution"`

@@ -480,15 +480,15 @@ func (s *Server) RemoveTools(names ...string) {
 // mounted in s ([Server.Mount]) under their prefixed names. Called with the context a tool
 // got, it is the list of that tool's session (its own tools included).
 func (s *Server) ListTools(ctx context.Context, auth any) []Tool {
-	return listAll(s, ctx, auth, sessionIDOf(ctx), toolOps, func(e *toolEntry) Tool { return e.tool }, mountedTool)
+	return listAll(s, ctx, auth, sessionIDOf(ctx), toolOps, func(e *toolEntry) Tool { return e.tool }, mountedTool, nil)
 }
 
 // listToolsJSON is [Server.ListTools] as JSON, each tool encoded once when
 // it was registered (the definition must not change afterwards, as for
 // the validation compiled then): what tools/list sends. The caller must not
 // modify the returned bytes.
-func (s *Server) listToolsJSON(ctx context.Context, auth any, sid string) []json.RawMessage {
-	return listAll(s, ctx, auth, sid, toolOps, func(e *toolEntry) json.RawMessage { return e.encoded }, mountedToolJSON)
+func (s *Server) listToolsJSON(ctx context.Context, auth any, sid string, pc *bool) []json.RawMessage {
+	return listAll(s, ctx, auth, sid, toolOps, func(e *toolEntry) json.RawMessage { return e.encoded }, mountedToolJSON, pc)
 }
 
 // callTool runs the named tool for the caller described by c. Failures of

@@ -98,6 +98,8 @@ func addToolEntry(t *table[*toolEntry], e *toolEntry, what string) error {
 	i := slices.Index(t.list, prev)
 	t.list[i] = head
 	t.byKey[e.key] = head
+	t.count(prev, -1)
+	t.count(head, 1)
 	return nil
 }
 
@@ -132,6 +134,7 @@ func newVersionSet(versions []*toolEntry) (*toolEntry, error) {
 	}
 	head := *vs.list[0]
 	head.canAccess = nil // resolve checks each version's own
+	head.versionChecks = slices.ContainsFunc(vs.list, func(v *toolEntry) bool { return v.canAccess != nil })
 	head.resolve = vs.resolve
 	head.run = func(context.Context, *Context, json.RawMessage) (*ContentResult, error) {
 		return nil, fmt.Errorf("tool %q: a versioned tool runs one of its versions (internal error: no version was chosen)", head.key)

@@ -490,8 +490,12 @@ func hasKey[E entry](t table[E], k string) bool { _, ok := t.byKey[k]; return ok
 // listFor returns what view gives for every object of a kind the caller
 // (auth, in session sid) sees: the server's in registration order, less
 // those the session shadows, then the session's own in registration order.
-func listFor[E entry, T any](s *Server, ctx context.Context, auth any, sid string, global table[E], own func(*overlay) table[E], view func(E) T) []T {
+// When pc is not nil, it is set to true if what the list holds may depend
+// on the caller: an object of the kind has an access check, or the
+// session has objects or rules of its own (cache.go).
+func listFor[E entry, T any](s *Server, ctx context.Context, auth any, sid string, global table[E], own func(*overlay) table[E], view func(E) T, pc *bool) []T {
 	if !s.vis.active.Load() {
+		notePerCaller(pc, global.checked > 0)
 		return visibleItems(ctx, auth, sid, global, view)
 	}
 	o, rules := s.vis.viewOf(sid)
@@ -500,6 +504,7 @@ func listFor[E entry, T any](s *Server, ctx context.Context, auth any, sid strin
 	if o != nil {
 		mine, orules = own(o), o.rules
 	}
+	notePerCaller(pc, global.checked > 0 || o != nil)
 	out := make([]T, 0, len(global.list)+len(mine.list))
 	add := func(e E) {
 		if b := e.base(); allowed(rules, orules, b) && b.visible(ctx, auth, sid) {

@@ -37,6 +37,9 @@ type call struct {
 	// ctx is the context of a session's request (handleRequest), here
 	// for the same reason.
 	ctx requestContext
+	// cache is the caching hint a 2026-07-28 list, read or discover
+	// decided (modernResult sends it), here for the same reason.
+	cache engine.Cache
 }
 
 // methodFunc runs one method of a request.
@@ -157,7 +160,11 @@ func notInExtension(ext string) methodFunc {
 // caller is who a list or lookup of the request is for (ext_apps.go
 // says who does not see apps).
 func (k *call) caller() engine.Caller {
-	return engine.Caller{Auth: k.auth, SessionID: k.c.sess.ID, NoApps: k.h.ops.Offers(mcp.AppsExtension) && !k.capsUnknown() && !k.c.sess.Capabilities().SupportsApps()}
+	who := engine.Caller{Auth: k.auth, SessionID: k.c.sess.ID, NoApps: k.h.ops.Offers(mcp.AppsExtension) && !k.capsUnknown() && !k.c.sess.Capabilities().SupportsApps()}
+	if k.c.modern {
+		who.Cache = &k.cache
+	}
+	return who
 }
 
 // handleRequest runs one request and replies on rs. It is the engine's one
@@ -249,7 +256,7 @@ func (h *Handler) replyResult(c *sessionState, k *call, msg *jsonrpc.Message, rs
 		var b []byte
 		b, err = marshalResult(res)
 		if err == nil && c.modern {
-			b, err = h.modernResult(msg.Method, k.auth, b)
+			b, err = h.modernResult(k, b)
 		}
 		out = jsonrpc.AppendResult(make([]byte, 0, len(b)+len(msg.ID)+32), msg.ID, b)
 	}

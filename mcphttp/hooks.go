@@ -42,9 +42,10 @@ type serverOps interface {
 
 	// CallTool runs the named tool for the caller c describes, after its
 	// access checks; ReadResource, GetPrompt and Complete do the same for
-	// their methods.
+	// their methods. ReadResource also fills in hint, when not nil, with
+	// the read's caching hint (revision 2026-07-28).
 	CallTool(ctx context.Context, c *mcp.Context, name string, args json.RawMessage) (*mcp.ContentResult, error)
-	ReadResource(ctx context.Context, c *mcp.Context, uri string) (*mcp.ReadResourceResult, error)
+	ReadResource(ctx context.Context, c *mcp.Context, uri string, hint *engine.Cache) (*mcp.ReadResourceResult, error)
 	GetPrompt(ctx context.Context, c *mcp.Context, name string, args map[string]string) (*mcp.PromptResult, error)
 	Complete(ctx context.Context, c *mcp.Context, ref mcp.CompletionRef, arg, value string, args map[string]string) (*mcp.CompletionResult, error)
 	// LookupTool returns the named tool as the caller sees it.
@@ -53,7 +54,9 @@ type serverOps interface {
 	// ListTools is the tools the caller sees, each encoded once at
 	// registration (read-only bytes): what tools/list sends; with
 	// taskSupport (revision 2025-11-25) a tool that may run as a task
-	// carries execution.taskSupport.
+	// carries execution.taskSupport. ListTools, ListResources,
+	// ListResourceTemplates and ListPrompts fill in who.Cache, when set,
+	// with the list's caching hint (revision 2026-07-28).
 	ListTools(ctx context.Context, who engine.Caller, taskSupport bool) []json.RawMessage
 	// ListResources, ListResourceTemplates, ListPrompts and ListSkills are
 	// the objects of a kind the caller sees.
@@ -61,6 +64,9 @@ type serverOps interface {
 	ListResourceTemplates(ctx context.Context, who engine.Caller) []mcp.ResourceTemplate
 	ListPrompts(ctx context.Context, who engine.Caller) []mcp.Prompt
 	ListSkills(ctx context.Context, who engine.Caller) []mcp.Skill
+	// DiscoverCache is the caching hint of server/discover for a caller
+	// with auth data auth.
+	DiscoverCache(auth any) engine.Cache
 	// GetSkill returns the skill whose SKILL.md is uri.
 	GetSkill(ctx context.Context, who engine.Caller, uri string) (mcp.Skill, error)
 	// ReadSkillDirectory returns the direct children of a skills

@@ -157,7 +157,11 @@ func (h *Handler) doResourcesRead(ctx context.Context, k *call) (any, error) {
 		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: resources/read needs "uri"`}
 	}
 	mc := h.context(ctx, k, p.Meta)
-	return h.ops.ReadResource(h.ops.WithContext(ctx, mc), mc, p.URI)
+	var hint *engine.Cache
+	if k.c.modern {
+		hint = &k.cache
+	}
+	return h.ops.ReadResource(h.ops.WithContext(ctx, mc), mc, p.URI, hint)
 }
 
 func (h *Handler) doSubscribe(ctx context.Context, k *call) (any, error) {

@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/middleware"
@@ -247,7 +249,8 @@ func (h *Handler) takeModernNotification(w http.ResponseWriter, r *http.Request,
 // instructions of the server, and its whole identity (icons and website
 // included) in the result's _meta, where every modern result carries
 // the short form.
-func (h *Handler) doDiscover(_ context.Context, _ *call) (any, error) {
+func (h *Handler) doDiscover(_ context.Context, k *call) (any, error) {
+	k.cache = h.ops.DiscoverCache(k.auth)
 	o := h.srv.Options()
 	meta, err := discoverMeta(o) // serverinfo.go
 	if err != nil {
@@ -280,10 +283,14 @@ type modernCapabilities struct {
 
 // modernResult adds to a result what 2026-07-28 puts on every one:
 // resultType, the server's identity in _meta, and on lists, reads and
-// discover the caching fields (ttlMs 0: stale at once; cacheScope private
-// when the request carried auth data, since what is listed depends on the
-// caller, public otherwise). Members the result already has are kept.
-func (h *Handler) modernResult(method string, auth any, b []byte) ([]byte, error) {
+// discover the caching fields ttlMs and cacheScope. Their values are the
+// hint the method decided (k.cache: the author's, under the rules of
+// mcp.CacheHint); without one (an interceptor answered without running
+// the method) ttlMs 0, and cacheScope private when the request carried
+// auth data, public otherwise. A request retried with inputResponses or
+// requestState gets ttlMs 0 and private: clients must not cache it, and
+// it holds the user's answers. Members the result already has are kept.
+func (h *Handler) modernResult(k *call, b []byte) ([]byte, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
@@ -291,16 +298,23 @@ func (h *Handler) modernResult(method string, auth any, b []byte) ([]byte, error
 	if m == nil {
 		m = map[string]json.RawMessage{}
 	}
-	setDefault := func(k, v string) {
-		if _, ok := m[k]; !ok {
-			m[k] = json.RawMessage(v)
+	setDefault := func(key, v string) {
+		if _, ok := m[key]; !ok {
+			m[key] = json.RawMessage(v)
 		}
 	}
 	setDefault("resultType", `"complete"`)
 	// An input-required result (rev20260728_mrtr.go) is one round's, never cached.
-	if methodTable[method].cached && string(m["resultType"]) != `"input_required"` {
-		setDefault("ttlMs", "0")
-		if auth != nil {
+	if methodTable[k.msg.Method].cached && string(m["resultType"]) != `"input_required"` {
+		c := k.cache
+		switch {
+		case k.round != nil && k.round.retried:
+			c = engine.Cache{Set: true, Private: true}
+		case !c.Set:
+			c = engine.Cache{Private: k.auth != nil}
+		}
+		setDefault("ttlMs", strconv.FormatInt(c.TTLMs, 10))
+		if c.Private {
 			setDefault("cacheScope", `"private"`)
 		} else {
 			setDefault("cacheScope", `"public"`)

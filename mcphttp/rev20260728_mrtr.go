@@ -204,6 +204,7 @@ type inputRound struct {
 	params  json.RawMessage // the request's params, for the state's digest
 	auth    any             // the caller's auth data, for the state's principal
 	prev    int             // rounds before this one (from requestState)
+	retried bool            // the request carried inputResponses or requestState
 
 	mu      sync.Mutex
 	answers map[string]json.RawMessage  // what the client answered, by key
@@ -238,6 +239,7 @@ func (h *Handler) openRound(method string, params json.RawMessage, auth any) (*i
 			return nil, invalidParams("params must be an object")
 		}
 	}
+	rd.retried = p.InputResponses != nil || p.RequestState != nil
 	if p.RequestState != nil {
 		var tok string
 		if json.Unmarshal(p.RequestState, &tok) != nil || tok == "" {

@@ -187,6 +187,25 @@ type Caller struct {
 	// NoApps: the client does not render MCP Apps, so what only an app's
 	// view uses (the tools the model may not call, the views) is left out.
 	NoApps bool
+	// Cache, when not nil, receives the caching hint of a list made for
+	// the caller (revision 2026-07-28 sends it as ttlMs and cacheScope);
+	// nil for the revisions without one, so that their lists pay nothing
+	// for it.
+	Cache *Cache
+}
+
+// Cache is the caching hint of one cacheable result, as package mcp
+// decided it for the request from the author's hint and what the result
+// depends on (mcp.CacheHint says how).
+type Cache struct {
+	// Set: a list or read filled in the hint. Unset, the transport falls
+	// back to a TTL of 0 and the scope of the request's authentication
+	// (an interceptor answered without running the method).
+	Set bool
+	// TTLMs is ttlMs: whole milliseconds, never negative.
+	TTLMs int64
+	// Private is cacheScope "private"; false is "public".
+	Private bool
 }
 
 // View is the one hook: package mcp sets it in its init to a
