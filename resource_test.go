@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,6 +40,17 @@ func TestReadResource(t *testing.T) {
 		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
 			return nil, &mcp.Error{Code: -32050, Message: "custom"}
 		}})
+	s.AddResource(mcp.Resource{URI: "mem://gone", Name: "gone",
+		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
+			return nil, fmt.Errorf("row deleted: %w", mcp.ErrResourceNotFound)
+		}})
+	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "user://{id}", Name: "user",
+		Load: func(_ context.Context, _ *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
+			if args["id"] != "ada" {
+				return nil, fmt.Errorf("no user %q: %w", args["id"], mcp.ErrResourceNotFound)
+			}
+			return []mcp.ResourceContents{{Text: "Ada"}}, nil
+		}})
 	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "greeting://{name}", Name: "greeting",
 		MIMEType: "text/plain", Load: echoTemplate("greeting")})
 	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "file:///{+path}", Name: "file", Load: echoTemplate("file")})
@@ -57,6 +70,9 @@ func TestReadResource(t *testing.T) {
 		{"unknown scheme", "nope://x", nil, mcp.CodeInvalidParams},
 		{"loader error", "mem://broken", nil, mcp.CodeInternalError},
 		{"loader mcp.Error passes through", "mem://rpc", nil, -32050},
+		{"loader's ErrResourceNotFound is the spec's not found", "mem://gone", nil, mcp.CodeInvalidParams},
+		{"template loader's ErrResourceNotFound is the spec's not found", "user://bob", nil, mcp.CodeInvalidParams},
+		{"template loader found", "user://ada", []mcp.ResourceContents{{URI: "user://ada", Text: "Ada"}}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,6 +90,8 @@ func TestReadResource(t *testing.T) {
 				assert.Equal(t, map[string]string{"uri": tt.uri}, je.Data, "SEP-2164: the URI is in data")
 				assert.Contains(t, je.Message, tt.uri)
 				assert.ErrorIs(t, err, mcp.ErrResourceNotFound)
+				assert.True(t, strings.HasPrefix(je.Message, "Resource not found: "), je.Message)
+				assert.NotContains(t, je.Message, "no user", "the loader's own words stay on the server")
 			}
 			if tt.wantCode == mcp.CodeInternalError {
 				assert.Contains(t, je.Message, "backend down")
