@@ -349,6 +349,38 @@ func resourceNotFound(uri string) *Error {
 		Data: map[string]string{"uri": dataURI(uri)}, sentinel: ErrResourceNotFound}
 }
 
+// JSONContents is a resource's contents as the JSON encoding of v, with
+// the MIME type application/json: what a loader returns for a value of
+// its own (a struct, a map, a slice).
+//
+//	return mcp.JSONContents(user)
+//
+// The contents' URI is left empty, so it is the URI that was read. An
+// error is v's encoding error (a channel, a func, a cycle).
+func JSONContents(v any) ([]ResourceContents, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encoding a resource's contents as JSON: %w", err)
+	}
+	return []ResourceContents{{MIMEType: "application/json", Text: string(b)}}, nil
+}
+
+// ReadResource reads a resource of the server whose tool this call runs,
+// as its caller would with resources/read: by the URI the caller sees (a
+// mounted server's resources under their prefix), through the same
+// visibility and CanAccess checks, so a tool reads nothing its caller
+// could not. The loader gets this Context. A URI that names nothing, or
+// nothing the caller may see, is an *[Error] that matches
+// [ErrResourceNotFound]. The [Interceptor]s of resources/read do not run:
+// this is no request of the client's. Outside a tools/call (in a resource
+// or prompt loader) it is an error.
+func (c *Context) ReadResource(ctx context.Context, uri string) (*ReadResourceResult, error) {
+	if c.guardTop == nil {
+		return nil, errors.New("mcp: Context.ReadResource reads for a tool: this request is not a tools/call")
+	}
+	return c.guardTop.readResource(ctx, c, uri)
+}
+
 // readResource loads the resource named by uri: a static resource with
 // that URI, else the first template that matches it. An unknown (or
 // hidden) URI is an *[Error] with [CodeInvalidParams] and {"uri": uri} as
