@@ -20,7 +20,11 @@
 // (its error, a panic, a timeout, or arguments that do not match the
 // schema) is a result with isError set and a message naming the tool, so
 // the model can correct itself; an unknown tool, prompt or resource is a
-// JSON-RPC error with code -32602.
+// JSON-RPC error with code -32602, and so is a resource loader's error
+// that wraps [ErrResourceNotFound] (the spec's "Resource not found").
+// A loader returns a value of its own as JSON with [JSONContents]; a tool
+// reads its server's resources, with its caller's access, through
+// [Context.ReadResource].
 //
 // # Registration
 //

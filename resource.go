@@ -346,19 +346,64 @@ type ReadResourceResult struct {
 	Contents []ResourceContents `json:"contents"`
 }
 
-// ErrResourceNotFound is matched (errors.Is) by the error a resources/read
-// of an unknown (or hidden) URI returns to the [Interceptor]s that wrap it,
-// and by nothing else: other invalid-params errors do not match it. The
-// client gets -32602 with the URI in data (SEP-2164).
+// ErrResourceNotFound says a resource does not exist. A resource's or a
+// template's Load returns an error that wraps it (fmt.Errorf("user %s: %w",
+// id, mcp.ErrResourceNotFound)) when the URI names nothing: the client
+// then gets the same answer as for a URI no resource or template matches,
+// -32602 "Resource not found" with {"uri": …} as data (SEP-2164), at
+// every revision, rather than the -32603 of a failing loader. That error matches ErrResourceNotFound
+// (errors.Is) in the [Interceptor]s that wrap resources/read, and the
+// client package's ReadResource returns an error that matches it too.
+// Other invalid-params errors do not match it.
 var ErrResourceNotFound = errors.New("mcp: resource not found")
+
+// resourceNotFound is the error a resources/read of uri answers when no
+// resource has that URI: the spec's -32602 with the URI as data.
+func resourceNotFound(uri string) *Error {
+	return &Error{Code: CodeInvalidParams, Message: "Resource not found: " + strictjson.Quote(uri),
+		Data: map[string]string{"uri": dataURI(uri)}, sentinel: ErrResourceNotFound}
+}
+
+// JSONContents is a resource's contents as the JSON encoding of v, with
+// the MIME type application/json: what a loader returns for a value of
+// its own (a struct, a map, a slice).
+//
+//	return mcp.JSONContents(user)
+//
+// The contents' URI is left empty, so it is the URI that was read. An
+// error is v's encoding error (a channel, a func, a cycle).
+func JSONContents(v any) ([]ResourceContents, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encoding a resource's contents as JSON: %w", err)
+	}
+	return []ResourceContents{{MIMEType: "application/json", Text: string(b)}}, nil
+}
+
+// ReadResource reads a resource of the server whose tool this call runs,
+// as its caller would with resources/read: by the URI the caller sees (a
+// mounted server's resources under their prefix), through the same
+// visibility and CanAccess checks, so a tool reads nothing its caller
+// could not. The loader gets this Context. A URI that names nothing, or
+// nothing the caller may see, is an *[Error] that matches
+// [ErrResourceNotFound]. The [Interceptor]s of resources/read do not run:
+// this is no request of the client's. Outside a tools/call (in a resource
+// or prompt loader) it is an error.
+func (c *Context) ReadResource(ctx context.Context, uri string) (*ReadResourceResult, error) {
+	if c.guardTop == nil {
+		return nil, errors.New("mcp: Context.ReadResource reads for a tool: this request is not a tools/call")
+	}
+	return c.guardTop.readResource(ctx, c, uri)
+}
 
 // readResource loads the resource named by uri: a static resource with
 // that URI, else the first template that matches it. An unknown (or
 // hidden) URI is an *[Error] with [CodeInvalidParams] and {"uri": uri} as
-// data (SEP-2164) that matches [ErrResourceNotFound]; a template match
-// that leaves a Required argument empty is [CodeInvalidParams] naming the
-// argument; a failing loader is [CodeInternalError] unless it returned an
-// *Error itself.
+// data (SEP-2164) that matches [ErrResourceNotFound], and so is a loader's
+// error that wraps ErrResourceNotFound; a template match that leaves a
+// Required argument empty is [CodeInvalidParams] naming the argument; a
+// failing loader is [CodeInternalError] unless it returned an *Error
+// itself.
 func (s *Server) readResource(ctx context.Context, c *Context, uri string) (*ReadResourceResult, error) {
 	return s.readResourceHinted(ctx, c, uri, nil)
 }
@@ -368,8 +413,7 @@ func (s *Server) readResource(ctx context.Context, c *Context, uri string) (*Rea
 func (s *Server) readResourceHinted(ctx context.Context, c *Context, uri string, hint *engine.Cache) (*ReadResourceResult, error) {
 	t, ok := s.resolveRead(ctx, c.Session, c.SessionID, uri, hint != nil) // compose.go
 	if !ok {
-		return nil, &Error{Code: CodeInvalidParams, Message: "Resource not found: " + strictjson.Quote(uri),
-			Data: map[string]string{"uri": dataURI(uri)}, sentinel: ErrResourceNotFound}
+		return nil, resourceNotFound(uri)
 	}
 	res, err := t.load(ctx, c, uri)
 	if err == nil && hint != nil {
@@ -408,6 +452,12 @@ func (t *readTarget) load(ctx context.Context, c *Context, uri string) (*ReadRes
 		}
 		name, mime = e.tmpl.Name, e.tmpl.MIMEType
 		contents, err = protect(t.owner, "resource", uri, func() ([]ResourceContents, error) { return e.tmpl.Load(ctx, c, args) })
+	}
+	if errors.Is(err, ErrResourceNotFound) {
+		// The loader says the URI names nothing: the same answer as a URI
+		// nothing matches, its own wording kept out of the client's view
+		// as a hidden resource's is.
+		return nil, resourceNotFound(uri)
 	}
 	if err != nil {
 		return nil, loaderError(err, fmt.Sprintf("Failed to load resource %q (%s)", name, strictjson.Quote(uri)), map[string]string{"uri": dataURI(uri)})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,6 +40,17 @@ func TestReadResource(t *testing.T) {
 		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
 			return nil, &mcp.Error{Code: -32050, Message: "custom"}
 		}})
+	s.AddResource(mcp.Resource{URI: "mem://gone", Name: "gone",
+		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
+			return nil, fmt.Errorf("row deleted: %w", mcp.ErrResourceNotFound)
+		}})
+	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "user://{id}", Name: "user",
+		Load: func(_ context.Context, _ *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
+			if args["id"] != "ada" {
+				return nil, fmt.Errorf("no user %q: %w", args["id"], mcp.ErrResourceNotFound)
+			}
+			return []mcp.ResourceContents{{Text: "Ada"}}, nil
+		}})
 	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "greeting://{name}", Name: "greeting",
 		MIMEType: "text/plain", Load: echoTemplate("greeting")})
 	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "file:///{+path}", Name: "file", Load: echoTemplate("file")})
@@ -57,6 +70,9 @@ func TestReadResource(t *testing.T) {
 		{"unknown scheme", "nope://x", nil, mcp.CodeInvalidParams},
 		{"loader error", "mem://broken", nil, mcp.CodeInternalError},
 		{"loader mcp.Error passes through", "mem://rpc", nil, -32050},
+		{"loader's ErrResourceNotFound is the spec's not found", "mem://gone", nil, mcp.CodeInvalidParams},
+		{"template loader's ErrResourceNotFound is the spec's not found", "user://bob", nil, mcp.CodeInvalidParams},
+		{"template loader found", "user://ada", []mcp.ResourceContents{{URI: "user://ada", Text: "Ada"}}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,6 +90,8 @@ func TestReadResource(t *testing.T) {
 				assert.Equal(t, map[string]string{"uri": tt.uri}, je.Data, "SEP-2164: the URI is in data")
 				assert.Contains(t, je.Message, tt.uri)
 				assert.ErrorIs(t, err, mcp.ErrResourceNotFound)
+				assert.True(t, strings.HasPrefix(je.Message, "Resource not found: "), je.Message)
+				assert.NotContains(t, je.Message, "no user", "the loader's own words stay on the server")
 			}
 			if tt.wantCode == mcp.CodeInternalError {
 				assert.Contains(t, je.Message, "backend down")
@@ -167,4 +185,85 @@ func TestResourceAndLinkShareTheWireShape(t *testing.T) {
 	require.NoError(t, json.Unmarshal(mustJSON(t, r), &back))
 	r.Load = nil
 	assert.Equal(t, r, back)
+}
+
+// TestJSONContentsAndContextReadResource: a loader returns a struct of
+// its own as JSON contents (application/json, the URI read), and a tool
+// reads its server's resources through c.ReadResource with its caller's
+// access: what CanAccess hides from the caller, or a loader says does not
+// exist, is ErrResourceNotFound. A resource loader cannot use it.
+func TestJSONContentsAndContextReadResource(t *testing.T) {
+	t.Parallel()
+	type user struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	s := newServer(t)
+	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "user://{id}", Name: "user",
+		Load: func(_ context.Context, _ *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
+			if args["id"] != "ada" {
+				return nil, fmt.Errorf("no user %q: %w", args["id"], mcp.ErrResourceNotFound)
+			}
+			return mcp.JSONContents(user{ID: "ada", Name: "Ada Lovelace"})
+		}})
+	s.AddResource(mcp.Resource{URI: "admin://keys", Name: "keys",
+		CanAccess: func(_ context.Context, auth any) bool { return auth == "admin" },
+		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{{Text: "k1"}}, nil
+		}})
+	s.AddResource(mcp.Resource{URI: "loop://self", Name: "self",
+		Load: func(ctx context.Context, c *mcp.Context) ([]mcp.ResourceContents, error) {
+			_, err := c.ReadResource(ctx, "user://ada")
+			return nil, err
+		}})
+	s.AddResource(mcp.Resource{URI: "bad://json", Name: "bad",
+		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
+			return mcp.JSONContents(func() {})
+		}})
+	mcp.AddTool(s, mcp.Tool{Name: "read"}, func(ctx context.Context, c *mcp.Context, in struct {
+		URI string `json:"uri"`
+	}) (string, error) {
+		res, err := c.ReadResource(ctx, in.URI)
+		switch {
+		case errors.Is(err, mcp.ErrResourceNotFound):
+			return "not found", nil
+		case err != nil:
+			return "", err
+		}
+		return res.Contents[0].MIMEType + " " + res.Contents[0].URI + " " + res.Contents[0].Text, nil
+	})
+
+	res, err := s.ReadResource(context.Background(), newCtx(nil), "user://ada")
+	require.NoError(t, err)
+	assert.Equal(t, []mcp.ResourceContents{{URI: "user://ada", MIMEType: "application/json", Text: `{"id":"ada","name":"Ada Lovelace"}`}}, res.Contents)
+
+	tests := []struct {
+		name, auth, uri, want string
+	}{
+		{"a template's JSON", "", "user://ada", `application/json user://ada {"id":"ada","name":"Ada Lovelace"}`},
+		{"the loader's not found", "", "user://bob", "not found"},
+		{"no such resource", "", "nothing://here", "not found"},
+		{"hidden from the caller", "guest", "admin://keys", "not found"},
+		{"visible to the caller", "admin", "admin://keys", " admin://keys k1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var auth any
+			if tt.auth != "" {
+				auth = tt.auth
+			}
+			res, err := s.CallTool(context.Background(), newCtx(auth), "read", json.RawMessage(`{"uri":"`+tt.uri+`"}`))
+			require.NoError(t, err)
+			require.False(t, res.IsError, res.Text())
+			assert.Equal(t, tt.want, res.Text())
+		})
+	}
+
+	_, err = s.ReadResource(context.Background(), newCtx(nil), "loop://self")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not a tools/call")
+	_, err = s.ReadResource(context.Background(), newCtx(nil), "bad://json")
+	require.ErrorIs(t, err, &mcp.Error{Code: mcp.CodeInternalError})
+	assert.Contains(t, err.Error(), "encoding a resource's contents as JSON")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -222,6 +223,37 @@ func TestClientCalls(t *testing.T) {
 
 		require.NoError(t, c.Ping(ctx))
 		require.NoError(t, c.SetLogLevel(ctx, mcp.LevelDebug))
+	})
+}
+
+// TestReadResourceNotFoundMatchesTheSentinel: a template loader that
+// wraps mcp.ErrResourceNotFound reaches the client as the spec's
+// "Resource not found" (-32602 with the URI in data), which the client's
+// error matches as mcp.ErrResourceNotFound, at every revision and over
+// every transport; a loader's other error does not match it.
+func TestReadResourceNotFoundMatchesTheSentinel(t *testing.T) {
+	t.Parallel()
+	eachVersion(t, func(t *testing.T, version mcp.Version, srv *mcp.Server, tr client.Transport) {
+		srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "user://{id}", Name: "user",
+			Load: func(_ context.Context, _ *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
+				if args["id"] == "broken" {
+					return nil, errors.New("database down")
+				}
+				return nil, fmt.Errorf("no user %q: %w", args["id"], mcp.ErrResourceNotFound)
+			}})
+		ctx := context.Background()
+		c := connect(t, tr, &client.Options{ProtocolVersion: version})
+		for _, uri := range []string{"user://bob", "nothing://matches"} {
+			_, err := c.ReadResource(ctx, uri)
+			require.ErrorIs(t, err, mcp.ErrResourceNotFound, uri)
+			var re *mcp.Error
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, int64(mcp.CodeInvalidParams), re.Code)
+			assert.JSONEq(t, `{"uri":"`+uri+`"}`, string(re.Data.(json.RawMessage)))
+		}
+		_, err := c.ReadResource(ctx, "user://broken")
+		require.ErrorIs(t, err, &mcp.Error{Code: mcp.CodeInternalError})
+		assert.NotErrorIs(t, err, mcp.ErrResourceNotFound)
 	})
 }
 

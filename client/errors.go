@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
@@ -72,14 +73,38 @@ func (e *wireError) UnmarshalJSON(data []byte) error {
 // method: an *mcp.Error (its Data the json.RawMessage the server sent,
 // or nil), wrapped with the method and the server's name, so that
 // errors.As finds the *mcp.Error and errors.Is matches it by code
-// (&mcp.Error{Code: mcp.CodeInvalidParams}).
+// (&mcp.Error{Code: mcp.CodeInvalidParams}). A resources/read answered
+// "resource not found" matches [mcp.ErrResourceNotFound] too.
 func (c *Client) rpcError(method string, w *wireError) error {
 	e := &mcp.Error{Code: w.code, Message: w.message}
 	if len(w.data) > 0 && string(w.data) != "null" {
 		e.Data = w.data
 	}
-	return fmt.Errorf("mcp client: %s answered %s with %w", c.serverName(), method, e)
+	var err error = e
+	if method == "resources/read" && resourceNotFound(w) {
+		err = notFoundError{e}
+	}
+	return fmt.Errorf("mcp client: %s answered %s with %w", c.serverName(), method, err)
 }
+
+// resourceNotFound reports whether a resources/read error says the
+// resource does not exist: -32602 "Resource not found" (SEP-2164, this
+// repository's server, the TypeScript SDK's "Resource … not found"), or
+// the -32002 that revision 2025-11-25 suggested and some servers send.
+func resourceNotFound(w *wireError) bool {
+	if w.code == -32002 {
+		return true
+	}
+	m := strings.ToLower(w.message)
+	return w.code == mcp.CodeInvalidParams && strings.HasPrefix(m, "resource ") && strings.Contains(m, "not found")
+}
+
+// notFoundError is a server's resource-not-found answer: errors.As finds
+// the *mcp.Error, errors.Is matches mcp.ErrResourceNotFound.
+type notFoundError struct{ rpc *mcp.Error }
+
+func (e notFoundError) Error() string   { return e.rpc.Error() }
+func (e notFoundError) Unwrap() []error { return []error{e.rpc, mcp.ErrResourceNotFound} }
 
 // asRPCError returns the *mcp.Error in err's chain, or nil.
 func asRPCError(err error) *mcp.Error {

@@ -173,7 +173,10 @@ func (c *Client) ListResourceTemplates(ctx context.Context) ([]mcp.ResourceTempl
 	return list[mcp.ResourceTemplate](ctx, c, "resources/templates/list", "resourceTemplates")
 }
 
-// ReadResource reads the resource at uri.
+// ReadResource reads the resource at uri. When the server answers that
+// no resource has that URI, the error matches [mcp.ErrResourceNotFound]
+// (errors.Is); errors.As still finds the *mcp.Error, with the URI in its
+// Data.
 func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 	var res mcp.ReadResourceResult
 	if err := c.call(ctx, "resources/read", map[string]string{"uri": uri}, &res); err != nil {

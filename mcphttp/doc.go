@@ -27,7 +27,10 @@
 //
 // [Start] runs a server the way the TypeScript fastmcp's start does: over
 // stdio (the default) or Streamable HTTP on 0.0.0.0:8000, with a graceful
-// Close. [Local] is the chain of the local transports, through which a
+// Close. [Run] is the whole main of a server in one call: Start on the
+// transport, host and port the environment names (MCP_TRANSPORT,
+// MCP_HOST, MCP_PORT), stopped gracefully by SIGINT or SIGTERM, then
+// Wait. [Local] is the chain of the local transports, through which a
 // client in the same process (package client's InProcess transport, or
 // package mcptest in tests) reaches the engine. Every way in ends in
 // [Handler.ServeHTTP], so authentication, middleware and limits apply

@@ -66,6 +66,22 @@ func ExampleLocal() {
 	// mcp client: "calc" answered tools/call with mcp error -32602: Unknown tool: "nope"
 }
 
+// The whole main of a server: stdio by default, Streamable HTTP with
+// MCP_TRANSPORT=http (on MCP_HOST and MCP_PORT, default 0.0.0.0:8000);
+// SIGINT or SIGTERM stops it gracefully, a second signal at once.
+func ExampleRun() {
+	srv := mcp.NewServer(mcp.Options{Name: "hello", Version: "1.0.0"})
+	mcp.AddTool(srv, mcp.Tool{Name: "greet", Description: "Say hello"},
+		func(ctx context.Context, c *mcp.Context, in struct {
+			Name string `json:"name"`
+		}) (string, error) {
+			return "Hello, " + in.Name + "!", nil
+		})
+	if err := mcphttp.Run(context.Background(), srv, nil); err != nil {
+		log.Fatal(err)
+	}
+}
+
 // Serve Streamable HTTP on a chosen address; Close shuts down gracefully.
 func ExampleStart() {
 	inst, err := mcphttp.Start(context.Background(), exampleServer(), &mcphttp.StartOptions{

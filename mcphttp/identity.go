@@ -70,13 +70,13 @@ func subjectTrap(sessAuth, auth any) bool {
 // subjectHint ends the 403 of a refusal subjectTrap reports. It names no
 // type: the client is not told how the server is built.
 const subjectHint = ". Auth data without a subject (mcp.Subject) binds a session by equality of the whole value: " +
-	"if it holds per-request values (a timestamp, a token expiry), the server should implement mcp.Subject on it " +
-	"(or, for a type that cannot have methods, such as a string or a map, return a struct that implements it) to bind sessions to a stable user id"
+	"if it holds per-request values (a timestamp, a token expiry), the server's authentication should return a type with a " +
+	"Subject() string method (mcp.Subject) that gives a stable user id, which binds sessions to that id"
 
 // subjectFix says how to give auth data a subject: make an empty Subject
-// return the user; implement Subject on a type that can have methods;
-// return a struct of one's own instead of one that cannot (a string, a
-// map, an unnamed struct).
+// return the user; add a Subject method to a type of one's own; return a
+// type of one's own with that method instead of one that cannot have
+// methods (a string, a map, an unnamed struct).
 func subjectFix(auth any) string {
 	if _, ok := auth.(mcp.Subject); ok {
 		return fmt.Sprintf("make the Subject method of %T return the caller's stable id (it returned an empty string)", auth)
@@ -86,7 +86,8 @@ func subjectFix(auth any) string {
 		t = t.Elem()
 	}
 	if t.Name() == "" || t.PkgPath() == "" {
-		return fmt.Sprintf("a %T cannot have methods: return a struct of your own that implements mcp.Subject (a stable user id) instead", auth)
+		return fmt.Sprintf("a %T cannot have methods, so it cannot implement mcp.Subject: return a type of your own with a "+
+			"Subject() string method that gives a stable user id (type User struct{ ID string } with func (u User) Subject() string { return u.ID }) instead", auth)
 	}
-	return fmt.Sprintf("implement mcp.Subject on %T (a stable user id)", auth)
+	return fmt.Sprintf("give %T a Subject() string method (mcp.Subject) that returns a stable user id", auth)
 }

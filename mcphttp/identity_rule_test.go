@@ -340,7 +340,7 @@ func TestOpaqueAuthIsLoggedOnce(t *testing.T) {
 	}
 	got := logs.String()
 	assert.Equal(t, 2, strings.Count(got, "has no subject"), "once per handler: %s", got)
-	for _, want := range []string{"mcphttp_test.hiddenUser", "never adopted", "implement mcp.Subject"} {
+	for _, want := range []string{"mcphttp_test.hiddenUser", "never adopted", "a Subject() string method (mcp.Subject)"} {
 		assert.Contains(t, got, want)
 	}
 
@@ -360,9 +360,10 @@ func TestOpaqueAuthIsLoggedOnce(t *testing.T) {
 
 // TestSessionTrapHintFitsTheType: when a caller is refused because its
 // auth data changed between requests, the server's warning advises
-// implementing mcp.Subject on a type of one's own, and returning such a
+// adding a Subject method to a type of one's own, and returning such a
 // type instead of one that cannot have methods (a string, a map); the
-// 403 names mcp.Subject and no type of the server's.
+// 403 says to return a type with a Subject method and names no type of
+// the server's.
 func TestSessionTrapHintFitsTheType(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int64 // makes every request's auth data differ
@@ -372,9 +373,9 @@ func TestSessionTrapHintFitsTheType(t *testing.T) {
 		want string
 		not  string
 	}{
-		{"string", func(u string) any { return fmt.Sprintf("%s@%d", u, n.Add(1)) }, "return a struct", "implement mcp.Subject on string"},
-		{"map", func(u string) any { return map[string]any{"user": u, "n": n.Add(1)} }, "return a struct", "implement mcp.Subject on map"},
-		{"struct of its own", func(u string) any { return hiddenUser{fmt.Sprint(u, n.Add(1))} }, "implement mcp.Subject on mcphttp_test.hiddenUser", "return a struct"},
+		{"string", func(u string) any { return fmt.Sprintf("%s@%d", u, n.Add(1)) }, "return a type of your own with a Subject() string method", "give string"},
+		{"map", func(u string) any { return map[string]any{"user": u, "n": n.Add(1)} }, "return a type of your own with a Subject() string method", "give map"},
+		{"struct of its own", func(u string) any { return hiddenUser{fmt.Sprint(u, n.Add(1))} }, "give mcphttp_test.hiddenUser a Subject() string method", "return a type of your own"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -387,7 +388,8 @@ func TestSessionTrapHintFitsTheType(t *testing.T) {
 			require.Equal(t, http.StatusForbidden, status)
 			require.Len(t, msgs, 1)
 			// The client is told what binds a session, not the server's types.
-			assert.Contains(t, msgs[0].Error.Message, "implement mcp.Subject")
+			assert.Contains(t, msgs[0].Error.Message, "return a type with a Subject() string method (mcp.Subject)")
+			assert.NotContains(t, msgs[0].Error.Message, "implement mcp.Subject on it", "a string or a map cannot have methods")
 			assert.NotContains(t, msgs[0].Error.Message, "mcphttp_test")
 			got := logs.String()
 			assert.Contains(t, got, tt.want)

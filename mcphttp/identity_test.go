@@ -119,7 +119,7 @@ func TestSessionIdentityTrapIsNamed(t *testing.T) {
 					continue
 				}
 				require.Equal(t, http.StatusForbidden, resp.StatusCode, body)
-				assert.Contains(t, body, "implement mcp.Subject")
+				assert.Contains(t, body, "Subject() string method (mcp.Subject)")
 				assert.Contains(t, body, "per-request values")
 			}
 			// Another user is refused without the hint when the types
@@ -133,7 +133,7 @@ func TestSessionIdentityTrapIsNamed(t *testing.T) {
 			got := logs.String()
 			if tt.wantLog {
 				assert.Equal(t, 1, strings.Count(got, "differs from the data that initialized it"), "logged once: %s", got)
-				assert.Contains(t, got, "implement mcp.Subject")
+				assert.Contains(t, got, "a Subject() string method (mcp.Subject)")
 				assert.Contains(t, got, "mcphttp_test.stampedUser")
 			} else {
 				assert.NotContains(t, got, "mcp.Subject")
