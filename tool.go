@@ -539,7 +539,7 @@ func (s *Server) callEntry(ctx context.Context, c *Context, name string, e *tool
 		}
 	}
 	if e.tool.Task != nil && e.tool.Task.Required {
-		if err := refuseUntasked(c, name); err != nil { // task_wire.go
+		if err := refuseUntasked(ctx, c, name); err != nil { // task_wire.go
 			return nil, err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/engine"
 )
 
 // DefaultTool is the name of the script tool.
@@ -193,7 +194,10 @@ func (r *Runner) runTool(ctx context.Context, _ *mcp.Context, in scriptArgs) (*m
 	if json.Unmarshal(ch.call.Params, &outer) == nil {
 		meta = outer.Meta
 	}
-	ctx = context.WithValue(ctx, runningKey{}, true)
+	// The script waits for each call's result: a tool that may or must
+	// run as a task runs as an ordinary call inside this request (a task
+	// would run detached, its ID and questions unknown to the client).
+	ctx = engine.WithAwaited(context.WithValue(ctx, runningKey{}, true))
 	callTool := func(ctx context.Context, name string, args json.RawMessage) (any, error) {
 		params, err := marshalCall(name, args, meta)
 		if err != nil {
