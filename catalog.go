@@ -305,7 +305,11 @@ func (s *Server) catalogGroups(ctx context.Context, c *Context, in groupArgs, de
 	// from the model, and it does not filter a tool's result.
 	hits := slices.DeleteFunc(listWithMounts(s, ctx, c.Session, c.SessionID, toolOps, nil), func(h hit[*toolEntry]) bool { return h.e.appOnly })
 	for _, h := range hits {
-		tags := slices.Compact(slices.Sorted(slices.Values(h.tags)))
+		// The version the caller gets, with its own tags: the other
+		// versions of its name lend it theirs for Disable and Enable
+		// rules, but one the caller may not use must stay unseen.
+		tags := slices.Concat(h.e.groupTags(), h.mountTags)
+		tags = slices.Compact(slices.Sorted(slices.Values(tags)))
 		ns := namespaces(append(slices.Clone(h.path), h.e.nsPath...))
 		if len(tags) == 0 && len(ns) == 0 {
 			ungrouped++

@@ -3,8 +3,11 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -446,4 +449,108 @@ func TestCatalogGroupsAppsAndVersions(t *testing.T) {
 			assert.Equal(t, tc.reports, reports.Tools)
 		})
 	}
+}
+
+// list_tool_groups reveals no tag of a tool version the caller may not
+// use: the versions of a name share their tags for Disable and Enable
+// rules, but a group counts the version the caller gets, with its own
+// tags (and those of the mounts and imports on the way), so a version
+// hidden by the request's version filter or denied by its own CanAccess
+// adds no group, no count and no name to the "no group" answer.
+func TestCatalogGroupsHideUnseenVersionTags(t *testing.T) {
+	t.Parallel()
+	noop := func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil }
+	reg := func(s *mcp.Server) {
+		mcp.AddTool(s, mcp.Tool{Name: "export", Version: "1.0.0", Tags: []string{"reports"}}, noop)
+		mcp.AddTool(s, mcp.Tool{Name: "export", Version: "2.0.0", Tags: []string{"reports", "beta"}}, noop)
+		mcp.AddTool(s, mcp.Tool{Name: "deploy", Version: "1.0.0", Tags: []string{"ops"}}, noop)
+		mcp.AddTool(s, mcp.Tool{Name: "deploy", Version: "1.1.0", Tags: []string{"ops", "secret_ops"}, CanAccess: isAdmin}, noop)
+	}
+	srv := newServer(t)
+	reg(srv)
+	child := newServer(t)
+	reg(child)
+	srv.Mount("m", child, &mcp.MountOptions{Tags: []string{"mounted"}})
+	srv.Import("i", child, &mcp.MountOptions{Tags: []string{"imported"}})
+	srv.AddCatalogTools(mcp.CatalogTools{Groups: true})
+	mh := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = mh.Close() })
+	for _, tc := range []struct {
+		name   string
+		auth   any
+		major  string
+		groups map[string]int
+	}{
+		{"major 1", nil, "1", map[string]int{"reports": 3, "ops": 3, "m": 2, "i": 2, "mounted": 2, "imported": 2}},
+		{"anyone", nil, "", map[string]int{"reports": 3, "beta": 3, "ops": 3, "m": 2, "i": 2, "mounted": 2, "imported": 2}},
+		{"admin, major 1", admin, "1", map[string]int{"reports": 3, "ops": 3, "secret_ops": 3, "m": 2, "i": 2, "mounted": 2, "imported": 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			hdr := http.Header{}
+			if tc.major != "" {
+				hdr.Set("X-Api-Major", tc.major)
+			}
+			c := connectTo(t, authAs(tc.auth)(versionHeader(mh)), hdr)
+			all := callJSON[groupListing](t, c, "list_tool_groups", nil)
+			counts := map[string]int{}
+			for _, g := range all.Groups {
+				counts[g.Name] = g.Tools
+			}
+			assert.Equal(t, tc.groups, counts)
+			for _, hidden := range []string{"beta", "secret_ops"} {
+				if _, ok := tc.groups[hidden]; ok {
+					continue
+				}
+				res, err := c.CallTool(t.Context(), "list_tool_groups", map[string]string{"group": hidden}, nil)
+				require.NoError(t, err)
+				assert.True(t, res.IsError, hidden)
+				_, named, ok := strings.Cut(res.Text(), "the groups are: ")
+				require.True(t, ok, res.Text())
+				named, _, _ = strings.Cut(named, ". ")
+				assert.Equal(t, slices.Sorted(maps.Keys(tc.groups)), strings.Split(named, ", "), "the groups the answer names")
+			}
+		})
+	}
+}
+
+// A tool the caller may not see (its CanAccess, a Disable rule, one of
+// the session's own, the request's access policy, its mount's CanAccess)
+// adds none of its tags to list_tool_groups' answer.
+func TestCatalogGroupsHideDeniedTags(t *testing.T) {
+	t.Parallel()
+	noop := func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil }
+	srv := newServer(t)
+	mcp.AddTool(srv, mcp.Tool{Name: "open", Tags: []string{"shared"}}, noop)
+	mcp.AddTool(srv, mcp.Tool{Name: "vault", Tags: []string{"shared", "t_access"}, CanAccess: isAdmin}, noop)
+	mcp.AddTool(srv, mcp.Tool{Name: "old", Tags: []string{"shared", "t_disabled"}}, noop)
+	mcp.AddTool(srv, mcp.Tool{Name: "mine", Tags: []string{"shared", "t_session"}}, noop)
+	mcp.AddTool(srv, mcp.Tool{Name: "policed", Tags: []string{"shared", "t_policy"}}, noop)
+	child := newServer(t)
+	mcp.AddTool(child, mcp.Tool{Name: "x", Tags: []string{"t_child"}}, noop)
+	srv.Mount("priv", child, &mcp.MountOptions{CanAccess: isAdmin, Tags: []string{"t_mount"}})
+	require.NoError(t, srv.Disable(mcp.Match{Names: []string{"old"}}))
+	srv.AddCatalogTools(mcp.CatalogTools{Groups: true})
+	mh := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = mh.Close() })
+	policy := middleware.RestrictAccess(func(_ any, kind mcp.Kind, name string) bool { return name != "policed" })
+	c := connectTo(t, policy(mh), nil)
+	mcp.AddTool(srv, mcp.Tool{Name: "whoami"}, func(_ context.Context, mc *mcp.Context, _ struct{}) (string, error) {
+		return mc.SessionID, nil
+	})
+	who, err := c.CallTool(t.Context(), "whoami", nil, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, who.Text())
+	require.NoError(t, srv.DisableForSession(who.Text(), mcp.Match{Names: []string{"mine"}}))
+	all := callJSON[groupListing](t, c, "list_tool_groups", nil)
+	type g = struct {
+		Name, Kind, Description string
+		Tools                   int
+	}
+	assert.Equal(t, []g{{"shared", "tag", "", 1}}, all.Groups)
+	assert.Equal(t, 3, all.Total, "open, whoami and list_tool_groups")
+	res, err := c.CallTool(t.Context(), "list_tool_groups", map[string]string{"group": "t_access"}, nil)
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text(), "the groups are: shared.")
 }

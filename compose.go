@@ -368,8 +368,10 @@ type hit[E entry] struct {
 	owner *Server  // the server that registered e
 	key   string   // e's name (or URI) as the asking server names it
 	tags  []string // e's tags and those of the mounts on the way
-	path  []string // the prefixes from the asking server down to owner
-	top   *mount   // the asking server's mount it came through
+	// mountTags are the tags of the mounts on the way alone (in tags too).
+	mountTags []string
+	path      []string // the prefixes from the asking server down to owner
+	top       *mount   // the asking server's mount it came through
 }
 
 // withoutPolicies returns ctx with the access policies masked: a child
@@ -408,6 +410,9 @@ func through[E entry](s *Server, ctx context.Context, auth any, sid string, m *m
 	}
 	if !s.admits(ctx, auth, sid, &entryBase{key: key, kind: h.e.base().kind, tags: tags}) {
 		return hit[E]{}, false
+	}
+	if len(m.tags) > 0 {
+		h.mountTags = append(slices.Clone(h.mountTags), m.tags...)
 	}
 	h.key, h.tags, h.top = key, tags, m
 	h.path = append([]string{m.prefix}, h.path...)
@@ -753,6 +758,9 @@ func (s *Server) TryImport(prefix string, child *Server, opts *MountOptions) err
 		copyOf := func(e *toolEntry) (*toolEntry, error) {
 			c := *e
 			c.entryBase = base(e.entryBase, name)
+			if e.vs != nil && len(opts.Tags) > 0 {
+				c.versionTags = append(slices.Clone(e.versionTags), opts.Tags...)
+			}
 			c.nsPath = append([]string{prefix}, e.nsPath...)
 			c.guardedBy = append([]*Server{child}, e.guardedBy...) // the child's guards go with its tools
 			c.tool = mountedTool(hit[*toolEntry]{e: e, key: name, path: []string{prefix}})

@@ -32,7 +32,9 @@ const TasksExtension = "io.modelcontextprotocol/tasks"
 // request tasks/result sends it); progress and log messages go on the
 // session's stream at 2025-11-25 and are dropped at 2026-07-28, which has
 // no stream for them. On the older 2025 revisions, and without the opt-in
-// when the task is optional, the tool runs as an ordinary call.
+// when the task is optional, the tool runs as an ordinary call; so does a
+// call from a script of package codemode, Required or not, which waits
+// for the result inside the script's request.
 type TaskOptions struct {
 	// Required: the tool runs only as a task. Without the client's opt-in
 	// (revision 2026-07-28) a call gets -32021 naming the extension in

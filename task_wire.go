@@ -48,8 +48,10 @@ func withTaskSupport(t Tool, enc json.RawMessage) json.RawMessage {
 // negotiation has it. A task's run has a peer that starts tasks
 // (engine.TaskStarter); other revisions decide before the tool is looked
 // up (2026-07-28) or have no tasks (the older 2025 ones: the tool runs).
-func refuseUntasked(c *Context, name string) error {
-	if c.ProtocolVersion != Version20251125 {
+// A call its caller awaits within its own request (engine.WithAwaited: a
+// script's) runs as an ordinary one.
+func refuseUntasked(ctx context.Context, c *Context, name string) error {
+	if c.ProtocolVersion != Version20251125 || engine.Awaited(ctx) {
 		return nil
 	}
 	if _, ok := c.req.peer.(engine.TaskStarter); ok {

@@ -393,9 +393,24 @@ type toolEntry struct {
 	vs        *toolVersions
 	shown     []string
 	perCaller bool
+	// versionTags are a version's own tags (with those of the imports
+	// that copied it), where entryBase.tags holds those of every version
+	// of its name for the Disable and Enable rules; what a caller who
+	// gets this version is shown (groupTags).
+	versionTags []string
 	// nsPath are the prefixes of the imports that copied the tool here,
 	// outermost first: its namespaces (catalog.go).
 	nsPath []string
+}
+
+// groupTags are the tags e is shown with to a caller who gets it: a
+// version's own, not those its name's other versions lend it for rules
+// (a version the caller may not use stays unseen, its tags too).
+func (e *toolEntry) groupTags() []string {
+	if e.vs != nil {
+		return e.versionTags
+	}
+	return e.tags
 }
 
 func (s *Server) addTool(t Tool, run RawToolFunc) error { return s.addToolFor("", t, run) }
@@ -524,7 +539,7 @@ func (s *Server) callEntry(ctx context.Context, c *Context, name string, e *tool
 		}
 	}
 	if e.tool.Task != nil && e.tool.Task.Required {
-		if err := refuseUntasked(c, name); err != nil { // task_wire.go
+		if err := refuseUntasked(ctx, c, name); err != nil { // task_wire.go
 			return nil, err
 		}
 	}

@@ -108,7 +108,8 @@ func addToolEntry(t *table[*toolEntry], e *toolEntry, what string) error {
 // lists and lookups resolve to the version each caller gets, and fresh
 // copies of the versions (an earlier registry snapshot keeps its own) that
 // share the tags of them all, so that Disable and Enable rules, which
-// select a name, see every version alike. The head itself never runs.
+// select a name, see every version alike (each keeps its own apart, in
+// versionTags, for what a caller is shown). The head itself never runs.
 func newVersionSet(versions []*toolEntry) (*toolEntry, error) {
 	versions = slices.Clone(versions)
 	slices.SortStableFunc(versions, func(a, b *toolEntry) int { return CompareVersions(b.tool.Version, a.tool.Version) })
@@ -124,6 +125,9 @@ func newVersionSet(versions []*toolEntry) (*toolEntry, error) {
 	}
 	for i, v := range versions {
 		c := *v
+		// A version from an earlier set carries the union already: its
+		// own tags are kept apart.
+		c.versionTags = v.groupTags()
 		c.tags, c.vs, c.shown, c.perCaller = tags, vs, vs.names, false
 		enc, err := encodeTool(c.tool, vs.names)
 		if err != nil {

@@ -3,17 +3,20 @@ package codemode
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/engine"
 )
 
 // DefaultTool is the name of the script tool.
@@ -72,6 +75,7 @@ type Runner struct {
 	maxCalls int
 	maxOut   int
 	maxAlloc int64
+	programs *programCache
 }
 
 // New registers the script tool on srv and returns the Runner whose
@@ -86,7 +90,8 @@ func New(srv *mcp.Server, opts *Options) (*Runner, error) {
 	if o.Timeout < 0 || o.MaxCalls < 0 || o.MaxOutputBytes < 0 || o.MaxAllocBytes < 0 {
 		return nil, errors.New("codemode: a limit of Options is negative")
 	}
-	r := &Runner{srv: srv, name: o.Tool, maxSteps: o.MaxSteps, timeout: o.Timeout, maxCalls: o.MaxCalls, maxOut: o.MaxOutputBytes, maxAlloc: o.MaxAllocBytes}
+	r := &Runner{srv: srv, name: o.Tool, maxSteps: o.MaxSteps, timeout: o.Timeout, maxCalls: o.MaxCalls, maxOut: o.MaxOutputBytes, maxAlloc: o.MaxAllocBytes,
+		programs: newProgramCache(programCacheSize)}
 	if r.name == "" {
 		r.name = DefaultTool
 	}
@@ -193,7 +198,10 @@ func (r *Runner) runTool(ctx context.Context, _ *mcp.Context, in scriptArgs) (*m
 	if json.Unmarshal(ch.call.Params, &outer) == nil {
 		meta = outer.Meta
 	}
-	ctx = context.WithValue(ctx, runningKey{}, true)
+	// The script waits for each call's result: a tool that may or must
+	// run as a task runs as an ordinary call inside this request (a task
+	// would run detached, its ID and questions unknown to the client).
+	ctx = engine.WithAwaited(context.WithValue(ctx, runningKey{}, true))
 	callTool := func(ctx context.Context, name string, args json.RawMessage) (any, error) {
 		params, err := marshalCall(name, args, meta)
 		if err != nil {
@@ -255,7 +263,7 @@ func (r *Runner) run(ctx context.Context, src string, call callFunc) *mcp.Conten
 	predeclared := s.guards()
 	predeclared["call"] = starlark.NewBuiltin("call", s.callBuiltin)
 	predeclared["try_call"] = starlark.NewBuiltin("try_call", s.tryCallBuiltin)
-	globals, err := execScript(thread, src, predeclared)
+	globals, err := r.execScript(thread, src, predeclared)
 	if err != nil {
 		return toolError(s.describe(err, thread))
 	}
@@ -288,8 +296,19 @@ func (r *Runner) cancelReason(ctx context.Context) string {
 	return "the request was cancelled"
 }
 
-// execScript parses src, guards its operators and runs it.
-func execScript(thread *starlark.Thread, src string, predeclared starlark.StringDict) (starlark.StringDict, error) {
+// execScript runs src: its compiled form when the Runner keeps one, else
+// src parsed, its operators guarded and compiled (and kept, when it is
+// short). Every run's predeclared names are the same, which the compiled
+// form relies on.
+func (r *Runner) execScript(thread *starlark.Thread, src string, predeclared starlark.StringDict) (starlark.StringDict, error) {
+	keep := len(src) <= maxCachedScriptBytes
+	var key [sha256.Size]byte
+	if keep {
+		key = sha256Of(src)
+		if prog, ok := r.programs.get(key); ok {
+			return prog.Init(thread, predeclared)
+		}
+	}
 	f, err := fileOptions.Parse(scriptFile, src, 0)
 	if err != nil {
 		return nil, err
@@ -298,6 +317,9 @@ func execScript(thread *starlark.Thread, src string, predeclared starlark.String
 	prog, err := starlark.FileProgram(f, predeclared.Has)
 	if err != nil {
 		return nil, err
+	}
+	if keep {
+		r.programs.put(key, prog)
 	}
 	return prog.Init(thread, predeclared)
 }
@@ -447,6 +469,16 @@ func (s *session) callTool(thread *starlark.Thread, b *starlark.Builtin, args st
 func decodeResult(name string, res any) (starlark.Value, string, error) {
 	var b []byte
 	switch r := res.(type) {
+	case *mcp.ContentResult:
+		// What the engine returns: read as it is, not encoded to be
+		// decoded again, unless it holds what only its JSON shows.
+		if v, toolErr, done, err := decodeContentResult(name, r); done {
+			return v, toolErr, err
+		}
+		var err error
+		if b, err = json.Marshal(r); err != nil {
+			return nil, "", fmt.Errorf("%s: reading its result: %v", name, err)
+		}
 	case json.RawMessage:
 		b = r
 	case []byte:
@@ -492,4 +524,57 @@ func decodeResult(name string, res any) (starlark.Value, string, error) {
 		return v, "", nil
 	}
 	return starlark.String(text.String()), "", nil
+}
+
+// decodeContentResult is decodeResult of a *mcp.ContentResult read in
+// place; done is false when a text item is not an mcp.TextContent of
+// valid UTF-8 (its JSON form is what the text is then).
+func decodeContentResult(name string, r *mcp.ContentResult) (v starlark.Value, toolErr string, done bool, err error) {
+	var text strings.Builder
+	for _, c := range r.Content {
+		if c == nil || c.ContentType() != "text" {
+			continue
+		}
+		var t string
+		switch x := c.(type) {
+		case mcp.TextContent:
+			t = x.Text
+		case *mcp.TextContent:
+			if x == nil {
+				return nil, "", false, nil
+			}
+			t = x.Text
+		default:
+			return nil, "", false, nil
+		}
+		if !utf8.ValidString(t) {
+			return nil, "", false, nil
+		}
+		if text.Len() > 0 {
+			text.WriteByte('\n')
+		}
+		text.WriteString(t)
+	}
+	if r.IsError {
+		msg := text.String()
+		if msg == "" {
+			msg = "the tool failed"
+		}
+		return nil, name + ": " + msg, true, nil
+	}
+	if r.StructuredContent != nil {
+		b, raw := r.StructuredContent.(json.RawMessage)
+		if !raw {
+			if b, err = json.Marshal(r.StructuredContent); err != nil {
+				return nil, "", true, fmt.Errorf("%s: reading its result: %v", name, err)
+			}
+		}
+		if len(b) > 0 && string(b) != "null" {
+			if v, err = fromJSON(b); err != nil {
+				return nil, "", true, fmt.Errorf("%s: reading its structured content: %v", name, err)
+			}
+			return v, "", true, nil
+		}
+	}
+	return starlark.String(text.String()), "", true, nil
 }

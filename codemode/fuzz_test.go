@@ -31,7 +31,7 @@ func FuzzScript(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	r := &Runner{name: DefaultTool, maxSteps: 10_000, timeout: time.Second, maxCalls: 5, maxOut: 4096}
+	r := &Runner{name: DefaultTool, maxSteps: 10_000, timeout: time.Second, maxCalls: 5, maxOut: 4096, programs: newProgramCache(programCacheSize)}
 	call := func(_ context.Context, name string, args json.RawMessage) (any, error) {
 		if name == "fail" {
 			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Unknown tool: fail"}

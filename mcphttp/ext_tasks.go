@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
 )
@@ -131,8 +132,12 @@ func errTasksCapability(what string) *mcp.Error {
 
 // callAsTask decides whether a tools/call runs as a task and, if so, runs
 // it: handled is false when the call is an ordinary one (a 2025 revision,
-// a tool without TaskOptions, or an optional task without the opt-in).
+// a tool without TaskOptions, an optional task without the opt-in, or a
+// call its caller awaits within its own request: engine.WithAwaited).
 func (h *Handler) callAsTask(ctx context.Context, k *call, name string, args json.RawMessage, meta *requestMeta, task json.RawMessage) (res any, handled bool, err error) {
+	if engine.Awaited(ctx) {
+		return nil, false, nil
+	}
 	if !k.c.modern {
 		return h.callAsTask25(ctx, k, name, args, meta, task) // ext_tasks25.go
 	}

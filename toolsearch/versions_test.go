@@ -109,3 +109,63 @@ func TestSearchHonoursVersionFilter(t *testing.T) {
 		})
 	}
 }
+
+// A tool is found by the tags of the version the caller gets, never by
+// those of a version the request's version filter hides or its own
+// CanAccess denies (the versions of a name share their tags for Disable
+// and Enable rules, not for what a caller is shown). The callers share
+// one index: the admin's search, made first, indexes the newest version.
+func TestSearchIgnoresHiddenVersionTags(t *testing.T) {
+	t.Parallel()
+	srv := notesServer(t)
+	noop := func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil }
+	mcp.AddTool(srv, mcp.Tool{Name: "export_report", Version: "1.0.0", Description: "Export a report", Tags: []string{"spreadsheet"}}, noop)
+	mcp.AddTool(srv, mcp.Tool{Name: "export_report", Version: "2.0.0", Description: "Export a report", Tags: []string{"spreadsheet", "charting"}}, noop)
+	mcp.AddTool(srv, mcp.Tool{Name: "export_report", Version: "2.1.0", Description: "Export a report", Tags: []string{"spreadsheet", "charting", "confidential"},
+		CanAccess: func(_ context.Context, auth any) bool { return auth == "admin" }}, noop)
+	s, err := toolsearch.New(srv, &toolsearch.Options{MaxResults: 50})
+	require.NoError(t, err)
+	h := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = h.Close() })
+	byMajor := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if u := r.Header.Get("X-User"); u != "" {
+				r = r.WithContext(mcp.WithAuth(r.Context(), u))
+			}
+			if major := r.Header.Get("X-Major"); major != "" {
+				r = r.WithContext(mcp.WithVersionFilter(r.Context(), func(v string) bool { return strings.HasPrefix(v, major+".") }))
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	handler := s.Middleware(byMajor(h))
+	for _, tc := range []struct {
+		who, major string
+		found      map[string]bool // by tag
+	}{
+		{"admin", "", map[string]bool{"spreadsheet": true, "charting": true, "confidential": true}},
+		{"bob", "", map[string]bool{"spreadsheet": true, "charting": true}},
+		{"admin", "1", map[string]bool{"spreadsheet": true}},
+		{"bob", "1", map[string]bool{"spreadsheet": true}},
+	} {
+		hdr := http.Header{}
+		hdr.Set("X-User", tc.who)
+		if tc.major != "" {
+			hdr.Set("X-Major", tc.major)
+		}
+		c, err := client.Connect(t.Context(), client.InProcess(handler, hdr), &client.Options{Logger: quiet()})
+		require.NoError(t, err)
+		for _, tag := range []string{"spreadsheet", "charting", "confidential"} {
+			f, _ := search(t, c, map[string]any{"query": tag})
+			g, _ := search(t, c, map[string]any{"pattern": tag})
+			if tc.found[tag] {
+				assert.Equal(t, []string{"export_report"}, f.names(), "%s, major %q: %s by words", tc.who, tc.major, tag)
+				assert.Equal(t, []string{"export_report"}, g.names(), "%s, major %q: %s by pattern", tc.who, tc.major, tag)
+			} else {
+				assert.Empty(t, f.names(), "%s, major %q: %s by words", tc.who, tc.major, tag)
+				assert.Empty(t, g.names(), "%s, major %q: %s by pattern", tc.who, tc.major, tag)
+			}
+		}
+		require.NoError(t, c.Close())
+	}
+}
