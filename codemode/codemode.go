@@ -182,7 +182,7 @@ func (r *Runner) intercept(next mcp.CallHandler) mcp.CallHandler {
 }
 
 // runTool is the script tool's function.
-func (r *Runner) runTool(ctx context.Context, _ *mcp.Context, in scriptArgs) (*mcp.ContentResult, error) {
+func (r *Runner) runTool(ctx context.Context, c *mcp.Context, in scriptArgs) (*mcp.ContentResult, error) {
 	if ctx.Value(runningKey{}) != nil {
 		return nil, mcp.UserErrorf("%s cannot run from a script", r.name)
 	}
@@ -202,6 +202,7 @@ func (r *Runner) runTool(ctx context.Context, _ *mcp.Context, in scriptArgs) (*m
 	// run as a task runs as an ordinary call inside this request (a task
 	// would run detached, its ID and questions unknown to the client).
 	ctx = engine.WithAwaited(context.WithValue(ctx, runningKey{}, true))
+	ctx = context.WithValue(ctx, partitionKey{}, partitionOf(c.Session))
 	callTool := func(ctx context.Context, name string, args json.RawMessage) (any, error) {
 		params, err := marshalCall(name, args, meta)
 		if err != nil {
@@ -263,7 +264,7 @@ func (r *Runner) run(ctx context.Context, src string, call callFunc) *mcp.Conten
 	predeclared := s.guards()
 	predeclared["call"] = starlark.NewBuiltin("call", s.callBuiltin)
 	predeclared["try_call"] = starlark.NewBuiltin("try_call", s.tryCallBuiltin)
-	globals, err := r.execScript(thread, src, predeclared)
+	globals, err := r.execScript(ctx, thread, src, predeclared)
 	if err != nil {
 		return toolError(s.describe(err, thread))
 	}
@@ -300,11 +301,12 @@ func (r *Runner) cancelReason(ctx context.Context) string {
 // src parsed, its operators guarded and compiled (and kept, when it is
 // short). Every run's predeclared names are the same, which the compiled
 // form relies on.
-func (r *Runner) execScript(thread *starlark.Thread, src string, predeclared starlark.StringDict) (starlark.StringDict, error) {
-	keep := len(src) <= maxCachedScriptBytes
+func (r *Runner) execScript(ctx context.Context, thread *starlark.Thread, src string, predeclared starlark.StringDict) (starlark.StringDict, error) {
+	part := partitionFrom(ctx)
+	keep := part.cacheable && len(src) <= maxCachedScriptBytes
 	var key [sha256.Size]byte
 	if keep {
-		key = sha256Of(src)
+		key = programKey(part, src)
 		if prog, ok := r.programs.get(key); ok {
 			return prog.Init(thread, predeclared)
 		}

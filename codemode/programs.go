@@ -2,10 +2,13 @@ package codemode
 
 import (
 	"container/list"
+	"context"
 	"crypto/sha256"
 	"sync"
 
 	"go.starlark.net/starlark"
+
+	"github.com/mcpchain/mcp/internal/identity"
 )
 
 // The bounds of the compiled scripts a Runner keeps: how many, and the
@@ -17,7 +20,7 @@ const (
 )
 
 // programCache keeps the compiled form of the scripts run most recently,
-// by the SHA-256 of their source: a model sends the same short script
+// by the SHA-256 of their caller's partition and their source: a model sends the same short script
 // again (a retry, the same question for another input written as a
 // constant), and parsing, guarding and compiling it is about a third of
 // the sandbox's cost for a script of one call. A starlark.Program holds
@@ -38,8 +41,6 @@ type cachedProgram struct {
 	prog *starlark.Program
 }
 
-// sha256Of is the key of src.
-func sha256Of(src string) [sha256.Size]byte { return sha256.Sum256([]byte(src)) }
 
 func newProgramCache(max int) *programCache {
 	return &programCache{max: max, order: list.New(), byKey: make(map[[sha256.Size]byte]*list.Element, max)}
@@ -79,4 +80,38 @@ func (c *programCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.order.Len()
+}
+
+// partition is whose compiled scripts a run may reuse: the caller's own
+// (by its identity key; anonymous callers, who cannot be told apart,
+// share one), so that the time a script takes tells no caller what
+// another ran. A caller without a key that is not anonymous (auth data
+// without a subject) keeps nothing.
+type partition struct {
+	key       string
+	cacheable bool
+}
+
+type partitionKey struct{}
+
+// partitionOf is the partition of the caller with auth data auth.
+func partitionOf(auth any) partition {
+	if k, ok := identity.Key(auth); ok {
+		return partition{key: k, cacheable: true}
+	}
+	return partition{cacheable: identity.Of(auth) == identity.Anonymous}
+}
+
+// programKey is the key of src's compiled form in part.
+func programKey(part partition, src string) [sha256.Size]byte {
+	return sha256.Sum256([]byte(part.key + "\x00" + src))
+}
+
+// partitionFrom is the partition runTool put in ctx; a run without one
+// (the package's own tests) is anonymous.
+func partitionFrom(ctx context.Context) partition {
+	if p, ok := ctx.Value(partitionKey{}).(partition); ok {
+		return p
+	}
+	return partition{cacheable: true}
 }

@@ -65,10 +65,47 @@ func TestProgramCache(t *testing.T) {
 		}
 	}
 	assert.Equal(t, programCacheSize, r.programs.len())
-	_, kept := r.programs.get(sha256Of(src))
+	_, kept := r.programs.get(programKey(partition{cacheable: true}, src))
 	assert.True(t, kept, "used after 20 others, so among the last 64")
-	_, kept = r.programs.get(sha256Of("result = 0"))
+	_, kept = r.programs.get(programKey(partition{cacheable: true}, "result = 0"))
 	assert.False(t, kept, "the least recently used is dropped")
-	_, kept = r.programs.get(sha256Of(fmt.Sprintf("result = %d", programCacheSize+9)))
+	_, kept = r.programs.get(programKey(partition{cacheable: true}, fmt.Sprintf("result = %d", programCacheSize+9)))
 	assert.True(t, kept)
 }
+
+// TestProgramCachePerCaller: a compiled script is reused only by its own
+// caller (anonymous callers share one partition), so the time a script
+// takes tells nobody what another caller ran; a caller whose auth data
+// has no subject keeps nothing.
+func TestProgramCachePerCaller(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		auth any
+		want partition
+	}{
+		{"anonymous", nil, partition{cacheable: true}},
+		{"subject", subjectAuth("ada"), partition{key: "sub:ada", cacheable: true}},
+		{"no subject", struct{ Token string }{"t"}, partition{}},
+	} {
+		assert.Equal(t, tc.want, partitionOf(tc.auth), tc.name)
+	}
+	r := &Runner{name: DefaultTool, maxSteps: 10_000, timeout: 5 * time.Second, maxCalls: 2, maxOut: 4096, maxAlloc: 1 << 20,
+		programs: newProgramCache(programCacheSize)}
+	call := func(context.Context, string, json.RawMessage) (any, error) { return nil, nil }
+	as := func(auth any) context.Context {
+		return context.WithValue(t.Context(), partitionKey{}, partitionOf(auth))
+	}
+	src := "result = 1"
+	for _, auth := range []any{subjectAuth("ada"), subjectAuth("ada"), subjectAuth("bob"), nil, nil} {
+		require.False(t, r.run(as(auth), src, call).IsError)
+	}
+	assert.Equal(t, 3, r.programs.len(), "one compiled script each for ada, bob and the anonymous callers")
+	require.False(t, r.run(as(struct{ Token string }{"t"}), src, call).IsError)
+	assert.Equal(t, 3, r.programs.len(), "a caller without a subject keeps nothing")
+}
+
+// subjectAuth is auth data with a subject.
+type subjectAuth string
+
+func (s subjectAuth) Subject() string { return string(s) }
