@@ -17,11 +17,8 @@ import (
 // the validation keywords of `mcp:"minimum=1,…"` (see applyMCPTag).
 // A non-struct type (map, any) gets an object schema. A required property
 // (a field without omitempty) never admits null: jsonschema-go types a
-// slice or pointer field as ["null", …], which would let null pass for a
-// required argument; required means present and not null. Nor does a
-// slice property, required or not: an optional slice is optional by being
-// left out (omitempty), as a map is, and a plain "array" is what a model
-// reads best; a pointer keeps its null.
+// slice, map or pointer field as ["null", …], which would let null pass
+// for a required argument; required means present and not null.
 func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
 	if err != nil {
@@ -46,16 +43,14 @@ func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 }
 
 // requiredNotNull drops "null" from the types of every required property
-// and every array property of s and of the schemas nested in it.
+// of s and of the schemas nested in it.
 func requiredNotNull(s *jsonschema.Schema) {
 	if s == nil {
 		return
 	}
-	for name, p := range s.Properties {
+	for _, name := range s.Required {
+		p := s.Properties[name]
 		if p == nil || !slices.Contains(p.Types, "null") {
-			continue
-		}
-		if !slices.Contains(s.Required, name) && !slices.Contains(p.Types, "array") {
 			continue
 		}
 		p.Types = slices.DeleteFunc(slices.Clone(p.Types), func(t string) bool { return t == "null" })
