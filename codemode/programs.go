@@ -41,7 +41,6 @@ type cachedProgram struct {
 	prog *starlark.Program
 }
 
-
 func newProgramCache(max int) *programCache {
 	return &programCache{max: max, order: list.New(), byKey: make(map[[sha256.Size]byte]*list.Element, max)}
 }
