@@ -178,6 +178,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzURL$$' -fuzztime $(FUZZN_SHORT) ./internal/redact
 	$(GO) test -run '^$$' -fuzz '^FuzzClean$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/termtext
 	$(GO) test -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/termtext
+	$(GO) test -run '^$$' -fuzz '^FuzzMarshal$$' -fuzztime $(FUZZN_SHORT) ./internal/schemajson
 
 # The performance gate (BENCHMARKS.md, "The performance gate"): instructions per stateful,
 # stateless and stdio tools/call and per churn operation in process, per stateful and

@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpchain/mcp/internal/engine"
+	"github.com/mcpchain/mcp/internal/schemajson"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -114,7 +115,32 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 	if in == nil {
 		in = &jsonschema.Schema{Type: "object"}
 	}
-	return json.Marshal(toolWire{t.Name, t.Title, t.Description, in, t.OutputSchema, t.Annotations, t.Icons, t.Meta, nil})
+	// The schemas are written by schemajson, which encodes a deep schema in
+	// one pass where jsonschema-go's own MarshalJSON costs its size times
+	// its depth (the tools of a large OpenAPI document).
+	inJSON, err := schemajson.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
+	}
+	var outJSON json.RawMessage
+	if t.OutputSchema != nil {
+		if outJSON, err = schemajson.Marshal(t.OutputSchema); err != nil {
+			return nil, fmt.Errorf("tool %q: output schema: %w", t.Name, err)
+		}
+	}
+	return json.Marshal(toolWireOut{t.Name, t.Title, t.Description, inJSON, outJSON, t.Annotations, t.Icons, t.Meta})
+}
+
+// toolWireOut is toolWire as MarshalJSON writes it, its schemas encoded.
+type toolWireOut struct {
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  json.RawMessage  `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Icons        []Icon           `json:"icons,omitempty"`
+	Meta         map[string]any   `json:"_meta,omitempty"`
 }
 
 // UnmarshalJSON reads the tools/list form of a tool.
@@ -475,7 +501,7 @@ func newToolEntry(t Tool, run RawToolFunc) (*toolEntry, error) {
 			return nil, invalid("tool %q: %v", t.Name, err)
 		}
 	}
-	enc, err := json.Marshal(t)
+	enc, err := t.MarshalJSON() // compact already: json.Marshal would copy it again
 	if err != nil {
 		return nil, invalid("tool %q: encoding the definition: %v", t.Name, err)
 	}

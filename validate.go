@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcpchain/mcp/internal/schemajson"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -40,7 +41,7 @@ var (
 )
 
 func compileFlat(s *jsonschema.Schema) *flatSchema {
-	b, err := json.Marshal(s)
+	b, err := schemajson.Marshal(s)
 	if err != nil {
 		return nil
 	}

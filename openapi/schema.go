@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -56,6 +58,30 @@ var jsonFormats = []string{"date-time", "date", "time", "duration", "email", "id
 // a client (and [Generate]) sees its properties. Nil in, nil out.
 //
 // A schema of more than maxSchemaNodes objects is cut at a smaller depth.
+// goPatterns remembers whether Go's regexp compiles a pattern: a document's
+// patterns repeat across its operations (the same component inlined in
+// each), and compiling them took a fifth of converting Discord's schemas.
+// It stops growing at maxGoPatterns, after which patterns are compiled.
+var goPatterns sync.Map // string -> bool
+
+// goPatternsCount is goPatterns' size, roughly (a race may add one twice).
+var goPatternsCount atomic.Int32
+
+const maxGoPatterns = 4096
+
+// goPattern reports whether Go's regexp compiles pattern.
+func goPattern(pattern string) bool {
+	if ok, found := goPatterns.Load(pattern); found {
+		return ok.(bool)
+	}
+	_, err := regexp.Compile(pattern)
+	if goPatternsCount.Load() < maxGoPatterns {
+		goPatterns.Store(pattern, err == nil)
+		goPatternsCount.Add(1)
+	}
+	return err == nil
+}
+
 func convert(sr *openapi3.SchemaRef, dir direction) *jsonschema.Schema {
 	var out *jsonschema.Schema
 	for i, d := range depthSteps {
@@ -141,7 +167,7 @@ func convertAt(sr *openapi3.SchemaRef, dir direction, open []*openapi3.Schema, l
 	if s.Pattern != "" {
 		// OpenAPI patterns are ECMA-262; one Go's regexp cannot compile
 		// (lookahead, backreferences) is left out rather than refused.
-		if _, err := regexp.Compile(s.Pattern); err == nil {
+		if goPattern(s.Pattern) {
 			out.Pattern = s.Pattern
 		}
 	}
