@@ -206,3 +206,80 @@ func TestPKCE(t *testing.T) {
 	assert.Equal(t, http.StatusOK, exchange(form(c, verifier, "http://localhost:1/cb")))
 	assert.Equal(t, http.StatusBadRequest, exchange(form(c, verifier, "http://localhost:1/cb")), "a code is used once")
 }
+
+// TestAutoApproveNotForScripts: a web page's script on this machine's
+// browser that fetches /authorize (with redirect_uri the provider's own
+// JWKS, which answers with CORS headers, it could read the code from the
+// response's URL) gets the consent page, not a code: auto-approval is for
+// navigations and plain HTTP clients only. A page of another site cannot
+// register a public client either, and a name rebound to 127.0.0.1 (DNS
+// rebinding) is refused by its Host.
+func TestAutoApproveNotForScripts(t *testing.T) {
+	t.Parallel()
+	idp, err := devidp.Start(devidp.Config{AutoApprove: true, Audience: "http://localhost:8000/mcp", Logger: quiet})
+	require.NoError(t, err)
+	defer idp.Close()
+	b := noFollow(t)
+	get := func(u string, header map[string]string) *http.Response {
+		req, err := http.NewRequest(http.MethodGet, u, nil)
+		require.NoError(t, err)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		if h, ok := header["Host"]; ok {
+			req.Host = h
+		}
+		resp, err := b.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp
+	}
+	leak := authURL(idp, idp.Issuer()+"/jwks")
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		status int
+	}{
+		{"a navigation", map[string]string{"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Site": "cross-site"}, http.StatusFound},
+		{"a plain HTTP client", nil, http.StatusFound},
+		{"a cross-origin fetch", map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Mode": "cors"}, http.StatusOK},
+		{"a fetch without Fetch Metadata", map[string]string{"Origin": "https://evil.example"}, http.StatusOK},
+		{"a no-cors fetch", map[string]string{"Sec-Fetch-Mode": "no-cors"}, http.StatusOK},
+		{"a same-origin fetch", map[string]string{"Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "same-origin"}, http.StatusOK},
+	} {
+		resp := get(leak, tc.header)
+		assert.Equal(t, tc.status, resp.StatusCode, tc.name)
+		if tc.status == http.StatusOK {
+			assert.Empty(t, resp.Header.Get("Location"), tc.name)
+			assert.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"), "%s: the page is not readable cross-origin", tc.name)
+		}
+	}
+
+	u, err := url.Parse(idp.Issuer())
+	require.NoError(t, err)
+	_, port, _ := strings.Cut(u.Host, ":")
+	for _, host := range []string{"evil.example:" + port, "127.0.0.1.evil.example:" + port} {
+		for _, path := range []string{"/.well-known/openid-configuration", "/jwks"} {
+			assert.Equal(t, http.StatusForbidden, get(idp.Issuer()+path, map[string]string{"Host": host}).StatusCode, host+path)
+		}
+		assert.Equal(t, http.StatusForbidden, get(authURL(idp, "http://localhost:1/cb"), map[string]string{"Host": host}).StatusCode, host)
+	}
+	assert.Equal(t, http.StatusOK, get(idp.Issuer()+"/jwks", map[string]string{"Host": "localhost:" + port}).StatusCode, "another loopback name")
+
+	register := func(origin string) int {
+		req, err := http.NewRequest(http.MethodPost, idp.Issuer()+"/register", strings.NewReader(`{"redirect_uris":["http://localhost:1/cb"]}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "text/plain")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusForbidden, register("https://evil.example"))
+	assert.Equal(t, http.StatusForbidden, register("null"))
+	assert.Equal(t, http.StatusCreated, register("http://localhost:6274"), "an MCP client's page on this machine")
+	assert.Equal(t, http.StatusCreated, register(""), "an MCP client's own HTTP client")
+}

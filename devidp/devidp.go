@@ -28,7 +28,10 @@
 // machine: /authorize signs the first user in at once and redirects back
 // with the code, so a test drives the whole authorization code flow with an
 // http.Client that follows redirects, and nothing scrapes a form. A request
-// from any other address still gets the page, whatever AutoApprove says.
+// from any other address still gets the page, whatever AutoApprove says, and
+// so does one a script of a web page made (one with an Origin header or a
+// Sec-Fetch-Mode other than navigate), which could otherwise read where the
+// redirect led, code included.
 // (The OAuth proxy of package providers has a consent page of its own,
 // turned off by providers.Config.DisableConsent.)
 //
@@ -46,6 +49,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -96,7 +100,8 @@ type Config struct {
 	Users []User
 	// AutoApprove skips the consent page for requests from a loopback
 	// address: /authorize signs Users[0] in at once. Requests from other
-	// addresses still get the page.
+	// addresses, and the fetches of a web page's script, still get the
+	// page.
 	AutoApprove bool
 	// ClientID is the confidential client's id. Default "dev-client".
 	ClientID string
@@ -129,6 +134,7 @@ type Config struct {
 type Provider struct {
 	cfg      Config
 	prefix   string // the issuer's path
+	host     string // the issuer's host[:port]
 	key      *rsa.PrivateKey
 	signer   jose.Signer
 	atSigner jose.Signer
@@ -245,7 +251,7 @@ func newProvider(cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("devidp: %w", err)
 	}
-	p := &Provider{cfg: cfg, prefix: iss.Path, key: key, kid: random(8), log: log,
+	p := &Provider{cfg: cfg, prefix: iss.Path, host: iss.Host, key: key, kid: random(8), log: log,
 		codes: map[string]grant{}, rts: map[string]grant{}, tokens: map[string]grant{},
 		pending: map[string]*pending{}, clients: map[string][]string{}}
 	sk := jose.SigningKey{Algorithm: jose.RS256, Key: key}
@@ -272,8 +278,18 @@ func newProvider(cfg Config) (*Provider, error) {
 	return p, nil
 }
 
-// ServeHTTP serves the provider's endpoints under the issuer's path.
-func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeHTTP(w, r) }
+// ServeHTTP serves the provider's endpoints under the issuer's path. A
+// request whose Host is neither the issuer's nor a loopback name gets 403:
+// a page of another site whose name it rebinds to 127.0.0.1 (DNS
+// rebinding) would otherwise be the provider's own origin.
+func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Host != p.host && !hostcheck.IsLoopbackHost(r.Host) {
+		p.log.Info("devidp: request refused", "reason", "Host is not the issuer's", "host", r.Host)
+		http.Error(w, "dev identity provider: Host "+strconv.Quote(r.Host)+" is not the issuer's", http.StatusForbidden)
+		return
+	}
+	p.mux.ServeHTTP(w, r)
+}
 
 // Close stops the server [Start] started, letting requests in flight
 // finish for up to two seconds. For a provider from [New] it does

@@ -15,6 +15,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/mcpchain/mcp/internal/hostcheck"
 )
 
 // Lifetimes of what the provider issues.
@@ -79,8 +81,28 @@ func loopbackPeer(remote string) bool {
 	return err == nil && ap.Addr().Unmap().IsLoopback()
 }
 
-// register is RFC 7591 for public clients with loopback redirect URIs.
+// navigation reports whether r may be a browser's navigation or a plain
+// HTTP client's request, not a web page script's fetch: a fetch that
+// follows the redirect to a URI answering with CORS headers (the
+// provider's own JWKS, say) would let the script read the code from the
+// response's URL. Browsers send Origin on such a fetch and Sec-Fetch-Mode
+// cors or no-cors; a navigation sends no Origin on GET and
+// Sec-Fetch-Mode navigate.
+func navigation(r *http.Request) bool {
+	m := r.Header.Get("Sec-Fetch-Mode")
+	return r.Header.Get("Origin") == "" && (m == "" || m == "navigate")
+}
+
+// register is RFC 7591 for public clients with loopback redirect URIs. A
+// browser may register only from a page on this machine (an MCP client
+// such as the Inspector); a page of another site may not.
 func (p *Provider) register(w http.ResponseWriter, r *http.Request) {
+	if o := r.Header.Get("Origin"); o != "" {
+		if u, err := url.Parse(o); err != nil || !hostcheck.IsLoopbackHost(u.Host) {
+			writeError(w, http.StatusForbidden, "invalid_client_metadata", "registration from a page of another site")
+			return
+		}
+	}
 	var req struct {
 		RedirectURIs []string `json:"redirect_uris"`
 		ClientName   string   `json:"client_name"`
@@ -190,7 +212,7 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "dev identity provider: "+msg, http.StatusBadRequest)
 		return
 	}
-	if p.cfg.AutoApprove && loopbackPeer(r.RemoteAddr) {
+	if p.cfg.AutoApprove && loopbackPeer(r.RemoteAddr) && navigation(r) {
 		p.approve(w, r, req, p.cfg.Users[0], http.StatusFound)
 		return
 	}
