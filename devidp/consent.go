@@ -98,7 +98,9 @@ func (p *Provider) showConsent(w http.ResponseWriter, r *http.Request, req authR
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: with no-referrer a browser sends
+	// "Origin: null" on the form's post, which the origin check refuses.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Content-Type-Options", "nosniff")
 	// The form's answer redirects to the client: browsers check
 	// form-action on that redirect too, so the redirect URI's scheme is
