@@ -171,6 +171,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzBuildRequest$$' -fuzztime $(FUZZN_SHORT) ./openapi
 	$(GO) test -run '^$$' -fuzz '^FuzzCompareVersions$$' -fuzztime $(FUZZN_SHORT) .
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/toolcall
+	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZN_SHORT) ./devidp
 	$(GO) test -run '^$$' -fuzz '^FuzzEnforce$$' -fuzztime $(FUZZN_SHORT) ./middleware/sizelimit
 	$(GO) test -run '^$$' -fuzz '^FuzzCanonical$$' -fuzztime $(FUZZN_SHORT) ./middleware/cache
 	$(GO) test -run '^$$' -fuzz '^FuzzKey$$' -fuzztime $(FUZZN_SHORT) ./middleware/cache

@@ -48,6 +48,7 @@ func TestLightImportGraph(t *testing.T) {
 		{"./accounts", heavyModules[:2]},
 		{"./approval", heavyModules[:2]},
 		{"./toolsearch", heavyModules},
+		{"./devidp", heavyModules},
 	} {
 		pkg := tc.pkg
 		t.Run(strings.TrimPrefix(pkg, "./"), func(t *testing.T) {

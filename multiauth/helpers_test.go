@@ -24,7 +24,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/client/oauth"
-	"github.com/mcpchain/mcp/internal/devidp"
+	"github.com/mcpchain/mcp/devidp"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/multiauth"
 	"github.com/mcpchain/mcp/providers"
@@ -115,7 +115,7 @@ func (idp *testIdP) jwt(t *testing.T, resource string, claims map[string]any) st
 // opaque registers an opaque token the introspection endpoint calls
 // active, with the claims of a good token for resource.
 func (idp *testIdP) opaque(resource, sub string) string {
-	tok := "op_" + devidp.Random(24)
+	tok := "op_" + rand.Text()
 	idp.mu.Lock()
 	idp.active[tok] = map[string]any{"active": true, "iss": idp.issuer(), "sub": sub, "aud": resource,
 		"exp": time.Now().Add(time.Hour).Unix(), "scope": "mcp:use", "token_type": "Bearer"}
@@ -140,7 +140,7 @@ func newStack(t *testing.T) *stack {
 	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	s := &stack{base: "http://" + ts.Listener.Addr().String(), idp: newTestIdP(t)}
-	up, err := devidp.Start(devidp.Options{Callback: s.base + "/oauth/callback"})
+	up, err := devidp.Start(devidp.Config{RedirectURIs: []string{s.base + "/oauth/callback"}, AutoApprove: true, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = up.Close() })
 	s.upstream = up
@@ -212,7 +212,7 @@ func (s *stack) login(t *testing.T) string {
 	require.NoError(t, err)
 	res, err := c.CallTool(ctx, "whoami", nil, nil)
 	require.NoError(t, err)
-	require.Equal(t, "generic:"+devidp.Subject, res.Text())
+	require.Equal(t, "generic:"+devidp.DefaultUser().Subject, res.Text())
 	require.NoError(t, c.Close())
 	tok, err := h.Token(ctx, s.resource())
 	require.NoError(t, err)

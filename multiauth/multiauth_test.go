@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/devidp"
+	"github.com/mcpchain/mcp/devidp"
 	"github.com/mcpchain/mcp/multiauth"
 	"github.com/mcpchain/mcp/providers"
 	"github.com/mcpchain/mcp/resourceserver"
@@ -37,7 +37,7 @@ func TestMultiAuthAdmitsEachKind(t *testing.T) {
 		subject string
 		intro   int64
 	}{
-		{"proxy token", "Bearer " + proxyTok, "generic:" + devidp.Subject, 0},
+		{"proxy token", "Bearer " + proxyTok, "generic:" + devidp.DefaultUser().Subject, 0},
 		{"identity provider JWT", "Bearer " + s.idp.jwt(t, s.resource(), nil), s.idp.issuer() + "|alice", 0},
 		{"API key", "Bearer " + s.apiKey, "apikey:billing", 0},
 		{"opaque token by introspection", "Bearer " + s.idp.opaque(s.resource(), "carol"), s.idp.issuer() + "|carol", 1},

@@ -16,14 +16,14 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/client/oauth"
-	"github.com/mcpchain/mcp/internal/devidp"
+	"github.com/mcpchain/mcp/devidp"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/providers"
 )
 
 // TestOAuthProxyEndToEnd: the client against mcpchain's own OAuth proxy
 // (package providers, in front of the local identity provider of
-// internal/devidp), over Streamable HTTP at 2025-11-25 and 2026-07-28
+// package devidp, auto-approving), over Streamable HTTP at 2025-11-25 and 2026-07-28
 // (the deprecated HTTP+SSE transport: TestLegacySSEAuthorized; the
 // proxy's resource is the /mcp endpoint, which /sse does not match, so
 // the client refuses it, as the specification says): the first request gets a
@@ -81,7 +81,7 @@ func TestOAuthProxyEndToEnd(t *testing.T) {
 				require.NoError(t, err)
 				res, err := c.CallTool(ctx, "whoami", nil, nil)
 				require.NoError(t, err)
-				assert.Equal(t, "generic:"+devidp.Subject, res.Text(), "call %d", i)
+				assert.Equal(t, "generic:"+devidp.DefaultUser().Subject, res.Text(), "call %d", i)
 				require.NoError(t, c.Close())
 			}
 			assert.Equal(t, 1, opened, "one authorization for both clients")
@@ -99,7 +99,8 @@ func startProxy(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	base := "http://" + ln.Addr().String()
-	idp, err := devidp.Start(devidp.Options{Callback: base + "/oauth/callback"})
+	idp, err := devidp.Start(devidp.Config{RedirectURIs: []string{base + "/oauth/callback"}, AutoApprove: true,
+		Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = idp.Close() })
 	auth, err := providers.NewOAuthProvider(providers.OAuthProviderConfig{

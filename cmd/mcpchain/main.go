@@ -9,6 +9,7 @@
 //	mcpchain discover [--json]             the servers configured in every client's files
 //	mcpchain bridge URL [--oauth]          a remote server for a stdio-only client
 //	mcpchain openapi gen SPEC -o DIR       Go tools from an OpenAPI document
+//	mcpchain dev-idp [--auto-approve]      a development OpenID Connect provider
 //
 // A TARGET is an http(s) URL, or a command line that starts a stdio
 // server: quoted as one argument ('go run ./server'), or after "--".
@@ -71,6 +72,7 @@ func newRootCmd() *cobra.Command {
 		newBridgeCmd(),
 		newOpenAPICmd(),
 		newAccountsCmd(),
+		newDevIdPCmd(),
 	)
 	return root
 }

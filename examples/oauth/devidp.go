@@ -3,12 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 
-	"github.com/mcpchain/mcp/internal/devidp"
+	"github.com/mcpchain/mcp/devidp"
 )
 
 // devIdP is the local OpenID Connect provider of -dev-idp (package
-// internal/devidp) as the generic upstream of the proxy: one
+// devidp, auto-approving) as the generic upstream of the proxy: one
 // confidential client, one redirect URI (the proxy's callback).
 type devIdP struct {
 	*devidp.Provider
@@ -17,8 +18,8 @@ type devIdP struct {
 
 // startDevIdP starts the provider; callback is the only redirect URI it
 // accepts.
-func startDevIdP(callback string) (*devIdP, error) {
-	p, err := devidp.Start(devidp.Options{Callback: callback})
+func startDevIdP(callback string, log *slog.Logger) (*devIdP, error) {
+	p, err := devidp.Start(devidp.Config{RedirectURIs: []string{callback}, AutoApprove: true, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -29,14 +30,14 @@ func startDevIdP(callback string) (*devIdP, error) {
 func (d *devIdP) env() map[string]string {
 	return map[string]string{
 		"OAUTH_PROVIDER": providerGeneric, "OAUTH_CLIENT_ID": d.clientID, "OAUTH_CLIENT_SECRET": d.secret,
-		"OAUTH_AUTHORIZATION_ENDPOINT": d.issuer + "/authorize", "OAUTH_TOKEN_ENDPOINT": d.issuer + "/token",
+		"OAUTH_AUTHORIZATION_ENDPOINT": d.AuthorizationEndpoint(), "OAUTH_TOKEN_ENDPOINT": d.TokenEndpoint(),
 		"OAUTH_ISSUER": d.issuer, "OAUTH_SCOPES": "openid profile email",
 	}
 }
 
 // printSettings tells the user what runs and how to reach it.
 func (d *devIdP) printSettings(w io.Writer, base string) {
-	fmt.Fprintf(w, "oauth: -dev-idp: a local OpenID Connect provider runs at %s; it signs in %s at once (never expose it).\n", d.issuer, devidp.Email)
+	fmt.Fprintf(w, "oauth: -dev-idp: a local OpenID Connect provider runs at %s; it signs in %s at once (never expose it).\n", d.issuer, devidp.DefaultUser().Email)
 	fmt.Fprintf(w, "oauth: the settings it stands for (a real provider needs the same, with its own values):\n")
 	env := d.env()
 	env["OAUTH_CLIENT_SECRET"] = "(generated for this run)"

@@ -49,7 +49,7 @@
 //	                        are the system's, SSL_CERT_FILE adds a test CA)
 //
 // With -dev-idp it needs no environment: it starts a local OpenID Connect
-// provider (devidp.go) that signs a fixed user in at once, uses it as the
+// provider (package devidp, in devidp.go) that signs a fixed user in at once, uses it as the
 // generic provider, listens on 127.0.0.1 and prints the settings:
 //
 //	go run ./examples/oauth -dev-idp -port 8000
@@ -101,7 +101,7 @@ func main() {
 	if *dev {
 		hostSet := false
 		flag.Visit(func(f *flag.Flag) { hostSet = hostSet || f.Name == "host" })
-		idp, env, err := devSetup(hostSet, host, *port, os.Getenv)
+		idp, env, err := devSetup(hostSet, host, *port, os.Getenv, log)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "oauth:", err)
 			os.Exit(2)
@@ -206,7 +206,7 @@ func whoami(provider string) mcp.ToolFunc[struct{}, any] {
 // environment that uses it (on top of getenv, whose provider settings it
 // replaces). The server listens on 127.0.0.1 unless -host names another
 // loopback address: anyone who reaches the provider is signed in.
-func devSetup(hostSet bool, host *string, port int, getenv func(string) string) (*devIdP, func(string) string, error) {
+func devSetup(hostSet bool, host *string, port int, getenv func(string) string, log *slog.Logger) (*devIdP, func(string) string, error) {
 	if !hostSet {
 		*host = "127.0.0.1"
 	} else if !loopback(*host) {
@@ -216,7 +216,7 @@ func devSetup(hostSet bool, host *string, port int, getenv func(string) string) 
 	if base == "" {
 		base = fmt.Sprintf("http://localhost:%d", port)
 	}
-	idp, err := startDevIdP(base + providers.CallbackPath)
+	idp, err := startDevIdP(base+providers.CallbackPath, log)
 	if err != nil {
 		return nil, nil, err
 	}

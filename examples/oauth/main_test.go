@@ -238,9 +238,10 @@ func TestDevIdP(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { mux.ServeHTTP(w, r) }))
 	defer ts.Close()
 	host := "0.0.0.0"
-	_, _, err := devSetup(true, &host, 1, envOf(nil))
+	_, _, err := devSetup(true, &host, 1, envOf(nil), slog.New(slog.DiscardHandler))
 	assert.ErrorContains(t, err, "-host must be a loopback address")
-	idp, getenv, err := devSetup(false, &host, 1, envOf(map[string]string{"MCP_BASE_URL": ts.URL, "OAUTH_PROVIDER": "codehost"}))
+	idp, getenv, err := devSetup(false, &host, 1, envOf(map[string]string{"MCP_BASE_URL": ts.URL, "OAUTH_PROVIDER": "codehost"}),
+		slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	defer idp.Close()
 	assert.Equal(t, "127.0.0.1", host, "-dev-idp listens on loopback")

@@ -23,7 +23,7 @@
 //	-host, -port  where to listen (default 0.0.0.0:8000)
 //
 // With -dev-idp it needs no provider: it starts a local OpenID Connect
-// provider (package internal/devidp) that signs a fixed user in at once,
+// provider (package devidp, auto-approving) that signs a fixed user in at once,
 // issues JWT access tokens for this server and lets MCP clients register,
 // listens on 127.0.0.1 and prints the settings and a ready access token:
 //
@@ -51,8 +51,8 @@ import (
 	"github.com/lmittmann/tint"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/devidp"
 	"github.com/mcpchain/mcp/examples/everything/tools"
-	"github.com/mcpchain/mcp/internal/devidp"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/resourceserver"
@@ -146,7 +146,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		return err
 	}
 	if s.dev {
-		idp, err := devidp.Start(devidp.Options{Audience: s.resource, Scopes: []string{"openid", "profile", "email", "mcp:tools"}})
+		idp, err := devidp.Start(devidp.Config{Audience: s.resource, Scopes: []string{"openid", "profile", "email", "mcp:tools"},
+			AutoApprove: true, Logger: log})
 		if err != nil {
 			return err
 		}
@@ -160,7 +161,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 			return err
 		}
 		fmt.Fprintf(out, "resourceserver: -dev-idp: a local OpenID Connect provider runs at %s; it signs in %s at once (never expose it).\n",
-			idp.Issuer(), devidp.Email)
+			idp.Issuer(), devidp.DefaultUser().Email)
 		fmt.Fprintf(out, "  RS_ISSUER=%s RS_RESOURCE=%s RS_SCOPES=%s\n", s.issuer, s.resource, s.scopes)
 		fmt.Fprintf(out, "resourceserver: an access token for an hour (curl -H 'Authorization: Bearer …'):\n  %s\n", tok)
 	}
