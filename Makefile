@@ -134,6 +134,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseProof$$' -fuzztime $(FUZZN_SHORT) ./resourceserver
 	$(GO) test -run '^$$' -fuzz '^FuzzClaimPath$$' -fuzztime $(FUZZN_SHORT) ./internal/claims
 	$(GO) test -run '^$$' -fuzz '^FuzzParseHandle$$' -fuzztime $(FUZZN_SHORT) ./mcphttp
+	$(GO) test -run '^$$' -fuzz '^FuzzETagMatch$$' -fuzztime $(FUZZN_SHORT) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzPeek$$' -fuzztime $(FUZZN_SHORT) ./internal/claims
 	$(GO) test -run '^$$' -fuzz '^FuzzAPIKeyHeader$$' -fuzztime $(FUZZN_SHORT) ./multiauth
 	$(GO) test -run '^$$' -fuzz '^FuzzAssertionClaims$$' -fuzztime $(FUZZN_SHORT) ./resourceserver

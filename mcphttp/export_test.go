@@ -6,3 +6,6 @@ func SetTaskPrePeer(h *Handler, wrap func(mcpPeer) mcpPeer) { h.tasks.prePeer = 
 
 // StartHosts is startHosts: the names Start adds to Options.Allow.Hosts.
 var StartHosts = startHosts
+
+// ETagMatch is etagMatch: whether If-None-Match values name an entity tag.
+var ETagMatch = etagMatch

@@ -80,6 +80,9 @@ type Handler struct {
 	tasks tasks
 	// initJSON caches the encoded result of initialize (sessions.go).
 	initJSON initResults
+	// cardName is the Server Card's name (servercard.go); set when
+	// Options.ServerCard is.
+	cardName string
 }
 
 // New returns a handler serving srv. opts may be nil.
@@ -126,6 +129,15 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 		panic(err) // a configuration error, like a bad mux pattern
 	}
 	h.states = states
+	if o.ServerCard != nil {
+		c := *o.ServerCard
+		h.opts.ServerCard = &c
+		name, err := checkServerCard(&c, srv.Options())
+		if err != nil {
+			panic("mcphttp: New: " + err.Error()) // a configuration error
+		}
+		h.cardName = name
+	}
 	if o.Hooks != nil {
 		h.hooks = *o.Hooks
 	}

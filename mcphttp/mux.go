@@ -29,8 +29,9 @@ type MuxOptions struct {
 // routes (authenticated the same way unless public), the OAuth discovery
 // documents (of Options.OAuth when enabled, else of an Options.Auth that
 // implements mcp.OAuthMetadataProvider), the routes of the auth
-// provider, and with Options.LegacySSE the legacy HTTP+SSE transport
-// (GET /sse, POST /messages, through the endpoint's chain). Its patterns
+// provider, with Options.LegacySSE the legacy HTTP+SSE transport
+// (GET /sse, POST /messages, through the endpoint's chain), and with
+// Options.ServerCard the Server Card at GET <endpoint>/server-card. Its patterns
 // are paths from its own root, so it mounts under a prefix with
 // http.StripPrefix; with OAuth discovery, route /.well-known/ of the host
 // to the same mux, unstripped, since the documents live at the host's root
@@ -94,6 +95,23 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	}
 	if h.opts.LegacySSE {
 		mountLegacySSE(mux, h, base, o.Middleware)
+	}
+	if sc := h.opts.ServerCard; sc != nil {
+		// A server that authenticates shows its card to the callers it
+		// lets in, unless the card is declared public: fail closed.
+		public := sc.Public || serverAuth(so) == nil
+		card, p := base, cardPath(ep)
+		if !public {
+			card = authed
+		}
+		if public {
+			// Any web page may read a public card (its CORS headers say
+			// so), so a browser's Origin is not checked; its Host is.
+			mux.Handle("GET "+p, anyOrigin{card.Then(h.serveServerCard(true))})
+			mux.Handle("OPTIONS "+p, anyOrigin{base.ThenFunc(serveServerCardPreflight)})
+		} else {
+			mux.Handle("GET "+p, card.Then(h.serveServerCard(false)))
+		}
 	}
 	late := mountRoutes(mux, srv, base, authed)
 	discovery.Mount(mux, oauthOptions(so))

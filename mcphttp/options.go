@@ -150,6 +150,12 @@ type Options struct {
 	// messages, through the endpoint's chain. Off by default. See
 	// "Legacy HTTP+SSE" in docs/architecture.md.
 	LegacySSE bool
+	// ServerCard makes [NewMux] (so [Start] too) serve a Server Card
+	// (SEP-2127's draft) at GET <endpoint>/server-card: the server's name,
+	// version, description and remote endpoint, for clients and crawlers
+	// that look before they connect. nil (the default): no card. See
+	// [ServerCardOptions] for what it holds and who may read it.
+	ServerCard *ServerCardOptions
 
 	// Limits: what clients can make the handler hold (docs/deploy.md,
 	// "Limits"). For each, zero means the default and a negative value

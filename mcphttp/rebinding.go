@@ -100,6 +100,11 @@ func (g *rebinding) middleware(next http.Handler) http.Handler {
 // routes added with RouteOptions.DisableDNSRebindingProtection.
 type anyHost struct{ http.Handler }
 
+// anyOrigin marks a handler of NewMux's inner mux that the check lets
+// through whatever the Origin, its Host still checked: a public Server
+// Card, which any web page may read (its CORS headers say so).
+type anyOrigin struct{ http.Handler }
+
 // guardedMux is what NewMux returns in front of its routes: every request
 // passes the check first, so each route is covered, the auth provider's
 // and the discovery documents included, however they were mounted. Only
@@ -108,7 +113,7 @@ type anyHost struct{ http.Handler }
 func guardedMux(g *rebinding, inner *http.ServeMux, late *lateRoutes) *http.ServeMux {
 	outer := http.NewServeMux()
 	outer.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if g.policy.Check(r) == hostcheck.OK || exempt(inner, late, r) {
+		if c := g.policy.Check(r); c == hostcheck.OK || exempt(inner, late, r, c) {
 			inner.ServeHTTP(w, r)
 			return
 		}
@@ -117,16 +122,21 @@ func guardedMux(g *rebinding, inner *http.ServeMux, late *lateRoutes) *http.Serv
 	return outer
 }
 
-// exempt reports whether the route r reaches on inner skips the check,
-// mounting the routes added since NewMux first when r would reach the
-// catch-all.
-func exempt(inner *http.ServeMux, late *lateRoutes, r *http.Request) bool {
+// exempt reports whether the route r reaches on inner skips the check
+// that refused it (c), mounting the routes added since NewMux first when r
+// would reach the catch-all.
+func exempt(inner *http.ServeMux, late *lateRoutes, r *http.Request, c hostcheck.Refusal) bool {
 	h, _ := inner.Handler(r)
 	if h == late && late.mountNew(false) {
 		h, _ = inner.Handler(r)
 	}
-	_, ok := h.(anyHost)
-	return ok
+	switch h.(type) {
+	case anyHost:
+		return true
+	case anyOrigin:
+		return c == hostcheck.Origin
+	}
+	return false
 }
 
 // envAllowedHosts names the environment variable [Start] reads for more

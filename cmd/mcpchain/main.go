@@ -3,6 +3,7 @@
 //
 //	mcpchain dev [PACKAGE] [-- ARGS]       build, run, rebuild and restart on change
 //	mcpchain inspect TARGET                what a server offers (--json, --check FILE)
+//	mcpchain server-json TARGET --name N   the MCP registry's server.json, to publish
 //	mcpchain call TARGET TOOL [k=v ...]    call a tool (read URI, prompt NAME too)
 //	mcpchain call --script FILE TARGET     run a code-mode script (package codemode)
 //	mcpchain install CLIENT [PACKAGE]      add a server to Claude, Cursor, VS Code, Gemini, Goose
@@ -64,6 +65,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(
 		newDevCmd(),
 		newInspectCmd(),
+		newServerJSONCmd(),
 		newCallCmd(),
 		newReadCmd(),
 		newPromptCmd(),

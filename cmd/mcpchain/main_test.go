@@ -198,11 +198,11 @@ func startEverything(t *testing.T) string {
 	t.Helper()
 	port, err := testport.Free()
 	require.NoError(t, err)
-	cmd := exec.Command(everything, "-transport", "httpStream", "-port", strconv.Itoa(port))
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	cmd := exec.Command(everything, "-transport", "httpStream", "-port", strconv.Itoa(port), "-public-url", "http://"+addr+"/mcp")
 	cmd.Stdout, cmd.Stderr = &syncBuffer{}, &syncBuffer{}
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	waitListening(t, addr)
 	return "http://" + addr + "/mcp"
 }

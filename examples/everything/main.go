@@ -87,6 +87,19 @@ func newServer() *mcp.Server {
 	return srv
 }
 
+// serverCard is the server card served at /mcp/server-card (httpStream):
+// the registry name and the description the server cannot say itself.
+// The server authenticates (anonymous callers too), so the card is behind
+// that check, as the endpoint is.
+func serverCard(publicURL string) *mcphttp.ServerCardOptions {
+	return &mcphttp.ServerCardOptions{
+		Name:        "io.github.mcpchain/everything",
+		Description: "A test server with every kind of tool, resource and prompt.",
+		URL:         publicURL,
+		Repository:  "https://github.com/mcpchain/mcp",
+	}
+}
+
 func main() {
 	transport := flag.String("transport", "stdio", "stdio or httpStream")
 	host := flag.String("host", "0.0.0.0", "host to listen on (httpStream)")
@@ -98,9 +111,11 @@ func main() {
 	withTelemetry := flag.Bool("telemetry", false, "trace and measure every request with package middleware/telemetry through the global OpenTelemetry provider; none is installed here, so this shows what the middleware costs when nothing is exported (examples/observability exports)")
 	redisURL := flag.String("redis", "", "keep sessions on the Redis at this URL (redis://host:6379/0), or on a Redis Cluster (redis://host1:6379?addr=host2:6379&addr=host3:6379, or host1:6379,host2:6379,…), shared by every replica that uses it (httpStream)")
 	redisCache := flag.Duration("redis-cache", redisstore.DefaultCacheMaxStale, "with -redis: serve a session's record from a copy in the process for at most this long, invalidated at once through Redis pub/sub when another replica changes it; 0 reads Redis on every request (httpStream)")
+	publicURL := flag.String("public-url", "", "the endpoint's public URL, listed as the remote of the server card at /mcp/server-card (httpStream)")
 	flag.Parse()
 
-	hopts := &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly, LegacySSE: *legacySSE, Resumable: *resumable}
+	hopts := &mcphttp.Options{Stateless: *stateless, JSONResponse: *jsonOnly, LegacySSE: *legacySSE, Resumable: *resumable,
+		ServerCard: serverCard(*publicURL)}
 	// Replicas behind one endpoint must share the key that seals the
 	// requestState of 2026-07-28's multi round-trip requests, or a retry
 	// that lands on another replica is refused. It comes from the
