@@ -245,7 +245,7 @@ func TestToolInputListEnum(t *testing.T) {
 	tools := srv.ListTools(context.Background(), nil)
 	require.Len(t, tools, 1)
 	b, _ := json.Marshal(tools[0].InputSchema.Properties["tags"])
-	assert.JSONEq(t, `{"type":["null","array"],"items":{"type":"string","enum":["a","b"]},"default":["a","b"]}`, string(b))
+	assert.JSONEq(t, `{"type":"array","items":{"type":"string","enum":["a","b"]},"default":["a","b"]}`, string(b))
 	s := mcptest.NewSession(t, srv, nil).Client()
 	res, err := s.CallTool(context.Background(), "pick", map[string]any{}, nil)
 	require.NoError(t, err)
