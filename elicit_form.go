@@ -111,6 +111,14 @@ func (f *ElicitForm[T]) decode(content map[string]any) (T, error) {
 	if inst == nil {
 		inst = map[string]any{}
 	}
+	// null for an optional field is the field left out, as for a tool's
+	// arguments (nullargs.go): a client may send every field, null for
+	// those the user left empty.
+	for name, val := range inst {
+		if p := f.schema.Properties[name]; val == nil && p != nil && !admitsNull(p) && !slices.Contains(f.schema.Required, name) {
+			delete(inst, name)
+		}
+	}
 	// A field the user left out takes its default, required or not (the
 	// form is flat: its defaults are the properties').
 	for name, p := range f.schema.Properties {

@@ -174,6 +174,9 @@ func TestElicitAsAnswers(t *testing.T) {
 			`accept {Plain:b Titled:#f00 Multi:[y] TMulti:[x y]}`},
 		{"defaults fill what the user left out", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "a"}},
 			`accept {Plain:a Titled:#0f0 Multi:[x z] TMulti:[]}`},
+		{"null for an optional field is the field left out", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "a", "titled": nil, "multi": nil, "tmulti": nil}},
+			`accept {Plain:a Titled:#0f0 Multi:[x z] TMulti:[]}`},
+		{"null for a required field", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": nil}}, `error -32602 "plain"`},
 		{"extra members are ignored", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "a", "other": 1}},
 			`accept {Plain:a Titled:#0f0 Multi:[x z] TMulti:[]}`},
 		{"decline", &mcp.ElicitResult{Action: "decline"}, `decline {Plain: Titled: Multi:[] TMulti:[]}`},
@@ -245,7 +248,7 @@ func TestToolInputListEnum(t *testing.T) {
 	tools := srv.ListTools(context.Background(), nil)
 	require.Len(t, tools, 1)
 	b, _ := json.Marshal(tools[0].InputSchema.Properties["tags"])
-	assert.JSONEq(t, `{"type":["null","array"],"items":{"type":"string","enum":["a","b"]},"default":["a","b"]}`, string(b))
+	assert.JSONEq(t, `{"type":"array","items":{"type":"string","enum":["a","b"]},"default":["a","b"]}`, string(b))
 	s := mcptest.NewSession(t, srv, nil).Client()
 	res, err := s.CallTool(context.Background(), "pick", map[string]any{}, nil)
 	require.NoError(t, err)

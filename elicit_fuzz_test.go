@@ -23,7 +23,8 @@ func FuzzElicitFormAnswer(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, s := range []string{`{"name":"x"}`, `{"name":"x","age":3.5}`, `{"name":"x","color":"b"}`,
-		`{"name":"x","tags":["a","b"]}`, `{"name":1}`, `{}`, `{"name":"x","ok":"yes"}`, `{"name":"0123456789"}`} {
+		`{"name":"x","tags":["a","b"]}`, `{"name":1}`, `{}`, `{"name":"x","ok":"yes"}`, `{"name":"0123456789"}`,
+		`{"name":"x","age":null,"color":null,"tags":null,"ok":null}`, `{"name":null}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

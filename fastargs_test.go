@@ -74,6 +74,7 @@ func TestFlatDecoderMatchesEncodingJSON(t *testing.T) {
 		{"spaces", " { \"f\" : 1 ,\n\"i\":2 } ", true},
 		{"empty object", `{}`, true},
 		{"null leaves zero", `{"s":null,"i":null}`, true},
+		{"null for every kind", `{"s":null,"b":null,"f":null,"f32":null,"i":null,"i8":null,"u16":null,"Name":null}`, true},
 		{"false", `{"b":false}`, true},
 		{"escaped string", `{"s":"a\nb"}`, false},
 		{"invalid UTF-8", "{\"s\":\"\xff\"}", false},
@@ -111,7 +112,8 @@ func TestFlatDecoderMatchesEncodingJSON(t *testing.T) {
 // FuzzFlatDecoder: on any valid JSON the decoder accepts, the result is
 // encoding/json's.
 func FuzzFlatDecoder(f *testing.F) {
-	for _, s := range []string{`{"s":"x","f":1,"i":2,"u16":3,"b":true}`, `{}`, `{"i8":-128,"f32":3.4e38}`, `{"f":-0.0,"i":-0}`} {
+	for _, s := range []string{`{"s":"x","f":1,"i":2,"u16":3,"b":true}`, `{}`, `{"i8":-128,"f32":3.4e38}`, `{"f":-0.0,"i":-0}`,
+		`{"s":null,"b":null,"f":null,"f32":null,"i":null,"i8":null,"u16":null,"Name":null}`, `{"s":"x","i":null,"s":null}`} {
 		f.Add(s)
 	}
 	d := newFlatDecoder(reflect.TypeFor[primArgs]())

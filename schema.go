@@ -15,10 +15,8 @@ import (
 // inferSchema infers the JSON Schema of t with jsonschema-go, then adds what
 // struct tags say beyond descriptions: `enum:"a,b,c"`, `default:"v"` and
 // the validation keywords of `mcp:"minimum=1,…"` (see applyMCPTag).
-// A non-struct type (map, any) gets an object schema. A required property
-// (a field without omitempty) never admits null: jsonschema-go types a
-// slice, map or pointer field as ["null", …], which would let null pass
-// for a required argument; required means present and not null.
+// A non-struct type (map, any) gets an object schema. No property admits
+// null (see propertiesNotNull).
 func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
 	if err != nil {
@@ -38,33 +36,39 @@ func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 	if err := applyTags(t, s, ""); err != nil {
 		return nil, err
 	}
-	requiredNotNull(s)
+	propertiesNotNull(s)
 	return s, nil
 }
 
-// requiredNotNull drops "null" from the types of every required property
-// of s and of the schemas nested in it.
-func requiredNotNull(s *jsonschema.Schema) {
+// propertiesNotNull drops "null" from the types of every property of s and
+// of the schemas nested in it. jsonschema-go types a slice or pointer
+// field as ["null", …] (a nil slice, a nil pointer), but to a struct field
+// null means nothing that leaving the argument out does not: encoding/json
+// leaves the field at its zero value (nil) for both. So a required
+// property is present and not null, and an optional one is optional by
+// being left out, with the plain type a model reads best: an optional
+// []string is "array", an optional *int "integer", an optional *Filter
+// "object" (a map already was). A client that sends null for an optional
+// argument anyway is not refused: prepare takes it as absent
+// (dropOptionalNulls). Null stays where it is a value rather than the
+// absence of one: the items of a []*T and the values of a map[string]*T.
+func propertiesNotNull(s *jsonschema.Schema) {
 	if s == nil {
 		return
 	}
-	for _, name := range s.Required {
-		p := s.Properties[name]
-		if p == nil || !slices.Contains(p.Types, "null") {
-			continue
-		}
-		p.Types = slices.DeleteFunc(slices.Clone(p.Types), func(t string) bool { return t == "null" })
-		if len(p.Types) == 1 {
-			p.Type, p.Types = p.Types[0], nil
-		}
-	}
 	for _, p := range s.Properties {
-		requiredNotNull(p)
+		if p != nil && slices.Contains(p.Types, "null") {
+			p.Types = slices.DeleteFunc(slices.Clone(p.Types), func(t string) bool { return t == "null" })
+			if len(p.Types) == 1 {
+				p.Type, p.Types = p.Types[0], nil
+			}
+		}
+		propertiesNotNull(p)
 	}
-	requiredNotNull(s.Items)
-	requiredNotNull(s.AdditionalProperties)
+	propertiesNotNull(s.Items)
+	propertiesNotNull(s.AdditionalProperties)
 	for _, d := range s.Defs {
-		requiredNotNull(d)
+		propertiesNotNull(d)
 	}
 }
 

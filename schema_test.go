@@ -83,8 +83,7 @@ func TestSchemaInference(t *testing.T) {
 			assert.Equal(t, "integer", prop("count")["type"])
 			assert.Equal(t, "number", prop("ratio")["type"])
 			assert.Equal(t, "boolean", prop("loud")["type"])
-			// jsonschema-go types a slice as ["null","array"] (a nil slice).
-			assert.Contains(t, []any{"array", []any{"null", "array"}}, prop("tags")["type"])
+			assert.Equal(t, "array", prop("tags")["type"], "an optional slice is a plain array")
 			assert.Equal(t, "string", prop("tags")["items"].(map[string]any)["type"])
 		}},
 		{"required vs omitempty", func(t *testing.T) {
@@ -157,9 +156,10 @@ func TestBadTagsPanic(t *testing.T) {
 }
 
 // TestRequiredMeansNotNull: a field without omitempty is required, and a
-// required argument is present and not null, whatever its Go type (a slice,
-// a map or a pointer would otherwise be typed ["null", …]); an optional one
-// keeps admitting null.
+// required argument is present and not null, whatever its Go type (a slice
+// or a pointer would otherwise be typed ["null", …]); an optional one has
+// its plain type too (null for it is taken as absent: TestOptionalNullIsAbsent),
+// at every depth; null stays where it is a value: a []*T's items.
 func TestRequiredMeansNotNull(t *testing.T) {
 	t.Parallel()
 	type in struct {
@@ -168,6 +168,13 @@ func TestRequiredMeansNotNull(t *testing.T) {
 		Limit  *int              `json:"limit"`
 		Inner  struct{ L []int } `json:"inner"`
 		Maybe  []string          `json:"maybe,omitempty"`
+		Opts   map[string]string `json:"opts,omitempty"`
+		Max    *int              `json:"max,omitempty"`
+		Filter *struct{ A int }  `json:"filter,omitempty"`
+		Ptrs   []*int            `json:"ptrs,omitempty"`
+		Rows   []struct {
+			Cells []string `json:"cells,omitempty"`
+		} `json:"rows,omitempty"`
 	}
 	sch := inputSchemaOf[in](t)
 	props := sch["properties"].(map[string]any)
@@ -176,7 +183,16 @@ func TestRequiredMeansNotNull(t *testing.T) {
 	assert.Equal(t, "integer", props["limit"].(map[string]any)["type"])
 	inner := props["inner"].(map[string]any)["properties"].(map[string]any)
 	assert.Equal(t, "array", inner["L"].(map[string]any)["type"], "nested required fields too")
-	assert.Equal(t, []any{"null", "array"}, props["maybe"].(map[string]any)["type"], "optional fields keep null")
+	assert.Equal(t, "array", props["maybe"].(map[string]any)["type"], "an optional slice is optional by being left out")
+	assert.Equal(t, "object", props["opts"].(map[string]any)["type"], "an optional map likewise")
+	assert.Equal(t, "integer", props["max"].(map[string]any)["type"], "an optional pointer to a scalar likewise")
+	assert.Equal(t, "object", props["filter"].(map[string]any)["type"], "an optional pointer to a struct likewise")
+	ptrs := props["ptrs"].(map[string]any)
+	assert.Equal(t, "array", ptrs["type"])
+	assert.Equal(t, []any{"null", "integer"}, ptrs["items"].(map[string]any)["type"], "a nil item is a value")
+	rows := props["rows"].(map[string]any)
+	cells := rows["items"].(map[string]any)["properties"].(map[string]any)["cells"].(map[string]any)
+	assert.Equal(t, "array", cells["type"], "nested optional slices too")
 
 	s := newServer(t)
 	mcp.AddTool(s, mcp.Tool{Name: "sum"}, func(_ context.Context, _ *mcp.Context, in struct {

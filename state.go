@@ -315,6 +315,8 @@ func (c *Context) handleOwner() (string, error) {
 // its requests can be told to be one caller's, so it owns nothing that
 // outlives a session.
 func noSubject(auth any) error {
-	return fmt.Errorf("%w: the caller's auth data (%T) does not implement mcp.Subject with a non-empty subject, "+
-		"so its requests cannot be told to be one caller's; return a stable subject from it to keep state for the caller or use handles", ErrNoCaller, auth)
+	return fmt.Errorf("%w: the caller's auth data (%T) has no subject (mcp.Subject, a non-empty one), "+
+		"so its requests cannot be told to be one caller's; to keep state for the caller, have the server's authentication "+
+		"return a type with a Subject() string method that gives a stable user id (a string or a map cannot have methods); "+
+		"or use handles (c.NewHandle, c.Handle)", ErrNoCaller, auth)
 }

@@ -42,7 +42,7 @@ func TestMCPTagsOverSession(t *testing.T) {
 		"limit": {"type":"integer","minimum":1,"maximum":50,"default":10},
 		"score": {"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},
 		"since": {"type":"string","format":"date"},
-		"tags":  {"type":["null","array"],"items":{"type":"string","minLength":1},"minItems":1,"maxItems":3,"uniqueItems":true}
+		"tags":  {"type":"array","items":{"type":"string","minLength":1},"minItems":1,"maxItems":3,"uniqueItems":true}
 	}`, string(b))
 
 	tests := []struct {

@@ -37,7 +37,7 @@ func TestMCPTagSchema(t *testing.T) {
 		"when":   `{"type":"string","format":"date-time"}`,
 		"tags":   `{"type":"array","items":{"type":"string","maxLength":5},"minItems":1,"maxItems":3,"uniqueItems":true}`,
 		"scores": `{"type":"array","items":{"type":"integer","minimum":0}}`,
-		"opt":    `{"type":["null","integer"],"maximum":3}`,
+		"opt":    `{"type":"integer","maximum":3}`,
 		"plain":  `{"type":"string"}`,
 		"desc":   `{"type":"string","description":"a description","minLength":1}`,
 		"dflt":   `{"type":"integer","minimum":1,"default":5}`,

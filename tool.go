@@ -692,6 +692,16 @@ func (e *toolEntry) prepare(args json.RawMessage) (json.RawMessage, error) {
 	if path, want := caseVariant(e.tool.InputSchema, m, 0); path != "" {
 		return nil, caseVariantError(e.tool.Name, path, want)
 	}
+	// null for an optional argument is the argument left out (nullargs.go).
+	if drop, path := optionalNulls(e.tool.InputSchema, m, 0); path != "" {
+		return nil, &requiredNullError{path: path}
+	} else if drop {
+		args = withoutOptionalNulls(e.tool.InputSchema, args, 0)
+		m = nil
+		if err := json.Unmarshal(args, &m); err != nil {
+			return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
+		}
+	}
 	if e.hasDefaults {
 		if err := e.resolved.ApplyDefaults(&m); err != nil {
 			return nil, err

@@ -195,10 +195,10 @@ func TestValidationMessagesNameTheArgument(t *testing.T) {
 		{"flat", `{"query": "q", "other": 1}`, `argument "other" is not accepted (the schema allows no additional properties)`},
 		{"full", `{"values": []}`, `argument "query" is required but missing`},
 		{"full", `{}`, `argument "query" is required but missing, and so is "values"`},
-		{"full", `{"query": "q", "values": null}`, `argument "values": type: null has type "null", want "array"`},
+		{"full", `{"query": "q", "values": null}`, `argument "values" is required and cannot be null`},
 		{"full", `{"query": "q", "values": ["a"]}`, `argument "values[]": type: a has type "string", want "number"`},
 		{"full", `{"query": "q", "values": [], "tags": null}`, ""},
-		{"flat", `{"query": null}`, `argument "query": type: null has type "null", want "string"`},
+		{"flat", `{"query": null}`, `argument "query" is required and cannot be null`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {

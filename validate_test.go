@@ -59,6 +59,7 @@ func FuzzFlatValidator(f *testing.F) {
 		`{"s":"x"}`, `{"a":1,"s":"z"}`, `{"a":1,"s":"x","extra":1}`, `{"a":1,"s":"x","n":1.5}`,
 		`{"a":1,"s":"x","b":null}`, `{"a":null,"s":"x"}`, `{"a":1,"s":"x","opt":2.0}`, `{}`, `{"a":[],"s":{}}`,
 		`{"a":1e400,"s":"x"}`, `{"a":-0,"s":"x","n":-2}`,
+		`{"a":1,"s":"x","n":null,"name":null}`, `{"a":1,"s":null}`, `{"a":null,"s":null,"n":null,"b":null,"opt":null}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -82,6 +83,14 @@ func FuzzFlatValidator(f *testing.F) {
 		full := res.Validate(m)
 		if (fast == nil) != (full == nil) {
 			t.Fatalf("verdicts differ on %s: flat %v, jsonschema-go %v", data, fast, full)
+		}
+		// And once null for an optional argument is taken as absent.
+		if drop, _ := optionalNulls(s, m, 0); drop {
+			dropNullsRef(s, m)
+			fast, full = flat.validate(m), res.Validate(m)
+			if (fast == nil) != (full == nil) {
+				t.Fatalf("verdicts differ on %s less its nulls: flat %v, jsonschema-go %v", data, fast, full)
+			}
 		}
 		if err := tagged.Validate(m); err != nil {
 			if msg := describeValidation(err); !strings.HasPrefix(msg, "argument") {
@@ -150,7 +159,7 @@ func TestFlatValidRaw(t *testing.T) {
 		want bool
 	}{
 		{`{"a":1,"s":"x"}`, true},
-		{` { "a" : -1.5 , "s" : "" , "n" : 7, "b" : false, "opt": null } `, true},
+		{` { "a" : -1.5 , "s" : "" , "n" : 7, "b" : false, "opt": 3 } `, true},
 		{`{"a":1e3,"s":"x"}`, false},                    // an exponent: the full way decides
 		{`{"a":1000000000000000000000,"s":"x"}`, false}, // long: the full way decides
 		{`{"s":"x","a":2}`, true},
@@ -160,7 +169,7 @@ func TestFlatValidRaw(t *testing.T) {
 		{`{"a":1,"s":"x","n":1.0}`, false},         // integral but written as a decimal: the full way decides
 		{`{"a":1,"s":"x","extra":1}`, false},       // additionalProperties false
 		{`{"a":1,"s":"x","A":1}`, false},           // a case variant of a
-		{`{"a":1,"s":"x","b":null}`, true},         // b is a pointer: nullable
+		{`{"a":1,"s":"x","b":null}`, false},        // null for an optional argument: the full way drops it
 		{`{"a":1,"s":{}}`, false},                  // an object for a string
 		{`{"a":1,"\u0073":"x"}`, false},            // an escaped name: the full way decides
 		{`{"a":1,"s":"x"`, false},                  // not JSON
@@ -187,6 +196,7 @@ func FuzzFlatValidRaw(f *testing.F) {
 		`{"s":"x"}`, `{"a":1,"s":"x","extra":1}`, `{"a":1,"s":"x","n":1.5}`, `{"a":1,"S":"x","s":"x"}`,
 		`{"a":1,"s":"x","b":null}`, `{"a":null,"s":"x"}`, `{"a":1,"s":"x","opt":2.0}`, `{}`, `{"a":[],"s":{}}`,
 		`{"a":1e400,"s":"x"}`, `{"a":-0,"s":"x","n":-2}`, `{"a":1,"s":"x","a":"dup"}`,
+		`{"a":1,"s":"x","n":null}`, `{"a":1,"s":null}`, `{"a":null,"s":"x","opt":null}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -304,6 +304,21 @@ func TestArgumentValidation(t *testing.T) {
 	})
 }
 
+// TestOptionalNullArgument: a client's null for an optional argument is
+// taken as the argument left out (the Go SDK sends a nil map value as
+// null); null for a required one is an isError naming it.
+func TestOptionalNullArgument(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, kind transportKind) {
+		env := connect(t, kind)
+		ctx := testContext(t, 10*time.Second)
+		res := env.callTool(t, ctx, "dice", map[string]any{"seed": nil})
+		require.False(t, res.IsError, "dice with a null seed: %s", dump(res))
+		res = env.callTool(t, ctx, "add", map[string]any{"a": nil, "b": 1})
+		require.True(t, res.IsError, "add with a null a: %s", dump(res))
+		require.Contains(t, onlyText(t, res), `argument "a" is required and cannot be null`)
+	})
+}
+
 func TestToolErrors(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, kind transportKind) {
 		env := connect(t, kind)

@@ -127,11 +127,13 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // schemaLine renders an object schema as "{a: number, b?: string}"
-// (a "?" marks a property that is not required).
+// (a "?" marks a property that is not required; an enum is its values,
+// status?: "open"|"closed"; null is shown only where the property is
+// required, since an optional one may be left out anyway).
 func schemaLine(s map[string]any) string {
 	props, _ := s["properties"].(map[string]any)
 	if len(props) == 0 {
-		if t := typeOf(s); t != "object" && t != "" {
+		if t := typeOf(s, false); t != "object" && t != "" {
 			return t
 		}
 		return "{}"
@@ -150,40 +152,70 @@ func schemaLine(s map[string]any) string {
 		if !req[k] {
 			name += "?"
 		}
-		fields = append(fields, name+": "+typeOf(p))
+		fields = append(fields, name+": "+typeOf(p, !req[k]))
 	}
 	return "{" + strings.Join(fields, ", ") + "}"
 }
 
-func typeOf(p map[string]any) string {
+// typeOf renders a property's schema p: its enum's values as JSON joined
+// by "|" ("open"|"closed"), else its type ([]string for an array of
+// strings, string|null for a list of types); without null when optional.
+func typeOf(p map[string]any, optional bool) string {
+	if e, ok := p["enum"].([]any); ok && len(e) > 0 {
+		var vs []string
+		for _, v := range e {
+			if v == nil && optional {
+				continue
+			}
+			vs = append(vs, compact(v))
+		}
+		if len(vs) > 0 {
+			return strings.Join(vs, "|")
+		}
+	}
+	var types []string
 	switch t := p["type"].(type) {
 	case string:
-		if t == "array" {
-			if items, ok := p["items"].(map[string]any); ok {
-				return "[]" + typeOf(items)
-			}
-		}
-		if e, ok := p["enum"].([]any); ok && len(e) > 0 {
-			return compact(e)
-		}
-		return t
+		types = []string{t}
 	case []any:
-		var ts []string
 		for _, x := range t {
-			if s, ok := x.(string); ok {
-				ts = append(ts, s)
+			if s, ok := x.(string); ok && (s != "null" || !optional) {
+				types = append(types, s)
 			}
 		}
-		return strings.Join(ts, "|")
+		if len(types) == 0 && len(t) > 0 {
+			types = []string{"null"} // null is all it admits
+		}
+	}
+	if len(types) > 0 {
+		for i, t := range types {
+			if t != "array" {
+				continue
+			}
+			if items, ok := p["items"].(map[string]any); ok {
+				it := typeOf(items, false)
+				if strings.Contains(it, "|") {
+					it = "(" + it + ")"
+				}
+				types[i] = "[]" + it
+			}
+		}
+		return strings.Join(types, "|")
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if bs, ok := p[k].([]any); ok {
 			var ts []string
 			for _, b := range bs {
 				m, _ := b.(map[string]any)
-				ts = append(ts, typeOf(m))
+				t := typeOf(m, false)
+				if t == "null" && optional {
+					continue
+				}
+				ts = append(ts, t)
 			}
-			return strings.Join(ts, "|")
+			if len(ts) > 0 {
+				return strings.Join(ts, "|")
+			}
 		}
 	}
 	if _, ok := p["properties"]; ok {

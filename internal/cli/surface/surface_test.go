@@ -2,6 +2,7 @@ package surface
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -140,4 +141,35 @@ func TestReportEscapesTheServersText(t *testing.T) {
 		assert.NotContains(t, out, "\n  forged", "a newline in a name forges no line")
 	}
 	assert.Contains(t, b.String(), `x\x1b]52;c;ZXZpbA==\x07\x1b[2K\u202eexe.txt\x9b`, "shown escaped")
+}
+
+// TestReportTypes: an enum shows its values, an optional property shows
+// no null (it may be left out), a required one does.
+func TestReportTypes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, schema, want string
+	}{
+		{"enum", `{"properties":{"status":{"type":"string","enum":["open","closed"]}}}`, `{status?: "open"|"closed"}`},
+		{"required enum", `{"properties":{"status":{"type":"string","enum":["open","closed"]}},"required":["status"]}`, `{status: "open"|"closed"}`},
+		{"nullable enum, optional", `{"properties":{"s":{"type":["string","null"],"enum":["a",null]}}}`, `{s?: "a"}`},
+		{"nullable enum, required", `{"properties":{"s":{"type":["string","null"],"enum":["a",null]}},"required":["s"]}`, `{s: "a"|null}`},
+		{"number enum", `{"properties":{"n":{"type":"integer","enum":[1,2]}}}`, `{n?: 1|2}`},
+		{"optional nullable", `{"properties":{"s":{"type":["null","string"]}}}`, `{s?: string}`},
+		{"required nullable", `{"properties":{"s":{"type":["string","null"]}},"required":["s"]}`, `{s: string|null}`},
+		{"optional nullable list", `{"properties":{"l":{"type":["null","array"],"items":{"type":"string"}}}}`, `{l?: []string}`},
+		{"list of an enum", `{"properties":{"l":{"type":"array","items":{"type":"string","enum":["a","b"]}}}}`, `{l?: []("a"|"b")}`},
+		{"only null", `{"properties":{"z":{"type":["null"]}}}`, `{z?: null}`},
+		{"anyOf with null", `{"properties":{"u":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`, `{u?: string}`},
+		{"anyOf with null, required", `{"properties":{"u":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["u"]}`, `{u: string|null}`},
+		{"object", `{"properties":{"o":{"properties":{"a":{}}}}}`, `{o?: object}`},
+		{"any", `{"properties":{"x":{}}}`, `{x?: any}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s map[string]any
+			require.NoError(t, json.Unmarshal([]byte(tt.schema), &s))
+			require.Equal(t, tt.want, schemaLine(s))
+		})
+	}
 }

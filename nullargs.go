@@ -1,0 +1,225 @@
+package mcp
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpchain/mcp/internal/strictjson"
+)
+
+// Null for an optional argument is taken as the argument left out. A
+// schema inferred from a Go type gives an optional field its plain type
+// ("array", not ["null","array"]: see propertiesNotNull), yet models send
+// null for what they mean to leave out (OpenAI's strict mode sends every
+// property, null for the optional ones). Refusing that would fail a
+// well-meaning client for nothing: to the Go field null and absent are
+// the same zero value. So prepare drops each member that is null where
+// its property is optional and its schema does not admit null, at every
+// depth the schema describes, before defaults and validation: the tool,
+// a guard and the validator see the arguments without it, and a default
+// applies as for an absent argument. A required property sent as null is
+// refused, naming it. A schema that admits null (a hand-written
+// ["null","string"], an OpenAPI nullable property) keeps null as a value.
+
+// maxNullDepth bounds the walks over nested arguments, as caseVariant's.
+const maxNullDepth = 128
+
+// admitsNull reports whether the schema s may admit a JSON null: it has no
+// type of its own (any value, or anyOf, oneOf, a $ref: the validator
+// decides), or its types include "null".
+func admitsNull(s *jsonschema.Schema) bool {
+	switch {
+	case s.Type != "":
+		return s.Type == "null"
+	case len(s.Types) > 0:
+		return slices.Contains(s.Types, "null")
+	}
+	return true
+}
+
+// optionalNulls walks the decoded arguments v along their schema s and
+// reports whether a member is to be dropped (null, optional, its schema
+// does not admit null), and the path ("values", "filter.tags",
+// "rows[1].name") of a required property sent as null that its schema does
+// not admit, or "". Of several such required ones it names the first in
+// name order at each level, so the error does not depend on map order.
+// It allocates nothing unless it finds a required one.
+func optionalNulls(s *jsonschema.Schema, v any, depth int) (drop bool, required string) {
+	if s == nil || depth > maxNullDepth {
+		return false, ""
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		var reqKey, sub, subKey string
+		for k, val := range x {
+			ps := s.Properties[k]
+			if ps == nil {
+				ps = s.AdditionalProperties
+				if ps == nil || val == nil {
+					continue // a map's null value is a value
+				}
+			} else if val == nil && !admitsNull(ps) {
+				if !slices.Contains(s.Required, k) {
+					drop = true
+				} else if reqKey == "" || k < reqKey {
+					reqKey = k
+				}
+				continue
+			}
+			d, p := optionalNulls(ps, val, depth+1)
+			drop = drop || d
+			if p != "" && (sub == "" || k < subKey) {
+				sub, subKey = p, k
+			}
+		}
+		switch {
+		case reqKey != "":
+			return drop, reqKey
+		case sub != "" && sub[0] == '[':
+			return drop, subKey + sub
+		case sub != "":
+			return drop, subKey + "." + sub
+		}
+		return drop, ""
+	case []any:
+		if s.Items == nil {
+			return false, ""
+		}
+		for i, el := range x {
+			d, p := optionalNulls(s.Items, el, depth+1)
+			drop = drop || d
+			if p != "" {
+				if p[0] == '[' {
+					return drop, "[" + strconv.Itoa(i) + "]" + p
+				}
+				return drop, "[" + strconv.Itoa(i) + "]." + p
+			}
+		}
+	}
+	return drop, ""
+}
+
+// withoutOptionalNulls returns raw, valid JSON without duplicate members,
+// less the members optionalNulls reports to drop, at every depth. What it
+// keeps it copies byte for byte (a large integer keeps every digit, as a
+// round trip through float64 would not). It allocates only where it drops.
+func withoutOptionalNulls(s *jsonschema.Schema, raw []byte, depth int) []byte {
+	if s == nil || depth > maxNullDepth {
+		return raw
+	}
+	i := strictjson.SkipSpace(raw, 0)
+	if i >= len(raw) {
+		return raw
+	}
+	switch raw[i] {
+	case '{':
+		if s.Properties == nil && s.AdditionalProperties == nil {
+			return raw
+		}
+		var out []byte // nil until a member changes
+		n := 0         // members written to out
+		pos := 0       // members seen
+		ok := strictjson.Members(raw, func(key, val []byte) bool {
+			name := string(key)
+			if slices.Contains(key, '\\') {
+				if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name) != nil {
+					return false
+				}
+			}
+			ps := s.Properties[name]
+			isNull := string(val) == "null"
+			keep, sub := true, val
+			switch {
+			case ps == nil && (s.AdditionalProperties == nil || isNull):
+			case ps == nil:
+				sub = withoutOptionalNulls(s.AdditionalProperties, val, depth+1)
+			case isNull && !admitsNull(ps) && !slices.Contains(s.Required, name):
+				keep = false
+			default:
+				sub = withoutOptionalNulls(ps, val, depth+1)
+			}
+			if out == nil && (!keep || len(sub) != len(val)) {
+				// The first change: copy the members before it.
+				out = append(make([]byte, 0, len(raw)), '{')
+				j := 0
+				strictjson.Members(raw, func(k, v []byte) bool {
+					if j == pos {
+						return false
+					}
+					if j > 0 {
+						out = append(out, ',')
+					}
+					out = appendMember(out, k, v)
+					j++
+					return true
+				})
+				n = j
+			}
+			if out != nil && keep {
+				if n > 0 {
+					out = append(out, ',')
+				}
+				out = appendMember(out, key, sub)
+				n++
+			}
+			pos++
+			return true
+		})
+		if !ok || out == nil {
+			return raw
+		}
+		return append(out, '}')
+	case '[':
+		if s.Items == nil {
+			return raw
+		}
+		var items [][]byte
+		changed := false
+		// Members takes objects only: walk the array by hand.
+		j := strictjson.SkipSpace(raw, i+1)
+		for j < len(raw) && raw[j] != ']' {
+			end := strictjson.Skip(raw, j)
+			if end <= j {
+				return raw
+			}
+			el := raw[j:end]
+			sub := withoutOptionalNulls(s.Items, el, depth+1)
+			changed = changed || len(sub) != len(el)
+			items = append(items, sub)
+			j = strictjson.SkipSpace(raw, end)
+			if j < len(raw) && raw[j] == ',' {
+				j = strictjson.SkipSpace(raw, j+1)
+			}
+		}
+		if !changed {
+			return raw
+		}
+		out := append(make([]byte, 0, len(raw)), '[')
+		for k, el := range items {
+			if k > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, el...)
+		}
+		return append(out, ']')
+	}
+	return raw
+}
+
+func appendMember(out, key, val []byte) []byte {
+	out = append(out, '"')
+	out = append(out, key...)
+	out = append(out, '"', ':')
+	return append(out, val...)
+}
+
+// requiredNullError is prepare's refusal of a required argument sent as
+// null.
+type requiredNullError struct{ path string }
+
+func (e *requiredNullError) Error() string {
+	return "argument " + strictjson.Quote(e.path) + " is required and cannot be null"
+}
