@@ -116,14 +116,24 @@ func (c *Client) mergeYAML(file []byte, s Server) ([]byte, error) {
 }
 
 // hasYAML reports whether file already holds exactly the server's entry.
+// The entry is found in the node tree, as mergeYAML finds it: decoded
+// whole, a mapping with a key that is not a string (an extension named 0)
+// becomes a map[any]any, where the entry would not be seen.
 func (c *Client) hasYAML(file []byte, s Server) bool {
-	var doc map[string]any
-	if yaml.Unmarshal(file, &doc) != nil {
+	doc, err := document(file)
+	if err != nil {
 		return false
 	}
-	exts, _ := doc[c.Key].(map[string]any)
-	cur, ok := exts[s.Name]
-	if !ok {
+	exts := value(doc.Content[0], c.Key)
+	if exts == nil || exts.Kind != yaml.MappingNode {
+		return false
+	}
+	node := value(exts, s.Name)
+	if node == nil {
+		return false
+	}
+	var cur any
+	if node.Decode(&cur) != nil {
 		return false
 	}
 	b, err := yaml.Marshal(c.gooseEntry(s))
