@@ -111,6 +111,21 @@ func (f *ElicitForm[T]) decode(content map[string]any) (T, error) {
 	if inst == nil {
 		inst = map[string]any{}
 	}
+	// A member that is not a field of the form is ignored, but one that
+	// differs from a field only in case is refused, as for a tool's
+	// arguments: encoding/json would fill the field from it after the
+	// check, with a value the check never saw.
+	for name := range inst {
+		if _, ok := f.schema.Properties[name]; ok {
+			continue
+		}
+		for field := range f.schema.Properties {
+			if strings.EqualFold(name, field) {
+				return v, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Invalid params: the elicitation answer's member %q is not the form's field %q (names are case-sensitive)", name, field)}
+			}
+		}
+		delete(inst, name)
+	}
 	// null for an optional field is the field left out, as for a tool's
 	// arguments (nullargs.go): a client may send every field, null for
 	// those the user left empty.
