@@ -46,6 +46,9 @@ func FuzzRequest(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, method uint8, path, query, body, origin, cookie string, loopback bool) {
+		if !strings.HasPrefix(path, "/") {
+			path = "/" + path // as every request's path is on the wire
+		}
 		r := &http.Request{Method: []string{"GET", "POST", "PUT", "HEAD"}[method%4], URL: &url.URL{Path: path, RawQuery: query},
 			Header: http.Header{}, Body: http.NoBody, Host: "127.0.0.1:9", RemoteAddr: "192.0.2.1:5"}
 		if loopback {
@@ -71,15 +74,21 @@ func FuzzRequest(f *testing.F) {
 		if w.Code >= 500 && w.Code != http.StatusServiceUnavailable {
 			t.Fatalf("%s %s?%s: %d %s", r.Method, path, query, w.Code, w.Body)
 		}
-		if loc := w.Header().Get("Location"); loc != "" {
+		loc := w.Header().Get("Location")
+		switch {
+		case loc == "":
+		case strings.HasPrefix(loc, "/"):
+			// The mux's own redirects (a cleaned path) stay on the
+			// provider's host: not //host, nor /\host, which browsers
+			// read as //host.
+			if strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") {
+				t.Fatalf("%s %s?%s: redirect to %q", r.Method, path, query, loc)
+			}
+		default:
 			u, err := url.Parse(loc)
 			if err != nil || u.Scheme != "http" || u.User != nil || u.Fragment != "" ||
 				(u.Hostname() != "localhost" && u.Hostname() != "127.0.0.1" && u.Hostname() != "::1") {
-				// The mux's own redirects (a cleaned path) stay on
-				// the provider's host.
-				if err != nil || u.Host != "" || !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") {
-					t.Fatalf("%s %s?%s: redirect to %q", r.Method, path, query, loc)
-				}
+				t.Fatalf("%s %s?%s: redirect to %q", r.Method, path, query, loc)
 			}
 		}
 	})
