@@ -186,13 +186,3 @@ func policyAllows(ctx context.Context, auth any, sid string, b *entryBase) bool 
 	}
 	return ps.bySession == nil || ps.bySession(ctx, AccessQuery{Auth: auth, SessionID: sid, Kind: b.kind, Name: b.key, Tags: b.tags})
 }
-
-// OAuthMetadataProvider is implemented by an [AuthProvider] that knows its
-// own OAuth discovery documents (the OAuth proxies of package providers
-// do). When Options.OAuth is nil, the server serves these documents and
-// builds the WWW-Authenticate challenge of its 401 and 403 answers from
-// them, so setting Options.Auth configures discovery too.
-type OAuthMetadataProvider interface {
-	// OAuthMetadata returns the discovery documents to serve.
-	OAuthMetadata() *OAuthOptions
-}

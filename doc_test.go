@@ -67,6 +67,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/client/oauth"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/middleware"
@@ -106,6 +107,7 @@ var (
 	_ = client.Connect
 	_ = proxy.New
 	_ = oauth.New
+	_ = discovery.Mount
 	_ = openapi.Register
 	_ = openapitest.NewServer
 	_ = exec.Command

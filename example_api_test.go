@@ -17,7 +17,9 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/middleware"
 )
 
 // quiet is the logger of the examples: the server's own diagnostics are
@@ -418,7 +420,7 @@ func ExampleTryAddTypedPrompt() {
 }
 
 // apiKeys is an AuthProvider of its own: it checks API keys, and it
-// describes its OAuth documents (an OAuthMetadataProvider), so the server
+// describes its OAuth documents (a discovery.MetadataProvider), so the server
 // serves them and points 401 answers at them.
 type apiKeys map[string]grant
 
@@ -431,12 +433,12 @@ func (k apiKeys) VerifyRequest(r *http.Request) (any, error) {
 
 func (apiKeys) Mount(mux *http.ServeMux) {}
 
-func (apiKeys) OAuthMetadata() *mcp.OAuthOptions {
-	return &mcp.OAuthOptions{
+func (apiKeys) OAuthMetadata() *discovery.Options {
+	return &discovery.Options{
 		Enabled: true,
-		ProtectedResource: &mcp.ProtectedResourceMetadata{Resource: "https://notes.example/mcp",
+		ProtectedResource: &discovery.ProtectedResourceMetadata{Resource: "https://notes.example/mcp",
 			AuthorizationServers: []string{"https://id.example"}, ScopesSupported: []string{"notes:read"}},
-		AuthorizationServer: &mcp.AuthorizationServerMetadata{Issuer: "https://id.example",
+		AuthorizationServer: &discovery.AuthorizationServerMetadata{Issuer: "https://id.example",
 			AuthorizationEndpoint: "https://id.example/authorize", TokenEndpoint: "https://id.example/token",
 			ResponseTypesSupported: []string{"code"}},
 	}
@@ -449,20 +451,24 @@ type grant []string
 func (g grant) HasScope(scope string) bool { return slices.Contains(g, scope) }
 
 var (
-	_ mcp.OAuthMetadataProvider = apiKeys{}
-	_ mcp.ScopeChecker          = grant{}
+	_ discovery.MetadataProvider = apiKeys{}
+	_ mcp.ScopeChecker           = grant{}
 )
 
 func ExampleOptions() {
 	srv := mcp.NewServer(mcp.Options{Name: "notes", Version: "1.0.0", Logger: quiet,
-		Auth:   apiKeys{"k1": {"notes:read"}},
-		Health: &mcp.HealthOptions{Path: "/healthz", Message: "up"},
-		Roots:  &mcp.RootsOptions{Disabled: true}, // never ask clients for their roots
-		Ping:   &mcp.PingOptions{Interval: 30 * time.Second, MaxFailures: 2},
+		Auth:  apiKeys{"k1": {"notes:read"}},
+		Roots: &mcp.RootsOptions{Disabled: true}, // never ask clients for their roots
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "read", CanAccess: mcp.RequireScopes("notes:read")},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "a note", nil })
-	mux := mcphttp.NewMux(mcphttp.New(srv, nil), nil)
+	// The HTTP side's own endpoints and pings are the handler's options.
+	h := mcphttp.New(srv, &mcphttp.Options{
+		Health: &mcphttp.HealthOptions{Path: "/healthz", Message: "up"},
+		Ping:   &middleware.PingOptions{Interval: 30 * time.Second, MaxFailures: 2},
+	})
+	defer h.Close()
+	mux := mcphttp.NewMux(h, nil)
 
 	for _, path := range []string{"/healthz", "/.well-known/oauth-protected-resource/mcp", "/mcp"} {
 		rec := httptest.NewRecorder()

@@ -50,17 +50,6 @@ type Options struct {
 	// the caller's session data, which tools see as Context.Session. See
 	// [AuthFunc] for what its errors mean.
 	Authenticate AuthFunc
-	// Health configures the health endpoint. HTTP only: it is served by
-	// the mux of mcphttp.NewMux (and Start); a handler mounted on its own,
-	// stdio and embedded sessions have no such endpoint and ignore it.
-	Health *HealthOptions
-	// OAuth configures the OAuth discovery documents and the
-	// WWW-Authenticate challenge of 401 answers. HTTP only: the documents
-	// are served by the mux of mcphttp.NewMux (and Start); stdio and
-	// embedded sessions ignore it.
-	OAuth *OAuthOptions
-	// Ping configures server-to-client pings.
-	Ping *PingOptions
 	// Roots configures the roots capability.
 	Roots *RootsOptions
 	// Cache holds the caching hints of the lists and of server/discover:
@@ -84,121 +73,6 @@ type AuthProvider interface {
 	// UseServerInfo(Implementation) the server's identity (name, title,
 	// icons), which the pages it serves may show.
 	Mount(mux *http.ServeMux)
-}
-
-// HealthOptions configure the health endpoint (GET and HEAD) of the HTTP
-// mux; they mean nothing over stdio or embedded.
-type HealthOptions struct {
-	// Disabled turns the endpoint off. Default: on.
-	Disabled bool
-	// Path of the endpoint. Default: /health.
-	Path string
-	// Message is the plain-text body. Default: ok.
-	Message string
-	// Status is the HTTP status. Default: 200.
-	Status int
-}
-
-// OAuthOptions configure the OAuth discovery documents of the HTTP mux;
-// they mean nothing over stdio or embedded.
-type OAuthOptions struct {
-	// Enabled serves the documents.
-	Enabled bool
-	// AuthorizationServer is served as RFC 8414 metadata.
-	AuthorizationServer *AuthorizationServerMetadata
-	// ProtectedResource is served as RFC 9728 metadata.
-	ProtectedResource *ProtectedResourceMetadata
-}
-
-// AuthorizationServerMetadata is the RFC 8414 document.
-type AuthorizationServerMetadata struct {
-	// Issuer is the authorization server's issuer URL.
-	Issuer string `json:"issuer"`
-	// AuthorizationEndpoint is the URL of the authorization endpoint.
-	AuthorizationEndpoint string `json:"authorization_endpoint"`
-	// TokenEndpoint is the URL of the token endpoint.
-	TokenEndpoint string `json:"token_endpoint"`
-	// RegistrationEndpoint is the URL of dynamic client registration (RFC 7591).
-	RegistrationEndpoint string `json:"registration_endpoint,omitempty"`
-	// RevocationEndpoint is the URL of token revocation (RFC 7009).
-	RevocationEndpoint string `json:"revocation_endpoint,omitempty"`
-	// JWKSURI is the URL of the server's signing keys.
-	JWKSURI string `json:"jwks_uri,omitempty"`
-	// ResponseTypesSupported lists the OAuth response types ("code").
-	ResponseTypesSupported []string `json:"response_types_supported"`
-	// GrantTypesSupported lists the grant types ("authorization_code", "refresh_token").
-	GrantTypesSupported []string `json:"grant_types_supported,omitempty"`
-	// ScopesSupported lists the scopes the server issues.
-	ScopesSupported []string `json:"scopes_supported,omitempty"`
-	// CodeChallengeMethodsSupported lists the PKCE methods ("S256").
-	CodeChallengeMethodsSupported []string `json:"code_challenge_methods_supported,omitempty"`
-	// TokenEndpointAuthMethodsSupported lists how clients authenticate at the token endpoint.
-	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
-	// ResponseModesSupported (RFC 8414 §2).
-	ResponseModesSupported []string `json:"response_modes_supported,omitempty"`
-	// RevocationEndpointAuthMethodsSupported (RFC 8414 §2).
-	RevocationEndpointAuthMethodsSupported []string `json:"revocation_endpoint_auth_methods_supported,omitempty"`
-	// AuthorizationResponseIssParameterSupported says authorization
-	// responses carry iss (RFC 9207).
-	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
-	// ClientIDMetadataDocumentSupported says a client may use the https
-	// URL of its client ID metadata document as its client_id (MCP
-	// 2025-11-25 authorization, SEP-991).
-	ClientIDMetadataDocumentSupported bool `json:"client_id_metadata_document_supported,omitempty"`
-}
-
-// ProtectedResourceMetadata is the RFC 9728 document.
-type ProtectedResourceMetadata struct {
-	// Resource is the protected resource's identifier: the MCP endpoint's URL.
-	Resource string `json:"resource"`
-	// AuthorizationServers are the issuers whose tokens the resource accepts.
-	AuthorizationServers []string `json:"authorization_servers"`
-	// ScopesSupported lists the scopes the resource understands.
-	ScopesSupported []string `json:"scopes_supported,omitempty"`
-	// BearerMethodsSupported lists how a token may be sent ("header").
-	BearerMethodsSupported []string `json:"bearer_methods_supported,omitempty"`
-	// ResourceName is a human-readable name of the resource.
-	ResourceName string `json:"resource_name,omitempty"`
-	// DPoPSigningAlgValuesSupported lists the JWS algorithms the
-	// resource accepts for DPoP proofs (RFC 9449, RFC 9728 §2), when it
-	// checks them.
-	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported,omitempty"`
-}
-
-// PingOptions configure server-to-client pings: the one ping
-// configuration, read by the engine (mcphttp) from [Options].Ping and by
-// middleware.NewPing. A session is pinged while its stream for
-// server-initiated messages is open: the GET stream of a stateful HTTP
-// session (and of a legacy HTTP+SSE one), and with Stdio that of a stdio
-// session. Stateless HTTP sessions have no such stream, and embedded
-// sessions are never pinged (their client is the program itself). A
-// session whose client leaves MaxFailures pings in a row unanswered is
-// ended.
-type PingOptions struct {
-	// Disabled turns pings off. Default: on.
-	Disabled bool
-	// Stdio pings the client of a stdio session too. Default: off, since
-	// a stdio client that goes away closes the server's stdin, which ends
-	// the session at once; turn it on for a client that may hang with
-	// the pipe open. A stdio session ended for its failures ends the
-	// transport: stdio.Serve returns stdio.ErrSessionEnded.
-	Stdio bool
-	// Interval between the end of one ping and the start of the next.
-	// Default: 5 s.
-	Interval time.Duration
-	// Timeout is how long a ping waits for its answer before it counts
-	// as failed. Default: Interval.
-	Timeout time.Duration
-	// MaxFailures is the number of consecutive failed pings after which
-	// the session is ended. Default: 3; negative: never end a session,
-	// only log.
-	MaxFailures int
-	// LogLevel of the line logged for each ping, answered or not.
-	// Default (nil): debug. Ending a session is logged at warn.
-	LogLevel slog.Leveler
-	// Logger receives the lines. Default: the server's logger (for
-	// middleware.NewPing, one DefaultLogger for the program).
-	Logger *slog.Logger
 }
 
 // RootsOptions configure the roots capability.

@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/mcpchain/mcp"
 )
 
 // Well-known paths of the two documents.
@@ -81,7 +79,7 @@ func quote(s string) string { return strings.NewReplacer(`\`, `\\`, `"`, `\"`).R
 // found at the root. A path already registered on mux is left alone, so
 // an auth provider and the server may both mount the same documents. It
 // does nothing when o is nil or not enabled.
-func Mount(mux *http.ServeMux, o *mcp.OAuthOptions) {
+func Mount(mux *http.ServeMux, o *Options) {
 	if o == nil || !o.Enabled {
 		return
 	}

@@ -10,21 +10,20 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/discovery"
 )
 
 func TestMountServesBothDocuments(t *testing.T) {
 	t.Parallel()
 	mux := http.NewServeMux()
-	discovery.Mount(mux, &mcp.OAuthOptions{
+	discovery.Mount(mux, &discovery.Options{
 		Enabled: true,
-		AuthorizationServer: &mcp.AuthorizationServerMetadata{
+		AuthorizationServer: &discovery.AuthorizationServerMetadata{
 			Issuer: "https://auth.example.com", AuthorizationEndpoint: "https://auth.example.com/authorize",
 			TokenEndpoint: "https://auth.example.com/token", ResponseTypesSupported: []string{"code"},
 			CodeChallengeMethodsSupported: []string{"S256"},
 		},
-		ProtectedResource: &mcp.ProtectedResourceMetadata{
+		ProtectedResource: &discovery.ProtectedResourceMetadata{
 			Resource: "https://api.example.com/mcp", AuthorizationServers: []string{"https://auth.example.com"},
 			ScopesSupported: []string{"read"},
 		},
@@ -69,12 +68,12 @@ func TestMountServesBothDocuments(t *testing.T) {
 
 func TestMountPathRulesAndIdempotence(t *testing.T) {
 	t.Parallel()
-	o := &mcp.OAuthOptions{
+	o := &discovery.Options{
 		Enabled: true,
-		AuthorizationServer: &mcp.AuthorizationServerMetadata{Issuer: "https://h.example/tenant1",
+		AuthorizationServer: &discovery.AuthorizationServerMetadata{Issuer: "https://h.example/tenant1",
 			AuthorizationEndpoint: "https://h.example/tenant1/oauth/authorize", TokenEndpoint: "https://h.example/tenant1/oauth/token",
 			ResponseTypesSupported: []string{"code"}, AuthorizationResponseIssParameterSupported: true},
-		ProtectedResource: &mcp.ProtectedResourceMetadata{Resource: "https://h.example/tenant1/mcp",
+		ProtectedResource: &discovery.ProtectedResourceMetadata{Resource: "https://h.example/tenant1/mcp",
 			AuthorizationServers: []string{"https://h.example/tenant1"}},
 	}
 	mux := http.NewServeMux()
@@ -104,7 +103,7 @@ func TestMountPathRulesAndIdempotence(t *testing.T) {
 func TestMountDisabled(t *testing.T) {
 	t.Parallel()
 	mux := http.NewServeMux()
-	discovery.Mount(mux, &mcp.OAuthOptions{Enabled: false, ProtectedResource: &mcp.ProtectedResourceMetadata{Resource: "https://x"}})
+	discovery.Mount(mux, &discovery.Options{Enabled: false, ProtectedResource: &discovery.ProtectedResourceMetadata{Resource: "https://x"}})
 	rec := httptest.NewRecorder()
 	mux.ServeHTTP(rec, httptest.NewRequest("GET", discovery.ProtectedResourcePath, nil))
 	require.Equal(t, 404, rec.Code)

@@ -27,13 +27,13 @@ func serverAuth(o mcp.Options) mcp.AuthFunc {
 }
 
 // oauthOptions returns the OAuth discovery configuration of a server:
-// Options.OAuth, else the metadata of an Options.Auth provider that
-// implements mcp.OAuthMetadataProvider, else nil.
-func oauthOptions(o mcp.Options) *mcp.OAuthOptions {
-	if o.OAuth != nil {
-		return o.OAuth
+// Options.OAuth, else the metadata of an mcp.Options.Auth provider that
+// implements discovery.MetadataProvider, else nil.
+func oauthOptions(oauth *discovery.Options, o mcp.Options) *discovery.Options {
+	if oauth != nil {
+		return oauth
 	}
-	if p, ok := o.Auth.(mcp.OAuthMetadataProvider); ok {
+	if p, ok := o.Auth.(discovery.MetadataProvider); ok {
 		return p.OAuthMetadata()
 	}
 	return nil
@@ -42,8 +42,7 @@ func oauthOptions(o mcp.Options) *mcp.OAuthOptions {
 // challenge returns the WWW-Authenticate value of the server's 401
 // answers: Bearer with resource_metadata when protected-resource metadata
 // is served, plain Bearer otherwise.
-func challenge(o mcp.Options) string {
-	oa := oauthOptions(o)
+func challenge(oa *discovery.Options) string {
 	if oa == nil || !oa.Enabled || oa.ProtectedResource == nil || oa.ProtectedResource.Resource == "" {
 		return "Bearer"
 	}
@@ -103,7 +102,7 @@ func (h *Handler) initAuth() {
 	if fn == nil {
 		return
 	}
-	h.auth = middleware.CheckCredentials(fn, &middleware.AuthOptions{Challenge: challenge(so), Logger: h.log})
+	h.auth = middleware.CheckCredentials(fn, &middleware.AuthOptions{Challenge: challenge(h.oauth), Logger: h.log})
 }
 
 // authStep is the engine's authentication step: it runs the server's

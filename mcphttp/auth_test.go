@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
@@ -76,8 +77,6 @@ func newAuthServer(t testing.TB, calls *atomic.Int32, log io.Writer) *mcp.Server
 	srv := mcp.NewServer(mcp.Options{Name: "auth", Version: "1.0.0",
 		Logger:       slog.New(slog.NewJSONHandler(log, nil)),
 		Authenticate: tokenAuth(calls),
-		OAuth: &mcp.OAuthOptions{Enabled: true, ProtectedResource: &mcp.ProtectedResourceMetadata{
-			Resource: exampleResource, AuthorizationServers: []string{"https://auth.example.com"}}},
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		who, _ := c.Session.(caller)
@@ -88,6 +87,13 @@ func newAuthServer(t testing.TB, calls *atomic.Int32, log io.Writer) *mcp.Server
 		return c.SessionID, nil
 	})
 	return srv
+}
+
+// authOptions are the handler options of newAuthServer's server: its
+// protected-resource metadata, which names the challenge.
+func authOptions() *mcphttp.Options {
+	return &mcphttp.Options{OAuth: &discovery.Options{Enabled: true, ProtectedResource: &discovery.ProtectedResourceMetadata{
+		Resource: exampleResource, AuthorizationServers: []string{"https://auth.example.com"}}}}
 }
 
 const initAuthBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1.0.0"}}}`
@@ -121,7 +127,7 @@ func TestMountedHandlerEnforcesAuth(t *testing.T) {
 			var calls atomic.Int32
 			var logs wiretest.SyncBuffer
 			srv := newAuthServer(t, &calls, &logs)
-			h := mcphttp.New(srv, nil)
+			h := mcphttp.New(srv, authOptions())
 			mux := http.NewServeMux()
 			mux.Handle("/api/mcp", alice.New(middleware.Recover(nil), Tenant).Then(h)) // the guide's line
 			ts := httptest.NewServer(mux)
@@ -200,7 +206,7 @@ func TestHandlerAuthenticateRunsOnce(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var calls atomic.Int32
-			h := mcphttp.New(newAuthServer(t, &calls, io.Discard), nil)
+			h := mcphttp.New(newAuthServer(t, &calls, io.Discard), authOptions())
 			handler, path := tt.build(h)
 			ts := httptest.NewServer(handler)
 			t.Cleanup(func() { ts.Close(); _ = h.Close() })
@@ -226,8 +232,8 @@ func (p fakeProvider) VerifyRequest(r *http.Request) (any, error) { return token
 func (p fakeProvider) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /oauth/authorize", func(w http.ResponseWriter, r *http.Request) {})
 }
-func (p fakeProvider) OAuthMetadata() *mcp.OAuthOptions {
-	return &mcp.OAuthOptions{Enabled: true, ProtectedResource: &mcp.ProtectedResourceMetadata{
+func (p fakeProvider) OAuthMetadata() *discovery.Options {
+	return &discovery.Options{Enabled: true, ProtectedResource: &discovery.ProtectedResourceMetadata{
 		Resource: exampleResource, AuthorizationServers: []string{"https://auth.example.com"}}}
 }
 
@@ -388,7 +394,7 @@ func TestInProcessAuth(t *testing.T) {
 			if tt.authorization != "" {
 				header.Set("Authorization", tt.authorization)
 			}
-			h := mcphttp.New(newAuthServer(t, &calls, io.Discard), nil)
+			h := mcphttp.New(newAuthServer(t, &calls, io.Discard), authOptions())
 			defer h.Close()
 			local, err := mcphttp.Local(h, nil, Tenant)
 			require.NoError(t, err)

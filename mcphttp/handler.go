@@ -14,6 +14,7 @@ import (
 	"github.com/justinas/alice"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
@@ -48,8 +49,9 @@ type Handler struct {
 	// authentication step, for NewMux's endpoint, which runs both in front
 	// (guardedMux, authenticateOnce).
 	admitted http.Handler
-	rebind   *rebinding       // the DNS-rebinding check; nil when disabled
-	ping     *middleware.Ping // nil: pings off
+	rebind   *rebinding         // the DNS-rebinding check; nil when disabled
+	oauth    *discovery.Options // the discovery documents served; nil: none
+	ping     *middleware.Ping   // nil: pings off
 	hooks    SessionHooks
 
 	// auth is the server's authentication as middleware (nil when the
@@ -91,7 +93,7 @@ type Handler struct {
 // is served (mounted bare in any mux under any prefix, through [NewMux] or
 // [Start], over stdio or embedded) it runs its own DNS-rebinding check, the
 // server's authentication (mcp.Options.Authenticate, else Options.Auth; see
-// [Handler.AuthMiddleware]), the session-ID check, pings (mcp.Options.Ping)
+// [Handler.AuthMiddleware]), the session-ID check, pings (Options.Ping)
 // and the roots policy (mcp.Options.Roots). What needs routes of its own
 // comes with [NewMux]: the health endpoint, the server's custom routes
 // (mcp.Server.AddRoute), the OAuth discovery documents and the auth
@@ -156,8 +158,9 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 		}
 	}
 	h.initLimits()
-	if po := srv.Options().Ping; (po == nil || !po.Disabled) && !o.Stateless {
-		var popts mcp.PingOptions
+	h.oauth = oauthOptions(o.OAuth, srv.Options())
+	if po := o.Ping; (po == nil || !po.Disabled) && !o.Stateless {
+		var popts middleware.PingOptions
 		if po != nil {
 			popts = *po
 		}
@@ -167,7 +170,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 		h.ping = middleware.NewPing(enginePinger{h}, &popts)
 	}
 	h.initAuth()
-	h.rebind = newRebinding(&o, srv.Options())
+	h.rebind = newRebinding(&o, h.oauth)
 	h.chain = h.newChain(true)
 	h.admitted = h.newChain(false)
 	stopWatch, stopTrack := h.ops.Watch(h.onChange), h.ops.TrackSessions(h.holds)
@@ -191,7 +194,7 @@ func (h *Handler) newChain(front bool) http.Handler {
 	}
 	c = c.Append(middleware.SessionID)
 	if h.ping != nil {
-		po := h.srv.Options().Ping
+		po := h.opts.Ping
 		c = c.Append(pingedGETs(h.ping.Middleware, po != nil && po.Stdio))
 	}
 	return c.ThenFunc(h.serve)

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/middleware"
 )
 
 // panickingHooks are session hooks that record their call, then panic;
@@ -100,8 +101,8 @@ func TestHookPanicOnReaper(t *testing.T) {
 func TestHookPanicOnPingEnd(t *testing.T) {
 	t.Parallel()
 	p := newPanickingHooks()
-	srv := quietServerWithTools(mcp.Options{Ping: &mcp.PingOptions{Interval: 10 * time.Millisecond, MaxFailures: 1}})
-	c, h := newHTTP(t, srv, p.options(mcphttp.Options{}))
+	srv := quietServerWithTools(mcp.Options{})
+	c, h := newHTTP(t, srv, p.options(mcphttp.Options{Ping: &middleware.PingOptions{Interval: 10 * time.Millisecond, MaxFailures: 1}}))
 	c.initWith(`{}`, "silent")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()

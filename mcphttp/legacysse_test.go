@@ -21,6 +21,7 @@ import (
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/mcpchain/mcp/middleware"
 )
 
 func TestLegacySSEEndpointEvent(t *testing.T) {
@@ -343,9 +344,9 @@ func TestLegacySSESessionEnds(t *testing.T) {
 		{
 			name: "the client stops answering pings",
 			server: func(t *testing.T) *mcp.Server {
-				return mcp.NewServer(mcp.Options{Name: "ping", Version: "1.0.0", Logger: discardLogger(),
-					Ping: &mcp.PingOptions{Interval: 20 * time.Millisecond}})
+				return mcp.NewServer(mcp.Options{Name: "ping", Version: "1.0.0", Logger: discardLogger()})
 			},
+			opts: mcphttp.Options{Ping: &middleware.PingOptions{Interval: 20 * time.Millisecond}},
 			end: func(t *testing.T, c *legacyClient, _ *mcphttp.Handler, _ string) {
 				// The pings arrive on the stream; this client never answers.
 				for {

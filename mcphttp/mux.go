@@ -27,8 +27,8 @@ type MuxOptions struct {
 // ([Handler.AuthMiddleware], outermost but for recovery, so opts.Middleware
 // sees the caller's auth data), the health endpoint, the server's custom
 // routes (authenticated the same way unless public), the OAuth discovery
-// documents (of Options.OAuth when enabled, else of an Options.Auth that
-// implements mcp.OAuthMetadataProvider), the routes of the auth
+// documents (of Options.OAuth when enabled, else of an mcp.Options.Auth that
+// implements discovery.MetadataProvider), the routes of the auth
 // provider, with Options.LegacySSE the legacy HTTP+SSE transport
 // (GET /sse, POST /messages, through the endpoint's chain), and with
 // Options.ServerCard the Server Card at GET <endpoint>/server-card. Its patterns
@@ -71,7 +71,7 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	// chain without its own authentication step (Handler.admitted): the
 	// same checks as base+Authenticate+h, without marking the request.
 	mux.Handle(ep, base.Append(h.authenticateOnce).Append(constructors(o.Middleware)...).Then(h.admitted))
-	if ho := so.Health; ho == nil || !ho.Disabled {
+	if ho := h.opts.Health; ho == nil || !ho.Disabled {
 		path, msg, status := "/health", "ok", http.StatusOK
 		if ho != nil {
 			if ho.Path != "" {
@@ -114,7 +114,7 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 		}
 	}
 	late := mountRoutes(mux, srv, base, authed)
-	discovery.Mount(mux, oauthOptions(so))
+	discovery.Mount(mux, h.oauth)
 	if so.Auth != nil && so.Authenticate == nil {
 		// A provider with pages of its own (the consent page of package
 		// providers) shows the server's name and icon on them.

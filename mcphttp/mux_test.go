@@ -10,10 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
 func newMuxServer(t *testing.T, o mcp.Options) *httptest.Server {
+	t.Helper()
+	return newMuxServerWith(t, o, nil)
+}
+
+// newMuxServerWith is newMuxServer with handler options.
+func newMuxServerWith(t *testing.T, o mcp.Options, ho *mcphttp.Options) *httptest.Server {
 	t.Helper()
 	o.Name, o.Version, o.Logger = "mux", "1.0.0", discardLogger()
 	srv := mcp.NewServer(o)
@@ -23,7 +30,7 @@ func newMuxServer(t *testing.T, o mcp.Options) *httptest.Server {
 	srv.AddRoute("post", "/hooks", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mcphttp.WriteJSON(w, http.StatusCreated, map[string]bool{"ok": true})
 	}), &mcp.RouteOptions{Public: true})
-	h := mcphttp.New(srv, nil)
+	h := mcphttp.New(srv, ho)
 	ts := httptest.NewServer(mcphttp.NewMux(h, nil))
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	return ts
@@ -52,8 +59,8 @@ func TestMuxHealthAndRoutes(t *testing.T) {
 		return "good-user", nil
 	}
 	ts := newMuxServer(t, mcp.Options{Authenticate: auth})
-	custom := newMuxServer(t, mcp.Options{Health: &mcp.HealthOptions{Path: "/healthz", Message: "fine", Status: 299}})
-	off := newMuxServer(t, mcp.Options{Health: &mcp.HealthOptions{Disabled: true}})
+	custom := newMuxServerWith(t, mcp.Options{}, &mcphttp.Options{Health: &mcphttp.HealthOptions{Path: "/healthz", Message: "fine", Status: 299}})
+	off := newMuxServerWith(t, mcp.Options{}, &mcphttp.Options{Health: &mcphttp.HealthOptions{Disabled: true}})
 	tests := []struct {
 		name, method, url, token string
 		status                   int
@@ -92,8 +99,8 @@ func TestMuxHealthAndRoutes(t *testing.T) {
 
 func TestMuxServesDiscoveryWhenOAuthEnabled(t *testing.T) {
 	t.Parallel()
-	ts := newMuxServer(t, mcp.Options{OAuth: &mcp.OAuthOptions{Enabled: true,
-		ProtectedResource: &mcp.ProtectedResourceMetadata{Resource: "https://api.example.com/mcp", AuthorizationServers: []string{"https://auth.example.com"}}}})
+	ts := newMuxServerWith(t, mcp.Options{}, &mcphttp.Options{OAuth: &discovery.Options{Enabled: true,
+		ProtectedResource: &discovery.ProtectedResourceMetadata{Resource: "https://api.example.com/mcp", AuthorizationServers: []string{"https://auth.example.com"}}}})
 	resp, body := fetch(t, "GET", ts.URL+"/.well-known/oauth-protected-resource/mcp", "")
 	require.Equal(t, 200, resp.StatusCode, body)
 	require.JSONEq(t, `{"resource":"https://api.example.com/mcp","authorization_servers":["https://auth.example.com"]}`, body)

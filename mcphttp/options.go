@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/session"
@@ -11,7 +12,7 @@ import (
 
 // Options configure a [Handler]. The zero value (or nil) is a stateful
 // handler with DNS-rebinding protection, a 4 MiB body limit, 30 minute
-// session expiry, and pings as mcp.Options.Ping says.
+// session expiry, and pings every 5 s.
 type Options struct {
 	// Stateless keeps no session: no Mcp-Session-Id is issued, every POST
 	// stands alone, GET and DELETE answer 405. It is how one scales out.
@@ -97,7 +98,7 @@ type Options struct {
 	// The handler and every route of NewMux check both, on every
 	// listener; a request with another gets 403 naming the setting (see
 	// middleware.CheckOrigin for the rules). The host of the server's own
-	// protected-resource URL (mcp.Options.OAuth, or the OAuth metadata of
+	// protected-resource URL (Options.OAuth, or the OAuth metadata of
 	// mcp.Options.Auth) is accepted too, and [Start] adds the entries of
 	// MCP_ALLOWED_HOSTS. A server behind a reverse proxy that passes the
 	// public Host must list that name. Pass the same list to
@@ -156,6 +157,18 @@ type Options struct {
 	// that look before they connect. nil (the default): no card. See
 	// [ServerCardOptions] for what it holds and who may read it.
 	ServerCard *ServerCardOptions
+	// Health configures the health endpoint that [NewMux] (so [Start]
+	// too) serves. Default: GET and HEAD /health answer 200 "ok".
+	Health *HealthOptions
+	// OAuth configures the OAuth discovery documents that [NewMux]
+	// serves and the WWW-Authenticate challenge of 401 answers. Default
+	// (nil): the documents of an mcp.Options.Auth provider that implements
+	// discovery.MetadataProvider, else none.
+	OAuth *discovery.Options
+	// Ping configures server-to-client pings (see middleware.PingOptions
+	// for which sessions are pinged). Default: every 5 s, a session ended
+	// after 3 unanswered pings in a row.
+	Ping *middleware.PingOptions
 
 	// Limits: what clients can make the handler hold (docs/deploy.md,
 	// "Limits"). For each, zero means the default and a negative value
@@ -271,3 +284,16 @@ const (
 	DefaultMaxDepth = jsonrpc.DefaultMaxDepth
 	DefaultMaxBatch = jsonrpc.DefaultMaxBatch
 )
+
+// HealthOptions configure the health endpoint (GET and HEAD) that
+// [NewMux] serves.
+type HealthOptions struct {
+	// Disabled turns the endpoint off. Default: on.
+	Disabled bool
+	// Path of the endpoint. Default: /health.
+	Path string
+	// Message is the plain-text body. Default: ok.
+	Message string
+	// Status is the HTTP status. Default: 200.
+	Status int
+}

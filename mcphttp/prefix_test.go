@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -38,12 +39,11 @@ func TestDiscoveryUnderPrefix(t *testing.T) {
 			ts := httptest.NewUnstartedServer(parent)
 			base := "http://" + ts.Listener.Addr().String()
 			srv := mcp.NewServer(mcp.Options{Name: "prefixed", Version: "1.0.0", Logger: discardLogger(),
-				Authenticate: func(*http.Request) (any, error) { return nil, mcp.ErrUnauthorized },
-				OAuth: &mcp.OAuthOptions{Enabled: true,
-					ProtectedResource:   &mcp.ProtectedResourceMetadata{Resource: base + "/api/mcp", AuthorizationServers: []string{base + "/api"}},
-					AuthorizationServer: &mcp.AuthorizationServerMetadata{Issuer: base + "/api", AuthorizationEndpoint: base + "/api/authorize", TokenEndpoint: base + "/api/token"},
-				}})
-			h := mcphttp.New(srv, nil)
+				Authenticate: func(*http.Request) (any, error) { return nil, mcp.ErrUnauthorized }})
+			h := mcphttp.New(srv, &mcphttp.Options{OAuth: &discovery.Options{Enabled: true,
+				ProtectedResource:   &discovery.ProtectedResourceMetadata{Resource: base + "/api/mcp", AuthorizationServers: []string{base + "/api"}},
+				AuthorizationServer: &discovery.AuthorizationServerMetadata{Issuer: base + "/api", AuthorizationEndpoint: base + "/api/authorize", TokenEndpoint: base + "/api/token"},
+			}})
 			m := mcphttp.NewMux(h, nil)
 			parent.Handle("/api/", http.StripPrefix("/api", m))
 			if tt.wellKnown {
@@ -61,14 +61,14 @@ func TestDiscoveryUnderPrefix(t *testing.T) {
 			require.NotNil(t, found, "the challenge names the metadata: %q", resp.Header.Get("WWW-Authenticate"))
 			require.Equal(t, base+"/.well-known/oauth-protected-resource/api/mcp", found[1], "RFC 9728: the well-known path, then the resource's path")
 
-			var doc mcp.ProtectedResourceMetadata
+			var doc discovery.ProtectedResourceMetadata
 			assert.Equal(t, tt.want, getJSON(t, ts.Client(), found[1], &doc))
 			if tt.want != http.StatusOK {
 				return
 			}
 			assert.Equal(t, base+"/api/mcp", doc.Resource, "the document names the resource the client asked for")
 			require.Len(t, doc.AuthorizationServers, 1)
-			var as mcp.AuthorizationServerMetadata
+			var as discovery.AuthorizationServerMetadata
 			// RFC 8414 §3.1: the issuer's path after the well-known path.
 			require.Equal(t, http.StatusOK, getJSON(t, ts.Client(), base+"/.well-known/oauth-authorization-server/api", &as))
 			assert.Equal(t, doc.AuthorizationServers[0], as.Issuer)

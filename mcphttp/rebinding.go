@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/internal/header"
 	"github.com/mcpchain/mcp/internal/hostcheck"
 	"github.com/mcpchain/mcp/internal/strictjson"
@@ -31,7 +32,7 @@ type rebinding struct {
 
 // newRebinding returns the check of a handler with options o serving a
 // server with options so; nil when o turns it off.
-func newRebinding(o *Options, so mcp.Options) *rebinding {
+func newRebinding(o *Options, oa *discovery.Options) *rebinding {
 	if o.DisableDNSRebindingProtection {
 		return nil
 	}
@@ -39,7 +40,7 @@ func newRebinding(o *Options, so mcp.Options) *rebinding {
 	if o.Allow != nil {
 		origins, hosts = o.Allow.Origins, o.Allow.Hosts
 	}
-	if oa := oauthOptions(so); oa != nil && oa.ProtectedResource != nil {
+	if oa != nil && oa.ProtectedResource != nil {
 		if u, err := url.Parse(oa.ProtectedResource.Resource); err == nil && u.Host != "" {
 			hosts = append(hosts[:len(hosts):len(hosts)], u.Host)
 		}

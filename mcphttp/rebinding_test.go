@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 )
@@ -270,10 +271,9 @@ func TestRebindingLateRoutesAndOptOut(t *testing.T) {
 func TestRebindingKnowsTheResourceHost(t *testing.T) {
 	t.Parallel()
 	srv := mcp.NewServer(mcp.Options{Name: "rs", Version: "1.0.0", Logger: discardLogger(),
-		Authenticate: func(*http.Request) (any, error) { return "user", nil },
-		OAuth: &mcp.OAuthOptions{Enabled: true, ProtectedResource: &mcp.ProtectedResourceMetadata{
-			Resource: "https://mcp.example.com/mcp", AuthorizationServers: []string{"https://id.example.com"}}}})
-	h := mcphttp.New(srv, nil)
+		Authenticate: func(*http.Request) (any, error) { return "user", nil }})
+	h := mcphttp.New(srv, &mcphttp.Options{OAuth: &discovery.Options{Enabled: true, ProtectedResource: &discovery.ProtectedResourceMetadata{
+		Resource: "https://mcp.example.com/mcp", AuthorizationServers: []string{"https://id.example.com"}}}})
 	t.Cleanup(func() { _ = h.Close() })
 	addr := serveOn(t, "127.0.0.1", mcphttp.NewMux(h, nil))
 	for _, tt := range []struct {

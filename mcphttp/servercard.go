@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
 )
 
 // ServerCardOptions configure the Server Card that [NewMux] serves at
@@ -45,7 +46,7 @@ type ServerCardOptions struct {
 	// URL is the public URL of the Streamable HTTP endpoint, listed as
 	// the card's remote with the protocol revisions the engine speaks.
 	// Default: the resource URL of the server's OAuth protected-resource
-	// metadata (mcp.Options.OAuth) when set; else the card lists no
+	// metadata (Options.OAuth) when set; else the card lists no
 	// remote (the request's Host is never echoed: a cached card must not
 	// carry a name an attacker chose).
 	URL string
@@ -128,11 +129,11 @@ func checkServerCard(o *ServerCardOptions, so mcp.Options) (string, error) {
 
 // serverCardURL is the remote the card lists: URL, else the OAuth
 // protected resource.
-func serverCardURL(o *ServerCardOptions, so mcp.Options) string {
+func serverCardURL(o *ServerCardOptions, oa *discovery.Options) string {
 	if o.URL != "" {
 		return o.URL
 	}
-	if oa := oauthOptions(so); oa != nil && oa.Enabled && oa.ProtectedResource != nil {
+	if oa != nil && oa.Enabled && oa.ProtectedResource != nil {
 		return oa.ProtectedResource.Resource
 	}
 	return ""
@@ -170,7 +171,7 @@ func (h *Handler) buildServerCard() ([]byte, error) {
 	if o.Repository != "" {
 		card.Repository = &cardRepository{URL: o.Repository, Source: repositorySource(o.Repository)}
 	}
-	if u := serverCardURL(o, so); u != "" {
+	if u := serverCardURL(o, h.oauth); u != "" {
 		card.Remotes = []cardRemote{{Type: "streamable-http", URL: u, SupportedProtocolVersions: cardVersions()}}
 	}
 	b, err := json.MarshalIndent(card, "", "  ")

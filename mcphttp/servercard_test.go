@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -21,13 +22,19 @@ import (
 // with card options card through NewMux.
 func cardServer(t *testing.T, o mcp.Options, card *mcphttp.ServerCardOptions) *httptest.Server {
 	t.Helper()
+	return cardServerWith(t, o, &mcphttp.Options{ServerCard: card})
+}
+
+// cardServerWith is cardServer with handler options (ho.ServerCard the card).
+func cardServerWith(t *testing.T, o mcp.Options, ho *mcphttp.Options) *httptest.Server {
+	t.Helper()
 	if o.Name == "" {
 		o.Name = "io.example/weather"
 	}
 	o.Version, o.Logger = "2.1.0", discardLogger()
 	srv := mcp.NewServer(o)
 	mcp.AddTool(srv, mcp.Tool{Name: "secret_tool", Description: "must not show on the card"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
-	h := mcphttp.New(srv, &mcphttp.Options{ServerCard: card})
+	h := mcphttp.New(srv, ho)
 	ts := httptest.NewServer(mcphttp.NewMux(h, nil))
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	return ts
@@ -71,8 +78,9 @@ func TestServerCard(t *testing.T) {
 	renamed := cardServer(t, mcp.Options{Name: "weather"}, &mcphttp.ServerCardOptions{Name: "io.github.example/weather", Description: "d"})
 	closed := cardServer(t, mcp.Options{Authenticate: auth, Title: "Weather", Icons: []mcp.Icon{icon}, WebsiteURL: "https://example.com"}, full)
 	public := cardServer(t, mcp.Options{Authenticate: auth}, &mcphttp.ServerCardOptions{Description: "d", Public: true})
-	oauth := cardServer(t, mcp.Options{OAuth: &mcp.OAuthOptions{Enabled: true, ProtectedResource: &mcp.ProtectedResourceMetadata{Resource: "https://api.example.com/mcp"}}},
-		&mcphttp.ServerCardOptions{Description: "d", Public: true})
+	oauth := cardServerWith(t, mcp.Options{}, &mcphttp.Options{
+		OAuth:      &discovery.Options{Enabled: true, ProtectedResource: &discovery.ProtectedResourceMetadata{Resource: "https://api.example.com/mcp"}},
+		ServerCard: &mcphttp.ServerCardOptions{Description: "d", Public: true}})
 
 	resp, _ := cardRequest(t, "GET", open.URL+"/mcp/server-card", nil)
 	etag := resp.Header.Get("ETag")

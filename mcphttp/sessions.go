@@ -55,7 +55,7 @@ const (
 	// EndIdle: the session saw no activity for Options.SessionIdleTimeout.
 	EndIdle EndReason = "idle"
 	// EndLost: the client was lost: it stopped answering the engine's
-	// pings (mcp.Options.Ping), or the stdio pipe failed.
+	// pings (Options.Ping), or the stdio pipe failed.
 	EndLost EndReason = "lost"
 	// EndServer: the server ended it: [Handler.EndSession], or
 	// [Handler.Close] (which ends every session; so does an [Instance]'s

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/mcpchain/mcp/middleware"
 )
 
 // hookLog records what the session hooks were told.
@@ -178,13 +179,13 @@ func TestSessionIdleExpiryHook(t *testing.T) {
 
 // TestBareEnginePingsAndEndsLostClients: mcphttp.New served as is (no
 // Start, no NewMux) pings the client of an open GET stream as
-// mcp.Options.Ping says, keeps a client that answers, and ends the
+// mcphttp.Options.Ping says, keeps a client that answers, and ends the
 // session of one that leaves MaxFailures pings unanswered, with EndLost.
 func TestBareEnginePingsAndEndsLostClients(t *testing.T) {
 	t.Parallel()
 	var log hookLog
-	srv := quietServer(mcp.Options{Ping: &mcp.PingOptions{Interval: 20 * time.Millisecond, MaxFailures: 2}})
-	c, h := newHTTP(t, srv, &mcphttp.Options{Hooks: log.hooks()})
+	srv := quietServer(mcp.Options{})
+	c, h := newHTTP(t, srv, &mcphttp.Options{Hooks: log.hooks(), Ping: &middleware.PingOptions{Interval: 20 * time.Millisecond, MaxFailures: 2}})
 	c.initWith(`{}`, "pinged")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -215,8 +216,8 @@ func TestBareEnginePingsAndEndsLostClients(t *testing.T) {
 
 func TestPingDisabled(t *testing.T) {
 	t.Parallel()
-	srv := quietServer(mcp.Options{Ping: &mcp.PingOptions{Disabled: true, Interval: 10 * time.Millisecond}})
-	c, h := newHTTP(t, srv, nil)
+	srv := quietServer(mcp.Options{})
+	c, h := newHTTP(t, srv, &mcphttp.Options{Ping: &middleware.PingOptions{Disabled: true, Interval: 10 * time.Millisecond}})
 	c.initWith(`{}`, "unpinged")
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
@@ -232,8 +233,8 @@ func TestPingDisabled(t *testing.T) {
 func TestEmbeddedSessionIsNotPinged(t *testing.T) {
 	t.Parallel()
 	var log hookLog
-	srv := quietServerWithTools(mcp.Options{Ping: &mcp.PingOptions{Interval: 5 * time.Millisecond}})
-	e := mcptest.NewSession(t, srv, &mcptest.Options{Handler: &mcphttp.Options{Hooks: log.hooks()}}).Client()
+	srv := quietServerWithTools(mcp.Options{})
+	e := mcptest.NewSession(t, srv, &mcptest.Options{Handler: &mcphttp.Options{Hooks: log.hooks(), Ping: &middleware.PingOptions{Interval: 5 * time.Millisecond}}}).Client()
 	starts, _, _ := log.snapshot()
 	require.Len(t, starts, 1)
 	assert.Equal(t, "mcptest", starts[0].Client.Name)
@@ -346,9 +347,9 @@ func TestStdioSessionHooks(t *testing.T) {
 	var log hookLog
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	srv := quietServerWithTools(mcp.Options{Ping: &mcp.PingOptions{Interval: 5 * time.Millisecond}})
+	srv := quietServerWithTools(mcp.Options{})
 	inst, err := mcphttp.Start(t.Context(), srv, &mcphttp.StartOptions{Stdin: inR, Stdout: outW,
-		Handler: &mcphttp.Options{Hooks: log.hooks()}})
+		Handler: &mcphttp.Options{Hooks: log.hooks(), Ping: &middleware.PingOptions{Interval: 5 * time.Millisecond}}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = inst.Close() })
 	lines := bufio.NewScanner(outR)

@@ -113,7 +113,7 @@ func (i *Instance) Addr() string {
 // ended first, and the transport's error when serving failed (the server
 // is then stopped as Close would); over stdio, [stdio.ErrSessionEnded]
 // when the engine ended the session (a client lost to pings with
-// mcp.PingOptions.Stdio).
+// middleware.PingOptions.Stdio).
 func (i *Instance) Wait() error {
 	<-i.done
 	// The serving loop has ended. If a Shutdown is under way, this waits

@@ -39,7 +39,7 @@
 //
 // The MCP engine (mcphttp.New) runs CheckOrigin, SessionID and a Ping of
 // its own itself, however it is mounted: list them in a chain only to
-// guard other handlers, or (Ping) with mcp.Options.Ping.Disabled to ping
+// guard other handlers, or (Ping) with mcphttp.Options.Ping.Disabled to ping
 // with options of your own.
 //
 // None of them buffers a response: every ResponseWriter wrapper here

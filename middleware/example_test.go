@@ -28,7 +28,7 @@ func Example() {
 	// One allow-list for the engine's DNS-rebinding check and for CORS.
 	allow := &middleware.AllowList{Origins: []string{"https://app.example"}}
 	// The engine runs its own Host/Origin check, session-ID check and
-	// pings (mcp.Options.Ping), wherever it is mounted.
+	// pings (mcphttp.Options.Ping), wherever it is mounted.
 	engine := mcphttp.New(srv, &mcphttp.Options{Allow: allow})
 	defer engine.Close()
 
@@ -156,15 +156,15 @@ func ExampleTimeout() {
 }
 
 func ExampleNewPing() {
-	// The engine pings by itself as mcp.Options.Ping says; turn that off
-	// to ping with options of your own.
-	srv := mcp.NewServer(mcp.Options{Name: "notes", Version: "1.0.0", Ping: &mcp.PingOptions{Disabled: true}})
-	engine := mcphttp.New(srv, nil)
+	// The engine pings by itself as mcphttp.Options.Ping says; turn that
+	// off to ping with options of your own.
+	srv := mcp.NewServer(mcp.Options{Name: "notes", Version: "1.0.0"})
+	engine := mcphttp.New(srv, &mcphttp.Options{Ping: &middleware.PingOptions{Disabled: true}})
 	defer engine.Close()
 
 	// Ping each client with an open GET stream every 10 s; end its session
 	// after 5 unanswered pings in a row.
-	ping := middleware.NewPing(engine, &mcp.PingOptions{Interval: 10 * time.Second, MaxFailures: 5, LogLevel: slog.LevelInfo})
+	ping := middleware.NewPing(engine, &middleware.PingOptions{Interval: 10 * time.Second, MaxFailures: 5, LogLevel: slog.LevelInfo})
 	defer ping.Close()
 
 	mux := http.NewServeMux()

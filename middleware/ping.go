@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/inproc"
 )
 
@@ -25,14 +24,50 @@ type Pinger interface {
 	EndSession(sessionID string)
 }
 
-// The defaults NewPing applies to an [mcp.PingOptions].
+// PingOptions configure server-to-client pings: the one ping
+// configuration, read by the engine from mcphttp.Options.Ping and by
+// [NewPing]. A session is pinged while its stream for
+// server-initiated messages is open: the GET stream of a stateful HTTP
+// session (and of a legacy HTTP+SSE one), and with Stdio that of a stdio
+// session. Stateless HTTP sessions have no such stream, and embedded
+// sessions are never pinged (their client is the program itself). A
+// session whose client leaves MaxFailures pings in a row unanswered is
+// ended.
+type PingOptions struct {
+	// Disabled turns pings off. Default: on.
+	Disabled bool
+	// Stdio pings the client of a stdio session too. Default: off, since
+	// a stdio client that goes away closes the server's stdin, which ends
+	// the session at once; turn it on for a client that may hang with
+	// the pipe open. A stdio session ended for its failures ends the
+	// transport: stdio.Serve returns stdio.ErrSessionEnded.
+	Stdio bool
+	// Interval between the end of one ping and the start of the next.
+	// Default: 5 s.
+	Interval time.Duration
+	// Timeout is how long a ping waits for its answer before it counts
+	// as failed. Default: Interval.
+	Timeout time.Duration
+	// MaxFailures is the number of consecutive failed pings after which
+	// the session is ended. Default: 3; negative: never end a session,
+	// only log.
+	MaxFailures int
+	// LogLevel of the line logged for each ping, answered or not.
+	// Default (nil): debug. Ending a session is logged at warn.
+	LogLevel slog.Leveler
+	// Logger receives the lines. Default: the handler's logger (for
+	// NewPing, mcp.DefaultLogger()).
+	Logger *slog.Logger
+}
+
+// The defaults NewPing applies to an [PingOptions].
 const (
 	DefaultPingInterval    = 5 * time.Second
 	DefaultPingMaxFailures = 3
 )
 
 // Ping keeps an eye on the clients of a stateful MCP server. The engine
-// (mcphttp.New) runs one itself, configured by mcp.Options.Ping, however
+// (mcphttp.New) runs one itself, configured by mcphttp.Options.Ping, however
 // it is served; build one with NewPing only for another [Pinger].
 //
 // While a session's GET stream (the channel for server-initiated
@@ -89,16 +124,16 @@ var errPingTimeout = errors.New("middleware: the client did not answer the ping 
 // ended after 3 unanswered pings in a row; with opts.Disabled its
 // Middleware pings nothing). It panics if p is nil or an option is
 // negative where that has no meaning.
-func NewPing(p Pinger, opts *mcp.PingOptions) *Ping {
+func NewPing(p Pinger, opts *PingOptions) *Ping {
 	if p == nil {
 		panic("middleware: NewPing needs a non-nil Pinger (an *mcphttp.Handler)")
 	}
-	var o mcp.PingOptions
+	var o PingOptions
 	if opts != nil {
 		o = *opts
 	}
 	if o.Interval < 0 || o.Timeout < 0 {
-		panic(fmt.Sprintf("middleware: mcp.PingOptions.Interval and Timeout must not be negative, got %v and %v", o.Interval, o.Timeout))
+		panic(fmt.Sprintf("middleware: PingOptions.Interval and Timeout must not be negative, got %v and %v", o.Interval, o.Timeout))
 	}
 	if o.Interval == 0 {
 		o.Interval = DefaultPingInterval

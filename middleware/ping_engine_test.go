@@ -66,12 +66,12 @@ func (c *engineClient) connect(ctx context.Context) *http.Response {
 }
 
 // newEngine serves a real mcphttp handler behind the ping middleware.
-func newEngine(t *testing.T, opts *mcp.PingOptions) (*engineClient, *logBuffer) {
+func newEngine(t *testing.T, opts *middleware.PingOptions) (*engineClient, *logBuffer) {
 	t.Helper()
 	logger, logs := newLogger()
 	// The engine's own pings are off: these tests drive the middleware.
-	srv := mcp.NewServer(mcp.Options{Name: "ping-test", Version: "1.0.0", Logger: logger, Ping: &mcp.PingOptions{Disabled: true}})
-	h := mcphttp.New(srv, &mcphttp.Options{Logger: logger})
+	srv := mcp.NewServer(mcp.Options{Name: "ping-test", Version: "1.0.0", Logger: logger})
+	h := mcphttp.New(srv, &mcphttp.Options{Logger: logger, Ping: &middleware.PingOptions{Disabled: true}})
 	opts.Logger = logger
 	pg := middleware.NewPing(h, opts)
 	ts := httptest.NewServer(alice.New(middleware.RequestLog(logger), pg.Middleware).Then(h))
@@ -93,7 +93,7 @@ func countMsg(t *testing.T, logs *logBuffer, msg string) int {
 
 func TestPingEngineAnswered(t *testing.T) {
 	t.Parallel()
-	c, logs := newEngine(t, &mcp.PingOptions{Interval: 20 * time.Millisecond, Timeout: 5 * time.Second})
+	c, logs := newEngine(t, &middleware.PingOptions{Interval: 20 * time.Millisecond, Timeout: 5 * time.Second})
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	stream := c.connect(ctx)
@@ -127,7 +127,7 @@ func TestPingEngineAnswered(t *testing.T) {
 
 func TestPingEngineUnansweredEndsSession(t *testing.T) {
 	t.Parallel()
-	c, logs := newEngine(t, &mcp.PingOptions{Interval: 20 * time.Millisecond, Timeout: 50 * time.Millisecond, MaxFailures: 2})
+	c, logs := newEngine(t, &middleware.PingOptions{Interval: 20 * time.Millisecond, Timeout: 50 * time.Millisecond, MaxFailures: 2})
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	stream := c.connect(ctx)

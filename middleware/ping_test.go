@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/middleware"
 )
 
@@ -118,7 +117,7 @@ func TestPing(t *testing.T) {
 	failAll := func(int) error { return errNoAnswer }
 	tests := []struct {
 		name       string
-		opts       mcp.PingOptions
+		opts       middleware.PingOptions
 		answer     func(n int) error
 		run        time.Duration // how long the stream stays open (if not ended)
 		wantPings  int
@@ -128,12 +127,12 @@ func TestPing(t *testing.T) {
 	}{
 		{name: "answered pings every 5s by default, logged at debug", run: 16 * time.Second,
 			wantPings: 3, wantLevel: "DEBUG", wantLogged: 3},
-		{name: "interval and level", opts: mcp.PingOptions{Interval: time.Second, LogLevel: slog.LevelInfo},
+		{name: "interval and level", opts: middleware.PingOptions{Interval: time.Second, LogLevel: slog.LevelInfo},
 			run: 3500 * time.Millisecond, wantPings: 3, wantLevel: "INFO", wantLogged: 3},
 		{name: "three failures in a row end the session", answer: failAll, run: time.Minute,
 			wantPings: 3, wantEndAt: 15 * time.Second, wantLevel: "DEBUG", wantLogged: 3},
 		{name: "unanswered pings time out and count", answer: func(int) error { return errHang },
-			opts: mcp.PingOptions{Timeout: 2 * time.Second}, run: time.Minute,
+			opts: middleware.PingOptions{Timeout: 2 * time.Second}, run: time.Minute,
 			wantPings: 3, wantEndAt: 3 * (5 + 2) * time.Second, wantLevel: "DEBUG", wantLogged: 3},
 		{name: "timeout defaults to the interval", answer: func(int) error { return errHang }, run: time.Minute,
 			wantPings: 3, wantEndAt: 3 * (5 + 5) * time.Second, wantLevel: "DEBUG", wantLogged: 3},
@@ -145,11 +144,11 @@ func TestPing(t *testing.T) {
 				return errNoAnswer
 			},
 			run: time.Minute, wantPings: 6, wantEndAt: 30 * time.Second, wantLevel: "DEBUG", wantLogged: 6},
-		{name: "MaxFailures 1", answer: failAll, opts: mcp.PingOptions{MaxFailures: 1}, run: time.Minute,
+		{name: "MaxFailures 1", answer: failAll, opts: middleware.PingOptions{MaxFailures: 1}, run: time.Minute,
 			wantPings: 1, wantEndAt: 5 * time.Second, wantLevel: "DEBUG", wantLogged: 1},
-		{name: "negative MaxFailures only logs", answer: failAll, opts: mcp.PingOptions{MaxFailures: -1},
+		{name: "negative MaxFailures only logs", answer: failAll, opts: middleware.PingOptions{MaxFailures: -1},
 			run: 61 * time.Second, wantPings: 12, wantLevel: "DEBUG", wantLogged: 12},
-		{name: "Disabled pings nothing", answer: failAll, opts: mcp.PingOptions{Disabled: true}, run: time.Minute,
+		{name: "Disabled pings nothing", answer: failAll, opts: middleware.PingOptions{Disabled: true}, run: time.Minute,
 			wantPings: 0, wantLevel: "DEBUG", wantLogged: 0},
 	}
 	for _, tt := range tests {
@@ -227,7 +226,7 @@ func TestPingOnlyGETStreamsWithASession(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				logger, _ := newLogger()
 				f := newFakePinger(nil)
-				pg := middleware.NewPing(f, &mcp.PingOptions{Logger: logger})
+				pg := middleware.NewPing(f, &middleware.PingOptions{Logger: logger})
 				defer pg.Close()
 				closeStream, _ := openStream(pg, f, tt.method, tt.id)
 				time.Sleep(11 * time.Second)
@@ -243,7 +242,7 @@ func TestPingOncePerSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logger, _ := newLogger()
 		f := newFakePinger(nil)
-		pg := middleware.NewPing(f, &mcp.PingOptions{Logger: logger})
+		pg := middleware.NewPing(f, &middleware.PingOptions{Logger: logger})
 		defer pg.Close()
 
 		close1, _ := openStream(pg, f, http.MethodGet, "s1")
@@ -270,7 +269,7 @@ func TestPingStreamClosedDuringPing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logger, logs := newLogger()
 		f := newFakePinger(func(int) error { return errHang })
-		pg := middleware.NewPing(f, &mcp.PingOptions{Logger: logger, MaxFailures: 1})
+		pg := middleware.NewPing(f, &middleware.PingOptions{Logger: logger, MaxFailures: 1})
 		defer pg.Close()
 		closeStream, _ := openStream(pg, f, http.MethodGet, "s1")
 		time.Sleep(6 * time.Second) // the first ping is waiting for its answer
@@ -288,7 +287,7 @@ func TestPingClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logger, _ := newLogger()
 		f := newFakePinger(nil)
-		pg := middleware.NewPing(f, &mcp.PingOptions{Logger: logger})
+		pg := middleware.NewPing(f, &middleware.PingOptions{Logger: logger})
 		closeStream, _ := openStream(pg, f, http.MethodGet, "s1")
 		time.Sleep(6 * time.Second)
 		require.Equal(t, 1, f.count("s1"))
@@ -311,11 +310,11 @@ func TestNewPingPanics(t *testing.T) {
 	tests := []struct {
 		name string
 		p    middleware.Pinger
-		opts *mcp.PingOptions
+		opts *middleware.PingOptions
 	}{
 		{name: "nil Pinger", p: nil},
-		{name: "negative interval", p: newFakePinger(nil), opts: &mcp.PingOptions{Interval: -time.Second}},
-		{name: "negative timeout", p: newFakePinger(nil), opts: &mcp.PingOptions{Timeout: -time.Second}},
+		{name: "negative interval", p: newFakePinger(nil), opts: &middleware.PingOptions{Interval: -time.Second}},
+		{name: "negative timeout", p: newFakePinger(nil), opts: &middleware.PingOptions{Timeout: -time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,12 +28,12 @@ type Owner interface {
 
 // Auth is several verifiers as one mcp.AuthProvider: the first that owns
 // a request's credentials judges them (see the package documentation).
-// It implements mcp.OAuthMetadataProvider when one of its verifiers has
+// It implements discovery.MetadataProvider when one of its verifiers has
 // metadata. Safe for concurrent use.
 type Auth struct {
 	verifiers []Owner
 	names     []string // for logs: "verifier 2 (*resourceserver.Verifier)"
-	meta      *mcp.OAuthOptions
+	meta      *discovery.Options
 }
 
 // New returns the verifiers, in this order, as one provider. It fails
@@ -107,12 +107,12 @@ func isNil(v any) bool {
 // they share, every authorization server in order, the scopes of the
 // first (where clients sign in), the DPoP algorithms of all, the
 // authorization-server document of the one that has it.
-func mergeMetadata(vs []Owner, names []string) (*mcp.OAuthOptions, error) {
-	var out *mcp.OAuthOptions
-	var pr *mcp.ProtectedResourceMetadata
+func mergeMetadata(vs []Owner, names []string) (*discovery.Options, error) {
+	var out *discovery.Options
+	var pr *discovery.ProtectedResourceMetadata
 	var asFrom, prFrom string
 	for i, v := range vs {
-		mp, ok := v.(mcp.OAuthMetadataProvider)
+		mp, ok := v.(discovery.MetadataProvider)
 		if !ok {
 			continue
 		}
@@ -121,7 +121,7 @@ func mergeMetadata(vs []Owner, names []string) (*mcp.OAuthOptions, error) {
 			continue
 		}
 		if out == nil {
-			out = &mcp.OAuthOptions{Enabled: true}
+			out = &discovery.Options{Enabled: true}
 		}
 		if m.AuthorizationServer != nil {
 			if out.AuthorizationServer != nil {
@@ -213,7 +213,7 @@ func (a *Auth) Mount(mux *http.ServeMux) {
 	}
 }
 
-// OAuthMetadata implements mcp.OAuthMetadataProvider: one
+// OAuthMetadata implements discovery.MetadataProvider: one
 // protected-resource document for the resource every verifier protects,
 // naming each verifier's authorization servers in the order of the
 // list, with the scopes of the first verifier that has metadata (a
@@ -221,7 +221,7 @@ func (a *Auth) Mount(mux *http.ServeMux) {
 // would get invalid_scope for another's); and the authorization-server
 // document of the verifier that is one (an OAuth proxy), if any. Nil
 // when no verifier has metadata (API keys alone).
-func (a *Auth) OAuthMetadata() *mcp.OAuthOptions { return a.meta }
+func (a *Auth) OAuthMetadata() *discovery.Options { return a.meta }
 
 // UseServerInfo passes the MCP server's identity on to the verifiers
 // that show it on pages of their own (the consent page of an OAuth
@@ -235,6 +235,6 @@ func (a *Auth) UseServerInfo(info mcp.Implementation) {
 }
 
 var (
-	_ mcp.AuthProvider          = (*Auth)(nil)
-	_ mcp.OAuthMetadataProvider = (*Auth)(nil)
+	_ mcp.AuthProvider           = (*Auth)(nil)
+	_ discovery.MetadataProvider = (*Auth)(nil)
 )

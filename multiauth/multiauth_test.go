@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/devidp"
+	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/multiauth"
 	"github.com/mcpchain/mcp/providers"
 	"github.com/mcpchain/mcp/resourceserver"
@@ -150,7 +151,7 @@ func TestMultiAuthMetadata(t *testing.T) {
 	resp, err := http.Get(s.base + "/.well-known/oauth-protected-resource/mcp")
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	var pr mcp.ProtectedResourceMetadata
+	var pr discovery.ProtectedResourceMetadata
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&pr))
 	assert.Equal(t, s.resource(), pr.Resource)
 	assert.Equal(t, []string{s.base, s.idp.issuer()}, pr.AuthorizationServers)

@@ -161,7 +161,7 @@ const DefaultMaxLoginLifetime = 30 * 24 * time.Hour
 // through it (authorization code + PKCE), and get its own short-lived JWT
 // access tokens and rotating refresh tokens; the upstream tokens stay
 // here, encrypted. It implements mcp.AuthProvider and
-// mcp.OAuthMetadataProvider: set it as mcp.Options.Auth.
+// discovery.MetadataProvider: set it as mcp.Options.Auth.
 type Proxy struct {
 	cfg      Config
 	up       Upstream
@@ -373,17 +373,17 @@ const (
 
 func (p *Proxy) scopesSupported() []string { return p.cfg.Scopes }
 
-// OAuthMetadata implements mcp.OAuthMetadataProvider: the RFC 8414 and
+// OAuthMetadata implements discovery.MetadataProvider: the RFC 8414 and
 // RFC 9728 documents describing this proxy and the MCP resource.
-func (p *Proxy) OAuthMetadata() *mcp.OAuthOptions {
+func (p *Proxy) OAuthMetadata() *discovery.Options {
 	authMethods := []string{"none", "client_secret_basic", "client_secret_post"}
 	grants := []string{"authorization_code", "refresh_token"}
 	if p.ea != nil {
 		grants = append(grants, resourceserver.JWTBearerGrant)
 	}
-	return &mcp.OAuthOptions{
+	return &discovery.Options{
 		Enabled: true,
-		AuthorizationServer: &mcp.AuthorizationServerMetadata{
+		AuthorizationServer: &discovery.AuthorizationServerMetadata{
 			Issuer:                                     p.issuer,
 			AuthorizationEndpoint:                      p.issuer + AuthorizePath,
 			TokenEndpoint:                              p.issuer + TokenPath,
@@ -399,7 +399,7 @@ func (p *Proxy) OAuthMetadata() *mcp.OAuthOptions {
 			AuthorizationResponseIssParameterSupported: true,
 			ClientIDMetadataDocumentSupported:          p.cimd != nil,
 		},
-		ProtectedResource: &mcp.ProtectedResourceMetadata{
+		ProtectedResource: &discovery.ProtectedResourceMetadata{
 			Resource:               p.resource,
 			AuthorizationServers:   []string{p.issuer},
 			ScopesSupported:        p.scopesSupported(),

@@ -19,6 +19,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
 )
 
 // EnterpriseAuth makes a [Verifier] an authorization server of
@@ -155,8 +156,8 @@ func newLocalAS(cfg Config, ea EnterpriseAuth, replay ReplayCache) (*localAS, er
 
 // metadata is the RFC 8414 document of the local authorization server:
 // a token endpoint for the JWT-bearer grant, nothing else.
-func (as *localAS) metadata(scopes []string) *mcp.AuthorizationServerMetadata {
-	return &mcp.AuthorizationServerMetadata{
+func (as *localAS) metadata(scopes []string) *discovery.AuthorizationServerMetadata {
+	return &discovery.AuthorizationServerMetadata{
 		Issuer: as.issuer, TokenEndpoint: as.tokenURL, ResponseTypesSupported: []string{},
 		GrantTypesSupported:               []string{JWTBearerGrant},
 		TokenEndpointAuthMethodsSupported: []string{"client_secret_basic", "client_secret_post"},

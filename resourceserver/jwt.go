@@ -15,6 +15,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/discovery"
 	claimpath "github.com/mcpchain/mcp/internal/claims"
 )
 
@@ -378,5 +379,5 @@ func (s *Session) missing(required []string) []string {
 
 var _ interface {
 	mcp.AuthProvider
-	mcp.OAuthMetadataProvider
+	discovery.MetadataProvider
 } = (*Verifier)(nil)

@@ -129,7 +129,7 @@ type IntrospectionConfig struct {
 
 // Verifier checks the bearer tokens of an existing identity provider for
 // one MCP resource. It implements mcp.AuthProvider and
-// mcp.OAuthMetadataProvider: set it as mcp.Options.Auth. Safe for
+// discovery.MetadataProvider: set it as mcp.Options.Auth. Safe for
 // concurrent use.
 type Verifier struct {
 	cfg       Config
@@ -139,7 +139,7 @@ type Verifier struct {
 	intro     *introspector
 	dpop      *dpopChecker
 	local     *localAS // nil: no EnterpriseAuth
-	meta      *mcp.OAuthOptions
+	meta      *discovery.Options
 	metaURL   string // of the protected-resource metadata, for challenges
 	scopeHint string
 	hc        *http.Client
@@ -261,7 +261,7 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 		scopes = cfg.RequiredScopes
 	}
 	v.scopeHint = strings.Join(cfg.RequiredScopes, " ")
-	v.meta = &mcp.OAuthOptions{Enabled: true, ProtectedResource: &mcp.ProtectedResourceMetadata{
+	v.meta = &discovery.Options{Enabled: true, ProtectedResource: &discovery.ProtectedResourceMetadata{
 		Resource: cfg.Resource, AuthorizationServers: servers, ScopesSupported: scopes,
 		BearerMethodsSupported: []string{"header"}, ResourceName: cfg.ResourceName,
 		DPoPSigningAlgValuesSupported: strings.Fields(dpop.algNames),
@@ -279,11 +279,11 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	return v, nil
 }
 
-// OAuthMetadata implements mcp.OAuthMetadataProvider: the RFC 9728
+// OAuthMetadata implements discovery.MetadataProvider: the RFC 9728
 // protected-resource metadata naming the external authorization servers.
 // There is no authorization-server document: clients read the issuer's
 // own.
-func (v *Verifier) OAuthMetadata() *mcp.OAuthOptions { return v.meta }
+func (v *Verifier) OAuthMetadata() *discovery.Options { return v.meta }
 
 // Mount implements mcp.AuthProvider: it serves the protected-resource
 // metadata at /.well-known/oauth-protected-resource and at that path

@@ -12,21 +12,25 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/stdio"
 )
 
 // pingServer is a stdio server pinged as po says, logging to a buffer.
-func pingServer(t *testing.T, po *mcp.PingOptions) (*pipeServer, *syncBuffer) {
+func pingServer(t *testing.T, po *middleware.PingOptions) (*pipeServer, *syncBuffer) {
 	t.Helper()
 	var logs syncBuffer
-	srv := mcp.NewServer(mcp.Options{Name: "stdio-ping", Version: "1.0.0", Ping: po,
+	srv := mcp.NewServer(mcp.Options{Name: "stdio-ping", Version: "1.0.0",
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	mcp.AddTool(srv, mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.Context, in struct {
 		S string `json:"s"`
 	}) (string, error) {
 		return in.S, nil
 	})
-	p := startServe(t, context.Background(), newHandler(t, srv), nil)
+	h := mcphttp.New(srv, &mcphttp.Options{Ping: po})
+	t.Cleanup(func() { _ = h.Close() })
+	p := startServe(t, context.Background(), h, nil)
 	p.initialize()
 	return p, &logs
 }
@@ -47,7 +51,7 @@ func (p *pipeServer) served(within time.Duration) (error, bool) {
 // client at the interval; a client that answers keeps its session.
 func TestStdioPingAnswered(t *testing.T) {
 	t.Parallel()
-	p, _ := pingServer(t, &mcp.PingOptions{Stdio: true, Interval: 10 * time.Millisecond, MaxFailures: 2})
+	p, _ := pingServer(t, &middleware.PingOptions{Stdio: true, Interval: 10 * time.Millisecond, MaxFailures: 2})
 	for range 5 { // more than MaxFailures: answered pings never add up
 		m := p.next()
 		require.Equal(t, "ping", m.Method, "the server pings the stdio client")
@@ -67,7 +71,7 @@ func TestStdioPingAnswered(t *testing.T) {
 // ErrSessionEnded, after a warning that names the transport.
 func TestStdioPingUnansweredEndsServe(t *testing.T) {
 	t.Parallel()
-	p, logs := pingServer(t, &mcp.PingOptions{Stdio: true, Interval: 10 * time.Millisecond, MaxFailures: 3})
+	p, logs := pingServer(t, &middleware.PingOptions{Stdio: true, Interval: 10 * time.Millisecond, MaxFailures: 3})
 	err, returned := p.served(10 * time.Second)
 	require.True(t, returned, "Serve returns once the session is ended")
 	require.ErrorIs(t, err, stdio.ErrSessionEnded)
@@ -86,7 +90,7 @@ func TestStdioPingUnansweredEndsServe(t *testing.T) {
 // not pinged, however short the interval.
 func TestStdioNotPingedByDefault(t *testing.T) {
 	t.Parallel()
-	p, _ := pingServer(t, &mcp.PingOptions{Interval: 5 * time.Millisecond, MaxFailures: 1})
+	p, _ := pingServer(t, &middleware.PingOptions{Interval: 5 * time.Millisecond, MaxFailures: 1})
 	// Twenty intervals of the client's own traffic: a ping would show
 	// among the answers, and one unanswered would end the session.
 	deadline := time.Now().Add(100 * time.Millisecond)

@@ -72,7 +72,7 @@ type Options struct {
 
 // ErrSessionEnded is returned by [Serve] when the server ended the
 // session (it closed the session's stream for server-initiated messages):
-// a client that stopped answering pings (mcp.PingOptions.Stdio), or
+// a client that stopped answering pings (middleware.PingOptions.Stdio), or
 // mcphttp.Handler.EndSession or Close. A stdio transport carries one
 // session, so nothing is left to serve.
 var ErrSessionEnded = errors.New("stdio: the server ended the session; no longer serving")
