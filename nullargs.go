@@ -119,94 +119,112 @@ func withoutOptionalNulls(s *jsonschema.Schema, raw []byte, depth int) []byte {
 		if s.Properties == nil && s.AdditionalProperties == nil {
 			return raw
 		}
-		var out []byte // nil until a member changes
-		n := 0         // members written to out
-		pos := 0       // members seen
-		ok := strictjson.Members(raw, func(key, val []byte) bool {
-			name := string(key)
-			if slices.Contains(key, '\\') {
-				if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name) != nil {
-					return false
-				}
-			}
-			ps := s.Properties[name]
-			isNull := string(val) == "null"
-			keep, sub := true, val
-			switch {
-			case ps == nil && (s.AdditionalProperties == nil || isNull):
-			case ps == nil:
-				sub = withoutOptionalNulls(s.AdditionalProperties, val, depth+1)
-			case isNull && !admitsNull(ps) && !slices.Contains(s.Required, name):
-				keep = false
-			default:
-				sub = withoutOptionalNulls(ps, val, depth+1)
-			}
-			if out == nil && (!keep || len(sub) != len(val)) {
-				// The first change: copy the members before it.
-				out = append(make([]byte, 0, len(raw)), '{')
-				j := 0
-				strictjson.Members(raw, func(k, v []byte) bool {
-					if j == pos {
-						return false
-					}
-					if j > 0 {
-						out = append(out, ',')
-					}
-					out = appendMember(out, k, v)
-					j++
-					return true
-				})
-				n = j
-			}
-			if out != nil && keep {
-				if n > 0 {
-					out = append(out, ',')
-				}
-				out = appendMember(out, key, sub)
-				n++
-			}
-			pos++
-			return true
-		})
-		if !ok || out == nil {
-			return raw
-		}
-		return append(out, '}')
+		return objectWithoutNulls(s, raw, depth)
 	case '[':
 		if s.Items == nil {
 			return raw
 		}
-		var items [][]byte
-		changed := false
-		// Members takes objects only: walk the array by hand.
-		j := strictjson.SkipSpace(raw, i+1)
-		for j < len(raw) && raw[j] != ']' {
-			end := strictjson.Skip(raw, j)
-			if end <= j {
-				return raw
-			}
-			el := raw[j:end]
-			sub := withoutOptionalNulls(s.Items, el, depth+1)
-			changed = changed || len(sub) != len(el)
-			items = append(items, sub)
-			j = strictjson.SkipSpace(raw, end)
-			if j < len(raw) && raw[j] == ',' {
-				j = strictjson.SkipSpace(raw, j+1)
-			}
-		}
-		if !changed {
-			return raw
-		}
-		out := append(make([]byte, 0, len(raw)), '[')
-		for k, el := range items {
-			if k > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, el...)
-		}
-		return append(out, ']')
+		return arrayWithoutNulls(s.Items, raw, i, depth)
 	}
 	return raw
+}
+
+// objectWithoutNulls is withoutOptionalNulls of an object: raw itself
+// when no member changes, else a copy without the members left out.
+func objectWithoutNulls(s *jsonschema.Schema, raw []byte, depth int) []byte {
+	var out []byte // nil until a member changes
+	n := 0         // members written to out
+	pos := 0       // members seen
+	ok := strictjson.Members(raw, func(key, val []byte) bool {
+		name := string(key)
+		if slices.Contains(key, '\\') {
+			if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name) != nil {
+				return false
+			}
+		}
+		keep, sub := memberWithoutNulls(s, name, val, depth)
+		if out == nil && (!keep || len(sub) != len(val)) {
+			// The first change: copy the members before it.
+			out = append(make([]byte, 0, len(raw)), '{')
+			j := 0
+			strictjson.Members(raw, func(k, v []byte) bool {
+				if j == pos {
+					return false
+				}
+				if j > 0 {
+					out = append(out, ',')
+				}
+				out = appendMember(out, k, v)
+				j++
+				return true
+			})
+			n = j
+		}
+		if out != nil && keep {
+			if n > 0 {
+				out = append(out, ',')
+			}
+			out = appendMember(out, key, sub)
+			n++
+		}
+		pos++
+		return true
+	})
+	if !ok || out == nil {
+		return raw
+	}
+	return append(out, '}')
+}
+
+// memberWithoutNulls says whether the member name of an object of schema
+// s is kept (not when it is an optional null the property does not
+// admit), and its value with the nulls inside it left out.
+func memberWithoutNulls(s *jsonschema.Schema, name string, val []byte, depth int) (keep bool, sub []byte) {
+	ps := s.Properties[name]
+	isNull := string(val) == "null"
+	switch {
+	case ps == nil && (s.AdditionalProperties == nil || isNull):
+		return true, val
+	case ps == nil:
+		return true, withoutOptionalNulls(s.AdditionalProperties, val, depth+1)
+	case isNull && !admitsNull(ps) && !slices.Contains(s.Required, name):
+		return false, val
+	}
+	return true, withoutOptionalNulls(ps, val, depth+1)
+}
+
+// arrayWithoutNulls is withoutOptionalNulls of the array at raw[i], of
+// items of schema items: raw itself when no item changes.
+func arrayWithoutNulls(items *jsonschema.Schema, raw []byte, i, depth int) []byte {
+	var subs [][]byte
+	changed := false
+	// Members takes objects only: walk the array by hand.
+	j := strictjson.SkipSpace(raw, i+1)
+	for j < len(raw) && raw[j] != ']' {
+		end := strictjson.Skip(raw, j)
+		if end <= j {
+			return raw
+		}
+		el := raw[j:end]
+		sub := withoutOptionalNulls(items, el, depth+1)
+		changed = changed || len(sub) != len(el)
+		subs = append(subs, sub)
+		j = strictjson.SkipSpace(raw, end)
+		if j < len(raw) && raw[j] == ',' {
+			j = strictjson.SkipSpace(raw, j+1)
+		}
+	}
+	if !changed {
+		return raw
+	}
+	out := append(make([]byte, 0, len(raw)), '[')
+	for k, el := range subs {
+		if k > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, el...)
+	}
+	return append(out, ']')
 }
 
 func appendMember(out, key, val []byte) []byte {

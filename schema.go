@@ -102,57 +102,58 @@ func applyTags(t reflect.Type, s *jsonschema.Schema, path string) error {
 			}
 			continue
 		}
-		ps := s.Properties[name]
-		if ps == nil {
-			continue
-		}
-		ft := f.Type
-		for ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		if tag, ok := f.Tag.Lookup("enum"); ok {
-			// On a list, the enum restricts its items (a multi-select).
-			target, et := ps, ft
-			if (ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array) && ps.Items != nil {
-				target, et = ps.Items, ft.Elem()
+		if ps := s.Properties[name]; ps != nil {
+			if err := applyFieldTags(f, field, ps); err != nil {
+				return err
 			}
-			for _, v := range strings.Split(tag, ",") {
-				val, err := tagValue(et, strings.TrimSpace(v))
-				if err != nil {
-					return fmt.Errorf("field %s: enum: %w", field, err)
-				}
-				target.Enum = append(target.Enum, val)
-			}
-		}
-		if tag, ok := f.Tag.Lookup("default"); ok {
-			val, err := tagValue(ft, tag)
-			if err != nil {
-				return fmt.Errorf("field %s: default: %w", field, err)
-			}
-			b, _ := json.Marshal(val)
-			ps.Default = b
-		}
-		if err := applyMCPTag(f, field, ft, ps); err != nil {
-			return err
-		}
-		if ft == stateHandleType && ps.Description == "" {
-			ps.Description = stateHandleDescription
-		}
-		elem := ft
-		if elem.Kind() == reflect.Slice || elem.Kind() == reflect.Array {
-			elem = elem.Elem()
-			if ps.Items != nil {
-				if err := applyTags(elem, ps.Items, field+"[]."); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		if err := applyTags(ft, ps, field+"."); err != nil {
-			return err
 		}
 	}
 	return nil
+}
+
+// applyFieldTags applies the tags of struct field f (named field in
+// errors) to its property's schema ps, then those of the fields of its
+// type, or of its items' type for a list.
+func applyFieldTags(f reflect.StructField, field string, ps *jsonschema.Schema) error {
+	ft := f.Type
+	for ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	if tag, ok := f.Tag.Lookup("enum"); ok {
+		// On a list, the enum restricts its items (a multi-select).
+		target, et := ps, ft
+		if (ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array) && ps.Items != nil {
+			target, et = ps.Items, ft.Elem()
+		}
+		for _, v := range strings.Split(tag, ",") {
+			val, err := tagValue(et, strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("field %s: enum: %w", field, err)
+			}
+			target.Enum = append(target.Enum, val)
+		}
+	}
+	if tag, ok := f.Tag.Lookup("default"); ok {
+		val, err := tagValue(ft, tag)
+		if err != nil {
+			return fmt.Errorf("field %s: default: %w", field, err)
+		}
+		b, _ := json.Marshal(val)
+		ps.Default = b
+	}
+	if err := applyMCPTag(f, field, ft, ps); err != nil {
+		return err
+	}
+	if ft == stateHandleType && ps.Description == "" {
+		ps.Description = stateHandleDescription
+	}
+	if ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array {
+		if ps.Items == nil {
+			return nil
+		}
+		return applyTags(ft.Elem(), ps.Items, field+"[].")
+	}
+	return applyTags(ft, ps, field+".")
 }
 
 // stateHandleType is [StateHandle]: an argument of that type is described

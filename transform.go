@@ -240,23 +240,8 @@ func newTransformer(src *toolEntry, t Transform) (*transformer, *jsonschema.Sche
 		required[r] = true
 	}
 	for _, old := range slices.Sorted(maps.Keys(t.Args)) {
-		a := t.Args[old]
-		if _, ok := in.Properties[old]; !ok {
-			return nil, nil, fmt.Errorf("argument %q: the source has no such argument (it has %s)", old, argList(in))
-		}
-		if err := a.check(); err != nil {
-			return nil, nil, fmt.Errorf("argument %q: %v", old, err)
-		}
-		if (a.Hide || a.Name != "" && a.Name != old) && schemaCombinators(in) != "" {
-			return nil, nil, fmt.Errorf("argument %q: the source's schema constrains its arguments with %s, which a renamed or hidden argument would break", old, schemaCombinators(in))
-		}
-		if a.Hide && required[old] && a.Value == nil && a.ValueFunc == nil {
-			return nil, nil, fmt.Errorf("argument %q: it is required, so hiding it needs a Value or ValueFunc", old)
-		}
-		if a.Hide && a.Value != nil {
-			if err := validValue(in.Properties[old], a.Value); err != nil {
-				return nil, nil, fmt.Errorf("argument %q: the Value %v", old, err)
-			}
+		if err := checkTransformArg(in, old, t.Args[old], required[old]); err != nil {
+			return nil, nil, err
 		}
 	}
 
@@ -267,10 +252,6 @@ func newTransformer(src *toolEntry, t Transform) (*transformer, *jsonschema.Sche
 	out.Required = nil
 	out.PropertyOrder = nil
 	newName := func(old string) string { return cmpOr(t.Args[old].Name, old) }
-	order := in.PropertyOrder
-	if len(order) == 0 {
-		order = slices.Sorted(maps.Keys(in.Properties))
-	}
 	exposed := map[string]string{} // derived name → source name
 	for _, old := range slices.Sorted(maps.Keys(in.Properties)) {
 		a := t.Args[old]
@@ -288,25 +269,19 @@ func newTransformer(src *toolEntry, t Transform) (*transformer, *jsonschema.Sche
 			return nil, nil, fmt.Errorf("arguments %q and %q would both be named %q", first, second, name)
 		}
 		exposed[name] = old
-		p := in.Properties[old].CloneSchemas()
-		if a.Description != "" {
-			p.Description = a.Description
-		}
-		if a.Default != nil {
-			b, err := json.Marshal(a.Default)
-			if err != nil {
-				return nil, nil, fmt.Errorf("argument %q: the Default does not encode as JSON: %v", old, err)
-			}
-			if err := validValue(p, a.Default); err != nil {
-				return nil, nil, fmt.Errorf("argument %q: the Default %v", old, err)
-			}
-			p.Default = b
+		p, err := derivedProperty(in.Properties[old], old, a)
+		if err != nil {
+			return nil, nil, err
 		}
 		out.Properties[name] = p
 		if name != old {
 			tr.toOld[name] = old
 			tr.shadowed[old] = true
 		}
+	}
+	order := in.PropertyOrder
+	if len(order) == 0 {
+		order = slices.Sorted(maps.Keys(in.Properties))
 	}
 	for _, old := range order {
 		if _, ok := in.Properties[old]; ok && !t.Args[old].Hide {
@@ -329,6 +304,51 @@ func newTransformer(src *toolEntry, t Transform) (*transformer, *jsonschema.Sche
 		out.Properties = in.Properties
 	}
 	return tr, out, nil
+}
+
+// checkTransformArg refuses a transform of the source argument old that
+// cannot work: an argument the source lacks, an invalid ArgTransform, a
+// rename or hiding under schema combinators, a required argument hidden
+// without a value, a hidden Value its schema refuses.
+func checkTransformArg(in *jsonschema.Schema, old string, a ArgTransform, required bool) error {
+	if _, ok := in.Properties[old]; !ok {
+		return fmt.Errorf("argument %q: the source has no such argument (it has %s)", old, argList(in))
+	}
+	if err := a.check(); err != nil {
+		return fmt.Errorf("argument %q: %v", old, err)
+	}
+	if (a.Hide || a.Name != "" && a.Name != old) && schemaCombinators(in) != "" {
+		return fmt.Errorf("argument %q: the source's schema constrains its arguments with %s, which a renamed or hidden argument would break", old, schemaCombinators(in))
+	}
+	if a.Hide && required && a.Value == nil && a.ValueFunc == nil {
+		return fmt.Errorf("argument %q: it is required, so hiding it needs a Value or ValueFunc", old)
+	}
+	if a.Hide && a.Value != nil {
+		if err := validValue(in.Properties[old], a.Value); err != nil {
+			return fmt.Errorf("argument %q: the Value %v", old, err)
+		}
+	}
+	return nil
+}
+
+// derivedProperty is the schema of the exposed argument: a copy of the
+// source's with the transform's description and default.
+func derivedProperty(src *jsonschema.Schema, old string, a ArgTransform) (*jsonschema.Schema, error) {
+	p := src.CloneSchemas()
+	if a.Description != "" {
+		p.Description = a.Description
+	}
+	if a.Default != nil {
+		b, err := json.Marshal(a.Default)
+		if err != nil {
+			return nil, fmt.Errorf("argument %q: the Default does not encode as JSON: %v", old, err)
+		}
+		if err := validValue(p, a.Default); err != nil {
+			return nil, fmt.Errorf("argument %q: the Default %v", old, err)
+		}
+		p.Default = b
+	}
+	return p, nil
 }
 
 // check refuses fields of one ArgTransform that do not go together.

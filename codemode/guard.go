@@ -415,87 +415,104 @@ func estimateMethod(x starlark.Value, name string, args starlark.Tuple, kwargs [
 // and attribute reads into calls of the guards.
 func guardOperators(f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.AssignStmt:
-			var g string
-			switch n.Op {
-			case syntax.PLUS_EQ:
-				g = "+="
-			case syntax.STAR_EQ:
-				g = "*="
-			}
-			if g != "" {
-				// lhs op= guard(lhs, rhs): the guard sees both sides and
-				// returns rhs. A subscript or field on the left is
-				// evaluated twice.
-				n.RHS = guardCall(g, n.OpPos, n.LHS, n.RHS)
-			}
-			n.RHS = guardExpr(n.RHS)
-			n.LHS = guardTarget(n.LHS)
-		case *syntax.ExprStmt:
-			n.X = guardExpr(n.X)
-		case *syntax.ReturnStmt:
-			if n.Result != nil {
-				n.Result = guardExpr(n.Result)
-			}
-		case *syntax.IfStmt:
-			n.Cond = guardExpr(n.Cond)
-		case *syntax.WhileStmt:
-			n.Cond = guardExpr(n.Cond)
-		case *syntax.ForStmt:
-			n.X = guardExpr(n.X)
-			n.Vars = guardTarget(n.Vars)
-		case *syntax.DefStmt:
-			guardList(n.Params)
-		case *syntax.LambdaExpr:
-			guardList(n.Params)
-			n.Body = guardExpr(n.Body)
-		case *syntax.BinaryExpr:
-			if n.Op == syntax.EQ { // a keyword argument or a default: its name stays
-				n.Y = guardExpr(n.Y)
-			} else {
-				n.X, n.Y = guardExpr(n.X), guardExpr(n.Y)
-			}
-		case *syntax.UnaryExpr:
-			if n.X != nil {
-				n.X = guardExpr(n.X)
-			}
-		case *syntax.CallExpr:
-			n.Fn = guardExpr(n.Fn)
-			guardList(n.Args)
-		case *syntax.Comprehension:
-			n.Body = guardExpr(n.Body)
-		case *syntax.ForClause:
-			n.X = guardExpr(n.X)
-			n.Vars = guardTarget(n.Vars)
-		case *syntax.IfClause:
-			n.Cond = guardExpr(n.Cond)
-		case *syntax.CondExpr:
-			n.Cond, n.True, n.False = guardExpr(n.Cond), guardExpr(n.True), guardExpr(n.False)
-		case *syntax.DictEntry:
-			n.Key, n.Value = guardExpr(n.Key), guardExpr(n.Value)
-		case *syntax.DictExpr:
-			guardList(n.List)
-		case *syntax.DotExpr:
-			n.X = guardExpr(n.X)
-		case *syntax.IndexExpr:
-			n.X, n.Y = guardExpr(n.X), guardExpr(n.Y)
-		case *syntax.ListExpr:
-			guardList(n.List)
-		case *syntax.TupleExpr:
-			guardList(n.List)
-		case *syntax.ParenExpr:
-			n.X = guardExpr(n.X)
-		case *syntax.SliceExpr:
-			n.X = guardExpr(n.X)
-			for _, p := range []*syntax.Expr{&n.Lo, &n.Hi, &n.Step} {
-				if *p != nil {
-					*p = guardExpr(*p)
-				}
-			}
+		if !guardStmt(n) {
+			guardNode(n)
 		}
 		return true
 	})
+}
+
+// guardStmt guards the expressions of n when it is a statement, and
+// reports whether it was.
+func guardStmt(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.AssignStmt:
+		var g string
+		switch n.Op {
+		case syntax.PLUS_EQ:
+			g = "+="
+		case syntax.STAR_EQ:
+			g = "*="
+		}
+		if g != "" {
+			// lhs op= guard(lhs, rhs): the guard sees both sides and
+			// returns rhs. A subscript or field on the left is
+			// evaluated twice.
+			n.RHS = guardCall(g, n.OpPos, n.LHS, n.RHS)
+		}
+		n.RHS = guardExpr(n.RHS)
+		n.LHS = guardTarget(n.LHS)
+	case *syntax.ExprStmt:
+		n.X = guardExpr(n.X)
+	case *syntax.ReturnStmt:
+		if n.Result != nil {
+			n.Result = guardExpr(n.Result)
+		}
+	case *syntax.IfStmt:
+		n.Cond = guardExpr(n.Cond)
+	case *syntax.WhileStmt:
+		n.Cond = guardExpr(n.Cond)
+	case *syntax.ForStmt:
+		n.X = guardExpr(n.X)
+		n.Vars = guardTarget(n.Vars)
+	case *syntax.DefStmt:
+		guardList(n.Params)
+	default:
+		return false
+	}
+	return true
+}
+
+// guardNode guards the operands of n, an expression or a clause.
+func guardNode(n syntax.Node) {
+	switch n := n.(type) {
+	case *syntax.LambdaExpr:
+		guardList(n.Params)
+		n.Body = guardExpr(n.Body)
+	case *syntax.BinaryExpr:
+		if n.Op == syntax.EQ { // a keyword argument or a default: its name stays
+			n.Y = guardExpr(n.Y)
+		} else {
+			n.X, n.Y = guardExpr(n.X), guardExpr(n.Y)
+		}
+	case *syntax.UnaryExpr:
+		if n.X != nil {
+			n.X = guardExpr(n.X)
+		}
+	case *syntax.CallExpr:
+		n.Fn = guardExpr(n.Fn)
+		guardList(n.Args)
+	case *syntax.Comprehension:
+		n.Body = guardExpr(n.Body)
+	case *syntax.ForClause:
+		n.X = guardExpr(n.X)
+		n.Vars = guardTarget(n.Vars)
+	case *syntax.IfClause:
+		n.Cond = guardExpr(n.Cond)
+	case *syntax.CondExpr:
+		n.Cond, n.True, n.False = guardExpr(n.Cond), guardExpr(n.True), guardExpr(n.False)
+	case *syntax.DictEntry:
+		n.Key, n.Value = guardExpr(n.Key), guardExpr(n.Value)
+	case *syntax.DictExpr:
+		guardList(n.List)
+	case *syntax.DotExpr:
+		n.X = guardExpr(n.X)
+	case *syntax.IndexExpr:
+		n.X, n.Y = guardExpr(n.X), guardExpr(n.Y)
+	case *syntax.ListExpr:
+		guardList(n.List)
+	case *syntax.TupleExpr:
+		guardList(n.List)
+	case *syntax.ParenExpr:
+		n.X = guardExpr(n.X)
+	case *syntax.SliceExpr:
+		n.X = guardExpr(n.X)
+		for _, p := range []*syntax.Expr{&n.Lo, &n.Hi, &n.Step} {
+			if *p != nil {
+				*p = guardExpr(*p)
+			}
+		}
+	}
 }
 
 // guardTarget guards the parts of an assignment's target that are read

@@ -156,27 +156,10 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 	if err != nil {
 		return nil, err
 	}
-	wire := make(map[string]string, len(reqs)) // key on the wire → the tool's key
-	enc := make(map[string]json.RawMessage, len(reqs))
-	p.mu.Lock()
-	for k, r := range reqs {
-		wk := k
-		for n := 2; p.used[wk]; n++ {
-			wk = fmt.Sprintf("%s-%d", k, n)
-		}
-		p.used[wk] = true
-		params := r.Params
-		if params == nil {
-			params = struct{}{}
-		}
-		b, err := json.Marshal(mcp.InputRequest{Method: r.Method, Params: params})
-		if err != nil {
-			p.mu.Unlock()
-			return nil, fmt.Errorf("mcp: encoding the %s request: %w", r.Method, err)
-		}
-		wire[wk], enc[wk] = k, b
+	wire, enc, err := p.wireKeys(reqs)
+	if err != nil {
+		return nil, err
 	}
-	p.mu.Unlock()
 	asked, err := p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
 		if t.Status.Terminal() {
 			return errTaskEnded
@@ -206,34 +189,9 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 			if t.Status.Terminal() {
 				return errTaskEnded
 			}
-			for wk := range wire {
-				if e, ok := t.InputErrors[wk]; ok {
-					// The client answered a question with an error
-					// (2025-11-25 asks them as requests): the others
-					// of this call are withdrawn.
-					failed = e
-					for wk := range wire {
-						delete(t.InputErrors, wk)
-						delete(t.InputResponses, wk)
-						delete(t.InputRequests, wk)
-					}
-					if len(t.InputRequests) == 0 && t.Status == session.TaskInputRequired {
-						t.Status = session.TaskWorking
-					}
-					return nil
-				}
-			}
-			for wk := range wire {
-				if _, ok := t.InputResponses[wk]; !ok {
-					return errNotYet
-				}
-			}
-			out = make(map[string]json.RawMessage, len(wire))
-			for wk, k := range wire {
-				out[k] = t.InputResponses[wk]
-				delete(t.InputResponses, wk)
-			}
-			return nil
+			var err error
+			out, failed, err = takeAnswers(t, wire)
+			return err
 		})
 		switch {
 		case err == nil && failed != nil:
@@ -254,6 +212,65 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 		case <-time.After(taskWatchInterval):
 		}
 	}
+}
+
+// wireKeys gives each request a key not used before in the task (the
+// tool's key, else key-2, key-3…) and encodes it: wire maps the key on
+// the wire to the tool's, enc holds the encoded requests by wire key.
+func (p *taskPeer) wireKeys(reqs map[string]mcp.InputRequest) (wire map[string]string, enc map[string]json.RawMessage, err error) {
+	wire = make(map[string]string, len(reqs))
+	enc = make(map[string]json.RawMessage, len(reqs))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, r := range reqs {
+		wk := k
+		for n := 2; p.used[wk]; n++ {
+			wk = fmt.Sprintf("%s-%d", k, n)
+		}
+		p.used[wk] = true
+		params := r.Params
+		if params == nil {
+			params = struct{}{}
+		}
+		b, err := json.Marshal(mcp.InputRequest{Method: r.Method, Params: params})
+		if err != nil {
+			return nil, nil, fmt.Errorf("mcp: encoding the %s request: %w", r.Method, err)
+		}
+		wire[wk], enc[wk] = k, b
+	}
+	return wire, enc, nil
+}
+
+// takeAnswers takes from t the answers to the questions of wire (wire
+// key → the tool's key), keyed by the tool's keys, once all are there
+// (errNotYet before). When the client answered one with an error
+// (2025-11-25 asks them as requests), failed is that error and the
+// others of this call are withdrawn.
+func takeAnswers(t *session.Task, wire map[string]string) (out map[string]json.RawMessage, failed json.RawMessage, err error) {
+	for wk := range wire {
+		if e, ok := t.InputErrors[wk]; ok {
+			for wk := range wire {
+				delete(t.InputErrors, wk)
+				delete(t.InputResponses, wk)
+				delete(t.InputRequests, wk)
+			}
+			if len(t.InputRequests) == 0 && t.Status == session.TaskInputRequired {
+				t.Status = session.TaskWorking
+			}
+			return nil, e, nil
+		}
+	}
+	for wk := range wire {
+		if _, ok := t.InputResponses[wk]; !ok {
+			return nil, nil, errNotYet
+		}
+	}
+	out = make(map[string]json.RawMessage, len(wire))
+	for wk, k := range wire {
+		out[k] = t.InputResponses[wk]
+		delete(t.InputResponses, wk)
+	}
+	return out, nil, nil
 }
 
 // errNotYet stops a store update while answers are missing.

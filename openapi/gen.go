@@ -473,11 +473,6 @@ func (g *generator) operation(o *operation, reg *bytes.Buffer) error {
 	inName := unique(base+"Input", g.names)
 	var fields []field
 	taken := map[string]bool{}
-	type paramField struct {
-		p   param
-		f   field
-		typ string
-	}
 	var pfs []paramField
 	for _, p := range o.params {
 		fn := unique(goName(p.arg), taken)
@@ -510,69 +505,10 @@ func (g *generator) operation(o *operation, reg *bytes.Buffer) error {
 	fmt.Fprintf(b, "return func(ctx context.Context, _ *mcp.Context, in %s) (%s, error) {\n", inName, outType)
 	fmt.Fprintf(b, "r := oaRequest{method: %q, path: %q, query: url.Values{}, header: http.Header{}}\n", o.method, o.path)
 	for _, pf := range pfs {
-		p := pf.p.p
-		v := "in." + pf.f.goName
-		ptr := (pf.f.optional || isNullable(pf.f.schema)) && !strings.HasPrefix(pf.typ, "[]") && !strings.HasPrefix(pf.typ, "map[") && pf.typ != "any"
-		var stmt string
-		isSlice := strings.HasPrefix(pf.typ, "[]")
-		val := v
-		if ptr {
-			val = "*" + v
-		}
-		str := "oaString(" + val + ")"
-		if isSlice {
-			str = "oaJoin(" + val + ")"
-		}
-		switch p.In {
-		case "path":
-			stmt = fmt.Sprintf("seg, err := oaSegment(%q, %s)\nif err != nil { return %s, err }\nr.path = strings.ReplaceAll(r.path, %q, seg)", p.Name, str, zero(outType), "{"+p.Name+"}")
-		case "query":
-			explode := p.Explode == nil || *p.Explode
-			if isSlice && explode && (p.Style == "" || p.Style == "form") {
-				stmt = fmt.Sprintf("for _, v := range %s { r.query.Add(%q, oaString(v)) }", val, p.Name)
-			} else {
-				stmt = fmt.Sprintf("r.query.Add(%q, %s)", p.Name, str)
-			}
-		case "header":
-			stmt = fmt.Sprintf("r.header.Set(%q, %s)", p.Name, str)
-		case "cookie":
-			stmt = fmt.Sprintf("r.header.Add(\"Cookie\", %q+%s)", p.Name+"=", str)
-		}
-		if p.In == "path" {
-			stmt = "{\n" + stmt + "\n}"
-		}
-		switch {
-		case ptr:
-			fmt.Fprintf(b, "if %s != nil { %s }\n", v, stmt)
-		case isSlice || strings.HasPrefix(pf.typ, "map["):
-			fmt.Fprintf(b, "if len(%s) > 0 { %s }\n", v, stmt)
-		case pf.typ == "any":
-			fmt.Fprintf(b, "if %s != nil { %s }\n", v, stmt)
-		default:
-			fmt.Fprintf(b, "%s\n", stmt)
-		}
+		writeParam(b, pf, outType)
 	}
 	if o.body != nil {
-		media, _, _ := strings.Cut(o.body.media, ";")
-		if media == "*/*" {
-			media = "application/json"
-		}
-		src := "in." + bodyField.goName
-		fmt.Fprintf(b, "r.contentType = %q\n", media)
-		if o.body.raw {
-			if bodyField.optional {
-				fmt.Fprintf(b, "if %s != nil { r.body = []byte(*%s) }\n", src, src)
-			} else {
-				fmt.Fprintf(b, "r.body = []byte(%s)\n", src)
-			}
-		} else if !bodyField.embedded && bodyField.optional {
-			fmt.Fprintf(b, "if in.%s != nil {\n", bodyField.goName)
-		} else {
-			b.WriteString("{\n")
-		}
-		if !o.body.raw {
-			fmt.Fprintf(b, "data, err := json.Marshal(%s)\nif err != nil { return %s, err }\nr.body = data\n}\n", src, zero(outType))
-		}
+		writeBody(b, o.body, bodyField, outType)
 	}
 	b.WriteString("data, status, err := r.do(ctx, c, baseURL)\n")
 	fmt.Fprintf(b, "if err != nil { return %s, err }\n", zero(outType))
@@ -586,6 +522,84 @@ func (g *generator) operation(o *operation, reg *bytes.Buffer) error {
 	}
 	b.WriteString("}\n}\n\n")
 
+	writeRegistration(reg, o, fn)
+	return nil
+}
+
+// writeParam writes the statement that puts an input field's value in
+// the request, where its parameter goes, skipped when the field is
+// unset.
+func writeParam(b *bytes.Buffer, pf paramField, outType string) {
+	p := pf.p.p
+	v := "in." + pf.f.goName
+	ptr := (pf.f.optional || isNullable(pf.f.schema)) && !strings.HasPrefix(pf.typ, "[]") && !strings.HasPrefix(pf.typ, "map[") && pf.typ != "any"
+	var stmt string
+	isSlice := strings.HasPrefix(pf.typ, "[]")
+	val := v
+	if ptr {
+		val = "*" + v
+	}
+	str := "oaString(" + val + ")"
+	if isSlice {
+		str = "oaJoin(" + val + ")"
+	}
+	switch p.In {
+	case "path":
+		stmt = fmt.Sprintf("seg, err := oaSegment(%q, %s)\nif err != nil { return %s, err }\nr.path = strings.ReplaceAll(r.path, %q, seg)", p.Name, str, zero(outType), "{"+p.Name+"}")
+	case "query":
+		explode := p.Explode == nil || *p.Explode
+		if isSlice && explode && (p.Style == "" || p.Style == "form") {
+			stmt = fmt.Sprintf("for _, v := range %s { r.query.Add(%q, oaString(v)) }", val, p.Name)
+		} else {
+			stmt = fmt.Sprintf("r.query.Add(%q, %s)", p.Name, str)
+		}
+	case "header":
+		stmt = fmt.Sprintf("r.header.Set(%q, %s)", p.Name, str)
+	case "cookie":
+		stmt = fmt.Sprintf("r.header.Add(\"Cookie\", %q+%s)", p.Name+"=", str)
+	}
+	if p.In == "path" {
+		stmt = "{\n" + stmt + "\n}"
+	}
+	switch {
+	case ptr:
+		fmt.Fprintf(b, "if %s != nil { %s }\n", v, stmt)
+	case isSlice || strings.HasPrefix(pf.typ, "map["):
+		fmt.Fprintf(b, "if len(%s) > 0 { %s }\n", v, stmt)
+	case pf.typ == "any":
+		fmt.Fprintf(b, "if %s != nil { %s }\n", v, stmt)
+	default:
+		fmt.Fprintf(b, "%s\n", stmt)
+	}
+}
+
+// writeBody writes the statements that set the request's body from the
+// body field.
+func writeBody(b *bytes.Buffer, ob *body, bodyField field, outType string) {
+	media, _, _ := strings.Cut(ob.media, ";")
+	if media == "*/*" {
+		media = "application/json"
+	}
+	src := "in." + bodyField.goName
+	fmt.Fprintf(b, "r.contentType = %q\n", media)
+	if ob.raw {
+		if bodyField.optional {
+			fmt.Fprintf(b, "if %s != nil { r.body = []byte(*%s) }\n", src, src)
+		} else {
+			fmt.Fprintf(b, "r.body = []byte(%s)\n", src)
+		}
+	} else if !bodyField.embedded && bodyField.optional {
+		fmt.Fprintf(b, "if in.%s != nil {\n", bodyField.goName)
+	} else {
+		b.WriteString("{\n")
+	}
+	if !ob.raw {
+		fmt.Fprintf(b, "data, err := json.Marshal(%s)\nif err != nil { return %s, err }\nr.body = data\n}\n", src, zero(outType))
+	}
+}
+
+// writeRegistration writes the line that registers the operation's tool.
+func writeRegistration(reg *bytes.Buffer, o *operation, fn string) {
 	fmt.Fprintf(reg, "mcp.AddTool(srv, mcp.Tool{Name: %q", o.name)
 	if s := strings.TrimSpace(o.op.Summary); s != "" {
 		fmt.Fprintf(reg, ", Title: %q", s)
@@ -610,7 +624,13 @@ func (g *generator) operation(o *operation, reg *bytes.Buffer) error {
 		fmt.Fprintf(reg, ", Tags: []string{%s}", strings.Join(qs, ", "))
 	}
 	fmt.Fprintf(reg, "}, %s(c, baseURL))\n", fn)
-	return nil
+}
+
+// paramField is a parameter and the input field that carries it.
+type paramField struct {
+	p   param
+	f   field
+	typ string
 }
 
 func isNullable(s *jsonschema.Schema) bool {

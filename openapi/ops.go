@@ -124,8 +124,36 @@ func uniqueName(name string, taken map[string]bool) string {
 
 // plan decides the arguments of o and builds its input and output schemas.
 func (o *operation) plan(bodyKey string) error {
-	// Parameters: the operation's own override the path item's of the
-	// same name and location.
+	in := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+	ps := o.parameters()
+	names := map[string]int{}
+	for _, p := range ps {
+		names[p.Name]++
+	}
+	for _, p := range ps {
+		arg := p.Name
+		if names[p.Name] > 1 && p.In != openapi3.ParameterInPath {
+			arg = p.In + "_" + p.Name
+		}
+		s := paramSchema(p)
+		o.params = append(o.params, param{arg: arg, p: p, schema: s})
+		addProperty(in, arg, s, p.Required || p.In == openapi3.ParameterInPath)
+	}
+	if rb := o.op.RequestBody; rb != nil && rb.Value != nil {
+		o.body = planBody(in, rb.Value, bodyKey)
+	}
+	if len(in.Properties) == 0 {
+		in.Properties = nil
+	}
+	o.input = in
+	o.output = outputSchema(o.op)
+	return nil
+}
+
+// parameters lists the operation's parameters, path first, then query,
+// header and cookie: the operation's own override the path item's of the
+// same name and location.
+func (o *operation) parameters() []*openapi3.Parameter {
 	var ps []*openapi3.Parameter
 	seen := map[string]bool{}
 	for _, list := range []openapi3.Parameters{o.op.Parameters, o.item.Parameters} {
@@ -141,110 +169,102 @@ func (o *operation) plan(bodyKey string) error {
 			ps = append(ps, p)
 		}
 	}
-	in := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
-	names := map[string]int{}
-	for _, p := range ps {
-		names[p.Name]++
-	}
 	order := map[string]int{openapi3.ParameterInPath: 0, openapi3.ParameterInQuery: 1, openapi3.ParameterInHeader: 2, openapi3.ParameterInCookie: 3}
 	slices.SortStableFunc(ps, func(a, b *openapi3.Parameter) int { return order[a.In] - order[b.In] })
-	for _, p := range ps {
-		arg := p.Name
-		if names[p.Name] > 1 && p.In != openapi3.ParameterInPath {
-			arg = p.In + "_" + p.Name
+	return ps
+}
+
+// paramSchema is the input schema of a parameter: its schema, or that of
+// its content's media type, with its description and deprecation.
+func paramSchema(p *openapi3.Parameter) *jsonschema.Schema {
+	var s *jsonschema.Schema
+	switch {
+	case p.Schema != nil:
+		s = convert(p.Schema, input)
+	default:
+		for _, mt := range p.Content {
+			s = convert(mt.Schema, input)
+			break
 		}
-		var s *jsonschema.Schema
-		switch {
-		case p.Schema != nil:
-			s = convert(p.Schema, input)
-		default:
-			for _, mt := range p.Content {
-				s = convert(mt.Schema, input)
-				break
-			}
+	}
+	if s == nil {
+		s = &jsonschema.Schema{}
+	}
+	if s.Description == "" {
+		s.Description = strings.TrimSpace(p.Description)
+	}
+	if p.Deprecated {
+		s.Deprecated = true
+	}
+	return s
+}
+
+// addProperty adds an argument to the input schema.
+func addProperty(in *jsonschema.Schema, name string, s *jsonschema.Schema, required bool) {
+	in.Properties[name] = s
+	in.PropertyOrder = append(in.PropertyOrder, name)
+	if required {
+		in.Required = append(in.Required, name)
+	}
+}
+
+// freeKey is bodyKey, or bodyKey2, bodyKey3… when an argument already
+// has that name.
+func freeKey(in *jsonschema.Schema, bodyKey string) string {
+	key := bodyKey
+	for i := 2; in.Properties[key] != nil; i++ {
+		key = bodyKey + strconv.Itoa(i)
+	}
+	return key
+}
+
+// planBody adds the request body to the input schema and says how it is
+// carried: a JSON object body's properties as arguments of their own
+// when none collides with a parameter (flat), else the whole body under
+// a key; a body of another media type (text, CBOR, octets) as the string
+// given under the key. nil: no body a tool can send.
+func planBody(in *jsonschema.Schema, rb *openapi3.RequestBody, bodyKey string) *body {
+	media, mt := jsonMedia(rb.Content)
+	if mt == nil {
+		raw := rawMedia(rb.Content)
+		if raw == "" {
+			return nil
 		}
-		if s == nil {
-			s = &jsonschema.Schema{}
-		}
+		s := &jsonschema.Schema{Type: "string", Description: strings.TrimSpace(rb.Description)}
 		if s.Description == "" {
-			s.Description = strings.TrimSpace(p.Description)
+			s.Description = "The request body (" + raw + ")."
 		}
-		if p.Deprecated {
-			s.Deprecated = true
-		}
-		o.params = append(o.params, param{arg: arg, p: p, schema: s})
-		in.Properties[arg] = s
-		in.PropertyOrder = append(in.PropertyOrder, arg)
-		if p.Required || p.In == openapi3.ParameterInPath {
-			in.Required = append(in.Required, arg)
+		key := freeKey(in, bodyKey)
+		addProperty(in, key, s, rb.Required)
+		return &body{key: key, raw: true, required: rb.Required, media: raw, schema: s}
+	}
+	b := &body{required: rb.Required, media: media, schema: convert(mt.Schema, input)}
+	if b.schema == nil {
+		b.schema = &jsonschema.Schema{}
+	}
+	if b.schema.Description == "" {
+		b.schema.Description = strings.TrimSpace(rb.Description)
+	}
+	flat := objectSchema(b.schema) && len(b.schema.Properties) > 0 && b.schema.AdditionalProperties == nil
+	for name := range b.schema.Properties {
+		if _, dup := in.Properties[name]; dup {
+			flat = false
 		}
 	}
-	if rb := o.op.RequestBody; rb != nil && rb.Value != nil {
-		media, mt := jsonMedia(rb.Value.Content)
-		if mt == nil {
-			if raw := rawMedia(rb.Value.Content); raw != "" {
-				// A body of another media type (text, CBOR, octets) is
-				// sent as the string given under the body key.
-				s := &jsonschema.Schema{Type: "string", Description: strings.TrimSpace(rb.Value.Description)}
-				if s.Description == "" {
-					s.Description = "The request body (" + raw + ")."
-				}
-				key := bodyKey
-				for i := 2; in.Properties[key] != nil; i++ {
-					key = bodyKey + strconv.Itoa(i)
-				}
-				o.body = &body{key: key, raw: true, required: rb.Value.Required, media: raw, schema: s}
-				in.Properties[key] = s
-				in.PropertyOrder = append(in.PropertyOrder, key)
-				if rb.Value.Required {
-					in.Required = append(in.Required, key)
-				}
-			}
-		}
-		if mt != nil {
-			b := &body{required: rb.Value.Required, media: media, schema: convert(mt.Schema, input)}
-			if b.schema == nil {
-				b.schema = &jsonschema.Schema{}
-			}
-			if b.schema.Description == "" {
-				b.schema.Description = strings.TrimSpace(rb.Value.Description)
-			}
-			flat := objectSchema(b.schema) && len(b.schema.Properties) > 0 && b.schema.AdditionalProperties == nil
-			for name := range b.schema.Properties {
-				if _, dup := in.Properties[name]; dup {
-					flat = false
-				}
-			}
-			if flat {
-				b.flat = b.schema.PropertyOrder
-				for _, name := range b.flat {
-					in.Properties[name] = b.schema.Properties[name]
-					in.PropertyOrder = append(in.PropertyOrder, name)
-				}
-				if b.required {
-					in.Required = append(in.Required, b.schema.Required...)
-				}
-			} else {
-				key := bodyKey
-				for i := 2; in.Properties[key] != nil; i++ {
-					key = bodyKey + strconv.Itoa(i)
-				}
-				b.key = key
-				in.Properties[key] = b.schema
-				in.PropertyOrder = append(in.PropertyOrder, key)
-				if b.required {
-					in.Required = append(in.Required, key)
-				}
-			}
-			o.body = b
-		}
+	if !flat {
+		b.key = freeKey(in, bodyKey)
+		addProperty(in, b.key, b.schema, b.required)
+		return b
 	}
-	if len(in.Properties) == 0 {
-		in.Properties = nil
+	b.flat = b.schema.PropertyOrder
+	for _, name := range b.flat {
+		in.Properties[name] = b.schema.Properties[name]
+		in.PropertyOrder = append(in.PropertyOrder, name)
 	}
-	o.input = in
-	o.output = outputSchema(o.op)
-	return nil
+	if b.required {
+		in.Required = append(in.Required, b.schema.Required...)
+	}
+	return b
 }
 
 // jsonMedia picks the JSON media type of content: application/json, else

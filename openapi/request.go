@@ -48,12 +48,7 @@ func decodeArgs(raw []byte) (map[string]any, error) {
 // against base. It returns the request and the path parameters (for the
 // validator).
 func buildRequest(ctx context.Context, base *url.URL, o *operation, args map[string]any) (*http.Request, map[string]string, error) {
-	path, plainPath := o.path, o.path
-	pathParams := map[string]string{}
-	query := url.Values{}
-	var queryParts []string // pre-encoded parts (deepObject, delimited)
-	header := http.Header{}
-	var cookies []*http.Cookie
+	r := requestParts{path: o.path, plainPath: o.path, pathParams: map[string]string{}, query: url.Values{}, header: http.Header{}}
 	for _, p := range o.params {
 		v, ok := args[p.arg]
 		if !ok || v == nil {
@@ -66,164 +61,38 @@ func buildRequest(ctx context.Context, base *url.URL, o *operation, args map[str
 			b, _ := json.Marshal(v)
 			v = string(b)
 		}
-		switch p.p.In {
-		case openapi3.ParameterInPath:
-			s, err := simpleStyle(v, p.p.Explode != nil && *p.p.Explode)
-			if err != nil {
-				return nil, nil, &ArgumentError{p.arg, err.Error()}
-			}
-			if s == "." || s == ".." || s == "" {
-				// A dot segment would climb out of the operation's path
-				// (and past the base path) once a server normalizes it.
-				return nil, nil, &ArgumentError{p.arg, "a path parameter cannot be empty, \".\" or \"..\""}
-			}
-			pathParams[p.p.Name] = s
-			path = strings.ReplaceAll(path, "{"+p.p.Name+"}", url.PathEscape(s))
-			plainPath = strings.ReplaceAll(plainPath, "{"+p.p.Name+"}", s)
-		case openapi3.ParameterInQuery:
-			explode := p.p.Explode == nil || *p.p.Explode
-			switch p.p.Style {
-			case "deepObject":
-				obj, ok := v.(map[string]any)
-				if !ok {
-					return nil, nil, &ArgumentError{p.arg, "a deepObject parameter must be an object"}
-				}
-				for _, k := range sortedKeys(obj) {
-					s, err := scalar(obj[k])
-					if err != nil {
-						return nil, nil, &ArgumentError{p.arg + "." + k, err.Error()}
-					}
-					queryParts = append(queryParts, url.QueryEscape(p.p.Name+"["+k+"]")+"="+url.QueryEscape(s))
-				}
-			case "spaceDelimited", "pipeDelimited":
-				list, ok := v.([]any)
-				if !ok {
-					list = []any{v}
-				}
-				sep := map[string]string{"spaceDelimited": "%20", "pipeDelimited": "|"}[p.p.Style]
-				var items []string
-				for _, it := range list {
-					s, err := scalar(it)
-					if err != nil {
-						return nil, nil, &ArgumentError{p.arg, err.Error()}
-					}
-					items = append(items, url.QueryEscape(s))
-				}
-				queryParts = append(queryParts, url.QueryEscape(p.p.Name)+"="+strings.Join(items, sep))
-			default: // form
-				switch x := v.(type) {
-				case []any:
-					var items []string
-					for _, it := range x {
-						s, err := scalar(it)
-						if err != nil {
-							return nil, nil, &ArgumentError{p.arg, err.Error()}
-						}
-						items = append(items, s)
-					}
-					if explode {
-						query[p.p.Name] = append(query[p.p.Name], items...)
-					} else {
-						query.Add(p.p.Name, strings.Join(items, ","))
-					}
-				case map[string]any:
-					var pairs []string
-					for _, k := range sortedKeys(x) {
-						s, err := scalar(x[k])
-						if err != nil {
-							return nil, nil, &ArgumentError{p.arg + "." + k, err.Error()}
-						}
-						if explode {
-							query.Add(k, s)
-						} else {
-							pairs = append(pairs, k, s)
-						}
-					}
-					if !explode {
-						query.Add(p.p.Name, strings.Join(pairs, ","))
-					}
-				default:
-					s, err := scalar(v)
-					if err != nil {
-						return nil, nil, &ArgumentError{p.arg, err.Error()}
-					}
-					query.Add(p.p.Name, s)
-				}
-			}
-		case openapi3.ParameterInHeader:
-			s, err := simpleStyle(v, p.p.Explode != nil && *p.p.Explode)
-			if err != nil {
-				return nil, nil, &ArgumentError{p.arg, err.Error()}
-			}
-			if strings.ContainsAny(s, "\r\n\x00") {
-				return nil, nil, &ArgumentError{p.arg, "a header value cannot hold a line break or NUL"}
-			}
-			header.Set(p.p.Name, s)
-		case openapi3.ParameterInCookie:
-			s, err := simpleStyle(v, false)
-			if err != nil {
-				return nil, nil, &ArgumentError{p.arg, err.Error()}
-			}
-			cookies = append(cookies, &http.Cookie{Name: p.p.Name, Value: s, Quoted: strings.ContainsAny(s, " ,")})
+		if err := r.add(p, v); err != nil {
+			return nil, nil, err
 		}
 	}
-	var payload []byte
-	if b := o.body; b != nil {
-		var v any
-		present := false
-		if b.key != "" {
-			v, present = args[b.key]
-		} else {
-			obj := map[string]any{}
-			for _, name := range b.flat {
-				if x, ok := args[name]; ok {
-					obj[name] = x
-					present = true
-				}
-			}
-			v = obj
-			present = present || b.required
-		}
-		if str, ok := v.(string); ok && b.raw && present {
-			payload = []byte(str)
-		} else if present && b.raw {
-			return nil, nil, &ArgumentError{b.argName(), "must be a string (the body as " + b.media + ")"}
-		} else if present {
-			var err error
-			if payload, err = json.Marshal(v); err != nil {
-				return nil, nil, &ArgumentError{b.argName(), err.Error()}
-			}
-		}
+	payload, err := o.body.payload(args)
+	if err != nil {
+		return nil, nil, err
 	}
 	u := *base
-	u.Path = strings.TrimSuffix(base.Path, "/") + plainPath
-	u.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + path
+	u.Path = strings.TrimSuffix(base.Path, "/") + r.plainPath
+	u.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + r.path
 	if u.RawPath == u.Path {
 		u.RawPath = ""
 	}
-	parts := slices.Clone(queryParts)
-	if enc := query.Encode(); enc != "" {
+	parts := slices.Clone(r.queryParts)
+	if enc := r.query.Encode(); enc != "" {
 		parts = append([]string{enc}, parts...)
 	}
 	u.RawQuery = strings.Join(parts, "&")
-	var rd *bytes.Reader
-	if payload != nil {
-		rd = bytes.NewReader(payload)
-	}
 	var req *http.Request
-	var err error
-	if rd != nil {
-		req, err = http.NewRequestWithContext(ctx, o.method, u.String(), rd)
+	if payload != nil {
+		req, err = http.NewRequestWithContext(ctx, o.method, u.String(), bytes.NewReader(payload))
 	} else {
 		req, err = http.NewRequestWithContext(ctx, o.method, u.String(), nil)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("building the request: %w", err)
 	}
-	for k, vs := range header {
+	for k, vs := range r.header {
 		req.Header[k] = vs
 	}
-	for _, c := range cookies {
+	for _, c := range r.cookies {
 		req.AddCookie(c)
 	}
 	if payload != nil {
@@ -234,7 +103,185 @@ func buildRequest(ctx context.Context, base *url.URL, o *operation, args map[str
 		req.Header.Set("Content-Type", media)
 	}
 	req.Header.Set("Accept", "application/json, */*;q=0.5")
-	return req, pathParams, nil
+	return req, r.pathParams, nil
+}
+
+// requestParts collects what the parameters of an operation put in its
+// request.
+type requestParts struct {
+	path, plainPath string // the path, escaped and not
+	pathParams      map[string]string
+	query           url.Values
+	queryParts      []string // pre-encoded parts (deepObject, delimited)
+	header          http.Header
+	cookies         []*http.Cookie
+}
+
+// add puts the value v of parameter p where the parameter goes.
+func (r *requestParts) add(p param, v any) error {
+	switch p.p.In {
+	case openapi3.ParameterInPath:
+		s, err := simpleStyle(v, p.p.Explode != nil && *p.p.Explode)
+		if err != nil {
+			return &ArgumentError{p.arg, err.Error()}
+		}
+		if s == "." || s == ".." || s == "" {
+			// A dot segment would climb out of the operation's path
+			// (and past the base path) once a server normalizes it.
+			return &ArgumentError{p.arg, "a path parameter cannot be empty, \".\" or \"..\""}
+		}
+		r.pathParams[p.p.Name] = s
+		r.path = strings.ReplaceAll(r.path, "{"+p.p.Name+"}", url.PathEscape(s))
+		r.plainPath = strings.ReplaceAll(r.plainPath, "{"+p.p.Name+"}", s)
+	case openapi3.ParameterInQuery:
+		return r.addQuery(p, v)
+	case openapi3.ParameterInHeader:
+		s, err := simpleStyle(v, p.p.Explode != nil && *p.p.Explode)
+		if err != nil {
+			return &ArgumentError{p.arg, err.Error()}
+		}
+		if strings.ContainsAny(s, "\r\n\x00") {
+			return &ArgumentError{p.arg, "a header value cannot hold a line break or NUL"}
+		}
+		r.header.Set(p.p.Name, s)
+	case openapi3.ParameterInCookie:
+		s, err := simpleStyle(v, false)
+		if err != nil {
+			return &ArgumentError{p.arg, err.Error()}
+		}
+		r.cookies = append(r.cookies, &http.Cookie{Name: p.p.Name, Value: s, Quoted: strings.ContainsAny(s, " ,")})
+	}
+	return nil
+}
+
+// addQuery adds a query parameter in its style: deepObject,
+// spaceDelimited, pipeDelimited or form (the default).
+func (r *requestParts) addQuery(p param, v any) error {
+	switch p.p.Style {
+	case "deepObject":
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return &ArgumentError{p.arg, "a deepObject parameter must be an object"}
+		}
+		for _, k := range sortedKeys(obj) {
+			s, err := scalar(obj[k])
+			if err != nil {
+				return &ArgumentError{p.arg + "." + k, err.Error()}
+			}
+			r.queryParts = append(r.queryParts, url.QueryEscape(p.p.Name+"["+k+"]")+"="+url.QueryEscape(s))
+		}
+	case "spaceDelimited", "pipeDelimited":
+		list, ok := v.([]any)
+		if !ok {
+			list = []any{v}
+		}
+		sep := map[string]string{"spaceDelimited": "%20", "pipeDelimited": "|"}[p.p.Style]
+		items, err := scalars(p.arg, list)
+		if err != nil {
+			return err
+		}
+		for i, s := range items {
+			items[i] = url.QueryEscape(s)
+		}
+		r.queryParts = append(r.queryParts, url.QueryEscape(p.p.Name)+"="+strings.Join(items, sep))
+	default:
+		return r.addForm(p, v)
+	}
+	return nil
+}
+
+// addForm adds a query parameter of style form: a list as repeated
+// parameters (explode, the default) or comma-separated, an object as its
+// members or as name,value pairs, anything else as one value.
+func (r *requestParts) addForm(p param, v any) error {
+	explode := p.p.Explode == nil || *p.p.Explode
+	switch x := v.(type) {
+	case []any:
+		items, err := scalars(p.arg, x)
+		if err != nil {
+			return err
+		}
+		if explode {
+			r.query[p.p.Name] = append(r.query[p.p.Name], items...)
+		} else {
+			r.query.Add(p.p.Name, strings.Join(items, ","))
+		}
+	case map[string]any:
+		var pairs []string
+		for _, k := range sortedKeys(x) {
+			s, err := scalar(x[k])
+			if err != nil {
+				return &ArgumentError{p.arg + "." + k, err.Error()}
+			}
+			if explode {
+				r.query.Add(k, s)
+			} else {
+				pairs = append(pairs, k, s)
+			}
+		}
+		if !explode {
+			r.query.Add(p.p.Name, strings.Join(pairs, ","))
+		}
+	default:
+		s, err := scalar(v)
+		if err != nil {
+			return &ArgumentError{p.arg, err.Error()}
+		}
+		r.query.Add(p.p.Name, s)
+	}
+	return nil
+}
+
+// scalars formats the members of a list argument, each a scalar.
+func scalars(arg string, list []any) ([]string, error) {
+	items := make([]string, 0, len(list))
+	for _, it := range list {
+		s, err := scalar(it)
+		if err != nil {
+			return nil, &ArgumentError{arg, err.Error()}
+		}
+		items = append(items, s)
+	}
+	return items, nil
+}
+
+// payload is the request body from the arguments: the string argument
+// of a raw body, else the JSON of the body argument or of the flattened
+// body's arguments; nil when the operation has no body or none was given.
+func (b *body) payload(args map[string]any) ([]byte, error) {
+	if b == nil {
+		return nil, nil
+	}
+	var v any
+	present := false
+	if b.key != "" {
+		v, present = args[b.key]
+	} else {
+		obj := map[string]any{}
+		for _, name := range b.flat {
+			if x, ok := args[name]; ok {
+				obj[name] = x
+				present = true
+			}
+		}
+		v = obj
+		present = present || b.required
+	}
+	if !present {
+		return nil, nil
+	}
+	if b.raw {
+		str, ok := v.(string)
+		if !ok {
+			return nil, &ArgumentError{b.argName(), "must be a string (the body as " + b.media + ")"}
+		}
+		return []byte(str), nil
+	}
+	payload, err := json.Marshal(v)
+	if err != nil {
+		return nil, &ArgumentError{b.argName(), err.Error()}
+	}
+	return payload, nil
 }
 
 // argName is the argument that carries the body (or "body" when flat).

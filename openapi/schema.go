@@ -119,6 +119,14 @@ func convertAt(sr *openapi3.SchemaRef, dir direction, open []*openapi3.Schema, l
 		UniqueItems: s.UniqueItems,
 		Required:    s.Required,
 	}
+	convertKeywords(s, out)
+	convertChildren(s, out, dir, open, lim)
+	return out
+}
+
+// convertKeywords copies the keywords of s that hold values, not
+// schemas, into out, in JSON Schema's spelling.
+func convertKeywords(s *openapi3.Schema, out *jsonschema.Schema) {
 	if len(s.Enum) > 0 {
 		// An empty enum ("enum": [], as in Discord's document next to an
 		// allOf naming the real one) admits no value in JSON Schema; the
@@ -148,41 +156,14 @@ func convertAt(sr *openapi3.SchemaRef, dir direction, open []*openapi3.Schema, l
 		c := s.Const
 		out.Const = &c
 	}
-	if s.ExclusiveMin.Value != nil {
-		out.ExclusiveMinimum = s.ExclusiveMin.Value
-	} else if s.ExclusiveMin.Bool != nil && *s.ExclusiveMin.Bool && s.Min != nil {
-		out.ExclusiveMinimum, out.Minimum = s.Min, nil
-	}
-	if s.ExclusiveMax.Value != nil {
-		out.ExclusiveMaximum = s.ExclusiveMax.Value
-	} else if s.ExclusiveMax.Bool != nil && *s.ExclusiveMax.Bool && s.Max != nil {
-		out.ExclusiveMaximum, out.Maximum = s.Max, nil
-	}
-	if s.MinLength > 0 {
-		out.MinLength = intp(s.MinLength)
-	}
-	if s.MaxLength != nil {
-		out.MaxLength = intp(*s.MaxLength)
-	}
-	if s.Pattern != "" {
-		// OpenAPI patterns are ECMA-262; one Go's regexp cannot compile
-		// (lookahead, backreferences) is left out rather than refused.
-		if goPattern(s.Pattern) {
-			out.Pattern = s.Pattern
-		}
-	}
-	if s.MinItems > 0 {
-		out.MinItems = intp(s.MinItems)
-	}
-	if s.MaxItems != nil {
-		out.MaxItems = intp(*s.MaxItems)
-	}
-	if s.MinProps > 0 {
-		out.MinProperties = intp(s.MinProps)
-	}
-	if s.MaxProps != nil {
-		out.MaxProperties = intp(*s.MaxProps)
-	}
+	convertBounds(s, out)
+}
+
+// convertChildren converts the schemas s holds (items, properties,
+// additional properties, the combinations, not) into out. A property
+// that only the other direction sees (readOnly on input, writeOnly on
+// output) is left out, and is no longer required.
+func convertChildren(s *openapi3.Schema, out *jsonschema.Schema, dir direction, open []*openapi3.Schema, lim *limits) {
 	out.Items = convertAt(s.Items, dir, open, lim)
 	for _, p := range s.PrefixItems {
 		if c := convertAt(p, dir, open, lim); c != nil {
@@ -223,7 +204,46 @@ func convertAt(sr *openapi3.SchemaRef, dir direction, open []*openapi3.Schema, l
 	if s.Not != nil {
 		out.Not = convertAt(s.Not, dir, open, lim)
 	}
-	return out
+}
+
+// convertBounds copies the numeric, length, size and pattern bounds of s
+// into out.
+func convertBounds(s *openapi3.Schema, out *jsonschema.Schema) {
+	if s.ExclusiveMin.Value != nil {
+		out.ExclusiveMinimum = s.ExclusiveMin.Value
+	} else if s.ExclusiveMin.Bool != nil && *s.ExclusiveMin.Bool && s.Min != nil {
+		out.ExclusiveMinimum, out.Minimum = s.Min, nil
+	}
+	if s.ExclusiveMax.Value != nil {
+		out.ExclusiveMaximum = s.ExclusiveMax.Value
+	} else if s.ExclusiveMax.Bool != nil && *s.ExclusiveMax.Bool && s.Max != nil {
+		out.ExclusiveMaximum, out.Maximum = s.Max, nil
+	}
+	if s.MinLength > 0 {
+		out.MinLength = intp(s.MinLength)
+	}
+	if s.MaxLength != nil {
+		out.MaxLength = intp(*s.MaxLength)
+	}
+	if s.Pattern != "" {
+		// OpenAPI patterns are ECMA-262; one Go's regexp cannot compile
+		// (lookahead, backreferences) is left out rather than refused.
+		if goPattern(s.Pattern) {
+			out.Pattern = s.Pattern
+		}
+	}
+	if s.MinItems > 0 {
+		out.MinItems = intp(s.MinItems)
+	}
+	if s.MaxItems != nil {
+		out.MaxItems = intp(*s.MaxItems)
+	}
+	if s.MinProps > 0 {
+		out.MinProperties = intp(s.MinProps)
+	}
+	if s.MaxProps != nil {
+		out.MaxProperties = intp(*s.MaxProps)
+	}
 }
 
 func intp(n uint64) *int {

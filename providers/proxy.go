@@ -196,6 +196,55 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	if up == nil {
 		return nil, errors.New("providers: no upstream provider")
 	}
+	base, err := checkBaseURL(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ClientID == "" {
+		return nil, errors.New("providers: ClientID is required (the client id the upstream provider issued)")
+	}
+	roles, err := claimpath.ParsePaths(cfg.RoleClaims)
+	if err != nil {
+		return nil, fmt.Errorf("providers: RoleClaims: %w", err)
+	}
+	if err := cfg.fillDefaults(); err != nil {
+		return nil, err
+	}
+	p := &Proxy{cfg: cfg, up: up, log: cfg.Logger.With("component", "oauth-proxy", "provider", up.Name()),
+		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https", roles: roles}
+	p.regLim = newAddrLimiter(cfg.RegisterRateLimit, DefaultRegisterRateLimit, cfg.ClientAddress, time.Now)
+	p.authLim = newAddrLimiter(cfg.AuthorizeRateLimit, DefaultAuthorizeRateLimit, cfg.ClientAddress, time.Now)
+	p.rtLim = newAddrLimiter(cfg.RefreshRateLimit, DefaultRefreshRateLimit, nil, time.Now)
+	if !cfg.ClientMetadataDocuments.Disabled {
+		p.cimd = newCIMDFetcher(cfg.ClientMetadataDocuments, func() time.Time { return p.now() })
+	}
+	if p.patterns, err = redirectPatterns(cfg); err != nil {
+		return nil, err
+	}
+
+	p.issuer = base.String()
+	p.basePath = strings.TrimSuffix(base.Path, "/")
+	p.resource = p.issuer + cfg.MCPPath
+	p.origin = base.Scheme + "://" + base.Host
+
+	p.store = cfg.TokenStorage
+	if p.store == nil {
+		p.store, p.ownStore = NewMemoryStorage(nil), true
+	}
+	if err := p.initKeys(); err != nil {
+		return nil, p.fail(err)
+	}
+	if cfg.EnterpriseAuth != nil {
+		if p.ea, err = p.newEnterpriseAS(cfg.EnterpriseAuth); err != nil {
+			return nil, p.fail(err)
+		}
+	}
+	return p, nil
+}
+
+// checkBaseURL parses cfg.BaseURL: an absolute http(s) URL without query
+// or fragment, https unless the host is loopback or AllowInsecureHTTP.
+func checkBaseURL(cfg Config) (*url.URL, error) {
 	base, err := url.Parse(strings.TrimSuffix(cfg.BaseURL, "/"))
 	switch {
 	case cfg.BaseURL == "":
@@ -205,36 +254,31 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	case base.Scheme == "http" && !isLoopbackHost(strings.ToLower(base.Hostname())) && !cfg.AllowInsecureHTTP:
 		return nil, fmt.Errorf("providers: BaseURL %q is http on a host other than loopback: serve https "+
 			"(a reverse proxy that terminates TLS is fine: give its https URL), or set AllowInsecureHTTP for a development setup", cfg.BaseURL)
-	case cfg.ClientID == "":
-		return nil, errors.New("providers: ClientID is required (the client id the upstream provider issued)")
 	}
-	roles, err := claimpath.ParsePaths(cfg.RoleClaims)
-	if err != nil {
-		return nil, fmt.Errorf("providers: RoleClaims: %w", err)
-	}
+	return base, nil
+}
+
+// fillDefaults sets the defaults of the fields left zero and refuses an
+// MCPPath that is not a path.
+func (cfg *Config) fillDefaults() error {
 	if cfg.MCPPath == "" {
 		cfg.MCPPath = "/mcp"
 	}
 	if !strings.HasPrefix(cfg.MCPPath, "/") {
-		return nil, fmt.Errorf("providers: MCPPath %q must start with /", cfg.MCPPath)
+		return fmt.Errorf("providers: MCPPath %q must start with /", cfg.MCPPath)
 	}
-	if cfg.AccessTokenTTL <= 0 {
-		cfg.AccessTokenTTL = time.Hour
+	positive := func(d *time.Duration, def time.Duration) {
+		if *d <= 0 {
+			*d = def
+		}
 	}
-	if cfg.RefreshTokenTTL <= 0 {
-		cfg.RefreshTokenTTL = 30 * 24 * time.Hour
-	}
-	if cfg.MaxLoginLifetime <= 0 {
-		cfg.MaxLoginLifetime = DefaultMaxLoginLifetime
-	}
+	positive(&cfg.AccessTokenTTL, time.Hour)
+	positive(&cfg.RefreshTokenTTL, 30*24*time.Hour)
+	positive(&cfg.MaxLoginLifetime, DefaultMaxLoginLifetime)
+	positive(&cfg.ClientTTL, DefaultClientTTL)
+	positive(&cfg.UnusedClientTTL, DefaultUnusedClientTTL)
 	if cfg.MaxLoginsPerUser == 0 {
 		cfg.MaxLoginsPerUser = DefaultMaxLoginsPerUser
-	}
-	if cfg.ClientTTL <= 0 {
-		cfg.ClientTTL = DefaultClientTTL
-	}
-	if cfg.UnusedClientTTL <= 0 {
-		cfg.UnusedClientTTL = DefaultUnusedClientTTL
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -248,14 +292,14 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	if len(cfg.AllowedRedirectURIPatterns) == 0 {
 		cfg.AllowedRedirectURIPatterns = DefaultRedirectURIPatterns()
 	}
-	p := &Proxy{cfg: cfg, up: up, log: cfg.Logger.With("component", "oauth-proxy", "provider", up.Name()),
-		client: cfg.HTTPClient, now: time.Now, secure: base.Scheme == "https", roles: roles}
-	p.regLim = newAddrLimiter(cfg.RegisterRateLimit, DefaultRegisterRateLimit, cfg.ClientAddress, time.Now)
-	p.authLim = newAddrLimiter(cfg.AuthorizeRateLimit, DefaultAuthorizeRateLimit, cfg.ClientAddress, time.Now)
-	p.rtLim = newAddrLimiter(cfg.RefreshRateLimit, DefaultRefreshRateLimit, nil, time.Now)
-	if !cfg.ClientMetadataDocuments.Disabled {
-		p.cimd = newCIMDFetcher(cfg.ClientMetadataDocuments, func() time.Time { return p.now() })
-	}
+	return nil
+}
+
+// redirectPatterns parses the allowed redirect URI patterns, refusing
+// DisableConsent with a pattern that would let a stranger's client
+// receive a code no user approved.
+func redirectPatterns(cfg Config) ([]redirectPattern, error) {
+	var patterns []redirectPattern
 	for _, s := range cfg.AllowedRedirectURIPatterns {
 		pat, err := parseRedirectPattern(s)
 		if err != nil {
@@ -267,34 +311,32 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 				"(https://app.example/cb); a wildcard host, another http host or a custom scheme lets a stranger's client "+
 				"receive a code for a user who never approved it", s)
 		}
-		p.patterns = append(p.patterns, pat)
+		patterns = append(patterns, pat)
 	}
+	return patterns, nil
+}
 
-	p.issuer = base.String()
-	p.basePath = strings.TrimSuffix(base.Path, "/")
-	p.resource = p.issuer + cfg.MCPPath
-	p.origin = base.Scheme + "://" + base.Host
-
-	p.store = cfg.TokenStorage
-	if p.store == nil {
-		p.store, p.ownStore = NewMemoryStorage(nil), true
-	}
+// initKeys derives the proxy's keys from its secrets: the JWT signing
+// key (and the previous ones still accepted), the refresh-token MACs,
+// the cookie keys and the storage encryption key.
+func (p *Proxy) initKeys() error {
+	cfg := p.cfg
 	_, memory := p.store.(*MemoryStorage)
 	jwtKey, err := p.secret("JWTSigningKey", cfg.JWTSigningKey, memory)
 	if err != nil {
-		return nil, p.fail(err)
+		return err
 	}
 	var previous [][]byte
 	for i, k := range cfg.PreviousJWTSigningKeys {
 		if len(k) < 32 {
-			return nil, p.fail(fmt.Errorf("providers: PreviousJWTSigningKeys[%d] must be at least 32 bytes (it is %d)", i, len(k)))
+			return fmt.Errorf("providers: PreviousJWTSigningKeys[%d] must be at least 32 bytes (it is %d)", i, len(k))
 		}
 		previous = append(previous, deriveKey([]byte(k), "mcpchain/oauth/jwt/v1"))
 		p.rtMACs = append(p.rtMACs, deriveKey([]byte(k), refreshMACInfo))
 	}
 	p.rtMACs = append([][]byte{deriveKey(jwtKey, refreshMACInfo)}, p.rtMACs...)
 	if p.jwt, err = newJWTCodec(deriveKey(jwtKey, "mcpchain/oauth/jwt/v1"), p.issuer, p.resource, previous...); err != nil {
-		return nil, p.fail(err)
+		return err
 	}
 	p.cookies = securecookie.New(deriveKey(jwtKey, "mcpchain/oauth/cookie-hash/v1"), deriveKey(jwtKey, "mcpchain/oauth/cookie-block/v1"))
 	p.cookies.MaxAge(int(transactionTTL / time.Second))
@@ -303,19 +345,12 @@ func NewProxy(cfg Config, up Upstream) (*Proxy, error) {
 	if !cfg.DisableEncryption {
 		enc, err := p.secret("EncryptionKey", cfg.EncryptionKey, memory)
 		if err != nil {
-			return nil, p.fail(err)
+			return err
 		}
 		storeKey = deriveKey(enc, "mcpchain/oauth/storage/v1")
 	}
-	if p.seal, err = newSealer(storeKey); err != nil {
-		return nil, p.fail(err)
-	}
-	if cfg.EnterpriseAuth != nil {
-		if p.ea, err = p.newEnterpriseAS(cfg.EnterpriseAuth); err != nil {
-			return nil, p.fail(err)
-		}
-	}
-	return p, nil
+	p.seal, err = newSealer(storeKey)
+	return err
 }
 
 func (p *Proxy) fail(err error) error {

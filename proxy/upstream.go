@@ -281,38 +281,56 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 		OnToolsChanged:     g.resync,
 		OnResourcesChanged: g.resync,
 		OnPromptsChanged:   g.resync,
-		OnResourceUpdated: func(uri string) {
-			// Only the gateway's own connection subscribes upstream: what
-			// it hears is the gateway's view, the one the mirror shows
-			// every caller. A connection opened for a caller is that
-			// caller's view; an update there is not told to the others.
-			if u.kind != gatewayConn {
-				g.log.Debug("proxy: a resources/updated on a caller's upstream connection is dropped", "upstream", g.name, "uri", uri)
-				return
-			}
-			if srv := g.live.Load(); srv != nil {
-				srv.ResourceUpdated(uri)
-			}
-		},
-		OnLog: func(m mcp.LogMessage) {
-			if !knownLevels[m.Level] {
-				return // a level the downstream client may refuse the message for
-			}
-			dc, _, err := u.current()
-			if err != nil {
-				return // no request of the downstream session to carry it
-			}
-			from := g.name
-			if m.Logger != "" {
-				from += "/" + m.Logger
-			}
-			if text, ok := m.Data.(string); ok {
-				dc.Log.Log(m.Level, from+": "+text)
-				return
-			}
-			dc.Log.Log(m.Level, from, m.Data)
-		},
+		OnResourceUpdated:  u.onResourceUpdated,
+		OnLog:              u.onLog,
+		OnNotification:     u.onNotification,
 	}
+	u.peerHandlers(o, c)
+	return o
+}
+
+// onResourceUpdated tells the gateway's clients of an upstream resource
+// update. Only the gateway's own connection subscribes upstream: what it
+// hears is the gateway's view, the one the mirror shows every caller. A
+// connection opened for a caller is that caller's view; an update there
+// is not told to the others.
+func (u *upstream) onResourceUpdated(uri string) {
+	g := u.g
+	if u.kind != gatewayConn {
+		g.log.Debug("proxy: a resources/updated on a caller's upstream connection is dropped", "upstream", g.name, "uri", uri)
+		return
+	}
+	if srv := g.live.Load(); srv != nil {
+		srv.ResourceUpdated(uri)
+	}
+}
+
+// onLog passes an upstream log message to the downstream request in
+// flight, named after the upstream.
+func (u *upstream) onLog(m mcp.LogMessage) {
+	if !knownLevels[m.Level] {
+		return // a level the downstream client may refuse the message for
+	}
+	dc, _, err := u.current()
+	if err != nil {
+		return // no request of the downstream session to carry it
+	}
+	from := u.g.name
+	if m.Logger != "" {
+		from += "/" + m.Logger
+	}
+	if text, ok := m.Data.(string); ok {
+		dc.Log.Log(m.Level, from+": "+text)
+		return
+	}
+	dc.Log.Log(m.Level, from, m.Data)
+}
+
+// peerHandlers sets the handlers of the upstream's requests to the
+// client (sampling, elicitation, roots), which forward them downstream:
+// all of them for the gateway's own and a caller's connection, and for a
+// session's connection those its downstream client declared (c).
+func (u *upstream) peerHandlers(o *client.Options, c *mcp.Context) {
 	all := c == nil || u.kind == callerConn
 	var caps mcp.ClientCapabilities
 	if !all {
@@ -327,24 +345,11 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 		o.SamplingTools = all || caps.Sampling.Tools != nil
 	}
 	if all || caps.Elicitation != nil {
-		elicit := func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			if p.Mode == "url" || p.URL != "" {
-				// The URL goes to the downstream client's "open this link"
-				// handler: only one a user may be asked to open (whatever
-				// mode names it: a client may read the url of any).
-				if err := eliciturl.Check(p.URL); err != nil {
-					return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "the gateway refuses to relay this URL-mode elicitation: " + err.Error()}
-				}
-			}
-			return forward(u, ctx, func(ctx context.Context, dc *mcp.Context) (*mcp.ElicitResult, error) {
-				return dc.Elicit(ctx, p)
-			})
-		}
 		if all || caps.Elicitation.Form != nil || caps.Elicitation.URL == nil {
-			o.Elicit = elicit
+			o.Elicit = u.elicit
 		}
 		if all || caps.Elicitation.URL != nil {
-			o.ElicitURL = elicit
+			o.ElicitURL = u.elicit
 		}
 	}
 	if all || caps.Roots != nil {
@@ -354,38 +359,60 @@ func (u *upstream) options(c *mcp.Context) *client.Options {
 			})
 		}
 	}
-	o.OnNotification = func(method string, params json.RawMessage) {
-		if method != "notifications/elicitation/complete" {
-			return
-		}
-		srv := g.live.Load()
-		var sid string
-		switch {
-		case u.kind == sessionConn:
-			sid = u.key
-		case u.kind == gatewayConn && g.opts.SingleSession:
-			// The downstream session of the call in flight, or when none
-			// is (the user finished the page later), the one session
-			// served, while there has been only one.
-			if dc, _, err := u.current(); err == nil {
-				sid = dc.SessionID
-			} else {
-				u.mu.Lock()
-				if !u.many {
-					sid = u.only
-				}
-				u.mu.Unlock()
-			}
-		}
-		if srv == nil || sid == "" {
-			return // no one downstream session to tell
-		}
-		var p struct {
-			ElicitationID string `json:"elicitationId"`
-		}
-		if json.Unmarshal(params, &p) == nil && p.ElicitationID != "" {
-			srv.CompleteElicitation(sid, p.ElicitationID)
+}
+
+// elicit forwards an upstream elicitation downstream. A URL goes to the
+// downstream client's "open this link" handler: only one a user may be
+// asked to open (whatever mode names it: a client may read the url of
+// any).
+func (u *upstream) elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if p.Mode == "url" || p.URL != "" {
+		if err := eliciturl.Check(p.URL); err != nil {
+			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "the gateway refuses to relay this URL-mode elicitation: " + err.Error()}
 		}
 	}
-	return o
+	return forward(u, ctx, func(ctx context.Context, dc *mcp.Context) (*mcp.ElicitResult, error) {
+		return dc.Elicit(ctx, p)
+	})
+}
+
+// onNotification passes notifications/elicitation/complete on to the
+// downstream session the elicitation came from.
+func (u *upstream) onNotification(method string, params json.RawMessage) {
+	if method != "notifications/elicitation/complete" {
+		return
+	}
+	srv := u.g.live.Load()
+	sid := u.downstreamSession()
+	if srv == nil || sid == "" {
+		return // no one downstream session to tell
+	}
+	var p struct {
+		ElicitationID string `json:"elicitationId"`
+	}
+	if json.Unmarshal(params, &p) == nil && p.ElicitationID != "" {
+		srv.CompleteElicitation(sid, p.ElicitationID)
+	}
+}
+
+// downstreamSession is the one downstream session this connection
+// serves, or "": a session's connection's own; with SingleSession the
+// gateway's connection's session of the call in flight, or when none is
+// (the user finished the page later), the one session served, while
+// there has been only one.
+func (u *upstream) downstreamSession() string {
+	switch {
+	case u.kind == sessionConn:
+		return u.key
+	case u.kind == gatewayConn && u.g.opts.SingleSession:
+		if dc, _, err := u.current(); err == nil {
+			return dc.SessionID
+		}
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if !u.many {
+			return u.only
+		}
+	}
+	return ""
 }

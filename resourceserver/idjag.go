@@ -208,31 +208,12 @@ func NewAssertionVerifier(cfg AssertionVerifierConfig) (*AssertionVerifier, erro
 		v.replay = newMemoryReplay(cfg.Now)
 	}
 	for i, idp := range cfg.IdPs {
-		if u, err := url.Parse(idp.Issuer); err != nil || !isHTTPSOrLoopback(idp.Issuer) || u.RawQuery != "" || u.Fragment != "" ||
-			strings.ContainsAny(idp.Issuer, "|#") {
-			return nil, fmt.Errorf("resourceserver: IdPs[%d].Issuer %q must be an https URL without query or fragment (http only on loopback)", i, idp.Issuer)
-		}
 		if _, dup := v.idps[idp.Issuer]; dup {
 			return nil, fmt.Errorf("resourceserver: IdP %s is listed twice", idp.Issuer)
 		}
-		if idp.JWKSURL != "" && !isHTTPSOrLoopback(idp.JWKSURL) {
-			return nil, fmt.Errorf("resourceserver: IdPs[%d].JWKSURL %q is not an https URL (http only on loopback)", i, idp.JWKSURL)
-		}
-		if idp.MaxLifetime == 0 {
-			idp.MaxLifetime = defaultAssertionMaxAge
-		}
-		if idp.MaxLifetime < 0 {
-			return nil, fmt.Errorf("resourceserver: IdPs[%d].MaxLifetime is negative", i)
-		}
-		t := &trustedIdP{EnterpriseIdP: idp, algs: defaultAlgs}
-		if len(idp.Algorithms) > 0 {
-			t.algs = nil
-			for _, a := range idp.Algorithms {
-				if !slices.Contains(defaultAlgs, jose.SignatureAlgorithm(a)) {
-					return nil, fmt.Errorf("resourceserver: IdPs[%d].Algorithms: %q is not an asymmetric JWS algorithm this package accepts", i, a)
-				}
-				t.algs = append(t.algs, jose.SignatureAlgorithm(a))
-			}
+		t, err := newTrustedIdP(i, idp)
+		if err != nil {
+			return nil, err
 		}
 		for _, a := range t.algs {
 			if !slices.Contains(v.algs, a) {
@@ -247,6 +228,29 @@ func NewAssertionVerifier(cfg AssertionVerifierConfig) (*AssertionVerifier, erro
 	}
 	v.hc = withTransport(base, &guardTransport{next: transportOf(base)})
 	return v, nil
+}
+
+// newTrustedIdP checks the configuration of cfg.IdPs[i] and fills in its
+// defaults.
+func newTrustedIdP(i int, idp EnterpriseIdP) (*trustedIdP, error) {
+	if u, err := url.Parse(idp.Issuer); err != nil || !isHTTPSOrLoopback(idp.Issuer) || u.RawQuery != "" || u.Fragment != "" ||
+		strings.ContainsAny(idp.Issuer, "|#") {
+		return nil, fmt.Errorf("resourceserver: IdPs[%d].Issuer %q must be an https URL without query or fragment (http only on loopback)", i, idp.Issuer)
+	}
+	if idp.JWKSURL != "" && !isHTTPSOrLoopback(idp.JWKSURL) {
+		return nil, fmt.Errorf("resourceserver: IdPs[%d].JWKSURL %q is not an https URL (http only on loopback)", i, idp.JWKSURL)
+	}
+	if idp.MaxLifetime == 0 {
+		idp.MaxLifetime = defaultAssertionMaxAge
+	}
+	if idp.MaxLifetime < 0 {
+		return nil, fmt.Errorf("resourceserver: IdPs[%d].MaxLifetime is negative", i)
+	}
+	algs, err := signingAlgorithms(fmt.Sprintf("IdPs[%d].Algorithms", i), idp.Algorithms)
+	if err != nil {
+		return nil, err
+	}
+	return &trustedIdP{EnterpriseIdP: idp, algs: algs}, nil
 }
 
 // AssertionError is a refused assertion: the OAuth error the token

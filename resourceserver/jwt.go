@@ -177,107 +177,126 @@ func parseClaims(b []byte) (*claims, error) {
 		return nil, errors.New("claims have data after the object")
 	}
 	c := &claims{all: all}
-	var err error
-	str := func(name string, dst *string) {
-		if err != nil {
-			return
-		}
-		if v, ok := all[name]; ok {
-			s, ok := v.(string)
-			if !ok {
-				err = fmt.Errorf("%s is not a string", name)
-			}
-			*dst = s
-		}
-	}
-	num := func(name string, dst **time.Time) {
-		if err != nil {
-			return
-		}
-		v, ok := all[name]
-		if !ok {
-			return
-		}
-		n, ok := v.(json.Number)
-		if !ok {
-			err = fmt.Errorf("%s is not a number", name)
-			return
-		}
-		f, ferr := n.Float64()
-		if ferr != nil || f < 0 || f > 1e11 {
-			err = fmt.Errorf("%s is not a time in seconds", name)
-			return
-		}
-		t := time.Unix(int64(f), 0)
-		*dst = &t
-	}
-	list := func(name string, dst *[]string, stringSplits bool) {
-		if err != nil {
-			return
-		}
-		switch v := all[name].(type) {
-		case nil:
-			if _, present := all[name]; present {
-				err = fmt.Errorf("%s is null", name)
-			}
-		case string:
-			if stringSplits {
-				*dst = strings.Fields(v)
-			} else {
-				*dst = []string{v}
-			}
-		case []any:
-			for _, e := range v {
-				s, ok := e.(string)
-				if !ok {
-					err = fmt.Errorf("%s has a member that is not a string", name)
-					return
-				}
-				*dst = append(*dst, s)
-			}
-		default:
-			err = fmt.Errorf("%s is neither a string nor a list of strings", name)
-		}
-	}
-	str("iss", &c.Iss)
-	str("sub", &c.Sub)
-	str("client_id", &c.ClientID)
-	str("azp", &c.Azp)
-	list("aud", &c.Aud, false)
-	num("exp", &c.Exp)
-	num("nbf", &c.Nbf)
-	num("iat", &c.Iat)
-	if v, ok := all["scope"]; ok && err == nil {
-		s, ok := v.(string)
-		if !ok {
-			return nil, errors.New("scope is not a string")
-		}
-		c.Scope = strings.Fields(s)
-	}
-	list("scp", &c.Scp, true)
-	if err != nil {
-		return nil, err
+	r := claimReader{all: all}
+	r.str("iss", &c.Iss)
+	r.str("sub", &c.Sub)
+	r.str("client_id", &c.ClientID)
+	r.str("azp", &c.Azp)
+	r.list("aud", &c.Aud, false)
+	r.time("exp", &c.Exp)
+	r.time("nbf", &c.Nbf)
+	r.time("iat", &c.Iat)
+	var scope string
+	r.str("scope", &scope)
+	c.Scope = strings.Fields(scope)
+	r.list("scp", &c.Scp, true)
+	if r.err != nil {
+		return nil, r.err
 	}
 	if v, ok := all["cnf"]; ok {
-		// RFC 7800 §3.1: the confirmation methods, an object; RFC 9449
-		// §6.1: jkt, a key thumbprint.
-		cnf, ok := v.(map[string]any)
-		if !ok || len(cnf) == 0 {
-			return nil, errors.New("cnf is not an object of confirmation methods")
-		}
-		for m, val := range cnf {
-			if m != "jkt" {
-				c.cnfOther = true
-				continue
-			}
-			s, ok := val.(string)
-			if !ok || len(s) != 43 {
-				return nil, errors.New("cnf.jkt is not a base64url SHA-256 thumbprint")
-			}
-			c.Jkt = s
+		if err := c.readCnf(v); err != nil {
+			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// readCnf reads the cnf claim: RFC 7800 §3.1's confirmation methods, an
+// object, of which RFC 9449 §6.1's jkt (a key thumbprint) is the one
+// known here; another method marks the token as bound to something this
+// package cannot check.
+func (c *claims) readCnf(v any) error {
+	cnf, ok := v.(map[string]any)
+	if !ok || len(cnf) == 0 {
+		return errors.New("cnf is not an object of confirmation methods")
+	}
+	for m, val := range cnf {
+		if m != "jkt" {
+			c.cnfOther = true
+			continue
+		}
+		s, ok := val.(string)
+		if !ok || len(s) != 43 {
+			return errors.New("cnf.jkt is not a base64url SHA-256 thumbprint")
+		}
+		c.Jkt = s
+	}
+	return nil
+}
+
+// claimReader reads typed claims from a decoded payload, keeping the
+// first error: a claim of the wrong type refuses the token.
+type claimReader struct {
+	all map[string]any
+	err error
+}
+
+// str reads a string claim, if present.
+func (r *claimReader) str(name string, dst *string) {
+	if r.err != nil {
+		return
+	}
+	if v, ok := r.all[name]; ok {
+		s, ok := v.(string)
+		if !ok {
+			r.err = fmt.Errorf("%s is not a string", name)
+		}
+		*dst = s
+	}
+}
+
+// time reads a NumericDate claim (seconds since the epoch), if present.
+func (r *claimReader) time(name string, dst **time.Time) {
+	if r.err != nil {
+		return
+	}
+	v, ok := r.all[name]
+	if !ok {
+		return
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		r.err = fmt.Errorf("%s is not a number", name)
+		return
+	}
+	f, ferr := n.Float64()
+	if ferr != nil || f < 0 || f > 1e11 {
+		r.err = fmt.Errorf("%s is not a time in seconds", name)
+		return
+	}
+	t := time.Unix(int64(f), 0)
+	*dst = &t
+}
+
+// list reads a claim that is a list of strings or one string: split at
+// spaces when stringSplits (scp), else a list of one (aud).
+func (r *claimReader) list(name string, dst *[]string, stringSplits bool) {
+	if r.err != nil {
+		return
+	}
+	switch v := r.all[name].(type) {
+	case nil:
+		if _, present := r.all[name]; present {
+			r.err = fmt.Errorf("%s is null", name)
+		}
+	case string:
+		if stringSplits {
+			*dst = strings.Fields(v)
+		} else {
+			*dst = []string{v}
+		}
+	case []any:
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				r.err = fmt.Errorf("%s has a member that is not a string", name)
+				return
+			}
+			*dst = append(*dst, s)
+		}
+	default:
+		r.err = fmt.Errorf("%s is neither a string nor a list of strings", name)
+	}
 }
 
 // keysUnavailable is the error of a key-set or introspection fetch that

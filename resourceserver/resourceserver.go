@@ -163,28 +163,8 @@ var defaultAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512, 
 // Resource, with a URL that is not absolute, or with an unknown signing
 // algorithm is an error.
 func New(ctx context.Context, cfg Config) (*Verifier, error) {
-	if cfg.Issuer == "" {
-		return nil, errors.New("resourceserver: Config.Issuer is required: the issuer identifier of the authorization server whose tokens are accepted")
-	}
-	if cfg.Resource == "" {
-		return nil, errors.New("resourceserver: Config.Resource is required: the URL of this MCP endpoint, such as https://mcp.example.com/mcp")
-	}
-	for name, u := range map[string]string{"Issuer": cfg.Issuer, "Resource": cfg.Resource, "JWKSURL": cfg.JWKSURL} {
-		if u == "" {
-			continue
-		}
-		if p, err := url.Parse(u); err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
-			return nil, fmt.Errorf("resourceserver: Config.%s %q is not an absolute http(s) URL", name, u)
-		}
-	}
-	if cfg.Leeway == 0 {
-		cfg.Leeway = 30 * time.Second
-	}
-	if cfg.Leeway < 0 || cfg.Leeway > maxLeeway {
-		return nil, fmt.Errorf("resourceserver: Config.Leeway %v is outside 0..%v", cfg.Leeway, maxLeeway)
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if err := checkConfig(&cfg); err != nil {
+		return nil, err
 	}
 	v := &Verifier{cfg: cfg, audiences: cfg.Audiences}
 	if len(v.audiences) == 0 {
@@ -193,16 +173,11 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	if slices.Contains(v.audiences, "") {
 		return nil, errors.New("resourceserver: Config.Audiences has an empty value")
 	}
-	v.algs = defaultAlgs
-	if len(cfg.SigningAlgorithms) > 0 {
-		v.algs = nil
-		for _, a := range cfg.SigningAlgorithms {
-			if !slices.Contains(defaultAlgs, jose.SignatureAlgorithm(a)) {
-				return nil, fmt.Errorf("resourceserver: Config.SigningAlgorithms: %q is not an asymmetric JWS algorithm this package accepts", a)
-			}
-			v.algs = append(v.algs, jose.SignatureAlgorithm(a))
-		}
+	algs, err := signingAlgorithms("Config.SigningAlgorithms", cfg.SigningAlgorithms)
+	if err != nil {
+		return nil, err
 	}
+	v.algs = algs
 	dpop, err := newDPoPChecker(cfg)
 	if err != nil {
 		return nil, err
@@ -220,12 +195,73 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	}
 	guard := &guardTransport{next: transportOf(base)}
 	v.hc = withTransport(base, guard)
+	if err := v.connect(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.buildMetadata(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
 
+// checkConfig refuses a config without Issuer or Resource, with a URL
+// that is not absolute http(s) or a leeway out of range, and fills in
+// the defaults of Leeway and Now.
+func checkConfig(cfg *Config) error {
+	if cfg.Issuer == "" {
+		return errors.New("resourceserver: Config.Issuer is required: the issuer identifier of the authorization server whose tokens are accepted")
+	}
+	if cfg.Resource == "" {
+		return errors.New("resourceserver: Config.Resource is required: the URL of this MCP endpoint, such as https://mcp.example.com/mcp")
+	}
+	for name, u := range map[string]string{"Issuer": cfg.Issuer, "Resource": cfg.Resource, "JWKSURL": cfg.JWKSURL} {
+		if u == "" {
+			continue
+		}
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
+			return fmt.Errorf("resourceserver: Config.%s %q is not an absolute http(s) URL", name, u)
+		}
+	}
+	if cfg.Leeway == 0 {
+		cfg.Leeway = 30 * time.Second
+	}
+	if cfg.Leeway < 0 || cfg.Leeway > maxLeeway {
+		return fmt.Errorf("resourceserver: Config.Leeway %v is outside 0..%v", cfg.Leeway, maxLeeway)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return nil
+}
+
+// signingAlgorithms returns the JWS algorithms a token may be signed
+// with: names, each one of defaultAlgs, or defaultAlgs when names is
+// empty. field names the setting in the error.
+func signingAlgorithms(field string, names []string) ([]jose.SignatureAlgorithm, error) {
+	if len(names) == 0 {
+		return defaultAlgs, nil
+	}
+	algs := make([]jose.SignatureAlgorithm, 0, len(names))
+	for _, a := range names {
+		if !slices.Contains(defaultAlgs, jose.SignatureAlgorithm(a)) {
+			return nil, fmt.Errorf("resourceserver: %s: %q is not an asymmetric JWS algorithm this package accepts", field, a)
+		}
+		algs = append(algs, jose.SignatureAlgorithm(a))
+	}
+	return algs, nil
+}
+
+// connect sets up how tokens are checked: introspection, else the
+// issuer's signing keys, reading the issuer's metadata for the endpoint
+// the config does not name.
+func (v *Verifier) connect(ctx context.Context) error {
+	cfg := v.cfg
 	needMeta := (cfg.Introspection == nil && cfg.JWKSURL == "") || (cfg.Introspection != nil && cfg.Introspection.Endpoint == "")
 	var md issuerMetadata
 	if needMeta {
+		var err error
 		if md, err = fetchIssuerMetadata(ctx, v.hc, cfg.Issuer); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if cfg.Introspection != nil {
@@ -234,24 +270,30 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 			ic.Endpoint = md.IntrospectionEndpoint
 		}
 		if ic.Endpoint == "" {
-			return nil, fmt.Errorf("resourceserver: the metadata of %s names no introspection_endpoint; set Config.Introspection.Endpoint", cfg.Issuer)
+			return fmt.Errorf("resourceserver: the metadata of %s names no introspection_endpoint; set Config.Introspection.Endpoint", cfg.Issuer)
 		}
 		intro, err := newIntrospector(ic, v)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		v.intro = intro
-	} else {
-		jwks := cfg.JWKSURL
-		if jwks == "" {
-			jwks = md.JWKSURI
-		}
-		if jwks == "" {
-			return nil, fmt.Errorf("resourceserver: the metadata of %s names no jwks_uri; set Config.JWKSURL", cfg.Issuer)
-		}
-		v.keys = newKeySet(jwks, v.hc, cfg.Now)
+		return nil
 	}
+	jwks := cfg.JWKSURL
+	if jwks == "" {
+		jwks = md.JWKSURI
+	}
+	if jwks == "" {
+		return fmt.Errorf("resourceserver: the metadata of %s names no jwks_uri; set Config.JWKSURL", cfg.Issuer)
+	}
+	v.keys = newKeySet(jwks, v.hc, cfg.Now)
+	return nil
+}
 
+// buildMetadata builds the protected-resource metadata the verifier
+// serves and, with Config.EnterpriseAuth, its own authorization server.
+func (v *Verifier) buildMetadata() error {
+	cfg := v.cfg
 	servers := cfg.AuthorizationServers
 	if len(servers) == 0 {
 		servers = []string{cfg.Issuer}
@@ -264,19 +306,21 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	v.meta = &discovery.Options{Enabled: true, ProtectedResource: &discovery.ProtectedResourceMetadata{
 		Resource: cfg.Resource, AuthorizationServers: servers, ScopesSupported: scopes,
 		BearerMethodsSupported: []string{"header"}, ResourceName: cfg.ResourceName,
-		DPoPSigningAlgValuesSupported: strings.Fields(dpop.algNames),
+		DPoPSigningAlgValuesSupported: strings.Fields(v.dpop.algNames),
 	}}
-	if cfg.EnterpriseAuth != nil {
-		if v.local, err = newLocalAS(cfg, *cfg.EnterpriseAuth, dpop.replay); err != nil {
-			return nil, err
-		}
-		pr := v.meta.ProtectedResource
-		if !slices.Contains(pr.AuthorizationServers, v.local.issuer) {
-			pr.AuthorizationServers = append(slices.Clone(pr.AuthorizationServers), v.local.issuer)
-		}
-		v.meta.AuthorizationServer = v.local.metadata(scopes)
+	if cfg.EnterpriseAuth == nil {
+		return nil
 	}
-	return v, nil
+	var err error
+	if v.local, err = newLocalAS(cfg, *cfg.EnterpriseAuth, v.dpop.replay); err != nil {
+		return err
+	}
+	pr := v.meta.ProtectedResource
+	if !slices.Contains(pr.AuthorizationServers, v.local.issuer) {
+		pr.AuthorizationServers = append(slices.Clone(pr.AuthorizationServers), v.local.issuer)
+	}
+	v.meta.AuthorizationServer = v.local.metadata(scopes)
+	return nil
 }
 
 // OAuthMetadata implements discovery.MetadataProvider: the RFC 9728

@@ -51,7 +51,9 @@ func (p *pipeServer) served(within time.Duration) (error, bool) {
 // client at the interval; a client that answers keeps its session.
 func TestStdioPingAnswered(t *testing.T) {
 	t.Parallel()
-	p, _ := pingServer(t, &middleware.PingOptions{Stdio: true, Interval: 10 * time.Millisecond, MaxFailures: 2})
+	// A long Timeout: on a loaded machine an answer may come later than
+	// the interval, and this test is about answered pings.
+	p, _ := pingServer(t, &middleware.PingOptions{Stdio: true, Interval: 10 * time.Millisecond, Timeout: 10 * time.Second, MaxFailures: 2})
 	for range 5 { // more than MaxFailures: answered pings never add up
 		m := p.next()
 		require.Equal(t, "ping", m.Method, "the server pings the stdio client")

@@ -95,134 +95,172 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 	if o.MaxQueuedBytes <= 0 {
 		o.MaxQueuedBytes = DefaultMaxQueuedBytes
 	}
-	limits := jsonrpc.Limits{MaxDepth: o.MaxDepth, Setting: "stdio.Options"}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sess := inproc.New(h, o.Header)
-	write := newLineWriter(out).write
-	var (
-		wg        sync.WaitGroup
-		jobs      = newQueue(o.MaxQueuedBytes)
-		idle      atomic.Int32
-		workers   int
-		listening bool
-	)
-	defer wg.Wait()
-	defer jobs.close()
+	t := &transport{
+		ctx:    ctx,
+		o:      o,
+		limits: jsonrpc.Limits{MaxDepth: o.MaxDepth, Setting: "stdio.Options"},
+		sess:   inproc.New(h, o.Header),
+		write:  newLineWriter(out).write,
+		jobs:   newQueue(o.MaxQueuedBytes),
+		// readErr carries what ends the loop: the reader's error, and
+		// ErrSessionEnded from the session's stream when the server
+		// closed it while Serve still ran (one channel, not two: the
+		// loop's select runs once per line). Room for both, so that
+		// neither sender blocks.
+		readErr: make(chan error, 2),
+		next:    make(chan input),
+	}
+	defer t.wg.Wait()
+	defer t.jobs.close()
 	defer cancel()
 
-	lines := NewLineReader(in, o.MaxLineBytes)
-	// readErr carries what ends the loop: the reader's error, and
-	// ErrSessionEnded from the session's stream when the server closed it
-	// while Serve still ran (one channel, not two: the loop's select runs
-	// once per line). Room for both, so that neither sender blocks.
-	readErr := make(chan error, 2)
-	next := make(chan input)
-	go func() {
-		for {
-			line, err := lines.Next()
-			if err != nil {
-				readErr <- err
-				return
-			}
-			got := input{line: line}
-			if line == nil { // over-long: pass on its start, for its id
-				got = input{line: bytes.Clone(lines.cut), overLong: true}
-			}
-			select {
-			case next <- got:
-			case <-ctx.Done():
-				readErr <- ctx.Err()
-				return
-			}
-			if lines.r.Buffered() == 0 {
-				// The next read is a system call that blocks until the
-				// client writes again, and the goroutines this line just
-				// woke (the loop below, then a worker) would wait for
-				// the runtime to take the processor back from it (up to
-				// milliseconds with one CPU): let them run first.
-				runtime.Gosched()
-			}
-		}
-	}()
+	go t.read(NewLineReader(in, o.MaxLineBytes))
 	for {
-		var in input
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case err := <-readErr:
-			if errors.Is(err, ErrSessionEnded) {
-				return err
-			}
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if errors.Is(err, context.Canceled) {
-				return ctx.Err()
-			}
-			return err
-		case in = <-next:
+		case err := <-t.readErr:
+			return t.readEnd(err)
+		case in := <-t.next:
+			t.handle(in)
 		}
-		line := in.line
-		if in.overLong {
-			// The error names the request when the line's start has its
-			// id: the official Go SDK ends its connection on a response
-			// whose id is null.
-			write(jsonrpc.AppendError(nil, jsonrpc.PrefixID(line), mcp.CodeInvalidRequest,
-				fmt.Sprintf("Invalid Request: the line exceeds the maximum message size of %d bytes (stdio.Options.MaxLineBytes)", o.MaxLineBytes), nil))
-			continue
-		}
-		msg, err := limits.Decode(line)
+	}
+}
+
+// transport is one run of Serve: the session, the writer, and the
+// workers that serve requests.
+type transport struct {
+	ctx     context.Context
+	o       Options
+	limits  jsonrpc.Limits
+	sess    *inproc.Client
+	write   func([]byte)
+	jobs    *queue
+	readErr chan error
+	next    chan input
+
+	wg        sync.WaitGroup
+	idle      atomic.Int32 // workers waiting for a job
+	workers   int          // workers started; read by the loop only
+	listening bool         // the session's stream is open; loop only
+}
+
+// read passes the lines of lines to the loop until the input ends or
+// Serve returns.
+func (t *transport) read(lines *LineReader) {
+	for {
+		line, err := lines.Next()
 		if err != nil {
-			de := err.(*jsonrpc.DecodeError)
-			write(jsonrpc.AppendError(nil, de.ID, int64(de.Code), de.Message, nil))
-			continue
+			t.readErr <- err
+			return
 		}
-		switch {
-		case msg.Method == "initialize" || !msg.IsRequest():
-			// In order: the session ID of initialize is needed by what
-			// follows, and notifications must not overtake each other.
-			sess.Post(ctx, line, msg.ID, msg.Method, write)
-			if msg.Method == "initialize" && !listening && sess.ID() != "" {
-				listening = true
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if sess.Listen(ctx, write) && ctx.Err() == nil {
-						readErr <- ErrSessionEnded
-					}
-				}()
-			}
-		default:
-			// Hand the request to an idle worker, or start one while under
-			// the bound (workers are reused, so their grown stacks are
-			// too), or queue it. The read loop never blocks here: it must
-			// keep reading the client's answers to requests that busy
-			// workers are waiting on (sampling, elicitation, roots).
-			if idle.Load() == 0 && workers < o.MaxConcurrent {
-				workers++
-				wg.Add(1)
-				go func(first job) {
-					defer wg.Done()
-					sess.Post(ctx, first.line, first.id, first.method, write)
-					for {
-						idle.Add(1)
-						j, ok := jobs.pop()
-						idle.Add(-1)
-						if !ok {
-							return
-						}
-						sess.Post(ctx, j.line, j.id, j.method, write)
-					}
-				}(job{line, msg.ID, msg.Method})
-				continue
-			}
-			if !jobs.push(job{line, msg.ID, msg.Method}) {
-				write(jsonrpc.AppendError(nil, msg.ID, mcp.CodeInternalError, fmt.Sprintf(
-					"Server busy: %d requests are running and %d bytes of requests are waiting; retry when some have finished",
-					o.MaxConcurrent, o.MaxQueuedBytes), nil))
-			}
+		got := input{line: line}
+		if line == nil { // over-long: pass on its start, for its id
+			got = input{line: bytes.Clone(lines.cut), overLong: true}
 		}
+		select {
+		case t.next <- got:
+		case <-t.ctx.Done():
+			t.readErr <- t.ctx.Err()
+			return
+		}
+		if lines.r.Buffered() == 0 {
+			// The next read is a system call that blocks until the
+			// client writes again, and the goroutines this line just
+			// woke (the loop, then a worker) would wait for the
+			// runtime to take the processor back from it (up to
+			// milliseconds with one CPU): let them run first.
+			runtime.Gosched()
+		}
+	}
+}
+
+// readEnd is what Serve returns when reading ended with err.
+func (t *transport) readEnd(err error) error {
+	switch {
+	case errors.Is(err, ErrSessionEnded):
+		return err
+	case errors.Is(err, io.EOF):
+		return nil
+	case errors.Is(err, context.Canceled):
+		return t.ctx.Err()
+	}
+	return err
+}
+
+// handle answers a line that is not a message, and dispatches one that is.
+func (t *transport) handle(in input) {
+	line := in.line
+	if in.overLong {
+		// The error names the request when the line's start has its
+		// id: the official Go SDK ends its connection on a response
+		// whose id is null.
+		t.write(jsonrpc.AppendError(nil, jsonrpc.PrefixID(line), mcp.CodeInvalidRequest,
+			fmt.Sprintf("Invalid Request: the line exceeds the maximum message size of %d bytes (stdio.Options.MaxLineBytes)", t.o.MaxLineBytes), nil))
+		return
+	}
+	msg, err := t.limits.Decode(line)
+	if err != nil {
+		de := err.(*jsonrpc.DecodeError)
+		t.write(jsonrpc.AppendError(nil, de.ID, int64(de.Code), de.Message, nil))
+		return
+	}
+	if msg.Method == "initialize" || !msg.IsRequest() {
+		// In order: the session ID of initialize is needed by what
+		// follows, and notifications must not overtake each other.
+		t.sess.Post(t.ctx, line, msg.ID, msg.Method, t.write)
+		if msg.Method == "initialize" && !t.listening && t.sess.ID() != "" {
+			t.listening = true
+			t.wg.Add(1)
+			go t.listen()
+		}
+		return
+	}
+	t.dispatch(job{line, msg.ID, msg.Method})
+}
+
+// listen holds the session's stream for server-initiated messages; when
+// the server ends the session, reading ends with ErrSessionEnded.
+func (t *transport) listen() {
+	defer t.wg.Done()
+	if t.sess.Listen(t.ctx, t.write) && t.ctx.Err() == nil {
+		t.readErr <- ErrSessionEnded
+	}
+}
+
+// dispatch hands a request to an idle worker, or starts one while under
+// the bound (workers are reused, so their grown stacks are too), or
+// queues it. The read loop never blocks here: it must keep reading the
+// client's answers to requests that busy workers are waiting on
+// (sampling, elicitation, roots).
+func (t *transport) dispatch(j job) {
+	if t.idle.Load() == 0 && t.workers < t.o.MaxConcurrent {
+		t.workers++
+		t.wg.Add(1)
+		go t.work(j)
+		return
+	}
+	if !t.jobs.push(j) {
+		t.write(jsonrpc.AppendError(nil, j.id, mcp.CodeInternalError, fmt.Sprintf(
+			"Server busy: %d requests are running and %d bytes of requests are waiting; retry when some have finished",
+			t.o.MaxConcurrent, t.o.MaxQueuedBytes), nil))
+	}
+}
+
+// work serves first, then queued requests until the queue closes.
+func (t *transport) work(first job) {
+	defer t.wg.Done()
+	t.sess.Post(t.ctx, first.line, first.id, first.method, t.write)
+	for {
+		t.idle.Add(1)
+		j, ok := t.jobs.pop()
+		t.idle.Add(-1)
+		if !ok {
+			return
+		}
+		t.sess.Post(t.ctx, j.line, j.id, j.method, t.write)
 	}
 }
 

@@ -20,16 +20,7 @@ import (
 )
 
 func newInstallCmd() *cobra.Command {
-	var (
-		name         string
-		envs         []string
-		file         string
-		project      bool
-		goRun        bool
-		noCheck      bool
-		force        bool
-		checkTimeout time.Duration
-	)
+	var f installFlags
 	cmd := &cobra.Command{
 		Use:   "install [flags] CLIENT [PACKAGE] | install [flags] CLIENT -- COMMAND [ARGS...]",
 		Short: "Add a stdio server to an MCP client's configuration",
@@ -70,114 +61,156 @@ directory) is refused. A file that holds --env values is written 0600.`,
   mcpchain install claude-code --go-run ./cmd/server
   mcpchain install mcp-json ./cmd/server > mcp.json`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			client, ok := install.Clients[args[0]]
-			if !ok {
-				return fmt.Errorf("unknown client %q: want one of %s", args[0], strings.Join(install.IDs(), ", "))
-			}
-			errOut := cmd.ErrOrStderr()
-			before, command := args[1:], []string(nil)
-			if at := cmd.ArgsLenAtDash(); at >= 0 {
-				before, command = args[1:at], args[at:]
-				warnOwnFlags(errOut, cmd, command)
-			}
-			srv, pkg, err := serverOf(before, command)
-			if err != nil {
-				return err
-			}
-			if name != "" {
-				srv.Name = name
-			}
-			if srv.Env, err = parseEnv(envs); err != nil {
-				return err
-			}
-			if pkg != nil && !goRun {
-				if srv.Command, err = binPath(srv.Name); err != nil {
-					return err
-				}
-				srv.Args = []string{}
-			}
-			out := cmd.OutOrStdout()
-			printOnly := client.ID == "mcp-json" && file == "" && !project
-			var target install.Target
-			if !printOnly {
-				if file != "" {
-					if target, err = fileTarget(file); err != nil {
-						return err
-					}
-				} else {
-					env, err := install.OSEnv()
-					if err != nil {
-						return err
-					}
-					if target, err = client.Target(env, project); err != nil {
-						return err
-					}
-				}
-				// An entry of that name that runs another server is not
-				// replaced by mistake: before building, say so.
-				prev, err := client.Lookup(target, srv.Name)
-				if err != nil {
-					return err
-				}
-				if prev != nil && !sameCommand(prev, srv) && !force {
-					return fmt.Errorf("%s already has a server %q that runs another command:\n%q: %s\nnot replaced: --force replaces it, --name installs this one under another name", target.Path(), srv.Name, srv.Name, compactJSONRaw(prev))
-				}
-			}
-			if pkg != nil && !goRun {
-				// The go command's output and install's notes go to
-				// stderr: stdout may be the mcp.json printed.
-				if err := build(cmd.Context(), goCommand(pkg), *pkg, srv.Command, errOut); err != nil {
-					return err
-				}
-			}
-			if !noCheck {
-				info, err := checkServer(cmd.Context(), srv, checkTimeout)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(errOut, "checked: the server starts and answers initialize (%s %s)\n", termtext.Line(info.Name), termtext.Line(info.Version))
-			}
-			if printOnly {
-				b, err := client.Document(srv)
-				if err != nil {
-					return err
-				}
-				_, err = out.Write(b)
-				return err
-			}
-			res, err := client.Write(target, srv)
-			if err != nil {
-				return err
-			}
-			switch {
-			case !res.Changed && res.Tightened:
-				fmt.Fprintf(out, "%s: %q is already installed in %s (unchanged; its mode is now %04o, as it holds --env values)\n", client.ID, srv.Name, res.Path, res.Mode)
-			case !res.Changed:
-				fmt.Fprintf(out, "%s: %q is already installed in %s (unchanged)\n", client.ID, srv.Name, res.Path)
-			case res.Previous != nil:
-				fmt.Fprintf(out, "%s: replaced %q in %s (previous file saved as %s); it was:\n%q: %s\n", client.ID, srv.Name, res.Path, res.Backup, srv.Name, compactJSONRaw(res.Previous))
-			case res.Backup != "":
-				fmt.Fprintf(out, "%s: installed %q in %s (previous file saved as %s)\n", client.ID, srv.Name, res.Path, res.Backup)
-			default:
-				fmt.Fprintf(out, "%s: installed %q in %s (new file)\n", client.ID, srv.Name, res.Path)
-			}
-			fmt.Fprintf(out, "%q: %s\n", srv.Name, res.Entry)
-			if client.ID == "claude-desktop" {
-				fmt.Fprintln(out, "Restart Claude Desktop to load it.")
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
 	}
-	cmd.Flags().StringVar(&name, "name", "", "the server's name in the client (default: the package's directory or the command's name)")
-	cmd.Flags().StringArrayVar(&envs, "env", nil, "an environment variable for the server, KEY=VALUE (repeatable)")
-	cmd.Flags().StringVar(&file, "file", "", "write this file instead of the client's own")
-	cmd.Flags().BoolVar(&project, "project", false, "write the project's file (./.mcp.json, ./.cursor/mcp.json, ./.vscode/mcp.json, ./mcp.json)")
-	cmd.Flags().BoolVar(&goRun, "go-run", false, "have the client run the PACKAGE with go run (compiled at every start) instead of building it now")
-	cmd.Flags().BoolVar(&noCheck, "no-check", false, "write the entry without checking that the server starts and answers initialize")
-	cmd.Flags().DurationVar(&checkTimeout, "check-timeout", 30*time.Second, "how long the check waits for the server's initialize answer")
-	cmd.Flags().BoolVar(&force, "force", false, "replace an entry of the same name that runs another command")
+	cmd.Flags().StringVar(&f.name, "name", "", "the server's name in the client (default: the package's directory or the command's name)")
+	cmd.Flags().StringArrayVar(&f.envs, "env", nil, "an environment variable for the server, KEY=VALUE (repeatable)")
+	cmd.Flags().StringVar(&f.file, "file", "", "write this file instead of the client's own")
+	cmd.Flags().BoolVar(&f.project, "project", false, "write the project's file (./.mcp.json, ./.cursor/mcp.json, ./.vscode/mcp.json, ./mcp.json)")
+	cmd.Flags().BoolVar(&f.goRun, "go-run", false, "have the client run the PACKAGE with go run (compiled at every start) instead of building it now")
+	cmd.Flags().BoolVar(&f.noCheck, "no-check", false, "write the entry without checking that the server starts and answers initialize")
+	cmd.Flags().DurationVar(&f.checkTimeout, "check-timeout", 30*time.Second, "how long the check waits for the server's initialize answer")
+	cmd.Flags().BoolVar(&f.force, "force", false, "replace an entry of the same name that runs another command")
 	return cmd
+}
+
+// installFlags are install's flags.
+type installFlags struct {
+	name         string
+	envs         []string
+	file         string
+	project      bool
+	goRun        bool
+	noCheck      bool
+	force        bool
+	checkTimeout time.Duration
+}
+
+// run is install: it resolves the server and the file, builds and checks
+// the server, then writes its entry (or prints the mcp.json).
+func (f *installFlags) run(cmd *cobra.Command, args []string) error {
+	client, ok := install.Clients[args[0]]
+	if !ok {
+		return fmt.Errorf("unknown client %q: want one of %s", args[0], strings.Join(install.IDs(), ", "))
+	}
+	errOut := cmd.ErrOrStderr()
+	srv, pkg, err := f.server(cmd, args)
+	if err != nil {
+		return err
+	}
+	printOnly := client.ID == "mcp-json" && f.file == "" && !f.project
+	var target install.Target
+	if !printOnly {
+		if target, err = f.target(client, srv); err != nil {
+			return err
+		}
+	}
+	if pkg != nil && !f.goRun {
+		// The go command's output and install's notes go to
+		// stderr: stdout may be the mcp.json printed.
+		if err := build(cmd.Context(), goCommand(pkg), *pkg, srv.Command, errOut); err != nil {
+			return err
+		}
+	}
+	if !f.noCheck {
+		info, err := checkServer(cmd.Context(), srv, f.checkTimeout)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(errOut, "checked: the server starts and answers initialize (%s %s)\n", termtext.Line(info.Name), termtext.Line(info.Version))
+	}
+	out := cmd.OutOrStdout()
+	if printOnly {
+		b, err := client.Document(srv)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(b)
+		return err
+	}
+	res, err := client.Write(target, srv)
+	if err != nil {
+		return err
+	}
+	reportInstall(out, client, srv, res)
+	return nil
+}
+
+// server is the server install writes: from the PACKAGE or the command
+// after "--", named by --name, with --env; pkg is the package to build,
+// nil for a command.
+func (f *installFlags) server(cmd *cobra.Command, args []string) (install.Server, *goPackage, error) {
+	before, command := args[1:], []string(nil)
+	if at := cmd.ArgsLenAtDash(); at >= 0 {
+		before, command = args[1:at], args[at:]
+		warnOwnFlags(cmd.ErrOrStderr(), cmd, command)
+	}
+	srv, pkg, err := serverOf(before, command)
+	if err != nil {
+		return srv, nil, err
+	}
+	if f.name != "" {
+		srv.Name = f.name
+	}
+	if srv.Env, err = parseEnv(f.envs); err != nil {
+		return srv, nil, err
+	}
+	if pkg != nil && !f.goRun {
+		if srv.Command, err = binPath(srv.Name); err != nil {
+			return srv, nil, err
+		}
+		srv.Args = []string{}
+	}
+	return srv, pkg, nil
+}
+
+// target is the file install writes: --file, else the client's own (or
+// its project's). An entry of that name that runs another server is not
+// replaced by mistake: before building, say so.
+func (f *installFlags) target(client *install.Client, srv install.Server) (install.Target, error) {
+	var target install.Target
+	var err error
+	if f.file != "" {
+		if target, err = fileTarget(f.file); err != nil {
+			return install.Target{}, err
+		}
+	} else {
+		env, err := install.OSEnv()
+		if err != nil {
+			return install.Target{}, err
+		}
+		if target, err = client.Target(env, f.project); err != nil {
+			return install.Target{}, err
+		}
+	}
+	prev, err := client.Lookup(target, srv.Name)
+	if err != nil {
+		return install.Target{}, err
+	}
+	if prev != nil && !sameCommand(prev, srv) && !f.force {
+		return install.Target{}, fmt.Errorf("%s already has a server %q that runs another command:\n%q: %s\nnot replaced: --force replaces it, --name installs this one under another name", target.Path(), srv.Name, srv.Name, compactJSONRaw(prev))
+	}
+	return target, nil
+}
+
+// reportInstall says what install did to the file.
+func reportInstall(out io.Writer, client *install.Client, srv install.Server, res *install.Result) {
+	switch {
+	case !res.Changed && res.Tightened:
+		fmt.Fprintf(out, "%s: %q is already installed in %s (unchanged; its mode is now %04o, as it holds --env values)\n", client.ID, srv.Name, res.Path, res.Mode)
+	case !res.Changed:
+		fmt.Fprintf(out, "%s: %q is already installed in %s (unchanged)\n", client.ID, srv.Name, res.Path)
+	case res.Previous != nil:
+		fmt.Fprintf(out, "%s: replaced %q in %s (previous file saved as %s); it was:\n%q: %s\n", client.ID, srv.Name, res.Path, res.Backup, srv.Name, compactJSONRaw(res.Previous))
+	case res.Backup != "":
+		fmt.Fprintf(out, "%s: installed %q in %s (previous file saved as %s)\n", client.ID, srv.Name, res.Path, res.Backup)
+	default:
+		fmt.Fprintf(out, "%s: installed %q in %s (new file)\n", client.ID, srv.Name, res.Path)
+	}
+	fmt.Fprintf(out, "%q: %s\n", srv.Name, res.Entry)
+	if client.ID == "claude-desktop" {
+		fmt.Fprintln(out, "Restart Claude Desktop to load it.")
+	}
 }
 
 // sameCommand reports whether the entry prev (JSON) runs srv's command

@@ -247,17 +247,12 @@ func decodeValid(data []byte) (*Message, error) {
 		start := s.pos
 		s.skipValue()
 		val := data[start:s.pos]
-		idx := -1
-		for i, name := range members {
-			if key == name {
-				idx = i
-				break
-			}
-			if strings.EqualFold(key, name) {
+		idx := memberIndex(key)
+		if idx < 0 {
+			if name, ok := caseVariant(key); ok {
 				return nil, invalid(m.ID, fmt.Sprintf("member %s is not a JSON-RPC member: member names are case-sensitive (did you mean %q?)", strictjson.Quote(key), name))
 			}
-		}
-		if idx >= 0 {
+		} else {
 			if seen[idx] {
 				return nil, invalid(m.ID, "duplicate member "+strictjson.Quote(key))
 			}
@@ -267,64 +262,116 @@ func decodeValid(data []byte) (*Message, error) {
 				version = val
 			case 1:
 				m.ID = val
-			case 2:
-				if val[0] != '"' {
-					return nil, invalid(m.ID, `"method" must be a string`)
-				}
-				if m.Method, ok = method(val); !ok || m.Method == "" {
-					return nil, invalid(m.ID, `"method" must be a non-empty string`)
-				}
 			case 3:
 				m.Params = val
-			case 4:
-				m.Result = val
-			case 5:
-				m.Error = val
+			default:
+				if err := m.set(idx, val); err != nil {
+					return nil, err
+				}
 			}
 		}
 		s.ws()
-		if s.consume(',') {
-			continue
+		if !s.consume(',') {
+			break
 		}
-		break
 	}
-	if m.ID != nil {
-		switch m.ID[0] {
-		case '"':
-		case 'n': // null: only valid in error responses
-			if seen[2] {
-				return nil, invalid(nil, `"id" must be a string or a number, not null`)
-			}
-		default:
-			if m.ID[0] != '-' && (m.ID[0] < '0' || m.ID[0] > '9') {
-				id := m.ID
-				m.ID = nil
-				return nil, invalid(nil, fmt.Sprintf(`"id" must be a string or a number, not %s`, kindOf(id)))
-			}
-		}
+	if err := m.checkID(seen[2]); err != nil {
+		return nil, err
 	}
 	if string(version) != `"2.0"` {
 		return nil, invalid(m.ID, `"jsonrpc" must be "2.0"`)
 	}
-	switch {
-	case seen[2]: // request or notification
-		if seen[4] || seen[5] {
-			return nil, invalid(m.ID, `a request has no "result" or "error"`)
-		}
-		if m.Params != nil && m.Params[0] != '{' && m.Params[0] != '[' {
-			return nil, invalid(m.ID, `"params" must be an object`)
-		}
-	case seen[4] || seen[5]:
-		if seen[4] && seen[5] {
-			return nil, invalid(m.ID, `a response has "result" or "error", not both`)
-		}
-		if m.ID == nil {
-			return nil, invalid(nil, `a response needs an "id"`)
-		}
-	default:
-		return nil, invalid(m.ID, `the message has no "method", "result" or "error"`)
+	if err := m.checkKind(seen[2], seen[4], seen[5]); err != nil {
+		return nil, err
 	}
 	return &m, nil
+}
+
+// memberIndex is the index of key in members, or -1 for a member
+// JSON-RPC does not define.
+func memberIndex(key string) int {
+	for i, name := range members {
+		if key == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// caseVariant returns the member of JSON-RPC that key spells in other
+// cases: an error, since member names are case-sensitive.
+func caseVariant(key string) (string, bool) {
+	for _, name := range members {
+		if strings.EqualFold(key, name) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// set stores the value of members[idx] (method, result or error) in m.
+func (m *Message) set(idx int, val []byte) error {
+	switch idx {
+	case 2:
+		if val[0] != '"' {
+			return invalid(m.ID, `"method" must be a string`)
+		}
+		var ok bool
+		if m.Method, ok = method(val); !ok || m.Method == "" {
+			return invalid(m.ID, `"method" must be a non-empty string`)
+		}
+	case 4:
+		m.Result = val
+	case 5:
+		m.Error = val
+	}
+	return nil
+}
+
+// checkID refuses an id that is neither a string nor a number, and a
+// null one outside an error response (hasMethod: the message is a
+// request).
+func (m *Message) checkID(hasMethod bool) error {
+	if m.ID == nil {
+		return nil
+	}
+	switch c := m.ID[0]; {
+	case c == '"':
+	case c == 'n': // null: only valid in error responses
+		if hasMethod {
+			return invalid(nil, `"id" must be a string or a number, not null`)
+		}
+	case c != '-' && (c < '0' || c > '9'):
+		id := m.ID
+		m.ID = nil
+		return invalid(nil, fmt.Sprintf(`"id" must be a string or a number, not %s`, kindOf(id)))
+	}
+	return nil
+}
+
+// checkKind refuses a message that is neither a request or notification
+// (a method, no result or error, params an object or array) nor a
+// response (result or error, not both, and an id).
+func (m *Message) checkKind(hasMethod, hasResult, hasError bool) error {
+	switch {
+	case hasMethod: // request or notification
+		if hasResult || hasError {
+			return invalid(m.ID, `a request has no "result" or "error"`)
+		}
+		if m.Params != nil && m.Params[0] != '{' && m.Params[0] != '[' {
+			return invalid(m.ID, `"params" must be an object`)
+		}
+	case hasResult || hasError:
+		if hasResult && hasError {
+			return invalid(m.ID, `a response has "result" or "error", not both`)
+		}
+		if m.ID == nil {
+			return invalid(nil, `a response needs an "id"`)
+		}
+	default:
+		return invalid(m.ID, `the message has no "method", "result" or "error"`)
+	}
+	return nil
 }
 
 func kindOf(v []byte) string {

@@ -297,37 +297,10 @@ func value(sr *openapi3.SchemaRef, depth int) any {
 	if sr == nil || sr.Value == nil || depth > 8 {
 		return nil
 	}
-	s := sr.Value
-	switch {
-	case conforms(sr, s.Example):
-		return s.Example
-	case len(s.Examples) > 0 && conforms(sr, s.Examples[0]):
-		return s.Examples[0]
-	case s.Default != nil:
-		return s.Default
-	case len(s.Enum) > 0:
-		return s.Enum[0]
-	case s.Const != nil:
-		return s.Const
-	case len(s.OneOf) > 0:
-		return firstConforming(sr, s.OneOf, depth)
-	case len(s.AnyOf) > 0:
-		return firstConforming(sr, s.AnyOf, depth)
-	case len(s.AllOf) > 0:
-		obj := map[string]any{}
-		for _, part := range s.AllOf {
-			switch v := value(part, depth+1).(type) {
-			case map[string]any:
-				for k, x := range v {
-					obj[k] = x
-				}
-			case nil:
-			default:
-				return v // an allOf that names a scalar (an enum) is that scalar
-			}
-		}
-		return obj
+	if v, ok := givenValue(sr, depth); ok {
+		return v
 	}
+	s := sr.Value
 	typ := ""
 	if s.Type != nil {
 		for _, t := range *s.Type {
@@ -342,27 +315,7 @@ func value(sr *openapi3.SchemaRef, depth int) any {
 	}
 	switch typ {
 	case "object":
-		obj := map[string]any{}
-		for _, name := range sortedKeys(s.Properties) {
-			p := s.Properties[name]
-			if depth >= 4 && !slices.Contains(s.Required, name) {
-				continue
-			}
-			if p != nil && p.Value != nil && p.Value.WriteOnly {
-				continue
-			}
-			v := value(p, depth+1)
-			if !slices.Contains(s.Required, name) && !conforms(p, v) {
-				continue // an optional property whose made-up value does not fit is left out
-			}
-			obj[name] = v
-		}
-		if ap := s.AdditionalProperties.Schema; ap != nil {
-			for i := 1; uint64(len(obj)) < s.MinProps; i++ {
-				obj[fmt.Sprintf("key%d", i)] = value(ap, depth+1)
-			}
-		}
-		return obj
+		return objectValue(s, depth)
 	case "array":
 		n := max(1, int(s.MinItems))
 		list := make([]any, 0, n)
@@ -390,6 +343,71 @@ func value(sr *openapi3.SchemaRef, depth int) any {
 		return stringValue(s)
 	}
 	return nil
+}
+
+// givenValue is the value the schema names (an example that fits, the
+// default, the first of an enum, the const) or that one of its
+// combinations makes; false when it names none.
+func givenValue(sr *openapi3.SchemaRef, depth int) (any, bool) {
+	s := sr.Value
+	switch {
+	case conforms(sr, s.Example):
+		return s.Example, true
+	case len(s.Examples) > 0 && conforms(sr, s.Examples[0]):
+		return s.Examples[0], true
+	case s.Default != nil:
+		return s.Default, true
+	case len(s.Enum) > 0:
+		return s.Enum[0], true
+	case s.Const != nil:
+		return s.Const, true
+	case len(s.OneOf) > 0:
+		return firstConforming(sr, s.OneOf, depth), true
+	case len(s.AnyOf) > 0:
+		return firstConforming(sr, s.AnyOf, depth), true
+	case len(s.AllOf) > 0:
+		obj := map[string]any{}
+		for _, part := range s.AllOf {
+			switch v := value(part, depth+1).(type) {
+			case map[string]any:
+				for k, x := range v {
+					obj[k] = x
+				}
+			case nil:
+			default:
+				return v, true // an allOf that names a scalar (an enum) is that scalar
+			}
+		}
+		return obj, true
+	}
+	return nil, false
+}
+
+// objectValue makes an object: its properties' values (beyond depth 4
+// only the required ones; an optional one whose value does not fit is
+// left out), and keys up to minProperties.
+func objectValue(s *openapi3.Schema, depth int) map[string]any {
+	obj := map[string]any{}
+	for _, name := range sortedKeys(s.Properties) {
+		p := s.Properties[name]
+		if depth >= 4 && !slices.Contains(s.Required, name) {
+			continue
+		}
+		if p != nil && p.Value != nil && p.Value.WriteOnly {
+			continue
+		}
+		v := value(p, depth+1)
+		if !slices.Contains(s.Required, name) && !conforms(p, v) {
+			continue // an optional property whose made-up value does not fit is left out
+		}
+		obj[name] = v
+	}
+	if ap := s.AdditionalProperties.Schema; ap != nil {
+		for i := 1; uint64(len(obj)) < s.MinProps; i++ {
+			obj[fmt.Sprintf("key%d", i)] = value(ap, depth+1)
+		}
+	}
+	return obj
 }
 
 // stringCandidates are the strings stringValue tries against a pattern,
