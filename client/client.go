@@ -62,6 +62,16 @@ type Options struct {
 	// MCP Apps.
 	Extensions map[string]any
 
+	// DisableCache turns off the reuse of results. By default, at
+	// revision 2026-07-28, a list page or a resource read whose result
+	// carries a positive ttlMs answers the same request again without a
+	// round trip until that time runs out, or until the server says the
+	// list (notifications/…/list_changed) or the resource
+	// (notifications/resources/updated) changed. A result marked
+	// cacheScope "private" is kept too: a Client speaks for one caller,
+	// and its results are never shared with another Client.
+	DisableCache bool
+
 	// OnToolsChanged, OnResourcesChanged and OnPromptsChanged are called
 	// when the server says its list changed.
 	OnToolsChanged, OnResourcesChanged, OnPromptsChanged func()
@@ -95,7 +105,8 @@ type Client struct {
 	err      error // why the connection ended
 
 	init       mcp.InitializeResult
-	state      modernState // revision 2026-07-28
+	state      modernState  // revision 2026-07-28
+	cache      *resultCache // results the server let the client reuse; nil: none
 	readerDone chan struct{}
 	notes      chan *message // to the goroutine that runs the callbacks
 	notesDone  chan struct{}
@@ -146,6 +157,10 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	c := &Client{conn: conn, opts: o, log: log, pending: map[int64]chan *message{},
 		progress: map[int64]func(mcp.Progress){}, readerDone: make(chan struct{}), handlerCtx: hctx, stop: stop,
 		notes: make(chan *message, 256), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
+	if o.ProtocolVersion.Sessionless() && !o.DisableCache {
+		// Only revision 2026-07-28 says how long a result may be reused.
+		c.cache = newResultCache()
+	}
 	go c.read()
 	go c.runCallbacks()
 	start := c.initialize
@@ -487,6 +502,7 @@ func (c *Client) read() {
 			c.cancelled(&m)
 			c.queue(&m)
 		case m.Method != "":
+			c.cache.changed(m.Method, m.Params)
 			// Callbacks run on a goroutine of their own, in order, so
 			// that one may call the client (whose answers this reader
 			// must go on reading).

@@ -25,7 +25,7 @@ func list[T any](ctx context.Context, c *Client, method, member string) ([]T, er
 			params = map[string]string{"cursor": cursor}
 		}
 		var page map[string]json.RawMessage
-		if err := c.call(ctx, method, params, &page); err != nil {
+		if err := c.cachedCall(ctx, method, cursor, params, &page); err != nil {
 			return nil, err
 		}
 		var items []T
@@ -179,7 +179,7 @@ func (c *Client) ListResourceTemplates(ctx context.Context) ([]mcp.ResourceTempl
 // Data.
 func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 	var res mcp.ReadResourceResult
-	if err := c.call(ctx, "resources/read", map[string]string{"uri": uri}, &res); err != nil {
+	if err := c.cachedCall(ctx, "resources/read", uri, map[string]string{"uri": uri}, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
