@@ -203,6 +203,43 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.base.RoundTrip(req)
 	}
 	ctx := req.Context()
+	creds, err := t.credentials(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := t.send(req, creds, false)
+	if err != nil {
+		return nil, err
+	}
+	var r retries
+	for {
+		status, again := r.next(t, resp)
+		if !again {
+			return resp, nil
+		}
+		if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+			return resp, nil // the request cannot be sent again
+		}
+		if status != 0 {
+			ch, _ := parseChallenge(resp.Header.Values("WWW-Authenticate"))
+			drain(resp)
+			if creds, err = t.h.obtain(ctx, t.server, status, ch, creds); err != nil {
+				return nil, err
+			}
+		} else {
+			drain(resp)
+		}
+		if resp, err = t.send(req, creds, true); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// credentials loads the server's credentials, refreshed first when the
+// token is about to expire (a failed refresh keeps the old one: the
+// server's 401 then starts a new authorization).
+func (t *transport) credentials(req *http.Request) (*Credentials, error) {
+	ctx := req.Context()
 	creds, err := t.h.cfg.Store.Load(ctx, t.server)
 	if err != nil {
 		if req.Body != nil {
@@ -216,52 +253,37 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			creds = c
 		}
 	}
-	resp, err := t.send(req, creds, false)
-	if err != nil {
-		return nil, err
-	}
-	// One new token for a 401 and one step-up for a 403, then the answer
-	// stands: a server that keeps refusing does not loop the client.
-	stepped, authorized, nonced := false, false, false
-	for {
-		var status int
-		switch {
-		case resp.StatusCode == http.StatusUnauthorized && !nonced && t.h.cfg.DPoPKey != nil &&
-			isNonceChallenge(resp.Header):
-			// A fresh proof with the server's nonce (RFC 9449 §9), once.
-			nonced = true
-			if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
-				return resp, nil
-			}
-			drain(resp)
-			if resp, err = t.send(req, creds, true); err != nil {
-				return nil, err
-			}
-			continue
-		case resp.StatusCode == http.StatusUnauthorized && !authorized:
-			status, authorized = 401, true
-		case resp.StatusCode == http.StatusForbidden && !stepped:
-			ch, _ := parseChallenge(resp.Header.Values("WWW-Authenticate"))
-			if ch.Error != "insufficient_scope" {
-				return resp, nil
-			}
-			status, stepped, authorized = 403, true, true
-		default:
-			return resp, nil
-		}
-		if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
-			return resp, nil // the request cannot be sent again
-		}
+	return creds, nil
+}
+
+// retries is what a request has already been sent again for: one fresh
+// DPoP proof with the server's nonce, one new token for a 401 and one
+// step-up for a 403; then the answer stands, so a server that keeps
+// refusing does not loop the client.
+type retries struct{ nonced, authorized, stepped bool }
+
+// next says whether resp calls for sending the request again, and how:
+// with a fresh DPoP proof (status 0, RFC 9449 §9), or with a token
+// obtained for a 401 or, for a 403 insufficient_scope, a step-up
+// (status 401 or 403).
+func (r *retries) next(t *transport, resp *http.Response) (status int, again bool) {
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized && !r.nonced && t.h.cfg.DPoPKey != nil &&
+		isNonceChallenge(resp.Header):
+		r.nonced = true
+		return 0, true
+	case resp.StatusCode == http.StatusUnauthorized && !r.authorized:
+		r.authorized = true
+		return http.StatusUnauthorized, true
+	case resp.StatusCode == http.StatusForbidden && !r.stepped:
 		ch, _ := parseChallenge(resp.Header.Values("WWW-Authenticate"))
-		drain(resp)
-		creds, err = t.h.obtain(ctx, t.server, status, ch, creds)
-		if err != nil {
-			return nil, err
+		if ch.Error != "insufficient_scope" {
+			return 0, false
 		}
-		if resp, err = t.send(req, creds, true); err != nil {
-			return nil, err
-		}
+		r.stepped, r.authorized = true, true
+		return http.StatusForbidden, true
 	}
+	return 0, false
 }
 
 // send sends a copy of req with the token of creds: again, with a new
