@@ -6,6 +6,10 @@ toolchain go1.26.11
 
 replace github.com/mcpchain/mcp => ../
 
+replace github.com/mcpchain/mcp/examples => ../examples
+
+require github.com/mcpchain/mcp/examples v0.0.0-00010101000000-000000000000
+
 require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
