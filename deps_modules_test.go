@@ -15,11 +15,12 @@ import (
 
 // nestedOnlyModules are the modules a program that imports only mcp and
 // mcphttp must not find in its module graph: each is required by a nested
-// module of this repository (cmd/mcpchain, examples), never by the root
-// go.mod.
+// module of this repository (cmd/mcpchain, examples, openapi,
+// middleware/telemetry), never by the root go.mod.
 var nestedOnlyModules = []string{
 	"github.com/spf13/cobra",
-	"go.opentelemetry.io/otel/exporters/",
+	"github.com/getkin/kin-openapi",
+	"go.opentelemetry.io/",
 }
 
 // TestMinimalProgramModules: a program of its own module that imports mcp

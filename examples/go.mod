@@ -4,9 +4,13 @@ go 1.26.0
 
 toolchain go1.26.11
 
+replace github.com/mcpchain/mcp/middleware/telemetry => ../middleware/telemetry
+
 replace github.com/mcpchain/mcp => ..
 
 require github.com/mcpchain/mcp v0.0.0-00010101000000-000000000000
+
+require github.com/mcpchain/mcp/middleware/telemetry v0.0.0-00010101000000-000000000000
 
 require (
 	github.com/google/jsonschema-go v0.4.3

@@ -4,6 +4,8 @@ go 1.26.0
 
 toolchain go1.26.11
 
+replace github.com/mcpchain/mcp/openapi => ../../openapi
+
 replace github.com/mcpchain/mcp => ../..
 
 replace github.com/mcpchain/mcp/internal/cli => ../../internal/cli
@@ -11,6 +13,8 @@ replace github.com/mcpchain/mcp/internal/cli => ../../internal/cli
 require github.com/mcpchain/mcp v0.0.0-00010101000000-000000000000
 
 require github.com/mcpchain/mcp/internal/cli v0.0.0-00010101000000-000000000000
+
+require github.com/mcpchain/mcp/openapi v0.0.0-00010101000000-000000000000
 
 require (
 	github.com/coreos/go-oidc/v3 v3.21.0
