@@ -111,7 +111,7 @@ func TestImportRule(t *testing.T) {
 
 	// module/... in the workspace (go.work) lists the packages of every
 	// module of the repository, the nested ones (cmd/mcpchain, openapi,
-	// middleware/telemetry, the Redis packages) included; ./... would list
+	// middleware/telemetry, examples) included; ./... would list
 	// the root module's alone.
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{join .Imports \" \"}}", module+"/...").CombinedOutput()
 	require.NoError(t, err, "go list: %s", out)
