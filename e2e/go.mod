@@ -4,7 +4,15 @@ go 1.26.0
 
 toolchain go1.26.11
 
+replace github.com/mcpchain/mcp/openapi => ../openapi
+
 replace github.com/mcpchain/mcp => ../
+
+replace github.com/mcpchain/mcp/examples => ../examples
+
+require github.com/mcpchain/mcp/examples v0.0.0-00010101000000-000000000000
+
+require github.com/mcpchain/mcp/openapi v0.0.0-00010101000000-000000000000
 
 require (
 	github.com/chromedp/cdproto v0.159.0

@@ -1,8 +1,8 @@
 package toolsearch
 
 import (
+	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"regexp"
 	"strings"
@@ -10,15 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/openapi"
 )
 
 // corpus loads the tools an OpenAPI document of openapi/testdata becomes,
-// once per test binary.
+// once per test binary, from testdata/openapi-corpus.json: what this index
+// reads of each tool (name, titles, description, tags, top-level arguments
+// in order with their descriptions). Package openapi is a module of its own,
+// which this one does not require; its TestToolsearchCorpus keeps the file
+// equal to what openapi.Register makes of those documents.
 var corpora sync.Map // name → []mcp.Tool
 
 func corpus(t testing.TB, name string) []mcp.Tool {
@@ -26,12 +30,33 @@ func corpus(t testing.TB, name string) []mcp.Tool {
 	if v, ok := corpora.Load(name); ok {
 		return v.([]mcp.Tool)
 	}
-	file := map[string]string{"discord": "discord.json", "blockfrost": "blockfrost.yaml"}[name]
-	spec, err := os.ReadFile("../openapi/testdata/" + file)
+	b, err := os.ReadFile("testdata/openapi-corpus.json")
 	require.NoError(t, err)
-	srv := mcp.NewServer(mcp.Options{Name: name, Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, openapi.Register(srv, spec, openapi.Options{Lenient: name == "blockfrost"}))
-	tools := srv.ListTools(t.Context(), nil)
+	var recorded []struct {
+		Corpus, Name, Title, AnnotationTitle, Description string
+		Tags                                              []string
+		Args                                              []struct{ Name, Description string }
+	}
+	require.NoError(t, json.Unmarshal(b, &recorded))
+	var tools []mcp.Tool
+	for _, r := range recorded {
+		if r.Corpus != name {
+			continue
+		}
+		tl := mcp.Tool{Name: r.Name, Title: r.Title, Description: r.Description, Tags: r.Tags}
+		if r.AnnotationTitle != "" {
+			tl.Annotations = &mcp.ToolAnnotations{Title: r.AnnotationTitle}
+		}
+		if len(r.Args) > 0 {
+			tl.InputSchema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+			for _, a := range r.Args {
+				tl.InputSchema.Properties[a.Name] = &jsonschema.Schema{Description: a.Description}
+				tl.InputSchema.PropertyOrder = append(tl.InputSchema.PropertyOrder, a.Name)
+			}
+		}
+		tools = append(tools, tl)
+	}
+	require.NotEmpty(t, tools, "testdata/openapi-corpus.json has no tools of %s", name)
 	corpora.Store(name, tools)
 	return tools
 }

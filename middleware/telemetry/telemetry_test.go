@@ -18,7 +18,6 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/examples/everything/tools"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/middleware/telemetry"
 )
@@ -67,11 +66,11 @@ func attrs(kvs []attribute.KeyValue) map[string]string {
 	return m
 }
 
-// telemetryServer is examples/everything's set plus a tool that starts a
+// telemetryServer is the fixture (registerFixture) plus a tool that starts a
 // span of its own, on the tracer provider tp.
 func telemetryServer(tp trace.TracerProvider) *mcp.Server {
 	srv := mcp.NewServer(mcp.Options{Name: "otel", Version: "1.0.0"})
-	tools.Register(srv, nil)
+	registerFixture(srv)
 	mcp.AddTool(srv, mcp.Tool{Name: "traced"}, func(ctx context.Context, _ *mcp.Context, _ struct{}) (string, error) {
 		_, span := tp.Tracer("user").Start(ctx, "user work")
 		span.End()

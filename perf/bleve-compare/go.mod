@@ -2,7 +2,11 @@ module github.com/mcpchain/mcp/perf/bleve-compare
 
 go 1.26.0
 
+replace github.com/mcpchain/mcp/openapi => ../../openapi
+
 replace github.com/mcpchain/mcp => ../..
+
+require github.com/mcpchain/mcp/openapi v0.0.0-00010101000000-000000000000
 
 require (
 	github.com/blevesearch/bleve/v2 v2.6.3

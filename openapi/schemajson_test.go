@@ -1,4 +1,4 @@
-package schemajson_test
+package openapi_test
 
 import (
 	"context"
@@ -16,9 +16,10 @@ import (
 
 // TestMarshalDiscordTools: the input and output schemas of the tools made
 // from Discord's 242 operations (deep and inlined) encode as json.Marshal
-// encodes them.
+// encodes them. It tests internal/schemajson (of the root module, which
+// does not require this one) on the schemas this package makes.
 func TestMarshalDiscordTools(t *testing.T) {
-	spec, err := os.ReadFile("../../openapi/testdata/discord.json")
+	spec, err := os.ReadFile("testdata/discord.json")
 	require.NoError(t, err)
 	srv := mcp.NewServer(mcp.Options{Name: "discord", Version: "1.0.0"})
 	require.NoError(t, openapi.Register(srv, spec, openapi.Options{BaseURL: "http://127.0.0.1:1"}))
@@ -39,7 +40,7 @@ func TestMarshalDiscordTools(t *testing.T) {
 // tools made from Discord's operations, with this package and with
 // json.Marshal.
 func BenchmarkMarshalDiscord(b *testing.B) {
-	spec, err := os.ReadFile("../../openapi/testdata/discord.json")
+	spec, err := os.ReadFile("testdata/discord.json")
 	require.NoError(b, err)
 	srv := mcp.NewServer(mcp.Options{Name: "discord", Version: "1.0.0"})
 	require.NoError(b, openapi.Register(srv, spec, openapi.Options{BaseURL: "http://127.0.0.1:1"}))
