@@ -215,33 +215,8 @@ func newProvider(cfg Config) (*Provider, error) {
 		return nil, fmt.Errorf("devidp: Config.Issuer %q is not on a loopback host: anyone who reaches the provider signs in "+
 			"as its users (set AllowNonLoopback for a closed test network)", cfg.Issuer)
 	}
-	if len(cfg.Users) == 0 {
-		cfg.Users = []User{DefaultUser()}
-	}
-	seen := map[string]bool{}
-	for i, u := range cfg.Users {
-		if u.Subject == "" {
-			return nil, fmt.Errorf("devidp: Config.Users[%d] has no Subject", i)
-		}
-		if seen[u.Subject] {
-			return nil, fmt.Errorf("devidp: Config.Users: subject %q appears twice", u.Subject)
-		}
-		seen[u.Subject] = true
-	}
-	cfg.Users = append([]User(nil), cfg.Users...)
-	if len(cfg.Scopes) == 0 {
-		cfg.Scopes = []string{"openid", "profile", "email"}
-	}
-	if cfg.ClientID == "" {
-		cfg.ClientID = "dev-client"
-	}
-	if cfg.ClientSecret == "" {
-		cfg.ClientSecret = random(24)
-	}
-	for _, u := range cfg.RedirectURIs {
-		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.Fragment != "" {
-			return nil, fmt.Errorf("devidp: Config.RedirectURIs: %q is not an absolute http(s) URI without a fragment", u)
-		}
+	if err := cfg.fill(); err != nil {
+		return nil, err
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -276,6 +251,41 @@ func newProvider(cfg Config) (*Provider, error) {
 	log.Warn("devidp: a development identity provider is running: whoever reaches it signs in with no password; never expose it",
 		"issuer", cfg.Issuer, "autoApprove", cfg.AutoApprove, "nonLoopbackAllowed", cfg.AllowNonLoopback)
 	return p, nil
+}
+
+// fill checks the users and redirect URIs and fills in the defaults:
+// one user, the OpenID scopes, the client dev-client with a random
+// secret.
+func (c *Config) fill() error {
+	if len(c.Users) == 0 {
+		c.Users = []User{DefaultUser()}
+	}
+	seen := map[string]bool{}
+	for i, u := range c.Users {
+		if u.Subject == "" {
+			return fmt.Errorf("devidp: Config.Users[%d] has no Subject", i)
+		}
+		if seen[u.Subject] {
+			return fmt.Errorf("devidp: Config.Users: subject %q appears twice", u.Subject)
+		}
+		seen[u.Subject] = true
+	}
+	c.Users = append([]User(nil), c.Users...)
+	if len(c.Scopes) == 0 {
+		c.Scopes = []string{"openid", "profile", "email"}
+	}
+	if c.ClientID == "" {
+		c.ClientID = "dev-client"
+	}
+	if c.ClientSecret == "" {
+		c.ClientSecret = random(24)
+	}
+	for _, u := range c.RedirectURIs {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.Fragment != "" {
+			return fmt.Errorf("devidp: Config.RedirectURIs: %q is not an absolute http(s) URI without a fragment", u)
+		}
+	}
+	return nil
 }
 
 // ServeHTTP serves the provider's endpoints under the issuer's path. A

@@ -98,26 +98,48 @@ var (
 // info, with o. The notes say what of info was left out and why (icons
 // the registry does not take); an error says which option is wrong.
 func Build(info mcp.Implementation, o Options) (*Document, []string, error) {
-	var notes []string
 	d := &Document{Schema: Schema, Name: o.Name, Description: o.Description, Title: info.Title, Version: info.Version}
+	if err := d.checkIdentity(info); err != nil {
+		return nil, nil, err
+	}
+	notes := d.addInfo(info)
+	if err := d.addLocations(o); err != nil {
+		return nil, nil, err
+	}
+	if len(d.Packages) == 0 && len(d.Remotes) == 0 {
+		notes = append(notes, "no package and no remote: clients will not know how to run or reach the server (--package, --remote)")
+	}
+	return d, notes, nil
+}
+
+// checkIdentity fills in and checks what the registry requires: the
+// name (the server's own when --name is not given), a description and
+// one specific version.
+func (d *Document) checkIdentity(info mcp.Implementation) error {
 	if d.Name == "" {
 		if !registryName.MatchString(info.Name) {
-			return nil, nil, fmt.Errorf("the server's name %q is not a registry name (reverse-DNS with one slash, io.github.owner/server): pass --name", info.Name)
+			return fmt.Errorf("the server's name %q is not a registry name (reverse-DNS with one slash, io.github.owner/server): pass --name", info.Name)
 		}
 		d.Name = info.Name
 	}
 	if len(d.Name) < 3 || len(d.Name) > 200 || !registryName.MatchString(d.Name) {
-		return nil, nil, fmt.Errorf("--name %q must be reverse-DNS with one slash (io.github.owner/server), 3 to 200 characters", d.Name)
+		return fmt.Errorf("--name %q must be reverse-DNS with one slash (io.github.owner/server), 3 to 200 characters", d.Name)
 	}
 	if n := utf8.RuneCountInString(d.Description); n < 1 || n > 100 {
-		return nil, nil, fmt.Errorf("--description must have 1 to 100 characters, not %d", n)
+		return fmt.Errorf("--description must have 1 to 100 characters, not %d", n)
 	}
+	if d.Version == "" || len(d.Version) > 255 || versionRange.MatchString(d.Version) || d.Version == "latest" {
+		return fmt.Errorf("the server's version %q is not one specific version the registry takes", d.Version)
+	}
+	return nil
+}
+
+// addInfo takes the server's title, website and icons, leaving out (with
+// a note) what the registry would refuse.
+func (d *Document) addInfo(info mcp.Implementation) (notes []string) {
 	if n := utf8.RuneCountInString(d.Title); n > 100 {
 		notes = append(notes, fmt.Sprintf("the server's title has %d characters, more than the registry's 100: left out", n))
 		d.Title = ""
-	}
-	if d.Version == "" || len(d.Version) > 255 || versionRange.MatchString(d.Version) || d.Version == "latest" {
-		return nil, nil, fmt.Errorf("the server's version %q is not one specific version the registry takes", d.Version)
 	}
 	if info.WebsiteURL != "" {
 		if absoluteURL(info.WebsiteURL) {
@@ -126,14 +148,6 @@ func Build(info mcp.Implementation, o Options) (*Document, []string, error) {
 			notes = append(notes, "the server's websiteUrl is not an absolute http(s) URL: left out")
 		}
 	}
-	if o.Repository != "" {
-		if !absoluteURL(o.Repository) {
-			return nil, nil, fmt.Errorf("--repository %q must be an absolute http(s) URL", o.Repository)
-		}
-		d.Repository = &Repository{URL: o.Repository, Source: source(o.Repository), Subfolder: strings.Trim(o.Subfolder, "/")}
-	} else if o.Subfolder != "" {
-		return nil, nil, fmt.Errorf("--subfolder needs --repository")
-	}
 	for i, ic := range info.Icons {
 		if why := iconProblem(ic); why != "" {
 			notes = append(notes, fmt.Sprintf("icon %d left out: %s", i+1, why))
@@ -141,25 +155,36 @@ func Build(info mcp.Implementation, o Options) (*Document, []string, error) {
 		}
 		d.Icons = append(d.Icons, ic)
 	}
+	return notes
+}
+
+// addLocations adds the repository, the remote and the package the
+// options name.
+func (d *Document) addLocations(o Options) error {
+	if o.Repository != "" {
+		if !absoluteURL(o.Repository) {
+			return fmt.Errorf("--repository %q must be an absolute http(s) URL", o.Repository)
+		}
+		d.Repository = &Repository{URL: o.Repository, Source: source(o.Repository), Subfolder: strings.Trim(o.Subfolder, "/")}
+	} else if o.Subfolder != "" {
+		return fmt.Errorf("--subfolder needs --repository")
+	}
 	if o.Remote != "" {
 		if !remoteURL.MatchString(o.Remote) || !absoluteURL(o.Remote) {
-			return nil, nil, fmt.Errorf("--remote %q must be an absolute http(s) URL", o.Remote)
+			return fmt.Errorf("--remote %q must be an absolute http(s) URL", o.Remote)
 		}
 		d.Remotes = []Remote{{Type: "streamable-http", URL: o.Remote}}
 	}
 	if o.PackageType != "" || o.Package != "" {
 		p, err := buildPackage(o, d.Version)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		d.Packages = []Package{p}
 	} else if o.PackageVersion != "" || o.SHA256 != "" {
-		return nil, nil, fmt.Errorf("--package-version and --sha256 need --package")
+		return fmt.Errorf("--package-version and --sha256 need --package")
 	}
-	if len(d.Packages) == 0 && len(d.Remotes) == 0 {
-		notes = append(notes, "no package and no remote: clients will not know how to run or reach the server (--package, --remote)")
-	}
-	return d, notes, nil
+	return nil
 }
 
 func buildPackage(o Options, version string) (Package, error) {
