@@ -340,9 +340,7 @@ func checkCSPSource(src string) error {
 	}
 	rest := src
 	if scheme, after, ok := strings.Cut(src, "://"); ok {
-		if scheme == "" || !isAlpha(scheme[0]) || strings.IndexFunc(scheme, func(r rune) bool {
-			return r > 0x7f || !isAlnum(byte(r)) && r != '+' && r != '-' && r != '.'
-		}) >= 0 {
+		if !isURIScheme(scheme) {
 			return fmt.Errorf("scheme %s is not a URI scheme", strictjson.Quote(scheme))
 		}
 		rest = after
@@ -357,14 +355,27 @@ func checkCSPSource(src string) error {
 		}
 		host = h
 	}
-	name := strings.TrimPrefix(host, "*.")
 	if host == "*" || strings.HasPrefix(host, "[") && strings.Contains(host, "]") { // any host; an IPv6 address
 		return nil
 	}
-	if name == "" || strings.IndexFunc(name, func(r rune) bool { return r > 0x7f || !isAlnum(byte(r)) && r != '-' && r != '.' }) >= 0 {
+	if !isHostName(strings.TrimPrefix(host, "*.")) {
 		return errors.New(`not a CSP source: an origin ("https://api.example.com"), a wildcard host ("https://*.example.com") or a host`)
 	}
 	return nil
+}
+
+// isURIScheme reports whether s is a URI scheme (RFC 3986 §3.1): a
+// letter, then letters, digits, "+", "-" and ".".
+func isURIScheme(s string) bool {
+	return s != "" && isAlpha(s[0]) && strings.IndexFunc(s, func(r rune) bool {
+		return r > 0x7f || !isAlnum(byte(r)) && r != '+' && r != '-' && r != '.'
+	}) < 0
+}
+
+// isHostName reports whether s is a non-empty host name of ASCII
+// letters, digits, "-" and ".".
+func isHostName(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool { return r > 0x7f || !isAlnum(byte(r)) && r != '-' && r != '.' }) < 0
 }
 
 // linkUI checks t.UI and puts it in the tool's _meta (a copy of Meta):

@@ -53,37 +53,7 @@ func optionalNulls(s *jsonschema.Schema, v any, depth int) (drop bool, required 
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		var reqKey, sub, subKey string
-		for k, val := range x {
-			ps := s.Properties[k]
-			if ps == nil {
-				ps = s.AdditionalProperties
-				if ps == nil || val == nil {
-					continue // a map's null value is a value
-				}
-			} else if val == nil && !admitsNull(ps) {
-				if !slices.Contains(s.Required, k) {
-					drop = true
-				} else if reqKey == "" || k < reqKey {
-					reqKey = k
-				}
-				continue
-			}
-			d, p := optionalNulls(ps, val, depth+1)
-			drop = drop || d
-			if p != "" && (sub == "" || k < subKey) {
-				sub, subKey = p, k
-			}
-		}
-		switch {
-		case reqKey != "":
-			return drop, reqKey
-		case sub != "" && sub[0] == '[':
-			return drop, subKey + sub
-		case sub != "":
-			return drop, subKey + "." + sub
-		}
-		return drop, ""
+		return objectNulls(s, x, depth)
 	case []any:
 		if s.Items == nil {
 			return false, ""
@@ -92,14 +62,56 @@ func optionalNulls(s *jsonschema.Schema, v any, depth int) (drop bool, required 
 			d, p := optionalNulls(s.Items, el, depth+1)
 			drop = drop || d
 			if p != "" {
-				if p[0] == '[' {
-					return drop, "[" + strconv.Itoa(i) + "]" + p
-				}
-				return drop, "[" + strconv.Itoa(i) + "]." + p
+				return drop, "[" + strconv.Itoa(i) + "]" + pathTail(p)
 			}
 		}
 	}
 	return drop, ""
+}
+
+// objectNulls is optionalNulls of an object: drop when an optional
+// member is a null its property does not admit; required names the
+// first (by name) required member that is such a null, else the path of
+// the first such null inside a member.
+func objectNulls(s *jsonschema.Schema, x map[string]any, depth int) (drop bool, required string) {
+	var reqKey, sub, subKey string
+	for k, val := range x {
+		ps := s.Properties[k]
+		if ps == nil {
+			ps = s.AdditionalProperties
+			if ps == nil || val == nil {
+				continue // a map's null value is a value
+			}
+		} else if val == nil && !admitsNull(ps) {
+			if !slices.Contains(s.Required, k) {
+				drop = true
+			} else if reqKey == "" || k < reqKey {
+				reqKey = k
+			}
+			continue
+		}
+		d, p := optionalNulls(ps, val, depth+1)
+		drop = drop || d
+		if p != "" && (sub == "" || k < subKey) {
+			sub, subKey = p, k
+		}
+	}
+	switch {
+	case reqKey != "":
+		return drop, reqKey
+	case sub != "":
+		return drop, subKey + pathTail(sub)
+	}
+	return drop, ""
+}
+
+// pathTail is how a path p inside a member or item follows its name:
+// "[0]…" as it is, a name after a dot.
+func pathTail(p string) string {
+	if p[0] == '[' {
+		return p
+	}
+	return "." + p
 }
 
 // withoutOptionalNulls returns raw, valid JSON without duplicate members,
