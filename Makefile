@@ -356,6 +356,7 @@ bench:
 	$(GO) test -run '^$$' -bench '^BenchmarkRedis(Stream|Task)Memory$$' -benchtime=1x ./session/redisstore
 	$(GO) test -run '^$$' -bench '10k$$' -benchmem -count 3 ./toolsearch
 	$(GO) test -run '^$$' -bench '^Benchmark(ToolCall|Run)$$' -benchmem -count 5 ./codemode
+	$(GO) test -run '^$$' -bench '^BenchmarkListTools$$' -benchmem ./client
 
 # The harness chart (docs/bench.svg) from the raw results of a run of ../shared/bench/run.sh, kept
 # in perf/harness.jsonl: after a run, copy its results-*.jsonl there and run this.
