@@ -205,10 +205,15 @@ func TestListenReconnectsToAnotherReplica(t *testing.T) {
 	_ = resp.Body.Close()
 
 	// While alice listens nowhere, both replicas add the same tool (as
-	// replicas applying one configuration do).
+	// replicas applying one configuration do). carol, listening on B
+	// throughout, hears both changes: B has delivered them, A's included,
+	// before alice listens there.
+	carol := listenAs(t, b, "carol", filter)
 	for _, r := range []replica{a, b} {
 		mcp.AddTool(r.srv, mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
 	}
+	expect(t, carol, "carol on B", "notifications/tools/list_changed", "")
+	expect(t, carol, "carol on B", "notifications/tools/list_changed", "")
 	// She listens again, on B: nothing is replayed; the next message is
 	// the next change, made on A.
 	again := listenAs(t, b, "alice", filter)

@@ -140,7 +140,11 @@ type fanout struct {
 	origin string
 	out    chan []byte
 	stop   func() // ends the subscription
-	done   chan struct{}
+	// ctx ends (cancel) when the handler closes: the publishing goroutine
+	// then stops, a Send under way included, and closes exited.
+	ctx    context.Context
+	cancel context.CancelFunc
+	exited chan struct{}
 }
 
 // startFanout subscribes h to the changes of the other replicas on
@@ -148,39 +152,42 @@ type fanout struct {
 // leaves h.fanout nil (changes stay in this process, logged) when the
 // subscription fails.
 func (h *Handler) startFanout() {
-	f := &fanout{origin: originOf(h.srv), out: make(chan []byte, fanoutQueue), done: make(chan struct{})}
+	f := &fanout{origin: originOf(h.srv), out: make(chan []byte, fanoutQueue), exited: make(chan struct{})}
 	stop, err := h.opts.Relay.Subscribe(context.Background(), changesChannel, func(b []byte) { h.onRemoteChange(f.origin, b) })
 	if err != nil {
 		h.log.Error("mcp: subscribing to the relay's changes failed; subscriptions/listen streams hear only of this replica's changes", "error", err)
 		return
 	}
 	f.stop = stop
+	f.ctx, f.cancel = context.WithCancel(context.Background())
 	h.fanout = f
 	go f.publish(h.opts.Relay, h.log)
 }
 
 // publish sends the queued changes, in order, until close.
 func (f *fanout) publish(relay session.Relay, log *slog.Logger) {
+	defer close(f.exited)
 	for {
 		select {
 		case b := <-f.out:
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			ctx, cancel := context.WithTimeout(f.ctx, 2*time.Second)
 			err := relay.Send(ctx, changesChannel, b)
 			cancel()
-			if err != nil {
+			if err != nil && f.ctx.Err() == nil {
 				log.Warn("mcp: publishing a change to the other replicas failed; their subscriptions/listen streams miss it", "error", err)
 			}
-		case <-f.done:
+		case <-f.ctx.Done():
 			return
 		}
 	}
 }
 
-// close ends the subscription and the publishing goroutine; changes still
-// queued are not sent.
+// close ends the subscription and the publishing goroutine, and returns
+// once both have stopped; changes still queued are not sent.
 func (f *fanout) close() {
 	f.stop()
-	close(f.done)
+	f.cancel()
+	<-f.exited
 }
 
 // relayChange queues ch for the other replicas, if it travels.
