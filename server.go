@@ -16,6 +16,7 @@ import (
 	"github.com/lmittmann/tint"
 
 	"github.com/mcpchain/mcp/internal/engine"
+	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -293,4 +294,46 @@ func (s *Server) LogToClients(level LogLevel, msg string, data any) {
 // changed (notifications/resources/updated).
 func (s *Server) ResourceUpdated(uri string) {
 	s.notify(change{Kind: engine.ResourceUpdated, URI: uri})
+}
+
+// ListChangedFor tells one caller that its lists of the given kinds
+// changed (notifications/tools/list_changed, resources/list_changed,
+// prompts/list_changed), when what it may see changed while the server's
+// registry did not: an access policy or a CanAccess that reads the
+// caller's own data (a role, a plan, c.Caller() state) now answers
+// otherwise. The caller is told by its identity key (the auth data's
+// [Subject]); its subscriptions/listen streams hear of it, on every
+// replica that shares the transport's relay (mcphttp.Options.Relay), and
+// so do the GET streams of its 2025-era sessions in this process; no
+// other caller's streams do.
+// auth is the caller's auth data (c.Session in a tool). It fails, and
+// sends nothing, for auth data without a subject, whose requests cannot
+// be told to be one caller's (wrapping [ErrNoCaller]), and for a kind
+// other than [KindTool], [KindResource] and [KindPrompt] (wrapping
+// [ErrInvalidDefinition]).
+func (s *Server) ListChangedFor(auth any, kinds ...Kind) error {
+	key, ok := identity.Key(auth)
+	if !ok {
+		if identity.Of(auth) == identity.Anonymous {
+			return fmt.Errorf("%w: ListChangedFor needs the auth data of a signed-in caller, and auth is nil (anonymous)", ErrNoCaller)
+		}
+		return fmt.Errorf("%w: ListChangedFor needs auth data with a subject (mcp.Subject, a non-empty one) to tell its caller's streams; %T has none", ErrNoCaller, auth)
+	}
+	changes := make([]engine.ChangeKind, 0, len(kinds))
+	for _, k := range kinds {
+		switch k {
+		case KindTool:
+			changes = append(changes, engine.ToolsChanged)
+		case KindResource:
+			changes = append(changes, engine.ResourcesChanged)
+		case KindPrompt:
+			changes = append(changes, engine.PromptsChanged)
+		default:
+			return invalid("ListChangedFor: kind %q is none of mcp.KindTool, mcp.KindResource, mcp.KindPrompt", k)
+		}
+	}
+	for _, k := range changes {
+		s.notify(change{Kind: k, Caller: key})
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/engine"
+	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
@@ -394,6 +395,11 @@ func (h *Handler) onChange(ch change) {
 		return
 	}
 	h.publishModern(ch)
+	h.relayChange(ch)
+	if ch.Caller != "" {
+		h.onCallerChange(ch)
+		return
+	}
 	var method string
 	switch ch.Kind {
 	case changeTools:
@@ -528,6 +534,38 @@ func idText(id json.RawMessage) string {
 		}
 	}
 	return string(id)
+}
+
+// onCallerChange sends the list_changed of a change for one caller
+// (mcp.Server.ListChangedFor) to the initialized sessions of this process
+// whose caller it is: the same identity key.
+func (h *Handler) onCallerChange(ch change) {
+	method := listChangedMethod(ch.Kind)
+	if method == "" {
+		return
+	}
+	msg := jsonrpc.AppendNotification(nil, method, nil)
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, c := range h.conns {
+		if key, ok := identity.Key(c.sess.Auth()); ok && key == ch.Caller && c.sess.Initialized() {
+			c.enqueue(msg)
+		}
+	}
+}
+
+// listChangedMethod is the list_changed notification of a list change's
+// kind, "" for another kind.
+func listChangedMethod(k engine.ChangeKind) string {
+	switch k {
+	case changeTools:
+		return "notifications/tools/list_changed"
+	case changeResources:
+		return "notifications/resources/list_changed"
+	case changePrompts:
+		return "notifications/prompts/list_changed"
+	}
+	return ""
 }
 
 // onSessionChange sends the list_changed of a per-session change (an

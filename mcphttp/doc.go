@@ -43,7 +43,8 @@
 //
 //   - Sessions: the session store; a shared one (Redis) lets any replica
 //     serve any session, and Relay and Events complete it for
-//     server-to-client requests and resumption.
+//     server-to-client requests and resumption; Relay also carries
+//     every replica's changes to the subscriptions/listen streams of all.
 //   - Stateless: no sessions for 2025 clients either; any replica answers
 //     any request, and what a session holds (the GET stream, DELETE,
 //     resumption, what initialize said) is gone.

@@ -76,6 +76,9 @@ type Handler struct {
 	replica int64
 	// stopRelay ends the subscription to Options.Relay (nil: none).
 	stopRelay func()
+	// fanout carries registry changes to and from the other replicas on
+	// Options.Relay (rev20260728_fanout.go); nil: no relay.
+	fanout *fanout
 	// states seals the requestState of input-required results (rev20260728_mrtr.go).
 	states *sealer
 	// tasks are the tasks this handler runs (ext_tasks.go).
@@ -155,6 +158,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 			h.opts.Relay = nil
 		} else {
 			h.stopRelay = stop
+			h.startFanout()
 		}
 	}
 	h.initLimits()
@@ -251,6 +255,9 @@ func (h *Handler) Close() error {
 	h.stopWatch()
 	if h.stopRelay != nil {
 		h.stopRelay()
+	}
+	if h.fanout != nil {
+		h.fanout.close()
 	}
 	if h.ping != nil {
 		h.ping.Close()

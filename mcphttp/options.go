@@ -138,6 +138,11 @@ type Options struct {
 	// answer is dropped with a warning and answered 202 (an error status
 	// ends the session of clients such as the official Go SDK), and the
 	// tool that asked waits until its timeout.
+	//
+	// The relay also carries the server's changes (list changes, resource
+	// updates, mcp.Server.ListChangedFor) to the subscriptions/listen
+	// streams of every replica sharing it, stateless ones included; nil:
+	// a listen stream hears of its own process's changes only.
 	Relay session.Relay
 	// RetryInterval is the SSE retry field of priming events and of
 	// CloseSSEStream: how long a client waits before it reconnects.

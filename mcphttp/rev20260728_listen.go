@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
@@ -33,6 +34,9 @@ type listener struct {
 	id     json.RawMessage // the listen request's id: the subscription ID
 	filter subscriptionFilter
 	out    chan []byte
+	// caller is the identity key of the stream's caller (internal/identity;
+	// "" when it has none), which the changes for one caller name.
+	caller string
 }
 
 // listeners are the open listen streams of a handler (this process's;
@@ -66,12 +70,16 @@ func (ls *listeners) remove(l *listener) {
 }
 
 // publishModern sends a registry change to the listen streams that asked
-// for it. Log broadcasts never go on listen streams (2026-07-28: logs
-// belong to the request that made them).
+// for it; a change for one caller, to that caller's streams only. Log
+// broadcasts never go on listen streams (2026-07-28: logs belong to the
+// request that made them).
 func (h *Handler) publishModern(ch change) {
 	h.listen.mu.Lock()
 	defer h.listen.mu.Unlock()
 	for l := range h.listen.set {
+		if ch.Caller != "" && ch.Caller != l.caller {
+			continue
+		}
 		var method string
 		var uri string
 		switch {
@@ -136,6 +144,7 @@ func (h *Handler) serveListen(w http.ResponseWriter, r *http.Request, msg *jsonr
 		}
 	}
 	l := &listener{id: clone(msg.ID), filter: *p.Notifications, out: make(chan []byte, listenQueue)}
+	l.caller, _ = identity.Key(mcp.AuthFromContext(r.Context()))
 	// A listen stream holds no session; Options.MaxSessions bounds them
 	// all the same, as it bounds the GET streams of sessions, and
 	// Options.MaxSessionsPerClient those of one client, as it bounds its

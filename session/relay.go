@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -12,7 +13,9 @@ import (
 // request then times out). Implementations must be safe for concurrent
 // use.
 type Relay interface {
-	// Send delivers msg to the subscriber of replica, if any.
+	// Send delivers msg to every subscriber of replica, if any (several
+	// replicas subscribe to one name for the changes that every one of
+	// them hears).
 	Send(ctx context.Context, replica string, msg []byte) error
 	// Subscribe calls fn with every message sent to replica until stop is
 	// called; fn runs on one goroutine, in order.
@@ -20,34 +23,43 @@ type Relay interface {
 }
 
 // MemoryRelay is the in-process [Relay], for replicas in one process
-// (tests).
+// (tests). A message goes to every subscriber of its replica name, as on
+// Redis, where several processes may subscribe to one channel.
 type MemoryRelay struct {
 	mu   sync.Mutex
-	subs map[string]func([]byte)
+	subs map[string][]*memorySub
 }
 
+type memorySub struct{ fn func([]byte) }
+
 // NewMemoryRelay returns a relay with no subscribers.
-func NewMemoryRelay() *MemoryRelay { return &MemoryRelay{subs: map[string]func([]byte){}} }
+func NewMemoryRelay() *MemoryRelay { return &MemoryRelay{subs: map[string][]*memorySub{}} }
 
 // Send implements Relay.
 func (m *MemoryRelay) Send(_ context.Context, replica string, msg []byte) error {
 	m.mu.Lock()
-	fn := m.subs[replica]
+	subs := m.subs[replica]
 	m.mu.Unlock()
-	if fn != nil {
-		fn(append([]byte(nil), msg...))
+	for _, s := range subs {
+		s.fn(append([]byte(nil), msg...))
 	}
 	return nil
 }
 
 // Subscribe implements Relay.
 func (m *MemoryRelay) Subscribe(_ context.Context, replica string, fn func([]byte)) (func(), error) {
+	s := &memorySub{fn: fn}
 	m.mu.Lock()
-	m.subs[replica] = fn
+	m.subs[replica] = append(slices.Clone(m.subs[replica]), s)
 	m.mu.Unlock()
 	return func() {
 		m.mu.Lock()
-		delete(m.subs, replica)
+		subs := slices.DeleteFunc(slices.Clone(m.subs[replica]), func(x *memorySub) bool { return x == s })
+		if len(subs) == 0 {
+			delete(m.subs, replica)
+		} else {
+			m.subs[replica] = subs
+		}
 		m.mu.Unlock()
 	}, nil
 }

@@ -156,6 +156,10 @@ type Change[Log any] struct {
 	// object registered, disabled or enabled for it alone, or the session
 	// a SessionNotify is for); empty: every session.
 	SessionID string
+	// Caller, when set, is the one caller a list change concerns: its
+	// identity key (internal/identity's Key). Transports send it to that
+	// caller's streams only.
+	Caller string
 	// Method and Params are SessionNotify's notification.
 	Method string
 	Params any

@@ -80,6 +80,27 @@ func RunRelay(t *testing.T, newRelays func(t *testing.T) (send, sub session.Rela
 		}
 	})
 
+	// Every replica subscribes to one name for the registry changes the
+	// others publish (mcphttp's subscriptions/listen fan-out): a message
+	// reaches every subscriber of its name, and a stopped one no more.
+	t.Run("EverySubscriber", func(t *testing.T) {
+		send, sub := newRelays(t)
+		r := replica()
+		ch1, stop1 := collect(t, sub, r)
+		ch2, _ := collect(t, send, r)
+		require.NoError(t, send.Send(ctx, r, []byte("to both")))
+		assert.Equal(t, "to both", string(next(t, ch1)))
+		assert.Equal(t, "to both", string(next(t, ch2)))
+		stop1()
+		require.NoError(t, send.Send(ctx, r, []byte("to 2")))
+		assert.Equal(t, "to 2", string(next(t, ch2)))
+		select {
+		case m := <-ch1:
+			t.Fatalf("the stopped subscriber got %q", m)
+		default:
+		}
+	})
+
 	t.Run("AtMostOnce", func(t *testing.T) {
 		send, sub := newRelays(t)
 		r := replica()
