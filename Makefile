@@ -178,6 +178,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzGatewayLists$$' -fuzztime $(FUZZN_SHORT) ./proxy
 	$(GO) test -run '^$$' -fuzz '^FuzzURLElicitationRelay$$' -fuzztime $(FUZZN_SHORT) ./proxy
 	$(GO) test -run '^$$' -fuzz '^FuzzScript$$' -fuzztime $(FUZZN_SHORT) ./codemode
+	$(GO) test -run '^$$' -fuzz '^FuzzRemoteChange$$' -fuzztime $(FUZZN_SHORT) ./mcphttp
 	$(GO) test -run '^$$' -fuzz '^FuzzDrain$$' -fuzztime $(FUZZN_SHORT) ./proxy
 	$(GO) test -run '^$$' -fuzz '^FuzzInject$$' -fuzztime $(FUZZN_SHORT) ./internal/tracemeta
 	$(GO) test -run '^$$' -fuzz '^FuzzTool$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/args
