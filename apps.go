@@ -214,13 +214,12 @@ func isAppMIMEType(t string) bool {
 // UTF-8 or cannot be read from FS, both HTML and FS are set, or a CSP
 // entry is not a CSP source (a space, a ";" or a quote in it would change
 // the host's policy). Views read at run time use
-// [Server.TryAddAppResource].
-func (s *Server) AddAppResource(r AppResource) { must("AddAppResource", s.TryAddAppResource(r)) }
+// [Registry.AddAppResource].
+func (s *Server) AddAppResource(r AppResource) { must("AddAppResource", s.tryAddAppResource(r)) }
 
-// TryAddAppResource is [Server.AddAppResource] returning an error
-// (wrapping [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of
-// panicking. On error nothing is registered.
-func (s *Server) TryAddAppResource(r AppResource) error {
+// tryAddAppResource is [Server.AddAppResource] returning the error
+// ([Registry.AddAppResource]).
+func (s *Server) tryAddAppResource(r AppResource) error {
 	if err := checkAppURI(r.URI); err != nil {
 		return invalid("app resource %q: %v", r.URI, err)
 	}

@@ -53,7 +53,7 @@ func TestAddAppResourceRefuses(t *testing.T) {
 			srv := mcp.NewServer(mcp.Options{Name: "s", Version: "1.0.0"})
 			r := ok
 			tt.edit(&r)
-			err := srv.TryAddAppResource(r)
+			err := srv.Registry().AddAppResource(r)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, mcp.ErrInvalidDefinition)
 			assert.Contains(t, err.Error(), tt.want)
@@ -64,7 +64,7 @@ func TestAddAppResourceRefuses(t *testing.T) {
 	t.Run("taken URI", func(t *testing.T) {
 		srv := mcp.NewServer(mcp.Options{Name: "s", Version: "1.0.0"})
 		srv.AddAppResource(ok)
-		assert.ErrorIs(t, srv.TryAddAppResource(ok), mcp.ErrAlreadyRegistered)
+		assert.ErrorIs(t, srv.Registry().AddAppResource(ok), mcp.ErrAlreadyRegistered)
 	})
 }
 
@@ -72,7 +72,7 @@ func TestAddAppResourceRefuses(t *testing.T) {
 // view read from an fs.FS.
 func TestAppResourceAccepts(t *testing.T) {
 	srv := mcp.NewServer(mcp.Options{Name: "s", Version: "1.0.0"})
-	require.NoError(t, srv.TryAddAppResource(mcp.AppResource{URI: "ui://v/fs.html", Name: "fs",
+	require.NoError(t, srv.Registry().AddAppResource(mcp.AppResource{URI: "ui://v/fs.html", Name: "fs",
 		FS: fstest.MapFS{"ui/view.html": {Data: []byte(viewHTML)}}, File: "ui/view.html",
 		CSP: &mcp.AppCSP{
 			ConnectDomains:  []string{"https://api.example.com", "wss://live.example.com:8443", "http://127.0.0.1:*"},
@@ -118,7 +118,7 @@ func TestToolUIRefuses(t *testing.T) {
 			srv.AddAppResource(mcp.AppResource{URI: "ui://v/view.html", Name: "view", HTML: viewHTML})
 			srv.AddResource(mcp.Resource{URI: "ui://v/plain.html", Name: "plain",
 				Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) { return nil, nil }})
-			err := mcp.TryAddTool(srv, tt.tool, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
+			err := mcp.TryAddTool(srv.Registry(), tt.tool, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, mcp.ErrInvalidDefinition), "%v", err)
 			assert.Contains(t, err.Error(), tt.want)

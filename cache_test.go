@@ -53,10 +53,10 @@ func TestCacheHintChecked(t *testing.T) {
 				}()
 			}
 			srv := mcp.NewServer(mcp.Options{Name: "s", Version: "1.0.0"})
-			err := srv.TryAddResource(mcp.Resource{URI: "mem://r", Name: "r", Load: load, Cache: tt.hint})
+			err := srv.Registry().AddResource(mcp.Resource{URI: "mem://r", Name: "r", Load: load, Cache: tt.hint})
 			require.ErrorIs(t, err, mcp.ErrInvalidDefinition)
 			assert.Contains(t, err.Error(), `resource "mem://r": Resource.Cache.`+tt.want)
-			err = srv.TryAddResourceTemplate(mcp.ResourceTemplate{URITemplate: "mem://{x}", Name: "t", Load: tload, Cache: tt.hint})
+			err = srv.Registry().AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "mem://{x}", Name: "t", Load: tload, Cache: tt.hint})
 			require.ErrorIs(t, err, mcp.ErrInvalidDefinition)
 			assert.Contains(t, err.Error(), `template "mem://{x}": ResourceTemplate.Cache.`+tt.want)
 			assert.Empty(t, srv.ListResources(context.Background(), nil))

@@ -71,7 +71,7 @@ func catalogServer(t testing.TB) *mcp.Server {
 	mcp.AddTool(child, mcp.Tool{Name: "pulls", Tags: []string{"write"}}, noop)
 	child.AddResource(mcp.Resource{URI: "gh://repos", Name: "repos", Load: text("mcpchain/mcp")})
 	s.Mount("github", child, nil)
-	require.NoError(t, s.Disable(mcp.Match{Tags: []string{"legacy"}}))
+	require.NoError(t, s.Registry().Disable(mcp.Match{Tags: []string{"legacy"}}))
 	s.AddCatalogTools(mcp.CatalogTools{Resources: true, Prompts: true, Groups: true,
 		GroupDescriptions: map[string]string{"billing": "invoices and payments"}})
 	return s
@@ -529,7 +529,7 @@ func TestCatalogGroupsHideDeniedTags(t *testing.T) {
 	child := newServer(t)
 	mcp.AddTool(child, mcp.Tool{Name: "x", Tags: []string{"t_child"}}, noop)
 	srv.Mount("priv", child, &mcp.MountOptions{CanAccess: isAdmin, Tags: []string{"t_mount"}})
-	require.NoError(t, srv.Disable(mcp.Match{Names: []string{"old"}}))
+	require.NoError(t, srv.Registry().Disable(mcp.Match{Names: []string{"old"}}))
 	srv.AddCatalogTools(mcp.CatalogTools{Groups: true})
 	mh := mcphttp.New(srv, nil)
 	t.Cleanup(func() { _ = mh.Close() })
@@ -541,7 +541,7 @@ func TestCatalogGroupsHideDeniedTags(t *testing.T) {
 	who, err := c.CallTool(t.Context(), "whoami", nil, nil)
 	require.NoError(t, err)
 	require.NotEmpty(t, who.Text())
-	require.NoError(t, srv.DisableForSession(who.Text(), mcp.Match{Names: []string{"mine"}}))
+	require.NoError(t, srv.SessionRegistry(who.Text()).Disable(mcp.Match{Names: []string{"mine"}}))
 	all := callJSON[groupListing](t, c, "list_tool_groups", nil)
 	type g = struct {
 		Name, Kind, Description string

@@ -42,7 +42,7 @@ type MountOptions struct {
 	// nothing of the child (see [AccessCheck]).
 	CanAccess AccessCheck
 	// Tags are added to the tags of every object of the child, so that
-	// the parent's [Server.Disable] and [Server.Enable] (and a
+	// the parent's [Registry.Disable] and [Registry.Enable] (and a
 	// [SessionAccessPolicy]) can select the whole child at once.
 	Tags []string
 }
@@ -86,8 +86,8 @@ var mountMu sync.Mutex
 // The child's functions run with s's request: the same [Context] (its
 // SessionID, Session, Client, ProtocolVersion), so their Log, progress,
 // sampling, elicitation and roots reach s's client. The child's
-// per-session objects ([AddSessionTool] and the like, and
-// [Server.DisableForSession]) apply for the sessions of s: a session ID
+// per-session objects and rules (the child's [Server.SessionRegistry])
+// apply for the sessions of s: a session ID
 // s's transport holds is live for the child too.
 //
 // Checks, in order, for an object of the child: the mount's CanAccess;
@@ -103,17 +103,15 @@ var mountMu sync.Mutex
 // It panics when prefix is not one ([MountOptions]), a mount of s
 // already has this prefix, child is nil, or the mount would make a cycle
 // (child is s, or s is mounted in child or below it); mounts made at run
-// time use [Server.TryMount].
+// time use [Registry.Mount].
 func (s *Server) Mount(prefix string, child *Server, opts *MountOptions) *Mounted {
-	m, err := s.TryMount(prefix, child, opts)
+	m, err := s.tryMount(prefix, child, opts)
 	must("Mount", err)
 	return m
 }
 
-// TryMount is [Server.Mount] returning an error (wrapping
-// [ErrAlreadyRegistered] for a prefix taken, [ErrInvalidDefinition]
-// otherwise) instead of panicking. On error nothing is mounted.
-func (s *Server) TryMount(prefix string, child *Server, opts *MountOptions) (*Mounted, error) {
+// tryMount is [Server.Mount] returning the error ([Registry.Mount]).
+func (s *Server) tryMount(prefix string, child *Server, opts *MountOptions) (*Mounted, error) {
 	if err := checkMount(prefix, child); err != nil {
 		return nil, err
 	}
@@ -714,15 +712,13 @@ func (s *Server) mountedPrompt(ctx context.Context, auth any, sid, name string) 
 // is called, keep guarding the copies of its tools, after s's own.
 //
 // It panics when the prefix is not one, child is nil, or a copied name
-// is taken in s; imports made at run time use [Server.TryImport].
+// is taken in s; imports made at run time use [Registry.Import].
 func (s *Server) Import(prefix string, child *Server, opts *MountOptions) {
-	must("Import", s.TryImport(prefix, child, opts))
+	must("Import", s.tryImport(prefix, child, opts))
 }
 
-// TryImport is [Server.Import] returning an error (wrapping
-// [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
-// On error nothing is copied.
-func (s *Server) TryImport(prefix string, child *Server, opts *MountOptions) error {
+// tryImport is [Server.Import] returning the error ([Registry.Import]).
+func (s *Server) tryImport(prefix string, child *Server, opts *MountOptions) error {
 	if err := checkMount(prefix, child); err != nil {
 		return err
 	}

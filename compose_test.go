@@ -234,16 +234,16 @@ func TestMountIsLive(t *testing.T) {
 			func() { kid.AddPrompt(mcp.Prompt{Name: "late", Load: promptText("late")}) },
 			func() bool { _, _, _, p := listAllOf(t, s); return slices.Contains(p, "kid_late") }},
 		{"remove tool", "notifications/tools/list_changed",
-			func() { kid.RemoveTools("late") },
+			func() { kid.Registry().Remove(mcp.KindTool, "late") },
 			func() bool { return !slices.Contains(namesOf(s.ListTools()), "kid_late") }},
 		{"remove resource", "notifications/resources/list_changed",
-			func() { kid.RemoveResources("mem://late") },
+			func() { kid.Registry().Remove(mcp.KindResource, "mem://late") },
 			func() bool { _, r, _, _ := listAllOf(t, s); return len(r) == 0 }},
 		{"remove template", "notifications/resources/list_changed",
-			func() { kid.RemoveResourceTemplates("mem://late/{x}") },
+			func() { kid.Registry().Remove(mcp.KindResource, "mem://late/{x}") },
 			func() bool { _, _, tm, _ := listAllOf(t, s); return len(tm) == 0 }},
 		{"remove prompt", "notifications/prompts/list_changed",
-			func() { kid.RemovePrompts("late") },
+			func() { kid.Registry().Remove(mcp.KindPrompt, "late") },
 			func() bool { _, _, _, p := listAllOf(t, s); return len(p) == 0 }},
 	} {
 		before := countOf(s, tc.method)
@@ -277,7 +277,7 @@ func TestImportIsStatic(t *testing.T) {
 	t.Parallel()
 	parent, kid := newServer(t), kidServer(t, "kid")
 	mcp.AddTool(kid, mcp.Tool{Name: "off"}, textTool("off"))
-	require.NoError(t, kid.Disable(mcp.Match{Names: []string{"off"}}))
+	require.NoError(t, kid.Registry().Disable(mcp.Match{Names: []string{"off"}}))
 	parent.Import("kid", kid, &mcp.MountOptions{Tags: []string{"imported"}})
 	s := mcptest.NewSession(t, parent, nil)
 
@@ -295,13 +295,13 @@ func TestImportIsStatic(t *testing.T) {
 	want()
 	mcp.AddTool(kid, mcp.Tool{Name: "late"}, textTool("late"))
 	kid.AddPrompt(mcp.Prompt{Name: "late", Load: promptText("late")})
-	kid.RemoveTools("hello")
-	kid.RemoveResources("mem://readme")
-	require.NoError(t, kid.Enable(mcp.Match{Names: []string{"off"}}))
+	kid.Registry().Remove(mcp.KindTool, "hello")
+	kid.Registry().Remove(mcp.KindResource, "mem://readme")
+	require.NoError(t, kid.Registry().Enable(mcp.Match{Names: []string{"off"}}))
 	want()
 
 	// The copies are the parent's own: its rules select them by the mount's tags.
-	require.NoError(t, parent.Disable(mcp.Match{Tags: []string{"imported"}}))
+	require.NoError(t, parent.Registry().Disable(mcp.Match{Tags: []string{"imported"}}))
 	tools, resources, _, prompts := listAllOf(t, s)
 	assert.Empty(t, slices.Concat(tools, resources, prompts))
 
@@ -309,10 +309,10 @@ func TestImportIsStatic(t *testing.T) {
 	other := newServer(t)
 	mcp.AddTool(other, mcp.Tool{Name: "fresh"}, textTool("fresh"))
 	mcp.AddTool(other, mcp.Tool{Name: "hello"}, textTool("hello"))
-	err := parent.TryImport("kid", other, nil)
+	err := parent.Registry().Import("kid", other, nil)
 	require.ErrorIs(t, err, mcp.ErrAlreadyRegistered)
 	assert.NotContains(t, namesOf(parent.ListTools(t.Context(), nil)), "kid_fresh")
-	require.NoError(t, parent.Enable(mcp.Match{Tags: []string{"imported"}}))
+	require.NoError(t, parent.Registry().Enable(mcp.Match{Tags: []string{"imported"}}))
 	assert.Equal(t, []string{"kid_hello"}, namesOf(parent.ListTools(t.Context(), nil)))
 }
 
@@ -329,15 +329,15 @@ func TestMountRefusals(t *testing.T) {
 		is     error
 		substr string
 	}{
-		{"itself", func() error { _, err := a.TryMount("self", a, nil); return err }, mcp.ErrInvalidDefinition, "cannot be mounted into itself"},
-		{"its parent", func() error { _, err := b.TryMount("a", a, nil); return err }, mcp.ErrInvalidDefinition, "would make a cycle"},
-		{"its grandparent", func() error { _, err := c.TryMount("a", a, nil); return err }, mcp.ErrInvalidDefinition, "would make a cycle"},
-		{"prefix taken", func() error { _, err := a.TryMount("b", c, nil); return err }, mcp.ErrAlreadyRegistered, `mount prefix "b"`},
-		{"underscore", func() error { _, err := a.TryMount("a_b", c, nil); return err }, mcp.ErrInvalidDefinition, "no underscore"},
-		{"slash", func() error { _, err := a.TryMount("a/b", c, nil); return err }, mcp.ErrInvalidDefinition, "1 to 64"},
-		{"nil child", func() error { _, err := a.TryMount("n", nil, nil); return err }, mcp.ErrInvalidDefinition, "nil"},
-		{"import bad prefix", func() error { return a.TryImport("a.b", c, nil) }, mcp.ErrInvalidDefinition, "prefix"},
-		{"import nil", func() error { return a.TryImport("n", nil, nil) }, mcp.ErrInvalidDefinition, "nil"},
+		{"itself", func() error { _, err := a.Registry().Mount("self", a, nil); return err }, mcp.ErrInvalidDefinition, "cannot be mounted into itself"},
+		{"its parent", func() error { _, err := b.Registry().Mount("a", a, nil); return err }, mcp.ErrInvalidDefinition, "would make a cycle"},
+		{"its grandparent", func() error { _, err := c.Registry().Mount("a", a, nil); return err }, mcp.ErrInvalidDefinition, "would make a cycle"},
+		{"prefix taken", func() error { _, err := a.Registry().Mount("b", c, nil); return err }, mcp.ErrAlreadyRegistered, `mount prefix "b"`},
+		{"underscore", func() error { _, err := a.Registry().Mount("a_b", c, nil); return err }, mcp.ErrInvalidDefinition, "no underscore"},
+		{"slash", func() error { _, err := a.Registry().Mount("a/b", c, nil); return err }, mcp.ErrInvalidDefinition, "1 to 64"},
+		{"nil child", func() error { _, err := a.Registry().Mount("n", nil, nil); return err }, mcp.ErrInvalidDefinition, "nil"},
+		{"import bad prefix", func() error { return a.Registry().Import("a.b", c, nil) }, mcp.ErrInvalidDefinition, "prefix"},
+		{"import nil", func() error { return a.Registry().Import("n", nil, nil) }, mcp.ErrInvalidDefinition, "nil"},
 	} {
 		err := tc.mount()
 		require.ErrorIs(t, err, tc.is, tc.name)
@@ -345,7 +345,7 @@ func TestMountRefusals(t *testing.T) {
 	}
 	assert.PanicsWithValue(t, `mcp: Mount: invalid definition: mount "self": a server cannot be mounted into itself`, func() { a.Mount("self", a, nil) })
 	// The same child twice, under two prefixes, is no cycle.
-	_, err := a.TryMount("c", c, nil)
+	_, err := a.Registry().Mount("c", c, nil)
 	require.NoError(t, err)
 }
 
@@ -466,7 +466,7 @@ func TestMountChecks(t *testing.T) {
 		return "", ctx.Err()
 	})
 	mcp.AddTool(kid, mcp.Tool{Name: "off"}, textTool("off"))
-	require.NoError(t, kid.Disable(mcp.Match{Names: []string{"off"}}))
+	require.NoError(t, kid.Registry().Disable(mcp.Match{Names: []string{"off"}}))
 	parent := newServer(t)
 	parent.Mount("kid", kid, &mcp.MountOptions{Tags: []string{"kids"}, CanAccess: func(_ context.Context, auth any) bool {
 		note("mount CanAccess")
@@ -530,7 +530,7 @@ func TestMountChecks(t *testing.T) {
 		{mcp.Match{Tags: []string{"kids"}}, []string{}},
 	} {
 		before := countOf(admin, "notifications/tools/list_changed")
-		require.NoError(t, parent.Disable(tc.m))
+		require.NoError(t, parent.Registry().Disable(tc.m))
 		assert.Equal(t, tc.want, namesOf(admin.ListTools()), "%+v", tc.m)
 		if len(tc.want) < 3 {
 			waitMore(t, admin, "notifications/tools/list_changed", before)
@@ -539,11 +539,11 @@ func TestMountChecks(t *testing.T) {
 			_, err := admin.Client().CallTool(t.Context(), "kid_open", nil, nil)
 			require.Error(t, err, "%+v", tc.m)
 		}
-		require.NoError(t, parent.Enable(tc.m))
+		require.NoError(t, parent.Registry().Enable(tc.m))
 	}
 	// The child's per-session rule, for a session of the parent.
 	id := whoamiOf(t, parent, admin)
-	require.NoError(t, kid.DisableForSession(id, mcp.Match{Names: []string{"open"}}))
+	require.NoError(t, kid.SessionRegistry(id).Disable(mcp.Match{Names: []string{"open"}}))
 	assert.Equal(t, []string{"whoami", "kid_guarded", "kid_slow"}, namesOf(admin.ListTools()))
 	assert.Equal(t, []string{"whoami", "kid_open", "kid_slow"}, namesOf(guest.ListTools()))
 }
@@ -551,7 +551,7 @@ func TestMountChecks(t *testing.T) {
 // whoamiOf adds a whoami tool to s (once) and returns the session's ID.
 func whoamiOf(t *testing.T, s *mcp.Server, sess *mcptest.Session) string {
 	t.Helper()
-	_ = mcp.TryAddTool(s, mcp.Tool{Name: "whoami"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
+	_ = mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "whoami"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		return c.SessionID, nil
 	})
 	return whoami(t, sess)
@@ -563,7 +563,7 @@ func TestMountSessionObjects(t *testing.T) {
 	t.Parallel()
 	parent, kid := newServer(t), newServer(t)
 	mcp.AddTool(kid, mcp.Tool{Name: "unlock"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		return "unlocked", mcp.AddSessionTool(kid, c.SessionID, mcp.Tool{Name: "secret"}, textTool("secret of "+c.SessionID))
+		return "unlocked", mcp.TryAddTool(kid.SessionRegistry(c.SessionID), mcp.Tool{Name: "secret"}, textTool("secret of "+c.SessionID))
 	})
 	kidMount := parent.Mount("kid", kid, nil)
 	mcp.AddTool(parent, mcp.Tool{Name: "whoami"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
@@ -573,7 +573,7 @@ func TestMountSessionObjects(t *testing.T) {
 	idA := whoami(t, a)
 
 	// Unknown to the parent's transports, a session is not live for the child either.
-	require.ErrorIs(t, mcp.AddSessionTool(kid, "no-such-session", mcp.Tool{Name: "x"}, textTool("x")), mcp.ErrNoSession)
+	require.ErrorIs(t, mcp.TryAddTool(kid.SessionRegistry("no-such-session"), mcp.Tool{Name: "x"}, textTool("x")), mcp.ErrNoSession)
 
 	assert.Equal(t, "unlocked", callText(t, a, "kid_unlock"))
 	a.WaitNotification("notifications/tools/list_changed", 5*time.Second)
@@ -588,7 +588,7 @@ func TestMountSessionObjects(t *testing.T) {
 	// Unmounted, the child forgets the parent's sessions: mounted again,
 	// the session's tool is gone.
 	kidMount.Unmount()
-	require.ErrorIs(t, mcp.AddSessionTool(kid, idA, mcp.Tool{Name: "z"}, textTool("z")), mcp.ErrNoSession)
+	require.ErrorIs(t, mcp.TryAddTool(kid.SessionRegistry(idA), mcp.Tool{Name: "z"}, textTool("z")), mcp.ErrNoSession)
 	parent.Mount("kid", kid, nil)
 	assert.NotContains(t, namesOf(a.ListTools()), "kid_secret")
 	assert.Equal(t, "unlocked", callText(t, a, "kid_unlock"))
@@ -597,7 +597,7 @@ func TestMountSessionObjects(t *testing.T) {
 	// When the session ends, the child drops what it kept for it.
 	require.NoError(t, a.Client().Close())
 	require.Eventually(t, func() bool {
-		return mcp.AddSessionTool(kid, idA, mcp.Tool{Name: "y"}, textTool("y")) != nil
+		return mcp.TryAddTool(kid.SessionRegistry(idA), mcp.Tool{Name: "y"}, textTool("y")) != nil
 	}, 5*time.Second, 5*time.Millisecond)
 }
 

@@ -31,11 +31,12 @@
 // AddTool, AddRawTool, AddResource, AddResourceTemplate, AddPrompt and
 // AddTypedPrompt panic on a programmer error (a tool name outside the
 // spec's rule, a duplicate, a missing Load): at start-up that is the
-// quickest way to find it. Objects made while the server runs use the
-// Try forms (TryAddTool, TryAddRawTool, TryAddResource,
-// TryAddResourceTemplate, TryAddPrompt, TryAddTypedPrompt), which return
-// the same error instead ([ErrInvalidToolName], [ErrAlreadyRegistered],
-// [ErrInvalidDefinition]).
+// quickest way to find it. What is registered, removed, hidden or shown
+// while the server runs goes through a [Registry]: the server's
+// ([Server.Registry]) or one session's ([Server.SessionRegistry]), whose
+// methods, with [TryAddTool] and [TryAddTypedPrompt], return the same
+// error instead ([ErrInvalidToolName], [ErrAlreadyRegistered],
+// [ErrInvalidDefinition], [ErrNoSession]).
 //
 // # Access
 //

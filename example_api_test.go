@@ -234,8 +234,8 @@ func ExampleHTTPStatusError() {
 }
 
 // Skills (SEP-2640) are directories holding a SKILL.md; skills read at
-// run time are checked with TryAddSkills.
-func ExampleServer_TryAddSkills() {
+// run time are checked with Registry.AddSkills.
+func ExampleRegistry_AddSkills() {
 	fsys := fstest.MapFS{
 		"review/SKILL.md":       {Data: []byte("---\nname: review\ndescription: Review a change\n---\nRead the diff first.\n")},
 		"review/checklist.md":   {Data: []byte("- tests pass\n")},
@@ -243,11 +243,11 @@ func ExampleServer_TryAddSkills() {
 		"notes/not-a-skill.txt": {Data: []byte("no SKILL.md here")},
 	}
 	srv := mcp.NewServer(mcp.Options{Name: "skills", Version: "1.0.0", Logger: quiet})
-	err := srv.TryAddSkills(fsys)
+	err := srv.Registry().AddSkills(fsys)
 	fmt.Println(errors.Is(err, mcp.ErrInvalidSkill), mcp.ValidSkillName("Bad Name"), mcp.ValidSkillName("review"))
 
 	delete(fsys, "Bad Name/SKILL.md")
-	fmt.Println(srv.TryAddSkills(fsys))
+	fmt.Println(srv.Registry().AddSkills(fsys))
 	var skills []mcp.Skill = srv.ListSkills(context.Background(), nil)
 	for _, sk := range skills {
 		var files []string
@@ -257,7 +257,7 @@ func ExampleServer_TryAddSkills() {
 		}
 		fmt.Println(sk.Name, sk.Description, files)
 	}
-	err = srv.TryAddSkills(fstest.MapFS{"readme.txt": {Data: []byte("hi")}})
+	err = srv.Registry().AddSkills(fstest.MapFS{"readme.txt": {Data: []byte("hi")}})
 	fmt.Println(errors.Is(err, mcp.ErrNoSkills))
 	fmt.Println(mcp.MaxSkillFiles, mcp.MaxSkillBytes>>20, mcp.MaxFrontmatterBytes>>10, mcp.DirectoryMIMEType)
 	// Output:
@@ -271,20 +271,20 @@ func ExampleServer_TryAddSkills() {
 // Resources and templates registered at run time report a bad definition
 // as an error; a tool result can link to a resource instead of embedding
 // it; a template argument can offer completions.
-func ExampleServer_TryAddResource() {
+func ExampleRegistry_AddResource() {
 	srv := mcp.NewServer(mcp.Options{Name: "files", Version: "1.0.0", Logger: quiet})
 	motd := mcp.Resource{URI: "mem://motd", Name: "motd", MIMEType: "text/plain",
 		Load: func(ctx context.Context, c *mcp.Context) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{{URI: "mem://motd", Text: "hello"}}, nil
 		}}
-	fmt.Println(srv.TryAddResource(motd))
-	err := srv.TryAddResource(mcp.Resource{URI: "mem://empty"})
+	fmt.Println(srv.Registry().AddResource(motd))
+	err := srv.Registry().AddResource(mcp.Resource{URI: "mem://empty"})
 	fmt.Println(errors.Is(err, mcp.ErrInvalidDefinition))
 
 	var complete mcp.CompleteFunc = func(ctx context.Context, value string, args map[string]string) ([]string, error) {
 		return slices.DeleteFunc([]string{"alice", "bob"}, func(u string) bool { return !strings.HasPrefix(u, value) }), nil
 	}
-	fmt.Println(srv.TryAddResourceTemplate(mcp.ResourceTemplate{URITemplate: "users://{name}", Name: "user",
+	fmt.Println(srv.Registry().AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "users://{name}", Name: "user",
 		Arguments: []mcp.TemplateArgument{{Name: "name", Complete: complete}},
 		Load: func(ctx context.Context, c *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{{URI: "users://" + args["name"], Text: "user " + args["name"]}}, nil
@@ -309,8 +309,8 @@ func ExampleServer_TryAddResource() {
 	link, _ := res.Content[0].(mcp.ResourceLink)
 	fmt.Println(link.URI)
 
-	srv.RemoveResources("mem://motd")
-	srv.RemoveResourceTemplates("users://{name}")
+	srv.Registry().Remove(mcp.KindResource, "mem://motd")
+	srv.Registry().Remove(mcp.KindResource, "users://{name}")
 	fmt.Println(len(srv.ListResources(ctx, nil)), len(srv.ListResourceTemplates(ctx, nil)))
 	// Output:
 	// <nil>
@@ -403,8 +403,8 @@ func ExampleTryAddTypedPrompt() {
 	}) (*mcp.PromptResult, error) {
 		return mcp.UserText("Greet " + args.Name), nil
 	}
-	fmt.Println(mcp.TryAddTypedPrompt(srv, mcp.Prompt{Name: "greet"}, greet))
-	fmt.Println(mcp.TryAddTypedPrompt(srv, mcp.Prompt{Name: "greet"}, greet))
+	fmt.Println(mcp.TryAddTypedPrompt(srv.Registry(), mcp.Prompt{Name: "greet"}, greet))
+	fmt.Println(mcp.TryAddTypedPrompt(srv.Registry(), mcp.Prompt{Name: "greet"}, greet))
 
 	var echo mcp.RawToolFunc = func(ctx context.Context, c *mcp.Context, args json.RawMessage) (*mcp.ContentResult, error) {
 		return &mcp.ContentResult{Content: []mcp.Content{mcp.Text(string(args))}}, nil

@@ -38,8 +38,8 @@ func ExampleServer_AddAppResource() {
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			return "refreshed (the client renders apps: " + fmt.Sprint(c.ClientCapabilities.SupportsApps()) + ")", nil
 		})
-	// A view that cannot be read is an error, not a panic, with TryAddAppResource.
-	err := srv.TryAddAppResource(mcp.AppResource{URI: "ui://weather/map.html", Name: "map", FS: ui, File: "ui/map.html"})
+	// A view that cannot be read is an error, not a panic, with Registry.AddAppResource.
+	err := srv.Registry().AddAppResource(mcp.AppResource{URI: "ui://weather/map.html", Name: "map", FS: ui, File: "ui/map.html"})
 	fmt.Println(err != nil)
 
 	h := mcphttp.New(srv, nil)

@@ -27,7 +27,7 @@ func ExampleIconFromFS() {
 	// A type that is no image, or a URI other than https: or data:, is refused.
 	_, err = mcp.IconFromBytes([]byte("hello"), "")
 	fmt.Println(err)
-	err = mcp.TryAddTool(srv, mcp.Tool{Name: "fetch", Icons: []mcp.Icon{{Src: "http://example.com/i.png"}}},
+	err = mcp.TryAddTool(srv.Registry(), mcp.Tool{Name: "fetch", Icons: []mcp.Icon{{Src: "http://example.com/i.png"}}},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
 	fmt.Println(err)
 	// Output:

@@ -68,16 +68,16 @@ func ExampleServer_Mount() {
 	// [weather_forecast weather_alerts]
 }
 
-// TryMount refuses a cycle and a prefix already taken; Unmount takes the
+// Registry.Mount refuses a cycle and a prefix already taken; Unmount takes the
 // child's objects away again.
-func ExampleServer_TryMount() {
+func ExampleRegistry_Mount() {
 	parent := mcp.NewServer(mcp.Options{Name: "hub", Version: "1.0.0"})
 	child := weatherServer()
-	m, err := parent.TryMount("w", child, &mcp.MountOptions{Tags: []string{"weather"}})
+	m, err := parent.Registry().Mount("w", child, &mcp.MountOptions{Tags: []string{"weather"}})
 	fmt.Println(err)
-	_, err = parent.TryMount("w", weatherServer(), nil)
+	_, err = parent.Registry().Mount("w", weatherServer(), nil)
 	fmt.Println(err)
-	_, err = child.TryMount("hub", parent, nil)
+	_, err = child.Registry().Mount("hub", parent, nil)
 	fmt.Println(err)
 
 	ctx := context.Background()
@@ -101,7 +101,7 @@ func ExampleServer_Import() {
 	mcp.AddTool(child, mcp.Tool{Name: "alerts"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
 		return "none", nil
 	})
-	if err := parent.TryImport("weather", child, nil); err != nil {
+	if err := parent.Registry().Import("weather", child, nil); err != nil {
 		fmt.Println(err)
 	}
 	for _, t := range parent.ListTools(context.Background(), nil) {

@@ -33,7 +33,7 @@ func ExampleAddTool_tags() {
 	type badArgs struct {
 		Name string `json:"name" mcp:"minimum=1"`
 	}
-	err := mcp.TryAddTool(srv, mcp.Tool{Name: "bad"}, func(context.Context, *mcp.Context, badArgs) (string, error) { return "", nil })
+	err := mcp.TryAddTool(srv.Registry(), mcp.Tool{Name: "bad"}, func(context.Context, *mcp.Context, badArgs) (string, error) { return "", nil })
 	fmt.Println(errors.Is(err, mcp.ErrInvalidDefinition), strings.Contains(err.Error(), "field Name: mcp tag: minimum applies to numbers"))
 
 	ctx := context.Background()

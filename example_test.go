@@ -197,12 +197,12 @@ func ExampleAddTypedPrompt() {
 	// lang required=false "" [go rust]
 }
 
-func ExampleServer_TryAddRawTool() {
+func ExampleRegistry_AddRawTool() {
 	srv := mcp.NewServer(mcp.Options{Name: "dynamic", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	// Tool names read from a configuration at run time: a bad one is an
 	// error to report, not a panic that stops a live server.
 	for _, name := range []string{"lookup", "my tool", "lookup"} {
-		err := srv.TryAddRawTool(mcp.Tool{Name: name},
+		err := srv.Registry().AddRawTool(mcp.Tool{Name: name},
 			func(ctx context.Context, c *mcp.Context, args json.RawMessage) (*mcp.ContentResult, error) {
 				return &mcp.ContentResult{Content: []mcp.Content{mcp.Text("ok")}}, nil
 			})

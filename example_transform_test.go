@@ -46,7 +46,7 @@ func ExampleServer_AddTransformedTool() {
 			return res, nil
 		},
 	})
-	srv.RemoveTools("search")
+	srv.Registry().Remove(mcp.KindTool, "search")
 
 	schema, _ := json.Marshal(srv.ListTools(context.Background(), nil)[0].InputSchema)
 	fmt.Println(string(schema))

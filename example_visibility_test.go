@@ -26,13 +26,13 @@ func names(ctx context.Context, s *client.Client) []string {
 // A tool gives its caller's session a tool of its own (c.SessionID names
 // the session): only that session lists it, can call it, and is sent
 // notifications/tools/list_changed.
-func ExampleAddSessionTool() {
+func ExampleServer_SessionRegistry() {
 	srv := mcp.NewServer(mcp.Options{Name: "shop", Version: "1.0.0"})
 	type loginArgs struct {
 		User string `json:"user"`
 	}
 	mcp.AddTool(srv, mcp.Tool{Name: "login"}, func(_ context.Context, c *mcp.Context, in loginArgs) (string, error) {
-		err := mcp.AddSessionTool(srv, c.SessionID, mcp.Tool{Name: "cart", Description: "The cart of " + in.User},
+		err := mcp.TryAddTool(srv.SessionRegistry(c.SessionID), mcp.Tool{Name: "cart", Description: "The cart of " + in.User},
 			func(context.Context, *mcp.Context, struct{}) (string, error) {
 				return in.User + "'s cart is empty", nil
 			})
@@ -71,7 +71,7 @@ func ExampleAddSessionTool() {
 // prompt and a tool of its own, and hides a tag from it. All of it is
 // dropped when the session ends; a later call naming the session fails
 // with ErrNoSession.
-func ExampleServer_DisableForSession() {
+func ExampleServer_SessionRegistry_hooks() {
 	srv := mcp.NewServer(mcp.Options{Name: "desk", Version: "1.0.0"})
 	mcp.AddTool(srv, mcp.Tool{Name: "report", Tags: []string{"beta"}}, func(context.Context, *mcp.Context, struct{}) (string, error) {
 		return "report", nil
@@ -79,29 +79,29 @@ func ExampleServer_DisableForSession() {
 	text := func(s string) []mcp.ResourceContents { return []mcp.ResourceContents{{Text: s}} }
 	var last string
 	hooks := &mcphttp.SessionHooks{OnStart: func(info mcphttp.SessionInfo) {
-		id := info.ID
-		last = id
+		last = info.ID
+		reg := srv.SessionRegistry(info.ID)
 		err := errors.Join(
-			srv.AddSessionResource(id, mcp.Resource{URI: "session://notes", Name: "notes",
+			reg.AddResource(mcp.Resource{URI: "session://notes", Name: "notes",
 				Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) { return text("no notes yet"), nil }}),
-			srv.AddSessionResourceTemplate(id, mcp.ResourceTemplate{URITemplate: "session://notes/{n}", Name: "note",
+			reg.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "session://notes/{n}", Name: "note",
 				Load: func(_ context.Context, _ *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
 					return text("note " + args["n"]), nil
 				}}),
-			srv.AddSessionPrompt(id, mcp.Prompt{Name: "summarize",
+			reg.AddPrompt(mcp.Prompt{Name: "summarize",
 				Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {
 					return mcp.UserText("Summarize my notes."), nil
 				}}),
-			mcp.AddSessionTypedPrompt(srv, id, mcp.Prompt{Name: "greet"},
+			mcp.TryAddTypedPrompt(reg, mcp.Prompt{Name: "greet"},
 				func(_ context.Context, _ *mcp.Context, in struct {
 					Name string `json:"name"`
 				}) (*mcp.PromptResult, error) {
 					return mcp.UserText("Hello, " + in.Name), nil
 				}),
-			srv.AddSessionRawTool(id, mcp.Tool{Name: "note_count"}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
+			reg.AddRawTool(mcp.Tool{Name: "note_count"}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
 				return &mcp.ContentResult{Content: []mcp.Content{mcp.TextContent{Text: "0"}}}, nil
 			}),
-			srv.DisableForSession(id, mcp.Match{Tags: []string{"beta"}}),
+			reg.Disable(mcp.Match{Tags: []string{"beta"}}),
 		)
 		if err != nil {
 			fmt.Println(err)
@@ -118,15 +118,15 @@ func ExampleServer_DisableForSession() {
 	fmt.Println(p.Messages[0].Content.(mcp.TextContent).Text)
 
 	// The session's own rule comes after the server's: it can show again.
-	_ = srv.EnableForSession(last, mcp.Match{Tags: []string{"beta"}})
-	_ = srv.RemoveSessionTools(last, "note_count")
-	_ = srv.RemoveSessionResources(last, "session://notes")
-	_ = srv.RemoveSessionResourceTemplates(last, "session://notes/{n}")
-	_ = srv.RemoveSessionPrompts(last, "summarize", "greet")
+	reg := srv.SessionRegistry(last)
+	_ = reg.Enable(mcp.Match{Tags: []string{"beta"}})
+	// An empty kind removes the names of every kind: a tool, a resource,
+	// a template and two prompts here.
+	_ = reg.Remove("", "note_count", "session://notes", "session://notes/{n}", "summarize", "greet")
 	fmt.Println(names(ctx, s))
 
 	_ = s.Close()
-	err := srv.AddSessionRawTool(last, mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
+	err := reg.AddRawTool(mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
 		return nil, nil
 	})
 	fmt.Println(errors.Is(err, mcp.ErrNoSession))
@@ -141,7 +141,7 @@ func ExampleServer_DisableForSession() {
 // Tags group objects; Disable and Enable hide and show them by tag or name
 // for every session. A SessionAccessPolicy decides per request with the
 // session ID and the tags in hand.
-func ExampleServer_Disable() {
+func ExampleRegistry_Disable() {
 	srv := mcp.NewServer(mcp.Options{Name: "ops", Version: "1.0.0"})
 	for _, t := range []mcp.Tool{
 		{Name: "status", Tags: []string{"read"}},
@@ -159,11 +159,11 @@ func ExampleServer_Disable() {
 		fmt.Println(names(ctx, s))
 	}
 
-	_ = srv.Disable(mcp.Match{Tags: []string{"admin"}})
+	_ = srv.Registry().Disable(mcp.Match{Tags: []string{"admin"}})
 	show()
-	_ = srv.Enable(mcp.Match{Kind: mcp.KindTool, Names: []string{"drain"}}) // an exception
+	_ = srv.Registry().Enable(mcp.Match{Kind: mcp.KindTool, Names: []string{"drain"}}) // an exception
 	show()
-	_ = srv.Enable(mcp.Match{Tags: []string{"admin"}})
+	_ = srv.Registry().Enable(mcp.Match{Tags: []string{"admin"}})
 	show()
 
 	// Writes only for sessions on the allow-list, whoever the caller is.

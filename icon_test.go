@@ -54,23 +54,23 @@ func TestIconRules(t *testing.T) {
 			icons := []mcp.Icon{tt.icon}
 			register := map[string]func(srv *mcp.Server) error{
 				`tool "t": Tool.`: func(srv *mcp.Server) error {
-					return mcp.TryAddTool(srv, mcp.Tool{Name: "t", Icons: icons},
+					return mcp.TryAddTool(srv.Registry(), mcp.Tool{Name: "t", Icons: icons},
 						func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
 				},
 				`tool "r": Tool.`: func(srv *mcp.Server) error {
-					return srv.TryAddRawTool(mcp.Tool{Name: "r", Icons: icons}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) { return nil, nil })
+					return srv.Registry().AddRawTool(mcp.Tool{Name: "r", Icons: icons}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) { return nil, nil })
 				},
 				`resource "mem://r": Resource.`: func(srv *mcp.Server) error {
-					return srv.TryAddResource(mcp.Resource{URI: "mem://r", Name: "r", Icons: icons, Load: load})
+					return srv.Registry().AddResource(mcp.Resource{URI: "mem://r", Name: "r", Icons: icons, Load: load})
 				},
 				`template "mem://{x}": ResourceTemplate.`: func(srv *mcp.Server) error {
-					return srv.TryAddResourceTemplate(mcp.ResourceTemplate{URITemplate: "mem://{x}", Name: "x", Icons: icons,
+					return srv.Registry().AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "mem://{x}", Name: "x", Icons: icons,
 						Load: func(context.Context, *mcp.Context, map[string]string) ([]mcp.ResourceContents, error) {
 							return nil, nil
 						}})
 				},
 				`prompt "p": Prompt.`: func(srv *mcp.Server) error {
-					return srv.TryAddPrompt(mcp.Prompt{Name: "p", Icons: icons,
+					return srv.Registry().AddPrompt(mcp.Prompt{Name: "p", Icons: icons,
 						Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) { return nil, nil }})
 				},
 			}

@@ -52,7 +52,7 @@ type Prompt struct {
 	// CanAccess, when set, hides the prompt from callers it refuses (see
 	// [AccessCheck]).
 	CanAccess AccessCheck
-	// Tags group prompts for [Server.Disable] and [Server.Enable] (see
+	// Tags group prompts for [Registry.Disable] and [Registry.Enable] (see
 	// [Tool].Tags); prompts/list does not send them.
 	Tags []string
 }
@@ -134,13 +134,12 @@ type promptEntry struct {
 
 // AddPrompt registers a prompt. It panics when Name is empty, Load is nil,
 // an argument is unnamed or repeated, or the name is already registered;
-// prompts made at run time use [Server.TryAddPrompt].
-func (s *Server) AddPrompt(p Prompt) { must("AddPrompt", s.TryAddPrompt(p)) }
+// prompts made at run time use [Registry.AddPrompt].
+func (s *Server) AddPrompt(p Prompt) { must("AddPrompt", s.tryAddPrompt(p)) }
 
-// TryAddPrompt is [Server.AddPrompt] returning an error (wrapping
-// [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
-// On error nothing is registered.
-func (s *Server) TryAddPrompt(p Prompt) error { return s.addPromptFor("", p) }
+// tryAddPrompt is [Server.AddPrompt] returning the error
+// ([Registry.AddPrompt]).
+func (s *Server) tryAddPrompt(p Prompt) error { return s.addPromptFor("", p) }
 
 // addPromptFor registers a prompt for the server (sid "") or for one
 // session.
@@ -190,17 +189,23 @@ type PromptFunc[In any] func(ctx context.Context, c *Context, args In) (*PromptR
 // names no field is an error. It panics like [Server.AddPrompt]; prompts
 // made at run time use [TryAddTypedPrompt].
 func AddTypedPrompt[In any](s *Server, p Prompt, load PromptFunc[In]) {
-	must("AddTypedPrompt", TryAddTypedPrompt(s, p, load))
+	must("AddTypedPrompt", tryAddTypedPrompt(s, "", p, load))
 }
 
-// TryAddTypedPrompt is [AddTypedPrompt] returning an error (wrapping
-// [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
-func TryAddTypedPrompt[In any](s *Server, p Prompt, load PromptFunc[In]) error {
-	return tryAddTypedPrompt(s, "", p, load)
+// TryAddTypedPrompt is [AddTypedPrompt] for prompts made while the server
+// runs, registered in r: the server's registry ([Server.Registry]) or one
+// session's ([Server.SessionRegistry]). Instead of panicking it returns an
+// error wrapping [ErrAlreadyRegistered], [ErrInvalidDefinition] or, for a
+// session not live here, [ErrNoSession]. On error nothing is registered.
+func TryAddTypedPrompt[In any](r *Registry, p Prompt, load PromptFunc[In]) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	return tryAddTypedPrompt(r.s, r.sid, p, load)
 }
 
 // tryAddTypedPrompt is [TryAddTypedPrompt] for the server (sid "") or for
-// one session ([AddSessionTypedPrompt]).
+// one session.
 func tryAddTypedPrompt[In any](s *Server, sid string, p Prompt, load PromptFunc[In]) error {
 	if load == nil {
 		return invalid("prompt %q: the load function is nil", p.Name)
@@ -280,11 +285,6 @@ func promptArgs(t reflect.Type) (args []PromptArgument, fields [][]int, defaults
 		defaults = append(defaults, def)
 	}
 	return args, fields, defaults, nil
-}
-
-// RemovePrompts removes the named prompts.
-func (s *Server) RemovePrompts(names ...string) {
-	_ = s.update(change{Kind: engine.PromptsChanged}, func(r *registry) error { r.prompts.remove(names); return nil })
 }
 
 // ListPrompts returns the prompts visible to the caller (see

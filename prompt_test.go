@@ -217,18 +217,18 @@ func TestTypedPromptRefusesBadDeclarations(t *testing.T) {
 		want string
 	}{
 		{"non-string field", func(s *mcp.Server) error {
-			return mcp.TryAddTypedPrompt(s, mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, struct{ N int }) (*mcp.PromptResult, error) {
+			return mcp.TryAddTypedPrompt(s.Registry(), mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, struct{ N int }) (*mcp.PromptResult, error) {
 				return nil, nil
 			})
 		}, "field N is a int: prompt arguments are strings"},
 		{"not a struct", func(s *mcp.Server) error {
-			return mcp.TryAddTypedPrompt(s, mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, string) (*mcp.PromptResult, error) { return nil, nil })
+			return mcp.TryAddTypedPrompt(s.Registry(), mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, string) (*mcp.PromptResult, error) { return nil, nil })
 		}, "from a struct"},
 		{"unknown extra argument", func(s *mcp.Server) error {
-			return mcp.TryAddTypedPrompt(s, mcp.Prompt{Name: "p", Arguments: []mcp.PromptArgument{{Name: "nope"}}}, load)
+			return mcp.TryAddTypedPrompt(s.Registry(), mcp.Prompt{Name: "p", Arguments: []mcp.PromptArgument{{Name: "nope"}}}, load)
 		}, `names "nope"`},
 		{"Load set too", func(s *mcp.Server) error {
-			return mcp.TryAddTypedPrompt(s, mcp.Prompt{Name: "p", Load: noopPrompt}, load)
+			return mcp.TryAddTypedPrompt(s.Registry(), mcp.Prompt{Name: "p", Load: noopPrompt}, load)
 		}, "not both"},
 	}
 	for _, tt := range tests {

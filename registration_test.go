@@ -60,31 +60,31 @@ func TestAddToolRefusesTypesThatFailEveryCall(t *testing.T) {
 		want []string // every one must be in the error
 	}{
 		{"non-empty interface", func(s *mcp.Server) error {
-			return mcp.TryAddTool(s, mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, stringerArgs) (string, error) { return "", nil })
+			return mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, stringerArgs) (string, error) { return "", nil })
 		}, []string{`tool "t"`, "field Name", "fmt.Stringer", "any"}},
 		{"channel", func(s *mcp.Server) error {
-			return mcp.TryAddTool(s, mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, chanArgs) (string, error) { return "", nil })
+			return mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, chanArgs) (string, error) { return "", nil })
 		}, []string{"field Events", "chan int has no JSON form"}},
 		{"function", func(s *mcp.Server) error {
-			return mcp.TryAddTool(s, mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, funcArgs) (string, error) { return "", nil })
+			return mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, funcArgs) (string, error) { return "", nil })
 		}, []string{"field Hook", "func() has no JSON form"}},
 		{"map with int keys", func(s *mcp.Server) error {
-			return mcp.TryAddTool(s, mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, intMapArgs) (string, error) { return "", nil })
+			return mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, intMapArgs) (string, error) { return "", nil })
 		}, []string{"field ByID", "map key must be a string type", "not int"}},
 		{"complex", func(s *mcp.Server) error {
-			return mcp.TryAddTool(s, mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, complexArgs) (string, error) { return "", nil })
+			return mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, complexArgs) (string, error) { return "", nil })
 		}, []string{"field Z", "complex128 has no JSON form"}},
 		{"nested path", func(s *mcp.Server) error {
-			return mcp.TryAddTool(s, mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, nestedStringerArgs) (string, error) { return "", nil })
+			return mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, nestedStringerArgs) (string, error) { return "", nil })
 		}, []string{"field Filter.Items[].Key", "fmt.Stringer"}},
 		{"recursive", func(s *mcp.Server) error {
-			return mcp.TryAddTool(s, mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, selfArgs) (string, error) { return "", nil })
+			return mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, selfArgs) (string, error) { return "", nil })
 		}, []string{"field Children[]", "contains itself"}},
 		{"top-level channel", func(s *mcp.Server) error {
-			return mcp.TryAddTool(s, mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, chan int) (string, error) { return "", nil })
+			return mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, chan int) (string, error) { return "", nil })
 		}, []string{"input type chan int", "no JSON form"}},
 		{"output with a channel", func(s *mcp.Server) error {
-			return mcp.TryAddTool(s, mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, struct{}) (chanResult, error) { return chanResult{}, nil })
+			return mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "t"}, func(context.Context, *mcp.Context, struct{}) (chanResult, error) { return chanResult{}, nil })
 		}, []string{"output type", "field C", "chan int"}},
 	}
 	for _, tt := range tests {
@@ -120,7 +120,7 @@ func TestAddToolAcceptsAnyAndSkippedFields(t *testing.T) {
 		return in.Name, nil
 	})
 	// A hand-written schema: the type is the author's business.
-	require.NoError(t, mcp.TryAddTool(s, mcp.Tool{Name: "hand", InputSchema: toolSchema(t, `{"type":"object"}`)},
+	require.NoError(t, mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "hand", InputSchema: toolSchema(t, `{"type":"object"}`)},
 		func(context.Context, *mcp.Context, chanArgs) (string, error) { return "ok", nil }))
 	sess := mcptest.NewSession(t, s, nil)
 	for _, tt := range []struct {
@@ -151,31 +151,31 @@ func TestResourceURIAndTemplateRules(t *testing.T) {
 		want string // "" means accepted
 	}{
 		{"not a uri", func(s *mcp.Server) error {
-			return s.TryAddResource(mcp.Resource{URI: "not a uri", Name: "r", Load: load})
+			return s.Registry().AddResource(mcp.Resource{URI: "not a uri", Name: "r", Load: load})
 		}, `resource "not a uri": not an absolute URI`},
 		{"relative path", func(s *mcp.Server) error {
-			return s.TryAddResource(mcp.Resource{URI: "notes/today.txt", Name: "r", Load: load})
+			return s.Registry().AddResource(mcp.Resource{URI: "notes/today.txt", Name: "r", Load: load})
 		}, "not an absolute URI"},
 		{"space after the scheme", func(s *mcp.Server) error {
-			return s.TryAddResource(mcp.Resource{URI: "file:///my notes.txt", Name: "r", Load: load})
+			return s.Registry().AddResource(mcp.Resource{URI: "file:///my notes.txt", Name: "r", Load: load})
 		}, "white space"},
 		{"bad escape", func(s *mcp.Server) error {
-			return s.TryAddResource(mcp.Resource{URI: "test://x%zz", Name: "r", Load: load})
+			return s.Registry().AddResource(mcp.Resource{URI: "test://x%zz", Name: "r", Load: load})
 		}, "not a URI"},
 		{"file uri", func(s *mcp.Server) error {
-			return s.TryAddResource(mcp.Resource{URI: "file:///notes.txt", Name: "r", Load: load})
+			return s.Registry().AddResource(mcp.Resource{URI: "file:///notes.txt", Name: "r", Load: load})
 		}, ""},
 		{"escape in the authority", func(s *mcp.Server) error {
-			return s.TryAddResource(mcp.Resource{URI: "skill://team%20a/SKILL.md", Name: "r", Load: load})
+			return s.Registry().AddResource(mcp.Resource{URI: "skill://team%20a/SKILL.md", Name: "r", Load: load})
 		}, ""},
 		{"urn", func(s *mcp.Server) error {
-			return s.TryAddResource(mcp.Resource{URI: "urn:isbn:0451450523", Name: "r", Load: load})
+			return s.Registry().AddResource(mcp.Resource{URI: "urn:isbn:0451450523", Name: "r", Load: load})
 		}, ""},
 		{"template without variables", func(s *mcp.Server) error {
-			return s.TryAddResourceTemplate(mcp.ResourceTemplate{URITemplate: "config://app", Name: "t", Load: tload})
+			return s.Registry().AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "config://app", Name: "t", Load: tload})
 		}, `template "config://app" has no {variable}`},
 		{"template with a variable", func(s *mcp.Server) error {
-			return s.TryAddResourceTemplate(mcp.ResourceTemplate{URITemplate: "users://{id}", Name: "t", Load: tload})
+			return s.Registry().AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "users://{id}", Name: "t", Load: tload})
 		}, ""},
 	}
 	for _, tt := range tests {
@@ -230,19 +230,19 @@ func TestTypedPromptDefaults(t *testing.T) {
 			type a struct {
 				Tone string `json:"tone" default:"friendly"`
 			}
-			return mcp.TryAddTypedPrompt(s, mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, a) (*mcp.PromptResult, error) { return nil, nil })
+			return mcp.TryAddTypedPrompt(s.Registry(), mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, a) (*mcp.PromptResult, error) { return nil, nil })
 		}, "field Tone: default: a required argument"},
 		{"default outside the enum", func(s *mcp.Server) error {
 			type a struct {
 				Tone string `json:"tone,omitempty" default:"rude" enum:"friendly,formal"`
 			}
-			return mcp.TryAddTypedPrompt(s, mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, a) (*mcp.PromptResult, error) { return nil, nil })
+			return mcp.TryAddTypedPrompt(s.Registry(), mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, a) (*mcp.PromptResult, error) { return nil, nil })
 		}, `field Tone: default "rude" is not one of the enum`},
 		{"empty default", func(s *mcp.Server) error {
 			type a struct {
 				Tone string `json:"tone,omitempty" default:""`
 			}
-			return mcp.TryAddTypedPrompt(s, mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, a) (*mcp.PromptResult, error) { return nil, nil })
+			return mcp.TryAddTypedPrompt(s.Registry(), mcp.Prompt{Name: "p"}, func(context.Context, *mcp.Context, a) (*mcp.PromptResult, error) { return nil, nil })
 		}, "field Tone: default: an empty default"},
 	}
 	for _, tt := range bad {

@@ -7,11 +7,10 @@ import (
 	"slices"
 )
 
-// Registration errors. The error-returning registration forms
-// ([Server.TryAddRawTool], [TryAddTool], [Server.TryAddResource],
-// [Server.TryAddResourceTemplate], [Server.TryAddPrompt],
-// [TryAddTypedPrompt]) return errors that wrap one of these; the panicking
-// forms panic with the same text.
+// Registration errors. The error-returning registration forms (the
+// methods of [Registry], [TryAddTool] and [TryAddTypedPrompt]) return
+// errors that wrap one of these; the panicking forms panic with the same
+// text.
 var (
 	// ErrInvalidToolName means a tool name breaks the MCP rule: 1 to 128
 	// characters, each one of A-Z, a-z, 0-9, underscore, hyphen or dot.

@@ -43,7 +43,7 @@ func TestToolNameRule(t *testing.T) {
 
 			s := newServer(t)
 			msg := panicMessage(func() { mcp.AddTool(s, mcp.Tool{Name: tt.name}, noopTool) })
-			err := s.TryAddRawTool(mcp.Tool{Name: tt.name}, rawNoop)
+			err := s.Registry().AddRawTool(mcp.Tool{Name: tt.name}, rawNoop)
 			if tt.ok {
 				assert.Empty(t, msg)
 				require.ErrorIs(t, err, mcp.ErrAlreadyRegistered, "the typed form registered it")
@@ -66,11 +66,11 @@ func TestTryAddForms(t *testing.T) {
 		Who string `json:"who"`
 	}
 	greet := func(_ context.Context, _ *mcp.Context, a args) (string, error) { return "hi " + a.Who, nil }
-	require.NoError(t, mcp.TryAddTool(s, mcp.Tool{Name: "greet"}, greet))
-	require.NoError(t, s.TryAddRawTool(mcp.Tool{Name: "raw"}, rawNoop))
-	require.NoError(t, s.TryAddResource(mcp.Resource{URI: "mem://a", Name: "a", Load: noopLoad}))
-	require.NoError(t, s.TryAddResourceTemplate(mcp.ResourceTemplate{URITemplate: "t://{x}", Name: "t", Load: noopTemplateLoad}))
-	require.NoError(t, s.TryAddPrompt(mcp.Prompt{Name: "p", Load: noopPrompt}))
+	require.NoError(t, mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "greet"}, greet))
+	require.NoError(t, s.Registry().AddRawTool(mcp.Tool{Name: "raw"}, rawNoop))
+	require.NoError(t, s.Registry().AddResource(mcp.Resource{URI: "mem://a", Name: "a", Load: noopLoad}))
+	require.NoError(t, s.Registry().AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "t://{x}", Name: "t", Load: noopTemplateLoad}))
+	require.NoError(t, s.Registry().AddPrompt(mcp.Prompt{Name: "p", Load: noopPrompt}))
 	assert.Equal(t, "hi ann", callTool(t, s, "greet", `{"who":"ann"}`).Text())
 
 	tests := []struct {
@@ -79,18 +79,18 @@ func TestTryAddForms(t *testing.T) {
 		is   error
 		want string
 	}{
-		{"duplicate tool", mcp.TryAddTool(s, mcp.Tool{Name: "greet"}, greet), mcp.ErrAlreadyRegistered, `tool "greet" is already registered`},
-		{"duplicate raw tool", s.TryAddRawTool(mcp.Tool{Name: "raw"}, rawNoop), mcp.ErrAlreadyRegistered, `"raw"`},
-		{"nil raw function", s.TryAddRawTool(mcp.Tool{Name: "nil"}, nil), mcp.ErrInvalidDefinition, "nil"},
-		{"bad schema type", s.TryAddRawTool(mcp.Tool{Name: "arr", InputSchema: toolSchema(t, `{"type":"array"}`)}, rawNoop), mcp.ErrInvalidDefinition, `"object"`},
-		{"bad input type", mcp.TryAddTool(s, mcp.Tool{Name: "ch"}, func(context.Context, *mcp.Context, struct{ C chan int }) (string, error) { return "", nil }),
+		{"duplicate tool", mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "greet"}, greet), mcp.ErrAlreadyRegistered, `tool "greet" is already registered`},
+		{"duplicate raw tool", s.Registry().AddRawTool(mcp.Tool{Name: "raw"}, rawNoop), mcp.ErrAlreadyRegistered, `"raw"`},
+		{"nil raw function", s.Registry().AddRawTool(mcp.Tool{Name: "nil"}, nil), mcp.ErrInvalidDefinition, "nil"},
+		{"bad schema type", s.Registry().AddRawTool(mcp.Tool{Name: "arr", InputSchema: toolSchema(t, `{"type":"array"}`)}, rawNoop), mcp.ErrInvalidDefinition, `"object"`},
+		{"bad input type", mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "ch"}, func(context.Context, *mcp.Context, struct{ C chan int }) (string, error) { return "", nil }),
 			mcp.ErrInvalidDefinition, "input type"},
-		{"duplicate resource", s.TryAddResource(mcp.Resource{URI: "mem://a", Name: "a", Load: noopLoad}), mcp.ErrAlreadyRegistered, `"mem://a"`},
-		{"resource without load", s.TryAddResource(mcp.Resource{URI: "mem://b", Name: "b"}), mcp.ErrInvalidDefinition, "Load is required"},
-		{"duplicate template", s.TryAddResourceTemplate(mcp.ResourceTemplate{URITemplate: "t://{x}", Name: "t", Load: noopTemplateLoad}), mcp.ErrAlreadyRegistered, `"t://{x}"`},
-		{"bad template", s.TryAddResourceTemplate(mcp.ResourceTemplate{URITemplate: "t://{x", Name: "t", Load: noopTemplateLoad}), mcp.ErrInvalidDefinition, "RFC 6570"},
-		{"duplicate prompt", s.TryAddPrompt(mcp.Prompt{Name: "p", Load: noopPrompt}), mcp.ErrAlreadyRegistered, `"p"`},
-		{"prompt without name", s.TryAddPrompt(mcp.Prompt{Load: noopPrompt}), mcp.ErrInvalidDefinition, "Name is required"},
+		{"duplicate resource", s.Registry().AddResource(mcp.Resource{URI: "mem://a", Name: "a", Load: noopLoad}), mcp.ErrAlreadyRegistered, `"mem://a"`},
+		{"resource without load", s.Registry().AddResource(mcp.Resource{URI: "mem://b", Name: "b"}), mcp.ErrInvalidDefinition, "Load is required"},
+		{"duplicate template", s.Registry().AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "t://{x}", Name: "t", Load: noopTemplateLoad}), mcp.ErrAlreadyRegistered, `"t://{x}"`},
+		{"bad template", s.Registry().AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "t://{x", Name: "t", Load: noopTemplateLoad}), mcp.ErrInvalidDefinition, "RFC 6570"},
+		{"duplicate prompt", s.Registry().AddPrompt(mcp.Prompt{Name: "p", Load: noopPrompt}), mcp.ErrAlreadyRegistered, `"p"`},
+		{"prompt without name", s.Registry().AddPrompt(mcp.Prompt{Load: noopPrompt}), mcp.ErrInvalidDefinition, "Name is required"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

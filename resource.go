@@ -70,7 +70,7 @@ type Resource struct {
 	// (see [AccessCheck]). It also makes every read of the resource
 	// private to its caller (see [CacheHint]).
 	CanAccess AccessCheck
-	// Tags group resources for [Server.Disable] and [Server.Enable] (see
+	// Tags group resources for [Registry.Disable] and [Registry.Enable] (see
 	// [Tool].Tags); resources/list does not send them.
 	Tags []string
 	// Cache is the caching hint of a resources/read of the resource
@@ -152,7 +152,7 @@ type ResourceTemplate struct {
 	// (see [AccessCheck]). It also makes every read through the template
 	// private to its caller (see [CacheHint]).
 	CanAccess AccessCheck
-	// Tags group templates for [Server.Disable] and [Server.Enable] (see
+	// Tags group templates for [Registry.Disable] and [Registry.Enable] (see
 	// [Tool].Tags); resources/templates/list does not send them.
 	Tags []string
 	// Cache is the caching hint of a resources/read answered by the
@@ -203,13 +203,12 @@ type templateEntry struct {
 // AddResource registers a static resource. It panics when URI or Name is
 // empty, the URI is not an absolute URI (a scheme, then the rest:
 // "file:///notes.txt", "config://app"), Load is nil, or the URI is already
-// registered; resources made at run time use [Server.TryAddResource].
-func (s *Server) AddResource(r Resource) { must("AddResource", s.TryAddResource(r)) }
+// registered; resources made at run time use [Registry.AddResource].
+func (s *Server) AddResource(r Resource) { must("AddResource", s.tryAddResource(r)) }
 
-// TryAddResource is [Server.AddResource] returning an error (wrapping
-// [ErrAlreadyRegistered] or [ErrInvalidDefinition]) instead of panicking.
-// On error nothing is registered.
-func (s *Server) TryAddResource(r Resource) error { return s.addResourceFor("", r, false) }
+// tryAddResource is [Server.AddResource] returning the error
+// ([Registry.AddResource]).
+func (s *Server) tryAddResource(r Resource) error { return s.addResourceFor("", r, false) }
 
 // addResourceFor registers a resource for the server (sid "") or for one
 // session; app marks an app's view (apps.go).
@@ -245,15 +244,14 @@ func (s *Server) addResourceFor(sid string, r Resource, app bool) error {
 // [Server.AddResource]), Name is empty, Load is nil, a declared argument
 // is not a variable of the template, or the template is already
 // registered; templates made at run time use
-// [Server.TryAddResourceTemplate].
+// [Registry.AddResourceTemplate].
 func (s *Server) AddResourceTemplate(t ResourceTemplate) {
-	must("AddResourceTemplate", s.TryAddResourceTemplate(t))
+	must("AddResourceTemplate", s.tryAddResourceTemplate(t))
 }
 
-// TryAddResourceTemplate is [Server.AddResourceTemplate] returning an
-// error (wrapping [ErrAlreadyRegistered] or [ErrInvalidDefinition])
-// instead of panicking. On error nothing is registered.
-func (s *Server) TryAddResourceTemplate(t ResourceTemplate) error {
+// tryAddResourceTemplate is [Server.AddResourceTemplate] returning the
+// error ([Registry.AddResourceTemplate]).
+func (s *Server) tryAddResourceTemplate(t ResourceTemplate) error {
 	return s.addResourceTemplateFor("", t)
 }
 
@@ -302,14 +300,10 @@ func (s *Server) addResourceTemplateFor(sid string, t ResourceTemplate) error {
 	return s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { return reg.templates.add(e, "template") })
 }
 
-// RemoveResources removes the resources with these URIs.
-func (s *Server) RemoveResources(uris ...string) {
+// removeResources removes the resources with these URIs; clients are sent
+// notifications/resources/list_changed.
+func (s *Server) removeResources(uris []string) {
 	_ = s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { reg.resources.remove(uris); return nil })
-}
-
-// RemoveResourceTemplates removes the templates with these URI templates.
-func (s *Server) RemoveResourceTemplates(uriTemplates ...string) {
-	_ = s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { reg.templates.remove(uriTemplates); return nil })
 }
 
 // ListResources returns the static resources visible to the caller (see

@@ -37,7 +37,7 @@ func RequireRoles(roles ...string) AccessCheck {
 }
 
 // Restrict returns a [SessionAccessPolicy] under which the objects m
-// selects (by kind, name or tag, as for [Server.Disable]) are seen only by
+// selects (by kind, name or tag, as for [Registry.Disable]) are seen only by
 // callers check admits; other objects are left to the other checks. So
 // a tag visible only to a role is
 //

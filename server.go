@@ -114,6 +114,8 @@ type Server struct {
 	unmounts sessionEnds                  // OnUnmount's functions (sessionlive.go)
 
 	guards atomic.Pointer[[]ToolGuard] // AddToolGuard's guards, nil when none (toolguard.go)
+
+	registry Registry // what Registry returns (liveregistry.go)
 }
 
 // validSemver reports whether v follows the semver.org grammar, with an
@@ -197,6 +199,7 @@ func NewServer(opts Options) *Server {
 		panic("mcp: NewServer: Options.WebsiteURL: " + err.Error())
 	}
 	s := &Server{opts: opts, logger: opts.Logger}
+	s.registry = Registry{s: s}
 	if opts.Cache != nil {
 		if err := opts.Cache.check(); err != nil {
 			panic("mcp: NewServer: " + err.Error())

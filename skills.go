@@ -38,7 +38,7 @@ const (
 	MaxFrontmatterBytes = 64 << 10
 )
 
-// Skill errors. [Server.TryAddSkills] returns errors that wrap one of
+// Skill errors. [Registry.AddSkills] returns errors that wrap one of
 // these (or [ErrAlreadyRegistered]); the text names the file and the rule.
 var (
 	// ErrInvalidSkill means a SKILL.md breaks a rule of SEP-2640 or of the
@@ -136,26 +136,19 @@ type skillStore struct {
 // description), and the server answers skills/list, skills/get and
 // resources/directory/read. The files are read once, here: what is served
 // is what the digests describe. It panics when a skill breaks a rule (see
-// [Server.TryAddSkills]); skills from a user's directory, read at run
-// time, use TryAddSkills.
+// [Registry.AddSkills]); skills from a user's directory, read at run
+// time, use [Registry.AddSkills].
 //
 //	//go:embed skills
 //	var skillsFS embed.FS
 //	…
 //	sub, _ := fs.Sub(skillsFS, "skills")
 //	srv.AddSkills(sub)
-func (s *Server) AddSkills(fsys fs.FS) { must("AddSkills", s.TryAddSkills(fsys)) }
+func (s *Server) AddSkills(fsys fs.FS) { must("AddSkills", s.tryAddSkills(fsys)) }
 
-// TryAddSkills is [Server.AddSkills] returning an error instead of
-// panicking. The error wraps [ErrInvalidSkill] (a SKILL.md without
-// frontmatter, a name that breaks the naming rule or differs from its
-// directory, an empty or over-long description, a metadata key under the
-// reserved io.modelcontextprotocol/ prefix, a skill over [MaxSkillFiles]
-// or [MaxSkillBytes] (sizes are checked before files are read), a skill
-// inside another, a SKILL.md at the root of fsys, a symbolic link: the
-// file system may follow it anywhere, as os.DirFS does), [ErrNoSkills], [ErrAlreadyRegistered] (a skill name or file URI
-// taken), or the file system's own error. On error nothing is registered.
-func (s *Server) TryAddSkills(fsys fs.FS) error {
+// tryAddSkills is [Server.AddSkills] returning the error
+// ([Registry.AddSkills]).
+func (s *Server) tryAddSkills(fsys fs.FS) error {
 	found, err := loadSkills(fsys)
 	if err != nil {
 		return err
@@ -184,8 +177,8 @@ func (s *Server) TryAddSkills(fsys fs.FS) error {
 	var added []string
 	for _, ls := range found {
 		for _, r := range ls.files {
-			if err := s.TryAddResource(r); err != nil {
-				s.RemoveResources(added...)
+			if err := s.tryAddResource(r); err != nil {
+				s.removeResources(added)
 				return fmt.Errorf("skill %q: %w", ls.skill.Name, err)
 			}
 			added = append(added, r.URI)

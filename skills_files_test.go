@@ -54,7 +54,7 @@ func TestAddSkillsRefusesLinks(t *testing.T) {
 			tc.make(t, root, outside)
 
 			srv := newSkillServer(t)
-			err := srv.TryAddSkills(os.DirFS(root))
+			err := srv.Registry().AddSkills(os.DirFS(root))
 			require.ErrorIs(t, err, mcp.ErrInvalidSkill)
 			assert.Contains(t, err.Error(), "link")
 			assert.Empty(t, srv.ListSkills(t.Context(), nil), "nothing registered")
@@ -75,7 +75,7 @@ func TestAddSkillsDoesNotReadHugeFiles(t *testing.T) {
 			t.Parallel()
 			fsys := endlessFS{MapFS: fstest.MapFS{"demo/SKILL.md": md, "demo/zero.bin": {}}, endless: name}
 			srv := newSkillServer(t)
-			err := srv.TryAddSkills(&fsys)
+			err := srv.Registry().AddSkills(&fsys)
 			require.ErrorIs(t, err, mcp.ErrInvalidSkill)
 			assert.Contains(t, err.Error(), "over")
 			assert.LessOrEqual(t, fsys.read.Load(), int64(mcp.MaxSkillBytes+1<<16), "the read stopped at the limit")
@@ -89,7 +89,7 @@ func TestAddSkillsDoesNotReadHugeFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Truncate(1<<40)) // sparse: a terabyte that takes no disk
 	require.NoError(t, f.Close())
-	err = newSkillServer(t).TryAddSkills(os.DirFS(dir))
+	err = newSkillServer(t).Registry().AddSkills(os.DirFS(dir))
 	require.ErrorIs(t, err, mcp.ErrInvalidSkill)
 	assert.Contains(t, err.Error(), "huge.bin")
 }

@@ -26,7 +26,7 @@ func newSkillServer(t *testing.T) *mcp.Server {
 	return mcp.NewServer(mcp.Options{Name: "skills", Version: "1.0.0"})
 }
 
-// TestAddSkillsRejects checks every rule TryAddSkills enforces: each bad
+// TestAddSkillsRejects checks every rule Registry.AddSkills enforces: each bad
 // file system is refused with the sentinel and a message naming the rule,
 // and nothing is registered.
 func TestAddSkillsRejects(t *testing.T) {
@@ -81,13 +81,13 @@ func TestAddSkillsRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newSkillServer(t)
-			err := srv.TryAddSkills(tt.fsys)
+			err := srv.Registry().AddSkills(tt.fsys)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, tt.is)
 			assert.Contains(t, err.Error(), tt.want)
 			assert.False(t, srv.HasSkills())
 			assert.Empty(t, srv.ListResources(t.Context(), nil), "nothing is registered on error")
-			assert.Panics(t, func() { srv.AddSkills(tt.fsys) }, "AddSkills panics where TryAddSkills errs")
+			assert.Panics(t, func() { srv.AddSkills(tt.fsys) }, "AddSkills panics where Registry.AddSkills errs")
 		})
 	}
 }
@@ -98,7 +98,7 @@ func TestAddSkillsResourceClash(t *testing.T) {
 	srv := newSkillServer(t)
 	srv.AddResource(mcp.Resource{URI: "skill://b/SKILL.md", Name: "taken",
 		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) { return nil, nil }})
-	err := srv.TryAddSkills(fstest.MapFS{
+	err := srv.Registry().AddSkills(fstest.MapFS{
 		"a/SKILL.md": skillMD("name: a\ndescription: d"),
 		"b/SKILL.md": skillMD("name: b\ndescription: d"),
 	})
@@ -130,7 +130,7 @@ func TestAddSkills(t *testing.T) {
 		"team a/pdf-tools/references/deep/x.md": {Data: []byte("x")},
 	}
 	srv := newSkillServer(t)
-	require.NoError(t, srv.TryAddSkills(fsys))
+	require.NoError(t, srv.Registry().AddSkills(fsys))
 	require.True(t, srv.HasSkills())
 
 	skills := srv.ListSkills(t.Context(), nil)
@@ -209,9 +209,9 @@ func TestAddSkills(t *testing.T) {
 	}
 
 	// A second file system adds to the first; a name served already is refused.
-	require.NoError(t, srv.TryAddSkills(fstest.MapFS{"more/SKILL.md": skillMD("name: more\ndescription: d")}))
+	require.NoError(t, srv.Registry().AddSkills(fstest.MapFS{"more/SKILL.md": skillMD("name: more\ndescription: d")}))
 	assert.Len(t, srv.ListSkills(t.Context(), nil), 3)
-	err = srv.TryAddSkills(fstest.MapFS{"again/notes/SKILL.md": skillMD("name: notes\ndescription: d")})
+	err = srv.Registry().AddSkills(fstest.MapFS{"again/notes/SKILL.md": skillMD("name: notes\ndescription: d")})
 	assert.ErrorIs(t, err, mcp.ErrAlreadyRegistered)
 	assert.Len(t, srv.ListSkills(t.Context(), nil), 3)
 }
@@ -249,7 +249,7 @@ func TestValidSkillName(t *testing.T) {
 // TestAddSkillsFSError checks that a file system failure is returned as is.
 func TestAddSkillsFSError(t *testing.T) {
 	srv := newSkillServer(t)
-	err := srv.TryAddSkills(errFS{})
+	err := srv.Registry().AddSkills(errFS{})
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, fs.ErrPermission), "%v", err)
 }

@@ -17,8 +17,8 @@ var (
 	// session scope (c itself as the [Scope]) returns it for a request
 	// without a session (stateless HTTP, mcphttp.Options.Stateless, and
 	// revision 2026-07-28 have none), and wrapped for a session that ended
-	// while a tool ran; a per-session call ([AddSessionTool],
-	// [Server.DisableForSession], …) returns it wrapped when its session
+	// while a tool ran; a change through a session's registry
+	// ([Server.SessionRegistry]) returns it wrapped when its session
 	// ID names no live session of this process: it ended, it lives on
 	// another replica, or the ID is empty.
 	// mcphttp.Handler.PingSession returns it for an unknown session, and

@@ -91,7 +91,7 @@ func TestMCPTagErrorsAtRegistration(t *testing.T) {
 		Name string `json:"name" mcp:"minimum=1"`
 	}
 	fn := func(context.Context, *mcp.Context, badArgs) (string, error) { return "", nil }
-	err := mcp.TryAddTool(newServer(t), mcp.Tool{Name: "bad"}, fn)
+	err := mcp.TryAddTool(newServer(t).Registry(), mcp.Tool{Name: "bad"}, fn)
 	require.ErrorIs(t, err, mcp.ErrInvalidDefinition)
 	assert.Contains(t, err.Error(), `tool "bad"`)
 	assert.Contains(t, err.Error(), "field Name: mcp tag: minimum applies to numbers")

@@ -56,7 +56,7 @@ type Tool struct {
 	// Task, when set, lets the tool run as a task (the tasks extension of
 	// revision 2026-07-28): see [TaskOptions]. Nil: always an ordinary call.
 	Task *TaskOptions
-	// Tags group tools for [Server.Disable] and [Server.Enable] (and
+	// Tags group tools for [Registry.Disable] and [Registry.Enable] (and
 	// their per-session forms) and for a [SessionAccessPolicy]. They are
 	// the server's own: tools/list does not send them.
 	Tags []string
@@ -225,18 +225,25 @@ func classifyOut(t reflect.Type) outKind {
 // with methods): at start-up these are programmer errors. Tools
 // made at run time use [TryAddTool], which returns the error instead.
 func AddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) {
-	must("AddTool", TryAddTool(s, t, fn))
+	must("AddTool", tryAddTool(s, "", t, fn))
 }
 
-// TryAddTool is [AddTool] for tools made while the server runs: instead of
-// panicking it returns an error wrapping [ErrInvalidToolName],
-// [ErrAlreadyRegistered] or [ErrInvalidDefinition], and registers nothing.
-func TryAddTool[In, Out any](s *Server, t Tool, fn ToolFunc[In, Out]) error {
-	return tryAddTool(s, "", t, fn)
+// TryAddTool is [AddTool] for tools made while the server runs, registered
+// in r: the server's registry ([Server.Registry]) or one session's
+// ([Server.SessionRegistry]), where it shadows the server's tool of the
+// same name. Instead of panicking it returns an error wrapping
+// [ErrInvalidToolName], [ErrAlreadyRegistered], [ErrInvalidDefinition] or,
+// for a session not live here, [ErrNoSession], and registers nothing. It
+// is a function, not a method of [Registry], because a Go method cannot
+// have type parameters.
+func TryAddTool[In, Out any](r *Registry, t Tool, fn ToolFunc[In, Out]) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	return tryAddTool(r.s, r.sid, t, fn)
 }
 
-// tryAddTool is [TryAddTool] for the server (sid "") or for one session
-// ([AddSessionTool]).
+// tryAddTool is [TryAddTool] for the server (sid "") or for one session.
 func tryAddTool[In, Out any](s *Server, sid string, t Tool, fn ToolFunc[In, Out]) error {
 	t, run, err := typedTool(t, fn)
 	if err != nil {
@@ -326,16 +333,14 @@ func typedTool[In, Out any](t Tool, fn ToolFunc[In, Out]) (Tool, RawToolFunc, er
 // AddRawTool registers a tool whose arguments reach fn as raw JSON.
 // t.InputSchema (nil: any object) is resolved now and enforced on every
 // call. It panics like [AddTool]; tools defined at run time (from a
-// configuration, a remote catalogue) should use [Server.TryAddRawTool].
+// configuration, a remote catalogue) should use [Registry.AddRawTool].
 func (s *Server) AddRawTool(t Tool, fn RawToolFunc) {
-	must("AddRawTool", s.TryAddRawTool(t, fn))
+	must("AddRawTool", s.tryAddRawTool(t, fn))
 }
 
-// TryAddRawTool is [Server.AddRawTool] returning an error (wrapping
-// [ErrInvalidToolName], [ErrAlreadyRegistered] or [ErrInvalidDefinition])
-// instead of panicking, so that a bad tool made at run time cannot bring a
-// live server down. On error nothing is registered.
-func (s *Server) TryAddRawTool(t Tool, fn RawToolFunc) error {
+// tryAddRawTool is [Server.AddRawTool] returning the error
+// ([Registry.AddRawTool]).
+func (s *Server) tryAddRawTool(t Tool, fn RawToolFunc) error {
 	if fn == nil {
 		return invalid("tool %q: the tool function is nil", t.Name)
 	}
@@ -510,9 +515,9 @@ func newToolEntry(t Tool, run RawToolFunc) (*toolEntry, error) {
 		encoded: enc}, nil
 }
 
-// RemoveTools removes the named tools; unknown names are ignored. Clients
+// removeTools removes the named tools; unknown names are ignored. Clients
 // are sent notifications/tools/list_changed.
-func (s *Server) RemoveTools(names ...string) {
+func (s *Server) removeTools(names []string) {
 	_ = s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error { r.tools.remove(names); return nil })
 }
 

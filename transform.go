@@ -99,25 +99,18 @@ type ToolCall func(ctx context.Context, args map[string]any) (*ContentResult, er
 
 // AddTransformedTool registers the tool t derives from the registered tool
 // named source (see [Transform]). The derived tool holds the source as it
-// is now: removing the source afterwards (RemoveTools) leaves the derived
+// is now: removing the source afterwards ([Registry.Remove]) leaves the derived
 // tool working, which is how a tool is replaced by its transform. A
 // source with versions ([Tool].Version) is its newest version, whose
 // Version the derived tool keeps. It panics when the transform cannot
-// work; transforms made at run time use [Server.TryAddTransformedTool].
+// work; transforms made at run time use [Registry.AddTransformedTool].
 func (s *Server) AddTransformedTool(source string, t Transform) {
-	must("AddTransformedTool", s.TryAddTransformedTool(source, t))
+	must("AddTransformedTool", s.tryAddTransformedTool(source, t))
 }
 
-// TryAddTransformedTool is [Server.AddTransformedTool] returning an error
-// instead of panicking: one wrapping [ErrInvalidDefinition] for an unknown
-// source tool, an Args entry naming no argument of the source, two
-// arguments under one name, a hidden required argument without a value, a
-// value or default the argument's schema refuses, fields that do not go
-// together (Value without Hide, Hide with Name), or annotations that would
-// make a destructive source's tool harmless (see [Transform].Annotations);
-// [ErrInvalidToolName]
-// or [ErrAlreadyRegistered] for the name. On error nothing is registered.
-func (s *Server) TryAddTransformedTool(source string, t Transform) error {
+// tryAddTransformedTool is [Server.AddTransformedTool] returning the
+// error ([Registry.AddTransformedTool]).
+func (s *Server) tryAddTransformedTool(source string, t Transform) error {
 	src, ok := s.reg.Load().tools.byKey[source]
 	if !ok {
 		return invalid("transform %q: no tool named %q to derive it from", t.Name, source)

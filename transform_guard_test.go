@@ -60,7 +60,7 @@ func TestTransformGuardedCall(t *testing.T) {
 		{Name: "peek", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 	} {
 		for _, source := range []string{"wipe", "clean"} {
-			err := srv.TryAddTransformedTool(source, tr)
+			err := srv.Registry().AddTransformedTool(source, tr)
 			require.ErrorIs(t, err, mcp.ErrInvalidDefinition, "%s from %s", tr.Name, source)
 			assert.Contains(t, err.Error(), "destructiveHint", "%s from %s", tr.Name, source)
 		}

@@ -208,13 +208,13 @@ func TestTransformOutlivesSource(t *testing.T) {
 		return "done", nil
 	})
 	s.AddTransformedTool("admin_op", mcp.Transform{Name: "safe_op", Args: map[string]mcp.ArgTransform{"mode": {Hide: true, Value: "dry-run"}}})
-	s.RemoveTools("admin_op")
+	s.Registry().Remove(mcp.KindTool, "admin_op")
 	// A transform of a transform.
 	s.AddTransformedTool("safe_op", mcp.Transform{Name: "safe_op2", Description: "again"})
 	res, err := s.CallTool(context.Background(), newCtx("ada"), "safe_op2", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "done", res.Content[0].(mcp.TextContent).Text)
-	s.RemoveTools("safe_op2")
+	s.Registry().Remove(mcp.KindTool, "safe_op2")
 	res, err = s.CallTool(context.Background(), newCtx("ada"), "safe_op", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "done", res.Content[0].(mcp.TextContent).Text)
@@ -266,7 +266,7 @@ func TestTransformRegistrationErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := s.TryAddTransformedTool(tt.source, tt.tr)
+			err := s.Registry().AddTransformedTool(tt.source, tt.tr)
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, tt.is), "%v", err)
 			assert.Contains(t, err.Error(), tt.want)

@@ -266,10 +266,10 @@ func TestToolVersionsRegistration(t *testing.T) {
 			t.Parallel()
 			s := newServer(t)
 			if tt.first != nil {
-				require.NoError(t, mcp.TryAddTool(s, *tt.first, fn))
+				require.NoError(t, mcp.TryAddTool(s.Registry(), *tt.first, fn))
 			}
 			before := s.ListTools(t.Context(), nil)
-			err := mcp.TryAddTool(s, tt.second, fn)
+			err := mcp.TryAddTool(s.Registry(), tt.second, fn)
 			require.ErrorIs(t, err, tt.is)
 			assert.Contains(t, err.Error(), tt.msg)
 			assert.Equal(t, before, s.ListTools(t.Context(), nil), "nothing registered")
@@ -331,7 +331,7 @@ func TestToolVersionsComposition(t *testing.T) {
 	assert.Equal(t, []string{"calc", "plain", "calc_small"}, namesOf(tools), "calc keeps its first place")
 	assert.Equal(t, -1, indexOf(derived.ListTools(t.Context(), nil), "calc_small"), "the newest version's CanAccess holds")
 
-	derived.RemoveTools("calc")
+	derived.Registry().Remove(mcp.KindTool, "calc")
 	assert.Equal(t, []string{"plain", "calc_small"}, namesOf(derived.ListTools(t.Context(), betaUser("beta"))))
 }
 
@@ -392,7 +392,7 @@ func TestToolVersionsPerSession(t *testing.T) {
 	mcp.AddTool(s, mcp.Tool{Name: "calc"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "server", nil })
 	mcp.AddTool(s, mcp.Tool{Name: "unlock"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		for _, v := range []string{"1.0", "2.0"} {
-			if err := mcp.AddSessionTool(s, c.SessionID, mcp.Tool{Name: "calc", Version: v},
+			if err := mcp.TryAddTool(s.SessionRegistry(c.SessionID), mcp.Tool{Name: "calc", Version: v},
 				func(context.Context, *mcp.Context, struct{}) (string, error) { return "session " + v, nil }); err != nil {
 				return "", err
 			}

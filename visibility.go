@@ -12,7 +12,8 @@ import (
 )
 
 // Match selects tools, resources, resource templates and prompts for
-// [Server.Disable], [Server.Enable] and their per-session forms. An object
+// [Registry.Disable] and [Registry.Enable], server-wide or for one
+// session. An object
 // matches when it is of Kind (any kind when Kind is empty) and it is named
 // in Names or carries one of Tags. A Match with neither Names nor Tags
 // matches every object of its Kind: Disable(Match{}) followed by
@@ -318,36 +319,8 @@ func (s *Server) updateSession(sid string, fn func(o *overlay) ([]engine.ChangeK
 	return nil
 }
 
-// Disable hides the objects m selects from every session: they are
-// neither listed nor callable (a call reads as an unknown tool, resource
-// or prompt), until a later [Server.Enable] that selects them. Rules apply
-// in order, the last one that selects an object deciding, and a
-// session's own rules ([Server.DisableForSession]) come after the
-// server's. Sessions are sent list_changed for each kind whose visible
-// objects changed. It fails only for a Match.Kind that is not a kind.
-func (s *Server) Disable(m Match) error { return s.setRule(m, false) }
-
-// Enable shows again the objects m selects, in every session: it undoes a
-// [Server.Disable] with the same Match, and overrides an earlier one that
-// selects more ("disable the tag admin, enable the tool admin_read").
-// Sessions are sent list_changed for each kind whose visible objects
-// changed.
-func (s *Server) Enable(m Match) error { return s.setRule(m, true) }
-
-// DisableForSession is [Server.Disable] for one session: its rule comes
-// after the server's, and only that session is sent list_changed. It
-// fails with [ErrNoSession] when the session is not live in this process.
-func (s *Server) DisableForSession(sessionID string, m Match) error {
-	return s.setSessionRule(sessionID, m, false)
-}
-
-// EnableForSession is [Server.Enable] for one session: it can show that
-// session an object the server-wide rules hide. It fails with
-// [ErrNoSession] when the session is not live in this process.
-func (s *Server) EnableForSession(sessionID string, m Match) error {
-	return s.setSessionRule(sessionID, m, true)
-}
-
+// setRule adds a server-wide Disable (on false) or Enable (on true) rule
+// ([Registry.Disable]).
 func (s *Server) setRule(m Match, on bool) error {
 	if err := m.check(); err != nil {
 		return err
@@ -387,6 +360,7 @@ func (s *Server) setRule(m Match, on bool) error {
 	return nil
 }
 
+// setSessionRule adds a rule of session sid ([Registry.Disable]).
 func (s *Server) setSessionRule(sid string, m Match, on bool) error {
 	if err := m.check(); err != nil {
 		return err

@@ -35,7 +35,7 @@ func visServer(t testing.TB) *mcp.Server {
 		return c.SessionID, nil
 	})
 	mcp.AddTool(s, mcp.Tool{Name: "unlock"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		err := mcp.AddSessionTool(s, c.SessionID, mcp.Tool{Name: "secret"}, text("the secret of "+c.SessionID))
+		err := mcp.TryAddTool(s.SessionRegistry(c.SessionID), mcp.Tool{Name: "secret"}, text("the secret of "+c.SessionID))
 		if err != nil {
 			return "", err
 		}
@@ -87,7 +87,7 @@ func hasNotification(s *mcptest.Session, method string) bool {
 // per-session one was not sent the latter.
 func settle(t *testing.T, s *mcp.Server, sessions ...*mcptest.Session) {
 	t.Helper()
-	s.RemovePrompts("no-such-prompt") // a global change: prompts/list_changed to everyone
+	s.Registry().Remove(mcp.KindPrompt, "no-such-prompt") // a global change: prompts/list_changed to everyone
 	for _, x := range sessions {
 		x.WaitNotification("notifications/prompts/list_changed", 5*time.Second)
 	}
@@ -120,7 +120,7 @@ func TestSessionToolReachesOnlyItsSession(t *testing.T) {
 
 	// Removed: gone from the list, and the session is told.
 	before := len(a.Notifications())
-	require.NoError(t, s.RemoveSessionTools(idA, "secret"))
+	require.NoError(t, s.SessionRegistry(idA).Remove(mcp.KindTool, "secret"))
 	require.Eventually(t, func() bool {
 		n := a.Notifications()
 		return len(n) > before && n[len(n)-1].Method == "notifications/tools/list_changed"
@@ -134,7 +134,7 @@ func TestSessionToolShadowsTheServers(t *testing.T) {
 	a := mcptest.NewSession(t, s, nil)
 	b := mcptest.NewSession(t, s, nil)
 	idA := whoami(t, a)
-	require.NoError(t, mcp.AddSessionTool(s, idA, mcp.Tool{Name: "echo", Description: "mine"},
+	require.NoError(t, mcp.TryAddTool(s.SessionRegistry(idA), mcp.Tool{Name: "echo", Description: "mine"},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "session echo", nil }))
 
 	assert.Equal(t, "session echo", callText(t, a, "echo"))
@@ -147,7 +147,7 @@ func TestSessionToolShadowsTheServers(t *testing.T) {
 	// The server's own list, asked outside any request, is the server's.
 	assert.Equal(t, []string{"echo", "admin_reset", "admin_read", "whoami", "unlock"}, namesOf(s.ListTools(t.Context(), nil)))
 
-	require.NoError(t, s.RemoveSessionTools(idA, "echo"))
+	require.NoError(t, s.SessionRegistry(idA).Remove(mcp.KindTool, "echo"))
 	assert.Equal(t, "global echo", callText(t, a, "echo"))
 }
 
@@ -159,19 +159,19 @@ func TestSessionResourcesAndPrompts(t *testing.T) {
 	idA := whoami(t, a)
 	ctx := t.Context()
 
-	require.NoError(t, s.AddSessionResource(idA, mcp.Resource{URI: "mem://cart", Name: "cart",
+	require.NoError(t, s.SessionRegistry(idA).AddResource(mcp.Resource{URI: "mem://cart", Name: "cart",
 		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{{Text: "3 items"}}, nil
 		}}))
 	a.WaitNotification("notifications/resources/list_changed", 5*time.Second)
-	require.NoError(t, s.AddSessionResourceTemplate(idA, mcp.ResourceTemplate{URITemplate: "mem://orders/{id}", Name: "order",
+	require.NoError(t, s.SessionRegistry(idA).AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "mem://orders/{id}", Name: "order",
 		Arguments: []mcp.TemplateArgument{{Name: "id", Complete: func(context.Context, string, map[string]string) ([]string, error) {
 			return []string{"o-1", "o-2"}, nil
 		}}},
 		Load: func(_ context.Context, _ *mcp.Context, args map[string]string) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{{Text: "order " + args["id"]}}, nil
 		}}))
-	require.NoError(t, s.AddSessionPrompt(idA, mcp.Prompt{Name: "checkout",
+	require.NoError(t, s.SessionRegistry(idA).AddPrompt(mcp.Prompt{Name: "checkout",
 		Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {
 			return mcp.UserText("check out"), nil
 		}}))
@@ -179,7 +179,7 @@ func TestSessionResourcesAndPrompts(t *testing.T) {
 	type reviewArgs struct {
 		Stars string `json:"stars" enum:"1,2,3"`
 	}
-	require.NoError(t, mcp.AddSessionTypedPrompt(s, idA, mcp.Prompt{Name: "review"},
+	require.NoError(t, mcp.TryAddTypedPrompt(s.SessionRegistry(idA), mcp.Prompt{Name: "review"},
 		func(_ context.Context, _ *mcp.Context, in reviewArgs) (*mcp.PromptResult, error) {
 			return mcp.UserText(in.Stars + " stars"), nil
 		}))
@@ -208,9 +208,9 @@ func TestSessionResourcesAndPrompts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, aPrompts, 3)
 
-	require.NoError(t, s.RemoveSessionResources(idA, "mem://cart"))
-	require.NoError(t, s.RemoveSessionResourceTemplates(idA, "mem://orders/{id}"))
-	require.NoError(t, s.RemoveSessionPrompts(idA, "checkout", "review"))
+	require.NoError(t, s.SessionRegistry(idA).Remove(mcp.KindResource, "mem://cart"))
+	require.NoError(t, s.SessionRegistry(idA).Remove(mcp.KindResource, "mem://orders/{id}"))
+	require.NoError(t, s.SessionRegistry(idA).Remove(mcp.KindPrompt, "checkout", "review"))
 	aRes, err := a.Client().ListResources(ctx)
 	require.NoError(t, err)
 	assert.Len(t, aRes, 2)
@@ -229,11 +229,11 @@ func TestSessionStateEndsWithTheSession(t *testing.T) {
 	hooks := &mcphttp.SessionHooks{OnStart: func(info mcphttp.SessionInfo) {
 		mu.Lock()
 		defer mu.Unlock()
-		hookErr = s.AddSessionRawTool(info.ID, mcp.Tool{Name: "welcome"}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
+		hookErr = s.SessionRegistry(info.ID).AddRawTool(mcp.Tool{Name: "welcome"}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
 			return &mcp.ContentResult{Content: []mcp.Content{mcp.TextContent{Text: "hello"}}}, nil
 		})
 		if hookErr == nil {
-			hookErr = s.DisableForSession(info.ID, mcp.Match{Tags: []string{"admin"}})
+			hookErr = s.SessionRegistry(info.ID).Disable(mcp.Match{Tags: []string{"admin"}})
 		}
 	}}
 	for range 3 {
@@ -250,7 +250,7 @@ func TestSessionStateEndsWithTheSession(t *testing.T) {
 		assert.Equal(t, 1, s.SessionOverlays())
 		require.NoError(t, e.Close())
 		assert.Equal(t, 0, s.SessionOverlays(), "a session's own objects outlived it")
-		assert.ErrorIs(t, s.AddSessionRawTool(id, mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
+		assert.ErrorIs(t, s.SessionRegistry(id).AddRawTool(mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
 			return nil, nil
 		}), mcp.ErrNoSession)
 	}
@@ -265,28 +265,28 @@ func TestDisableEnable(t *testing.T) {
 		want  []string
 	}{
 		{"nothing", func(*mcp.Server) error { return nil }, all},
-		{"by tag", func(s *mcp.Server) error { return s.Disable(mcp.Match{Tags: []string{"admin"}}) },
+		{"by tag", func(s *mcp.Server) error { return s.Registry().Disable(mcp.Match{Tags: []string{"admin"}}) },
 			[]string{"echo", "whoami", "unlock"}},
-		{"by name", func(s *mcp.Server) error { return s.Disable(mcp.Match{Names: []string{"echo", "unlock"}}) },
+		{"by name", func(s *mcp.Server) error { return s.Registry().Disable(mcp.Match{Names: []string{"echo", "unlock"}}) },
 			[]string{"admin_reset", "admin_read", "whoami"}},
 		{"names or tags", func(s *mcp.Server) error {
-			return s.Disable(mcp.Match{Names: []string{"echo"}, Tags: []string{"write"}})
+			return s.Registry().Disable(mcp.Match{Names: []string{"echo"}, Tags: []string{"write"}})
 		}, []string{"admin_read", "whoami", "unlock"}},
 		{"another kind matches no tool", func(s *mcp.Server) error {
-			return s.Disable(mcp.Match{Kind: mcp.KindPrompt, Tags: []string{"basic"}})
+			return s.Registry().Disable(mcp.Match{Kind: mcp.KindPrompt, Tags: []string{"basic"}})
 		}, all},
 		{"enable undoes disable", func(s *mcp.Server) error {
-			return firstErr(s.Disable(mcp.Match{Tags: []string{"admin"}}), s.Enable(mcp.Match{Tags: []string{"admin"}}))
+			return firstErr(s.Registry().Disable(mcp.Match{Tags: []string{"admin"}}), s.Registry().Enable(mcp.Match{Tags: []string{"admin"}}))
 		}, all},
 		{"a later enable makes an exception", func(s *mcp.Server) error {
-			return firstErr(s.Disable(mcp.Match{Tags: []string{"admin"}}), s.Enable(mcp.Match{Names: []string{"admin_read"}}))
+			return firstErr(s.Registry().Disable(mcp.Match{Tags: []string{"admin"}}), s.Registry().Enable(mcp.Match{Names: []string{"admin_read"}}))
 		}, []string{"echo", "admin_read", "whoami", "unlock"}},
 		{"a later disable wins over an earlier enable", func(s *mcp.Server) error {
-			return firstErr(s.Disable(mcp.Match{Tags: []string{"admin"}}), s.Enable(mcp.Match{Names: []string{"admin_read"}}),
-				s.Disable(mcp.Match{Names: []string{"admin_read"}}))
+			return firstErr(s.Registry().Disable(mcp.Match{Tags: []string{"admin"}}), s.Registry().Enable(mcp.Match{Names: []string{"admin_read"}}),
+				s.Registry().Disable(mcp.Match{Names: []string{"admin_read"}}))
 		}, []string{"echo", "whoami", "unlock"}},
 		{"allow-list: everything off, then a tag on", func(s *mcp.Server) error {
-			return firstErr(s.Disable(mcp.Match{Kind: mcp.KindTool}), s.Enable(mcp.Match{Tags: []string{"admin"}}))
+			return firstErr(s.Registry().Disable(mcp.Match{Kind: mcp.KindTool}), s.Registry().Enable(mcp.Match{Tags: []string{"admin"}}))
 		}, []string{"admin_reset", "admin_read"}},
 	}
 	for _, tt := range tests {
@@ -323,7 +323,7 @@ func TestDisableHidesResourcesAndPrompts(t *testing.T) {
 	s := visServer(t)
 	sess := mcptest.NewSession(t, s, nil)
 	ctx := t.Context()
-	require.NoError(t, s.Disable(mcp.Match{Tags: []string{"admin", "basic"}}))
+	require.NoError(t, s.Registry().Disable(mcp.Match{Tags: []string{"admin", "basic"}}))
 	sess.WaitNotification("notifications/resources/list_changed", 5*time.Second)
 	sess.WaitNotification("notifications/prompts/list_changed", 5*time.Second)
 	res, err := sess.Client().ListResources(ctx)
@@ -356,21 +356,21 @@ func TestRuleChangesNotifyWhatChanged(t *testing.T) {
 		got = nil
 		return out
 	}
-	require.NoError(t, s.Disable(mcp.Match{Tags: []string{"no-such-tag"}}))
+	require.NoError(t, s.Registry().Disable(mcp.Match{Tags: []string{"no-such-tag"}}))
 	assert.Empty(t, take(), "a rule that hides nothing")
-	require.NoError(t, s.Disable(mcp.Match{Tags: []string{"admin"}}))
+	require.NoError(t, s.Registry().Disable(mcp.Match{Tags: []string{"admin"}}))
 	assert.Equal(t, []mcp.Change{{Kind: mcp.ToolsChanged}, {Kind: mcp.ResourcesChanged}}, take())
-	require.NoError(t, s.Disable(mcp.Match{Tags: []string{"admin"}}))
+	require.NoError(t, s.Registry().Disable(mcp.Match{Tags: []string{"admin"}}))
 	assert.Empty(t, take(), "the same rule again")
-	require.NoError(t, s.Enable(mcp.Match{Kind: mcp.KindTool, Names: []string{"admin_read"}}))
+	require.NoError(t, s.Registry().Enable(mcp.Match{Kind: mcp.KindTool, Names: []string{"admin_read"}}))
 	assert.Equal(t, []mcp.Change{{Kind: mcp.ToolsChanged}}, take())
 
 	sess := mcptest.NewSession(t, s, nil)
 	id := whoami(t, sess)
 	take()
-	require.NoError(t, s.DisableForSession(id, mcp.Match{Names: []string{"greet"}}))
+	require.NoError(t, s.SessionRegistry(id).Disable(mcp.Match{Names: []string{"greet"}}))
 	assert.Equal(t, []mcp.Change{{Kind: mcp.PromptsChanged, SessionID: id}}, take())
-	require.NoError(t, s.EnableForSession(id, mcp.Match{Names: []string{"admin_reset"}}))
+	require.NoError(t, s.SessionRegistry(id).Enable(mcp.Match{Names: []string{"admin_reset"}}))
 	assert.Equal(t, []mcp.Change{{Kind: mcp.ToolsChanged, SessionID: id}}, take())
 	assert.Contains(t, namesOf(sess.ListTools()), "admin_reset", "a session's rule overrides the server's")
 }
@@ -381,7 +381,7 @@ func TestPerSessionRules(t *testing.T) {
 	a := mcptest.NewSession(t, s, nil)
 	b := mcptest.NewSession(t, s, nil)
 	idA := whoami(t, a)
-	require.NoError(t, s.DisableForSession(idA, mcp.Match{Tags: []string{"admin"}}))
+	require.NoError(t, s.SessionRegistry(idA).Disable(mcp.Match{Tags: []string{"admin"}}))
 	a.WaitNotification("notifications/tools/list_changed", 5*time.Second)
 	a.WaitNotification("notifications/resources/list_changed", 5*time.Second)
 	settle(t, s, a, b)
@@ -392,10 +392,10 @@ func TestPerSessionRules(t *testing.T) {
 	assert.ErrorContains(t, err, `Unknown tool: "admin_read"`)
 
 	// A session's own tools obey the rules too.
-	require.NoError(t, mcp.AddSessionTool(s, idA, mcp.Tool{Name: "sudo", Tags: []string{"admin"}},
+	require.NoError(t, mcp.TryAddTool(s.SessionRegistry(idA), mcp.Tool{Name: "sudo", Tags: []string{"admin"}},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil }))
 	assert.NotContains(t, namesOf(a.ListTools()), "sudo")
-	require.NoError(t, s.EnableForSession(idA, mcp.Match{Tags: []string{"admin"}}))
+	require.NoError(t, s.SessionRegistry(idA).Enable(mcp.Match{Tags: []string{"admin"}}))
 	assert.Contains(t, namesOf(a.ListTools()), "sudo")
 }
 
@@ -412,20 +412,20 @@ func TestPerSessionCallErrors(t *testing.T) {
 		want error
 		text string
 	}{
-		{"empty session ID", mcp.AddSessionTool(s, "", mcp.Tool{Name: "x"}, noop), mcp.ErrNoSession, "stateless HTTP and revision 2026-07-28"},
-		{"unknown session", s.DisableForSession("nope", mcp.Match{}), mcp.ErrNoSession, `session "nope" is not live`},
-		{"remove in unknown session", s.RemoveSessionTools("nope", "x"), mcp.ErrNoSession, ""},
-		{"resource in unknown session", s.AddSessionResource("nope", mcp.Resource{URI: "a://b", Name: "b", Load: load}), mcp.ErrNoSession, ""},
-		{"bad kind", s.Disable(mcp.Match{Kind: "widget"}), mcp.ErrInvalidDefinition, `Match.Kind "widget"`},
-		{"bad kind for a session", s.EnableForSession(id, mcp.Match{Kind: "widget"}), mcp.ErrInvalidDefinition, ""},
-		{"bad tool name", mcp.AddSessionTool(s, id, mcp.Tool{Name: "a b"}, noop), mcp.ErrInvalidToolName, ""},
-		{"nil raw tool", s.AddSessionRawTool(id, mcp.Tool{Name: "raw"}, nil), mcp.ErrInvalidDefinition, "nil"},
-		{"bad resource", s.AddSessionResource(id, mcp.Resource{URI: "no scheme", Name: "x", Load: load}), mcp.ErrInvalidDefinition, ""},
-		{"template without variable", s.AddSessionResourceTemplate(id, mcp.ResourceTemplate{URITemplate: "a://b", Name: "x",
+		{"empty session ID", mcp.TryAddTool(s.SessionRegistry(""), mcp.Tool{Name: "x"}, noop), mcp.ErrNoSession, "stateless HTTP and revision 2026-07-28"},
+		{"unknown session", s.SessionRegistry("nope").Disable(mcp.Match{}), mcp.ErrNoSession, `session "nope" is not live`},
+		{"remove in unknown session", s.SessionRegistry("nope").Remove(mcp.KindTool, "x"), mcp.ErrNoSession, ""},
+		{"resource in unknown session", s.SessionRegistry("nope").AddResource(mcp.Resource{URI: "a://b", Name: "b", Load: load}), mcp.ErrNoSession, ""},
+		{"bad kind", s.Registry().Disable(mcp.Match{Kind: "widget"}), mcp.ErrInvalidDefinition, `Match.Kind "widget"`},
+		{"bad kind for a session", s.SessionRegistry(id).Enable(mcp.Match{Kind: "widget"}), mcp.ErrInvalidDefinition, ""},
+		{"bad tool name", mcp.TryAddTool(s.SessionRegistry(id), mcp.Tool{Name: "a b"}, noop), mcp.ErrInvalidToolName, ""},
+		{"nil raw tool", s.SessionRegistry(id).AddRawTool(mcp.Tool{Name: "raw"}, nil), mcp.ErrInvalidDefinition, "nil"},
+		{"bad resource", s.SessionRegistry(id).AddResource(mcp.Resource{URI: "no scheme", Name: "x", Load: load}), mcp.ErrInvalidDefinition, ""},
+		{"template without variable", s.SessionRegistry(id).AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "a://b", Name: "x",
 			Load: func(context.Context, *mcp.Context, map[string]string) ([]mcp.ResourceContents, error) {
 				return nil, nil
 			}}), mcp.ErrInvalidDefinition, ""},
-		{"prompt without load", s.AddSessionPrompt(id, mcp.Prompt{Name: "p"}), mcp.ErrInvalidDefinition, ""},
+		{"prompt without load", s.SessionRegistry(id).AddPrompt(mcp.Prompt{Name: "p"}), mcp.ErrInvalidDefinition, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -486,9 +486,9 @@ func TestSessionEndRacesRegistration(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; ; i++ {
-				err := s.AddSessionRawTool(id, mcp.Tool{Name: fmt.Sprintf("t%d", i)}, noop)
+				err := s.SessionRegistry(id).AddRawTool(mcp.Tool{Name: fmt.Sprintf("t%d", i)}, noop)
 				if err == nil {
-					err = s.DisableForSession(id, mcp.Match{Names: []string{"echo"}})
+					err = s.SessionRegistry(id).Disable(mcp.Match{Names: []string{"echo"}})
 				}
 				if errors.Is(err, mcp.ErrNoSession) {
 					return
@@ -517,10 +517,10 @@ func TestListInsideATool(t *testing.T) {
 	a := mcptest.NewSession(t, s, nil)
 	b := mcptest.NewSession(t, s, nil)
 	idA := whoami(t, a)
-	require.NoError(t, mcp.AddSessionTool(s, idA, mcp.Tool{Name: "extra"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+	require.NoError(t, mcp.TryAddTool(s.SessionRegistry(idA), mcp.Tool{Name: "extra"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
 		return "", nil
 	}))
-	require.NoError(t, s.DisableForSession(idA, mcp.Match{Tags: []string{"admin"}}))
+	require.NoError(t, s.SessionRegistry(idA).Disable(mcp.Match{Tags: []string{"admin"}}))
 	assert.Equal(t, "echo,whoami,unlock,mine,extra", callText(t, a, "mine"))
 	assert.Equal(t, "echo,admin_reset,admin_read,whoami,unlock,mine", callText(t, b, "mine"))
 }

@@ -39,7 +39,7 @@ func TestApprovalOfTransformedTools(t *testing.T) {
 		{Name: "lookup", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 	} {
 		for _, source := range []string{"delete_repo", "remove"} {
-			err := srv.TryAddTransformedTool(source, tr)
+			err := srv.Registry().AddTransformedTool(source, tr)
 			require.ErrorIs(t, err, mcp.ErrInvalidDefinition, "%s from %s", tr.Name, source)
 			assert.Contains(t, err.Error(), "destructive", "%s from %s", tr.Name, source)
 		}

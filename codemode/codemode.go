@@ -113,7 +113,7 @@ func New(srv *mcp.Server, opts *Options) (*Runner, error) {
 	if r.maxAlloc == 0 {
 		r.maxAlloc = defaultMaxAllocBytes
 	}
-	if err := mcp.TryAddTool(srv, r.toolDef(), r.runTool); err != nil {
+	if err := mcp.TryAddTool(srv.Registry(), r.toolDef(), r.runTool); err != nil {
 		return nil, fmt.Errorf("codemode: the script tool: %w", err)
 	}
 	return r, nil

@@ -114,7 +114,7 @@ func notesChild() (composeChild, composeCheck) {
 		return c.SessionID, nil
 	})
 	mcp.AddTool(s, mcp.Tool{Name: "grow"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
-		return "grown", mcp.TryAddTool(s, mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		return "grown", mcp.TryAddTool(s.Registry(), mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
 			return "late", nil
 		})
 	})

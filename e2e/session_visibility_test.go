@@ -28,7 +28,7 @@ func TestGoSDKSessionToolListChanged(t *testing.T) {
 		return "echo", nil
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "unlock"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		return "unlocked", mcp.AddSessionTool(srv, c.SessionID, mcp.Tool{Name: "secret"},
+		return "unlocked", mcp.TryAddTool(srv.SessionRegistry(c.SessionID), mcp.Tool{Name: "secret"},
 			func(context.Context, *mcp.Context, struct{}) (string, error) { return "the secret", nil })
 	})
 	h := mcphttp.New(srv, nil)
@@ -64,7 +64,7 @@ func TestGoSDKSessionToolListChanged(t *testing.T) {
 		return out
 	}
 	// Both GET streams are open once a global change reaches both.
-	srv.RemovePrompts("none")
+	srv.Registry().Remove(mcp.KindPrompt, "none")
 	require.Eventually(t, func() bool { return a.other.Load() == 1 && b.other.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
 
 	res, err := a.session.CallTool(ctx, &sdk.CallToolParams{Name: "unlock", Arguments: map[string]any{}})
@@ -72,7 +72,7 @@ func TestGoSDKSessionToolListChanged(t *testing.T) {
 	require.False(t, res.IsError)
 	require.Eventually(t, func() bool { return a.toolsChanged.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
 	// A global change after it reaches b after the per-session one would have.
-	srv.RemovePrompts("none")
+	srv.Registry().Remove(mcp.KindPrompt, "none")
 	require.Eventually(t, func() bool { return b.other.Load() == 2 }, 10*time.Second, 10*time.Millisecond)
 	assert.Zero(t, b.toolsChanged.Load(), "the other session was told of a per-session tool")
 
@@ -85,7 +85,7 @@ func TestGoSDKSessionToolListChanged(t *testing.T) {
 	_, err = b.session.CallTool(ctx, &sdk.CallToolParams{Name: "secret", Arguments: map[string]any{}})
 	require.ErrorContains(t, err, `Unknown tool: "secret"`)
 
-	require.NoError(t, srv.Disable(mcp.Match{Tags: []string{"basic"}}))
+	require.NoError(t, srv.Registry().Disable(mcp.Match{Tags: []string{"basic"}}))
 	require.Eventually(t, func() bool { return a.toolsChanged.Load() == 2 && b.toolsChanged.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
 	assert.Equal(t, []string{"unlock"}, names(b))
 }

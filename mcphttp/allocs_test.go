@@ -118,7 +118,7 @@ func withEveryFeature(t *testing.T, srv *mcp.Server) *mcp.Server {
 	mcp.AddTool(srv, mcp.Tool{Name: "report", Task: &mcp.TaskOptions{}}, echo)
 	mcp.AddTool(srv, mcp.Tool{Name: "admin", Tags: []string{"admin"}}, echo)
 	srv.AddTransformedTool("echo", mcp.Transform{Name: "echo2"})
-	require.NoError(t, srv.Disable(mcp.Match{Tags: []string{"admin"}}))
+	require.NoError(t, srv.Registry().Disable(mcp.Match{Tags: []string{"admin"}}))
 	child := mcp.NewServer(mcp.Options{Name: "child", Version: "1.0.0", Logger: discardLogger()})
 	mcp.AddTool(child, mcp.Tool{Name: "t"}, echo)
 	srv.Mount("child", child, nil)

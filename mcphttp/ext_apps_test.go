@@ -387,9 +387,9 @@ func TestAppsSessionTools(t *testing.T) {
 	c, _ := newHTTP(t, srv, nil)
 	c.initialize("2025-11-25")
 	view := func(context.Context, *mcp.Context, struct{}) (string, error) { return "view's", nil }
-	require.NoError(t, mcp.AddSessionTool(srv, c.sid, mcp.Tool{Name: "session_refresh",
+	require.NoError(t, mcp.TryAddTool(srv.SessionRegistry(c.sid), mcp.Tool{Name: "session_refresh",
 		UI: &mcp.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}}, view))
-	require.NoError(t, mcp.AddSessionTool(srv, c.sid, mcp.Tool{Name: "refresh"},
+	require.NoError(t, mcp.TryAddTool(srv.SessionRegistry(c.sid), mcp.Tool{Name: "refresh"},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "the session's refresh", nil }))
 
 	list, _ := c.call(1, "tools/list", "")

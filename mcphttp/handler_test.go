@@ -467,7 +467,7 @@ func TestListChangedOnGetStream(t *testing.T) {
 	}
 
 	mcp.AddTool(srv, mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
-	srv.RemovePrompts("greet")
+	srv.Registry().Remove(mcp.KindPrompt, "greet")
 	buf := make([]byte, 4096)
 	var got string
 	deadline := time.Now().Add(10 * time.Second)

@@ -68,8 +68,8 @@ func TestSubscriptionsAndListChanges(t *testing.T) {
 	mcp.AddTool(srv, mcp.Tool{Name: "late", Description: "added after start"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		return "late", nil
 	})
-	srv.RemovePrompts("none")
-	srv.RemoveResources("file:///b")
+	srv.Registry().Remove(mcp.KindPrompt, "none")
+	srv.Registry().Remove(mcp.KindResource, "file:///b")
 	for _, n := range []*notes{&subscribed, &other} {
 		require.Eventually(t, func() bool {
 			return n.has("notifications/tools/list_changed ") && n.has("notifications/prompts/list_changed ") &&

@@ -438,9 +438,9 @@ func TestModernListen(t *testing.T) {
 		want    string // the method of the notification after the ack; "" none
 		wantURI string
 	}{
-		{"tools", `{"toolsListChanged":true}`, func() { srv.RemoveTools("add") }, "notifications/tools/list_changed", ""},
-		{"prompts only: no tool changes", `{"promptsListChanged":true}`, func() { srv.RemoveTools("fail") }, "", ""},
-		{"prompts", `{"promptsListChanged":true}`, func() { srv.RemovePrompts("greet") }, "notifications/prompts/list_changed", ""},
+		{"tools", `{"toolsListChanged":true}`, func() { srv.Registry().Remove(mcp.KindTool, "add") }, "notifications/tools/list_changed", ""},
+		{"prompts only: no tool changes", `{"promptsListChanged":true}`, func() { srv.Registry().Remove(mcp.KindTool, "fail") }, "", ""},
+		{"prompts", `{"promptsListChanged":true}`, func() { srv.Registry().Remove(mcp.KindPrompt, "greet") }, "notifications/prompts/list_changed", ""},
 		{"a resource", `{"resourceSubscriptions":["mem://hello"]}`, func() { srv.ResourceUpdated("mem://other"); srv.ResourceUpdated("mem://hello") }, "notifications/resources/updated", "mem://hello"},
 	}
 	for _, tt := range tests {

@@ -447,7 +447,7 @@ func (h *Handler) EndSession(id string) { h.endSessionID(id, EndServer) }
 
 // holds reports whether the session id is live in this handler: the
 // server asks before it keeps objects or rules for the session alone
-// (mcp.AddSessionTool), and again when a session ends.
+// (mcp.Server.SessionRegistry), and again when a session ends.
 func (h *Handler) holds(id string) bool {
 	h.mu.RLock()
 	defer h.mu.RUnlock()

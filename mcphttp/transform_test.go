@@ -42,7 +42,7 @@ func transformedServer() *mcp.Server {
 			}
 			return res, err
 		}})
-	srv.RemoveTools("book")
+	srv.Registry().Remove(mcp.KindTool, "book")
 	return srv
 }
 

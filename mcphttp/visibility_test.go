@@ -24,7 +24,7 @@ func visibilityServer() *mcp.Server {
 		return "echo", nil
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "unlock"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		err := mcp.AddSessionTool(srv, c.SessionID, mcp.Tool{Name: "secret"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+		err := mcp.TryAddTool(srv.SessionRegistry(c.SessionID), mcp.Tool{Name: "secret"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
 			return "secret", nil
 		})
 		if err != nil {
@@ -81,7 +81,7 @@ func TestSessionToolOverHTTP(t *testing.T) {
 	assert.JSONEq(t, `{"content":[{"type":"text","text":"unlocked"}]}`, string(res.Result))
 	assert.Equal(t, []string{"notifications/tools/list_changed"}, nextMethods(ga, 1, 5*time.Second))
 	// A global change after it: b's first notification is that one.
-	srv.RemovePrompts("none")
+	srv.Registry().Remove(mcp.KindPrompt, "none")
 	assert.Equal(t, []string{"notifications/prompts/list_changed"}, nextMethods(gb, 1, 5*time.Second))
 	assert.Equal(t, []string{"notifications/prompts/list_changed"}, nextMethods(ga, 1, 5*time.Second))
 
@@ -95,7 +95,7 @@ func TestSessionToolOverHTTP(t *testing.T) {
 	assert.Equal(t, `Unknown tool: "secret"`, sec.Error.Message)
 
 	// Disabled for b alone, by tag: b is told, a is not.
-	require.NoError(t, srv.DisableForSession(b.sid, mcp.Match{Tags: []string{"basic"}}))
+	require.NoError(t, srv.SessionRegistry(b.sid).Disable(mcp.Match{Tags: []string{"basic"}}))
 	assert.Equal(t, []string{"notifications/tools/list_changed"}, nextMethods(gb, 1, 5*time.Second))
 	ech, _ := b.call(4, "tools/call", `{"name":"echo","arguments":{}}`)
 	require.NotNil(t, ech.Error)
@@ -104,7 +104,7 @@ func TestSessionToolOverHTTP(t *testing.T) {
 	assert.Nil(t, ech.Error)
 
 	// Disabled server-wide: both are told.
-	require.NoError(t, srv.Disable(mcp.Match{Names: []string{"unlock"}}))
+	require.NoError(t, srv.Registry().Disable(mcp.Match{Names: []string{"unlock"}}))
 	assert.Equal(t, []string{"notifications/tools/list_changed"}, nextMethods(ga, 1, 5*time.Second))
 	assert.Equal(t, []string{"notifications/tools/list_changed"}, nextMethods(gb, 1, 5*time.Second))
 	la, _ = a.call(5, "tools/list", "")
@@ -113,8 +113,8 @@ func TestSessionToolOverHTTP(t *testing.T) {
 	// Once a's session ended (DELETE), nothing can be kept for it.
 	resp, _ := a.do(http.MethodDelete, "")
 	require.Equal(t, http.StatusNoContent, resp.StatusCode)
-	assert.ErrorIs(t, srv.DisableForSession(a.sid, mcp.Match{}), mcp.ErrNoSession)
-	assert.NoError(t, srv.DisableForSession(b.sid, mcp.Match{}))
+	assert.ErrorIs(t, srv.SessionRegistry(a.sid).Disable(mcp.Match{}), mcp.ErrNoSession)
+	assert.NoError(t, srv.SessionRegistry(b.sid).Disable(mcp.Match{}))
 }
 
 // TestSessionToolWithoutSession checks that where there is no session
@@ -184,7 +184,7 @@ func TestModernListenHearsServerWideRules(t *testing.T) {
 	require.Nil(t, res.Error)
 	assert.Empty(t, nextMethods(frames, 1, 300*time.Millisecond))
 
-	require.NoError(t, srv.Disable(mcp.Match{Kind: mcp.KindTool, Tags: []string{"basic"}}))
+	require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: mcp.KindTool, Tags: []string{"basic"}}))
 	got := readFrames(frames, 1, 5*time.Second)
 	require.Len(t, got, 1)
 	assert.Equal(t, "notifications/tools/list_changed", got[0].Method)
@@ -193,6 +193,6 @@ func TestModernListenHearsServerWideRules(t *testing.T) {
 	require.Len(t, msgs, 1)
 	assert.Equal(t, []string{"unlock"}, listedTools(t, msgs[0]))
 
-	require.NoError(t, srv.Enable(mcp.Match{Kind: mcp.KindTool, Tags: []string{"basic"}}))
+	require.NoError(t, srv.Registry().Enable(mcp.Match{Kind: mcp.KindTool, Tags: []string{"basic"}}))
 	assert.Equal(t, []string{"notifications/tools/list_changed"}, nextMethods(frames, 1, 5*time.Second))
 }

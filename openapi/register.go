@@ -110,9 +110,9 @@ func RegisterDoc(srv *mcp.Server, doc *openapi3.T, opts Options) error {
 	}
 	var tools, uris, templates []string
 	undo := func() {
-		srv.RemoveTools(tools...)
-		srv.RemoveResources(uris...)
-		srv.RemoveResourceTemplates(templates...)
+		srv.Registry().Remove(mcp.KindTool, tools...)
+		srv.Registry().Remove(mcp.KindResource, uris...)
+		srv.Registry().Remove(mcp.KindResource, templates...)
 	}
 	for _, o := range a.ops {
 		var err error
@@ -120,17 +120,17 @@ func RegisterDoc(srv *mcp.Server, doc *openapi3.T, opts Options) error {
 		case RouteExclude:
 			continue
 		case RouteTool:
-			if err = srv.TryAddRawTool(a.tool(o), a.toolFunc(o)); err == nil {
+			if err = srv.Registry().AddRawTool(a.tool(o), a.toolFunc(o)); err == nil {
 				tools = append(tools, o.name)
 			}
 		case RouteResource:
 			r := a.resource(o)
-			if err = srv.TryAddResource(r); err == nil {
+			if err = srv.Registry().AddResource(r); err == nil {
 				uris = append(uris, r.URI)
 			}
 		case RouteResourceTemplate:
 			t := a.template(o)
-			if err = srv.TryAddResourceTemplate(t); err == nil {
+			if err = srv.Registry().AddResourceTemplate(t); err == nil {
 				templates = append(templates, t.URITemplate)
 			}
 		}

@@ -136,10 +136,10 @@ func (g *Gateway) sync(ctx context.Context, cl *client.Client) error {
 		remove         func(keys []string)
 	}
 	kinds := []kind{
-		{caps.Tools != nil, "tools/list", "tools", "name", &m.tools, g.addTool, func(k []string) { g.srv.RemoveTools(k...) }},
-		{caps.Resources != nil, "resources/list", "resources", "uri", &m.resources, g.addResource, func(k []string) { g.srv.RemoveResources(k...) }},
-		{caps.Resources != nil, "resources/templates/list", "resourceTemplates", "uriTemplate", &m.templates, g.addTemplate, func(k []string) { g.srv.RemoveResourceTemplates(k...) }},
-		{caps.Prompts != nil, "prompts/list", "prompts", "name", &m.prompts, g.addPrompt, func(k []string) { g.srv.RemovePrompts(k...) }},
+		{caps.Tools != nil, "tools/list", "tools", "name", &m.tools, g.addTool, func(k []string) { g.srv.Registry().Remove(mcp.KindTool, k...) }},
+		{caps.Resources != nil, "resources/list", "resources", "uri", &m.resources, g.addResource, func(k []string) { g.srv.Registry().Remove(mcp.KindResource, k...) }},
+		{caps.Resources != nil, "resources/templates/list", "resourceTemplates", "uriTemplate", &m.templates, g.addTemplate, func(k []string) { g.srv.Registry().Remove(mcp.KindResource, k...) }},
+		{caps.Prompts != nil, "prompts/list", "prompts", "name", &m.prompts, g.addPrompt, func(k []string) { g.srv.Registry().Remove(mcp.KindPrompt, k...) }},
 	}
 	budget := &mirrorBudget{items: g.opts.MaxMirrorItems, bytes: g.opts.MaxMirrorBytes, opts: &g.opts, name: g.name}
 	for _, k := range kinds {
@@ -220,12 +220,12 @@ func (g *Gateway) addTool(raw []byte) error {
 	if t.InputSchema == nil {
 		return fmt.Errorf("tool %q has no inputSchema", t.Name)
 	}
-	err := g.srv.TryAddRawTool(t, g.callTool(t.Name))
+	err := g.srv.Registry().AddRawTool(t, g.callTool(t.Name))
 	if err != nil && t.InputSchema.Schema != "" {
 		// A draft the validator does not know: the schema without
 		// $schema is served (and checks the arguments) instead.
 		t.InputSchema.Schema = ""
-		err = g.srv.TryAddRawTool(t, g.callTool(t.Name))
+		err = g.srv.Registry().AddRawTool(t, g.callTool(t.Name))
 	}
 	return err
 }
@@ -266,7 +266,7 @@ func (g *Gateway) addResource(raw []byte) error {
 	r.Load = func(ctx context.Context, c *mcp.Context) ([]mcp.ResourceContents, error) {
 		return g.read(ctx, c, uri)
 	}
-	return g.srv.TryAddResource(r)
+	return g.srv.Registry().AddResource(r)
 }
 
 // read forwards resources/read of uri.
@@ -308,7 +308,7 @@ func (g *Gateway) addTemplate(raw []byte) error {
 		}
 		return g.read(ctx, c, uri)
 	}
-	return g.srv.TryAddResourceTemplate(t)
+	return g.srv.Registry().AddResourceTemplate(t)
 }
 
 // complete forwards completion/complete of argument arg of ref.
@@ -352,5 +352,5 @@ func (g *Gateway) addPrompt(raw []byte) error {
 		}
 		return res, nil
 	}
-	return g.srv.TryAddPrompt(p)
+	return g.srv.Registry().AddPrompt(p)
 }

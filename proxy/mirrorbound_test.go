@@ -72,10 +72,10 @@ func TestGatewayMirrorIsBounded(t *testing.T) {
 				return "", nil
 			})
 		}
-		require.NoError(t, srv.Disable(mcp.Match{Tags: []string{"later"}}))
+		require.NoError(t, srv.Registry().Disable(mcp.Match{Tags: []string{"later"}}))
 		g, err := open(srv, proxy.Options{MaxMirrorItems: 20})
 		require.NoError(t, err)
-		require.NoError(t, srv.Enable(mcp.Match{Tags: []string{"later"}}))
+		require.NoError(t, srv.Registry().Enable(mcp.Match{Tags: []string{"later"}}))
 		err = g.Refresh(context.Background())
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "Options.MaxMirrorItems")

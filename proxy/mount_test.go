@@ -152,7 +152,7 @@ func TestMountedGatewayListChanged(t *testing.T) {
 	}
 	assert.Equal(t, "late!", callText(t, c, "up_late", nil))
 
-	f.srv.RemoveTools("late")
+	f.srv.Registry().Remove(mcp.KindTool, "late")
 	require.Eventually(t, func() bool { return !slices.Contains(names(), "up_late") }, 5*time.Second, 20*time.Millisecond)
 }
 

@@ -248,9 +248,9 @@ func TestGatewayFollowsListChanged(t *testing.T) {
 	// background: wait until a change of the gateway's own reaches it.
 	g := hServer(h)
 	require.Eventually(t, func() bool {
-		g.RemoveTools("no-such-tool")
+		g.Registry().Remove(mcp.KindTool, "no-such-tool")
 		mcp.AddTool(g, mcp.Tool{Name: "probe"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
-		g.RemoveTools("probe")
+		g.Registry().Remove(mcp.KindTool, "probe")
 		select {
 		case <-changed:
 			return true
@@ -288,7 +288,7 @@ func TestGatewayFollowsListChanged(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "late!", res.Text())
 
-	f.srv.RemoveTools("late")
+	f.srv.Registry().Remove(mcp.KindTool, "late")
 	require.Eventually(t, func() bool {
 		tools, err := down.ListTools(ctx)
 		require.NoError(t, err)
@@ -720,11 +720,11 @@ func TestNewFailsWhenTheUpstreamIsDown(t *testing.T) {
 
 // TestGatewayPoliciesApplyToTheMirror: the mirrored tools are the
 // server's tools like any other: an access policy in front of the
-// gateway hides one, and Server.Disable another.
+// gateway hides one, and Registry.Disable another.
 func TestGatewayPoliciesApplyToTheMirror(t *testing.T) {
 	f := newFixture(t)
 	g, h := gateway(t, f, proxy.Options{})
-	require.NoError(t, g.Server().Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"broken"}}))
+	require.NoError(t, g.Server().Registry().Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"broken"}}))
 	policy := middleware.RestrictAccess(func(_ any, kind mcp.Kind, name string) bool {
 		return kind != mcp.KindTool || name != "refuse"
 	})

@@ -24,7 +24,7 @@ func TestServeSessionTools(t *testing.T) {
 	ids := make(chan string, 1)
 	mcp.AddTool(srv, mcp.Tool{Name: "unlock"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		ids <- c.SessionID
-		return "unlocked", mcp.AddSessionTool(srv, c.SessionID, mcp.Tool{Name: "secret"},
+		return "unlocked", mcp.TryAddTool(srv.SessionRegistry(c.SessionID), mcp.Tool{Name: "secret"},
 			func(context.Context, *mcp.Context, struct{}) (string, error) { return "secret", nil })
 	})
 	h := newHandler(t, srv)
@@ -50,7 +50,7 @@ func TestServeSessionTools(t *testing.T) {
 	res, _ = p.response(`2`)
 	assert.JSONEq(t, `{"content":[{"type":"text","text":"secret"}]}`, string(res.Result))
 
-	require.NoError(t, srv.DisableForSession(id, mcp.Match{Tags: []string{"basic"}}))
+	require.NoError(t, srv.SessionRegistry(id).Disable(mcp.Match{Tags: []string{"basic"}}))
 	require.Equal(t, "notifications/tools/list_changed", p.next().Method)
 	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
 	res, _ = p.response(`3`)
@@ -75,5 +75,5 @@ func TestServeSessionTools(t *testing.T) {
 	// Serve leaves the session to the handler (Start ends it when input
 	// ends); closing the handler ends it.
 	require.NoError(t, h.Close())
-	assert.ErrorIs(t, srv.DisableForSession(id, mcp.Match{}), mcp.ErrNoSession)
+	assert.ErrorIs(t, srv.SessionRegistry(id).Disable(mcp.Match{}), mcp.ErrNoSession)
 }

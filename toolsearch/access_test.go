@@ -41,18 +41,18 @@ func TestSearchHonoursAccess(t *testing.T) {
 		{name: "CanAccess", who: "bob", tool: "wipe_everything", query: "delete every note"},
 		{name: "server-wide Disable", who: "admin", tool: "wipe_everything", query: "delete every note",
 			setup: func(t *testing.T, srv *mcp.Server) {
-				require.NoError(t, srv.Disable(mcp.Match{Tags: []string{"admin"}}))
+				require.NoError(t, srv.Registry().Disable(mcp.Match{Tags: []string{"admin"}}))
 			}},
 		{name: "Disable by name", who: "", tool: "send_email", query: "send a message to an inbox",
 			setup: func(t *testing.T, srv *mcp.Server) {
-				require.NoError(t, srv.Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"send_email"}}))
+				require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"send_email"}}))
 			}},
-		{name: "DisableForSession", who: "", tool: "send_email", query: "send a message to an inbox",
+		{name: "session Disable", who: "", tool: "send_email", query: "send a message to an inbox",
 			hide: func(t *testing.T, srv *mcp.Server, c *client.Client) {
 				// whoami's answer is the session ID.
 				res, err := c.CallTool(t.Context(), "whoami", nil, nil)
 				require.NoError(t, err)
-				require.NoError(t, srv.DisableForSession(res.Text(), mcp.Match{Tags: []string{"mail"}}))
+				require.NoError(t, srv.SessionRegistry(res.Text()).Disable(mcp.Match{Tags: []string{"mail"}}))
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,11 +100,11 @@ func TestSearchSessionTools(t *testing.T) {
 	t.Parallel()
 	srv := notesServer(t)
 	mcp.AddTool(srv, mcp.Tool{Name: "open_diary"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		return "opened", mcp.AddSessionTool(srv, c.SessionID, mcp.Tool{Name: "read_diary", Description: "Read the secret diary of this session"},
+		return "opened", mcp.TryAddTool(srv.SessionRegistry(c.SessionID), mcp.Tool{Name: "read_diary", Description: "Read the secret diary of this session"},
 			func(context.Context, *mcp.Context, struct{}) (string, error) { return "dear diary", nil })
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "close_diary"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		return "closed", srv.RemoveSessionTools(c.SessionID, "read_diary")
+		return "closed", srv.SessionRegistry(c.SessionID).Remove(mcp.KindTool, "read_diary")
 	})
 	s, err := toolsearch.New(srv, nil)
 	require.NoError(t, err)
@@ -147,7 +147,7 @@ func TestSearchFollowsChanges(t *testing.T) {
 	assert.Empty(t, f.Tools)
 
 	add := func(desc string) {
-		srv.RemoveTools("forecast")
+		srv.Registry().Remove(mcp.KindTool, "forecast")
 		mcp.AddTool(srv, mcp.Tool{Name: "forecast", Description: desc},
 			func(context.Context, *mcp.Context, struct{}) (string, error) { return "sunny", nil })
 	}
@@ -161,7 +161,7 @@ func TestSearchFollowsChanges(t *testing.T) {
 	f, _ = search(t, c, map[string]any{"query": "tide harbour"})
 	assert.Equal(t, []string{"forecast"}, f.names())
 
-	srv.RemoveTools("forecast")
+	srv.Registry().Remove(mcp.KindTool, "forecast")
 	f, _ = search(t, c, map[string]any{"query": "tide harbour"})
 	assert.Empty(t, f.Tools)
 	res := callVia(t, c, "forecast", nil)
@@ -181,7 +181,7 @@ func TestSearchMountsAndGateways(t *testing.T) {
 			return "sunny in " + in.City, nil
 		})
 	mcp.AddTool(remote, mcp.Tool{Name: "grow"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
-		return "grown", mcp.TryAddTool(remote, mcp.Tool{Name: "tides", Description: "Tide tables of a harbour"},
+		return "grown", mcp.TryAddTool(remote.Registry(), mcp.Tool{Name: "tides", Description: "Tide tables of a harbour"},
 			func(context.Context, *mcp.Context, struct{}) (string, error) { return "high at noon", nil })
 	})
 	rh := mcphttp.New(remote, nil)

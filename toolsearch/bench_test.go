@@ -26,7 +26,7 @@ func hub10k(b testing.TB) *mcp.Server {
 			// registering that much keeps the set-up short (the server
 			// compiles every schema) and the search's work the same.
 			t.InputSchema = shallow(t.InputSchema)
-			if err := child.TryAddRawTool(t, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
+			if err := child.Registry().AddRawTool(t, func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
 				return nil, nil
 			}); err != nil {
 				b.Fatal(err)

@@ -93,11 +93,11 @@ func New(srv *mcp.Server, opts *Options) (*Search, error) {
 		}
 		s.surface[p] = true
 	}
-	if err := mcp.TryAddTool(srv, s.searchToolDef(), s.search); err != nil {
+	if err := mcp.TryAddTool(srv.Registry(), s.searchToolDef(), s.search); err != nil {
 		return nil, fmt.Errorf("toolsearch: the search tool: %w", err)
 	}
-	if err := mcp.TryAddTool(srv, s.callToolDef(), s.callFallback); err != nil {
-		srv.RemoveTools(s.searchName)
+	if err := mcp.TryAddTool(srv.Registry(), s.callToolDef(), s.callFallback); err != nil {
+		srv.Registry().Remove(mcp.KindTool, s.searchName)
 		return nil, fmt.Errorf("toolsearch: the call tool: %w", err)
 	}
 	return s, nil

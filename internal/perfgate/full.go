@@ -60,7 +60,7 @@ func newFullServer() *mcp.Server {
 		mcp.AddTool(child, mcp.Tool{Name: "t" + strconv.Itoa(i), Description: "A child's tool"}, echo)
 	}
 	srv.Mount("child", child, &mcp.MountOptions{Tags: []string{"child"}})
-	if err := srv.Disable(mcp.Match{Tags: []string{"admin"}}); err != nil {
+	if err := srv.Registry().Disable(mcp.Match{Tags: []string{"admin"}}); err != nil {
 		panic(err)
 	}
 	return srv
@@ -70,9 +70,9 @@ func newFullServer() *mcp.Server {
 // tag for it alone, as a server that keeps per-session objects does.
 func perSession(srv *mcp.Server, sid string) error {
 	type none struct{}
-	if err := mcp.AddSessionTool(srv, sid, mcp.Tool{Name: "secret", Description: "This session's"},
+	if err := mcp.TryAddTool(srv.SessionRegistry(sid), mcp.Tool{Name: "secret", Description: "This session's"},
 		func(context.Context, *mcp.Context, none) (string, error) { return "s", nil }); err != nil {
 		return err
 	}
-	return srv.DisableForSession(sid, mcp.Match{Tags: []string{"child"}})
+	return srv.SessionRegistry(sid).Disable(mcp.Match{Tags: []string{"child"}})
 }

@@ -156,9 +156,9 @@ func TestCacheInvalidatedByToolChanges(t *testing.T) {
 		{"a tool added", func(t *testing.T, srv *mcp.Server) {
 			mcp.AddTool(srv, mcp.Tool{Name: "new"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
 		}, false},
-		{"another tool removed", func(t *testing.T, srv *mcp.Server) { srv.RemoveTools("write") }, false},
+		{"another tool removed", func(t *testing.T, srv *mcp.Server) { srv.Registry().Remove(mcp.KindTool, "write") }, false},
 		{"the tool disabled", func(t *testing.T, srv *mcp.Server) {
-			require.NoError(t, srv.Disable(mcp.Match{Names: []string{"whoami"}}))
+			require.NoError(t, srv.Registry().Disable(mcp.Match{Names: []string{"whoami"}}))
 		}, true},
 		{"a mounted server's tool added", func(t *testing.T, srv *mcp.Server) {
 			child := mcp.NewServer(mcp.Options{Name: "child", Version: "1.0.0", Logger: quiet})

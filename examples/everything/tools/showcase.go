@@ -132,7 +132,7 @@ func RegisterShowcase(srv *mcp.Server) {
 	// A per-session tool: unlock gives this session alone a secret tool.
 	mcp.AddTool(srv, mcp.Tool{Name: "unlock", Description: "Give this session the secret tool"},
 		func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			err := mcp.AddSessionTool(srv, c.SessionID, mcp.Tool{Name: "secret", Description: "Only for the session that unlocked it"},
+			err := mcp.TryAddTool(srv.SessionRegistry(c.SessionID), mcp.Tool{Name: "secret", Description: "Only for the session that unlocked it"},
 				func(context.Context, *mcp.Context, struct{}) (string, error) { return "the secret is 42", nil })
 			if err != nil {
 				return "", err
