@@ -62,8 +62,7 @@ func listenReplica(t *testing.T, relay session.Relay) string {
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "touch", Description: "Prompts changed, for everyone"},
 		func(context.Context, *mcp.Context, struct{}) (string, error) {
-			srv.RemovePrompts("none")
-			return "touched", nil
+			return "touched", srv.Registry().Remove(mcp.KindPrompt, "none")
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "grow", Description: "Add a tool"},
 		func(context.Context, *mcp.Context, struct{}) (string, error) {

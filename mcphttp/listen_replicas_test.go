@@ -166,13 +166,13 @@ func TestListenAcrossReplicas(t *testing.T) {
 			// through the relay), so A's streams would have heard any of
 			// A's own changes again by now; and bob would have heard
 			// alice's.
-			b.srv.RemoveTools("none")
+			require.NoError(t, b.srv.Registry().Remove(mcp.KindTool, "none"))
 			expect(t, bobB, "bob on B", "notifications/tools/list_changed", "")
 			expect(t, aliceB, "alice on B", "notifications/tools/list_changed", "")
 			expect(t, aliceA, "alice on A", "notifications/tools/list_changed", "")
 			// And the other way: B's change came back to B before this one
 			// of A's, which B's streams hear next.
-			a.srv.RemovePrompts("none")
+			require.NoError(t, a.srv.Registry().Remove(mcp.KindPrompt, "none"))
 			expect(t, aliceA, "alice on A", "notifications/prompts/list_changed", "")
 			expect(t, aliceB, "alice on B", "notifications/prompts/list_changed", "")
 			expect(t, bobB, "bob on B", "notifications/prompts/list_changed", "")
@@ -217,7 +217,7 @@ func TestListenReconnectsToAnotherReplica(t *testing.T) {
 	// She listens again, on B: nothing is replayed; the next message is
 	// the next change, made on A.
 	again := listenAs(t, b, "alice", filter)
-	a.srv.RemovePrompts("none")
+	require.NoError(t, a.srv.Registry().Remove(mcp.KindPrompt, "none"))
 	expect(t, again, "alice on B", "notifications/prompts/list_changed", "")
 	// What changed meanwhile is in the list she asks B for.
 	_, msgs := modernPost(t, b.ts, modernBody("tools/list", ""), "Authorization", "Bearer alice")
@@ -264,7 +264,7 @@ func TestListChangedForOneCaller(t *testing.T) {
 		assert.Equal(t, want, m.Method, "alice's GET stream")
 	}
 	// bob's next message is the next change for everyone.
-	srv.RemoveTools("none")
+	require.NoError(t, srv.Registry().Remove(mcp.KindTool, "none"))
 	expect(t, bob, "bob", "notifications/tools/list_changed", "")
 
 	err := srv.ListChangedFor(nil, mcp.KindTool)
