@@ -725,114 +725,22 @@ func (s *Server) tryImport(prefix string, child *Server, opts *MountOptions) err
 	if opts == nil {
 		opts = &MountOptions{}
 	}
+	im := importer{prefix: prefix, child: child, opts: opts, rules: child.vis.serverRules()}
 	src := child.reg.Load()
-	rules := child.vis.serverRules()
-	keep := func(b *entryBase) bool { return allowed(rules, nil, b) }
-	base := func(b entryBase, key string) entryBase {
-		b.key = key
-		if opts.CanAccess != nil {
-			if own := b.canAccess; own != nil {
-				b.canAccess = RequireAll(opts.CanAccess, own)
-			} else {
-				b.canAccess = opts.CanAccess
-			}
-		}
-		if len(opts.Tags) > 0 {
-			b.tags = append(slices.Clone(b.tags), opts.Tags...)
-		}
-		return b
+	tools, err := im.tools(src)
+	if err != nil {
+		return err
 	}
-	var tools []*toolEntry
-	for _, e := range src.tools.list {
-		if !keep(&e.entryBase) || e.local {
-			continue
-		}
-		name, ok := wrapToolName(prefix, e.key)
-		if !ok {
-			return invalid("import %q: tool %q would be named %q, which breaks the tool-name rule", prefix, e.key, prefix+"_"+e.key)
-		}
-		copyOf := func(e *toolEntry) (*toolEntry, error) {
-			c := *e
-			c.entryBase = base(e.entryBase, name)
-			if e.vs != nil && len(opts.Tags) > 0 {
-				c.versionTags = append(slices.Clone(e.versionTags), opts.Tags...)
-			}
-			c.nsPath = append([]string{prefix}, e.nsPath...)
-			c.guardedBy = append([]*Server{child}, e.guardedBy...) // the child's guards go with its tools
-			c.tool = mountedTool(hit[*toolEntry]{e: e, key: name, path: []string{prefix}})
-			enc, err := json.Marshal(c.tool)
-			if err != nil {
-				return nil, invalid("import %q: tool %q: encoding the definition: %v", prefix, name, err)
-			}
-			c.encoded = enc
-			return &c, nil
-		}
-		if e.vs == nil {
-			c, err := copyOf(e)
-			if err != nil {
-				return err
-			}
-			tools = append(tools, c)
-			continue
-		}
-		versions := make([]*toolEntry, len(e.vs.list))
-		for i, v := range e.vs.list {
-			c, err := copyOf(v)
-			if err != nil {
-				return err
-			}
-			versions[i] = c
-		}
-		head, err := newVersionSet(versions) // versions.go
-		if err != nil {
-			return err
-		}
-		tools = append(tools, head)
+	resources, err := im.resources(src)
+	if err != nil {
+		return err
 	}
-	var resources []*resourceEntry
-	for _, e := range src.resources.list {
-		if !keep(&e.entryBase) {
-			continue
-		}
-		uri, ok := wrapURI(prefix, e.key)
-		if !ok {
-			return invalid("import %q: resource %q has no \"://\" to put the prefix after", prefix, e.key)
-		}
-		c := *e
-		c.entryBase = base(e.entryBase, uri)
-		c.res.URI = uri
-		resources = append(resources, &c)
+	templates, err := im.templates(src)
+	if err != nil {
+		return err
 	}
-	var templates []*templateEntry
-	for _, e := range src.templates.list {
-		if !keep(&e.entryBase) {
-			continue
-		}
-		key, ok := wrapURI(prefix, e.key)
-		if !ok {
-			return invalid("import %q: template %q has no \"://\" before its first variable to put the prefix after", prefix, e.key)
-		}
-		compiled, err := uritemplate.New(key)
-		if err != nil {
-			return invalid("import %q: template %q: %v", prefix, key, err)
-		}
-		c := *e
-		c.entryBase = base(e.entryBase, key)
-		c.tmpl.URITemplate, c.compiled = key, compiled
-		templates = append(templates, &c)
-	}
-	var prompts []*promptEntry
-	for _, e := range src.prompts.list {
-		if !keep(&e.entryBase) {
-			continue
-		}
-		name, _ := wrapName(prefix, e.key)
-		c := *e
-		c.entryBase = base(e.entryBase, name)
-		c.p.Name = name
-		prompts = append(prompts, &c)
-	}
-	err := s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error {
+	prompts := im.prompts(src)
+	err = s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error {
 		for _, e := range tools {
 			if err := r.tools.add(e, "tool"); err != nil {
 				return fmt.Errorf("import %q: %w", prefix, err)
@@ -864,4 +772,148 @@ func (s *Server) tryImport(prefix string, child *Server, opts *MountOptions) err
 	s.notify(change{Kind: engine.ResourcesChanged})
 	s.notify(change{Kind: engine.PromptsChanged})
 	return nil
+}
+
+// importer copies a child's objects for Import: under the prefix, with
+// the mount's access check and tags, leaving out what the child's
+// server-wide rules hide.
+type importer struct {
+	prefix string
+	child  *Server
+	opts   *MountOptions
+	rules  []rule
+}
+
+// keep reports whether the child's server-wide rules let b be seen.
+func (im *importer) keep(b *entryBase) bool { return allowed(im.rules, nil, b) }
+
+// base is the copy of b under key, with the mount's access check (and
+// b's own) and tags.
+func (im *importer) base(b entryBase, key string) entryBase {
+	b.key = key
+	if im.opts.CanAccess != nil {
+		if own := b.canAccess; own != nil {
+			b.canAccess = RequireAll(im.opts.CanAccess, own)
+		} else {
+			b.canAccess = im.opts.CanAccess
+		}
+	}
+	if len(im.opts.Tags) > 0 {
+		b.tags = append(slices.Clone(b.tags), im.opts.Tags...)
+	}
+	return b
+}
+
+// tools copies the child's tools (each version of a versioned one)
+// under prefixed names.
+func (im *importer) tools(src *registry) ([]*toolEntry, error) {
+	var tools []*toolEntry
+	for _, e := range src.tools.list {
+		if !im.keep(&e.entryBase) || e.local {
+			continue
+		}
+		name, ok := wrapToolName(im.prefix, e.key)
+		if !ok {
+			return nil, invalid("import %q: tool %q would be named %q, which breaks the tool-name rule", im.prefix, e.key, im.prefix+"_"+e.key)
+		}
+		if e.vs == nil {
+			c, err := im.tool(e, name)
+			if err != nil {
+				return nil, err
+			}
+			tools = append(tools, c)
+			continue
+		}
+		versions := make([]*toolEntry, len(e.vs.list))
+		for i, v := range e.vs.list {
+			c, err := im.tool(v, name)
+			if err != nil {
+				return nil, err
+			}
+			versions[i] = c
+		}
+		head, err := newVersionSet(versions) // versions.go
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, head)
+	}
+	return tools, nil
+}
+
+// tool is the copy of one tool (or one version of it) named name.
+func (im *importer) tool(e *toolEntry, name string) (*toolEntry, error) {
+	c := *e
+	c.entryBase = im.base(e.entryBase, name)
+	if e.vs != nil && len(im.opts.Tags) > 0 {
+		c.versionTags = append(slices.Clone(e.versionTags), im.opts.Tags...)
+	}
+	c.nsPath = append([]string{im.prefix}, e.nsPath...)
+	c.guardedBy = append([]*Server{im.child}, e.guardedBy...) // the child's guards go with its tools
+	c.tool = mountedTool(hit[*toolEntry]{e: e, key: name, path: []string{im.prefix}})
+	enc, err := json.Marshal(c.tool)
+	if err != nil {
+		return nil, invalid("import %q: tool %q: encoding the definition: %v", im.prefix, name, err)
+	}
+	c.encoded = enc
+	return &c, nil
+}
+
+// resources copies the child's resources under prefixed URIs.
+func (im *importer) resources(src *registry) ([]*resourceEntry, error) {
+	var resources []*resourceEntry
+	for _, e := range src.resources.list {
+		if !im.keep(&e.entryBase) {
+			continue
+		}
+		uri, ok := wrapURI(im.prefix, e.key)
+		if !ok {
+			return nil, invalid("import %q: resource %q has no \"://\" to put the prefix after", im.prefix, e.key)
+		}
+		c := *e
+		c.entryBase = im.base(e.entryBase, uri)
+		c.res.URI = uri
+		resources = append(resources, &c)
+	}
+	return resources, nil
+}
+
+// templates copies the child's resource templates under prefixed URI
+// templates.
+func (im *importer) templates(src *registry) ([]*templateEntry, error) {
+	var templates []*templateEntry
+	for _, e := range src.templates.list {
+		if !im.keep(&e.entryBase) {
+			continue
+		}
+		key, ok := wrapURI(im.prefix, e.key)
+		if !ok {
+			return nil, invalid("import %q: template %q has no \"://\" before its first variable to put the prefix after", im.prefix, e.key)
+		}
+		compiled, err := uritemplate.New(key)
+		if err != nil {
+			return nil, invalid("import %q: template %q: %v", im.prefix, key, err)
+		}
+		c := *e
+		c.entryBase = im.base(e.entryBase, key)
+		c.tmpl.URITemplate, c.compiled = key, compiled
+		templates = append(templates, &c)
+	}
+	return templates, nil
+}
+
+// prompts copies the child's prompts under prefixed names.
+func (im *importer) prompts(src *registry) []*promptEntry {
+	var prompts []*promptEntry
+	for _, e := range src.prompts.list {
+		if !im.keep(&e.entryBase) {
+			continue
+		}
+		name, _ := wrapName(im.prefix, e.key)
+		c := *e
+		c.entryBase = im.base(e.entryBase, name)
+		c.p.Name = name
+		prompts = append(prompts, &c)
+	}
+	return prompts
 }
