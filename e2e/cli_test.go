@@ -135,7 +135,9 @@ func TestInspectorThroughDev(t *testing.T) {
 	var res inspectorCallResult
 	require.NoError(t, json.Unmarshal(run.stdout, &res), "%s", run.stdout)
 	require.Equal(t, []inspectorContent{{Type: "text", Text: "3"}}, res.Content)
-	require.Contains(t, stderr, "dev  watching "+root+"\n")
+	// dev watches the module of the package: examples is a module of
+	// its own.
+	require.Contains(t, stderr, "dev  watching "+filepath.Join(root, "examples")+"\n")
 	require.Contains(t, stderr, "dev  built . in")
 	require.Regexp(t, `rpc  initialize\s+\S+  ok`, stderr)
 	require.Regexp(t, `rpc  tools/call add\s+\S+  ok`, stderr)
