@@ -116,92 +116,118 @@ unit:
 	$(GO) test -race -count=1 -timeout 30m $(MODULE_PATTERNS)
 	$(GO) test -count=1 -run '^TestAllocsPerToolsCall$$' ./mcphttp
 
-# Each fuzz target runs briefly on top of its seed corpus (which unit runs). A target's package is
-# named by its directory: from the root, go.work resolves the nested modules' ones (./openapi,
-# ./internal/cli/...) to the module that holds them.
+# Each fuzz target runs briefly on top of its seed corpus (which unit runs): FUZZ_TARGETS runs
+# FUZZN inputs each, FUZZ_TARGETS_SHORT FUZZN_SHORT (TestFuzzTargetsListed: every fuzz test of
+# the library's modules is in one of them). A target is package:name, the package named by its
+# directory (go.work resolves the nested modules' ones). Each package's test binary is built once
+# with the fuzzing instrumentation and run once per target from the package's directory (where its
+# testdata/fuzz corpus is), with go test's corpus cache: building per target cost about 2 s each.
+# Every target runs, a failing one too; the target fails if any did, and prints each one's time.
+FUZZ_TARGETS := \
+	internal/jsonrpc:FuzzDecode \
+	internal/jsonrpc:FuzzAppendString \
+	internal/jsonrpc:FuzzPrefixID \
+	stdio:FuzzLineReader \
+	mcphttp:FuzzServeHTTP \
+	mcphttp:FuzzScanToolsCall \
+	mcphttp:FuzzScanInitialize \
+	mcphttp:FuzzMayHaveMeta \
+	mcphttp:FuzzAppendToolResult \
+	mcphttp:FuzzLegacySSE \
+	mcphttp:FuzzRequestState \
+	mcphttp:FuzzTaskParam \
+	mcphttp:FuzzTaskID \
+	.:FuzzFlatValidator \
+	.:FuzzSkillFrontmatter \
+	.:FuzzFlatValidRaw \
+	.:FuzzFlatDecoder \
+	.:FuzzOptionalNulls \
+	.:FuzzExactFloat \
+	.:FuzzTransformCall \
+	internal/strictjson:FuzzCheck \
+	internal/hostcheck:FuzzLoopbackHost \
+	providers:FuzzRegister \
+	providers:FuzzToken \
+	providers:FuzzAuthenticate \
+	providers:FuzzForwardedClientAddress \
+	providers:FuzzClientDocument \
+	resourceserver:FuzzBearerToken \
+	resourceserver:FuzzParseClaims \
+	client:FuzzReadSSE \
+	client:FuzzServerMessages
+FUZZ_TARGETS_SHORT := \
+	mcphttp:FuzzParseHandle \
+	mcphttp:FuzzETagMatch \
+	mcphttp:FuzzRemoteChange \
+	.:FuzzMountNames \
+	.:FuzzElicitFormAnswer \
+	.:FuzzCreateMessageResult \
+	.:FuzzClientCapabilitiesElicitation \
+	.:FuzzCompareVersions \
+	.:FuzzClientCapabilitiesApps \
+	.:FuzzClientCapabilitiesSampling \
+	internal/hostcheck:FuzzHostAllowed \
+	providers:FuzzWidePrefix \
+	providers:FuzzLocalPath \
+	resourceserver:FuzzParseProof \
+	resourceserver:FuzzAssertionClaims \
+	internal/claims:FuzzClaimPath \
+	internal/claims:FuzzPeek \
+	multiauth:FuzzAPIKeyHeader \
+	internal/exchange:FuzzParse \
+	accounts:FuzzParseState \
+	approval:FuzzParseToken \
+	audit:FuzzRedact \
+	client:FuzzLegacyServer \
+	client:FuzzSkillEntries \
+	client/oauth:FuzzChallenge \
+	client/oauth:FuzzResourceMetadata \
+	client/oauth:FuzzServerMetadata \
+	client/oauth:FuzzTokenResponse \
+	client/oauth:FuzzRegistration \
+	proxy:FuzzGatewayLists \
+	proxy:FuzzURLElicitationRelay \
+	proxy:FuzzDrain \
+	codemode:FuzzScript \
+	internal/tracemeta:FuzzInject \
+	internal/cli/args:FuzzTool \
+	toolsearch:FuzzQuery \
+	toolsearch:FuzzCallRewrite \
+	internal/cli/install:FuzzMerge \
+	internal/cli/install:FuzzGooseMerge \
+	internal/cli/install:FuzzWriteTarget \
+	internal/cli/surface:FuzzParse \
+	internal/cli/devserver:FuzzSSETap \
+	openapi:FuzzBuildRequest \
+	openapi:FuzzGeneratePath \
+	openapi:FuzzLoad \
+	internal/toolcall:FuzzParse \
+	devidp:FuzzRequest \
+	middleware/sizelimit:FuzzEnforce \
+	middleware/cache:FuzzCanonical \
+	middleware/cache:FuzzKey \
+	internal/redact:FuzzURL \
+	internal/cli/termtext:FuzzClean \
+	internal/cli/termtext:FuzzJSON \
+	internal/schemajson:FuzzMarshal \
+	internal/eliciturl:FuzzCheck \
+	internal/benchchart:FuzzReadResults
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZN) ./internal/jsonrpc
-	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZN) ./internal/jsonrpc
-	$(GO) test -run '^$$' -fuzz '^FuzzPrefixID$$' -fuzztime $(FUZZN) ./internal/jsonrpc
-	$(GO) test -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZN) ./stdio
-	$(GO) test -run '^$$' -fuzz '^FuzzServeHTTP$$' -fuzztime $(FUZZN) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzScanToolsCall$$' -fuzztime $(FUZZN) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzScanInitialize$$' -fuzztime $(FUZZN) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzMayHaveMeta$$' -fuzztime $(FUZZN) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzAppendToolResult$$' -fuzztime $(FUZZN) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzLegacySSE$$' -fuzztime $(FUZZN) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzRequestState$$' -fuzztime $(FUZZN) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzTaskParam$$' -fuzztime $(FUZZN) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzTaskID$$' -fuzztime $(FUZZN) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzFlatValidator$$' -fuzztime $(FUZZN) .
-	$(GO) test -run '^$$' -fuzz '^FuzzSkillFrontmatter$$' -fuzztime $(FUZZN) .
-	$(GO) test -run '^$$' -fuzz '^FuzzFlatValidRaw$$' -fuzztime $(FUZZN) .
-	$(GO) test -run '^$$' -fuzz '^FuzzFlatDecoder$$' -fuzztime $(FUZZN) .
-	$(GO) test -run '^$$' -fuzz '^FuzzOptionalNulls$$' -fuzztime $(FUZZN) .
-	$(GO) test -run '^$$' -fuzz '^FuzzExactFloat$$' -fuzztime $(FUZZN) .
-	$(GO) test -run '^$$' -fuzz '^FuzzTransformCall$$' -fuzztime $(FUZZN) .
-	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZN) ./internal/strictjson
-	$(GO) test -run '^$$' -fuzz '^FuzzLoopbackHost$$' -fuzztime $(FUZZN) ./internal/hostcheck
-	$(GO) test -run '^$$' -fuzz '^FuzzHostAllowed$$' -fuzztime $(FUZZN_SHORT) ./internal/hostcheck
-	$(GO) test -run '^$$' -fuzz '^FuzzRegister$$' -fuzztime $(FUZZN) ./providers
-	$(GO) test -run '^$$' -fuzz '^FuzzToken$$' -fuzztime $(FUZZN) ./providers
-	$(GO) test -run '^$$' -fuzz '^FuzzAuthenticate$$' -fuzztime $(FUZZN) ./providers
-	$(GO) test -run '^$$' -fuzz '^FuzzForwardedClientAddress$$' -fuzztime $(FUZZN) ./providers
-	$(GO) test -run '^$$' -fuzz '^FuzzClientDocument$$' -fuzztime $(FUZZN) ./providers
-	$(GO) test -run '^$$' -fuzz '^FuzzWidePrefix$$' -fuzztime $(FUZZN_SHORT) ./providers
-	$(GO) test -run '^$$' -fuzz '^FuzzBearerToken$$' -fuzztime $(FUZZN) ./resourceserver
-	$(GO) test -run '^$$' -fuzz '^FuzzParseClaims$$' -fuzztime $(FUZZN) ./resourceserver
-	$(GO) test -run '^$$' -fuzz '^FuzzParseProof$$' -fuzztime $(FUZZN_SHORT) ./resourceserver
-	$(GO) test -run '^$$' -fuzz '^FuzzClaimPath$$' -fuzztime $(FUZZN_SHORT) ./internal/claims
-	$(GO) test -run '^$$' -fuzz '^FuzzParseHandle$$' -fuzztime $(FUZZN_SHORT) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzETagMatch$$' -fuzztime $(FUZZN_SHORT) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzPeek$$' -fuzztime $(FUZZN_SHORT) ./internal/claims
-	$(GO) test -run '^$$' -fuzz '^FuzzAPIKeyHeader$$' -fuzztime $(FUZZN_SHORT) ./multiauth
-	$(GO) test -run '^$$' -fuzz '^FuzzAssertionClaims$$' -fuzztime $(FUZZN_SHORT) ./resourceserver
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/exchange
-	$(GO) test -run '^$$' -fuzz '^FuzzLocalPath$$' -fuzztime $(FUZZN_SHORT) ./providers
-	$(GO) test -run '^$$' -fuzz '^FuzzParseState$$' -fuzztime $(FUZZN_SHORT) ./accounts
-	$(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime $(FUZZN_SHORT) ./approval
-	$(GO) test -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZN_SHORT) ./audit
-	$(GO) test -run '^$$' -fuzz '^FuzzReadSSE$$' -fuzztime $(FUZZN) ./client
-	$(GO) test -run '^$$' -fuzz '^FuzzServerMessages$$' -fuzztime $(FUZZN) ./client
-	$(GO) test -run '^$$' -fuzz '^FuzzLegacyServer$$' -fuzztime $(FUZZN_SHORT) ./client
-	$(GO) test -run '^$$' -fuzz '^FuzzSkillEntries$$' -fuzztime $(FUZZN_SHORT) ./client
-	$(GO) test -run '^$$' -fuzz '^FuzzChallenge$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
-	$(GO) test -run '^$$' -fuzz '^FuzzResourceMetadata$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
-	$(GO) test -run '^$$' -fuzz '^FuzzServerMetadata$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
-	$(GO) test -run '^$$' -fuzz '^FuzzTokenResponse$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
-	$(GO) test -run '^$$' -fuzz '^FuzzRegistration$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
-	$(GO) test -run '^$$' -fuzz '^FuzzMountNames$$' -fuzztime $(FUZZN_SHORT) .
-	$(GO) test -run '^$$' -fuzz '^FuzzElicitFormAnswer$$' -fuzztime $(FUZZN_SHORT) .
-	$(GO) test -run '^$$' -fuzz '^FuzzCreateMessageResult$$' -fuzztime $(FUZZN_SHORT) .
-	$(GO) test -run '^$$' -fuzz '^FuzzClientCapabilitiesElicitation$$' -fuzztime $(FUZZN_SHORT) .
-	$(GO) test -run '^$$' -fuzz '^FuzzGatewayLists$$' -fuzztime $(FUZZN_SHORT) ./proxy
-	$(GO) test -run '^$$' -fuzz '^FuzzURLElicitationRelay$$' -fuzztime $(FUZZN_SHORT) ./proxy
-	$(GO) test -run '^$$' -fuzz '^FuzzScript$$' -fuzztime $(FUZZN_SHORT) ./codemode
-	$(GO) test -run '^$$' -fuzz '^FuzzRemoteChange$$' -fuzztime $(FUZZN_SHORT) ./mcphttp
-	$(GO) test -run '^$$' -fuzz '^FuzzDrain$$' -fuzztime $(FUZZN_SHORT) ./proxy
-	$(GO) test -run '^$$' -fuzz '^FuzzInject$$' -fuzztime $(FUZZN_SHORT) ./internal/tracemeta
-	$(GO) test -run '^$$' -fuzz '^FuzzTool$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/args
-	$(GO) test -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZN_SHORT) ./toolsearch
-	$(GO) test -run '^$$' -fuzz '^FuzzCallRewrite$$' -fuzztime $(FUZZN_SHORT) ./toolsearch
-	$(GO) test -run '^$$' -fuzz '^FuzzMerge$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/install
-	$(GO) test -run '^$$' -fuzz '^FuzzGooseMerge$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/install
-	$(GO) test -run '^$$' -fuzz '^FuzzWriteTarget$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/install
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/surface
-	$(GO) test -run '^$$' -fuzz '^FuzzSSETap$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/devserver
-	$(GO) test -run '^$$' -fuzz '^FuzzBuildRequest$$' -fuzztime $(FUZZN_SHORT) ./openapi
-	$(GO) test -run '^$$' -fuzz '^FuzzCompareVersions$$' -fuzztime $(FUZZN_SHORT) .
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZN_SHORT) ./internal/toolcall
-	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZN_SHORT) ./devidp
-	$(GO) test -run '^$$' -fuzz '^FuzzEnforce$$' -fuzztime $(FUZZN_SHORT) ./middleware/sizelimit
-	$(GO) test -run '^$$' -fuzz '^FuzzCanonical$$' -fuzztime $(FUZZN_SHORT) ./middleware/cache
-	$(GO) test -run '^$$' -fuzz '^FuzzKey$$' -fuzztime $(FUZZN_SHORT) ./middleware/cache
-	$(GO) test -run '^$$' -fuzz '^FuzzGeneratePath$$' -fuzztime $(FUZZN_SHORT) ./openapi
-	$(GO) test -run '^$$' -fuzz '^FuzzURL$$' -fuzztime $(FUZZN_SHORT) ./internal/redact
-	$(GO) test -run '^$$' -fuzz '^FuzzClean$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/termtext
-	$(GO) test -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZN_SHORT) ./internal/cli/termtext
-	$(GO) test -run '^$$' -fuzz '^FuzzMarshal$$' -fuzztime $(FUZZN_SHORT) ./internal/schemajson
+	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; cache=$$($(GO) env GOCACHE)/fuzz; status=0; \
+	for pkg in $$(printf '%s\n' $(FUZZ_TARGETS) $(FUZZ_TARGETS_SHORT) | cut -d: -f1 | awk '!seen[$$0]++'); do \
+		bin="$$dir/$$(echo "$$pkg" | tr ./ __).test"; \
+		$(GO) test -c -fuzz . -o "$$bin" "./$$pkg" || { status=1; continue; }; \
+		ip=$$($(GO) list "./$$pkg"); \
+		for spec in $(FUZZ_TARGETS) $(FUZZ_TARGETS_SHORT); do \
+			[ "$${spec%%:*}" = "$$pkg" ] || continue; name=$${spec#*:}; n=$(FUZZN); \
+			case " $(FUZZ_TARGETS_SHORT) " in *" $$spec "*) n=$(FUZZN_SHORT);; esac; \
+			start=$$(date +%s); \
+			if (cd "$$pkg" && "$$bin" -test.run '^$$' -test.fuzz "^$$name\$$" -test.fuzztime "$$n" \
+				-test.fuzzcachedir "$$cache/$$ip" -test.timeout 10m >"$$dir/out" 2>&1); then \
+				echo "fuzz: $$pkg $$name $$n passed in $$(( $$(date +%s) - start )) s"; \
+			else cat "$$dir/out"; echo "fuzz: $$pkg $$name $$n FAILED"; status=1; fi; \
+		done; \
+	done; exit $$status
 
 # The performance gate (BENCHMARKS.md, "The performance gate"): instructions per stateful,
 # stateless and stdio tools/call and per churn operation in process, per stateful and
@@ -247,9 +273,10 @@ e2e: node
 # examples/oauth's proxy.
 conformance: node
 	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; status=0; \
-	echo "conformance: building examples/conformance (-race), once for the three runs" >&2; \
+	echo "conformance: building examples/conformance and examples/conformance-client (-race), once for every run" >&2; \
 	$(GO) build -race -o "$$dir/conformance-server" ./examples/conformance || exit 1; \
-	export CONFORMANCE_SERVER_BIN="$$dir/conformance-server"; \
+	$(GO) build -race -o "$$dir/conformance-client" ./examples/conformance-client || exit 1; \
+	export CONFORMANCE_SERVER_BIN="$$dir/conformance-server" CONFORMANCE_CLIENT_BIN="$$dir/conformance-client"; \
 	CONFORMANCE_LABEL="0.1.16 --suite all, stateful" bash e2e/conformance.sh || status=1; \
 	$(MAKE) --no-print-directory conformance-alpha || status=1; \
 	$(MAKE) --no-print-directory conformance-stateless || status=1; \

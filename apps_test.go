@@ -167,10 +167,10 @@ func TestClientCapabilitiesExtensions(t *testing.T) {
 	}
 }
 
-// FuzzClientCapabilities: any capabilities object decodes without a
+// FuzzClientCapabilitiesApps: any capabilities object decodes without a
 // panic, and SupportsApps answers for whatever extensions it kept; app
 // permissions that decode survive a round trip.
-func FuzzClientCapabilities(f *testing.F) {
+func FuzzClientCapabilitiesApps(f *testing.F) {
 	for _, s := range []string{`{}`, `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`,
 		`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":[1,null]}}}`, `{"extensions":{"io.modelcontextprotocol/ui":[]}}`,
 		`{"extensions":[]}`, `{"sampling":{},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html; profile=\"mcp-app\""]}}}`} {

@@ -196,10 +196,10 @@ func FuzzCreateMessageResult(f *testing.F) {
 	})
 }
 
-// FuzzClientCapabilities feeds a client's capabilities (initialize, or a
+// FuzzClientCapabilitiesSampling feeds a client's capabilities (initialize, or a
 // 2026-07-28 request's _meta) to the decoder: it must never panic, and
 // what it keeps of sampling must survive a session store's round trip.
-func FuzzClientCapabilities(f *testing.F) {
+func FuzzClientCapabilitiesSampling(f *testing.F) {
 	for _, s := range []string{`{}`, `{"sampling":{}}`, `{"sampling":{"tools":{},"context":{}}}`,
 		`{"sampling":{"tools":false}}`, `{"sampling":[1]}`, `{"sampling":"yes","roots":{"listChanged":true}}`} {
 		f.Add([]byte(s))
