@@ -167,6 +167,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzServerMessages$$' -fuzztime $(FUZZN) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzLegacyServer$$' -fuzztime $(FUZZN_SHORT) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzSkillEntries$$' -fuzztime $(FUZZN_SHORT) ./client
+	$(GO) test -run '^$$' -fuzz '^FuzzTaskDecode$$' -fuzztime $(FUZZN_SHORT) ./client
 	$(GO) test -run '^$$' -fuzz '^FuzzChallenge$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
 	$(GO) test -run '^$$' -fuzz '^FuzzResourceMetadata$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
 	$(GO) test -run '^$$' -fuzz '^FuzzServerMetadata$$' -fuzztime $(FUZZN_SHORT) ./client/oauth
