@@ -1,11 +1,15 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +28,7 @@ type taskFixture struct {
 	c       *client.Client
 	started chan struct{} // "gated" and "quiet" began
 	release chan struct{} // lets "gated" and "quiet" return
+	gets    atomic.Int64  // tasks/get requests the server has answered
 
 	mu       sync.Mutex
 	statuses []client.TaskInfo // what OnTaskStatus heard
@@ -89,7 +94,14 @@ func newTaskFixture(t *testing.T, version mcp.Version) *taskFixture {
 	mcp.AddTool(srv, mcp.Tool{Name: "plain"},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "plain answer", nil })
 	h := mcphttp.New(srv, nil)
-	ts := httptest.NewServer(h)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+		if bytes.Contains(body, []byte(`"method":"tasks/get"`)) {
+			f.gets.Add(1)
+		}
+	}))
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	f.c = connect(t, client.HTTP(ts.URL+"/mcp", nil), &client.Options{ProtocolVersion: version,
 		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
@@ -288,11 +300,9 @@ func TestTaskWaitWokenByStatus(t *testing.T) {
 	<-f.started
 	waited := make(chan error, 1)
 	go func() { _, err := task.Wait(ctx); waited <- err }()
-	// Wait has polled once (working) and sleeps; the tool ends now.
-	require.Eventually(t, func() bool {
-		info, err := task.Status(ctx)
-		return err == nil && info.Status == "working"
-	}, 10*time.Second, 5*time.Millisecond)
+	// Once the server has answered Wait's first tasks/get (working), Wait
+	// sleeps; the tool ends now.
+	require.Eventually(t, func() bool { return f.gets.Load() >= 1 }, 10*time.Second, time.Millisecond)
 	close(f.release)
 	select {
 	case err := <-waited:
