@@ -180,6 +180,7 @@ FUZZ_TARGETS_SHORT := \
 	audit:FuzzRedact \
 	client:FuzzLegacyServer \
 	client:FuzzSkillEntries \
+	client:FuzzTaskDecode \
 	client/oauth:FuzzChallenge \
 	client/oauth:FuzzResourceMetadata \
 	client/oauth:FuzzServerMetadata \

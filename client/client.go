@@ -80,6 +80,10 @@ type Options struct {
 	OnResourceUpdated func(uri string)
 	// OnLog is called with the server's log messages (notifications/message).
 	OnLog func(mcp.LogMessage)
+	// OnTaskStatus is called with each task status the server announces
+	// (notifications/tasks/status, revision 2025-11-25): a task of this
+	// client's that needs input, goes on or ends ([Client.StartTool]).
+	OnTaskStatus func(TaskInfo)
 	// OnNotification is called with every notification from the server,
 	// after the specific callbacks above.
 	OnNotification func(method string, params json.RawMessage)
@@ -111,6 +115,7 @@ type Client struct {
 	notes      chan *message // to the goroutine that runs the callbacks
 	notesDone  chan struct{}
 	noted      noteCount                     // how far the callbacks have come (notes.go)
+	tasks      taskRegistry                  // the tasks' capability and waiters (tasks.go)
 	serving    map[string]context.CancelFunc // the server's requests being answered
 	handlers   sync.WaitGroup
 	handlerCtx context.Context
@@ -176,9 +181,14 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 
 func (c *Client) initialize(ctx context.Context) error {
 	params := map[string]any{"protocolVersion": c.opts.ProtocolVersion, "capabilities": c.capabilities(), "clientInfo": c.opts.Info}
-	if err := c.call(ctx, "initialize", params, &c.init); err != nil {
+	var raw json.RawMessage
+	if err := c.call(ctx, "initialize", params, &raw); err != nil {
 		return err
 	}
+	if err := c.decodeResult("initialize", raw, nil, &c.init); err != nil {
+		return err
+	}
+	c.tasks.readCapability(raw)
 	if c.init.ProtocolVersion == "" {
 		return fmt.Errorf("mcp client: %s answered initialize without a protocolVersion", c.serverName())
 	}

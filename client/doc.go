@@ -3,8 +3,8 @@
 // transport of 2024-11-05 ([LegacySSE]) or in process ([InProcess]: an
 // MCP http.Handler in the same program, such as mcphttp.Local's chain, for
 // agents that embed a server and for tests), initializes the
-// session, and calls the server: tools, resources and templates, prompts,
-// completions, logging, ping. It answers the server's own requests
+// session, and calls the server: tools (also as tasks, [Client.StartTool]),
+// resources and templates, prompts, completions, logging, ping. It answers the server's own requests
 // (sampling, elicitation, roots) with the handlers of [Options], passes
 // its notifications (list changes, resource updates, log messages,
 // progress) to callbacks, and cancels a call whose context ends with

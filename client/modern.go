@@ -261,8 +261,9 @@ func toMap(params any) map[string]any {
 }
 
 // routingHeaders are the HTTP headers of a 2026-07-28 request (SEP-2243):
-// Mcp-Method, Mcp-Name for what names something, and the Mcp-Param-*
-// headers of a tool's annotated arguments.
+// Mcp-Method, Mcp-Name for what names something (a tool, prompt,
+// resource or task), and the Mcp-Param-* headers of a tool's annotated
+// arguments.
 func (c *Client) routingHeaders(method string, params map[string]any) http.Header {
 	h := http.Header{}
 	h.Set("MCP-Protocol-Version", string(mcp.Version20260728))
@@ -273,6 +274,8 @@ func (c *Client) routingHeaders(method string, params map[string]any) http.Heade
 		name, _ = params["name"].(string)
 	case "resources/read":
 		name, _ = params["uri"].(string)
+	case "tasks/get", "tasks/update", "tasks/cancel": // the tasks extension (tasks.go)
+		name, _ = params["taskId"].(string)
 	}
 	if name != "" {
 		h.Set("Mcp-Name", headerSafe(name))

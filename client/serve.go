@@ -172,6 +172,8 @@ func (c *Client) notification(m *message) {
 		if json.Unmarshal(m.Params, &p) == nil && o.OnLog != nil {
 			o.OnLog(p)
 		}
+	case "notifications/tasks/status":
+		c.taskStatusNoted(m.Params) // tasks.go
 	}
 	if o.OnNotification != nil {
 		o.OnNotification(m.Method, m.Params)
