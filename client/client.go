@@ -264,6 +264,12 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 			RequestState  json.RawMessage         `json:"requestState"`
 		}
 		_ = json.Unmarshal(raw, &ir)
+		if ir.ResultType == "task" && method == "tools/call" {
+			if _, own := result.(*json.RawMessage); !own {
+				name, _ := p["name"].(string)
+				return c.followTask(ctx, name, raw, result)
+			}
+		}
 		if ir.ResultType != "input_required" {
 			return c.decodeResult(method, raw, nil, result)
 		}

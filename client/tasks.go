@@ -280,6 +280,35 @@ func (c *Client) StartTool(ctx context.Context, name string, args any, opts *Cal
 	return t, nil
 }
 
+// followTask waits for the task a server created for a plain tools/call
+// at 2026-07-28 and decodes its result into result. A client that
+// declares the tasks extension itself (Options.Extensions) lets the
+// server answer any call of a task-capable tool with a task; CallTool
+// then returns what the tool produced, as it does when the server runs
+// the call at once, never the empty result the task envelope would
+// decode to. StartTool reads the envelope itself (result is a
+// *json.RawMessage there).
+func (c *Client) followTask(ctx context.Context, name string, raw json.RawMessage, result any) error {
+	info, err := decodeTask(raw)
+	if err != nil {
+		return fmt.Errorf("mcp client: %s answered tools/call with a task: %w", c.serverName(), err)
+	}
+	t := &Task{c: c, modern: true, name: name, id: info.ID, last: info, changed: make(chan struct{})}
+	res, err := t.Wait(ctx)
+	if err != nil {
+		return err
+	}
+	if p, ok := result.(*mcp.ContentResult); ok {
+		*p = *res
+		return nil
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return fmt.Errorf("mcp client: tools/call: %w", err)
+	}
+	return c.decodeResult("tools/call", b, nil, result)
+}
+
 // decodeCreated reads the answer to a task-augmented tools/call: the task
 // (2025-11-25: {"task": {…}}; 2026-07-28: {"resultType": "task", …}),
 // or isTask false for an ordinary result.

@@ -396,3 +396,36 @@ func TestTaskNoGoroutineLeak(t *testing.T) {
 		})
 	}
 }
+
+// TestCallToolFollowsTask: a client that declares the tasks extension
+// itself lets a 2026-07-28 server answer a plain tools/call of a
+// task-capable tool with a task; CallTool waits for it and returns the
+// tool's result, never the empty one the task envelope decodes to.
+func TestCallToolFollowsTask(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "tasks", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	mcp.AddTool(srv, mcp.Tool{Name: "report", Task: &mcp.TaskOptions{PollInterval: 10 * time.Millisecond}},
+		func(_ context.Context, _ *mcp.Context, in struct {
+			Topic string `json:"topic"`
+		}) (string, error) {
+			return "Report on " + in.Topic, nil
+		})
+	h := mcphttp.New(srv, nil)
+	var gets atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"method":"tasks/get"`)) {
+			gets.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+	c := connect(t, client.HTTP(ts.URL+"/mcp", nil), &client.Options{ProtocolVersion: mcp.Version20260728,
+		Extensions: map[string]any{mcp.TasksExtension: map[string]any{}}})
+
+	res, err := c.CallTool(t.Context(), "report", map[string]string{"topic": "tides"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "Report on tides", res.Text())
+	assert.Positive(t, gets.Load(), "the server answered with a task, which CallTool polled")
+}
