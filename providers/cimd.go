@@ -88,13 +88,8 @@ func isMetadataDocumentURL(id string) bool {
 // since the consent page shows the host as the client's identity, and
 // "аpple.com" with a Cyrillic а would read as apple.com.
 func checkClientIDURL(id string) error {
-	if len(id) > maxClientIDURL {
-		return fmt.Errorf("the client_id URL is longer than %d bytes", maxClientIDURL)
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; c <= ' ' || c >= 0x7f {
-			return fmt.Errorf("the client_id URL must be printable ASCII (byte %d is not; an internationalised host name is written in its xn-- form)", i)
-		}
+	if err := checkClientIDBytes(id); err != nil {
+		return err
 	}
 	u, err := url.Parse(id)
 	switch {
@@ -116,6 +111,20 @@ func checkClientIDURL(id string) error {
 	for _, seg := range strings.Split(u.Path, "/") {
 		if seg == "." || seg == ".." {
 			return errors.New("the client_id URL must not contain . or .. path segments")
+		}
+	}
+	return nil
+}
+
+// checkClientIDBytes checks a client_id URL's length and that it is
+// printable ASCII, before it is parsed.
+func checkClientIDBytes(id string) error {
+	if len(id) > maxClientIDURL {
+		return fmt.Errorf("the client_id URL is longer than %d bytes", maxClientIDURL)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c <= ' ' || c >= 0x7f {
+			return fmt.Errorf("the client_id URL must be printable ASCII (byte %d is not; an internationalised host name is written in its xn-- form)", i)
 		}
 	}
 	return nil
@@ -371,14 +380,7 @@ func (f *cimdFetcher) fetch(ctx context.Context, id string, p *Proxy) (*client, 
 	req.Header.Set("Accept", "application/json")
 	resp, err := f.hc.Do(req)
 	if err != nil {
-		if errors.Is(err, errInternalAddress) {
-			return nil, 0, fmt.Errorf("%w: %w", errCIMD, errInternalAddress)
-		}
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, 0, fmt.Errorf("%w: the document did not arrive within %v", errCIMD, f.cfg.Timeout)
-		}
-		p.log.Info("client metadata document fetch failed", "client_id", id, "err", err)
-		return nil, 0, fmt.Errorf("%w: the document could not be fetched (connection or TLS failure)", errCIMD)
+		return nil, 0, f.requestError(ctx, id, err, p)
 	}
 	defer resp.Body.Close()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -387,18 +389,8 @@ func (f *cimdFetcher) fetch(ctx context.Context, id string, p *Proxy) (*client, 
 		// the document.
 		return nil, 0, fmt.Errorf("%w: the document did not arrive within %v", errCIMD, f.cfg.Timeout)
 	}
-	if resp.StatusCode != http.StatusOK {
-		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-			return nil, 0, fmt.Errorf("%w: the document URL answered a redirect (%d); redirects are not followed", errCIMD, resp.StatusCode)
-		}
-		return nil, 0, fmt.Errorf("%w: the document URL answered %d, not 200", errCIMD, resp.StatusCode)
-	}
-	mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if err != nil || (mt != "application/json" && !(strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
-		return nil, 0, fmt.Errorf("%w: the document is not served as application/json", errCIMD)
-	}
-	if resp.ContentLength > int64(f.cfg.MaxDocumentBytes) {
-		return nil, 0, fmt.Errorf("%w: the document is larger than %d bytes", errCIMD, f.cfg.MaxDocumentBytes)
+	if err := f.checkResponse(resp); err != nil {
+		return nil, 0, err
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(f.cfg.MaxDocumentBytes)+1))
 	if err != nil {
@@ -415,6 +407,39 @@ func (f *cimdFetcher) fetch(ctx context.Context, id string, p *Proxy) (*client, 
 		return nil, 0, fmt.Errorf("%w: %w", errCIMD, err)
 	}
 	return c, f.ttl(resp.Header.Values("Cache-Control")), nil
+}
+
+// requestError explains why the GET of document id failed: an internal
+// address, the Timeout, or a connection or TLS failure.
+func (f *cimdFetcher) requestError(ctx context.Context, id string, err error, p *Proxy) error {
+	if errors.Is(err, errInternalAddress) {
+		return fmt.Errorf("%w: %w", errCIMD, errInternalAddress)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w: the document did not arrive within %v", errCIMD, f.cfg.Timeout)
+	}
+	p.log.Info("client metadata document fetch failed", "client_id", id, "err", err)
+	return fmt.Errorf("%w: the document could not be fetched (connection or TLS failure)", errCIMD)
+}
+
+// checkResponse checks a document's answer before its body is read: 200
+// (redirects are not followed), a JSON media type, and a declared length
+// within MaxDocumentBytes.
+func (f *cimdFetcher) checkResponse(resp *http.Response) error {
+	if resp.StatusCode != http.StatusOK {
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			return fmt.Errorf("%w: the document URL answered a redirect (%d); redirects are not followed", errCIMD, resp.StatusCode)
+		}
+		return fmt.Errorf("%w: the document URL answered %d, not 200", errCIMD, resp.StatusCode)
+	}
+	mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err != nil || (mt != "application/json" && !(strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
+		return fmt.Errorf("%w: the document is not served as application/json", errCIMD)
+	}
+	if resp.ContentLength > int64(f.cfg.MaxDocumentBytes) {
+		return fmt.Errorf("%w: the document is larger than %d bytes", errCIMD, f.cfg.MaxDocumentBytes)
+	}
+	return nil
 }
 
 // ttl is the document's max-age clamped to the configured bounds (1 h

@@ -75,16 +75,8 @@ func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	c, err := p.loadClient(r, q.Get("client_id"))
-	if errors.Is(err, errCIMD) {
-		p.errorPage(w, http.StatusBadRequest, "Unusable application", "The application that sent you here identifies itself by the document at "+
-			strconvQuote(q.Get("client_id"))+", which this server cannot use: "+cimdReason(err)+". Nothing was shared.")
-		return
-	} else if errors.Is(err, errNoClient) {
-		p.errorPage(w, http.StatusBadRequest, "Unknown application", "The application that sent you here is not registered with this server (client_id "+strconvQuote(q.Get("client_id"))+"). Nothing was shared.")
-		return
-	} else if err != nil {
-		p.log.Error("loading client", "err", err)
-		p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "The server could not look up the application. Try again later.")
+	if err != nil {
+		p.clientLookupPage(w, q.Get("client_id"), err)
 		return
 	}
 	redirect := q.Get("redirect_uri")
@@ -93,7 +85,7 @@ func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	}
 	// Never redirect to a URI that is not registered, nor one the patterns
 	// no longer allow (RFC 6749 §4.1.2.1): show the error here instead.
-	if !redirectMatches(redirect, c.RedirectURIs) || checkRedirectURI(redirect, p.patterns) != nil {
+	if !p.redirectAllowed(redirect, c.RedirectURIs) {
 		p.errorPage(w, http.StatusBadRequest, "Invalid redirect address", "The address this application wants to send you back to ("+strconvQuote(redirect)+") is not one it registered. Nothing was shared.")
 		return
 	}
@@ -111,26 +103,11 @@ func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		}
 		http.Redirect(w, r, p.clientRedirect(redirect, url.Values{"error": {code}, "error_description": {desc}, "state": {state}}), http.StatusFound)
 	}
-	switch {
-	case q.Get("response_type") != "code":
-		fail("unsupported_response_type", "response_type must be code")
+	if code, desc := p.authorizeParamError(q); code != "" {
+		fail(code, desc)
 		return
-	case q.Get("code_challenge") == "":
-		fail("invalid_request", "code_challenge is required: this server requires PKCE with S256")
-		return
-	case q.Get("code_challenge_method") != "S256":
-		fail("invalid_request", "code_challenge_method must be S256 (plain is not accepted)")
-		return
-	case !pkceChallenge.MatchString(q.Get("code_challenge")):
-		fail("invalid_request", "code_challenge must be the 43-character base64url SHA-256 of the verifier")
-		return
-	case !p.resourceOK(q["resource"]):
-		fail("invalid_target", "resource must be "+p.resource)
-		return
-	case len(q.Get("scope")) > maxScopeBytes:
-		fail("invalid_scope", fmt.Sprintf("scope is longer than %d bytes", maxScopeBytes))
-		return
-	case len(state) > maxState:
+	}
+	if len(state) > maxState {
 		state = "" // not echoed back either
 		fail("invalid_request", fmt.Sprintf("state is longer than %d bytes", maxState))
 		return
@@ -167,6 +144,44 @@ func (p *Proxy) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, p.basePath+ConsentPath+"?txn="+url.QueryEscape(t.ID), http.StatusFound)
+}
+
+// clientLookupPage shows why the client_id of an authorization request
+// cannot be used: its metadata document is unusable, it is not
+// registered, or the lookup itself failed.
+func (p *Proxy) clientLookupPage(w http.ResponseWriter, clientID string, err error) {
+	switch {
+	case errors.Is(err, errCIMD):
+		p.errorPage(w, http.StatusBadRequest, "Unusable application", "The application that sent you here identifies itself by the document at "+
+			strconvQuote(clientID)+", which this server cannot use: "+cimdReason(err)+". Nothing was shared.")
+	case errors.Is(err, errNoClient):
+		p.errorPage(w, http.StatusBadRequest, "Unknown application", "The application that sent you here is not registered with this server (client_id "+strconvQuote(clientID)+"). Nothing was shared.")
+	default:
+		p.log.Error("loading client", "err", err)
+		p.errorPage(w, http.StatusInternalServerError, "Something went wrong", "The server could not look up the application. Try again later.")
+	}
+}
+
+// authorizeParamError checks an authorization request's parameters other
+// than the client, redirect and state: response_type code, PKCE with S256,
+// the resource and the scope's size. It returns the OAuth error code and
+// description of the first that fails, or "" when all pass.
+func (p *Proxy) authorizeParamError(q url.Values) (code, desc string) {
+	switch {
+	case q.Get("response_type") != "code":
+		return "unsupported_response_type", "response_type must be code"
+	case q.Get("code_challenge") == "":
+		return "invalid_request", "code_challenge is required: this server requires PKCE with S256"
+	case q.Get("code_challenge_method") != "S256":
+		return "invalid_request", "code_challenge_method must be S256 (plain is not accepted)"
+	case !pkceChallenge.MatchString(q.Get("code_challenge")):
+		return "invalid_request", "code_challenge must be the 43-character base64url SHA-256 of the verifier"
+	case !p.resourceOK(q["resource"]):
+		return "invalid_target", "resource must be " + p.resource
+	case len(q.Get("scope")) > maxScopeBytes:
+		return "invalid_scope", fmt.Sprintf("scope is longer than %d bytes", maxScopeBytes)
+	}
+	return "", ""
 }
 
 func strconvQuote(s string) string {
@@ -298,11 +313,7 @@ func (p *Proxy) decideConsent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Cross-site posts are refused whatever they carry.
-	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" && s != "none" {
-		p.errorPage(w, http.StatusForbidden, "Request refused", "The approval did not come from this server's own page.")
-		return
-	}
-	if o := r.Header.Get("Origin"); o != "" && o != "null" && o != p.origin {
+	if !p.fromOwnPage(r) {
 		p.errorPage(w, http.StatusForbidden, "Request refused", "The approval did not come from this server's own page.")
 		return
 	}
@@ -332,6 +343,40 @@ func (p *Proxy) decideConsent(w http.ResponseWriter, r *http.Request) {
 	default:
 		p.errorPage(w, http.StatusBadRequest, "Bad request", "action must be approve or deny.")
 	}
+}
+
+// fromOwnPage reports whether a form post may come from this server's own
+// consent page: neither Sec-Fetch-Site nor Origin names another site.
+func (p *Proxy) fromOwnPage(r *http.Request) bool {
+	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" && s != "none" {
+		return false
+	}
+	o := r.Header.Get("Origin")
+	return o == "" || o == "null" || o == p.origin
+}
+
+// redirectAllowed reports whether uri is one of the client's registered
+// redirect URIs and the configured patterns still allow it.
+func (p *Proxy) redirectAllowed(uri string, registered []string) bool {
+	return redirectMatches(uri, registered) && checkRedirectURI(uri, p.patterns) == nil
+}
+
+// boundToBrowser reports whether the request carries the binding cookie
+// of transaction t, set in the browser that approved it.
+func (p *Proxy) boundToBrowser(r *http.Request, t *txn) bool {
+	var bc bindCookie
+	return p.readCookie(r, "mcp_bind", &bc) && bc.Txn == t.ID && eq(bc.Binding, t.Binding)
+}
+
+// upstreamRefusal is the error sent back to the client when upstream
+// answered the authorization with error e: access_denied passes through,
+// anything else is a server_error.
+func upstreamRefusal(e string) url.Values {
+	code := "server_error"
+	if e == "access_denied" {
+		code = "access_denied"
+	}
+	return url.Values{"error": {code}, "error_description": {"the identity provider answered: " + e}}
 }
 
 // approve sends the browser upstream: it marks the transaction approved
@@ -398,8 +443,7 @@ func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
 		expired()
 		return
 	}
-	var bc bindCookie
-	if !p.readCookie(r, "mcp_bind", &bc) || bc.Txn != t.ID || !eq(bc.Binding, t.Binding) {
+	if !p.boundToBrowser(r, t) {
 		p.log.Warn("callback without the browser binding of its transaction", "client_id", t.ClientID)
 		p.errorPage(w, http.StatusForbidden, "Request refused", "This sign-in was approved in another browser. Start again from the application.")
 		return
@@ -416,7 +460,7 @@ func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
 	p.clearCookie(w, "mcp_csrf")
 	// Defence in depth: the client must still have this redirect URI.
 	c, err := p.loadClient(r, t.ClientID)
-	if err != nil || !redirectMatches(t.RedirectURI, c.RedirectURIs) || checkRedirectURI(t.RedirectURI, p.patterns) != nil {
+	if err != nil || !p.redirectAllowed(t.RedirectURI, c.RedirectURIs) {
 		p.errorPage(w, http.StatusBadRequest, "Invalid redirect address", "The application is no longer registered with this address.")
 		return
 	}
@@ -425,12 +469,8 @@ func (p *Proxy) handleCallback(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, p.clientRedirect(t.RedirectURI, params), http.StatusFound)
 	}
 	if e := q.Get("error"); e != "" {
-		code := "server_error"
-		if e == "access_denied" {
-			code = "access_denied"
-		}
 		p.log.Info("upstream refused the authorization", "error", e)
-		back(url.Values{"error": {code}, "error_description": {"the identity provider answered: " + e}})
+		back(upstreamRefusal(e))
 		return
 	}
 	gid, sub, err := p.completeLogin(ctx, t, q.Get("code"))

@@ -45,41 +45,14 @@ func (p *Proxy) trackLogin(ctx context.Context, sub, gid string, until time.Time
 	}
 	key := "logins:" + hashKey(sub)
 	lock := "lock:" + key
-	deadline := time.Now().Add(loginsLockWait)
-	for {
-		got, err := p.store.PutIfAbsent(ctx, lock, []byte("1"), loginsLockTTL)
-		if err != nil {
-			return err
-		}
-		if got {
-			break
-		}
-		if time.Now().After(deadline) {
-			return errLoginsBusy
-		}
-		t := time.NewTimer(50 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
+	if err := p.lockLogins(ctx, lock); err != nil {
+		return err
 	}
 	defer func() { _ = p.store.Delete(context.WithoutCancel(ctx), lock) }()
 
-	var list []userLogin
-	switch b, err := p.store.Get(ctx, key); {
-	case errors.Is(err, ErrNotFound):
-	case err != nil:
+	list, err := p.readLogins(ctx, key)
+	if err != nil {
 		return err
-	default:
-		plain, err := p.seal.open(key, b)
-		if err != nil || json.Unmarshal(plain, &list) != nil {
-			// An index that does not open is replaced: the logins it named
-			// are no longer bounded by it, but still end by their TTL.
-			p.log.Warn("a user's index of logins does not decode; starting a new one", "err", err)
-			list = nil
-		}
 	}
 	now := p.now().Unix()
 	list = slices.DeleteFunc(list, func(l userLogin) bool { return l.Until <= now })
@@ -109,4 +82,49 @@ func (p *Proxy) trackLogin(ctx context.Context, sub, gid string, until time.Time
 		return fmt.Errorf("storing the user's index of logins: %w", err)
 	}
 	return nil
+}
+
+// lockLogins takes the storage lock of one user's index of logins,
+// polling until loginsLockWait has passed (errLoginsBusy) or ctx ends.
+func (p *Proxy) lockLogins(ctx context.Context, lock string) error {
+	deadline := time.Now().Add(loginsLockWait)
+	for {
+		got, err := p.store.PutIfAbsent(ctx, lock, []byte("1"), loginsLockTTL)
+		if err != nil {
+			return err
+		}
+		if got {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errLoginsBusy
+		}
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// readLogins reads the user's index of logins stored at key: none when
+// it is absent, and none when it does not open (it is then replaced: the
+// logins it named are no longer bounded by it, but still end by their
+// TTL).
+func (p *Proxy) readLogins(ctx context.Context, key string) ([]userLogin, error) {
+	b, err := p.store.Get(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var list []userLogin
+	plain, err := p.seal.open(key, b)
+	if err != nil || json.Unmarshal(plain, &list) != nil {
+		p.log.Warn("a user's index of logins does not decode; starting a new one", "err", err)
+		return nil, nil
+	}
+	return list, nil
 }

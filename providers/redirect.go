@@ -126,42 +126,44 @@ func (p redirectPattern) match(u *url.URL) bool {
 	if strings.ToLower(u.Scheme) != p.scheme {
 		return false
 	}
-	host := strings.ToLower(u.Hostname())
-	switch {
-	case p.host == "*":
-	case strings.HasPrefix(p.host, "*."):
-		if !strings.HasSuffix(host, p.host[1:]) || len(host) <= len(p.host)-1 {
-			return false
-		}
-	case isLoopbackHost(p.host):
-		if !isLoopbackHost(host) {
-			return false
-		}
-	default:
-		if host != p.host {
-			return false
-		}
-	}
-	port := u.Port()
-	if port == defaultPorts[p.scheme] {
-		port = ""
-	}
-	switch {
-	case p.port == "*", p.port == "" && p.host == "*":
-	case p.port == defaultPorts[p.scheme]:
-		if port != "" {
-			return false
-		}
-	default:
-		if port != p.port {
-			return false
-		}
+	if !p.hostMatches(strings.ToLower(u.Hostname())) || !p.portMatches(u.Port()) {
+		return false
 	}
 	if p.path == "" {
 		return true
 	}
 	ok, _ := path.Match(p.path, u.EscapedPath())
 	return ok
+}
+
+// hostMatches reports whether the pattern's host allows host (lower
+// case): any host, a subdomain of a wildcard, any loopback name for a
+// loopback one, else the same name.
+func (p redirectPattern) hostMatches(host string) bool {
+	switch {
+	case p.host == "*":
+		return true
+	case strings.HasPrefix(p.host, "*."):
+		return strings.HasSuffix(host, p.host[1:]) && len(host) > len(p.host)-1
+	case isLoopbackHost(p.host):
+		return isLoopbackHost(host)
+	}
+	return host == p.host
+}
+
+// portMatches reports whether the pattern's port allows port (as the URL
+// spells it; the scheme's default port is the same as none).
+func (p redirectPattern) portMatches(port string) bool {
+	if port == defaultPorts[p.scheme] {
+		port = ""
+	}
+	switch {
+	case p.port == "*", p.port == "" && p.host == "*":
+		return true
+	case p.port == defaultPorts[p.scheme]:
+		return port == ""
+	}
+	return port == p.port
 }
 
 var errBadRedirect = errors.New("invalid redirect URI")

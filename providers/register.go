@@ -131,44 +131,16 @@ func (p *Proxy) handleRegister(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Proxy) validateRegistration(req *registration) (*client, string, string) {
-	if len(req.RedirectURIs) == 0 {
-		return nil, "invalid_redirect_uri", "redirect_uris is required"
+	if desc := p.redirectURIsProblem(req.RedirectURIs); desc != "" {
+		return nil, "invalid_redirect_uri", desc
 	}
-	if len(req.RedirectURIs) > maxRedirects {
-		return nil, "invalid_redirect_uri", fmt.Sprintf("at most %d redirect_uris", maxRedirects)
+	method, desc := registeredAuthMethod(req.TokenEndpointAuthMethod)
+	if desc != "" {
+		return nil, "invalid_client_metadata", desc
 	}
-	total := 0
-	for _, u := range req.RedirectURIs {
-		total += len(u)
-	}
-	if total > maxRedirectBytes {
-		return nil, "invalid_redirect_uri", fmt.Sprintf("redirect_uris hold %d bytes together; at most %d", total, maxRedirectBytes)
-	}
-	for _, u := range req.RedirectURIs {
-		if err := checkRedirectURI(u, p.patterns); err != nil {
-			return nil, "invalid_redirect_uri", err.Error()
-		}
-	}
-	method := req.TokenEndpointAuthMethod
-	switch method {
-	case "":
-		method = "client_secret_post"
-	case "none", "client_secret_basic", "client_secret_post":
-	default:
-		return nil, "invalid_client_metadata", fmt.Sprintf("token_endpoint_auth_method %q is not supported: use none, client_secret_basic or client_secret_post", method)
-	}
-	grants := req.GrantTypes
-	if len(grants) == 0 {
-		grants = []string{"authorization_code", "refresh_token"}
-	}
-	var kept []string // each once, so the stored list stays two entries at most
-	for _, g := range grants {
-		if g != "authorization_code" && g != "refresh_token" {
-			return nil, "invalid_client_metadata", fmt.Sprintf("grant_types: %s is not supported (authorization_code and refresh_token are)", strictjson.Quote(strictjson.Clip(g, 40)))
-		}
-		if !slices.Contains(kept, g) {
-			kept = append(kept, g)
-		}
+	kept, desc := registeredGrants(req.GrantTypes)
+	if desc != "" {
+		return nil, "invalid_client_metadata", desc
 	}
 	for _, rt := range req.ResponseTypes {
 		if rt != "code" {
@@ -201,6 +173,63 @@ func (p *Proxy) validateRegistration(req *registration) (*client, string, string
 		AuthMethod: method, GrantTypes: kept, ApplicationType: req.ApplicationType, Scope: scope,
 		IssuedAt: time.Now().Unix(),
 	}, "", ""
+}
+
+// redirectURIsProblem checks a registration's redirect_uris: present, not
+// too many nor too long together, each one the patterns allow. It returns
+// what is wrong, or "" when nothing is.
+func (p *Proxy) redirectURIsProblem(uris []string) string {
+	if len(uris) == 0 {
+		return "redirect_uris is required"
+	}
+	if len(uris) > maxRedirects {
+		return fmt.Sprintf("at most %d redirect_uris", maxRedirects)
+	}
+	total := 0
+	for _, u := range uris {
+		total += len(u)
+	}
+	if total > maxRedirectBytes {
+		return fmt.Sprintf("redirect_uris hold %d bytes together; at most %d", total, maxRedirectBytes)
+	}
+	for _, u := range uris {
+		if err := checkRedirectURI(u, p.patterns); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
+}
+
+// registeredAuthMethod is the token_endpoint_auth_method stored for a
+// registration asking for method (client_secret_post when it names
+// none), or what is wrong with it.
+func registeredAuthMethod(method string) (string, string) {
+	switch method {
+	case "":
+		return "client_secret_post", ""
+	case "none", "client_secret_basic", "client_secret_post":
+		return method, ""
+	}
+	return "", fmt.Sprintf("token_endpoint_auth_method %q is not supported: use none, client_secret_basic or client_secret_post", method)
+}
+
+// registeredGrants is the grant_types stored for a registration asking
+// for grants (both when it names none), each once so that the stored list
+// stays two entries at most; or what is wrong with them.
+func registeredGrants(grants []string) ([]string, string) {
+	if len(grants) == 0 {
+		grants = []string{"authorization_code", "refresh_token"}
+	}
+	var kept []string
+	for _, g := range grants {
+		if g != "authorization_code" && g != "refresh_token" {
+			return nil, fmt.Sprintf("grant_types: %s is not supported (authorization_code and refresh_token are)", strictjson.Quote(strictjson.Clip(g, 40)))
+		}
+		if !slices.Contains(kept, g) {
+			kept = append(kept, g)
+		}
+	}
+	return kept, ""
 }
 
 // putClient stores c for ttl: a new registration (update false) counts

@@ -208,6 +208,13 @@ type usedMark struct {
 	Rec  json.RawMessage `json:"rec,omitempty"`
 }
 
+// retriable reports whether a used mark of grant gid names the refresh
+// token its use issued and keeps the record it replaced: if that token is
+// not stored, the use's answer was lost and a retry is served again.
+func (m usedMark) retriable(gid string) bool {
+	return m.GrantID == gid && m.Next != "" && len(m.Rec) > 0
+}
+
 // oneTimeUse is a code or refresh token being used: read, not yet spent.
 type oneTimeUse struct {
 	k   oneTime
@@ -255,11 +262,7 @@ func (p *Proxy) peekOnce(w http.ResponseWriter, r *http.Request, c *client, k on
 		return nil, false
 	}
 	u.raw = b
-	plain, err := p.seal.open(u.key, b)
-	var mark usedMark
-	if err == nil {
-		err = json.Unmarshal(plain, &mark)
-	}
+	plain, mark, err := p.openOneTime(u.key, b)
 	if err != nil {
 		p.log.Error("a stored one-time record does not open", "kind", k.kind, "err", err)
 		oauthError(w, http.StatusBadRequest, "invalid_grant", k.unknown)
@@ -269,7 +272,7 @@ func (p *Proxy) peekOnce(w http.ResponseWriter, r *http.Request, c *client, k on
 		u.rec = plain
 		return u, true
 	}
-	if mark.GrantID == gid && mark.Next != "" && len(mark.Rec) > 0 {
+	if mark.retriable(gid) {
 		_, err := p.store.Get(ctx, mark.Next)
 		if errors.Is(err, ErrNotFound) {
 			p.log.Info("a one-time secret used again after its answer was lost; served again", "kind", k.kind, "client_id", c.ID)
@@ -283,6 +286,17 @@ func (p *Proxy) peekOnce(w http.ResponseWriter, r *http.Request, c *client, k on
 	}
 	p.replayed(w, r, c, k, mark.GrantID)
 	return nil, false
+}
+
+// openOneTime unseals the stored one-time record b under key and reads
+// its used mark.
+func (p *Proxy) openOneTime(key string, b []byte) ([]byte, usedMark, error) {
+	var mark usedMark
+	plain, err := p.seal.open(key, b)
+	if err == nil {
+		err = json.Unmarshal(plain, &mark)
+	}
+	return plain, mark, err
 }
 
 // replayed answers the replay of a one-time secret: its grant is revoked.
@@ -431,16 +445,7 @@ func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) 
 	// May the login go on upstream? A transient failure answers 503 with
 	// the refresh token still good.
 	if err := p.checkLogin(ctx, rec.GrantID, g); err != nil {
-		if errors.Is(err, errLoginOver) || errors.Is(err, ErrUpstreamRevoked) || errors.Is(err, ErrNotFound) {
-			if err := p.store.Delete(ctx, "grant:"+rec.GrantID); err != nil {
-				p.log.Error("ending a login", "err", err)
-			}
-			p.log.Info("login ended at refresh", "client_id", c.ID, "sub", g.Identity.Subject, "reason", err)
-			oauthError(w, http.StatusBadRequest, "invalid_grant", "the login is over: "+loginOverReason(err)+"; sign in again")
-			return
-		}
-		p.log.Warn("refresh: the upstream provider could not be asked", "client_id", c.ID, "err", err)
-		unavailable(w, "the identity provider could not be reached; try again")
+		p.refuseRefresh(ctx, w, c, rec.GrantID, g, err)
 		return
 	}
 	scopes, ok := refreshScopes(w, r.PostForm.Get("scope"), rec.Scopes)
@@ -466,6 +471,22 @@ func (p *Proxy) refreshGrant(w http.ResponseWriter, r *http.Request, c *client) 
 		return
 	}
 	p.issue(w, r, c, u, rec, p.ttl(g))
+}
+
+// refuseRefresh answers a refresh whose login check failed with err: a
+// login that is over is ended (invalid_grant, sign in again); any other
+// failure is transient (503, the refresh token still good).
+func (p *Proxy) refuseRefresh(ctx context.Context, w http.ResponseWriter, c *client, gid string, g *grant, err error) {
+	if errors.Is(err, errLoginOver) || errors.Is(err, ErrUpstreamRevoked) || errors.Is(err, ErrNotFound) {
+		if err := p.store.Delete(ctx, "grant:"+gid); err != nil {
+			p.log.Error("ending a login", "err", err)
+		}
+		p.log.Info("login ended at refresh", "client_id", c.ID, "sub", g.Identity.Subject, "reason", err)
+		oauthError(w, http.StatusBadRequest, "invalid_grant", "the login is over: "+loginOverReason(err)+"; sign in again")
+		return
+	}
+	p.log.Warn("refresh: the upstream provider could not be asked", "client_id", c.ID, "err", err)
+	unavailable(w, "the identity provider could not be reached; try again")
 }
 
 func loginOverReason(err error) string {
@@ -530,42 +551,55 @@ func (p *Proxy) handleRevoke(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, "invalid_request", "token is required")
 		return
 	}
-	ctx := r.Context()
-	failed := func(err error) {
+	revoke := p.revokeRefreshToken
+	if strings.Count(tok, ".") == 2 && !p.issuedRefreshToken(tok) {
+		revoke = p.revokeAccessToken
+	}
+	if err := revoke(r.Context(), c, tok); err != nil {
 		p.log.Error("revocation not recorded", "client_id", c.ID, "err", err)
 		unavailable(w, "the revocation could not be recorded; try again")
-	}
-	if strings.Count(tok, ".") == 2 && !p.issuedRefreshToken(tok) {
-		if claims, err := p.jwt.verify(tok, p.now()); err == nil && claims.ClientID == c.ID {
-			ttl := time.Until(claims.Expiry.Time()) + ClockSkew
-			if err := p.store.Put(ctx, "revoked_jti:"+claims.ID, []byte("1"), ttl); err != nil {
-				failed(err)
-				return
-			}
-			p.log.Info("access token revoked", "client_id", c.ID)
-		}
-	} else {
-		key := "rt:" + hashKey(tok)
-		b, err := p.store.Get(ctx, key)
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			failed(err)
-			return
-		}
-		var rec rtRecord
-		var mark usedMark
-		if err == nil {
-			plain, err := p.seal.open(key, b)
-			if err == nil && json.Unmarshal(plain, &mark) == nil && !mark.Used &&
-				json.Unmarshal(plain, &rec) == nil && rec.ClientID == c.ID {
-				if err := p.store.Delete(ctx, "grant:"+rec.GrantID); err != nil {
-					failed(err)
-					return
-				}
-				_ = p.store.Delete(ctx, key) // useless without its grant anyway
-				p.log.Info("refresh token revoked with its login", "client_id", c.ID)
-			}
-		}
+		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
+}
+
+// revokeAccessToken denies access token tok until it expires, if it is
+// valid and was issued to c; it returns an error only when the storage
+// could not record the denial.
+func (p *Proxy) revokeAccessToken(ctx context.Context, c *client, tok string) error {
+	claims, err := p.jwt.verify(tok, p.now())
+	if err != nil || claims.ClientID != c.ID {
+		return nil
+	}
+	ttl := time.Until(claims.Expiry.Time()) + ClockSkew
+	if err := p.store.Put(ctx, "revoked_jti:"+claims.ID, []byte("1"), ttl); err != nil {
+		return err
+	}
+	p.log.Info("access token revoked", "client_id", c.ID)
+	return nil
+}
+
+// revokeRefreshToken ends the login of refresh token tok, if it is
+// unused and was issued to c; it returns an error only when the storage
+// could not be read or the login not deleted.
+func (p *Proxy) revokeRefreshToken(ctx context.Context, c *client, tok string) error {
+	key := "rt:" + hashKey(tok)
+	b, err := p.store.Get(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var rec rtRecord
+	plain, mark, err := p.openOneTime(key, b)
+	if err != nil || mark.Used || json.Unmarshal(plain, &rec) != nil || rec.ClientID != c.ID {
+		return nil
+	}
+	if err := p.store.Delete(ctx, "grant:"+rec.GrantID); err != nil {
+		return err
+	}
+	_ = p.store.Delete(ctx, key) // useless without its grant anyway
+	p.log.Info("refresh token revoked with its login", "client_id", c.ID)
+	return nil
 }
