@@ -238,15 +238,10 @@ func (g *generator) goType(s *jsonschema.Schema, name, doc string) string {
 			return "any"
 		}
 	}
+	if t, ok := scalarGoTypes[typ]; ok {
+		return t
+	}
 	switch typ {
-	case "string":
-		return "string"
-	case "integer":
-		return "int64"
-	case "number":
-		return "float64"
-	case "boolean":
-		return "bool"
 	case "array":
 		if s.Items == nil {
 			return "[]any"
@@ -263,6 +258,9 @@ func (g *generator) goType(s *jsonschema.Schema, name, doc string) string {
 	}
 	return "any"
 }
+
+// scalarGoTypes is the Go type of each JSON Schema scalar type.
+var scalarGoTypes = map[string]string{"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
 
 // structType declares a struct for the object schema s and returns its
 // name.
@@ -333,33 +331,11 @@ func (g *generator) tags(f field, nullable bool) string {
 		parts = append(parts, "jsonschema:"+strconv.Quote(d))
 	}
 	kind := tagKind(f.typ)
-	values := s
-	if kind == "array" && s.Items != nil {
-		values = s.Items
+	if enum, ok := enumTag(s, f.typ, kind); ok {
+		parts = append(parts, "enum:"+strconv.Quote(enum))
 	}
-	elemKind := tagKind(strings.TrimPrefix(f.typ, "[]"))
-	if len(values.Enum) > 0 && (kind == "array" && elemKind != "" && elemKind != "array" || kind != "" && kind != "array") {
-		var vs []string
-		ok := true
-		for _, v := range values.Enum {
-			str, good := scalarText(v, elemKindOf(kind, elemKind))
-			if !good || str == "" || strings.ContainsAny(str, ",`\"") || strings.TrimSpace(str) != str {
-				ok = false
-				break
-			}
-			vs = append(vs, str)
-		}
-		if ok {
-			parts = append(parts, "enum:"+strconv.Quote(strings.Join(vs, ",")))
-		}
-	}
-	if len(s.Default) > 0 && kind != "" && kind != "array" {
-		var v any
-		if json.Unmarshal(s.Default, &v) == nil {
-			if str, good := scalarText(v, kind); good && !strings.ContainsAny(str, "`\"") {
-				parts = append(parts, "default:"+strconv.Quote(str))
-			}
-		}
+	if def, ok := defaultTag(s, kind); ok {
+		parts = append(parts, "default:"+strconv.Quote(def))
 	}
 	if kw := mcpKeywords(s, kind); kw != "" {
 		parts = append(parts, "mcp:"+strconv.Quote(kw))
@@ -369,6 +345,47 @@ func (g *generator) tags(f field, nullable bool) string {
 		return strconv.Quote(tag)
 	}
 	return "`" + tag + "`"
+}
+
+// enumTag is the enum tag's value for a field of Go type typ and tag kind
+// kind: its (or, for a slice, its items') enum values joined by commas;
+// false when there is none, or one a tag cannot carry (empty, padded,
+// holding a comma or quote).
+func enumTag(s *jsonschema.Schema, typ, kind string) (string, bool) {
+	values := s
+	if kind == "array" && s.Items != nil {
+		values = s.Items
+	}
+	elemKind := tagKind(strings.TrimPrefix(typ, "[]"))
+	if len(values.Enum) == 0 || !(kind == "array" && elemKind != "" && elemKind != "array" || kind != "" && kind != "array") {
+		return "", false
+	}
+	var vs []string
+	for _, v := range values.Enum {
+		str, good := scalarText(v, elemKindOf(kind, elemKind))
+		if !good || str == "" || strings.ContainsAny(str, ",`\"") || strings.TrimSpace(str) != str {
+			return "", false
+		}
+		vs = append(vs, str)
+	}
+	return strings.Join(vs, ","), true
+}
+
+// defaultTag is the default tag's value for a scalar field of tag kind
+// kind; false when s has no default or one a tag cannot carry.
+func defaultTag(s *jsonschema.Schema, kind string) (string, bool) {
+	if len(s.Default) == 0 || kind == "" || kind == "array" {
+		return "", false
+	}
+	var v any
+	if json.Unmarshal(s.Default, &v) != nil {
+		return "", false
+	}
+	str, good := scalarText(v, kind)
+	if !good || strings.ContainsAny(str, "`\"") {
+		return "", false
+	}
+	return str, true
 }
 
 func elemKindOf(kind, elem string) string {
@@ -533,7 +550,6 @@ func writeParam(b *bytes.Buffer, pf paramField, outType string) {
 	p := pf.p.p
 	v := "in." + pf.f.goName
 	ptr := (pf.f.optional || isNullable(pf.f.schema)) && !strings.HasPrefix(pf.typ, "[]") && !strings.HasPrefix(pf.typ, "map[") && pf.typ != "any"
-	var stmt string
 	isSlice := strings.HasPrefix(pf.typ, "[]")
 	val := v
 	if ptr {
@@ -543,24 +559,7 @@ func writeParam(b *bytes.Buffer, pf paramField, outType string) {
 	if isSlice {
 		str = "oaJoin(" + val + ")"
 	}
-	switch p.In {
-	case "path":
-		stmt = fmt.Sprintf("seg, err := oaSegment(%q, %s)\nif err != nil { return %s, err }\nr.path = strings.ReplaceAll(r.path, %q, seg)", p.Name, str, zero(outType), "{"+p.Name+"}")
-	case "query":
-		explode := p.Explode == nil || *p.Explode
-		if isSlice && explode && (p.Style == "" || p.Style == "form") {
-			stmt = fmt.Sprintf("for _, v := range %s { r.query.Add(%q, oaString(v)) }", val, p.Name)
-		} else {
-			stmt = fmt.Sprintf("r.query.Add(%q, %s)", p.Name, str)
-		}
-	case "header":
-		stmt = fmt.Sprintf("r.header.Set(%q, %s)", p.Name, str)
-	case "cookie":
-		stmt = fmt.Sprintf("r.header.Add(\"Cookie\", %q+%s)", p.Name+"=", str)
-	}
-	if p.In == "path" {
-		stmt = "{\n" + stmt + "\n}"
-	}
+	stmt := paramStatement(p, val, str, isSlice, outType)
 	switch {
 	case ptr:
 		fmt.Fprintf(b, "if %s != nil { %s }\n", v, stmt)
@@ -571,6 +570,27 @@ func writeParam(b *bytes.Buffer, pf paramField, outType string) {
 	default:
 		fmt.Fprintf(b, "%s\n", stmt)
 	}
+}
+
+// paramStatement is the statement that puts parameter p's value val
+// (str: val as text) in the request, where p goes; a slice in an
+// exploded form query is one value per item.
+func paramStatement(p *openapi3.Parameter, val, str string, isSlice bool, outType string) string {
+	switch p.In {
+	case "path":
+		return fmt.Sprintf("{\nseg, err := oaSegment(%q, %s)\nif err != nil { return %s, err }\nr.path = strings.ReplaceAll(r.path, %q, seg)\n}", p.Name, str, zero(outType), "{"+p.Name+"}")
+	case "query":
+		explode := p.Explode == nil || *p.Explode
+		if isSlice && explode && (p.Style == "" || p.Style == "form") {
+			return fmt.Sprintf("for _, v := range %s { r.query.Add(%q, oaString(v)) }", val, p.Name)
+		}
+		return fmt.Sprintf("r.query.Add(%q, %s)", p.Name, str)
+	case "header":
+		return fmt.Sprintf("r.header.Set(%q, %s)", p.Name, str)
+	case "cookie":
+		return fmt.Sprintf("r.header.Add(\"Cookie\", %q+%s)", p.Name+"=", str)
+	}
+	return ""
 }
 
 // writeBody writes the statements that set the request's body from the

@@ -421,21 +421,7 @@ func (o *operation) argumentError(err error) error {
 	var se *openapi3.SchemaError
 	var ptr []string
 	if errors.As(re.Err, &se) {
-		// allOf, anyOf and oneOf wrap the error of their member: the
-		// innermost says what is wrong, and where below theirs.
-		ptr = se.JSONPointer()
-		for {
-			var inner *openapi3.SchemaError
-			if se.Origin == nil || !errors.As(se.Origin, &inner) || inner == se {
-				break
-			}
-			se = inner
-			if ip := inner.JSONPointer(); len(ip) >= len(ptr) && slices.Equal(ip[:len(ptr)], ptr) {
-				ptr = ip
-			} else {
-				ptr = append(ptr, ip...)
-			}
-		}
+		se, ptr = innermostSchemaError(se)
 		reason = se.Reason
 		if len(ptr) > 0 && re.RequestBody != nil {
 			reason = "/" + strings.Join(ptr, "/") + ": " + se.Reason
@@ -448,28 +434,58 @@ func (o *operation) argumentError(err error) error {
 	}
 	switch {
 	case re.Parameter != nil:
-		for _, p := range o.params {
-			if p.p.Name == re.Parameter.Name && p.p.In == re.Parameter.In {
-				return &ArgumentError{Arg: p.arg, Reason: reason}
-			}
-		}
-		return &ArgumentError{Arg: re.Parameter.Name, Reason: reason}
+		return &ArgumentError{Arg: o.paramArg(re.Parameter), Reason: reason}
 	case re.RequestBody != nil && o.body == nil:
 		return &ArgumentError{Arg: "body", Reason: reason + " (this operation's body media type is not supported)"}
-	case re.RequestBody != nil && o.body != nil:
-		if o.body.key == "" && se != nil {
-			if len(ptr) > 0 {
-				field := ptr[0]
-				rest := strings.Join(ptr[1:], "/")
-				if rest != "" {
-					return &ArgumentError{Arg: field, Reason: "/" + rest + ": " + se.Reason}
-				}
-				return &ArgumentError{Arg: field, Reason: se.Reason}
-			}
-		}
-		return &ArgumentError{Arg: o.body.argName(), Reason: reason}
+	case re.RequestBody != nil:
+		return o.bodyArgumentError(se, ptr, reason)
 	}
 	return &ArgumentError{Arg: "arguments", Reason: reason}
+}
+
+// innermostSchemaError follows se through the errors of allOf, anyOf and
+// oneOf members, which wrap the error of their member: the innermost says
+// what is wrong, and where below theirs. It returns that error and the
+// JSON pointer to the value it is about.
+func innermostSchemaError(se *openapi3.SchemaError) (*openapi3.SchemaError, []string) {
+	ptr := se.JSONPointer()
+	for {
+		var inner *openapi3.SchemaError
+		if se.Origin == nil || !errors.As(se.Origin, &inner) || inner == se {
+			return se, ptr
+		}
+		se = inner
+		if ip := inner.JSONPointer(); len(ip) >= len(ptr) && slices.Equal(ip[:len(ptr)], ptr) {
+			ptr = ip
+		} else {
+			ptr = append(ptr, ip...)
+		}
+	}
+}
+
+// paramArg is the argument of o that holds parameter p, or p's name when
+// none does.
+func (o *operation) paramArg(p *openapi3.Parameter) string {
+	for _, op := range o.params {
+		if op.p.Name == p.Name && op.p.In == p.In {
+			return op.arg
+		}
+	}
+	return p.Name
+}
+
+// bodyArgumentError names the argument of a body that failed validation:
+// for a body whose properties are the arguments, the property the
+// schema error se points into (ptr), else the body's argument.
+func (o *operation) bodyArgumentError(se *openapi3.SchemaError, ptr []string, reason string) error {
+	if o.body.key != "" || se == nil || len(ptr) == 0 {
+		return &ArgumentError{Arg: o.body.argName(), Reason: reason}
+	}
+	field := ptr[0]
+	if rest := strings.Join(ptr[1:], "/"); rest != "" {
+		return &ArgumentError{Arg: field, Reason: "/" + rest + ": " + se.Reason}
+	}
+	return &ArgumentError{Arg: field, Reason: se.Reason}
 }
 
 // toolFunc is the body of o's tool.

@@ -69,17 +69,7 @@ func buildRequest(ctx context.Context, base *url.URL, o *operation, args map[str
 	if err != nil {
 		return nil, nil, err
 	}
-	u := *base
-	u.Path = strings.TrimSuffix(base.Path, "/") + r.plainPath
-	u.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + r.path
-	if u.RawPath == u.Path {
-		u.RawPath = ""
-	}
-	parts := slices.Clone(r.queryParts)
-	if enc := r.query.Encode(); enc != "" {
-		parts = append([]string{enc}, parts...)
-	}
-	u.RawQuery = strings.Join(parts, "&")
+	u := r.url(base)
 	var req *http.Request
 	if payload != nil {
 		req, err = http.NewRequestWithContext(ctx, o.method, u.String(), bytes.NewReader(payload))
@@ -104,6 +94,22 @@ func buildRequest(ctx context.Context, base *url.URL, o *operation, args map[str
 	}
 	req.Header.Set("Accept", "application/json, */*;q=0.5")
 	return req, r.pathParams, nil
+}
+
+// url is base with the path and query the parameters made appended.
+func (r *requestParts) url(base *url.URL) *url.URL {
+	u := *base
+	u.Path = strings.TrimSuffix(base.Path, "/") + r.plainPath
+	u.RawPath = strings.TrimSuffix(base.EscapedPath(), "/") + r.path
+	if u.RawPath == u.Path {
+		u.RawPath = ""
+	}
+	parts := slices.Clone(r.queryParts)
+	if enc := r.query.Encode(); enc != "" {
+		parts = append([]string{enc}, parts...)
+	}
+	u.RawQuery = strings.Join(parts, "&")
+	return &u
 }
 
 // requestParts collects what the parameters of an operation put in its

@@ -170,21 +170,7 @@ func convertChildren(s *openapi3.Schema, out *jsonschema.Schema, dir direction, 
 			out.PrefixItems = append(out.PrefixItems, c)
 		}
 	}
-	if len(s.Properties) > 0 {
-		out.Properties = map[string]*jsonschema.Schema{}
-		for _, name := range sortedKeys(s.Properties) {
-			p := s.Properties[name]
-			if p == nil || p.Value == nil {
-				continue
-			}
-			if dir == input && p.Value.ReadOnly || dir == output && p.Value.WriteOnly {
-				out.Required = slices.DeleteFunc(slices.Clone(out.Required), func(r string) bool { return r == name })
-				continue
-			}
-			out.Properties[name] = convertAt(p, dir, open, lim)
-			out.PropertyOrder = append(out.PropertyOrder, name)
-		}
-	}
+	convertProperties(s, out, dir, open, lim)
 	switch ap := s.AdditionalProperties; {
 	case ap.Has != nil && !*ap.Has:
 		out.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
@@ -206,9 +192,32 @@ func convertChildren(s *openapi3.Schema, out *jsonschema.Schema, dir direction, 
 	}
 }
 
-// convertBounds copies the numeric, length, size and pattern bounds of s
-// into out.
-func convertBounds(s *openapi3.Schema, out *jsonschema.Schema) {
+// convertProperties converts s's properties into out, in name order,
+// leaving out (and no longer requiring) those only the other direction
+// sees: readOnly on input, writeOnly on output.
+func convertProperties(s *openapi3.Schema, out *jsonschema.Schema, dir direction, open []*openapi3.Schema, lim *limits) {
+	if len(s.Properties) == 0 {
+		return
+	}
+	out.Properties = map[string]*jsonschema.Schema{}
+	for _, name := range sortedKeys(s.Properties) {
+		p := s.Properties[name]
+		if p == nil || p.Value == nil {
+			continue
+		}
+		if dir == input && p.Value.ReadOnly || dir == output && p.Value.WriteOnly {
+			out.Required = slices.DeleteFunc(slices.Clone(out.Required), func(r string) bool { return r == name })
+			continue
+		}
+		out.Properties[name] = convertAt(p, dir, open, lim)
+		out.PropertyOrder = append(out.PropertyOrder, name)
+	}
+}
+
+// convertExclusiveBounds copies the exclusive minimum and maximum of s
+// into out, in either OpenAPI spelling: 3.1's numbers, or 3.0's booleans
+// that make minimum and maximum exclusive.
+func convertExclusiveBounds(s *openapi3.Schema, out *jsonschema.Schema) {
 	if s.ExclusiveMin.Value != nil {
 		out.ExclusiveMinimum = s.ExclusiveMin.Value
 	} else if s.ExclusiveMin.Bool != nil && *s.ExclusiveMin.Bool && s.Min != nil {
@@ -219,6 +228,12 @@ func convertBounds(s *openapi3.Schema, out *jsonschema.Schema) {
 	} else if s.ExclusiveMax.Bool != nil && *s.ExclusiveMax.Bool && s.Max != nil {
 		out.ExclusiveMaximum, out.Maximum = s.Max, nil
 	}
+}
+
+// convertBounds copies the numeric, length, size and pattern bounds of s
+// into out.
+func convertBounds(s *openapi3.Schema, out *jsonschema.Schema) {
+	convertExclusiveBounds(s, out)
 	if s.MinLength > 0 {
 		out.MinLength = intp(s.MinLength)
 	}
@@ -266,17 +281,8 @@ func mergeAllOf(s *openapi3.Schema) *openapi3.Schema {
 	}
 	m.Required = slices.Clone(s.Required)
 	for _, part := range s.AllOf {
-		if part == nil || part.Value == nil {
-			return nil
-		}
-		p := part.Value
-		if len(p.AllOf) > 0 {
-			p = mergeAllOf(p)
-			if p == nil {
-				return nil
-			}
-		}
-		if !isObject(p) || len(p.AnyOf) > 0 || len(p.OneOf) > 0 || p.Not != nil {
+		p := mergeablePart(part)
+		if p == nil {
 			return nil
 		}
 		for k, v := range p.Properties {
@@ -295,6 +301,25 @@ func mergeAllOf(s *openapi3.Schema) *openapi3.Schema {
 	}
 	m.Type = &openapi3.Types{openapi3.TypeObject}
 	return &m
+}
+
+// mergeablePart is the allOf member part as a plain object schema (its
+// own allOf merged), or nil when it is not one.
+func mergeablePart(part *openapi3.SchemaRef) *openapi3.Schema {
+	if part == nil || part.Value == nil {
+		return nil
+	}
+	p := part.Value
+	if len(p.AllOf) > 0 {
+		p = mergeAllOf(p)
+		if p == nil {
+			return nil
+		}
+	}
+	if !isObject(p) || len(p.AnyOf) > 0 || len(p.OneOf) > 0 || p.Not != nil {
+		return nil
+	}
+	return p
 }
 
 // isObject reports whether s describes a JSON object: typed "object", or

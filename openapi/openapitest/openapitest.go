@@ -301,32 +301,11 @@ func value(sr *openapi3.SchemaRef, depth int) any {
 		return v
 	}
 	s := sr.Value
-	typ := ""
-	if s.Type != nil {
-		for _, t := range *s.Type {
-			if t != "null" {
-				typ = t
-				break
-			}
-		}
-	}
-	if typ == "" && len(s.Properties) > 0 {
-		typ = "object"
-	}
-	switch typ {
+	switch valueType(s) {
 	case "object":
 		return objectValue(s, depth)
 	case "array":
-		n := max(1, int(s.MinItems))
-		list := make([]any, 0, n)
-		for i := range n {
-			v := value(s.Items, depth+1)
-			if s.UniqueItems {
-				v = distinct(v, i)
-			}
-			list = append(list, v)
-		}
-		return list
+		return arrayValue(s, depth)
 	case "integer":
 		if s.Min != nil {
 			return int64(*s.Min) + 1
@@ -343,6 +322,37 @@ func value(sr *openapi3.SchemaRef, depth int) any {
 		return stringValue(s)
 	}
 	return nil
+}
+
+// valueType is the type of the values value makes for s: its first type
+// other than null, or object when it has none but has properties.
+func valueType(s *openapi3.Schema) string {
+	if s.Type != nil {
+		for _, t := range *s.Type {
+			if t != "null" {
+				return t
+			}
+		}
+	}
+	if len(s.Properties) > 0 {
+		return "object"
+	}
+	return ""
+}
+
+// arrayValue makes an array of s's items: one, or minItems, each distinct
+// when the items must be unique.
+func arrayValue(s *openapi3.Schema, depth int) []any {
+	n := max(1, int(s.MinItems))
+	list := make([]any, 0, n)
+	for i := range n {
+		v := value(s.Items, depth+1)
+		if s.UniqueItems {
+			v = distinct(v, i)
+		}
+		list = append(list, v)
+	}
+	return list
 }
 
 // givenValue is the value the schema names (an example that fits, the
@@ -417,22 +427,23 @@ var stringCandidates = []string{"string", "1", "0", "abc", "a", "A", "ABC", "a1"
 	"2024-01-02", "2024-01-02T03:04:05Z", "user@example.com", "https://example.com/",
 	"3fa85f64-5717-4562-b3fc-2c963f66afa6", "en-US", "abc_123", "a-b"}
 
+// formatStrings is a string of each format stringValue knows.
+var formatStrings = map[string]string{
+	"date-time": "2024-01-02T03:04:05Z",
+	"date":      "2024-01-02",
+	"uuid":      "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+	"email":     "user@example.com",
+	"uri":       "https://example.com/",
+	"url":       "https://example.com/",
+}
+
 // stringValue is a string of s's format, or one that matches its pattern
 // within its length bounds; a pattern that no candidate matches (or that
 // Go's regexp cannot compile) gets the format's string all the same.
 func stringValue(s *openapi3.Schema) string {
-	str := "string"
-	switch s.Format {
-	case "date-time":
-		str = "2024-01-02T03:04:05Z"
-	case "date":
-		str = "2024-01-02"
-	case "uuid":
-		str = "3fa85f64-5717-4562-b3fc-2c963f66afa6"
-	case "email":
-		str = "user@example.com"
-	case "uri", "url":
-		str = "https://example.com/"
+	str, ok := formatStrings[s.Format]
+	if !ok {
+		str = "string"
 	}
 	fits := func(c string) bool {
 		n := uint64(len([]rune(c)))
