@@ -113,33 +113,22 @@ func newDPoPChecker(cfg Config) (*dpopChecker, error) {
 	d := &dpopChecker{algs: defaultDPoPAlgs, lifetime: dc.ProofLifetime, leeway: cfg.Leeway, replay: dc.ReplayCache,
 		now: cfg.Now}
 	if len(dc.Algorithms) > 0 {
-		d.algs = nil
-		for _, a := range dc.Algorithms {
-			if !slices.Contains(defaultAlgs, jose.SignatureAlgorithm(a)) {
-				return nil, fmt.Errorf("resourceserver: Config.DPoP.Algorithms: %q is not an asymmetric JWS algorithm this package accepts", a)
-			}
-			d.algs = append(d.algs, jose.SignatureAlgorithm(a))
+		algs, err := dpopAlgorithms(dc.Algorithms)
+		if err != nil {
+			return nil, err
 		}
+		d.algs = algs
 	}
 	names := make([]string, len(d.algs))
 	for i, a := range d.algs {
 		names[i] = string(a)
 	}
 	d.algNames = strings.Join(names, " ")
-	public := dc.PublicURL
-	if public == "" {
-		public = cfg.Resource
+	u, prefix, err := dpopPublicURL(dc.PublicURL, cfg.Resource)
+	if err != nil {
+		return nil, err
 	}
-	u, err := url.Parse(public)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
-		return nil, fmt.Errorf("resourceserver: Config.DPoP.PublicURL %q is not an absolute http(s) URL", public)
-	}
-	if dc.PublicURL != "" {
-		if u.RawQuery != "" || u.Fragment != "" {
-			return nil, fmt.Errorf("resourceserver: Config.DPoP.PublicURL %q has a query or fragment", public)
-		}
-		d.prefix = strings.TrimSuffix(u.Path, "/")
-	}
+	d.prefix = prefix
 	d.scheme, d.host = strings.ToLower(u.Scheme), canonicalHost(u)
 	if d.lifetime == 0 {
 		d.lifetime = time.Minute
@@ -157,6 +146,40 @@ func newDPoPChecker(cfg Config) (*dpopChecker, error) {
 		d.replay = newMemoryReplay(cfg.Now)
 	}
 	return d, nil
+}
+
+// dpopAlgorithms checks Config.DPoP.Algorithms: each must be an
+// asymmetric JWS algorithm this package accepts.
+func dpopAlgorithms(names []string) ([]jose.SignatureAlgorithm, error) {
+	var algs []jose.SignatureAlgorithm
+	for _, a := range names {
+		if !slices.Contains(defaultAlgs, jose.SignatureAlgorithm(a)) {
+			return nil, fmt.Errorf("resourceserver: Config.DPoP.Algorithms: %q is not an asymmetric JWS algorithm this package accepts", a)
+		}
+		algs = append(algs, jose.SignatureAlgorithm(a))
+	}
+	return algs, nil
+}
+
+// dpopPublicURL parses the URL proofs' htu is checked against:
+// Config.DPoP.PublicURL (no query or fragment; its path is the prefix
+// returned, without a trailing slash), or else the resource.
+func dpopPublicURL(public, resource string) (*url.URL, string, error) {
+	given := public != ""
+	if !given {
+		public = resource
+	}
+	u, err := url.Parse(public)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return nil, "", fmt.Errorf("resourceserver: Config.DPoP.PublicURL %q is not an absolute http(s) URL", public)
+	}
+	if !given {
+		return u, "", nil
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, "", fmt.Errorf("resourceserver: Config.DPoP.PublicURL %q has a query or fragment", public)
+	}
+	return u, strings.TrimSuffix(u.Path, "/"), nil
 }
 
 // canonicalHost is u's host in lower case without the scheme's default
@@ -214,11 +237,8 @@ func parseProof(p string, algs []jose.SignatureAlgorithm) (*proof, error) {
 		return nil, badProof("the DPoP proof's typ is not dpop+jwt")
 	}
 	jwk := h.JSONWebKey
-	if jwk == nil || !jwk.Valid() || !jwk.IsPublic() {
-		return nil, badProof("the DPoP proof's header has no public jwk")
-	}
-	if k, ok := jwk.Key.(*rsa.PublicKey); ok && (k.N.BitLen() < minRSABits || k.N.BitLen() > maxRSABits) {
-		return nil, badProof(fmt.Sprintf("the DPoP proof's RSA key must have %d to %d bits", minRSABits, maxRSABits))
+	if err := checkProofKey(jwk); err != nil {
+		return nil, err
 	}
 	payload, err := jws.Verify(jwk)
 	if err != nil {
@@ -234,6 +254,18 @@ func parseProof(p string, algs []jose.SignatureAlgorithm) (*proof, error) {
 	}
 	pr.jkt = base64.RawURLEncoding.EncodeToString(tp)
 	return pr, nil
+}
+
+// checkProofKey checks a proof's jwk: present, valid and public, and an
+// RSA key of minRSABits to maxRSABits.
+func checkProofKey(jwk *jose.JSONWebKey) error {
+	if jwk == nil || !jwk.Valid() || !jwk.IsPublic() {
+		return badProof("the DPoP proof's header has no public jwk")
+	}
+	if k, ok := jwk.Key.(*rsa.PublicKey); ok && (k.N.BitLen() < minRSABits || k.N.BitLen() > maxRSABits) {
+		return badProof(fmt.Sprintf("the DPoP proof's RSA key must have %d to %d bits", minRSABits, maxRSABits))
+	}
+	return nil
 }
 
 // whyNotParsed says why go-jose refused a proof, from its header.

@@ -90,21 +90,17 @@ func newLocalAS(cfg Config, ea EnterpriseAuth, replay ReplayCache) (*localAS, er
 		u, _ := url.Parse(cfg.Resource)
 		ea.Issuer = u.Scheme + "://" + u.Host
 	}
-	iu, err := url.Parse(ea.Issuer)
-	if err != nil || (iu.Scheme != "https" && iu.Scheme != "http") || iu.Host == "" || iu.RawQuery != "" || iu.Fragment != "" {
-		return nil, fmt.Errorf("resourceserver: EnterpriseAuth.Issuer %q must be an absolute http(s) URL without query or fragment", ea.Issuer)
+	iu, err := parseIssuer(ea.Issuer)
+	if err != nil {
+		return nil, err
 	}
 	ea.Issuer = trimSlash(ea.Issuer)
 	if len(ea.Clients) == 0 {
 		return nil, errors.New("resourceserver: EnterpriseAuth.Clients is empty: the clients that may present ID-JAGs are registered beforehand")
 	}
-	key := ea.SigningKey
-	switch {
-	case key == nil:
-		key = make([]byte, 32)
-		_, _ = rand.Read(key)
-	case len(key) < 32:
-		return nil, fmt.Errorf("resourceserver: EnterpriseAuth.SigningKey must be at least 32 bytes (it is %d)", len(key))
+	key, err := localSigningKey(ea.SigningKey)
+	if err != nil {
+		return nil, err
 	}
 	if ea.TokenLifetime == 0 {
 		ea.TokenLifetime = defaultLocalTokenLifetime
@@ -132,18 +128,8 @@ func newLocalAS(cfg Config, ea EnterpriseAuth, replay ReplayCache) (*localAS, er
 		resource: cfg.Resource, key: key, lifetime: ea.TokenLifetime, clients: map[string][32]byte{},
 		assertion: av, leeway: cfg.Leeway, now: cfg.Now, log: ea.Logger.With("component", "enterprise-auth")}
 	as.tokenURL = ea.Issuer + tokenEndpointPath
-	for i, c := range ea.Clients {
-		switch {
-		case c.ID == "":
-			return nil, fmt.Errorf("resourceserver: EnterpriseAuth.Clients[%d] has no ID", i)
-		case len(c.Secret) < 16:
-			return nil, fmt.Errorf("resourceserver: EnterpriseAuth.Clients[%d] (%s): the secret must be at least 16 bytes: "+
-				"the extension is for confidential clients", i, c.ID)
-		}
-		if _, dup := as.clients[c.ID]; dup {
-			return nil, fmt.Errorf("resourceserver: EnterpriseAuth.Clients: %s is listed twice", c.ID)
-		}
-		as.clients[c.ID] = sha256.Sum256([]byte(c.Secret))
+	if as.clients, err = hashClients(ea.Clients); err != nil {
+		return nil, err
 	}
 	sum := sha256.Sum256(key)
 	as.kid = "ea-" + hex.EncodeToString(sum[:6])
@@ -152,6 +138,52 @@ func newLocalAS(cfg Config, ea EnterpriseAuth, replay ReplayCache) (*localAS, er
 		return nil, err
 	}
 	return as, nil
+}
+
+// parseIssuer parses EnterpriseAuth.Issuer: an absolute http(s) URL
+// without query or fragment.
+func parseIssuer(issuer string) (*url.URL, error) {
+	iu, err := url.Parse(issuer)
+	if err != nil || (iu.Scheme != "https" && iu.Scheme != "http") || iu.Host == "" || iu.RawQuery != "" || iu.Fragment != "" {
+		return nil, fmt.Errorf("resourceserver: EnterpriseAuth.Issuer %q must be an absolute http(s) URL without query or fragment", issuer)
+	}
+	return iu, nil
+}
+
+// localSigningKey is the key the local authorization server signs its
+// tokens with: EnterpriseAuth.SigningKey (at least 32 bytes), or 32
+// random bytes when none is given.
+func localSigningKey(key []byte) ([]byte, error) {
+	if key == nil {
+		key = make([]byte, 32)
+		_, _ = rand.Read(key)
+		return key, nil
+	}
+	if len(key) < 32 {
+		return nil, fmt.Errorf("resourceserver: EnterpriseAuth.SigningKey must be at least 32 bytes (it is %d)", len(key))
+	}
+	return key, nil
+}
+
+// hashClients checks EnterpriseAuth.Clients (an ID each, once, and a
+// secret of at least 16 bytes: the extension is for confidential
+// clients) and returns the SHA-256 of each one's secret by ID.
+func hashClients(clients []AssertionClient) (map[string][32]byte, error) {
+	hashed := map[string][32]byte{}
+	for i, c := range clients {
+		switch {
+		case c.ID == "":
+			return nil, fmt.Errorf("resourceserver: EnterpriseAuth.Clients[%d] has no ID", i)
+		case len(c.Secret) < 16:
+			return nil, fmt.Errorf("resourceserver: EnterpriseAuth.Clients[%d] (%s): the secret must be at least 16 bytes: "+
+				"the extension is for confidential clients", i, c.ID)
+		}
+		if _, dup := hashed[c.ID]; dup {
+			return nil, fmt.Errorf("resourceserver: EnterpriseAuth.Clients: %s is listed twice", c.ID)
+		}
+		hashed[c.ID] = sha256.Sum256([]byte(c.Secret))
+	}
+	return hashed, nil
 }
 
 // metadata is the RFC 8414 document of the local authorization server:

@@ -181,7 +181,7 @@ func NewAssertionVerifier(cfg AssertionVerifierConfig) (*AssertionVerifier, erro
 	if len(cfg.IdPs) == 0 {
 		return nil, errors.New("resourceserver: an enterprise authorization configuration needs at least one IdP")
 	}
-	if u, err := url.Parse(cfg.Audience); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+	if !absoluteHTTPURL(cfg.Audience) {
 		return nil, fmt.Errorf("resourceserver: the assertions' audience %q is not an absolute http(s) URL", cfg.Audience)
 	}
 	if len(cfg.Resources) == 0 {
@@ -208,19 +208,9 @@ func NewAssertionVerifier(cfg AssertionVerifierConfig) (*AssertionVerifier, erro
 		v.replay = newMemoryReplay(cfg.Now)
 	}
 	for i, idp := range cfg.IdPs {
-		if _, dup := v.idps[idp.Issuer]; dup {
-			return nil, fmt.Errorf("resourceserver: IdP %s is listed twice", idp.Issuer)
-		}
-		t, err := newTrustedIdP(i, idp)
-		if err != nil {
+		if err := v.addIdP(i, idp); err != nil {
 			return nil, err
 		}
-		for _, a := range t.algs {
-			if !slices.Contains(v.algs, a) {
-				v.algs = append(v.algs, a)
-			}
-		}
-		v.idps[idp.Issuer] = t
 	}
 	base := cfg.HTTPClient
 	if base == nil {
@@ -228,6 +218,32 @@ func NewAssertionVerifier(cfg AssertionVerifierConfig) (*AssertionVerifier, erro
 	}
 	v.hc = withTransport(base, &guardTransport{next: transportOf(base)})
 	return v, nil
+}
+
+// absoluteHTTPURL reports whether s parses as an absolute http(s) URL
+// with a host.
+func absoluteHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
+}
+
+// addIdP adds cfg.IdPs[i] to the trusted identity providers (once each)
+// and its algorithms to those assertions may be signed with.
+func (v *AssertionVerifier) addIdP(i int, idp EnterpriseIdP) error {
+	if _, dup := v.idps[idp.Issuer]; dup {
+		return fmt.Errorf("resourceserver: IdP %s is listed twice", idp.Issuer)
+	}
+	t, err := newTrustedIdP(i, idp)
+	if err != nil {
+		return err
+	}
+	for _, a := range t.algs {
+		if !slices.Contains(v.algs, a) {
+			v.algs = append(v.algs, a)
+		}
+	}
+	v.idps[idp.Issuer] = t
+	return nil
 }
 
 // newTrustedIdP checks the configuration of cfg.IdPs[i] and fills in its
@@ -286,26 +302,11 @@ func badAssertion(desc string) error {
 // second Verify of it fails. A refusal is an *[AssertionError]; an
 // outage wraps mcp.ErrAuthUnavailable.
 func (v *AssertionVerifier) Verify(ctx context.Context, assertion, clientID, scope string) (*IdentityAssertion, error) {
-	if assertion == "" {
-		return nil, &AssertionError{Code: "invalid_request", Description: "assertion is required"}
-	}
-	if len(assertion) > maxAssertionLen {
-		return nil, badAssertion(fmt.Sprintf("the assertion is longer than %d bytes", maxAssertionLen))
-	}
-	if strings.Count(assertion, ".") == 4 {
-		return nil, badAssertion("encrypted assertions (JWE) are not supported: the IdP must sign the ID-JAG")
-	}
-	jws, err := jose.ParseSignedCompact(assertion, v.algs)
+	jws, err := v.parseAssertion(assertion)
 	if err != nil {
-		return nil, badAssertion("the assertion is not a JWT signed with an accepted algorithm")
-	}
-	if len(jws.Signatures) != 1 {
-		return nil, badAssertion("the assertion must carry exactly one signature")
+		return nil, err
 	}
 	h := jws.Signatures[0].Header
-	if typ, _ := h.ExtraHeaders[jose.HeaderType].(string); !isIDJAGType(typ) {
-		return nil, badAssertion("the assertion is not an ID-JAG: its typ header must be " + idJAGType)
-	}
 	// The issuer, read before the signature is checked, only picks the
 	// keys to check it with.
 	iss, err := unverifiedIssuer(jws.UnsafePayloadWithoutVerification())
@@ -324,13 +325,8 @@ func (v *AssertionVerifier) Verify(ctx context.Context, assertion, clientID, sco
 		return nil, err
 	}
 	payload, err := keys.verify(ctx, jws)
-	switch {
-	case errors.Is(err, errUnknownKey):
-		return nil, badAssertion("the assertion's signature does not verify: it names a key the identity provider does not publish")
-	case errors.Is(err, errBadSig):
-		return nil, badAssertion("the assertion's signature does not verify with the identity provider's keys")
-	case err != nil:
-		return nil, fmt.Errorf("%w: the keys of identity provider %s: %v", mcp.ErrAuthUnavailable, iss, err)
+	if err != nil {
+		return nil, signatureError(iss, err)
 	}
 	a, err := parseAssertionClaims(payload)
 	if err != nil {
@@ -342,16 +338,9 @@ func (v *AssertionVerifier) Verify(ctx context.Context, assertion, clientID, sco
 	if a.Granted, err = v.grant(a.Scopes, scope); err != nil {
 		return nil, err
 	}
-	user := a.Issuer + "|" + a.Subject
-	if idp.Subject != nil {
-		if user, err = idp.Subject(a); err != nil || user == "" {
-			if err == nil {
-				err = errors.New("Subject returned an empty subject")
-			}
-			return nil, &AssertionError{Code: "invalid_grant", Description: "the identity provider's user is not admitted here", Err: err}
-		}
+	if a.User, err = idp.user(a); err != nil {
+		return nil, err
 	}
-	a.User = user
 	// Accepted once (SEP-990 §6.4.2), by issuer and jti, until it
 	// expires; recorded last, so a refused assertion spends nothing.
 	ttl := a.Expiry.Add(v.cfg.Leeway).Sub(v.cfg.Now())
@@ -365,9 +354,64 @@ func (v *AssertionVerifier) Verify(ctx context.Context, assertion, clientID, sco
 	return a, nil
 }
 
+// parseAssertion parses an assertion as a compact JWS with one
+// signature, of an accepted algorithm and the ID-JAG typ; not yet
+// verified. Encrypted assertions (JWE) are refused.
+func (v *AssertionVerifier) parseAssertion(assertion string) (*jose.JSONWebSignature, error) {
+	if assertion == "" {
+		return nil, &AssertionError{Code: "invalid_request", Description: "assertion is required"}
+	}
+	if len(assertion) > maxAssertionLen {
+		return nil, badAssertion(fmt.Sprintf("the assertion is longer than %d bytes", maxAssertionLen))
+	}
+	if strings.Count(assertion, ".") == 4 {
+		return nil, badAssertion("encrypted assertions (JWE) are not supported: the IdP must sign the ID-JAG")
+	}
+	jws, err := jose.ParseSignedCompact(assertion, v.algs)
+	if err != nil {
+		return nil, badAssertion("the assertion is not a JWT signed with an accepted algorithm")
+	}
+	if len(jws.Signatures) != 1 {
+		return nil, badAssertion("the assertion must carry exactly one signature")
+	}
+	if typ, _ := jws.Signatures[0].Header.ExtraHeaders[jose.HeaderType].(string); !isIDJAGType(typ) {
+		return nil, badAssertion("the assertion is not an ID-JAG: its typ header must be " + idJAGType)
+	}
+	return jws, nil
+}
+
+// signatureError is the error of an assertion of issuer iss whose
+// signature check failed with err: a refusal when the key is unknown or
+// the signature wrong, an outage when the keys could not be had.
+func signatureError(iss string, err error) error {
+	switch {
+	case errors.Is(err, errUnknownKey):
+		return badAssertion("the assertion's signature does not verify: it names a key the identity provider does not publish")
+	case errors.Is(err, errBadSig):
+		return badAssertion("the assertion's signature does not verify with the identity provider's keys")
+	}
+	return fmt.Errorf("%w: the keys of identity provider %s: %v", mcp.ErrAuthUnavailable, iss, err)
+}
+
+// user is the local user of assertion a: issuer|subject, or what the
+// identity provider's Subject makes of it (an error or empty answer
+// refuses the assertion).
+func (idp *trustedIdP) user(a *IdentityAssertion) (string, error) {
+	if idp.Subject == nil {
+		return a.Issuer + "|" + a.Subject, nil
+	}
+	user, err := idp.Subject(a)
+	if err != nil || user == "" {
+		if err == nil {
+			err = errors.New("Subject returned an empty subject")
+		}
+		return "", &AssertionError{Code: "invalid_grant", Description: "the identity provider's user is not admitted here", Err: err}
+	}
+	return user, nil
+}
+
 // check applies the claim checks of SEP-990 §5.1 and §6.
 func (v *AssertionVerifier) check(a *IdentityAssertion, idp *trustedIdP, clientID string) error {
-	now, leeway := v.cfg.Now(), v.cfg.Leeway
 	switch {
 	case a.Issuer != idp.Issuer:
 		return badAssertion("the assertion's issuer is not a trusted identity provider")
@@ -385,6 +429,15 @@ func (v *AssertionVerifier) check(a *IdentityAssertion, idp *trustedIdP, clientI
 		return badAssertion("the assertion names no subject (sub)")
 	case a.JWTID == "":
 		return badAssertion("the assertion has no jti: it could not be refused when replayed")
+	}
+	return v.checkTimes(a, idp)
+}
+
+// checkTimes checks an assertion's exp, iat and nbf against the clock
+// (with the leeway) and the identity provider's maximum lifetime.
+func (v *AssertionVerifier) checkTimes(a *IdentityAssertion, idp *trustedIdP) error {
+	now, leeway := v.cfg.Now(), v.cfg.Leeway
+	switch {
 	case a.Expiry.IsZero():
 		return badAssertion("the assertion has no expiry (exp)")
 	case !now.Before(a.Expiry.Add(leeway)):

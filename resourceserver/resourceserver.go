@@ -563,6 +563,15 @@ func authorization(h http.Header) (string, string, error) {
 	if !ok || (scheme != schemeBearer && scheme != schemeDPoP) || tok == "" || len(tok) > maxTokenLen {
 		return "", "", ErrMalformedHeader
 	}
+	if !isToken68(tok) {
+		return "", "", ErrMalformedHeader
+	}
+	return scheme, tok, nil
+}
+
+// isToken68 reports whether tok is an RFC 7235 token68: letters, digits
+// and -._~+/ followed by any number of '=' (not '=' alone).
+func isToken68(tok string) bool {
 	trail := true
 	for i := len(tok) - 1; i >= 0; i-- {
 		c := tok[i]
@@ -573,13 +582,10 @@ func authorization(h http.Header) (string, string, error) {
 			c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
 			trail = false
 		default:
-			return "", "", ErrMalformedHeader
+			return false
 		}
 	}
-	if trail { // only '='
-		return "", "", ErrMalformedHeader
-	}
-	return scheme, tok, nil
+	return !trail // only '=' is no token
 }
 
 func describeBearerError(err error) string {
