@@ -469,27 +469,16 @@ func (s *session) callTool(thread *starlark.Thread, b *starlark.Builtin, args st
 // the structured content, else the text of the content, or the tool's
 // error text.
 func decodeResult(name string, res any) (starlark.Value, string, error) {
-	var b []byte
-	switch r := res.(type) {
-	case *mcp.ContentResult:
+	if r, ok := res.(*mcp.ContentResult); ok {
 		// What the engine returns: read as it is, not encoded to be
 		// decoded again, unless it holds what only its JSON shows.
 		if v, toolErr, done, err := decodeContentResult(name, r); done {
 			return v, toolErr, err
 		}
-		var err error
-		if b, err = json.Marshal(r); err != nil {
-			return nil, "", fmt.Errorf("%s: reading its result: %v", name, err)
-		}
-	case json.RawMessage:
-		b = r
-	case []byte:
-		b = r
-	default:
-		var err error
-		if b, err = json.Marshal(res); err != nil {
-			return nil, "", fmt.Errorf("%s: reading its result: %v", name, err)
-		}
+	}
+	b, err := resultJSON(res)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: reading its result: %v", name, err)
 	}
 	var out struct {
 		Content []struct {
@@ -512,11 +501,7 @@ func decodeResult(name string, res any) (starlark.Value, string, error) {
 		}
 	}
 	if out.IsError {
-		msg := text.String()
-		if msg == "" {
-			msg = "the tool failed"
-		}
-		return nil, name + ": " + msg, nil
+		return nil, toolFailure(name, text.String()), nil
 	}
 	if len(out.StructuredContent) > 0 && string(out.StructuredContent) != "null" {
 		v, err := fromJSON(out.StructuredContent)
@@ -528,6 +513,45 @@ func decodeResult(name string, res any) (starlark.Value, string, error) {
 	return starlark.String(text.String()), "", nil
 }
 
+// resultJSON is the JSON form of a tool's result: as it is when it is
+// JSON already, else encoded.
+func resultJSON(res any) ([]byte, error) {
+	switch r := res.(type) {
+	case json.RawMessage:
+		return r, nil
+	case []byte:
+		return r, nil
+	}
+	return json.Marshal(res)
+}
+
+// toolFailure is the error text of tool name whose error result says
+// text.
+func toolFailure(name, text string) string {
+	if text == "" {
+		text = "the tool failed"
+	}
+	return name + ": " + text
+}
+
+// itemText is the text of a text content item read in place; false when
+// it is not an mcp.TextContent of valid UTF-8.
+func itemText(c mcp.Content) (string, bool) {
+	var t string
+	switch x := c.(type) {
+	case mcp.TextContent:
+		t = x.Text
+	case *mcp.TextContent:
+		if x == nil {
+			return "", false
+		}
+		t = x.Text
+	default:
+		return "", false
+	}
+	return t, utf8.ValidString(t)
+}
+
 // decodeContentResult is decodeResult of a *mcp.ContentResult read in
 // place; done is false when a text item is not an mcp.TextContent of
 // valid UTF-8 (its JSON form is what the text is then).
@@ -537,19 +561,8 @@ func decodeContentResult(name string, r *mcp.ContentResult) (v starlark.Value, t
 		if c == nil || c.ContentType() != "text" {
 			continue
 		}
-		var t string
-		switch x := c.(type) {
-		case mcp.TextContent:
-			t = x.Text
-		case *mcp.TextContent:
-			if x == nil {
-				return nil, "", false, nil
-			}
-			t = x.Text
-		default:
-			return nil, "", false, nil
-		}
-		if !utf8.ValidString(t) {
+		t, ok := itemText(c)
+		if !ok {
 			return nil, "", false, nil
 		}
 		if text.Len() > 0 {
@@ -558,11 +571,7 @@ func decodeContentResult(name string, r *mcp.ContentResult) (v starlark.Value, t
 		text.WriteString(t)
 	}
 	if r.IsError {
-		msg := text.String()
-		if msg == "" {
-			msg = "the tool failed"
-		}
-		return nil, name + ": " + msg, true, nil
+		return nil, toolFailure(name, text.String()), true, nil
 	}
 	if r.StructuredContent != nil {
 		b, raw := r.StructuredContent.(json.RawMessage)

@@ -262,23 +262,7 @@ func estimate(op syntax.Token, x, y starlark.Value) (int64, byte) {
 			return nx + ny, kx
 		}
 	case syntax.STAR:
-		switch {
-		case kx == 'i' && ky == 'i':
-			return nx + ny, 'i'
-		case kx == 'i' || ky == 'i':
-			seq, kseq, count := nx, kx, y
-			if kx == 'i' {
-				seq, kseq, count = ny, ky, x
-			}
-			if kseq == 0 || seq == 0 {
-				return 0, 0
-			}
-			k, exact := count.(starlark.Int).Int64()
-			if !exact || k > maxRange*maxValueBytes {
-				k = maxRange * maxValueBytes
-			}
-			return seq * max(k, 0), kseq
-		}
+		return estimateStar(x, y, nx, ny, kx, ky)
 	case syntax.PERCENT:
 		if kx == 's' {
 			if _, isStr := x.(starlark.String); isStr {
@@ -295,6 +279,30 @@ func estimate(op syntax.Token, x, y starlark.Value) (int64, byte) {
 		}
 	}
 	return 0, 0
+}
+
+// estimateStar is the size of x * y, of sizes nx and ny and kinds kx and
+// ky: an int's digits for two ints, else a sequence repeated by an int
+// (counted as at most maxRange*maxValueBytes times).
+func estimateStar(x, y starlark.Value, nx, ny int64, kx, ky byte) (int64, byte) {
+	switch {
+	case kx == 'i' && ky == 'i':
+		return nx + ny, 'i'
+	case kx != 'i' && ky != 'i':
+		return 0, 0
+	}
+	seq, kseq, count := nx, kx, y
+	if kx == 'i' {
+		seq, kseq, count = ny, ky, x
+	}
+	if kseq == 0 || seq == 0 {
+		return 0, 0
+	}
+	k, exact := count.(starlark.Int).Int64()
+	if !exact || k > maxRange*maxValueBytes {
+		k = maxRange * maxValueBytes
+	}
+	return seq * max(k, 0), kseq
 }
 
 // guardAttr is x.name: for a method that builds a value (join, replace,
@@ -369,17 +377,7 @@ func estimateMethod(x starlark.Value, name string, args starlark.Tuple, kwargs [
 	switch name {
 	case "join":
 		if len(args) == 1 {
-			var n int64
-			if it, ok := args[0].(starlark.Iterable); ok {
-				iter := it.Iterate()
-				defer iter.Done()
-				var e starlark.Value
-				for iter.Next(&e) && n <= maxValueBytes {
-					ne, _ := sizeOf(e)
-					n += ne + nx
-				}
-			}
-			return n, 's'
+			return estimateJoin(nx, args[0]), 's'
 		}
 	case "replace":
 		if len(args) >= 2 {
@@ -409,6 +407,24 @@ func estimateMethod(x starlark.Value, name string, args starlark.Tuple, kwargs [
 		}
 	}
 	return 0, 0
+}
+
+// estimateJoin is the size of a separator of size nx joining the items
+// of list (counted until they pass maxValueBytes).
+func estimateJoin(nx int64, list starlark.Value) int64 {
+	it, ok := list.(starlark.Iterable)
+	if !ok {
+		return 0
+	}
+	iter := it.Iterate()
+	defer iter.Done()
+	var n int64
+	var e starlark.Value
+	for iter.Next(&e) && n <= maxValueBytes {
+		ne, _ := sizeOf(e)
+		n += ne + nx
+	}
+	return n
 }
 
 // guardOperators rewrites f's guarded operators, augmented assignments
