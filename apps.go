@@ -348,11 +348,9 @@ func checkCSPSource(src string) error {
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
 		host = rest[:i]
 	}
-	if h, port, ok := strings.Cut(host, ":"); ok && !strings.HasPrefix(host, "[") {
-		if port == "" || port != "*" && strings.IndexFunc(port, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-			return fmt.Errorf("port %s is not a number or *", strictjson.Quote(port))
-		}
-		host = h
+	host, err := cutCSPPort(host)
+	if err != nil {
+		return err
 	}
 	if host == "*" || strings.HasPrefix(host, "[") && strings.Contains(host, "]") { // any host; an IPv6 address
 		return nil
@@ -365,6 +363,19 @@ func checkCSPSource(src string) error {
 
 // isURIScheme reports whether s is a URI scheme (RFC 3986 §3.1): a
 // letter, then letters, digits, "+", "-" and ".".
+// cutCSPPort is the host of a CSP source's host[:port] (an IPv6 address
+// in brackets kept whole), refusing a port that is not a number or *.
+func cutCSPPort(host string) (string, error) {
+	h, port, ok := strings.Cut(host, ":")
+	if !ok || strings.HasPrefix(host, "[") {
+		return host, nil
+	}
+	if port == "" || port != "*" && strings.IndexFunc(port, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return "", fmt.Errorf("port %s is not a number or *", strictjson.Quote(port))
+	}
+	return h, nil
+}
+
 func isURIScheme(s string) bool {
 	return s != "" && isAlpha(s[0]) && strings.IndexFunc(s, func(r rune) bool {
 		return r > 0x7f || !isAlnum(byte(r)) && r != '+' && r != '-' && r != '.'

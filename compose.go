@@ -741,25 +741,8 @@ func (s *Server) tryImport(prefix string, child *Server, opts *MountOptions) err
 	}
 	prompts := im.prompts(src)
 	err = s.update(change{Kind: engine.ToolsChanged}, func(r *registry) error {
-		for _, e := range tools {
-			if err := r.tools.add(e, "tool"); err != nil {
-				return fmt.Errorf("import %q: %w", prefix, err)
-			}
-		}
-		for _, e := range resources {
-			if err := r.resources.add(e, "resource with URI"); err != nil {
-				return fmt.Errorf("import %q: %w", prefix, err)
-			}
-		}
-		for _, e := range templates {
-			if err := r.templates.add(e, "template"); err != nil {
-				return fmt.Errorf("import %q: %w", prefix, err)
-			}
-		}
-		for _, e := range prompts {
-			if err := r.prompts.add(e, "prompt"); err != nil {
-				return fmt.Errorf("import %q: %w", prefix, err)
-			}
+		if err := addImported(r, tools, resources, templates, prompts); err != nil {
+			return fmt.Errorf("import %q: %w", prefix, err)
 		}
 		return nil
 	})
@@ -771,6 +754,32 @@ func (s *Server) tryImport(prefix string, child *Server, opts *MountOptions) err
 	}
 	s.notify(change{Kind: engine.ResourcesChanged})
 	s.notify(change{Kind: engine.PromptsChanged})
+	return nil
+}
+
+// addImported adds the objects an import copied to r; a name (or URI)
+// already taken fails the whole import.
+func addImported(r *registry, tools []*toolEntry, resources []*resourceEntry, templates []*templateEntry, prompts []*promptEntry) error {
+	for _, e := range tools {
+		if err := r.tools.add(e, "tool"); err != nil {
+			return err
+		}
+	}
+	for _, e := range resources {
+		if err := r.resources.add(e, "resource with URI"); err != nil {
+			return err
+		}
+	}
+	for _, e := range templates {
+		if err := r.templates.add(e, "template"); err != nil {
+			return err
+		}
+	}
+	for _, e := range prompts {
+		if err := r.prompts.add(e, "prompt"); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -111,39 +111,11 @@ func (f *ElicitForm[T]) decode(content map[string]any) (T, error) {
 	if inst == nil {
 		inst = map[string]any{}
 	}
-	// A member that is not a field of the form is ignored, but one that
-	// differs from a field only in case is refused, as for a tool's
-	// arguments: encoding/json would fill the field from it after the
-	// check, with a value the check never saw.
-	for name := range inst {
-		if _, ok := f.schema.Properties[name]; ok {
-			continue
-		}
-		for field := range f.schema.Properties {
-			if strings.EqualFold(name, field) {
-				return v, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Invalid params: the elicitation answer's member %q is not the form's field %q (names are case-sensitive)", name, field)}
-			}
-		}
-		delete(inst, name)
+	if err := dropUnknownMembers(f.schema, inst); err != nil {
+		return v, err
 	}
-	// null for an optional field is the field left out, as for a tool's
-	// arguments (nullargs.go): a client may send every field, null for
-	// those the user left empty.
-	for name, val := range inst {
-		if p := f.schema.Properties[name]; val == nil && p != nil && !admitsNull(p) && !slices.Contains(f.schema.Required, name) {
-			delete(inst, name)
-		}
-	}
-	// A field the user left out takes its default, required or not (the
-	// form is flat: its defaults are the properties').
-	for name, p := range f.schema.Properties {
-		if _, ok := inst[name]; !ok && p.Default != nil {
-			var d any
-			if json.Unmarshal(p.Default, &d) == nil {
-				inst[name] = d
-			}
-		}
-	}
+	dropOptionalNulls(f.schema, inst)
+	fillDefaults(f.schema, inst)
 	if err := f.resolved.Validate(inst); err != nil {
 		return v, &Error{Code: CodeInvalidParams, Message: "Invalid params: the elicitation answer does not fit the form: " + describeValidation(err)}
 	}
@@ -154,6 +126,50 @@ func (f *ElicitForm[T]) decode(content map[string]any) (T, error) {
 		return v, &Error{Code: CodeInvalidParams, Message: "Invalid params: the elicitation answer does not decode: " + err.Error()}
 	}
 	return v, nil
+}
+
+// dropUnknownMembers deletes from an elicitation answer the members that
+// are not fields of the form. One that differs from a field only in case
+// is refused, as for a tool's arguments: encoding/json would fill the
+// field from it after the check, with a value the check never saw.
+func dropUnknownMembers(form *jsonschema.Schema, inst map[string]any) error {
+	for name := range inst {
+		if _, ok := form.Properties[name]; ok {
+			continue
+		}
+		for field := range form.Properties {
+			if strings.EqualFold(name, field) {
+				return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Invalid params: the elicitation answer's member %q is not the form's field %q (names are case-sensitive)", name, field)}
+			}
+		}
+		delete(inst, name)
+	}
+	return nil
+}
+
+// dropOptionalNulls deletes the members of an elicitation answer that are
+// null for an optional field that does not admit null: that is the field
+// left out, as for a tool's arguments (nullargs.go), so a client may send
+// every field, null for those the user left empty.
+func dropOptionalNulls(form *jsonschema.Schema, inst map[string]any) {
+	for name, val := range inst {
+		if p := form.Properties[name]; val == nil && p != nil && !admitsNull(p) && !slices.Contains(form.Required, name) {
+			delete(inst, name)
+		}
+	}
+}
+
+// fillDefaults gives each field the user left out its default, required
+// or not (the form is flat: its defaults are the properties').
+func fillDefaults(form *jsonschema.Schema, inst map[string]any) {
+	for name, p := range form.Properties {
+		if _, ok := inst[name]; !ok && p.Default != nil {
+			var d any
+			if json.Unmarshal(p.Default, &d) == nil {
+				inst[name] = d
+			}
+		}
+	}
 }
 
 // forms caches ElicitAs's forms by type: *ElicitForm[T], or the error.
@@ -290,35 +306,12 @@ func formProperty(f reflect.StructField, ps *jsonschema.Schema) (*jsonschema.Sch
 	titles, hasTitles := f.Tag.Lookup("enumTitles")
 	switch p.Type {
 	case "string":
-		if p.Format != "" && !slices.Contains(formFormats, p.Format) {
-			return nil, fmt.Errorf("format %q is not one a form allows (%s)", p.Format, strings.Join(formFormats, ", "))
-		}
-		if hasTitles {
-			one, err := titledEnum(p.Enum, titles)
-			if err != nil {
-				return nil, err
-			}
-			p.OneOf, p.Enum = one, nil
-		}
-		if err := enumStrings(p.Enum); err != nil {
+		if err := formString(p, titles, hasTitles); err != nil {
 			return nil, err
 		}
 	case "array":
-		it := p.Items
-		if it == nil || it.Type != "string" || len(it.Enum) == 0 {
-			return nil, fmt.Errorf("a list in a form is a multi-select: a []string with an enum tag (`enum:\"a,b\"`), not %v", f.Type)
-		}
-		if err := enumStrings(it.Enum); err != nil {
+		if err := formMultiSelect(f, p, titles, hasTitles); err != nil {
 			return nil, err
-		}
-		if hasTitles {
-			titled, err := titledEnum(it.Enum, titles)
-			if err != nil {
-				return nil, err
-			}
-			p.Items = &jsonschema.Schema{AnyOf: titled}
-		} else {
-			p.Items = &jsonschema.Schema{Type: "string", Enum: it.Enum}
 		}
 	case "number", "integer", "boolean":
 		if len(p.Enum) > 0 {
@@ -334,6 +327,46 @@ func formProperty(f reflect.StructField, ps *jsonschema.Schema) (*jsonschema.Sch
 		return nil, err
 	}
 	return p, nil
+}
+
+// formString checks and completes the string property p of a form: a
+// format a form allows, the enum's titles (an enumTitles tag, when
+// hasTitles) as a oneOf, and an enum of strings.
+func formString(p *jsonschema.Schema, titles string, hasTitles bool) error {
+	if p.Format != "" && !slices.Contains(formFormats, p.Format) {
+		return fmt.Errorf("format %q is not one a form allows (%s)", p.Format, strings.Join(formFormats, ", "))
+	}
+	if hasTitles {
+		one, err := titledEnum(p.Enum, titles)
+		if err != nil {
+			return err
+		}
+		p.OneOf, p.Enum = one, nil
+	}
+	return enumStrings(p.Enum)
+}
+
+// formMultiSelect checks and completes the array property p of form
+// field f: a multi-select, a []string with an enum, its items titled
+// (anyOf) when hasTitles.
+func formMultiSelect(f reflect.StructField, p *jsonschema.Schema, titles string, hasTitles bool) error {
+	it := p.Items
+	if it == nil || it.Type != "string" || len(it.Enum) == 0 {
+		return fmt.Errorf("a list in a form is a multi-select: a []string with an enum tag (`enum:\"a,b\"`), not %v", f.Type)
+	}
+	if err := enumStrings(it.Enum); err != nil {
+		return err
+	}
+	if !hasTitles {
+		p.Items = &jsonschema.Schema{Type: "string", Enum: it.Enum}
+		return nil
+	}
+	titled, err := titledEnum(it.Enum, titles)
+	if err != nil {
+		return err
+	}
+	p.Items = &jsonschema.Schema{AnyOf: titled}
+	return nil
 }
 
 // titledEnum pairs an enum's values with the comma-separated titles of an

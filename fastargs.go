@@ -62,16 +62,7 @@ func newFlatDecoder(t reflect.Type) *flatDecoder {
 			name = f.Name
 		}
 		ft := f.Type
-		if ft.Implements(jsonUnmarshalerType) || reflect.PointerTo(ft).Implements(jsonUnmarshalerType) ||
-			ft.Implements(textUnmarshalerType) || reflect.PointerTo(ft).Implements(textUnmarshalerType) {
-			return nil
-		}
-		switch ft.Kind() {
-		case reflect.String, reflect.Bool,
-			reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-			reflect.Float32, reflect.Float64:
-		default:
+		if !flatFieldType(ft) {
 			return nil
 		}
 		for other := range d.fields {
@@ -85,6 +76,24 @@ func newFlatDecoder(t reflect.Type) *flatDecoder {
 		return nil
 	}
 	return d
+}
+
+// flatFieldType reports whether a field of type ft can be decoded flat: a
+// string, bool or number kind that does not decode itself (as JSON or
+// text).
+func flatFieldType(ft reflect.Type) bool {
+	if ft.Implements(jsonUnmarshalerType) || reflect.PointerTo(ft).Implements(jsonUnmarshalerType) ||
+		ft.Implements(textUnmarshalerType) || reflect.PointerTo(ft).Implements(textUnmarshalerType) {
+		return false
+	}
+	switch ft.Kind() {
+	case reflect.String, reflect.Bool,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
 }
 
 // decode fills the struct v (addressable, zero) from args, which must be

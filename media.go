@@ -124,7 +124,8 @@ func readMediaFile(p, kind string) ([]byte, string, error) {
 	return data, m, nil
 }
 
-func fetchMedia(ctx context.Context, rawURL, kind string, opts *FetchOptions) ([]byte, string, error) {
+// fetchOptions is opts (nil: none) with its defaults filled in.
+func fetchOptions(opts *FetchOptions) FetchOptions {
 	var o FetchOptions
 	if opts != nil {
 		o = *opts
@@ -138,6 +139,11 @@ func fetchMedia(ctx context.Context, rawURL, kind string, opts *FetchOptions) ([
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = DefaultFetchMaxBytes
 	}
+	return o
+}
+
+func fetchMedia(ctx context.Context, rawURL, kind string, opts *FetchOptions) ([]byte, string, error) {
+	o := fetchOptions(opts)
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("mcp: fetching %s %s: "+format, append([]any{kind, rawURL}, args...)...)
 	}

@@ -271,20 +271,33 @@ func promptArgs(t reflect.Type) (args []PromptArgument, fields [][]int, defaults
 				a.Enum = append(a.Enum, strings.TrimSpace(v))
 			}
 		}
-		def, hasDef := f.Tag.Lookup("default")
-		switch {
-		case hasDef && def == "":
-			return nil, nil, nil, fmt.Errorf("field %s: default: an empty default is what an absent argument gets anyway: drop the tag", f.Name)
-		case hasDef && a.Required:
-			return nil, nil, nil, fmt.Errorf("field %s: default: a required argument is always given, so its default would never apply: add omitempty to the json tag", f.Name)
-		case hasDef && len(a.Enum) > 0 && !slices.Contains(a.Enum, def):
-			return nil, nil, nil, fmt.Errorf("field %s: default %q is not one of the enum (%s)", f.Name, def, strings.Join(a.Enum, ", "))
+		def, err := promptArgDefault(f, a)
+		if err != nil {
+			return nil, nil, nil, err
 		}
 		args = append(args, a)
 		fields = append(fields, f.Index)
 		defaults = append(defaults, def)
 	}
 	return args, fields, defaults, nil
+}
+
+// promptArgDefault is the `default` tag of field f behind argument a (""
+// when it has none), refused when it could never apply or is not one of
+// the enum.
+func promptArgDefault(f reflect.StructField, a PromptArgument) (string, error) {
+	def, hasDef := f.Tag.Lookup("default")
+	switch {
+	case !hasDef:
+		return "", nil
+	case def == "":
+		return "", fmt.Errorf("field %s: default: an empty default is what an absent argument gets anyway: drop the tag", f.Name)
+	case a.Required:
+		return "", fmt.Errorf("field %s: default: a required argument is always given, so its default would never apply: add omitempty to the json tag", f.Name)
+	case len(a.Enum) > 0 && !slices.Contains(a.Enum, def):
+		return "", fmt.Errorf("field %s: default %q is not one of the enum (%s)", f.Name, def, strings.Join(a.Enum, ", "))
+	}
+	return def, nil
 }
 
 // ListPrompts returns the prompts visible to the caller (see
@@ -312,16 +325,8 @@ func (s *Server) getPrompt(ctx context.Context, c *Context, name string, args ma
 			return nil, &Error{Code: CodeInvalidParams, Message: "Unknown prompt: " + strictjson.Quote(name)}
 		}
 	}
-	for _, a := range e.p.Arguments {
-		v, ok := args[a.Name]
-		if a.Required && !ok {
-			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q requires argument %q", name, a.Name)}
-		}
-		// An optional argument given as "" is one left blank in a
-		// client's form: not a value outside the enum.
-		if ok && len(a.Enum) > 0 && !slices.Contains(a.Enum, v) && (a.Required || v != "") {
-			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q: argument %q must be one of %s, not %s", name, a.Name, strings.Join(a.Enum, ", "), strictjson.Quote(v))}
-		}
+	if err := checkPromptArgs(name, e.p.Arguments, args); err != nil {
+		return nil, err
 	}
 	if args == nil {
 		args = map[string]string{}
@@ -340,6 +345,23 @@ func (s *Server) getPrompt(ctx context.Context, c *Context, name string, args ma
 		res.Description = e.p.Description
 	}
 	return res, nil
+}
+
+// checkPromptArgs checks the arguments given to prompt name against its
+// declared ones: each required one given, each value in its enum.
+func checkPromptArgs(name string, declared []PromptArgument, args map[string]string) error {
+	for _, a := range declared {
+		v, ok := args[a.Name]
+		if a.Required && !ok {
+			return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q requires argument %q", name, a.Name)}
+		}
+		// An optional argument given as "" is one left blank in a
+		// client's form: not a value outside the enum.
+		if ok && len(a.Enum) > 0 && !slices.Contains(a.Enum, v) && (a.Required || v != "") {
+			return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Prompt %q: argument %q must be one of %s, not %s", name, a.Name, strings.Join(a.Enum, ", "), strictjson.Quote(v))}
+		}
+	}
+	return nil
 }
 
 // CompletionRef is what a completion/complete request completes: a prompt
@@ -411,11 +433,7 @@ func (s *Server) complete(ctx context.Context, c *Context, ref CompletionRef, ar
 		}
 		values = v
 	case enum != nil:
-		for _, x := range enum {
-			if strings.HasPrefix(strings.ToLower(x), strings.ToLower(value)) {
-				values = append(values, x)
-			}
-		}
+		values = enumCompletions(enum, value)
 	}
 	res := &CompletionResult{Values: values, Total: len(values)}
 	if res.Values == nil {
@@ -425,4 +443,16 @@ func (s *Server) complete(ctx context.Context, c *Context, ref CompletionRef, ar
 		res.Values, res.HasMore = res.Values[:maxCompletionValues], true
 	}
 	return res, nil
+}
+
+// enumCompletions are the values of an enum that start with value, case
+// aside.
+func enumCompletions(enum []string, value string) []string {
+	var values []string
+	for _, x := range enum {
+		if strings.HasPrefix(strings.ToLower(x), strings.ToLower(value)) {
+			values = append(values, x)
+		}
+	}
+	return values
 }

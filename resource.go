@@ -527,9 +527,7 @@ func (s *Server) matchTemplate(ctx context.Context, r *registry, uri string, aut
 // ("skill://team%20a/…").
 func checkResourceURI(uri string) error {
 	scheme, _, ok := strings.Cut(uri, ":")
-	if !ok || scheme == "" || !isAlpha(scheme[0]) || strings.IndexFunc(scheme, func(r rune) bool {
-		return r > 0x7f || !isAlnum(byte(r)) && r != '+' && r != '-' && r != '.'
-	}) >= 0 {
+	if !ok || !isURIScheme(scheme) {
 		return errors.New(`not an absolute URI: a resource URI starts with a scheme ("file:///notes.txt", "config://app")`)
 	}
 	for i := 0; i < len(uri); i++ {

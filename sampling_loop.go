@@ -67,14 +67,8 @@ type ToolLoopResult struct {
 // of the earlier rounds run again too, so they should be safe to repeat
 // (the tools of a sampling loop mostly read).
 func (c *Context) SampleWithTools(ctx context.Context, p *CreateMessageParams, loop ToolLoop) (*ToolLoopResult, error) {
-	if c.ClientCapabilities.Sampling == nil {
-		return nil, ErrCapability
-	}
-	if c.ClientCapabilities.Sampling.Tools == nil {
-		return nil, errSamplingTools
-	}
-	if loop.Tools == nil {
-		return nil, errors.New("mcp: SampleWithTools: ToolLoop.Tools is nil")
+	if err := c.checkToolLoop(loop); err != nil {
+		return nil, err
 	}
 	if p == nil {
 		p = &CreateMessageParams{}
@@ -115,13 +109,9 @@ func (c *Context) SampleWithTools(ctx context.Context, p *CreateMessageParams, l
 		if round == rounds {
 			return out, ErrToolLoopLimit
 		}
-		results := make([]Content, 0, len(uses))
-		for _, u := range uses {
-			r, err := c.runLoopTool(ctx, loop.Tools, offered, u)
-			if err != nil {
-				return nil, err
-			}
-			results = append(results, r)
+		results, err := c.runLoopTools(ctx, loop.Tools, offered, uses)
+		if err != nil {
+			return nil, err
 		}
 		msgs = append(msgs, SamplingMessage{Role: RoleUser, Blocks: results})
 	}
@@ -162,6 +152,36 @@ func (loop ToolLoop) offered(ctx context.Context, auth any) ([]Tool, error) {
 // and [ErrInputRequired] (the tool asked the client something at revision
 // 2026-07-28: the round ends) end the loop; every other failure is an
 // isError result, which the model can act on.
+// checkToolLoop refuses, before anything is sent, a loop the client
+// cannot take (no sampling, or sampling without tools) or that has no
+// tools.
+func (c *Context) checkToolLoop(loop ToolLoop) error {
+	if c.ClientCapabilities.Sampling == nil {
+		return ErrCapability
+	}
+	if c.ClientCapabilities.Sampling.Tools == nil {
+		return errSamplingTools
+	}
+	if loop.Tools == nil {
+		return errors.New("mcp: SampleWithTools: ToolLoop.Tools is nil")
+	}
+	return nil
+}
+
+// runLoopTools runs the tool uses of one round, in order, and returns
+// their results.
+func (c *Context) runLoopTools(ctx context.Context, s *Server, offered map[string]bool, uses []ToolUseContent) ([]Content, error) {
+	results := make([]Content, 0, len(uses))
+	for _, u := range uses {
+		r, err := c.runLoopTool(ctx, s, offered, u)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
 func (c *Context) runLoopTool(ctx context.Context, s *Server, offered map[string]bool, u ToolUseContent) (ToolResultContent, error) {
 	out := ToolResultContent{ToolUseID: u.ID}
 	fail := func(msg string) (ToolResultContent, error) {

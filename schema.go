@@ -120,17 +120,8 @@ func applyFieldTags(f reflect.StructField, field string, ps *jsonschema.Schema) 
 		ft = ft.Elem()
 	}
 	if tag, ok := f.Tag.Lookup("enum"); ok {
-		// On a list, the enum restricts its items (a multi-select).
-		target, et := ps, ft
-		if (ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array) && ps.Items != nil {
-			target, et = ps.Items, ft.Elem()
-		}
-		for _, v := range strings.Split(tag, ",") {
-			val, err := tagValue(et, strings.TrimSpace(v))
-			if err != nil {
-				return fmt.Errorf("field %s: enum: %w", field, err)
-			}
-			target.Enum = append(target.Enum, val)
+		if err := applyEnumTag(tag, field, ft, ps); err != nil {
+			return err
 		}
 	}
 	if tag, ok := f.Tag.Lookup("default"); ok {
@@ -154,6 +145,24 @@ func applyFieldTags(f reflect.StructField, field string, ps *jsonschema.Schema) 
 		return applyTags(ft.Elem(), ps.Items, field+"[].")
 	}
 	return applyTags(ft, ps, field+".")
+}
+
+// applyEnumTag puts the comma-separated values of an enum tag, parsed as
+// values of the field's type ft, on its schema ps; on a list, the enum
+// restricts its items (a multi-select).
+func applyEnumTag(tag, field string, ft reflect.Type, ps *jsonschema.Schema) error {
+	target, et := ps, ft
+	if (ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array) && ps.Items != nil {
+		target, et = ps.Items, ft.Elem()
+	}
+	for _, v := range strings.Split(tag, ",") {
+		val, err := tagValue(et, strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("field %s: enum: %w", field, err)
+		}
+		target.Enum = append(target.Enum, val)
+	}
+	return nil
 }
 
 // stateHandleType is [StateHandle]: an argument of that type is described
@@ -252,20 +261,27 @@ func walkArgType(t reflect.Type, path string, input bool, open map[reflect.Type]
 		}
 		open[t] = true
 		defer delete(open, t)
-		for _, f := range reflect.VisibleFields(t) {
-			if !f.IsExported() || f.Anonymous {
-				continue
-			}
-			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == "-" {
-				continue
-			}
-			p := f.Name
-			if path != "" {
-				p = path + "." + f.Name
-			}
-			if err := walkArgType(f.Type, p, input, open); err != nil {
-				return err
-			}
+		return walkArgFields(t, path, input, open)
+	}
+	return nil
+}
+
+// walkArgFields walks the fields of struct t that encoding/json sees
+// (exported, not embedded, not tagged "-"), at path.
+func walkArgFields(t reflect.Type, path string, input bool, open map[reflect.Type]bool) error {
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == "-" {
+			continue
+		}
+		p := f.Name
+		if path != "" {
+			p = path + "." + f.Name
+		}
+		if err := walkArgType(f.Type, p, input, open); err != nil {
+			return err
 		}
 	}
 	return nil

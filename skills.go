@@ -526,49 +526,67 @@ func (c *yamlToJSON) value(n *yaml.Node, at string, depth int) (any, error) {
 	case yaml.AliasNode:
 		return c.value(n.Alias, at, depth+1)
 	case yaml.MappingNode:
-		out := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			for k.Kind == yaml.AliasNode && k.Alias != nil {
-				k = k.Alias
-			}
-			if k.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("%s has a key that is not a scalar (line %d): JSON keys are strings", at, n.Content[i].Line)
-			}
-			v, err := c.value(n.Content[i+1], at+"."+k.Value, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out[k.Value] = v
-		}
-		return out, nil
+		return c.mapping(n, at, depth)
 	case yaml.SequenceNode:
-		out := make([]any, len(n.Content))
-		for i, e := range n.Content {
-			v, err := c.value(e, fmt.Sprintf("%s[%d]", at, i), depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-		return out, nil
+		return c.sequence(n, at, depth)
 	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!null":
-			return nil, nil
-		case "!!bool", "!!int", "!!float":
-			var v any
-			if err := n.Decode(&v); err != nil {
-				return nil, fmt.Errorf("%s: %v", at, err)
-			}
-			if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
-				return nil, fmt.Errorf("%s is %v, which JSON cannot carry", at, f)
-			}
-			return v, nil
-		}
-		return n.Value, nil // strings, timestamps, binary and custom tags: the text
+		return yamlScalar(n, at)
 	}
 	return nil, fmt.Errorf("%s is an empty YAML node", at)
+}
+
+// mapping converts a mapping node to a JSON object; its keys must be
+// scalars (through aliases), whose text is the member's name.
+func (c *yamlToJSON) mapping(n *yaml.Node, at string, depth int) (any, error) {
+	out := make(map[string]any, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		for k.Kind == yaml.AliasNode && k.Alias != nil {
+			k = k.Alias
+		}
+		if k.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("%s has a key that is not a scalar (line %d): JSON keys are strings", at, n.Content[i].Line)
+		}
+		v, err := c.value(n.Content[i+1], at+"."+k.Value, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out[k.Value] = v
+	}
+	return out, nil
+}
+
+// sequence converts a sequence node to a JSON array.
+func (c *yamlToJSON) sequence(n *yaml.Node, at string, depth int) (any, error) {
+	out := make([]any, len(n.Content))
+	for i, e := range n.Content {
+		v, err := c.value(e, fmt.Sprintf("%s[%d]", at, i), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// yamlScalar converts a scalar node as the core schema reads it: null,
+// a bool or a finite number by its tag, else its text (strings,
+// timestamps, binary and custom tags).
+func yamlScalar(n *yaml.Node, at string) (any, error) {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool", "!!int", "!!float":
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%s: %v", at, err)
+		}
+		if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			return nil, fmt.Errorf("%s is %v, which JSON cannot carry", at, f)
+		}
+		return v, nil
+	}
+	return n.Value, nil
 }
 
 func yamlKind(v any) string {

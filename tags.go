@@ -118,19 +118,11 @@ func applyMCPTag(f reflect.StructField, field string, ft reflect.Type, ps *jsons
 			item, rest, _ = strings.Cut(rest, ",")
 		}
 		key, val, hasVal := strings.Cut(strings.TrimSpace(item), "=")
-		kw, known := tagKeywords[key]
-		switch {
-		case key == "enum" || key == "default":
-			return fmt.Errorf("field %s: mcp tag: %s has a tag of its own: `%s:\"%s\"`", field, key, key, val)
-		case !known:
-			return fmt.Errorf("field %s: mcp tag: unknown keyword %q (known: %s)", field, key, strings.Join(sortedKeywords(), ", "))
-		case seen[key]:
-			return fmt.Errorf("field %s: mcp tag: %s given twice", field, key)
-		case !hasVal && key == "uniqueItems":
-			val = "true"
-		case !hasVal:
-			return fmt.Errorf("field %s: mcp tag: %s needs a value (%s=…)", field, key, key)
+		val, err := tagKeywordValue(field, key, val, hasVal, seen)
+		if err != nil {
+			return err
 		}
+		kw := tagKeywords[key]
 		seen[key] = true
 		target, kind := ps, schemaKind(ft)
 		if kind == "array" && kw.applies != "array" && ps.Items != nil {
@@ -149,6 +141,27 @@ func applyMCPTag(f reflect.StructField, field string, ft reflect.Type, ps *jsons
 		}
 	}
 	return nil
+}
+
+// tagKeywordValue checks keyword key of field's mcp tag, given with val
+// (hasVal false when it has no "="): a known keyword, not enum nor
+// default (they have tags of their own), not seen before, with a value
+// (uniqueItems alone means true). It returns the value to set.
+func tagKeywordValue(field, key, val string, hasVal bool, seen map[string]bool) (string, error) {
+	_, known := tagKeywords[key]
+	switch {
+	case key == "enum" || key == "default":
+		return "", fmt.Errorf("field %s: mcp tag: %s has a tag of its own: `%s:\"%s\"`", field, key, key, val)
+	case !known:
+		return "", fmt.Errorf("field %s: mcp tag: unknown keyword %q (known: %s)", field, key, strings.Join(sortedKeywords(), ", "))
+	case seen[key]:
+		return "", fmt.Errorf("field %s: mcp tag: %s given twice", field, key)
+	case !hasVal && key == "uniqueItems":
+		return "true", nil
+	case !hasVal:
+		return "", fmt.Errorf("field %s: mcp tag: %s needs a value (%s=…)", field, key, key)
+	}
+	return val, nil
 }
 
 // schemaKind is the kind of JSON value a Go type encodes as, in the terms

@@ -267,10 +267,7 @@ func typedTool[In, Out any](t Tool, fn ToolFunc[In, Out]) (Tool, RawToolFunc, er
 	}
 	inferred := t.InputSchema == nil
 	if inferred {
-		if err := checkArgType(reflect.TypeFor[In](), true); err != nil {
-			return t, nil, invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
-		}
-		sch, err := inferSchema(reflect.TypeFor[In]())
+		sch, err := inferToolSchema(reflect.TypeFor[In](), true)
 		if err != nil {
 			return t, nil, invalid("tool %q: input type %v: %v", t.Name, reflect.TypeFor[In](), err)
 		}
@@ -278,10 +275,7 @@ func typedTool[In, Out any](t Tool, fn ToolFunc[In, Out]) (Tool, RawToolFunc, er
 	}
 	kind := classifyOut(reflect.TypeFor[Out]())
 	if kind == outStructured && t.OutputSchema == nil {
-		if err := checkArgType(reflect.TypeFor[Out](), false); err != nil {
-			return t, nil, invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
-		}
-		sch, err := inferSchema(reflect.TypeFor[Out]())
+		sch, err := inferToolSchema(reflect.TypeFor[Out](), false)
 		if err != nil {
 			return t, nil, invalid("tool %q: output type %v: %v", t.Name, reflect.TypeFor[Out](), err)
 		}
@@ -307,19 +301,10 @@ func typedTool[In, Out any](t Tool, fn ToolFunc[In, Out]) (Tool, RawToolFunc, er
 			*any(&in).(*json.RawMessage) = args
 		case flat != nil && flat.decode(args, reflect.ValueOf(&in).Elem()):
 			// Decoded from the bytes, as encoding/json would have.
-		case strict:
-			in = *new(In) // what decode may have filled
-			var ce *strictjson.CaseError
-			if err := strictjson.Unmarshal(args, &in); errors.As(err, &ce) {
-				return nil, caseVariantError(name, ce.Name, ce.Want)
-			} else if err != nil {
-				return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
-			}
 		default:
-			in = *new(In)
-			if err := json.Unmarshal(args, &in); err != nil {
-				// encoding/json's message may name a map key of the client's.
-				return nil, &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
+			in = *new(In) // what decode may have filled
+			if err := decodeToolArgs(name, args, &in, strict); err != nil {
+				return nil, err
 			}
 		}
 		out, err := fn(ctx, c, in)
@@ -328,6 +313,35 @@ func typedTool[In, Out any](t Tool, fn ToolFunc[In, Out]) (Tool, RawToolFunc, er
 		}
 		return toResult(any(out), kind)
 	}, nil
+}
+
+// decodeToolArgs decodes the arguments of a call of tool name into in
+// with encoding/json, or strictly (member names case-sensitive) when
+// strict. The error's message may name a map key of the client's: it is
+// clipped.
+func decodeToolArgs(name string, args json.RawMessage, in any, strict bool) error {
+	if !strict {
+		if err := json.Unmarshal(args, in); err != nil {
+			return &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
+		}
+		return nil
+	}
+	var ce *strictjson.CaseError
+	if err := strictjson.Unmarshal(args, in); errors.As(err, &ce) {
+		return caseVariantError(name, ce.Name, ce.Want)
+	} else if err != nil {
+		return &argError{msg: strictjson.Clip(err.Error(), 4*strictjson.MaxQuoted)}
+	}
+	return nil
+}
+
+// inferToolSchema checks that typ can be a tool's input (or output) type
+// and infers its schema.
+func inferToolSchema(typ reflect.Type, input bool) (*jsonschema.Schema, error) {
+	if err := checkArgType(typ, input); err != nil {
+		return nil, err
+	}
+	return inferSchema(typ)
 }
 
 // AddRawTool registers a tool whose arguments reach fn as raw JSON.

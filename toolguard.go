@@ -124,21 +124,11 @@ func (s *Server) guard(ctx context.Context, c *Context, call *GuardedCall, origi
 	if top == nil {
 		top = s
 	}
-	run := func(srv *Server) error {
-		if p := srv.guards.Load(); p != nil {
-			for _, g := range *p {
-				if err := g(ctx, c, call); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if err := run(top); err != nil {
+	if err := top.runGuards(ctx, c, call); err != nil {
 		return err
 	}
 	if s != top {
-		if err := run(s); err != nil {
+		if err := s.runGuards(ctx, c, call); err != nil {
 			return err
 		}
 	}
@@ -146,7 +136,22 @@ func (s *Server) guard(ctx context.Context, c *Context, call *GuardedCall, origi
 		if o == top || o == s || slices.Contains(origins[:i], o) {
 			continue
 		}
-		if err := run(o); err != nil {
+		if err := o.runGuards(ctx, c, call); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runGuards runs the guards registered on s, in order, until one refuses
+// the call.
+func (s *Server) runGuards(ctx context.Context, c *Context, call *GuardedCall) error {
+	p := s.guards.Load()
+	if p == nil {
+		return nil
+	}
+	for _, g := range *p {
+		if err := g(ctx, c, call); err != nil {
 			return err
 		}
 	}

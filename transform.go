@@ -244,7 +244,32 @@ func newTransformer(src *toolEntry, t Transform) (*transformer, *jsonschema.Sche
 	out.Properties = make(map[string]*jsonschema.Schema, len(in.Properties))
 	out.Required = nil
 	out.PropertyOrder = nil
-	newName := func(old string) string { return cmpOr(t.Args[old].Name, old) }
+	if err := tr.deriveProperties(in, t, out); err != nil {
+		return nil, nil, err
+	}
+	order := in.PropertyOrder
+	if len(order) == 0 {
+		order = slices.Sorted(maps.Keys(in.Properties))
+	}
+	for _, old := range order {
+		if _, ok := in.Properties[old]; ok && !t.Args[old].Hide {
+			out.PropertyOrder = append(out.PropertyOrder, t.argName(old))
+		}
+	}
+	out.Required = derivedRequired(in, t, order, required)
+	if len(in.Properties) == 0 {
+		out.Properties = in.Properties
+	}
+	return tr, out, nil
+}
+
+// argName is the derived name of the source argument old.
+func (t Transform) argName(old string) string { return cmpOr(t.Args[old].Name, old) }
+
+// deriveProperties fills out's properties with the source's (in), each
+// under its derived name with its derived schema, and records in tr the
+// hidden and renamed ones. Two arguments may not end up with one name.
+func (tr *transformer) deriveProperties(in *jsonschema.Schema, t Transform, out *jsonschema.Schema) error {
 	exposed := map[string]string{} // derived name → source name
 	for _, old := range slices.Sorted(maps.Keys(in.Properties)) {
 		a := t.Args[old]
@@ -253,18 +278,15 @@ func newTransformer(src *toolEntry, t Transform) (*transformer, *jsonschema.Sche
 			tr.hidden = append(tr.hidden, hiddenArg{name: old, value: a.Value, fn: a.ValueFunc})
 			continue
 		}
-		name := newName(old)
+		name := t.argName(old)
 		if other, dup := exposed[name]; dup {
-			first, second := other, old
-			if first > second {
-				first, second = second, first
-			}
-			return nil, nil, fmt.Errorf("arguments %q and %q would both be named %q", first, second, name)
+			first, second := min(other, old), max(other, old)
+			return fmt.Errorf("arguments %q and %q would both be named %q", first, second, name)
 		}
 		exposed[name] = old
 		p, err := derivedProperty(in.Properties[old], old, a)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		out.Properties[name] = p
 		if name != old {
@@ -272,31 +294,27 @@ func newTransformer(src *toolEntry, t Transform) (*transformer, *jsonschema.Sche
 			tr.shadowed[old] = true
 		}
 	}
-	order := in.PropertyOrder
-	if len(order) == 0 {
-		order = slices.Sorted(maps.Keys(in.Properties))
-	}
-	for _, old := range order {
-		if _, ok := in.Properties[old]; ok && !t.Args[old].Hide {
-			out.PropertyOrder = append(out.PropertyOrder, newName(old))
-		}
-	}
+	return nil
+}
+
+// derivedRequired is the derived schema's required list, in the
+// properties' order: the source's required arguments still shown and
+// without a default, those the transform makes required, and any
+// required name the source's properties do not declare.
+func derivedRequired(in *jsonschema.Schema, t Transform, order []string, required map[string]bool) []string {
+	var out []string
 	for _, old := range order {
 		a := t.Args[old]
 		if _, ok := in.Properties[old]; ok && !a.Hide && (required[old] && a.Default == nil || a.Required) {
-			out.Required = append(out.Required, newName(old))
+			out = append(out, t.argName(old))
 		}
 	}
-	// A required name the properties do not declare stays required.
 	for _, r := range in.Required {
 		if _, ok := in.Properties[r]; !ok {
-			out.Required = append(out.Required, r)
+			out = append(out, r)
 		}
 	}
-	if len(in.Properties) == 0 {
-		out.Properties = in.Properties
-	}
-	return tr, out, nil
+	return out
 }
 
 // checkTransformArg refuses a transform of the source argument old that

@@ -65,43 +65,52 @@ func compileFlat(s *jsonschema.Schema) *flatSchema {
 		return nil
 	}
 	for name, p := range props {
-		if !onlyKeys(p, flatPropKeys) {
+		fp, ok := compileFlatProp(p)
+		if !ok {
 			return nil
-		}
-		var fp flatProp
-		var one string
-		var many []string
-		switch {
-		case json.Unmarshal(p["type"], &one) == nil:
-		case json.Unmarshal(p["type"], &many) == nil && len(many) == 2 && slices.Contains(many, "null"):
-			fp.nullable = true
-			one = many[0]
-			if one == "null" {
-				one = many[1]
-			}
-		default:
-			return nil
-		}
-		if !slices.Contains(flatTypes, one) {
-			return nil
-		}
-		fp.typ = one
-		if e := p["enum"]; e != nil {
-			if json.Unmarshal(e, &fp.enum) != nil {
-				return nil
-			}
-			for _, v := range fp.enum {
-				if _, ok := v.(map[string]any); ok {
-					return nil
-				}
-				if _, ok := v.([]any); ok {
-					return nil
-				}
-			}
 		}
 		f.props[name] = fp
 	}
 	return f
+}
+
+// compileFlatProp compiles the property p of a flat schema: only the
+// keys of flatPropKeys, one type of flatTypes (or it and "null"), an
+// enum of scalars. False when p is not flat.
+func compileFlatProp(p map[string]json.RawMessage) (flatProp, bool) {
+	var fp flatProp
+	if !onlyKeys(p, flatPropKeys) {
+		return fp, false
+	}
+	var one string
+	var many []string
+	switch {
+	case json.Unmarshal(p["type"], &one) == nil:
+	case json.Unmarshal(p["type"], &many) == nil && len(many) == 2 && slices.Contains(many, "null"):
+		fp.nullable = true
+		one = many[0]
+		if one == "null" {
+			one = many[1]
+		}
+	default:
+		return fp, false
+	}
+	if !slices.Contains(flatTypes, one) {
+		return fp, false
+	}
+	fp.typ = one
+	if e := p["enum"]; e != nil {
+		if json.Unmarshal(e, &fp.enum) != nil {
+			return fp, false
+		}
+		for _, v := range fp.enum {
+			switch v.(type) {
+			case map[string]any, []any:
+				return fp, false
+			}
+		}
+	}
+	return fp, true
 }
 
 func onlyKeys(m map[string]json.RawMessage, allowed []string) bool {
@@ -327,34 +336,7 @@ func caseVariant(s *jsonschema.Schema, v any, depth int) (path, want string) {
 		if len(s.Properties) == 0 {
 			return "", ""
 		}
-		var badKey, badWant, sub, subWant, subKey string
-		for k, val := range x {
-			ps, ok := s.Properties[k]
-			if ok {
-				if p, w := caseVariant(ps, val, depth+1); p != "" && (sub == "" || k < subKey) {
-					sub, subWant, subKey = p, w, k
-				}
-				continue
-			}
-			if badKey != "" && k >= badKey {
-				continue
-			}
-			for name := range s.Properties {
-				if strings.EqualFold(name, k) {
-					badKey, badWant = k, name
-					break
-				}
-			}
-		}
-		if badKey != "" {
-			return badKey, badWant
-		}
-		if sub != "" {
-			if sub[0] == '[' {
-				return subKey + sub, subWant
-			}
-			return subKey + "." + sub, subWant
-		}
+		return objectCaseVariant(s, x, depth)
 	case []any:
 		if s.Items == nil {
 			return "", ""
@@ -369,6 +351,47 @@ func caseVariant(s *jsonschema.Schema, v any, depth int) (path, want string) {
 		}
 	}
 	return "", ""
+}
+
+// objectCaseVariant is caseVariant of the object x: a member of its own
+// first, else the first (by name) found in the value of a property.
+func objectCaseVariant(s *jsonschema.Schema, x map[string]any, depth int) (path, want string) {
+	var badKey, badWant, sub, subWant, subKey string
+	for k, val := range x {
+		ps, ok := s.Properties[k]
+		if ok {
+			if p, w := caseVariant(ps, val, depth+1); p != "" && (sub == "" || k < subKey) {
+				sub, subWant, subKey = p, w, k
+			}
+			continue
+		}
+		if badKey != "" && k >= badKey {
+			continue
+		}
+		if name, found := foldedProperty(s, k); found {
+			badKey, badWant = k, name
+		}
+	}
+	switch {
+	case badKey != "":
+		return badKey, badWant
+	case sub == "":
+		return "", ""
+	case sub[0] == '[':
+		return subKey + sub, subWant
+	}
+	return subKey + "." + sub, subWant
+}
+
+// foldedProperty is the property of s whose name equals k when case is
+// ignored, if there is one.
+func foldedProperty(s *jsonschema.Schema, k string) (string, bool) {
+	for name := range s.Properties {
+		if strings.EqualFold(name, k) {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // caseVariantError is the -32602 error for an argument caseVariant found.
