@@ -135,24 +135,7 @@ func New(ctx context.Context, opts Options) (*Gateway, error) {
 	if opts.Upstream == nil {
 		return nil, errors.New("proxy: Options.Upstream is required")
 	}
-	if opts.ConnectTimeout <= 0 {
-		opts.ConnectTimeout = defaultConnectTimeout
-	}
-	if opts.MaxCallers <= 0 {
-		opts.MaxCallers = defaultMaxCallers
-	}
-	if opts.MaxMirrorItems <= 0 {
-		opts.MaxMirrorItems = defaultMaxMirrorItems
-	}
-	if opts.MaxMirrorBytes <= 0 {
-		opts.MaxMirrorBytes = defaultMaxMirrorBytes
-	}
-	if opts.CallerIdleTimeout <= 0 {
-		opts.CallerIdleTimeout = defaultCallerIdleTimeout
-	}
-	if opts.ClientInfo.Name == "" {
-		opts.ClientInfo = mcp.Implementation{Name: "mcpchain-gateway", Version: "0.0.0"}
-	}
+	opts.setDefaults()
 	log := opts.Server.Logger
 	if log == nil {
 		log = slog.Default()
@@ -175,20 +158,7 @@ func New(ctx context.Context, opts Options) (*Gateway, error) {
 	if g.name == "" {
 		g.name = "upstream"
 	}
-	so := opts.Server
-	if so.Name == "" {
-		so.Name = init.ServerInfo.Name
-		if so.Name == "" {
-			so.Name = "mcpchain-gateway"
-		}
-	}
-	if so.Version == "" {
-		so.Version = "0.0.0"
-	}
-	if so.Instructions == "" {
-		so.Instructions = init.Instructions
-	}
-	srv, err := newServer(so)
+	srv, err := newServer(mirrorServerOptions(opts.Server, &init))
 	if err != nil {
 		_ = g.shared.close()
 		cancel()
@@ -478,13 +448,7 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 		}
 		var re *mcp.Error
 		status := httpStatus(err)
-		// The upstream forgot the session (it restarted, or the session
-		// expired): HTTP 404, or its JSON-RPC form -32001 (what an
-		// in-process handler's 404 answer reads as) when a ping on the
-		// same connection meets it too; a tool's own -32001 error is its
-		// answer, and is not sent again.
-		expired := errors.Is(err, mcp.ErrNoSession) || status == http.StatusNotFound ||
-			(status == 0 && errors.As(err, &re) && re.Code == mcp.CodeSessionNotFound && sessionGone(ctx, cl))
+		expired := upstreamForgot(ctx, cl, err, status)
 		switch {
 		case status == 0 && !expired && errors.As(err, &re):
 			return &upstreamError{name: g.name, rpc: re}
@@ -500,6 +464,18 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 		}
 		return &unavailableError{name: g.name, what: what, err: err}
 	}
+}
+
+// upstreamForgot reports whether a request on cl failed with err (HTTP
+// status, 0 for none) because the upstream forgot the session (it
+// restarted, or the session expired): HTTP 404, or its JSON-RPC form
+// -32001 (what an in-process handler's 404 answer reads as) when a ping
+// on the same connection meets it too; a tool's own -32001 error is its
+// answer, and is not sent again.
+func upstreamForgot(ctx context.Context, cl *client.Client, err error, status int) bool {
+	var re *mcp.Error
+	return errors.Is(err, mcp.ErrNoSession) || status == http.StatusNotFound ||
+		(status == 0 && errors.As(err, &re) && re.Code == mcp.CodeSessionNotFound && sessionGone(ctx, cl))
 }
 
 // sessionGone reports whether the upstream no longer knows cl's session:
@@ -632,4 +608,44 @@ func requestError(err error) error {
 		return &mcp.Error{Code: mcp.CodeInternalError, Message: ne.Error()}
 	}
 	return err
+}
+
+// setDefaults fills in the defaults of the options left unset.
+func (o *Options) setDefaults() {
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = defaultConnectTimeout
+	}
+	if o.MaxCallers <= 0 {
+		o.MaxCallers = defaultMaxCallers
+	}
+	if o.MaxMirrorItems <= 0 {
+		o.MaxMirrorItems = defaultMaxMirrorItems
+	}
+	if o.MaxMirrorBytes <= 0 {
+		o.MaxMirrorBytes = defaultMaxMirrorBytes
+	}
+	if o.CallerIdleTimeout <= 0 {
+		o.CallerIdleTimeout = defaultCallerIdleTimeout
+	}
+	if o.ClientInfo.Name == "" {
+		o.ClientInfo = mcp.Implementation{Name: "mcpchain-gateway", Version: "0.0.0"}
+	}
+}
+
+// mirrorServerOptions are the options of the mirroring server: so, its
+// name, version and instructions, when unset, the upstream's (init).
+func mirrorServerOptions(so mcp.Options, init *mcp.InitializeResult) mcp.Options {
+	if so.Name == "" {
+		so.Name = init.ServerInfo.Name
+		if so.Name == "" {
+			so.Name = "mcpchain-gateway"
+		}
+	}
+	if so.Version == "" {
+		so.Version = "0.0.0"
+	}
+	if so.Instructions == "" {
+		so.Instructions = init.Instructions
+	}
+	return so
 }

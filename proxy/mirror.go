@@ -121,21 +121,26 @@ func listRaw(ctx context.Context, cl *client.Client, method, member string, budg
 	return nil, fmt.Errorf("proxy: %s had more than %d pages", method, maxPages)
 }
 
+// mirrorKind is one of the upstream's lists the mirror follows: whether
+// the upstream declares it, the method and result member that list it,
+// the member that keys an item, the items mirrored, and how to add and
+// remove them.
+type mirrorKind struct {
+	on             bool
+	method, member string
+	keyOf          string
+	have           *map[string][]byte
+	add            func(raw []byte) error
+	remove         func(keys []string)
+}
+
 // sync lists the upstream through cl and brings the mirror up to date.
 func (g *Gateway) sync(ctx context.Context, cl *client.Client) error {
 	m := &g.mirror
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	caps := cl.Initialize().Capabilities
-	type kind struct {
-		on             bool
-		method, member string
-		keyOf          string
-		have           *map[string][]byte
-		add            func(raw []byte) error
-		remove         func(keys []string)
-	}
-	kinds := []kind{
+	kinds := []mirrorKind{
 		{caps.Tools != nil, "tools/list", "tools", "name", &m.tools, g.addTool, func(k []string) { g.srv.Registry().Remove(mcp.KindTool, k...) }},
 		{caps.Resources != nil, "resources/list", "resources", "uri", &m.resources, g.addResource, func(k []string) { g.srv.Registry().Remove(mcp.KindResource, k...) }},
 		{caps.Resources != nil, "resources/templates/list", "resourceTemplates", "uriTemplate", &m.templates, g.addTemplate, func(k []string) { g.srv.Registry().Remove(mcp.KindResource, k...) }},
@@ -143,58 +148,15 @@ func (g *Gateway) sync(ctx context.Context, cl *client.Client) error {
 	}
 	budget := &mirrorBudget{items: g.opts.MaxMirrorItems, bytes: g.opts.MaxMirrorBytes, opts: &g.opts, name: g.name}
 	for _, k := range kinds {
-		var items []json.RawMessage
-		if k.on {
-			var err error
-			items, err = listRaw(ctx, cl, k.method, k.member, budget)
-			var re *mcp.Error
-			if errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
-				// A server may declare resources without templates (the
-				// TypeScript SDK's low-level Server answers
-				// resources/templates/list only when given a handler):
-				// what it does not list, it has none of.
-				items, err = nil, nil
-			}
-			if err != nil {
-				return fmt.Errorf("proxy: listing upstream %q: %w", g.name, err)
-			}
+		items, err := g.listKind(ctx, cl, k, budget)
+		if err != nil {
+			return err
 		}
-		next := map[string][]byte{}
-		var added [][]byte
-		for _, raw := range items {
-			var key map[string]json.RawMessage
-			var name string
-			if json.Unmarshal(raw, &key) != nil || json.Unmarshal(key[k.keyOf], &name) != nil || name == "" {
-				g.log.Warn("proxy: an upstream list item without a "+k.keyOf+" is left out", "upstream", g.name, "method", k.method)
-				continue
-			}
-			if _, dup := next[name]; dup {
-				continue
-			}
-			next[name] = raw
-			if old, ok := (*k.have)[name]; !ok || !bytes.Equal(old, raw) {
-				added = append(added, raw)
-			}
-		}
-		var gone []string
-		for name, old := range *k.have {
-			if raw, ok := next[name]; !ok || !bytes.Equal(old, raw) {
-				gone = append(gone, name)
-			}
-		}
+		next, added, gone := g.diffKind(k, items)
 		if len(gone) > 0 {
 			k.remove(gone)
 		}
-		for _, raw := range added {
-			if err := k.add(raw); err != nil {
-				g.log.Warn("proxy: an upstream item cannot be served; left out", "upstream", g.name, "method", k.method, "error", err)
-				var key map[string]json.RawMessage
-				var name string
-				_ = json.Unmarshal(raw, &key)
-				_ = json.Unmarshal(key[k.keyOf], &name)
-				delete(next, name)
-			}
-		}
+		g.addKind(k, added, next)
 		*k.have = next
 	}
 	if caps.Resources != nil && caps.Resources.Subscribe {
@@ -207,6 +169,77 @@ func (g *Gateway) sync(ctx context.Context, cl *client.Client) error {
 		}
 	}
 	return nil
+}
+
+// listKind lists the items of kind k through cl: none when the upstream
+// does not declare the kind, or answers that it has no such method (a
+// server may declare resources without templates: the TypeScript SDK's
+// low-level Server answers resources/templates/list only when given a
+// handler; what it does not list, it has none of).
+func (g *Gateway) listKind(ctx context.Context, cl *client.Client, k mirrorKind, budget *mirrorBudget) ([]json.RawMessage, error) {
+	if !k.on {
+		return nil, nil
+	}
+	items, err := listRaw(ctx, cl, k.method, k.member, budget)
+	var re *mcp.Error
+	if errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("proxy: listing upstream %q: %w", g.name, err)
+	}
+	return items, nil
+}
+
+// diffKind compares the items listed for kind k with those mirrored: next
+// is the listed ones by key (an item without a key is left out, a repeated
+// key counts once), added those new or changed, gone the keys of those
+// removed or changed.
+func (g *Gateway) diffKind(k mirrorKind, items []json.RawMessage) (next map[string][]byte, added [][]byte, gone []string) {
+	next = map[string][]byte{}
+	for _, raw := range items {
+		name, ok := itemKey(raw, k.keyOf)
+		if !ok {
+			g.log.Warn("proxy: an upstream list item without a "+k.keyOf+" is left out", "upstream", g.name, "method", k.method)
+			continue
+		}
+		if _, dup := next[name]; dup {
+			continue
+		}
+		next[name] = raw
+		if old, ok := (*k.have)[name]; !ok || !bytes.Equal(old, raw) {
+			added = append(added, raw)
+		}
+	}
+	for name, old := range *k.have {
+		if raw, ok := next[name]; !ok || !bytes.Equal(old, raw) {
+			gone = append(gone, name)
+		}
+	}
+	return next, added, gone
+}
+
+// addKind mirrors the added items of kind k; one that cannot be served is
+// left out of next.
+func (g *Gateway) addKind(k mirrorKind, added [][]byte, next map[string][]byte) {
+	for _, raw := range added {
+		if err := k.add(raw); err != nil {
+			g.log.Warn("proxy: an upstream item cannot be served; left out", "upstream", g.name, "method", k.method, "error", err)
+			name, _ := itemKey(raw, k.keyOf)
+			delete(next, name)
+		}
+	}
+}
+
+// itemKey is the string member keyOf of a listed item; false when the
+// item is not an object or the member is missing, empty or not a string.
+func itemKey(raw []byte, keyOf string) (string, bool) {
+	var key map[string]json.RawMessage
+	var name string
+	if json.Unmarshal(raw, &key) != nil || json.Unmarshal(key[keyOf], &name) != nil || name == "" {
+		return name, false
+	}
+	return name, true
 }
 
 // addTool registers the mirror of an upstream tool: its definition as

@@ -116,24 +116,9 @@ func (u *upstream) get(ctx context.Context, c *mcp.Context) (*client.Client, err
 	if stale != nil {
 		_ = stale.Close()
 	}
-	t := u.g.opts.Upstream(c)
-	if t == nil {
-		return nil, &unavailableError{name: u.g.name, what: "connect", err: errors.New("Options.Upstream returned no transport")}
-	}
-	cctx, cancel := context.WithTimeout(ctx, u.g.opts.ConnectTimeout)
-	defer cancel()
-	cl, err := client.Connect(cctx, t, u.options(c))
+	cl, err := u.connect(ctx, c)
 	if err != nil {
-		what := "connect"
-		if cctx.Err() != nil && ctx.Err() == nil {
-			err = fmt.Errorf("no connection within %v: %w", u.g.opts.ConnectTimeout, err)
-		}
-		return nil, &unavailableError{name: u.g.name, what: what, err: err}
-	}
-	if caps := cl.Initialize().Capabilities; caps.Logging != nil {
-		// Everything the upstream logs comes back: each downstream
-		// request's Context.Log filters by the downstream level.
-		_ = cl.SetLogLevel(cctx, mcp.LevelDebug)
+		return nil, err
 	}
 	u.mu.Lock()
 	if u.closed {
@@ -415,4 +400,28 @@ func (u *upstream) downstreamSession() string {
 		}
 	}
 	return ""
+}
+
+// connect opens a new connection to the upstream for c (nil: the
+// gateway's own), within Options.ConnectTimeout, asking an upstream that
+// logs for everything: each downstream request's Context.Log filters by
+// the downstream level.
+func (u *upstream) connect(ctx context.Context, c *mcp.Context) (*client.Client, error) {
+	t := u.g.opts.Upstream(c)
+	if t == nil {
+		return nil, &unavailableError{name: u.g.name, what: "connect", err: errors.New("Options.Upstream returned no transport")}
+	}
+	cctx, cancel := context.WithTimeout(ctx, u.g.opts.ConnectTimeout)
+	defer cancel()
+	cl, err := client.Connect(cctx, t, u.options(c))
+	if err != nil {
+		if cctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("no connection within %v: %w", u.g.opts.ConnectTimeout, err)
+		}
+		return nil, &unavailableError{name: u.g.name, what: "connect", err: err}
+	}
+	if caps := cl.Initialize().Capabilities; caps.Logging != nil {
+		_ = cl.SetLogLevel(cctx, mcp.LevelDebug)
+	}
+	return cl, nil
 }
