@@ -115,14 +115,7 @@ func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 	var ae *mcp.AuthError
 	errors.As(err, &ae)
 	hd := w.Header()
-	own := false // the AuthError brings its own challenge
-	if ae != nil {
-		for k, vs := range ae.Header {
-			k = http.CanonicalHeaderKey(k)
-			hd[k] = slices.Clone(vs)
-			own = own || k == "Www-Authenticate" && len(vs) > 0
-		}
-	}
+	own := copyAuthHeaders(hd, ae) // the AuthError brings its own challenge
 	hd.Set("Content-Type", "application/json")
 	hd.Set("Cache-Control", "no-store")
 	var status int
@@ -160,6 +153,22 @@ func refuse(w http.ResponseWriter, r *http.Request, err error, o *AuthOptions) {
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(body))
+}
+
+// copyAuthHeaders sets on hd the headers an AuthError (nil: none)
+// brings, and reports whether they include its own WWW-Authenticate
+// challenge.
+func copyAuthHeaders(hd http.Header, ae *mcp.AuthError) bool {
+	if ae == nil {
+		return false
+	}
+	own := false
+	for k, vs := range ae.Header {
+		k = http.CanonicalHeaderKey(k)
+		hd[k] = slices.Clone(vs)
+		own = own || k == "Www-Authenticate" && len(vs) > 0
+	}
+	return own
 }
 
 // setChallenge sets the WWW-Authenticate challenge of a refusal: the one

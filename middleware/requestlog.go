@@ -136,45 +136,33 @@ func subject(method string, params json.RawMessage) (kind, name string) {
 	return kind, p.Name
 }
 
-func logRequest(logger *slog.Logger, w http.ResponseWriter, r *http.Request, sw *statusWriter, rec *rpcRecord, start time.Time, panicked bool) {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	transport := inproc.Transport(r)
-	if transport != "" && rec.calls == 0 && !panicked && (r.Method != http.MethodPost || sw.status < 400) {
-		return // the session's own stream, its end, or a client's answer
+// requestSession is the session a request belongs to: the one it named,
+// else the one its answer created ("" for none).
+func requestSession(w http.ResponseWriter, r *http.Request) string {
+	if sid := r.Header.Get(sessionIDHeader); sid != "" {
+		return sid
 	}
-	if logger == nil {
-		logger = rec.logger
+	return w.Header().Get(sessionIDHeader)
+}
+
+// loggedStatus is the status a request was answered with: the one
+// written, else what net/http sends for a handler that wrote nothing (200),
+// or what Recover sends after a panic (500).
+func loggedStatus(written int, panicked bool) int {
+	switch {
+	case written != 0:
+		return written
+	case panicked:
+		return http.StatusInternalServerError
 	}
-	if logger == nil {
-		logger = defaultLogger()
-	}
-	status := sw.status
-	if status == 0 {
-		status = http.StatusOK // what net/http sends for a handler that wrote nothing
-		if panicked {
-			status = http.StatusInternalServerError // what Recover sends
-		}
-	}
-	level := slog.LevelInfo
-	if status >= 500 || panicked || rec.internal {
-		level = slog.LevelError
-	}
-	ctx := r.Context()
-	if !logger.Enabled(ctx, level) {
-		return
-	}
-	attrs := make([]slog.Attr, 0, 12)
-	if transport != "" {
-		attrs = append(attrs, slog.String("transport", transport))
-	} else {
-		attrs = append(attrs,
-			slog.String("method", strictjson.ForLog(r.Method)),
-			slog.String("path", strictjson.ForLog(r.URL.Path)),
-			slog.Int("status", status),
-			slog.Int64("bytes", sw.bytes),
-		)
-	}
+	return http.StatusOK
+}
+
+// appendRPC appends what the log line says of the JSON-RPC traffic: the
+// method and its subject (read from the Mcp-Method and Mcp-Name headers
+// when no call was seen), the number of calls when more than one, the
+// error code and a tool's error.
+func (rec *rpcRecord) appendRPC(attrs []slog.Attr, r *http.Request) []slog.Attr {
 	method, kind, name := rec.method, rec.kind, rec.name
 	if rec.calls == 0 {
 		method = r.Header.Get("Mcp-Method")
@@ -199,11 +187,44 @@ func logRequest(logger *slog.Logger, w http.ResponseWriter, r *http.Request, sw 
 	if rec.toolErr {
 		attrs = append(attrs, slog.Bool("tool_error", true))
 	}
-	sid := r.Header.Get(sessionIDHeader)
-	if sid == "" {
-		sid = w.Header().Get(sessionIDHeader)
+	return attrs
+}
+
+func logRequest(logger *slog.Logger, w http.ResponseWriter, r *http.Request, sw *statusWriter, rec *rpcRecord, start time.Time, panicked bool) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	transport := inproc.Transport(r)
+	if transport != "" && rec.calls == 0 && !panicked && (r.Method != http.MethodPost || sw.status < 400) {
+		return // the session's own stream, its end, or a client's answer
 	}
-	if sid != "" {
+	if logger == nil {
+		logger = rec.logger
+	}
+	if logger == nil {
+		logger = defaultLogger()
+	}
+	status := loggedStatus(sw.status, panicked)
+	level := slog.LevelInfo
+	if status >= 500 || panicked || rec.internal {
+		level = slog.LevelError
+	}
+	ctx := r.Context()
+	if !logger.Enabled(ctx, level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 12)
+	if transport != "" {
+		attrs = append(attrs, slog.String("transport", transport))
+	} else {
+		attrs = append(attrs,
+			slog.String("method", strictjson.ForLog(r.Method)),
+			slog.String("path", strictjson.ForLog(r.URL.Path)),
+			slog.Int("status", status),
+			slog.Int64("bytes", sw.bytes),
+		)
+	}
+	attrs = rec.appendRPC(attrs, r)
+	if sid := requestSession(w, r); sid != "" {
 		attrs = append(attrs, slog.String("session", strictjson.ForLog(sid)))
 	}
 	attrs = append(attrs, slog.Duration("duration", time.Since(start)))

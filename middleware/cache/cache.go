@@ -219,26 +219,15 @@ func (c *cache) key(ctx context.Context, call *mcp.Call, gen uint64) (string, bo
 	if !ok || p.Other {
 		return "", false
 	}
-	scope, ok := identity.Key(call.Auth)
+	scope, ok := cacheScope(call)
 	if !ok {
-		if call.SessionID == "" {
-			return "", false
-		}
-		scope = "session:" + call.SessionID
+		return "", false
 	}
 	tool, ok := c.ops.LookupTool(ctx, engine.Caller{Auth: call.Auth, SessionID: call.SessionID}, p.Name)
 	if !ok {
 		return "", false // the engine answers: an unknown tool
 	}
-	optedIn := slices.Contains(c.opts.Tools, p.Name)
-	if !optedIn && (tool.Annotations == nil || !tool.Annotations.ReadOnlyHint) || tool.UI != nil {
-		// A tool of an MCP App is not cached: which clients may call it
-		// is decided after the interceptors.
-		return "", false
-	}
-	if tool.Version != "" && !optedIn && versionAsked(p.Meta, tool.Version) {
-		// The call asks for another version than the caller's default,
-		// whose annotations are the ones looked up.
+	if !cacheableCall(tool, slices.Contains(c.opts.Tools, p.Name), p.Meta) {
 		return "", false
 	}
 	args, ok := canonical(p.Arguments, nil)
@@ -264,6 +253,30 @@ func (c *cache) key(ctx context.Context, call *mcp.Call, gen uint64) (string, bo
 	writePart(h, args)
 	writePart(h, meta)
 	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// cacheScope is whose cache a call reads: its caller's identity, else
+// its session; false when nothing identifies the caller across requests.
+func cacheScope(call *mcp.Call) (string, bool) {
+	if scope, ok := identity.Key(call.Auth); ok {
+		return scope, true
+	}
+	if call.SessionID == "" {
+		return "", false
+	}
+	return "session:" + call.SessionID, true
+}
+
+// cacheableCall reports whether a call of tool (with _meta meta) may be
+// cached: the tool is read-only or opted in (optedIn), is not the tool of
+// an MCP App (which clients may call it is decided after the
+// interceptors), and the call does not ask for another version than the
+// caller's default, whose annotations are the ones looked up.
+func cacheableCall(tool mcp.Tool, optedIn bool, meta json.RawMessage) bool {
+	if !optedIn && (tool.Annotations == nil || !tool.Annotations.ReadOnlyHint) || tool.UI != nil {
+		return false
+	}
+	return tool.Version == "" || optedIn || !versionAsked(meta, tool.Version)
 }
 
 // writePart writes b with its length first, so that no two sequences of

@@ -412,6 +412,40 @@ func outcome(res any, err error) (errType, status, msg string) {
 }
 
 func (t *Recorder) finish(ctx context.Context, span trace.Span, c *mcp.Call, p *callParams, start time.Time, recording, metered bool, errType, status, msg string) {
+	attrs := operationAttrs(c, p, errType, status)
+	if metered {
+		t.opDur.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
+	}
+	if !recording {
+		span.End()
+		return
+	}
+	span.SetAttributes(appendSpanAttrs(attrs, c, p)...)
+	if errType != "" {
+		span.SetStatus(codes.Error, msg)
+	}
+	span.End()
+}
+
+// requestID is the id's string form for jsonrpc.request.id: a string's
+// value, a number's digits, "" for null.
+func requestID(id json.RawMessage) string {
+	if len(id) == 0 || string(id) == "null" {
+		return ""
+	}
+	if id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return s
+		}
+	}
+	return string(id)
+}
+
+// operationAttrs are the attributes of a call's operation duration
+// metric (and its span): the method, the tool or prompt, the protocol
+// version, the transport, and the error type and status when it failed.
+func operationAttrs(c *mcp.Call, p *callParams, errType, status string) []attribute.KeyValue {
 	attrs := make([]attribute.KeyValue, 0, 12)
 	attrs = append(attrs, AttrMCPMethodName.String(c.Method))
 	switch c.Method {
@@ -439,13 +473,13 @@ func (t *Recorder) finish(ctx context.Context, span trace.Span, c *mcp.Call, p *
 	if status != "" {
 		attrs = append(attrs, AttrRPCResponseStatusCode.String(status))
 	}
-	if metered {
-		t.opDur.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
-	}
-	if !recording {
-		span.End()
-		return
-	}
+	return attrs
+}
+
+// appendSpanAttrs appends the attributes only the span carries: the
+// request id, the session, the client's address and port over HTTP, and
+// the resource's URI.
+func appendSpanAttrs(attrs []attribute.KeyValue, c *mcp.Call, p *callParams) []attribute.KeyValue {
 	if id := requestID(c.ID); id != "" {
 		attrs = append(attrs, AttrJSONRPCRequestID.String(id))
 	}
@@ -466,24 +500,5 @@ func (t *Recorder) finish(ctx context.Context, span trace.Span, c *mcp.Call, p *
 			attrs = append(attrs, AttrMCPResourceURI.String(p.URI))
 		}
 	}
-	span.SetAttributes(attrs...)
-	if errType != "" {
-		span.SetStatus(codes.Error, msg)
-	}
-	span.End()
-}
-
-// requestID is the id's string form for jsonrpc.request.id: a string's
-// value, a number's digits, "" for null.
-func requestID(id json.RawMessage) string {
-	if len(id) == 0 || string(id) == "null" {
-		return ""
-	}
-	if id[0] == '"' {
-		var s string
-		if json.Unmarshal(id, &s) == nil {
-			return s
-		}
-	}
-	return string(id)
+	return attrs
 }
