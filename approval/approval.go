@@ -261,16 +261,10 @@ func (a *Approvals) guard(ctx context.Context, c *mcp.Context, call *mcp.Guarded
 // for this user, tool and arguments when there is one, else a new one.
 func (a *Approvals) ask(ctx context.Context, c *mcp.Context, call *mcp.GuardedCall, key, ah, b string) error {
 	wk := waitKey(b)
-	if id, err := a.store.Get(ctx, wk); err == nil {
-		if r, err := a.getRequest(ctx, string(id), false); err == nil && r.Binding == b && r.Key == key {
-			if sid := c.SessionID; sid != "" && !slices.Contains(r.Sessions, sid) && len(r.Sessions) < maxSessions {
-				r.Sessions = append(r.Sessions, sid)
-				_, _ = a.putRequest(ctx, r, true)
-			}
-			return a.elicitation(r)
-		}
-	} else if !errors.Is(err, providers.ErrNotFound) {
-		return a.unavailable("reading the requests", err)
+	if r, err := a.waitingRequest(ctx, c, wk, key, b); err != nil {
+		return err
+	} else if r != nil {
+		return a.elicitation(r)
 	}
 	shown, ok := shownArgs(call.Arguments)
 	if !ok {
@@ -300,6 +294,27 @@ func (a *Approvals) ask(ctx context.Context, c *mcp.Context, call *mcp.GuardedCa
 	}
 	a.log.Info("approval asked", "tool", call.Name, "request", r.ID)
 	return a.elicitation(r)
+}
+
+// waitingRequest is the request already waiting (under wait key wk) for
+// this user (key), tool and arguments (binding b), or nil when there is
+// none; the caller's session is added to those told of its decision.
+func (a *Approvals) waitingRequest(ctx context.Context, c *mcp.Context, wk, key, b string) (*request, error) {
+	id, err := a.store.Get(ctx, wk)
+	if errors.Is(err, providers.ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, a.unavailable("reading the requests", err)
+	}
+	r, err := a.getRequest(ctx, string(id), false)
+	if err != nil || r.Binding != b || r.Key != key {
+		return nil, nil
+	}
+	if sid := c.SessionID; sid != "" && !slices.Contains(r.Sessions, sid) && len(r.Sessions) < maxSessions {
+		r.Sessions = append(r.Sessions, sid)
+		_, _ = a.putRequest(ctx, r, true)
+	}
+	return r, nil
 }
 
 // unavailable is the call's answer when the storage fails: the call does

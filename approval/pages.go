@@ -110,9 +110,7 @@ func (a *Approvals) decide(w http.ResponseWriter, r *http.Request) {
 		a.expired(w)
 		return
 	}
-	var ck csrfCookie
-	form := r.PostForm.Get("csrf")
-	if !a.cookies.Read(r, "mcp_appr_csrf", &ck) || ck.ID != req.ID || !pages.Equal(form, req.CSRF) || !pages.Equal(form, ck.CSRF) {
+	if !a.csrfOK(r, req) {
 		a.errorPage(w, http.StatusForbidden, "Request refused", "The decision could not be verified (CSRF check failed). Open the link from your application again.")
 		return
 	}
@@ -154,4 +152,12 @@ func (a *Approvals) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.render(w, http.StatusOK, pages.ErrorTmpl, map[string]any{"Title": "Denied", "Message": "The call will not run. You can close this page."}, nil)
+}
+
+// csrfOK reports whether a decision's form carries the CSRF token of
+// request req, as its page set it in both the form and a cookie.
+func (a *Approvals) csrfOK(r *http.Request, req *request) bool {
+	var ck csrfCookie
+	form := r.PostForm.Get("csrf")
+	return a.cookies.Read(r, "mcp_appr_csrf", &ck) && ck.ID == req.ID && pages.Equal(form, req.CSRF) && pages.Equal(form, ck.CSRF)
 }
