@@ -165,14 +165,7 @@ type params struct {
 func (t *Trail) record(ctx context.Context, c *mcp.Call, kind string, call *mcp.GuardedCall, res any, err error, start time.Time) {
 	e := &Event{Time: start, Method: c.Method, Kind: kind, Duration: time.Since(start),
 		RequestID: string(c.ID), ProtocolVersion: string(c.ProtocolVersion)}
-	switch identity.Of(c.Auth) {
-	case identity.Anonymous:
-		e.Caller = "anonymous"
-	case identity.Subject:
-		e.Caller, _ = identity.Key(c.Auth)
-	default:
-		e.Caller = "opaque"
-	}
+	e.Caller = callerOf(c.Auth)
 	var p params
 	_ = json.Unmarshal(c.Params, &p)
 	switch kind {
@@ -199,24 +192,7 @@ func (t *Trail) record(ctx context.Context, c *mcp.Call, kind string, call *mcp.
 	if f := tracemeta.Of(ctx, p.Meta); f.Traceparent != "" {
 		e.TraceID, e.SpanID = f.Traceparent[3:35], f.Traceparent[36:52]
 	}
-	var je *mcp.Error
-	switch {
-	case errors.Is(err, mcp.ErrInputRequired):
-		e.Outcome = "input_required"
-	case errors.As(err, &je) && je.Code == mcp.CodeURLElicitationRequired:
-		e.Outcome, e.ErrorCode = "elicitation_required", je.Code
-	case errors.As(err, &je):
-		e.Outcome, e.ErrorCode = "error", je.Code
-	case err != nil:
-		e.Outcome, e.ErrorCode = "error", mcp.CodeInternalError
-	default:
-		e.Outcome = "ok"
-		if r, ok := res.(*mcp.ContentResult); ok && r != nil && r.IsError {
-			e.Outcome = "tool_error"
-		} else if inputRequired(res) {
-			e.Outcome = "input_required"
-		}
-	}
+	e.Outcome, e.ErrorCode = outcome(res, err)
 	t.log.LogAttrs(ctx, slog.LevelInfo, "mcp.audit", e.Attrs()...)
 	for _, s := range t.sinks {
 		s(ctx, e)
@@ -262,4 +238,39 @@ func (e *Event) Attrs() []slog.Attr {
 		a = append(a, slog.String("protocol_version", e.ProtocolVersion))
 	}
 	return a
+}
+
+// callerOf is who an event names as the caller: the identity's key for a
+// subject, else "anonymous" or "opaque" (auth data that names no one).
+func callerOf(auth any) string {
+	switch identity.Of(auth) {
+	case identity.Anonymous:
+		return "anonymous"
+	case identity.Subject:
+		key, _ := identity.Key(auth)
+		return key
+	}
+	return "opaque"
+}
+
+// outcome is an event's outcome and JSON-RPC error code for a call that
+// returned res and err.
+func outcome(res any, err error) (string, int64) {
+	var je *mcp.Error
+	switch {
+	case errors.Is(err, mcp.ErrInputRequired):
+		return "input_required", 0
+	case errors.As(err, &je) && je.Code == mcp.CodeURLElicitationRequired:
+		return "elicitation_required", je.Code
+	case errors.As(err, &je):
+		return "error", je.Code
+	case err != nil:
+		return "error", mcp.CodeInternalError
+	}
+	if r, ok := res.(*mcp.ContentResult); ok && r != nil && r.IsError {
+		return "tool_error", 0
+	} else if inputRequired(res) {
+		return "input_required", 0
+	}
+	return "ok", 0
 }

@@ -48,8 +48,28 @@ var secretWordSet = map[string]bool{"auth": true, "pwd": true, "pass": true, "se
 // on the side of hiding ("zip_code" is hidden); tag such a field
 // `audit:"keep"`.
 func SecretName(name string) bool {
-	var words []string
-	var joined, cur strings.Builder
+	words, j := nameWords(name)
+	if j == "key" {
+		return true
+	}
+	for _, part := range secretParts {
+		if strings.Contains(j, part) {
+			return true
+		}
+	}
+	for _, w := range words {
+		if secretWordSet[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// nameWords splits a field name into its words, lower case (at "_",
+// "-", ".", " ", "/", ":" and lower-to-upper case changes), and returns
+// them with the whole name lower case without the separators.
+func nameWords(name string) (words []string, joined string) {
+	var all, cur strings.Builder
 	prevLower := false
 	flush := func() {
 		if cur.Len() > 0 {
@@ -69,24 +89,10 @@ func SecretName(name string) bool {
 		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
 		lr := unicode.ToLower(r)
 		cur.WriteRune(lr)
-		joined.WriteRune(lr)
+		all.WriteRune(lr)
 	}
 	flush()
-	j := joined.String()
-	if j == "key" {
-		return true
-	}
-	for _, part := range secretParts {
-		if strings.Contains(j, part) {
-			return true
-		}
-	}
-	for _, w := range words {
-		if secretWordSet[w] {
-			return true
-		}
-	}
-	return false
+	return words, all.String()
 }
 
 // secretValue matches strings that are credentials whatever their field:
