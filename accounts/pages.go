@@ -249,8 +249,7 @@ func (a *Accounts) callback(w http.ResponseWriter, r *http.Request) {
 		a.expired(w)
 		return
 	}
-	var bc bindCookie
-	if !a.cookies.Read(r, "mcp_acct_bind", &bc) || bc.ID != p.ID || !pages.Equal(bc.Binding, p.Binding) {
+	if !a.boundToBrowser(r, p) {
 		a.log.Warn("a service's callback without the browser binding of its connection", "service", p.Service)
 		a.errorPage(w, http.StatusForbidden, "Request refused", "This connection was started in another browser. Open the link from your application again.")
 		return
@@ -282,11 +281,7 @@ func (a *Accounts) callback(w http.ResponseWriter, r *http.Request) {
 		a.errorPage(w, http.StatusBadGateway, "Connection failed", svc.Title+" did not give this server a token ("+tokenError(err)+"). Try again from your application.")
 		return
 	}
-	scopes := svc.Scopes
-	if s, ok := tok.Extra("scope").(string); ok && s != "" {
-		scopes = strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })
-	}
-	rec := &connection{Key: p.Key, Service: svc.Name, Token: stripExtra(tok), Scopes: scopes, ConnectedAt: a.now().Unix()}
+	rec := &connection{Key: p.Key, Service: svc.Name, Token: stripExtra(tok), Scopes: grantedScopes(tok, svc.Scopes), ConnectedAt: a.now().Unix()}
 	if _, err := a.save(ctx, rec, false); err != nil {
 		a.log.Error("storing a connection", "service", svc.Name, "err", err)
 		a.errorPage(w, http.StatusServiceUnavailable, "Connection failed", "The server could not store the connection. Try again later.")
@@ -300,6 +295,23 @@ func (a *Accounts) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	a.render(w, http.StatusOK, pages.ErrorTmpl, map[string]any{"Title": "Your " + svc.Title + " account is connected",
 		"Message": "You can close this page and go back to your application."}, nil)
+}
+
+// boundToBrowser reports whether the request carries the binding cookie
+// of connection p, set in the browser that chose to connect.
+func (a *Accounts) boundToBrowser(r *http.Request, p *pending) bool {
+	var bc bindCookie
+	return a.cookies.Read(r, "mcp_acct_bind", &bc) && bc.ID == p.ID && pages.Equal(bc.Binding, p.Binding)
+}
+
+// grantedScopes are the scopes a token was granted: those its scope
+// member lists (separated by spaces or commas), else those asked.
+func grantedScopes(tok *oauth2.Token, asked []string) []string {
+	s, ok := tok.Extra("scope").(string)
+	if !ok || s == "" {
+		return asked
+	}
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })
 }
 
 // oauthCode is an error code of the service's redirect as the page may

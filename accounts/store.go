@@ -241,14 +241,7 @@ func (ts *tokenSource) Token() (*oauth2.Token, error) {
 // so that replicas do not spend one refresh token twice.
 func (ts *tokenSource) refresh(ctx context.Context) (*oauth2.Token, error) {
 	a, svc := ts.a, ts.svc
-	reread := func() (*connection, error) {
-		rec, err := a.load(ctx, ts.key, svc)
-		if errors.Is(err, providers.ErrNotFound) {
-			return nil, errEnded
-		}
-		return rec, err
-	}
-	rec, err := reread()
+	rec, err := ts.reread(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -259,29 +252,11 @@ func (ts *tokenSource) refresh(ctx context.Context) (*oauth2.Token, error) {
 		return nil, errEnded
 	}
 	lk := a.lockKey(ts.key, svc)
-	for wait := 0; ; wait++ {
-		got, err := a.store.PutIfAbsent(ctx, lk, []byte{1}, refreshLockTTL)
-		if err != nil {
-			return nil, fmt.Errorf("accounts: refreshing the %s token: %w", svc.Name, err)
-		}
-		if got {
-			break
-		}
-		// Another replica is refreshing: its token will be in the record.
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("accounts: refreshing the %s token: another refresh did not finish: %w", svc.Name, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-		if rec, err = reread(); err != nil {
-			return nil, err
-		}
-		if ts.fresh(rec.Token) {
-			return rec.Token, nil
-		}
+	if tok, err := ts.lockRefresh(ctx, lk); tok != nil || err != nil {
+		return tok, err
 	}
 	defer func() { _ = a.store.Delete(context.WithoutCancel(ctx), lk) }()
-	if rec, err = reread(); err != nil {
+	if rec, err = ts.reread(ctx); err != nil {
 		return nil, err
 	}
 	if ts.fresh(rec.Token) {
@@ -289,13 +264,7 @@ func (ts *tokenSource) refresh(ctx context.Context) (*oauth2.Token, error) {
 	}
 	nt, err := a.oauthConfig(svc).TokenSource(a.httpCtx(ctx), &oauth2.Token{RefreshToken: rec.Token.RefreshToken}).Token()
 	if err != nil {
-		var re *oauth2.RetrieveError
-		if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.ErrorCode == "unauthorized_client") {
-			a.log.Info("the service ended a connection (its refresh token was refused)", "service", svc.Name, "error", re.ErrorCode)
-			_ = a.store.Delete(ctx, a.connKey(ts.key, svc))
-			return nil, errEnded
-		}
-		return nil, fmt.Errorf("accounts: refreshing the %s token: %s", svc.Name, tokenError(err))
+		return nil, ts.refreshFailed(ctx, err)
 	}
 	if nt.RefreshToken == "" {
 		nt.RefreshToken = rec.Token.RefreshToken
@@ -307,6 +276,56 @@ func (ts *tokenSource) refresh(ctx context.Context) (*oauth2.Token, error) {
 		return nil, errEnded // disconnected meanwhile: the disconnect wins
 	}
 	return nt, nil
+}
+
+// reread reads the connection's record again; errEnded when it is gone.
+func (ts *tokenSource) reread(ctx context.Context) (*connection, error) {
+	rec, err := ts.a.load(ctx, ts.key, ts.svc)
+	if errors.Is(err, providers.ErrNotFound) {
+		return nil, errEnded
+	}
+	return rec, err
+}
+
+// lockRefresh takes the storage lock lk of the connection's refresh. While
+// another replica holds it, it waits for that refresh, and returns its
+// token once the record holds a fresh one; (nil, nil) when it has the lock.
+func (ts *tokenSource) lockRefresh(ctx context.Context, lk string) (*oauth2.Token, error) {
+	for {
+		got, err := ts.a.store.PutIfAbsent(ctx, lk, []byte{1}, refreshLockTTL)
+		if err != nil {
+			return nil, fmt.Errorf("accounts: refreshing the %s token: %w", ts.svc.Name, err)
+		}
+		if got {
+			return nil, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("accounts: refreshing the %s token: another refresh did not finish: %w", ts.svc.Name, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+		rec, err := ts.reread(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ts.fresh(rec.Token) {
+			return rec.Token, nil
+		}
+	}
+}
+
+// refreshFailed is the error of a refresh the service answered with err:
+// a refused refresh token (invalid_grant, unauthorized_client) ends the
+// connection.
+func (ts *tokenSource) refreshFailed(ctx context.Context, err error) error {
+	a, svc := ts.a, ts.svc
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && (re.ErrorCode == "invalid_grant" || re.ErrorCode == "unauthorized_client") {
+		a.log.Info("the service ended a connection (its refresh token was refused)", "service", svc.Name, "error", re.ErrorCode)
+		_ = a.store.Delete(ctx, a.connKey(ts.key, svc))
+		return errEnded
+	}
+	return fmt.Errorf("accounts: refreshing the %s token: %s", svc.Name, tokenError(err))
 }
 
 // tokenError describes a token endpoint's failure without its body (which
