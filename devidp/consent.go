@@ -117,12 +117,8 @@ func (p *Provider) consent(w http.ResponseWriter, r *http.Request) {
 	// A form posted from another site: its Origin (or Fetch Metadata)
 	// says so. Browsers that send neither are still held by the cookie
 	// and the token below.
-	if o := r.Header.Get("Origin"); o != "" && o != p.origin() {
-		p.refuse(w, http.StatusForbidden, "the form was posted from another origin ("+o+")")
-		return
-	}
-	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" && s != "none" {
-		p.refuse(w, http.StatusForbidden, "the form was posted from another site")
+	if why := p.crossSite(r); why != "" {
+		p.refuse(w, http.StatusForbidden, why)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
@@ -167,6 +163,18 @@ func (p *Provider) consent(w http.ResponseWriter, r *http.Request) {
 	default:
 		p.refuse(w, http.StatusBadRequest, "action must be approve or deny")
 	}
+}
+
+// crossSite says why a form was posted from another site, as its Origin
+// or Sec-Fetch-Site header tells; "" when neither does.
+func (p *Provider) crossSite(r *http.Request) string {
+	if o := r.Header.Get("Origin"); o != "" && o != p.origin() {
+		return "the form was posted from another origin (" + o + ")"
+	}
+	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" && s != "none" {
+		return "the form was posted from another site"
+	}
+	return ""
 }
 
 // origin is the issuer's origin, as a browser sends it in Origin.

@@ -205,7 +205,10 @@ func Start(cfg Config) (*Provider, error) {
 	return p, nil
 }
 
-func newProvider(cfg Config) (*Provider, error) {
+// parseIssuer parses Config.Issuer: an http(s) URL without query,
+// fragment or trailing slash, on a loopback host unless AllowNonLoopback
+// (anyone who reaches the provider signs in as its users).
+func parseIssuer(cfg *Config) (*url.URL, error) {
 	iss, err := url.Parse(cfg.Issuer)
 	if err != nil || (iss.Scheme != "http" && iss.Scheme != "https") || iss.Host == "" || iss.RawQuery != "" ||
 		iss.Fragment != "" || iss.User != nil || strings.HasSuffix(iss.Path, "/") {
@@ -214,6 +217,14 @@ func newProvider(cfg Config) (*Provider, error) {
 	if !cfg.AllowNonLoopback && !hostcheck.IsLoopbackHost(iss.Host) {
 		return nil, fmt.Errorf("devidp: Config.Issuer %q is not on a loopback host: anyone who reaches the provider signs in "+
 			"as its users (set AllowNonLoopback for a closed test network)", cfg.Issuer)
+	}
+	return iss, nil
+}
+
+func newProvider(cfg Config) (*Provider, error) {
+	iss, err := parseIssuer(&cfg)
+	if err != nil {
+		return nil, err
 	}
 	if err := cfg.fill(); err != nil {
 		return nil, err

@@ -313,29 +313,9 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "invalid_client", "wrong client_id or client_secret")
 		return
 	}
-	f := r.PostForm
-	var g grant
-	switch f.Get("grant_type") {
-	case "authorization_code":
-		c, ok := p.take(p.codes, f.Get("code"))
-		verifier := f.Get("code_verifier")
-		sum := sha256.Sum256([]byte(verifier))
-		if !ok || c.client != client || f.Get("redirect_uri") != c.redirect || !validPKCE(verifier, 43, 128) ||
-			subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(c.challenge)) != 1 {
-			writeError(w, http.StatusBadRequest, "invalid_grant", "unknown, expired or used code, or wrong client, redirect_uri or code_verifier")
-			return
-		}
-		g = c
-	case "refresh_token":
-		rt, ok := p.take(p.rts, f.Get("refresh_token"))
-		if !ok || rt.client != client {
-			writeError(w, http.StatusBadRequest, "invalid_grant", "unknown, expired or used refresh token")
-			return
-		}
-		g = rt
-		g.nonce = "" // an ID token from a refresh carries no nonce (OpenID Connect Core §12.2)
-	default:
-		writeError(w, http.StatusBadRequest, "unsupported_grant_type", "authorization_code or refresh_token")
+	g, code, desc := p.redeem(r.PostForm, client)
+	if code != "" {
+		writeError(w, http.StatusBadRequest, code, desc)
 		return
 	}
 	now := time.Now()
@@ -353,13 +333,7 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	}
 	resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(accessTTL.Seconds()), "refresh_token": rt, "scope": g.scope}
 	if slices.Contains(strings.Fields(g.scope), "openid") {
-		claims := p.userClaims(g.user)
-		claims["iss"], claims["aud"], claims["iat"], claims["exp"] = p.cfg.Issuer, client, now.Unix(), now.Add(accessTTL).Unix()
-		claims["azp"] = client
-		if g.nonce != "" {
-			claims["nonce"] = g.nonce
-		}
-		idt, err := jwt.Signed(p.signer).Claims(claims).Serialize()
+		idt, err := p.idToken(g, client, now)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, "server_error", "signing the ID token")
 			return
@@ -367,6 +341,43 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 		resp["id_token"] = idt
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// redeem takes the grant a token request f of client redeems: an
+// authorization code (with its redirect_uri and PKCE verifier) or a
+// refresh token, each used once. On failure it returns the OAuth error
+// code and description.
+func (p *Provider) redeem(f url.Values, client string) (g grant, code, desc string) {
+	switch f.Get("grant_type") {
+	case "authorization_code":
+		c, ok := p.take(p.codes, f.Get("code"))
+		verifier := f.Get("code_verifier")
+		sum := sha256.Sum256([]byte(verifier))
+		if !ok || c.client != client || f.Get("redirect_uri") != c.redirect || !validPKCE(verifier, 43, 128) ||
+			subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(c.challenge)) != 1 {
+			return g, "invalid_grant", "unknown, expired or used code, or wrong client, redirect_uri or code_verifier"
+		}
+		return c, "", ""
+	case "refresh_token":
+		rt, ok := p.take(p.rts, f.Get("refresh_token"))
+		if !ok || rt.client != client {
+			return g, "invalid_grant", "unknown, expired or used refresh token"
+		}
+		rt.nonce = "" // an ID token from a refresh carries no nonce (OpenID Connect Core §12.2)
+		return rt, "", ""
+	}
+	return g, "unsupported_grant_type", "authorization_code or refresh_token"
+}
+
+// idToken signs the ID token of grant g for client, issued at now.
+func (p *Provider) idToken(g grant, client string, now time.Time) (string, error) {
+	claims := p.userClaims(g.user)
+	claims["iss"], claims["aud"], claims["iat"], claims["exp"] = p.cfg.Issuer, client, now.Unix(), now.Add(accessTTL).Unix()
+	claims["azp"] = client
+	if g.nonce != "" {
+		claims["nonce"] = g.nonce
+	}
+	return jwt.Signed(p.signer).Claims(claims).Serialize()
 }
 
 // userClaims are the claims that say who u is.
