@@ -103,24 +103,38 @@ func stem(w string) string {
 	if len(w) <= 3 || !isASCIILetters(w) {
 		return w
 	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "zes"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:len(w)-1]
-	}
-	switch {
-	case strings.HasSuffix(w, "ing") && len(w) > 5:
-		w = undouble(w[:len(w)-3])
-	case strings.HasSuffix(w, "ed") && len(w) > 4 && !strings.HasSuffix(w, "eed"):
-		w = undouble(w[:len(w)-2])
-	}
+	w = withoutVerbEnding(singular(w))
 	if strings.HasSuffix(w, "e") && len(w) > 4 {
 		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// singular drops a plural's ending: -ies becomes -y, -sses, -xes,
+// -ches, -shes and -zes lose -es, and any other -s (but -ss, -us, -is)
+// is dropped.
+func singular(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "zes"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// withoutVerbEnding drops an -ing or -ed ending (not -eed), and the
+// double consonant it may leave.
+func withoutVerbEnding(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ing") && len(w) > 5:
+		return undouble(w[:len(w)-3])
+	case strings.HasSuffix(w, "ed") && len(w) > 4 && !strings.HasSuffix(w, "eed"):
+		return undouble(w[:len(w)-2])
 	}
 	return w
 }

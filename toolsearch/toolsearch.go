@@ -148,20 +148,9 @@ const maxPages = 10000
 // page), so each surface tool is listed exactly when tools/list would
 // list it, as the engine encodes it.
 func (s *Search) list(ctx context.Context, c *mcp.Call, next mcp.CallHandler) (any, error) {
-	var params map[string]json.RawMessage
-	if len(c.Params) > 0 && string(c.Params) != "null" {
-		if err := json.Unmarshal(c.Params, &params); err != nil {
-			// Refused here, not left to the engine: whatever it would
-			// answer, it must not be the whole catalog.
-			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: tools/list params must be an object"}
-		}
-	}
-	if cur, ok := params["cursor"]; ok && string(cur) != `""` && string(cur) != "null" {
-		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: cursor " + strictjson.Quote(string(cur)) +
-			" is not one this server issued (its tools/list has one page)"}
-	}
-	if params == nil {
-		params = map[string]json.RawMessage{}
+	params, err := listParams(c.Params)
+	if err != nil {
+		return nil, err
 	}
 	var out []json.RawMessage
 	cursor := ""
@@ -196,16 +185,42 @@ func (s *Search) list(ctx context.Context, c *mcp.Call, next mcp.CallHandler) (a
 		}
 		cursor = page.NextCursor
 	}
+	return toolsResult(out), nil
+}
+
+// listParams reads the params of a tools/list: an object (refused here,
+// not left to the engine, when it is not one: whatever the engine would
+// answer, it must not be the whole catalog), without a cursor, since the
+// list has one page.
+func listParams(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var params map[string]json.RawMessage
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &params); err != nil {
+			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: tools/list params must be an object"}
+		}
+	}
+	if cur, ok := params["cursor"]; ok && string(cur) != `""` && string(cur) != "null" {
+		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: cursor " + strictjson.Quote(string(cur)) +
+			" is not one this server issued (its tools/list has one page)"}
+	}
+	if params == nil {
+		params = map[string]json.RawMessage{}
+	}
+	return params, nil
+}
+
+// toolsResult is the tools/list result of the tools' definitions.
+func toolsResult(tools []json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
 	b.WriteString(`{"tools":[`)
-	for i, t := range out {
+	for i, t := range tools {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.Write(t)
 	}
 	b.WriteString(`]}`)
-	return json.RawMessage(b.Bytes()), nil
+	return json.RawMessage(b.Bytes())
 }
 
 // toolName reads the name of an encoded tool: at once when it comes
@@ -247,18 +262,9 @@ func (s *Search) call(ctx context.Context, c *mcp.Call, next mcp.CallHandler) (a
 	if json.Unmarshal(params["name"], &name) != nil || name != s.callName {
 		return next(ctx, c)
 	}
-	var a callArgs
-	dec := json.NewDecoder(bytes.NewReader(params["arguments"]))
-	dec.DisallowUnknownFields()
-	if raw := params["arguments"]; len(raw) == 0 || raw[0] != '{' || dec.Decode(&a) != nil ||
-		a.Name == "" || a.Name == s.callName || a.Name == s.searchName {
+	a, ok := s.forwardedCall(params["arguments"])
+	if !ok {
 		return next(ctx, c) // the call tool's schema or handler answers
-	}
-	switch {
-	case len(a.Arguments) == 0 || string(a.Arguments) == "null":
-		a.Arguments = json.RawMessage("{}")
-	case a.Arguments[0] != '{':
-		return next(ctx, c) // the call tool's schema wants an object
 	}
 	params["name"], _ = json.Marshal(a.Name)
 	params["arguments"] = a.Arguments
@@ -274,6 +280,27 @@ func (s *Search) call(ctx context.Context, c *mcp.Call, next mcp.CallHandler) (a
 			". " + s.searchName + " finds the tools you can call.")}}, nil
 	}
 	return res, err
+}
+
+// forwardedCall reads the call tool's arguments raw: the tool to call (a
+// surface tool, not the search or call tool) and its arguments (an
+// object; none is {}). False when they are not that, and the call tool's
+// schema or handler answers.
+func (s *Search) forwardedCall(raw json.RawMessage) (callArgs, bool) {
+	var a callArgs
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if len(raw) == 0 || raw[0] != '{' || dec.Decode(&a) != nil ||
+		a.Name == "" || a.Name == s.callName || a.Name == s.searchName {
+		return a, false
+	}
+	switch {
+	case len(a.Arguments) == 0 || string(a.Arguments) == "null":
+		a.Arguments = json.RawMessage("{}")
+	case a.Arguments[0] != '{':
+		return a, false
+	}
+	return a, true
 }
 
 // marshalParams encodes params, leaving the members' text as the client
