@@ -127,6 +127,13 @@ func New(cfg Config) (*Exchanger, error) {
 	default:
 		return nil, fmt.Errorf("tokenexchange: Config.AuthMethod %q: use client_secret_basic or client_secret_post", cfg.AuthMethod)
 	}
+	cfg.setDefaults()
+	return &Exchanger{cfg: cfg, hc: cfg.HTTPClient, log: cfg.Logger.With("component", "tokenexchange"),
+		now: time.Now, cache: map[string]*entry{}}, nil
+}
+
+// setDefaults fills in the defaults of the optional fields left unset.
+func (cfg *Config) setDefaults() {
 	if cfg.RequestedTokenType == "" {
 		cfg.RequestedTokenType = exchange.TypeAccessToken
 	}
@@ -142,8 +149,6 @@ func New(cfg Config) (*Exchanger, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Exchanger{cfg: cfg, hc: cfg.HTTPClient, log: cfg.Logger.With("component", "tokenexchange"),
-		now: time.Now, cache: map[string]*entry{}}, nil
 }
 
 func isLoopback(h string) bool { return h == "localhost" || h == "127.0.0.1" || h == "::1" }
