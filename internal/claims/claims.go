@@ -44,39 +44,14 @@ func ParsePath(s string) (Path, error) {
 	var p Path
 	for i := 0; ; {
 		var seg string
+		var err error
 		if s[i] == '"' {
-			var b strings.Builder
-			j := i + 1
-			for ; j < len(s) && s[j] != '"'; j++ {
-				c := s[j]
-				if c == '\\' {
-					if j+1 == len(s) || (s[j+1] != '"' && s[j+1] != '\\') {
-						return nil, fmt.Errorf("claim path %q: at byte %d, \\ escapes only \" and \\", s, j)
-					}
-					j++
-					c = s[j]
-				}
-				b.WriteByte(c)
-			}
-			if j == len(s) {
-				return nil, fmt.Errorf("claim path %q: the quoted name at byte %d has no closing quote", s, i)
-			}
-			seg, i = b.String(), j+1
-			if seg == "" {
-				return nil, fmt.Errorf("claim path %q: an empty name at byte %d", s, i-2)
-			}
+			seg, i, err = quotedName(s, i)
 		} else {
-			j := i
-			for j < len(s) && s[j] != '.' {
-				if s[j] == '"' || s[j] == '\\' {
-					return nil, fmt.Errorf("claim path %q: at byte %d, a name holding %q must be quoted", s, j, s[j])
-				}
-				j++
-			}
-			if j == i {
-				return nil, fmt.Errorf("claim path %q: an empty name at byte %d", s, i)
-			}
-			seg, i = s[i:j], j
+			seg, i, err = plainName(s, i)
+		}
+		if err != nil {
+			return nil, err
 		}
 		p = append(p, seg)
 		if len(p) > maxPathSegments {
@@ -93,6 +68,48 @@ func ParsePath(s string) (Path, error) {
 			return nil, fmt.Errorf("claim path %q ends with '.'", s)
 		}
 	}
+}
+
+// quotedName reads the quoted name that starts at s[i] ('"'), with \"
+// and \\ as its only escapes; it returns the name and the index after
+// its closing quote.
+func quotedName(s string, i int) (string, int, error) {
+	var b strings.Builder
+	j := i + 1
+	for ; j < len(s) && s[j] != '"'; j++ {
+		c := s[j]
+		if c == '\\' {
+			if j+1 == len(s) || (s[j+1] != '"' && s[j+1] != '\\') {
+				return "", 0, fmt.Errorf("claim path %q: at byte %d, \\ escapes only \" and \\", s, j)
+			}
+			j++
+			c = s[j]
+		}
+		b.WriteByte(c)
+	}
+	if j == len(s) {
+		return "", 0, fmt.Errorf("claim path %q: the quoted name at byte %d has no closing quote", s, i)
+	}
+	if b.Len() == 0 {
+		return "", 0, fmt.Errorf("claim path %q: an empty name at byte %d", s, j-1)
+	}
+	return b.String(), j + 1, nil
+}
+
+// plainName reads the unquoted name that starts at s[i], up to the next
+// '.' or the end; it returns the name and the index after it.
+func plainName(s string, i int) (string, int, error) {
+	j := i
+	for j < len(s) && s[j] != '.' {
+		if s[j] == '"' || s[j] == '\\' {
+			return "", 0, fmt.Errorf("claim path %q: at byte %d, a name holding %q must be quoted", s, j, s[j])
+		}
+		j++
+	}
+	if j == i {
+		return "", 0, fmt.Errorf("claim path %q: an empty name at byte %d", s, i)
+	}
+	return s[i:j], j, nil
 }
 
 // ParsePaths parses each of ss; the error names the one that failed.

@@ -157,17 +157,7 @@ func Parse(status int, body []byte, now time.Time) (*Result, error) {
 		}
 		return nil, errors.New("the answer is not a JSON object")
 	}
-	str := func(name string) (string, error) {
-		raw, ok := m[name]
-		if !ok || string(raw) == "null" {
-			return "", nil
-		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", fmt.Errorf("%s is not a string", name)
-		}
-		return s, nil
-	}
+	str := func(name string) (string, error) { return stringMember(m, name) }
 	if status != http.StatusOK {
 		code, _ := str("error")
 		desc, _ := str("error_description")
@@ -192,12 +182,34 @@ func Parse(status int, body []byte, now time.Time) (*Result, error) {
 		return nil, errors.New("the answer has no access_token")
 	}
 	if raw, ok := m["expires_in"]; ok {
-		n, err := strconv.ParseInt(strings.Trim(string(raw), `"`), 10, 64)
-		if err == nil && n > 0 && n < 10*365*24*3600 {
-			r.Expiry = now.Add(time.Duration(n) * time.Second)
-		}
+		r.Expiry = expiry(raw, now)
 	}
 	return &r, nil
+}
+
+// stringMember is the string member name of m, "" when it is absent or
+// null.
+func stringMember(m map[string]json.RawMessage, name string) (string, error) {
+	raw, ok := m[name]
+	if !ok || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("%s is not a string", name)
+	}
+	return s, nil
+}
+
+// expiry is the time a token expires_in raw seconds (a number, or a
+// string of one) after now; zero when raw is not one or is outside 1 s
+// to 10 years.
+func expiry(raw json.RawMessage, now time.Time) time.Time {
+	n, err := strconv.ParseInt(strings.Trim(string(raw), `"`), 10, 64)
+	if err != nil || n <= 0 || n >= 10*365*24*3600 {
+		return time.Time{}
+	}
+	return now.Add(time.Duration(n) * time.Second)
 }
 
 // printable keeps the printable ASCII of s, at most n bytes: what an

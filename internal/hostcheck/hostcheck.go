@@ -154,18 +154,24 @@ func (p *Policy) hostAllowed(hostport string, local netip.Addr, forOrigin bool) 
 		return true
 	}
 	for _, e := range p.hosts {
-		if e.port != "" && e.port != port {
-			continue
-		}
-		if e.suffix {
-			if len(name) > len(e.name)+1 && strings.HasSuffix(name, e.name) && name[len(name)-len(e.name)-1] == '.' {
-				return true
-			}
-		} else if name == e.name {
+		if e.matches(name, port) {
 			return true
 		}
 	}
 	return false
+}
+
+// matches reports whether the listed host e allows name (with port): the
+// same port when e names one, and the same name or, for a suffix entry,
+// a subdomain of it.
+func (e entry) matches(name, port string) bool {
+	if e.port != "" && e.port != port {
+		return false
+	}
+	if e.suffix {
+		return len(name) > len(e.name)+1 && strings.HasSuffix(name, e.name) && name[len(name)-len(e.name)-1] == '.'
+	}
+	return name == e.name
 }
 
 // originAllowed reports whether origin (an Origin header) is listed, or is

@@ -45,21 +45,14 @@ func Parse(params []byte) (Params, bool) {
 		}
 		switch string(key) {
 		case "name":
-			switch {
-			case len(val) < 2 || val[0] != '"':
-				return false
-			case bytes.IndexByte(val, '\\') < 0 && utf8.Valid(val):
-				p.Name = string(val[1 : len(val)-1]) // checked JSON: a string without escapes
-			case json.Unmarshal(val, &p.Name) != nil:
-				return false
-			}
-			haveName = true
+			p.Name, haveName = nameOf(val)
+			return haveName
 		case "arguments":
 			p.Arguments = val
 		case "_meta":
 			p.Meta = val
 		default:
-			if bytes.EqualFold(key, []byte("name")) || bytes.EqualFold(key, []byte("arguments")) || bytes.EqualFold(key, []byte("_meta")) {
+			if imitatesMember(key) {
 				return false
 			}
 			p.Other = true
@@ -70,4 +63,26 @@ func Parse(params []byte) (Params, bool) {
 		return Params{}, false
 	}
 	return p, true
+}
+
+// nameOf reads the name member's value val (checked JSON); false when it
+// is not a string.
+func nameOf(val []byte) (string, bool) {
+	switch {
+	case len(val) < 2 || val[0] != '"':
+		return "", false
+	case bytes.IndexByte(val, '\\') < 0 && utf8.Valid(val):
+		return string(val[1 : len(val)-1]), true // a string without escapes
+	}
+	var name string
+	if json.Unmarshal(val, &name) != nil {
+		return "", false
+	}
+	return name, true
+}
+
+// imitatesMember reports whether key differs from name, arguments or
+// _meta only in case (it is not one of them).
+func imitatesMember(key []byte) bool {
+	return bytes.EqualFold(key, []byte("name")) || bytes.EqualFold(key, []byte("arguments")) || bytes.EqualFold(key, []byte("_meta"))
 }

@@ -115,40 +115,54 @@ func convert(value string, ts []string) (any, error) {
 	var errs []string
 	hasString := false
 	for _, t := range ts {
-		switch t {
-		case "string":
+		if t == "string" {
 			hasString = true
 			continue
-		case "number":
-			f, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-			if err == nil {
-				return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
-			}
-			errs = append(errs, fmt.Sprintf("%q is not a number", value))
-		case "integer":
-			i, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
-			if err == nil {
-				return i, nil
-			}
-			errs = append(errs, fmt.Sprintf("%q is not an integer", value))
-		case "boolean":
-			b, err := strconv.ParseBool(strings.TrimSpace(value))
-			if err == nil {
-				return b, nil
-			}
-			errs = append(errs, fmt.Sprintf("%q is not a boolean (true or false)", value))
-		case "array", "object", "null":
-			v, err := decodeJSON(value)
-			if err == nil && kind(v) == t {
-				return v, nil
-			}
-			errs = append(errs, fmt.Sprintf("%q is not a JSON %s", value, t))
+		}
+		v, ok, why := convertTo(value, t)
+		if ok {
+			return v, nil
+		}
+		if why != "" {
+			errs = append(errs, why)
 		}
 	}
 	if hasString || len(errs) == 0 {
 		return value, nil
 	}
 	return nil, fmt.Errorf("%s", strings.Join(errs, "; "))
+}
+
+// convertTo converts value to the non-string JSON type t; when it is not
+// one it says why ("" for a type it does not know).
+func convertTo(value, t string) (v any, ok bool, why string) {
+	switch t {
+	case "number":
+		f, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err == nil {
+			return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), true, ""
+		}
+		return nil, false, fmt.Sprintf("%q is not a number", value)
+	case "integer":
+		i, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err == nil {
+			return i, true, ""
+		}
+		return nil, false, fmt.Sprintf("%q is not an integer", value)
+	case "boolean":
+		b, err := strconv.ParseBool(strings.TrimSpace(value))
+		if err == nil {
+			return b, true, ""
+		}
+		return nil, false, fmt.Sprintf("%q is not a boolean (true or false)", value)
+	case "array", "object", "null":
+		v, err := decodeJSON(value)
+		if err == nil && kind(v) == t {
+			return v, true, ""
+		}
+		return nil, false, fmt.Sprintf("%q is not a JSON %s", value, t)
+	}
+	return nil, false, ""
 }
 
 func decodeJSON(s string) (any, error) {
