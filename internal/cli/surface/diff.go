@@ -42,26 +42,7 @@ func diff(out *[]string, path string, a, b any) {
 		if !ok {
 			break
 		}
-		keys := sortedKeys(av)
-		for _, k := range sortedKeys(bv) {
-			if _, ok := av[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			x, inA := av[k]
-			y, inB := bv[k]
-			p := join(path, k)
-			switch {
-			case !inA:
-				*out = append(*out, "+ "+p+": "+short(y))
-			case !inB:
-				*out = append(*out, "- "+p+": "+short(x))
-			default:
-				diff(out, p, x, y)
-			}
-		}
+		diffObjects(out, path, av, bv)
 		return
 	case []any:
 		bv, ok := b.([]any)
@@ -69,27 +50,7 @@ func diff(out *[]string, path string, a, b any) {
 			break
 		}
 		if named(av) && named(bv) {
-			am, bm := byKey(av), byKey(bv)
-			keys := sortedKeys(am)
-			for _, k := range sortedKeys(bm) {
-				if _, ok := am[k]; !ok {
-					keys = append(keys, k)
-				}
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				x, inA := am[k]
-				y, inB := bm[k]
-				p := path + "[" + k + "]"
-				switch {
-				case !inA:
-					*out = append(*out, "+ "+p)
-				case !inB:
-					*out = append(*out, "- "+p)
-				default:
-					diff(out, p, x, y)
-				}
-			}
+			diffNamed(out, path, byKey(av), byKey(bv))
 			return
 		}
 		if short(av) != short(bv) {
@@ -99,6 +60,54 @@ func diff(out *[]string, path string, a, b any) {
 	}
 	if short(a) != short(b) {
 		*out = append(*out, fmt.Sprintf("~ %s: %s → %s", path, short(a), short(b)))
+	}
+}
+
+// unionKeys are the keys of a and b, sorted.
+func unionKeys(a, b map[string]any) []string {
+	keys := sortedKeys(a)
+	for _, k := range sortedKeys(b) {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// diffObjects reports the members added to, removed from and changed
+// between objects a and b at path, with the values added or removed.
+func diffObjects(out *[]string, path string, a, b map[string]any) {
+	for _, k := range unionKeys(a, b) {
+		x, inA := a[k]
+		y, inB := b[k]
+		p := join(path, k)
+		switch {
+		case !inA:
+			*out = append(*out, "+ "+p+": "+short(y))
+		case !inB:
+			*out = append(*out, "- "+p+": "+short(x))
+		default:
+			diff(out, p, x, y)
+		}
+	}
+}
+
+// diffNamed reports the items added to, removed from and changed between
+// two lists of named items at path, by name.
+func diffNamed(out *[]string, path string, a, b map[string]any) {
+	for _, k := range unionKeys(a, b) {
+		x, inA := a[k]
+		y, inB := b[k]
+		p := path + "[" + k + "]"
+		switch {
+		case !inA:
+			*out = append(*out, "+ "+p)
+		case !inB:
+			*out = append(*out, "- "+p)
+		default:
+			diff(out, p, x, y)
+		}
 	}
 }
 

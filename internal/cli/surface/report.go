@@ -63,18 +63,24 @@ func (s *Surface) Report(w io.Writer) {
 	}
 	p("\nPrompts (%d)\n", len(s.Prompts))
 	for _, pr := range s.Prompts {
-		var args []string
-		list, _ := pr["arguments"].([]any)
-		for _, a := range list {
-			m, _ := a.(map[string]any)
-			n, _ := m["name"].(string)
-			if req, _ := m["required"].(bool); !req {
-				n += "?"
-			}
-			args = append(args, n)
-		}
-		p("  %s(%s)%s\n", key(pr), strings.Join(args, ", "), describe(pr))
+		p("  %s(%s)%s\n", key(pr), promptArgNames(pr), describe(pr))
 	}
+}
+
+// promptArgNames lists a prompt's argument names, an optional one
+// followed by "?".
+func promptArgNames(pr map[string]any) string {
+	var args []string
+	list, _ := pr["arguments"].([]any)
+	for _, a := range list {
+		m, _ := a.(map[string]any)
+		n, _ := m["name"].(string)
+		if req, _ := m["required"].(bool); !req {
+			n += "?"
+		}
+		args = append(args, n)
+	}
+	return strings.Join(args, ", ")
 }
 
 func describe(m map[string]any) string {
@@ -161,18 +167,43 @@ func schemaLine(s map[string]any) string {
 // by "|" ("open"|"closed"), else its type ([]string for an array of
 // strings, string|null for a list of types); without null when optional.
 func typeOf(p map[string]any, optional bool) string {
-	if e, ok := p["enum"].([]any); ok && len(e) > 0 {
-		var vs []string
-		for _, v := range e {
-			if v == nil && optional {
-				continue
-			}
-			vs = append(vs, compact(v))
-		}
-		if len(vs) > 0 {
+	if e, ok := p["enum"].([]any); ok {
+		if vs := enumValues(e, optional); len(vs) > 0 {
 			return strings.Join(vs, "|")
 		}
 	}
+	if types := typeNames(p, optional); len(types) > 0 {
+		return strings.Join(types, "|")
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if bs, ok := p[k].([]any); ok {
+			if ts := alternatives(bs, optional); len(ts) > 0 {
+				return strings.Join(ts, "|")
+			}
+		}
+	}
+	if _, ok := p["properties"]; ok {
+		return "object"
+	}
+	return "any"
+}
+
+// enumValues are an enum's values as JSON, without null when optional.
+func enumValues(e []any, optional bool) []string {
+	var vs []string
+	for _, v := range e {
+		if v == nil && optional {
+			continue
+		}
+		vs = append(vs, compact(v))
+	}
+	return vs
+}
+
+// typeNames are the types p's type keyword names (without null when
+// optional, unless null is all it admits), an array's written as
+// []items.
+func typeNames(p map[string]any, optional bool) []string {
 	var types []string
 	switch t := p["type"].(type) {
 	case string:
@@ -187,41 +218,35 @@ func typeOf(p map[string]any, optional bool) string {
 			types = []string{"null"} // null is all it admits
 		}
 	}
-	if len(types) > 0 {
-		for i, t := range types {
-			if t != "array" {
-				continue
-			}
-			if items, ok := p["items"].(map[string]any); ok {
-				it := typeOf(items, false)
-				if strings.Contains(it, "|") {
-					it = "(" + it + ")"
-				}
-				types[i] = "[]" + it
-			}
-		}
-		return strings.Join(types, "|")
+	items, ok := p["items"].(map[string]any)
+	if !ok {
+		return types
 	}
-	for _, k := range []string{"anyOf", "oneOf"} {
-		if bs, ok := p[k].([]any); ok {
-			var ts []string
-			for _, b := range bs {
-				m, _ := b.(map[string]any)
-				t := typeOf(m, false)
-				if t == "null" && optional {
-					continue
-				}
-				ts = append(ts, t)
+	for i, t := range types {
+		if t == "array" {
+			it := typeOf(items, false)
+			if strings.Contains(it, "|") {
+				it = "(" + it + ")"
 			}
-			if len(ts) > 0 {
-				return strings.Join(ts, "|")
-			}
+			types[i] = "[]" + it
 		}
 	}
-	if _, ok := p["properties"]; ok {
-		return "object"
+	return types
+}
+
+// alternatives are the types of an anyOf's or oneOf's members, without
+// null when optional.
+func alternatives(bs []any, optional bool) []string {
+	var ts []string
+	for _, b := range bs {
+		m, _ := b.(map[string]any)
+		t := typeOf(m, false)
+		if t == "null" && optional {
+			continue
+		}
+		ts = append(ts, t)
 	}
-	return "any"
+	return ts
 }
 
 func compact(v any) string {
