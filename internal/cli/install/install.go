@@ -313,15 +313,7 @@ func (c *Client) Write(t Target, s Server) (*Result, error) {
 	}
 	name := filepath.Clean(t.Name)
 	path := t.Path()
-	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
-		return nil, err
-	}
-	top, err := os.OpenRoot(t.Dir)
-	if err != nil {
-		return nil, err
-	}
-	defer top.Close()
-	dir, err := enterDirs(top, t.Dir, filepath.Dir(name))
+	dir, err := openTargetDir(t.Dir, filepath.Dir(name))
 	if err != nil {
 		return nil, err
 	}
@@ -347,12 +339,10 @@ func (c *Client) Write(t Target, s Server) (*Result, error) {
 	res := &Result{Path: path, Entry: entry}
 	if c.has(old, s) {
 		res.Mode = info.Mode().Perm()
-		if secret && res.Mode&0o077 != 0 {
-			if err := f.Chmod(res.Mode &^ 0o077); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
+		if secret {
+			if err := tighten(f, res, path); err != nil {
+				return nil, err
 			}
-			res.Mode &^= 0o077
-			res.Tightened = true
 		}
 		return res, nil
 	}
@@ -360,11 +350,63 @@ func (c *Client) Write(t Target, s Server) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if servers, err := c.servers(old); err == nil {
-		if i := slices.IndexFunc(servers, func(m member) bool { return m.key == s.Name }); i >= 0 {
-			res.Previous = servers[i].value
+	res.Previous = c.previous(old, s.Name)
+	mode, exact := fileMode(info, secret)
+	if info != nil {
+		res.Backup = path + ".bak"
+		if err := replace(dir, base+".bak", res.Backup, old, backupMode(info, secret), true); err != nil {
+			return nil, fmt.Errorf("backup: %w", err)
 		}
 	}
+	if err := replace(dir, base, path, merged, mode, exact); err != nil {
+		return nil, err
+	}
+	res.Changed, res.Mode = true, mode
+	return res, nil
+}
+
+// tighten takes the group and other bits off the mode of file f (at
+// path), unchanged but now holding the server's environment.
+func tighten(f *os.File, res *Result, path string) error {
+	if res.Mode&0o077 == 0 {
+		return nil
+	}
+	if err := f.Chmod(res.Mode &^ 0o077); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	res.Mode &^= 0o077
+	res.Tightened = true
+	return nil
+}
+
+// previous is the entry named name in the file's old content, nil when
+// there is none.
+func (c *Client) previous(old []byte, name string) json.RawMessage {
+	servers, err := c.servers(old)
+	if err != nil {
+		return nil
+	}
+	if i := slices.IndexFunc(servers, func(m member) bool { return m.key == name }); i >= 0 {
+		return servers[i].value
+	}
+	return nil
+}
+
+// backupMode is the mode of an existing file's backup: the file's, less
+// group and other bits with the server's environment (secret), since the
+// old file may hold this server's previous values.
+func backupMode(info fs.FileInfo, secret bool) fs.FileMode {
+	if secret {
+		return info.Mode().Perm() &^ 0o077
+	}
+	return info.Mode().Perm()
+}
+
+// fileMode is the mode a file is written with, and whether it is exact
+// (the umask does not apply): an existing file's (info), 0644 for a new
+// one; with the server's environment (secret), without group and other
+// bits, 0600 for a new one.
+func fileMode(info fs.FileInfo, secret bool) (fs.FileMode, bool) {
 	mode, exact := fs.FileMode(0o644), false
 	if info != nil {
 		mode, exact = info.Mode().Perm(), true
@@ -376,23 +418,21 @@ func (c *Client) Write(t Target, s Server) (*Result, error) {
 		mode &^= 0o077
 		exact = true
 	}
-	if info != nil {
-		// The backup keeps the old file's mode, less group and other bits
-		// with --env: the old file may hold this server's previous values.
-		bmode := info.Mode().Perm()
-		if secret {
-			bmode &^= 0o077
-		}
-		res.Backup = path + ".bak"
-		if err := replace(dir, base+".bak", res.Backup, old, bmode, true); err != nil {
-			return nil, fmt.Errorf("backup: %w", err)
-		}
-	}
-	if err := replace(dir, base, path, merged, mode, exact); err != nil {
+	return mode, exact
+}
+
+// openTargetDir opens the directory rel below top (both created when
+// missing, refused when a link or not a directory).
+func openTargetDir(top, rel string) (*os.Root, error) {
+	if err := os.MkdirAll(top, 0o755); err != nil {
 		return nil, err
 	}
-	res.Changed, res.Mode = true, mode
-	return res, nil
+	root, err := os.OpenRoot(top)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return enterDirs(root, top, rel)
 }
 
 // enterDirs opens the directory rel below top (at path shown), each of
