@@ -275,16 +275,8 @@ func serverOf(pkgArgs, command []string) (install.Server, *goPackage, error) {
 		if len(pkgArgs) > 0 {
 			return install.Server{}, nil, errors.New("give a PACKAGE or a command after --, not both")
 		}
-		prog := command[0]
-		if !filepath.IsAbs(prog) {
-			if p, err := exec.LookPath(prog); err == nil {
-				if abs, err := filepath.Abs(p); err == nil {
-					prog = abs
-				}
-			}
-		}
 		name := strings.TrimSuffix(filepath.Base(command[0]), ".exe")
-		return install.Server{Name: name, Command: prog, Args: command[1:]}, nil, nil
+		return install.Server{Name: name, Command: absProgram(command[0]), Args: command[1:]}, nil, nil
 	}
 	pkg := "."
 	switch len(pkgArgs) {
@@ -312,6 +304,22 @@ func serverOf(pkgArgs, command []string) (install.Server, *goPackage, error) {
 		return install.Server{}, nil, fmt.Errorf("PACKAGE %s: not a directory (a remote package needs @version)", pkg)
 	}
 	return install.Server{Name: filepath.Base(dir), Command: goBin, Args: []string{"-C", dir, "run", "."}}, &goPackage{dir: dir, goBin: goBin}, nil
+}
+
+// absProgram is the absolute path of the program prog names, as PATH
+// finds it; prog as it is when it is absolute or not found.
+func absProgram(prog string) string {
+	if filepath.IsAbs(prog) {
+		return prog
+	}
+	p, err := exec.LookPath(prog)
+	if err != nil {
+		return prog
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return prog
 }
 
 func parseEnv(kvs []string) (map[string]string, error) {
