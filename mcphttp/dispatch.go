@@ -400,50 +400,65 @@ func (h *Handler) onChange(ch change) {
 		h.onCallerChange(ch)
 		return
 	}
-	var method string
-	switch ch.Kind {
-	case changeTools:
-		method = "notifications/tools/list_changed"
-	case changeResources:
-		method = "notifications/resources/list_changed"
-	case changePrompts:
-		method = "notifications/prompts/list_changed"
-	case changeResourceUpdated:
-		method = "notifications/resources/updated"
-	case changeLog:
-		method = "notifications/message"
-	default:
+	method := changeMethod(ch.Kind)
+	if method == "" {
 		return
 	}
-	var msg []byte
-	switch ch.Kind {
-	case changeResourceUpdated:
-		p, _ := json.Marshal(map[string]string{"uri": ch.URI})
-		msg = jsonrpc.AppendNotification(nil, method, p)
-	case changeLog:
-		p, err := json.Marshal(ch.Log)
-		if err != nil {
-			h.log.Error("mcp: a log message for the clients does not encode as JSON", "error", err)
-			return
-		}
-		msg = jsonrpc.AppendNotification(nil, method, p)
-	default:
-		msg = jsonrpc.AppendNotification(nil, method, nil)
+	msg, ok := h.changeNotification(ch, method)
+	if !ok {
+		return
 	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for _, c := range h.conns {
-		if !c.sess.Initialized() {
-			continue
+		if c.wantsChange(ch) {
+			c.enqueue(msg)
 		}
-		if ch.Kind == changeResourceUpdated && !c.sess.Subscribed(ch.URI) {
-			continue
-		}
-		if ch.Kind == changeLog && !ch.Log.Level.Enabled(c.sess.LogLevel()) {
-			continue
-		}
-		c.enqueue(msg)
 	}
+}
+
+// changeMethod is the notification of a registry change's kind: a list's
+// list_changed, a resource's updated, a log message; "" for another kind.
+func changeMethod(k engine.ChangeKind) string {
+	switch k {
+	case changeResourceUpdated:
+		return "notifications/resources/updated"
+	case changeLog:
+		return "notifications/message"
+	}
+	return listChangedMethod(k)
+}
+
+// changeNotification encodes the notification method of change ch: a
+// resource's URI, a log message, or no params; false (logged) when the
+// log message does not encode.
+func (h *Handler) changeNotification(ch change, method string) ([]byte, bool) {
+	switch ch.Kind {
+	case changeResourceUpdated:
+		p, _ := json.Marshal(map[string]string{"uri": ch.URI})
+		return jsonrpc.AppendNotification(nil, method, p), true
+	case changeLog:
+		p, err := json.Marshal(ch.Log)
+		if err != nil {
+			h.log.Error("mcp: a log message for the clients does not encode as JSON", "error", err)
+			return nil, false
+		}
+		return jsonrpc.AppendNotification(nil, method, p), true
+	}
+	return jsonrpc.AppendNotification(nil, method, nil), true
+}
+
+// wantsChange reports whether session c is sent the notification of
+// change ch: once initialized, a resource's update only when subscribed
+// to it, a log message only at or above its level.
+func (c *sessionState) wantsChange(ch change) bool {
+	if !c.sess.Initialized() {
+		return false
+	}
+	if ch.Kind == changeResourceUpdated && !c.sess.Subscribed(ch.URI) {
+		return false
+	}
+	return ch.Kind != changeLog || ch.Log.Level.Enabled(c.sess.LogLevel())
 }
 
 // decodeParams decodes a request's params into v strictly: a member whose

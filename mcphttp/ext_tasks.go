@@ -541,36 +541,11 @@ func (h *Handler) doTasksUpdate(ctx context.Context, k *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var answers map[string]json.RawMessage
-	if len(p.InputResponses) == 0 || p.InputResponses[0] != '{' || json.Unmarshal(p.InputResponses, &answers) != nil {
-		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: tasks/update needs "inputResponses", an object of answers by the keys of the task's inputRequests`}
+	answers, err := inputResponses(p.InputResponses, t.InputRequests)
+	if err != nil {
+		return nil, err
 	}
-	for key, v := range answers {
-		if _, asked := t.InputRequests[key]; asked && (len(v) == 0 || v[0] != '{') {
-			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf(
-				"Invalid params: inputResponses[%s] must be an object: the result of the %s request", strictjson.Quote(key), strictjson.Quote(key))}
-		}
-	}
-	_, err = h.taskStore().UpdateTask(ctx, t.ID, func(t *session.Task) error {
-		if t.Status.Terminal() {
-			return errTaskEnded
-		}
-		for key, v := range answers {
-			if _, asked := t.InputRequests[key]; !asked {
-				continue
-			}
-			delete(t.InputRequests, key)
-			if t.InputResponses == nil {
-				t.InputResponses = map[string]json.RawMessage{}
-			}
-			t.InputResponses[key] = v
-		}
-		if len(t.InputRequests) == 0 && t.Status == session.TaskInputRequired {
-			t.Status = session.TaskWorking
-		}
-		t.Updated = time.Now().UTC()
-		return nil
-	})
+	_, err = h.taskStore().UpdateTask(ctx, t.ID, func(t *session.Task) error { return recordAnswers(t, answers) })
 	if err != nil && !errors.Is(err, errTaskEnded) {
 		if errors.Is(err, session.ErrNotFound) {
 			return nil, unknownTask(t.ID)
@@ -584,6 +559,48 @@ func (h *Handler) doTasksUpdate(ctx context.Context, k *call) (any, error) {
 		}
 	}
 	return struct{}{}, nil
+}
+
+// inputResponses reads the inputResponses of a tasks/update: an object
+// whose answers to the questions asked are objects (the results of the
+// requests).
+func inputResponses(raw json.RawMessage, asked map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	var answers map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &answers) != nil {
+		return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: `Invalid params: tasks/update needs "inputResponses", an object of answers by the keys of the task's inputRequests`}
+	}
+	for key, v := range answers {
+		if _, ok := asked[key]; ok && (len(v) == 0 || v[0] != '{') {
+			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf(
+				"Invalid params: inputResponses[%s] must be an object: the result of the %s request", strictjson.Quote(key), strictjson.Quote(key))}
+		}
+	}
+	return answers, nil
+}
+
+// recordAnswers moves the questions of task t that answers answer from
+// its inputRequests to its inputResponses (answers to questions not
+// asked are dropped); once none is left, an input_required task is
+// working again. An ended task takes no answer (errTaskEnded).
+func recordAnswers(t *session.Task, answers map[string]json.RawMessage) error {
+	if t.Status.Terminal() {
+		return errTaskEnded
+	}
+	for key, v := range answers {
+		if _, asked := t.InputRequests[key]; !asked {
+			continue
+		}
+		delete(t.InputRequests, key)
+		if t.InputResponses == nil {
+			t.InputResponses = map[string]json.RawMessage{}
+		}
+		t.InputResponses[key] = v
+	}
+	if len(t.InputRequests) == 0 && t.Status == session.TaskInputRequired {
+		t.Status = session.TaskWorking
+	}
+	t.Updated = time.Now().UTC()
+	return nil
 }
 
 // doTasksCancel is tasks/cancel: the task ends cancelled (a task that has

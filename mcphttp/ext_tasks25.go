@@ -477,36 +477,10 @@ func (h *Handler) relayQuestion(ctx context.Context, st session.TaskStore, peer 
 	}
 	var errJSON json.RawMessage
 	if callErr != nil {
-		je := &mcp.Error{}
-		if !errors.As(callErr, &je) {
-			je = &mcp.Error{Code: mcp.CodeInternalError, Message: "the " + req.Method + " request to the client failed: " + callErr.Error()}
-		}
-		errJSON, _ = json.Marshal(je)
+		errJSON = relayErrorJSON(req.Method, callErr)
 	}
 	t, err := st.UpdateTask(context.WithoutCancel(ctx), id, func(t *session.Task) error {
-		if t.Status.Terminal() {
-			return errTaskEnded
-		}
-		if _, asked := t.InputRequests[key]; !asked {
-			return errTaskEnded // answered meanwhile (tasks/update, another replica)
-		}
-		delete(t.InputRequests, key)
-		if errJSON != nil {
-			if t.InputErrors == nil {
-				t.InputErrors = map[string]json.RawMessage{}
-			}
-			t.InputErrors[key] = errJSON
-		} else {
-			if t.InputResponses == nil {
-				t.InputResponses = map[string]json.RawMessage{}
-			}
-			t.InputResponses[key] = res
-		}
-		if len(t.InputRequests) == 0 && t.Status == session.TaskInputRequired {
-			t.Status = session.TaskWorking
-		}
-		t.Updated = time.Now().UTC()
-		return nil
+		return recordRelayed(t, key, res, errJSON)
 	})
 	if err != nil {
 		if !errors.Is(err, errTaskEnded) && !errors.Is(err, session.ErrNotFound) {
@@ -523,6 +497,49 @@ func (h *Handler) relayQuestion(ctx context.Context, st session.TaskStore, peer 
 			run.notify(t)
 		}
 	}
+}
+
+// relayErrorJSON is the JSON-RPC error, as JSON, of a question relayed to
+// the client whose method call failed with callErr: the client's own
+// error, else an internal error saying so.
+func relayErrorJSON(method string, callErr error) json.RawMessage {
+	je := &mcp.Error{}
+	if !errors.As(callErr, &je) {
+		je = &mcp.Error{Code: mcp.CodeInternalError, Message: "the " + method + " request to the client failed: " + callErr.Error()}
+	}
+	b, _ := json.Marshal(je)
+	return b
+}
+
+// recordRelayed writes into task t the answer to its question key that
+// the client gave: the result res, or the error errJSON when not nil.
+// Once no question is left, an input_required task is working again. A
+// task that ended, or whose question was answered meanwhile (tasks/update,
+// another replica), takes nothing (errTaskEnded).
+func recordRelayed(t *session.Task, key string, res, errJSON json.RawMessage) error {
+	if t.Status.Terminal() {
+		return errTaskEnded
+	}
+	if _, asked := t.InputRequests[key]; !asked {
+		return errTaskEnded
+	}
+	delete(t.InputRequests, key)
+	if errJSON != nil {
+		if t.InputErrors == nil {
+			t.InputErrors = map[string]json.RawMessage{}
+		}
+		t.InputErrors[key] = errJSON
+	} else {
+		if t.InputResponses == nil {
+			t.InputResponses = map[string]json.RawMessage{}
+		}
+		t.InputResponses[key] = res
+	}
+	if len(t.InputRequests) == 0 && t.Status == session.TaskInputRequired {
+		t.Status = session.TaskWorking
+	}
+	t.Updated = time.Now().UTC()
+	return nil
 }
 
 // claim marks a task's question as being asked by a tasks/result of this

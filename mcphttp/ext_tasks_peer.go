@@ -160,19 +160,7 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 	if err != nil {
 		return nil, err
 	}
-	asked, err := p.st.UpdateTask(ctx, p.id, func(t *session.Task) error {
-		if t.Status.Terminal() {
-			return errTaskEnded
-		}
-		if t.InputRequests == nil {
-			t.InputRequests = map[string]json.RawMessage{}
-		}
-		for wk, b := range enc {
-			t.InputRequests[wk] = b
-		}
-		t.Status, t.Updated = session.TaskInputRequired, time.Now().UTC()
-		return nil
-	})
+	asked, err := p.st.UpdateTask(ctx, p.id, func(t *session.Task) error { return askInputs(t, enc) })
 	if err != nil {
 		return nil, p.ended(ctx, err)
 	}
@@ -195,11 +183,7 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 		})
 		switch {
 		case err == nil && failed != nil:
-			je := &mcp.Error{}
-			if json.Unmarshal(failed, je) != nil || je.Code == 0 {
-				je = &mcp.Error{Code: mcp.CodeInternalError, Message: "the client failed to answer"}
-			}
-			return nil, je
+			return nil, answerError(failed)
 		case err == nil:
 			return out, nil
 		case !errors.Is(err, errNotYet):
@@ -212,6 +196,32 @@ func (p *taskPeer) Inputs(ctx context.Context, reqs map[string]mcp.InputRequest)
 		case <-time.After(taskWatchInterval):
 		}
 	}
+}
+
+// askInputs puts the encoded questions enc (by wire key) on task t, which
+// then waits for input; an ended task takes none (errTaskEnded).
+func askInputs(t *session.Task, enc map[string]json.RawMessage) error {
+	if t.Status.Terminal() {
+		return errTaskEnded
+	}
+	if t.InputRequests == nil {
+		t.InputRequests = map[string]json.RawMessage{}
+	}
+	for wk, b := range enc {
+		t.InputRequests[wk] = b
+	}
+	t.Status, t.Updated = session.TaskInputRequired, time.Now().UTC()
+	return nil
+}
+
+// answerError is the error of a question the client failed to answer:
+// the JSON-RPC error it sent, or an internal error when that is not one.
+func answerError(failed json.RawMessage) *mcp.Error {
+	je := &mcp.Error{}
+	if json.Unmarshal(failed, je) != nil || je.Code == 0 {
+		je = &mcp.Error{Code: mcp.CodeInternalError, Message: "the client failed to answer"}
+	}
+	return je
 }
 
 // wireKeys gives each request a key not used before in the task (the

@@ -102,31 +102,7 @@ type Handler struct {
 // (mcp.Server.AddRoute), the OAuth discovery documents and the auth
 // provider's OAuth endpoints. Close the handler when done.
 func New(srv *mcp.Server, opts *Options) *Handler {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.SessionIdleTimeout == 0 {
-		o.SessionIdleTimeout = DefaultSessionIdleTimeout
-	}
-	if o.PageSize <= 0 {
-		o.PageSize = DefaultPageSize
-	}
-	if o.KeepAlive == 0 {
-		o.KeepAlive = DefaultKeepAlive
-	}
-	if o.RetryInterval <= 0 {
-		o.RetryInterval = DefaultRetryInterval
-	}
-	if o.Logger == nil {
-		o.Logger = srv.Logger()
-	}
-	if o.Sessions == nil {
-		o.Sessions = session.NewMemoryStore()
-	}
+	o := optionsWithDefaults(srv, opts)
 	h := &Handler{srv: srv, ops: opsOf(srv), opts: o, log: o.Logger, store: o.Sessions,
 		conns: map[string]*sessionState{}, done: make(chan struct{})}
 	states, err := newSealer(o.StateKey, o.StateTTL)
@@ -152,26 +128,12 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 		h.replica = (int64(binary.BigEndian.Uint32(b[:])>>1) | 1) << replicaShift
 	}
 	if h.replica != 0 && o.Relay != nil {
-		stop, err := o.Relay.Subscribe(context.Background(), strconv.FormatInt(h.replica>>replicaShift, 10), h.onRelayed)
-		if err != nil {
-			h.log.Error("mcp: subscribing to the relay failed; answers that reach another replica are refused", "error", err)
-			h.opts.Relay = nil
-		} else {
-			h.stopRelay = stop
-			h.startFanout()
-		}
+		h.subscribeRelay()
 	}
 	h.initLimits()
 	h.oauth = oauthOptions(o.OAuth, srv.Options())
 	if po := o.Ping; (po == nil || !po.Disabled) && !o.Stateless {
-		var popts middleware.PingOptions
-		if po != nil {
-			popts = *po
-		}
-		if popts.Logger == nil {
-			popts.Logger = o.Logger
-		}
-		h.ping = middleware.NewPing(enginePinger{h}, &popts)
+		h.ping = middleware.NewPing(enginePinger{h}, pingOptions(po, o.Logger))
 	}
 	h.initAuth()
 	h.rebind = newRebinding(&o, h.oauth)
@@ -180,6 +142,65 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	stopWatch, stopTrack := h.ops.Watch(h.onChange), h.ops.TrackSessions(h.holds)
 	h.stopWatch = func() { stopWatch(); stopTrack() }
 	return h
+}
+
+// optionsWithDefaults is opts (nil: none) with the defaults of its unset
+// fields filled in: sizes, timeouts, the server's logger and a memory
+// session store.
+func optionsWithDefaults(srv *mcp.Server, opts *Options) Options {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.SessionIdleTimeout == 0 {
+		o.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = DefaultPageSize
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = DefaultKeepAlive
+	}
+	if o.RetryInterval <= 0 {
+		o.RetryInterval = DefaultRetryInterval
+	}
+	if o.Logger == nil {
+		o.Logger = srv.Logger()
+	}
+	if o.Sessions == nil {
+		o.Sessions = session.NewMemoryStore()
+	}
+	return o
+}
+
+// subscribeRelay subscribes this replica to the relay, which brings it
+// the answers that reached another replica; when that fails they are
+// refused, and the relay is not used.
+func (h *Handler) subscribeRelay() {
+	stop, err := h.opts.Relay.Subscribe(context.Background(), strconv.FormatInt(h.replica>>replicaShift, 10), h.onRelayed)
+	if err != nil {
+		h.log.Error("mcp: subscribing to the relay failed; answers that reach another replica are refused", "error", err)
+		h.opts.Relay = nil
+		return
+	}
+	h.stopRelay = stop
+	h.startFanout()
+}
+
+// pingOptions is the keep-alive ping's options po (nil: none), logging
+// to logger unless they name their own.
+func pingOptions(po *middleware.PingOptions, logger *slog.Logger) *middleware.PingOptions {
+	var popts middleware.PingOptions
+	if po != nil {
+		popts = *po
+	}
+	if popts.Logger == nil {
+		popts.Logger = logger
+	}
+	return &popts
 }
 
 // newChain composes the engine's own middleware in front of serve: the

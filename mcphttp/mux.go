@@ -1,6 +1,7 @@
 package mcphttp
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,26 +73,7 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	// same checks as base+Authenticate+h, without marking the request.
 	mux.Handle(ep, base.Append(h.authenticateOnce).Append(constructors(o.Middleware)...).Then(h.admitted))
 	if ho := h.opts.Health; ho == nil || !ho.Disabled {
-		path, msg, status := "/health", "ok", http.StatusOK
-		if ho != nil {
-			if ho.Path != "" {
-				path = ho.Path
-			}
-			if ho.Message != "" {
-				msg = ho.Message
-			}
-			if ho.Status != 0 {
-				status = ho.Status
-			}
-		}
-		health := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.WriteHeader(status)
-			if r.Method != http.MethodHead {
-				_, _ = io.WriteString(w, msg)
-			}
-		})
-		mux.Handle("GET "+path, anyHost{base.Then(health)})
+		mountHealth(mux, ho, base)
 	}
 	if h.opts.LegacySSE {
 		mountLegacySSE(mux, h, base, o.Middleware)
@@ -99,19 +81,7 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	if sc := h.opts.ServerCard; sc != nil {
 		// A server that authenticates shows its card to the callers it
 		// lets in, unless the card is declared public: fail closed.
-		public := sc.Public || serverAuth(so) == nil
-		card, p := base, cardPath(ep)
-		if !public {
-			card = authed
-		}
-		if public {
-			// Any web page may read a public card (its CORS headers say
-			// so), so a browser's Origin is not checked; its Host is.
-			mux.Handle("GET "+p, anyOrigin{card.Then(h.serveServerCard(true))})
-			mux.Handle("OPTIONS "+p, anyOrigin{base.ThenFunc(serveServerCardPreflight)})
-		} else {
-			mux.Handle("GET "+p, card.Then(h.serveServerCard(false)))
-		}
+		h.mountServerCard(mux, cardPath(ep), sc.Public || serverAuth(so) == nil, base, authed)
 	}
 	late := mountRoutes(mux, srv, base, authed)
 	discovery.Mount(mux, h.oauth)
@@ -127,6 +97,38 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 		return mux
 	}
 	return guardedMux(h.rebind, mux, late)
+}
+
+// mountHealth mounts the health endpoint on mux, for any host: GET (and
+// HEAD) answer ho's status and message, at ho's path (ho nil: 200 "ok"
+// at /health).
+func mountHealth(mux *http.ServeMux, ho *HealthOptions, base alice.Chain) {
+	path, msg, status := "/health", "ok", http.StatusOK
+	if ho != nil {
+		path = cmp.Or(ho.Path, path)
+		msg = cmp.Or(ho.Message, msg)
+		status = cmp.Or(ho.Status, status)
+	}
+	health := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(status)
+		if r.Method != http.MethodHead {
+			_, _ = io.WriteString(w, msg)
+		}
+	})
+	mux.Handle("GET "+path, anyHost{base.Then(health)})
+}
+
+// mountServerCard mounts the server card at p: a public one for any web
+// page (its CORS headers say so, so a browser's Origin is not checked;
+// its Host is), else only for the callers the authed chain lets in.
+func (h *Handler) mountServerCard(mux *http.ServeMux, p string, public bool, base, authed alice.Chain) {
+	if public {
+		mux.Handle("GET "+p, anyOrigin{base.Then(h.serveServerCard(true))})
+		mux.Handle("OPTIONS "+p, anyOrigin{base.ThenFunc(serveServerCardPreflight)})
+		return
+	}
+	mux.Handle("GET "+p, authed.Then(h.serveServerCard(false)))
 }
 
 // ErrSessionAuthWithAuth is returned by [Start] and [Local] when

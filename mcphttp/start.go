@@ -200,38 +200,15 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 	inst := &Instance{handler: h, cancel: cancel, done: make(chan struct{}), timeout: o.ShutdownTimeout}
 	switch o.TransportType {
 	case "", TransportStdio:
-		in, out := o.Stdin, o.Stdout
-		if in == nil {
-			in = os.Stdin
-		}
-		if out == nil {
-			out = os.Stdout
-		}
-		go func() {
-			defer close(inst.done)
-			inst.err = stdio.Serve(ctx, localChain(h, o.SessionAuth, o.Middleware).Then(h), in, out, &stdio.Options{Header: o.Header, MaxDepth: h.opts.MaxDepth})
-			h.inputEnded(inst.err)
-			if errors.Is(inst.err, context.Canceled) {
-				inst.err = nil
-			}
-		}()
+		go inst.serveStdio(ctx, &o)
 		return inst, nil
 	case TransportHTTPStream:
 	default:
 		cancel()
 		return nil, fmt.Errorf("mcphttp: unknown transport %q (want %q or %q)", o.TransportType, TransportStdio, TransportHTTPStream)
 	}
-	if o.Host == "" {
-		o.Host = "0.0.0.0"
-	}
-	switch {
-	case o.Port == 0:
-		o.Port = 8000
-	case o.Port < 0:
-		o.Port = 0
-	}
 	mux := NewMux(h, &MuxOptions{Endpoint: o.Endpoint, Middleware: o.Middleware})
-	ln, err := net.Listen("tcp", net.JoinHostPort(o.Host, strconv.Itoa(o.Port)))
+	ln, err := net.Listen("tcp", listenAddress(o.Host, o.Port))
 	if err != nil {
 		cancel()
 		_ = h.Close()
@@ -266,6 +243,41 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 		_ = inst.Close()
 	}()
 	return inst, nil
+}
+
+// serveStdio serves the instance on o's stdin and stdout (the process's
+// when unset) until the input ends or ctx does, which is no error.
+func (inst *Instance) serveStdio(ctx context.Context, o *StartOptions) {
+	defer close(inst.done)
+	h := inst.handler
+	in, out := o.Stdin, o.Stdout
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	inst.err = stdio.Serve(ctx, localChain(h, o.SessionAuth, o.Middleware).Then(h), in, out, &stdio.Options{Header: o.Header, MaxDepth: h.opts.MaxDepth})
+	h.inputEnded(inst.err)
+	if errors.Is(inst.err, context.Canceled) {
+		inst.err = nil
+	}
+}
+
+// listenAddress is the address Start listens on for host and port:
+// every interface when host is "", port 8000 when it is 0, any free
+// port when it is negative.
+func listenAddress(host string, port int) string {
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	switch {
+	case port == 0:
+		port = 8000
+	case port < 0:
+		port = 0
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
 }
 
 func endpointOr(e string) string {
