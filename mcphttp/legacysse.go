@@ -347,44 +347,8 @@ func (l *legacySSE) admit(next http.Handler) http.Handler {
 // from authentication, 403 from the Host/Origin check), else 202 Accepted:
 // the engine's answer goes out on the stream.
 func (l *legacySSE) serveMessage(w http.ResponseWriter, r *http.Request) {
-	h := l.h
-	id := r.URL.Query().Get(legacySessionParam)
-	if id == "" {
-		httpError(w, http.StatusBadRequest, nil, mcp.CodeServerError,
-			"Bad Request: missing the sessionId query parameter; POST to the URL the SSE stream's endpoint event announced")
-		return
-	}
-	ls := l.lookup(id)
-	if ls == nil {
-		httpError(w, http.StatusNotFound, nil, mcp.CodeSessionNotFound,
-			fmt.Sprintf("Session not found: no open SSE stream has sessionId %s (its stream closed, or it never existed); open a new stream with GET %s and initialize again", strictjson.Quote(id), LegacySSEPath))
-		return
-	}
-	ct := r.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-		httpError(w, http.StatusUnsupportedMediaType, nil, mcp.CodeServerError,
-			fmt.Sprintf("Unsupported Media Type: Content-Type must be application/json, not %s", strictjson.Quote(ct)))
-		return
-	}
-	body, status, problem := readLegacyBody(r, h.opts.MaxBodyBytes)
-	if status != 0 {
-		code := int64(mcp.CodeParseError)
-		if status == http.StatusRequestEntityTooLarge {
-			w.Header().Set("Connection", "close")
-			code = mcp.CodeInvalidRequest
-		}
-		httpError(w, status, jsonrpc.PrefixID(body), code, problem)
-		return
-	}
-	msg, err := decodeLegacy(l.h.limits(), body)
-	if err != nil {
-		de := err.(*jsonrpc.DecodeError)
-		httpError(w, http.StatusBadRequest, de.ID, int64(de.Code), de.Message)
-		return
-	}
-	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(supportedVersions, v) {
-		httpError(w, http.StatusBadRequest, msg.ID, mcp.CodeServerError,
-			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s (supported: %s)", strictjson.Quote(v), strings.Join(supportedVersions, ", ")))
+	ls, body, msg, ok := l.readMessage(w, r)
+	if !ok {
 		return
 	}
 
@@ -448,6 +412,53 @@ func (l *legacySSE) serveMessage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusAccepted)
 	_, _ = io.WriteString(w, "Accepted")
+}
+
+// readMessage reads the message of a POST to the message endpoint: the
+// stream its sessionId names, a JSON body within Options.MaxBodyBytes
+// holding one JSON-RPC message, and a supported MCP-Protocol-Version when
+// it sends one. When any is wrong it answers the error and reports false.
+func (l *legacySSE) readMessage(w http.ResponseWriter, r *http.Request) (*legacySession, []byte, *jsonrpc.Message, bool) {
+	id := r.URL.Query().Get(legacySessionParam)
+	if id == "" {
+		httpError(w, http.StatusBadRequest, nil, mcp.CodeServerError,
+			"Bad Request: missing the sessionId query parameter; POST to the URL the SSE stream's endpoint event announced")
+		return nil, nil, nil, false
+	}
+	ls := l.lookup(id)
+	if ls == nil {
+		httpError(w, http.StatusNotFound, nil, mcp.CodeSessionNotFound,
+			fmt.Sprintf("Session not found: no open SSE stream has sessionId %s (its stream closed, or it never existed); open a new stream with GET %s and initialize again", strictjson.Quote(id), LegacySSEPath))
+		return nil, nil, nil, false
+	}
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		httpError(w, http.StatusUnsupportedMediaType, nil, mcp.CodeServerError,
+			fmt.Sprintf("Unsupported Media Type: Content-Type must be application/json, not %s", strictjson.Quote(ct)))
+		return nil, nil, nil, false
+	}
+	body, status, problem := readLegacyBody(r, l.h.opts.MaxBodyBytes)
+	if status != 0 {
+		code := int64(mcp.CodeParseError)
+		if status == http.StatusRequestEntityTooLarge {
+			w.Header().Set("Connection", "close")
+			code = mcp.CodeInvalidRequest
+		}
+		httpError(w, status, jsonrpc.PrefixID(body), code, problem)
+		return nil, nil, nil, false
+	}
+	msg, err := decodeLegacy(l.h.limits(), body)
+	if err != nil {
+		de := err.(*jsonrpc.DecodeError)
+		httpError(w, http.StatusBadRequest, de.ID, int64(de.Code), de.Message)
+		return nil, nil, nil, false
+	}
+	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(supportedVersions, v) {
+		httpError(w, http.StatusBadRequest, msg.ID, mcp.CodeServerError,
+			fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s (supported: %s)", strictjson.Quote(v), strings.Join(supportedVersions, ", ")))
+		return nil, nil, nil, false
+	}
+	return ls, body, msg, true
 }
 
 // readLegacyBody reads a POST body of at most limit bytes; on failure it
