@@ -113,6 +113,8 @@ type Client struct {
 	cache      *resultCache // results the server let the client reuse; nil: none
 	readerDone chan struct{}
 	notes      chan *message // to the goroutine that runs the callbacks
+	resyncs    chan *message // to it too: the callbacks of a listen stream reopened (listen.go)
+	lis        *listenState  // revision 2026-07-28's subscriptions/listen; nil: none
 	notesDone  chan struct{}
 	noted      noteCount                     // how far the callbacks have come (notes.go)
 	tasks      taskRegistry                  // the tasks' capability and waiters (tasks.go)
@@ -134,6 +136,9 @@ type message struct {
 	// queued is, for a response, how many notifications the reader had
 	// queued for the callbacks before it (notes.go).
 	queued int64
+	// local: the client made it up (a listen stream reopened after a
+	// gap, listen.go); OnNotification does not get it.
+	local bool
 }
 
 // Connect opens a connection with t, initializes the session (initialize,
@@ -161,10 +166,13 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	hctx, stop := context.WithCancel(context.Background())
 	c := &Client{conn: conn, opts: o, log: log, pending: map[int64]chan *message{},
 		progress: map[int64]func(mcp.Progress){}, readerDone: make(chan struct{}), handlerCtx: hctx, stop: stop,
-		notes: make(chan *message, 256), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
-	if o.ProtocolVersion.Sessionless() && !o.DisableCache {
-		// Only revision 2026-07-28 says how long a result may be reused.
-		c.cache = newResultCache()
+		notes: make(chan *message, 256), resyncs: make(chan *message, 16), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
+	if o.ProtocolVersion.Sessionless() {
+		if !o.DisableCache {
+			// Only revision 2026-07-28 says how long a result may be reused.
+			c.cache = newResultCache()
+		}
+		c.lis = newListenState()
 	}
 	go c.read()
 	go c.runCallbacks()
@@ -175,6 +183,9 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	if err := start(ctx); err != nil {
 		_ = c.Close()
 		return nil, err
+	}
+	if c.modern() {
+		c.startListen(ctx)
 	}
 	return c, nil
 }
@@ -341,6 +352,9 @@ type aborter interface {
 func (c *Client) exchange(ctx context.Context, method string, params any, progress func(mcp.Progress), header http.Header) (json.RawMessage, error) {
 	id := c.nextID.Add(1)
 	key := id
+	if hook, ok := ctx.Value(idHookKey{}).(func(int64)); ok {
+		hook(id)
+	}
 	ch := make(chan *message, 1)
 	c.mu.Lock()
 	if c.closed {
@@ -517,6 +531,9 @@ func (c *Client) read() {
 		case m.Method == "notifications/cancelled":
 			c.cancelled(&m)
 			c.queue(&m)
+		case m.Method == "notifications/subscriptions/acknowledged":
+			c.acknowledged(&m)
+			c.queue(&m)
 		case m.Method != "":
 			c.cache.changed(m.Method, m.Params)
 			// Callbacks run on a goroutine of their own, in order, so
@@ -588,6 +605,9 @@ func (c *Client) Close() error {
 	<-c.readerDone
 	<-c.notesDone
 	c.stop()
+	if c.lis != nil && c.lis.started.Load() {
+		<-c.lis.done
+	}
 	c.handlers.Wait()
 	return err
 }
