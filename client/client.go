@@ -73,10 +73,17 @@ type Options struct {
 	DisableCache bool
 
 	// OnToolsChanged, OnResourcesChanged and OnPromptsChanged are called
-	// when the server says its list changed.
+	// when the server says its list changed. At revision 2026-07-28 the
+	// client hears it on a subscriptions/listen stream, which Connect
+	// opens when the server announces such changes and one of these,
+	// OnNotification or the cache wants them (HTTPOptions.NoListen: not),
+	// and opens again when it ends. Changes during such a gap are not
+	// replayed, so once the stream is back each callback of what the
+	// client listens to is called once, and the cache is dropped.
 	OnToolsChanged, OnResourcesChanged, OnPromptsChanged func()
 	// OnResourceUpdated is called with the URI of a subscribed resource
-	// that changed.
+	// that changed ([Client.Subscribe]); at 2026-07-28 also once for each
+	// subscribed URI after the listen stream came back from a gap.
 	OnResourceUpdated func(uri string)
 	// OnLog is called with the server's log messages (notifications/message).
 	OnLog func(mcp.LogMessage)
@@ -85,7 +92,8 @@ type Options struct {
 	// client's that needs input, goes on or ends ([Client.StartTool]).
 	OnTaskStatus func(TaskInfo)
 	// OnNotification is called with every notification from the server,
-	// after the specific callbacks above.
+	// after the specific callbacks above (not with the calls made after a
+	// listen stream's gap, which the server did not send).
 	OnNotification func(method string, params json.RawMessage)
 
 	// Logger gets what the client cannot return to a caller (a message
@@ -352,9 +360,7 @@ type aborter interface {
 func (c *Client) exchange(ctx context.Context, method string, params any, progress func(mcp.Progress), header http.Header) (json.RawMessage, error) {
 	id := c.nextID.Add(1)
 	key := id
-	if hook, ok := ctx.Value(idHookKey{}).(func(int64)); ok {
-		hook(id)
-	}
+	announceID(ctx, id)
 	ch := make(chan *message, 1)
 	c.mu.Lock()
 	if c.closed {
@@ -422,6 +428,14 @@ func (c *Client) exchange(ctx context.Context, method string, params any, progre
 	case <-ctx.Done():
 		c.cancelRequest(ctx, method, id)
 		return nil, ctx.Err()
+	}
+}
+
+// announceID passes the id of the request about to be sent to the
+// function of ctx's idHookKey, if any (a listen stream keeps it).
+func announceID(ctx context.Context, id int64) {
+	if hook, ok := ctx.Value(idHookKey{}).(func(int64)); ok {
+		hook(id)
 	}
 }
 

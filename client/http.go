@@ -247,18 +247,23 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 		}
 		return c.errorStatus(resp.StatusCode, b)
 	}
-	if id, ok := ctx.Value(idKey{}).(int64); ok && ctx.Value(listenKey{}) != nil {
-		// A subscriptions/listen stream that ends without the server's
-		// response ends the request: there is no resuming it at
-		// 2026-07-28, and the client opens another.
-		f := finish
-		finish = func() {
-			f()
-			c.deliver(streamEnded(id))
-		}
-	}
-	c.consume(resp, finish)
+	c.consume(resp, c.endListen(ctx, finish))
 	return nil
+}
+
+// endListen returns finish, for the response of a subscriptions/listen
+// request followed by streamEnded: a stream that ends without the
+// server's response ends the request, since there is no resuming it at
+// 2026-07-28 (the client opens another).
+func (c *httpConn) endListen(ctx context.Context, finish func()) func() {
+	id, ok := ctx.Value(idKey{}).(int64)
+	if !ok || ctx.Value(listenKey{}) == nil {
+		return finish
+	}
+	return func() {
+		finish()
+		c.deliver(streamEnded(id))
+	}
 }
 
 // noListen reports HTTPOptions.NoListen to the client.

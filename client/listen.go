@@ -335,74 +335,95 @@ func (c *Client) listenLoop() {
 			cur.close()
 		}
 	}()
-	stop := c.handlerCtx.Done()
 	attempt := 0
 	for {
 		l.mu.Lock()
 		cur, want, ver, halted := l.cur, l.want, l.ver, l.halted
 		l.mu.Unlock()
-		if cur != nil {
-			select {
-			case <-cur.ended:
-				l.mu.Lock()
-				current := l.cur == cur
-				if current {
-					l.cur, l.gap = nil, true
-					if time.Since(cur.since) >= listenStable {
-						attempt = 0
-					}
-				}
-				l.mu.Unlock()
-				if current && c.Err() == nil {
-					c.log.Info("mcp client: the subscriptions/listen stream ended; opening it again",
-						"server", c.init.ServerInfo.Name, "error", cur.err)
-				}
-			case <-l.wake:
-			case <-stop:
-				return
-			case <-c.readerDone:
-				return
-			}
-			continue
+		var ok bool
+		switch {
+		case cur != nil:
+			ok = c.watch(cur, &attempt)
+		case want.empty() || halted != nil:
+			_, ok = c.idle(nil)
+		default:
+			ok = c.reopen(want, ver, &attempt)
 		}
-		if want.empty() || halted != nil {
-			select {
-			case <-l.wake:
-				continue
-			case <-stop:
-				return
-			case <-c.readerDone:
-				return
-			}
-		}
-		t := time.NewTimer(listenBackoff(attempt))
-		attempt++
-		select {
-		case <-t.C:
-		case <-l.wake:
-			t.Stop()
-			continue
-		case <-stop:
-			t.Stop()
+		if !ok {
 			return
-		case <-c.readerDone:
-			t.Stop()
-			return
-		}
-		actx, cancel := context.WithTimeout(c.handlerCtx, listenAckTimeout)
-		s, err := c.openListen(actx, want)
-		cancel()
-		if err != nil {
-			if c.Err() != nil || c.handlerCtx.Err() != nil {
-				return
-			}
-			c.listenFailed(err)
-			continue
-		}
-		if !c.install(s, ver) {
-			s.close() // a Subscribe changed what to listen to meanwhile
 		}
 	}
+}
+
+// idle waits for a change of what to listen to (woken), or for after
+// (nil: never); ok is false when the client closes.
+func (c *Client) idle(after <-chan time.Time) (woken, ok bool) {
+	select {
+	case <-after:
+		return false, true
+	case <-c.lis.wake:
+		return true, true
+	case <-c.handlerCtx.Done():
+		return false, false
+	case <-c.readerDone:
+		return false, false
+	}
+}
+
+// watch waits for the current stream cur to end (or be replaced); false
+// when the client closes. A stream that lasted listenStable starts the
+// backoff over.
+func (c *Client) watch(cur *listenStream, attempt *int) bool {
+	l := c.lis
+	select {
+	case <-cur.ended:
+	case <-l.wake:
+		return true
+	case <-c.handlerCtx.Done():
+		return false
+	case <-c.readerDone:
+		return false
+	}
+	l.mu.Lock()
+	current := l.cur == cur
+	if current {
+		l.cur, l.gap = nil, true
+		if time.Since(cur.since) >= listenStable {
+			*attempt = 0
+		}
+	}
+	l.mu.Unlock()
+	if current && c.Err() == nil {
+		c.log.Info("mcp client: the subscriptions/listen stream ended; opening it again",
+			"server", c.init.ServerInfo.Name, "error", cur.err)
+	}
+	return true
+}
+
+// reopen waits listenBackoff(attempt), then opens a stream with want
+// (the version ver of what to listen to); false when the client closes.
+func (c *Client) reopen(want listenFilter, ver uint64, attempt *int) bool {
+	t := time.NewTimer(listenBackoff(*attempt))
+	defer t.Stop()
+	*attempt++
+	if woken, ok := c.idle(t.C); !ok || woken {
+		// Woken: what to listen to changed, or a stream came.
+		return ok
+	}
+	actx, cancel := context.WithTimeout(c.handlerCtx, listenAckTimeout)
+	s, err := c.openListen(actx, want)
+	cancel()
+	if err != nil {
+		if c.Err() != nil || c.handlerCtx.Err() != nil {
+			return false
+		}
+		c.listenFailed(err)
+		return true
+	}
+	if !c.install(s, ver) {
+		s.close() // a Subscribe changed what to listen to meanwhile
+	}
+	return true
 }
 
 // resync tells the callbacks of what f listens to that everything may
