@@ -92,8 +92,9 @@ type Options struct {
 	// client's that needs input, goes on or ends ([Client.StartTool]).
 	OnTaskStatus func(TaskInfo)
 	// OnNotification is called with every notification from the server,
-	// after the specific callbacks above (not with the calls made after a
-	// listen stream's gap, which the server did not send).
+	// after the specific callbacks above; not with the acknowledgement of
+	// the client's own subscriptions/listen, nor with the calls made after
+	// a listen stream's gap, which the server did not send.
 	OnNotification func(method string, params json.RawMessage)
 
 	// Logger gets what the client cannot return to a caller (a message
@@ -546,8 +547,9 @@ func (c *Client) read() {
 			c.cancelled(&m)
 			c.queue(&m)
 		case m.Method == "notifications/subscriptions/acknowledged":
+			// The answer to the client's own subscriptions/listen: its
+			// bookkeeping, not a callback's.
 			c.acknowledged(&m)
-			c.queue(&m)
 		case m.Method != "":
 			c.cache.changed(m.Method, m.Params)
 			// Callbacks run on a goroutine of their own, in order, so
