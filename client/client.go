@@ -122,8 +122,10 @@ type Client struct {
 	cache      *resultCache // results the server let the client reuse; nil: none
 	readerDone chan struct{}
 	notes      chan *message // to the goroutine that runs the callbacks
-	resyncs    chan *message // to it too: the callbacks of a listen stream reopened (listen.go)
-	lis        *listenState  // revision 2026-07-28's subscriptions/listen; nil: none
+	resyncs    chan struct{} // to it too: resynced holds calls to make (listen.go)
+	resyncMu   sync.Mutex
+	resynced   []*message   // the callbacks of a listen stream reopened after a gap
+	lis        *listenState // revision 2026-07-28's subscriptions/listen; nil: none
 	notesDone  chan struct{}
 	noted      noteCount                     // how far the callbacks have come (notes.go)
 	tasks      taskRegistry                  // the tasks' capability and waiters (tasks.go)
@@ -175,7 +177,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	hctx, stop := context.WithCancel(context.Background())
 	c := &Client{conn: conn, opts: o, log: log, pending: map[int64]chan *message{},
 		progress: map[int64]func(mcp.Progress){}, readerDone: make(chan struct{}), handlerCtx: hctx, stop: stop,
-		notes: make(chan *message, 256), resyncs: make(chan *message, 16), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
+		notes: make(chan *message, 256), resyncs: make(chan struct{}, 1), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
 	if o.ProtocolVersion.Sessionless() {
 		if !o.DisableCache {
 			// Only revision 2026-07-28 says how long a result may be reused.

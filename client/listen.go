@@ -448,12 +448,14 @@ func (c *Client) resync(f listenFilter) {
 		p, _ := json.Marshal(map[string]string{"uri": uri})
 		add("notifications/resources/updated", p)
 	}
-	for _, m := range ms {
-		select {
-		case c.resyncs <- m:
-		case <-c.notesDone:
-			return
-		}
+	// Never blocks: Subscribe, which may get here, may be called from a
+	// callback.
+	c.resyncMu.Lock()
+	c.resynced = append(c.resynced, ms...)
+	c.resyncMu.Unlock()
+	select {
+	case c.resyncs <- struct{}{}:
+	default:
 	}
 }
 

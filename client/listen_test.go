@@ -32,25 +32,29 @@ type listenRecorder struct {
 }
 
 func (lr *listenRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Mcp-Method") != "subscriptions/listen" {
+	if r.Method != http.MethodPost {
 		lr.next.ServeHTTP(w, r)
 		return
 	}
+	// The body, not the Mcp-Method header, which InProcess does not send.
 	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	var m struct {
+		Method string `json:"method"`
 		Params struct {
 			Notifications json.RawMessage `json:"notifications"`
 		} `json:"params"`
 	}
-	_ = json.Unmarshal(body, &m)
+	if json.Unmarshal(body, &m) != nil || m.Method != "subscriptions/listen" {
+		lr.next.ServeHTTP(w, r)
+		return
+	}
 	ctx, cancel := context.WithCancel(r.Context())
 	lr.mu.Lock()
 	lr.filters = append(lr.filters, m.Params.Notifications)
 	lr.cuts = append(lr.cuts, cancel)
 	lr.mu.Unlock()
-	r = r.WithContext(ctx)
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	lr.next.ServeHTTP(w, r)
+	lr.next.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // listens returns the filters of the subscriptions/listen requests so far.
@@ -86,6 +90,16 @@ func listenServer(t *testing.T, srv *mcp.Server) (*httptest.Server, *listenRecor
 		_ = h.Close()
 	})
 	return ts, lr
+}
+
+// listenTransports are the transports the listen tests run over: HTTP,
+// and InProcess through the same handler.
+var listenTransports = []struct {
+	name string
+	of   func(*httptest.Server, *listenRecorder) Transport
+}{
+	{"HTTP", func(ts *httptest.Server, _ *listenRecorder) Transport { return HTTP(ts.URL, nil) }},
+	{"InProcess", func(_ *httptest.Server, lr *listenRecorder) Transport { return InProcess(lr, nil) }},
 }
 
 // notesServer is a server whose tool list may be reused for a minute,
@@ -160,12 +174,21 @@ func TestListenFilter(t *testing.T) {
 // Unsubscribe the stream is opened again without it.
 func TestListenNotifies(t *testing.T) {
 	t.Parallel()
+	for _, tr := range listenTransports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			testListenNotifies(t, tr.of)
+		})
+	}
+}
+
+func testListenNotifies(t *testing.T, transport func(*httptest.Server, *listenRecorder) Transport) {
 	srv := notesServer()
 	ts, lr := listenServer(t, srv)
 	onTools, tools := signal()
 	updated := make(chan string, 16)
 	ctx := context.Background()
-	c, err := Connect(ctx, HTTP(ts.URL, nil), modernOptions(Options{OnToolsChanged: onTools,
+	c, err := Connect(ctx, transport(ts, lr), modernOptions(Options{OnToolsChanged: onTools,
 		OnResourceUpdated: func(uri string) { updated <- uri }}))
 	require.NoError(t, err)
 	defer c.Close()
@@ -224,11 +247,13 @@ func TestSubscribeWithoutCapability(t *testing.T) {
 func TestListenReconnects(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name string
-		cut  func(*httptest.Server, *listenRecorder)
+		name      string
+		transport func(*httptest.Server, *listenRecorder) Transport
+		cut       func(*httptest.Server, *listenRecorder)
 	}{
-		{"the server ends the stream", func(_ *httptest.Server, lr *listenRecorder) { lr.endStreams() }},
-		{"the connection is cut", func(ts *httptest.Server, _ *listenRecorder) { ts.CloseClientConnections() }},
+		{"the server ends the stream", listenTransports[0].of, func(_ *httptest.Server, lr *listenRecorder) { lr.endStreams() }},
+		{"the connection is cut", listenTransports[0].of, func(ts *httptest.Server, _ *listenRecorder) { ts.CloseClientConnections() }},
+		{"the server ends the stream, in process", listenTransports[1].of, func(_ *httptest.Server, lr *listenRecorder) { lr.endStreams() }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -237,7 +262,7 @@ func TestListenReconnects(t *testing.T) {
 			onTools, tools := signal()
 			updated := make(chan string, 16)
 			ctx := context.Background()
-			c, err := Connect(ctx, HTTP(ts.URL, nil), modernOptions(Options{OnToolsChanged: onTools,
+			c, err := Connect(ctx, tt.transport(ts, lr), modernOptions(Options{OnToolsChanged: onTools,
 				OnResourceUpdated: func(uri string) { updated <- uri }}))
 			require.NoError(t, err)
 			defer c.Close()

@@ -110,8 +110,14 @@ func (c *Client) runCallbacks() {
 			}
 			c.notification(m)
 			c.noted.done()
-		case m := <-c.resyncs:
-			c.notification(m) // not counted: the reader did not queue it
+		case <-c.resyncs:
+			c.resyncMu.Lock()
+			ms := c.resynced
+			c.resynced = nil
+			c.resyncMu.Unlock()
+			for _, m := range ms {
+				c.notification(m) // not counted: the reader did not queue it
+			}
 		}
 	}
 }
