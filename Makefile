@@ -184,6 +184,7 @@ FUZZ_TARGETS_SHORT := \
 	client:FuzzLegacyServer \
 	client:FuzzSkillEntries \
 	client:FuzzTaskDecode \
+	client:FuzzDecodeAck \
 	client/oauth:FuzzChallenge \
 	client/oauth:FuzzResourceMetadata \
 	client/oauth:FuzzServerMetadata \

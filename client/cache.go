@@ -144,6 +144,18 @@ func (rc *resultCache) changed(method string, params json.RawMessage) {
 	}
 }
 
+// clear drops every result kept: changes may have been missed (a listen
+// stream reopened after a gap).
+func (rc *resultCache) clear() {
+	if rc == nil {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.gen++
+	clear(rc.entries)
+}
+
 // cachedCall is call for a result the server may let the client reuse
 // (arg selects it: a cursor, a URI): a fresh kept result answers without
 // a round trip; else the answer is kept as its ttlMs says.

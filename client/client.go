@@ -73,10 +73,17 @@ type Options struct {
 	DisableCache bool
 
 	// OnToolsChanged, OnResourcesChanged and OnPromptsChanged are called
-	// when the server says its list changed.
+	// when the server says its list changed. At revision 2026-07-28 the
+	// client hears it on a subscriptions/listen stream, which Connect
+	// opens when the server announces such changes and one of these,
+	// OnNotification or the cache wants them (HTTPOptions.NoListen: not),
+	// and opens again when it ends. Changes during such a gap are not
+	// replayed, so once the stream is back each callback of what the
+	// client listens to is called once, and the cache is dropped.
 	OnToolsChanged, OnResourcesChanged, OnPromptsChanged func()
 	// OnResourceUpdated is called with the URI of a subscribed resource
-	// that changed.
+	// that changed ([Client.Subscribe]); at 2026-07-28 also once for each
+	// subscribed URI after the listen stream came back from a gap.
 	OnResourceUpdated func(uri string)
 	// OnLog is called with the server's log messages (notifications/message).
 	OnLog func(mcp.LogMessage)
@@ -85,7 +92,9 @@ type Options struct {
 	// client's that needs input, goes on or ends ([Client.StartTool]).
 	OnTaskStatus func(TaskInfo)
 	// OnNotification is called with every notification from the server,
-	// after the specific callbacks above.
+	// after the specific callbacks above; not with the acknowledgement of
+	// the client's own subscriptions/listen, nor with the calls made after
+	// a listen stream's gap, which the server did not send.
 	OnNotification func(method string, params json.RawMessage)
 
 	// Logger gets what the client cannot return to a caller (a message
@@ -113,6 +122,10 @@ type Client struct {
 	cache      *resultCache // results the server let the client reuse; nil: none
 	readerDone chan struct{}
 	notes      chan *message // to the goroutine that runs the callbacks
+	resyncs    chan struct{} // to it too: resynced holds calls to make (listen.go)
+	resyncMu   sync.Mutex
+	resynced   []*message   // the callbacks of a listen stream reopened after a gap
+	lis        *listenState // revision 2026-07-28's subscriptions/listen; nil: none
 	notesDone  chan struct{}
 	noted      noteCount                     // how far the callbacks have come (notes.go)
 	tasks      taskRegistry                  // the tasks' capability and waiters (tasks.go)
@@ -134,6 +147,9 @@ type message struct {
 	// queued is, for a response, how many notifications the reader had
 	// queued for the callbacks before it (notes.go).
 	queued int64
+	// local: the client made it up (a listen stream reopened after a
+	// gap, listen.go); OnNotification does not get it.
+	local bool
 }
 
 // Connect opens a connection with t, initializes the session (initialize,
@@ -161,10 +177,13 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	hctx, stop := context.WithCancel(context.Background())
 	c := &Client{conn: conn, opts: o, log: log, pending: map[int64]chan *message{},
 		progress: map[int64]func(mcp.Progress){}, readerDone: make(chan struct{}), handlerCtx: hctx, stop: stop,
-		notes: make(chan *message, 256), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
-	if o.ProtocolVersion.Sessionless() && !o.DisableCache {
-		// Only revision 2026-07-28 says how long a result may be reused.
-		c.cache = newResultCache()
+		notes: make(chan *message, 256), resyncs: make(chan struct{}, 1), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
+	if o.ProtocolVersion.Sessionless() {
+		if !o.DisableCache {
+			// Only revision 2026-07-28 says how long a result may be reused.
+			c.cache = newResultCache()
+		}
+		c.lis = newListenState()
 	}
 	go c.read()
 	go c.runCallbacks()
@@ -175,6 +194,9 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	if err := start(ctx); err != nil {
 		_ = c.Close()
 		return nil, err
+	}
+	if c.modern() {
+		c.startListen(ctx)
 	}
 	return c, nil
 }
@@ -341,6 +363,7 @@ type aborter interface {
 func (c *Client) exchange(ctx context.Context, method string, params any, progress func(mcp.Progress), header http.Header) (json.RawMessage, error) {
 	id := c.nextID.Add(1)
 	key := id
+	announceID(ctx, id)
 	ch := make(chan *message, 1)
 	c.mu.Lock()
 	if c.closed {
@@ -408,6 +431,14 @@ func (c *Client) exchange(ctx context.Context, method string, params any, progre
 	case <-ctx.Done():
 		c.cancelRequest(ctx, method, id)
 		return nil, ctx.Err()
+	}
+}
+
+// announceID passes the id of the request about to be sent to the
+// function of ctx's idHookKey, if any (a listen stream keeps it).
+func announceID(ctx context.Context, id int64) {
+	if hook, ok := ctx.Value(idHookKey{}).(func(int64)); ok {
+		hook(id)
 	}
 }
 
@@ -517,6 +548,10 @@ func (c *Client) read() {
 		case m.Method == "notifications/cancelled":
 			c.cancelled(&m)
 			c.queue(&m)
+		case m.Method == "notifications/subscriptions/acknowledged":
+			// The answer to the client's own subscriptions/listen: its
+			// bookkeeping, not a callback's.
+			c.acknowledged(&m)
 		case m.Method != "":
 			c.cache.changed(m.Method, m.Params)
 			// Callbacks run on a goroutine of their own, in order, so
@@ -588,6 +623,9 @@ func (c *Client) Close() error {
 	<-c.readerDone
 	<-c.notesDone
 	c.stop()
+	if c.lis != nil && c.lis.started.Load() {
+		<-c.lis.done
+	}
 	c.handlers.Wait()
 	return err
 }

@@ -8,7 +8,9 @@
 // (sampling, elicitation, roots) with the handlers of [Options], passes
 // its notifications (list changes, resource updates, log messages,
 // progress) to callbacks, and cancels a call whose context ends with
-// notifications/cancelled.
+// notifications/cancelled. At revision 2026-07-28 it hears list changes
+// and resource updates on a subscriptions/listen stream, which it opens
+// again when it ends (see Options.OnToolsChanged and Client.Subscribe).
 //
 //	c, err := client.Connect(ctx, client.HTTP("https://example.com/mcp", nil), nil)
 //	if err != nil { … }

@@ -68,3 +68,26 @@ type rw struct {
 	io.Reader
 	io.WriteCloser
 }
+
+// FuzzDecodeAck: any params of notifications/subscriptions/acknowledged
+// decode without a panic into an error, or a subscription ID the client
+// could have sent and a filter of at most maxAckURIs URIs.
+func FuzzDecodeAck(f *testing.F) {
+	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"notifications":{"toolsListChanged":true,"resourceSubscriptions":["a://1"]}}`))
+	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/subscriptionId":"12"},"notifications":null}`))
+	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/subscriptionId":-1}}`))
+	f.Add([]byte(`{"_meta":null}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		id, filter, err := decodeAck(in)
+		if err != nil {
+			return
+		}
+		if id < 0 {
+			t.Fatalf("a negative subscription ID %d was taken", id)
+		}
+		if len(filter.URIs) > maxAckURIs {
+			t.Fatalf("%d URIs kept, more than %d", len(filter.URIs), maxAckURIs)
+		}
+	})
+}

@@ -27,9 +27,12 @@ type HTTPOptions struct {
 	// MaxRetries bounds the reconnections of a broken stream (with
 	// Last-Event-ID) before its requests fail. Default 3.
 	MaxRetries int
-	// NoListen keeps the client from opening the GET stream on which the
-	// server sends what is not part of a request (list changes, log
-	// messages, its own requests outside a call).
+	// NoListen keeps the client from opening, on its own, the stream on
+	// which the server sends what is not part of a request: the GET
+	// stream of a session (list changes, log messages, its own requests
+	// outside a call) and, at revision 2026-07-28, the
+	// subscriptions/listen stream of list changes
+	// ([Client.Subscribe] still opens one for a resource).
 	NoListen bool
 	// Auth authorizes the requests to a server that wants OAuth (package
 	// client/oauth implements it): every request goes through the
@@ -244,9 +247,27 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 		}
 		return c.errorStatus(resp.StatusCode, b)
 	}
-	c.consume(resp, finish)
+	c.consume(resp, c.endListen(ctx, finish))
 	return nil
 }
+
+// endListen returns finish, for the response of a subscriptions/listen
+// request followed by streamEnded: a stream that ends without the
+// server's response ends the request, since there is no resuming it at
+// 2026-07-28 (the client opens another).
+func (c *httpConn) endListen(ctx context.Context, finish func()) func() {
+	id, ok := ctx.Value(idKey{}).(int64)
+	if !ok || ctx.Value(listenKey{}) == nil {
+		return finish
+	}
+	return func() {
+		finish()
+		c.deliver(streamEnded(id))
+	}
+}
+
+// noListen reports HTTPOptions.NoListen to the client.
+func (c *httpConn) noListen() bool { return c.t.opts.NoListen }
 
 // maxErrorBody bounds the body of an error status that is read.
 const maxErrorBody = 64 << 10
@@ -328,6 +349,14 @@ func (c *httpConn) stream(resp *http.Response, listening bool) {
 		})
 		resp.Body.Close()
 		if c.ctx.Err() != nil {
+			return
+		}
+		c.mu.Lock()
+		modern := mcp.Version(c.version).Sessionless()
+		c.mu.Unlock()
+		if modern && !listening {
+			// Revision 2026-07-28 resumes no stream (no Last-Event-ID,
+			// no GET): a request whose stream broke is over.
 			return
 		}
 		if err == nil && !listening {

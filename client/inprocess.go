@@ -73,7 +73,7 @@ func (c *inProcessConn) run(fn func()) error {
 	return nil
 }
 
-func (c *inProcessConn) Send(_ context.Context, msg []byte) error {
+func (c *inProcessConn) Send(ctx context.Context, msg []byte) error {
 	// The request lives as long as the connection, not the caller's
 	// ctx, as over HTTP: a caller that gives up sends
 	// notifications/cancelled.
@@ -81,7 +81,17 @@ func (c *inProcessConn) Send(_ context.Context, msg []byte) error {
 	if request, initialize := requestOf(m); request && !initialize {
 		// A request runs on a goroutine of its own: its answer may wait
 		// for the client's own answers.
-		return c.run(func() { c.ic.Send(c.ctx, m, c.emit) })
+		id, listen := ctx.Value(idKey{}).(int64)
+		listen = listen && ctx.Value(listenKey{}) != nil
+		return c.run(func() {
+			c.ic.Send(c.ctx, m, c.emit)
+			if listen {
+				// A subscriptions/listen stream the handler ended
+				// without its response (it closed, it drained): the
+				// request is over, and the client opens another.
+				c.emit(streamEnded(id))
+			}
+		})
 	}
 	// initialize, a notification or the client's answer runs to its end
 	// before Send returns, as an HTTP POST is answered before the client

@@ -186,19 +186,25 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 }
 
 // Subscribe asks to hear of changes of the resource at uri
-// (Options.OnResourceUpdated). Revision 2026-07-28 has no
-// resources/subscribe: ErrNotInRevision.
+// (Options.OnResourceUpdated). At revision 2026-07-28, which has no
+// resources/subscribe, the client's subscriptions/listen stream is opened
+// again with uri among its resourceSubscriptions, and Subscribe returns
+// once the server acknowledged it; the URI stays subscribed across
+// reconnections. There it fails without asking when the server does not
+// announce capabilities.resources.subscribe.
 func (c *Client) Subscribe(ctx context.Context, uri string) error {
 	if c.modern() {
-		return c.notInRevision("resources/subscribe")
+		return c.subscribe2026(ctx, uri, true)
 	}
 	return c.call(ctx, "resources/subscribe", map[string]string{"uri": uri}, nil)
 }
 
-// Unsubscribe ends a subscription.
+// Unsubscribe ends a subscription. At revision 2026-07-28 the
+// subscriptions/listen stream is opened again without uri (or closed,
+// when nothing is left to listen to).
 func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 	if c.modern() {
-		return c.notInRevision("resources/unsubscribe")
+		return c.subscribe2026(ctx, uri, false)
 	}
 	return c.call(ctx, "resources/unsubscribe", map[string]string{"uri": uri}, nil)
 }
@@ -206,10 +212,6 @@ func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 // ErrNotInRevision is wrapped by the error of a method the negotiated
 // revision does not have.
 var ErrNotInRevision = errors.New("mcp client: the negotiated revision has no such method")
-
-func (c *Client) notInRevision(method string) error {
-	return fmt.Errorf("%w: %s is not in revision %s", ErrNotInRevision, method, c.ProtocolVersion())
-}
 
 // ListPrompts returns every prompt of the server.
 func (c *Client) ListPrompts(ctx context.Context) ([]mcp.Prompt, error) {

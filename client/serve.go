@@ -102,9 +102,23 @@ func (c *Client) reply(m *message, result any, err error) {
 func (c *Client) runCallbacks() {
 	defer close(c.notesDone)
 	defer c.noted.finish()
-	for m := range c.notes {
-		c.notification(m)
-		c.noted.done()
+	for {
+		select {
+		case m, ok := <-c.notes:
+			if !ok {
+				return
+			}
+			c.notification(m)
+			c.noted.done()
+		case <-c.resyncs:
+			c.resyncMu.Lock()
+			ms := c.resynced
+			c.resynced = nil
+			c.resyncMu.Unlock()
+			for _, m := range ms {
+				c.notification(m) // not counted: the reader did not queue it
+			}
+		}
 	}
 }
 
@@ -115,6 +129,9 @@ func (c *Client) cancelled(m *message) {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	if json.Unmarshal(m.Params, &p) != nil {
+		return
+	}
+	if id, ok := idOf(p.RequestID); ok && c.listenCancelled(id) {
 		return
 	}
 	c.mu.Lock()
@@ -175,7 +192,7 @@ func (c *Client) notification(m *message) {
 	case "notifications/tasks/status":
 		c.taskStatusNoted(m.Params) // tasks.go
 	}
-	if o.OnNotification != nil {
+	if o.OnNotification != nil && !m.local {
 		o.OnNotification(m.Method, m.Params)
 	}
 }
