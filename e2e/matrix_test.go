@@ -187,8 +187,19 @@ func TestClientMatrix(t *testing.T) {
 			jobs = append(jobs, job{c, func(c *matrixCell) { runInspectorCell(t, c, era, tr, bin, servers) }})
 		}
 	}
+	// mcpchain's own client (package client): its default (2025-11-25),
+	// 2026-07-28 and 2025-03-26; over HTTP+SSE, that transport's one
+	// revision.
 	for _, tr := range matrixTransports {
-		add("mcpchain client", tr.name, "-", "no mcpchain client exists yet (the client issue builds it); its row is added with it")
+		revs := mcpchainRevisions
+		if tr.sse {
+			revs = []string{"2024-11-05"}
+		}
+		for _, rev := range revs {
+			c := add("mcpchain client", tr.name, rev, "")
+			tr, rev := tr, rev
+			jobs = append(jobs, job{c, func(c *matrixCell) { runMcpchainCell(c, tr, rev, bin, servers) }})
+		}
 	}
 
 	// The servers first (a failure to start fails the test here, on the
