@@ -25,12 +25,13 @@ type Clients struct {
 	clients map[string]*client.Client
 }
 
-// ConnectError is the error of [Connect] when servers did not connect:
-// Failed maps each one's name to its error.
+// ConnectError is the error of [Connect] (and of proxy.NewConfigGateway)
+// when servers did not connect: Failed maps each one's name to its error.
 type ConnectError struct {
 	Failed map[string]error
 	// Connected are the servers that did connect (their names in
-	// order), which [Connect] closed; see [ConnectOptions.Partial].
+	// order), which were closed unless [ConnectOptions.Partial] kept
+	// them.
 	Connected []string
 }
 
