@@ -47,6 +47,9 @@ type ConfigGateway struct {
 // when one or more fail it closes the others and returns a
 // *mcpjson.ConnectError naming each with its error.
 func NewConfigGateway(ctx context.Context, cfg *mcpjson.Config, opts *ConfigOptions) (*ConfigGateway, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
 	var o ConfigOptions
 	if opts != nil {
 		o = *opts

@@ -112,6 +112,14 @@ func TestConfigGatewayFailure(t *testing.T) {
 	assert.Len(t, ce.Failed, 1)
 	assert.Equal(t, []string{"alpha"}, ce.Connected)
 	assert.ErrorContains(t, err, `server "gone": `)
+
+	// A Config a program built itself is checked as Parse checks a file.
+	cg, err = proxy.NewConfigGateway(t.Context(), nil, nil)
+	assert.Nil(t, cg)
+	assert.ErrorContains(t, err, "the Config is nil")
+	cg, err = proxy.NewConfigGateway(t.Context(), &mcpjson.Config{Servers: []mcpjson.Server{{Name: "a.b", URL: "http://x/"}}}, nil)
+	assert.Nil(t, cg)
+	assert.ErrorContains(t, err, `server "a.b": the name prefixes`)
 }
 
 func TestConfigGatewayUpstreamOption(t *testing.T) {

@@ -77,6 +77,9 @@ type ConnectOptions struct {
 // *ConnectError naming each with its error, and what Connect returns
 // depends on opts.Partial. ctx bounds the connecting only.
 func Connect(ctx context.Context, cfg *Config, opts *ConnectOptions) (*Clients, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
 	var o ConnectOptions
 	if opts != nil {
 		o = *opts

@@ -226,3 +226,37 @@ func TestConnectTransportOption(t *testing.T) {
 	assert.True(t, called)
 	assert.ErrorContains(t, err, `server "h": no transport today`)
 }
+
+func TestConnectChecksConfig(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		cfg  *mcpjson.Config
+		want string
+	}{
+		{"nil", nil, "the Config is nil"},
+		{"empty name", &mcpjson.Config{Servers: []mcpjson.Server{{Command: "x"}}}, `server "": a server's name is empty`},
+		{"underscore", &mcpjson.Config{Servers: []mcpjson.Server{{Name: "a_b", Command: "x"}}}, `server "a_b": the name prefixes`},
+		{"twice", &mcpjson.Config{Servers: []mcpjson.Server{{Name: "a", Command: "x"}, {Name: "a", Command: "y"}}}, `server "a" is configured twice`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cs, err := mcpjson.Connect(t.Context(), tt.cfg, nil)
+			assert.Nil(t, cs)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func TestServerTransportByHand(t *testing.T) {
+	t.Parallel()
+	// A Server built without a Type is stdio when it has a Command.
+	s := &mcpjson.Server{Name: "local", Command: stdioServer, Env: map[string]string{"MCPJSON_TEST": "by hand"}}
+	cl, err := client.Connect(t.Context(), s.Transport(), nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, cl.Close()) })
+	res, err := cl.CallTool(t.Context(), "getenv", map[string]any{"name": "MCPJSON_TEST"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "by hand", res.Text())
+}

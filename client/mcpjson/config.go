@@ -46,7 +46,8 @@ type Server struct {
 	// Name is the entry's name, the server's prefix in [Clients.ListTools]
 	// and in a gateway: 1 to 64 ASCII letters, digits and hyphens.
 	Name string
-	// Type is TypeStdio, TypeHTTP or TypeSSE.
+	// Type is TypeStdio, TypeHTTP or TypeSSE ("" in a Server built by
+	// hand: stdio with a Command, else HTTP).
 	Type string
 	// Command, Args, Env and Cwd start a stdio server: Env is added to
 	// this process's environment (an entry of the same name replaces
@@ -70,6 +71,27 @@ func (c *Config) Lookup(name string) *Server {
 		return nil
 	}
 	return &c.Servers[i]
+}
+
+// Check reports what makes c unusable by [Connect] and
+// proxy.NewConfigGateway, for a Config a program built itself: a nil
+// Config, a server without a name, a name that cannot prefix a tool, a
+// name given twice. What [Parse] returns passes it.
+func (c *Config) Check() error {
+	if c == nil {
+		return errors.New("mcpjson: the Config is nil")
+	}
+	seen := map[string]bool{}
+	for _, s := range c.Servers {
+		if err := checkName(s.Name); err != nil {
+			return fmt.Errorf("mcpjson: server %q: %w", s.Name, err)
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("mcpjson: server %q is configured twice", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	return nil
 }
 
 // Load reads the configuration file at path (see [Parse]).
@@ -318,8 +340,8 @@ func checkName(name string) error {
 // since a stdio transport starts a process of its own when it connects
 // (its stderr goes to this process's).
 func (s *Server) Transport() client.Transport {
-	switch s.Type {
-	case TypeStdio:
+	switch {
+	case s.Type == TypeStdio || s.Type == "" && s.Command != "":
 		cmd := exec.Command(s.Command, s.Args...)
 		cmd.Dir = s.Cwd
 		if len(s.Env) > 0 {
@@ -334,7 +356,7 @@ func (s *Server) Transport() client.Transport {
 			}
 		}
 		return client.Command(cmd)
-	case TypeSSE:
+	case s.Type == TypeSSE:
 		return client.LegacySSE(s.URL, s.httpOptions())
 	}
 	return client.HTTP(s.URL, s.httpOptions())
