@@ -25,7 +25,7 @@
 // connected. Values are taken as written: "${VAR}" is not expanded.
 //
 // [Parse] is strict about what decides where a server is (a transport
-// it does not know, a command and a URL in one entry, an URL that is
+// it does not know, a command and a URL in one entry, a URL that is
 // not http or https, a name given twice are errors naming the server)
 // and ignores the members it does not know, of which clients write
 // many ("alwaysAllow", "timeout", VS Code's "inputs").
