@@ -48,4 +48,8 @@
 // [ServeStdio] is the bridge: it serves a stdio client (a desktop client
 // that speaks only stdio) against a remote MCP server, with one upstream
 // session.
+//
+// [NewConfigGateway] starts a gateway to every server of an mcp.json
+// (package client/mcpjson) and mounts each under the server's name in one
+// server: tool "search" of server "docs" is "docs_search".
 package proxy

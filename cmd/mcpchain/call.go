@@ -56,9 +56,10 @@ func newCallCmd() *cobra.Command {
 		jsonArg    string
 		logLevel   string
 		scriptFile string
+		configFile string
 	)
 	cmd := &cobra.Command{
-		Use:   "call [flags] TARGET TOOL [KEY=VALUE ...] | call [flags] TOOL [KEY=VALUE ...] -- COMMAND [ARGS...] | call --script FILE [flags] TARGET",
+		Use:   "call [flags] TARGET TOOL [KEY=VALUE ...] | call [flags] TOOL [KEY=VALUE ...] -- COMMAND [ARGS...] | call --script FILE [flags] TARGET | call --config FILE [flags] SERVER_TOOL [KEY=VALUE ...]",
 		Short: "Call a tool, or run a code-mode script, and print its result",
 		Long: `call calls a tool. Each KEY=VALUE is converted by the type of the
 property in the tool's input schema: number, integer and boolean are
@@ -74,21 +75,29 @@ server's tools, with the server's ` + scriptTool + ` tool (package codemode),
 instead of calling a TOOL: what the script prints, then its result as
 JSON. An error in the script is a result with isError, naming the line.
 
+--config FILE takes the server from FILE, an mcp.json (as mcpchain install
+and the desktop clients write it: "mcpServers" or "servers"), in place of
+a TARGET: the tool is SERVER_TOOL, server SERVER's tool TOOL.
+
 ` + targetHelp,
 		Example: `  mcpchain call http://127.0.0.1:8000/mcp add a=1 b=2
   mcpchain call 'go run ./examples/everything' echo message=hi
   mcpchain call longRunningOperation duration=2 steps=4 -- go run ./examples/everything
   mcpchain call -H 'Authorization: Bearer alice' http://127.0.0.1:8000/mcp whoami
   mcpchain call --script report.star http://127.0.0.1:8000/mcp
+  mcpchain call --config .cursor/mcp.json github_search_issues query=bug
   echo 'result = call("add", {"a": 1, "b": 2})' | mcpchain call --script - http://127.0.0.1:8000/mcp`,
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			spec, rest, err := f.spec(cmd, argv)
+			spec, rest, err := f.callTarget(cmd, argv, configFile)
 			defer f.close()
 			if err != nil {
 				return err
 			}
 			var src string
 			if scriptFile != "" {
+				if configFile != "" {
+					return errors.New("--script runs on a TARGET, not with --config")
+				}
 				if len(rest) > 0 {
 					return fmt.Errorf("--script runs the server's %s tool: give no TOOL or KEY=VALUE (got %q)", scriptTool, rest[0])
 				}
@@ -162,6 +171,7 @@ JSON. An error in the script is a result with isError, naming the line.
 	f.add(cmd)
 	cmd.Flags().StringVar(&jsonArg, "json", "", "the arguments as a JSON object")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "the lowest level of the tool's log messages shown on stderr (debug … emergency, or off)")
+	cmd.Flags().StringVar(&configFile, "config", "", "call SERVER_TOOL, tool TOOL of server SERVER of this mcp.json, instead of a TARGET's tool")
 	cmd.Flags().StringVar(&scriptFile, "script", "", "run this Starlark script (- for stdin) with the server's "+scriptTool+" tool (package codemode)")
 	return cmd
 }
