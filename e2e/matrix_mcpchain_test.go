@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -94,6 +93,13 @@ func runMcpchainCell(c *matrixCell, tr matrixTransport, rev, bin string, servers
 		defer done()
 		return s.CallTool(sctx, name, args, o)
 	}
+	reply := func(ctx context.Context, name string, args map[string]any) (toolReply, error) {
+		r, err := s.CallTool(ctx, name, args, nil)
+		if err != nil {
+			return toolReply{}, err
+		}
+		return toolReply{text: r.Text(), structured: r.StructuredContent, isError: r.IsError, raw: r}, nil
+	}
 	do := func(name string, f func() (string, error)) {
 		detail, err := f()
 		c.record(name, err, detail)
@@ -117,34 +123,8 @@ func runMcpchainCell(c *matrixCell, tr matrixTransport, rev, bin string, servers
 		}
 		return fmt.Sprintf("%d tools", len(tools)), nil
 	})
-	do("structured", func() (string, error) {
-		r, err := call("whoami", map[string]any{}, nil)
-		if err != nil {
-			return "", err
-		}
-		sc, ok := r.StructuredContent.(map[string]any)
-		if r.IsError || !ok {
-			return "", fmt.Errorf("whoami: no structuredContent object: %s", dump(r))
-		}
-		var fromText map[string]any
-		if err := json.Unmarshal([]byte(r.Text()), &fromText); err != nil || dump(fromText) != dump(sc) {
-			return "", fmt.Errorf("text %q and structuredContent %s differ", r.Text(), dump(sc))
-		}
-		if _, ok := sc["client"]; !ok {
-			return "", fmt.Errorf("structuredContent lacks client: %s", dump(sc))
-		}
-		return "", nil
-	})
-	do("bad-arg", func() (string, error) {
-		r, err := call("add", map[string]any{"a": "two", "b": 3}, nil)
-		if err != nil {
-			return "", err
-		}
-		if !r.IsError || !mentionsArg(r.Text(), "a") {
-			return "", fmt.Errorf("add a=\"two\": want an isError result naming a: %s", dump(r))
-		}
-		return "", nil
-	})
+	do("structured", func() (string, error) { return checkStructured(ctx, reply) })
+	do("bad-arg", func() (string, error) { return checkBadArg(ctx, reply) })
 	do("unknown-tool", func() (string, error) {
 		_, err := call("nope", map[string]any{}, nil)
 		var rpcErr *mcp.Error
@@ -220,58 +200,9 @@ func runMcpchainCell(c *matrixCell, tr matrixTransport, rev, bin string, servers
 		}
 		return "", nil
 	})
-	do("cancel+more", func() (string, error) {
-		for round := range 2 {
-			cctx, cancelCall := context.WithTimeout(ctx, 150*time.Millisecond)
-			start := time.Now()
-			_, err := s.CallTool(cctx, "slow", map[string]any{"ms": 5000}, nil)
-			cancelCall()
-			if err == nil {
-				return "", fmt.Errorf("round %d: the cancelled call succeeded", round)
-			}
-			if d := time.Since(start); d > time.Second {
-				return "", fmt.Errorf("round %d: the cancelled call returned after %v", round, d)
-			}
-			r, err := call("add", map[string]any{"a": round, "b": 1}, nil)
-			if err != nil {
-				return "", fmt.Errorf("round %d: a call after the cancellation: %w", round, err)
-			}
-			if r.Text() != fmt.Sprint(round+1) {
-				return "", fmt.Errorf("round %d: %s", round, dump(r))
-			}
-		}
-		return "", nil
-	})
-	do("concurrent-20", func() (string, error) {
-		errs := make([]error, 20)
-		var cwg sync.WaitGroup
-		for i := range 20 {
-			cwg.Add(1)
-			go func() {
-				defer cwg.Done()
-				r, err := call("add", map[string]any{"a": i, "b": 1000}, nil)
-				switch {
-				case err != nil:
-					errs[i] = err
-				case r.Text() != fmt.Sprint(i+1000):
-					errs[i] = fmt.Errorf("call %d: %s", i, dump(r))
-				}
-			}()
-		}
-		cwg.Wait()
-		return "", errors.Join(errs...)
-	})
-	do("timeout", func() (string, error) {
-		start := time.Now()
-		r, err := call("slow", map[string]any{"ms": 3000}, nil)
-		if err != nil {
-			return "", err
-		}
-		if !r.IsError || !timeoutRE.MatchString(r.Text()) || !strings.Contains(r.Text(), "slow") {
-			return "", fmt.Errorf("slow 3000: want a timeout isError naming slow: %s", dump(r))
-		}
-		return time.Since(start).Round(time.Millisecond).String(), nil
-	})
+	do("cancel+more", func() (string, error) { return checkCancelMore(ctx, reply) })
+	do("concurrent-20", func() (string, error) { return checkConcurrent(ctx, reply) })
+	do("timeout", func() (string, error) { return checkTimeout(ctx, reply) })
 	do("logging", func() (string, error) {
 		// At 2026-07-28 the client carries the level in each request's
 		// _meta; before, it sends logging/setLevel.
@@ -295,36 +226,9 @@ func runMcpchainCell(c *matrixCell, tr matrixTransport, rev, bin string, servers
 		}
 		return fmt.Sprintf("%d messages", len(got)), nil
 	})
-	do("sampling", func() (string, error) {
-		r, err := call("sample", map[string]any{"text": "hello"}, nil)
-		if err != nil {
-			return "", err
-		}
-		if r.IsError || r.Text() != "sampled: hello" {
-			return "", fmt.Errorf("sample: %s", dump(r))
-		}
-		return "", nil
-	})
-	do("elicitation", func() (string, error) {
-		r, err := call("elicit", map[string]any{}, nil)
-		if err != nil {
-			return "", err
-		}
-		var v struct {
-			Action  string
-			Content map[string]any
-		}
-		if r.IsError || json.Unmarshal([]byte(r.Text()), &v) != nil || v.Action != "accept" || v.Content["answer"] != "yes" {
-			return "", fmt.Errorf("elicit: %s", dump(r))
-		}
-		return "", nil
-	})
+	do("sampling", func() (string, error) { return checkSampling(ctx, reply) })
+	do("elicitation", func() (string, error) { return checkElicitation(ctx, reply) })
 	mu.Lock()
-	if sampled == 0 && c.results["sampling"].Status == "pass" {
-		c.results["sampling"] = outcome{Status: "fail", Detail: "the sampling handler was never called"}
-	}
-	if elicited == 0 && c.results["elicitation"].Status == "pass" {
-		c.results["elicitation"] = outcome{Status: "fail", Detail: "the elicitation handler was never called"}
-	}
+	checkHandlersCalled(c, sampled, elicited)
 	mu.Unlock()
 }
