@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/client/mcpjson"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/proxy"
 )
@@ -72,6 +73,19 @@ func ExampleServeStdio() {
 		Header: http.Header{"Authorization": {"Bearer " + os.Getenv("REMOTE_TOKEN")}},
 	})
 	if err := proxy.ServeStdio(context.Background(), upstream, os.Stdin, os.Stdout, nil); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// Every server of a project's mcp.json behind one stdio entry: tool
+// "search" of server "docs" is served as "docs_search".
+func ExampleServeConfigStdio() {
+	cfg, err := mcpjson.Load(".cursor/mcp.json")
+	if err == nil {
+		err = proxy.ServeConfigStdio(context.Background(), cfg, os.Stdin, os.Stdout, nil)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/client/mcpjson"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -43,11 +44,46 @@ func ServeStdio(ctx context.Context, upstream client.Transport, in io.Reader, ou
 		return err
 	}
 	defer g.Close()
-	if o.DrainTimeout == 0 {
-		o.DrainTimeout = defaultDrainTimeout
+	return serveStdio(ctx, g.Server(), in, out, o.DrainTimeout)
+}
+
+// ServeConfigStdio is the bridge for every server of an mcp.json: it
+// serves the MCP client on in and out against each enabled server of
+// cfg, through a [ConfigGateway] (tool "search" of server "docs" is
+// "docs_search"), each gateway with one upstream session
+// (Options.SingleSession). opts.Gateway configures every server's
+// gateway but its Upstream (the server's own transport) and Server,
+// whose options configure the server that mounts them; DrainTimeout is
+// as for [ServeStdio]. Starting is all or nothing, as for
+// [NewConfigGateway]. It returns as ServeStdio does, after closing every
+// upstream session. opts may be nil.
+func ServeConfigStdio(ctx context.Context, cfg *mcpjson.Config, in io.Reader, out io.Writer, opts *StdioOptions) error {
+	var o StdioOptions
+	if opts != nil {
+		o = *opts
 	}
-	d := newDrain(in, out, o.DrainTimeout)
-	inst, err := mcphttp.Start(ctx, g.Server(), &mcphttp.StartOptions{TransportType: mcphttp.TransportStdio, Stdin: d, Stdout: d})
+	gopts := o.Gateway
+	gopts.SingleSession = true // one stdio session: one upstream session per server
+	gopts.Upstream = nil
+	server := gopts.Server
+	gopts.Server = mcp.Options{}
+	cg, err := NewConfigGateway(ctx, cfg, &ConfigOptions{Server: server, Gateway: gopts})
+	if err != nil {
+		return err
+	}
+	defer cg.Close()
+	return serveStdio(ctx, cg.Server(), in, out, o.DrainTimeout)
+}
+
+// serveStdio serves srv to the stdio client on in and out, holding the
+// end of the input back for the requests in flight (see
+// StdioOptions.DrainTimeout).
+func serveStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer, drainTimeout time.Duration) error {
+	if drainTimeout == 0 {
+		drainTimeout = defaultDrainTimeout
+	}
+	d := newDrain(in, out, drainTimeout)
+	inst, err := mcphttp.Start(ctx, srv, &mcphttp.StartOptions{TransportType: mcphttp.TransportStdio, Stdin: d, Stdout: d})
 	if err != nil {
 		return err
 	}
