@@ -247,17 +247,17 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 		}
 		return c.errorStatus(resp.StatusCode, b)
 	}
-	c.consume(resp, c.endListen(ctx, finish))
+	c.consume(resp, c.endStream(ctx, finish))
 	return nil
 }
 
-// endListen returns finish, for the response of a subscriptions/listen
-// request followed by streamEnded: a stream that ends without the
-// server's response ends the request, since there is no resuming it at
-// 2026-07-28 (the client opens another).
-func (c *httpConn) endListen(ctx context.Context, finish func()) func() {
+// endStream returns finish, for a request of 2026-07-28 (one with an
+// id in ctx) followed by streamEnded: a stream that ends without the
+// server's response ends the request, since that revision resumes no
+// stream. An answer already delivered makes it a no-op.
+func (c *httpConn) endStream(ctx context.Context, finish func()) func() {
 	id, ok := ctx.Value(idKey{}).(int64)
-	if !ok || ctx.Value(listenKey{}) == nil {
+	if !ok {
 		return finish
 	}
 	return func() {

@@ -81,14 +81,14 @@ func (c *inProcessConn) Send(ctx context.Context, msg []byte) error {
 	if request, initialize := requestOf(m); request && !initialize {
 		// A request runs on a goroutine of its own: its answer may wait
 		// for the client's own answers.
-		id, listen := ctx.Value(idKey{}).(int64)
-		listen = listen && ctx.Value(listenKey{}) != nil
+		id, modern := ctx.Value(idKey{}).(int64)
 		return c.run(func() {
 			c.ic.Send(c.ctx, m, c.emit)
-			if listen {
-				// A subscriptions/listen stream the handler ended
-				// without its response (it closed, it drained): the
-				// request is over, and the client opens another.
+			if modern {
+				// A 2026-07-28 request whose stream the handler ended
+				// without its response (it closed, it drained) is over:
+				// nothing resumes it (an answer already emitted makes
+				// this a no-op). A listen stream is then opened again.
 				c.emit(streamEnded(id))
 			}
 		})

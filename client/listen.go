@@ -136,23 +136,21 @@ func (s *listenStream) close() {
 	<-s.ended
 }
 
-// listenKey marks the context of a subscriptions/listen request: a Conn
-// that sees the request's stream end without its response delivers
-// streamEnded for it, so that the request ends too.
-type listenKey struct{}
-
 // idHookKey is the context key of a function exchange calls with the id
 // of the request before sending it.
 type idHookKey struct{}
 
-// streamEndedData marks the error response a Conn delivers when a
-// subscriptions/listen stream ended without the server's response.
+// streamEndedData marks the error response a Conn delivers when the
+// response stream of a request of 2026-07-28 ended without the server's
+// response: that revision resumes no stream, so nothing else would ever
+// answer it, and the caller would wait for its context.
 const streamEndedData = `{"io.mcpchain/streamEnded":true}`
 
 // streamEnded is that error response for request id.
 func streamEnded(id int64) []byte {
 	return jsonrpc.AppendError(nil, json.RawMessage(strconv.FormatInt(id, 10)), mcp.CodeInternalError,
-		"the subscriptions/listen stream ended without a response", json.RawMessage(streamEndedData))
+		"the response stream ended without a response (the connection was cut, or the server closed it)",
+		json.RawMessage(streamEndedData))
 }
 
 var (
@@ -208,7 +206,7 @@ func (c *Client) startListen(ctx context.Context) {
 func (c *Client) openListen(ctx context.Context, f listenFilter) (*listenStream, error) {
 	l := c.lis
 	s := &listenStream{filter: f, acked: make(chan struct{}), ended: make(chan struct{})}
-	sctx, cancel := context.WithCancelCause(context.WithValue(c.handlerCtx, listenKey{}, true))
+	sctx, cancel := context.WithCancelCause(c.handlerCtx)
 	s.cancel = cancel
 	sctx = context.WithValue(sctx, idHookKey{}, func(id int64) {
 		l.mu.Lock()
