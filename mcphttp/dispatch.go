@@ -371,7 +371,7 @@ func (h *Handler) notification(ctx context.Context, c *sessionState, msg *jsonrp
 			Reason    string          `json:"reason"`
 		}
 		if err := json.Unmarshal(msg.Params, &p); err != nil || p.RequestID == nil {
-			h.log.Warn("mcp: malformed notifications/cancelled ignored", "params", strictjson.ForLogBytes(msg.Params))
+			h.warned.cancelledBad.warn(h.log, "mcp: malformed notifications/cancelled ignored", "params", strictjson.ForLogBytes(msg.Params))
 			return
 		}
 		c.cancel(string(p.RequestID))

@@ -88,6 +88,9 @@ type Handler struct {
 	// cardName is the Server Card's name (servercard.go); set when
 	// Options.ServerCard is.
 	cardName string
+	// warned rate-limits the warnings a client or the relay can repeat
+	// (warnlimit.go).
+	warned warnings
 }
 
 // New returns a handler serving srv. opts may be nil.

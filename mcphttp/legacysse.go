@@ -121,7 +121,7 @@ func (l *legacySSE) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	key := clientKey(r, mcp.AuthFromContext(r.Context()))
 	if no := l.streams.take(key, "legacy SSE streams", h.opts.MaxSessions, h.opts.MaxSessionsPerClient); no != nil {
-		h.log.Warn("mcp: legacy SSE stream refused: stream limit reached", "remote", r.RemoteAddr, "status", no.status)
+		h.warned.limitReached.warn(h.log, "mcp: legacy SSE stream refused: stream limit reached", "remote", r.RemoteAddr, "status", no.status)
 		w.Header().Set("Retry-After", "5")
 		httpError(w, no.status, nil, mcp.CodeServerError, no.msg)
 		return

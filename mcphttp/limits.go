@@ -210,7 +210,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, c *sessionState,
 		return true
 	}
 	h.mu.Unlock()
-	h.log.Warn("mcp: initialize refused: session limit reached", "limit", option, "max", limit, "remote", r.RemoteAddr)
+	h.warned.limitReached.warn(h.log, "mcp: initialize refused: session limit reached", "limit", option, "max", limit, "remote", r.RemoteAddr)
 	w.Header().Set("Retry-After", strconv.Itoa(int(sessionRetryAfter/time.Second)))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

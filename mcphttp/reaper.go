@@ -61,7 +61,7 @@ func (h *Handler) reapOnce(now time.Time) {
 		if _, err := h.store.Touch(ctx, c.sess.ID, h.sessionTTL()); errors.Is(err, session.ErrNotFound) {
 			h.endLocal(c, EndDeleted) // ended on another replica
 		} else if err != nil {
-			h.log.Warn("mcp: the session store failed to keep a busy session alive", "session", c.sess.ID, "error", err)
+			h.warned.storeFailed.warn(h.log, "mcp: the session store failed to keep a busy session alive", "session", c.sess.ID, "error", err)
 		}
 	}
 	for _, c := range idle {
@@ -73,7 +73,7 @@ func (h *Handler) reapOnce(now time.Time) {
 			h.log.Debug("mcp session expired", "session", c.sess.ID, "idle", h.opts.SessionIdleTimeout)
 			h.endSession(c, EndIdle)
 		default:
-			h.log.Warn("mcp: the session store failed; idle session kept for now", "session", c.sess.ID, "error", err)
+			h.warned.storeFailed.warn(h.log, "mcp: the session store failed; idle session kept for now", "session", c.sess.ID, "error", err)
 		}
 	}
 }

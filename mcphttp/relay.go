@@ -39,7 +39,7 @@ func (h *Handler) relayTo(c *sessionState, key string, m *jsonrpc.Message) bool 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := h.opts.Relay.Send(ctx, strconv.FormatInt(n>>replicaShift, 10), b); err != nil {
-		h.log.Warn("mcp: relaying an answer to the replica that asked failed", "session", c.sess.ID, "error", err)
+		h.warned.relaySend.warn(h.log, "mcp: relaying an answer to the replica that asked failed", "session", c.sess.ID, "error", err)
 		return false
 	}
 	return true
@@ -49,7 +49,7 @@ func (h *Handler) relayTo(c *sessionState, key string, m *jsonrpc.Message) bool 
 func (h *Handler) onRelayed(b []byte) {
 	var r relayed
 	if err := json.Unmarshal(b, &r); err != nil {
-		h.log.Warn("mcp: a relayed answer is not valid; dropped", "error", err)
+		h.warned.relayedBad.warn(h.log, "mcp: a relayed answer is not valid; dropped", "error", err)
 		return
 	}
 	h.mu.RLock()
@@ -61,7 +61,7 @@ func (h *Handler) onRelayed(b []byte) {
 	}
 	m, err := h.limits().Decode(r.Message)
 	if err != nil {
-		h.log.Warn("mcp: a relayed answer is not valid JSON-RPC; dropped", "session", r.Session)
+		h.warned.relayedBad.warn(h.log, "mcp: a relayed answer is not valid JSON-RPC; dropped", "session", r.Session)
 		return
 	}
 	c.deliver(m)
@@ -87,7 +87,7 @@ func (h *Handler) otherReplica(key string) bool {
 // that asked times out), and an error status would make a client such as
 // the official Go SDK close its connection for good.
 func (h *Handler) dropForeignAnswer(c *sessionState, msg *jsonrpc.Message) {
-	h.log.Warn("mcp: dropped the answer to a server-to-client request (sampling, elicitation, roots or ping) that another replica sent; "+
+	h.warned.foreignAnswer.warn(h.log, "mcp: dropped the answer to a server-to-client request (sampling, elicitation, roots or ping) that another replica sent; "+
 		"such answers reach the replica that asked only through Options.Relay or sticky sessions on Mcp-Session-Id",
 		"session", c.sess.ID, "id", strictjson.ForLogBytes(msg.ID))
 }

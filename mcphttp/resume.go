@@ -280,7 +280,7 @@ func (st *stream) deliveredLocked() {
 		ctx, cancel := context.WithTimeout(context.Background(), eventStoreTimeout)
 		defer cancel()
 		if err := ev.Delete(ctx, st.c.sess.ID, st.id); err != nil {
-			st.c.h.log.Warn("mcp: the event store failed to drop a delivered stream (it expires by its TTL)", "session", st.c.sess.ID, "error", err)
+			st.c.h.warned.storeFailed.warn(st.c.h.log, "mcp: the event store failed to drop a delivered stream (it expires by its TTL)", "session", st.c.sess.ID, "error", err)
 		}
 	}
 }
@@ -298,7 +298,7 @@ func (st *stream) store(ev session.Event) {
 	ctx, cancel := context.WithTimeout(context.Background(), eventStoreTimeout)
 	defer cancel()
 	if err := es.Append(ctx, st.c.sess.ID, st.id, ev); err != nil {
-		st.c.h.log.Warn("mcp: the event store failed; the stream resumes on this replica only",
+		st.c.h.warned.storeFailed.warn(st.c.h.log, "mcp: the event store failed; the stream resumes on this replica only",
 			"session", st.c.sess.ID, "stream", st.id, "error", err)
 	}
 }
@@ -560,7 +560,7 @@ func (h *Handler) serveStoredResume(w http.ResponseWriter, r *http.Request, c *s
 		evs, err = h.opts.Events.After(r.Context(), sid, id, after, storedResumeWait)
 		if err != nil {
 			if r.Context().Err() == nil {
-				h.log.Warn("mcp: the event store failed while following a resumed stream; the client may resume again", "session", sid, "stream", id, "error", err)
+				h.warned.storeFailed.warn(h.log, "mcp: the event store failed while following a resumed stream; the client may resume again", "session", sid, "stream", id, "error", err)
 				_, _ = w.Write(retryField(h.opts.RetryInterval))
 				_ = rc.Flush()
 			}

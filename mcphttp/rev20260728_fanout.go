@@ -161,11 +161,11 @@ func (h *Handler) startFanout() {
 	f.stop = stop
 	f.ctx, f.cancel = context.WithCancel(context.Background())
 	h.fanout = f
-	go f.publish(h.opts.Relay, h.log)
+	go f.publish(h.opts.Relay, h.log, &h.warned.changeSend)
 }
 
 // publish sends the queued changes, in order, until close.
-func (f *fanout) publish(relay session.Relay, log *slog.Logger) {
+func (f *fanout) publish(relay session.Relay, log *slog.Logger, w *warnLimit) {
 	defer close(f.exited)
 	for {
 		select {
@@ -174,7 +174,7 @@ func (f *fanout) publish(relay session.Relay, log *slog.Logger) {
 			err := relay.Send(ctx, changesChannel, b)
 			cancel()
 			if err != nil && f.ctx.Err() == nil {
-				log.Warn("mcp: publishing a change to the other replicas failed; their subscriptions/listen streams miss it", "error", err)
+				w.warn(log, "mcp: publishing a change to the other replicas failed; their subscriptions/listen streams miss it", "error", err)
 			}
 		case <-f.ctx.Done():
 			return
@@ -203,7 +203,7 @@ func (h *Handler) relayChange(ch change) {
 	select {
 	case f.out <- b:
 	default:
-		h.log.Warn("mcp: too many changes wait to be published to the other replicas; one is dropped", "queued", fanoutQueue)
+		h.warned.changeQueueFull.warn(h.log, "mcp: too many changes wait to be published to the other replicas; one is dropped", "queued", fanoutQueue)
 	}
 }
 
@@ -213,7 +213,7 @@ func (h *Handler) relayChange(ch change) {
 func (h *Handler) onRemoteChange(origin string, b []byte) {
 	from, ch, err := decodeChange(b)
 	if err != nil {
-		h.log.Warn("mcp: a change relayed from another replica is not valid; dropped", "error", err)
+		h.warned.changeBad.warn(h.log, "mcp: a change relayed from another replica is not valid; dropped", "error", err)
 		return
 	}
 	if from == origin {

@@ -102,7 +102,7 @@ func (h *Handler) publishModern(ch change) {
 		select {
 		case l.out <- msg:
 		default:
-			h.log.Warn("mcp: a subscriptions/listen stream is not keeping up; notification dropped", "method", method)
+			h.warned.slowReader.warn(h.log, "mcp: a subscriptions/listen stream is not keeping up; notification dropped", "method", method)
 		}
 	}
 }

@@ -190,11 +190,11 @@ func (c *sessionState) deliver(m *jsonrpc.Message) bool {
 			if c.h.relayTo(c, key, m) {
 				return true
 			}
-			c.h.log.Warn("mcp: a response answers a request another replica sent; refused (server-to-client requests need sticky sessions)",
+			c.h.warned.foreignAnswer.warn(c.h.log, "mcp: a response answers a request another replica sent; refused (server-to-client requests need sticky sessions)",
 				"session", c.sess.ID, "id", strictjson.ForLog(key))
 			return false
 		}
-		c.h.log.Warn("mcp: a response matches no request the server sent; dropped", "session", c.sess.ID, "id", strictjson.ForLog(key))
+		c.h.warned.strayAnswer.warn(c.h.log, "mcp: a response matches no request the server sent; dropped", "session", c.sess.ID, "id", strictjson.ForLog(key))
 		return true
 	}
 	// The message aliases the pooled request body: copy what we keep.
@@ -224,7 +224,7 @@ func (c *sessionState) enqueue(msg []byte) {
 	}
 	if len(c.out) >= maxQueued {
 		c.mu.Unlock()
-		c.h.log.Warn("mcp: the session's GET stream queue is full (no client reading it?); message dropped",
+		c.h.warned.slowReader.warn(c.h.log, "mcp: the session's GET stream queue is full (no client reading it?); message dropped",
 			"session", c.sess.ID, "queue", maxQueued)
 		return
 	}
