@@ -58,10 +58,12 @@ func (e *ConnectError) Unwrap() []error {
 
 // ConnectOptions configure [Connect]. The zero value (or nil) is usable.
 type ConnectOptions struct {
-	// Client configures every server's client (its Info, its callbacks,
-	// which do not say which server called them: connect a server alone
-	// with client.Connect and [Server.Transport] to tell).
-	Client *client.Options
+	// Client, set, returns the options of each server's client (its
+	// Info, its callbacks), so that a callback can tell which server
+	// called it: a sampling request, a list change, a log message. It
+	// may return the same options for every server; nil options are
+	// client.Connect's defaults.
+	Client func(s *Server) *client.Options
 	// Partial keeps the servers that connected when some did not:
 	// Connect returns them with its *ConnectError. Without it Connect is
 	// all or nothing: it closes the servers that connected and returns
@@ -136,7 +138,11 @@ func connect(ctx context.Context, s *Server, o *ConnectOptions) (*client.Client,
 	} else {
 		t = s.Transport()
 	}
-	return client.Connect(ctx, t, o.Client)
+	var co *client.Options
+	if o.Client != nil {
+		co = o.Client(s)
+	}
+	return client.Connect(ctx, t, co)
 }
 
 // Names are the connected servers' names, in order.

@@ -260,3 +260,51 @@ func TestServerTransportByHand(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "by hand", res.Text())
 }
+
+// samplingServer serves tool "ask", which asks the client's model to
+// sample and returns what it answered.
+func samplingServer(t *testing.T, name string) string {
+	t.Helper()
+	srv := mcp.NewServer(mcp.Options{Name: name, Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		res, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
+			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "who are you?"}}}})
+		if err != nil {
+			return "", err
+		}
+		return res.Content.(mcp.TextContent).Text, nil
+	})
+	h := mcphttp.New(srv, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+	return ts.URL + "/mcp"
+}
+
+// TestConnectClientPerServer: ConnectOptions.Client gives each server's
+// client options of its own, so a callback knows which server called it:
+// each server's sampling request is answered by a handler that names it.
+func TestConnectClientPerServer(t *testing.T) {
+	t.Parallel()
+	cfg := config(t, `{"mcpServers": {
+		"alpha": {"url": `+quote(samplingServer(t, "alpha"))+`},
+		"beta": {"url": `+quote(samplingServer(t, "beta"))+`}}}`)
+	var asked []string
+	cs, err := mcpjson.Connect(t.Context(), cfg, &mcpjson.ConnectOptions{Client: func(s *mcpjson.Server) *client.Options {
+		return &client.Options{
+			Info: mcp.Implementation{Name: "hub for " + s.Name, Version: "1"},
+			Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+				asked = append(asked, s.Name)
+				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m",
+					Content: mcp.TextContent{Text: "the model of " + s.Name}}, nil
+			},
+		}
+	}})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, cs.Close()) })
+	for _, name := range []string{"alpha", "beta"} {
+		res, err := cs.CallTool(t.Context(), name+"_ask", nil, nil)
+		require.NoError(t, err)
+		assert.Equal(t, "the model of "+name, res.Text())
+	}
+	assert.Equal(t, []string{"alpha", "beta"}, asked)
+}
