@@ -48,8 +48,8 @@ type TextContent struct {
 type ImageContent struct {
 	// Data is the image's raw bytes (base64 on the wire).
 	Data []byte `json:"data"`
-	// MIMEType is the image's type, such as image/png; [ImageFromBytes]
-	// and its kin detect it.
+	// MIMEType is the image's type, such as image/png; package media's
+	// ImageFromBytes and its kin detect it.
 	MIMEType string `json:"mimeType"`
 	// Annotations are hints for the client (audience, priority).
 	Annotations *Annotations `json:"annotations,omitempty"`
@@ -61,8 +61,8 @@ type ImageContent struct {
 type AudioContent struct {
 	// Data is the audio's raw bytes (base64 on the wire).
 	Data []byte `json:"data"`
-	// MIMEType is the audio's type, such as audio/wav; [AudioFromBytes]
-	// and its kin detect it.
+	// MIMEType is the audio's type, such as audio/wav; package media's
+	// AudioFromBytes and its kin detect it.
 	MIMEType string `json:"mimeType"`
 	// Annotations are hints for the client (audience, priority).
 	Annotations *Annotations `json:"annotations,omitempty"`

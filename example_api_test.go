@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing/fstest"
@@ -82,49 +80,6 @@ func describe(err error) string {
 		return "the user must open a URL first"
 	}
 	return "other"
-}
-
-// Images and audio come from bytes, files or URLs, their MIME type
-// detected from the data; a download is bounded by FetchOptions.
-func ExampleImageFromBytes() {
-	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-	img, err := mcp.ImageFromBytes(png)
-	fmt.Println(img.MIMEType, err)
-	_, err = mcp.ImageFromBytes([]byte("not an image"))
-	fmt.Println(errors.Is(err, mcp.ErrMediaType))
-
-	dir, _ := os.MkdirTemp("", "media")
-	defer os.RemoveAll(dir)
-	wav := append([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), make([]byte, 32)...)
-	_ = os.WriteFile(filepath.Join(dir, "beep.wav"), wav, 0o600)
-	_ = os.WriteFile(filepath.Join(dir, "logo.png"), png, 0o600)
-	audio, err := mcp.AudioFromFile(filepath.Join(dir, "beep.wav"))
-	fmt.Println(audio.MIMEType, err)
-	logo, _ := mcp.ImageFromFile(filepath.Join(dir, "logo.png"))
-	same, _ := mcp.AudioFromBytes(wav)
-	fmt.Println(logo.MIMEType, same.MIMEType)
-
-	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(png) }))
-	defer web.Close()
-	ctx := context.Background()
-	fetched, err := mcp.ImageFromURL(ctx, web.URL+"/logo.png", &mcp.FetchOptions{Timeout: mcp.DefaultFetchTimeout, MaxBytes: mcp.DefaultFetchMaxBytes})
-	fmt.Println(fetched.MIMEType, err)
-	_, err = mcp.AudioFromURL(ctx, web.URL+"/logo.png", &mcp.FetchOptions{MaxBytes: 4})
-	fmt.Println(errors.Is(err, mcp.ErrMediaTooLarge))
-
-	// Content read back from the wire has its concrete type again.
-	raw, _ := json.Marshal(img)
-	back, _ := mcp.UnmarshalContent(raw)
-	_, isImage := back.(mcp.ImageContent)
-	fmt.Println(isImage)
-	// Output:
-	// image/png <nil>
-	// true
-	// audio/wave <nil>
-	// image/png audio/wave
-	// image/png <nil>
-	// true
-	// true
 }
 
 // Middleware of your own talks to the engine through the request context:

@@ -1,4 +1,4 @@
-package mcp_test
+package media_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/media"
 )
 
 var (
@@ -37,7 +37,7 @@ func TestMediaFromBytes(t *testing.T) {
 	for _, tt := range images {
 		t.Run(tt.want, func(t *testing.T) {
 			t.Parallel()
-			c, err := mcp.ImageFromBytes(tt.data)
+			c, err := media.ImageFromBytes(tt.data)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, c.MIMEType)
 			assert.Equal(t, tt.data, c.Data)
@@ -50,20 +50,20 @@ func TestMediaFromBytes(t *testing.T) {
 	for _, tt := range audio {
 		t.Run(tt.want, func(t *testing.T) {
 			t.Parallel()
-			c, err := mcp.AudioFromBytes(tt.data)
+			c, err := media.AudioFromBytes(tt.data)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, c.MIMEType)
 		})
 	}
 	t.Run("wrong kind", func(t *testing.T) {
 		t.Parallel()
-		_, err := mcp.ImageFromBytes(wavBytes)
-		require.ErrorIs(t, err, mcp.ErrMediaType)
+		_, err := media.ImageFromBytes(wavBytes)
+		require.ErrorIs(t, err, media.ErrType)
 		assert.Contains(t, err.Error(), "not image")
-		_, err = mcp.AudioFromBytes([]byte("just text"))
-		require.ErrorIs(t, err, mcp.ErrMediaType)
-		_, err = mcp.ImageFromBytes(nil)
-		require.ErrorIs(t, err, mcp.ErrMediaType)
+		_, err = media.AudioFromBytes([]byte("just text"))
+		require.ErrorIs(t, err, media.ErrType)
+		_, err = media.ImageFromBytes(nil)
+		require.ErrorIs(t, err, media.ErrType)
 		assert.Contains(t, err.Error(), "empty")
 	})
 }
@@ -76,29 +76,29 @@ func TestMediaFromFile(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, data, 0o600))
 		return p
 	}
-	c, err := mcp.ImageFromFile(write("a.png", pngBytes))
+	c, err := media.ImageFromFile(write("a.png", pngBytes))
 	require.NoError(t, err)
 	assert.Equal(t, "image/png", c.MIMEType)
 
 	// The data decides first; the extension helps when the data cannot.
-	c, err = mcp.ImageFromFile(write("misnamed.jpg", gifBytes))
+	c, err = media.ImageFromFile(write("misnamed.jpg", gifBytes))
 	require.NoError(t, err)
 	assert.Equal(t, "image/gif", c.MIMEType)
-	c, err = mcp.ImageFromFile(write("blank.webp", []byte("\x00\x00\x00\x00")))
+	c, err = media.ImageFromFile(write("blank.webp", []byte("\x00\x00\x00\x00")))
 	require.NoError(t, err)
 	assert.Equal(t, "image/webp", c.MIMEType)
 
-	a, err := mcp.AudioFromFile(write("a.wav", wavBytes))
+	a, err := media.AudioFromFile(write("a.wav", wavBytes))
 	require.NoError(t, err)
 	assert.Equal(t, "audio/wave", a.MIMEType)
 
 	missing := filepath.Join(dir, "nope.png")
-	_, err = mcp.ImageFromFile(missing)
+	_, err = media.ImageFromFile(missing)
 	require.ErrorIs(t, err, fs.ErrNotExist)
 	assert.Contains(t, err.Error(), missing, "the error names the path")
 
-	_, err = mcp.AudioFromFile(write("text.txt", []byte("hello")))
-	require.ErrorIs(t, err, mcp.ErrMediaType)
+	_, err = media.AudioFromFile(write("text.txt", []byte("hello")))
+	require.ErrorIs(t, err, media.ErrType)
 	assert.Contains(t, err.Error(), "text.txt")
 }
 
@@ -132,34 +132,34 @@ func TestMediaFromURL(t *testing.T) {
 	require.True(t, strings.HasPrefix(srv.URL, "http://127.0.0.1:"))
 	ctx := context.Background()
 
-	img, err := mcp.ImageFromURL(ctx, srv.URL+"/img", nil)
+	img, err := media.ImageFromURL(ctx, srv.URL+"/img", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "image/png", img.MIMEType)
 	assert.Equal(t, pngBytes, img.Data)
 
-	img, err = mcp.ImageFromURL(ctx, srv.URL+"/declared", nil)
+	img, err = media.ImageFromURL(ctx, srv.URL+"/declared", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "image/avif", img.MIMEType, "a declared image type wins")
 
-	au, err := mcp.AudioFromURL(ctx, srv.URL+"/song.mp3", nil)
+	au, err := media.AudioFromURL(ctx, srv.URL+"/song.mp3", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "audio/mpeg", au.MIMEType, "a generic Content-Type falls back to the data")
 
 	failures := []struct {
 		name, path string
-		opts       *mcp.FetchOptions
+		opts       *media.FetchOptions
 		is         error
 		want       string
 	}{
 		{"status", "/missing", nil, nil, "404"},
-		{"size limit", "/big", &mcp.FetchOptions{MaxBytes: 1024}, mcp.ErrMediaTooLarge, "1024 bytes"},
-		{"timeout", "/slow", &mcp.FetchOptions{Timeout: 50 * time.Millisecond}, context.DeadlineExceeded, "timed out after 50ms"},
-		{"not an image", "/text", nil, mcp.ErrMediaType, "not image"},
+		{"size limit", "/big", &media.FetchOptions{MaxBytes: 1024}, media.ErrTooLarge, "1024 bytes"},
+		{"timeout", "/slow", &media.FetchOptions{Timeout: 50 * time.Millisecond}, context.DeadlineExceeded, "timed out after 50ms"},
+		{"not an image", "/text", nil, media.ErrType, "not image"},
 	}
 	for _, tt := range failures {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := mcp.ImageFromURL(ctx, srv.URL+tt.path, tt.opts)
+			_, err := media.ImageFromURL(ctx, srv.URL+tt.path, tt.opts)
 			require.Error(t, err)
 			if tt.is != nil {
 				assert.ErrorIs(t, err, tt.is)
@@ -168,7 +168,7 @@ func TestMediaFromURL(t *testing.T) {
 			assert.Contains(t, err.Error(), srv.URL+tt.path, "the error names the URL")
 		})
 	}
-	_, err = mcp.ImageFromURL(ctx, "file:///etc/passwd", nil)
+	_, err = media.ImageFromURL(ctx, "file:///etc/passwd", nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "http or https")
 }

@@ -1,4 +1,7 @@
-package mcp
+// Package media makes the image and audio content of a tool result
+// (mcp.ImageContent, mcp.AudioContent) from bytes, a file or a URL, its
+// MIME type detected from the data, a download bounded in time and size.
+package media
 
 import (
 	"bytes"
@@ -14,16 +17,18 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mcpchain/mcp"
 )
 
 // Errors of the media helpers ([ImageFromBytes], [AudioFromURL], …).
 var (
-	// ErrMediaType means the data is not of the kind asked for (an image
+	// ErrType means the data is not of the kind asked for (an image
 	// for the Image helpers, audio for the Audio ones), or its type could
 	// not be told.
-	ErrMediaType = errors.New("mcp: unrecognised media type")
-	// ErrMediaTooLarge means a download exceeded FetchOptions.MaxBytes.
-	ErrMediaTooLarge = errors.New("mcp: media larger than the size limit")
+	ErrType = errors.New("media: unrecognised media type")
+	// ErrTooLarge means a download exceeded FetchOptions.MaxBytes.
+	ErrTooLarge = errors.New("media: larger than the size limit")
 )
 
 // Defaults of [FetchOptions].
@@ -46,76 +51,76 @@ type FetchOptions struct {
 	MaxBytes int64
 }
 
-// ImageFromBytes returns an [ImageContent] holding data, its MIME type
+// ImageFromBytes returns an [mcp.ImageContent] holding data, its MIME type
 // detected from the data (PNG, JPEG, GIF, WebP, BMP, ICO, SVG). It fails
-// with [ErrMediaType] when data is not a recognised image.
-func ImageFromBytes(data []byte) (ImageContent, error) {
+// with [ErrType] when data is not a recognised image.
+func ImageFromBytes(data []byte) (mcp.ImageContent, error) {
 	m, err := detectMedia(data, "image/", "", "")
 	if err != nil {
-		return ImageContent{}, err
+		return mcp.ImageContent{}, err
 	}
-	return ImageContent{Data: data, MIMEType: m}, nil
+	return mcp.ImageContent{Data: data, MIMEType: m}, nil
 }
 
 // ImageFromFile reads the image at path. Its MIME type is detected from
 // the data, else from the file's extension. A missing or unreadable file
 // is an error that names the path (and wraps fs.ErrNotExist when missing).
-func ImageFromFile(path string) (ImageContent, error) {
+func ImageFromFile(path string) (mcp.ImageContent, error) {
 	data, m, err := readMediaFile(path, "image")
 	if err != nil {
-		return ImageContent{}, err
+		return mcp.ImageContent{}, err
 	}
-	return ImageContent{Data: data, MIMEType: m}, nil
+	return mcp.ImageContent{Data: data, MIMEType: m}, nil
 }
 
 // ImageFromURL downloads the image at rawURL (http or https). Its MIME
 // type is the response's Content-Type when that is an image type, else
 // detected from the data or the URL's extension. A failed fetch (a
 // transport error, a status other than 200, a timeout, a body over the
-// size limit: [ErrMediaTooLarge]) is an error that names the URL.
-func ImageFromURL(ctx context.Context, rawURL string, opts *FetchOptions) (ImageContent, error) {
+// size limit: [ErrTooLarge]) is an error that names the URL.
+func ImageFromURL(ctx context.Context, rawURL string, opts *FetchOptions) (mcp.ImageContent, error) {
 	data, m, err := fetchMedia(ctx, rawURL, "image", opts)
 	if err != nil {
-		return ImageContent{}, err
+		return mcp.ImageContent{}, err
 	}
-	return ImageContent{Data: data, MIMEType: m}, nil
+	return mcp.ImageContent{Data: data, MIMEType: m}, nil
 }
 
-// AudioFromBytes returns an [AudioContent] holding data, its MIME type
+// AudioFromBytes returns an [mcp.AudioContent] holding data, its MIME type
 // detected from the data (WAV, MP3, OGG, FLAC, AIFF, MIDI, M4A). It fails
-// with [ErrMediaType] when data is not recognised audio.
-func AudioFromBytes(data []byte) (AudioContent, error) {
+// with [ErrType] when data is not recognised audio.
+func AudioFromBytes(data []byte) (mcp.AudioContent, error) {
 	m, err := detectMedia(data, "audio/", "", "")
 	if err != nil {
-		return AudioContent{}, err
+		return mcp.AudioContent{}, err
 	}
-	return AudioContent{Data: data, MIMEType: m}, nil
+	return mcp.AudioContent{Data: data, MIMEType: m}, nil
 }
 
 // AudioFromFile reads the audio file at path, as [ImageFromFile] reads
 // images.
-func AudioFromFile(path string) (AudioContent, error) {
+func AudioFromFile(path string) (mcp.AudioContent, error) {
 	data, m, err := readMediaFile(path, "audio")
 	if err != nil {
-		return AudioContent{}, err
+		return mcp.AudioContent{}, err
 	}
-	return AudioContent{Data: data, MIMEType: m}, nil
+	return mcp.AudioContent{Data: data, MIMEType: m}, nil
 }
 
 // AudioFromURL downloads the audio at rawURL, as [ImageFromURL] downloads
 // images.
-func AudioFromURL(ctx context.Context, rawURL string, opts *FetchOptions) (AudioContent, error) {
+func AudioFromURL(ctx context.Context, rawURL string, opts *FetchOptions) (mcp.AudioContent, error) {
 	data, m, err := fetchMedia(ctx, rawURL, "audio", opts)
 	if err != nil {
-		return AudioContent{}, err
+		return mcp.AudioContent{}, err
 	}
-	return AudioContent{Data: data, MIMEType: m}, nil
+	return mcp.AudioContent{Data: data, MIMEType: m}, nil
 }
 
 func readMediaFile(p, kind string) ([]byte, string, error) {
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, "", fmt.Errorf("mcp: reading %s file %q: %w", kind, p, err)
+		return nil, "", fmt.Errorf("media: reading %s file %q: %w", kind, p, err)
 	}
 	m, err := detectMedia(data, kind+"/", "", filepath.Ext(p))
 	if err != nil {
@@ -145,7 +150,7 @@ func fetchOptions(opts *FetchOptions) FetchOptions {
 func fetchMedia(ctx context.Context, rawURL, kind string, opts *FetchOptions) ([]byte, string, error) {
 	o := fetchOptions(opts)
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("mcp: fetching %s %s: "+format, append([]any{kind, rawURL}, args...)...)
+		return fmt.Errorf("media: fetching %s %s: "+format, append([]any{kind, rawURL}, args...)...)
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -169,7 +174,7 @@ func fetchMedia(ctx context.Context, rawURL, kind string, opts *FetchOptions) ([
 		return nil, "", fail("HTTP status %s, want 200 OK", resp.Status)
 	}
 	if resp.ContentLength > o.MaxBytes {
-		return nil, "", fail("%w: Content-Length %d exceeds %d bytes", ErrMediaTooLarge, resp.ContentLength, o.MaxBytes)
+		return nil, "", fail("%w: Content-Length %d exceeds %d bytes", ErrTooLarge, resp.ContentLength, o.MaxBytes)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, o.MaxBytes+1))
 	switch {
@@ -178,7 +183,7 @@ func fetchMedia(ctx context.Context, rawURL, kind string, opts *FetchOptions) ([
 	case err != nil:
 		return nil, "", fail("reading the body: %w", err)
 	case int64(len(data)) > o.MaxBytes:
-		return nil, "", fail("%w: the body exceeds %d bytes", ErrMediaTooLarge, o.MaxBytes)
+		return nil, "", fail("%w: the body exceeds %d bytes", ErrTooLarge, o.MaxBytes)
 	}
 	m, err := detectMedia(data, kind+"/", resp.Header.Get("Content-Type"), path.Ext(u.Path))
 	if err != nil {
@@ -204,9 +209,9 @@ func detectMedia(data []byte, prefix, declared, ext string) (string, error) {
 	}
 	want := strings.TrimSuffix(prefix, "/")
 	if len(data) == 0 {
-		return "", fmt.Errorf("%w: the data is empty, not %s", ErrMediaType, want)
+		return "", fmt.Errorf("%w: the data is empty, not %s", ErrType, want)
 	}
-	return "", fmt.Errorf("%w: the data (%s) is not %s", ErrMediaType, sniffMedia(data), want)
+	return "", fmt.Errorf("%w: the data (%s) is not %s", ErrType, sniffMedia(data), want)
 }
 
 // sniffMedia is http.DetectContentType with the image and audio formats
