@@ -186,6 +186,7 @@ FUZZ_TARGETS_SHORT := \
 	client:FuzzSkillEntries \
 	client:FuzzTaskDecode \
 	client:FuzzDecodeAck \
+	client:FuzzResultTypeOf \
 	client/oauth:FuzzChallenge \
 	client/oauth:FuzzResourceMetadata \
 	client/oauth:FuzzServerMetadata \

@@ -304,7 +304,12 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 			InputRequests map[string]inputRequest `json:"inputRequests"`
 			RequestState  json.RawMessage         `json:"requestState"`
 		}
-		_ = json.Unmarshal(raw, &ir)
+		if rt, ok := resultTypeOf(raw); ok && rt != "task" && rt != "input_required" {
+			// The common answer, "complete": the rest of ir is not read.
+			ir.ResultType = rt
+		} else {
+			_ = json.Unmarshal(raw, &ir)
+		}
 		if ir.ResultType == "task" && method == "tools/call" {
 			if _, own := result.(*json.RawMessage); !own {
 				name := tc.name

@@ -14,8 +14,10 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // The _meta keys of revision 2026-07-28.
@@ -287,6 +289,42 @@ func (c *Client) encodedMeta() ([]byte, error) {
 	}
 	c.state.meta, c.state.metaLevel = b, c.state.logLevel
 	return b, nil
+}
+
+// resultTypeOf returns the resultType member of a 2026-07-28 result raw
+// (valid JSON), as json.Unmarshal into a struct with that member would,
+// without decoding the rest. It returns false when that takes more than
+// a scan: a member name with an escape or a byte outside ASCII (which
+// could decode or fold to resultType), a name that differs in case only
+// (encoding/json takes it too), or a value that is not a plain string
+// (an escape, or bytes that are not UTF-8, which decoding replaces).
+func resultTypeOf(raw []byte) (string, bool) {
+	i := strictjson.SkipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return "", true // no member: json.Unmarshal leaves it empty
+	}
+	rt, ok := "", true
+	strictjson.Members(raw, func(key, val []byte) bool {
+		for _, b := range key {
+			if b == '\\' || b >= 0x80 {
+				ok = false
+				return false
+			}
+		}
+		switch {
+		case string(key) == "resultType":
+			if len(val) < 2 || val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 || !utf8.Valid(val) {
+				ok = false
+				return false
+			}
+			rt = string(val[1 : len(val)-1]) // the last one wins, as in json.Unmarshal
+		case strings.EqualFold(string(key), "resultType"):
+			ok = false
+			return false
+		}
+		return true
+	})
+	return rt, ok
 }
 
 // toMap returns params as a new map (params is nil, a map, CallTool's
