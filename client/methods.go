@@ -93,7 +93,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts *Call
 		if err != nil {
 			return nil, fmt.Errorf("mcp client: encoding tools/call: %w", err)
 		}
-		params = p
+		params = toolCall{name: name, raw: p}
 	} else {
 		m := map[string]any{"name": name, "_meta": opts.Meta}
 		if args != nil {

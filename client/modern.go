@@ -14,8 +14,10 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // The _meta keys of revision 2026-07-28.
@@ -40,6 +42,9 @@ type modernState struct {
 	mu       sync.Mutex
 	logLevel mcp.LogLevel
 	params   map[string][]paramHeader // by tool name
+	// meta is encodedMeta's answer for log level metaLevel.
+	meta      []byte
+	metaLevel mcp.LogLevel
 }
 
 // paramHeader is a tool argument the client mirrors into a header.
@@ -242,8 +247,88 @@ func (c *Client) modernParams(params any) (map[string]any, error) {
 	return m, nil
 }
 
-// toMap returns params as a new map (params is nil, a map, or a value
-// that encodes as a JSON object).
+// toolCall is the params of [Client.CallTool]'s common call (no _meta of
+// the caller's): encoded already, the tool's name kept for the routing
+// headers of revision 2026-07-28.
+type toolCall struct {
+	name string
+	raw  json.RawMessage // {"name":…,"arguments":…}, no other member
+}
+
+// modernToolCall is modernParams of tc, encoded: tc's members and the
+// request _meta, spliced rather than decoded into a map and encoded again
+// on every call.
+func (c *Client) modernToolCall(tc toolCall) (json.RawMessage, error) {
+	meta, err := c.encodedMeta()
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(tc.raw)+len(`,"_meta":`)+len(meta))
+	b = append(b, tc.raw[:len(tc.raw)-1]...)
+	b = append(b, `,"_meta":`...)
+	b = append(b, meta...)
+	return append(b, '}'), nil
+}
+
+// encodedMeta is the _meta modernParams adds to params that have none,
+// encoded: the same JSON as that map's, kept until the log level changes
+// (the client's Options are fixed at Connect).
+func (c *Client) encodedMeta() ([]byte, error) {
+	c.state.mu.Lock()
+	defer c.state.mu.Unlock()
+	if c.state.meta != nil && c.state.metaLevel == c.state.logLevel {
+		return c.state.meta, nil
+	}
+	m := map[string]any{metaProtocolVersion: mcp.Version20260728, metaClientInfo: c.opts.Info, metaClientCaps: c.capabilities()}
+	if c.state.logLevel != "" {
+		m[metaLogLevel] = c.state.logLevel
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	c.state.meta, c.state.metaLevel = b, c.state.logLevel
+	return b, nil
+}
+
+// resultTypeOf returns the resultType member of a 2026-07-28 result raw
+// (valid JSON), as json.Unmarshal into a struct with that member would,
+// without decoding the rest. It returns false when that takes more than
+// a scan: a member name with an escape or a byte outside ASCII (which
+// could decode or fold to resultType), a name that differs in case only
+// (encoding/json takes it too), or a value that is not a plain string
+// (an escape, or bytes that are not UTF-8, which decoding replaces).
+func resultTypeOf(raw []byte) (string, bool) {
+	i := strictjson.SkipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return "", true // no member: json.Unmarshal leaves it empty
+	}
+	rt, ok := "", true
+	strictjson.Members(raw, func(key, val []byte) bool {
+		for _, b := range key {
+			if b == '\\' || b >= 0x80 {
+				ok = false
+				return false
+			}
+		}
+		switch {
+		case string(key) == "resultType":
+			if len(val) < 2 || val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 || !utf8.Valid(val) {
+				ok = false
+				return false
+			}
+			rt = string(val[1 : len(val)-1]) // the last one wins, as in json.Unmarshal
+		case strings.EqualFold(string(key), "resultType"):
+			ok = false
+			return false
+		}
+		return true
+	})
+	return rt, ok
+}
+
+// toMap returns params as a new map (params is nil, a map, CallTool's
+// toolCall, or a value that encodes as a JSON object).
 func toMap(params any) map[string]any {
 	m := map[string]any{}
 	switch p := params.(type) {
@@ -252,6 +337,8 @@ func toMap(params any) map[string]any {
 		for k, v := range p {
 			m[k] = v
 		}
+	case toolCall:
+		_ = json.Unmarshal(p.raw, &m)
 	default:
 		if b, err := json.Marshal(params); err == nil {
 			_ = json.Unmarshal(b, &m)
@@ -265,9 +352,6 @@ func toMap(params any) map[string]any {
 // resource or task), and the Mcp-Param-* headers of a tool's annotated
 // arguments.
 func (c *Client) routingHeaders(method string, params map[string]any) http.Header {
-	h := http.Header{}
-	h.Set("MCP-Protocol-Version", string(mcp.Version20260728))
-	h.Set("Mcp-Method", method)
 	var name string
 	switch method {
 	case "tools/call", "prompts/get":
@@ -277,16 +361,30 @@ func (c *Client) routingHeaders(method string, params map[string]any) http.Heade
 	case "tasks/get", "tasks/update", "tasks/cancel": // the tasks extension (tasks.go)
 		name, _ = params["taskId"].(string)
 	}
+	return c.routingHeadersFor(method, name, func() map[string]any { return toMap(params["arguments"]) })
+}
+
+// routingHeadersFor is routingHeaders of a request naming name; args
+// returns a tools/call's arguments, called only when the tool has
+// annotated ones. The keys are written in their canonical form, as
+// Header.Set would.
+func (c *Client) routingHeadersFor(method, name string, args func() map[string]any) http.Header {
+	h := make(http.Header, 3)
+	h["Mcp-Protocol-Version"] = []string{string(mcp.Version20260728)}
+	h["Mcp-Method"] = []string{method}
 	if name != "" {
-		h.Set("Mcp-Name", headerSafe(name))
+		h["Mcp-Name"] = []string{headerSafe(name)}
 	}
 	if method == "tools/call" {
-		args := toMap(params["arguments"])
 		c.state.mu.Lock()
 		phs := c.state.params[name]
 		c.state.mu.Unlock()
+		var argv map[string]any
+		if len(phs) > 0 {
+			argv = args()
+		}
 		for _, ph := range phs {
-			v, ok := args[ph.prop]
+			v, ok := argv[ph.prop]
 			if !ok || v == nil {
 				continue
 			}

@@ -201,7 +201,13 @@ func startHTTPServer(t testing.TB, args ...string) *serverProc {
 // server's environment. A "-port N" among args overrides the default -1.
 func startHTTPServerEnv(t testing.TB, env []string, args ...string) *serverProc {
 	t.Helper()
-	bin := requireBinary(t)
+	return startHTTPServerBin(t, requireBinary(t), env, args...)
+}
+
+// startHTTPServerBin is startHTTPServerEnv with bin as the server: an
+// examples/everything binary (or one taking its flags).
+func startHTTPServerBin(t testing.TB, bin string, env []string, args ...string) *serverProc {
+	t.Helper()
 	stderr := &syncBuffer{}
 	dumpStderrOnFailure(t, stderr)
 	cmd := exec.Command(bin, append([]string{"-transport", "httpStream", "-host", "127.0.0.1", "-port", "-1"}, args...)...)

@@ -52,6 +52,8 @@ var scenarios = []scenario{
 		func() (func() error, func() error, error) { return setupLoopback(false) }},
 	{"stateless-http", "tools/call, stateless handler, over loopback HTTP/1.1",
 		func() (func() error, func() error, error) { return setupLoopback(true) }},
+	{"caller-state", "stateful's call of a tool that reads and writes the caller's own state (an Authenticate hook's subject, memory store)",
+		setupCallerState},
 	{"full", "stateful's call on a server with every feature registered (full.go)", setupFull},
 	{"full-stdio", "stdio's call on a server with every feature registered",
 		func() (func() error, func() error, error) { return setupStdioWith(newFullServer(), perSession) }},
