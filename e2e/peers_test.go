@@ -283,8 +283,8 @@ func TestGoClientPeers(t *testing.T) {
 }
 
 // TestGoClientPeers20260728 is TestGoClientPeers with the client at
-// revision 2026-07-28: the v2 server and the go-sdk over stdio speak it
-// (sampling and elicitation as input-required results); the v1 and
+// revision 2026-07-28: the v2 server, mcp-go, and the go-sdk over stdio
+// speak it (sampling and elicitation as input-required results); the v1 and
 // fastmcp servers answer the server/discover probe as servers of the 2025
 // era (-32601, or HTTP 400), the go-sdk's HTTP handler with -32022
 // naming 2025 revisions, and the client falls back to initialize.
