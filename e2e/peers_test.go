@@ -43,59 +43,69 @@ type peer struct {
 // spawned command, or over HTTP at 127.0.0.1 (port 0 unless the script
 // needs one picked for it), its process group killed at the end of the test.
 func nodePeer(script string, pickPort bool) map[string]func(t *testing.T) client.Transport {
-	spawn := func(t *testing.T, args ...string) *exec.Cmd {
-		dir, bin := nodePaths(t)
-		cmd := exec.Command(filepath.Join(bin, "node"), append([]string{filepath.Join(dir, script)}, args...)...)
-		stderr := &syncBuffer{}
-		cmd.Stderr = stderr
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		t.Cleanup(func() {
-			if cmd.Process != nil {
-				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			}
-			if t.Failed() {
-				t.Logf("%s stderr:\n%s", script, stderr)
-			}
-		})
-		return cmd
-	}
 	return map[string]func(t *testing.T) client.Transport{
-		"stdio": func(t *testing.T) client.Transport { return client.Command(spawn(t)) },
+		"stdio": func(t *testing.T) client.Transport { return client.Command(spawnNodePeer(t, script)) },
 		"http": func(t *testing.T) client.Transport {
-			port := 0
-			if pickPort {
-				port = freePort(t)
-			}
-			cmd := spawn(t, "--http", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-			out, err := cmd.StdoutPipe()
-			require.NoError(t, err)
-			require.NoError(t, cmd.Start())
-			url, read := make(chan string, 1), make(chan struct{})
-			t.Cleanup(func() {
-				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-				<-read // stdout read to its end before Wait closes it
-				_ = cmd.Wait()
-			})
-			go func() {
-				defer close(read)
-				sc := bufio.NewScanner(out)
-				for sc.Scan() {
-					if u, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
-						select {
-						case url <- u:
-						default:
-						}
-					}
-				}
-			}()
-			select {
-			case u := <-url:
-				return client.HTTP(u, nil)
-			case <-time.After(30 * time.Second):
-				t.Fatalf("%s did not say where it listens", script)
-				return nil
-			}
+			return client.HTTP(startNodePeerHTTP(t, script, pickPort), nil)
 		},
+	}
+}
+
+// spawnNodePeer is the command that runs e2e/node/<script> with args, in
+// a process group of its own killed at the end of the test; its stderr is
+// logged when the test failed.
+func spawnNodePeer(t *testing.T, script string, args ...string) *exec.Cmd {
+	dir, bin := nodePaths(t)
+	cmd := exec.Command(filepath.Join(bin, "node"), append([]string{filepath.Join(dir, script)}, args...)...)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", script, stderr)
+		}
+	})
+	return cmd
+}
+
+// startNodePeerHTTP starts e2e/node/<script> --http 127.0.0.1:PORT with
+// args and returns the URL it says it listens at.
+func startNodePeerHTTP(t *testing.T, script string, pickPort bool, args ...string) string {
+	port := 0
+	if pickPort {
+		port = freePort(t)
+	}
+	cmd := spawnNodePeer(t, script, append([]string{"--http", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}, args...)...)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	url, read := make(chan string, 1), make(chan struct{})
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-read // stdout read to its end before Wait closes it
+		_ = cmd.Wait()
+	})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
+				select {
+				case url <- u:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case u := <-url:
+		return u
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not say where it listens", script)
+		return ""
 	}
 }
 
@@ -103,121 +113,9 @@ func nodePeer(script string, pickPort bool) map[string]func(t *testing.T) client
 // process: over Streamable HTTP (stateful), or over the stdio framing on
 // pipes, as a spawned go-sdk server would speak it.
 func goSDKPeer() map[string]func(t *testing.T) client.Transport {
-	newServer := func() *gosdk.Server {
-		var cancelled atomic.Int64
-		srv := gosdk.NewServer(&gosdk.Implementation{Name: "peer-go-sdk", Version: "1.0.0"}, nil)
-		text := func(s string) *gosdk.CallToolResult {
-			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: s}}}
-		}
-		gosdk.AddTool(srv, &gosdk.Tool{Name: "add", Description: "Add two numbers"},
-			func(_ context.Context, _ *gosdk.CallToolRequest, in struct {
-				A float64 `json:"a"`
-				B float64 `json:"b"`
-			}) (*gosdk.CallToolResult, any, error) {
-				return text(strconv.FormatFloat(in.A+in.B, 'f', -1, 64)), nil, nil
-			})
-		gosdk.AddTool(srv, &gosdk.Tool{Name: "progress", Description: "Three progress notifications"},
-			func(ctx context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
-				if tok := req.Params.GetProgressToken(); tok != nil {
-					for i := 1; i <= 3; i++ {
-						if err := req.Session.NotifyProgress(ctx, &gosdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 3}); err != nil {
-							return nil, nil, err
-						}
-					}
-				}
-				return text("done"), nil, nil
-			})
-		gosdk.AddTool(srv, &gosdk.Tool{Name: "slow", Description: "Sleep ms, counts cancellations"},
-			func(ctx context.Context, _ *gosdk.CallToolRequest, in struct {
-				MS float64 `json:"ms"`
-			}) (*gosdk.CallToolResult, any, error) {
-				select {
-				case <-time.After(time.Duration(in.MS) * time.Millisecond):
-					return text("slept"), nil, nil
-				case <-ctx.Done():
-					cancelled.Add(1)
-					return nil, nil, ctx.Err()
-				}
-			})
-		gosdk.AddTool(srv, &gosdk.Tool{Name: "cancelled", Description: "Cancelled slow calls"},
-			func(context.Context, *gosdk.CallToolRequest, struct{}) (*gosdk.CallToolResult, any, error) {
-				return text(strconv.FormatInt(cancelled.Load(), 10)), nil, nil
-			})
-		// At 2026-07-28 the server cannot send requests: sample and
-		// elicit ask through input-required results instead.
-		modern := func(req *gosdk.CallToolRequest) bool {
-			ip := req.Session.InitializeParams()
-			return ip != nil && mcp.Version(ip.ProtocolVersion).Compare(mcp.Version20260728) >= 0
-		}
-		gosdk.AddTool(srv, &gosdk.Tool{Name: "sample", Description: "Sampling round"},
-			func(ctx context.Context, req *gosdk.CallToolRequest, in struct {
-				Text string `json:"text"`
-			}) (*gosdk.CallToolResult, any, error) {
-				params := &gosdk.CreateMessageParams{MaxTokens: 100,
-					Messages: []*gosdk.SamplingMessage{{Role: "user", Content: &gosdk.TextContent{Text: in.Text}}}}
-				var content gosdk.Content
-				// The go-sdk reads a sampling answer in inputResponses
-				// as the with-tools form: a list of content blocks.
-				if r, ok := req.Params.InputResponses["sample"].(*gosdk.CreateMessageWithToolsResult); ok && len(r.Content) > 0 {
-					content = r.Content[0]
-				} else if modern(req) {
-					return &gosdk.CallToolResult{InputRequests: gosdk.InputRequestMap{"sample": params}}, nil, nil
-				} else {
-					r, err := req.Session.CreateMessage(ctx, params)
-					if err != nil {
-						return nil, nil, err
-					}
-					content = r.Content
-				}
-				if tc, ok := content.(*gosdk.TextContent); ok {
-					return text(tc.Text), nil, nil
-				}
-				b, _ := json.Marshal(content)
-				return text(string(b)), nil, nil
-			})
-		gosdk.AddTool(srv, &gosdk.Tool{Name: "elicit", Description: "Elicitation round"},
-			func(ctx context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
-				params := &gosdk.ElicitParams{Mode: "form", Message: "Answer?", RequestedSchema: json.RawMessage(
-					`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)}
-				r, _ := req.Params.InputResponses["answer"].(*gosdk.ElicitResult)
-				if r == nil && modern(req) {
-					return &gosdk.CallToolResult{InputRequests: gosdk.InputRequestMap{"answer": params}}, nil, nil
-				}
-				if r == nil {
-					var err error
-					if r, err = req.Session.Elicit(ctx, params); err != nil {
-						return nil, nil, err
-					}
-				}
-				b, _ := json.Marshal(r)
-				return text(string(b)), nil, nil
-			})
-		srv.AddResource(&gosdk.Resource{URI: "file:///hello.txt", Name: "hello", MIMEType: "text/plain"},
-			func(context.Context, *gosdk.ReadResourceRequest) (*gosdk.ReadResourceResult, error) {
-				return &gosdk.ReadResourceResult{Contents: []*gosdk.ResourceContents{{URI: "file:///hello.txt", MIMEType: "text/plain", Text: "hello"}}}, nil
-			})
-		srv.AddResourceTemplate(&gosdk.ResourceTemplate{URITemplate: "greeting://{name}", Name: "greeting", MIMEType: "text/plain"},
-			func(_ context.Context, req *gosdk.ReadResourceRequest) (*gosdk.ReadResourceResult, error) {
-				name := strings.TrimPrefix(req.Params.URI, "greeting://")
-				return &gosdk.ReadResourceResult{Contents: []*gosdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "Hello, " + name + "!"}}}, nil
-			})
-		srv.AddPrompt(&gosdk.Prompt{Name: "greet", Description: "Greet someone", Arguments: []*gosdk.PromptArgument{{Name: "name", Required: true}}},
-			func(_ context.Context, req *gosdk.GetPromptRequest) (*gosdk.GetPromptResult, error) {
-				return &gosdk.GetPromptResult{Messages: []*gosdk.PromptMessage{{Role: "user",
-					Content: &gosdk.TextContent{Text: "Hello, " + req.Params.Arguments["name"] + "!"}}}}, nil
-			})
-		return srv
-	}
+	newServer := func() *gosdk.Server { return newGoSDKPeerServer(nil) }
 	return map[string]func(t *testing.T) client.Transport{
-		"stdio": func(t *testing.T) client.Transport {
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			ctx, cancel := context.WithCancel(context.Background())
-			ss, err := newServer().Connect(ctx, &gosdk.IOTransport{Reader: inR, Writer: outW}, nil)
-			require.NoError(t, err)
-			t.Cleanup(func() { cancel(); _ = ss.Close() })
-			return client.Stdio(pipeRW{outR, inW})
-		},
+		"stdio": func(t *testing.T) client.Transport { return goSDKStdio(t, newServer(), nil) },
 		"http": func(t *testing.T) client.Transport {
 			srv := newServer()
 			ts := httptest.NewServer(gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return srv }, nil))
@@ -225,6 +123,131 @@ func goSDKPeer() map[string]func(t *testing.T) client.Transport {
 			return client.HTTP(ts.URL, nil)
 		},
 	}
+}
+
+// goSDKStdio serves srv over the stdio framing on pipes, as a spawned
+// go-sdk server would speak it; wrap, if not nil, wraps the client's
+// writing end (to count what the client sends).
+func goSDKStdio(t *testing.T, srv *gosdk.Server, wrap func(io.WriteCloser) io.WriteCloser) client.Transport {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	ss, err := srv.Connect(ctx, &gosdk.IOTransport{Reader: inR, Writer: outW}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { cancel(); _ = ss.Close() })
+	var w io.WriteCloser = inW
+	if wrap != nil {
+		w = wrap(inW)
+	}
+	return client.Stdio(pipeRW{outR, w})
+}
+
+// newGoSDKPeerServer is the peer tool set on the go-sdk, with opts (nil
+// for the defaults).
+func newGoSDKPeerServer(opts *gosdk.ServerOptions) *gosdk.Server {
+	var cancelled atomic.Int64
+	srv := gosdk.NewServer(&gosdk.Implementation{Name: "peer-go-sdk", Version: "1.0.0"}, opts)
+	text := func(s string) *gosdk.CallToolResult {
+		return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: s}}}
+	}
+	gosdk.AddTool(srv, &gosdk.Tool{Name: "add", Description: "Add two numbers"},
+		func(_ context.Context, _ *gosdk.CallToolRequest, in struct {
+			A float64 `json:"a"`
+			B float64 `json:"b"`
+		}) (*gosdk.CallToolResult, any, error) {
+			return text(strconv.FormatFloat(in.A+in.B, 'f', -1, 64)), nil, nil
+		})
+	gosdk.AddTool(srv, &gosdk.Tool{Name: "progress", Description: "Three progress notifications"},
+		func(ctx context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				for i := 1; i <= 3; i++ {
+					if err := req.Session.NotifyProgress(ctx, &gosdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 3}); err != nil {
+						return nil, nil, err
+					}
+				}
+			}
+			return text("done"), nil, nil
+		})
+	gosdk.AddTool(srv, &gosdk.Tool{Name: "slow", Description: "Sleep ms, counts cancellations"},
+		func(ctx context.Context, _ *gosdk.CallToolRequest, in struct {
+			MS float64 `json:"ms"`
+		}) (*gosdk.CallToolResult, any, error) {
+			select {
+			case <-time.After(time.Duration(in.MS) * time.Millisecond):
+				return text("slept"), nil, nil
+			case <-ctx.Done():
+				cancelled.Add(1)
+				return nil, nil, ctx.Err()
+			}
+		})
+	gosdk.AddTool(srv, &gosdk.Tool{Name: "cancelled", Description: "Cancelled slow calls"},
+		func(context.Context, *gosdk.CallToolRequest, struct{}) (*gosdk.CallToolResult, any, error) {
+			return text(strconv.FormatInt(cancelled.Load(), 10)), nil, nil
+		})
+	// At 2026-07-28 the server cannot send requests: sample and
+	// elicit ask through input-required results instead.
+	modern := func(req *gosdk.CallToolRequest) bool {
+		ip := req.Session.InitializeParams()
+		return ip != nil && mcp.Version(ip.ProtocolVersion).Compare(mcp.Version20260728) >= 0
+	}
+	gosdk.AddTool(srv, &gosdk.Tool{Name: "sample", Description: "Sampling round"},
+		func(ctx context.Context, req *gosdk.CallToolRequest, in struct {
+			Text string `json:"text"`
+		}) (*gosdk.CallToolResult, any, error) {
+			params := &gosdk.CreateMessageParams{MaxTokens: 100,
+				Messages: []*gosdk.SamplingMessage{{Role: "user", Content: &gosdk.TextContent{Text: in.Text}}}}
+			var content gosdk.Content
+			// The go-sdk reads a sampling answer in inputResponses
+			// as the with-tools form: a list of content blocks.
+			if r, ok := req.Params.InputResponses["sample"].(*gosdk.CreateMessageWithToolsResult); ok && len(r.Content) > 0 {
+				content = r.Content[0]
+			} else if modern(req) {
+				return &gosdk.CallToolResult{InputRequests: gosdk.InputRequestMap{"sample": params}}, nil, nil
+			} else {
+				r, err := req.Session.CreateMessage(ctx, params)
+				if err != nil {
+					return nil, nil, err
+				}
+				content = r.Content
+			}
+			if tc, ok := content.(*gosdk.TextContent); ok {
+				return text(tc.Text), nil, nil
+			}
+			b, _ := json.Marshal(content)
+			return text(string(b)), nil, nil
+		})
+	gosdk.AddTool(srv, &gosdk.Tool{Name: "elicit", Description: "Elicitation round"},
+		func(ctx context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
+			params := &gosdk.ElicitParams{Mode: "form", Message: "Answer?", RequestedSchema: json.RawMessage(
+				`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)}
+			r, _ := req.Params.InputResponses["answer"].(*gosdk.ElicitResult)
+			if r == nil && modern(req) {
+				return &gosdk.CallToolResult{InputRequests: gosdk.InputRequestMap{"answer": params}}, nil, nil
+			}
+			if r == nil {
+				var err error
+				if r, err = req.Session.Elicit(ctx, params); err != nil {
+					return nil, nil, err
+				}
+			}
+			b, _ := json.Marshal(r)
+			return text(string(b)), nil, nil
+		})
+	srv.AddResource(&gosdk.Resource{URI: "file:///hello.txt", Name: "hello", MIMEType: "text/plain"},
+		func(context.Context, *gosdk.ReadResourceRequest) (*gosdk.ReadResourceResult, error) {
+			return &gosdk.ReadResourceResult{Contents: []*gosdk.ResourceContents{{URI: "file:///hello.txt", MIMEType: "text/plain", Text: "hello"}}}, nil
+		})
+	srv.AddResourceTemplate(&gosdk.ResourceTemplate{URITemplate: "greeting://{name}", Name: "greeting", MIMEType: "text/plain"},
+		func(_ context.Context, req *gosdk.ReadResourceRequest) (*gosdk.ReadResourceResult, error) {
+			name := strings.TrimPrefix(req.Params.URI, "greeting://")
+			return &gosdk.ReadResourceResult{Contents: []*gosdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "Hello, " + name + "!"}}}, nil
+		})
+	srv.AddPrompt(&gosdk.Prompt{Name: "greet", Description: "Greet someone", Arguments: []*gosdk.PromptArgument{{Name: "name", Required: true}}},
+		func(_ context.Context, req *gosdk.GetPromptRequest) (*gosdk.GetPromptResult, error) {
+			return &gosdk.GetPromptResult{Messages: []*gosdk.PromptMessage{{Role: "user",
+				Content: &gosdk.TextContent{Text: "Hello, " + req.Params.Arguments["name"] + "!"}}}}, nil
+		})
+	return srv
 }
 
 // peers are the servers TestGoClientPeers runs against, each over stdio
@@ -240,6 +263,11 @@ var peers = []peer{
 	// with -32022 naming the 2025 revisions.
 	{"go-sdk-1.8.0", goSDKPeer(), nil, []string{"stdio"}},
 	{"fastmcp-ts-4.20.16", nodePeer("peer-fastmcp.mjs", true), nil, nil},
+	// mcp-go's HTTP entry serves 2025-era requests in a session whose
+	// notifications go out on any of its streams
+	// (TestGoClientMCPGoStatefulHTTP): the client speaks 2026-07-28 to
+	// it, where each request has its own stream.
+	{"mcp-go-1.2.1", mcpGoPeer(), map[string]mcp.Version{"http": mcp.Version20260728}, []string{"stdio", "http"}},
 }
 
 // TestGoClientPeers runs package client against each peer over each
@@ -255,8 +283,8 @@ func TestGoClientPeers(t *testing.T) {
 }
 
 // TestGoClientPeers20260728 is TestGoClientPeers with the client at
-// revision 2026-07-28: the v2 server and the go-sdk over stdio speak it
-// (sampling and elicitation as input-required results); the v1 and
+// revision 2026-07-28: the v2 server, mcp-go, and the go-sdk over stdio
+// speak it (sampling and elicitation as input-required results); the v1 and
 // fastmcp servers answer the server/discover probe as servers of the 2025
 // era (-32601, or HTTP 400), the go-sdk's HTTP handler with -32022
 // naming 2025 revisions, and the client falls back to initialize.

@@ -6,6 +6,14 @@
 // client cannot be answered: the answer's POST reaches a new instance). At
 // 2026-07-28 sample and elicit ask through input-required results, the
 // 2025-era server requests being gone from that revision.
+//
+// With --grow (e2e/peers_2026_test.go) the server also marks tools/list
+// cacheable for a minute (the SDK's cacheHints, sent as ttlMs/cacheScope at
+// 2026-07-28) and has a tool grow {name} that adds a tool of that name: over
+// stdio registered on the connection's instance, which sends
+// notifications/tools/list_changed on the listen streams that asked for it;
+// over HTTP (an instance per request) kept for every later instance and
+// announced with the handler's notify.toolsChanged().
 
 import {
   McpServer, ResourceTemplate, createMcpHandler, inputRequired, inputResponse,
@@ -18,8 +26,27 @@ import {
 
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
 
+const grow = process.argv.includes('--grow');
+const grown = [];
+let handler;
+
+function addGrown(server, name) {
+  server.registerTool(name, { description: 'Added by grow' }, async () => text(name));
+}
+
 function newServer({ era } = {}) {
-  const server = new McpServer({ name: 'peer-ts-sdk-v2', version: '1.0.0' });
+  const server = new McpServer({ name: 'peer-ts-sdk-v2', version: '1.0.0' },
+    grow ? { cacheHints: { 'tools/list': { ttlMs: 60000, cacheScope: 'public' } } } : undefined);
+  if (grow) {
+    for (const name of grown) addGrown(server, name);
+    server.registerTool('grow', { description: 'Add a tool', inputSchema: z.object({ name: z.string() }) },
+      async ({ name }) => {
+        grown.push(name);
+        if (handler) handler.notify.toolsChanged();
+        else addGrown(server, name);
+        return text('grown');
+      });
+  }
   server.registerTool('add', { description: 'Add two numbers', inputSchema: z.object({ a: z.number(), b: z.number() }) },
     async ({ a, b }) => text(String(a + b)));
   server.registerTool('progress', { description: 'Three progress notifications' }, async (ctx) => {
@@ -60,6 +87,6 @@ const addr = httpAddr();
 if (!addr) {
   serveStdio(newServer, { onerror: (e) => process.stderr.write(`serveStdio: ${e}\n`) });
 } else {
-  const handler = createMcpHandler(newServer, { onerror: (e) => process.stderr.write(`handler: ${e}\n`) });
+  handler = createMcpHandler(newServer, { onerror: (e) => process.stderr.write(`handler: ${e}\n`) });
   listen(addr, async (req, res) => writeResponse(res, await handler.fetch(await webRequest(req, res))));
 }
