@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/session"
@@ -272,9 +273,13 @@ func TestCallerRegistryRefuses(t *testing.T) {
 type ruleStoreDown struct {
 	*session.MemoryStore
 	failing atomic.Bool
+	reads   atomic.Int64 // the reads of state records
 }
 
 func (s *ruleStoreDown) Get(ctx context.Context, id string) (*session.Record, error) {
+	if strings.HasPrefix(id, "state.") {
+		s.reads.Add(1)
+	}
 	if s.failing.Load() && strings.HasPrefix(id, "state.") {
 		return nil, errors.New("connection refused")
 	}
@@ -315,6 +320,27 @@ func TestCallerRulesFailClosed(t *testing.T) {
 
 	store.failing.Store(false)
 	assert.Equal(t, []string{"unlock", "lock", "hide_public"}, erin.tools(), "her own Disable applies")
+}
+
+// TestCallerRulesReadOnce: a replica reads a caller's rules from the
+// store once and keeps them: many requests of the caller (lists and
+// calls, at 2026-07-28) cost one store read, not one each.
+func TestCallerRulesReadOnce(t *testing.T) {
+	t.Parallel()
+	srv := callerRulesServer(nil)
+	store := &ruleStoreDown{MemoryStore: session.NewMemoryStore()}
+	r := newRuleReplica(t, srv, &mcphttp.Options{Sessions: store})
+	alice := &ruleClient{t: t, ts: r.ts, user: "alice", version: modern}
+	start := time.Now()
+	for range 20 {
+		alice.tools()
+		_, err := alice.call("public")
+		require.NoError(t, err)
+	}
+	// One read, and one more per 2 s the requests took (a slow machine).
+	most := 1 + int64(time.Since(start)/(2*time.Second))
+	assert.LessOrEqual(t, store.reads.Load(), most, "store reads of alice's rules for 40 requests")
+	assert.Positive(t, store.reads.Load())
 }
 
 // TestCallerRulesListChanged: a change of a caller's rules that changes
@@ -408,4 +434,45 @@ func TestCallerRulesCacheScope(t *testing.T) {
 	require.NoError(t, srv.CallerRegistry(caller{Name: "alice"}).Enable(mcp.Match{Names: []string{"secret"}}))
 	assert.Equal(t, "private", scope("alice"))
 	assert.Equal(t, "public", scope("bob"))
+}
+
+// BenchmarkCallerRules is a 2026-07-28 tools/call and tools/list by an
+// authenticated in-process client: on a server without Options.CallerRules
+// ("off"), with it and no rules for the caller ("no-rules"), and with a
+// rule of the caller's ("rule"): the rules read from the store are kept,
+// so the last two pay a cache lookup per request, not a store read.
+func BenchmarkCallerRules(b *testing.B) {
+	for _, tt := range []struct {
+		name     string
+		on, rule bool
+	}{{"off", false, false}, {"no-rules", true, false}, {"rule", true, true}} {
+		b.Run(tt.name, func(b *testing.B) {
+			ctx := context.Background()
+			srv := quietServer(mcp.Options{Authenticate: userAuth, CallerRules: tt.on})
+			mcp.AddTool(srv, mcp.Tool{Name: "public"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "ok", nil })
+			mcp.AddTool(srv, mcp.Tool{Name: "secret"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "ok", nil })
+			h := mcphttp.New(srv, nil)
+			defer h.Close()
+			if tt.rule {
+				if err := srv.CallerRegistry(caller{Name: "alice"}).Disable(mcp.Match{Names: []string{"secret"}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			c, err := client.Connect(ctx, client.InProcess(h, http.Header{"Authorization": {"Bearer alice"}}),
+				&client.Options{ProtocolVersion: mcp.Version20260728})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.CallTool(ctx, "public", nil, nil); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := c.ListTools(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
