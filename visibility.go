@@ -91,14 +91,25 @@ func withRule(rules []rule, r rule) []rule {
 // ([Server.CallerRegistry]) coming after the server's and the session's
 // own after the caller's; with none, it is enabled.
 func allowed(server, caller, own []rule, b *entryBase) bool {
-	for _, rs := range [...][]rule{own, caller, server} {
-		for i := len(rs) - 1; i >= 0; i-- {
-			if rs[i].m.matches(b) {
-				return rs[i].on
-			}
+	if on, ok := lastMatch(own, b); ok {
+		return on
+	}
+	if on, ok := lastMatch(caller, b); ok {
+		return on
+	}
+	on, _ := lastMatch(server, b)
+	return on
+}
+
+// lastMatch is the verdict of the last of rules that matches b (true when
+// none does), and whether one does.
+func lastMatch(rules []rule, b *entryBase) (on, ok bool) {
+	for i := len(rules) - 1; i >= 0; i-- {
+		if rules[i].m.matches(b) {
+			return rules[i].on, true
 		}
 	}
-	return true
+	return true, false
 }
 
 // AccessQuery is what a [SessionAccessPolicy] decides on: who asks, in
@@ -454,9 +465,12 @@ func find[E entry](s *Server, ctx context.Context, auth any, sid, k string, glob
 		return global.lookup(ctx, auth, sid, k)
 	}
 	var zero E
-	crules, err := s.rulesOfCaller(ctx, auth)
-	if err != nil {
-		return zero, false
+	var crules []rule
+	if s.vis.callerRules {
+		var err error
+		if crules, err = s.rulesOfCaller(ctx, auth); err != nil {
+			return zero, false
+		}
 	}
 	o, rules := s.vis.viewOf(sid)
 	t := global
@@ -488,10 +502,13 @@ func listFor[E entry, T any](s *Server, ctx context.Context, auth any, sid strin
 		notePerCaller(pc, global.checked > 0)
 		return visibleItems(ctx, auth, sid, global, view)
 	}
-	crules, err := s.rulesOfCaller(ctx, auth)
-	if err != nil {
-		notePerCaller(pc, true)
-		return []T{}
+	var crules []rule
+	if s.vis.callerRules {
+		var err error
+		if crules, err = s.rulesOfCaller(ctx, auth); err != nil {
+			notePerCaller(pc, true)
+			return []T{}
+		}
 	}
 	o, rules := s.vis.viewOf(sid)
 	var mine table[E]
