@@ -163,6 +163,7 @@ FUZZ_TARGETS_SHORT := \
 	mcphttp:FuzzETagMatch \
 	mcphttp:FuzzRemoteChange \
 	.:FuzzMountNames \
+	.:FuzzCallerRules \
 	client/mcpjson:FuzzParse \
 	.:FuzzElicitFormAnswer \
 	.:FuzzCreateMessageResult \

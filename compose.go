@@ -392,7 +392,8 @@ func (s *Server) admits(ctx context.Context, auth any, sid string, b *entryBase)
 		if o != nil {
 			orules = o.rules
 		}
-		if !allowed(rules, orules, b) {
+		crules, err := s.rulesOfCaller(ctx, auth)
+		if err != nil || !allowed(rules, crules, orules, b) {
 			return false
 		}
 	}
@@ -794,7 +795,7 @@ type importer struct {
 }
 
 // keep reports whether the child's server-wide rules let b be seen.
-func (im *importer) keep(b *entryBase) bool { return allowed(im.rules, nil, b) }
+func (im *importer) keep(b *entryBase) bool { return allowed(im.rules, nil, nil, b) }
 
 // base is the copy of b under key, with the mount's access check (and
 // b's own) and tags.

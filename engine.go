@@ -148,6 +148,17 @@ func (v *engineView) TrackSessions(live func(id string) bool) (stop func()) {
 	return v.server().trackSessions(live)
 }
 
+// UseCallerRules gives the server a transport's store of the callers' own
+// rules, until stop is called.
+func (v *engineView) UseCallerRules(st engine.CallerRules) (stop func()) {
+	return v.server().useCallerRules(st)
+}
+
+// CallerChanged tells the server that another replica changed the lists
+// of the caller whose identity key is key: what it read of the caller's
+// rules is dropped.
+func (v *engineView) CallerChanged(key string) { v.server().callerChanged(key) }
+
 // SessionEnded tells the server a transport let the session id go.
 func (v *engineView) SessionEnded(id string) { v.server().sessionEnded(id) }
 

@@ -22,7 +22,8 @@ import (
 // which take a *Registry: a Go method cannot have type parameters.
 //
 // Every change tells the clients that can see it: the server's sends
-// list_changed to every session, a session's to that session alone.
+// list_changed to every session, a session's to that session alone, a
+// caller's to that caller alone.
 //
 // # Per-session objects
 //
@@ -51,6 +52,10 @@ type Registry struct {
 	s       *Server
 	sid     string
 	session bool
+	// caller: the rules of the caller whose auth data is auth
+	// (Server.CallerRegistry); rules only, no objects.
+	caller bool
+	auth   any
 }
 
 // Registry returns the registry of the server's own objects: what every
@@ -70,6 +75,9 @@ func (s *Server) SessionRegistry(sessionID string) *Registry {
 // [Server.AddRawTool]); a session's tool shadows the server's tool of the
 // same name in that session.
 func (r *Registry) AddRawTool(t Tool, fn RawToolFunc) error {
+	if r.caller {
+		return r.noObjects("AddRawTool")
+	}
 	if !r.session {
 		return r.s.tryAddRawTool(t, fn)
 	}
@@ -121,6 +129,9 @@ func (r *Registry) AddResourceTemplate(t ResourceTemplate) error {
 // something was there. It fails for a kind that is not one, and with
 // [ErrNoSession] for a session not live here.
 func (r *Registry) Remove(kind Kind, names ...string) error {
+	if r.caller {
+		return r.noObjects("Remove")
+	}
 	m := Match{Kind: kind}
 	if err := m.check(); err != nil {
 		return err
@@ -164,12 +175,13 @@ func (r *Registry) Remove(kind Kind, names ...string) error {
 // Disable hides the objects m selects: they are neither listed nor
 // callable (a call reads as an unknown tool, resource or prompt), until a
 // later [Registry.Enable] that selects them. Rules apply in order, the
-// last one that selects an object deciding, and a session's own rules
-// come after the server's. The sessions that can see the change are sent
-// list_changed for each kind whose visible objects changed (the server's
-// rules: every session; a session's: that one). It fails for a
-// Match.Kind that is not a kind, and with [ErrNoSession] for a session
-// not live here.
+// last one that selects an object deciding: the server's, then the
+// caller's own ([Server.CallerRegistry]), then the session's own. The
+// clients that can see the change are sent list_changed for each kind
+// whose visible objects changed (the server's rules: every session; a
+// caller's: that caller; a session's: that one). It fails for a
+// Match.Kind that is not a kind, with [ErrNoSession] for a session not
+// live here, and for a caller as [Server.CallerRegistry] says.
 func (r *Registry) Disable(m Match) error { return r.setRule(m, false) }
 
 // Enable shows again the objects m selects: it undoes a
@@ -180,6 +192,9 @@ func (r *Registry) Disable(m Match) error { return r.setRule(m, false) }
 func (r *Registry) Enable(m Match) error { return r.setRule(m, true) }
 
 func (r *Registry) setRule(m Match, on bool) error {
+	if r.caller {
+		return r.s.setCallerRule(r.auth, m, on)
+	}
 	if r.session {
 		return r.s.setSessionRule(r.sid, m, on)
 	}
@@ -255,14 +270,27 @@ func (r *Registry) Import(prefix string, child *Server, opts *MountOptions) erro
 // session is live here, before a registration does its work (schemas,
 // validation); the registration checks again when it publishes.
 func (r *Registry) check() error {
+	if r.caller {
+		return r.noObjects("an Add method")
+	}
 	if !r.session {
 		return nil
 	}
 	return r.s.checkSession(r.sid)
 }
 
-// serverWide refuses call on a session registry.
+// noObjects refuses call on a caller's registry, which holds rules only.
+func (r *Registry) noObjects(call string) error {
+	return invalid("Registry.%s: a caller's registry (Server.CallerRegistry) holds Disable and Enable rules only, which every replica reads "+
+		"from the shared store, and a function cannot travel to another replica: register the object on Server.Registry(), hide it "+
+		"with a server-wide Disable, and Enable it on the caller's registry", call)
+}
+
+// serverWide refuses call on a session's or a caller's registry.
 func (r *Registry) serverWide(call string) error {
+	if r.caller {
+		return r.noObjects(call)
+	}
 	if r.session {
 		return invalid("Registry.%s changes the whole server, not one session: call it on Server.Registry()", call)
 	}

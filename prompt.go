@@ -318,6 +318,9 @@ func (s *Server) listPrompts(ctx context.Context, auth any, sid string, pc *bool
 // required argument or a value outside an argument's enum is an *[Error]
 // with [CodeInvalidParams].
 func (s *Server) getPrompt(ctx context.Context, c *Context, name string, args map[string]string) (*PromptResult, error) {
+	if _, err := s.checkCallerRules(ctx, c.Session); err != nil {
+		return nil, err
+	}
 	e, ok := find(s, ctx, c.Session, c.SessionID, name, s.reg.Load().prompts, ownPrompts)
 	owner := s
 	if !ok {

@@ -405,6 +405,10 @@ func (s *Server) readResource(ctx context.Context, c *Context, uri string) (*Rea
 // readResourceHinted is readResource that also fills in hint, when not
 // nil, with the caching hint of the read (cache.go).
 func (s *Server) readResourceHinted(ctx context.Context, c *Context, uri string, hint *engine.Cache) (*ReadResourceResult, error) {
+	ownRules, err := s.checkCallerRules(ctx, c.Session)
+	if err != nil {
+		return nil, err
+	}
 	t, ok := s.resolveRead(ctx, c.Session, c.SessionID, uri, hint != nil) // compose.go
 	if !ok {
 		return nil, resourceNotFound(uri)
@@ -417,7 +421,7 @@ func (s *Server) readResourceHinted(ctx context.Context, c *Context, uri string,
 		} else {
 			h = t.tmpl.tmpl.Cache
 		}
-		*hint = h.decide(c.Session, t.perCaller || requestPerCaller(ctx, false))
+		*hint = h.decide(c.Session, t.perCaller || ownRules || requestPerCaller(ctx, false))
 	}
 	return res, err
 }

@@ -53,6 +53,12 @@ type Options struct {
 	Authenticate AuthFunc
 	// Roots configures the roots capability.
 	Roots *RootsOptions
+	// CallerRules lets the server keep rules of each caller's own
+	// (Server.CallerRegistry) and apply them to that caller's lists and
+	// calls. Set it on every replica of a deployment: a replica reads a
+	// caller's rules, stored by any of them, only when it is set; without
+	// it, lookups pay nothing for them.
+	CallerRules bool
 	// Cache holds the caching hints of the lists and of server/discover:
 	// how long a client may reuse them, and whether a shared cache may
 	// (ttlMs and cacheScope, revision 2026-07-28; see [CacheHint]). NewServer
@@ -114,6 +120,8 @@ type Server struct {
 	unmounts sessionEnds                  // OnUnmount's functions (sessionlive.go)
 
 	guards atomic.Pointer[[]ToolGuard] // AddToolGuard's guards, nil when none (toolguard.go)
+
+	callers callerRules // the callers' own rules, when Options.CallerRules (callerrules.go)
 
 	registry Registry // what Registry returns (liveregistry.go)
 }
@@ -211,6 +219,10 @@ func NewServer(opts Options) *Server {
 	}
 	s.reg.Store(newRegistry())
 	s.watchers.Store(&[]*watcher{})
+	if opts.CallerRules {
+		s.vis.callerRules = true
+		s.vis.active.Store(true)
+	}
 	return s
 }
 

@@ -564,6 +564,11 @@ func (s *Server) callTool(ctx context.Context, c *Context, name string, args jso
 	if !s.vis.active.Load() {
 		e, ok = s.reg.Load().tools.lookup(ctx, c.Session, c.SessionID, name)
 	} else {
+		if s.vis.callerRules {
+			if _, err := s.checkCallerRules(ctx, c.Session); err != nil {
+				return nil, err
+			}
+		}
 		e, ok = find(s, ctx, c.Session, c.SessionID, name, s.reg.Load().tools, ownTools)
 	}
 	if !ok || e.appOnly && c.withoutApps() {

@@ -87,20 +87,29 @@ func withRule(rules []rule, r rule) []rule {
 }
 
 // allowed reports whether the rules let the object b be seen: the last
-// rule that matches it decides, the session's own rules coming after the
-// server's; with none, it is enabled.
-func allowed(server, own []rule, b *entryBase) bool {
-	for i := len(own) - 1; i >= 0; i-- {
-		if own[i].m.matches(b) {
-			return own[i].on
+// rule that matches it decides, the caller's own rules
+// ([Server.CallerRegistry]) coming after the server's and the session's
+// own after the caller's; with none, it is enabled.
+func allowed(server, caller, own []rule, b *entryBase) bool {
+	if on, ok := lastMatch(own, b); ok {
+		return on
+	}
+	if on, ok := lastMatch(caller, b); ok {
+		return on
+	}
+	on, _ := lastMatch(server, b)
+	return on
+}
+
+// lastMatch is the verdict of the last of rules that matches b (true when
+// none does), and whether one does.
+func lastMatch(rules []rule, b *entryBase) (on, ok bool) {
+	for i := len(rules) - 1; i >= 0; i-- {
+		if rules[i].m.matches(b) {
+			return rules[i].on, true
 		}
 	}
-	for i := len(server) - 1; i >= 0; i-- {
-		if server[i].m.matches(b) {
-			return server[i].on
-		}
-	}
-	return true
+	return true, false
 }
 
 // AccessQuery is what a [SessionAccessPolicy] decides on: who asks, in
@@ -168,9 +177,13 @@ func (o *overlay) empty() bool {
 // Enable rules. It lives in this process's memory: function values cannot
 // be stored elsewhere, and each replica of a deployment has its own.
 type visibility struct {
-	// active is false while there is no rule and no overlay, so that the
+	// active is false while there is no rule and no overlay and the
+	// server has no callers' rules (Options.CallerRules), so that the
 	// lookups of a server that uses none of this cost one atomic load.
 	active atomic.Bool
+	// callerRules is Options.CallerRules: every lookup may have rules of
+	// the caller's to apply, stored by another replica.
+	callerRules bool
 
 	// Readers (the lookups) take no lock: rules and the overlays are
 	// published whole. mu serializes the writers, and guards holders
@@ -201,7 +214,9 @@ func (v *visibility) overlayOf(sid string) *overlay {
 }
 
 // activeLocked recomputes active; v.mu is held.
-func (v *visibility) activeLocked() { v.active.Store(len(v.serverRules()) > 0 || v.n > 0) }
+func (v *visibility) activeLocked() {
+	v.active.Store(v.callerRules || len(v.serverRules()) > 0 || v.n > 0)
+}
 
 // viewOf returns the overlay of session sid (nil when it has none) and the
 // server-wide rules.
@@ -343,10 +358,14 @@ func (s *Server) setRule(m Match, on bool) error {
 			continue
 		}
 		// Mounted objects are not in reg: with mounts, assume a flip.
-		flipped := s.hasMounts() || flips(reg, nil, k, before, after, nil, nil)
+		// A caller's own rules are not looked at: a change they mask
+		// costs that caller's sessions one list.
+		flipped := s.hasMounts() || flips(reg, nil, k, func(b *entryBase) bool { return allowed(before, nil, nil, b) },
+			func(b *entryBase) bool { return allowed(after, nil, nil, b) })
 		v.sessions.Range(func(_, x any) bool {
 			o := x.(*overlay)
-			flipped = flipped || flips(reg, o, k, before, after, o.rules, o.rules)
+			flipped = flipped || flips(reg, o, k, func(b *entryBase) bool { return allowed(before, nil, o.rules, b) },
+				func(b *entryBase) bool { return allowed(after, nil, o.rules, b) })
 			return !flipped
 		})
 		if flipped {
@@ -372,7 +391,9 @@ func (s *Server) setSessionRule(sid string, m Match, on bool) error {
 		reg := s.reg.Load()
 		var kinds []engine.ChangeKind
 		for _, k := range []Kind{KindTool, KindResource, KindPrompt} {
-			if (m.Kind == "" || m.Kind == k) && (s.hasMounts() || flips(reg, o, k, s.vis.serverRules(), s.vis.serverRules(), before, o.rules)) {
+			server := s.vis.serverRules()
+			if (m.Kind == "" || m.Kind == k) && (s.hasMounts() || flips(reg, o, k, func(b *entryBase) bool { return allowed(server, nil, before, b) },
+				func(b *entryBase) bool { return allowed(server, nil, o.rules, b) })) {
 				kinds = append(kinds, changeKindOf(k))
 			}
 		}
@@ -397,9 +418,9 @@ func changeKindOf(k Kind) engine.ChangeKind {
 
 // flips reports whether an object of kind k that a session with overlay o
 // (nil: none) sees, global or its own, changes visibility when the rules
-// go from (server0, own0) to (server1, own1).
-func flips(reg *registry, o *overlay, k Kind, server0, server1, own0, own1 []rule) bool {
-	flip := func(b *entryBase) bool { return allowed(server0, own0, b) != allowed(server1, own1, b) }
+// go from those of was to those of is.
+func flips(reg *registry, o *overlay, k Kind, was, is func(*entryBase) bool) bool {
+	flip := func(b *entryBase) bool { return was(b) != is(b) }
 	anyFlips := func(bs ...[]*entryBase) bool {
 		for _, l := range bs {
 			if slices.ContainsFunc(l, flip) {
@@ -437,10 +458,19 @@ func ownTable[E entry](o *overlay, get func(*overlay) table[E]) table[E] {
 // find returns the object with key k that the caller (auth, in session
 // sid) sees: the session's own when it registered one with that key (it
 // shadows the server's), else the server's; hidden by an access check or
-// a rule, none.
+// a rule, none. When the caller's own rules cannot be read, none
+// (callTool, readResource and getPrompt say why first).
 func find[E entry](s *Server, ctx context.Context, auth any, sid, k string, global table[E], own func(*overlay) table[E]) (E, bool) {
 	if !s.vis.active.Load() {
 		return global.lookup(ctx, auth, sid, k)
+	}
+	var zero E
+	var crules []rule
+	if s.vis.callerRules {
+		var err error
+		if crules, err = s.rulesOfCaller(ctx, auth); err != nil {
+			return zero, false
+		}
 	}
 	o, rules := s.vis.viewOf(sid)
 	t := global
@@ -452,8 +482,7 @@ func find[E entry](s *Server, ctx context.Context, auth any, sid, k string, glob
 		}
 	}
 	e, ok := t.lookup(ctx, auth, sid, k)
-	if !ok || !allowed(rules, orules, e.base()) {
-		var zero E
+	if !ok || !allowed(rules, crules, orules, e.base()) {
 		return zero, false
 	}
 	return e, true
@@ -466,11 +495,20 @@ func hasKey[E entry](t table[E], k string) bool { _, ok := t.byKey[k]; return ok
 // those the session shadows, then the session's own in registration order.
 // When pc is not nil, it is set to true if what the list holds may depend
 // on the caller: an object of the kind has an access check, or the
-// session has objects or rules of its own (cache.go).
+// caller or its session has rules (or objects) of its own (cache.go).
+// When the caller's own rules cannot be read, the list is empty.
 func listFor[E entry, T any](s *Server, ctx context.Context, auth any, sid string, global table[E], own func(*overlay) table[E], view func(E) T, pc *bool) []T {
 	if !s.vis.active.Load() {
 		notePerCaller(pc, global.checked > 0)
 		return visibleItems(ctx, auth, sid, global, view)
+	}
+	var crules []rule
+	if s.vis.callerRules {
+		var err error
+		if crules, err = s.rulesOfCaller(ctx, auth); err != nil {
+			notePerCaller(pc, true)
+			return []T{}
+		}
 	}
 	o, rules := s.vis.viewOf(sid)
 	var mine table[E]
@@ -478,10 +516,10 @@ func listFor[E entry, T any](s *Server, ctx context.Context, auth any, sid strin
 	if o != nil {
 		mine, orules = own(o), o.rules
 	}
-	notePerCaller(pc, global.checked > 0 || o != nil)
+	notePerCaller(pc, global.checked > 0 || o != nil || len(crules) > 0)
 	out := make([]T, 0, len(global.list)+len(mine.list))
 	add := func(e E) {
-		if b := e.base(); allowed(rules, orules, b) && b.visible(ctx, auth, sid) {
+		if b := e.base(); allowed(rules, crules, orules, b) && b.visible(ctx, auth, sid) {
 			if r, ok := resolveEntry(ctx, auth, e); ok {
 				out = append(out, view(r))
 			}

@@ -143,7 +143,8 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	h.chain = h.newChain(true)
 	h.admitted = h.newChain(false)
 	stopWatch, stopTrack := h.ops.Watch(h.onChange), h.ops.TrackSessions(h.holds)
-	h.stopWatch = func() { stopWatch(); stopTrack() }
+	stopRules := h.ops.UseCallerRules(callerRuleStore{h})
+	h.stopWatch = func() { stopWatch(); stopTrack(); stopRules() }
 	return h
 }
 

@@ -80,6 +80,13 @@ type serverOps interface {
 	// SessionEnded tells the server the engine let the session id go:
 	// what was registered for that session alone is dropped.
 	SessionEnded(id string)
+	// UseCallerRules gives the server the handler's store of the callers'
+	// own rules (mcp.Server.CallerRegistry), until stop is called.
+	UseCallerRules(st engine.CallerRules) (stop func())
+	// CallerChanged tells the server another replica changed the lists of
+	// the caller whose identity key is key: what it read of the caller's
+	// rules is stale.
+	CallerChanged(key string)
 	// Watch calls fn for every change of the registry until stop is
 	// called; fn must not block.
 	Watch(fn func(change)) (stop func())

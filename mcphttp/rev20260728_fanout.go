@@ -219,5 +219,10 @@ func (h *Handler) onRemoteChange(origin string, b []byte) {
 	if from == origin {
 		return
 	}
+	if ch.Caller != "" {
+		// First, so that the caller's lists made after it hears of the
+		// change read its rules again.
+		h.ops.CallerChanged(ch.Caller)
+	}
 	h.publishModern(ch)
 }

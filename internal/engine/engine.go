@@ -117,6 +117,20 @@ type State interface {
 	EndHandle(ctx context.Context, s StateScope) error
 }
 
+// CallerRules is where a transport keeps the callers' own Disable and
+// Enable rules (mcp.Server.CallerRegistry): in the store the tools' state
+// lives in, so that every replica sharing it reads the same rules. The
+// rules travel as package mcp encodes them; Owner is the caller's identity
+// key (internal/identity's Key).
+type CallerRules interface {
+	// CallerRules returns owner's encoded rules, nil when it has none.
+	CallerRules(ctx context.Context, owner string) (json.RawMessage, error)
+	// UpdateCallerRules replaces owner's rules, atomically, by what fn
+	// makes of them (nil: none); fn's nil deletes them. When fn fails,
+	// nothing changes and its error is returned.
+	UpdateCallerRules(ctx context.Context, owner string, fn func(json.RawMessage) (json.RawMessage, error)) error
+}
+
 // Methods are the requests the engine serves itself: the protocol's and
 // those of the extensions it implements (skills, tasks). Package mcp
 // refuses an extension's method of one of these names; mcphttp's
