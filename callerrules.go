@@ -236,9 +236,7 @@ func (s *Server) setCallerRule(auth any, m Match, on bool) error {
 		if before, err = decodeCallerRules(raw); err != nil {
 			return nil, err
 		}
-		// Not withRule: a caller's Enable shows what the server's rules
-		// hide, so it is kept even when the caller disabled nothing.
-		after = append(slices.DeleteFunc(slices.Clone(before), func(x rule) bool { return x.key == r.key }), r)
+		after = replaceRule(before, r)
 		if len(after) > MaxCallerRules {
 			return nil, invalid("the caller has %d rules of its own, the limit (mcp.MaxCallerRules); "+
 				"a rule with the Match of an earlier one replaces it, and a Match may name several objects or a tag", MaxCallerRules)

@@ -74,16 +74,25 @@ type rule struct {
 	on  bool
 }
 
-// withRule returns rules with r appended, after dropping an earlier rule
-// with the same match; an Enable that no earlier Disable could have
-// hidden anything from is dropped too, so enabling what was never
-// disabled leaves no state. rules itself is not modified.
+// withRule returns the server's rules with r appended, after dropping
+// an earlier rule with the same match; an Enable that no earlier Disable
+// could have hidden anything from is dropped too, so enabling what was
+// never disabled leaves no state. rules itself is not modified.
 func withRule(rules []rule, r rule) []rule {
-	out := slices.DeleteFunc(slices.Clone(rules), func(x rule) bool { return x.key == r.key })
-	if r.on && !slices.ContainsFunc(out, func(x rule) bool { return !x.on }) {
-		return out
+	out := replaceRule(rules, r)
+	if r.on && !slices.ContainsFunc(out[:len(out)-1], func(x rule) bool { return !x.on }) {
+		return out[:len(out)-1]
 	}
-	return append(out, r)
+	return out
+}
+
+// replaceRule returns rules with r appended, after dropping an earlier
+// rule with the same match: the rules of a layer above the server's (a
+// caller's, a session's), where an Enable shows what a layer below hides
+// and so is kept even when its own layer disabled nothing. rules itself
+// is not modified.
+func replaceRule(rules []rule, r rule) []rule {
+	return append(slices.DeleteFunc(slices.Clone(rules), func(x rule) bool { return x.key == r.key }), r)
 }
 
 // allowed reports whether the rules let the object b be seen: the last
@@ -387,7 +396,7 @@ func (s *Server) setSessionRule(sid string, m Match, on bool) error {
 	r := rule{m: cloneMatch(m), key: m.key(), on: on}
 	return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
 		before := o.rules
-		o.rules = withRule(before, r)
+		o.rules = replaceRule(before, r)
 		reg := s.reg.Load()
 		var kinds []engine.ChangeKind
 		for _, k := range []Kind{KindTool, KindResource, KindPrompt} {

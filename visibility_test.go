@@ -399,6 +399,28 @@ func TestPerSessionRules(t *testing.T) {
 	assert.Contains(t, namesOf(a.ListTools()), "sudo")
 }
 
+// TestSessionEnableShowsWhatTheServerHides: a session's Enable, with no
+// Disable of its own before it, shows that session what a server-wide
+// rule hides (the last matching rule decides, the session's after the
+// server's), tells that session alone, and leaves the others as they were.
+func TestSessionEnableShowsWhatTheServerHides(t *testing.T) {
+	t.Parallel()
+	s := visServer(t)
+	require.NoError(t, s.Registry().Disable(mcp.Match{Tags: []string{"admin"}}))
+	a := mcptest.NewSession(t, s, nil)
+	b := mcptest.NewSession(t, s, nil)
+	idA := whoami(t, a)
+	require.NotContains(t, namesOf(a.ListTools()), "admin_read")
+
+	require.NoError(t, s.SessionRegistry(idA).Enable(mcp.Match{Tags: []string{"admin"}}))
+	a.WaitNotification("notifications/tools/list_changed", 5*time.Second)
+	settle(t, s, a, b)
+	assert.False(t, hasNotification(b, "notifications/tools/list_changed"))
+	assert.Equal(t, []string{"echo", "admin_reset", "admin_read", "whoami", "unlock"}, namesOf(a.ListTools()))
+	assert.Equal(t, []string{"echo", "whoami", "unlock"}, namesOf(b.ListTools()))
+	assert.NotEmpty(t, callText(t, a, "admin_read"), "and callable")
+}
+
 func TestPerSessionCallErrors(t *testing.T) {
 	t.Parallel()
 	s := visServer(t)
