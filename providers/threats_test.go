@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
 	"net/url"
@@ -278,6 +279,30 @@ func TestThreatCodeReplay(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, int32(1), wins.Load())
+}
+
+// TestThreatLostRaceIsNotServedAgain: a use of a code that finds it
+// marked used by a use whose refresh token is gone is served again only
+// while the grant lives. A use that lost a race to another (it revoked
+// the grant as a replay, then deleted the refresh token it had stored)
+// leaves exactly that state behind; a third use must not win then. The
+// 50 concurrent redemptions of TestThreatCodeReplay hit this
+// interleaving now and then, and two won.
+func TestThreatLostRaceIsNotServedAgain(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	c := e.register("none")
+	code := e.login(browser(t), c).Query().Get("code")
+	st, tok := e.exchange(c, code)
+	require.Equal(t, 200, st)
+	gid, _, _ := strings.Cut(code, ".")
+	ctx := context.Background()
+	require.NoError(t, e.p.store.Delete(ctx, "grant:"+gid), "the loser revokes the grant…")
+	require.NoError(t, e.p.store.Delete(ctx, "rt:"+hashKey(tok["refresh_token"].(string))), "…then deletes its refresh token")
+
+	st, out := e.exchange(c, code)
+	assert.Equal(t, 400, st, "the code is not served again: %v", out)
+	assert.Equal(t, "invalid_grant", out["error"])
 }
 
 func TestThreatRefreshReuse(t *testing.T) {

@@ -275,6 +275,20 @@ func (p *Proxy) peekOnce(w http.ResponseWriter, r *http.Request, c *client, k on
 	if mark.retriable(gid) {
 		_, err := p.store.Get(ctx, mark.Next)
 		if errors.Is(err, ErrNotFound) {
+			// The refresh token the mark names is gone: either the use
+			// that wrote it never answered, or it lost a race to another
+			// use, revoked the grant as a replay and then deleted it. Only
+			// the first is served again: the grant must still be there.
+			switch _, gerr := p.store.Get(ctx, "grant:"+gid); {
+			case errors.Is(gerr, ErrNotFound):
+				p.log.Warn(k.logged, "client_id", c.ID)
+				oauthError(w, http.StatusBadRequest, "invalid_grant", k.replayed)
+				return nil, false
+			case gerr != nil:
+				p.log.Error("reading a grant", "kind", k.kind, "err", gerr)
+				unavailable(w, "the grant could not be checked; try again")
+				return nil, false
+			}
 			p.log.Info("a one-time secret used again after its answer was lost; served again", "kind", k.kind, "client_id", c.ID)
 			u.rec = mark.Rec
 			return u, true

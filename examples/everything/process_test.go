@@ -242,11 +242,15 @@ func TestASecondSignalEndsTheProcessAtOnce(t *testing.T) {
 	p.waitHealthy(t, c, base)
 	sid := openSessionWith(t, c, base+"/mcp", `{"elicitation":{}}`)
 
-	var written atomic.Bool
+	// The call is in flight once its answer has begun (the stream that
+	// carries the tool's question): a request only written may not have
+	// been read when the signal comes, and the drain then has nothing to
+	// wait for, so the process ends by itself.
+	var started atomic.Bool
 	replied := make(chan error, 1)
 	go func() {
 		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
-			WroteRequest: func(httptrace.WroteRequestInfo) { written.Store(true) },
+			GotFirstResponseByte: func() { started.Store(true) },
 		})
 		_, body, err := mcpPost(ctx, c, base+"/mcp", sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"elicit","arguments":{}}}`)
 		if err == nil {
@@ -254,7 +258,7 @@ func TestASecondSignalEndsTheProcessAtOnce(t *testing.T) {
 		}
 		replied <- err
 	}()
-	require.Eventually(t, written.Load, 10*time.Second, time.Millisecond)
+	require.Eventually(t, started.Load, 10*time.Second, time.Millisecond)
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
 	// The drain has begun once the listener is closed; the signals are
 	// released at the same moment, so a second SIGTERM is sent until the
