@@ -273,33 +273,37 @@ func (p *Proxy) peekOnce(w http.ResponseWriter, r *http.Request, c *client, k on
 		return u, true
 	}
 	if mark.retriable(gid) {
-		_, err := p.store.Get(ctx, mark.Next)
-		if errors.Is(err, ErrNotFound) {
-			// The refresh token the mark names is gone: either the use
-			// that wrote it never answered, or it lost a race to another
-			// use, revoked the grant as a replay and then deleted it. Only
-			// the first is served again: the grant must still be there.
-			switch _, gerr := p.store.Get(ctx, "grant:"+gid); {
-			case errors.Is(gerr, ErrNotFound):
-				p.log.Warn(k.logged, "client_id", c.ID)
-				oauthError(w, http.StatusBadRequest, "invalid_grant", k.replayed)
-				return nil, false
-			case gerr != nil:
-				p.log.Error("reading a grant", "kind", k.kind, "err", gerr)
-				unavailable(w, "the grant could not be checked; try again")
-				return nil, false
-			}
-			p.log.Info("a one-time secret used again after its answer was lost; served again", "kind", k.kind, "client_id", c.ID)
-			u.rec = mark.Rec
-			return u, true
-		} else if err != nil {
+		lost, err := p.lostAnswer(ctx, mark, gid)
+		if err != nil {
 			p.log.Error("reading a one-time record", "kind", k.kind, "err", err)
 			unavailable(w, "the grant could not be checked; try again")
 			return nil, false
 		}
+		if lost {
+			p.log.Info("a one-time secret used again after its answer was lost; served again", "kind", k.kind, "client_id", c.ID)
+			u.rec = mark.Rec
+			return u, true
+		}
 	}
 	p.replayed(w, r, c, k, mark.GrantID)
 	return nil, false
+}
+
+// lostAnswer reports whether the use that wrote mark never answered, so
+// that a retry is served again: the refresh token the mark names is gone
+// and the grant lives. A use that lost a race to another leaves the same
+// mark behind, but only after revoking the grant as a replay and then
+// deleting its refresh token, so it never passes. err: the storage failed.
+func (p *Proxy) lostAnswer(ctx context.Context, mark usedMark, gid string) (bool, error) {
+	_, err := p.store.Get(ctx, mark.Next)
+	if err == nil || !errors.Is(err, ErrNotFound) {
+		return false, err
+	}
+	_, err = p.store.Get(ctx, "grant:"+gid)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // openOneTime unseals the stored one-time record b under key and reads
