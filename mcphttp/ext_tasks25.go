@@ -380,19 +380,22 @@ func (h *Handler) doTasksResult25(ctx context.Context, k *call) (any, error) {
 	defer func() { stop(); relays.Wait() }()
 	peer := &requestPeer{c: k.c, rs: k.rs}
 	st := h.taskStore()
+	// The relays read the ID, never t: the loop below replaces t with each
+	// new read of the task while they run.
+	id := t.ID
 	for {
 		if t.Status.Terminal() {
 			return taskOutcome(t)
 		}
 		for key, q := range t.InputRequests {
-			if !h.tasks.claim(t.ID, key) {
+			if !h.tasks.claim(id, key) {
 				continue // another tasks/result on this replica asks it
 			}
 			relays.Add(1)
 			go func() {
 				defer relays.Done()
-				defer h.tasks.unclaim(t.ID, key)
-				h.relayQuestion(rctx, st, peer, t.ID, key, q)
+				defer h.tasks.unclaim(id, key)
+				h.relayQuestion(rctx, st, peer, id, key, q)
 			}()
 		}
 		select {
@@ -400,12 +403,12 @@ func (h *Handler) doTasksResult25(ctx context.Context, k *call) (any, error) {
 			return nil, context.Cause(ctx)
 		case <-time.After(taskWatchInterval):
 		}
-		nt, err := st.GetTask(ctx, t.ID)
+		nt, err := st.GetTask(ctx, id)
 		if err == nil {
 			nt, err = h.settleLost(ctx, nt)
 		}
 		if errors.Is(err, session.ErrNotFound) {
-			return nil, unknownTask(t.ID)
+			return nil, unknownTask(id)
 		}
 		if err != nil {
 			return nil, h.taskStoreFailed(err)
