@@ -3,17 +3,158 @@ package mcphttp_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
+
+type notes struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (n *notes) add(method string, params json.RawMessage) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.got = append(n.got, method+" "+string(params))
+}
+
+// list returns what was noted so far.
+func (n *notes) list() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.got)
+}
+
+func (n *notes) has(s string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, g := range n.got {
+		if g == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSubscriptionsAndListChanges(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "notify", Version: "1.0.0", Logger: discardLogger()})
+	load := func(ctx context.Context, c *mcp.Context) ([]mcp.ResourceContents, error) {
+		return []mcp.ResourceContents{{Text: "x"}}, nil
+	}
+	srv.AddResource(mcp.Resource{URI: "file:///a", Name: "a", Load: load})
+	srv.AddResource(mcp.Resource{URI: "file:///b", Name: "b", Load: load})
+	ctx := context.Background()
+	var subscribed, other notes
+	s1 := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: subscribed.add}}).Client()
+	s2 := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: other.add}}).Client()
+
+	require.NoError(t, s1.Call(ctx, "resources/subscribe", map[string]string{"uri": "file:///a"}, nil))
+	srv.ResourceUpdated("file:///a")
+	srv.ResourceUpdated("file:///b")
+	updatedA := `notifications/resources/updated {"uri":"file:///a"}`
+	require.Eventually(t, func() bool { return subscribed.has(updatedA) }, 5*time.Second, 10*time.Millisecond)
+
+	// A change after start reaches every session.
+	mcp.AddTool(srv, mcp.Tool{Name: "late", Description: "added after start"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+		return "late", nil
+	})
+	srv.Registry().Remove(mcp.KindPrompt, "none")
+	srv.Registry().Remove(mcp.KindResource, "file:///b")
+	for _, n := range []*notes{&subscribed, &other} {
+		require.Eventually(t, func() bool {
+			return n.has("notifications/tools/list_changed ") && n.has("notifications/prompts/list_changed ") &&
+				n.has("notifications/resources/list_changed ")
+		}, 5*time.Second, 10*time.Millisecond)
+	}
+	tools, err := s2.ListTools(ctx)
+	require.NoError(t, err)
+	require.Len(t, tools, 1)
+
+	// Only subscribers get updates, and only for what they subscribed to.
+	require.False(t, other.has(updatedA), "a session that did not subscribe got an update")
+	require.False(t, subscribed.has(`notifications/resources/updated {"uri":"file:///b"}`))
+	require.NoError(t, s1.Call(ctx, "resources/unsubscribe", map[string]string{"uri": "file:///a"}, nil))
+	srv.ResourceUpdated("file:///a")
+	srv.ResourceUpdated("file:///a")
+	time.Sleep(100 * time.Millisecond)
+	subscribed.mu.Lock()
+	n := 0
+	for _, g := range subscribed.got {
+		if g == updatedA {
+			n++
+		}
+	}
+	subscribed.mu.Unlock()
+	require.Equal(t, 1, n, "updates arrived after unsubscribe")
+}
+
+func TestLogToClientsHonoursEachSessionsLevel(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "logs", Version: "1.0.0", Logger: discardLogger()})
+	ctx := context.Background()
+	var quiet, chatty notes
+	s1 := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: quiet.add}}).Client()
+	s2 := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: chatty.add}}).Client()
+	require.NoError(t, s1.Call(ctx, "logging/setLevel", map[string]string{"level": "error"}, nil))
+	require.NoError(t, s2.Call(ctx, "logging/setLevel", map[string]string{"level": "debug"}, nil))
+
+	srv.LogToClients(mcp.LevelInfo, "cache warmed", map[string]int{"entries": 3})
+	srv.LogToClients(mcp.LevelError, "upstream down", nil)
+	info := `notifications/message {"level":"info","logger":"logs","data":{"context":{"entries":3},"message":"cache warmed"}}`
+	errLine := `notifications/message {"level":"error","logger":"logs","data":{"message":"upstream down"}}`
+	require.Eventually(t, func() bool { return chatty.has(info) && chatty.has(errLine) && quiet.has(errLine) },
+		5*time.Second, 10*time.Millisecond)
+	require.False(t, quiet.has(info), "an info message passed a session whose level is error")
+}
+
+// TestToolLogData: Context.Log takes what log/slog takes. Key/value pairs,
+// slog.Attr values and groups become one object in the message's
+// context; a lone value is sent as it is.
+func TestToolLogData(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		data []any
+		want string // the message's data, as JSON
+	}{
+		{"no data", nil, `{"message":"m"}`},
+		{"key/value pairs", []any{"user", "alice", "items", 3}, `{"context":{"items":3,"user":"alice"},"message":"m"}`},
+		{"a lone object", []any{map[string]int{"entries": 3}}, `{"context":{"entries":3},"message":"m"}`},
+		{"a lone string", []any{"just this"}, `{"context":"just this","message":"m"}`},
+		{"an attr", []any{slog.Int("n", 7)}, `{"context":{"n":7},"message":"m"}`},
+		{"a group", []any{"a", 1, slog.Group("req", "id", "r1", slog.Bool("ok", true))}, `{"context":{"a":1,"req":{"id":"r1","ok":true}},"message":"m"}`},
+		{"a key without value", []any{"a", 1, "dangling"}, `{"context":{"!BADKEY":"dangling","a":1},"message":"m"}`},
+		{"a duration", []any{"took", 1500 * time.Millisecond}, `{"context":{"took":1500000000},"message":"m"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := mcp.NewServer(mcp.Options{Name: "logs", Version: "1.0.0", Logger: discardLogger()})
+			mcp.AddTool(srv, mcp.Tool{Name: "log"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
+				c.Log.Info("m", tt.data...)
+				return "ok", nil
+			})
+			var got notes
+			s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: got.add}}).Client()
+			require.NoError(t, s.Call(context.Background(), "tools/call", map[string]any{"name": "log"}, nil))
+			want := `notifications/message {"level":"info","logger":"log","data":` + tt.want + `}`
+			require.Eventually(t, func() bool { return got.has(want) }, 5*time.Second, 10*time.Millisecond,
+				"want %s; got %v", want, got.list())
+		})
+	}
+}
 
 // visibilityServer has a tagged tool, a tool that says which session
 // calls it, and unlock, which registers the tool "secret" for the
@@ -158,41 +299,4 @@ func modernPostURL(t *testing.T, c *httpClient, body string, header ...string) (
 		append([]string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", m.Method}, header...)...))
 	require.NoError(t, err)
 	return resp, wiretest.ParseMessages(t, resp.Header.Get("Content-Type"), b)
-}
-
-// TestModernListenHearsServerWideRules checks that at revision 2026-07-28,
-// which has no sessions, a subscriptions/listen stream hears of
-// server-wide Disable and Enable, and not of another session's own
-// changes; and that its lists follow the server-wide rules.
-func TestModernListenHearsServerWideRules(t *testing.T) {
-	t.Parallel()
-	srv := visibilityServer()
-	c, _ := newHTTP(t, srv, nil)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	body := `{"jsonrpc":"2.0","id":"s1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta("") + `}}`
-	resp, err := c.hc.Do(wiretest.NewRequest(ctx, http.MethodPost, c.url, body, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	frames := sseFrames(resp.Body)
-	require.Equal(t, []string{"notifications/subscriptions/acknowledged"}, nextMethods(frames, 1, 5*time.Second))
-
-	// A 2025 session's own tool is not the listener's business.
-	old := &httpClient{t: t, url: c.url, hc: c.hc}
-	old.initialize(string(mcp.Version20251125))
-	res, _ := old.call(1, "tools/call", `{"name":"unlock","arguments":{}}`)
-	require.Nil(t, res.Error)
-	assert.Empty(t, nextMethods(frames, 1, 300*time.Millisecond))
-
-	require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: mcp.KindTool, Tags: []string{"basic"}}))
-	got := readFrames(frames, 1, 5*time.Second)
-	require.Len(t, got, 1)
-	assert.Equal(t, "notifications/tools/list_changed", got[0].Method)
-	assert.JSONEq(t, `{"_meta":{"io.modelcontextprotocol/subscriptionId":"s1"}}`, string(got[0].Params))
-	_, msgs := modernPostURL(t, c, modernBody("tools/list", ""))
-	require.Len(t, msgs, 1)
-	assert.Equal(t, []string{"unlock"}, listedTools(t, msgs[0]))
-
-	require.NoError(t, srv.Registry().Enable(mcp.Match{Kind: mcp.KindTool, Tags: []string{"basic"}}))
-	assert.Equal(t, []string{"notifications/tools/list_changed"}, nextMethods(frames, 1, 5*time.Second))
 }
