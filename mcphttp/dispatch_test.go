@@ -568,13 +568,13 @@ func TestRequestMetaReachesHandlers(t *testing.T) {
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() { ts.Close(); _ = h.Close() })
 		for method, body := range map[string]string{
-			"tools/call":     modernBody("tools/call", `"name":"who","arguments":{}`),
-			"prompts/get":    modernBody("prompts/get", `"name":"who"`),
-			"resources/read": modernBody("resources/read", `"uri":"mem://who"`),
+			"tools/call":     rev20260728Body("tools/call", `"name":"who","arguments":{}`),
+			"prompts/get":    rev20260728Body("prompts/get", `"name":"who"`),
+			"resources/read": rev20260728Body("resources/read", `"uri":"mem://who"`),
 		} {
 			body = body[:len(body)-3] + "," + metaMembers + "}}}" // the members go into _meta
 			name := map[string]string{"tools/call": "who", "prompts/get": "who", "resources/read": "mem://who"}[method]
-			resp, msgs := modernPost(t, ts, body, "Mcp-Name", name)
+			resp, msgs := rev20260728Post(t, ts, body, "Mcp-Name", name)
 			require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %v", method, msgs)
 			require.Len(t, msgs, 1)
 			raw, err := json.Marshal(map[string]any{"result": json.RawMessage(msgs[0].Result)})

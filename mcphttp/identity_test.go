@@ -688,7 +688,7 @@ func TestBearerWithoutAuthenticateIsWarned(t *testing.T) {
 		authenticate bool
 		chain        []alice.Constructor
 		token        string
-		modern       bool // requests of 2026-07-28, which has no initialize
+		rev20260728  bool // requests of 2026-07-28, which has no initialize
 		warnings     int
 	}{
 		{"own middleware, no Authenticate", false, []alice.Constructor{appBearer}, "token-a", false, 1},
@@ -707,8 +707,8 @@ func TestBearerWithoutAuthenticateIsWarned(t *testing.T) {
 				hd = map[string]string{"Authorization": "Bearer " + tt.token}
 			}
 			for range 3 {
-				if tt.modern {
-					_, m := modernPost(t, ts, taskBody(1, "tools/list", "", ""), "Authorization", "Bearer "+tt.token)
+				if tt.rev20260728 {
+					_, m := rev20260728Post(t, ts, taskBody(1, "tools/list", "", ""), "Authorization", "Bearer "+tt.token)
 					require.Nil(t, m[0].Error)
 					continue
 				}

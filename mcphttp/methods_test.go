@@ -60,7 +60,7 @@ func TestSubscriptionsAreBounded(t *testing.T) {
 // resourceSubscriptions of a subscriptions/listen stream (2026-07-28).
 func TestListenSubscriptionsAreBounded(t *testing.T) {
 	t.Parallel()
-	ts, _ := newModernServer(t, nil, nil)
+	ts, _ := newRev20260728Server(t, nil, nil)
 	many := make([]string, 1025)
 	for i := range many {
 		many[i] = fmt.Sprintf(`"mem://r/%d"`, i)
@@ -69,7 +69,7 @@ func TestListenSubscriptionsAreBounded(t *testing.T) {
 		"1025 URIs":        strings.Join(many, ","),
 		"a URI over 8 KiB": `"mem://` + strings.Repeat("x", 8<<10) + `"`,
 	} {
-		resp, msgs := modernPost(t, ts, modernBody("subscriptions/listen", `"notifications":{"resourceSubscriptions":[`+list+`]}`),
+		resp, msgs := rev20260728Post(t, ts, rev20260728Body("subscriptions/listen", `"notifications":{"resourceSubscriptions":[`+list+`]}`),
 			"Mcp-Method", "subscriptions/listen")
 		assert.Equal(t, http.StatusOK, resp.StatusCode, name)
 		require.Len(t, msgs, 1, name)
@@ -145,7 +145,7 @@ func TestTransformedToolOverHTTP(t *testing.T) {
 		h := mcphttp.New(transformedServer(), nil)
 		ts := httptest.NewServer(h)
 		t.Cleanup(func() { ts.Close(); _ = h.Close() })
-		_, msgs := modernPost(t, ts, modernBody("tools/list", ""))
+		_, msgs := rev20260728Post(t, ts, rev20260728Body("tools/list", ""))
 		require.Len(t, msgs, 1)
 		var list struct {
 			Tools []json.RawMessage `json:"tools"`
@@ -158,7 +158,7 @@ func TestTransformedToolOverHTTP(t *testing.T) {
 		require.NoError(t, json.Unmarshal(list.Tools[0], &tool))
 		assert.JSONEq(t, bookRoomSchema, string(tool.InputSchema))
 
-		_, msgs = modernPost(t, ts, modernBody("tools/call", `"name":"book_room","arguments":{"number":"7","nights":2}`), "Mcp-Name", "book_room")
+		_, msgs = rev20260728Post(t, ts, rev20260728Body("tools/call", `"name":"book_room","arguments":{"number":"7","nights":2}`), "Mcp-Name", "book_room")
 		require.Len(t, msgs, 1)
 		r := wiretest.ToolResult(t, msgs[0])
 		assert.Equal(t, []mcp.Content{mcp.Text("room 7 on floor 3 for 2 nights"), mcp.Text("booked")}, r.Content)

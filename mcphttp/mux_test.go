@@ -348,13 +348,13 @@ func TestEmbeddedHeader(t *testing.T) {
 	assert.Equal(t, "acme", res.Text())
 }
 
-// newModernEmbedServer is a server whose tools show what a request saw:
+// newRev20260728EmbedServer is a server whose tools show what a request saw:
 // its session, version and client; one reports progress and logs, one has
 // an x-mcp-header argument (a routing header only HTTP has), one waits
 // until cancelled.
-func newModernEmbedServer(t *testing.T) *mcp.Server {
+func newRev20260728EmbedServer(t *testing.T) *mcp.Server {
 	t.Helper()
-	srv := mcp.NewServer(mcp.Options{Name: "embedded-modern", Version: "1.0.0", Logger: discardLogger()})
+	srv := mcp.NewServer(mcp.Options{Name: "embedded-2026-07-28", Version: "1.0.0", Logger: discardLogger()})
 	mcp.AddTool(srv, mcp.Tool{Name: "seen"}, func(_ context.Context, c *mcp.Context, _ struct{}) (any, error) {
 		return map[string]any{"sessionId": c.SessionID, "version": c.ProtocolVersion, "client": c.Client.Name}, nil
 	})
@@ -375,12 +375,12 @@ func newModernEmbedServer(t *testing.T) *mcp.Server {
 	return srv
 }
 
-func TestEmbedModernRevision(t *testing.T) {
+func TestEmbedRev20260728(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var notes []string
 	ctx := context.Background()
-	e := mcptest.NewSession(t, newModernEmbedServer(t), &mcptest.Options{Client: client.Options{ProtocolVersion: mcp.Version20260728, Info: mcp.Implementation{Name: "agent", Version: "2.0.0"}, OnNotification: func(method string, params json.RawMessage) {
+	e := mcptest.NewSession(t, newRev20260728EmbedServer(t), &mcptest.Options{Client: client.Options{ProtocolVersion: mcp.Version20260728, Info: mcp.Implementation{Name: "agent", Version: "2.0.0"}, OnNotification: func(method string, params json.RawMessage) {
 		mu.Lock()
 		notes = append(notes, method+" "+string(params))
 		mu.Unlock()

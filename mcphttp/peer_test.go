@@ -164,13 +164,13 @@ func TestURLElicitationFormWire(t *testing.T) {
 	assert.Equal(t, "accept g", wiretest.ToolResult(t, nextData(t, s)).Text())
 }
 
-// TestURLElicitationModern: at 2026-07-28 ElicitURL is an input-required
+// TestURLElicitationRev20260728: at 2026-07-28 ElicitURL is an input-required
 // round in URL mode without an elicitationId; a tool's
 // URLElicitationRequired becomes a round asking the elicitation, asked
 // again while the tool still needs it after the user accepted, ended with
 // an isError result when the user declines; without elicitation.url
 // nothing is asked.
-func TestURLElicitationModern(t *testing.T) {
+func TestURLElicitationRev20260728(t *testing.T) {
 	t.Parallel()
 	const urlCaps = `{"elicitation":{"url":{}}}`
 	serve := func(t *testing.T) (*httptest.Server, *atomic.Bool) {
@@ -395,7 +395,7 @@ func TestTraceContextReachesTheClient(t *testing.T) {
 			}
 			body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"traced","arguments":{},` +
 				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` + extra + `}}}`
-			resp, msgs := modernPost(t, ts, body, "Mcp-Name", "traced")
+			resp, msgs := rev20260728Post(t, ts, body, "Mcp-Name", "traced")
 			require.Equal(t, http.StatusOK, resp.StatusCode, "%v", msgs)
 			got := sent{}
 			for _, m := range msgs[:len(msgs)-1] {
@@ -733,7 +733,7 @@ func TestSampleWithToolsOverTheWire(t *testing.T) {
 		for round := 1; ; round++ {
 			require.LessOrEqual(t, round, 3, "two sampling rounds, then the result")
 			body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"plan","arguments":{},` + meta + extra + `}}`
-			resp, msgs := modernPost(t, ts, body, "Mcp-Name", "plan")
+			resp, msgs := rev20260728Post(t, ts, body, "Mcp-Name", "plan")
 			require.Equal(t, http.StatusOK, resp.StatusCode, "%v", msgs)
 			var ir struct {
 				ResultType    string `json:"resultType"`
@@ -766,7 +766,7 @@ func TestSampleWithToolsOverTheWire(t *testing.T) {
 		t.Cleanup(func() { ts.Close(); _ = h.Close() })
 		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"plan","arguments":{},` +
 			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}}}`
-		resp, msgs := modernPost(t, ts, body, "Mcp-Name", "plan")
+		resp, msgs := rev20260728Post(t, ts, body, "Mcp-Name", "plan")
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		r := wiretest.ToolResult(t, msgs[len(msgs)-1])
 		assert.True(t, r.IsError)

@@ -12,17 +12,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestModernListenHearsServerWideRules checks that at revision 2026-07-28,
+// TestRev20260728ListenHearsServerWideRules checks that at revision 2026-07-28,
 // which has no sessions, a subscriptions/listen stream hears of
 // server-wide Disable and Enable, and not of another session's own
 // changes; and that its lists follow the server-wide rules.
-func TestModernListenHearsServerWideRules(t *testing.T) {
+func TestRev20260728ListenHearsServerWideRules(t *testing.T) {
 	t.Parallel()
 	srv := visibilityServer()
 	c, _ := newHTTP(t, srv, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	body := `{"jsonrpc":"2.0","id":"s1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta("") + `}}`
+	body := `{"jsonrpc":"2.0","id":"s1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + rev20260728Meta("") + `}}`
 	resp, err := c.hc.Do(wiretest.NewRequest(ctx, http.MethodPost, c.url, body, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"))
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -41,7 +41,7 @@ func TestModernListenHearsServerWideRules(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, "notifications/tools/list_changed", got[0].Method)
 	assert.JSONEq(t, `{"_meta":{"io.modelcontextprotocol/subscriptionId":"s1"}}`, string(got[0].Params))
-	_, msgs := modernPostURL(t, c, modernBody("tools/list", ""))
+	_, msgs := rev20260728PostURL(t, c, rev20260728Body("tools/list", ""))
 	require.Len(t, msgs, 1)
 	assert.Equal(t, []string{"unlock"}, listedTools(t, msgs[0]))
 

@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// modernMeta is a valid 2026-07-28 _meta; extra members are merged in.
-func modernMeta(extra string) string {
+// rev20260728Meta is a valid 2026-07-28 _meta; extra members are merged in.
+func rev20260728Meta(extra string) string {
 	m := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
 	if extra != "" {
 		m += "," + extra
@@ -31,17 +31,17 @@ func modernMeta(extra string) string {
 	return `"_meta":{` + m + `}`
 }
 
-// modernBody is a request of revision 2026-07-28 with id 7.
-func modernBody(method, params string) string {
+// rev20260728Body is a request of revision 2026-07-28 with id 7.
+func rev20260728Body(method, params string) string {
 	if params != "" {
 		params += ","
 	}
-	return `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":{` + params + modernMeta("") + `}}`
+	return `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":{` + params + rev20260728Meta("") + `}}`
 }
 
-// newModernServer serves the engine's test server plus a tool with an
+// newRev20260728Server serves the engine's test server plus a tool with an
 // x-mcp-header argument.
-func newModernServer(t *testing.T, opts *mcphttp.Options, slow *mcptest.Probe) (*httptest.Server, *mcphttp.Handler) {
+func newRev20260728Server(t *testing.T, opts *mcphttp.Options, slow *mcptest.Probe) (*httptest.Server, *mcphttp.Handler) {
 	t.Helper()
 	srv := newEngineServer(t, slow)
 	schema := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
@@ -65,10 +65,10 @@ func newModernServer(t *testing.T, opts *mcphttp.Options, slow *mcptest.Probe) (
 	return ts, h
 }
 
-// modernPost sends body with the headers (name, value pairs) after the
-// modern defaults: MCP-Protocol-Version 2026-07-28 and Mcp-Method taken
+// rev20260728Post sends body with the headers (name, value pairs) after the
+// 2026-07-28 defaults: MCP-Protocol-Version 2026-07-28 and Mcp-Method taken
 // from the body.
-func modernPost(t *testing.T, ts *httptest.Server, body string, header ...string) (*http.Response, []msg) {
+func rev20260728Post(t *testing.T, ts *httptest.Server, body string, header ...string) (*http.Response, []msg) {
 	t.Helper()
 	var m struct {
 		Method string `json:"method"`
@@ -80,10 +80,10 @@ func modernPost(t *testing.T, ts *httptest.Server, body string, header ...string
 	return resp, wiretest.ParseMessages(t, resp.Header.Get("Content-Type"), b)
 }
 
-func TestModernValidation(t *testing.T) {
-	ts, _ := newModernServer(t, nil, nil)
+func TestRev20260728Validation(t *testing.T) {
+	ts, _ := newRev20260728Server(t, nil, nil)
 	call := func(name, args string) string {
-		return modernBody("tools/call", `"name":"`+name+`","arguments":`+args)
+		return rev20260728Body("tools/call", `"name":"`+name+`","arguments":`+args)
 	}
 	tests := []struct {
 		name   string
@@ -101,17 +101,17 @@ func TestModernValidation(t *testing.T) {
 			400, mcp.CodeInvalidParams, `must carry "io.modelcontextprotocol/clientCapabilities"`},
 		{"capabilities not an object", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}}`, nil,
 			400, mcp.CodeInvalidParams, "must be an object"},
-		{"header missing, _meta has a version", modernBody("server/discover", ""), []string{"MCP-Protocol-Version", ""},
+		{"header missing, _meta has a version", rev20260728Body("server/discover", ""), []string{"MCP-Protocol-Version", ""},
 			400, mcp.CodeHeaderMismatch, "MCP-Protocol-Version header is required"},
-		{"header differs from _meta", strings.Replace(modernBody("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1), nil,
+		{"header differs from _meta", strings.Replace(rev20260728Body("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1), nil,
 			400, mcp.CodeHeaderMismatch, `header "2026-07-28" does not match _meta protocolVersion "v999.0.0"`},
-		{"unsupported version", strings.Replace(modernBody("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1), []string{"MCP-Protocol-Version", "v999.0.0"},
+		{"unsupported version", strings.Replace(rev20260728Body("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1), []string{"MCP-Protocol-Version", "v999.0.0"},
 			400, mcp.CodeUnsupportedProtocolVersion, `Unsupported protocol version: "v999.0.0"`},
-		{"Mcp-Method missing", modernBody("tools/list", ""), []string{"Mcp-Method", ""},
+		{"Mcp-Method missing", rev20260728Body("tools/list", ""), []string{"Mcp-Method", ""},
 			400, mcp.CodeHeaderMismatch, "the Mcp-Method header is required"},
-		{"Mcp-Method differs", modernBody("tools/list", ""), []string{"Mcp-Method", "prompts/list"},
+		{"Mcp-Method differs", rev20260728Body("tools/list", ""), []string{"Mcp-Method", "prompts/list"},
 			400, mcp.CodeHeaderMismatch, `Mcp-Method header value "prompts/list" does not match body value "tools/list"`},
-		{"Mcp-Method case differs", modernBody("tools/list", ""), []string{"Mcp-Method", "TOOLS/LIST"},
+		{"Mcp-Method case differs", rev20260728Body("tools/list", ""), []string{"Mcp-Method", "TOOLS/LIST"},
 			400, mcp.CodeHeaderMismatch, `"TOOLS/LIST" does not match`},
 		{"Mcp-Name missing", call("add", `{"a":1,"b":2}`), nil,
 			400, mcp.CodeHeaderMismatch, "the Mcp-Name header is required for tools/call"},
@@ -119,17 +119,17 @@ func TestModernValidation(t *testing.T) {
 			400, mcp.CodeHeaderMismatch, `Mcp-Name header value "wrong" does not match body value "add"`},
 		{"Mcp-Name bad Base64", call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "=?base64?YWR?="},
 			400, mcp.CodeHeaderMismatch, "not valid Base64"},
-		{"resources/read needs Mcp-Name", modernBody("resources/read", `"uri":"mem://hello"`), nil,
+		{"resources/read needs Mcp-Name", rev20260728Body("resources/read", `"uri":"mem://hello"`), nil,
 			400, mcp.CodeHeaderMismatch, "must equal the body's params.uri"},
-		{"removed method initialize", modernBody("initialize", ""), nil,
+		{"removed method initialize", rev20260728Body("initialize", ""), nil,
 			404, mcp.CodeMethodNotFound, `"initialize" is not a method of protocol revision 2026-07-28`},
-		{"removed method ping", modernBody("ping", ""), nil, 404, mcp.CodeMethodNotFound, "not a method"},
+		{"removed method ping", rev20260728Body("ping", ""), nil, 404, mcp.CodeMethodNotFound, "not a method"},
 		// The official Go SDK's Ping at 2026-07-28: no _meta at all. What it
 		// needs to hear is that the method is gone, not that _meta is missing.
 		{"removed method ping without _meta", `{"jsonrpc":"2.0","id":7,"method":"ping"}`, nil, 404, mcp.CodeMethodNotFound, `"ping" is not a method`},
-		{"removed method logging/setLevel", modernBody("logging/setLevel", `"level":"info"`), nil, 404, mcp.CodeMethodNotFound, "not a method"},
-		{"removed method resources/subscribe", modernBody("resources/subscribe", `"uri":"mem://hello"`), nil, 404, mcp.CodeMethodNotFound, "not a method"},
-		{"unknown method", modernBody("unknown/method", ""), nil, 404, mcp.CodeMethodNotFound, `"unknown/method"`},
+		{"removed method logging/setLevel", rev20260728Body("logging/setLevel", `"level":"info"`), nil, 404, mcp.CodeMethodNotFound, "not a method"},
+		{"removed method resources/subscribe", rev20260728Body("resources/subscribe", `"uri":"mem://hello"`), nil, 404, mcp.CodeMethodNotFound, "not a method"},
+		{"unknown method", rev20260728Body("unknown/method", ""), nil, 404, mcp.CodeMethodNotFound, `"unknown/method"`},
 		{"param header missing", call("where", `{"region":"eu"}`), []string{"Mcp-Name", "where"},
 			400, mcp.CodeHeaderMismatch, `header Mcp-Param-Region is required: argument "region" is present`},
 		{"param header differs", call("where", `{"region":"eu"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "us"},
@@ -145,7 +145,7 @@ func TestModernValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, msgs := modernPost(t, ts, tt.body, tt.header...)
+			resp, msgs := rev20260728Post(t, ts, tt.body, tt.header...)
 			assert.Equal(t, tt.status, resp.StatusCode)
 			assert.Empty(t, resp.Header.Get("Mcp-Session-Id"))
 			require.Len(t, msgs, 1)
@@ -158,8 +158,8 @@ func TestModernValidation(t *testing.T) {
 }
 
 // Client values reflected in errors are capped (strictjson.Quote).
-func TestModernHostileValues(t *testing.T) {
-	ts, _ := newModernServer(t, nil, nil)
+func TestRev20260728HostileValues(t *testing.T) {
+	ts, _ := newRev20260728Server(t, nil, nil)
 	long := strings.Repeat("x", 10000)
 	tests := []struct {
 		name   string
@@ -167,14 +167,14 @@ func TestModernHostileValues(t *testing.T) {
 		header []string
 		code   int64
 	}{
-		{"long Mcp-Method", modernBody("tools/list", ""), []string{"Mcp-Method", long}, mcp.CodeHeaderMismatch},
-		{"long Mcp-Name", modernBody("tools/call", `"name":"add"`), []string{"Mcp-Name", long}, mcp.CodeHeaderMismatch},
-		{"long method", modernBody(long, ""), []string{"Mcp-Method", long}, mcp.CodeMethodNotFound},
-		{"long version", strings.Replace(modernBody("server/discover", ""), `"2026-07-28"`, `"`+long+`"`, 1), []string{"MCP-Protocol-Version", long}, mcp.CodeUnsupportedProtocolVersion},
+		{"long Mcp-Method", rev20260728Body("tools/list", ""), []string{"Mcp-Method", long}, mcp.CodeHeaderMismatch},
+		{"long Mcp-Name", rev20260728Body("tools/call", `"name":"add"`), []string{"Mcp-Name", long}, mcp.CodeHeaderMismatch},
+		{"long method", rev20260728Body(long, ""), []string{"Mcp-Method", long}, mcp.CodeMethodNotFound},
+		{"long version", strings.Replace(rev20260728Body("server/discover", ""), `"2026-07-28"`, `"`+long+`"`, 1), []string{"MCP-Protocol-Version", long}, mcp.CodeUnsupportedProtocolVersion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, msgs := modernPost(t, ts, tt.body, tt.header...)
+			_, msgs := rev20260728Post(t, ts, tt.body, tt.header...)
 			require.Len(t, msgs, 1)
 			require.NotNil(t, msgs[0].Error)
 			assert.Equal(t, tt.code, msgs[0].Error.Code)
@@ -184,10 +184,10 @@ func TestModernHostileValues(t *testing.T) {
 	}
 }
 
-func TestModernUnsupportedVersionData(t *testing.T) {
-	ts, _ := newModernServer(t, nil, nil)
-	body := strings.Replace(modernBody("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1)
-	_, msgs := modernPost(t, ts, body, "MCP-Protocol-Version", "v999.0.0")
+func TestRev20260728UnsupportedVersionData(t *testing.T) {
+	ts, _ := newRev20260728Server(t, nil, nil)
+	body := strings.Replace(rev20260728Body("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1)
+	_, msgs := rev20260728Post(t, ts, body, "MCP-Protocol-Version", "v999.0.0")
 	require.Len(t, msgs, 1)
 	require.NotNil(t, msgs[0].Error)
 	var data struct {
@@ -199,10 +199,10 @@ func TestModernUnsupportedVersionData(t *testing.T) {
 	assert.Equal(t, mcphttp.SupportedVersions(), data.Supported)
 }
 
-func TestModernAccepted(t *testing.T) {
-	ts, h := newModernServer(t, nil, nil)
+func TestRev20260728Accepted(t *testing.T) {
+	ts, h := newRev20260728Server(t, nil, nil)
 	call := func(name, args string) string {
-		return modernBody("tools/call", `"name":"`+name+`","arguments":`+args)
+		return rev20260728Body("tools/call", `"name":"`+name+`","arguments":`+args)
 	}
 	tests := []struct {
 		name   string
@@ -222,7 +222,7 @@ func TestModernAccepted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, msgs := modernPost(t, ts, tt.body, tt.header...)
+			resp, msgs := rev20260728Post(t, ts, tt.body, tt.header...)
 			assert.Equal(t, http.StatusOK, resp.StatusCode)
 			assert.Empty(t, resp.Header.Get("Mcp-Session-Id"), "no session is ever issued")
 			require.Len(t, msgs, 1)
@@ -234,8 +234,8 @@ func TestModernAccepted(t *testing.T) {
 	assert.Zero(t, h.SessionCount())
 }
 
-func TestModernResults(t *testing.T) {
-	ts, _ := newModernServer(t, nil, nil)
+func TestRev20260728Results(t *testing.T) {
+	ts, _ := newRev20260728Server(t, nil, nil)
 	tests := []struct {
 		name    string
 		body    string
@@ -243,17 +243,17 @@ func TestModernResults(t *testing.T) {
 		cached  bool
 		members []string
 	}{
-		{"server/discover", modernBody("server/discover", ""), nil, true, []string{"supportedVersions", "capabilities"}},
-		{"tools/list", modernBody("tools/list", ""), nil, true, []string{"tools"}},
-		{"prompts/list", modernBody("prompts/list", ""), nil, true, []string{"prompts"}},
-		{"resources/list", modernBody("resources/list", ""), nil, true, []string{"resources"}},
-		{"resources/templates/list", modernBody("resources/templates/list", ""), nil, true, []string{"resourceTemplates"}},
-		{"resources/read", modernBody("resources/read", `"uri":"mem://hello"`), []string{"Mcp-Name", "mem://hello"}, true, []string{"contents"}},
-		{"prompts/get", modernBody("prompts/get", `"name":"greet","arguments":{"name":"Ada"}`), []string{"Mcp-Name", "greet"}, false, []string{"messages"}},
+		{"server/discover", rev20260728Body("server/discover", ""), nil, true, []string{"supportedVersions", "capabilities"}},
+		{"tools/list", rev20260728Body("tools/list", ""), nil, true, []string{"tools"}},
+		{"prompts/list", rev20260728Body("prompts/list", ""), nil, true, []string{"prompts"}},
+		{"resources/list", rev20260728Body("resources/list", ""), nil, true, []string{"resources"}},
+		{"resources/templates/list", rev20260728Body("resources/templates/list", ""), nil, true, []string{"resourceTemplates"}},
+		{"resources/read", rev20260728Body("resources/read", `"uri":"mem://hello"`), []string{"Mcp-Name", "mem://hello"}, true, []string{"contents"}},
+		{"prompts/get", rev20260728Body("prompts/get", `"name":"greet","arguments":{"name":"Ada"}`), []string{"Mcp-Name", "greet"}, false, []string{"messages"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, msgs := modernPost(t, ts, tt.body, tt.header...)
+			resp, msgs := rev20260728Post(t, ts, tt.body, tt.header...)
 			require.Equal(t, http.StatusOK, resp.StatusCode)
 			require.Len(t, msgs, 1)
 			require.Nil(t, msgs[0].Error)
@@ -274,9 +274,9 @@ func TestModernResults(t *testing.T) {
 	}
 }
 
-func TestModernDiscover(t *testing.T) {
-	ts, _ := newModernServer(t, nil, nil)
-	_, msgs := modernPost(t, ts, modernBody("server/discover", ""))
+func TestRev20260728Discover(t *testing.T) {
+	ts, _ := newRev20260728Server(t, nil, nil)
+	_, msgs := rev20260728Post(t, ts, rev20260728Body("server/discover", ""))
 	require.Len(t, msgs, 1)
 	var res struct {
 		SupportedVersions []string                   `json:"supportedVersions"`
@@ -291,19 +291,19 @@ func TestModernDiscover(t *testing.T) {
 	assert.NotContains(t, res.Capabilities, "tasks", "tasks live under extensions, never as a v1 capability")
 }
 
-func TestModernLogsAndProgress(t *testing.T) {
-	ts, _ := newModernServer(t, nil, nil)
+func TestRev20260728LogsAndProgress(t *testing.T) {
+	ts, _ := newRev20260728Server(t, nil, nil)
 	logCall := func(extra string) string {
-		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"log",` + modernMeta(extra) + `}}`
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"log",` + rev20260728Meta(extra) + `}}`
 	}
 	t.Run("no logLevel: no log messages", func(t *testing.T) {
-		resp, msgs := modernPost(t, ts, logCall(""), "Mcp-Name", "log")
+		resp, msgs := rev20260728Post(t, ts, logCall(""), "Mcp-Name", "log")
 		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
 		require.Len(t, msgs, 1)
 		assert.True(t, msgs[0].IsResponse())
 	})
 	t.Run("logLevel info: info and above, then the result", func(t *testing.T) {
-		resp, msgs := modernPost(t, ts, logCall(`"io.modelcontextprotocol/logLevel":"info"`), "Mcp-Name", "log")
+		resp, msgs := rev20260728Post(t, ts, logCall(`"io.modelcontextprotocol/logLevel":"info"`), "Mcp-Name", "log")
 		assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
 		require.Len(t, msgs, 3)
 		assert.Equal(t, "notifications/message", msgs[0].Method)
@@ -312,15 +312,15 @@ func TestModernLogsAndProgress(t *testing.T) {
 		assert.True(t, msgs[2].IsResponse())
 	})
 	t.Run("bad logLevel", func(t *testing.T) {
-		resp, msgs := modernPost(t, ts, logCall(`"io.modelcontextprotocol/logLevel":"loud"`), "Mcp-Name", "log")
+		resp, msgs := rev20260728Post(t, ts, logCall(`"io.modelcontextprotocol/logLevel":"loud"`), "Mcp-Name", "log")
 		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 		require.Len(t, msgs, 1)
 		assert.Equal(t, int64(mcp.CodeInvalidParams), msgs[0].Error.Code)
 		assert.Contains(t, msgs[0].Error.Message, `is "\"loud\"", not a log level`)
 	})
 	t.Run("progress goes on the request's stream", func(t *testing.T) {
-		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"progress",` + modernMeta(`"progressToken":"p1"`) + `}}`
-		resp, msgs := modernPost(t, ts, body, "Mcp-Name", "progress")
+		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"progress",` + rev20260728Meta(`"progressToken":"p1"`) + `}}`
+		resp, msgs := rev20260728Post(t, ts, body, "Mcp-Name", "progress")
 		assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
 		require.Len(t, msgs, 4)
 		assert.Equal(t, "notifications/progress", msgs[0].Method)
@@ -328,8 +328,8 @@ func TestModernLogsAndProgress(t *testing.T) {
 	})
 }
 
-func TestModernTransport(t *testing.T) {
-	ts, _ := newModernServer(t, nil, nil)
+func TestRev20260728Transport(t *testing.T) {
+	ts, _ := newRev20260728Server(t, nil, nil)
 	tests := []struct {
 		name   string
 		method string
@@ -340,8 +340,8 @@ func TestModernTransport(t *testing.T) {
 	}{
 		{"GET is 405", http.MethodGet, "", []string{"MCP-Protocol-Version", "2026-07-28"}, 405, "has no GET stream and no sessions"},
 		{"DELETE is 405", http.MethodDelete, "", []string{"MCP-Protocol-Version", "2026-07-28"}, 405, "has no GET stream and no sessions"},
-		{"a batch is refused", http.MethodPost, "[" + modernBody("tools/list", "") + "]", []string{"MCP-Protocol-Version", "2026-07-28"}, 400, "one JSON-RPC message per POST"},
-		{"a notification is accepted", http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,` + modernMeta("") + `}}`,
+		{"a batch is refused", http.MethodPost, "[" + rev20260728Body("tools/list", "") + "]", []string{"MCP-Protocol-Version", "2026-07-28"}, 400, "one JSON-RPC message per POST"},
+		{"a notification is accepted", http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,` + rev20260728Meta("") + `}}`,
 			[]string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "notifications/cancelled"}, 202, ""},
 		// What the official Go SDK client (v1.8.0) sends when a call's
 		// context ends: no _meta, no Mcp-Method. An error status here makes
@@ -367,10 +367,10 @@ func TestModernTransport(t *testing.T) {
 	}
 }
 
-// Both eras on one handler: a 2025 session works next to modern requests,
+// Both eras on one handler: a 2025 session works next to 2026-07-28 requests,
 // and a legacy header keeps the legacy path whatever the body says.
-func TestModernAndLegacyTogether(t *testing.T) {
-	ts, h := newModernServer(t, nil, nil)
+func TestRev20260728AndLegacyTogether(t *testing.T) {
+	ts, h := newRev20260728Server(t, nil, nil)
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 	resp, b, err := wiretest.Do(ts.Client(), wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL, init))
 	require.NoError(t, err)
@@ -379,17 +379,17 @@ func TestModernAndLegacyTogether(t *testing.T) {
 	require.NotEmpty(t, sid)
 	assert.Equal(t, 1, h.SessionCount())
 
-	_, msgs := modernPost(t, ts, modernBody("tools/list", ""))
+	_, msgs := rev20260728Post(t, ts, rev20260728Body("tools/list", ""))
 	require.Len(t, msgs, 1)
 	require.Nil(t, msgs[0].Error)
 
 	// The legacy session's ping still works, with _meta members ignored.
 	resp, b, err = wiretest.Do(ts.Client(), wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL,
-		modernBody("ping", ""), "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25"))
+		rev20260728Body("ping", ""), "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25"))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode, string(b))
 	assert.Contains(t, string(b), `"result":{}`)
-	assert.Equal(t, 1, h.SessionCount(), "modern requests make no sessions")
+	assert.Equal(t, 1, h.SessionCount(), "2026-07-28 requests make no sessions")
 }
 
 // sseFrames reads the SSE data frames of body on a goroutine of its own
@@ -429,8 +429,8 @@ func readFrames(frames <-chan msg, n int, wait time.Duration) []msg {
 	return out
 }
 
-func TestModernListen(t *testing.T) {
-	ts, h := newModernServer(t, nil, nil)
+func TestRev20260728Listen(t *testing.T) {
+	ts, h := newRev20260728Server(t, nil, nil)
 	srv := h.Server()
 	tests := []struct {
 		name    string
@@ -448,7 +448,7 @@ func TestModernListen(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			body := `{"jsonrpc":"2.0","id":"s1","method":"subscriptions/listen","params":{"notifications":` + tt.filter + `,` + modernMeta("") + `}}`
+			body := `{"jsonrpc":"2.0","id":"s1","method":"subscriptions/listen","params":{"notifications":` + tt.filter + `,` + rev20260728Meta("") + `}}`
 			req := wiretest.NewRequest(ctx, http.MethodPost, ts.URL, body, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen")
 			resp, err := ts.Client().Do(req)
 			require.NoError(t, err)
@@ -483,7 +483,7 @@ func TestModernListen(t *testing.T) {
 		})
 	}
 	t.Run("no filter", func(t *testing.T) {
-		resp, msgs := modernPost(t, ts, modernBody("subscriptions/listen", ""))
+		resp, msgs := rev20260728Post(t, ts, rev20260728Body("subscriptions/listen", ""))
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 		require.Len(t, msgs, 1)
 		require.NotNil(t, msgs[0].Error)
@@ -494,11 +494,11 @@ func TestModernListen(t *testing.T) {
 
 // Closing the response is the cancellation in 2026-07-28: the tool's
 // context ends.
-func TestModernDisconnectCancels(t *testing.T) {
+func TestRev20260728DisconnectCancels(t *testing.T) {
 	probe := mcptest.NewProbe()
-	ts, _ := newModernServer(t, nil, probe)
+	ts, _ := newRev20260728Server(t, nil, probe)
 	ctx, cancel := context.WithCancel(t.Context())
-	body := modernBody("tools/call", `"name":"slow","arguments":{}`)
+	body := rev20260728Body("tools/call", `"name":"slow","arguments":{}`)
 	req := wiretest.NewRequest(ctx, http.MethodPost, ts.URL, body, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "slow")
 	done := make(chan struct{})
 	go func() {
@@ -523,18 +523,18 @@ func TestModernDisconnectCancels(t *testing.T) {
 	<-done
 }
 
-func TestModernListenLimit(t *testing.T) {
-	ts, _ := newModernServer(t, &mcphttp.Options{MaxSessions: 1}, nil)
+func TestRev20260728ListenLimit(t *testing.T) {
+	ts, _ := newRev20260728Server(t, &mcphttp.Options{MaxSessions: 1}, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta("") + `}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + rev20260728Meta("") + `}}`
 	hd := []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}
 	resp, err := ts.Client().Do(wiretest.NewRequest(ctx, http.MethodPost, ts.URL, body, hd...))
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Len(t, readFrames(sseFrames(resp.Body), 1, 2*time.Second), 1, "the first stream is acknowledged")
 
-	resp2, msgs := modernPost(t, ts, body)
+	resp2, msgs := rev20260728Post(t, ts, body)
 	assert.Equal(t, http.StatusServiceUnavailable, resp2.StatusCode)
 	assert.Equal(t, "5", resp2.Header.Get("Retry-After"))
 	require.Len(t, msgs, 1)
@@ -625,9 +625,9 @@ func members(t *testing.T, m msg) hint {
 	return hint{string(res["ttlMs"]), scope}
 }
 
-// modern sends q at 2026-07-28, as user ("": anonymous), and returns the
+// rev20260728 sends q at 2026-07-28, as user ("": anonymous), and returns the
 // result's caching members.
-func (q cacheReq) modern(t *testing.T, ts *httptest.Server, user string) hint {
+func (q cacheReq) rev20260728(t *testing.T, ts *httptest.Server, user string) hint {
 	t.Helper()
 	var header []string
 	if q.name != "" {
@@ -636,7 +636,7 @@ func (q cacheReq) modern(t *testing.T, ts *httptest.Server, user string) hint {
 	if user != "" {
 		header = append(header, "X-User", user)
 	}
-	resp, msgs := modernPost(t, ts, modernBody(q.method, q.params), header...)
+	resp, msgs := rev20260728Post(t, ts, rev20260728Body(q.method, q.params), header...)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Len(t, msgs, 1)
 	return members(t, msgs[0])
@@ -687,7 +687,7 @@ func TestCacheHintsByRevision(t *testing.T) {
 					assert.Equal(t, hint{}, members(t, res), "%s at %s", tt.req.method, v)
 					continue
 				}
-				assert.Equal(t, tt.want, tt.req.modern(t, ts, ""), "%s %s", tt.req.method, tt.req.params)
+				assert.Equal(t, tt.want, tt.req.rev20260728(t, ts, ""), "%s %s", tt.req.method, tt.req.params)
 			}
 		})
 	}
@@ -851,7 +851,7 @@ func TestCacheScopeRules(t *testing.T) {
 			t.Parallel()
 			ts := tt.server.start(t)
 			for _, c := range tt.checks {
-				got := c.req.modern(t, ts, c.user)
+				got := c.req.rev20260728(t, ts, c.user)
 				assert.Equal(t, c.want, got.scope, "%s %s as %q", c.req.method, c.req.params, c.user)
 			}
 		})
@@ -899,7 +899,7 @@ func TestCacheHintInterceptorAnswers(t *testing.T) {
 			})))
 		})
 	}}.start(t)
-	assert.Equal(t, hint{"0", "public"}, toolsList.modern(t, ts, ""))
-	assert.Equal(t, hint{"0", "private"}, toolsList.modern(t, ts, "alice"))
-	assert.Equal(t, hint{"1", "public"}, promptsList.modern(t, ts, "alice"), "what runs keeps its hint")
+	assert.Equal(t, hint{"0", "public"}, toolsList.rev20260728(t, ts, ""))
+	assert.Equal(t, hint{"0", "private"}, toolsList.rev20260728(t, ts, "alice"))
+	assert.Equal(t, hint{"1", "public"}, promptsList.rev20260728(t, ts, "alice"), "what runs keeps its hint")
 }

@@ -272,7 +272,7 @@ func TestSessionToolWithoutSession(t *testing.T) {
 	})
 	t.Run("2026-07-28", func(t *testing.T) {
 		c, _ := newHTTP(t, visibilityServer(), nil)
-		_, msgs := modernPostURL(t, c, modernBody("tools/call", `"name":"unlock","arguments":{}`), "Mcp-Name", "unlock")
+		_, msgs := rev20260728PostURL(t, c, rev20260728Body("tools/call", `"name":"unlock","arguments":{}`), "Mcp-Name", "unlock")
 		require.Len(t, msgs, 1)
 		require.Nil(t, msgs[0].Error)
 		var res struct {
@@ -288,8 +288,8 @@ func TestSessionToolWithoutSession(t *testing.T) {
 	})
 }
 
-// modernPostURL posts a 2026-07-28 request to c's server.
-func modernPostURL(t *testing.T, c *httpClient, body string, header ...string) (*http.Response, []msg) {
+// rev20260728PostURL posts a 2026-07-28 request to c's server.
+func rev20260728PostURL(t *testing.T, c *httpClient, body string, header ...string) (*http.Response, []msg) {
 	t.Helper()
 	var m struct {
 		Method string `json:"method"`

@@ -264,7 +264,7 @@ func TestSessionStateWithoutSession(t *testing.T) {
 		h := mcphttp.New(stateServer(), nil)
 		t.Cleanup(func() { _ = h.Close() })
 		rec := &bodyRecorder{h: http.Header{}}
-		body := modernBody("tools/call", `"name":"set","arguments":{"key":"k","value":"v"}`)
+		body := rev20260728Body("tools/call", `"name":"set","arguments":{"key":"k","value":"v"}`)
 		r := wiretest.NewRequest(context.Background(), http.MethodPost, "http://127.0.0.1/mcp", body,
 			"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "set")
 		h.ServeHTTP(rec, r)
@@ -422,14 +422,14 @@ type stateMode struct {
 	name string
 	// stateless serves the handler without sessions.
 	stateless bool
-	// modern speaks 2026-07-28; otherwise 2025-11-25.
-	modern bool
+	// rev20260728 speaks 2026-07-28; otherwise 2025-11-25.
+	rev20260728 bool
 }
 
 var stateModes = []stateMode{
 	{name: "2025-11-25 stateful"},
 	{name: "2025-11-25 stateless", stateless: true},
-	{name: "2026-07-28", modern: true},
+	{name: "2026-07-28", rev20260728: true},
 }
 
 // scopedReplica is one replica of scopedStateServer reached in one mode,
@@ -462,9 +462,9 @@ func (r *scopedReplica) do(user string, args stateArgs) string {
 	params := fmt.Sprintf(`"name":"state","arguments":%s`, a)
 	c := &httpClient{t: r.t, url: r.c.url, hc: r.c.hc}
 	switch {
-	case r.mode.modern:
+	case r.mode.rev20260728:
 		c.version = string(mcp.Version20260728)
-		params += "," + modernMeta("")
+		params += "," + rev20260728Meta("")
 		hd = append(hd, "Mcp-Method", "tools/call", "Mcp-Name", "state")
 	case r.mode.stateless:
 		c.version = string(mcp.Version20251125)
@@ -575,7 +575,7 @@ func TestScopedStateEveryMode(t *testing.T) {
 					assert.True(t, strings.HasPrefix(a.do("opaque:x", newHandle()), "no caller: "))
 
 					// The session scope: only with a session.
-					if mode.stateless || mode.modern {
+					if mode.stateless || mode.rev20260728 {
 						got := a.do(ada, set("session", "k", "v"))
 						assert.True(t, strings.HasPrefix(got, "no session: "), got)
 						assert.Contains(t, got, "c.Caller()", "the refusal says what to use instead")
