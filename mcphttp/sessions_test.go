@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpchain/mcp"
@@ -236,23 +237,27 @@ func TestPingDisabled(t *testing.T) {
 // TestEmbeddedSessionIsNotPinged: an in-process session has no network
 // connection, so the engine does not ping it (its client answers no
 // requests and would be ended as lost); its Close ends it as deleted.
+// The session runs in a synctest bubble, so its ping intervals pass on a
+// fake clock and the test waits on none.
 func TestEmbeddedSessionIsNotPinged(t *testing.T) {
 	t.Parallel()
-	var log hookLog
-	srv := quietServerWithTools(mcp.Options{})
-	e := mcptest.NewSession(t, srv, &mcptest.Options{Handler: &mcphttp.Options{Hooks: log.hooks(), Ping: &middleware.PingOptions{Interval: 5 * time.Millisecond}}}).Client()
-	starts, _, _ := log.snapshot()
-	require.Len(t, starts, 1)
-	assert.Equal(t, "mcptest", starts[0].Client.Name)
-	time.Sleep(100 * time.Millisecond) // twenty ping intervals
-	res, err := e.CallTool(t.Context(), "add", map[string]int{"a": 2, "b": 3}, nil)
-	require.NoError(t, err)
-	assert.Equal(t, "5", res.Content[0].(mcp.TextContent).Text)
-	_, ends, _ := log.snapshot()
-	assert.Empty(t, ends, "the embedded session was not ended by pings")
-	require.NoError(t, e.Close())
-	end := log.waitEnd(t)
-	assert.Equal(t, mcphttp.EndDeleted, end.reason)
+	synctest.Test(t, func(t *testing.T) {
+		var log hookLog
+		srv := quietServerWithTools(mcp.Options{})
+		e := mcptest.NewSession(t, srv, &mcptest.Options{Handler: &mcphttp.Options{Hooks: log.hooks(), Ping: &middleware.PingOptions{Interval: 5 * time.Millisecond}}}).Client()
+		starts, _, _ := log.snapshot()
+		require.Len(t, starts, 1)
+		assert.Equal(t, "mcptest", starts[0].Client.Name)
+		time.Sleep(100 * time.Millisecond) // twenty ping intervals, on the bubble's clock
+		res, err := e.CallTool(t.Context(), "add", map[string]int{"a": 2, "b": 3}, nil)
+		require.NoError(t, err)
+		assert.Equal(t, "5", res.Content[0].(mcp.TextContent).Text)
+		_, ends, _ := log.snapshot()
+		assert.Empty(t, ends, "the embedded session was not ended by pings")
+		require.NoError(t, e.Close())
+		end := log.waitEnd(t)
+		assert.Equal(t, mcphttp.EndDeleted, end.reason)
+	})
 }
 
 // quietServerWithTools returns a server with options o and two tools: add,
