@@ -110,7 +110,7 @@ vulncheck:
 	echo "vulncheck: e2e"; (cd e2e && $(GO) run $(GOVULNCHECK) -db "file://$$db" ./...) || status=1; \
 	exit $$status
 
-# The allocation bounds of the hot path (mcphttp/allocs_test.go) are built without -race only.
+# The allocation bounds of the hot path (mcphttp/norace_test.go) are built without -race only.
 # The root package ran 576 s under load, near go test's default limit of 600 s: 30 minutes here.
 # Every module runs, a failing one too; the target fails if any did.
 # One go test over every module of the workspace: its packages share the two cores as one run's

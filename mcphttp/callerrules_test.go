@@ -22,8 +22,8 @@ import (
 	"github.com/mcpchain/mcp/session"
 )
 
-// modern is revision 2026-07-28 as ruleClient.version names it.
-const modern = "2026-07-28"
+// rev20260728 is revision 2026-07-28 as ruleClient.version names it.
+const rev20260728 = "2026-07-28"
 
 // callerRulesServer has a public tool, a secret one hidden server-wide,
 // and tools that change the caller's own rules: unlock shows it the
@@ -69,11 +69,11 @@ func (c *ruleClient) post(method, params string, header ...string) msg {
 	c.id++
 	hd := append([]string{"Authorization", "Bearer " + c.user, "MCP-Protocol-Version", c.version}, header...)
 	var body string
-	if c.version == modern {
+	if c.version == rev20260728 {
 		if params != "" {
 			params += ","
 		}
-		body = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, c.id, method, params, modernMeta(""))
+		body = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, c.id, method, params, rev20260728Meta(""))
 		hd = append(hd, "Mcp-Method", method)
 	} else {
 		body = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s}}`, c.id, method, params)
@@ -139,8 +139,8 @@ func TestCallerRulesPerCaller(t *testing.T) {
 		version   string
 		session   bool
 	}{
-		{"2026-07-28", false, modern, false},
-		{"2026-07-28 stateless", true, modern, false},
+		{"2026-07-28", false, rev20260728, false},
+		{"2026-07-28 stateless", true, rev20260728, false},
 		{"2025-11-25 stateless", true, "2025-11-25", false},
 		{"2025-11-25 session", false, "2025-11-25", true},
 	} {
@@ -306,7 +306,7 @@ func TestCallerRulesFailClosed(t *testing.T) {
 	t.Cleanup(func() { _ = ho.Close() })
 	require.NoError(t, other.CallerRegistry(caller{Name: "erin"}).Disable(mcp.Match{Names: []string{"public"}}))
 
-	erin := &ruleClient{t: t, ts: ts, user: "erin", version: modern}
+	erin := &ruleClient{t: t, ts: ts, user: "erin", version: rev20260728}
 	store.failing.Store(true)
 	assert.Empty(t, erin.tools(), "nothing is listed while the rules cannot be read")
 	for _, name := range []string{"public", "unlock", "secret"} {
@@ -330,7 +330,7 @@ func TestCallerRulesReadOnce(t *testing.T) {
 	srv := callerRulesServer(nil)
 	store := &ruleStoreDown{MemoryStore: session.NewMemoryStore()}
 	r := newRuleReplica(t, srv, &mcphttp.Options{Sessions: store})
-	alice := &ruleClient{t: t, ts: r.ts, user: "alice", version: modern}
+	alice := &ruleClient{t: t, ts: r.ts, user: "alice", version: rev20260728}
 	start := time.Now()
 	for range 20 {
 		alice.tools()
@@ -391,9 +391,9 @@ func TestCallerRulesAcrossReplicas(t *testing.T) {
 	filter := `{"toolsListChanged":true,"promptsListChanged":true}`
 	aliceL := listenAs(t, b, "alice", filter)
 	bobL := listenAs(t, b, "bob", filter)
-	aliceA := &ruleClient{t: t, ts: a.ts, user: "alice", version: modern}
-	aliceB := &ruleClient{t: t, ts: b.ts, user: "alice", version: modern}
-	bobB := &ruleClient{t: t, ts: b.ts, user: "bob", version: modern}
+	aliceA := &ruleClient{t: t, ts: a.ts, user: "alice", version: rev20260728}
+	aliceB := &ruleClient{t: t, ts: b.ts, user: "alice", version: rev20260728}
+	bobB := &ruleClient{t: t, ts: b.ts, user: "bob", version: rev20260728}
 	base := []string{"public", "unlock", "lock", "hide_public"}
 	require.Equal(t, base, aliceB.tools(), "B reads and keeps alice's rules")
 
@@ -422,7 +422,7 @@ func TestCallerRulesCacheScope(t *testing.T) {
 	srv := callerRulesServer(&mcp.CacheOptions{Tools: mcp.CacheHint{TTL: time.Minute, Scope: mcp.CachePublic}})
 	r := newRuleReplica(t, srv, nil)
 	scope := func(user string) string {
-		c := &ruleClient{t: t, ts: r.ts, user: user, version: modern}
+		c := &ruleClient{t: t, ts: r.ts, user: user, version: rev20260728}
 		m := c.post("tools/list", "")
 		require.Nil(t, m.Error)
 		var res struct {

@@ -39,7 +39,7 @@ type call struct {
 	// for the same reason.
 	ctx requestContext
 	// cache is the caching hint a 2026-07-28 list, read or discover
-	// decided (modernResult sends it), here for the same reason.
+	// decided (rev20260728Result sends it), here for the same reason.
 	cache engine.Cache
 }
 
@@ -119,7 +119,7 @@ var methodTable = map[string]methodSpec{
 // request: one name, two methods.
 func byEra(v2025, v2026 methodFunc) methodFunc {
 	return func(h *Handler, ctx context.Context, k *call) (any, error) {
-		if k.c.modern {
+		if k.c.rev20260728 {
 			return v2026(h, ctx, k)
 		}
 		return v2025(h, ctx, k)
@@ -131,13 +131,13 @@ func doPing(*Handler, context.Context, *call) (any, error) { return struct{}{}, 
 // lookupMethod returns what runs method in the request's era, nil for an
 // unknown method or one its era lacks: the method table's, else an
 // extension's (extensions.go), inside the extensions' wrappers of it.
-func (h *Handler) lookupMethod(method string, modern bool) methodFunc {
+func (h *Handler) lookupMethod(method string, rev20260728 bool) methodFunc {
 	spec, ok := methodTable[method]
 	if !ok {
 		return h.wrapMethod(method, h.extensionMethod(method))
 	}
 	in := era2025
-	if modern {
+	if rev20260728 {
 		in = era2026
 	}
 	switch {
@@ -162,7 +162,7 @@ func notInExtension(ext string) methodFunc {
 // says who does not see apps).
 func (k *call) caller() engine.Caller {
 	who := engine.Caller{Auth: k.auth, SessionID: k.c.sess.ID, NoApps: k.h.ops.Offers(mcp.AppsExtension) && !k.capsUnknown() && !k.c.sess.Capabilities().SupportsApps()}
-	if k.c.modern {
+	if k.c.rev20260728 {
 		who.Cache = &k.cache
 	}
 	return who
@@ -205,7 +205,7 @@ func (h *Handler) handleRequest(r *http.Request, c *sessionState, msg *jsonrpc.M
 			defer c.untrack(key)
 		}
 	}
-	fn := h.lookupMethod(msg.Method, c.modern)
+	fn := h.lookupMethod(msg.Method, c.rev20260728)
 	var (
 		res any
 		err error
@@ -232,8 +232,8 @@ func (h *Handler) replyError(c *sessionState, msg *jsonrpc.Message, rs *responde
 		h.log.Error("mcp: request failed", "method", msg.Method, "error", err)
 		je = &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: " + err.Error()}
 	}
-	if c.modern {
-		rs.setStatus(modernStatus(je.Code))
+	if c.rev20260728 {
+		rs.setStatus(rev20260728Status(je.Code))
 	}
 	var se mcp.HTTPStatusError
 	if errors.As(err, &se) {
@@ -248,7 +248,7 @@ func (h *Handler) replyResult(c *sessionState, k *call, msg *jsonrpc.Message, rs
 		out []byte
 		err error
 	)
-	if r, ok := res.(*mcp.ContentResult); ok && !c.modern {
+	if r, ok := res.(*mcp.ContentResult); ok && !c.rev20260728 {
 		// A tool's result, the hot path: encoded straight into the
 		// response's buffer.
 		out, err = appendToolResult(jsonrpc.AppendResultHead(make([]byte, 0, toolResultSize(r)+len(msg.ID)+32), msg.ID), r)
@@ -256,8 +256,8 @@ func (h *Handler) replyResult(c *sessionState, k *call, msg *jsonrpc.Message, rs
 	} else {
 		var b []byte
 		b, err = marshalResult(res)
-		if err == nil && c.modern {
-			b, err = h.modernResult(k, b)
+		if err == nil && c.rev20260728 {
+			b, err = h.rev20260728Result(k, b)
 		}
 		out = jsonrpc.AppendResult(make([]byte, 0, len(b)+len(msg.ID)+32), msg.ID, b)
 	}
@@ -275,7 +275,7 @@ func (h *Handler) exec(ctx context.Context, fn methodFunc, k *call) (any, error)
 	switch {
 	case fn == nil:
 		return nil, methodNotFound(k.msg.Method)
-	case k.c.modern:
+	case k.c.rev20260728:
 		return h.runRound(ctx, k, fn)
 	}
 	return fn(h, ctx, k)
@@ -394,7 +394,7 @@ func (h *Handler) onChange(ch change) {
 		h.onSessionChange(ch)
 		return
 	}
-	h.publishModern(ch)
+	h.publishRev20260728(ch)
 	h.relayChange(ch)
 	if ch.Caller != "" {
 		h.onCallerChange(ch)

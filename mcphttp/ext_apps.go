@@ -4,7 +4,7 @@ package mcphttp
 // mcp.Server.AddAppResource): a server with an app's view declares the
 // extension in initialize (2025 revisions) and server/discover
 // (2026-07-28), and to a client that did not declare it (in initialize's
-// capabilities, or a modern request's _meta clientCapabilities) lists
+// capabilities, or a 2026-07-28 request's _meta clientCapabilities) lists
 // neither the tools only an app may call nor the views, and answers a
 // tools/call of such a tool as of an unknown one (before it could become
 // a task). A stateless handler's 2025 requests carry no capabilities, so
@@ -16,4 +16,4 @@ package mcphttp
 // capsUnknown reports whether the engine does not know what the client
 // declared: a stateless handler's 2025 request has a throw-away session
 // that never saw initialize.
-func (k *call) capsUnknown() bool { return k.c.ephemeral && !k.c.modern }
+func (k *call) capsUnknown() bool { return k.c.ephemeral && !k.c.rev20260728 }

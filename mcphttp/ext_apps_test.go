@@ -129,7 +129,7 @@ func startAppsHTTP2026(t *testing.T, srv *mcp.Server, ext string) appsClient {
 			body += params[1:len(params)-1] + ","
 		}
 		body += `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
-		_, msgs := modernPost(t, ts, body, header...)
+		_, msgs := rev20260728Post(t, ts, body, header...)
 		require.NotEmpty(t, msgs)
 		m := msgs[len(msgs)-1]
 		if m.Error != nil {
@@ -337,7 +337,7 @@ func TestAppsAppOnlyTask(t *testing.T) {
 		t.Run(tt.ext, func(t *testing.T) {
 			body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"rebuild","arguments":{},` +
 				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":` + tt.ext + `}}}}`
-			_, msgs := modernPost(t, ts, body, "Mcp-Name", "rebuild")
+			_, msgs := rev20260728Post(t, ts, body, "Mcp-Name", "rebuild")
 			require.NotEmpty(t, msgs)
 			m := msgs[len(msgs)-1]
 			if tt.wantCode != 0 {
@@ -371,7 +371,7 @@ func TestAppsStateless(t *testing.T) {
 
 	ts := httptest.NewServer(mcphttp.New(newAppsServer(), &mcphttp.Options{Stateless: true}))
 	t.Cleanup(ts.Close)
-	_, msgs := modernPost(t, ts, modernBody("tools/list", ""))
+	_, msgs := rev20260728Post(t, ts, rev20260728Body("tools/list", ""))
 	require.Len(t, msgs, 1)
 	require.Nil(t, msgs[0].Error)
 	assert.NotContains(t, string(msgs[0].Result), `"refresh"`)

@@ -85,7 +85,7 @@ func TestSkillsMethods(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, msgs := modernPost(t, ts, modernBody(tt.method, tt.params), tt.header...)
+			resp, msgs := rev20260728Post(t, ts, rev20260728Body(tt.method, tt.params), tt.header...)
 			require.Len(t, msgs, 1)
 			m := msgs[0]
 			if tt.wantCode != 0 {
@@ -130,7 +130,7 @@ func TestSkillsPagination(t *testing.T) {
 				}
 				p += `"cursor":"` + cursor + `"`
 			}
-			_, msgs := modernPost(t, ts, modernBody(method, p))
+			_, msgs := rev20260728Post(t, ts, rev20260728Body(method, p))
 			require.Len(t, msgs, 1)
 			require.Nil(t, msgs[0].Error)
 			var res struct {
@@ -182,7 +182,7 @@ func TestSkillsDiscover(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ts := newSkillsServer(t, tt.fsys, nil)
-			_, msgs := modernPost(t, ts, modernBody("server/discover", ""))
+			_, msgs := rev20260728Post(t, ts, rev20260728Body("server/discover", ""))
 			require.Len(t, msgs, 1)
 			var res struct {
 				Capabilities struct {
@@ -198,7 +198,7 @@ func TestSkillsDiscover(t *testing.T) {
 				assert.JSONEq(t, tt.want, string(res.Capabilities.Extensions[skillsExt]))
 			}
 			for _, method := range []string{"skills/list", "skills/get", "resources/directory/read"} {
-				resp, msgs := modernPost(t, ts, modernBody(method, `"uri":"skill://alpha/SKILL.md"`))
+				resp, msgs := rev20260728Post(t, ts, rev20260728Body(method, `"uri":"skill://alpha/SKILL.md"`))
 				require.Len(t, msgs, 1)
 				if tt.status == http.StatusOK {
 					if method != "resources/directory/read" {

@@ -138,7 +138,7 @@ func (h *Handler) callAsTask(ctx context.Context, k *call, name string, args jso
 	if engine.Awaited(ctx) {
 		return nil, false, nil
 	}
-	if !k.c.modern {
+	if !k.c.rev20260728 {
 		return h.callAsTask25(ctx, k, name, args, meta, task) // ext_tasks25.go
 	}
 	t, ok := h.ops.LookupTool(k.r.Context(), k.caller(), name)

@@ -35,7 +35,7 @@ const relatedTaskKey = "io.modelcontextprotocol/related-task"
 // speaksTasks25 reports whether a request's session negotiated revision
 // 2025-11-25, the one 2025 revision with tasks.
 func speaksTasks25(k *call) bool {
-	return !k.c.modern && mcp.Version(k.c.sess.ProtocolVersion()) == mcp.Version20251125
+	return !k.c.rev20260728 && mcp.Version(k.c.sess.ProtocolVersion()) == mcp.Version20251125
 }
 
 // tasks25Only answers -32601 to a tasks/* method of 2025-11-25 on a

@@ -18,10 +18,10 @@ import (
 
 // advertisedExtensions are capabilities.extensions: what the server
 // advertises, with the tasks extension of 2026-07-28 (the engine's own)
-// when modern; nil for none.
-func (h *Handler) advertisedExtensions(modern bool) map[string]json.RawMessage {
+// at 2026-07-28 (rev20260728); nil for none.
+func (h *Handler) advertisedExtensions(rev20260728 bool) map[string]json.RawMessage {
 	settings, _ := h.ops.Extensions()
-	if !modern {
+	if !rev20260728 {
 		if len(settings) == 0 {
 			return nil
 		}

@@ -99,9 +99,9 @@ func TestThirdPartyExtension(t *testing.T) {
 		{"stdio 2025-11-25", func(t *testing.T, srv *mcp.Server, caps string) (extClient, json.RawMessage) {
 			return session2025(t, wiretest.StartStdio(t, srv), caps)
 		}},
-		{"http 2026-07-28", modernHTTP},
+		{"http 2026-07-28", rev20260728HTTP},
 		{"stdio 2026-07-28", func(t *testing.T, srv *mcp.Server, caps string) (extClient, json.RawMessage) {
-			return modernRPC(t, wiretest.StartStdio(t, srv), caps)
+			return rev20260728RPC(t, wiretest.StartStdio(t, srv), caps)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,8 +178,8 @@ func session2025(t *testing.T, c wiretest.RPCClient, caps string) (extClient, js
 	}, r.Capabilities.Extensions
 }
 
-// modernParams is params with a 2026-07-28 _meta declaring caps.
-func modernParams(params, caps string) string {
+// rev20260728Params is params with a 2026-07-28 _meta declaring caps.
+func rev20260728Params(params, caps string) string {
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
 	if params == `{}` {
 		return `{` + meta + `}`
@@ -187,25 +187,25 @@ func modernParams(params, caps string) string {
 	return strings.TrimSuffix(params, "}") + `,` + meta + `}`
 }
 
-// modernRPC sends 2026-07-28 requests through c (stdio: no headers) and
+// rev20260728RPC sends 2026-07-28 requests through c (stdio: no headers) and
 // returns server/discover's capabilities.extensions.
-func modernRPC(t *testing.T, c wiretest.RPCClient, caps string) (extClient, json.RawMessage) {
+func rev20260728RPC(t *testing.T, c wiretest.RPCClient, caps string) (extClient, json.RawMessage) {
 	t.Helper()
 	send := func(t *testing.T, method, params string) wiretest.Msg {
-		return decodeMsg(t, c.Send(t, `{"jsonrpc":"2.0","id":6,"method":"`+method+`","params":`+modernParams(params, caps)+`}`))
+		return decodeMsg(t, c.Send(t, `{"jsonrpc":"2.0","id":6,"method":"`+method+`","params":`+rev20260728Params(params, caps)+`}`))
 	}
 	return send, discoverExtensions(t, send)
 }
 
-// modernHTTP sends 2026-07-28 requests over Streamable HTTP, with the
+// rev20260728HTTP sends 2026-07-28 requests over Streamable HTTP, with the
 // revision's headers.
-func modernHTTP(t *testing.T, srv *mcp.Server, caps string) (extClient, json.RawMessage) {
+func rev20260728HTTP(t *testing.T, srv *mcp.Server, caps string) (extClient, json.RawMessage) {
 	t.Helper()
 	h := mcphttp.New(srv, &mcphttp.Options{JSONResponse: true})
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	send := func(t *testing.T, method, params string) wiretest.Msg {
-		body := `{"jsonrpc":"2.0","id":6,"method":"` + method + `","params":` + modernParams(params, caps) + `}`
+		body := `{"jsonrpc":"2.0","id":6,"method":"` + method + `","params":` + rev20260728Params(params, caps) + `}`
 		_, b, err := wiretest.Do(ts.Client(), wiretest.NewRequest(t.Context(), http.MethodPost, ts.URL, body,
 			"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method))
 		require.NoError(t, err)
@@ -255,7 +255,7 @@ func TestBuiltinExtensionsAdvertised(t *testing.T) {
 	assert.NotContains(t, string(exts), "io.modelcontextprotocol/tasks")
 	require.Nil(t, send(t, "skills/list", `{}`).Error)
 
-	_, modern := modernHTTP(t, srv, `{}`)
-	assert.JSONEq(t, `{"directoryRead":true}`, string(jsonMember(t, modern, skillsExt)))
-	assert.JSONEq(t, `{}`, string(jsonMember(t, modern, "io.modelcontextprotocol/tasks")))
+	_, rev20260728 := rev20260728HTTP(t, srv, `{}`)
+	assert.JSONEq(t, `{"directoryRead":true}`, string(jsonMember(t, rev20260728, skillsExt)))
+	assert.JSONEq(t, `{}`, string(jsonMember(t, rev20260728, "io.modelcontextprotocol/tasks")))
 }

@@ -318,7 +318,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.servePost(w, r)
 	case http.MethodGet, http.MethodDelete:
-		if h.refuseModernGetDelete(w, r) {
+		if h.refuseRev20260728GetDelete(w, r) {
 			return
 		}
 		if r.Method == http.MethodGet {

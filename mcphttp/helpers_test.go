@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,12 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/stretchr/testify/require"
 )
 
 type addArgs struct {
@@ -160,3 +160,5 @@ func (c *httpClient) call(id int, method, params string) (msg, []msg) {
 	require.Equal(c.t, strconv.Itoa(id), string(last.ID))
 	return last, msgs[:len(msgs)-1]
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

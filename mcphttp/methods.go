@@ -158,7 +158,7 @@ func (h *Handler) doResourcesRead(ctx context.Context, k *call) (any, error) {
 	}
 	mc := h.context(ctx, k, p.Meta)
 	var hint *engine.Cache
-	if k.c.modern {
+	if k.c.rev20260728 {
 		hint = &k.cache
 	}
 	return h.ops.ReadResource(h.ops.WithContext(ctx, mc), mc, p.URI, hint)

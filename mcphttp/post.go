@@ -53,7 +53,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	headerVersion := header.Get(r.Header, hdrProtocolVersion)
 	badVersion := headerVersion != "" && !slices.Contains(supportedVersions, headerVersion)
 	if jsonrpc.IsBatch(body.b) {
-		if refuseModernBatch(w, headerVersion) {
+		if refuseRev20260728Batch(w, headerVersion) {
 			return
 		}
 		if badVersion {
@@ -69,8 +69,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, de.ID, int64(de.Code), de.Message)
 		return
 	}
-	if isModern(headerVersion, msg) {
-		h.serveModern(w, r, msg, headerVersion)
+	if isRev20260728(headerVersion, msg) {
+		h.serveRev20260728(w, r, msg, headerVersion)
 		return
 	}
 	if badVersion {

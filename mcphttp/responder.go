@@ -25,7 +25,7 @@ type responder struct {
 	batch    bool
 	// noLogs drops notifications/message (a 2026-07-28 request without
 	// _meta's logLevel); status, when set, is the HTTP status of a JSON
-	// reply (a modern error: modernStatus).
+	// reply (a 2026-07-28 error: rev20260728Status).
 	noLogs bool
 	status int
 

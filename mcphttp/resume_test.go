@@ -13,12 +13,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/session"
+	"github.com/mcpchain/mcp/session/redisstore"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Tests of Options.Resumable: the transport spec's "Resumability and
@@ -637,5 +641,153 @@ func TestResumableOff(t *testing.T) {
 		drop()
 		cause := e.waitFinished()
 		require.ErrorIs(t, cause, context.Canceled, "a broken connection cancels a request that is not resumable")
+	})
+}
+
+// TestStreamResumesOnAnotherReplica: with a shared event store
+// (Options.Events), a client whose connection to replica A broke mid-call
+// resumes the stream with Last-Event-ID on replica B, which replays what
+// it missed and follows the stream, while A runs the call, until the
+// response; the delivered stream cannot be resumed again. In memory and on
+// a real redis-server.
+func TestStreamResumesOnAnotherReplica(t *testing.T) {
+	t.Parallel()
+	type stores struct {
+		sessions session.Store
+		events   session.EventStore
+	}
+	backends := map[string]func(t *testing.T) stores{
+		"memory": func(*testing.T) stores {
+			return stores{session.NewMemoryStore(), session.NewMemoryEventStore(time.Minute)}
+		},
+		"redis": func(t *testing.T) stores {
+			c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
+			t.Cleanup(func() { _ = c.Close() })
+			return stores{redisstore.New(c, nil), redisstore.NewEventStore(c, "", time.Minute)}
+		},
+	}
+	for name, backend := range backends {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			st := backend(t)
+			opts := &mcphttp.Options{Resumable: true, Sessions: st.sessions, Events: st.events}
+			a := newResumeEnv(t, opts, nil)
+			b := newResumeEnv(t, opts, nil)
+			a.c.initialize("2025-11-25")
+			b.c.sid, b.c.version = a.c.sid, a.c.version
+
+			ctx, drop := context.WithTimeout(context.Background(), 10*time.Second)
+			defer drop()
+			s := a.c.open(ctx, http.MethodPost, toolCall(2, "chatty", `{"tag":"X"}`), "X-Test-Tag", "X")
+			require.Equal(t, http.StatusOK, s.resp.StatusCode)
+			prime := s.mustNext()
+			require.True(t, prime.isPriming(), "%+v", prime)
+			first := s.mustNext()
+			require.Equal(t, "X 1", logText(t, first.msg(t)))
+			drop()
+			a.waitServed("X")
+
+			gctx, gcancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer gcancel()
+			g := b.c.open(gctx, http.MethodGet, "", "Last-Event-ID", first.ID)
+			require.Equal(t, http.StatusOK, g.resp.StatusCode)
+			require.Equal(t, a.c.sid, g.resp.Header.Get("Mcp-Session-Id"))
+			close(a.p.gate) // the call on A goes on while B follows it
+			resumed := g.all()
+			require.Len(t, resumed, 3, "the missed notifications and the response: %+v", resumed)
+			assert.Equal(t, "X 2", logText(t, resumed[0].msg(t)))
+			assert.Equal(t, "X 3", logText(t, resumed[1].msg(t)))
+			res := resumed[2].msg(t)
+			require.True(t, res.IsResponse())
+			assert.Equal(t, "2", string(res.ID))
+			assert.Equal(t, "X done", wiretest.ToolResult(t, res).Text())
+			for i, ev := range resumed {
+				assert.NotEqual(t, first.ID, ev.ID, "event %d has its own ID", i)
+			}
+			require.NoError(t, a.waitFinished())
+
+			resp, body := b.c.do(http.MethodGet, "", "Last-Event-ID", first.ID)
+			assert.Equal(t, http.StatusOK, resp.StatusCode, "delivered: %s", body)
+			assert.Empty(t, body, "a delivered stream resumes empty")
+		})
+	}
+}
+
+// TestResumedStreamOfAStoppedReplica: a replica following, from the shared
+// event store, a stream another replica runs tells a running request from
+// one whose replica stopped by the heartbeats the running replica stores.
+// A request held for 6 s is followed to its response, with heartbeats on
+// the way; a stream nobody stores events for any more (its replica was
+// killed) is answered with -32603 and the request's ID after 5 s, instead
+// of being followed until the client gives up.
+func TestResumedStreamOfAStoppedReplica(t *testing.T) {
+	t.Parallel()
+	newPair := func(t *testing.T) (a, b *resumeEnv, events session.EventStore) {
+		events = session.NewMemoryEventStore(time.Minute)
+		opts := &mcphttp.Options{Resumable: true, Sessions: session.NewMemoryStore(), Events: events}
+		a, b = newResumeEnv(t, opts, nil), newResumeEnv(t, opts, nil)
+		a.c.initialize("2025-11-25")
+		b.c.sid, b.c.version = a.c.sid, a.c.version
+		return a, b, events
+	}
+
+	t.Run("running", func(t *testing.T) {
+		t.Parallel()
+		a, b, _ := newPair(t)
+		ctx, drop := context.WithTimeout(context.Background(), 20*time.Second)
+		defer drop()
+		s := a.c.open(ctx, http.MethodPost, toolCall(2, "chatty", `{"tag":"H"}`), "X-Test-Tag", "H")
+		require.Equal(t, http.StatusOK, s.resp.StatusCode)
+		require.True(t, s.mustNext().isPriming())
+		first := s.mustNext()
+		drop()
+		a.waitServed("H")
+
+		gctx, gcancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer gcancel()
+		g := b.c.open(gctx, http.MethodGet, "", "Last-Event-ID", first.ID)
+		require.Equal(t, http.StatusOK, g.resp.StatusCode)
+		time.AfterFunc(6*time.Second, func() { close(a.p.gate) }) // longer than the 5 s without events
+		evs := g.all()
+		require.NotEmpty(t, evs)
+		heartbeats := 0
+		for _, ev := range evs[:len(evs)-1] {
+			if ev.isPriming() {
+				heartbeats++
+			}
+		}
+		assert.GreaterOrEqual(t, heartbeats, 2, "a heartbeat every 2 s while the call was held: %+v", evs)
+		res := evs[len(evs)-1].msg(t)
+		require.True(t, res.IsResponse(), "%+v", evs)
+		assert.Equal(t, "H done", wiretest.ToolResult(t, res).Text())
+		require.NoError(t, a.waitFinished())
+	})
+
+	t.Run("stopped", func(t *testing.T) {
+		t.Parallel()
+		_, b, events := newPair(t)
+		// What a replica killed mid-call leaves in the store: the priming
+		// event with the request's ID, a notification, then nothing.
+		ctx := context.Background()
+		require.NoError(t, events.Append(ctx, b.c.sid, "deadreplica00001", session.Event{N: 0, Data: []byte(`7`)}))
+		require.NoError(t, events.Append(ctx, b.c.sid, "deadreplica00001", session.Event{N: 1,
+			Data: []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)}))
+
+		gctx, gcancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer gcancel()
+		start := time.Now()
+		g := b.c.open(gctx, http.MethodGet, "", "Last-Event-ID", "deadreplica00001_1")
+		require.Equal(t, http.StatusOK, g.resp.StatusCode)
+		evs := g.all()
+		took := time.Since(start)
+		require.Len(t, evs, 1, "%+v", evs)
+		m := evs[0].msg(t)
+		require.True(t, m.IsResponse(), "%+v", evs)
+		assert.Equal(t, "7", string(m.ID))
+		require.NotNil(t, m.Error, "%+v", m)
+		assert.Equal(t, int64(-32603), m.Error.Code)
+		assert.Contains(t, m.Error.Message, "replica running this request stopped")
+		assert.GreaterOrEqual(t, took, 5*time.Second)
+		assert.Less(t, took, 8*time.Second)
 	})
 }

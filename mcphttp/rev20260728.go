@@ -17,10 +17,10 @@ import (
 	"github.com/mcpchain/mcp/middleware"
 )
 
-// modernVersions are the revisions served per request, without
+// rev20260728Versions are the revisions served per request, without
 // initialize and without sessions (see "Protocol revisions" in
 // docs/architecture.md), newest first.
-var modernVersions = []string{string(mcp.Version20260728)}
+var rev20260728Versions = []string{string(mcp.Version20260728)}
 
 // The _meta keys of revision 2026-07-28.
 const (
@@ -31,17 +31,18 @@ const (
 	metaServerInfo      = "io.modelcontextprotocol/serverInfo"
 )
 
-// isModern decides the era of a single (non-batch) POST (docs/architecture.md,
-// "Protocol revisions"): a 2025-era MCP-Protocol-Version header is 2025-era
-// whatever the body says; a 2026-era header is modern; without the header,
-// or with one this engine does not know, the request is modern when its
-// params carry _meta's protocolVersion (so it gets the revision's errors),
-// 2025-era otherwise (initialize, or a request on a session).
-func isModern(headerVersion string, msg *jsonrpc.Message) bool {
+// isRev20260728 decides the era of a single (non-batch) POST
+// (docs/architecture.md, "Protocol revisions"): a 2025-era
+// MCP-Protocol-Version header is 2025-era whatever the body says; a
+// 2026-era header makes it a 2026-07-28 request; without the header, or
+// with one this engine does not know, it is one when its params carry
+// _meta's protocolVersion (so it gets the revision's errors), 2025-era
+// otherwise (initialize, or a request on a session).
+func isRev20260728(headerVersion string, msg *jsonrpc.Message) bool {
 	if slices.Contains(supportedVersions, headerVersion) {
 		return false
 	}
-	if slices.Contains(modernVersions, headerVersion) {
+	if slices.Contains(rev20260728Versions, headerVersion) {
 		return true
 	}
 	meta, _ := requestMetaOf(msg.Params)
@@ -64,19 +65,19 @@ func requestMetaOf(params json.RawMessage) (map[string]json.RawMessage, bool) {
 	return p.Meta, true
 }
 
-// modernError writes a 2026-07-28 error: a JSON-RPC error echoing the
+// rev20260728Error writes a 2026-07-28 error: a JSON-RPC error echoing the
 // request's id, with an HTTP status, and data when not nil.
-func modernError(w http.ResponseWriter, status int, id []byte, code int64, msg string, data any) {
+func rev20260728Error(w http.ResponseWriter, status int, id []byte, code int64, msg string, data any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	b := jsonrpc.AppendError(make([]byte, 0, 128+len(msg)), id, code, msg, data)
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// modernStatus is the HTTP status of an error a handler raised on a
-// modern request (the revision's table; the rest stays 200 with the
+// rev20260728Status is the HTTP status of an error a handler raised on a
+// 2026-07-28 request (the revision's table; the rest stays 200 with the
 // JSON-RPC error).
-func modernStatus(code int64) int {
+func rev20260728Status(code int64) int {
 	switch code {
 	case mcp.CodeHeaderMismatch, mcp.CodeMissingClientCapability, mcp.CodeUnsupportedProtocolVersion:
 		return http.StatusBadRequest
@@ -86,12 +87,12 @@ func modernStatus(code int64) int {
 	return http.StatusOK
 }
 
-// refuseModernGetDelete answers 405 to a GET or DELETE that speaks
+// refuseRev20260728GetDelete answers 405 to a GET or DELETE that speaks
 // 2026-07-28 (its MCP-Protocol-Version header) and names no session: the
 // revision has no GET stream and no sessions to end. It reports whether it
 // answered.
-func (h *Handler) refuseModernGetDelete(w http.ResponseWriter, r *http.Request) bool {
-	if !slices.Contains(modernVersions, r.Header.Get(hdrProtocolVersion)) ||
+func (h *Handler) refuseRev20260728GetDelete(w http.ResponseWriter, r *http.Request) bool {
+	if !slices.Contains(rev20260728Versions, r.Header.Get(hdrProtocolVersion)) ||
 		middleware.SessionIDFromContext(r.Context()) != "" {
 		return false
 	}
@@ -101,10 +102,10 @@ func (h *Handler) refuseModernGetDelete(w http.ResponseWriter, r *http.Request) 
 	return true
 }
 
-// refuseModernBatch answers a batch that claims a 2026-era version: the
+// refuseRev20260728Batch answers a batch that claims a 2026-era version: the
 // revision takes one message per POST. It reports whether it answered.
-func refuseModernBatch(w http.ResponseWriter, headerVersion string) bool {
-	if !slices.Contains(modernVersions, headerVersion) {
+func refuseRev20260728Batch(w http.ResponseWriter, headerVersion string) bool {
+	if !slices.Contains(rev20260728Versions, headerVersion) {
 		return false
 	}
 	httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest, fmt.Sprintf(
@@ -112,73 +113,73 @@ func refuseModernBatch(w http.ResponseWriter, headerVersion string) bool {
 	return true
 }
 
-// serveModern serves one 2026-07-28 message: no session (Mcp-Session-Id
+// serveRev20260728 serves one 2026-07-28 message: no session (Mcp-Session-Id
 // is ignored and never issued), the per-request _meta instead of
 // initialize, the revision's header checks in its order (docs/architecture.md), then
 // the same handlers as the 2025 revisions on a throw-away session.
-func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, headerVersion string) {
+func (h *Handler) serveRev20260728(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, headerVersion string) {
 	id := msg.ID
 	if !msg.IsRequest() && !msg.IsNotification() {
-		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidRequest,
+		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeInvalidRequest,
 			"Invalid Request: a response has nothing to answer in protocol revision "+string(mcp.Version20260728)+": the server sends no requests", nil)
 		return
 	}
 	if msg.IsNotification() {
-		h.takeModernNotification(w, r, msg)
+		h.takeRev20260728Notification(w, r, msg)
 		return
 	}
 	// A method the revision does not have is named as such before _meta is
 	// checked: the official Go SDK sends ping without _meta, and "method
 	// not found" is what it needs to hear.
-	if !h.checkModernMethod(w, msg) {
+	if !h.checkRev20260728Method(w, msg) {
 		return
 	}
 	meta, hasMeta := requestMetaOf(msg.Params)
 	var pv string
 	rawPV, hasPV := meta[metaProtocolVersion]
 	if hasPV && json.Unmarshal(rawPV, &pv) != nil {
-		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidParams,
+		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeInvalidParams,
 			"Invalid params: _meta \""+metaProtocolVersion+"\" must be a string", nil)
 		return
 	}
 	if headerVersion == "" && hasPV {
-		modernError(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch,
+		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch,
 			"Header mismatch: the MCP-Protocol-Version header is required and must equal _meta \""+metaProtocolVersion+"\"", nil)
 		return
 	}
 	rawCaps, hasCaps := meta[metaClientCaps]
 	switch {
 	case !hasMeta:
-		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidParams, fmt.Sprintf(
+		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeInvalidParams, fmt.Sprintf(
 			"Invalid params: params._meta is required in protocol revision %s, with %q and %q", mcp.Version20260728, metaProtocolVersion, metaClientCaps), nil)
 		return
 	case !hasPV:
-		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidParams,
+		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeInvalidParams,
 			"Invalid params: params._meta must carry \""+metaProtocolVersion+"\"", nil)
 		return
 	case !hasCaps:
-		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidParams,
+		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeInvalidParams,
 			"Invalid params: params._meta must carry \""+metaClientCaps+"\" (an object; {} declares none)", nil)
 		return
 	}
 	var caps mcp.ClientCapabilities
 	if len(rawCaps) == 0 || rawCaps[0] != '{' || json.Unmarshal(rawCaps, &caps) != nil {
-		modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidParams,
+		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeInvalidParams,
 			"Invalid params: _meta \""+metaClientCaps+"\" must be an object", nil)
 		return
 	}
 	if headerVersion != pv {
-		modernError(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch, fmt.Sprintf(
+		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch, fmt.Sprintf(
 			"Header mismatch: MCP-Protocol-Version header %s does not match _meta protocolVersion %s", strictjson.Quote(headerVersion), strictjson.Quote(pv)), nil)
 		return
 	}
-	if !slices.Contains(modernVersions, pv) {
-		modernError(w, http.StatusBadRequest, id, mcp.CodeUnsupportedProtocolVersion,
+	if !slices.Contains(rev20260728Versions, pv) {
+		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeUnsupportedProtocolVersion,
 			"Unsupported protocol version: "+strictjson.Quote(pv),
 			map[string]any{"supported": allVersions, "requested": strictjson.Clip(pv, strictjson.MaxQuoted)})
 		return
 	}
-	if !h.checkModernHeaders(w, r, msg) {
+	if !h.checkRev20260728Headers(w, r, msg) {
 		return
 	}
 	var client mcp.Implementation
@@ -188,7 +189,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	var level mcp.LogLevel
 	if raw, ok := meta[metaLogLevel]; ok {
 		if json.Unmarshal(raw, &level) != nil || !level.Valid() {
-			modernError(w, http.StatusBadRequest, id, mcp.CodeInvalidParams, fmt.Sprintf(
+			rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeInvalidParams, fmt.Sprintf(
 				"Invalid params: _meta %q is %s, not a log level (want debug, info, notice, warning, error, critical, alert or emergency)",
 				metaLogLevel, strictjson.Quote(string(raw))), nil)
 			return
@@ -198,7 +199,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	closed := h.closed
 	h.mu.RUnlock()
 	if closed {
-		modernError(w, http.StatusServiceUnavailable, id, mcp.CodeServerError, "Service Unavailable: the server is shutting down", nil)
+		rev20260728Error(w, http.StatusServiceUnavailable, id, mcp.CodeServerError, "Service Unavailable: the server is shutting down", nil)
 		return
 	}
 	if msg.Method == "subscriptions/listen" {
@@ -207,7 +208,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	}
 	c := h.newSessionState(nil, true)
 	defer c.close()
-	c.modern = true
+	c.rev20260728 = true
 	auth := mcp.AuthFromContext(r.Context())
 	h.noteAuth(auth)
 	h.warnBareAuthorization(r, auth)
@@ -217,7 +218,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 		c.sess.SetLogLevel(level)
 	}
 	if err := h.acquire(r.Context(), c); err != nil {
-		modernError(w, http.StatusServiceUnavailable, id, mcp.CodeServerError, err.Error(), nil)
+		rev20260728Error(w, http.StatusServiceUnavailable, id, mcp.CodeServerError, err.Error(), nil)
 		return
 	}
 	defer h.release(c)
@@ -228,7 +229,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 	rs.end()
 }
 
-// takeModernNotification answers 202 to a notification sent at
+// takeRev20260728Notification answers 202 to a notification sent at
 // 2026-07-28, whatever its _meta and headers. The revision defines no
 // client notification over HTTP (closing a request's response stream is
 // its cancellation) and leaves the headers of a notification POST
@@ -237,7 +238,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, msg *jsonr
 // closes itself for good when that POST gets an error status. A
 // notification the server does not act on must not cost a client its
 // connection, so none is checked; each is logged at debug level.
-func (h *Handler) takeModernNotification(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+func (h *Handler) takeRev20260728Notification(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
 	if h.log.Enabled(r.Context(), slog.LevelDebug) {
 		h.log.Debug("mcp: a notification of protocol revision "+string(mcp.Version20260728)+" taken; it has no effect over HTTP",
 			"method", strictjson.Clip(msg.Method, strictjson.MaxQuoted), "params", strictjson.ForLogBytes(msg.Params))
@@ -247,7 +248,7 @@ func (h *Handler) takeModernNotification(w http.ResponseWriter, r *http.Request,
 
 // doDiscover is server/discover: the versions, capabilities and
 // instructions of the server, and its whole identity (icons and website
-// included) in the result's _meta, where every modern result carries
+// included) in the result's _meta, where every 2026-07-28 result carries
 // the short form.
 func (h *Handler) doDiscover(_ context.Context, k *call) (any, error) {
 	k.cache = h.ops.DiscoverCache(k.auth)
@@ -258,10 +259,10 @@ func (h *Handler) doDiscover(_ context.Context, k *call) (any, error) {
 	}
 	return struct {
 		SupportedVersions []string                   `json:"supportedVersions"`
-		Capabilities      modernCapabilities         `json:"capabilities"`
+		Capabilities      rev20260728Capabilities    `json:"capabilities"`
 		Instructions      string                     `json:"instructions,omitempty"`
 		Meta              map[string]json.RawMessage `json:"_meta"`
-	}{allVersions, modernCapabilities{
+	}{allVersions, rev20260728Capabilities{
 		Tools:       listChanged{true},
 		Resources:   resourcesCap{Subscribe: true, ListChanged: true},
 		Prompts:     listChanged{true},
@@ -271,8 +272,8 @@ func (h *Handler) doDiscover(_ context.Context, k *call) (any, error) {
 	}, o.Instructions, meta}, nil
 }
 
-// modernCapabilities are the server capabilities of 2026-07-28.
-type modernCapabilities struct {
+// rev20260728Capabilities are the server capabilities of 2026-07-28.
+type rev20260728Capabilities struct {
 	Tools       listChanged                `json:"tools"`
 	Resources   resourcesCap               `json:"resources"`
 	Prompts     listChanged                `json:"prompts"`
@@ -281,7 +282,7 @@ type modernCapabilities struct {
 	Extensions  map[string]json.RawMessage `json:"extensions"`
 }
 
-// modernResult adds to a result what 2026-07-28 puts on every one:
+// rev20260728Result adds to a result what 2026-07-28 puts on every one:
 // resultType, the server's identity in _meta, and on lists, reads and
 // discover the caching fields ttlMs and cacheScope. Their values are the
 // hint the method decided (k.cache: the author's, under the rules of
@@ -290,7 +291,7 @@ type modernCapabilities struct {
 // auth data, public otherwise. A request retried with inputResponses or
 // requestState gets ttlMs 0 and private: clients must not cache it, and
 // it holds the user's answers. Members the result already has are kept.
-func (h *Handler) modernResult(k *call, b []byte) ([]byte, error) {
+func (h *Handler) rev20260728Result(k *call, b []byte) ([]byte, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err

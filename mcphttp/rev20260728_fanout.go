@@ -224,5 +224,5 @@ func (h *Handler) onRemoteChange(origin string, b []byte) {
 		// change read its rules again.
 		h.ops.CallerChanged(ch.Caller)
 	}
-	h.publishModern(ch)
+	h.publishRev20260728(ch)
 }

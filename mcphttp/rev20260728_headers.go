@@ -15,20 +15,20 @@ import (
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
-// checkModernHeaders checks the routing headers of SEP-2243 against the
+// checkRev20260728Headers checks the routing headers of SEP-2243 against the
 // body: Mcp-Method always, Mcp-Name for the methods that name something,
 // and for tools/call the tool's Mcp-Param-* headers; then that the method
 // exists in this revision. It writes the error and returns false on the
 // first failure.
-func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) bool {
+func (h *Handler) checkRev20260728Headers(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) bool {
 	id := msg.ID
 	if inproc.Modern(r.Context()) {
 		// stdio and embedded: no HTTP routing headers to check, only
 		// whether the revision has the method.
-		return h.checkModernMethod(w, msg)
+		return h.checkRev20260728Method(w, msg)
 	}
 	mismatch := func(text string) bool {
-		modernError(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch, "Header mismatch: "+text, nil)
+		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch, "Header mismatch: "+text, nil)
 		return false
 	}
 	method, ok := headerValue(r, "Mcp-Method")
@@ -68,7 +68,7 @@ func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg
 			return mismatch(fmt.Sprintf("Mcp-Name header value %s does not match body value %s", strictjson.Quote(v), strictjson.Quote(named)))
 		}
 	}
-	if !h.checkModernMethod(w, msg) {
+	if !h.checkRev20260728Method(w, msg) {
 		return false
 	}
 	if msg.Method == "tools/call" {
@@ -79,12 +79,12 @@ func (h *Handler) checkModernHeaders(w http.ResponseWriter, r *http.Request, msg
 	return true
 }
 
-// checkModernMethod answers 404 and -32601 to a method revision
+// checkRev20260728Method answers 404 and -32601 to a method revision
 // 2026-07-28 does not have (unknown, or removed with initialize and
 // sessions), and returns false then.
-func (h *Handler) checkModernMethod(w http.ResponseWriter, msg *jsonrpc.Message) bool {
+func (h *Handler) checkRev20260728Method(w http.ResponseWriter, msg *jsonrpc.Message) bool {
 	if h.lookupMethod(msg.Method, true) == nil && msg.Method != "subscriptions/listen" {
-		modernError(w, http.StatusNotFound, msg.ID, mcp.CodeMethodNotFound, fmt.Sprintf(
+		rev20260728Error(w, http.StatusNotFound, msg.ID, mcp.CodeMethodNotFound, fmt.Sprintf(
 			"Method not found: %s is not a method of protocol revision %s", strictjson.Quote(msg.Method), mcp.Version20260728), nil)
 		return false
 	}

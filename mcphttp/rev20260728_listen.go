@@ -69,11 +69,11 @@ func (ls *listeners) remove(l *listener) {
 	ls.mu.Unlock()
 }
 
-// publishModern sends a registry change to the listen streams that asked
+// publishRev20260728 sends a registry change to the listen streams that asked
 // for it; a change for one caller, to that caller's streams only. Log
 // broadcasts never go on listen streams (2026-07-28: logs belong to the
 // request that made them).
-func (h *Handler) publishModern(ch change) {
+func (h *Handler) publishRev20260728(ch change) {
 	h.listen.mu.Lock()
 	defer h.listen.mu.Unlock()
 	for l := range h.listen.set {
@@ -123,23 +123,23 @@ func (h *Handler) serveListen(w http.ResponseWriter, r *http.Request, msg *jsonr
 	}
 	if err := decodeParams(msg.Params, &p); err != nil {
 		je := err.(*mcp.Error)
-		modernError(w, http.StatusOK, msg.ID, je.Code, je.Message, nil)
+		rev20260728Error(w, http.StatusOK, msg.ID, je.Code, je.Message, nil)
 		return
 	}
 	if p.Notifications == nil {
-		modernError(w, http.StatusOK, msg.ID, mcp.CodeInvalidParams,
+		rev20260728Error(w, http.StatusOK, msg.ID, mcp.CodeInvalidParams,
 			`Invalid params: subscriptions/listen needs "notifications" (an object such as {"toolsListChanged":true})`, nil)
 		return
 	}
 	if n := len(p.Notifications.ResourceSubscriptions); n > maxSubscriptions {
-		modernError(w, http.StatusOK, msg.ID, mcp.CodeInvalidParams, fmt.Sprintf(
+		rev20260728Error(w, http.StatusOK, msg.ID, mcp.CodeInvalidParams, fmt.Sprintf(
 			"Invalid params: resourceSubscriptions names %d resources; one stream may subscribe to %d at most", n, maxSubscriptions), nil)
 		return
 	}
 	for _, uri := range p.Notifications.ResourceSubscriptions {
 		if err := checkSubscriptionURI(uri); err != nil {
 			je := err.(*mcp.Error)
-			modernError(w, http.StatusOK, msg.ID, je.Code, je.Message, nil)
+			rev20260728Error(w, http.StatusOK, msg.ID, je.Code, je.Message, nil)
 			return
 		}
 	}
@@ -152,13 +152,13 @@ func (h *Handler) serveListen(w http.ResponseWriter, r *http.Request, msg *jsonr
 	key := clientKey(r, mcp.AuthFromContext(r.Context()))
 	if no := h.listen.clients.take(key, "subscriptions/listen streams", 0, h.opts.MaxSessionsPerClient); no != nil {
 		w.Header().Set("Retry-After", "5")
-		modernError(w, no.status, msg.ID, mcp.CodeServerError, no.msg, nil)
+		rev20260728Error(w, no.status, msg.ID, mcp.CodeServerError, no.msg, nil)
 		return
 	}
 	defer h.listen.clients.give(key)
 	if !h.listen.add(l, h.opts.MaxSessions) {
 		w.Header().Set("Retry-After", "5")
-		modernError(w, http.StatusServiceUnavailable, msg.ID, mcp.CodeServerError, fmt.Sprintf(
+		rev20260728Error(w, http.StatusServiceUnavailable, msg.ID, mcp.CodeServerError, fmt.Sprintf(
 			"Service Unavailable: %d subscriptions/listen streams are open, the limit (mcphttp.Options.MaxSessions); retry later", h.opts.MaxSessions), nil)
 		return
 	}

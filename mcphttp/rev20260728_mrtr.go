@@ -194,7 +194,7 @@ var errNoPrincipal = errors.New("mcphttp: this caller's auth data has no subject
 // inputRound is one round of a 2026-07-28 request: the answers it has
 // (from requestState and inputResponses), the questions its handler asked
 // that are still open, and what ends it. It is the small internal API of
-// MRTR: serveModern's requests use it through runRound; tasks can open a
+// MRTR: serveRev20260728's requests use it through runRound; tasks can open a
 // round with openRound, answer its questions with Inputs, and turn the
 // open ones into an input-required result with result.
 type inputRound struct {
@@ -477,7 +477,7 @@ func (rd *inputRound) finish(s *sealer, res any, err error) (any, error) {
 }
 
 // runRound runs a 2026-07-28 request's handler as one round (handleRequest
-// calls it for modern requests): it opens the round, which the handler's
+// calls it for 2026-07-28 requests): it opens the round, which the handler's
 // Context reaches through its peer (Handler.context), and turns open
 // questions into an input-required result.
 func (h *Handler) runRound(ctx context.Context, k *call, fn methodFunc) (any, error) {

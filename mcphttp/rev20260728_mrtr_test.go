@@ -165,7 +165,7 @@ func (q mrtrRequest) send(t *testing.T, ts *httptest.Server, extra string) msg {
 	}
 	body := `{"jsonrpc":"2.0","id":7,"method":"` + q.method + `","params":{` + params +
 		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
-	resp, msgs := modernPost(t, ts, body, append([]string{"Mcp-Name", q.name}, q.header...)...)
+	resp, msgs := rev20260728Post(t, ts, body, append([]string{"Mcp-Name", q.name}, q.header...)...)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Len(t, msgs, 1)
 	return msgs[0]
@@ -472,14 +472,14 @@ func TestInputRequiredOnlyWhereAllowed(t *testing.T) {
 	t.Parallel()
 	ts := newMRTRServer(t, nil)
 	for _, method := range []string{"tools/list", "prompts/list", "resources/list"} {
-		body := `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":{"inputResponses":{"user_name":` + acceptName + `},` + modernMeta("") + `}}`
-		_, msgs := modernPost(t, ts, body)
+		body := `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":{"inputResponses":{"user_name":` + acceptName + `},` + rev20260728Meta("") + `}}`
+		_, msgs := rev20260728Post(t, ts, body)
 		require.Len(t, msgs, 1)
 		require.Nil(t, msgs[0].Error, method)
 		assert.NotContains(t, string(msgs[0].Result), "input_required", method)
 	}
 	body := `{"jsonrpc":"2.0","id":7,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"plain"},"argument":{"name":"x","value":""},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + allCaps + `}}}`
-	_, msgs := modernPost(t, ts, body)
+	_, msgs := rev20260728Post(t, ts, body)
 	require.Len(t, msgs, 1)
 	require.NotNil(t, msgs[0].Error, "%s", msgs[0].Result)
 	assert.Contains(t, msgs[0].Error.Message, "only while serving tools/call, prompts/get and resources/read")

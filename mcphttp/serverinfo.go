@@ -14,7 +14,7 @@ func serverInfo(o mcp.Options) mcp.Implementation {
 
 // discoverMeta is the _meta of server/discover: the server's whole
 // identity. Other results of 2026-07-28 carry only its name, title and
-// version (modernResult), so that icons, which may be data: URIs of up to
+// version (rev20260728Result), so that icons, which may be data: URIs of up to
 // 64 KiB, are not repeated on every tools/call.
 func discoverMeta(o mcp.Options) (map[string]json.RawMessage, error) {
 	si, err := json.Marshal(serverInfo(o))

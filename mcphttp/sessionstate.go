@@ -13,10 +13,10 @@ import (
 // sessionState is the live side of a session in this process: in-flight
 // requests, requests waiting for the client, and the GET stream's queue.
 type sessionState struct {
-	h         *Handler
-	sess      *sessionstate.Session
-	ephemeral bool // a stateless request's throw-away session
-	modern    bool // a 2026-07-28 request's throw-away session (rev20260728.go)
+	h           *Handler
+	sess        *sessionstate.Session
+	ephemeral   bool // a stateless request's throw-away session
+	rev20260728 bool // a 2026-07-28 request's throw-away session (rev20260728.go)
 	// closed and rootsOK are guarded by mu; they sit here, with the
 	// other small fields, so that no field is padded to a word of its
 	// own (every session holds a sessionState).

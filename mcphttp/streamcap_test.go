@@ -77,7 +77,7 @@ func TestListenStreamsAreBoundedPerClient(t *testing.T) {
 	h := mcphttp.New(srv, &mcphttp.Options{MaxSessionsPerClient: 2})
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
-	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta("") + `}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + rev20260728Meta("") + `}}`
 	listen := func(ctx context.Context, user string) *http.Response {
 		resp, err := ts.Client().Do(wiretest.NewRequest(ctx, http.MethodPost, ts.URL, body,
 			"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen", "Authorization", "Bearer "+user))

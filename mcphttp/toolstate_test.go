@@ -9,12 +9,9 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/redistest"
@@ -23,6 +20,9 @@ import (
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/session"
 	"github.com/mcpchain/mcp/session/redisstore"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 type cart struct {
@@ -264,7 +264,7 @@ func TestSessionStateWithoutSession(t *testing.T) {
 		h := mcphttp.New(stateServer(), nil)
 		t.Cleanup(func() { _ = h.Close() })
 		rec := &bodyRecorder{h: http.Header{}}
-		body := modernBody("tools/call", `"name":"set","arguments":{"key":"k","value":"v"}`)
+		body := rev20260728Body("tools/call", `"name":"set","arguments":{"key":"k","value":"v"}`)
 		r := wiretest.NewRequest(context.Background(), http.MethodPost, "http://127.0.0.1/mcp", body,
 			"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "set")
 		h.ServeHTTP(rec, r)
@@ -318,5 +318,378 @@ func TestSessionStateStdioAndEmbedded(t *testing.T) {
 		assert.Equal(t, "a,b", s.CallTool("add_item", map[string]string{"item": "b"}, nil).Text())
 		other := mcptest.NewSession(t, stateServer(), nil)
 		assert.Equal(t, "<unset>", other.CallTool("get", map[string]string{"key": "cart"}, nil).Text(), "a session of its own")
+	})
+}
+
+// stateUser is auth data with a subject: its state is the subject's.
+type stateUser string
+
+func (u stateUser) Subject() string { return string(u) }
+
+// opaqueAuth is auth data without a subject: no two of its requests can be
+// told to be one caller's.
+type opaqueAuth struct{ Token string }
+
+// stateArgs are the arguments of the scoped-state tool.
+type stateArgs struct {
+	// Op is get, set, del, new (a handle) or end (a handle).
+	Op string `json:"op"`
+	// Scope is caller, handle or session.
+	Scope  string          `json:"scope,omitempty"`
+	Handle mcp.StateHandle `json:"handle,omitempty"`
+	Key    string          `json:"key,omitempty"`
+	Value  string          `json:"value,omitempty"`
+}
+
+// scopedStateServer has one tool, "state", that runs one state operation
+// on the scope its arguments name and answers the result, or the kind of
+// the error and its text ("no caller: …"). The X-User header is the
+// caller's subject; "opaque:…" is auth data without one; none is
+// anonymous.
+func scopedStateServer() *mcp.Server {
+	srv := mcp.NewServer(mcp.Options{Name: "scoped", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler),
+		Authenticate: func(r *http.Request) (any, error) {
+			u := r.Header.Get("X-User")
+			switch {
+			case u == "":
+				return nil, nil
+			case strings.HasPrefix(u, "opaque:"):
+				return opaqueAuth{Token: u}, nil
+			}
+			return stateUser(u), nil
+		}})
+	report := func(err error) string {
+		var se *mcp.StateSizeError
+		switch {
+		case errors.As(err, &se):
+			return fmt.Sprintf("too large: key=%s whole=%v size=%d limit=%d", se.Key, se.Session, se.Size, se.Limit)
+		case errors.Is(err, mcp.ErrStateTooLarge):
+			return "too many: " + err.Error()
+		case errors.Is(err, mcp.ErrNoCaller):
+			return "no caller: " + err.Error()
+		case errors.Is(err, mcp.ErrNoSession):
+			return "no session: " + err.Error()
+		case errors.Is(err, mcp.ErrUnknownHandle):
+			return "unknown handle: " + err.Error()
+		}
+		return "error: " + err.Error()
+	}
+	mcp.AddTool(srv, mcp.Tool{Name: "state"}, func(ctx context.Context, c *mcp.Context, in stateArgs) (string, error) {
+		var s mcp.Scope
+		switch in.Scope {
+		case "caller":
+			s = c.Caller()
+		case "handle":
+			s = c.Handle(in.Handle)
+		case "session":
+			s = c
+		}
+		var err error
+		switch in.Op {
+		case "new":
+			var h mcp.StateHandle
+			if h, err = c.NewHandle(ctx); err == nil {
+				return string(h), nil
+			}
+		case "end":
+			err = c.EndHandle(ctx, in.Handle)
+		case "set":
+			err = mcp.SetState(ctx, s, in.Key, in.Value)
+		case "del":
+			err = mcp.DeleteState(ctx, s, in.Key)
+		case "get":
+			v, found, gerr := mcp.GetState[string](ctx, s, in.Key)
+			switch {
+			case gerr != nil:
+				err = gerr
+			case !found:
+				return "<unset>", nil
+			default:
+				return v, nil
+			}
+		}
+		if err != nil {
+			return report(err), nil
+		}
+		return "ok", nil
+	})
+	return srv
+}
+
+// stateMode is a way of calling a server: a revision, with or without a
+// session.
+type stateMode struct {
+	name string
+	// stateless serves the handler without sessions.
+	stateless bool
+	// rev20260728 speaks 2026-07-28; otherwise 2025-11-25.
+	rev20260728 bool
+}
+
+var stateModes = []stateMode{
+	{name: "2025-11-25 stateful"},
+	{name: "2025-11-25 stateless", stateless: true},
+	{name: "2026-07-28", rev20260728: true},
+}
+
+// scopedReplica is one replica of scopedStateServer reached in one mode,
+// with a 2025 session per user when the mode has sessions.
+type scopedReplica struct {
+	t        *testing.T
+	mode     stateMode
+	c        *httpClient
+	sessions map[string]*httpClient
+	id       atomic.Int64
+}
+
+func newScopedReplica(t *testing.T, mode stateMode, opts mcphttp.Options) *scopedReplica {
+	t.Helper()
+	opts.Stateless = mode.stateless
+	c, _ := newHTTP(t, scopedStateServer(), &opts)
+	return &scopedReplica{t: t, mode: mode, c: c, sessions: map[string]*httpClient{}}
+}
+
+// do calls the state tool as user with args and returns its text.
+func (r *scopedReplica) do(user string, args stateArgs) string {
+	r.t.Helper()
+	var hd []string
+	if user != "" {
+		hd = append(hd, "X-User", user)
+	}
+	a, err := json.Marshal(args)
+	require.NoError(r.t, err)
+	id := r.id.Add(1)
+	params := fmt.Sprintf(`"name":"state","arguments":%s`, a)
+	c := &httpClient{t: r.t, url: r.c.url, hc: r.c.hc}
+	switch {
+	case r.mode.rev20260728:
+		c.version = string(mcp.Version20260728)
+		params += "," + rev20260728Meta("")
+		hd = append(hd, "Mcp-Method", "tools/call", "Mcp-Name", "state")
+	case r.mode.stateless:
+		c.version = string(mcp.Version20251125)
+	default:
+		if r.sessions[user] == nil {
+			r.sessions[user] = r.openSession(hd)
+		}
+		c = r.sessions[user]
+	}
+	status, msgs := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s}}`, id, params), hd...)
+	require.Equal(r.t, http.StatusOK, status, "%+v", msgs)
+	require.NotEmpty(r.t, msgs)
+	res := wiretest.ToolResult(r.t, msgs[len(msgs)-1])
+	require.False(r.t, res.IsError, "%+v", res)
+	return res.Content[0].(mcp.TextContent).Text
+}
+
+// openSession initializes a 2025-11-25 session with the headers hd.
+func (r *scopedReplica) openSession(hd []string) *httpClient {
+	r.t.Helper()
+	d := &httpClient{t: r.t, url: r.c.url, hc: r.c.hc}
+	resp, b := d.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1.0.0"}}}`, hd...)
+	require.Equal(r.t, http.StatusOK, resp.StatusCode, "%s", b)
+	d.sid, d.version = resp.Header.Get("Mcp-Session-Id"), string(mcp.Version20251125)
+	status, _ := d.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, hd...)
+	require.Equal(r.t, http.StatusAccepted, status)
+	return d
+}
+
+func set(scope, key, value string) stateArgs {
+	return stateArgs{Op: "set", Scope: scope, Key: key, Value: value}
+}
+func get(scope, key string) stateArgs { return stateArgs{Op: "get", Scope: scope, Key: key} }
+func hset(h, key, value string) stateArgs {
+	return stateArgs{Op: "set", Scope: "handle", Handle: mcp.StateHandle(h), Key: key, Value: value}
+}
+func hget(h, key string) stateArgs {
+	return stateArgs{Op: "get", Scope: "handle", Handle: mcp.StateHandle(h), Key: key}
+}
+func newHandle() stateArgs { return stateArgs{Op: "new"} }
+
+// TestScopedStateEveryMode: at 2025-11-25 with a session, stateless and
+// at 2026-07-28, on memory, Redis and a Redis Cluster, across two replicas
+// that share the store: a caller's own state follows the caller and no
+// one else sees it; a handle's state follows the handle within its
+// caller, and another caller (or an anonymous one) is refused it; an
+// anonymous caller is refused a caller scope with ErrNoCaller but may use
+// a bearer handle (where AnonymousHandles allows: TestAnonymousHandles);
+// the session scope works only where there is a session.
+func TestScopedStateEveryMode(t *testing.T) {
+	t.Parallel()
+	for storeName, newStore := range stateStores() {
+		t.Run(storeName, func(t *testing.T) {
+			t.Parallel()
+			store := newStore(t)
+			for _, mode := range stateModes {
+				t.Run(mode.name, func(t *testing.T) {
+					a := newScopedReplica(t, mode, mcphttp.Options{Sessions: store, AnonymousHandles: 10})
+					b := newScopedReplica(t, mode, mcphttp.Options{Sessions: store, AnonymousHandles: 10})
+					// Subjects of this mode only: the store is shared by the modes.
+					ada, bob := "ada/"+mode.name, "bob/"+mode.name
+
+					// The caller's own state, across replicas.
+					assert.Equal(t, "<unset>", a.do(ada, get("caller", "cart")))
+					assert.Equal(t, "ok", a.do(ada, set("caller", "cart", "apple")))
+					assert.Equal(t, "apple", b.do(ada, get("caller", "cart")), "B reads what A wrote for ada")
+					assert.Equal(t, "<unset>", b.do(bob, get("caller", "cart")), "bob does not see ada's state")
+					assert.Equal(t, "ok", b.do(bob, set("caller", "cart", "pear")))
+					assert.Equal(t, "apple", a.do(ada, get("caller", "cart")), "bob's write is his own")
+					assert.Equal(t, "pear", a.do(bob, get("caller", "cart")))
+					assert.Equal(t, "ok", b.do(ada, stateArgs{Op: "del", Scope: "caller", Key: "cart"}))
+					assert.Equal(t, "<unset>", a.do(ada, get("caller", "cart")))
+					assert.Equal(t, "pear", a.do(bob, get("caller", "cart")), "ada's delete is her own")
+
+					// A handle's state, across replicas, bound to its caller.
+					h := a.do(ada, newHandle())
+					require.True(t, strings.HasPrefix(h, "st_"), h)
+					h2 := a.do(ada, newHandle())
+					assert.NotEqual(t, h, h2)
+					assert.Equal(t, "<unset>", b.do(ada, hget(h, "step")))
+					assert.Equal(t, "ok", b.do(ada, hset(h, "step", "2")))
+					assert.Equal(t, "2", a.do(ada, hget(h, "step")))
+					assert.Equal(t, "<unset>", a.do(ada, hget(h2, "step")), "each handle has its own state")
+					assert.Equal(t, "<unset>", a.do(ada, get("caller", "step")), "a handle's state is not the caller's")
+					for _, other := range []string{bob, ""} {
+						assert.Contains(t, b.do(other, hget(h, "step")), "unknown handle: ", "another caller is refused ada's handle")
+						assert.Contains(t, b.do(other, hset(h, "step", "9")), "unknown handle: ")
+						assert.Contains(t, b.do(other, stateArgs{Op: "end", Handle: mcp.StateHandle(h)}), "unknown handle: ")
+					}
+					assert.Equal(t, "2", a.do(ada, hget(h, "step")), "their attempts changed nothing")
+					assert.Equal(t, "ok", b.do(ada, stateArgs{Op: "end", Handle: mcp.StateHandle(h)}))
+					assert.Contains(t, a.do(ada, hget(h, "step")), "unknown handle: ", "an ended handle is gone")
+					assert.Contains(t, a.do(ada, hget("st_forged", "step")), "is not a state handle this server made")
+
+					// An anonymous caller: no state of its own, a bearer handle.
+					got := a.do("", get("caller", "cart"))
+					assert.True(t, strings.HasPrefix(got, "no caller: "), got)
+					assert.Contains(t, got, "c.NewHandle", "the refusal says what to use instead")
+					assert.True(t, strings.HasPrefix(a.do("", set("caller", "cart", "x")), "no caller: "))
+					anon := a.do("", newHandle())
+					require.True(t, strings.HasPrefix(anon, "st_"), anon)
+					assert.Equal(t, "ok", a.do("", hset(anon, "k", "v")))
+					assert.Equal(t, "v", b.do("", hget(anon, "k")), "a bearer handle works for any anonymous request")
+					assert.Contains(t, b.do(ada, hget(anon, "k")), "unknown handle: ", "an anonymous handle is not an authenticated caller's")
+
+					// Auth data without a subject has neither.
+					assert.True(t, strings.HasPrefix(a.do("opaque:x", get("caller", "k")), "no caller: "))
+					assert.True(t, strings.HasPrefix(a.do("opaque:x", newHandle()), "no caller: "))
+
+					// The session scope: only with a session.
+					if mode.stateless || mode.rev20260728 {
+						got := a.do(ada, set("session", "k", "v"))
+						assert.True(t, strings.HasPrefix(got, "no session: "), got)
+						assert.Contains(t, got, "c.Caller()", "the refusal says what to use instead")
+						return
+					}
+					assert.Equal(t, "ok", a.do(ada, set("session", "k", "v")))
+					assert.Equal(t, "v", a.do(ada, get("session", "k")))
+					assert.Equal(t, "<unset>", a.do(ada, get("caller", "k")), "the session's state is not the caller's")
+					assert.Equal(t, "<unset>", b.do(ada, get("session", "k")), "another session of ada's does not see it")
+				})
+			}
+		})
+	}
+}
+
+// TestAnonymousHandles: by default an anonymous caller gets no handle
+// (ErrNoCaller, whose text names the option), since every anonymous
+// client would share its allowance; with AnonymousHandles they share that
+// many, and filling it refuses only anonymous callers: a signed-in
+// caller's own allowance is untouched.
+func TestAnonymousHandles(t *testing.T) {
+	t.Parallel()
+	for _, mode := range stateModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			closed := newScopedReplica(t, mode, mcphttp.Options{})
+			got := closed.do("", newHandle())
+			assert.True(t, strings.HasPrefix(got, "no caller: "), got)
+			assert.Contains(t, got, "mcphttp.Options.AnonymousHandles")
+			assert.True(t, strings.HasPrefix(closed.do("ada", newHandle()), "st_"), "a signed-in caller still gets one")
+
+			open := newScopedReplica(t, mode, mcphttp.Options{AnonymousHandles: 2})
+			h := open.do("", newHandle())
+			require.True(t, strings.HasPrefix(h, "st_"), h)
+			require.True(t, strings.HasPrefix(open.do("", newHandle()), "st_"))
+			got = open.do("", newHandle())
+			assert.True(t, strings.HasPrefix(got, "too many: "), got)
+			assert.Contains(t, got, "anonymous callers hold 2 live state handles")
+			assert.Contains(t, got, "AnonymousHandles")
+			assert.True(t, strings.HasPrefix(open.do("ada", newHandle()), "st_"), "the anonymous allowance is not ada's")
+			assert.Equal(t, "ok", open.do("", stateArgs{Op: "end", Handle: mcp.StateHandle(h)}))
+			assert.True(t, strings.HasPrefix(open.do("", newHandle()), "st_"), "ending a handle frees its place")
+		})
+	}
+}
+
+// TestCallerStateAcrossRevisions: one caller's own state is the same
+// whether it speaks 2025-11-25 with a session, without one, or
+// 2026-07-28: the same calls, one state.
+func TestCallerStateAcrossRevisions(t *testing.T) {
+	t.Parallel()
+	store := session.NewMemoryStore()
+	var rs []*scopedReplica
+	for _, mode := range stateModes {
+		rs = append(rs, newScopedReplica(t, mode, mcphttp.Options{Sessions: store}))
+	}
+	h := rs[0].do("ada", newHandle())
+	for i, r := range rs {
+		assert.Equal(t, "ok", r.do("ada", set("caller", "n", fmt.Sprint(i))), r.mode.name)
+		assert.Equal(t, "ok", r.do("ada", hset(h, "n", fmt.Sprint(i))), r.mode.name)
+		next := rs[(i+1)%len(rs)]
+		assert.Equal(t, fmt.Sprint(i), next.do("ada", get("caller", "n")), "%s reads what %s wrote", next.mode.name, r.mode.name)
+		assert.Equal(t, fmt.Sprint(i), next.do("ada", hget(h, "n")), "%s reads the handle %s wrote", next.mode.name, r.mode.name)
+	}
+}
+
+// TestScopedStateBounds: the caller's and a handle's state are bounded
+// like a session's (a value, the whole scope), a caller holds at most
+// MaxStateHandles live handles (ending one frees its place), and the
+// state expires: a handle StateHandleTTL after its creation, a caller's
+// state CallerStateTTL after its last write.
+func TestScopedStateBounds(t *testing.T) {
+	t.Parallel()
+	for _, mode := range stateModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			r := newScopedReplica(t, mode, mcphttp.Options{MaxStateValue: 10, MaxSessionState: 25, MaxStateHandles: 2})
+			h := r.do("ada", newHandle())
+			for _, tc := range []struct {
+				name string
+				set  func(key, value string) stateArgs
+			}{
+				{"caller", func(k, v string) stateArgs { return set("caller", k, v) }},
+				{"handle", func(k, v string) stateArgs { return hset(h, k, v) }},
+			} {
+				assert.Equal(t, "too large: key=k whole=false size=13 limit=10", r.do("ada", tc.set("k", "12345678901")), tc.name)
+				assert.Equal(t, "ok", r.do("ada", tc.set("a", "1234567")), tc.name)
+				assert.Equal(t, "ok", r.do("ada", tc.set("b", "1234567")), tc.name)
+				assert.Equal(t, "too large: key=c whole=true size=30 limit=25", r.do("ada", tc.set("c", "1234567")), tc.name)
+			}
+
+			assert.Equal(t, "ok", r.do("bob", set("caller", "c", "1234567")), "bob's state is bounded apart from ada's")
+
+			h2 := r.do("ada", newHandle())
+			require.True(t, strings.HasPrefix(h2, "st_"), h2)
+			got := r.do("ada", newHandle())
+			assert.True(t, strings.HasPrefix(got, "too many: "), got)
+			assert.Contains(t, got, "MaxStateHandles")
+			assert.True(t, strings.HasPrefix(r.do("bob", newHandle()), "st_"), "bob has his own allowance")
+			assert.Equal(t, "ok", r.do("ada", stateArgs{Op: "end", Handle: mcp.StateHandle(h2)}))
+			assert.True(t, strings.HasPrefix(r.do("ada", newHandle()), "st_"), "ending a handle frees its place")
+		})
+	}
+	t.Run("expiry", func(t *testing.T) {
+		t.Parallel()
+		r := newScopedReplica(t, stateModes[2], mcphttp.Options{StateHandleTTL: time.Second, CallerStateTTL: time.Second})
+		h := r.do("ada", newHandle())
+		assert.Equal(t, "ok", r.do("ada", hset(h, "k", "v")))
+		assert.Equal(t, "ok", r.do("ada", set("caller", "k", "v")))
+		require.Eventually(t, func() bool {
+			return strings.Contains(r.do("ada", hget(h, "k")), "expired at")
+		}, 10*time.Second, 50*time.Millisecond, "the handle expires")
+		require.Eventually(t, func() bool {
+			return r.do("ada", get("caller", "k")) == "<unset>"
+		}, 10*time.Second, 50*time.Millisecond, "the caller's state expires")
 	})
 }

@@ -17,7 +17,7 @@ var supportedVersions = []string{string(mcp.Version20251125), string(mcp.Version
 
 // allVersions are every revision the endpoint serves, newest first: what
 // server/discover lists and what a -32022 error names as supported.
-var allVersions = append(slices.Clone(modernVersions), supportedVersions...)
+var allVersions = append(slices.Clone(rev20260728Versions), supportedVersions...)
 
 // SupportedVersions returns every protocol revision the engine speaks,
 // newest first (mcp.Version20260728, then the revisions with initialize).

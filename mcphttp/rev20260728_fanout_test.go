@@ -47,7 +47,7 @@ func listenAs(t *testing.T, r replica, user, filter string) <-chan msg {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	t.Cleanup(cancel)
-	body := `{"jsonrpc":"2.0","id":"l-` + user + `","method":"subscriptions/listen","params":{"notifications":` + filter + `,` + modernMeta("") + `}}`
+	body := `{"jsonrpc":"2.0","id":"l-` + user + `","method":"subscriptions/listen","params":{"notifications":` + filter + `,` + rev20260728Meta("") + `}}`
 	resp, err := r.ts.Client().Do(wiretest.NewRequest(ctx, http.MethodPost, r.ts.URL, body,
 		"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen", "Authorization", "Bearer "+user))
 	require.NoError(t, err)
@@ -196,7 +196,7 @@ func TestListenReconnectsToAnotherReplica(t *testing.T) {
 	filter := `{"toolsListChanged":true,"promptsListChanged":true}`
 
 	ctx, cancel := context.WithCancel(t.Context())
-	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":` + filter + `,` + modernMeta("") + `}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":` + filter + `,` + rev20260728Meta("") + `}}`
 	resp, err := a.ts.Client().Do(wiretest.NewRequest(ctx, http.MethodPost, a.ts.URL, body,
 		"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen", "Authorization", "Bearer alice"))
 	require.NoError(t, err)
@@ -220,7 +220,7 @@ func TestListenReconnectsToAnotherReplica(t *testing.T) {
 	require.NoError(t, a.srv.Registry().Remove(mcp.KindPrompt, "none"))
 	expect(t, again, "alice on B", "notifications/prompts/list_changed", "")
 	// What changed meanwhile is in the list she asks B for.
-	_, msgs := modernPost(t, b.ts, modernBody("tools/list", ""), "Authorization", "Bearer alice")
+	_, msgs := rev20260728Post(t, b.ts, rev20260728Body("tools/list", ""), "Authorization", "Bearer alice")
 	require.Len(t, msgs, 1)
 	require.Nil(t, msgs[0].Error)
 	assert.Contains(t, string(msgs[0].Result), `"name":"late"`)

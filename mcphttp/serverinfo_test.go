@@ -134,7 +134,7 @@ func TestIconsHTTP2026(t *testing.T) {
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	call := func(method, params string, header ...string) json.RawMessage {
-		resp, msgs := modernPost(t, ts, modernBody(method, params), header...)
+		resp, msgs := rev20260728Post(t, ts, rev20260728Body(method, params), header...)
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		require.Len(t, msgs, 1)
 		require.Nil(t, msgs[0].Error)
