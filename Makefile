@@ -142,6 +142,7 @@ FUZZ_TARGETS := \
 	mcphttp:FuzzTaskID \
 	.:FuzzFlatValidator \
 	.:FuzzSkillFrontmatter \
+	skill:FuzzParseFrontmatter \
 	.:FuzzFlatValidRaw \
 	.:FuzzFlatDecoder \
 	.:FuzzOptionalNulls \

@@ -199,7 +199,7 @@ func ExampleRegistry_AddSkills() {
 	}
 	srv := mcp.NewServer(mcp.Options{Name: "skills", Version: "1.0.0", Logger: quiet})
 	err := srv.Registry().AddSkills(fsys)
-	fmt.Println(errors.Is(err, mcp.ErrInvalidSkill), mcp.ValidSkillName("Bad Name"), mcp.ValidSkillName("review"))
+	fmt.Println(errors.Is(err, mcp.ErrInvalidSkill))
 
 	delete(fsys, "Bad Name/SKILL.md")
 	fmt.Println(srv.Registry().AddSkills(fsys))
@@ -214,13 +214,13 @@ func ExampleRegistry_AddSkills() {
 	}
 	err = srv.Registry().AddSkills(fstest.MapFS{"readme.txt": {Data: []byte("hi")}})
 	fmt.Println(errors.Is(err, mcp.ErrNoSkills))
-	fmt.Println(mcp.MaxSkillFiles, mcp.MaxSkillBytes>>20, mcp.MaxFrontmatterBytes>>10, mcp.DirectoryMIMEType)
+	fmt.Println(mcp.DirectoryMIMEType)
 	// Output:
-	// true false true
+	// true
 	// <nil>
 	// review Review a change [skill://review/SKILL.md skill://review/checklist.md]
 	// true
-	// 512 16 64 inode/directory
+	// inode/directory
 }
 
 // Resources and templates registered at run time report a bad definition

@@ -214,8 +214,8 @@ func (r *Registry) AddAppResource(a AppResource) error {
 // wraps [ErrInvalidSkill] (a SKILL.md without frontmatter, a name that
 // breaks the naming rule or differs from its directory, an empty or
 // over-long description, a metadata key under the reserved
-// io.modelcontextprotocol/ prefix, a skill over [MaxSkillFiles] or
-// [MaxSkillBytes] (sizes are checked before files are read), a skill
+// io.modelcontextprotocol/ prefix, a skill over [skill.MaxFiles] or
+// [skill.MaxBytes] (sizes are checked before files are read), a skill
 // inside another, a SKILL.md at the root of fsys, a symbolic link: the
 // file system may follow it anywhere, as os.DirFS does), [ErrNoSkills],
 // [ErrAlreadyRegistered] (a skill name or file URI taken), or the file

@@ -20,16 +20,11 @@ var (
 			`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
 			`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
 	})
-	toolNameRef  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
-	skillNameRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`) })
+	toolNameRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
 )
 
-func skillNameRefOK(s string) bool {
-	return skillNameRef().MatchString(s) && !strings.Contains(s, "--")
-}
-
-// TestNameChecksMatchGrammar checks validSemver, ValidToolName and
-// ValidSkillName against the grammars' regexps on chosen edge cases.
+// TestNameChecksMatchGrammar checks validSemver and ValidToolName
+// against the grammars' regexps on chosen edge cases.
 func TestNameChecksMatchGrammar(t *testing.T) {
 	t.Parallel()
 	versions := []struct {
@@ -57,7 +52,6 @@ func TestNameChecksMatchGrammar(t *testing.T) {
 	}
 	for _, n := range names {
 		assert.Equal(t, toolNameRef().MatchString(n), ValidToolName(n), "ValidToolName(%q)", n)
-		assert.Equal(t, skillNameRefOK(n), ValidSkillName(n), "ValidSkillName(%q)", n)
 	}
 }
 
@@ -78,11 +72,9 @@ func TestNameChecksMatchGrammarRandom(t *testing.T) {
 		assert.Equal(t, semverRef().MatchString(v), validSemver(v), "validSemver(%q)", v)
 		n := gen("az09-_.A ", 12)
 		assert.Equal(t, toolNameRef().MatchString(n), ValidToolName(n), "ValidToolName(%q)", n)
-		assert.Equal(t, skillNameRefOK(n), ValidSkillName(n), "ValidSkillName(%q)", n)
 	}
 	for range 200 {
 		n := gen("ab-", 140)
 		assert.Equal(t, toolNameRef().MatchString(n), ValidToolName(n), "ValidToolName(%q)", n)
-		assert.Equal(t, skillNameRefOK(n), ValidSkillName(n), "ValidSkillName(%q)", n)
 	}
 }

@@ -10,9 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -20,23 +18,13 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/mcpchain/mcp/internal/strictjson"
+	"github.com/mcpchain/mcp/skill"
 )
 
 // DirectoryMIMEType is the MIME type of a directory in
 // resources/directory/read (SEP-2640).
 const DirectoryMIMEType = "inode/directory"
-
-// Limits of one skill (SEP-2640: servers SHOULD NOT serve more). A skill
-// beyond them is refused at registration.
-const (
-	MaxSkillFiles = 512      // files of one skill, SKILL.md included
-	MaxSkillBytes = 16 << 20 // bytes of one skill's files together
-	// MaxFrontmatterBytes bounds the YAML frontmatter of a SKILL.md.
-	MaxFrontmatterBytes = 64 << 10
-)
 
 // Skill errors. [Registry.AddSkills] returns errors that wrap one of
 // these (or [ErrAlreadyRegistered]); the text names the file and the rule.
@@ -49,24 +37,6 @@ var (
 	// ErrNoSkills means the file system holds no SKILL.md at all.
 	ErrNoSkills = errors.New("no skills found")
 )
-
-// ValidSkillName reports whether name follows the Agent Skills naming
-// rule SEP-2640 adopts: 1 to 64 characters of a-z, 0-9 and -, neither
-// first nor last a hyphen, no two hyphens in a row.
-func ValidSkillName(name string) bool {
-	if len(name) == 0 || len(name) > 64 || name[0] == '-' || name[len(name)-1] == '-' {
-		return false
-	}
-	for i := range len(name) {
-		switch c := name[i]; {
-		case '0' <= c && c <= '9', 'a' <= c && c <= 'z':
-		case c == '-' && name[i-1] != '-': // i > 0: name[0] is no hyphen
-		default:
-			return false
-		}
-	}
-	return true
-}
 
 // SkillsExtension is the identifier of the skills extension (SEP-2640)
 // in capabilities.extensions: a server with skills ([Server.AddSkills])
@@ -324,7 +294,7 @@ func loadSkills(fsys fs.FS) ([]loadedSkill, error) {
 
 // loadSkill reads the skill in dir: its SKILL.md and every file below.
 func loadSkill(fsys fs.FS, dir string) (loadedSkill, error) {
-	md, err := readSkillFile(fsys, dir+"/SKILL.md", MaxSkillBytes)
+	md, err := readSkillFile(fsys, dir+"/SKILL.md", skill.MaxBytes)
 	if err != nil {
 		return loadedSkill{}, err
 	}
@@ -356,10 +326,10 @@ func loadSkill(fsys fs.FS, dir string) (loadedSkill, error) {
 		if !d.Type().IsRegular() {
 			return nil // a device, a pipe, a socket: not served
 		}
-		if len(files) == MaxSkillFiles {
-			return fmt.Errorf("%w: skill %s has more than %d files", ErrInvalidSkill, dir, MaxSkillFiles)
+		if len(files) == skill.MaxFiles {
+			return fmt.Errorf("%w: skill %s has more than %d files", ErrInvalidSkill, dir, skill.MaxFiles)
 		}
-		b, err := readSkillFile(fsys, p, MaxSkillBytes-total)
+		b, err := readSkillFile(fsys, p, skill.MaxBytes-total)
 		if err != nil {
 			return err
 		}
@@ -381,8 +351,8 @@ func loadSkill(fsys fs.FS, dir string) (loadedSkill, error) {
 }
 
 // errSkillTooLarge is a skill file read past what is left of
-// MaxSkillBytes.
-var errSkillTooLarge = fmt.Errorf("%w: the skill is over %d bytes", ErrInvalidSkill, MaxSkillBytes)
+// [skill.MaxBytes].
+var errSkillTooLarge = fmt.Errorf("%w: the skill is over %d bytes", ErrInvalidSkill, skill.MaxBytes)
 
 // readSkillFile reads the regular file p of a skill, at most limit bytes:
 // its size is checked before it is read, and the read stops past limit (a
@@ -458,147 +428,22 @@ func escapePath(p string) string {
 	return b.String()
 }
 
-// frontmatterRE finds the frontmatter block the way SEP-2640's clients
-// (and the conformance suite) do: "---" on the first line, the YAML, then
-// "---" on a line of its own. It is compiled on first use: a server with
-// no skills never needs it.
-var frontmatterRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\z)`)
-})
-
-// parseFrontmatter returns the YAML frontmatter of a SKILL.md as a
-// JSON-ready map and as JSON. It fails when there is none, when it is not
-// a YAML mapping, or when a value has no JSON form (a non-string key, an
-// infinite number, …).
+// parseFrontmatter returns the YAML frontmatter of a SKILL.md as a map
+// for checkFrontmatter and as the JSON skills/list carries
+// ([skill.ParseFrontmatter], the parser a host compares with). Numbers
+// stay json.Number, so the map encodes back to the same JSON.
 func parseFrontmatter(md []byte) (map[string]any, json.RawMessage, error) {
-	md = bytes.TrimPrefix(md, []byte("\uFEFF"))
-	m := frontmatterRE().FindSubmatch(md)
-	if m == nil {
-		return nil, nil, errors.New("no YAML frontmatter: the file must begin with a line \"---\", the YAML, and a line \"---\"")
-	}
-	if len(m[1]) > MaxFrontmatterBytes {
-		return nil, nil, fmt.Errorf("the frontmatter is %d bytes, over %d", len(m[1]), MaxFrontmatterBytes)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(m[1], &doc); err != nil {
-		return nil, nil, fmt.Errorf("the frontmatter is not valid YAML: %v", err)
-	}
-	conv := yamlToJSON{budget: maxYAMLNodes}
-	var v any
-	if len(doc.Content) > 0 {
-		var err error
-		if v, err = conv.value(doc.Content[0], "frontmatter", 0); err != nil {
-			return nil, nil, err
-		}
-	}
-	fm, ok := v.(map[string]any)
-	if !ok {
-		return nil, nil, fmt.Errorf("the frontmatter is %s, not a YAML mapping of name, description, …", yamlKind(v))
-	}
-	raw, err := json.Marshal(fm)
+	raw, err := skill.ParseFrontmatter(md)
 	if err != nil {
+		return nil, nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var fm map[string]any
+	if err := dec.Decode(&fm); err != nil {
 		return nil, nil, fmt.Errorf("the frontmatter has no JSON form: %v", err)
 	}
 	return fm, raw, nil
-}
-
-// Bounds of the YAML-to-JSON conversion: aliases can make a small text
-// expand into a huge value ("billion laughs"), and nest deeply.
-const (
-	maxYAMLNodes = 10000
-	maxYAMLDepth = 64
-)
-
-// yamlToJSON converts a YAML node tree to JSON values the way YAML 1.2's
-// core schema reads it (which is how SEP-2640 clients, and the
-// conformance suite, parse a SKILL.md): timestamps stay strings, "<<" is
-// an ordinary key, scalar keys are their text.
-type yamlToJSON struct{ budget int }
-
-func (c *yamlToJSON) value(n *yaml.Node, at string, depth int) (any, error) {
-	if c.budget--; c.budget < 0 {
-		return nil, fmt.Errorf("the frontmatter expands to more than %d values (aliases?)", maxYAMLNodes)
-	}
-	if depth > maxYAMLDepth {
-		return nil, fmt.Errorf("%s nests deeper than %d levels", at, maxYAMLDepth)
-	}
-	switch n.Kind {
-	case yaml.AliasNode:
-		return c.value(n.Alias, at, depth+1)
-	case yaml.MappingNode:
-		return c.mapping(n, at, depth)
-	case yaml.SequenceNode:
-		return c.sequence(n, at, depth)
-	case yaml.ScalarNode:
-		return yamlScalar(n, at)
-	}
-	return nil, fmt.Errorf("%s is an empty YAML node", at)
-}
-
-// mapping converts a mapping node to a JSON object; its keys must be
-// scalars (through aliases), whose text is the member's name.
-func (c *yamlToJSON) mapping(n *yaml.Node, at string, depth int) (any, error) {
-	out := make(map[string]any, len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		for k.Kind == yaml.AliasNode && k.Alias != nil {
-			k = k.Alias
-		}
-		if k.Kind != yaml.ScalarNode {
-			return nil, fmt.Errorf("%s has a key that is not a scalar (line %d): JSON keys are strings", at, n.Content[i].Line)
-		}
-		v, err := c.value(n.Content[i+1], at+"."+k.Value, depth+1)
-		if err != nil {
-			return nil, err
-		}
-		out[k.Value] = v
-	}
-	return out, nil
-}
-
-// sequence converts a sequence node to a JSON array.
-func (c *yamlToJSON) sequence(n *yaml.Node, at string, depth int) (any, error) {
-	out := make([]any, len(n.Content))
-	for i, e := range n.Content {
-		v, err := c.value(e, fmt.Sprintf("%s[%d]", at, i), depth+1)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-// yamlScalar converts a scalar node as the core schema reads it: null,
-// a bool or a finite number by its tag, else its text (strings,
-// timestamps, binary and custom tags).
-func yamlScalar(n *yaml.Node, at string) (any, error) {
-	switch n.ShortTag() {
-	case "!!null":
-		return nil, nil
-	case "!!bool", "!!int", "!!float":
-		var v any
-		if err := n.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%s: %v", at, err)
-		}
-		if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
-			return nil, fmt.Errorf("%s is %v, which JSON cannot carry", at, f)
-		}
-		return v, nil
-	}
-	return n.Value, nil
-}
-
-func yamlKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "empty"
-	case []any:
-		return "a sequence"
-	case string:
-		return "a string"
-	}
-	return fmt.Sprintf("a %T", v)
 }
 
 // checkFrontmatter applies the rules of SEP-2640 and the Agent Skills
@@ -610,7 +455,7 @@ func checkFrontmatter(fm map[string]any, dirName string) (name, description stri
 	switch {
 	case name == "":
 		return "", "", errors.New("the frontmatter needs a name (a string)")
-	case !ValidSkillName(name):
+	case !skill.ValidName(name):
 		return "", "", fmt.Errorf("name %s breaks the naming rule: 1 to 64 characters of a-z, 0-9 and -, not starting or ending with -, no --", strictjson.Quote(name))
 	case name != dirName:
 		return "", "", fmt.Errorf("name %s differs from its directory %s: the skill's URI ends with its directory, which must be its name", strictjson.Quote(name), strictjson.Quote(dirName))

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/skill"
 )
 
 // TestAddSkillsRefusesLinks: a skill directory from elsewhere (a cloned
@@ -64,7 +65,7 @@ func TestAddSkillsRefusesLinks(t *testing.T) {
 }
 
 // TestAddSkillsDoesNotReadHugeFiles: a file over what is left of
-// MaxSkillBytes is refused from its size, unread, and one whose size the
+// skill.MaxBytes is refused from its size, unread, and one whose size the
 // file system understates (a file that grows, /dev/zero behind a custom
 // fs.FS) is read no further than the limit.
 func TestAddSkillsDoesNotReadHugeFiles(t *testing.T) {
@@ -78,7 +79,7 @@ func TestAddSkillsDoesNotReadHugeFiles(t *testing.T) {
 			err := srv.Registry().AddSkills(&fsys)
 			require.ErrorIs(t, err, mcp.ErrInvalidSkill)
 			assert.Contains(t, err.Error(), "over")
-			assert.LessOrEqual(t, fsys.read.Load(), int64(mcp.MaxSkillBytes+1<<16), "the read stopped at the limit")
+			assert.LessOrEqual(t, fsys.read.Load(), int64(skill.MaxBytes+1<<16), "the read stopped at the limit")
 		})
 	}
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/mcpchain/mcp/skill"
 )
 
 // FuzzSkillFrontmatter feeds arbitrary SKILL.md files to the frontmatter
@@ -42,7 +44,7 @@ func FuzzSkillFrontmatter(f *testing.F) {
 			t.Fatalf("raw frontmatter %q differs from the map's JSON %q (%v)", raw, again, err)
 		}
 		name, desc, err := checkFrontmatter(fm, "a")
-		if err == nil && (!ValidSkillName(name) || name != "a" || desc == "") {
+		if err == nil && (!skill.ValidName(name) || name != "a" || desc == "") {
 			t.Fatalf("accepted name %q, description %q", name, desc)
 		}
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/skill"
 )
 
 func skillMD(front string) *fstest.MapFile {
@@ -68,14 +69,14 @@ func TestAddSkillsRejects(t *testing.T) {
 		}, mcp.ErrAlreadyRegistered, "must be unique"},
 		{"too many files", func() fstest.MapFS {
 			m := fstest.MapFS{"a/SKILL.md": skillMD("name: a\ndescription: d")}
-			for i := range mcp.MaxSkillFiles {
+			for i := range skill.MaxFiles {
 				m["a/f/"+strings.Repeat("z", i%7)+string(rune('a'+i%26))+strings.Repeat("q", i/26)] = &fstest.MapFile{Data: []byte("x")}
 			}
 			return m
 		}(), mcp.ErrInvalidSkill, "more than 512 files"},
 		{"too large", fstest.MapFS{
 			"a/SKILL.md": skillMD("name: a\ndescription: d"),
-			"a/big.bin":  {Data: make([]byte, mcp.MaxSkillBytes)},
+			"a/big.bin":  {Data: make([]byte, skill.MaxBytes)},
 		}, mcp.ErrInvalidSkill, "over 16777216 bytes"},
 	}
 	for _, tt := range tests {
@@ -233,17 +234,6 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-// TestValidSkillName checks the naming rule.
-func TestValidSkillName(t *testing.T) {
-	for name, ok := range map[string]bool{
-		"a": true, "a-b": true, "a1-2b": true, strings.Repeat("a", 64): true,
-		"": false, "-a": false, "a-": false, "a--b": false, "A": false, "a_b": false, "a.b": false,
-		strings.Repeat("a", 65): false, "é": false,
-	} {
-		assert.Equal(t, ok, mcp.ValidSkillName(name), "%q", name)
-	}
 }
 
 // TestAddSkillsFSError checks that a file system failure is returned as is.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/skill"
 )
 
 // skillFile returns the file uri as sk lists it.
@@ -183,7 +184,7 @@ func verifyFile(skill string, want mcp.SkillFile, b []byte) error {
 // compareFrontmatter parses the frontmatter of md and compares it field
 // by field with sk's (a missing field equals null).
 func compareFrontmatter(sk *mcp.Skill, md []byte) error {
-	raw, err := mcp.ParseSkillFrontmatter(md)
+	raw, err := skill.ParseFrontmatter(md)
 	if err != nil {
 		return &SkillIntegrityError{Skill: sk.URI, File: sk.URI, Check: "frontmatter", Want: "a frontmatter", Got: "none readable (" + err.Error() + ")"}
 	}
