@@ -166,7 +166,7 @@ FUZZ_TARGETS_SHORT := \
 	.:FuzzMountNames \
 	.:FuzzCallerRules \
 	client/mcpjson:FuzzParse \
-	.:FuzzElicitFormAnswer \
+	elicit:FuzzElicitFormAnswer \
 	.:FuzzCreateMessageResult \
 	.:FuzzClientCapabilitiesElicitation \
 	.:FuzzCompareVersions \

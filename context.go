@@ -236,7 +236,7 @@ func (c *Context) Sample(ctx context.Context, p *CreateMessageParams) (*CreateMe
 // Elicit asks the user for input through the client (elicitation/create).
 // It fails with [ErrCapability] when the client did not declare
 // elicitation in the request's mode (form, or url for p.Mode "url"; see
-// [Context.ElicitURL] and [ElicitAs]), and [ErrNoPeer] when the request
+// [Context.ElicitURL] and package elicit), and [ErrNoPeer] when the request
 // has no way back. Over an input peer (revision 2026-07-28) it is a
 // question under the key "elicitation-N", see [Context.Ask]. In URL mode
 // p.URL must be one [Context.ElicitURL] accepts, or nothing is sent.

@@ -68,6 +68,7 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/client/oauth"
 	"github.com/mcpchain/mcp/discovery"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/middleware"
@@ -108,6 +109,7 @@ var (
 	_ = proxy.New
 	_ = oauth.New
 	_ = discovery.Mount
+	_ = elicit.NewForm[struct{ A string }]
 	_ = openapi.Register
 	_ = openapitest.NewServer
 	_ = exec.Command

@@ -7,12 +7,13 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcpchain/mcp/internal/argschema"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // Null for an optional argument is taken as the argument left out. A
 // schema inferred from a Go type gives an optional field its plain type
-// ("array", not ["null","array"]: see propertiesNotNull), yet models send
+// ("array", not ["null","array"]: see argschema.PropertiesNotNull), yet models send
 // null for what they mean to leave out (OpenAI's strict mode sends every
 // property, null for the optional ones). Refusing that would fail a
 // well-meaning client for nothing: to the Go field null and absent are
@@ -26,19 +27,6 @@ import (
 
 // maxNullDepth bounds the walks over nested arguments, as caseVariant's.
 const maxNullDepth = 128
-
-// admitsNull reports whether the schema s may admit a JSON null: it has no
-// type of its own (any value, or anyOf, oneOf, a $ref: the validator
-// decides), or its types include "null".
-func admitsNull(s *jsonschema.Schema) bool {
-	switch {
-	case s.Type != "":
-		return s.Type == "null"
-	case len(s.Types) > 0:
-		return slices.Contains(s.Types, "null")
-	}
-	return true
-}
 
 // optionalNulls walks the decoded arguments v along their schema s and
 // reports whether a member is to be dropped (null, optional, its schema
@@ -82,7 +70,7 @@ func objectNulls(s *jsonschema.Schema, x map[string]any, depth int) (drop bool, 
 			if ps == nil || val == nil {
 				continue // a map's null value is a value
 			}
-		} else if val == nil && !admitsNull(ps) {
+		} else if val == nil && !argschema.AdmitsNull(ps) {
 			if !slices.Contains(s.Required, k) {
 				drop = true
 			} else if reqKey == "" || k < reqKey {
@@ -199,7 +187,7 @@ func memberWithoutNulls(s *jsonschema.Schema, name string, val []byte, depth int
 		return true, val
 	case ps == nil:
 		return true, withoutOptionalNulls(s.AdditionalProperties, val, depth+1)
-	case isNull && !admitsNull(ps) && !slices.Contains(s.Required, name):
+	case isNull && !argschema.AdmitsNull(ps) && !slices.Contains(s.Required, name):
 		return false, val
 	}
 	return true, withoutOptionalNulls(ps, val, depth+1)

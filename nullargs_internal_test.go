@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpchain/mcp/internal/argschema"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -43,7 +44,7 @@ func dropNullsRef(s *jsonschema.Schema, v any) {
 			for _, r := range s.Required {
 				required = required || r == k
 			}
-			if val == nil && !admitsNull(ps) && !required {
+			if val == nil && !argschema.AdmitsNull(ps) && !required {
 				delete(x, k)
 				continue
 			}

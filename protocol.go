@@ -360,3 +360,13 @@ type ElicitResult struct {
 	// Content is the user's answer, when Action is "accept".
 	Content map[string]any `json:"content,omitempty"`
 }
+
+// The actions of an elicitation result ([ElicitResult.Action]).
+const (
+	// ActionAccept: the user submitted the form (or agreed to open the URL).
+	ActionAccept = "accept"
+	// ActionDecline: the user explicitly refused.
+	ActionDecline = "decline"
+	// ActionCancel: the user dismissed the request without choosing.
+	ActionCancel = "cancel"
+)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -60,7 +61,7 @@ func newElicitServer(t *testing.T) string {
 		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: id, URL: base + "/connect?id=" + id, Message: "Link your account"})
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "form"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		v, action, err := mcp.ElicitAs[elicitPizza](ctx, c, "Your pizza?")
+		v, action, err := elicit.As[elicitPizza](ctx, c, "Your pizza?")
 		if err != nil {
 			return "", err
 		}

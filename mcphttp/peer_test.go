@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
@@ -53,7 +54,7 @@ func newURLServer() (*mcp.Server, *atomic.Bool) {
 		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: "el-2", URL: "https://example.com/connect?id=el-2", Message: "Authorize"})
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "form"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		v, action, err := mcp.ElicitAs[urlForm](ctx, c, "Pick a color")
+		v, action, err := elicit.As[urlForm](ctx, c, "Pick a color")
 		if errors.Is(err, mcp.ErrCapability) {
 			return "refused: " + err.Error(), nil
 		} else if err != nil {

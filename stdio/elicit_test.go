@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/wiretest"
 )
 
@@ -36,7 +37,7 @@ func TestServeElicitation(t *testing.T) {
 		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: "e2", URL: "https://example.com/c?id=e2", Message: "Authorize"})
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "form"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		v, action, err := mcp.ElicitAs[stdioForm](ctx, c, "Pizza?")
+		v, action, err := elicit.As[stdioForm](ctx, c, "Pizza?")
 		if err != nil {
 			return "", err
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -41,7 +42,7 @@ func RegisterShowcase(srv *mcp.Server) {
 	// A typed form (elicitation): the struct's schema is the form.
 	mcp.AddTool(srv, mcp.Tool{Name: "book_table", Description: "Book a table: asks the user for the details"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			b, action, err := mcp.ElicitAs[booking](ctx, c, "Book a table")
+			b, action, err := elicit.As[booking](ctx, c, "Book a table")
 			if err != nil {
 				return "", err
 			}

@@ -1,4 +1,10 @@
-package mcp
+// Package argschema infers the JSON Schema of a Go type the way a tool's
+// arguments are described (jsonschema-go, then the enum, default and mcp
+// struct tags), checks that a type can be arguments at all, and words a
+// validation error for the client. Package mcp uses it for tools; package
+// elicit for the forms of an elicitation, whose fields are described the
+// same way.
+package argschema
 
 import (
 	"encoding"
@@ -12,12 +18,13 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// inferSchema infers the JSON Schema of t with jsonschema-go, then adds what
+// Infer infers the JSON Schema of t with jsonschema-go, then adds what
 // struct tags say beyond descriptions: `enum:"a,b,c"`, `default:"v"` and
 // the validation keywords of `mcp:"minimum=1,…"` (see applyMCPTag).
-// A non-struct type (map, any) gets an object schema. No property admits
-// null (see propertiesNotNull).
-func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
+// A field of a type in described, without a description of its own, gets
+// the type's. A non-struct type (map, any) gets an object schema. No
+// property admits null (see PropertiesNotNull).
+func Infer(t reflect.Type, described map[reflect.Type]string) (*jsonschema.Schema, error) {
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
 	if err != nil {
 		return nil, err
@@ -33,14 +40,14 @@ func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 			}
 		}
 	}
-	if err := applyTags(t, s, ""); err != nil {
+	if err := applyTags(t, s, "", described); err != nil {
 		return nil, err
 	}
-	propertiesNotNull(s)
+	PropertiesNotNull(s)
 	return s, nil
 }
 
-// propertiesNotNull drops "null" from the types of every property of s and
+// PropertiesNotNull drops "null" from the types of every property of s and
 // of the schemas nested in it. jsonschema-go types a slice or pointer
 // field as ["null", …] (a nil slice, a nil pointer), but to a struct field
 // null means nothing that leaving the argument out does not: encoding/json
@@ -52,7 +59,7 @@ func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
 // argument anyway is not refused: prepare takes it as absent
 // (dropOptionalNulls). Null stays where it is a value rather than the
 // absence of one: the items of a []*T and the values of a map[string]*T.
-func propertiesNotNull(s *jsonschema.Schema) {
+func PropertiesNotNull(s *jsonschema.Schema) {
 	if s == nil {
 		return
 	}
@@ -63,18 +70,18 @@ func propertiesNotNull(s *jsonschema.Schema) {
 				p.Type, p.Types = p.Types[0], nil
 			}
 		}
-		propertiesNotNull(p)
+		PropertiesNotNull(p)
 	}
-	propertiesNotNull(s.Items)
-	propertiesNotNull(s.AdditionalProperties)
+	PropertiesNotNull(s.Items)
+	PropertiesNotNull(s.AdditionalProperties)
 	for _, d := range s.Defs {
-		propertiesNotNull(d)
+		PropertiesNotNull(d)
 	}
 }
 
 // applyTags adds what the tags of struct t's fields say to s, its schema;
 // path names t's field in errors ("Filter." for the fields of Filter).
-func applyTags(t reflect.Type, s *jsonschema.Schema, path string) error {
+func applyTags(t reflect.Type, s *jsonschema.Schema, path string, described map[reflect.Type]string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -97,13 +104,13 @@ func applyTags(t reflect.Type, s *jsonschema.Schema, path string) error {
 			}
 		}
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			if err := applyTags(f.Type, s, path); err != nil {
+			if err := applyTags(f.Type, s, path, described); err != nil {
 				return err
 			}
 			continue
 		}
 		if ps := s.Properties[name]; ps != nil {
-			if err := applyFieldTags(f, field, ps); err != nil {
+			if err := applyFieldTags(f, field, ps, described); err != nil {
 				return err
 			}
 		}
@@ -114,7 +121,7 @@ func applyTags(t reflect.Type, s *jsonschema.Schema, path string) error {
 // applyFieldTags applies the tags of struct field f (named field in
 // errors) to its property's schema ps, then those of the fields of its
 // type, or of its items' type for a list.
-func applyFieldTags(f reflect.StructField, field string, ps *jsonschema.Schema) error {
+func applyFieldTags(f reflect.StructField, field string, ps *jsonschema.Schema, described map[reflect.Type]string) error {
 	ft := f.Type
 	for ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
@@ -135,16 +142,16 @@ func applyFieldTags(f reflect.StructField, field string, ps *jsonschema.Schema) 
 	if err := applyMCPTag(f, field, ft, ps); err != nil {
 		return err
 	}
-	if ft == stateHandleType && ps.Description == "" {
-		ps.Description = stateHandleDescription
+	if d, ok := described[ft]; ok && ps.Description == "" {
+		ps.Description = d
 	}
 	if ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array {
 		if ps.Items == nil {
 			return nil
 		}
-		return applyTags(ft.Elem(), ps.Items, field+"[].")
+		return applyTags(ft.Elem(), ps.Items, field+"[].", described)
 	}
-	return applyTags(ft, ps, field+".")
+	return applyTags(ft, ps, field+".", described)
 }
 
 // applyEnumTag puts the comma-separated values of an enum tag, parsed as
@@ -164,14 +171,6 @@ func applyEnumTag(tag, field string, ft reflect.Type, ps *jsonschema.Schema) err
 	}
 	return nil
 }
-
-// stateHandleType is [StateHandle]: an argument of that type is described
-// for the model (unless its field describes it), which must pass back a
-// value a tool returned.
-var stateHandleType = reflect.TypeFor[StateHandle]()
-
-// stateHandleDescription describes a [StateHandle] argument.
-const stateHandleDescription = "A state handle, exactly as a tool of this server returned it (it makes one); it expires, and an expired one is refused: then make a new one."
 
 // tagValue parses a tag's text as a value of the field's kind.
 func tagValue(t reflect.Type, s string) (any, error) {
@@ -202,19 +201,20 @@ func tagValue(t reflect.Type, s string) (any, error) {
 	return v, nil
 }
 
-func schemaHasDefaults(s *jsonschema.Schema) bool {
+// HasDefaults reports whether a property of s, at any depth, has a default.
+func HasDefaults(s *jsonschema.Schema) bool {
 	if s == nil {
 		return false
 	}
 	for _, p := range s.Properties {
-		if p.Default != nil || schemaHasDefaults(p) {
+		if p.Default != nil || HasDefaults(p) {
 			return true
 		}
 	}
 	return false
 }
 
-// checkArgType walks the argument (input) or result (output) type t of a
+// CheckType walks the argument (input) or result (output) type t of a
 // tool before jsonschema-go sees it, and refuses what would fail on every
 // call or has no JSON Schema, naming the field path ("Filter.Tags[]") and
 // the rule: a channel, function, complex number or unsafe pointer; a map
@@ -222,11 +222,14 @@ func schemaHasDefaults(s *jsonschema.Schema) bool {
 // an interface with methods (encoding/json cannot decode into fmt.Stringer;
 // any is fine, it holds the decoded JSON value); a type that contains
 // itself. jsonschema-go would name the type but not the field.
-func checkArgType(t reflect.Type, input bool) error {
+func CheckType(t reflect.Type, input bool) error {
 	return walkArgType(t, "", input, map[reflect.Type]bool{})
 }
 
-var textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+var (
+	textMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+)
 
 func walkArgType(t reflect.Type, path string, input bool, open map[reflect.Type]bool) error {
 	for t.Kind() == reflect.Pointer {

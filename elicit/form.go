@@ -1,4 +1,4 @@
-package mcp
+package elicit
 
 import (
 	"context"
@@ -10,19 +10,12 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/argschema"
 )
 
-// The actions of an elicitation result ([ElicitResult.Action]).
-const (
-	// ActionAccept: the user submitted the form (or agreed to open the URL).
-	ActionAccept = "accept"
-	// ActionDecline: the user explicitly refused.
-	ActionDecline = "decline"
-	// ActionCancel: the user dismissed the request without choosing.
-	ActionCancel = "cancel"
-)
-
-// ElicitForm is a form-mode elicitation whose answer is a T: the
+// Form is a form-mode elicitation whose answer is a T: the
 // requestedSchema inferred from T's fields as a tool's input schema is
 // (descriptions from `jsonschema:"…"`, `title:"…"`, `enum:"a,b"`,
 // `default:"…"`, and `mcp:"minLength=…,maxLength=…,format=…,minimum=…,
@@ -33,56 +26,59 @@ const (
 // multi-select, revision 2025-11-25), one per value. A field without
 // omitempty is required.
 //
-// Make forms with [NewElicitForm] where the program starts (beside
-// AddTool), so a type the spec cannot express fails there rather than in
-// a call; [ElicitAs] makes and caches one on first use. A form is safe for
+// Make forms with [NewForm] where the program starts (beside
+// mcp.AddTool), so a type the spec cannot express fails there rather than
+// in a call; [As] makes and caches one on first use. A form is safe for
 // concurrent use.
-type ElicitForm[T any] struct {
+type Form[T any] struct {
 	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved
 }
 
-// NewElicitForm returns the form of T, or an error wrapping
-// [ErrInvalidDefinition] that names the first field a form cannot hold
+// NewForm returns the form of T, or an error wrapping
+// [mcp.ErrInvalidDefinition] that names the first field a form cannot hold
 // and why (a nested struct, a list that is not a multi-select of strings,
 // a map, a keyword the form schema lacks such as pattern).
-func NewElicitForm[T any]() (*ElicitForm[T], error) {
+func NewForm[T any]() (*Form[T], error) {
 	t := reflect.TypeFor[T]()
 	s, err := formSchema(t)
 	if err != nil {
-		return nil, fmt.Errorf("%w: elicitation form %v: %v", ErrInvalidDefinition, t, err)
+		return nil, fmt.Errorf("%w: elicitation form %v: %v", mcp.ErrInvalidDefinition, t, err)
 	}
 	rs, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
-		return nil, fmt.Errorf("%w: elicitation form %v: %v", ErrInvalidDefinition, t, err)
+		return nil, fmt.Errorf("%w: elicitation form %v: %v", mcp.ErrInvalidDefinition, t, err)
 	}
-	return &ElicitForm[T]{schema: s, resolved: rs}, nil
+	return &Form[T]{schema: s, resolved: rs}, nil
 }
 
-// MustElicitForm is [NewElicitForm] for a package-level variable: it
-// panics when T cannot be a form, as [AddTool] does for a bad tool.
-func MustElicitForm[T any]() *ElicitForm[T] {
-	f, err := NewElicitForm[T]()
-	must("MustElicitForm", err)
+// MustForm is [NewForm] for a package-level variable: it panics when T
+// cannot be a form, as mcp.AddTool does for a bad tool.
+func MustForm[T any]() *Form[T] {
+	f, err := NewForm[T]()
+	if err != nil {
+		panic("elicit: MustForm: " + err.Error())
+	}
 	return f
 }
 
 // Schema returns a copy of the form's requestedSchema.
-func (f *ElicitForm[T]) Schema() *jsonschema.Schema { return f.schema.CloneSchemas() }
+func (f *Form[T]) Schema() *jsonschema.Schema { return f.schema.CloneSchemas() }
 
-// Ask puts the form to the user with message (see [Context.Elicit]) and
-// returns the answer as a T with the user's action. Only when the action
-// is [ActionAccept] is the T filled: from the client's content, with the
-// defaults of fields the user left out, checked against the form's schema
-// (an answer that does not fit is an *[Error] with [CodeInvalidParams]
-// saying where). Errors are those of [Context.Elicit].
-func (f *ElicitForm[T]) Ask(ctx context.Context, c *Context, message string) (T, string, error) {
+// Ask puts the form to the user with message (see [mcp.Context.Elicit])
+// and returns the answer as a T with the user's action. Only when the
+// action is [mcp.ActionAccept] is the T filled: from the client's content,
+// with the defaults of fields the user left out, checked against the
+// form's schema (an answer that does not fit is an *[mcp.Error] with
+// [mcp.CodeInvalidParams] saying where). Errors are those of
+// [mcp.Context.Elicit].
+func (f *Form[T]) Ask(ctx context.Context, c *mcp.Context, message string) (T, string, error) {
 	var zero T
-	res, err := c.Elicit(ctx, &ElicitParams{Message: message, RequestedSchema: f.schema})
+	res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: message, RequestedSchema: f.schema})
 	if err != nil {
 		return zero, "", err
 	}
-	if res.Action != ActionAccept {
+	if res.Action != mcp.ActionAccept {
 		return zero, res.Action, nil
 	}
 	v, err := f.decode(res.Content)
@@ -93,7 +89,7 @@ func (f *ElicitForm[T]) Ask(ctx context.Context, c *Context, message string) (T,
 }
 
 // decode checks the client's content against the form and decodes it.
-func (f *ElicitForm[T]) decode(content map[string]any) (T, error) {
+func (f *Form[T]) decode(content map[string]any) (T, error) {
 	var v T
 	if content == nil {
 		content = map[string]any{}
@@ -102,11 +98,11 @@ func (f *ElicitForm[T]) decode(content map[string]any) (T, error) {
 	// (an embedded handler may hand over Go ints or []string).
 	b, err := json.Marshal(content)
 	if err != nil {
-		return v, &Error{Code: CodeInvalidParams, Message: "Invalid params: the elicitation answer does not encode as JSON: " + err.Error()}
+		return v, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: the elicitation answer does not encode as JSON: " + err.Error()}
 	}
 	var inst map[string]any
 	if err := json.Unmarshal(b, &inst); err != nil {
-		return v, &Error{Code: CodeInvalidParams, Message: "Invalid params: the elicitation answer is not an object: " + err.Error()}
+		return v, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: the elicitation answer is not an object: " + err.Error()}
 	}
 	if inst == nil {
 		inst = map[string]any{}
@@ -117,13 +113,13 @@ func (f *ElicitForm[T]) decode(content map[string]any) (T, error) {
 	dropOptionalNulls(f.schema, inst)
 	fillDefaults(f.schema, inst)
 	if err := f.resolved.Validate(inst); err != nil {
-		return v, &Error{Code: CodeInvalidParams, Message: "Invalid params: the elicitation answer does not fit the form: " + describeValidation(err)}
+		return v, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: the elicitation answer does not fit the form: " + argschema.DescribeValidation(err)}
 	}
 	if b, err = json.Marshal(inst); err == nil {
 		err = json.Unmarshal(b, &v)
 	}
 	if err != nil {
-		return v, &Error{Code: CodeInvalidParams, Message: "Invalid params: the elicitation answer does not decode: " + err.Error()}
+		return v, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: the elicitation answer does not decode: " + err.Error()}
 	}
 	return v, nil
 }
@@ -139,7 +135,7 @@ func dropUnknownMembers(form *jsonschema.Schema, inst map[string]any) error {
 		}
 		for field := range form.Properties {
 			if strings.EqualFold(name, field) {
-				return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("Invalid params: the elicitation answer's member %q is not the form's field %q (names are case-sensitive)", name, field)}
+				return &mcp.Error{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: the elicitation answer's member %q is not the form's field %q (names are case-sensitive)", name, field)}
 			}
 		}
 		delete(inst, name)
@@ -149,11 +145,11 @@ func dropUnknownMembers(form *jsonschema.Schema, inst map[string]any) error {
 
 // dropOptionalNulls deletes the members of an elicitation answer that are
 // null for an optional field that does not admit null: that is the field
-// left out, as for a tool's arguments (nullargs.go), so a client may send
+// left out, as for a tool's arguments, so a client may send
 // every field, null for those the user left empty.
 func dropOptionalNulls(form *jsonschema.Schema, inst map[string]any) {
 	for name, val := range inst {
-		if p := form.Properties[name]; val == nil && p != nil && !admitsNull(p) && !slices.Contains(form.Required, name) {
+		if p := form.Properties[name]; val == nil && p != nil && !argschema.AdmitsNull(p) && !slices.Contains(form.Required, name) {
 			delete(inst, name)
 		}
 	}
@@ -172,22 +168,21 @@ func fillDefaults(form *jsonschema.Schema, inst map[string]any) {
 	}
 }
 
-// forms caches ElicitAs's forms by type: *ElicitForm[T], or the error.
+// forms caches As's forms by type: *Form[T], or the error.
 var forms sync.Map
 
-// ElicitAs asks the user to fill the form of T (see [ElicitForm]) and
-// returns the answer with the user's action; T is filled only when the
-// action is [ActionAccept]. The form is made on the first call for T and
-// kept; a T that cannot be a form is an error wrapping
-// [ErrInvalidDefinition] on every call (use [NewElicitForm] at start-up
-// to fail there instead).
+// As asks the user to fill the form of T (see [Form]) and returns the
+// answer with the user's action; T is filled only when the action is
+// [mcp.ActionAccept]. The form is made on the first call for T and kept; a
+// T that cannot be a form is an error wrapping [mcp.ErrInvalidDefinition]
+// on every call (use [NewForm] at start-up to fail there instead).
 //
-//	prefs, action, err := mcp.ElicitAs[Prefs](ctx, c, "How do you like it?")
-func ElicitAs[T any](ctx context.Context, c *Context, message string) (T, string, error) {
+//	prefs, action, err := elicit.As[Prefs](ctx, c, "How do you like it?")
+func As[T any](ctx context.Context, c *mcp.Context, message string) (T, string, error) {
 	t := reflect.TypeFor[T]()
 	v, ok := forms.Load(t)
 	if !ok {
-		f, err := NewElicitForm[T]()
+		f, err := NewForm[T]()
 		if err != nil {
 			v, _ = forms.LoadOrStore(t, err)
 		} else {
@@ -198,7 +193,7 @@ func ElicitAs[T any](ctx context.Context, c *Context, message string) (T, string
 		var zero T
 		return zero, "", err
 	}
-	return v.(*ElicitForm[T]).Ask(ctx, c, message)
+	return v.(*Form[T]).Ask(ctx, c, message)
 }
 
 // formFormats are the string formats a form field may have.
@@ -220,7 +215,7 @@ func formKeys(typ string) []string {
 }
 
 // formSchema infers the requestedSchema of t: the tool-input schema
-// (inferSchema, tags included), then each property checked against and
+// (argschema.Infer, tags included), then each property checked against and
 // reduced to the spec's primitive schemas.
 func formSchema(t reflect.Type) (*jsonschema.Schema, error) {
 	st := t
@@ -230,10 +225,10 @@ func formSchema(t reflect.Type) (*jsonschema.Schema, error) {
 	if st.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("a form is a struct of primitive fields, not %v", t)
 	}
-	if err := checkArgType(st, true); err != nil {
+	if err := argschema.CheckType(st, true); err != nil {
 		return nil, err
 	}
-	in, err := inferSchema(st)
+	in, err := argschema.Infer(st, nil)
 	if err != nil {
 		return nil, err
 	}

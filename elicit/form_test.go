@@ -1,10 +1,11 @@
-package mcp_test
+package elicit_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,8 +13,11 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcptest"
 )
+
+var quiet = slog.New(slog.DiscardHandler)
 
 type formEnums struct {
 	Plain  string   `json:"plain" enum:"a,b"`
@@ -41,12 +45,12 @@ type formEmbedded struct {
 	Note string `json:"note,omitempty"`
 }
 
-// TestElicitFormSchema: the requestedSchema of a struct is the tool-input
+// TestFormSchema: the requestedSchema of a struct is the tool-input
 // inference held to the spec's primitive schemas: plain, titled (oneOf)
 // and multi-select (items.enum, items.anyOf) enums, titles, descriptions,
 // defaults and the bounds a form allows, in field order, with no
 // additionalProperties or nullable types.
-func TestElicitFormSchema(t *testing.T) {
+func TestFormSchema(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
@@ -78,7 +82,7 @@ func TestElicitFormSchema(t *testing.T) {
 	assert.Regexp(t, `(?s)"name".*"email".*"age".*"score".*"ok"`, formOf[formPrimitives](t).schemaJSON())
 }
 
-type schemaForm[T any] struct{ f *mcp.ElicitForm[T] }
+type schemaForm[T any] struct{ f *elicit.Form[T] }
 
 func (s schemaForm[T]) schemaJSON() string {
 	b, err := json.Marshal(s.f.Schema())
@@ -90,15 +94,15 @@ func (s schemaForm[T]) schemaJSON() string {
 
 func formOf[T any](t *testing.T) schemaForm[T] {
 	t.Helper()
-	f, err := mcp.NewElicitForm[T]()
+	f, err := elicit.NewForm[T]()
 	require.NoError(t, err)
 	return schemaForm[T]{f}
 }
 
-// TestElicitFormRefused: a type the form schema cannot express is an
+// TestFormRefused: a type the form schema cannot express is an
 // ErrInvalidDefinition that names the field and the rule, from
-// NewElicitForm, from MustElicitForm (a panic) and from every ElicitAs.
-func TestElicitFormRefused(t *testing.T) {
+// NewForm, from MustForm (a panic) and from every As.
+func TestFormRefused(t *testing.T) {
 	t.Parallel()
 	type point struct{ X, Y int }
 	for _, tc := range []struct {
@@ -148,22 +152,22 @@ func TestElicitFormRefused(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
-	assert.Panics(t, func() { mcp.MustElicitForm[struct{ Where point }]() })
-	_, _, err := mcp.ElicitAs[struct{ Where point }](context.Background(), nil, "?")
-	assert.ErrorIs(t, err, mcp.ErrInvalidDefinition, "ElicitAs reports the type before it needs a Context")
+	assert.Panics(t, func() { elicit.MustForm[struct{ Where point }]() })
+	_, _, err := elicit.As[struct{ Where point }](context.Background(), nil, "?")
+	assert.ErrorIs(t, err, mcp.ErrInvalidDefinition, "As reports the type before it needs a Context")
 }
 
 func errOf[T any]() error {
-	_, err := mcp.NewElicitForm[T]()
+	_, err := elicit.NewForm[T]()
 	return err
 }
 
-// TestElicitAsAnswers: the client's answer is checked against the form,
+// TestAsAnswers: the client's answer is checked against the form,
 // completed with defaults and decoded; decline and cancel leave the zero
 // value; an answer that does not fit is -32602 naming the field. Run over
 // an embedded session at both eras (a server request, an input-required
 // round).
-func TestElicitAsAnswers(t *testing.T) {
+func TestAsAnswers(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
@@ -197,7 +201,7 @@ func TestElicitAsAnswers(t *testing.T) {
 				srv := mcp.NewServer(mcp.Options{Name: "f", Version: "1.0.0", Logger: quiet})
 				var asked *mcp.ElicitParams
 				mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-					v, action, err := mcp.ElicitAs[formEnums](ctx, c, "Pick")
+					v, action, err := elicit.As[formEnums](ctx, c, "Pick")
 					var je *mcp.Error
 					if errors.As(err, &je) {
 						return fmt.Sprintf("error %d %s", je.Code, je.Message), nil
@@ -235,54 +239,5 @@ func TestElicitAsAnswers(t *testing.T) {
 				assert.Contains(t, string(b), `"oneOf":[{"const":"#f00","title":"Red"}`)
 			})
 		}
-	}
-}
-
-// TestToolInputListEnum: on a tool's input, an enum tag on a []string
-// restricts its items and a comma list is a list default (both were
-// registration errors).
-func TestToolInputListEnum(t *testing.T) {
-	t.Parallel()
-	srv := mcp.NewServer(mcp.Options{Name: "t", Version: "1.0.0", Logger: quiet})
-	mcp.AddTool(srv, mcp.Tool{Name: "pick"}, func(ctx context.Context, c *mcp.Context, in struct {
-		Tags []string `json:"tags,omitempty" enum:"a,b" default:"a,b"`
-	}) (string, error) {
-		return fmt.Sprint(in.Tags), nil
-	})
-	tools := srv.ListTools(context.Background(), nil)
-	require.Len(t, tools, 1)
-	b, _ := json.Marshal(tools[0].InputSchema.Properties["tags"])
-	assert.JSONEq(t, `{"type":"array","items":{"type":"string","enum":["a","b"]},"default":["a","b"]}`, string(b))
-	s := mcptest.NewSession(t, srv, nil).Client()
-	res, err := s.CallTool(context.Background(), "pick", map[string]any{}, nil)
-	require.NoError(t, err)
-	assert.Equal(t, "[a b]", res.Text())
-	res, err = s.CallTool(context.Background(), "pick", map[string]any{"tags": []string{"c"}}, nil)
-	require.NoError(t, err)
-	assert.True(t, res.IsError, "c is outside the items' enum: %s", res.Text())
-}
-
-// TestElicitationCapabilityModes: the client's elicitation capability
-// keeps its modes; {} is form only, as the spec says; members of another
-// shape are read as absent rather than refused.
-func TestElicitationCapabilityModes(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		caps      string
-		form, url bool
-	}{
-		{`{}`, false, false},
-		{`{"elicitation":{}}`, true, false},
-		{`{"elicitation":{"form":{}}}`, true, false},
-		{`{"elicitation":{"url":{}}}`, false, true},
-		{`{"elicitation":{"form":{},"url":{}}}`, true, true},
-		{`{"elicitation":{"url":null}}`, true, false},
-		{`{"elicitation":{"url":true}}`, false, true},
-		{`{"elicitation":true}`, true, false},
-	} {
-		var c mcp.ClientCapabilities
-		require.NoError(t, json.Unmarshal([]byte(tc.caps), &c), tc.caps)
-		assert.Equal(t, tc.form, c.Elicitation.FormMode(), "form mode of %s", tc.caps)
-		assert.Equal(t, tc.url, c.Elicitation.URLMode(), "URL mode of %s", tc.caps)
 	}
 }
