@@ -139,8 +139,8 @@ func (c *Context) ElicitURL(ctx context.Context, e URLElicitation) (*ElicitResul
 	if err := e.check(); err != nil {
 		return nil, err
 	}
-	_, modern := c.req.peer.(inputPeer)
-	return c.Elicit(ctx, e.params(!modern))
+	_, rev20260728 := c.req.peer.(inputPeer)
+	return c.Elicit(ctx, e.params(!rev20260728))
 }
 
 // elicitMode checks that the client declared the mode of p; a client that
@@ -224,8 +224,8 @@ func (c *Context) urlElicitationRequired(ctx context.Context, name string, toolE
 			return errorResult(fmt.Sprintf("Tool %q needs the user to open a page outside the client (%s), but the client did not declare URL-mode elicitation (capability elicitation.url).",
 				name, strings.Join(msgs, "; "))), true, nil
 		}
-		ip, modern := c.req.peer.(inputPeer)
-		if !modern {
+		ip, rev20260728 := c.req.peer.(inputPeer)
+		if !rev20260728 {
 			return nil, true, je
 		}
 		if n > maxURLElicitationAsks {

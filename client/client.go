@@ -118,8 +118,8 @@ type Client struct {
 	err      error // why the connection ended
 
 	init       mcp.InitializeResult
-	state      modernState  // revision 2026-07-28
-	cache      *resultCache // results the server let the client reuse; nil: none
+	state      rev20260728State // revision 2026-07-28
+	cache      *resultCache     // results the server let the client reuse; nil: none
 	readerDone chan struct{}
 	notes      chan *message // to the goroutine that runs the callbacks
 	resyncs    chan struct{} // to it too: resynced holds calls to make (listen.go)
@@ -188,14 +188,14 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	go c.read()
 	go c.runCallbacks()
 	start := c.initialize
-	if c.modern() {
+	if c.rev20260728() {
 		start = c.discover
 	}
 	if err := start(ctx); err != nil {
 		_ = c.Close()
 		return nil, err
 	}
-	if c.modern() {
+	if c.rev20260728() {
 		c.startListen(ctx)
 	}
 	return c, nil
@@ -258,7 +258,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 // answered and the request sent again, up to maxInputRounds times.
 func (c *Client) callProgress(ctx context.Context, method string, params, result any, progress func(mcp.Progress)) error {
 	tc, isToolCall := params.(toolCall)
-	if !c.modern() {
+	if !c.rev20260728() {
 		raw, err := c.exchange(ctx, method, params, progress, nil)
 		return c.decodeResult(method, raw, err, result)
 	}
@@ -269,7 +269,7 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 	var send any
 	var header http.Header
 	if isToolCall {
-		enc, err := c.modernToolCall(tc)
+		enc, err := c.rev20260728ToolCall(tc)
 		if err != nil {
 			return fmt.Errorf("mcp client: encoding %s: %w", method, err)
 		}
@@ -279,7 +279,7 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 		})
 	} else {
 		var err error
-		if p, err = c.modernParams(params); err != nil {
+		if p, err = c.rev20260728Params(params); err != nil {
 			return fmt.Errorf("mcp client: %s: %w", method, err)
 		}
 		send = p
@@ -330,7 +330,7 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 			return err
 		}
 		if p == nil {
-			if p, err = c.modernParams(tc.raw); err != nil {
+			if p, err = c.rev20260728Params(tc.raw); err != nil {
 				return fmt.Errorf("mcp client: %s: %w", method, err)
 			}
 			send = p
@@ -479,7 +479,7 @@ func announceID(ctx context.Context, id int64) {
 // is cancelled: at 2026-07-28 over HTTP by closing its POST, otherwise
 // with notifications/cancelled (never for initialize).
 func (c *Client) cancelRequest(ctx context.Context, method string, id int64) {
-	if a, ok := c.conn.(aborter); ok && c.modern() && a.abort(id) {
+	if a, ok := c.conn.(aborter); ok && c.rev20260728() && a.abort(id) {
 		return
 	}
 	if method != "initialize" {

@@ -17,12 +17,12 @@ import (
 	"github.com/mcpchain/mcp"
 )
 
-// TestModernFallsBackToLegacyServer: a client at 2026-07-28 probing a
+// TestRev20260728FallsBackToLegacyServer: a client at 2026-07-28 probing a
 // server of the 2025 era with server/discover falls back to initialize on
 // any answer that is not an error of revision 2026-07-28 (what the
 // TypeScript SDK v1 and fastmcp send: -32601, or a 400 for a request
 // without a session), and stops on one that is.
-func TestModernFallsBackToLegacyServer(t *testing.T) {
+func TestRev20260728FallsBackToLegacyServer(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
@@ -35,8 +35,8 @@ func TestModernFallsBackToLegacyServer(t *testing.T) {
 		{"400 own error", 400, `{"jsonrpc":"2.0","id":%ID%,"error":{"code":-32000,"message":"Unsupported protocol version"}}`, true},
 		{"400 plain text", 400, `Bad Request`, true},
 		{"404", 404, ``, true},
-		{"modern header mismatch", 400, `{"jsonrpc":"2.0","id":%ID%,"error":{"code":-32020,"message":"Mcp-Method mismatch"}}`, false},
-		{"modern missing capability", 200, `{"jsonrpc":"2.0","id":%ID%,"error":{"code":-32021,"message":"needs sampling"}}`, false},
+		{"2026-07-28 header mismatch", 400, `{"jsonrpc":"2.0","id":%ID%,"error":{"code":-32020,"message":"Mcp-Method mismatch"}}`, false},
+		{"2026-07-28 missing capability", 200, `{"jsonrpc":"2.0","id":%ID%,"error":{"code":-32021,"message":"needs sampling"}}`, false},
 		{"401", 401, ``, false},
 		{"500", 500, `oops`, false},
 	}
@@ -94,8 +94,8 @@ func FuzzLegacyServer(f *testing.F) {
 	f.Add(401, `[1,2]`, int64(-32700))
 	f.Fuzz(func(t *testing.T, status int, body string, code int64) {
 		_ = legacyServer(&HTTPError{Status: status, Body: body})
-		if legacyServer(&mcp.Error{Code: code}) == modernCode(code) {
-			t.Fatalf("code %d: legacy and modern at once, or neither", code)
+		if legacyServer(&mcp.Error{Code: code}) == rev20260728Code(code) {
+			t.Fatalf("code %d: legacy and 2026-07-28 at once, or neither", code)
 		}
 	})
 }

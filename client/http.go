@@ -352,9 +352,9 @@ func (c *httpConn) stream(resp *http.Response, listening bool) {
 			return
 		}
 		c.mu.Lock()
-		modern := mcp.Version(c.version).Sessionless()
+		rev20260728 := mcp.Version(c.version).Sessionless()
 		c.mu.Unlock()
-		if modern && !listening {
+		if rev20260728 && !listening {
 			// Revision 2026-07-28 resumes no stream (no Last-Event-ID,
 			// no GET): a request whose stream broke is over.
 			return

@@ -81,10 +81,10 @@ func (c *inProcessConn) Send(ctx context.Context, msg []byte) error {
 	if request, initialize := requestOf(m); request && !initialize {
 		// A request runs on a goroutine of its own: its answer may wait
 		// for the client's own answers.
-		id, modern := ctx.Value(idKey{}).(int64)
+		id, rev20260728 := ctx.Value(idKey{}).(int64)
 		return c.run(func() {
 			c.ic.Send(c.ctx, m, c.emit)
-			if modern {
+			if rev20260728 {
 				// A 2026-07-28 request whose stream the handler ended
 				// without its response (it closed, it drained) is over:
 				// nothing resumes it (an answer already emitted makes

@@ -214,7 +214,7 @@ func (c *Client) openListen(ctx context.Context, f listenFilter) (*listenStream,
 		l.byID[id] = s
 		l.mu.Unlock()
 	})
-	p, err := c.modernParams(map[string]any{"notifications": f})
+	p, err := c.rev20260728Params(map[string]any{"notifications": f})
 	if err != nil {
 		cancel(nil)
 		return nil, err

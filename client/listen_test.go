@@ -115,7 +115,7 @@ func notesServer() *mcp.Server {
 	return srv
 }
 
-func modernOptions(o Options) *Options {
+func rev20260728Options(o Options) *Options {
 	o.ProtocolVersion = mcp.Version20260728
 	return &o
 }
@@ -158,7 +158,7 @@ func TestListenFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ts, lr := listenServer(t, notesServer())
-			c, err := Connect(context.Background(), HTTP(ts.URL, &HTTPOptions{NoListen: tt.noListen}), modernOptions(tt.opts))
+			c, err := Connect(context.Background(), HTTP(ts.URL, &HTTPOptions{NoListen: tt.noListen}), rev20260728Options(tt.opts))
 			require.NoError(t, err)
 			defer c.Close()
 			require.Equal(t, mcp.Version20260728, c.ProtocolVersion())
@@ -188,7 +188,7 @@ func testListenNotifies(t *testing.T, transport func(*httptest.Server, *listenRe
 	onTools, tools := signal()
 	updated := make(chan string, 16)
 	ctx := context.Background()
-	c, err := Connect(ctx, transport(ts, lr), modernOptions(Options{OnToolsChanged: onTools,
+	c, err := Connect(ctx, transport(ts, lr), rev20260728Options(Options{OnToolsChanged: onTools,
 		OnResourceUpdated: func(uri string) { updated <- uri }}))
 	require.NoError(t, err)
 	defer c.Close()
@@ -230,7 +230,7 @@ func testListenNotifies(t *testing.T, transport func(*httptest.Server, *listenRe
 func TestSubscribeWithoutCapability(t *testing.T) {
 	t.Parallel()
 	ts := fakeListenServer(t, "")
-	c, err := Connect(context.Background(), HTTP(ts.URL, nil), modernOptions(Options{DisableCache: true}))
+	c, err := Connect(context.Background(), HTTP(ts.URL, nil), rev20260728Options(Options{DisableCache: true}))
 	require.NoError(t, err)
 	defer c.Close()
 	err = c.Subscribe(context.Background(), "note://1")
@@ -262,7 +262,7 @@ func TestListenReconnects(t *testing.T) {
 			onTools, tools := signal()
 			updated := make(chan string, 16)
 			ctx := context.Background()
-			c, err := Connect(ctx, tt.transport(ts, lr), modernOptions(Options{OnToolsChanged: onTools,
+			c, err := Connect(ctx, tt.transport(ts, lr), rev20260728Options(Options{OnToolsChanged: onTools,
 				OnResourceUpdated: func(uri string) { updated <- uri }}))
 			require.NoError(t, err)
 			defer c.Close()
@@ -313,7 +313,7 @@ func TestListenCloseDuringBackoff(t *testing.T) {
 	defer h.Close()
 	ts := httptest.NewServer(h)
 	var logs syncBuffer
-	c, err := Connect(context.Background(), HTTP(ts.URL, nil), modernOptions(Options{
+	c, err := Connect(context.Background(), HTTP(ts.URL, nil), rev20260728Options(Options{
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}))
 	require.NoError(t, err)
 	require.NoError(t, h.Close()) // ends the listen stream
@@ -409,7 +409,7 @@ func TestListenBadInput(t *testing.T) {
 			ts := fakeListenServer(t, tt.bad+ack+tt.bad+changed)
 			var logs syncBuffer
 			onTools, tools := signal()
-			c, err := Connect(context.Background(), HTTP(ts.URL, nil), modernOptions(Options{DisableCache: true, OnToolsChanged: onTools,
+			c, err := Connect(context.Background(), HTTP(ts.URL, nil), rev20260728Options(Options{DisableCache: true, OnToolsChanged: onTools,
 				Logger: slog.New(slog.NewTextHandler(&logs, nil))}))
 			require.NoError(t, err)
 			defer c.Close()
@@ -442,7 +442,7 @@ func TestListenRefused(t *testing.T) {
 		inner.ServeHTTP(w, r)
 	})
 	var logs syncBuffer
-	c, err := Connect(context.Background(), HTTP(ts.URL, nil), modernOptions(Options{OnToolsChanged: func() {},
+	c, err := Connect(context.Background(), HTTP(ts.URL, nil), rev20260728Options(Options{OnToolsChanged: func() {},
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))}))
 	require.NoError(t, err)
 	defer c.Close()

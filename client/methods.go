@@ -193,7 +193,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 // reconnections. There it fails without asking when the server does not
 // announce capabilities.resources.subscribe.
 func (c *Client) Subscribe(ctx context.Context, uri string) error {
-	if c.modern() {
+	if c.rev20260728() {
 		return c.subscribe2026(ctx, uri, true)
 	}
 	return c.call(ctx, "resources/subscribe", map[string]string{"uri": uri}, nil)
@@ -203,7 +203,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 // subscriptions/listen stream is opened again without uri (or closed,
 // when nothing is left to listen to).
 func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
-	if c.modern() {
+	if c.rev20260728() {
 		return c.subscribe2026(ctx, uri, false)
 	}
 	return c.call(ctx, "resources/unsubscribe", map[string]string{"uri": uri}, nil)
@@ -251,7 +251,7 @@ func (c *Client) Complete(ctx context.Context, ref mcp.CompletionRef, arg, value
 // SetLogLevel asks the server to send log messages at level and above
 // (at revision 2026-07-28, every later request carries the level).
 func (c *Client) SetLogLevel(ctx context.Context, level mcp.LogLevel) error {
-	if c.modern() {
+	if c.rev20260728() {
 		c.state.mu.Lock()
 		c.state.logLevel = level
 		c.state.mu.Unlock()
@@ -263,7 +263,7 @@ func (c *Client) SetLogLevel(ctx context.Context, level mcp.LogLevel) error {
 // Ping checks that the server answers (at revision 2026-07-28, which has
 // no ping, with server/discover).
 func (c *Client) Ping(ctx context.Context) error {
-	if c.modern() {
+	if c.rev20260728() {
 		return c.call(ctx, "server/discover", nil, nil)
 	}
 	return c.call(ctx, "ping", nil, nil)
@@ -273,7 +273,7 @@ func (c *Client) Ping(ctx context.Context) error {
 // At revision 2026-07-28 the server asks for roots in each request that
 // needs them, so there is nothing to tell: it returns nil.
 func (c *Client) RootsChanged(ctx context.Context) error {
-	if c.modern() {
+	if c.rev20260728() {
 		return nil
 	}
 	return c.Notify(ctx, "notifications/roots/list_changed", nil)

@@ -60,7 +60,7 @@ func TestRequestStreamEndsWithoutResponse(t *testing.T) {
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := Connect(ctx, tr.dial(dropper), modernOptions(Options{}))
+			c, err := Connect(ctx, tr.dial(dropper), rev20260728Options(Options{}))
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = c.Close() })
 			require.Equal(t, mcp.Version20260728, c.ProtocolVersion())

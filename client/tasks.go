@@ -86,10 +86,10 @@ func (i TaskInfo) Ended() bool {
 // Task is a tool call running as a task on the server, as
 // [Client.StartTool] started it. Its methods may be called concurrently.
 type Task struct {
-	c      *Client
-	modern bool   // the 2026-07-28 extension; else 2025-11-25's tasks
-	name   string // the tool's
-	id     string
+	c           *Client
+	rev20260728 bool   // the 2026-07-28 extension; else 2025-11-25's tasks
+	name        string // the tool's
+	id          string
 	// done is the result of a call the server answered at once, as an
 	// ordinary call (2026-07-28 allows it): there is no task to poll.
 	done *mcp.ContentResult
@@ -146,12 +146,12 @@ func (r *taskRegistry) readCapability(raw json.RawMessage) {
 	r.mu.Unlock()
 }
 
-// taskFlavour says which tasks the session speaks: modern for the
+// taskFlavour says which tasks the session speaks: rev20260728 for the
 // 2026-07-28 extension, else 2025-11-25's; an error wrapping
 // ErrTasksUnsupported when the server has none (or, with needList, cannot
 // list them).
-func (c *Client) taskFlavour(needList bool) (modern bool, err error) {
-	if c.modern() {
+func (c *Client) taskFlavour(needList bool) (rev20260728 bool, err error) {
+	if c.rev20260728() {
 		if v, ok := c.init.Capabilities.Extensions[mcp.TasksExtension]; !ok || string(v) == "null" {
 			return true, fmt.Errorf("%w: %s does not declare the %s extension", ErrTasksUnsupported, c.serverName(), mcp.TasksExtension)
 		}
@@ -212,7 +212,7 @@ func (c *Client) taskMeta(meta map[string]any) map[string]any {
 // Wait returns that result. opts are those of [Client.CallTool] (nil for
 // none); at 2025-11-25 Progress hears the task's progress for its life.
 func (c *Client) StartTool(ctx context.Context, name string, args any, opts *CallOptions) (*Task, error) {
-	modern, err := c.taskFlavour(false)
+	rev20260728, err := c.taskFlavour(false)
 	if err != nil {
 		return nil, err
 	}
@@ -227,9 +227,9 @@ func (c *Client) StartTool(ctx context.Context, name string, args any, opts *Cal
 	if args != nil {
 		params["arguments"] = args
 	}
-	t := &Task{c: c, modern: modern, name: name, changed: make(chan struct{})}
+	t := &Task{c: c, rev20260728: rev20260728, name: name, changed: make(chan struct{})}
 	var raw json.RawMessage
-	if modern {
+	if rev20260728 {
 		params["_meta"] = c.taskMeta(o.Meta)
 		err = c.callProgress(ctx, "tools/call", params, &raw, o.Progress)
 	} else {
@@ -293,7 +293,7 @@ func (c *Client) followTask(ctx context.Context, name string, raw json.RawMessag
 	if err != nil {
 		return fmt.Errorf("mcp client: %s answered tools/call with a task: %w", c.serverName(), err)
 	}
-	t := &Task{c: c, modern: true, name: name, id: info.ID, last: info, changed: make(chan struct{})}
+	t := &Task{c: c, rev20260728: true, name: name, id: info.ID, last: info, changed: make(chan struct{})}
 	res, err := t.Wait(ctx)
 	if err != nil {
 		return err
@@ -449,7 +449,7 @@ func (t *Task) params(extra map[string]any) map[string]any {
 	for k, v := range extra {
 		p[k] = v
 	}
-	if t.modern {
+	if t.rev20260728 {
 		p["_meta"] = t.c.taskMeta(nil)
 	}
 	return p
@@ -517,7 +517,7 @@ func (t *Task) Cancel(ctx context.Context) error {
 	}
 	var raw json.RawMessage
 	err := t.c.call(ctx, "tasks/cancel", t.params(nil), &raw)
-	if re := asRPCError(err); re != nil && re.Code == mcp.CodeInvalidParams && !t.modern {
+	if re := asRPCError(err); re != nil && re.Code == mcp.CodeInvalidParams && !t.rev20260728 {
 		// 2025-11-25 refuses to cancel a task that has ended; so does an
 		// unknown task. Which one it was, tasks/get tells.
 		if d, gerr := t.get(ctx); gerr == nil && d.info.Ended() {
@@ -578,7 +578,7 @@ func (t *Task) Wait(ctx context.Context) (*mcp.ContentResult, error) {
 	if t.done != nil {
 		return t.done, nil
 	}
-	if !t.modern {
+	if !t.rev20260728 {
 		t.c.tasks.register(t)
 		defer t.c.tasks.unregister(t)
 	}
@@ -592,12 +592,12 @@ func (t *Task) Wait(ctx context.Context) (*mcp.ContentResult, error) {
 		case "cancelled":
 			return nil, t.cancelled(d.info)
 		case "completed", "failed":
-			if !t.modern {
+			if !t.rev20260728 {
 				return t.result25(ctx)
 			}
 			return t.outcome(d)
 		case "input_required":
-			if !t.modern {
+			if !t.rev20260728 {
 				// tasks/result asks the task's questions, and returns
 				// once the task has ended.
 				return t.result25(ctx)

@@ -80,7 +80,7 @@ func TestCallerRulesAcrossReplicasGoClients(t *testing.T) {
 			HTTPClient: &http.Client{Transport: bearer{user, base}}}, nil)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = s.Close() })
-		require.Equal(t, modernRevision, s.InitializeResult().ProtocolVersion)
+		require.Equal(t, rev20260728, s.InitializeResult().ProtocolVersion)
 		return s
 	}
 	toolNames := func(s *sdk.ClientSession) []string {

@@ -28,8 +28,8 @@ import (
 // Streamable HTTP server process at the same time, then each over stdio
 // with a server process of its own.
 
-// modernRevision is the revision the go-sdk client must end up speaking.
-const modernRevision = "2026-07-28"
+// rev20260728 is the revision the go-sdk client must end up speaking.
+const rev20260728 = "2026-07-28"
 
 // TestDualClients is the dual-client test: see the comment above.
 func TestDualClients(t *testing.T) {
@@ -71,9 +71,9 @@ func TestDualClients(t *testing.T) {
 			checkTSEverything(t, out, "2025-11-25")
 		})
 
-		t.Run("gosdk-"+modernRevision, func(t *testing.T) {
+		t.Run("gosdk-"+rev20260728, func(t *testing.T) {
 			t.Parallel()
-			env := connectModern(t, httpTransport, endpoint)
+			env := connectRev20260728(t, httpTransport, endpoint)
 			close(goReady)
 			env.callEverything(t, &goCalls)
 			// Keep the session busy until client.mjs is done, so the two
@@ -104,9 +104,9 @@ func TestDualClients(t *testing.T) {
 			t.Parallel()
 			checkTSEverything(t, runTSClientAt(t, "stdio", requireBinary(t)), "2025-11-25")
 		})
-		t.Run("gosdk-"+modernRevision, func(t *testing.T) {
+		t.Run("gosdk-"+rev20260728, func(t *testing.T) {
 			t.Parallel()
-			connectModern(t, stdioTransport, "").callEverything(t, &callTimes{})
+			connectRev20260728(t, stdioTransport, "").callEverything(t, &callTimes{})
 		})
 	})
 }
@@ -125,8 +125,8 @@ func (c *callTimes) anyWithin(from, to time.Time) bool {
 	return slices.ContainsFunc(c.at, func(at time.Time) bool { return !at.Before(from) && !at.After(to) })
 }
 
-// modernEnv is a go-sdk client connected at its default (newest) revision.
-type modernEnv struct {
+// rev20260728Env is a go-sdk client connected at its default (newest) revision.
+type rev20260728Env struct {
 	kind     transportKind
 	session  *mcp.ClientSession
 	wire     *wireRecorder
@@ -135,14 +135,14 @@ type modernEnv struct {
 	samples  *notes[string]
 }
 
-// connectModern connects a go-sdk v1.8.0 client, with its default
+// connectRev20260728 connects a go-sdk v1.8.0 client, with its default
 // protocol version, to the everything server at endpoint (http) or to a
 // fresh one over stdio. Its handlers answer as client.mjs's do: the
 // elicitation {action: accept, content: {answer: yes}}, sampling
 // "sampled: <text>", roots file:///tmp/root1.
-func connectModern(t *testing.T, kind transportKind, endpoint string) *modernEnv {
+func connectRev20260728(t *testing.T, kind transportKind, endpoint string) *rev20260728Env {
 	t.Helper()
-	env := &modernEnv{
+	env := &rev20260728Env{
 		kind:     kind,
 		wire:     &wireRecorder{},
 		progress: &notes[mcp.ProgressNotificationParams]{},
@@ -196,19 +196,19 @@ func connectModern(t *testing.T, kind transportKind, endpoint string) *modernEnv
 // callEverything runs the go-sdk side: the revision, tools/list, then
 // every tool of examples/everything with the arguments it needs, each as
 // a subtest; times gets the end of every successful call.
-func (e *modernEnv) callEverything(t *testing.T, times *callTimes) {
+func (e *rev20260728Env) callEverything(t *testing.T, times *callTimes) {
 	t.Run("revision", func(t *testing.T) {
 		res := e.session.InitializeResult()
 		require.NotNil(t, res)
-		require.Equal(t, modernRevision, res.ProtocolVersion, "go-sdk v1.8.0 must negotiate its newest revision")
+		require.Equal(t, rev20260728, res.ProtocolVersion, "go-sdk v1.8.0 must negotiate its newest revision")
 		require.NotNil(t, res.ServerInfo, "serverInfo (from server/discover's _meta)")
 		require.Equal(t, "everything", res.ServerInfo.Name)
-		require.Empty(t, e.session.ID(), "revision %s has no sessions", modernRevision)
+		require.Empty(t, e.session.ID(), "revision %s has no sessions", rev20260728)
 		msgs := e.wire.snapshot()
 		require.NotEmpty(t, msgs)
 		require.Equal(t, "server/discover", msgs[0].Method, "the first message is server/discover")
 		for _, m := range msgs {
-			require.NotEqual(t, "initialize", m.Method, "no initialize at %s", modernRevision)
+			require.NotEqual(t, "initialize", m.Method, "no initialize at %s", rev20260728)
 		}
 	})
 
@@ -246,7 +246,7 @@ func (e *modernEnv) callEverything(t *testing.T, times *callTimes) {
 				} `json:"client"`
 			}
 			require.NoError(t, json.Unmarshal([]byte(text), &who), "whoami: %q", text)
-			require.Empty(t, who.SessionID, "no session at %s", modernRevision)
+			require.Empty(t, who.SessionID, "no session at %s", rev20260728)
 			require.Equal(t, "mcpchain-e2e-dual", who.Client.Name, "clientInfo from _meta")
 		}},
 		"sample": {args: map[string]any{"text": "hello"}, text: "sampled: hello", asks: true},
@@ -304,9 +304,9 @@ func (e *modernEnv) callEverything(t *testing.T, times *callTimes) {
 					Name string         `json:"name"`
 					Meta map[string]any `json:"_meta"`
 				}
-				return json.Unmarshal(p, &q) == nil && q.Name == name && q.Meta["io.modelcontextprotocol/protocolVersion"] == modernRevision
+				return json.Unmarshal(p, &q) == nil && q.Name == name && q.Meta["io.modelcontextprotocol/protocolVersion"] == rev20260728
 			})
-			require.True(t, ok, "the tools/call %s on the wire carries _meta protocolVersion %s", name, modernRevision)
+			require.True(t, ok, "the tools/call %s on the wire carries _meta protocolVersion %s", name, rev20260728)
 			if c.progress {
 				e.requireProgress(t, id, token)
 			}
@@ -321,7 +321,7 @@ func (e *modernEnv) callEverything(t *testing.T, times *callTimes) {
 		// question travels in an input-required result.
 		for _, m := range e.wire.snapshot() {
 			if m.In && m.Method != "" && m.ID != "" {
-				t.Errorf("server sent request %s (id %s) at %s: %s", m.Method, m.ID, modernRevision, m.Params)
+				t.Errorf("server sent request %s (id %s) at %s: %s", m.Method, m.ID, rev20260728, m.Params)
 			}
 		}
 	})
@@ -329,7 +329,7 @@ func (e *modernEnv) callEverything(t *testing.T, times *callTimes) {
 
 // requireProgress requires the three progress notifications of the call
 // with id, before its response, and in the client's handler.
-func (e *modernEnv) requireProgress(t *testing.T, id, token string) {
+func (e *rev20260728Env) requireProgress(t *testing.T, id, token string) {
 	t.Helper()
 	msgs := e.wire.snapshot()
 	respAt := responseIndex(msgs, id)
@@ -362,7 +362,7 @@ func (e *modernEnv) requireProgress(t *testing.T, id, token string) {
 // requireInputRequired requires that the call of tool went the 2026-07-28
 // way: a result with resultType input_required first, then the client's
 // retry (go-sdk does it by itself) carrying inputResponses.
-func (e *modernEnv) requireInputRequired(t *testing.T, tool string) {
+func (e *rev20260728Env) requireInputRequired(t *testing.T, tool string) {
 	t.Helper()
 	var irr, retry bool
 	for _, m := range e.wire.snapshot() {

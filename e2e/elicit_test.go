@@ -146,7 +146,7 @@ func TestTypeScriptElicitation(t *testing.T) {
 			t.Logf("elicit.mjs %s: %s", tc.sdk, run.stdout)
 			require.Empty(t, out.Fatal, "%s", run.stdout)
 			assert.Equal(t, tc.version, out.ProtocolVersion)
-			modern := tc.version == "2026-07-28"
+			rev20260728 := tc.version == "2026-07-28"
 
 			assert.Equal(t, "accept", out.Steps["connect"].Text, "%s", run.stdout)
 			var connectReq map[string]any
@@ -160,13 +160,13 @@ func TestTypeScriptElicitation(t *testing.T) {
 			require.NotNil(t, connectReq, "the client's handler saw the URL elicitation: %s", run.stdout)
 			assert.Equal(t, "url", connectReq["mode"])
 			assert.True(t, strings.HasSuffix(connectReq["url"].(string), "/connect?id=e1"))
-			if modern {
+			if rev20260728 {
 				assert.NotContains(t, connectReq, "elicitationId")
 			} else {
 				assert.Equal(t, "e1", connectReq["elicitationId"])
 			}
 
-			if modern {
+			if rev20260728 {
 				assert.Equal(t, "linked", out.Steps["account"].Text, "rounds: the page opened, the call completes: %s", run.stdout)
 				assert.Empty(t, out.Notifications)
 			} else {

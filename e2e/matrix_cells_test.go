@@ -80,7 +80,7 @@ func runGoSDKCell(t *testing.T, c *matrixCell, tr matrixTransport, rev, bin stri
 	}
 	defer s.Close()
 	c.negotiated = s.InitializeResult().ProtocolVersion
-	modern := c.negotiated == modernRevision
+	rev20260728 := c.negotiated == rev20260728
 
 	step := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, 10*time.Second) }
 	call := func(name string, args any, meta mcp.Meta) (*mcp.CallToolResult, error) {
@@ -223,7 +223,7 @@ func runGoSDKCell(t *testing.T, c *matrixCell, tr matrixTransport, rev, bin stri
 	do("timeout", func() (string, error) { return checkTimeout(ctx, reply) })
 	do("logging", func() (string, error) {
 		var meta mcp.Meta
-		if modern {
+		if rev20260728 {
 			// 2026-07-28 removed logging/setLevel: the level is in each
 			// request's _meta.
 			meta = mcp.Meta{"io.modelcontextprotocol/logLevel": "debug"}

@@ -175,7 +175,8 @@ func TestClientMatrix(t *testing.T) {
 		}
 	}
 	// The MCP Inspector CLI (2.12.0): --protocol-era legacy (its default)
-	// and modern.
+	// and modern: the inspector's own names for the 2025 revisions and
+	// 2026-07-28.
 	for _, tr := range matrixTransports {
 		for _, era := range []string{"legacy", "modern"} {
 			if tr.sse && era == "modern" {

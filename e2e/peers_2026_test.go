@@ -117,20 +117,20 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// modernPeer is a peer server started for one subtest, with tools/list
+// peer2026 is a peer server started for one subtest, with tools/list
 // cacheable for a minute, the client's requests counted by wc; grow adds a
 // tool of that name on the server after the client connected (by
 // calling the peer's grow tool, or on the server object in this
 // process).
-type modernPeer func(t *testing.T, wc *wireCount) (tr client.Transport, grow func(ctx context.Context, c *client.Client, name string) error)
+type peer2026 func(t *testing.T, wc *wireCount) (tr client.Transport, grow func(ctx context.Context, c *client.Client, name string) error)
 
-// modernPeers are the peer servers that speak 2026-07-28, by name and
+// peers2026 are the peer servers that speak 2026-07-28, by name and
 // transport.
-var modernPeers = []struct {
+var peers2026 = []struct {
 	name  string
-	start map[string]modernPeer
+	start map[string]peer2026
 }{
-	{"ts-sdk-v2-2.4.0", map[string]modernPeer{
+	{"ts-sdk-v2-2.4.0", map[string]peer2026{
 		"stdio": func(t *testing.T, wc *wireCount) (client.Transport, func(context.Context, *client.Client, string) error) {
 			return stdioCounted(t, spawnNodePeer(t, "peer-v2.mjs", "--grow"), wc), growByTool
 		},
@@ -142,7 +142,7 @@ var modernPeers = []struct {
 	// The go-sdk serves 2026-07-28 over stdio and, over HTTP, only from
 	// its stateless handler (StreamableHTTPOptions.Stateless): the
 	// stateful one answers -32022.
-	{"go-sdk-1.8.0", map[string]modernPeer{
+	{"go-sdk-1.8.0", map[string]peer2026{
 		"stdio": func(t *testing.T, wc *wireCount) (client.Transport, func(context.Context, *client.Client, string) error) {
 			srv := newGoSDKPeerServer(goSDKCacheable())
 			return goSDKStdio(t, srv, wc.writer), growGoSDK(srv)
@@ -155,7 +155,7 @@ var modernPeers = []struct {
 			return client.HTTP(ts.URL, &client.HTTPOptions{Client: wc.httpClient()}), growGoSDK(srv)
 		},
 	}},
-	{"mcp-go-1.2.1", map[string]modernPeer{
+	{"mcp-go-1.2.1", map[string]peer2026{
 		"stdio": func(t *testing.T, wc *wireCount) (client.Transport, func(context.Context, *client.Client, string) error) {
 			return stdioCounted(t, mcpGoStdioCmd(t, "MCPGO_PEER_GROW=1"), wc), growByTool
 		},
@@ -239,7 +239,7 @@ func growMCPGo(srv *mcpgoserver.MCPServer) func(context.Context, *client.Client,
 // Tasks are in TestGoClientPeerTasks.
 func TestGoClientPeers2026Behaviours(t *testing.T) {
 	t.Parallel()
-	for _, p := range modernPeers {
+	for _, p := range peers2026 {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
 			for _, transport := range []string{"stdio", "http"} {
@@ -255,7 +255,7 @@ func TestGoClientPeers2026Behaviours(t *testing.T) {
 
 // connectPeer2026 connects at 2026-07-28 to a peer started with start,
 // OnToolsChanged sending on the returned channel.
-func connectPeer2026(t *testing.T, ctx context.Context, start modernPeer) (*client.Client, *wireCount, func(context.Context, *client.Client, string) error, <-chan struct{}) {
+func connectPeer2026(t *testing.T, ctx context.Context, start peer2026) (*client.Client, *wireCount, func(context.Context, *client.Client, string) error, <-chan struct{}) {
 	wc := &wireCount{}
 	tr, grow := start(t, wc)
 	changed := make(chan struct{}, 16)
@@ -295,7 +295,7 @@ func awaitChanged(t *testing.T, ctx context.Context, changed <-chan struct{}) {
 	}
 }
 
-func testPeerListen(t *testing.T, start modernPeer) {
+func testPeerListen(t *testing.T, start peer2026) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, wc, grow, changed := connectPeer2026(t, ctx, start)
@@ -306,7 +306,7 @@ func testPeerListen(t *testing.T, start modernPeer) {
 	assert.Contains(t, toolNames(t, ctx, c), "grown")
 }
 
-func testPeerCache(t *testing.T, start modernPeer) {
+func testPeerCache(t *testing.T, start peer2026) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, wc, grow, changed := connectPeer2026(t, ctx, start)
@@ -383,7 +383,7 @@ func TestGoClientPeerTasks(t *testing.T) {
 			assert.Equal(t, "cancelled", info.Status)
 		})
 	}
-	for _, p := range modernPeers {
+	for _, p := range peers2026 {
 		for _, transport := range []string{"stdio", "http"} {
 			t.Run(p.name+"/"+transport+"/2026-07-28", func(t *testing.T) {
 				t.Parallel()

@@ -34,9 +34,9 @@ type peer struct {
 	// versions are the protocol revisions the client asks for, by
 	// transport name; none is mcp.Version20251125, the client's default.
 	versions map[string]mcp.Version
-	// modern are the transports over which the server speaks revision
+	// rev20260728 are the transports over which the server speaks revision
 	// 2026-07-28.
-	modern []string
+	rev20260728 []string
 }
 
 // nodePeer runs e2e/node/<script> (a peer on a Node SDK) over stdio as a
@@ -186,7 +186,7 @@ func newGoSDKPeerServer(opts *gosdk.ServerOptions) *gosdk.Server {
 		})
 	// At 2026-07-28 the server cannot send requests: sample and
 	// elicit ask through input-required results instead.
-	modern := func(req *gosdk.CallToolRequest) bool {
+	rev20260728 := func(req *gosdk.CallToolRequest) bool {
 		ip := req.Session.InitializeParams()
 		return ip != nil && mcp.Version(ip.ProtocolVersion).Compare(mcp.Version20260728) >= 0
 	}
@@ -201,7 +201,7 @@ func newGoSDKPeerServer(opts *gosdk.ServerOptions) *gosdk.Server {
 			// as the with-tools form: a list of content blocks.
 			if r, ok := req.Params.InputResponses["sample"].(*gosdk.CreateMessageWithToolsResult); ok && len(r.Content) > 0 {
 				content = r.Content[0]
-			} else if modern(req) {
+			} else if rev20260728(req) {
 				return &gosdk.CallToolResult{InputRequests: gosdk.InputRequestMap{"sample": params}}, nil, nil
 			} else {
 				r, err := req.Session.CreateMessage(ctx, params)
@@ -221,7 +221,7 @@ func newGoSDKPeerServer(opts *gosdk.ServerOptions) *gosdk.Server {
 			params := &gosdk.ElicitParams{Mode: "form", Message: "Answer?", RequestedSchema: json.RawMessage(
 				`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)}
 			r, _ := req.Params.InputResponses["answer"].(*gosdk.ElicitResult)
-			if r == nil && modern(req) {
+			if r == nil && rev20260728(req) {
 				return &gosdk.CallToolResult{InputRequests: gosdk.InputRequestMap{"answer": params}}, nil, nil
 			}
 			if r == nil {
@@ -304,7 +304,7 @@ func runPeers(t *testing.T, version func(p peer, transport string) mcp.Version) 
 					t.Parallel()
 					v := version(p, transport)
 					want := mcp.Version20251125
-					if v == mcp.Version20260728 && slices.Contains(p.modern, transport) {
+					if v == mcp.Version20260728 && slices.Contains(p.rev20260728, transport) {
 						want = v
 					}
 					testPeer(t, p.start[transport](t), v, want)

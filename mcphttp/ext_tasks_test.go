@@ -383,7 +383,8 @@ func TestTaskInput(t *testing.T) {
 // settles the task cancelled, and is idempotent.
 func TestTaskCancel(t *testing.T) {
 	t.Parallel()
-	ts, _, tt := newTaskHTTP(t, nil)
+	store := session.NewMemoryStore()
+	ts, h, tt := newTaskHTTP(t, &mcphttp.Options{Sessions: store})
 	w := createTask(t, ts.URL, "slow", `{"ms":60000}`)
 	cancel := func() msg {
 		_, m := tasksPost(t, ts.URL, taskBody(4, "tasks/cancel", `"taskId":"`+w.TaskID+`"`, tasksExt), w.TaskID)
@@ -400,8 +401,12 @@ func TestTaskCancel(t *testing.T) {
 	assert.Equal(t, "cancelled", got.Status)
 	assert.Nil(t, got.Result)
 	ack(t, cancel())
-	time.Sleep(100 * time.Millisecond)
-	assert.Equal(t, "cancelled", getTask(t, ts.URL, w.TaskID).Status, "the tool's end does not overwrite the cancellation")
+	// Close waits for the task's goroutine, which settles the task once
+	// the tool returned: after it the tool's end has been written, or not.
+	require.NoError(t, h.Close())
+	end, err := store.GetTask(context.Background(), w.TaskID)
+	require.NoError(t, err)
+	assert.Equal(t, session.TaskCancelled, end.Status, "the tool's end does not overwrite the cancellation")
 }
 
 // TestTaskShutdown: closing the handler cancels a running task, waits for

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/discovery"
+	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/stretchr/testify/assert"
@@ -454,4 +456,86 @@ func TestEmbedRev20260728(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, tt.run)
 	}
+}
+
+func TestNewMuxUnderPrefix(t *testing.T) {
+	t.Parallel()
+	srv := quietServerWithTools(mcp.Options{})
+	srv.AddRoute("GET", "/users/{id}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mcphttp.WriteJSON(w, http.StatusOK, map[string]string{"id": r.PathValue("id")})
+	}), nil)
+	h := mcphttp.New(srv, nil)
+	parent := http.NewServeMux()
+	parent.Handle("/api/", http.StripPrefix("/api", mcphttp.NewMux(h, nil)))
+	parent.HandleFunc("GET /other", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "parent") })
+	ts := httptest.NewServer(parent)
+	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+
+	c := &httpClient{t: t, url: ts.URL + "/api/mcp", hc: ts.Client()}
+	c.initWith(`{}`, "prefixed")
+	res, _ := c.call(2, "tools/call", `{"name":"add","arguments":{"a":1,"b":2}}`)
+	assert.Equal(t, "3", wiretest.ToolResult(t, res).Content[0].(mcp.TextContent).Text)
+
+	tests := []struct{ path, want string }{
+		{"/api/health", "ok"},
+		{"/api/users/7", `{"id":"7"}`},
+		{"/other", "parent"},
+	}
+	for _, tt := range tests {
+		resp, body := fetch(t, http.MethodGet, ts.URL+tt.path, "")
+		assert.Equal(t, http.StatusOK, resp.StatusCode, tt.path)
+		assert.Equal(t, tt.want, strings.TrimSpace(body), tt.path)
+	}
+	resp, _ := fetch(t, http.MethodGet, ts.URL+"/api/nothing", "")
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+}
+
+// TestNewMuxServesLateRoutes: a route added after NewMux is served (with
+// the same auth rules), not silently dropped; one whose pattern conflicts
+// with a mounted one is refused and logged.
+func TestNewMuxServesLateRoutes(t *testing.T) {
+	t.Parallel()
+	auth := func(r *http.Request) (any, error) {
+		if r.Header.Get("Authorization") != "Bearer good" {
+			return nil, mcp.ErrUnauthorized
+		}
+		return "good-user", nil
+	}
+	logs := &wiretest.SyncBuffer{}
+	srv := mcp.NewServer(mcp.Options{Name: "late", Version: "1.0.0", Logger: jsonLogger(logs), Authenticate: auth})
+	h := mcphttp.New(srv, nil)
+	ts := httptest.NewServer(mcphttp.NewMux(h, nil))
+	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+
+	resp, _ := fetch(t, http.MethodGet, ts.URL+"/late", "")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "not there yet")
+	srv.AddRoute("GET", "/late", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "late "+fmt.Sprint(mcp.AuthFromContext(r.Context())))
+	}), nil)
+	srv.AddRoute("POST", "/late-public", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+	}), &mcp.RouteOptions{Public: true})
+	srv.AddRoute("GET", "/health", http.NotFoundHandler(), nil)
+
+	tests := []struct {
+		name, method, path, token string
+		status                    int
+		body                      string
+	}{
+		{"late route", "GET", "/late", "good", 200, "late good-user"},
+		{"late route needs auth", "GET", "/late", "", 401, ""},
+		{"late public route", "POST", "/late-public", "", 201, ""},
+		{"late route, wrong method", "PUT", "/late-public", "", 405, ""},
+		{"conflicting late route refused: health still answers", "GET", "/health", "", 200, "ok"},
+		{"still unknown", "GET", "/nothing", "", 404, ""},
+	}
+	for _, tt := range tests {
+		resp, body := fetch(t, tt.method, ts.URL+tt.path, tt.token)
+		assert.Equal(t, tt.status, resp.StatusCode, tt.name)
+		if tt.body != "" {
+			assert.Equal(t, tt.body, body, tt.name)
+		}
+	}
+	assert.Contains(t, logs.String(), "a custom route added after NewMux is not served")
+	assert.Contains(t, logs.String(), "GET /health")
 }

@@ -1,17 +1,14 @@
 package mcphttp
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
 	"sort"
-	"strconv"
 
 	"github.com/mcpchain/mcp"
-	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/middleware"
@@ -244,99 +241,6 @@ func (h *Handler) takeRev20260728Notification(w http.ResponseWriter, r *http.Req
 			"method", strictjson.Clip(msg.Method, strictjson.MaxQuoted), "params", strictjson.ForLogBytes(msg.Params))
 	}
 	w.WriteHeader(http.StatusAccepted)
-}
-
-// doDiscover is server/discover: the versions, capabilities and
-// instructions of the server, and its whole identity (icons and website
-// included) in the result's _meta, where every 2026-07-28 result carries
-// the short form.
-func (h *Handler) doDiscover(_ context.Context, k *call) (any, error) {
-	k.cache = h.ops.DiscoverCache(k.auth)
-	o := h.srv.Options()
-	meta, err := discoverMeta(o) // serverinfo.go
-	if err != nil {
-		return nil, err
-	}
-	return struct {
-		SupportedVersions []string                   `json:"supportedVersions"`
-		Capabilities      rev20260728Capabilities    `json:"capabilities"`
-		Instructions      string                     `json:"instructions,omitempty"`
-		Meta              map[string]json.RawMessage `json:"_meta"`
-	}{allVersions, rev20260728Capabilities{
-		Tools:       listChanged{true},
-		Resources:   resourcesCap{Subscribe: true, ListChanged: true},
-		Prompts:     listChanged{true},
-		Logging:     struct{}{},
-		Completions: struct{}{},
-		Extensions:  h.advertisedExtensions(true), // extensions.go
-	}, o.Instructions, meta}, nil
-}
-
-// rev20260728Capabilities are the server capabilities of 2026-07-28.
-type rev20260728Capabilities struct {
-	Tools       listChanged                `json:"tools"`
-	Resources   resourcesCap               `json:"resources"`
-	Prompts     listChanged                `json:"prompts"`
-	Logging     struct{}                   `json:"logging"`
-	Completions struct{}                   `json:"completions"`
-	Extensions  map[string]json.RawMessage `json:"extensions"`
-}
-
-// rev20260728Result adds to a result what 2026-07-28 puts on every one:
-// resultType, the server's identity in _meta, and on lists, reads and
-// discover the caching fields ttlMs and cacheScope. Their values are the
-// hint the method decided (k.cache: the author's, under the rules of
-// mcp.CacheHint); without one (an interceptor answered without running
-// the method) ttlMs 0, and cacheScope private when the request carried
-// auth data, public otherwise. A request retried with inputResponses or
-// requestState gets ttlMs 0 and private: clients must not cache it, and
-// it holds the user's answers. Members the result already has are kept.
-func (h *Handler) rev20260728Result(k *call, b []byte) ([]byte, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	if m == nil {
-		m = map[string]json.RawMessage{}
-	}
-	setDefault := func(key, v string) {
-		if _, ok := m[key]; !ok {
-			m[key] = json.RawMessage(v)
-		}
-	}
-	setDefault("resultType", `"complete"`)
-	// An input-required result (rev20260728_mrtr.go) is one round's, never cached.
-	if methodTable[k.msg.Method].cached && string(m["resultType"]) != `"input_required"` {
-		c := k.cache
-		switch {
-		case k.round != nil && k.round.retried:
-			c = engine.Cache{Set: true, Private: true}
-		case !c.Set:
-			c = engine.Cache{Private: k.auth != nil}
-		}
-		setDefault("ttlMs", strconv.FormatInt(c.TTLMs, 10))
-		if c.Private {
-			setDefault("cacheScope", `"private"`)
-		} else {
-			setDefault("cacheScope", `"public"`)
-		}
-	}
-	meta := map[string]json.RawMessage{}
-	if raw, ok := m["_meta"]; ok {
-		if err := json.Unmarshal(raw, &meta); err != nil || meta == nil {
-			meta = map[string]json.RawMessage{}
-		}
-	}
-	if _, ok := meta[metaServerInfo]; !ok {
-		o := h.srv.Options()
-		si, err := json.Marshal(mcp.Implementation{Name: o.Name, Title: o.Title, Version: o.Version})
-		if err != nil {
-			return nil, err
-		}
-		meta[metaServerInfo] = si
-	}
-	m["_meta"] = appendObject(nil, meta)
-	return appendObject(make([]byte, 0, len(b)+128), m), nil
 }
 
 // appendObject appends members as a JSON object, keys sorted.

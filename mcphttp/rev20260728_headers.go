@@ -22,7 +22,7 @@ import (
 // first failure.
 func (h *Handler) checkRev20260728Headers(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) bool {
 	id := msg.ID
-	if inproc.Modern(r.Context()) {
+	if inproc.Rev20260728(r.Context()) {
 		// stdio and embedded: no HTTP routing headers to check, only
 		// whether the revision has the method.
 		return h.checkRev20260728Method(w, msg)

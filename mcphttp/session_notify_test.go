@@ -56,6 +56,7 @@ func TestSubscriptionsAndListChanges(t *testing.T) {
 	}
 	srv.AddResource(mcp.Resource{URI: "file:///a", Name: "a", Load: load})
 	srv.AddResource(mcp.Resource{URI: "file:///b", Name: "b", Load: load})
+	srv.AddResource(mcp.Resource{URI: "file:///c", Name: "c", Load: load})
 	ctx := context.Background()
 	var subscribed, other notes
 	s1 := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: subscribed.add}}).Client()
@@ -86,10 +87,14 @@ func TestSubscriptionsAndListChanges(t *testing.T) {
 	// Only subscribers get updates, and only for what they subscribed to.
 	require.False(t, other.has(updatedA), "a session that did not subscribe got an update")
 	require.False(t, subscribed.has(`notifications/resources/updated {"uri":"file:///b"}`))
+	require.NoError(t, s1.Call(ctx, "resources/subscribe", map[string]string{"uri": "file:///c"}, nil))
 	require.NoError(t, s1.Call(ctx, "resources/unsubscribe", map[string]string{"uri": "file:///a"}, nil))
 	srv.ResourceUpdated("file:///a")
 	srv.ResourceUpdated("file:///a")
-	time.Sleep(100 * time.Millisecond)
+	// An update of c, still subscribed, goes after them on the same
+	// stream: once it is in, an update of a sent in error would be too.
+	srv.ResourceUpdated("file:///c")
+	require.Eventually(t, func() bool { return subscribed.has(`notifications/resources/updated {"uri":"file:///c"}`) }, 5*time.Second, 10*time.Millisecond)
 	subscribed.mu.Lock()
 	n := 0
 	for _, g := range subscribed.got {

@@ -595,8 +595,8 @@ func TestGatewayCancellationOnAPooledConnection(t *testing.T) {
 	t.Parallel()
 	w := newWhoUpstream(t)
 	_, h := statelessGateway(t, w, proxy.Options{})
-	modern := func() *client.Options { return &client.Options{ProtocolVersion: mcp.Version20260728} }
-	one, two := downstreamWith(t, h, "alice", modern()), downstreamWith(t, h, "alice", modern())
+	rev20260728 := func() *client.Options { return &client.Options{ProtocolVersion: mcp.Version20260728} }
+	one, two := downstreamWith(t, h, "alice", rev20260728()), downstreamWith(t, h, "alice", rev20260728())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancelled := make(chan error, 1)
 	go func() {

@@ -199,15 +199,15 @@ func TestGatewayUpstreamWithoutTemplates(t *testing.T) {
 	assert.Empty(t, templates)
 }
 
-// TestMountedGatewayModern: a parent's client at 2026-07-28 (no session)
+// TestMountedGatewayRev20260728: a parent's client at 2026-07-28 (no session)
 // reaches the mounted gateway's shared connection, and the upstream's
 // sampling, elicitation and roots requests are answered through the
 // input-required rounds of the parent's request.
-func TestMountedGatewayModern(t *testing.T) {
+func TestMountedGatewayRev20260728(t *testing.T) {
 	f := newFixture(t)
 	g, h := mountedGateway(t, f)
 	c := connect(t, h, &client.Options{ProtocolVersion: mcp.Version20260728,
-		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///modern"}}, nil },
+		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///sessionless"}}, nil },
 		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
 		},
@@ -215,12 +215,12 @@ func TestMountedGatewayModern(t *testing.T) {
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		},
 		Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "modern"}}, nil
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "sessionless"}}, nil
 		},
 	})
 	require.Equal(t, mcp.Version20260728, c.ProtocolVersion())
 	assert.Equal(t, "stateless", callText(t, c, "up_echo", map[string]string{"text": "stateless"}))
-	assert.Equal(t, "file:///modern eve accept modern", callText(t, c, "up_ask", nil))
+	assert.Equal(t, "file:///sessionless eve accept sessionless", callText(t, c, "up_ask", nil))
 	assert.Zero(t, g.Sessions(), "requests without a session use the gateway's shared connection")
 }
 

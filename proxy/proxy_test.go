@@ -607,11 +607,11 @@ func (p rwc) Close() error {
 	return p.r.Close()
 }
 
-func TestGatewayModernDownstream(t *testing.T) {
+func TestGatewayRev20260728Downstream(t *testing.T) {
 	f := newFixture(t)
 	g, h := gateway(t, f, proxy.Options{})
 	down := connect(t, h, &client.Options{ProtocolVersion: mcp.Version20260728,
-		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///modern"}}, nil },
+		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///sessionless"}}, nil },
 		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
 		},
@@ -619,7 +619,7 @@ func TestGatewayModernDownstream(t *testing.T) {
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		},
 		Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "modern"}}, nil
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "sessionless"}}, nil
 		},
 	})
 	require.Equal(t, mcp.Version20260728, down.ProtocolVersion())
@@ -633,7 +633,7 @@ func TestGatewayModernDownstream(t *testing.T) {
 	res, err = down.CallTool(ctx, "ask", nil, nil)
 	require.NoError(t, err)
 	require.False(t, res.IsError, res.Text())
-	assert.Equal(t, "file:///modern eve accept modern", res.Text())
+	assert.Equal(t, "file:///sessionless eve accept sessionless", res.Text())
 	assert.Zero(t, g.Sessions(), "requests without a session use the shared connection")
 }
 

@@ -33,9 +33,9 @@ func newAppsServer() *mcp.Server {
 func TestServeApps(t *testing.T) {
 	t.Parallel()
 	const ext = `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`
-	for _, modern := range []bool{false, true} {
+	for _, rev20260728 := range []bool{false, true} {
 		for _, host := range []bool{true, false} {
-			t.Run(fmt.Sprintf("modern=%v host=%v", modern, host), func(t *testing.T) {
+			t.Run(fmt.Sprintf("rev20260728=%v host=%v", rev20260728, host), func(t *testing.T) {
 				t.Parallel()
 				caps := "{}"
 				if host {
@@ -44,7 +44,7 @@ func TestServeApps(t *testing.T) {
 				p := startServe(t, context.Background(), newHandler(t, newAppsServer()), nil)
 				meta := ""
 				var declared string
-				if modern {
+				if rev20260728 {
 					meta = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
 					p.send(`{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{` + meta[1:] + `}}`)
 					m, _ := p.response("0")

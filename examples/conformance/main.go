@@ -112,7 +112,7 @@ func newServer() *mcp.Server {
 		Instructions: "The fixture server of the MCP conformance suite.",
 	})
 	addTools(srv)
-	addModernTools(srv)
+	addRev20260728Tools(srv)
 	addInputRequiredFixtures(srv)
 	addTaskTools(srv)
 	addResources(srv)

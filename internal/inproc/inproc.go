@@ -48,7 +48,7 @@ type Client struct {
 	sessionID []string
 	version   []string
 
-	modern inflight // 2026-07-28 requests in flight (modern.go)
+	rev20260728 inflight // 2026-07-28 requests in flight (rev20260728.go)
 }
 
 // MessageWriter is implemented by the ResponseWriter of a synthesized
@@ -176,19 +176,19 @@ func (s *Client) Send(ctx context.Context, msg []byte, emit func([]byte)) {
 // message's (nil and "" for a response; id nil for a notification), so it
 // is not decoded again before the handler decodes it. Only a message that
 // names a 2026-07-28 version in its text, or a notifications/cancelled, has
-// its params decoded here (modern.go).
+// its params decoded here (rev20260728.go).
 func (s *Client) Post(ctx context.Context, msg []byte, id json.RawMessage, method string, emit func([]byte)) {
 	var v string
 	if method == "notifications/cancelled" || bytes.Contains(msg, []byte(metaProtocolVersion)) {
 		_, _, params := peek(msg)
-		if method == "notifications/cancelled" && s.modern.cancel(params) {
+		if method == "notifications/cancelled" && s.rev20260728.cancel(params) {
 			return // it cancelled a 2026-07-28 request
 		}
 		v = metaVersion(params)
 	}
 	if v != "" && id != nil && method != "" {
 		var done func()
-		ctx, done = s.modern.track(ctx, id)
+		ctx, done = s.rev20260728.track(ctx, id)
 		defer done()
 		emit = quietOnceCancelled(ctx, emit)
 	}
@@ -196,7 +196,7 @@ func (s *Client) Post(ctx context.Context, msg []byte, id json.RawMessage, metho
 	w.init = method == "initialize"
 	r := s.newRequest(ctx, http.MethodPost, msg)
 	if v != "" {
-		r = modernRequest(r, v)
+		r = rev20260728Request(r, v)
 	}
 	s.h.ServeHTTP(w, r)
 	w.finish(id)

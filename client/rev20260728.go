@@ -32,13 +32,13 @@ const (
 // maxInputRounds bounds the input-required rounds of one request.
 const maxInputRounds = 16
 
-// modern reports whether the client speaks revision 2026-07-28.
-func (c *Client) modern() bool { return c.opts.ProtocolVersion.Sessionless() }
+// rev20260728 reports whether the client speaks revision 2026-07-28.
+func (c *Client) rev20260728() bool { return c.opts.ProtocolVersion.Sessionless() }
 
-// modernState is what a 2026-07-28 client keeps between requests: the
+// rev20260728State is what a 2026-07-28 client keeps between requests: the
 // log level it asks for, and the Mcp-Param-* annotations of the tools it
 // listed.
-type modernState struct {
+type rev20260728State struct {
 	mu       sync.Mutex
 	logLevel mcp.LogLevel
 	params   map[string][]paramHeader // by tool name
@@ -83,7 +83,7 @@ func (c *Client) discover(ctx context.Context) error {
 // authorization.
 func legacyServer(err error) bool {
 	if re := asRPCError(err); re != nil {
-		return !modernCode(re.Code)
+		return !rev20260728Code(re.Code)
 	}
 	var he *HTTPError
 	if !errors.As(err, &he) || he.Status < 400 || he.Status >= 500 ||
@@ -95,13 +95,13 @@ func legacyServer(err error) bool {
 			Code int64 `json:"code"`
 		} `json:"error"`
 	}
-	return json.Unmarshal([]byte(he.Body), &body) != nil || body.Error == nil || !modernCode(body.Error.Code)
+	return json.Unmarshal([]byte(he.Body), &body) != nil || body.Error == nil || !rev20260728Code(body.Error.Code)
 }
 
-// modernCode reports whether code is in the range revision 2026-07-28
+// rev20260728Code reports whether code is in the range revision 2026-07-28
 // reserves for its errors (-32020 to -32099), the one 2025-era code
 // there (-32042, URL elicitation required) aside.
-func modernCode(code int64) bool {
+func rev20260728Code(code int64) bool {
 	return code <= mcp.CodeHeaderMismatch && code >= -32099 && code != mcp.CodeURLElicitationRequired
 }
 
@@ -214,10 +214,10 @@ func (c *Client) capabilities() map[string]any {
 	return caps
 }
 
-// modernParams returns params with the request _meta of 2026-07-28 added
+// rev20260728Params returns params with the request _meta of 2026-07-28 added
 // (members the caller's _meta already has are kept);
 // params that are not a JSON object (nor nil) have no place for it.
-func (c *Client) modernParams(params any) (map[string]any, error) {
+func (c *Client) rev20260728Params(params any) (map[string]any, error) {
 	m := toMap(params)
 	if len(m) == 0 && params != nil {
 		if b, err := json.Marshal(params); err != nil || (!bytes.HasPrefix(b, []byte("{")) && string(b) != "null") {
@@ -255,10 +255,10 @@ type toolCall struct {
 	raw  json.RawMessage // {"name":…,"arguments":…}, no other member
 }
 
-// modernToolCall is modernParams of tc, encoded: tc's members and the
+// rev20260728ToolCall is rev20260728Params of tc, encoded: tc's members and the
 // request _meta, spliced rather than decoded into a map and encoded again
 // on every call.
-func (c *Client) modernToolCall(tc toolCall) (json.RawMessage, error) {
+func (c *Client) rev20260728ToolCall(tc toolCall) (json.RawMessage, error) {
 	meta, err := c.encodedMeta()
 	if err != nil {
 		return nil, err
@@ -270,7 +270,7 @@ func (c *Client) modernToolCall(tc toolCall) (json.RawMessage, error) {
 	return append(b, '}'), nil
 }
 
-// encodedMeta is the _meta modernParams adds to params that have none,
+// encodedMeta is the _meta rev20260728Params adds to params that have none,
 // encoded: the same JSON as that map's, kept until the log level changes
 // (the client's Options are fixed at Connect).
 func (c *Client) encodedMeta() ([]byte, error) {
@@ -477,7 +477,7 @@ func toolHeaders(t mcp.Tool) (phs []paramHeader, ok bool) {
 // keepTools records the header annotations of listed tools, and drops the
 // tools whose annotations are invalid (revision 2026-07-28).
 func (c *Client) keepTools(tools []mcp.Tool) []mcp.Tool {
-	if !c.modern() {
+	if !c.rev20260728() {
 		return tools
 	}
 	out := tools[:0]

@@ -19,10 +19,10 @@ func meta2026(extra string) string {
 	return `"_meta":{` + extra + `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 }
 
-// TestServeModernRevision: over stdio a 2026-07-28 client sends no
+// TestServeRev20260728: over stdio a 2026-07-28 client sends no
 // initialize; each line names its revision in _meta and is served as over
 // HTTP, without the HTTP routing headers stdio cannot carry.
-func TestServeModernRevision(t *testing.T) {
+func TestServeRev20260728(t *testing.T) {
 	t.Parallel()
 	h := newHandler(t, newTestServer(t, nil))
 	p := startServe(t, context.Background(), h, nil)
@@ -84,9 +84,9 @@ func TestServeModernRevision(t *testing.T) {
 	}
 }
 
-// TestServeModernCancel: notifications/cancelled cancels a 2026-07-28
+// TestServeRev20260728Cancel: notifications/cancelled cancels a 2026-07-28
 // request (there is no session to hear it), which is then not answered.
-func TestServeModernCancel(t *testing.T) {
+func TestServeRev20260728Cancel(t *testing.T) {
 	t.Parallel()
 	slow := mcptest.NewProbe()
 	h := newHandler(t, newTestServer(t, slow))

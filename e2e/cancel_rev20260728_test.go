@@ -11,14 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestModernCancelKeepsConnection: the official go-sdk client (v1.8.0) at
+// TestRev20260728CancelKeepsConnection: the official go-sdk client (v1.8.0) at
 // its default revision, 2026-07-28, cancels a call by its context's
 // deadline. It then POSTs notifications/cancelled with no params._meta,
 // and a client that gets an error status for that POST closes itself for
 // good ("client is closing: sending notifications/cancelled: Bad
 // Request"). The server must take the notification (202), cancel nothing
 // it should not, and the same client must go on calling tools.
-func TestModernCancelKeepsConnection(t *testing.T) {
+func TestRev20260728CancelKeepsConnection(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
@@ -39,7 +39,7 @@ func TestModernCancelKeepsConnection(t *testing.T) {
 				&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1}, nil)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = session.Close() })
-			require.Equal(t, modernRevision, session.InitializeResult().ProtocolVersion)
+			require.Equal(t, rev20260728, session.InitializeResult().ProtocolVersion)
 
 			for round := range 3 {
 				ctx, cancel := context.WithTimeout(testContext(t, 10*time.Second), 150*time.Millisecond)
@@ -80,14 +80,14 @@ func TestTooLargeCallKeepsConnection(t *testing.T) {
 	t.Parallel()
 	endpoint := httpServer(t)
 	for _, tc := range []struct{ transport, rev string }{
-		{"http", modernRevision}, {"http", "2025-11-25"}, {"http", "2025-06-18"}, {"http", "2025-03-26"},
+		{"http", rev20260728}, {"http", "2025-11-25"}, {"http", "2025-06-18"}, {"http", "2025-03-26"},
 		{"stdio", "2025-11-25"},
 	} {
 		t.Run(tc.transport+"/"+tc.rev, func(t *testing.T) {
 			t.Parallel()
 			client := mcp.NewClient(&mcp.Implementation{Name: "mcpchain-e2e-large", Version: "0.0.1"}, nil)
 			var opts *mcp.ClientSessionOptions
-			if tc.rev != modernRevision {
+			if tc.rev != rev20260728 {
 				opts = &mcp.ClientSessionOptions{ProtocolVersion: tc.rev}
 			}
 			var transport mcp.Transport = &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}

@@ -71,9 +71,9 @@ func FuzzResultTypeOf(f *testing.F) {
 	})
 }
 
-// The _meta CallTool's common call splices in is the one modernParams
+// The _meta CallTool's common call splices in is the one rev20260728Params
 // adds, at every log level.
-func TestModernToolCallMatchesModernParams(t *testing.T) {
+func TestRev20260728ToolCallMatchesParams(t *testing.T) {
 	c := &Client{opts: Options{
 		Info:       mcp.Implementation{Name: "n", Version: "1"},
 		Sample:     func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) { return nil, nil },
@@ -92,9 +92,9 @@ func TestModernToolCallMatchesModernParams(t *testing.T) {
 		c.state.mu.Lock()
 		c.state.logLevel = level
 		c.state.mu.Unlock()
-		got, err := c.modernToolCall(tc)
+		got, err := c.rev20260728ToolCall(tc)
 		require.NoError(t, err)
-		p, err := c.modernParams(tc.raw)
+		p, err := c.rev20260728Params(tc.raw)
 		require.NoError(t, err)
 		want, err := json.Marshal(p)
 		require.NoError(t, err)

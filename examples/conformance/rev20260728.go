@@ -9,11 +9,11 @@ import (
 	"github.com/mcpchain/mcp"
 )
 
-// addModernTools adds the diagnostic tools of the 2026-07-28 scenarios
+// addRev20260728Tools adds the diagnostic tools of the 2026-07-28 scenarios
 // (server-stateless, http-custom-header-server-validation). They come after
 // the 2025 tools: the header scenario calls the first listed tool with no
 // arguments, which must be test_simple_text.
-func addModernTools(srv *mcp.Server) {
+func addRev20260728Tools(srv *mcp.Server) {
 	// SEP-2243: the region argument is mirrored into Mcp-Param-Region.
 	schema := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
 		"region": {Type: "string", Description: "Region, mirrored into the Mcp-Param-Region header", Extra: map[string]any{"x-mcp-header": "Region"}},

@@ -14,7 +14,7 @@ import (
 // there are no HTTP headers at all. A synthesized request for such a
 // message therefore carries the MCP-Protocol-Version header taken from
 // _meta (and no session of this client matters to it), and its context is
-// marked with [Modern] so that the engine knows the routing headers of
+// marked with [Rev20260728] so that the engine knows the routing headers of
 // Streamable HTTP (Mcp-Method, Mcp-Name, Mcp-Param-*) cannot be there.
 //
 // Without a session the engine cannot hear a notifications/cancelled for
@@ -26,14 +26,14 @@ import (
 // metaProtocolVersion is the _meta key of a 2026-07-28 request's version.
 const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 
-type modernKey struct{}
+type rev20260728Key struct{}
 
-// Modern reports whether ctx is that of a request this package
+// Rev20260728 reports whether ctx is that of a request this package
 // synthesized for a 2026-07-28 message: its protocol version came from
 // _meta, and the HTTP routing headers of the revision are not checked.
 // Network clients cannot set it.
-func Modern(ctx context.Context) bool {
-	v, _ := ctx.Value(modernKey{}).(bool)
+func Rev20260728(ctx context.Context) bool {
+	v, _ := ctx.Value(rev20260728Key{}).(bool)
 	return v
 }
 
@@ -57,11 +57,11 @@ func metaVersion(params json.RawMessage) string {
 	return v
 }
 
-// modernRequest marks r, the synthesized POST of a 2026-07-28 message of
+// rev20260728Request marks r, the synthesized POST of a 2026-07-28 message of
 // version v: MCP-Protocol-Version from _meta, no Mcp-Session-Id, and the
-// [Modern] context mark. It returns the marked request.
-func modernRequest(r *http.Request, v string) *http.Request {
-	r = r.WithContext(context.WithValue(r.Context(), modernKey{}, true))
+// [Rev20260728] context mark. It returns the marked request.
+func rev20260728Request(r *http.Request, v string) *http.Request {
+	r = r.WithContext(context.WithValue(r.Context(), rev20260728Key{}, true))
 	r.Header.Set("MCP-Protocol-Version", v)
 	r.Header.Del("Mcp-Session-Id")
 	return r

@@ -68,10 +68,10 @@ func TestToolHeaders(t *testing.T) {
 	}
 }
 
-// TestModernFallsBackTo2025: a server that refuses revision 2026-07-28
+// TestRev20260728FallsBackTo2025: a server that refuses revision 2026-07-28
 // and names only 2025-era ones as supported gets initialize at the newest
 // of them, and the client goes on at that revision.
-func TestModernFallsBackTo2025(t *testing.T) {
+func TestRev20260728FallsBackTo2025(t *testing.T) {
 	t.Parallel()
 	var (
 		mu   sync.Mutex

@@ -16,13 +16,13 @@ import (
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
-const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+const rev20260728Meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
-// newModernHandler serves add, and wait, which blocks until cancelled and
+// newRev20260728Handler serves add, and wait, which blocks until cancelled and
 // reports that it was.
-func newModernHandler(t *testing.T, cancelled chan<- struct{}) *mcphttp.Handler {
+func newRev20260728Handler(t *testing.T, cancelled chan<- struct{}) *mcphttp.Handler {
 	t.Helper()
-	srv := mcp.NewServer(mcp.Options{Name: "inproc-modern", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	srv := mcp.NewServer(mcp.Options{Name: "inproc-rev20260728", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	mcp.AddTool(srv, mcp.Tool{Name: "add"}, func(_ context.Context, _ *mcp.Context, in struct {
 		A int `json:"a"`
 	}) (int, error) {
@@ -54,18 +54,18 @@ func (c *collected) all() []string {
 	return append([]string(nil), c.msgs...)
 }
 
-func TestModernRequestWithoutSession(t *testing.T) {
+func TestRev20260728RequestWithoutSession(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, msg, want string
 	}{
-		{"discover", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`, `"supportedVersions":["2026-07-28"`},
-		{"call without headers", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1},` + modernMeta + `}}`, `"resultType":"complete"`},
-		{"removed method", `{"jsonrpc":"2.0","id":3,"method":"ping","params":{` + modernMeta + `}}`, `"code":-32601`},
+		{"discover", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + rev20260728Meta + `}}`, `"supportedVersions":["2026-07-28"`},
+		{"call without headers", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1},` + rev20260728Meta + `}}`, `"resultType":"complete"`},
+		{"removed method", `{"jsonrpc":"2.0","id":3,"method":"ping","params":{` + rev20260728Meta + `}}`, `"code":-32601`},
 		{"version from _meta checked", `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}}`, `"code":-32022`},
 		{"missing capabilities", `{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, `"code":-32602`},
 	}
-	c := inproc.New(newModernHandler(t, make(chan struct{}, 1)), nil)
+	c := inproc.New(newRev20260728Handler(t, make(chan struct{}, 1)), nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got collected
@@ -78,15 +78,15 @@ func TestModernRequestWithoutSession(t *testing.T) {
 	assert.Empty(t, c.ID(), "no session at 2026-07-28")
 }
 
-func TestModernCancelledNotification(t *testing.T) {
+func TestRev20260728CancelledNotification(t *testing.T) {
 	t.Parallel()
 	cancelled := make(chan struct{}, 1)
-	c := inproc.New(newModernHandler(t, cancelled), nil)
+	c := inproc.New(newRev20260728Handler(t, cancelled), nil)
 	var got collected
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		c.Send(context.Background(), []byte(`{"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"wait","arguments":{},`+modernMeta+`}}`), got.emit)
+		c.Send(context.Background(), []byte(`{"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"wait","arguments":{},`+rev20260728Meta+`}}`), got.emit)
 	}()
 	// Until the request is tracked, the notification names nothing; retry.
 	deadline := time.After(5 * time.Second)
