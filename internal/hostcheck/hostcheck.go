@@ -251,7 +251,10 @@ func splitHost(hostport string) (name, port string, ok bool) {
 	if a, err := netip.ParseAddr(h); err == nil {
 		return a.String(), port, true
 	}
-	return h, port, true
+	// The rule the listed entries follow: a label of other characters
+	// (" .mcp.example.com") would otherwise match a suffix entry, though no
+	// name a browser resolves is written so.
+	return h, port, validName(h)
 }
 
 // unescapeZone turns the zone of an IPv6 literal as written in a URL
