@@ -37,6 +37,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
+	// A program built with -race sleeps for a second as it exits (the race
+	// runtime's atexit_sleep_ms, default 1000), which is most of the time
+	// of a short run of mcpchain, which the tests here run over and over.
+	// Races are reported as they happen, and the exit code still says so.
+	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
+		_ = os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
+	}
 	repoRoot, _ = filepath.Abs("../..")
 	mcpchainBin = filepath.Join(dir, "mcpchain")
 	everything = filepath.Join(dir, "everything")
