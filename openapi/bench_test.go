@@ -81,6 +81,7 @@ func BenchmarkGenerate1000(b *testing.B) {
 // TestBigSpecRegisters: the benchmark's document registers its 1,000
 // tools.
 func TestBigSpecRegisters(t *testing.T) {
+	t.Parallel()
 	srv := mcp.NewServer(mcp.Options{Name: "big", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	if err := openapi.Register(srv, bigSpec(1000), openapi.Options{}); err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 // sends a request the mock (which validates it against the same
 // document) accepts, and maps the answer.
 func TestBlockfrostCalls(t *testing.T) {
+	t.Parallel()
 	spec := readSpec(t, "blockfrost.yaml")
 	doc, err := openapi.LoadLenient(spec)
 	require.NoError(t, err)

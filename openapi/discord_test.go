@@ -37,10 +37,12 @@ var discordMultipart = map[string]bool{
 // against the same document) accepts; the three operations whose body
 // is multipart only answer the tool error naming that.
 func TestDiscordCalls(t *testing.T) {
+	t.Parallel()
 	doc, err := openapi.Load(readSpec(t, "discord.json"))
 	require.NoError(t, err)
 	for _, kind := range []string{"runtime", "generated"} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			mock := openapitest.NewServer(doc)
 			t.Cleanup(mock.Close)
 			srv := mcp.NewServer(mcp.Options{Name: "discord", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
@@ -63,6 +65,7 @@ func TestDiscordCalls(t *testing.T) {
 // operations, openapi/internal/discord) register with the names they
 // have at run time.
 func TestGeneratedDiscordRegisters(t *testing.T) {
+	t.Parallel()
 	gen := mcp.NewServer(mcp.Options{Name: "d", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	discord.Register(gen, nil, "http://127.0.0.1:1")
 	run := mcp.NewServer(mcp.Options{Name: "d", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})

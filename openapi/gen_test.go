@@ -31,6 +31,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of the generat
 // openapi/internal. Discord's (2.2 MB) is split by GenOptions.MaxFileBytes
 // into files under the repository's 1 MiB limit.
 func TestGenerateGolden(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		spec, pkg string
 		lenient   bool

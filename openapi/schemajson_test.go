@@ -19,6 +19,7 @@ import (
 // encodes them. It tests internal/schemajson (of the root module, which
 // does not require this one) on the schemas this package makes.
 func TestMarshalDiscordTools(t *testing.T) {
+	t.Parallel()
 	spec, err := os.ReadFile("testdata/discord.json")
 	require.NoError(t, err)
 	srv := mcp.NewServer(mcp.Options{Name: "discord", Version: "1.0.0"})
