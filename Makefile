@@ -8,6 +8,11 @@ GO        ?= go
 # when the machine's go is another release), also where the environment says GOTOOLCHAIN=local:
 # the binaries, the tests and govulncheck then see the same standard library.
 export GOTOOLCHAIN := $(shell sed -n 's/^toolchain //p' go.mod)
+# A program built with -race sleeps 1 s as it exits, for goroutines still running to report a
+# race: every race-built test binary, and every server and client the e2e and conformance tiers
+# start (hundreds), so minutes of idle wall time. Go's own tests of the programs they start turn
+# it off the same way; a GORACE of the environment is kept as it is.
+export GORACE ?= atexit_sleep_ms=0
 # Execution counts, not durations: a duration that expires mid-input makes
 # the fuzz coordinator fail with "context deadline exceeded". CI runs about 80 targets, whose
 # seed corpora also run in unit; at 100,000 inputs each the fuzz tier alone took about half an
@@ -77,6 +82,10 @@ test:
 # perf/bleve-compare get vet and the tidy check only. Then govulncheck over the library's modules
 # and e2e. vet and staticcheck run once over the workspace's modules, as govulncheck does: one
 # run loads the packages the modules share once (a run per module loaded them again each time).
+# vet runs with -race, so the packages it compiles for their export data are the ones the unit,
+# e2e and conformance tiers build and test, taken from the build cache: on a machine with an empty
+# cache a plain vet compiled the whole graph once more. mcphttp's !race files (norace_test.go)
+# get a plain vet of their own.
 MAXFILEBYTES ?= 1048576
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint: lint-fast staticcheck vulncheck
@@ -96,9 +105,10 @@ lint-fast:
 	if [ -n "$$bad" ]; then \
 		echo "tracked files must be text of at most $(MAXFILEBYTES) bytes (build output belongs in .gitignore):"; \
 		echo "$$bad"; exit 1; fi
-	@status=0; echo "lint: go vet in $(MODULES)"; $(GO) vet $(MODULE_PATTERNS) || status=1; \
+	@status=0; echo "lint: go vet -race in $(MODULES)"; $(GO) vet -race $(MODULE_PATTERNS) || status=1; \
+	echo "lint: go vet in mcphttp (its !race files)"; $(GO) vet ./mcphttp || status=1; \
 	for m in e2e perf/bleve-compare; do \
-		echo "lint: go vet in $$m"; (cd $$m && $(GO) vet ./...) || status=1; \
+		echo "lint: go vet -race in $$m"; (cd $$m && $(GO) vet -race ./...) || status=1; \
 	done; \
 	for m in $(MODULES) e2e perf/bleve-compare; do \
 		echo "lint: go mod tidy -diff in $$m"; (cd $$m && $(GO) mod tidy -diff) || status=1; \

@@ -37,6 +37,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
+	// The servers and commands the tests start are built with -race, whose
+	// runtime sleeps 1 s as a program exits (for goroutines still running to
+	// report a race); hundreds of starts made that minutes of idle wall time.
+	// Go's own tests of the programs they start set the same.
+	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
+		_ = os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
+	}
 	if bin := os.Getenv("E2E_EVERYTHING_BIN"); bin != "" {
 		everythingBin = bin // a prebuilt server, e.g. from CI
 	} else {
