@@ -86,9 +86,12 @@ func TestTerminalCapture(t *testing.T) {
 	require.NoError(t, err)
 	proxyPort, err := testport.Free()
 	require.NoError(t, err)
-	// Short names in the panes: the binary's directory is on PATH.
-	m.run("send-keys", "-t", devPane, "export PS1='$ ' PATH="+binDir+":$PATH; clear", "Enter")
-	m.run("send-keys", "-t", callPane, "export PS1='$ ' PATH="+binDir+":$PATH; clear", "Enter")
+	// Short names in the panes: the binary's directory is on PATH, before
+	// the test's own PATH (where go is), not the one a login shell's profile
+	// sets, which on some machines lacks the Go toolchain.
+	path := "export PS1='$ ' PATH=" + shellQuote(binDir+string(os.PathListSeparator)+os.Getenv("PATH")) + "; clear"
+	m.run("send-keys", "-t", devPane, path, "Enter")
+	m.run("send-keys", "-t", callPane, path, "Enter")
 	time.Sleep(200 * time.Millisecond)
 	m.run("send-keys", "-t", devPane, "mcpchain dev --http http://127.0.0.1:"+strconv.Itoa(port)+"/mcp --proxy-port "+strconv.Itoa(proxyPort)+" -- -http -port "+strconv.Itoa(port), "Enter")
 	m.waitFor(devPane, "server 1 listening", time.Minute)
@@ -155,3 +158,6 @@ func TestTerminalCapture(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(repoRoot, "docs", "cli-capture.txt"), []byte(doc), 0o644))
 	}
 }
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
