@@ -67,7 +67,7 @@ func urlServer(opened func() bool) *mcp.Server {
 	return srv
 }
 
-// TestElicitationURLsChecked (issue 31, hole 12): every way a server asks
+// TestElicitationURLsChecked: every way a server asks
 // the user to open a URL checks it (internal/eliciturl): ElicitURL,
 // Elicit in URL mode, Ask, and URLElicitationRequired, at both revisions.
 // A hostile URL never reaches the client's handler and the call fails

@@ -50,7 +50,7 @@ func (s *rawServer) send(v any) {
 	require.NoError(s.t, err)
 }
 
-// TestClientChecksElicitationURLs (issue 31, hole 12): a server's
+// TestClientChecksElicitationURLs: a server's
 // URL-mode elicitation/create whose URL is hostile is answered with an
 // invalid-params error naming what is wrong, and the application's
 // ElicitURL handler never sees it; an https URL reaches it.
@@ -116,7 +116,7 @@ func TestClientChecksElicitationURLs(t *testing.T) {
 	mu.Unlock()
 }
 
-// TestClientChecksInputRequestURLs (issue 31, hole 12): at 2026-07-28 the
+// TestClientChecksInputRequestURLs: at 2026-07-28 the
 // same check applies to a URL elicitation asked in an input-required
 // result: the request fails naming the question, and the handler never
 // sees the URL.

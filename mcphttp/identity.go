@@ -37,8 +37,7 @@ func (h *Handler) noteAuth(auth any) {
 // an Authorization header to a server with neither Options.Authenticate
 // nor Options.Auth and that reached the engine without auth data (auth,
 // the request's): its credentials were checked, if at all, by middleware
-// the engine knows nothing of, and the caller is anonymous to it (hole 14
-// of issue 31). A chain that hands the engine the caller
+// the engine knows nothing of, and the caller is anonymous to it. A chain that hands the engine the caller
 // (middleware.CheckCredentials, mcp.WithAuth) is not warned about. It is
 // asked where a caller starts: at initialize, which every 2025 client
 // sends first, stateless handlers included, and at each request of

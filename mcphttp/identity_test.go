@@ -251,7 +251,7 @@ func identityStores(t *testing.T) []struct {
 	}
 }
 
-// TestOpaqueCallersShareNoTasks (issue 31, hole 3): two users whose auth
+// TestOpaqueCallersShareNoTasks: two users whose auth
 // data has no subject and encodes to the same JSON cannot list, read or
 // take the result of each other's tasks, at 2025-11-25 (tasks scoped to
 // the session) and with the tasks extension of 2026-07-28 (no session:
@@ -311,7 +311,7 @@ func TestOpaqueCallersShareNoTasks(t *testing.T) {
 	}
 }
 
-// TestOpaqueSessionsStayOnTheirReplica (issue 31, hole 3): on two
+// TestOpaqueSessionsStayOnTheirReplica: on two
 // replicas sharing a session store, a session bound to auth data without
 // a subject is never adopted by the other replica, whoever asks (another
 // user whose auth data encodes to the same JSON, or its own user); a
@@ -624,8 +624,8 @@ func appVerify(header string) (*appUser, error) {
 }
 
 // appBearer is the app's own middleware: it checks the token and puts the
-// user in the request context under the app's own key, as the user of
-// issue 31 (hole 14) did.
+// user in the request context under the app's own key, as an app
+// mounting the handler beside its own auth does.
 func appBearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, err := appVerify(r.Header.Get("Authorization"))
@@ -667,7 +667,7 @@ func mountedApp(t *testing.T, authenticate bool, logs *wiretest.SyncBuffer, chai
 	return ts
 }
 
-// TestBearerWithoutAuthenticateIsWarned (issue 31, hole 14): requests
+// TestBearerWithoutAuthenticateIsWarned: requests
 // that carry an Authorization header reach a server that has neither
 // Options.Authenticate nor Options.Auth and whose callers are therefore
 // anonymous; the handler logs one warning naming mcp.Options.Authenticate,
@@ -726,7 +726,7 @@ func TestBearerWithoutAuthenticateIsWarned(t *testing.T) {
 	}
 }
 
-// TestMountPatternBindsSessions (issue 31, hole 14): with the pattern of
+// TestMountPatternBindsSessions: with the pattern of
 // docs/transports.md (the app's own middleware, and Options.Authenticate
 // returning the user it put in the context), a second user who sends
 // their own valid token and the first user's Mcp-Session-Id is refused

@@ -121,7 +121,7 @@ func rebindDo(t *testing.T, addr, method, path, host, origin string) (int, strin
 	return resp.StatusCode, string(b)
 }
 
-// TestRebindingRefusedOnEveryListenerAndRoute (issue 31, holes 6 and 9):
+// TestRebindingRefusedOnEveryListenerAndRoute:
 // a browser fooled by DNS rebinding sends the attacker's name as Host and
 // an Origin equal to it. It is refused on every listener (loopback and
 // this machine's LAN addresses) and every route: the MCP endpoint, the

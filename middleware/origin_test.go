@@ -122,7 +122,7 @@ func TestCheckOrigin(t *testing.T) {
 	})
 }
 
-// TestCheckOriginRebinding (issue 31, hole 6): off loopback the Host is
+// TestCheckOriginRebinding: off loopback the Host is
 // checked too. A rebinding attack sends the attacker's name as Host and an
 // Origin equal to it; both are refused on every listener, while the
 // listener's own address, loopback names and listed names are served.

@@ -90,7 +90,7 @@ func redirectSession(t *testing.T, opts openapi.Options) *mcptest.Session {
 	return mcptest.NewSession(t, srv, nil)
 }
 
-// TestRedirectCrossOriginRefused (issue 31, hole 8): a redirect from the
+// TestRedirectCrossOriginRefused: a redirect from the
 // API to another origin (another host, or an internal address: an SSRF
 // by redirect) is not followed by default, whatever client the operator
 // gave, and the other origin sees no request, so none of the operator's
@@ -138,7 +138,7 @@ func TestRedirectCrossOriginRefused(t *testing.T) {
 	})
 }
 
-// TestRedirectAllowedWithoutHeaders (issue 31, hole 8): with
+// TestRedirectAllowedWithoutHeaders: with
 // Options.AllowCrossOriginRedirects the call follows a redirect to
 // another origin, but the headers of Options.Headers (an API key, an
 // Authorization that net/http would keep for the same host on another

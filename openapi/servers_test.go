@@ -10,7 +10,7 @@ import (
 	"github.com/mcpchain/mcp"
 )
 
-// TestDocumentServerCannotBeMetadata (issue 31, a leftover): without
+// TestDocumentServerCannotBeMetadata: without
 // Options.BaseURL the calls go to the document's first server; a
 // hostile document naming a cloud metadata service (or another
 // link-local, unspecified or multicast address) is refused at Register,

@@ -14,7 +14,7 @@ import (
 	"github.com/mcpchain/mcp/internal/redistest"
 )
 
-// TestThreatLoginFloodIsBoundedPerUser (issue 31, a leftover): a user
+// TestThreatLoginFloodIsBoundedPerUser: a user
 // whose provider approves again without asking could sign in in a loop,
 // each login leaving a 30-day grant and refresh token. Beyond
 // Config.MaxLoginsPerUser live logins, a new one revokes the user's

@@ -61,7 +61,7 @@ func TestStorageClientQuota(t *testing.T) {
 	storagetest.RunClientQuota(t, ms)
 }
 
-// Authorizations in progress have their own quota too (issue 31, hole 2).
+// Authorizations in progress have their own quota too.
 func TestStorageTransactionQuota(t *testing.T) {
 	t.Parallel()
 	ms := providers.NewMemoryStorage(&providers.MemoryStorageOptions{MaxTransactions: storagetest.TransactionQuotaSize, MaxEntries: 5})

@@ -332,7 +332,7 @@ func who(t *testing.T, c *client.Client) string {
 	return res.Text()
 }
 
-// TestGatewayUpstreamKeepsEachCallersIdentity (issue 31, hole 1): two
+// TestGatewayUpstreamKeepsEachCallersIdentity: two
 // users call through the gateway without a session; the upstream
 // connection breaks (404: the upstream forgot its sessions) while user A
 // calls, so the gateway connects again. User B's next call must still

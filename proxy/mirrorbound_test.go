@@ -15,7 +15,7 @@ import (
 	"github.com/mcpchain/mcp/proxy"
 )
 
-// TestGatewayMirrorIsBounded (issue 31, a leftover): an upstream that
+// TestGatewayMirrorIsBounded: an upstream that
 // lists more than Options.MaxMirrorItems objects, or more than
 // MaxMirrorBytes of them, fails New with an error naming the option (it
 // could list 1,000 pages of 32 MB for each kind); one that grows past

@@ -18,7 +18,7 @@ import (
 	"github.com/mcpchain/mcp/proxy"
 )
 
-// TestGatewayResourceUpdatedStaysWithItsCaller (issue 31, also seen):
+// TestGatewayResourceUpdatedStaysWithItsCaller:
 // a resources/updated the upstream sends on the connection the gateway
 // opened for one caller (a downstream session's, or a caller's pooled
 // one) is that caller's view of the resource, and reaches no other
@@ -82,7 +82,7 @@ func TestGatewayResourceUpdatedStaysWithItsCaller(t *testing.T) {
 	}
 }
 
-// TestGatewayRefusesUnsafeElicitationURLs (issue 31, hole 12): the
+// TestGatewayRefusesUnsafeElicitationURLs: the
 // upstream's elicitation/create in URL mode is relayed to the downstream
 // client only when its URL is one a user may be asked to open (absolute
 // https, or http to a loopback host); otherwise the upstream gets a
@@ -153,7 +153,7 @@ func TestGatewayRefusesUnsafeElicitationURLs(t *testing.T) {
 	assert.Equal(t, "alice", <-held)
 }
 
-// TestGatewayRefusesUnsafeURLElicitationRequired (issue 31, hole 12): an
+// TestGatewayRefusesUnsafeURLElicitationRequired: an
 // upstream's URLElicitationRequired error (-32042), which carries URLs
 // the downstream client shows, is passed on only when every URL passes
 // the same check; otherwise the downstream client gets -32603 naming the
@@ -184,7 +184,7 @@ func TestGatewayRefusesUnsafeURLElicitationRequired(t *testing.T) {
 	assert.Contains(t, string(re.Data.(json.RawMessage)), "https://example.com/consent")
 }
 
-// TestServeStdioRefusesUnsafeElicitationURLs (issue 31, hole 12): the
+// TestServeStdioRefusesUnsafeElicitationURLs: the
 // bridge relays a remote server's URL-mode elicitation to the desktop
 // client only with a URL a user may be asked to open.
 func TestServeStdioRefusesUnsafeElicitationURLs(t *testing.T) {

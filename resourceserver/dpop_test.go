@@ -51,7 +51,7 @@ func newDPoPKey(t *testing.T) *ecdsa.PrivateKey {
 	return k
 }
 
-// TestDPoPBoundTokenAsBearerRefused (issue 31, hole 7): a token bound to
+// TestDPoPBoundTokenAsBearerRefused: a token bound to
 // a DPoP key (cnf.jkt, in the JWT or in the introspection answer) and
 // sent as a plain bearer token, without a proof, is refused: the thief
 // of a bound token gains nothing.
@@ -597,7 +597,7 @@ func TestDPoPPublicURL(t *testing.T) {
 	}
 }
 
-// TestDPoPOneKeyCannotFillTheReplayCache (issue 31, a leftover): a client
+// TestDPoPOneKeyCannotFillTheReplayCache: a client
 // holding a bound token and its key makes proofs as fast as it can (about
 // a million in a proof's lifetime filled the in-memory replay cache, and
 // then every client's DPoP requests were answered 503). One key now holds

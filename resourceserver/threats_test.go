@@ -29,7 +29,7 @@ import (
 	"github.com/mcpchain/mcp/resourceserver"
 )
 
-// TestForgedTokensDoNotAmplifyJWKSFetches (issue 31, hole 4): tokens
+// TestForgedTokensDoNotAmplifyJWKSFetches: tokens
 // that name a published key id but carry a signature of another key, and
 // tokens that name no key, are refused without a JWKS fetch each: one
 // refetch for the lot. A real token keeps working from the cached keys,
@@ -75,7 +75,7 @@ func TestForgedTokensDoNotAmplifyJWKSFetches(t *testing.T) {
 	assert.Equal(t, hits+1, is.jwksHits.Load(), "then it is cached")
 }
 
-// TestIntrospectionFloodIsThrottled (issue 31, "also seen"): an inactive
+// TestIntrospectionFloodIsThrottled: an inactive
 // answer is remembered for a short time, so the same garbage token
 // sent again costs no call; distinct garbage tokens are bounded by one
 // limiter on all calls (refused with 503 beyond it, never admitted); a

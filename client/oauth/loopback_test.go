@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestLoopbackState (issue 31, hole 10): the loopback listener hands the
+// TestLoopbackState: the loopback listener hands the
 // login under way only the redirect that carries the state this login
 // sent; any other request to /callback (a local process or a web page
 // that found the port) gets a 400 page and the login keeps waiting.

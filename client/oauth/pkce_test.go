@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestPKCENotAdvertised (issue 31, hole 11): an authorization server
+// TestPKCENotAdvertised: an authorization server
 // whose metadata (RFC 8414 or OpenID Connect discovery) does not list
 // code_challenge_methods_supported, or lists it without S256, is refused
 // before the client registers or sends the user anywhere, as the MCP
@@ -96,7 +96,7 @@ func (a *attacker) requests() []string {
 	return append([]string(nil), a.hits...)
 }
 
-// TestNoHTTPFromHTTPS (issue 31, "also seen"): metadata fetched over
+// TestNoHTTPFromHTTPS: metadata fetched over
 // https that names an http URL (the protected resource's metadata, its
 // authorization server, an endpoint) would send the discovery, the code
 // and its verifier, or the user, in the clear: refused, and the http URL

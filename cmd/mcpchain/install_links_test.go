@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestInstallProjectPlantedLinks (issue 31, hole 5): a cloned repository
+// TestInstallProjectPlantedLinks: a cloned repository
 // that plants links or a FIFO where `install --project` writes gets no
 // file outside the project written, and no hang. The user's own Cursor
 // configuration stands for the file a planted link points at.

@@ -115,8 +115,7 @@ func TestClientQuota(t *testing.T) {
 	storagetest.RunClientQuota(t, s)
 }
 
-// Authorizations in progress have a quota of their own too (issue 31,
-// hole 2): a flood of anonymous authorization starts fills it, never the
+// Authorizations in progress have a quota of their own too: a flood of anonymous authorization starts fills it, never the
 // memory of logins.
 func TestTransactionQuota(t *testing.T) {
 	t.Parallel()

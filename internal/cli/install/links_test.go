@@ -48,7 +48,7 @@ func (s sandbox) at(parts ...string) string {
 	return filepath.Join(append([]string{s.project}, parts...)...)
 }
 
-// TestWriteRefusesLinks (issue 31, hole 5): whatever a repository plants
+// TestWriteRefusesLinks: whatever a repository plants
 // where install writes, nothing outside the project is written and the
 // error names the path and what is wrong with it.
 func TestWriteRefusesLinks(t *testing.T) {
