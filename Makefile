@@ -125,33 +125,32 @@ lint-fast:
 staticcheck:
 	@echo "lint: staticcheck in $(MODULES)"; $(GO) run $(STATICCHECK) $(MODULE_PATTERNS)
 
-# govulncheck at a pinned version against the Go vulnerability database built from
-# golang.org/x/vulndb, a Go module: vuln.go.dev is not reachable from every machine this runs on,
-# the module proxy is. VULNDB_VERSION pins the database so a run is reproducible; to check against
-# the newest reports, run `make vulncheck VULNDB_VERSION=latest`. The database is built once per
-# version (gendb, x/vulndb's own builder, about 30 s) into VULNDB_CACHE. The library's modules
-# are checked in one run over the workspace, which loads and type-checks the packages they share
-# once (a run per module took twice the CPU); e2e, outside the workspace, in a run of its own.
+# govulncheck at a pinned version against the Go vulnerability database's reports, read from the
+# golang.org/x/vulndb module at a pinned version: vuln.go.dev is not reachable from every machine
+# this runs on, the module proxy is. govulncheck reads a directory of OSV reports named <ID>.json
+# (the module's data/osv) and indexes it itself, so nothing is built from x/vulndb (its database
+# builder took about 190 CPU-seconds to compile on an empty build cache); the reports' own
+# "modified" times are unset there, which only the printed database date shows. VULNDB_VERSION pins
+# the reports so a run is reproducible; to check against the newest, run
+# `make vulncheck VULNDB_VERSION=latest`. The canary comes first: .ci/vulncanary calls a function
+# with a known report (GO-2021-0113), and the target fails unless govulncheck reports it, so a
+# database it cannot read fails the check instead of passing it. The library's modules are checked
+# in one run over the workspace, which loads the packages they share once; e2e, whose only package
+# is its doc.go (its tests are the code), by its modules' versions (-scan module).
 GOVULNCHECK    ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
 VULNDB_VERSION ?= v0.0.0-20261105234957-e22db6528018
-VULNDB_CACHE   ?= $(HOME)/.cache/mcpchain-vulndb
 vulncheck:
-	@set -e; ver=$(VULNDB_VERSION); \
-	src=$$($(GO) mod download -json golang.org/x/vulndb@$$ver | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
-	[ -n "$$src" ] || { echo "vulncheck: cannot download golang.org/x/vulndb@$$ver"; exit 1; }; \
-	db=$(VULNDB_CACHE)/$$(basename "$$src"); \
-	if [ ! -f "$$db/index/db.json" ]; then \
-		echo "vulncheck: building the vulnerability database from $$(basename "$$src")"; \
-		tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-		cp -r "$$src/data" "$$tmp/"; chmod -R u+w "$$tmp"; \
-		git -C "$$tmp" init -q; git -C "$$tmp" add -A; \
-		git -C "$$tmp" -c user.name=vulndb -c user.email=vulndb@localhost commit -q -m data; \
-		(cd "$$src" && GOFLAGS=-mod=mod $(GO) run ./cmd/gendb -repo "$$tmp" -out "$$tmp/out" 2>/dev/null); \
-		mkdir -p $(VULNDB_CACHE); rm -rf "$$db"; mv "$$tmp/out" "$$db"; \
-	fi; \
+	@set -e; bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; \
+	src=$$($(GO) mod download -json golang.org/x/vulndb@$(VULNDB_VERSION) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
+	[ -n "$$src" ] || { echo "vulncheck: cannot download golang.org/x/vulndb@$(VULNDB_VERSION)"; exit 1; }; \
+	db="file://$$src/data/osv"; GOBIN=$$bin $(GO) install $(GOVULNCHECK); \
+	echo "vulncheck: the canary (.ci/vulncanary must report GO-2021-0113)"; \
+	canary=0; out=$$(cd .ci/vulncanary && GOWORK=off "$$bin/govulncheck" -db "$$db" . 2>&1) || canary=$$?; \
+	if [ $$canary -ne 3 ] || ! echo "$$out" | grep -q 'GO-2021-0113'; then \
+		echo "$$out"; echo "vulncheck: the canary's report was not found (exit $$canary): the database at $$db is not read"; exit 1; fi; \
 	status=0; echo "vulncheck: $(MODULES)"; \
-	$(GO) run $(GOVULNCHECK) -db "file://$$db" $(MODULE_PATTERNS) || status=1; \
-	echo "vulncheck: e2e"; (cd e2e && $(GO) run $(GOVULNCHECK) -db "file://$$db" ./...) || status=1; \
+	"$$bin/govulncheck" -db "$$db" $(MODULE_PATTERNS) || status=1; \
+	echo "vulncheck: e2e (-scan module)"; (cd e2e && "$$bin/govulncheck" -db "$$db" -scan module) || status=1; \
 	exit $$status
 
 # The allocation bounds of the hot path (mcphttp/norace_test.go) are built without -race only.
