@@ -307,13 +307,17 @@ fuzz:
 # minimal row. About 30 s (a minute more the first time: the
 # measured binary's standard library is built with the gate's runtime patches). After an
 # intended change, re-record with perf-gate-record and say in the commit why the figures moved.
-# The gate builds with the machine's own go (GOTOOLCHAIN=local): its runtime overlay cannot patch
-# a toolchain in the module cache, and its figures belong to the go release they were recorded with.
+# The gate's measured binary is built with the machine's own go (the gate sets GOTOOLCHAIN=local
+# for that build): its runtime overlay cannot patch a toolchain in the module cache, and its figures
+# belong to the go release they were recorded with. The gate itself is built like every other
+# tier's programs, so on a new machine it reuses the packages unit compiled (its own world of the
+# machine's go cost about 100 CPU-seconds more). -go is the machine's go by its path: a go that
+# switched toolchains puts the new one first on its programs' PATH.
 perf-gate:
-	GOTOOLCHAIN=local $(GO) run ./internal/perfgate -go $(GO) -gate perf/gate.json
+	$(GO) run ./internal/perfgate -go "$$(command -v $(GO))" -gate perf/gate.json
 
 perf-gate-record:
-	GOTOOLCHAIN=local $(GO) run ./internal/perfgate -go $(GO) -gate perf/gate.json -record
+	$(GO) run ./internal/perfgate -go "$$(command -v $(GO))" -gate perf/gate.json -record
 
 node: e2e/node/node_modules/.ci-lock.sha256
 

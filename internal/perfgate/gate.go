@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,14 +90,18 @@ func gate(w io.Writer, path string, record bool, cfg config) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	goVersion, err := childGoVersion(cfg.Go)
+	if err != nil {
+		return false, err
+	}
 	measured, err := measureAll(cfg, exe, names)
 	if err != nil {
 		return false, err
 	}
 	fmt.Fprintf(w, "perf-gate: instructions per operation under cachegrind (%d warm-up, then %d and %d measured; %s, %s/%s; %.0fs)\n",
-		cfg.Warmup, cfg.Small, cfg.Large, runtime.Version(), runtime.GOOS, runtime.GOARCH, time.Since(start).Seconds())
+		cfg.Warmup, cfg.Small, cfg.Large, goVersion, runtime.GOOS, runtime.GOARCH, time.Since(start).Seconds())
 	if record {
-		f := Figures{Comment: recordComment, GoVersion: runtime.Version(), GOARCH: runtime.GOARCH,
+		f := Figures{Comment: recordComment, GoVersion: goVersion, GOARCH: runtime.GOARCH,
 			Warmup: cfg.Warmup, Small: cfg.Small, Large: cfg.Large, TolerancePercent: Tolerance, Instructions: measured}
 		if old, err := readFigures(path); err == nil && len(cfg.Only) > 0 {
 			// A partial record keeps the other rows.
@@ -117,9 +122,9 @@ func gate(w io.Writer, path string, record bool, cfg config) (bool, error) {
 		fmt.Fprintf(w, "recorded in %s\n", path)
 		return true, nil
 	}
-	if recorded.GoVersion != runtime.Version() {
+	if recorded.GoVersion != goVersion {
 		fmt.Fprintf(w, "note: recorded with %s, measured with %s; a toolchain change moves the figures (re-record with make perf-gate-record)\n",
-			recorded.GoVersion, runtime.Version())
+			recorded.GoVersion, goVersion)
 	}
 	tol := recorded.TolerancePercent
 	if tol <= 0 {
@@ -364,6 +369,11 @@ var runtimePatches = []runtimePatch{
 // buildChild builds this package into dir for the measured runs: with
 // runtimePatches applied (as a go build -overlay), for GOAMD64=v1 and
 // without cgo, so that the code measured is the same on every machine.
+// goCmd builds it with its own toolchain (GOTOOLCHAIN=local, whatever
+// go.mod asks): the overlay patches that toolchain's runtime, and the
+// recorded figures belong to one Go release. The gate itself may be built
+// by another (make perf-gate builds it with the toolchain of every other
+// tier, whose compiled packages it then shares).
 func buildChild(goCmd, dir string) (string, error) {
 	root, err := goSrc(goCmd)
 	if err != nil {
@@ -403,20 +413,47 @@ func buildChild(goCmd, dir string) (string, error) {
 	}
 	exe := filepath.Join(dir, "perfgate-child")
 	cmd := exec.Command(goCmd, "build", "-trimpath", "-overlay", overlayPath, "-o", exe, "github.com/mcpchain/mcp/internal/perfgate")
-	cmd.Env = append(os.Environ(), "GOAMD64=v1", "CGO_ENABLED=0", "GOFLAGS=")
+	cmd.Env = append(localGoEnviron(), "GOAMD64=v1", "CGO_ENABLED=0", "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building the measured binary: %w\n%s", err, out)
 	}
 	return exe, nil
 }
 
-// goSrc is the source directory of goCmd's standard library.
+// goSrc is the source directory of goCmd's own standard library.
 func goSrc(goCmd string) (string, error) {
-	goroot, err := exec.Command(goCmd, "env", "GOROOT").Output()
+	goroot, err := localGoEnv(goCmd, "GOROOT")
 	if err != nil {
-		return "", fmt.Errorf("%s env GOROOT: %w", goCmd, err)
+		return "", err
 	}
-	return filepath.Join(strings.TrimSpace(string(goroot)), "src"), nil
+	return filepath.Join(goroot, "src"), nil
+}
+
+// childGoVersion is the Go release buildChild builds with ("go1.26.8").
+func childGoVersion(goCmd string) (string, error) {
+	return localGoEnv(goCmd, "GOVERSION")
+}
+
+// localGoEnv is the value of one go env variable of goCmd's own
+// toolchain.
+func localGoEnv(goCmd, name string) (string, error) {
+	cmd := exec.Command(goCmd, "env", name)
+	cmd.Env = localGoEnviron()
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s env %s: %w", goCmd, name, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// localGoEnviron is the environment in which a go command runs its own
+// toolchain: GOTOOLCHAIN=local, and no GOROOT (a go that switched
+// toolchains sets GOROOT to the new one's for the programs it starts).
+func localGoEnviron() []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "GOROOT=") || strings.HasPrefix(kv, "GOTOOLCHAIN=")
+	})
+	return append(env, "GOTOOLCHAIN=local")
 }
 
 // childEnv is the environment of a measured run: the caller's, with the

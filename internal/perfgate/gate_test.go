@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -198,8 +199,9 @@ func TestChildEnv(t *testing.T) {
 	}
 }
 
-// The runtime patches apply to the Go that runs the tests: a toolchain
-// upgrade that moves a patched line fails here, not only in the gate.
+// The runtime patches apply to the Go the gate builds its measured
+// binary with (the go command's own toolchain): a toolchain upgrade that
+// moves a patched line fails here, not only in the gate.
 func TestRuntimePatchesApply(t *testing.T) {
 	root, err := goSrc("go")
 	if err != nil {
@@ -213,5 +215,32 @@ func TestRuntimePatchesApply(t *testing.T) {
 		if n := strings.Count(string(b), p.old); n != p.count {
 			t.Errorf("%s: %d of %q, want %d", p.file, n, p.old, p.count)
 		}
+	}
+}
+
+// The measured binary's go runs its own toolchain, whatever the
+// environment of the gate says: a go that switched toolchains leaves
+// GOROOT and GOTOOLCHAIN set for its programs.
+func TestLocalGoEnvIgnoresSwitchedToolchain(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bogus := t.TempDir()
+	t.Setenv("GOROOT", bogus)
+	t.Setenv("GOTOOLCHAIN", "go1.99.0")
+	root, err := localGoEnv(goCmd, "GOROOT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root == bogus {
+		t.Fatalf("GOROOT %s came from the environment", root)
+	}
+	if _, err := os.Stat(filepath.Join(root, "src", "runtime", "proc.go")); err != nil {
+		t.Fatalf("GOROOT %s has no runtime: %v", root, err)
+	}
+	v, err := childGoVersion(goCmd)
+	if err != nil || !strings.HasPrefix(v, "go1.") || v == "go1.99.0" {
+		t.Fatalf("childGoVersion = %q, %v", v, err)
 	}
 }
