@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -471,64 +469,6 @@ func TestTasks25StatusNotifications(t *testing.T) {
 	}
 }
 
-func TestTasksPerClientLimit(t *testing.T) {
-	t.Parallel()
-	c, tt := newTasks25(t, &mcphttp.Options{MaxTasksPerClient: 2})
-	a := c.as("ada")
-	first := a.startTask25("slow", `{"ms":10000}`, `{}`)
-	a.startTask25("slow", `{"ms":10000}`, `{}`)
-	m := a.rpc(3, "tools/call", `{"name":"slow","arguments":{},"task":{}}`)
-	require.NotNil(t, m.Error)
-	assert.Equal(t, int64(mcp.CodeServerError), m.Error.Code)
-	assert.Contains(t, m.Error.Message, "MaxTasksPerClient")
-	// Another client is not held back; an ordinary call neither.
-	c.as("bob").startTask25("slow", `{"ms":10000}`, `{}`)
-	assert.Nil(t, a.rpc(4, "tools/call", `{"name":"plain","arguments":{}}`).Error)
-	// The limit counts live tasks: one that ended frees its place.
-	resultOf[task25](t, a.rpc(5, "tasks/cancel", `{"taskId":"`+first.TaskID+`"}`))
-	<-tt.stopped
-	a.startTask25("slow", `{"ms":10000}`, `{}`)
-
-	// Revision 2026-07-28 counts the same tasks (the caller's identity).
-	_, mm := tasksPost(t, c.url, taskBody(1, "tools/call", `"name":"slow","arguments":{}`, tasksExt), "slow", "X-User", "ada")
-	require.NotNil(t, mm.Error)
-	assert.Contains(t, mm.Error.Message, "MaxTasksPerClient")
-}
-
-func TestTasksHoldRequestSlots(t *testing.T) {
-	t.Parallel()
-	c, tt := newTasks25(t, &mcphttp.Options{MaxConcurrentRequests: 2})
-	a := c.as("ada")
-	first := a.startTask25("slow", `{"ms":10000}`, `{}`)
-	// The running task holds one slot and this request the other: no
-	// slot is left for a second task.
-	m := a.rpc(2, "tools/call", `{"name":"slow","arguments":{},"task":{}}`)
-	require.NotNil(t, m.Error)
-	assert.Equal(t, int64(mcp.CodeServerError), m.Error.Code)
-	assert.Contains(t, m.Error.Message, "MaxConcurrentRequests")
-	// Ordinary requests still run: they wait for a slot, and one is free.
-	assert.Nil(t, a.rpc(3, "tools/call", `{"name":"plain","arguments":{}}`).Error)
-	resultOf[task25](t, a.rpc(4, "tasks/cancel", `{"taskId":"`+first.TaskID+`"}`))
-	<-tt.stopped
-	require.Eventually(t, func() bool {
-		m := a.rpc(5, "tools/call", `{"name":"slow","arguments":{"ms":1},"task":{}}`)
-		return m.Error == nil
-	}, 5*time.Second, 20*time.Millisecond, "the slot of the cancelled task was given back")
-}
-
-func TestSkillsInInitialize2025(t *testing.T) {
-	t.Parallel()
-	ts := newSkillsServer(t, skillsFS, nil)
-	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
-		ext := initExtensions(t, ts, v)
-		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
-	}
-	// Without skills there is no extensions member.
-	c, _ := newTasks25(t, nil)
-	_, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	assert.False(t, strings.Contains(string(b), `"extensions"`), "%s", b)
-}
-
 // TestTasks25OnRedis: with the session and task store on Redis, a task one
 // replica runs is listed, read, waited for and cancelled on another.
 func TestTasks25OnRedis(t *testing.T) {
@@ -646,42 +586,6 @@ func TestTasks25ProgressAndLogs(t *testing.T) {
 		}
 		assert.Equal(t, created.TaskID, p.Meta["io.modelcontextprotocol/related-task"].TaskID, n.Method)
 	}
-}
-
-// TestSkillsAndAppsInInitialize: a server with skills and an app declares
-// both extensions in initialize, at every 2025 revision, and in
-// server/discover (two features built apart, one capabilities member).
-func TestSkillsAndAppsInInitialize(t *testing.T) {
-	t.Parallel()
-	srv := mcp.NewServer(mcp.Options{Name: "both", Version: "1.0.0"})
-	srv.AddSkills(skillsFS)
-	srv.AddAppResource(mcp.AppResource{URI: "ui://both/view.html", Name: "view", HTML: "<p>hi</p>"})
-	h := mcphttp.New(srv, nil)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { ts.Close(); _ = h.Close() })
-	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
-		ext := initExtensions(t, ts, v)
-		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
-		assert.Contains(t, ext, mcp.AppsExtension, v)
-	}
-}
-
-// initExtensions initializes a session at version and returns the
-// capabilities.extensions of the answer.
-func initExtensions(t *testing.T, ts *httptest.Server, version string) map[string]json.RawMessage {
-	t.Helper()
-	c := &httpClient{t: t, url: ts.URL, hc: ts.Client()}
-	resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	var init struct {
-		Result struct {
-			Capabilities struct {
-				Extensions map[string]json.RawMessage `json:"extensions"`
-			} `json:"capabilities"`
-		} `json:"result"`
-	}
-	require.NoError(t, json.Unmarshal(b, &init))
-	return init.Result.Capabilities.Extensions
 }
 
 // TestTasks25OverStdio: a task at 2025-11-25 over stdio, its elicitation

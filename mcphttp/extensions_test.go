@@ -259,3 +259,52 @@ func TestBuiltinExtensionsAdvertised(t *testing.T) {
 	assert.JSONEq(t, `{"directoryRead":true}`, string(jsonMember(t, rev20260728, skillsExt)))
 	assert.JSONEq(t, `{}`, string(jsonMember(t, rev20260728, "io.modelcontextprotocol/tasks")))
 }
+
+func TestSkillsInInitialize2025(t *testing.T) {
+	t.Parallel()
+	ts := newSkillsServer(t, skillsFS, nil)
+	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
+		ext := initExtensions(t, ts, v)
+		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
+	}
+	// Without skills there is no extensions member.
+	c, _ := newTasks25(t, nil)
+	_, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	assert.False(t, strings.Contains(string(b), `"extensions"`), "%s", b)
+}
+
+// TestSkillsAndAppsInInitialize: a server with skills and an app declares
+// both extensions in initialize, at every 2025 revision, and in
+// server/discover (two features built apart, one capabilities member).
+func TestSkillsAndAppsInInitialize(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "both", Version: "1.0.0"})
+	srv.AddSkills(skillsFS)
+	srv.AddAppResource(mcp.AppResource{URI: "ui://both/view.html", Name: "view", HTML: "<p>hi</p>"})
+	h := mcphttp.New(srv, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
+		ext := initExtensions(t, ts, v)
+		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
+		assert.Contains(t, ext, mcp.AppsExtension, v)
+	}
+}
+
+// initExtensions initializes a session at version and returns the
+// capabilities.extensions of the answer.
+func initExtensions(t *testing.T, ts *httptest.Server, version string) map[string]json.RawMessage {
+	t.Helper()
+	c := &httpClient{t: t, url: ts.URL, hc: ts.Client()}
+	resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var init struct {
+		Result struct {
+			Capabilities struct {
+				Extensions map[string]json.RawMessage `json:"extensions"`
+			} `json:"capabilities"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal(b, &init))
+	return init.Result.Capabilities.Extensions
+}

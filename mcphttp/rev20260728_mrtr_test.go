@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -524,5 +525,88 @@ func TestStateKeyTooShort(t *testing.T) {
 	t.Parallel()
 	assert.PanicsWithError(t, "mcphttp: Options.StateKey has 5 bytes; it needs at least 16 (32 random bytes recommended)", func() {
 		mcphttp.New(newMRTRTools(), &mcphttp.Options{StateKey: []byte("short")})
+	})
+}
+
+// TestURLElicitationRev20260728: at 2026-07-28 ElicitURL is an input-required
+// round in URL mode without an elicitationId; a tool's
+// URLElicitationRequired becomes a round asking the elicitation, asked
+// again while the tool still needs it after the user accepted, ended with
+// an isError result when the user declines; without elicitation.url
+// nothing is asked.
+func TestURLElicitationRev20260728(t *testing.T) {
+	t.Parallel()
+	const urlCaps = `{"elicitation":{"url":{}}}`
+	serve := func(t *testing.T) (*httptest.Server, *atomic.Bool) {
+		srv, done := newURLServer()
+		h := mcphttp.New(srv, nil)
+		ts := httptest.NewServer(h)
+		t.Cleanup(func() { ts.Close(); _ = h.Close() })
+		return ts, done
+	}
+	answer := func(key, action, state string) string {
+		return `"inputResponses":{"` + key + `":{"action":"` + action + `"}},` + stateParam(state)
+	}
+	t.Run("ElicitURL", func(t *testing.T) {
+		t.Parallel()
+		ts, _ := serve(t)
+		q := tool("connect", `{}`)
+		q.caps = urlCaps
+		r := decodeIRR(t, q.send(t, ts, ""))
+		require.Equal(t, []string{"elicitation-1"}, keys(r.InputRequests))
+		assert.Equal(t, "elicitation/create", r.InputRequests["elicitation-1"].Method)
+		b, _ := json.Marshal(r.InputRequests["elicitation-1"].Params)
+		assert.JSONEq(t, `{"mode":"url","message":"Connect your account","url":"https://example.com/connect?id=el-1"}`, string(b), "no elicitationId at 2026-07-28")
+		m := q.send(t, ts, answer("elicitation-1", "accept", r.RequestState))
+		require.Nil(t, m.Error)
+		assert.Equal(t, "accept", wiretest.ToolResult(t, m).Text())
+	})
+	t.Run("URLElicitationRequired", func(t *testing.T) {
+		t.Parallel()
+		ts, done := serve(t)
+		q := tool("needs", `{}`)
+		q.caps = urlCaps
+		r := decodeIRR(t, q.send(t, ts, ""))
+		require.Equal(t, []string{"elicitation-url-el-2"}, keys(r.InputRequests), "not a -32042 error")
+		b, _ := json.Marshal(r.InputRequests["elicitation-url-el-2"].Params)
+		assert.JSONEq(t, `{"mode":"url","message":"Authorize","url":"https://example.com/connect?id=el-2"}`, string(b))
+		// Accepted, but the page is not done yet: asked again.
+		r = decodeIRR(t, q.send(t, ts, answer("elicitation-url-el-2", "accept", r.RequestState)))
+		require.Equal(t, []string{"elicitation-url-el-2-2"}, keys(r.InputRequests))
+		done.Store(true)
+		m := q.send(t, ts, answer("elicitation-url-el-2-2", "accept", r.RequestState))
+		require.Nil(t, m.Error)
+		assert.Equal(t, "connected", wiretest.ToolResult(t, m).Text())
+	})
+	t.Run("declined", func(t *testing.T) {
+		t.Parallel()
+		ts, _ := serve(t)
+		q := tool("needs", `{}`)
+		q.caps = urlCaps
+		r := decodeIRR(t, q.send(t, ts, ""))
+		m := q.send(t, ts, answer("elicitation-url-el-2", "decline", r.RequestState))
+		require.Nil(t, m.Error)
+		res := wiretest.ToolResult(t, m)
+		assert.True(t, res.IsError)
+		assert.Equal(t, `Tool "needs" needs the user to open a page outside the client (Authorize); the user did not (decline).`, res.Text())
+	})
+	t.Run("form mode only", func(t *testing.T) {
+		t.Parallel()
+		ts, _ := serve(t)
+		for name, want := range map[string]string{
+			"connect": "refused: mcp: the client did not declare that capability: URL-mode elicitation needs the client to declare the capability elicitation.url",
+			"needs":   "but the client did not declare URL-mode elicitation (capability elicitation.url)",
+		} {
+			q := tool(name, `{}`)
+			q.caps = `{"elicitation":{}}`
+			m := q.send(t, ts, "")
+			require.Nil(t, m.Error)
+			var rt struct {
+				ResultType string `json:"resultType"`
+			}
+			require.NoError(t, json.Unmarshal(m.Result, &rt))
+			assert.Equal(t, "complete", rt.ResultType, "%s: nothing asked", name)
+			assert.Contains(t, wiretest.ToolResult(t, m).Text(), want, name)
+		}
 	})
 }
