@@ -1,7 +1,9 @@
 package mcphttp_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,3 +165,162 @@ func (c *httpClient) call(id int, method, params string) (msg, []msg) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// sseEvent is one raw SSE event, with the fields the resume tests look at.
+type sseEvent struct {
+	ID, Retry, Data          string
+	HasID, HasRetry, HasData bool
+}
+
+func (e sseEvent) msg(t testing.TB) msg {
+	t.Helper()
+	require.True(t, e.HasData, "event without data: %+v", e)
+	var m msg
+	require.NoError(t, json.Unmarshal([]byte(e.Data), &m), "%q", e.Data)
+	return m
+}
+
+// isPriming reports whether e is a priming event: an ID and empty data.
+func (e sseEvent) isPriming() bool { return e.HasID && e.HasData && e.Data == "" }
+
+// sseStream reads the events of one response as they come.
+type sseStream struct {
+	t    testing.TB
+	resp *http.Response
+	rd   *bufio.Reader
+}
+
+// next returns the next event; false at the end of the stream (or when
+// the connection broke).
+func (s *sseStream) next() (sseEvent, bool) {
+	s.t.Helper()
+	var ev sseEvent
+	seen := false
+	for {
+		line, err := s.rd.ReadString('\n')
+		if err != nil {
+			return ev, false // an event is only dispatched by a blank line
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			if seen {
+				return ev, true
+			}
+			continue
+		}
+		if strings.HasPrefix(line, ":") {
+			continue // a comment (keep-alive)
+		}
+		name, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		seen = true
+		switch name {
+		case "id":
+			ev.ID, ev.HasID = value, true
+		case "retry":
+			ev.Retry, ev.HasRetry = value, true
+		case "data":
+			if ev.HasData {
+				ev.Data += "\n"
+			}
+			ev.Data += value
+			ev.HasData = true
+		}
+	}
+}
+
+func (s *sseStream) mustNext() sseEvent {
+	s.t.Helper()
+	ev, ok := s.next()
+	require.True(s.t, ok, "the stream ended early")
+	return ev
+}
+
+// all reads the events up to the end of the stream.
+func (s *sseStream) all() []sseEvent {
+	s.t.Helper()
+	var out []sseEvent
+	for {
+		ev, ok := s.next()
+		if !ok {
+			return out
+		}
+		out = append(out, ev)
+	}
+}
+
+// open sends a request with the session's headers (and extra ones, in
+// pairs) and returns its response unread. ctx bounds the whole exchange;
+// cancelling it breaks the connection.
+func (c *httpClient) open(ctx context.Context, method, body string, header ...string) *sseStream {
+	c.t.Helper()
+	req := c.request(ctx, method, body, header...)
+	resp, err := c.hc.Do(req)
+	require.NoError(c.t, err)
+	c.t.Cleanup(func() { resp.Body.Close() })
+	return &sseStream{t: c.t, resp: resp, rd: bufio.NewReader(resp.Body)}
+}
+
+// sse sends a request and reads its whole event stream.
+func (c *httpClient) sse(method, body string, header ...string) []sseEvent {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := c.open(ctx, method, body, header...)
+	require.Equal(c.t, http.StatusOK, s.resp.StatusCode)
+	require.Equal(c.t, "text/event-stream", s.resp.Header.Get("Content-Type"))
+	return s.all()
+}
+
+func toolCall(id int, name string, args string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, name, args)
+}
+
+// nextData returns the next event of s that carries a message.
+func nextData(t *testing.T, s *sseStream) msg {
+	t.Helper()
+	for {
+		if ev := s.mustNext(); ev.HasData && ev.Data != "" {
+			return ev.msg(t)
+		}
+	}
+}
+
+// initWith starts a session with the given client capabilities and name.
+func (c *httpClient) initWith(caps, name string) {
+	c.t.Helper()
+	resp, b := c.do(http.MethodPost, fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":%q,"version":"2.0.0"}}}`,
+		mcp.Version20251125, caps, name))
+	require.Equal(c.t, http.StatusOK, resp.StatusCode, "%s", b)
+	c.sid = resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(c.t, c.sid)
+	c.version = string(mcp.Version20251125)
+	status, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	require.Equal(c.t, http.StatusAccepted, status)
+}
+
+// getStream opens the session's GET stream; ctx bounds it.
+func (c *httpClient) getStream(ctx context.Context) *sseStream {
+	c.t.Helper()
+	s := c.open(ctx, http.MethodGet, "", "Accept", "text/event-stream")
+	require.Equal(c.t, http.StatusOK, s.resp.StatusCode)
+	return s
+}
+
+// nextRequest reads the next server-to-client request from s.
+func nextRequest(t *testing.T, s *sseStream) msg {
+	t.Helper()
+	for {
+		m := s.mustNext().msg(t)
+		if m.Method != "" && m.ID != nil {
+			return m
+		}
+	}
+}
+
+// answer posts the client's result for a server request.
+func (c *httpClient) answer(id json.RawMessage, result string) {
+	c.t.Helper()
+	status, _ := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
+	require.Equal(c.t, http.StatusAccepted, status)
+}

@@ -70,16 +70,6 @@ const (
 	urlNeeds   = `{"mode":"url","message":"Authorize","elicitationId":"el-2","url":"https://example.com/connect?id=el-2"}`
 )
 
-// nextData returns the next event of s that carries a message.
-func nextData(t *testing.T, s *sseStream) msg {
-	t.Helper()
-	for {
-		if ev := s.mustNext(); ev.HasData && ev.Data != "" {
-			return ev.msg(t)
-		}
-	}
-}
-
 // TestURLElicitationHTTP: at 2025-11-25 over Streamable HTTP, ElicitURL is
 // an elicitation/create request in URL mode with the elicitationId;
 // URLElicitationRequired is the -32042 error with data.elicitations;

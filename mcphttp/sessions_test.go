@@ -3,7 +3,6 @@ package mcphttp_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -78,45 +77,6 @@ func (l *hookLog) waitEnd(t *testing.T) endEvent {
 func quietServer(o mcp.Options) *mcp.Server {
 	o.Name, o.Version, o.Logger = "sessions-test", "1.0.0", discardLogger()
 	return mcp.NewServer(o)
-}
-
-// initWith starts a session with the given client capabilities and name.
-func (c *httpClient) initWith(caps, name string) {
-	c.t.Helper()
-	resp, b := c.do(http.MethodPost, fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":%q,"version":"2.0.0"}}}`,
-		mcp.Version20251125, caps, name))
-	require.Equal(c.t, http.StatusOK, resp.StatusCode, "%s", b)
-	c.sid = resp.Header.Get("Mcp-Session-Id")
-	require.NotEmpty(c.t, c.sid)
-	c.version = string(mcp.Version20251125)
-	status, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	require.Equal(c.t, http.StatusAccepted, status)
-}
-
-// getStream opens the session's GET stream; ctx bounds it.
-func (c *httpClient) getStream(ctx context.Context) *sseStream {
-	c.t.Helper()
-	s := c.open(ctx, http.MethodGet, "", "Accept", "text/event-stream")
-	require.Equal(c.t, http.StatusOK, s.resp.StatusCode)
-	return s
-}
-
-// nextRequest reads the next server-to-client request from s.
-func nextRequest(t *testing.T, s *sseStream) msg {
-	t.Helper()
-	for {
-		m := s.mustNext().msg(t)
-		if m.Method != "" && m.ID != nil {
-			return m
-		}
-	}
-}
-
-// answer posts the client's result for a server request.
-func (c *httpClient) answer(id json.RawMessage, result string) {
-	c.t.Helper()
-	status, _ := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
-	require.Equal(c.t, http.StatusAccepted, status)
 }
 
 func TestSessionStartListAndDeleteHooks(t *testing.T) {
