@@ -155,36 +155,6 @@ func TestURLElicitationFormWire(t *testing.T) {
 	assert.Equal(t, "accept g", wiretest.ToolResult(t, nextData(t, s)).Text())
 }
 
-// TestURLElicitationHandWrittenError: a -32042 error a tool builds by hand
-// is read from its data as the wire has it; one without elicitations, or
-// with an elicitation lacking its URL, is an internal error naming the
-// tool.
-func TestURLElicitationHandWrittenError(t *testing.T) {
-	t.Parallel()
-	srv := quietServer(mcp.Options{})
-	for name, data := range map[string]any{
-		"by-hand": map[string]any{"elicitations": []any{map[string]any{"mode": "url", "elicitationId": "x", "url": "https://a.example/x", "message": "Go"}}},
-		"empty":   map[string]any{},
-		"no-url":  map[string]any{"elicitations": []any{map[string]any{"mode": "url", "elicitationId": "x", "message": "Go"}}},
-	} {
-		mcp.AddTool(srv, mcp.Tool{Name: name}, func(context.Context, *mcp.Context, struct{}) (string, error) {
-			return "", &mcp.Error{Code: mcp.CodeURLElicitationRequired, Message: "needed", Data: data}
-		})
-	}
-	c, _ := newHTTP(t, srv, nil)
-	c.initWith(`{"elicitation":{"url":{}}}`, "x")
-	for i, tc := range []struct{ name, code, msg string }{
-		{"by-hand", "-32042", "needed"},
-		{"empty", "-32603", `tool "empty" returned a URL elicitation required error (-32042) without data.elicitations`},
-		{"no-url", "-32603", `tool "no-url": mcp: URLElicitation.URL: elicitation URL "" is not an absolute URL with a host`},
-	} {
-		resp, _ := c.call(i+1, "tools/call", `{"name":"`+tc.name+`","arguments":{}}`)
-		require.NotNil(t, resp.Error, tc.name)
-		assert.Equal(t, tc.code, fmt.Sprint(resp.Error.Code), tc.name)
-		assert.Equal(t, tc.msg, resp.Error.Message, tc.name)
-	}
-}
-
 const (
 	testTraceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	testTracestate  = "vendor=opaque"
