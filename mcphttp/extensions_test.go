@@ -264,7 +264,7 @@ func TestSkillsInInitialize2025(t *testing.T) {
 	t.Parallel()
 	ts := newSkillsServer(t, skillsFS, nil)
 	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
-		ext := initExtensions(t, ts, v)
+		ext := initExtensions(t, &httpClient{t: t, url: ts.URL, hc: ts.Client()}, v, `{}`)
 		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
 	}
 	// Without skills there is no extensions member.
@@ -285,26 +285,36 @@ func TestSkillsAndAppsInInitialize(t *testing.T) {
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
-		ext := initExtensions(t, ts, v)
+		ext := initExtensions(t, &httpClient{t: t, url: ts.URL, hc: ts.Client()}, v, `{}`)
 		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
 		assert.Contains(t, ext, mcp.AppsExtension, v)
 	}
 }
 
-// initExtensions initializes a session at version and returns the
-// capabilities.extensions of the answer.
-func initExtensions(t *testing.T, ts *httptest.Server, version string) map[string]json.RawMessage {
+// initExtensions sends c's initialize at version, declaring caps, and
+// returns the capabilities.extensions of the answer; c then speaks in the
+// session it opened.
+func initExtensions(t testing.TB, c *httpClient, version, caps string) map[string]json.RawMessage {
 	t.Helper()
-	c := &httpClient{t: t, url: ts.URL, hc: ts.Client()}
-	resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":`+caps+`,"clientInfo":{"name":"t","version":"1"}}}`)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+	c.sid, c.version = resp.Header.Get("Mcp-Session-Id"), version
 	var init struct {
-		Result struct {
-			Capabilities struct {
-				Extensions map[string]json.RawMessage `json:"extensions"`
-			} `json:"capabilities"`
-		} `json:"result"`
+		Result json.RawMessage `json:"result"`
 	}
-	require.NoError(t, json.Unmarshal(b, &init))
-	return init.Result.Capabilities.Extensions
+	require.NoError(t, json.Unmarshal(b, &init), "%s", b)
+	return extensionsOf(t, init.Result)
+}
+
+// extensionsOf is the capabilities.extensions of an initialize or
+// server/discover result.
+func extensionsOf(t testing.TB, result json.RawMessage) map[string]json.RawMessage {
+	t.Helper()
+	var r struct {
+		Capabilities struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		} `json:"capabilities"`
+	}
+	require.NoError(t, json.Unmarshal(result, &r), "%s", result)
+	return r.Capabilities.Extensions
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
-	"github.com/mcpchain/mcp/stdio"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -387,44 +386,12 @@ func stdioCallWith(t *testing.T, srv *mcp.Server, caps, params string, answer an
 	t.Helper()
 	h := mcphttp.New(srv, nil)
 	t.Cleanup(func() { _ = h.Close() })
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	done := make(chan error, 1)
-	go func() {
-		done <- stdio.Serve(ctx, h, inR, outW, nil)
-		outW.Close()
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		cancel()
-		<-done
-	})
-	var mu sync.Mutex
-	send := func(s string) {
-		mu.Lock()
-		defer mu.Unlock()
-		_, _ = io.WriteString(inW, s+"\n") // fails only once the test ends
-	}
-	// The pipes have no buffer: read on a goroutine of its own, send on another.
-	lines := make(chan []byte, 64)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			lines <- append([]byte(nil), sc.Bytes()...)
-		}
-	}()
-	go func() {
-		send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"t","version":"1"}}}`)
-		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}`)
-	}()
+	p := serveStdio(t, h)
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"t","version":"1"}}}`)
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}`)
 	got := sent{}
-	for line := range lines {
-		var m wiretest.Msg
-		require.NoError(t, json.Unmarshal(line, &m))
+	for m := range p.lines {
 		switch {
 		case m.IsResponse() && string(m.ID) == "1":
 			require.Nil(t, m.Error)
@@ -432,7 +399,7 @@ func stdioCallWith(t *testing.T, srv *mcp.Server, caps, params string, answer an
 		case m.IsResponse():
 		case m.ID != nil:
 			got[m.Method] = m.Params
-			go send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, answer(m.Method, m.Params)))
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, answer(m.Method, m.Params)))
 		default:
 			if !strings.HasSuffix(m.Method, "list_changed") {
 				got[m.Method] = m.Params

@@ -169,24 +169,13 @@ func (e *resumeEnv) waitServed(tag string) {
 // waitFinished returns what ended a tool (nil: it ran to completion).
 func (e *resumeEnv) waitFinished() error {
 	e.c.t.Helper()
-	select {
-	case err := <-e.p.finished:
-		return err
-	case <-time.After(5 * time.Second):
-		e.c.t.Fatal("the tool did not end")
-		return nil
-	}
+	return receive(e.c.t, e.p.finished, 5*time.Second, "the tool did not end")
 }
 
+// waitCloseErr returns what CloseSSEStream returned to the tool.
 func (e *resumeEnv) waitCloseErr() error {
 	e.c.t.Helper()
-	select {
-	case err := <-e.p.closeErr:
-		return err
-	case <-time.After(5 * time.Second):
-		e.c.t.Fatal("the tool did not call CloseSSEStream")
-		return nil
-	}
+	return receive(e.c.t, e.p.closeErr, 5*time.Second, "the tool did not call CloseSSEStream")
 }
 
 // requireNewIDs checks that every event has an ID none of seen has, and

@@ -499,11 +499,7 @@ func TestInputRequiredLegacySession(t *testing.T) {
 	answers := map[string]string{"elicitation/create": `{"action":"accept"}`, "sampling/createMessage": sampled}
 	var final msg
 	for final.Result == nil && final.Error == nil {
-		ev := s.mustNext()
-		if !ev.HasData || ev.Data == "" {
-			continue
-		}
-		m := ev.msg(t)
+		m := nextData(t, s)
 		if m.IsResponse() {
 			final = m
 			break

@@ -65,6 +65,14 @@ func (l *hookLog) snapshot() ([]mcphttp.SessionInfo, []endEvent, []rootsEvent) {
 	return append([]mcphttp.SessionInfo(nil), l.starts...), append([]endEvent(nil), l.ends...), append([]rootsEvent(nil), l.roots...)
 }
 
+// waitStart waits for the first OnStart call and returns its session.
+func (l *hookLog) waitStart(t *testing.T) mcphttp.SessionInfo {
+	t.Helper()
+	require.Eventually(t, func() bool { starts, _, _ := l.snapshot(); return len(starts) > 0 }, 5*time.Second, 5*time.Millisecond, "OnStart was not called")
+	starts, _, _ := l.snapshot()
+	return starts[0]
+}
+
 // waitEnd waits for the one OnEnd call and returns it.
 func (l *hookLog) waitEnd(t *testing.T) endEvent {
 	t.Helper()
@@ -304,13 +312,7 @@ func (p *panickingHooks) options(o mcphttp.Options) *mcphttp.Options {
 // ended waits for the OnEnd call and gives its reason.
 func (p *panickingHooks) ended(t *testing.T) mcphttp.EndReason {
 	t.Helper()
-	select {
-	case r := <-p.ends:
-		return r
-	case <-time.After(10 * time.Second):
-		t.Fatal("OnEnd was not called")
-		return ""
-	}
+	return receive(t, p.ends, 10*time.Second, "OnEnd was not called")
 }
 
 // logged waits for the error line of the hook's recovered panic and
