@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -152,10 +153,9 @@ type mrtrRequest struct {
 	header                     []string
 }
 
-// send posts the request with extra params members (inputResponses,
-// requestState) and returns the one response.
-func (q mrtrRequest) send(t *testing.T, ts *httptest.Server, extra string) msg {
-	t.Helper()
+// request is the body of the request with extra params members
+// (inputResponses, requestState), and its headers.
+func (q mrtrRequest) request(extra string) (body string, header []string) {
 	params := q.params
 	if extra != "" {
 		params += "," + extra
@@ -164,10 +164,32 @@ func (q mrtrRequest) send(t *testing.T, ts *httptest.Server, extra string) msg {
 	if caps == "" {
 		caps = allCaps
 	}
-	body := `{"jsonrpc":"2.0","id":7,"method":"` + q.method + `","params":{` + params +
+	body = `{"jsonrpc":"2.0","id":7,"method":"` + q.method + `","params":{` + params +
 		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
-	resp, msgs := rev20260728Post(t, ts, body, append([]string{"Mcp-Name", q.name}, q.header...)...)
+	return body, append([]string{"Mcp-Name", q.name}, q.header...)
+}
+
+// send posts the request with extra params members (inputResponses,
+// requestState) and returns the one response.
+func (q mrtrRequest) send(t *testing.T, ts *httptest.Server, extra string) msg {
+	t.Helper()
+	body, header := q.request(extra)
+	resp, msgs := rev20260728Post(t, ts, body, header...)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Len(t, msgs, 1)
+	return msgs[0]
+}
+
+// serve is send with h serving the request on this goroutine, without a
+// network: for a test in a synctest bubble, whose clock h then reads.
+func (q mrtrRequest) serve(t *testing.T, h http.Handler, extra string) msg {
+	t.Helper()
+	body, header := q.request(extra)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, wiretest.NewRequest(t.Context(), http.MethodPost, "http://127.0.0.1/", body,
+		append([]string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", q.method}, header...)...))
+	require.Equal(t, http.StatusOK, rec.Code, "%s", rec.Body)
+	msgs := wiretest.ParseMessages(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
 	require.Len(t, msgs, 1)
 	return msgs[0]
 }
@@ -317,7 +339,6 @@ func TestInputRequiredStateRefused(t *testing.T) {
 	t.Parallel()
 	key := []byte("0123456789abcdef0123456789abcdef")
 	ts := newMRTRServer(t, &mcphttp.Options{StateKey: key})
-	short := newMRTRServer(t, &mcphttp.Options{StateKey: key, StateTTL: time.Millisecond})
 	other := newMRTRServer(t, &mcphttp.Options{StateKey: []byte("another key, also long enough")})
 	stateOf := func(t *testing.T, ts *httptest.Server, q mrtrRequest) string {
 		return decodeIRR(t, q.send(t, ts, "")).RequestState
@@ -328,8 +349,6 @@ func TestInputRequiredStateRefused(t *testing.T) {
 	bob := echo
 	bob.header = []string{"X-User", "bob"}
 	prompt := mrtrRequest{method: "prompts/get", name: "ask_prompt", params: `"name":"ask_prompt"`}
-	expired := stateOf(t, short, echo)
-	time.Sleep(5 * time.Millisecond)
 	tests := []struct {
 		name  string
 		req   mrtrRequest
@@ -341,7 +360,6 @@ func TestInputRequiredStateRefused(t *testing.T) {
 		{"truncated", echo, stateOf(t, ts, echo)[:20], "fails its integrity check"},
 		{"not base64", echo, "!!!", "fails its integrity check"},
 		{"another key", echo, stateOf(t, other, echo), "sealed under another key"},
-		{"expired", echo, expired, "has expired"},
 		{"another method", echo, stateOf(t, ts, prompt), `issued for "prompts/get", not "tools/call"`},
 		{"other arguments", echo, stateOf(t, ts, tool("ask_echo", `{"say":"bye"}`)), "issued for other params"},
 		{"another tool", echo, stateOf(t, ts, tool("ask_name", `{}`)), "issued for other params"},
@@ -356,6 +374,20 @@ func TestInputRequiredStateRefused(t *testing.T) {
 			assert.Contains(t, res.Error.Message, tt.want)
 		})
 	}
+	// A state outlives its StateTTL on the bubble's clock, which the
+	// handler reads: no wait on the wall clock.
+	t.Run("expired", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			h := mcphttp.New(newMRTRTools(), &mcphttp.Options{StateKey: key, StateTTL: time.Millisecond})
+			defer h.Close()
+			expired := decodeIRR(t, echo.serve(t, h, "")).RequestState
+			time.Sleep(2 * time.Millisecond)
+			res := echo.serve(t, h, `"inputResponses":{"ok":{"action":"accept","content":{"ok":"yes"}}},`+stateParam(expired))
+			require.NotNil(t, res.Error, "%s", res.Result)
+			assert.Equal(t, int64(mcp.CodeInvalidParams), res.Error.Code)
+			assert.Contains(t, res.Error.Message, "has expired")
+		})
+	})
 	t.Run("same caller, same params, member order changed", func(t *testing.T) {
 		st := stateOf(t, ts, tool("ask_echo", `{"say":"hi","n":1}`))
 		res := tool("ask_echo", `{"n":1,"say":"hi"}`).send(t, ts, `"inputResponses":{"ok":{"action":"accept","content":{"ok":"yes"}}},`+stateParam(st))

@@ -247,37 +247,39 @@ func quietServerWithTools(o mcp.Options) *mcp.Server {
 // with initialize, is listed, and ends as deleted at the end of input.
 func TestStdioSessionHooks(t *testing.T) {
 	t.Parallel()
-	var log hookLog
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	srv := quietServerWithTools(mcp.Options{})
-	inst, err := mcphttp.Start(t.Context(), srv, &mcphttp.StartOptions{Stdin: inR, Stdout: outW,
-		Handler: &mcphttp.Options{Hooks: log.hooks(), Ping: &middleware.PingOptions{Interval: 5 * time.Millisecond}}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = inst.Close() })
-	lines := bufio.NewScanner(outR)
-	go func() {
-		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"stdio-client","version":"3.0.0"}}}`+"\n")
-	}()
-	require.True(t, lines.Scan())
-	assert.Contains(t, lines.Text(), `"id":1`)
-	go func() {
-		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-	}()
-	live := inst.Handler().Sessions()
-	require.Len(t, live, 1)
-	assert.Equal(t, "stdio-client", live[0].Client.Name)
-	time.Sleep(60 * time.Millisecond) // stdio is not pinged: nothing but answers is written
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	require.NoError(t, inW.Close())
-	require.NoError(t, inst.Wait())
-	starts, _, _ := log.snapshot()
-	require.Len(t, starts, 1)
-	end := log.waitEnd(t)
-	assert.Equal(t, mcphttp.EndDeleted, end.reason)
-	assert.Equal(t, live[0].ID, end.info.ID)
-	assert.Empty(t, inst.Handler().Sessions())
-	require.NoError(t, outW.Close())
+	synctest.Test(t, func(t *testing.T) {
+		var log hookLog
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		srv := quietServerWithTools(mcp.Options{})
+		inst, err := mcphttp.Start(t.Context(), srv, &mcphttp.StartOptions{Stdin: inR, Stdout: outW,
+			Handler: &mcphttp.Options{Hooks: log.hooks(), Ping: &middleware.PingOptions{Interval: 5 * time.Millisecond}}})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = inst.Close() })
+		lines := bufio.NewScanner(outR)
+		go func() {
+			_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"stdio-client","version":"3.0.0"}}}`+"\n")
+		}()
+		require.True(t, lines.Scan())
+		assert.Contains(t, lines.Text(), `"id":1`)
+		go func() {
+			_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		}()
+		live := inst.Handler().Sessions()
+		require.Len(t, live, 1)
+		assert.Equal(t, "stdio-client", live[0].Client.Name)
+		time.Sleep(60 * time.Millisecond) // twelve ping intervals on the bubble's clock: stdio is not pinged
+		go func() { _, _ = io.Copy(io.Discard, outR) }()
+		require.NoError(t, inW.Close())
+		require.NoError(t, inst.Wait())
+		starts, _, _ := log.snapshot()
+		require.Len(t, starts, 1)
+		end := log.waitEnd(t)
+		assert.Equal(t, mcphttp.EndDeleted, end.reason)
+		assert.Equal(t, live[0].ID, end.info.ID)
+		assert.Empty(t, inst.Handler().Sessions())
+		require.NoError(t, outW.Close())
+	})
 }
 
 func jsonLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }
