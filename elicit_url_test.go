@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
@@ -131,5 +132,44 @@ func TestElicitationURLsChecked(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestURLElicitationHandWrittenError: a -32042 error a tool builds by hand
+// is read from its data as the wire has it; one without elicitations, or
+// with an elicitation lacking its URL, is an internal error naming the
+// tool.
+func TestURLElicitationHandWrittenError(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	for name, data := range map[string]any{
+		"by-hand": map[string]any{"elicitations": []any{map[string]any{"mode": "url", "elicitationId": "x", "url": "https://a.example/x", "message": "Go"}}},
+		"empty":   map[string]any{},
+		"no-url":  map[string]any{"elicitations": []any{map[string]any{"mode": "url", "elicitationId": "x", "message": "Go"}}},
+	} {
+		mcp.AddTool(srv, mcp.Tool{Name: name}, func(context.Context, *mcp.Context, struct{}) (string, error) {
+			return "", &mcp.Error{Code: mcp.CodeURLElicitationRequired, Message: "needed", Data: data}
+		})
+	}
+	h := mcphttp.New(srv, nil)
+	t.Cleanup(func() { _ = h.Close() })
+	// A 2025-11-25 client that declares elicitation.url: the -32042 error
+	// reaches it as it is.
+	c, err := client.Connect(t.Context(), client.InProcess(h, nil), &client.Options{ProtocolVersion: mcp.Version20251125, Logger: quietLogger(),
+		ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+		}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	for _, tc := range []struct{ name, code, msg string }{
+		{"by-hand", "-32042", "needed"},
+		{"empty", "-32603", `tool "empty" returned a URL elicitation required error (-32042) without data.elicitations`},
+		{"no-url", "-32603", `tool "no-url": mcp: URLElicitation.URL: elicitation URL "" is not an absolute URL with a host`},
+	} {
+		_, err := c.CallTool(t.Context(), tc.name, map[string]any{}, nil)
+		var je *mcp.Error
+		require.ErrorAs(t, err, &je, tc.name)
+		assert.Equal(t, tc.code, fmt.Sprint(je.Code), tc.name)
+		assert.Equal(t, tc.msg, je.Message, tc.name)
 	}
 }

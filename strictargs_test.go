@@ -42,6 +42,16 @@ func TestCaseVariantArguments(t *testing.T) {
 			ran["raw"]++
 			return &mcp.ContentResult{}, nil
 		})
+	// search's schema is open, with a nested object and an array of
+	// objects.
+	s.AddRawTool(mcp.Tool{Name: "search", InputSchema: toolSchema(t, `{"type":"object","properties":{
+		"query":{"type":"string"},
+		"filter":{"type":"object","properties":{"lang":{"type":"string"}}},
+		"tags":{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"}}}}}}`)},
+		func(context.Context, *mcp.Context, json.RawMessage) (*mcp.ContentResult, error) {
+			ran["search"]++
+			return &mcp.ContentResult{}, nil
+		})
 	tests := []struct {
 		tool, args string
 		path, want string // "" path: accepted
@@ -54,6 +64,10 @@ func TestCaseVariantArguments(t *testing.T) {
 		{"raw", `{"nested":{"deep":{"Leaf":1}}}`, "nested.deep.Leaf", "leaf"},
 		{"raw", `{"list":[[{"id":1}],[{"id":2},{"ID":3}]]}`, "list[1][1].ID", "id"},
 		{"raw", `{"Zeta":1,"query":"x","Query":"y"}`, "Query", "query"},
+		{"search", `{"Query":"x"}`, "Query", "query"},
+		{"search", `{"query":"a","QUERY":"b"}`, "QUERY", "query"},
+		{"search", `{"filter":{"Lang":"go"}}`, "filter.Lang", "lang"},
+		{"search", `{"tags":[{"key":"a"},{"Key":"b"}]}`, "tags[1].Key", "key"},
 		{"inferred", `{"query":"x"}`, "", ""},
 		{"own", `{"q":"x","query":"y"}`, "", ""},
 		{"raw", `{"query":"x","nested":{"deep":{"leaf":1,"other":2}},"extra":{"Query":1}}`, "", ""},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -12,6 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/internal/wiretest"
+	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/mcptest"
 )
 
 type findArgs struct {
@@ -274,4 +279,123 @@ func TestTransformRegistrationErrors(t *testing.T) {
 		})
 	}
 	assert.Len(t, s.ListTools(context.Background(), nil), 3, "nothing was registered")
+}
+
+// transformedServer has a typed tool "book" and its transform "book_room":
+// room renamed, floor hidden and fixed, nights defaulted, a wrapper that
+// adds a line; the source is removed, so only the transform is listed.
+func transformedServer() *mcp.Server {
+	srv := mcp.NewServer(mcp.Options{Name: "transform", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	mcp.AddTool(srv, mcp.Tool{Name: "book"}, func(_ context.Context, _ *mcp.Context, in struct {
+		Room   string `json:"room"`
+		Floor  int    `json:"floor"`
+		Nights int    `json:"nights,omitempty"`
+	}) (string, error) {
+		return fmt.Sprintf("room %s on floor %d for %d nights", in.Room, in.Floor, in.Nights), nil
+	})
+	srv.AddTransformedTool("book", mcp.Transform{Name: "book_room", Description: "Book a room on the third floor",
+		Args: map[string]mcp.ArgTransform{
+			"room":   {Name: "number", Description: "the room number"},
+			"floor":  {Hide: true, Value: 3},
+			"nights": {Default: 1},
+		},
+		Wrap: func(ctx context.Context, c *mcp.Context, args map[string]any, next mcp.ToolCall) (*mcp.ContentResult, error) {
+			res, err := next(ctx, args)
+			if err == nil && !res.IsError {
+				res.Content = append(res.Content, mcp.Text("booked"))
+			}
+			return res, err
+		}})
+	srv.Registry().Remove(mcp.KindTool, "book")
+	return srv
+}
+
+const bookRoomSchema = `{"type":"object","additionalProperties":false,"required":["number"],"properties":{
+	"number":{"type":"string","description":"the room number"},"nights":{"type":"integer","default":1}}}`
+
+// TestTransformedToolOverHTTP: tools/list and tools/call of a derived tool
+// at 2025-11-25 and 2026-07-28: the derived schema is listed, a call is
+// mapped to the source, a hidden argument is refused.
+func TestTransformedToolOverHTTP(t *testing.T) {
+	t.Parallel()
+	t.Run("2025-11-25", func(t *testing.T) {
+		t.Parallel()
+		c := wiretest.StartHTTP(t, transformedServer())
+		wiretest.Initialize(t, c)
+		call := func(id int, method, params string) wiretest.Msg {
+			var m wiretest.Msg
+			require.NoError(t, json.Unmarshal(c.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)), &m))
+			return m
+		}
+		res := call(1, "tools/list", `{}`)
+		var list struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		require.NoError(t, json.Unmarshal(res.Result, &list))
+		require.Len(t, list.Tools, 1)
+		assert.JSONEq(t, `{"name":"book_room","description":"Book a room on the third floor","inputSchema":`+bookRoomSchema+`}`, string(list.Tools[0]))
+
+		res = call(2, "tools/call", `{"name":"book_room","arguments":{"number":"12"}}`)
+		r := wiretest.ToolResult(t, res)
+		require.False(t, r.IsError, "%+v", r)
+		assert.Equal(t, []mcp.Content{mcp.Text("room 12 on floor 3 for 1 nights"), mcp.Text("booked")}, r.Content)
+
+		res = call(3, "tools/call", `{"name":"book_room","arguments":{"number":"12","floor":1}}`)
+		r = wiretest.ToolResult(t, res)
+		assert.True(t, r.IsError)
+		assert.Contains(t, r.Content[0].(mcp.TextContent).Text, `argument "floor" is not accepted`)
+
+		res = call(4, "tools/call", `{"name":"book","arguments":{"room":"12","floor":1}}`)
+		require.NotNil(t, res.Error, "the removed source is unknown")
+	})
+	t.Run("2026-07-28", func(t *testing.T) {
+		t.Parallel()
+		h := mcphttp.New(transformedServer(), nil)
+		t.Cleanup(func() { _ = h.Close() })
+		c, err := client.Connect(t.Context(), client.InProcess(h, nil), &client.Options{ProtocolVersion: mcp.Version20260728, Logger: quietLogger()})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Close() })
+		var list struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		require.NoError(t, c.Call(t.Context(), "tools/list", nil, &list))
+		require.Len(t, list.Tools, 1)
+		var tool struct {
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		require.NoError(t, json.Unmarshal(list.Tools[0], &tool))
+		assert.JSONEq(t, bookRoomSchema, string(tool.InputSchema))
+
+		r, err := c.CallTool(t.Context(), "book_room", map[string]any{"number": "7", "nights": 2}, nil)
+		require.NoError(t, err)
+		assert.Equal(t, []mcp.Content{mcp.Text("room 7 on floor 3 for 2 nights"), mcp.Text("booked")}, r.Content)
+	})
+}
+
+// TestTransformedToolStdioAndEmbedded: the same derived tool over stdio
+// and in an embedded session (mcptest).
+func TestTransformedToolStdioAndEmbedded(t *testing.T) {
+	t.Parallel()
+	t.Run("stdio", func(t *testing.T) {
+		t.Parallel()
+		c := wiretest.StartStdio(t, transformedServer())
+		wiretest.Initialize(t, c)
+		var m wiretest.Msg
+		require.NoError(t, json.Unmarshal(c.Send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book_room","arguments":{"number":"5"}}}`), &m))
+		assert.Equal(t, []mcp.Content{mcp.Text("room 5 on floor 3 for 1 nights"), mcp.Text("booked")}, wiretest.ToolResult(t, m).Content)
+		require.NoError(t, json.Unmarshal(c.Send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"book_room","arguments":{"room":"5"}}}`), &m))
+		r := wiretest.ToolResult(t, m)
+		assert.True(t, r.IsError)
+		assert.Contains(t, r.Content[0].(mcp.TextContent).Text, `argument "room" is not accepted`)
+	})
+	t.Run("embedded", func(t *testing.T) {
+		t.Parallel()
+		s := mcptest.NewSession(t, transformedServer(), nil)
+		tools := s.ListTools()
+		require.Len(t, tools, 1)
+		b, err := json.Marshal(tools[0].InputSchema)
+		require.NoError(t, err)
+		assert.JSONEq(t, bookRoomSchema, string(b))
+		assert.Equal(t, "room 9 on floor 3 for 4 nights", s.CallTool("book_room", map[string]any{"number": "9", "nights": 4}, nil).Content[0].(mcp.TextContent).Text)
+	})
 }

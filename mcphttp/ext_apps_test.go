@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -79,17 +78,7 @@ func startAppsHTTP2025(t *testing.T, srv *mcp.Server, ext string) appsClient {
 	if ext != "" {
 		caps = `{"extensions":` + ext + `}`
 	}
-	resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"host","version":"1"}}}`)
-	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
-	c.sid, c.version = resp.Header.Get("Mcp-Session-Id"), "2025-11-25"
-	var init struct {
-		Result struct {
-			Capabilities struct {
-				Extensions map[string]json.RawMessage `json:"extensions"`
-			} `json:"capabilities"`
-		} `json:"result"`
-	}
-	require.NoError(t, json.Unmarshal(b, &init))
+	extensions := initExtensions(t, c, "2025-11-25", caps)
 	id := 0
 	return appsClient{
 		call: func(method, params string) (json.RawMessage, int64) {
@@ -100,7 +89,7 @@ func startAppsHTTP2025(t *testing.T, srv *mcp.Server, ext string) appsClient {
 			}
 			return m.Result, 0
 		},
-		caps: func() map[string]json.RawMessage { return init.Result.Capabilities.Extensions },
+		caps: func() map[string]json.RawMessage { return extensions },
 	}
 }
 
@@ -137,17 +126,16 @@ func startAppsHTTP2026(t *testing.T, srv *mcp.Server, ext string) appsClient {
 		}
 		return m.Result, 0
 	}
-	return appsClient{call: call, caps: func() map[string]json.RawMessage {
-		res, code := call("server/discover", "")
-		require.Zero(t, code)
-		var d struct {
-			Capabilities struct {
-				Extensions map[string]json.RawMessage `json:"extensions"`
-			} `json:"capabilities"`
-		}
-		require.NoError(t, json.Unmarshal(res, &d))
-		return d.Capabilities.Extensions
-	}}
+	return appsClient{call: call, caps: func() map[string]json.RawMessage { return discovered(t, call) }}
+}
+
+// discovered is the capabilities.extensions of server/discover, asked
+// through call.
+func discovered(t *testing.T, call func(method, params string) (json.RawMessage, int64)) map[string]json.RawMessage {
+	t.Helper()
+	res, code := call("server/discover", "")
+	require.Zero(t, code)
+	return extensionsOf(t, res)
 }
 
 func startAppsEmbedded(t *testing.T, srv *mcp.Server, ext string, version mcp.Version) appsClient {
@@ -173,17 +161,7 @@ func startAppsEmbedded(t *testing.T, srv *mcp.Server, ext string, version mcp.Ve
 	if version == "" {
 		return appsClient{call: call}
 	}
-	return appsClient{call: call, caps: func() map[string]json.RawMessage {
-		res, code := call("server/discover", "")
-		require.Zero(t, code)
-		var d struct {
-			Capabilities struct {
-				Extensions map[string]json.RawMessage `json:"extensions"`
-			} `json:"capabilities"`
-		}
-		require.NoError(t, json.Unmarshal(res, &d))
-		return d.Capabilities.Extensions
-	}}
+	return appsClient{call: call, caps: func() map[string]json.RawMessage { return discovered(t, call) }}
 }
 
 // TestAppsWire checks MCP Apps on the wire for a host that declares the

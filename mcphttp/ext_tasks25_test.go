@@ -1,14 +1,10 @@
 package mcphttp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +14,6 @@ import (
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/session/redisstore"
-	"github.com/mcpchain/mcp/stdio"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -56,17 +51,12 @@ type client25 struct {
 // opened by user.
 func (c *httpClient) as(user string) *client25 {
 	c.t.Helper()
-	d := &client25{httpClient: &httpClient{t: c.t, url: c.url, hc: c.hc}}
-	hd := []string{}
+	d := &client25{httpClient: &httpClient{t: c.t, url: c.url, hc: c.hc}, user: user}
+	var hd []string
 	if user != "" {
 		hd = append(hd, "X-User", user)
 	}
-	resp, b := d.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1.0.0"}}}`, hd...)
-	require.Equal(c.t, http.StatusOK, resp.StatusCode, "%s", b)
-	d.sid, d.version = resp.Header.Get("Mcp-Session-Id"), string(mcp.Version20251125)
-	d.user = user
-	status, _ := d.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, hd...)
-	require.Equal(c.t, http.StatusAccepted, status)
+	d.startSession(string(mcp.Version20251125), `{"elicitation":{}}`, "t", "1.0.0", hd...)
 	return d
 }
 
@@ -372,12 +362,7 @@ func TestTasks25InputRequired(t *testing.T) {
 	defer cancel()
 	s := a.open(ctx, http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+tk.TaskID+`"}}`, "X-User", "ada")
 	require.Equal(t, http.StatusOK, s.resp.StatusCode)
-	var req msg
-	for req.Method == "" {
-		if ev := s.mustNext(); ev.HasData && ev.Data != "" {
-			req = ev.msg(t)
-		}
-	}
+	req := nextData(t, s)
 	require.Equal(t, "elicitation/create", req.Method)
 	var p struct {
 		Message string `json:"message"`
@@ -391,16 +376,7 @@ func TestTasks25InputRequired(t *testing.T) {
 
 	status, _ := a.post(`{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"action":"accept","content":{"ok":true}}}`, "X-User", "ada")
 	require.Equal(t, http.StatusAccepted, status)
-	var last msg
-	for {
-		ev, ok := s.next()
-		if !ok {
-			break
-		}
-		if ev.HasData && ev.Data != "" {
-			last = ev.msg(t)
-		}
-	}
+	last := lastData(t, s)
 	r := resultOf[mcp.ContentResult](t, last)
 	require.Len(t, r.Content, 1)
 	assert.Equal(t, "accept", r.Content[0].(mcp.TextContent).Text)
@@ -418,24 +394,10 @@ func TestTasks25InputError(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	s := a.open(ctx, http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+tk.TaskID+`"}}`, "X-User", "ada")
-	var req msg
-	for req.Method == "" {
-		if ev := s.mustNext(); ev.HasData && ev.Data != "" {
-			req = ev.msg(t)
-		}
-	}
+	req := nextData(t, s)
 	status, _ := a.post(`{"jsonrpc":"2.0","id":`+string(req.ID)+`,"error":{"code":-32601,"message":"no elicitation here"}}`, "X-User", "ada")
 	require.Equal(t, http.StatusAccepted, status)
-	var last msg
-	for {
-		ev, ok := s.next()
-		if !ok {
-			break
-		}
-		if ev.HasData && ev.Data != "" {
-			last = ev.msg(t)
-		}
-	}
+	last := lastData(t, s)
 	// The tool returned the error it got: a JSON-RPC error is the task's.
 	require.NotNil(t, last.Error, "result: %s", last.Result)
 	assert.Contains(t, last.Error.Message, "no elicitation here")
@@ -454,11 +416,7 @@ func TestTasks25StatusNotifications(t *testing.T) {
 	require.Equal(t, http.StatusOK, g.resp.StatusCode)
 	tk := a.startTask25("slow", `{"ms":50}`, `{}`)
 	for {
-		ev := g.mustNext()
-		if !ev.HasData || ev.Data == "" {
-			continue
-		}
-		m := ev.msg(t)
+		m := nextData(t, g)
 		if m.Method != "notifications/tasks/status" {
 			continue
 		}
@@ -469,64 +427,6 @@ func TestTasks25StatusNotifications(t *testing.T) {
 		assert.NotContains(t, string(m.Params), "related-task", "the status notification carries no related-task")
 		return
 	}
-}
-
-func TestTasksPerClientLimit(t *testing.T) {
-	t.Parallel()
-	c, tt := newTasks25(t, &mcphttp.Options{MaxTasksPerClient: 2})
-	a := c.as("ada")
-	first := a.startTask25("slow", `{"ms":10000}`, `{}`)
-	a.startTask25("slow", `{"ms":10000}`, `{}`)
-	m := a.rpc(3, "tools/call", `{"name":"slow","arguments":{},"task":{}}`)
-	require.NotNil(t, m.Error)
-	assert.Equal(t, int64(mcp.CodeServerError), m.Error.Code)
-	assert.Contains(t, m.Error.Message, "MaxTasksPerClient")
-	// Another client is not held back; an ordinary call neither.
-	c.as("bob").startTask25("slow", `{"ms":10000}`, `{}`)
-	assert.Nil(t, a.rpc(4, "tools/call", `{"name":"plain","arguments":{}}`).Error)
-	// The limit counts live tasks: one that ended frees its place.
-	resultOf[task25](t, a.rpc(5, "tasks/cancel", `{"taskId":"`+first.TaskID+`"}`))
-	<-tt.stopped
-	a.startTask25("slow", `{"ms":10000}`, `{}`)
-
-	// Revision 2026-07-28 counts the same tasks (the caller's identity).
-	_, mm := tasksPost(t, c.url, taskBody(1, "tools/call", `"name":"slow","arguments":{}`, tasksExt), "slow", "X-User", "ada")
-	require.NotNil(t, mm.Error)
-	assert.Contains(t, mm.Error.Message, "MaxTasksPerClient")
-}
-
-func TestTasksHoldRequestSlots(t *testing.T) {
-	t.Parallel()
-	c, tt := newTasks25(t, &mcphttp.Options{MaxConcurrentRequests: 2})
-	a := c.as("ada")
-	first := a.startTask25("slow", `{"ms":10000}`, `{}`)
-	// The running task holds one slot and this request the other: no
-	// slot is left for a second task.
-	m := a.rpc(2, "tools/call", `{"name":"slow","arguments":{},"task":{}}`)
-	require.NotNil(t, m.Error)
-	assert.Equal(t, int64(mcp.CodeServerError), m.Error.Code)
-	assert.Contains(t, m.Error.Message, "MaxConcurrentRequests")
-	// Ordinary requests still run: they wait for a slot, and one is free.
-	assert.Nil(t, a.rpc(3, "tools/call", `{"name":"plain","arguments":{}}`).Error)
-	resultOf[task25](t, a.rpc(4, "tasks/cancel", `{"taskId":"`+first.TaskID+`"}`))
-	<-tt.stopped
-	require.Eventually(t, func() bool {
-		m := a.rpc(5, "tools/call", `{"name":"slow","arguments":{"ms":1},"task":{}}`)
-		return m.Error == nil
-	}, 5*time.Second, 20*time.Millisecond, "the slot of the cancelled task was given back")
-}
-
-func TestSkillsInInitialize2025(t *testing.T) {
-	t.Parallel()
-	ts := newSkillsServer(t, skillsFS, nil)
-	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
-		ext := initExtensions(t, ts, v)
-		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
-	}
-	// Without skills there is no extensions member.
-	c, _ := newTasks25(t, nil)
-	_, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	assert.False(t, strings.Contains(string(b), `"extensions"`), "%s", b)
 }
 
 // TestTasks25OnRedis: with the session and task store on Redis, a task one
@@ -571,26 +471,12 @@ func TestTasks25Deferred(t *testing.T) {
 	defer cancel()
 	s := a.open(ctx, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deferred","arguments":{},"task":{}}}`, "X-User", "ada")
 	require.Equal(t, http.StatusOK, s.resp.StatusCode)
-	var req msg
-	for req.Method == "" {
-		if ev := s.mustNext(); ev.HasData && ev.Data != "" {
-			req = ev.msg(t)
-		}
-	}
+	req := nextData(t, s)
 	require.Equal(t, "elicitation/create", req.Method)
 	assert.NotContains(t, string(req.Params), "related-task", "asked before the task exists")
 	status, _ := a.post(`{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"action":"accept","content":{"name":"Ada"}}}`, "X-User", "ada")
 	require.Equal(t, http.StatusAccepted, status)
-	var last msg
-	for {
-		ev, ok := s.next()
-		if !ok {
-			break
-		}
-		if ev.HasData && ev.Data != "" {
-			last = ev.msg(t)
-		}
-	}
+	last := lastData(t, s)
 	created := resultOf[struct {
 		Task task25 `json:"task"`
 	}](t, last).Task
@@ -622,11 +508,7 @@ func TestTasks25ProgressAndLogs(t *testing.T) {
 	}](t, m).Task
 	var sawProgress, sawLog bool
 	for !sawProgress || !sawLog {
-		ev := g.mustNext()
-		if !ev.HasData || ev.Data == "" {
-			continue
-		}
-		n := ev.msg(t)
+		n := nextData(t, g)
 		var p struct {
 			ProgressToken string `json:"progressToken"`
 			Meta          map[string]struct {
@@ -648,42 +530,6 @@ func TestTasks25ProgressAndLogs(t *testing.T) {
 	}
 }
 
-// TestSkillsAndAppsInInitialize: a server with skills and an app declares
-// both extensions in initialize, at every 2025 revision, and in
-// server/discover (two features built apart, one capabilities member).
-func TestSkillsAndAppsInInitialize(t *testing.T) {
-	t.Parallel()
-	srv := mcp.NewServer(mcp.Options{Name: "both", Version: "1.0.0"})
-	srv.AddSkills(skillsFS)
-	srv.AddAppResource(mcp.AppResource{URI: "ui://both/view.html", Name: "view", HTML: "<p>hi</p>"})
-	h := mcphttp.New(srv, nil)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { ts.Close(); _ = h.Close() })
-	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
-		ext := initExtensions(t, ts, v)
-		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
-		assert.Contains(t, ext, mcp.AppsExtension, v)
-	}
-}
-
-// initExtensions initializes a session at version and returns the
-// capabilities.extensions of the answer.
-func initExtensions(t *testing.T, ts *httptest.Server, version string) map[string]json.RawMessage {
-	t.Helper()
-	c := &httpClient{t: t, url: ts.URL, hc: ts.Client()}
-	resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	var init struct {
-		Result struct {
-			Capabilities struct {
-				Extensions map[string]json.RawMessage `json:"extensions"`
-			} `json:"capabilities"`
-		} `json:"result"`
-	}
-	require.NoError(t, json.Unmarshal(b, &init))
-	return init.Result.Capabilities.Extensions
-}
-
 // TestTasks25OverStdio: a task at 2025-11-25 over stdio, its elicitation
 // asked by tasks/result as a request with the related task, the answer
 // written back on stdin; the status notification comes on stdout too.
@@ -691,89 +537,35 @@ func TestTasks25OverStdio(t *testing.T) {
 	t.Parallel()
 	tt := &taskTools{stopped: make(chan error, 8)}
 	h := mcphttp.New(newTaskServer(t, tt), nil)
-	defer h.Close()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- stdio.Serve(context.Background(), h, inR, outW, nil)
-		_ = outW.Close()
-	}()
-	lines := make(chan msg, 100)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			var m msg
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				lines <- m
-			}
-		}
-	}()
-	defer func() {
-		_ = inW.Close()
-		require.NoError(t, <-served)
-		for range lines {
-		}
-	}()
-	send := func(line string) {
-		_, err := io.WriteString(inW, line+"\n")
-		require.NoError(t, err)
-	}
-	// await returns the first message for which ok holds, of those
-	// read so far or to come.
-	var seen []msg
-	await := func(what string, ok func(msg) bool) msg {
-		for i, m := range seen {
-			if ok(m) {
-				seen = append(seen[:i], seen[i+1:]...)
-				return m
-			}
-		}
-		timeout := time.After(10 * time.Second)
-		for {
-			select {
-			case m, open := <-lines:
-				require.True(t, open, "stdout closed")
-				if ok(m) {
-					return m
-				}
-				seen = append(seen, m)
-			case <-timeout:
-				t.Fatalf("no %s", what)
-			}
-		}
-	}
-	response := func(id string) msg {
-		return await("response "+id, func(m msg) bool { return m.IsResponse() && string(m.ID) == id })
-	}
-	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
-	init := response("0")
+	t.Cleanup(func() { _ = h.Close() })
+	p := serveStdio(t, h)
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	init := p.response("0")
 	assert.Contains(t, string(init.Result), `"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`)
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 
-	send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"confirm","arguments":{},"task":{"ttl":5000}}}`)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"confirm","arguments":{},"task":{"ttl":5000}}}`)
 	created := resultOf[struct {
 		Task task25 `json:"task"`
-	}](t, response("1")).Task
+	}](t, p.response("1")).Task
 	assert.Equal(t, int64(5000), *created.TTL)
 
-	send(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"` + created.TaskID + `"}}`)
-	q := await("the elicitation", func(m msg) bool { return m.Method == "elicitation/create" })
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"` + created.TaskID + `"}}`)
+	q := p.await("the elicitation", func(m msg) bool { return m.Method == "elicitation/create" })
 	assert.Contains(t, string(q.Params), `"io.modelcontextprotocol/related-task":{"taskId":"`+created.TaskID+`"}`)
-	send(`{"jsonrpc":"2.0","id":` + string(q.ID) + `,"result":{"action":"decline"}}`)
-	res := resultOf[mcp.ContentResult](t, response("2"))
+	p.send(`{"jsonrpc":"2.0","id":` + string(q.ID) + `,"result":{"action":"decline"}}`)
+	res := resultOf[mcp.ContentResult](t, p.response("2"))
 	assert.Equal(t, "decline", res.Content[0].(mcp.TextContent).Text)
 
-	n := await("the status notification", func(m msg) bool {
+	n := p.await("the status notification", func(m msg) bool {
 		return m.Method == "notifications/tasks/status" && string(m.Params) != "" && resultOfParams(m).Status == "completed"
 	})
 	assert.Equal(t, created.TaskID, resultOfParams(n).TaskID)
 
-	send(`{"jsonrpc":"2.0","id":3,"method":"tasks/list"}`)
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"tasks/list"}`)
 	list := resultOf[struct {
 		Tasks []task25 `json:"tasks"`
-	}](t, response("3"))
+	}](t, p.response("3"))
 	require.Len(t, list.Tasks, 1)
 	assert.Equal(t, "completed", list.Tasks[0].Status)
 }

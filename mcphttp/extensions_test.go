@@ -259,3 +259,62 @@ func TestBuiltinExtensionsAdvertised(t *testing.T) {
 	assert.JSONEq(t, `{"directoryRead":true}`, string(jsonMember(t, rev20260728, skillsExt)))
 	assert.JSONEq(t, `{}`, string(jsonMember(t, rev20260728, "io.modelcontextprotocol/tasks")))
 }
+
+func TestSkillsInInitialize2025(t *testing.T) {
+	t.Parallel()
+	ts := newSkillsServer(t, skillsFS, nil)
+	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
+		ext := initExtensions(t, &httpClient{t: t, url: ts.URL, hc: ts.Client()}, v, `{}`)
+		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
+	}
+	// Without skills there is no extensions member.
+	c, _ := newTasks25(t, nil)
+	_, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	assert.False(t, strings.Contains(string(b), `"extensions"`), "%s", b)
+}
+
+// TestSkillsAndAppsInInitialize: a server with skills and an app declares
+// both extensions in initialize, at every 2025 revision, and in
+// server/discover (two features built apart, one capabilities member).
+func TestSkillsAndAppsInInitialize(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "both", Version: "1.0.0"})
+	srv.AddSkills(skillsFS)
+	srv.AddAppResource(mcp.AppResource{URI: "ui://both/view.html", Name: "view", HTML: "<p>hi</p>"})
+	h := mcphttp.New(srv, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); _ = h.Close() })
+	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
+		ext := initExtensions(t, &httpClient{t: t, url: ts.URL, hc: ts.Client()}, v, `{}`)
+		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
+		assert.Contains(t, ext, mcp.AppsExtension, v)
+	}
+}
+
+// initExtensions sends c's initialize at version, declaring caps, and
+// returns the capabilities.extensions of the answer; c then speaks in the
+// session it opened.
+func initExtensions(t testing.TB, c *httpClient, version, caps string) map[string]json.RawMessage {
+	t.Helper()
+	resp, b := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":`+caps+`,"clientInfo":{"name":"t","version":"1"}}}`)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+	c.sid, c.version = resp.Header.Get("Mcp-Session-Id"), version
+	var init struct {
+		Result json.RawMessage `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal(b, &init), "%s", b)
+	return extensionsOf(t, init.Result)
+}
+
+// extensionsOf is the capabilities.extensions of an initialize or
+// server/discover result.
+func extensionsOf(t testing.TB, result json.RawMessage) map[string]json.RawMessage {
+	t.Helper()
+	var r struct {
+		Capabilities struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		} `json:"capabilities"`
+	}
+	require.NoError(t, json.Unmarshal(result, &r), "%s", result)
+	return r.Capabilities.Extensions
+}

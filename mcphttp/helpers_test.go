@@ -1,7 +1,9 @@
 package mcphttp_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +19,7 @@ import (
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/mcpchain/mcp/stdio"
 	"github.com/stretchr/testify/require"
 )
 
@@ -135,12 +139,29 @@ func (c *httpClient) post(body string, header ...string) (int, []msg) {
 // initialize starts a session speaking version.
 func (c *httpClient) initialize(version string) {
 	c.t.Helper()
-	resp, b := c.do(http.MethodPost, fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"test","version":"1.0.0"}}}`, version))
+	c.startSession(version, `{}`, "test", "1.0.0")
+}
+
+// initWith starts a 2025-11-25 session with the given client capabilities
+// and name.
+func (c *httpClient) initWith(caps, name string) {
+	c.t.Helper()
+	c.startSession(string(mcp.Version20251125), caps, name, "2.0.0")
+}
+
+// startSession sends initialize at version with the client capabilities
+// caps and clientInfo name and clientVersion, then
+// notifications/initialized, each with the extra headers (in pairs); c
+// then speaks in the new session.
+func (c *httpClient) startSession(version, caps, name, clientVersion string, header ...string) {
+	c.t.Helper()
+	resp, b := c.do(http.MethodPost, fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":%q,"version":%q}}}`,
+		version, caps, name, clientVersion), header...)
 	require.Equal(c.t, http.StatusOK, resp.StatusCode, "%s", b)
 	c.sid = resp.Header.Get("Mcp-Session-Id")
 	require.NotEmpty(c.t, c.sid)
 	c.version = version
-	status, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	status, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, header...)
 	require.Equal(c.t, http.StatusAccepted, status)
 }
 
@@ -162,3 +183,262 @@ func (c *httpClient) call(id int, method, params string) (msg, []msg) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// stdioConn is a client of a handler served over stdio (stdio.Serve on
+// pipes): what it sends is written to the server's stdin, and each
+// JSON-RPC message the server writes to stdout comes on lines.
+type stdioConn struct {
+	t     testing.TB
+	in    *io.PipeWriter
+	lines chan msg // closed when stdout ends
+	seen  []msg    // read by await while it looked for another message
+}
+
+// serveStdio serves h over stdio until the test ends; then it closes
+// stdin and requires stdio.Serve to return nil. Register h's Close with
+// t.Cleanup before calling it, so that the stdio session ends first.
+func serveStdio(t testing.TB, h http.Handler) *stdioConn {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- stdio.Serve(context.Background(), h, inR, outW, nil)
+		_ = outW.Close()
+	}()
+	p := &stdioConn{t: t, in: inW, lines: make(chan msg, 100)}
+	go func() {
+		defer close(p.lines)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m msg
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Errorf("stdout line is not a JSON-RPC message (%v): %s", err, sc.Bytes())
+				continue
+			}
+			p.lines <- m
+		}
+	}()
+	t.Cleanup(func() {
+		_ = inW.Close()
+		require.NoError(t, <-served)
+		for range p.lines {
+		}
+	})
+	return p
+}
+
+// send writes line to the server's stdin.
+func (p *stdioConn) send(line string) {
+	p.t.Helper()
+	_, err := io.WriteString(p.in, line+"\n")
+	require.NoError(p.t, err)
+}
+
+// await returns the first message for which ok holds, of those read so
+// far or to come within 10 s.
+func (p *stdioConn) await(what string, ok func(msg) bool) msg {
+	p.t.Helper()
+	for i, m := range p.seen {
+		if ok(m) {
+			p.seen = append(p.seen[:i], p.seen[i+1:]...)
+			return m
+		}
+	}
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case m, open := <-p.lines:
+			require.True(p.t, open, "stdout closed")
+			if ok(m) {
+				return m
+			}
+			p.seen = append(p.seen, m)
+		case <-timeout:
+			p.t.Fatalf("no %s", what)
+		}
+	}
+}
+
+// response awaits the response whose ID is id (as JSON: `"a"`, `7`).
+func (p *stdioConn) response(id string) msg {
+	p.t.Helper()
+	return p.await("response "+id, func(m msg) bool { return m.IsResponse() && string(m.ID) == id })
+}
+
+// sseEvent is one raw SSE event, with the fields the resume tests look at.
+type sseEvent struct {
+	ID, Retry, Data          string
+	HasID, HasRetry, HasData bool
+}
+
+func (e sseEvent) msg(t testing.TB) msg {
+	t.Helper()
+	require.True(t, e.HasData, "event without data: %+v", e)
+	var m msg
+	require.NoError(t, json.Unmarshal([]byte(e.Data), &m), "%q", e.Data)
+	return m
+}
+
+// isPriming reports whether e is a priming event: an ID and empty data.
+func (e sseEvent) isPriming() bool { return e.HasID && e.HasData && e.Data == "" }
+
+// sseStream reads the events of one response as they come.
+type sseStream struct {
+	t    testing.TB
+	resp *http.Response
+	rd   *bufio.Reader
+}
+
+// next returns the next event; false at the end of the stream (or when
+// the connection broke).
+func (s *sseStream) next() (sseEvent, bool) {
+	s.t.Helper()
+	var ev sseEvent
+	seen := false
+	for {
+		line, err := s.rd.ReadString('\n')
+		if err != nil {
+			return ev, false // an event is only dispatched by a blank line
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			if seen {
+				return ev, true
+			}
+			continue
+		}
+		if strings.HasPrefix(line, ":") {
+			continue // a comment (keep-alive)
+		}
+		name, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		seen = true
+		switch name {
+		case "id":
+			ev.ID, ev.HasID = value, true
+		case "retry":
+			ev.Retry, ev.HasRetry = value, true
+		case "data":
+			if ev.HasData {
+				ev.Data += "\n"
+			}
+			ev.Data += value
+			ev.HasData = true
+		}
+	}
+}
+
+func (s *sseStream) mustNext() sseEvent {
+	s.t.Helper()
+	ev, ok := s.next()
+	require.True(s.t, ok, "the stream ended early")
+	return ev
+}
+
+// all reads the events up to the end of the stream.
+func (s *sseStream) all() []sseEvent {
+	s.t.Helper()
+	var out []sseEvent
+	for {
+		ev, ok := s.next()
+		if !ok {
+			return out
+		}
+		out = append(out, ev)
+	}
+}
+
+// open sends a request with the session's headers (and extra ones, in
+// pairs) and returns its response unread. ctx bounds the whole exchange;
+// cancelling it breaks the connection.
+func (c *httpClient) open(ctx context.Context, method, body string, header ...string) *sseStream {
+	c.t.Helper()
+	req := c.request(ctx, method, body, header...)
+	resp, err := c.hc.Do(req)
+	require.NoError(c.t, err)
+	c.t.Cleanup(func() { resp.Body.Close() })
+	return &sseStream{t: c.t, resp: resp, rd: bufio.NewReader(resp.Body)}
+}
+
+// sse sends a request and reads its whole event stream.
+func (c *httpClient) sse(method, body string, header ...string) []sseEvent {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := c.open(ctx, method, body, header...)
+	require.Equal(c.t, http.StatusOK, s.resp.StatusCode)
+	require.Equal(c.t, "text/event-stream", s.resp.Header.Get("Content-Type"))
+	return s.all()
+}
+
+func toolCall(id int, name string, args string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, name, args)
+}
+
+// nextData returns the next message on s, past priming events and
+// events without data.
+func nextData(t testing.TB, s *sseStream) msg {
+	t.Helper()
+	for {
+		if ev := s.mustNext(); ev.HasData && ev.Data != "" {
+			return ev.msg(t)
+		}
+	}
+}
+
+// lastData reads s to its end and returns the last message on it (the
+// zero msg when there was none).
+func lastData(t testing.TB, s *sseStream) msg {
+	t.Helper()
+	var last msg
+	for {
+		ev, ok := s.next()
+		if !ok {
+			return last
+		}
+		if ev.HasData && ev.Data != "" {
+			last = ev.msg(t)
+		}
+	}
+}
+
+// getStream opens the session's GET stream; ctx bounds it.
+func (c *httpClient) getStream(ctx context.Context) *sseStream {
+	c.t.Helper()
+	s := c.open(ctx, http.MethodGet, "", "Accept", "text/event-stream")
+	require.Equal(c.t, http.StatusOK, s.resp.StatusCode)
+	return s
+}
+
+// nextRequest reads the next server-to-client request from s.
+func nextRequest(t testing.TB, s *sseStream) msg {
+	t.Helper()
+	for {
+		if m := nextData(t, s); m.Method != "" && m.ID != nil {
+			return m
+		}
+	}
+}
+
+// answer posts the client's result for a server request.
+func (c *httpClient) answer(id json.RawMessage, result string) {
+	c.t.Helper()
+	status, _ := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
+	require.Equal(c.t, http.StatusAccepted, status)
+}
+
+// receive returns the next value of ch, failing the test with failure
+// when none comes within d.
+func receive[T any](t testing.TB, ch <-chan T, d time.Duration, failure string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(d):
+		t.Fatal(failure)
+	}
+	var zero T
+	return zero
+}

@@ -79,8 +79,8 @@ func TestLegacySSEOffByDefault(t *testing.T) {
 func TestLegacySSEFullSession(t *testing.T) {
 	t.Parallel()
 	srv := newLegacyTestServer(t)
-	hooks, sh := newLegacyHooks()
-	ts, h := newLegacyServer(t, srv, &mcphttp.Options{Hooks: sh}, "")
+	var hooks hookLog
+	ts, h := newLegacyServer(t, srv, &mcphttp.Options{Hooks: hooks.hooks()}, "")
 	c := openLegacy(t, ts.Client(), ts.URL+"/sse")
 
 	init := c.initialize()
@@ -91,7 +91,7 @@ func TestLegacySSEFullSession(t *testing.T) {
 	require.NoError(t, json.Unmarshal(init.Result, &ir))
 	require.Equal(t, "2024-11-05", ir.ProtocolVersion)
 	require.Equal(t, "mcphttp-test", ir.ServerInfo.Name)
-	info := hooks.start(t)
+	info := hooks.waitStart(t)
 	require.Equal(t, "legacy", info.Client.Name, "the OnStart hook hears of the legacy session")
 	require.Equal(t, 1, h.SessionCount())
 
@@ -368,23 +368,20 @@ func TestLegacySSESessionEnds(t *testing.T) {
 			} else {
 				srv = newEngineServer(t, nil)
 			}
-			hooks, sh := newLegacyHooks()
+			var hooks hookLog
 			o := tt.opts
-			o.Hooks = sh
+			o.Hooks = hooks.hooks()
 			ts, h := newLegacyServer(t, srv, &o, "")
 			c := openLegacy(t, ts.Client(), ts.URL+"/sse")
 			c.initialize()
-			sid := hooks.start(t).ID
+			sid := hooks.waitStart(t).ID
 			require.Equal(t, 1, h.SessionCount())
 
 			tt.end(t, c, h, sid)
-			require.Equal(t, tt.reason, hooks.end(t))
+			require.Equal(t, tt.reason, hooks.waitEnd(t).reason)
 			require.Eventually(t, func() bool { return h.SessionCount() == 0 }, 5*time.Second, 10*time.Millisecond)
-			select {
-			case r := <-hooks.ends:
-				t.Fatalf("OnEnd called twice (again with %s)", r)
-			default:
-			}
+			_, ends, _ := hooks.snapshot()
+			require.Len(t, ends, 1, "OnEnd called twice")
 			// The stream is gone, so its endpoint is too.
 			require.Eventually(t, func() bool {
 				resp, _ := legacyPost(t, ts.Client(), c.endpoint, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
@@ -732,42 +729,6 @@ func (c *legacyClient) initialize() msg {
 	require.Nil(c.t, m.Error, "%+v", m.Error)
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return m
-}
-
-// legacyHooks records the session hooks' calls.
-type legacyHooks struct {
-	starts chan mcphttp.SessionInfo
-	ends   chan mcphttp.EndReason
-}
-
-func newLegacyHooks() (*legacyHooks, *mcphttp.SessionHooks) {
-	l := &legacyHooks{starts: make(chan mcphttp.SessionInfo, 8), ends: make(chan mcphttp.EndReason, 8)}
-	return l, &mcphttp.SessionHooks{
-		OnStart: func(s mcphttp.SessionInfo) { l.starts <- s },
-		OnEnd:   func(_ mcphttp.SessionInfo, r mcphttp.EndReason) { l.ends <- r },
-	}
-}
-
-func (l *legacyHooks) start(t testing.TB) mcphttp.SessionInfo {
-	t.Helper()
-	select {
-	case s := <-l.starts:
-		return s
-	case <-time.After(5 * time.Second):
-		t.Fatal("OnStart was not called")
-	}
-	return mcphttp.SessionInfo{}
-}
-
-func (l *legacyHooks) end(t testing.TB) mcphttp.EndReason {
-	t.Helper()
-	select {
-	case r := <-l.ends:
-		return r
-	case <-time.After(5 * time.Second):
-		t.Fatal("OnEnd was not called")
-	}
-	return ""
 }
 
 // newLegacyServer serves srv through NewMux with the legacy transport on,

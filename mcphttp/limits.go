@@ -12,6 +12,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/session"
 )
 
 // limitOr returns v, or def when v is zero; a negative v (no limit) is
@@ -261,4 +262,67 @@ func (h *Handler) settle(c *sessionState) {
 		h.uncountLocked(c)
 	}
 	h.mu.Unlock()
+}
+
+// admitTask takes a slot of MaxConcurrentRequests for a task's tool and
+// checks the caller's live tasks against MaxTasksPerClient; on error
+// nothing is held. The slot is given back with releaseTaskSlot when the
+// tool returns.
+func (h *Handler) admitTask(ctx context.Context, st session.TaskStore, identity string) error {
+	if n := h.opts.MaxTasksPerClient; n > 0 && identity != "" {
+		live, err := h.liveTasks(ctx, st, identity)
+		if err != nil {
+			return h.taskStoreFailed(err)
+		}
+		if live >= n {
+			return &mcp.Error{Code: mcp.CodeServerError, Message: fmt.Sprintf(
+				"Too many tasks: this client has %d live tasks, the most it may have (mcphttp.Options.MaxTasksPerClient); wait for one to end or cancel one", live),
+				Data: map[string]any{"maxTasksPerClient": n}}
+		}
+	}
+	if h.slots != nil {
+		select {
+		case h.slots <- struct{}{}:
+		default:
+			return &mcp.Error{Code: mcp.CodeServerError, Message: "Service Unavailable: every slot of mcphttp.Options.MaxConcurrentRequests is taken " +
+				"(each running task holds one); retry later"}
+		}
+	}
+	return nil
+}
+
+// releaseTaskSlot gives back the slot admitTask took.
+func (h *Handler) releaseTaskSlot() {
+	if h.slots != nil {
+		<-h.slots
+	}
+}
+
+// liveTasks counts the tasks of identity that have not ended: over the
+// whole store when it lists tasks, else those running on this replica.
+func (h *Handler) liveTasks(ctx context.Context, st session.TaskStore, identity string) (int, error) {
+	if tl, ok := st.(session.TaskLister); ok {
+		ts, err := tl.ListTasks(ctx, identity)
+		if err != nil {
+			return 0, err
+		}
+		n := 0
+		for _, t := range ts {
+			// A task whose runner stopped (its heartbeat is old) is not
+			// live, though no tasks/* call has settled it yet.
+			if !t.Status.Terminal() && (t.Heartbeat.IsZero() || time.Since(t.Heartbeat) <= taskLostAfter) {
+				n++
+			}
+		}
+		return n, nil
+	}
+	h.tasks.mu.Lock()
+	defer h.tasks.mu.Unlock()
+	n := 0
+	for _, r := range h.tasks.running {
+		if r.identity == identity {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -763,3 +763,48 @@ func TestHostileResources(t *testing.T) {
 		})
 	}
 }
+
+func TestTasksPerClientLimit(t *testing.T) {
+	t.Parallel()
+	c, tt := newTasks25(t, &mcphttp.Options{MaxTasksPerClient: 2})
+	a := c.as("ada")
+	first := a.startTask25("slow", `{"ms":10000}`, `{}`)
+	a.startTask25("slow", `{"ms":10000}`, `{}`)
+	m := a.rpc(3, "tools/call", `{"name":"slow","arguments":{},"task":{}}`)
+	require.NotNil(t, m.Error)
+	assert.Equal(t, int64(mcp.CodeServerError), m.Error.Code)
+	assert.Contains(t, m.Error.Message, "MaxTasksPerClient")
+	// Another client is not held back; an ordinary call neither.
+	c.as("bob").startTask25("slow", `{"ms":10000}`, `{}`)
+	assert.Nil(t, a.rpc(4, "tools/call", `{"name":"plain","arguments":{}}`).Error)
+	// The limit counts live tasks: one that ended frees its place.
+	resultOf[task25](t, a.rpc(5, "tasks/cancel", `{"taskId":"`+first.TaskID+`"}`))
+	<-tt.stopped
+	a.startTask25("slow", `{"ms":10000}`, `{}`)
+
+	// Revision 2026-07-28 counts the same tasks (the caller's identity).
+	_, mm := tasksPost(t, c.url, taskBody(1, "tools/call", `"name":"slow","arguments":{}`, tasksExt), "slow", "X-User", "ada")
+	require.NotNil(t, mm.Error)
+	assert.Contains(t, mm.Error.Message, "MaxTasksPerClient")
+}
+
+func TestTasksHoldRequestSlots(t *testing.T) {
+	t.Parallel()
+	c, tt := newTasks25(t, &mcphttp.Options{MaxConcurrentRequests: 2})
+	a := c.as("ada")
+	first := a.startTask25("slow", `{"ms":10000}`, `{}`)
+	// The running task holds one slot and this request the other: no
+	// slot is left for a second task.
+	m := a.rpc(2, "tools/call", `{"name":"slow","arguments":{},"task":{}}`)
+	require.NotNil(t, m.Error)
+	assert.Equal(t, int64(mcp.CodeServerError), m.Error.Code)
+	assert.Contains(t, m.Error.Message, "MaxConcurrentRequests")
+	// Ordinary requests still run: they wait for a slot, and one is free.
+	assert.Nil(t, a.rpc(3, "tools/call", `{"name":"plain","arguments":{}}`).Error)
+	resultOf[task25](t, a.rpc(4, "tasks/cancel", `{"taskId":"`+first.TaskID+`"}`))
+	<-tt.stopped
+	require.Eventually(t, func() bool {
+		m := a.rpc(5, "tools/call", `{"name":"slow","arguments":{"ms":1},"task":{}}`)
+		return m.Error == nil
+	}, 5*time.Second, 20*time.Millisecond, "the slot of the cancelled task was given back")
+}

@@ -22,7 +22,6 @@ import (
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
-	"github.com/mcpchain/mcp/stdio"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -69,16 +68,6 @@ const (
 	urlConnect = `{"mode":"url","message":"Connect your account","elicitationId":"el-1","url":"https://example.com/connect?id=el-1"}`
 	urlNeeds   = `{"mode":"url","message":"Authorize","elicitationId":"el-2","url":"https://example.com/connect?id=el-2"}`
 )
-
-// nextData returns the next event of s that carries a message.
-func nextData(t *testing.T, s *sseStream) msg {
-	t.Helper()
-	for {
-		if ev := s.mustNext(); ev.HasData && ev.Data != "" {
-			return ev.msg(t)
-		}
-	}
-}
 
 // TestURLElicitationHTTP: at 2025-11-25 over Streamable HTTP, ElicitURL is
 // an elicitation/create request in URL mode with the elicitationId;
@@ -163,119 +152,6 @@ func TestURLElicitationFormWire(t *testing.T) {
 	status, _ := c.post(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"action":"accept","content":{"color":"g"}}}`)
 	require.Equal(t, http.StatusAccepted, status)
 	assert.Equal(t, "accept g", wiretest.ToolResult(t, nextData(t, s)).Text())
-}
-
-// TestURLElicitationRev20260728: at 2026-07-28 ElicitURL is an input-required
-// round in URL mode without an elicitationId; a tool's
-// URLElicitationRequired becomes a round asking the elicitation, asked
-// again while the tool still needs it after the user accepted, ended with
-// an isError result when the user declines; without elicitation.url
-// nothing is asked.
-func TestURLElicitationRev20260728(t *testing.T) {
-	t.Parallel()
-	const urlCaps = `{"elicitation":{"url":{}}}`
-	serve := func(t *testing.T) (*httptest.Server, *atomic.Bool) {
-		srv, done := newURLServer()
-		h := mcphttp.New(srv, nil)
-		ts := httptest.NewServer(h)
-		t.Cleanup(func() { ts.Close(); _ = h.Close() })
-		return ts, done
-	}
-	answer := func(key, action, state string) string {
-		return `"inputResponses":{"` + key + `":{"action":"` + action + `"}},` + stateParam(state)
-	}
-	t.Run("ElicitURL", func(t *testing.T) {
-		t.Parallel()
-		ts, _ := serve(t)
-		q := tool("connect", `{}`)
-		q.caps = urlCaps
-		r := decodeIRR(t, q.send(t, ts, ""))
-		require.Equal(t, []string{"elicitation-1"}, keys(r.InputRequests))
-		assert.Equal(t, "elicitation/create", r.InputRequests["elicitation-1"].Method)
-		b, _ := json.Marshal(r.InputRequests["elicitation-1"].Params)
-		assert.JSONEq(t, `{"mode":"url","message":"Connect your account","url":"https://example.com/connect?id=el-1"}`, string(b), "no elicitationId at 2026-07-28")
-		m := q.send(t, ts, answer("elicitation-1", "accept", r.RequestState))
-		require.Nil(t, m.Error)
-		assert.Equal(t, "accept", wiretest.ToolResult(t, m).Text())
-	})
-	t.Run("URLElicitationRequired", func(t *testing.T) {
-		t.Parallel()
-		ts, done := serve(t)
-		q := tool("needs", `{}`)
-		q.caps = urlCaps
-		r := decodeIRR(t, q.send(t, ts, ""))
-		require.Equal(t, []string{"elicitation-url-el-2"}, keys(r.InputRequests), "not a -32042 error")
-		b, _ := json.Marshal(r.InputRequests["elicitation-url-el-2"].Params)
-		assert.JSONEq(t, `{"mode":"url","message":"Authorize","url":"https://example.com/connect?id=el-2"}`, string(b))
-		// Accepted, but the page is not done yet: asked again.
-		r = decodeIRR(t, q.send(t, ts, answer("elicitation-url-el-2", "accept", r.RequestState)))
-		require.Equal(t, []string{"elicitation-url-el-2-2"}, keys(r.InputRequests))
-		done.Store(true)
-		m := q.send(t, ts, answer("elicitation-url-el-2-2", "accept", r.RequestState))
-		require.Nil(t, m.Error)
-		assert.Equal(t, "connected", wiretest.ToolResult(t, m).Text())
-	})
-	t.Run("declined", func(t *testing.T) {
-		t.Parallel()
-		ts, _ := serve(t)
-		q := tool("needs", `{}`)
-		q.caps = urlCaps
-		r := decodeIRR(t, q.send(t, ts, ""))
-		m := q.send(t, ts, answer("elicitation-url-el-2", "decline", r.RequestState))
-		require.Nil(t, m.Error)
-		res := wiretest.ToolResult(t, m)
-		assert.True(t, res.IsError)
-		assert.Equal(t, `Tool "needs" needs the user to open a page outside the client (Authorize); the user did not (decline).`, res.Text())
-	})
-	t.Run("form mode only", func(t *testing.T) {
-		t.Parallel()
-		ts, _ := serve(t)
-		for name, want := range map[string]string{
-			"connect": "refused: mcp: the client did not declare that capability: URL-mode elicitation needs the client to declare the capability elicitation.url",
-			"needs":   "but the client did not declare URL-mode elicitation (capability elicitation.url)",
-		} {
-			q := tool(name, `{}`)
-			q.caps = `{"elicitation":{}}`
-			m := q.send(t, ts, "")
-			require.Nil(t, m.Error)
-			var rt struct {
-				ResultType string `json:"resultType"`
-			}
-			require.NoError(t, json.Unmarshal(m.Result, &rt))
-			assert.Equal(t, "complete", rt.ResultType, "%s: nothing asked", name)
-			assert.Contains(t, wiretest.ToolResult(t, m).Text(), want, name)
-		}
-	})
-}
-
-// TestURLElicitationHandWrittenError: a -32042 error a tool builds by hand
-// is read from its data as the wire has it; one without elicitations, or
-// with an elicitation lacking its URL, is an internal error naming the
-// tool.
-func TestURLElicitationHandWrittenError(t *testing.T) {
-	t.Parallel()
-	srv := quietServer(mcp.Options{})
-	for name, data := range map[string]any{
-		"by-hand": map[string]any{"elicitations": []any{map[string]any{"mode": "url", "elicitationId": "x", "url": "https://a.example/x", "message": "Go"}}},
-		"empty":   map[string]any{},
-		"no-url":  map[string]any{"elicitations": []any{map[string]any{"mode": "url", "elicitationId": "x", "message": "Go"}}},
-	} {
-		mcp.AddTool(srv, mcp.Tool{Name: name}, func(context.Context, *mcp.Context, struct{}) (string, error) {
-			return "", &mcp.Error{Code: mcp.CodeURLElicitationRequired, Message: "needed", Data: data}
-		})
-	}
-	c, _ := newHTTP(t, srv, nil)
-	c.initWith(`{"elicitation":{"url":{}}}`, "x")
-	for i, tc := range []struct{ name, code, msg string }{
-		{"by-hand", "-32042", "needed"},
-		{"empty", "-32603", `tool "empty" returned a URL elicitation required error (-32042) without data.elicitations`},
-		{"no-url", "-32603", `tool "no-url": mcp: URLElicitation.URL: elicitation URL "" is not an absolute URL with a host`},
-	} {
-		resp, _ := c.call(i+1, "tools/call", `{"name":"`+tc.name+`","arguments":{}}`)
-		require.NotNil(t, resp.Error, tc.name)
-		assert.Equal(t, tc.code, fmt.Sprint(resp.Error.Code), tc.name)
-		assert.Equal(t, tc.msg, resp.Error.Message, tc.name)
-	}
 }
 
 const (
@@ -510,44 +386,12 @@ func stdioCallWith(t *testing.T, srv *mcp.Server, caps, params string, answer an
 	t.Helper()
 	h := mcphttp.New(srv, nil)
 	t.Cleanup(func() { _ = h.Close() })
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	done := make(chan error, 1)
-	go func() {
-		done <- stdio.Serve(ctx, h, inR, outW, nil)
-		outW.Close()
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		cancel()
-		<-done
-	})
-	var mu sync.Mutex
-	send := func(s string) {
-		mu.Lock()
-		defer mu.Unlock()
-		_, _ = io.WriteString(inW, s+"\n") // fails only once the test ends
-	}
-	// The pipes have no buffer: read on a goroutine of its own, send on another.
-	lines := make(chan []byte, 64)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			lines <- append([]byte(nil), sc.Bytes()...)
-		}
-	}()
-	go func() {
-		send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"t","version":"1"}}}`)
-		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}`)
-	}()
+	p := serveStdio(t, h)
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"t","version":"1"}}}`)
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}`)
 	got := sent{}
-	for line := range lines {
-		var m wiretest.Msg
-		require.NoError(t, json.Unmarshal(line, &m))
+	for m := range p.lines {
 		switch {
 		case m.IsResponse() && string(m.ID) == "1":
 			require.Nil(t, m.Error)
@@ -555,7 +399,7 @@ func stdioCallWith(t *testing.T, srv *mcp.Server, caps, params string, answer an
 		case m.IsResponse():
 		case m.ID != nil:
 			got[m.Method] = m.Params
-			go send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, answer(m.Method, m.Params)))
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, answer(m.Method, m.Params)))
 		default:
 			if !strings.HasSuffix(m.Method, "list_changed") {
 				got[m.Method] = m.Params

@@ -100,14 +100,7 @@ func startElicit(t *testing.T, relay session.Relay) (a, b *httpClient, s *sseStr
 	t.Cleanup(cancel)
 	s = a.open(ctx, http.MethodPost, toolCall(7, "ask", `{}`))
 	require.Equal(t, http.StatusOK, s.resp.StatusCode)
-	var req msg
-	for {
-		ev := s.mustNext()
-		if ev.HasData && ev.Data != "" {
-			req = ev.msg(t)
-			break
-		}
-	}
+	req := nextData(t, s)
 	require.Equal(t, "elicitation/create", req.Method)
 	answer = `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"action":"accept","content":{}}}`
 	return a, b, s, answer

@@ -1,15 +1,12 @@
 package mcphttp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,116 +24,6 @@ import (
 
 // Tests of Options.Resumable: the transport spec's "Resumability and
 // Redelivery" and the SSE polling of revision 2025-11-25 (SEP-1699).
-
-// sseEvent is one raw SSE event, with the fields the resume tests look at.
-type sseEvent struct {
-	ID, Retry, Data          string
-	HasID, HasRetry, HasData bool
-}
-
-func (e sseEvent) msg(t testing.TB) msg {
-	t.Helper()
-	require.True(t, e.HasData, "event without data: %+v", e)
-	var m msg
-	require.NoError(t, json.Unmarshal([]byte(e.Data), &m), "%q", e.Data)
-	return m
-}
-
-// isPriming reports whether e is a priming event: an ID and empty data.
-func (e sseEvent) isPriming() bool { return e.HasID && e.HasData && e.Data == "" }
-
-// sseStream reads the events of one response as they come.
-type sseStream struct {
-	t    testing.TB
-	resp *http.Response
-	rd   *bufio.Reader
-}
-
-// next returns the next event; false at the end of the stream (or when
-// the connection broke).
-func (s *sseStream) next() (sseEvent, bool) {
-	s.t.Helper()
-	var ev sseEvent
-	seen := false
-	for {
-		line, err := s.rd.ReadString('\n')
-		if err != nil {
-			return ev, false // an event is only dispatched by a blank line
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			if seen {
-				return ev, true
-			}
-			continue
-		}
-		if strings.HasPrefix(line, ":") {
-			continue // a comment (keep-alive)
-		}
-		name, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		seen = true
-		switch name {
-		case "id":
-			ev.ID, ev.HasID = value, true
-		case "retry":
-			ev.Retry, ev.HasRetry = value, true
-		case "data":
-			if ev.HasData {
-				ev.Data += "\n"
-			}
-			ev.Data += value
-			ev.HasData = true
-		}
-	}
-}
-
-func (s *sseStream) mustNext() sseEvent {
-	s.t.Helper()
-	ev, ok := s.next()
-	require.True(s.t, ok, "the stream ended early")
-	return ev
-}
-
-// all reads the events up to the end of the stream.
-func (s *sseStream) all() []sseEvent {
-	s.t.Helper()
-	var out []sseEvent
-	for {
-		ev, ok := s.next()
-		if !ok {
-			return out
-		}
-		out = append(out, ev)
-	}
-}
-
-// open sends a request with the session's headers (and extra ones, in
-// pairs) and returns its response unread. ctx bounds the whole exchange;
-// cancelling it breaks the connection.
-func (c *httpClient) open(ctx context.Context, method, body string, header ...string) *sseStream {
-	c.t.Helper()
-	req := c.request(ctx, method, body, header...)
-	resp, err := c.hc.Do(req)
-	require.NoError(c.t, err)
-	c.t.Cleanup(func() { resp.Body.Close() })
-	return &sseStream{t: c.t, resp: resp, rd: bufio.NewReader(resp.Body)}
-}
-
-// sse sends a request and reads its whole event stream.
-func (c *httpClient) sse(method, body string, header ...string) []sseEvent {
-	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	s := c.open(ctx, method, body, header...)
-	require.Equal(c.t, http.StatusOK, s.resp.StatusCode)
-	require.Equal(c.t, "text/event-stream", s.resp.Header.Get("Content-Type"))
-	return s.all()
-}
-
-func toolCall(id int, name string, args string) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, name, args)
-}
 
 // logText is the message of a notifications/message a tool sent with
 // c.Log.
@@ -282,24 +169,13 @@ func (e *resumeEnv) waitServed(tag string) {
 // waitFinished returns what ended a tool (nil: it ran to completion).
 func (e *resumeEnv) waitFinished() error {
 	e.c.t.Helper()
-	select {
-	case err := <-e.p.finished:
-		return err
-	case <-time.After(5 * time.Second):
-		e.c.t.Fatal("the tool did not end")
-		return nil
-	}
+	return receive(e.c.t, e.p.finished, 5*time.Second, "the tool did not end")
 }
 
+// waitCloseErr returns what CloseSSEStream returned to the tool.
 func (e *resumeEnv) waitCloseErr() error {
 	e.c.t.Helper()
-	select {
-	case err := <-e.p.closeErr:
-		return err
-	case <-time.After(5 * time.Second):
-		e.c.t.Fatal("the tool did not call CloseSSEStream")
-		return nil
-	}
+	return receive(e.c.t, e.p.closeErr, 5*time.Second, "the tool did not call CloseSSEStream")
 }
 
 // requireNewIDs checks that every event has an ID none of seen has, and

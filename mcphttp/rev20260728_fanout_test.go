@@ -255,12 +255,7 @@ func TestListChangedForOneCaller(t *testing.T) {
 	expect(t, alice, "alice", "notifications/resources/list_changed", "")
 	expect(t, alice, "alice", "notifications/tools/list_changed", "")
 	for _, want := range []string{"notifications/resources/list_changed", "notifications/tools/list_changed"} {
-		var m msg
-		for m.Method == "" {
-			if ev := get.mustNext(); ev.HasData && ev.Data != "" {
-				m = ev.msg(t)
-			}
-		}
+		m := nextData(t, get)
 		assert.Equal(t, want, m.Method, "alice's GET stream")
 	}
 	// bob's next message is the next change for everyone.

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -151,10 +153,9 @@ type mrtrRequest struct {
 	header                     []string
 }
 
-// send posts the request with extra params members (inputResponses,
-// requestState) and returns the one response.
-func (q mrtrRequest) send(t *testing.T, ts *httptest.Server, extra string) msg {
-	t.Helper()
+// request is the body of the request with extra params members
+// (inputResponses, requestState), and its headers.
+func (q mrtrRequest) request(extra string) (body string, header []string) {
 	params := q.params
 	if extra != "" {
 		params += "," + extra
@@ -163,10 +164,32 @@ func (q mrtrRequest) send(t *testing.T, ts *httptest.Server, extra string) msg {
 	if caps == "" {
 		caps = allCaps
 	}
-	body := `{"jsonrpc":"2.0","id":7,"method":"` + q.method + `","params":{` + params +
+	body = `{"jsonrpc":"2.0","id":7,"method":"` + q.method + `","params":{` + params +
 		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
-	resp, msgs := rev20260728Post(t, ts, body, append([]string{"Mcp-Name", q.name}, q.header...)...)
+	return body, append([]string{"Mcp-Name", q.name}, q.header...)
+}
+
+// send posts the request with extra params members (inputResponses,
+// requestState) and returns the one response.
+func (q mrtrRequest) send(t *testing.T, ts *httptest.Server, extra string) msg {
+	t.Helper()
+	body, header := q.request(extra)
+	resp, msgs := rev20260728Post(t, ts, body, header...)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Len(t, msgs, 1)
+	return msgs[0]
+}
+
+// serve is send with h serving the request on this goroutine, without a
+// network: for a test in a synctest bubble, whose clock h then reads.
+func (q mrtrRequest) serve(t *testing.T, h http.Handler, extra string) msg {
+	t.Helper()
+	body, header := q.request(extra)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, wiretest.NewRequest(t.Context(), http.MethodPost, "http://127.0.0.1/", body,
+		append([]string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", q.method}, header...)...))
+	require.Equal(t, http.StatusOK, rec.Code, "%s", rec.Body)
+	msgs := wiretest.ParseMessages(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
 	require.Len(t, msgs, 1)
 	return msgs[0]
 }
@@ -316,7 +339,6 @@ func TestInputRequiredStateRefused(t *testing.T) {
 	t.Parallel()
 	key := []byte("0123456789abcdef0123456789abcdef")
 	ts := newMRTRServer(t, &mcphttp.Options{StateKey: key})
-	short := newMRTRServer(t, &mcphttp.Options{StateKey: key, StateTTL: time.Millisecond})
 	other := newMRTRServer(t, &mcphttp.Options{StateKey: []byte("another key, also long enough")})
 	stateOf := func(t *testing.T, ts *httptest.Server, q mrtrRequest) string {
 		return decodeIRR(t, q.send(t, ts, "")).RequestState
@@ -327,8 +349,6 @@ func TestInputRequiredStateRefused(t *testing.T) {
 	bob := echo
 	bob.header = []string{"X-User", "bob"}
 	prompt := mrtrRequest{method: "prompts/get", name: "ask_prompt", params: `"name":"ask_prompt"`}
-	expired := stateOf(t, short, echo)
-	time.Sleep(5 * time.Millisecond)
 	tests := []struct {
 		name  string
 		req   mrtrRequest
@@ -340,7 +360,6 @@ func TestInputRequiredStateRefused(t *testing.T) {
 		{"truncated", echo, stateOf(t, ts, echo)[:20], "fails its integrity check"},
 		{"not base64", echo, "!!!", "fails its integrity check"},
 		{"another key", echo, stateOf(t, other, echo), "sealed under another key"},
-		{"expired", echo, expired, "has expired"},
 		{"another method", echo, stateOf(t, ts, prompt), `issued for "prompts/get", not "tools/call"`},
 		{"other arguments", echo, stateOf(t, ts, tool("ask_echo", `{"say":"bye"}`)), "issued for other params"},
 		{"another tool", echo, stateOf(t, ts, tool("ask_name", `{}`)), "issued for other params"},
@@ -355,6 +374,20 @@ func TestInputRequiredStateRefused(t *testing.T) {
 			assert.Contains(t, res.Error.Message, tt.want)
 		})
 	}
+	// A state outlives its StateTTL on the bubble's clock, which the
+	// handler reads: no wait on the wall clock.
+	t.Run("expired", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			h := mcphttp.New(newMRTRTools(), &mcphttp.Options{StateKey: key, StateTTL: time.Millisecond})
+			defer h.Close()
+			expired := decodeIRR(t, echo.serve(t, h, "")).RequestState
+			time.Sleep(2 * time.Millisecond)
+			res := echo.serve(t, h, `"inputResponses":{"ok":{"action":"accept","content":{"ok":"yes"}}},`+stateParam(expired))
+			require.NotNil(t, res.Error, "%s", res.Result)
+			assert.Equal(t, int64(mcp.CodeInvalidParams), res.Error.Code)
+			assert.Contains(t, res.Error.Message, "has expired")
+		})
+	})
 	t.Run("same caller, same params, member order changed", func(t *testing.T) {
 		st := stateOf(t, ts, tool("ask_echo", `{"say":"hi","n":1}`))
 		res := tool("ask_echo", `{"n":1,"say":"hi"}`).send(t, ts, `"inputResponses":{"ok":{"action":"accept","content":{"ok":"yes"}}},`+stateParam(st))
@@ -498,11 +531,7 @@ func TestInputRequiredLegacySession(t *testing.T) {
 	answers := map[string]string{"elicitation/create": `{"action":"accept"}`, "sampling/createMessage": sampled}
 	var final msg
 	for final.Result == nil && final.Error == nil {
-		ev := s.mustNext()
-		if !ev.HasData || ev.Data == "" {
-			continue
-		}
-		m := ev.msg(t)
+		m := nextData(t, s)
 		if m.IsResponse() {
 			final = m
 			break
@@ -524,5 +553,88 @@ func TestStateKeyTooShort(t *testing.T) {
 	t.Parallel()
 	assert.PanicsWithError(t, "mcphttp: Options.StateKey has 5 bytes; it needs at least 16 (32 random bytes recommended)", func() {
 		mcphttp.New(newMRTRTools(), &mcphttp.Options{StateKey: []byte("short")})
+	})
+}
+
+// TestURLElicitationRev20260728: at 2026-07-28 ElicitURL is an input-required
+// round in URL mode without an elicitationId; a tool's
+// URLElicitationRequired becomes a round asking the elicitation, asked
+// again while the tool still needs it after the user accepted, ended with
+// an isError result when the user declines; without elicitation.url
+// nothing is asked.
+func TestURLElicitationRev20260728(t *testing.T) {
+	t.Parallel()
+	const urlCaps = `{"elicitation":{"url":{}}}`
+	serve := func(t *testing.T) (*httptest.Server, *atomic.Bool) {
+		srv, done := newURLServer()
+		h := mcphttp.New(srv, nil)
+		ts := httptest.NewServer(h)
+		t.Cleanup(func() { ts.Close(); _ = h.Close() })
+		return ts, done
+	}
+	answer := func(key, action, state string) string {
+		return `"inputResponses":{"` + key + `":{"action":"` + action + `"}},` + stateParam(state)
+	}
+	t.Run("ElicitURL", func(t *testing.T) {
+		t.Parallel()
+		ts, _ := serve(t)
+		q := tool("connect", `{}`)
+		q.caps = urlCaps
+		r := decodeIRR(t, q.send(t, ts, ""))
+		require.Equal(t, []string{"elicitation-1"}, keys(r.InputRequests))
+		assert.Equal(t, "elicitation/create", r.InputRequests["elicitation-1"].Method)
+		b, _ := json.Marshal(r.InputRequests["elicitation-1"].Params)
+		assert.JSONEq(t, `{"mode":"url","message":"Connect your account","url":"https://example.com/connect?id=el-1"}`, string(b), "no elicitationId at 2026-07-28")
+		m := q.send(t, ts, answer("elicitation-1", "accept", r.RequestState))
+		require.Nil(t, m.Error)
+		assert.Equal(t, "accept", wiretest.ToolResult(t, m).Text())
+	})
+	t.Run("URLElicitationRequired", func(t *testing.T) {
+		t.Parallel()
+		ts, done := serve(t)
+		q := tool("needs", `{}`)
+		q.caps = urlCaps
+		r := decodeIRR(t, q.send(t, ts, ""))
+		require.Equal(t, []string{"elicitation-url-el-2"}, keys(r.InputRequests), "not a -32042 error")
+		b, _ := json.Marshal(r.InputRequests["elicitation-url-el-2"].Params)
+		assert.JSONEq(t, `{"mode":"url","message":"Authorize","url":"https://example.com/connect?id=el-2"}`, string(b))
+		// Accepted, but the page is not done yet: asked again.
+		r = decodeIRR(t, q.send(t, ts, answer("elicitation-url-el-2", "accept", r.RequestState)))
+		require.Equal(t, []string{"elicitation-url-el-2-2"}, keys(r.InputRequests))
+		done.Store(true)
+		m := q.send(t, ts, answer("elicitation-url-el-2-2", "accept", r.RequestState))
+		require.Nil(t, m.Error)
+		assert.Equal(t, "connected", wiretest.ToolResult(t, m).Text())
+	})
+	t.Run("declined", func(t *testing.T) {
+		t.Parallel()
+		ts, _ := serve(t)
+		q := tool("needs", `{}`)
+		q.caps = urlCaps
+		r := decodeIRR(t, q.send(t, ts, ""))
+		m := q.send(t, ts, answer("elicitation-url-el-2", "decline", r.RequestState))
+		require.Nil(t, m.Error)
+		res := wiretest.ToolResult(t, m)
+		assert.True(t, res.IsError)
+		assert.Equal(t, `Tool "needs" needs the user to open a page outside the client (Authorize); the user did not (decline).`, res.Text())
+	})
+	t.Run("form mode only", func(t *testing.T) {
+		t.Parallel()
+		ts, _ := serve(t)
+		for name, want := range map[string]string{
+			"connect": "refused: mcp: the client did not declare that capability: URL-mode elicitation needs the client to declare the capability elicitation.url",
+			"needs":   "but the client did not declare URL-mode elicitation (capability elicitation.url)",
+		} {
+			q := tool(name, `{}`)
+			q.caps = `{"elicitation":{}}`
+			m := q.send(t, ts, "")
+			require.Nil(t, m.Error)
+			var rt struct {
+				ResultType string `json:"resultType"`
+			}
+			require.NoError(t, json.Unmarshal(m.Result, &rt))
+			assert.Equal(t, "complete", rt.ResultType, "%s: nothing asked", name)
+			assert.Contains(t, wiretest.ToolResult(t, m).Text(), want, name)
+		}
 	})
 }

@@ -37,6 +37,12 @@ func rev20260728Body(method, params string) string {
 	return `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":{` + params + rev20260728Meta("") + `}}`
 }
 
+// rev20260728Call is a tools/call of name with args (a JSON object) at
+// revision 2026-07-28, with id 7.
+func rev20260728Call(name, args string) string {
+	return rev20260728Body("tools/call", `"name":"`+name+`","arguments":`+args)
+}
+
 // newRev20260728Server serves the engine's test server plus a tool with an
 // x-mcp-header argument.
 func newRev20260728Server(t *testing.T, opts *mcphttp.Options, slow *mcptest.Probe) (*httptest.Server, *mcphttp.Handler) {
@@ -80,9 +86,6 @@ func rev20260728Post(t *testing.T, ts *httptest.Server, body string, header ...s
 
 func TestRev20260728Validation(t *testing.T) {
 	ts, _ := newRev20260728Server(t, nil, nil)
-	call := func(name, args string) string {
-		return rev20260728Body("tools/call", `"name":"`+name+`","arguments":`+args)
-	}
 	tests := []struct {
 		name   string
 		body   string
@@ -111,11 +114,11 @@ func TestRev20260728Validation(t *testing.T) {
 			400, mcp.CodeHeaderMismatch, `Mcp-Method header value "prompts/list" does not match body value "tools/list"`},
 		{"Mcp-Method case differs", rev20260728Body("tools/list", ""), []string{"Mcp-Method", "TOOLS/LIST"},
 			400, mcp.CodeHeaderMismatch, `"TOOLS/LIST" does not match`},
-		{"Mcp-Name missing", call("add", `{"a":1,"b":2}`), nil,
+		{"Mcp-Name missing", rev20260728Call("add", `{"a":1,"b":2}`), nil,
 			400, mcp.CodeHeaderMismatch, "the Mcp-Name header is required for tools/call"},
-		{"Mcp-Name differs", call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "wrong"},
+		{"Mcp-Name differs", rev20260728Call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "wrong"},
 			400, mcp.CodeHeaderMismatch, `Mcp-Name header value "wrong" does not match body value "add"`},
-		{"Mcp-Name bad Base64", call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "=?base64?YWR?="},
+		{"Mcp-Name bad Base64", rev20260728Call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "=?base64?YWR?="},
 			400, mcp.CodeHeaderMismatch, "not valid Base64"},
 		{"resources/read needs Mcp-Name", rev20260728Body("resources/read", `"uri":"mem://hello"`), nil,
 			400, mcp.CodeHeaderMismatch, "must equal the body's params.uri"},
@@ -128,17 +131,17 @@ func TestRev20260728Validation(t *testing.T) {
 		{"removed method logging/setLevel", rev20260728Body("logging/setLevel", `"level":"info"`), nil, 404, mcp.CodeMethodNotFound, "not a method"},
 		{"removed method resources/subscribe", rev20260728Body("resources/subscribe", `"uri":"mem://hello"`), nil, 404, mcp.CodeMethodNotFound, "not a method"},
 		{"unknown method", rev20260728Body("unknown/method", ""), nil, 404, mcp.CodeMethodNotFound, `"unknown/method"`},
-		{"param header missing", call("where", `{"region":"eu"}`), []string{"Mcp-Name", "where"},
+		{"param header missing", rev20260728Call("where", `{"region":"eu"}`), []string{"Mcp-Name", "where"},
 			400, mcp.CodeHeaderMismatch, `header Mcp-Param-Region is required: argument "region" is present`},
-		{"param header differs", call("where", `{"region":"eu"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "us"},
+		{"param header differs", rev20260728Call("where", `{"region":"eu"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "us"},
 			400, mcp.CodeHeaderMismatch, `Mcp-Param-Region header value "us" does not match argument "region"`},
-		{"param header unpadded Base64", call("where", `{"region":"Hello"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "=?base64?SGVsbG8?="},
+		{"param header unpadded Base64", rev20260728Call("where", `{"region":"Hello"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "=?base64?SGVsbG8?="},
 			400, mcp.CodeHeaderMismatch, "not valid Base64"},
-		{"param header without argument", call("where", `{}`), []string{"Mcp-Name", "where", "Mcp-Param-Zone", "3"},
+		{"param header without argument", rev20260728Call("where", `{}`), []string{"Mcp-Name", "where", "Mcp-Param-Zone", "3"},
 			400, mcp.CodeHeaderMismatch, `header Mcp-Param-Zone was sent but argument "zone" is absent`},
-		{"integer param differs", call("where", `{"zone":3}`), []string{"Mcp-Name", "where", "Mcp-Param-Zone", "4"},
+		{"integer param differs", rev20260728Call("where", `{"zone":3}`), []string{"Mcp-Name", "where", "Mcp-Param-Zone", "4"},
 			400, mcp.CodeHeaderMismatch, `Mcp-Param-Zone header value "4" does not match argument "zone"`},
-		{"missing client capability", call("needs_sampling", `{}`), []string{"Mcp-Name", "needs_sampling"},
+		{"missing client capability", rev20260728Call("needs_sampling", `{}`), []string{"Mcp-Name", "needs_sampling"},
 			400, mcp.CodeMissingClientCapability, "sampling capability required"},
 	}
 	for _, tt := range tests {
@@ -199,24 +202,21 @@ func TestRev20260728UnsupportedVersionData(t *testing.T) {
 
 func TestRev20260728Accepted(t *testing.T) {
 	ts, h := newRev20260728Server(t, nil, nil)
-	call := func(name, args string) string {
-		return rev20260728Body("tools/call", `"name":"`+name+`","arguments":`+args)
-	}
 	tests := []struct {
 		name   string
 		body   string
 		header []string
 		text   string
 	}{
-		{"Mcp-Name with whitespace", call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "  add  "}, "3"},
-		{"Mcp-Name in Base64", call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "=?base64?YWRk?="}, "3"},
-		{"lower-case header names", call("add", `{"a":2,"b":2}`), []string{"mcp-name", "add", "mcp-method", "tools/call"}, "4"},
-		{"param header in Base64", call("where", `{"region":"Hello"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "=?base64?SGVsbG8=?="}, `{"region":"Hello"}`},
-		{"param header literal lookalike", call("where", `{"region":"=?base64?SGVsbG8="}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "=?base64?SGVsbG8="}, `{"region":"=?base64?SGVsbG8="}`},
-		{"integer param header", call("where", `{"zone":3}`), []string{"Mcp-Name", "where", "Mcp-Param-Zone", "3"}, `{"zone":3}`},
-		{"absent argument needs no header", call("where", `{}`), []string{"Mcp-Name", "where"}, `{}`},
-		{"clientInfo is optional", call("add", `{"a":0,"b":0}`), []string{"Mcp-Name", "add"}, "0"},
-		{"a session ID is ignored", call("add", `{"a":5,"b":0}`), []string{"Mcp-Name", "add", "Mcp-Session-Id", "nosuchsession"}, "5"},
+		{"Mcp-Name with whitespace", rev20260728Call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "  add  "}, "3"},
+		{"Mcp-Name in Base64", rev20260728Call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "=?base64?YWRk?="}, "3"},
+		{"lower-case header names", rev20260728Call("add", `{"a":2,"b":2}`), []string{"mcp-name", "add", "mcp-method", "tools/call"}, "4"},
+		{"param header in Base64", rev20260728Call("where", `{"region":"Hello"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "=?base64?SGVsbG8=?="}, `{"region":"Hello"}`},
+		{"param header literal lookalike", rev20260728Call("where", `{"region":"=?base64?SGVsbG8="}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "=?base64?SGVsbG8="}, `{"region":"=?base64?SGVsbG8="}`},
+		{"integer param header", rev20260728Call("where", `{"zone":3}`), []string{"Mcp-Name", "where", "Mcp-Param-Zone", "3"}, `{"zone":3}`},
+		{"absent argument needs no header", rev20260728Call("where", `{}`), []string{"Mcp-Name", "where"}, `{}`},
+		{"clientInfo is optional", rev20260728Call("add", `{"a":0,"b":0}`), []string{"Mcp-Name", "add"}, "0"},
+		{"a session ID is ignored", rev20260728Call("add", `{"a":5,"b":0}`), []string{"Mcp-Name", "add", "Mcp-Session-Id", "nosuchsession"}, "5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,7 +3,6 @@ package mcphttp_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"slices"
 	"sync"
@@ -123,42 +122,6 @@ func TestLogToClientsHonoursEachSessionsLevel(t *testing.T) {
 	require.Eventually(t, func() bool { return chatty.has(info) && chatty.has(errLine) && quiet.has(errLine) },
 		5*time.Second, 10*time.Millisecond)
 	require.False(t, quiet.has(info), "an info message passed a session whose level is error")
-}
-
-// TestToolLogData: Context.Log takes what log/slog takes. Key/value pairs,
-// slog.Attr values and groups become one object in the message's
-// context; a lone value is sent as it is.
-func TestToolLogData(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		name string
-		data []any
-		want string // the message's data, as JSON
-	}{
-		{"no data", nil, `{"message":"m"}`},
-		{"key/value pairs", []any{"user", "alice", "items", 3}, `{"context":{"items":3,"user":"alice"},"message":"m"}`},
-		{"a lone object", []any{map[string]int{"entries": 3}}, `{"context":{"entries":3},"message":"m"}`},
-		{"a lone string", []any{"just this"}, `{"context":"just this","message":"m"}`},
-		{"an attr", []any{slog.Int("n", 7)}, `{"context":{"n":7},"message":"m"}`},
-		{"a group", []any{"a", 1, slog.Group("req", "id", "r1", slog.Bool("ok", true))}, `{"context":{"a":1,"req":{"id":"r1","ok":true}},"message":"m"}`},
-		{"a key without value", []any{"a", 1, "dangling"}, `{"context":{"!BADKEY":"dangling","a":1},"message":"m"}`},
-		{"a duration", []any{"took", 1500 * time.Millisecond}, `{"context":{"took":1500000000},"message":"m"}`},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := mcp.NewServer(mcp.Options{Name: "logs", Version: "1.0.0", Logger: discardLogger()})
-			mcp.AddTool(srv, mcp.Tool{Name: "log"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-				c.Log.Info("m", tt.data...)
-				return "ok", nil
-			})
-			var got notes
-			s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{OnNotification: got.add}}).Client()
-			require.NoError(t, s.Call(context.Background(), "tools/call", map[string]any{"name": "log"}, nil))
-			want := `notifications/message {"level":"info","logger":"log","data":` + tt.want + `}`
-			require.Eventually(t, func() bool { return got.has(want) }, 5*time.Second, 10*time.Millisecond,
-				"want %s; got %v", want, got.list())
-		})
-	}
 }
 
 // visibilityServer has a tagged tool, a tool that says which session

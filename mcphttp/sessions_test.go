@@ -3,7 +3,6 @@ package mcphttp_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +65,14 @@ func (l *hookLog) snapshot() ([]mcphttp.SessionInfo, []endEvent, []rootsEvent) {
 	return append([]mcphttp.SessionInfo(nil), l.starts...), append([]endEvent(nil), l.ends...), append([]rootsEvent(nil), l.roots...)
 }
 
+// waitStart waits for the first OnStart call and returns its session.
+func (l *hookLog) waitStart(t *testing.T) mcphttp.SessionInfo {
+	t.Helper()
+	require.Eventually(t, func() bool { starts, _, _ := l.snapshot(); return len(starts) > 0 }, 5*time.Second, 5*time.Millisecond, "OnStart was not called")
+	starts, _, _ := l.snapshot()
+	return starts[0]
+}
+
 // waitEnd waits for the one OnEnd call and returns it.
 func (l *hookLog) waitEnd(t *testing.T) endEvent {
 	t.Helper()
@@ -78,45 +85,6 @@ func (l *hookLog) waitEnd(t *testing.T) endEvent {
 func quietServer(o mcp.Options) *mcp.Server {
 	o.Name, o.Version, o.Logger = "sessions-test", "1.0.0", discardLogger()
 	return mcp.NewServer(o)
-}
-
-// initWith starts a session with the given client capabilities and name.
-func (c *httpClient) initWith(caps, name string) {
-	c.t.Helper()
-	resp, b := c.do(http.MethodPost, fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":%q,"version":"2.0.0"}}}`,
-		mcp.Version20251125, caps, name))
-	require.Equal(c.t, http.StatusOK, resp.StatusCode, "%s", b)
-	c.sid = resp.Header.Get("Mcp-Session-Id")
-	require.NotEmpty(c.t, c.sid)
-	c.version = string(mcp.Version20251125)
-	status, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	require.Equal(c.t, http.StatusAccepted, status)
-}
-
-// getStream opens the session's GET stream; ctx bounds it.
-func (c *httpClient) getStream(ctx context.Context) *sseStream {
-	c.t.Helper()
-	s := c.open(ctx, http.MethodGet, "", "Accept", "text/event-stream")
-	require.Equal(c.t, http.StatusOK, s.resp.StatusCode)
-	return s
-}
-
-// nextRequest reads the next server-to-client request from s.
-func nextRequest(t *testing.T, s *sseStream) msg {
-	t.Helper()
-	for {
-		m := s.mustNext().msg(t)
-		if m.Method != "" && m.ID != nil {
-			return m
-		}
-	}
-}
-
-// answer posts the client's result for a server request.
-func (c *httpClient) answer(id json.RawMessage, result string) {
-	c.t.Helper()
-	status, _ := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
-	require.Equal(c.t, http.StatusAccepted, status)
 }
 
 func TestSessionStartListAndDeleteHooks(t *testing.T) {
@@ -279,37 +247,39 @@ func quietServerWithTools(o mcp.Options) *mcp.Server {
 // with initialize, is listed, and ends as deleted at the end of input.
 func TestStdioSessionHooks(t *testing.T) {
 	t.Parallel()
-	var log hookLog
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	srv := quietServerWithTools(mcp.Options{})
-	inst, err := mcphttp.Start(t.Context(), srv, &mcphttp.StartOptions{Stdin: inR, Stdout: outW,
-		Handler: &mcphttp.Options{Hooks: log.hooks(), Ping: &middleware.PingOptions{Interval: 5 * time.Millisecond}}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = inst.Close() })
-	lines := bufio.NewScanner(outR)
-	go func() {
-		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"stdio-client","version":"3.0.0"}}}`+"\n")
-	}()
-	require.True(t, lines.Scan())
-	assert.Contains(t, lines.Text(), `"id":1`)
-	go func() {
-		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-	}()
-	live := inst.Handler().Sessions()
-	require.Len(t, live, 1)
-	assert.Equal(t, "stdio-client", live[0].Client.Name)
-	time.Sleep(60 * time.Millisecond) // stdio is not pinged: nothing but answers is written
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	require.NoError(t, inW.Close())
-	require.NoError(t, inst.Wait())
-	starts, _, _ := log.snapshot()
-	require.Len(t, starts, 1)
-	end := log.waitEnd(t)
-	assert.Equal(t, mcphttp.EndDeleted, end.reason)
-	assert.Equal(t, live[0].ID, end.info.ID)
-	assert.Empty(t, inst.Handler().Sessions())
-	require.NoError(t, outW.Close())
+	synctest.Test(t, func(t *testing.T) {
+		var log hookLog
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		srv := quietServerWithTools(mcp.Options{})
+		inst, err := mcphttp.Start(t.Context(), srv, &mcphttp.StartOptions{Stdin: inR, Stdout: outW,
+			Handler: &mcphttp.Options{Hooks: log.hooks(), Ping: &middleware.PingOptions{Interval: 5 * time.Millisecond}}})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = inst.Close() })
+		lines := bufio.NewScanner(outR)
+		go func() {
+			_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"stdio-client","version":"3.0.0"}}}`+"\n")
+		}()
+		require.True(t, lines.Scan())
+		assert.Contains(t, lines.Text(), `"id":1`)
+		go func() {
+			_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		}()
+		live := inst.Handler().Sessions()
+		require.Len(t, live, 1)
+		assert.Equal(t, "stdio-client", live[0].Client.Name)
+		time.Sleep(60 * time.Millisecond) // twelve ping intervals on the bubble's clock: stdio is not pinged
+		go func() { _, _ = io.Copy(io.Discard, outR) }()
+		require.NoError(t, inW.Close())
+		require.NoError(t, inst.Wait())
+		starts, _, _ := log.snapshot()
+		require.Len(t, starts, 1)
+		end := log.waitEnd(t)
+		assert.Equal(t, mcphttp.EndDeleted, end.reason)
+		assert.Equal(t, live[0].ID, end.info.ID)
+		assert.Empty(t, inst.Handler().Sessions())
+		require.NoError(t, outW.Close())
+	})
 }
 
 func jsonLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }
@@ -344,13 +314,7 @@ func (p *panickingHooks) options(o mcphttp.Options) *mcphttp.Options {
 // ended waits for the OnEnd call and gives its reason.
 func (p *panickingHooks) ended(t *testing.T) mcphttp.EndReason {
 	t.Helper()
-	select {
-	case r := <-p.ends:
-		return r
-	case <-time.After(10 * time.Second):
-		t.Fatal("OnEnd was not called")
-		return ""
-	}
+	return receive(t, p.ends, 10*time.Second, "OnEnd was not called")
 }
 
 // logged waits for the error line of the hook's recovered panic and

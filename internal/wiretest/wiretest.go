@@ -4,8 +4,10 @@
 // JSON array or an event stream; a request with the headers a Streamable
 // HTTP client sends; a client that sends one message at a time over
 // Streamable HTTP or stdio (RPCClient), for the tests of a middleware that
-// must behave the same on both; and a log sink safe for a server's
-// goroutines.
+// must behave the same on both; a log sink safe for a server's
+// goroutines; and the server of the caching hints' tests (CacheServer),
+// whose scope rules the root package tests and whose wire forms mcphttp
+// tests.
 //
 // Tests that drive a server as a user would use the public package
 // mcptest; these helpers are for tests of the wire itself.
