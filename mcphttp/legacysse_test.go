@@ -521,6 +521,22 @@ func TestLegacySSEMuxMiddlewareRunsOncePerMessage(t *testing.T) {
 	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "the middleware's refusal is the legacy POST's answer: %s", body)
 	require.Contains(t, body, "slow down")
 
+	// The stream opens the session's own GET on a goroutine of its own
+	// once initialize is answered, so nothing above waited for it. A ping
+	// from the engine goes out on that GET alone: once it reaches the
+	// legacy stream, the GET has passed the whole chain, the middleware
+	// included. (A list change would not do: it reaches only sessions
+	// whose notifications/initialized the engine has handled, and the
+	// 202 of that POST comes before.)
+	sessions := h.Sessions()
+	require.Len(t, sessions, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	pinged := make(chan error, 1)
+	go func() { pinged <- h.PingSession(ctx, sessions[0].ID) }()
+	require.Equal(t, "ping", c.nextMessage().Method)
+	cancel() // the ping needs no answer: another POST would change the counts
+	<-pinged
+
 	mu.Lock()
 	defer mu.Unlock()
 	require.Equal(t, 3, seen["POST /messages"], "once per message: initialize, initialized, tools/call")
