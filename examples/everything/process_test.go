@@ -155,6 +155,12 @@ func openSessionWith(t *testing.T, c *http.Client, url, capabilities string) str
 // TestSIGTERMFinishesCallsInFlight: SIGTERM while 100 slow
 // calls run must let every one of them finish, and the process must then
 // exit 0 within the shutdown grace period.
+//
+// The calls are in flight when the signal comes by construction, not by
+// timing: each is sent with "Expect: 100-continue", so its body goes out
+// only once the server's handler reads it, and the signal waits until all
+// 100 have been read. The tool is report, which sleeps with no limit of
+// its own: slow's 1 s limit would race its sleep on a loaded machine.
 func TestSIGTERMFinishesCallsInFlight(t *testing.T) {
 	bin := buildExample(t, ".")
 	for _, tc := range []struct {
@@ -165,11 +171,16 @@ func TestSIGTERMFinishesCallsInFlight(t *testing.T) {
 		{"a session per call", 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			const calls, ms = 100, 800
+			// ms is far longer than it takes the 100 calls to reach the
+			// server, and far shorter than the grace period.
+			const calls, ms = 100, 2000
 			port := freePort(t)
 			p := startProcess(t, bin, "-transport", "httpStream", "-host", "127.0.0.1", "-port", strconv.Itoa(port))
 			base := "http://127.0.0.1:" + strconv.Itoa(port)
-			tr := &http.Transport{MaxIdleConnsPerHost: calls}
+			// The client waits for 100 Continue before it sends a body; the
+			// timeout (after which it would send the body unasked) is out
+			// of reach.
+			tr := &http.Transport{MaxIdleConnsPerHost: calls, ExpectContinueTimeout: time.Hour}
 			defer tr.CloseIdleConnections()
 			c := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 			p.waitHealthy(t, c, base)
@@ -181,37 +192,45 @@ func TestSIGTERMFinishesCallsInFlight(t *testing.T) {
 
 			var (
 				wg      sync.WaitGroup
-				written atomic.Int32
+				reached sync.WaitGroup // a call is done here once the server reads its body, or once it ended
+				read    atomic.Int32   // the calls whose body the server's handler read
 				bodies  = make([]string, calls)
 				errs    = make([]error, calls)
 			)
+			reached.Add(calls)
 			for i := range calls {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					var once sync.Once
+					// A call that ends without reaching the server releases
+					// the barrier too; its error is reported below.
+					defer once.Do(reached.Done)
 					ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
-						WroteRequest: func(httptrace.WroteRequestInfo) { written.Add(1) },
+						Got100Continue: func() { read.Add(1); once.Do(reached.Done) },
 					})
-					call := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"ms":%d}}}`, i+2, ms)
-					resp, body, err := mcpPost(ctx, c, base+"/mcp", sids[i%len(sids)], call)
+					call := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"report","arguments":{"ms":%d}}}`, i+2, ms)
+					req := wiretest.NewRequest(ctx, http.MethodPost, base+"/mcp", call,
+						"Mcp-Session-Id", sids[i%len(sids)], "MCP-Protocol-Version", protocolVersion, "Expect", "100-continue")
+					resp, body, err := wiretest.Do(c, req)
 					if err == nil && resp.StatusCode != http.StatusOK {
 						err = fmt.Errorf("status %d: %s", resp.StatusCode, body)
 					}
-					bodies[i], errs[i] = body, err
+					bodies[i], errs[i] = string(body), err
 				}()
 			}
-			require.Eventually(t, func() bool { return written.Load() == calls }, 10*time.Second, time.Millisecond,
-				"the 100 calls were not all sent")
-			// Let the server read them; each call then still has most of its
-			// 800 ms to run when the signal arrives.
-			time.Sleep(150 * time.Millisecond)
+			reached.Wait()
+			if n := read.Load(); n != calls {
+				wg.Wait()
+				t.Fatalf("only %d of %d calls reached the server's handler: %v", n, calls, errors.Join(errs...))
+			}
 			sent := time.Now()
 			require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
 			wg.Wait()
 
 			failed := 0
 			for i := range calls {
-				if errs[i] != nil || !strings.Contains(bodies[i], fmt.Sprintf(`"slept %d ms"`, ms)) || strings.Contains(bodies[i], `"isError":true`) {
+				if errs[i] != nil || !strings.Contains(bodies[i], `"report ready"`) || strings.Contains(bodies[i], `"isError":true`) {
 					if failed < 3 {
 						t.Errorf("call %d: err %v, body %q", i, errs[i], bodies[i])
 					}
