@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/redact"
 )
 
@@ -272,6 +273,15 @@ func (c *httpConn) noListen() bool { return c.t.opts.NoListen }
 // maxErrorBody bounds the body of an error status that is read.
 const maxErrorBody = 64 << 10
 
+// isResponse reports whether b is a JSON-RPC response (no method).
+func isResponse(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	m, err := jsonrpc.Decode(b)
+	return err == nil && m.IsResponse()
+}
+
 // isErrorResponse reports whether b is a JSON-RPC error response with an
 // id: the answer to a request.
 func isErrorResponse(b []byte) bool {
@@ -329,10 +339,12 @@ func (c *httpConn) deliverJSON(b []byte) {
 // stream reads an SSE response, and when it breaks before the server
 // ended it, resumes it with GET and Last-Event-ID (the last id seen)
 // after the server's retry delay, up to MaxRetries times in a row. A
-// stream on which no event had an id cannot be resumed. listening: it is
-// the GET stream, which is opened again even without an id.
+// stream on which no event had an id cannot be resumed, nor one that
+// carried its request's response. listening: it is the GET stream, which
+// is opened again even without an id.
 func (c *httpConn) stream(resp *http.Response, listening bool) {
 	lastID, retry, tries := "", time.Second, 0
+	var last []byte // the last message delivered
 	for {
 		err := readSSE(resp.Body, maxMessage, func(ev sseEvent) error {
 			if ev.hasID {
@@ -343,12 +355,21 @@ func (c *httpConn) stream(resp *http.Response, listening bool) {
 			}
 			if len(ev.data) > 0 && (ev.event == "" || ev.event == "message") {
 				tries = 0
+				last = ev.data
 				c.deliver(ev.data)
 			}
 			return nil
 		})
 		resp.Body.Close()
 		if c.ctx.Err() != nil {
+			return
+		}
+		if !listening && isResponse(last) {
+			// A POST carries one request, and its response comes last:
+			// the stream is over, whether the server then closed it or
+			// the connection broke. A resumable server gives every event
+			// an id, so resuming here would find nothing (it answers an
+			// empty stream) and, after MaxRetries, end the connection.
 			return
 		}
 		c.mu.Lock()
