@@ -82,7 +82,7 @@ func runGoSDKCell(t *testing.T, c *matrixCell, tr matrixTransport, rev, bin stri
 	c.negotiated = s.InitializeResult().ProtocolVersion
 	rev20260728 := c.negotiated == rev20260728
 
-	step := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, 10*time.Second) }
+	step := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, stepTime) }
 	call := func(name string, args any, meta mcp.Meta) (*mcp.CallToolResult, error) {
 		sctx, done := step()
 		defer done()
@@ -204,7 +204,7 @@ func runGoSDKCell(t *testing.T, c *matrixCell, tr matrixTransport, rev, bin stri
 		if r.IsError || !strings.Contains(text(r), "done") {
 			return "", fmt.Errorf("progress: %s", dump(r))
 		}
-		deadline := time.Now().Add(2 * time.Second)
+		deadline := time.Now().Add(stepTime) // a liveness bound: the notifications came with the call
 		for {
 			mu.Lock()
 			n := len(progress)
@@ -241,7 +241,7 @@ func runGoSDKCell(t *testing.T, c *matrixCell, tr matrixTransport, rev, bin stri
 		if _, err := call("progress", map[string]any{}, meta); err != nil {
 			return "", err
 		}
-		deadline := time.Now().Add(2 * time.Second)
+		deadline := time.Now().Add(stepTime) // a liveness bound: the notifications came with the call
 		for {
 			mu.Lock()
 			got := slices.Clone(logs[before:])

@@ -27,9 +27,14 @@ type toolCaller func(ctx context.Context, name string, args map[string]any) (too
 // mcpchain's) perform the same way; each returns the detail and the error
 // for matrixCell.record.
 
+// stepTime bounds one step of a cell (a request, or the wait for what it
+// sent): a liveness bound, far above what a step takes on a loaded
+// machine.
+const stepTime = 10 * time.Second
+
 // stepCall calls with the matrix's per-step bound.
 func stepCall(ctx context.Context, call toolCaller, name string, args map[string]any) (toolReply, error) {
-	sctx, done := context.WithTimeout(ctx, 10*time.Second)
+	sctx, done := context.WithTimeout(ctx, stepTime)
 	defer done()
 	return call(sctx, name, args)
 }
@@ -65,18 +70,28 @@ func checkBadArg(ctx context.Context, call toolCaller) (string, error) {
 }
 
 // checkCancelMore cancels a slow call twice, each time followed by a call
-// that must still work on the same connection.
+// that must still work on the same connection. The call is report, which
+// sleeps the 5 s it is asked for with no limit of its own (slow's 1 s
+// limit would answer first whenever a loaded machine holds the
+// cancellation back that long). It must end with its context, before
+// the tool would have answered; that answer's time is the bound, not how
+// quickly a loaded machine takes the cancellation.
 func checkCancelMore(ctx context.Context, call toolCaller) (string, error) {
+	const toolTime = 5 * time.Second
 	for round := range 2 {
 		cctx, cancelCall := context.WithTimeout(ctx, 150*time.Millisecond)
 		start := time.Now()
-		_, err := call(cctx, "slow", map[string]any{"ms": 5000})
+		_, err := call(cctx, "report", map[string]any{"ms": toolTime.Milliseconds()})
+		took := time.Since(start)
 		cancelCall()
 		if err == nil {
 			return "", fmt.Errorf("round %d: the cancelled call succeeded", round)
 		}
-		if d := time.Since(start); d > time.Second {
-			return "", fmt.Errorf("round %d: the cancelled call returned after %v", round, d)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return "", fmt.Errorf("round %d: the call ended with %v, not with its context", round, err)
+		}
+		if took >= toolTime {
+			return "", fmt.Errorf("round %d: the cancelled call returned after %v, as late as the tool", round, took)
 		}
 		r, err := stepCall(ctx, call, "add", map[string]any{"a": round, "b": 1})
 		if err != nil {

@@ -87,7 +87,7 @@ func runMcpchainCell(c *matrixCell, tr matrixTransport, rev, bin string, servers
 	}()
 	c.negotiated = string(s.ProtocolVersion())
 
-	step := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, 10*time.Second) }
+	step := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, stepTime) }
 	call := func(name string, args any, o *client.CallOptions) (*mcp.ContentResult, error) {
 		sctx, done := step()
 		defer done()
