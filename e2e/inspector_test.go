@@ -21,7 +21,11 @@ import (
 // inspectorLauncher is the Inspector's CLI entry point, relative to e2e/node.
 const inspectorLauncher = "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
 
-const inspectorTimeout = 30 * time.Second
+// inspectorTimeout bounds one Inspector run: a liveness bound. A run
+// starts two Node processes (the launcher, then the CLI); it takes 3 to
+// 6 s on the shared 2-core machine, over 10 s beside a CPU hog, and the
+// client matrix runs a dozen at a time.
+const inspectorTimeout = 2 * time.Minute
 
 type inspectorContent struct {
 	Type string `json:"type"`

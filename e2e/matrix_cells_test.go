@@ -70,7 +70,8 @@ func runGoSDKCell(t *testing.T, c *matrixCell, tr matrixTransport, rev, bin stri
 	if rev != "default" {
 		opts = &mcp.ClientSessionOptions{ProtocolVersion: rev}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// A liveness bound for the whole cell, as runTSCell has.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	s, err := client.Connect(ctx, transport, opts)
 	if err != nil {
@@ -282,7 +283,9 @@ func runTSCell(t *testing.T, c *matrixCell, sdk, mode string, tr matrixTransport
 	default:
 		args = append(args, "http", servers.url(tr))
 	}
-	run := runNode(t, 90*time.Second, args...)
+	// A liveness bound: a cell takes 5 s alone, 10 s beside a CPU hog,
+	// and the matrix runs a dozen cells at a time.
+	run := runNode(t, 3*time.Minute, args...)
 	var out tsCellOutput
 	if err := json.Unmarshal(run.stdout, &out); err != nil {
 		c.results["list+call"] = outcome{Status: "fail", Detail: fmt.Sprintf("matrix.mjs printed no result (exit %d): %v; stderr: %s", run.exitCode, err, tail(run.stderr.String(), 800))}

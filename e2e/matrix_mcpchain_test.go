@@ -71,7 +71,8 @@ func runMcpchainCell(c *matrixCell, tr matrixTransport, rev, bin string, servers
 	default:
 		transport = client.HTTP(servers.url(tr), nil)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// A liveness bound for the whole cell, as runTSCell has.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	s, err := client.Connect(ctx, transport, opts)
 	if err != nil {
