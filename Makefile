@@ -311,7 +311,7 @@ fuzz:
 # for that build): its runtime overlay cannot patch a toolchain in the module cache, and its figures
 # belong to the go release they were recorded with. The gate itself is built like every other
 # tier's programs, so on a new machine it reuses the packages unit compiled (its own world of the
-# machine's go cost about 100 CPU-seconds more). -go is the machine's go by its path: a go that
+# machine's go cost about 50 CPU-seconds more). -go is the machine's go by its path: a go that
 # switched toolchains puts the new one first on its programs' PATH.
 perf-gate:
 	$(GO) run ./internal/perfgate -go "$$(command -v $(GO))" -gate perf/gate.json
