@@ -64,18 +64,16 @@ func describe(err error) string {
 		return "not a JSON-RPC error"
 	}
 	switch e.Code {
-	case mcp.CodeParseError, mcp.CodeInvalidRequest:
-		return "malformed request"
 	case mcp.CodeMethodNotFound:
 		return "unknown method"
 	case mcp.CodeInvalidParams:
 		return "invalid params"
 	case mcp.CodeInternalError:
 		return "server failure"
-	case mcp.CodeServerError, mcp.CodeSessionNotFound:
-		return "transport failure"
-	case mcp.CodeHeaderMismatch, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingClientCapability:
-		return "revision 2026-07-28 refusal"
+	case mcp.CodeServerError:
+		return "refused by the server"
+	case mcp.CodeMissingClientCapability:
+		return "the client must declare a capability"
 	case mcp.CodeURLElicitationRequired:
 		return "the user must open a URL first"
 	}
