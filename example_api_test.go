@@ -363,7 +363,7 @@ func ExampleTryAddTypedPrompt() {
 		return &mcp.ContentResult{Content: []mcp.Content{mcp.Text(string(args))}}, nil
 	}
 	srv.AddRawTool(mcp.Tool{Name: "echo", InputSchema: nil}, echo)
-	mcp.AddTool(srv, mcp.Tool{Name: "report", Task: &mcp.TaskOptions{TTL: 2 * mcp.DefaultTaskTTL, PollInterval: mcp.DefaultTaskPollInterval}},
+	mcp.AddTool(srv, mcp.Tool{Name: "report", Task: &mcp.TaskOptions{TTL: 2 * time.Hour, PollInterval: time.Second}},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) { return "the report", nil })
 	fmt.Println(mcp.ValidToolName("echo"), mcp.ValidToolName("echo back"))
 	// Output:
