@@ -212,13 +212,11 @@ func ExampleRegistry_AddSkills() {
 	}
 	err = srv.Registry().AddSkills(fstest.MapFS{"readme.txt": {Data: []byte("hi")}})
 	fmt.Println(errors.Is(err, mcp.ErrNoSkills))
-	fmt.Println(mcp.DirectoryMIMEType)
 	// Output:
 	// true
 	// <nil>
 	// review Review a change [skill://review/SKILL.md skill://review/checklist.md]
 	// true
-	// inode/directory
 }
 
 // Resources and templates registered at run time report a bad definition
