@@ -363,11 +363,9 @@ func ExampleTryAddTypedPrompt() {
 	srv.AddRawTool(mcp.Tool{Name: "echo", InputSchema: nil}, echo)
 	mcp.AddTool(srv, mcp.Tool{Name: "report", Task: &mcp.TaskOptions{TTL: 2 * time.Hour, PollInterval: time.Second}},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) { return "the report", nil })
-	fmt.Println(mcp.ValidToolName("echo"), mcp.ValidToolName("echo back"))
 	// Output:
 	// <nil>
 	// prompt "greet" is already registered
-	// true false
 }
 
 // apiKeys is an AuthProvider of its own: it checks API keys, and it
