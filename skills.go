@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/mcpchain/mcp/internal/mimetype"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/skill"
 )
@@ -401,7 +402,7 @@ func fileLoader(b []byte) func(context.Context, *Context) ([]ResourceContents, e
 // extensionTypes), else text/plain or application/octet-stream by
 // content.
 func skillMIME(name string, b []byte) string {
-	if t := typeByExtension(path.Ext(name), true); t != "" {
+	if t := mimetype.ByExtension(path.Ext(name), true); t != "" {
 		return t
 	}
 	if utf8.Valid(b) {
