@@ -143,7 +143,7 @@ func callerOf(ctx context.Context) string {
 	if c == nil {
 		return "no MCP request"
 	}
-	who, _ := mcp.SessionAs[string](c)
+	who, _ := c.Session.(string)
 	return who
 }
 
