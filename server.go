@@ -243,9 +243,6 @@ func protect[T any](s *Server, what, name string, f func() (T, error)) (res T, e
 	return f()
 }
 
-// Options returns the options the server was made with.
-func (s *Server) Options() Options { return s.opts }
-
 // Logger returns the server's logger.
 func (s *Server) Logger() *slog.Logger { return s.logger }
 
