@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
+	"github.com/mcpchain/mcp/internal/toolname"
 )
 
 // MountOptions configure a [Server.Mount] or a [Server.Import]. The zero
@@ -310,7 +311,7 @@ func unwrapName(prefix, name string) (string, bool) {
 // wrapToolName is wrapName for tools: the result must be a valid name.
 func wrapToolName(prefix, name string) (string, bool) {
 	n, _ := wrapName(prefix, name)
-	return n, ValidToolName(n)
+	return n, toolname.Valid(n)
 }
 
 // wrapURI is the URI (or URI template) of a child's resource in the

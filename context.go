@@ -20,8 +20,8 @@ type requestInfo = engine.RequestInfo[Implementation, ClientCapabilities, LogLev
 type Context struct {
 	// Session is the caller's auth data: what Authenticate or the auth
 	// provider returned, or the fixed caller of a local transport
-	// (mcphttp.StartOptions.SessionAuth, mcphttp.Local). Use
-	// [SessionAs] to get it typed.
+	// (mcphttp.StartOptions.SessionAuth, mcphttp.Local). A type
+	// assertion gets it typed: c.Session.(*MyUser).
 	Session any
 	// SessionID identifies the client's session: the Mcp-Session-Id over
 	// HTTP, and the session id the stdio transport and embedded sessions
@@ -105,16 +105,6 @@ func withContext(ctx context.Context, c *Context) context.Context {
 func FromContext(ctx context.Context) *Context {
 	c, _ := ctx.Value(ctxKey{}).(*Context)
 	return c
-}
-
-// SessionAs returns the caller's auth data as a T, and whether it is one.
-func SessionAs[T any](c *Context) (T, bool) {
-	if c == nil {
-		var zero T
-		return zero, false
-	}
-	v, ok := c.Session.(T)
-	return v, ok
 }
 
 // Progress is one progress report.

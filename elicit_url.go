@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,8 +25,9 @@ import (
 // and in the server's own records (put it in the URL, so the page knows
 // which elicitation it completes).
 type URLElicitation struct {
-	// ID identifies the elicitation, unique within the server: make one
-	// with [NewElicitationID]. Required.
+	// ID identifies the elicitation, unique within the server and hard
+	// to guess (the page's URL carries it): make one with crypto/rand's
+	// Text. Required.
 	ID string
 	// URL is the page the user is asked to open: an absolute https URL
 	// (http only to this machine: localhost, a loopback address), with no
@@ -37,10 +37,6 @@ type URLElicitation struct {
 	// Message tells the user why. Required.
 	Message string
 }
-
-// NewElicitationID returns a new random elicitation ID (128 bits of
-// crypto/rand as text), for [URLElicitation.ID].
-func NewElicitationID() string { return rand.Text() }
 
 // ErrURLElicitation is what [Context.ElicitURL] and a tool's
 // [URLElicitationRequired] error come to when the client did not declare
@@ -63,7 +59,7 @@ func (e capabilityError) Unwrap() error { return ErrCapability }
 func (e URLElicitation) check() error {
 	switch {
 	case e.ID == "":
-		return errors.New("mcp: URLElicitation.ID is empty: make one with NewElicitationID (notifications/elicitation/complete names it)")
+		return errors.New("mcp: URLElicitation.ID is empty: make one with crypto/rand.Text() (notifications/elicitation/complete names it)")
 	case strings.TrimSpace(e.Message) == "":
 		return errors.New("mcp: URLElicitation.Message is empty: the user must be told why to open the URL")
 	}

@@ -26,6 +26,10 @@ func init() { engine.View = func(s *Server) any { return (*engineView)(s) } }
 
 func (v *engineView) server() *Server { return (*Server)(v) }
 
+// Options returns the options the server was made with: its name,
+// version and icons for initialize, its auth settings for the endpoint.
+func (v *engineView) Options() Options { return v.opts }
+
 // NewContext builds the tool's Context for one request; ctx is the
 // request's own context.
 func (*engineView) NewContext(ctx context.Context, info requestInfo) *Context {

@@ -7,21 +7,17 @@ import (
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
-// JSON-RPC and MCP error codes.
+// The JSON-RPC and MCP error codes a handler returns in an [*Error], or a
+// client meets in one. The codes of a malformed request, an unknown
+// session or a revision mismatch are the transport's to send and the
+// client's to act on, not a handler's; they stay inside the module.
 const (
-	CodeParseError             = jsonrpc.CodeParseError             // the message is not JSON
-	CodeInvalidRequest         = jsonrpc.CodeInvalidRequest         // the JSON is not a valid JSON-RPC request
-	CodeMethodNotFound         = jsonrpc.CodeMethodNotFound         // no such method
-	CodeInvalidParams          = jsonrpc.CodeInvalidParams          // bad params, unknown tool, prompt or resource
-	CodeInternalError          = jsonrpc.CodeInternalError          // the server failed
-	CodeServerError            = jsonrpc.CodeServerError            // transport-level failure (bad header, bad session)
-	CodeSessionNotFound        = jsonrpc.CodeSessionNotFound        // the Mcp-Session-Id is unknown or ended
-	CodeURLElicitationRequired = jsonrpc.CodeURLElicitationRequired // reserved by the 2025-11-25 revision
-
-	// Codes of revision 2026-07-28 (its reserved range -32020 to -32099).
-	CodeHeaderMismatch             = jsonrpc.CodeHeaderMismatch             // a request header is missing or differs from the body
-	CodeMissingClientCapability    = jsonrpc.CodeMissingClientCapability    // the request needs a client capability it did not declare
-	CodeUnsupportedProtocolVersion = jsonrpc.CodeUnsupportedProtocolVersion // the protocol version is not one the server speaks
+	CodeMethodNotFound          = jsonrpc.CodeMethodNotFound          // no such method
+	CodeInvalidParams           = jsonrpc.CodeInvalidParams           // bad params, unknown tool, prompt or resource
+	CodeInternalError           = jsonrpc.CodeInternalError           // the server failed
+	CodeServerError             = jsonrpc.CodeServerError             // a server-defined failure (the transport's too: bad header, refused request)
+	CodeURLElicitationRequired  = jsonrpc.CodeURLElicitationRequired  // reserved by the 2025-11-25 revision (URLElicitationRequired builds it)
+	CodeMissingClientCapability = jsonrpc.CodeMissingClientCapability // revision 2026-07-28: the request needs a client capability it did not declare
 )
 
 // Error is a JSON-RPC error. Returned from a tool it becomes a JSON-RPC error

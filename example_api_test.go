@@ -64,18 +64,16 @@ func describe(err error) string {
 		return "not a JSON-RPC error"
 	}
 	switch e.Code {
-	case mcp.CodeParseError, mcp.CodeInvalidRequest:
-		return "malformed request"
 	case mcp.CodeMethodNotFound:
 		return "unknown method"
 	case mcp.CodeInvalidParams:
 		return "invalid params"
 	case mcp.CodeInternalError:
 		return "server failure"
-	case mcp.CodeServerError, mcp.CodeSessionNotFound:
-		return "transport failure"
-	case mcp.CodeHeaderMismatch, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingClientCapability:
-		return "revision 2026-07-28 refusal"
+	case mcp.CodeServerError:
+		return "refused by the server"
+	case mcp.CodeMissingClientCapability:
+		return "the client must declare a capability"
 	case mcp.CodeURLElicitationRequired:
 		return "the user must open a URL first"
 	}
@@ -145,7 +143,7 @@ func callerOf(ctx context.Context) string {
 	if c == nil {
 		return "no MCP request"
 	}
-	who, _ := mcp.SessionAs[string](c)
+	who, _ := c.Session.(string)
 	return who
 }
 
@@ -214,13 +212,11 @@ func ExampleRegistry_AddSkills() {
 	}
 	err = srv.Registry().AddSkills(fstest.MapFS{"readme.txt": {Data: []byte("hi")}})
 	fmt.Println(errors.Is(err, mcp.ErrNoSkills))
-	fmt.Println(mcp.DirectoryMIMEType)
 	// Output:
 	// true
 	// <nil>
 	// review Review a change [skill://review/SKILL.md skill://review/checklist.md]
 	// true
-	// inode/directory
 }
 
 // Resources and templates registered at run time report a bad definition
@@ -365,13 +361,11 @@ func ExampleTryAddTypedPrompt() {
 		return &mcp.ContentResult{Content: []mcp.Content{mcp.Text(string(args))}}, nil
 	}
 	srv.AddRawTool(mcp.Tool{Name: "echo", InputSchema: nil}, echo)
-	mcp.AddTool(srv, mcp.Tool{Name: "report", Task: &mcp.TaskOptions{TTL: 2 * mcp.DefaultTaskTTL, PollInterval: mcp.DefaultTaskPollInterval}},
+	mcp.AddTool(srv, mcp.Tool{Name: "report", Task: &mcp.TaskOptions{TTL: 2 * time.Hour, PollInterval: time.Second}},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) { return "the report", nil })
-	fmt.Println(mcp.ValidToolName("echo"), mcp.ValidToolName("echo back"))
 	// Output:
 	// <nil>
 	// prompt "greet" is already registered
-	// true false
 }
 
 // apiKeys is an AuthProvider of its own: it checks API keys, and it

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,12 +36,12 @@ func ExampleURLElicitationRequired() {
 		if connected[c.SessionID] {
 			return "42 EUR", nil
 		}
-		id := mcp.NewElicitationID()
+		id := rand.Text()
 		pending[id] = c.SessionID
 		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: id, URL: base + "/connect?id=" + id, Message: "Sign in to your bank"})
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "pay"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: mcp.NewElicitationID(), URL: base + "/pay", Message: "Confirm the payment"})
+		res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: rand.Text(), URL: base + "/pay", Message: "Confirm the payment"})
 		if errors.Is(err, mcp.ErrURLElicitation) {
 			return "this client cannot open a payment page", nil
 		} else if err != nil {

@@ -33,7 +33,7 @@ type Call struct {
 	// interceptor may read its headers, protocol and context; its body is
 	// the engine's.
 	Request *http.Request
-	// Logger is the server's logger (Options.Logger or DefaultLogger), for
+	// Logger is the server's logger (Options.Logger or its default), for
 	// an interceptor that logs in the server's format.
 	Logger *slog.Logger
 }

@@ -24,22 +24,6 @@ var (
 	ErrInvalidDefinition = errors.New("invalid definition")
 )
 
-// ValidToolName reports whether name follows the MCP tool-name rule
-// (2025-11-25): 1 to 128 characters, each one of A-Z, a-z, 0-9,
-// underscore, hyphen or dot. A loop, not a regexp: a package-level regexp
-// is compiled at init by every program that links this package.
-func ValidToolName(name string) bool {
-	if len(name) == 0 || len(name) > 128 {
-		return false
-	}
-	for i := range len(name) {
-		if c := name[i]; !isAlnum(c) && c != '_' && c != '.' && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
 // isAlnum reports whether c is an ASCII letter or digit.
 func isAlnum(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'

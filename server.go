@@ -5,18 +5,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
-
-	"github.com/lmittmann/tint"
 
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/identity"
+	"github.com/mcpchain/mcp/internal/stderrlog"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -39,9 +36,10 @@ type Options struct {
 	// Instructions tell the client how to use the server; sent in the
 	// initialize result.
 	Instructions string
-	// Logger receives the server's own diagnostics. Default: a tint
-	// handler on stderr. Nothing is ever logged to stdout, which belongs to
-	// the stdio transport.
+	// Logger receives the server's own diagnostics ([Server.Logger]
+	// returns it). Default: a tint handler on stderr at level info,
+	// colourless when stderr is not a terminal. Nothing is ever logged to
+	// stdout, which belongs to the stdio transport.
 	Logger *slog.Logger
 	// Auth is an authentication provider (an OAuth proxy and its token
 	// verifier). Setting both Auth and Authenticate is an error (NewServer
@@ -215,7 +213,7 @@ func NewServer(opts Options) *Server {
 		s.cache = *opts.Cache // a copy: the caller's may change
 	}
 	if s.logger == nil {
-		s.logger = DefaultLogger()
+		s.logger = stderrlog.New()
 	}
 	s.reg.Store(newRegistry())
 	s.watchers.Store(&[]*watcher{})
@@ -244,20 +242,6 @@ func protect[T any](s *Server, what, name string, f func() (T, error)) (res T, e
 	}()
 	return f()
 }
-
-// DefaultLogger is the logger servers use when Options.Logger is nil:
-// tint (colourless when stderr is not a terminal) on stderr, level info.
-func DefaultLogger() *slog.Logger {
-	return slog.New(tint.NewTextHandler(os.Stderr, &tint.Options{Level: slog.LevelInfo, TimeFormat: time.TimeOnly, NoColor: !isTerminal(os.Stderr)}))
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// Options returns the options the server was made with.
-func (s *Server) Options() Options { return s.opts }
 
 // Logger returns the server's logger.
 func (s *Server) Logger() *slog.Logger { return s.logger }

@@ -42,7 +42,6 @@ func TestNewServerPanics(t *testing.T) {
 			if tt.wantSub == nil {
 				require.Empty(t, msg)
 				require.NotNil(t, srv)
-				assert.Equal(t, tt.opts.Name, srv.Options().Name)
 				return
 			}
 			require.NotEmpty(t, msg, "NewServer must panic")
@@ -195,16 +194,17 @@ func TestWatchReportsChanges(t *testing.T) {
 			assert.Equal(t, []mcp.Change{tt.want}, log.take())
 
 			stop()
-			tt.change(newServerLike(s)) // unrelated server: nothing
+			tt.change(newServerLike(t)) // unrelated server: nothing
 			s.ResourceUpdated("mem://r")
 			assert.Empty(t, log.take(), "no change is reported after stop")
 		})
 	}
 }
 
-func newServerLike(s *mcp.Server) *mcp.Server {
-	o := s.Options()
-	n := mcp.NewServer(o)
+// newServerLike is a server with the objects the change tests touch,
+// unrelated to theirs.
+func newServerLike(t *testing.T) *mcp.Server {
+	n := newServer(t)
 	mcp.AddTool(n, mcp.Tool{Name: "t"}, noopTool)
 	n.AddResource(mcp.Resource{URI: "mem://r", Name: "r", Load: noopLoad})
 	n.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "tmpl://{x}", Name: "x", Load: noopTemplateLoad})

@@ -18,13 +18,14 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/mcpchain/mcp/internal/mimetype"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/skill"
 )
 
-// DirectoryMIMEType is the MIME type of a directory in
+// directoryMIMEType is the MIME type of a directory in
 // resources/directory/read (SEP-2640).
-const DirectoryMIMEType = "inode/directory"
+const directoryMIMEType = "inode/directory"
 
 // Skill errors. [Registry.AddSkills] returns errors that wrap one of
 // these (or [ErrAlreadyRegistered]); the text names the file and the rule.
@@ -220,7 +221,7 @@ func (s *Server) getSkill(ctx context.Context, auth any, uri string) (Skill, err
 // readSkillDirectory returns the direct children of a directory of the
 // served skills (skill://demo-skill, skill://demo-skill/references, …):
 // files as their resources, subdirectories with MIME type
-// [DirectoryMIMEType], sorted by URI. A URI that is not such a directory
+// directoryMIMEType, sorted by URI. A URI that is not such a directory
 // (a file, or nothing) is an *[Error] with [CodeInvalidParams].
 func (s *Server) readSkillDirectory(ctx context.Context, auth any, uri string) ([]Resource, error) {
 	set := s.skills.set.Load()
@@ -236,7 +237,7 @@ func (s *Server) readSkillDirectory(ctx context.Context, auth any, uri string) (
 	out := make([]Resource, len(nodes))
 	for i, n := range nodes {
 		if n.dir {
-			out[i] = Resource{URI: n.uri, Name: path.Base(n.uri), MIMEType: DirectoryMIMEType}
+			out[i] = Resource{URI: n.uri, Name: path.Base(n.uri), MIMEType: directoryMIMEType}
 		} else {
 			out[i] = n.res
 		}
@@ -401,7 +402,7 @@ func fileLoader(b []byte) func(context.Context, *Context) ([]ResourceContents, e
 // extensionTypes), else text/plain or application/octet-stream by
 // content.
 func skillMIME(name string, b []byte) string {
-	if t := typeByExtension(path.Ext(name), true); t != "" {
+	if t := mimetype.ByExtension(path.Ext(name), true); t != "" {
 		return t
 	}
 	if utf8.Valid(b) {

@@ -196,7 +196,7 @@ func TestAddSkills(t *testing.T) {
 		var names []string
 		for _, k := range kids {
 			n := k.URI[strings.LastIndexByte(k.URI, '/')+1:]
-			if k.MIMEType == mcp.DirectoryMIMEType {
+			if k.MIMEType == "inode/directory" {
 				n += "/"
 			}
 			names = append(names, n)

@@ -50,18 +50,12 @@ type TaskOptions struct {
 	Deferred bool
 	// TTL is how long the task and its result stay readable after it was
 	// created; a task still running then is cancelled (it can no longer
-	// be read, answered or cancelled). Zero: [DefaultTaskTTL].
+	// be read, answered or cancelled). Zero: one hour.
 	TTL time.Duration
 	// PollInterval is the interval between tasks/get polls suggested to
-	// the client. Zero: [DefaultTaskPollInterval].
+	// the client. Zero: 500 ms.
 	PollInterval time.Duration
 }
-
-// The defaults of [TaskOptions].
-const (
-	DefaultTaskTTL          = time.Hour
-	DefaultTaskPollInterval = 500 * time.Millisecond
-)
 
 // StartTask turns the call into a task, for a tool with
 // [TaskOptions].Deferred: the task is created (and the request answered

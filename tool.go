@@ -15,13 +15,15 @@ import (
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/schemajson"
 	"github.com/mcpchain/mcp/internal/strictjson"
+	"github.com/mcpchain/mcp/internal/toolname"
 )
 
 // Tool describes a tool. Register it with [AddTool] (typed) or
 // [Server.AddRawTool] (raw JSON).
 type Tool struct {
 	// Name is the unique identifier clients call. Required: 1 to 128
-	// characters of A-Z, a-z, 0-9, _, - and . (see [ValidToolName]).
+	// characters of A-Z, a-z, 0-9, _, - and . (the 2025-11-25 rule);
+	// [TryAddTool] reports another name as [ErrInvalidToolName].
 	Name string
 	// Title is an optional display name.
 	Title string
@@ -497,7 +499,7 @@ func newToolEntry(t Tool, run RawToolFunc) (*toolEntry, error) {
 	switch {
 	case t.Name == "":
 		return nil, fmt.Errorf("Tool.Name is required: %w", ErrInvalidToolName)
-	case !ValidToolName(t.Name):
+	case !toolname.Valid(t.Name):
 		return nil, fmt.Errorf("tool %q: %w", t.Name, ErrInvalidToolName)
 	case t.InputSchema.Type != "object":
 		return nil, invalid("tool %q: the input schema must have type \"object\", not %q", t.Name, t.InputSchema.Type)

@@ -348,7 +348,7 @@ func (c *Client) callProgress(ctx context.Context, method string, params, result
 // while naming revision 2026-07-28 among the supported ones.
 func unsupportedVersion(err error) bool {
 	re := asRPCError(err)
-	if re == nil || re.Code != mcp.CodeUnsupportedProtocolVersion {
+	if re == nil || re.Code != jsonrpc.CodeUnsupportedProtocolVersion {
 		return false
 	}
 	var d struct {

@@ -298,7 +298,7 @@ func (c *Client) listenFailed(err error) {
 func listenRefused(err error) bool {
 	if re := asRPCError(err); re != nil {
 		switch re.Code {
-		case mcp.CodeInvalidRequest, mcp.CodeMethodNotFound, mcp.CodeInvalidParams:
+		case jsonrpc.CodeInvalidRequest, mcp.CodeMethodNotFound, mcp.CodeInvalidParams:
 			return true
 		}
 		return false

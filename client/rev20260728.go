@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -102,7 +103,7 @@ func legacyServer(err error) bool {
 // reserves for its errors (-32020 to -32099), the one 2025-era code
 // there (-32042, URL elicitation required) aside.
 func rev20260728Code(code int64) bool {
-	return code <= mcp.CodeHeaderMismatch && code >= -32099 && code != mcp.CodeURLElicitationRequired
+	return code <= jsonrpc.CodeHeaderMismatch && code >= -32099 && code != mcp.CodeURLElicitationRequired
 }
 
 // fallbackVersion returns the newest 2025-era revision that err (a
@@ -115,7 +116,7 @@ func fallbackVersion(err error) mcp.Version {
 	switch {
 	case errors.As(err, &ve):
 		supported = ve.supported
-	case re != nil && re.Code == mcp.CodeUnsupportedProtocolVersion:
+	case re != nil && re.Code == jsonrpc.CodeUnsupportedProtocolVersion:
 		var d struct {
 			Supported []mcp.Version `json:"supported"`
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/engine"
 )
 
 // Tasks, client side. A tool that takes long runs as a task: the call is
@@ -556,7 +557,7 @@ func (t *Task) pollInterval() time.Duration {
 	t.mu.Unlock()
 	switch {
 	case d <= 0:
-		return mcp.DefaultTaskPollInterval
+		return engine.DefaultTaskPollInterval
 	case d < minPollInterval:
 		return minPollInterval
 	case d > maxPollInterval:

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -138,7 +139,7 @@ func TestTasks(t *testing.T) {
 			assert.Equal(t, task.ID(), info.ID)
 			assert.True(t, info.Ended())
 			assert.Equal(t, 10*time.Millisecond, info.PollInterval)
-			assert.Equal(t, mcp.DefaultTaskTTL, info.TTL)
+			assert.Equal(t, engine.DefaultTaskTTL, info.TTL)
 			assert.False(t, info.Created.IsZero())
 		}},
 		{"fails with a tool error, as CallTool does", func(t *testing.T, ctx context.Context, _ mcp.Version, f *taskFixture) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/engine"
+	"github.com/mcpchain/mcp/internal/toolname"
 )
 
 // DefaultTool is the name of the script tool.
@@ -95,7 +96,7 @@ func New(srv *mcp.Server, opts *Options) (*Runner, error) {
 	if r.name == "" {
 		r.name = DefaultTool
 	}
-	if !mcp.ValidToolName(r.name) {
+	if !toolname.Valid(r.name) {
 		return nil, fmt.Errorf("codemode: tool %q: %w", r.name, mcp.ErrInvalidToolName)
 	}
 	if r.maxSteps == 0 {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/media"
 	"github.com/mcpchain/mcp/providers"
 )
 
@@ -29,7 +30,7 @@ func TestConsentPageIconInBrowser(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	require.NoError(t, png.Encode(&buf, img))
-	icon, err := mcp.IconFromBytes(buf.Bytes(), "")
+	icon, err := media.IconFromBytes(buf.Bytes(), "")
 	require.NoError(t, err)
 	w.proxy.UseServerInfo(mcp.Implementation{Name: "notes", Title: "Acme Notes Server", Version: "1.0.0", Icons: []mcp.Icon{icon}})
 	client := w.register(t, "Acme Notes")

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -56,7 +57,7 @@ func newElicitServer(t *testing.T) string {
 		if linked[caller(c)] {
 			return "linked", nil
 		}
-		id := mcp.NewElicitationID()
+		id := rand.Text()
 		pending[id] = caller(c)
 		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: id, URL: base + "/connect?id=" + id, Message: "Link your account"})
 	})

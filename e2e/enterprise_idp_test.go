@@ -60,7 +60,7 @@ func whoamiServer(t *testing.T, auth mcp.AuthProvider, set func(http.Handler)) {
 		if s, ok := providers.SessionOf(c.Session); ok {
 			return s.UserID + " " + s.ClientID, nil
 		}
-		if s, ok := mcp.SessionAs[*resourceserver.Session](c); ok {
+		if s, ok := c.Session.(*resourceserver.Session); ok {
 			return s.Subject() + " " + s.ClientID, nil
 		}
 		return "", fmt.Errorf("no session")

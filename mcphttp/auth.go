@@ -97,7 +97,7 @@ func (h *Handler) authRan(r *http.Request) bool {
 
 // initAuth prepares the authentication step of a new handler.
 func (h *Handler) initAuth() {
-	so := h.srv.Options()
+	so := h.ops.Options()
 	fn := serverAuth(so)
 	if fn == nil {
 		return

@@ -20,7 +20,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 		return
 	}
 	if slices.ContainsFunc(msgs, func(m *jsonrpc.Message) bool { return m != nil && m.Method == "initialize" }) {
-		httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest,
+		httpError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest,
 			"Invalid Request: initialize must not be part of a JSON-RPC batch")
 		return
 	}
@@ -35,7 +35,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	// differs from it), not what the header claims.
 	version := c.sess.ProtocolVersion()
 	if mcp.Version(version) != mcp.Version20250326 {
-		httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest,
+		httpError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest,
 			fmt.Sprintf("Invalid Request: JSON-RPC batches are only allowed in protocol revision 2025-03-26, not %s; send one message per POST", version))
 		return
 	}

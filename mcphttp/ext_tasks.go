@@ -203,10 +203,10 @@ func fieldsOf(t *session.Task) taskFields {
 // MaxTasksPerClient live tasks (admitTask).
 func (h *Handler) startTask(ctx context.Context, k *call, name string, args json.RawMessage, meta *requestMeta, o mcp.TaskOptions, era *taskEra) (any, error) {
 	if o.TTL <= 0 {
-		o.TTL = mcp.DefaultTaskTTL
+		o.TTL = engine.DefaultTaskTTL
 	}
 	if o.PollInterval <= 0 {
-		o.PollInterval = mcp.DefaultTaskPollInterval
+		o.PollInterval = engine.DefaultTaskPollInterval
 	}
 	scope, err := taskScope(k)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/session"
@@ -162,7 +163,7 @@ func (h *Handler) callAsTask25(ctx context.Context, k *call, name string, args j
 	}
 	o := *t.Task
 	if o.TTL <= 0 {
-		o.TTL = mcp.DefaultTaskTTL
+		o.TTL = engine.DefaultTaskTTL
 	}
 	if p.ttl > 0 && p.ttl < o.TTL {
 		o.TTL = p.ttl // a shorter life on request; never a longer one than the tool's

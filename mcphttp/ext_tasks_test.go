@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	mcpengine "github.com/mcpchain/mcp/internal/engine"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/session"
@@ -235,8 +236,8 @@ func TestTasksErrors(t *testing.T) {
 		{name: "tasks/cancel without the opt-in", body: taskBody(1, "tasks/cancel", `"taskId":"gate-test"`, ""), mcpName: "gate-test", status: 400, code: mcp.CodeMissingClientCapability},
 		{name: "tasks/get of an unknown task", body: taskBody(1, "tasks/get", `"taskId":"nonexistent-12345"`, tasksExt), mcpName: "nonexistent-12345", status: 200, code: mcp.CodeInvalidParams},
 		{name: "tasks/cancel of an unknown task", body: taskBody(1, "tasks/cancel", `"taskId":"nonexistent-12345"`, tasksExt), mcpName: "nonexistent-12345", status: 200, code: mcp.CodeInvalidParams},
-		{name: "tasks/get without taskId", body: taskBody(1, "tasks/get", "", tasksExt), mcpName: "", status: 400, code: mcp.CodeHeaderMismatch},
-		{name: "tasks/get with a mismatched Mcp-Name", body: taskBody(1, "tasks/get", `"taskId":"abc"`, tasksExt), mcpName: "xyz", status: 400, code: mcp.CodeHeaderMismatch},
+		{name: "tasks/get without taskId", body: taskBody(1, "tasks/get", "", tasksExt), mcpName: "", status: 400, code: jsonrpc.CodeHeaderMismatch},
+		{name: "tasks/get with a mismatched Mcp-Name", body: taskBody(1, "tasks/get", `"taskId":"abc"`, tasksExt), mcpName: "xyz", status: 400, code: jsonrpc.CodeHeaderMismatch},
 		{name: "tasks/result is removed", body: taskBody(1, "tasks/result", `"taskId":"abc"`, tasksExt), status: 404, code: mcp.CodeMethodNotFound},
 		{name: "tasks/list is removed", body: taskBody(1, "tasks/list", "", tasksExt), status: 404, code: mcp.CodeMethodNotFound},
 	}
@@ -256,7 +257,7 @@ func TestTasksErrors(t *testing.T) {
 		resp, m := tasksPost(t, ts.URL, taskBody(1, "tools/call", `"name":"plain"`, tasksExt), "plain", "Mcp-Method", "tasks/get")
 		assert.Equal(t, 400, resp.StatusCode)
 		require.NotNil(t, m.Error)
-		assert.Equal(t, int64(mcp.CodeHeaderMismatch), m.Error.Code)
+		assert.Equal(t, int64(jsonrpc.CodeHeaderMismatch), m.Error.Code)
 	})
 }
 

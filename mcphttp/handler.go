@@ -116,7 +116,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 	if o.ServerCard != nil {
 		c := *o.ServerCard
 		h.opts.ServerCard = &c
-		name, err := checkServerCard(&c, srv.Options())
+		name, err := checkServerCard(&c, h.ops.Options())
 		if err != nil {
 			panic("mcphttp: New: " + err.Error()) // a configuration error
 		}
@@ -134,7 +134,7 @@ func New(srv *mcp.Server, opts *Options) *Handler {
 		h.subscribeRelay()
 	}
 	h.initLimits()
-	h.oauth = oauthOptions(o.OAuth, srv.Options())
+	h.oauth = oauthOptions(o.OAuth, h.ops.Options())
 	if po := o.Ping; (po == nil || !po.Disabled) && !o.Stateless {
 		h.ping = middleware.NewPing(enginePinger{h}, pingOptions(po, o.Logger))
 	}

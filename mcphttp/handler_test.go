@@ -13,6 +13,7 @@ import (
 
 	"github.com/justinas/alice"
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
@@ -81,7 +82,7 @@ func TestSessionErrors(t *testing.T) {
 		wantID     string
 	}{
 		{"no session", "", http.StatusBadRequest, mcp.CodeServerError, "Mcp-Session-Id", "1"},
-		{"unknown session", "no-such-session", http.StatusNotFound, mcp.CodeSessionNotFound, "initialize", "1"},
+		{"unknown session", "no-such-session", http.StatusNotFound, jsonrpc.CodeSessionNotFound, "initialize", "1"},
 		// The header is refused by the SessionID middleware before the
 		// body is read, as the Origin check does: the id is null.
 		{"invalid session id", "bad id", http.StatusBadRequest, mcp.CodeServerError, "visible ASCII", "null"},
@@ -114,7 +115,7 @@ func TestDeleteEndsSession(t *testing.T) {
 	status, msgs := c.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	assert.Equal(t, http.StatusNotFound, status)
 	require.Len(t, msgs, 1)
-	assert.Equal(t, int64(mcp.CodeSessionNotFound), msgs[0].Error.Code)
+	assert.Equal(t, int64(jsonrpc.CodeSessionNotFound), msgs[0].Error.Code)
 
 	resp, _ = c.do(http.MethodDelete, "")
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "a second DELETE finds no session")
@@ -176,7 +177,7 @@ func TestBatch(t *testing.T) {
 				codes[string(m.ID)] = m.Error.Code
 			}
 		}
-		assert.Equal(t, map[string]int64{"2": mcp.CodeInvalidRequest}, codes)
+		assert.Equal(t, map[string]int64{"2": jsonrpc.CodeInvalidRequest}, codes)
 	})
 	for _, v := range []string{"2025-06-18", "2025-11-25", "2024-11-05"} {
 		t.Run(v+" refuses", func(t *testing.T) {
@@ -187,7 +188,7 @@ func TestBatch(t *testing.T) {
 			assert.Equal(t, http.StatusBadRequest, status)
 			require.Len(t, msgs, 1)
 			require.NotNil(t, msgs[0].Error)
-			assert.Equal(t, int64(mcp.CodeInvalidRequest), msgs[0].Error.Code)
+			assert.Equal(t, int64(jsonrpc.CodeInvalidRequest), msgs[0].Error.Code)
 			assert.Contains(t, msgs[0].Error.Message, "2025-03-26")
 		})
 	}
@@ -197,7 +198,7 @@ func TestBatch(t *testing.T) {
 		status, msgs := c.post(`[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}]`)
 		assert.Equal(t, http.StatusBadRequest, status)
 		require.Len(t, msgs, 1)
-		assert.Equal(t, int64(mcp.CodeInvalidRequest), msgs[0].Error.Code)
+		assert.Equal(t, int64(jsonrpc.CodeInvalidRequest), msgs[0].Error.Code)
 	})
 }
 

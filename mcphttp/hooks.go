@@ -26,6 +26,8 @@ type change = engine.Change[*mcp.LogMessage]
 // unexported view of the server (mcp's engine.go), reached through
 // engine.View; opsOf checks that the view implements it.
 type serverOps interface {
+	// Options returns the options the server was made with.
+	Options() mcp.Options
 	// NewContext builds the tool's Context for one request; ctx is the
 	// request's own context.
 	NewContext(ctx context.Context, info requestInfo) *mcp.Context

@@ -35,7 +35,7 @@ func (h *Handler) doInitialize(ctx context.Context, k *call) (any, error) {
 // newInitializeResult is the result of initialize for version; streams
 // says the session has streams for list changes and resource updates.
 func (h *Handler) newInitializeResult(version string, streams bool) initializeResult {
-	o := h.srv.Options()
+	o := h.ops.Options()
 	r := initializeResult{
 		ProtocolVersion: version,
 		Capabilities: serverCapabilities{

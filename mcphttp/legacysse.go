@@ -427,7 +427,7 @@ func (l *legacySSE) readMessage(w http.ResponseWriter, r *http.Request) (*legacy
 	}
 	ls := l.lookup(id)
 	if ls == nil {
-		httpError(w, http.StatusNotFound, nil, mcp.CodeSessionNotFound,
+		httpError(w, http.StatusNotFound, nil, jsonrpc.CodeSessionNotFound,
 			fmt.Sprintf("Session not found: no open SSE stream has sessionId %s (its stream closed, or it never existed); open a new stream with GET %s and initialize again", strictjson.Quote(id), LegacySSEPath))
 		return nil, nil, nil, false
 	}
@@ -439,10 +439,10 @@ func (l *legacySSE) readMessage(w http.ResponseWriter, r *http.Request) (*legacy
 	}
 	body, status, problem := readLegacyBody(r, l.h.opts.MaxBodyBytes)
 	if status != 0 {
-		code := int64(mcp.CodeParseError)
+		code := int64(jsonrpc.CodeParseError)
 		if status == http.StatusRequestEntityTooLarge {
 			w.Header().Set("Connection", "close")
-			code = mcp.CodeInvalidRequest
+			code = jsonrpc.CodeInvalidRequest
 		}
 		httpError(w, status, jsonrpc.PrefixID(body), code, problem)
 		return nil, nil, nil, false
@@ -485,7 +485,7 @@ func readLegacyBody(r *http.Request, limit int64) ([]byte, int, string) {
 // one that had them (2025-03-26) is spoken over Streamable HTTP.
 func decodeLegacy(lim jsonrpc.Limits, body []byte) (*jsonrpc.Message, error) {
 	if jsonrpc.IsBatch(body) {
-		return nil, &jsonrpc.DecodeError{Code: mcp.CodeInvalidRequest,
+		return nil, &jsonrpc.DecodeError{Code: jsonrpc.CodeInvalidRequest,
 			Message: "Invalid Request: the legacy HTTP+SSE transport takes one JSON-RPC message per POST, not a batch"}
 	}
 	return lim.Decode(body)

@@ -63,7 +63,7 @@ func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
 	}
 	ep := endpointOr(o.Endpoint)
 	srv := h.Server()
-	so := srv.Options()
+	so := h.ops.Options()
 	log := srv.Logger()
 	base := alice.New(middleware.Recover(log))
 	authed := base.Append(h.AuthMiddleware)
@@ -141,7 +141,7 @@ var ErrSessionAuthWithAuth = errors.New("mcphttp: SessionAuth cannot be combined
 // checkSessionAuth fails closed when fixed auth data would stand in for
 // the server's own authentication.
 func checkSessionAuth(srv *mcp.Server, sessionAuth any, where string) error {
-	if sessionAuth != nil && serverAuth(srv.Options()) != nil {
+	if sessionAuth != nil && serverAuth(opsOf(srv).Options()) != nil {
 		return fmt.Errorf("%s: %w", where, ErrSessionAuthWithAuth)
 	}
 	return nil

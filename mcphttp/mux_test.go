@@ -18,6 +18,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/discovery"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
@@ -423,7 +424,7 @@ func TestEmbedRev20260728(t *testing.T) {
 				"io.modelcontextprotocol/protocolVersion": "v999.0.0"}}, nil)
 			var me *mcp.Error
 			require.True(t, errors.As(err, &me), "%v", err)
-			assert.Equal(t, int64(mcp.CodeUnsupportedProtocolVersion), int64(me.Code), "%v", err)
+			assert.Equal(t, int64(jsonrpc.CodeUnsupportedProtocolVersion), int64(me.Code), "%v", err)
 		}},
 		{"progress on the request, logs only with _meta's logLevel", func(t *testing.T) {
 			// Progress asks for reports (a token in _meta); AfterNotifications

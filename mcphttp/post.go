@@ -131,7 +131,7 @@ func refuseMediaType(w http.ResponseWriter, ct string) {
 // the connection closes, as the rest of the body is not read.
 func (h *Handler) refuseTooLarge(w http.ResponseWriter, id []byte) {
 	w.Header().Set("Connection", "close")
-	httpError(w, http.StatusRequestEntityTooLarge, id, mcp.CodeInvalidRequest,
+	httpError(w, http.StatusRequestEntityTooLarge, id, jsonrpc.CodeInvalidRequest,
 		fmt.Sprintf("Payload Too Large: the body exceeds %d bytes", h.opts.MaxBodyBytes))
 }
 
@@ -167,7 +167,7 @@ func (h *Handler) refuseBody(w http.ResponseWriter, err error, id []byte) {
 		h.refuseTooLarge(w, id)
 		return
 	}
-	httpError(w, http.StatusBadRequest, id, mcp.CodeParseError, "Parse error: reading the body failed: "+err.Error())
+	httpError(w, http.StatusBadRequest, id, jsonrpc.CodeParseError, "Parse error: reading the body failed: "+err.Error())
 }
 
 // readPostBody reads a POST body of at most limit bytes (see readBody)

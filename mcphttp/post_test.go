@@ -17,6 +17,7 @@ import (
 
 	"github.com/lmittmann/tint"
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/stretchr/testify/assert"
@@ -65,20 +66,20 @@ func TestDecodeLimits(t *testing.T) {
 		results int    // responses in a batch answer
 	}{
 		{name: "arguments 60 deep run", body: nestedArgs(1, 60), status: 200, runs: 1},
-		{name: "arguments 65 deep refused before the tool runs", body: nestedArgs(1, 65), status: 400, code: mcp.CodeInvalidRequest,
+		{name: "arguments 65 deep refused before the tool runs", body: nestedArgs(1, 65), status: 400, code: jsonrpc.CodeInvalidRequest,
 			msgHas: "deeper than the limit of 64 levels (mcphttp.Options.MaxDepth)"},
-		{name: "9,990 deep refused", body: nestedArgs(1, 9990), status: 400, code: mcp.CodeInvalidRequest, msgHas: "limit of 64 levels"},
+		{name: "9,990 deep refused", body: nestedArgs(1, 9990), status: 400, code: jsonrpc.CodeInvalidRequest, msgHas: "limit of 64 levels"},
 		{name: "a configured MaxDepth accepts 65", opts: &mcphttp.Options{MaxDepth: 128}, body: nestedArgs(1, 65), status: 200, runs: 1},
 		{name: "a configured MaxDepth refuses past it", opts: &mcphttp.Options{MaxDepth: 16}, body: nestedArgs(1, 14), status: 400,
-			code: mcp.CodeInvalidRequest, msgHas: "deeper than the limit of 16 levels (mcphttp.Options.MaxDepth)"},
+			code: jsonrpc.CodeInvalidRequest, msgHas: "deeper than the limit of 16 levels (mcphttp.Options.MaxDepth)"},
 		{name: "batch of 100", version: "2025-03-26", body: batchOf(100), status: 200, results: 100},
-		{name: "batch of 150", version: "2025-03-26", body: batchOf(150), status: 400, code: mcp.CodeInvalidRequest,
+		{name: "batch of 150", version: "2025-03-26", body: batchOf(150), status: 400, code: jsonrpc.CodeInvalidRequest,
 			msgHas: "a batch of 150 messages exceeds the limit of 100 (mcphttp.Options.MaxBatch)"},
 		{name: "a configured MaxBatch accepts up to it", opts: &mcphttp.Options{MaxBatch: 3}, version: "2025-03-26", body: batchOf(3), status: 200, results: 3},
 		{name: "a configured MaxBatch refuses past it", opts: &mcphttp.Options{MaxBatch: 3}, version: "2025-03-26", body: batchOf(4), status: 400,
-			code: mcp.CodeInvalidRequest, msgHas: "a batch of 4 messages exceeds the limit of 3 (mcphttp.Options.MaxBatch)"},
+			code: jsonrpc.CodeInvalidRequest, msgHas: "a batch of 4 messages exceeds the limit of 3 (mcphttp.Options.MaxBatch)"},
 		{name: "a deep element fails the batch", version: "2025-03-26", body: "[" + nestedArgs(1, 70) + "]", status: 400,
-			code: mcp.CodeInvalidRequest, msgHas: "limit of 64 levels (mcphttp.Options.MaxDepth)"},
+			code: jsonrpc.CodeInvalidRequest, msgHas: "limit of 64 levels (mcphttp.Options.MaxDepth)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -318,11 +319,11 @@ func hostileRows() []hostileInput {
 		{name: "duplicate member with a 1 MB name", body: rpc("tools/call", `{"name":"add","arguments":{"`+strings.Repeat("d", 1<<20)+`":1,"`+strings.Repeat("d", 1<<20)+`":2}}`), session: "11",
 			status: 400, maxBody: 1 << 10, code: mcp.CodeInvalidParams, has: []string{"duplicate member", "…"}},
 		{name: "arguments 9,990 deep", body: rpc("tools/call", `{"name":"add","arguments":{"a":`+strings.Repeat("[", 9990)+strings.Repeat("]", 9990)+`}}`), session: "11",
-			status: 400, maxBody: 1 << 10, code: mcp.CodeInvalidRequest, has: []string{"limit of 64 levels"}},
+			status: 400, maxBody: 1 << 10, code: jsonrpc.CodeInvalidRequest, has: []string{"limit of 64 levels"}},
 		{name: "4 MB of [", body: func() string { return strings.Repeat("[", 4_000_000) }, session: "11",
 			status: 400, maxBody: 1 << 10},
 		{name: "batch of 36,000", body: func() string { return batchOf(36_000) }, session: "03",
-			status: 400, maxBody: 1 << 10, code: mcp.CodeInvalidRequest, has: []string{"a batch of 36000 messages exceeds the limit of 100"}},
+			status: 400, maxBody: 1 << 10, code: jsonrpc.CodeInvalidRequest, has: []string{"a batch of 36000 messages exceeds the limit of 100"}},
 		{name: "body over 4 MiB", body: rpc("ping", `{"x":"`+strings.Repeat("b", 5<<20)+`"}`), session: "11",
 			status: 413, maxBody: 1 << 10},
 		{name: "response with a 3 MB unknown id", body: func() string {

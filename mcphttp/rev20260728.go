@@ -76,7 +76,7 @@ func rev20260728Error(w http.ResponseWriter, status int, id []byte, code int64, 
 // JSON-RPC error).
 func rev20260728Status(code int64) int {
 	switch code {
-	case mcp.CodeHeaderMismatch, mcp.CodeMissingClientCapability, mcp.CodeUnsupportedProtocolVersion:
+	case jsonrpc.CodeHeaderMismatch, jsonrpc.CodeMissingClientCapability, jsonrpc.CodeUnsupportedProtocolVersion:
 		return http.StatusBadRequest
 	case mcp.CodeMethodNotFound:
 		return http.StatusNotFound
@@ -105,7 +105,7 @@ func refuseRev20260728Batch(w http.ResponseWriter, headerVersion string) bool {
 	if !slices.Contains(rev20260728Versions, headerVersion) {
 		return false
 	}
-	httpError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest, fmt.Sprintf(
+	httpError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
 		"Invalid Request: protocol revision %s takes one JSON-RPC message per POST, not a batch", mcp.Version20260728))
 	return true
 }
@@ -117,7 +117,7 @@ func refuseRev20260728Batch(w http.ResponseWriter, headerVersion string) bool {
 func (h *Handler) serveRev20260728(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, headerVersion string) {
 	id := msg.ID
 	if !msg.IsRequest() && !msg.IsNotification() {
-		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeInvalidRequest,
+		rev20260728Error(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest,
 			"Invalid Request: a response has nothing to answer in protocol revision "+string(mcp.Version20260728)+": the server sends no requests", nil)
 		return
 	}
@@ -140,7 +140,7 @@ func (h *Handler) serveRev20260728(w http.ResponseWriter, r *http.Request, msg *
 		return
 	}
 	if headerVersion == "" && hasPV {
-		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch,
+		rev20260728Error(w, http.StatusBadRequest, id, jsonrpc.CodeHeaderMismatch,
 			"Header mismatch: the MCP-Protocol-Version header is required and must equal _meta \""+metaProtocolVersion+"\"", nil)
 		return
 	}
@@ -166,12 +166,12 @@ func (h *Handler) serveRev20260728(w http.ResponseWriter, r *http.Request, msg *
 		return
 	}
 	if headerVersion != pv {
-		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch, fmt.Sprintf(
+		rev20260728Error(w, http.StatusBadRequest, id, jsonrpc.CodeHeaderMismatch, fmt.Sprintf(
 			"Header mismatch: MCP-Protocol-Version header %s does not match _meta protocolVersion %s", strictjson.Quote(headerVersion), strictjson.Quote(pv)), nil)
 		return
 	}
 	if !slices.Contains(rev20260728Versions, pv) {
-		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeUnsupportedProtocolVersion,
+		rev20260728Error(w, http.StatusBadRequest, id, jsonrpc.CodeUnsupportedProtocolVersion,
 			"Unsupported protocol version: "+strictjson.Quote(pv),
 			map[string]any{"supported": allVersions, "requested": strictjson.Clip(pv, strictjson.MaxQuoted)})
 		return

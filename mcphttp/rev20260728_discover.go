@@ -11,7 +11,7 @@ import (
 // the short form.
 func (h *Handler) doDiscover(_ context.Context, k *call) (any, error) {
 	k.cache = h.ops.DiscoverCache(k.auth)
-	o := h.srv.Options()
+	o := h.ops.Options()
 	meta, err := discoverMeta(o) // serverinfo.go
 	if err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ func (h *Handler) checkRev20260728Headers(w http.ResponseWriter, r *http.Request
 		return h.checkRev20260728Method(w, msg)
 	}
 	mismatch := func(text string) bool {
-		rev20260728Error(w, http.StatusBadRequest, id, mcp.CodeHeaderMismatch, "Header mismatch: "+text, nil)
+		rev20260728Error(w, http.StatusBadRequest, id, jsonrpc.CodeHeaderMismatch, "Header mismatch: "+text, nil)
 		return false
 	}
 	method, ok := headerValue(r, "Mcp-Method")

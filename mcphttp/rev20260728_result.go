@@ -54,7 +54,7 @@ func (h *Handler) rev20260728Result(k *call, b []byte) ([]byte, error) {
 		}
 	}
 	if _, ok := meta[metaServerInfo]; !ok {
-		o := h.srv.Options()
+		o := h.ops.Options()
 		si, err := json.Marshal(mcp.Implementation{Name: o.Name, Title: o.Title, Version: o.Version})
 		if err != nil {
 			return nil, err

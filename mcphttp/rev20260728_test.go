@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
@@ -103,25 +104,25 @@ func TestRev20260728Validation(t *testing.T) {
 		{"capabilities not an object", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}}`, nil,
 			400, mcp.CodeInvalidParams, "must be an object"},
 		{"header missing, _meta has a version", rev20260728Body("server/discover", ""), []string{"MCP-Protocol-Version", ""},
-			400, mcp.CodeHeaderMismatch, "MCP-Protocol-Version header is required"},
+			400, jsonrpc.CodeHeaderMismatch, "MCP-Protocol-Version header is required"},
 		{"header differs from _meta", strings.Replace(rev20260728Body("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1), nil,
-			400, mcp.CodeHeaderMismatch, `header "2026-07-28" does not match _meta protocolVersion "v999.0.0"`},
+			400, jsonrpc.CodeHeaderMismatch, `header "2026-07-28" does not match _meta protocolVersion "v999.0.0"`},
 		{"unsupported version", strings.Replace(rev20260728Body("server/discover", ""), `"2026-07-28"`, `"v999.0.0"`, 1), []string{"MCP-Protocol-Version", "v999.0.0"},
-			400, mcp.CodeUnsupportedProtocolVersion, `Unsupported protocol version: "v999.0.0"`},
+			400, jsonrpc.CodeUnsupportedProtocolVersion, `Unsupported protocol version: "v999.0.0"`},
 		{"Mcp-Method missing", rev20260728Body("tools/list", ""), []string{"Mcp-Method", ""},
-			400, mcp.CodeHeaderMismatch, "the Mcp-Method header is required"},
+			400, jsonrpc.CodeHeaderMismatch, "the Mcp-Method header is required"},
 		{"Mcp-Method differs", rev20260728Body("tools/list", ""), []string{"Mcp-Method", "prompts/list"},
-			400, mcp.CodeHeaderMismatch, `Mcp-Method header value "prompts/list" does not match body value "tools/list"`},
+			400, jsonrpc.CodeHeaderMismatch, `Mcp-Method header value "prompts/list" does not match body value "tools/list"`},
 		{"Mcp-Method case differs", rev20260728Body("tools/list", ""), []string{"Mcp-Method", "TOOLS/LIST"},
-			400, mcp.CodeHeaderMismatch, `"TOOLS/LIST" does not match`},
+			400, jsonrpc.CodeHeaderMismatch, `"TOOLS/LIST" does not match`},
 		{"Mcp-Name missing", rev20260728Call("add", `{"a":1,"b":2}`), nil,
-			400, mcp.CodeHeaderMismatch, "the Mcp-Name header is required for tools/call"},
+			400, jsonrpc.CodeHeaderMismatch, "the Mcp-Name header is required for tools/call"},
 		{"Mcp-Name differs", rev20260728Call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "wrong"},
-			400, mcp.CodeHeaderMismatch, `Mcp-Name header value "wrong" does not match body value "add"`},
+			400, jsonrpc.CodeHeaderMismatch, `Mcp-Name header value "wrong" does not match body value "add"`},
 		{"Mcp-Name bad Base64", rev20260728Call("add", `{"a":1,"b":2}`), []string{"Mcp-Name", "=?base64?YWR?="},
-			400, mcp.CodeHeaderMismatch, "not valid Base64"},
+			400, jsonrpc.CodeHeaderMismatch, "not valid Base64"},
 		{"resources/read needs Mcp-Name", rev20260728Body("resources/read", `"uri":"mem://hello"`), nil,
-			400, mcp.CodeHeaderMismatch, "must equal the body's params.uri"},
+			400, jsonrpc.CodeHeaderMismatch, "must equal the body's params.uri"},
 		{"removed method initialize", rev20260728Body("initialize", ""), nil,
 			404, mcp.CodeMethodNotFound, `"initialize" is not a method of protocol revision 2026-07-28`},
 		{"removed method ping", rev20260728Body("ping", ""), nil, 404, mcp.CodeMethodNotFound, "not a method"},
@@ -132,15 +133,15 @@ func TestRev20260728Validation(t *testing.T) {
 		{"removed method resources/subscribe", rev20260728Body("resources/subscribe", `"uri":"mem://hello"`), nil, 404, mcp.CodeMethodNotFound, "not a method"},
 		{"unknown method", rev20260728Body("unknown/method", ""), nil, 404, mcp.CodeMethodNotFound, `"unknown/method"`},
 		{"param header missing", rev20260728Call("where", `{"region":"eu"}`), []string{"Mcp-Name", "where"},
-			400, mcp.CodeHeaderMismatch, `header Mcp-Param-Region is required: argument "region" is present`},
+			400, jsonrpc.CodeHeaderMismatch, `header Mcp-Param-Region is required: argument "region" is present`},
 		{"param header differs", rev20260728Call("where", `{"region":"eu"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "us"},
-			400, mcp.CodeHeaderMismatch, `Mcp-Param-Region header value "us" does not match argument "region"`},
+			400, jsonrpc.CodeHeaderMismatch, `Mcp-Param-Region header value "us" does not match argument "region"`},
 		{"param header unpadded Base64", rev20260728Call("where", `{"region":"Hello"}`), []string{"Mcp-Name", "where", "Mcp-Param-Region", "=?base64?SGVsbG8?="},
-			400, mcp.CodeHeaderMismatch, "not valid Base64"},
+			400, jsonrpc.CodeHeaderMismatch, "not valid Base64"},
 		{"param header without argument", rev20260728Call("where", `{}`), []string{"Mcp-Name", "where", "Mcp-Param-Zone", "3"},
-			400, mcp.CodeHeaderMismatch, `header Mcp-Param-Zone was sent but argument "zone" is absent`},
+			400, jsonrpc.CodeHeaderMismatch, `header Mcp-Param-Zone was sent but argument "zone" is absent`},
 		{"integer param differs", rev20260728Call("where", `{"zone":3}`), []string{"Mcp-Name", "where", "Mcp-Param-Zone", "4"},
-			400, mcp.CodeHeaderMismatch, `Mcp-Param-Zone header value "4" does not match argument "zone"`},
+			400, jsonrpc.CodeHeaderMismatch, `Mcp-Param-Zone header value "4" does not match argument "zone"`},
 		{"missing client capability", rev20260728Call("needs_sampling", `{}`), []string{"Mcp-Name", "needs_sampling"},
 			400, mcp.CodeMissingClientCapability, "sampling capability required"},
 	}
@@ -168,10 +169,10 @@ func TestRev20260728HostileValues(t *testing.T) {
 		header []string
 		code   int64
 	}{
-		{"long Mcp-Method", rev20260728Body("tools/list", ""), []string{"Mcp-Method", long}, mcp.CodeHeaderMismatch},
-		{"long Mcp-Name", rev20260728Body("tools/call", `"name":"add"`), []string{"Mcp-Name", long}, mcp.CodeHeaderMismatch},
+		{"long Mcp-Method", rev20260728Body("tools/list", ""), []string{"Mcp-Method", long}, jsonrpc.CodeHeaderMismatch},
+		{"long Mcp-Name", rev20260728Body("tools/call", `"name":"add"`), []string{"Mcp-Name", long}, jsonrpc.CodeHeaderMismatch},
 		{"long method", rev20260728Body(long, ""), []string{"Mcp-Method", long}, mcp.CodeMethodNotFound},
-		{"long version", strings.Replace(rev20260728Body("server/discover", ""), `"2026-07-28"`, `"`+long+`"`, 1), []string{"MCP-Protocol-Version", long}, mcp.CodeUnsupportedProtocolVersion},
+		{"long version", strings.Replace(rev20260728Body("server/discover", ""), `"2026-07-28"`, `"`+long+`"`, 1), []string{"MCP-Protocol-Version", long}, jsonrpc.CodeUnsupportedProtocolVersion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,7 +33,7 @@ func (c *sessionState) cachedRoots(ctx context.Context, peer mcpPeer) ([]mcp.Roo
 
 // rootsDisabled reports whether the server's Options.Roots.Disabled is set.
 func (h *Handler) rootsDisabled() bool {
-	ro := h.srv.Options().Roots
+	ro := h.ops.Options().Roots
 	return ro != nil && ro.Disabled
 }
 

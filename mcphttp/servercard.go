@@ -158,7 +158,7 @@ func repositorySource(raw string) string {
 
 // buildServerCard encodes the card of srv as the handler serves it.
 func (h *Handler) buildServerCard() ([]byte, error) {
-	o, so := h.opts.ServerCard, h.srv.Options()
+	o, so := h.opts.ServerCard, h.ops.Options()
 	card := serverCard{
 		Schema:      serverCardSchema,
 		Name:        h.cardName,

@@ -15,12 +15,13 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/mcpchain/mcp/media"
 )
 
-// pngIcon is a data: URI icon of the smallest PNG IconFromBytes takes:
+// pngIcon is a data: URI icon of the smallest PNG media.IconFromBytes takes:
 // its signature is enough for content sniffing.
 var pngIcon = func() mcp.Icon {
-	ic, err := mcp.IconFromBytes([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR"), "")
+	ic, err := media.IconFromBytes([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR"), "")
 	if err != nil {
 		panic(err)
 	}

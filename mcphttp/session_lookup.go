@@ -10,6 +10,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/header"
 	"github.com/mcpchain/mcp/internal/identity"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/sessionstate"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/session"
@@ -45,7 +46,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	if initialize {
 		if sid != "" {
 			if c, _ := h.lookup(r.Context(), sid, auth); c != nil {
-				httpError(w, http.StatusBadRequest, id, mcp.CodeInvalidRequest,
+				httpError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest,
 					"Invalid Request: this session is already initialized; send initialize without Mcp-Session-Id to start a new one")
 				return nil, false
 			}
@@ -65,7 +66,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, initialize boo
 	c, err := h.lookup(r.Context(), sid, auth)
 	switch {
 	case errors.Is(err, session.ErrNotFound):
-		httpError(w, http.StatusNotFound, id, mcp.CodeSessionNotFound,
+		httpError(w, http.StatusNotFound, id, jsonrpc.CodeSessionNotFound,
 			"Session not found: it ended or expired; start a new session with initialize")
 		return nil, false
 	case errors.Is(err, errOtherCaller):

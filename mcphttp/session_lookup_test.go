@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/internal/sessionstate"
 	"github.com/mcpchain/mcp/internal/wiretest"
@@ -199,7 +200,7 @@ func TestSessionsMoveBetweenReplicas(t *testing.T) {
 			status, msgs := b.post(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
 			assert.Equal(t, http.StatusNotFound, status, "ended on A, so gone on B")
 			require.Len(t, msgs, 1)
-			assert.Equal(t, int64(mcp.CodeSessionNotFound), msgs[0].Error.Code)
+			assert.Equal(t, int64(jsonrpc.CodeSessionNotFound), msgs[0].Error.Code)
 			assert.Equal(t, 0, hb.SessionCount(), "B dropped its copy")
 		})
 	}

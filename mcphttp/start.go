@@ -230,7 +230,7 @@ func Start(ctx context.Context, srv *mcp.Server, opts *StartOptions) (*Instance,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	inst.fresh.install(inst.httpSrv)
-	srv.Logger().Info("MCP server listening", "url", "http://"+ln.Addr().String()+endpointOr(o.Endpoint), "server", srv.Options().Name)
+	srv.Logger().Info("MCP server listening", "url", "http://"+ln.Addr().String()+endpointOr(o.Endpoint), "server", opsOf(srv).Options().Name)
 	go func() {
 		defer close(inst.done)
 		err := inst.httpSrv.Serve(inst.listener)

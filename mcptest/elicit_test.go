@@ -2,6 +2,7 @@ package mcptest_test
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,7 +38,7 @@ func newURLServer(*testing.T) *urlServer {
 		if u.visited[c.SessionID] {
 			return "linked", nil
 		}
-		id := mcp.NewElicitationID()
+		id := rand.Text()
 		u.pending[id] = c.SessionID
 		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: id, URL: "https://example.com/link?id=" + id, Message: "Link your account"})
 	})

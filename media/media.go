@@ -1,6 +1,7 @@
 // Package media makes the image and audio content of a tool result
 // (mcp.ImageContent, mcp.AudioContent) from bytes, a file or a URL, its
-// MIME type detected from the data, a download bounded in time and size.
+// MIME type detected from the data, a download bounded in time and size;
+// and icons (mcp.Icon) as data: URIs from bytes or a file.
 package media
 
 import (
@@ -24,8 +25,8 @@ import (
 // Errors of the media helpers ([ImageFromBytes], [AudioFromURL], …).
 var (
 	// ErrType means the data is not of the kind asked for (an image
-	// for the Image helpers, audio for the Audio ones), or its type could
-	// not be told.
+	// for the Image helpers, audio for the Audio ones, an image type an
+	// icon may have for the Icon ones), or its type could not be told.
 	ErrType = errors.New("media: unrecognised media type")
 	// ErrTooLarge means a download exceeded FetchOptions.MaxBytes.
 	ErrTooLarge = errors.New("media: larger than the size limit")

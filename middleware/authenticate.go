@@ -14,7 +14,8 @@ import (
 )
 
 // AuthOptions configure [CheckCredentials]. The zero value (or nil) sends a
-// plain "Bearer" challenge and logs to mcp.DefaultLogger().
+// plain "Bearer" challenge and logs in the default format of a server
+// (that of a nil mcp.Options.Logger).
 type AuthOptions struct {
 	// Challenge is the WWW-Authenticate value of a 401 answer; build it
 	// with discovery.Challenge so it names the protected-resource metadata
@@ -25,7 +26,8 @@ type AuthOptions struct {
 	// (see [CheckCredentials]). Default: "Bearer".
 	Challenge string
 	// Logger receives why a request was refused (info level) and the
-	// errors of checks that failed (error level). Default: one mcp.DefaultLogger() for the program.
+	// errors of checks that failed (error level). Default: one logger for the program,
+	// in the format a server logs in by default.
 	Logger *slog.Logger
 }
 

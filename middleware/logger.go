@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/internal/stderrlog"
 )
 
 var (
@@ -12,9 +12,9 @@ var (
 	fallbackLogger *slog.Logger
 )
 
-// defaultLogger is the logger of a middleware given none: one
-// mcp.DefaultLogger for the program, the format a server logs in by default.
+// defaultLogger is the logger of a middleware given none: one for the
+// program, in the format a server logs in by default.
 func defaultLogger() *slog.Logger {
-	fallbackOnce.Do(func() { fallbackLogger = mcp.DefaultLogger() })
+	fallbackOnce.Do(func() { fallbackLogger = stderrlog.New() })
 	return fallbackLogger
 }

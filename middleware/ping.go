@@ -56,7 +56,7 @@ type PingOptions struct {
 	// Default (nil): debug. Ending a session is logged at warn.
 	LogLevel slog.Leveler
 	// Logger receives the lines. Default: the handler's logger (for
-	// NewPing, mcp.DefaultLogger()).
+	// NewPing, one in the format a server logs in by default).
 	Logger *slog.Logger
 }
 
@@ -120,7 +120,7 @@ func transportOf(r *http.Request) string {
 var errPingTimeout = errors.New("middleware: the client did not answer the ping in time")
 
 // NewPing returns a Ping that pings through p, configured as opts says
-// (nil: every 5 s, logged at debug level to mcp.DefaultLogger(), a session
+// (nil: every 5 s, logged at debug level in the default format, a session
 // ended after 3 unanswered pings in a row; with opts.Disabled its
 // Middleware pings nothing). It panics if p is nil or an option is
 // negative where that has no meaning.

@@ -11,9 +11,9 @@ import (
 // Recover turns a panic in the handlers it wraps into a 500 response with
 // a JSON-RPC -32603 body (when nothing was written yet), logs the panic
 // with its stack, and keeps the process alive. http.ErrAbortHandler is
-// re-panicked, as net/http expects. logger nil means one
-// mcp.DefaultLogger() for the program, the format a server logs in by
-// default.
+// re-panicked, as net/http expects. logger nil means one logger
+// for the program in the format a server logs in by default (that of a
+// nil mcp.Options.Logger).
 func Recover(logger *slog.Logger) func(http.Handler) http.Handler {
 	if logger == nil {
 		logger = defaultLogger()

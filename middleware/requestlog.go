@@ -35,7 +35,7 @@ import (
 // (-32603) or a panic (logged with panicked=true and passed on, for
 // Recover to handle: place RequestLog inside Recover). logger nil means the
 // logger of the server whose engine decoded the request (its
-// mcp.Options.Logger), and one [mcp.DefaultLogger] for a request refused
+// mcp.Options.Logger), and one logger in the default format for a request refused
 // before that (a 401, a malformed body): the format a server logs in by
 // default. Pass the server's logger to have those lines in it too. Values the client sent are logged as strictjson
 // makes them: as they are when short printable ASCII, else quoted, escaped

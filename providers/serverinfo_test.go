@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/media"
 )
 
 // consentPageOf loads the consent page of a fresh authorization.
@@ -32,7 +33,7 @@ func consentPageOf(t *testing.T, e *env) (*http.Response, string) {
 // host beside them, and the CSP lets that one image load and no other.
 func TestConsentPageServerInfo(t *testing.T) {
 	t.Parallel()
-	png, err := mcp.IconFromBytes([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR"), "")
+	png, err := media.IconFromBytes([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR"), "")
 	require.NoError(t, err)
 	tests := []struct {
 		name     string

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/eliciturl"
 	"github.com/mcpchain/mcp/internal/identity"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 )
 
 // Options configure a [Gateway].
@@ -323,7 +324,7 @@ func (g *Gateway) sessionUpstream(c *mcp.Context) (*upstream, func(), error) {
 	} else if !identity.Same(u.owner, c.Session) {
 		g.log.Warn("proxy: a request of another caller named a downstream session; refused", "upstream", g.name,
 			"caller", identity.Of(c.Session).String(), "session_caller", identity.Of(u.owner).String())
-		return nil, nil, &mcp.Error{Code: mcp.CodeInvalidRequest, Message: "proxy: this downstream session belongs to another caller"}
+		return nil, nil, &mcp.Error{Code: jsonrpc.CodeInvalidRequest, Message: "proxy: this downstream session belongs to another caller"}
 	}
 	u.refs++
 	return u, func() { g.release(u) }, nil
@@ -475,7 +476,7 @@ func (g *Gateway) do(ctx context.Context, c *mcp.Context, what string, fn func(c
 func upstreamForgot(ctx context.Context, cl *client.Client, err error, status int) bool {
 	var re *mcp.Error
 	return errors.Is(err, mcp.ErrNoSession) || status == http.StatusNotFound ||
-		(status == 0 && errors.As(err, &re) && re.Code == mcp.CodeSessionNotFound && sessionGone(ctx, cl))
+		(status == 0 && errors.As(err, &re) && re.Code == jsonrpc.CodeSessionNotFound && sessionGone(ctx, cl))
 }
 
 // sessionGone reports whether the upstream no longer knows cl's session:
@@ -484,7 +485,7 @@ func sessionGone(ctx context.Context, cl *client.Client) bool {
 	err := cl.Ping(ctx)
 	var re *mcp.Error
 	return errors.Is(err, mcp.ErrNoSession) || httpStatus(err) == http.StatusNotFound ||
-		(errors.As(err, &re) && re.Code == mcp.CodeSessionNotFound)
+		(errors.As(err, &re) && re.Code == jsonrpc.CodeSessionNotFound)
 }
 
 // httpStatus is the HTTP error status a request was refused with, or 0:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/proxy"
 )
@@ -573,7 +574,7 @@ func TestGatewayPassesAToolsSessionNotFoundError(t *testing.T) {
 	var runs atomic.Int32
 	mcp.AddTool(f.srv, mcp.Tool{Name: "lost"}, func(context.Context, *mcp.Context, struct{}) (string, error) {
 		runs.Add(1)
-		return "", &mcp.Error{Code: mcp.CodeSessionNotFound, Message: "its own upstream forgot it"}
+		return "", &mcp.Error{Code: jsonrpc.CodeSessionNotFound, Message: "its own upstream forgot it"}
 	})
 	_, h := gateway(t, f, proxy.Options{})
 	down := connect(t, h, nil)
@@ -581,7 +582,7 @@ func TestGatewayPassesAToolsSessionNotFoundError(t *testing.T) {
 	_, err := down.CallTool(context.Background(), "lost", nil, nil)
 	var re *mcp.Error
 	require.ErrorAs(t, err, &re)
-	assert.Equal(t, int64(mcp.CodeSessionNotFound), re.Code)
+	assert.Equal(t, int64(jsonrpc.CodeSessionNotFound), re.Code)
 	assert.Contains(t, re.Message, "its own upstream forgot it")
 	assert.Equal(t, int32(1), runs.Load(), "run once")
 	assert.Equal(t, before, whoami(t, down), "the upstream session is kept")

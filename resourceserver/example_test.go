@@ -29,7 +29,7 @@ func Example() {
 	}
 	srv := mcp.NewServer(mcp.Options{Name: "acme", Version: "1.0.0", Auth: v, Logger: slog.New(slog.DiscardHandler)})
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		s, _ := mcp.SessionAs[*resourceserver.Session](c)
+		s, _ := c.Session.(*resourceserver.Session)
 		return s.Sub, nil
 	})
 	h := mcphttp.New(srv, nil)

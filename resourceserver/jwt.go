@@ -348,7 +348,7 @@ func withTransport(c *http.Client, rt http.RoundTripper) *http.Client {
 }
 
 // Session is the auth data of a caller admitted by a [Verifier]: tools
-// get it as Context.Session (mcp.SessionAs[*resourceserver.Session]).
+// get it as Context.Session (c.Session.(*resourceserver.Session)).
 type Session struct {
 	// Sub is the token's subject: the user (or, for client-credentials
 	// tokens, the client).

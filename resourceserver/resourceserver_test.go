@@ -38,7 +38,7 @@ func mcpHandler(t *testing.T, v *resourceserver.Verifier) http.Handler {
 	t.Helper()
 	srv := mcp.NewServer(mcp.Options{Name: "rs", Version: "1.0.0", Auth: v, Logger: slog.New(slog.DiscardHandler)})
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		s, ok := mcp.SessionAs[*resourceserver.Session](c)
+		s, ok := c.Session.(*resourceserver.Session)
 		if !ok {
 			return "", fmt.Errorf("no session")
 		}

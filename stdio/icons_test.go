@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/media"
 )
 
 // TestServeIcons: over stdio the server's icons and website reach the
@@ -17,7 +18,7 @@ import (
 // (2026-07-28), and a tool's icons in tools/list at both revisions.
 func TestServeIcons(t *testing.T) {
 	t.Parallel()
-	icon, err := mcp.IconFromBytes([]byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>`), "image/svg+xml")
+	icon, err := media.IconFromBytes([]byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>`), "image/svg+xml")
 	require.NoError(t, err)
 	icon.Sizes = []string{"any"}
 	srv := mcp.NewServer(mcp.Options{Name: "stdio-icons", Version: "1.0.0", Icons: []mcp.Icon{icon},

@@ -197,7 +197,7 @@ func (t *transport) handle(in input) {
 		// The error names the request when the line's start has its
 		// id: the official Go SDK ends its connection on a response
 		// whose id is null.
-		t.write(jsonrpc.AppendError(nil, jsonrpc.PrefixID(line), mcp.CodeInvalidRequest,
+		t.write(jsonrpc.AppendError(nil, jsonrpc.PrefixID(line), jsonrpc.CodeInvalidRequest,
 			fmt.Sprintf("Invalid Request: the line exceeds the maximum message size of %d bytes (stdio.Options.MaxLineBytes)", t.o.MaxLineBytes), nil))
 		return
 	}

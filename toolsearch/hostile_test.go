@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/toolsearch"
 )
@@ -164,7 +165,7 @@ func TestListOnePage(t *testing.T) {
 		err = c.Call(t.Context(), "tools/list", params, &page)
 		var rerr *mcp.Error
 		require.ErrorAs(t, err, &rerr, "%s", params)
-		assert.Contains(t, []int64{mcp.CodeInvalidParams, mcp.CodeInvalidRequest}, rerr.Code, "%s", params)
+		assert.Contains(t, []int64{mcp.CodeInvalidParams, jsonrpc.CodeInvalidRequest}, rerr.Code, "%s", params)
 		assert.Empty(t, page.Tools)
 	}
 }

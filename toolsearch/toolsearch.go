@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/strictjson"
+	"github.com/mcpchain/mcp/internal/toolname"
 )
 
 // The defaults of [Options].
@@ -88,7 +89,7 @@ func New(srv *mcp.Server, opts *Options) (*Search, error) {
 	}
 	s.surface = map[string]bool{s.searchName: true, s.callName: true}
 	for _, p := range o.Pinned {
-		if !mcp.ValidToolName(p) {
+		if !toolname.Valid(p) {
 			return nil, fmt.Errorf("toolsearch: pinned tool %q: %w", p, mcp.ErrInvalidToolName)
 		}
 		s.surface[p] = true

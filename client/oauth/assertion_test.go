@@ -110,7 +110,7 @@ func enterpriseServer(t *testing.T, idp *enterpriseIdP) string {
 	require.NoError(t, err)
 	srv := mcp.NewServer(mcp.Options{Name: "notes", Version: "1.0.0", Auth: v, Logger: slog.New(slog.DiscardHandler)})
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		s, _ := mcp.SessionAs[*resourceserver.Session](c)
+		s, _ := c.Session.(*resourceserver.Session)
 		return s.Sub + " " + s.ClientID, nil
 	})
 	mh := mcphttp.New(srv, nil)

@@ -33,7 +33,7 @@ func newServer(getenv func(string) string) (*mcp.Server, *providers.CodeHostProv
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami", Description: "Your GitHub login",
 		CanAccess: mcp.RequireScopes("read:user")},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			s, ok := mcp.SessionAs[*providers.CodeHostSession](c)
+			s, ok := c.Session.(*providers.CodeHostSession)
 			if !ok {
 				return "", &mcp.UserError{Message: "not signed in"}
 			}

@@ -204,7 +204,7 @@ func newServer(auth mcp.AuthProvider, log *slog.Logger) *mcp.Server {
 }
 
 func whoami(_ context.Context, c *mcp.Context, _ struct{}) (any, error) {
-	s, ok := mcp.SessionAs[*resourceserver.Session](c)
+	s, ok := c.Session.(*resourceserver.Session)
 	if !ok {
 		return nil, &mcp.UserError{Message: "no access token"}
 	}

@@ -1,6 +1,17 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"time"
+)
+
+// The defaults of mcp.TaskOptions' TTL and PollInterval, which the
+// engine applies and package client falls back on when a task names no
+// poll interval.
+const (
+	DefaultTaskTTL          = time.Hour
+	DefaultTaskPollInterval = 500 * time.Millisecond
+)
 
 // ListToolsJSONTasks is ListToolsJSON with each tool that may run as a
 // task carrying execution.taskSupport ("optional" or "required"), the

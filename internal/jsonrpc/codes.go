@@ -2,7 +2,7 @@ package jsonrpc
 
 // The error codes of JSON-RPC 2.0 and those MCP defines, owned here so
 // that the envelope, the engine and the client share them; package mcp
-// re-exports them for authors as Code*.
+// re-exports as Code* those a handler returns or a client acts on.
 const (
 	CodeParseError             = -32700 // the message is not JSON
 	CodeInvalidRequest         = -32600 // the JSON is not a valid JSON-RPC request

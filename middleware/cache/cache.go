@@ -44,6 +44,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/identity"
+	"github.com/mcpchain/mcp/internal/stderrlog"
 	"github.com/mcpchain/mcp/internal/toolcall"
 )
 
@@ -207,7 +208,7 @@ func logger(call *mcp.Call) interface {
 	if call.Logger != nil {
 		return call.Logger
 	}
-	return mcp.DefaultLogger()
+	return stderrlog.New()
 }
 
 // key is the cache key of call, false when it must not be cached: not a

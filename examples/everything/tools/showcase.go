@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"crypto/rand"
 	"embed"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ func RegisterShowcase(srv *mcp.Server) {
 	// the contents of; the page's own route tells the server it is done.
 	mcp.AddTool(srv, mcp.Tool{Name: "connect_account", Description: "Connect an account on a page the user opens"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			id := mcp.NewElicitationID()
+			id := rand.Text()
 			res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: id,
 				URL:     "https://example.com/connect?elicitation=" + id,
 				Message: "Sign in to the account to connect"})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/media"
 )
 
 //go:embed icon.svg
@@ -23,7 +24,7 @@ var assets embed.FS
 // Icon is the everything example's icon, a 16x16 SVG compiled in and sent
 // as a data: URI: the server's (examples/everything) and the echo tool's.
 var Icon = func() mcp.Icon {
-	ic, err := mcp.IconFromFS(assets, "icon.svg")
+	ic, err := media.IconFromFS(assets, "icon.svg")
 	if err != nil {
 		panic(err)
 	}
