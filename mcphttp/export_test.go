@@ -9,3 +9,11 @@ var StartHosts = startHosts
 
 // ETagMatch is etagMatch: whether If-None-Match values name an entity tag.
 var ETagMatch = etagMatch
+
+// AcceptedUnread is how many connections the instance's server has
+// accepted whose first request has not reached the handler yet.
+func AcceptedUnread(i *Instance) int {
+	i.fresh.mu.Lock()
+	defer i.fresh.mu.Unlock()
+	return i.fresh.n
+}

@@ -43,6 +43,12 @@ func TestShutdownAnswersRequestsOfAcceptedConnections(t *testing.T) {
 	head := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
 	_, err = io.WriteString(conn, head)
 	require.NoError(t, err)
+	// The connection is the server's once its accept loop took it: Dial
+	// returns when the kernel completed the handshake, and a connection still
+	// in the listen backlog when the listener closes is reset, which is not
+	// what this test is about.
+	require.Eventually(t, func() bool { return mcphttp.AcceptedUnread(inst) == 1 },
+		10*time.Second, time.Millisecond, "the server accepts the connection")
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- inst.Close() }()
