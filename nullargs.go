@@ -46,15 +46,18 @@ func optionalNulls(s *jsonschema.Schema, v any, depth int) (drop bool, required 
 		if s.Items == nil {
 			return false, ""
 		}
+		// Every item is walked, as every member of an object is: drop must
+		// say whether any item has a null to drop, also after the first
+		// required null (which required names).
 		for i, el := range x {
 			d, p := optionalNulls(s.Items, el, depth+1)
 			drop = drop || d
-			if p != "" {
-				return drop, "[" + strconv.Itoa(i) + "]" + pathTail(p)
+			if p != "" && required == "" {
+				required = "[" + strconv.Itoa(i) + "]" + pathTail(p)
 			}
 		}
 	}
-	return drop, ""
+	return drop, required
 }
 
 // objectNulls is optionalNulls of an object: drop when an optional
