@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -27,13 +26,6 @@ func (n *notes) add(method string, params json.RawMessage) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.got = append(n.got, method+" "+string(params))
-}
-
-// list returns what was noted so far.
-func (n *notes) list() []string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return slices.Clone(n.got)
 }
 
 func (n *notes) has(s string) bool {
