@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchain/mcp/internal/gotool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -67,7 +68,7 @@ replace github.com/mcpchain/mcp => `+root+"\n"), 0o644))
 		return string(out)
 	}
 	run("mod", "tidy")
-	run("build", "-o", os.DevNull, ".")
+	run(gotool.Args("build", "-o", os.DevNull, ".")...)
 	list := run("list", "-m", "all")
 	var modules []string
 	for line := range strings.Lines(list) {

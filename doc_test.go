@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode"
 
+	"github.com/mcpchain/mcp/internal/gotool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -185,7 +185,7 @@ func TestDocCodeCompiles(t *testing.T) {
 	overlayFile := filepath.Join(tmp, "overlay.json")
 	require.NoError(t, os.WriteFile(overlayFile, overlay, 0o600))
 	// Several packages and no -o: each is compiled and checked.
-	cmd := exec.Command("go", append([]string{pkgs[0], "-overlay", overlayFile}, pkgs[1:]...)...)
+	cmd := gotool.Command(pkgs[0], append([]string{"-overlay", overlayFile}, pkgs[1:]...)...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "Go blocks of the docs do not compile against today's API (file:line of the document):\n%s", out)
 }

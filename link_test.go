@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchain/mcp/internal/gotool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,7 +33,7 @@ func TestClientLinksNoServer(t *testing.T) {
 		{"./examples/hello", true},
 	} {
 		exe := filepath.Join(dir, filepath.Base(tc.pkg))
-		out, err := exec.Command("go", "build", "-o", exe, tc.pkg).CombinedOutput()
+		out, err := gotool.Command("build", "-o", exe, tc.pkg).CombinedOutput()
 		require.NoError(t, err, "go build %s: %s", tc.pkg, out)
 		out, err = exec.Command("go", "tool", "nm", exe).CombinedOutput()
 		require.NoError(t, err, "go tool nm: %s", out)

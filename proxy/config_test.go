@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/client/mcpjson"
+	"github.com/mcpchain/mcp/internal/gotool"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/proxy"
 )
@@ -44,7 +44,7 @@ func TestConfigGateway(t *testing.T) {
 	// The stdio server of client/mcpjson's tests: its tool getenv shows
 	// the file's env reached the process the gateway started.
 	bin := filepath.Join(t.TempDir(), "stdioserver")
-	out, err := exec.Command("go", "build", "-o", bin, "../client/mcpjson/testdata/stdioserver").CombinedOutput()
+	out, err := gotool.Command("build", "-o", bin, "../client/mcpjson/testdata/stdioserver").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	cfg, err := mcpjson.Parse([]byte(`{"mcpServers": {
 		"alpha": {"url": ` + jsonString(greeter(t, "alpha")) + `},

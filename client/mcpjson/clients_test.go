@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/client/mcpjson"
+	"github.com/mcpchain/mcp/internal/gotool"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	stdioServer = filepath.Join(dir, "stdioserver")
-	if out, err := exec.Command("go", "build", "-o", stdioServer, "./testdata/stdioserver").CombinedOutput(); err != nil {
+	if out, err := gotool.Command("build", "-o", stdioServer, "./testdata/stdioserver").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building testdata/stdioserver: %v\n%s", err, out)
 		_ = os.RemoveAll(dir)
 		os.Exit(2)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpchain/mcp/internal/gotool"
 	"github.com/mcpchain/mcp/internal/testport"
 )
 
@@ -49,10 +50,10 @@ func TestMain(m *testing.M) {
 	everything = filepath.Join(dir, "everything")
 	// mcpchain is built with the race detector: dev's proxy goroutines
 	// are checked as the tests drive them (see noRace).
-	// everything is built as the other tests of the module build
-	// binaries (no flags), so its packages come from the build cache.
-	for _, b := range [][]string{{"-race", "-o", mcpchainBin, "./cmd/mcpchain"}, {"-o", everything, "./examples/everything"}} {
-		cmd := exec.Command("go", append([]string{"build"}, b...)...)
+	// everything is built as this test binary was (gotool), so its
+	// packages are the ones go test compiled and come from the build cache.
+	for _, b := range [][]string{{"build", "-race", "-o", mcpchainBin, "./cmd/mcpchain"}, gotool.Args("build", "-o", everything, "./examples/everything")} {
+		cmd := exec.Command("go", b...)
 		cmd.Dir = repoRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", b[len(b)-1], err, out)

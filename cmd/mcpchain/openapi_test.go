@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchain/mcp/internal/gotool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -57,8 +58,8 @@ func main() {
 		return string(b)
 	}
 	gocmd("mod", "tidy")
-	gocmd("vet", "./...")
-	gocmd("build", "-o", "petapp", ".")
+	gocmd(gotool.Args("vet", "./...")...)
+	gocmd(gotool.Args("build", "-o", "petapp", ".")...)
 	b, err := exec.Command(filepath.Join(mod, "petapp")).CombinedOutput()
 	require.NoError(t, err, "%s", b)
 	assert.Equal(t, "registered\n", string(b))

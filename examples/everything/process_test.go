@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchain/mcp/internal/gotool"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -38,7 +39,7 @@ func buildExample(t *testing.T, dir string) string {
 	if dir == "." {
 		bin = filepath.Join(filepath.Dir(bin), "example")
 	}
-	out, err := exec.Command("go", "build", "-o", bin, dir).CombinedOutput()
+	out, err := gotool.Command("build", "-o", bin, dir).CombinedOutput()
 	require.NoError(t, err, "go build %s: %s", dir, out)
 	return bin
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchain/mcp/internal/gotool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -49,7 +50,7 @@ func TestREADMEShowsThisFile(t *testing.T) {
 // nothing but JSON-RPC (no "<nil>", no logs).
 func TestExitsZeroWhenStdinCloses(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "hello")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	out, err := gotool.Command("build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
 
 	cmd := exec.Command(bin)

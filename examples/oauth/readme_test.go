@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"go/format"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mcpchain/mcp/internal/gotool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -58,6 +58,6 @@ func TestOAuthGuideCodeBuilds(t *testing.T) {
 	require.NoError(t, err)
 	ov := filepath.Join(dir, "overlay.json")
 	require.NoError(t, os.WriteFile(ov, overlay, 0o600))
-	out, err := exec.Command("go", "build", "-overlay", ov, "-o", filepath.Join(dir, "example"), "./readme_oauth_example").CombinedOutput()
+	out, err := gotool.Command("build", "-overlay", ov, "-o", filepath.Join(dir, "example"), "./readme_oauth_example").CombinedOutput()
 	require.NoError(t, err, "the OAuth guide's code does not build:\n%s\n%s", out, code)
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package gotool
+
+const race = true
