@@ -151,14 +151,15 @@ vulncheck:
 	echo "vulncheck: e2e (-scan module)"; (cd e2e && "$$bin/govulncheck" -db "$$db" -scan module) || status=1; \
 	exit $$status
 
-# The allocation bounds of the hot path (mcphttp/norace_test.go) are built without -race only.
+# The allocation and stack bounds of the hot path (every test of mcphttp/norace_test.go) are built
+# without -race only.
 # The root package ran 576 s under load, near go test's default limit of 600 s: 30 minutes here.
 # Every module runs, a failing one too; the target fails if any did.
 # One go test over every module of the workspace: its packages share the two cores as one run's
 # do, where a loop over the modules would wait for the slowest package of each in turn.
 unit:
 	$(GO) test -race -count=1 -timeout 30m $(MODULE_PATTERNS)
-	$(GO) test -count=1 -run '^TestAllocsPerToolsCall$$' ./mcphttp
+	$(GO) test -count=1 -run '^(TestAllocs|TestRequestStack)' ./mcphttp
 
 # Each fuzz target runs briefly on top of its seed corpus (which unit runs): FUZZ_TARGETS runs
 # FUZZN inputs each, FUZZ_TARGETS_SHORT FUZZN_SHORT (TestFuzzTargetsListed: every fuzz test of
