@@ -213,6 +213,7 @@ FUZZ_TARGETS_SHORT := \
 	.:FuzzClientCapabilitiesElicitation \
 	.:FuzzCompareVersions \
 	.:FuzzClientCapabilitiesApps \
+	apps:FuzzPermissionsJSON \
 	.:FuzzClientCapabilitiesSampling \
 	internal/hostcheck:FuzzHostAllowed \
 	providers:FuzzWidePrefix \

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
@@ -18,17 +19,9 @@ import (
 // registers HTML views as ui:// resources and links tools to them; a host
 // that supports the extension renders the view of a tool in a sandboxed
 // iframe and hands it the tool's input and result, and the view may call
-// the server's tools back through the host.
-
-// AppsExtension is the identifier of the MCP Apps extension in
-// capabilities.extensions. A client that renders apps declares it (with
-// the MIME types it renders, [AppMIMEType] among them); a server with an
-// [AppResource] declares it in its own capabilities.
-const AppsExtension = "io.modelcontextprotocol/ui"
-
-// AppMIMEType is the MIME type of an MCP App's HTML view, the only one
-// the extension defines.
-const AppMIMEType = "text/html;profile=mcp-app"
+// the server's tools back through the host. The extension's data types
+// (the view's CSP and permissions, a tool's link to its view) live in
+// package apps; registering a view and linking tools to it are here.
 
 // legacyResourceURIKey is the flat _meta key older hosts read the view's
 // URI from, before _meta.ui.resourceUri; a linked tool carries both, as the
@@ -36,7 +29,7 @@ const AppMIMEType = "text/html;profile=mcp-app"
 const legacyResourceURIKey = "ui/resourceUri"
 
 // AppResource is the HTML view of an MCP App: a ui:// resource of type
-// [AppMIMEType] with the security metadata a host applies to the iframe it
+// [apps.MIMEType] with the security metadata a host applies to the iframe it
 // renders the view in. Register it with [Server.AddAppResource], then
 // link tools to it with [Tool.UI].
 type AppResource struct {
@@ -60,10 +53,10 @@ type AppResource struct {
 	File string
 	// CSP lists the origins the view may reach; nil: none (the host's
 	// restrictive default).
-	CSP *AppCSP
+	CSP *apps.CSP
 	// Permissions are the browser features the view asks for; the host may
 	// grant them.
-	Permissions *AppPermissions
+	Permissions *apps.Permissions
 	// Domain asks the host for a dedicated origin for the view; its form is
 	// the host's (see the host's documentation). Empty: the host's default.
 	Domain string
@@ -77,115 +70,33 @@ type AppResource struct {
 	CanAccess AccessCheck
 }
 
-// AppCSP lists the origins an app's view may use, which the host turns
-// into its iframe's Content Security Policy. Each entry is a CSP source:
-// an origin such as "https://api.example.com" or "wss://live.example.com",
-// a host with a wildcard subdomain ("https://*.example.com"), or a bare
-// host. Nothing undeclared is allowed.
-type AppCSP struct {
-	// ConnectDomains may be reached with fetch, XHR and WebSocket
-	// (connect-src).
-	ConnectDomains []string `json:"connectDomains,omitempty"`
-	// ResourceDomains may serve scripts, styles, images, fonts and media.
-	ResourceDomains []string `json:"resourceDomains,omitempty"`
-	// FrameDomains may be loaded in nested iframes (frame-src).
-	FrameDomains []string `json:"frameDomains,omitempty"`
-	// BaseURIDomains may be the document's base URI (base-uri).
-	BaseURIDomains []string `json:"baseUriDomains,omitempty"`
-}
-
-// AppPermissions are browser features an app's view asks for; a host may
-// grant them with its iframe's allow attribute. A view must not assume
-// they are granted.
-type AppPermissions struct {
-	// Camera asks for the camera.
-	Camera bool
-	// Microphone asks for the microphone.
-	Microphone bool
-	// Geolocation asks for the position.
-	Geolocation bool
-	// ClipboardWrite asks to write the clipboard.
-	ClipboardWrite bool
-}
-
-// MarshalJSON writes each requested feature as an empty object, the
-// extension's form: {"camera": {}, …}.
-func (p AppPermissions) MarshalJSON() ([]byte, error) {
-	m := map[string]struct{}{}
-	for _, f := range []struct {
-		on   bool
-		name string
-	}{{p.Camera, "camera"}, {p.Microphone, "microphone"}, {p.Geolocation, "geolocation"}, {p.ClipboardWrite, "clipboardWrite"}} {
-		if f.on {
-			m[f.name] = struct{}{}
-		}
-	}
-	return json.Marshal(m)
-}
-
-// UnmarshalJSON reads the extension's form: a member present (whatever its
-// value, but null) asks for the feature.
-func (p *AppPermissions) UnmarshalJSON(data []byte) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
-		return err
-	}
-	on := func(k string) bool { v, ok := m[k]; return ok && string(v) != "null" }
-	*p = AppPermissions{Camera: on("camera"), Microphone: on("microphone"), Geolocation: on("geolocation"), ClipboardWrite: on("clipboardWrite")}
-	return nil
-}
-
 // appUIMeta is _meta.ui of an app resource and of its contents.
 type appUIMeta struct {
-	CSP           *AppCSP         `json:"csp,omitempty"`
-	Permissions   *AppPermissions `json:"permissions,omitempty"`
-	Domain        string          `json:"domain,omitempty"`
-	PrefersBorder *bool           `json:"prefersBorder,omitempty"`
+	CSP           *apps.CSP         `json:"csp,omitempty"`
+	Permissions   *apps.Permissions `json:"permissions,omitempty"`
+	Domain        string            `json:"domain,omitempty"`
+	PrefersBorder *bool             `json:"prefersBorder,omitempty"`
 }
-
-// ToolUI links a tool to the view of an MCP App: a host that supports the
-// extension renders the view at ResourceURI with the tool's input and
-// result. The tool must still return content a model can read (text), which
-// is all a client without the extension shows.
-type ToolUI struct {
-	// ResourceURI is the view, an [AppResource] already registered.
-	ResourceURI string
-	// Visibility says who may call the tool; nil (the default) means
-	// both the model and the view. A tool only the view calls (a refresh
-	// button) is {VisibleToApp}: hosts keep it from the model, and this
-	// server hides it from clients without the extension.
-	Visibility []Visibility
-}
-
-// Visibility is who may see and call a tool linked to an app ([ToolUI]).
-type Visibility string
-
-// The audiences of [ToolUI.Visibility].
-const (
-	// VisibleToModel lets the model see and call the tool.
-	VisibleToModel Visibility = "model"
-	// VisibleToApp lets the app's view call the tool (through its host).
-	VisibleToApp Visibility = "app"
-)
 
 // toolUIMeta is _meta.ui of a linked tool.
 type toolUIMeta struct {
-	ResourceURI string       `json:"resourceUri"`
-	Visibility  []Visibility `json:"visibility,omitempty"`
+	ResourceURI string            `json:"resourceUri"`
+	Visibility  []apps.Visibility `json:"visibility,omitempty"`
 }
 
-// appOnly reports whether the tool is hidden from the model.
-func (u *ToolUI) appOnly() bool {
-	return u != nil && len(u.Visibility) > 0 && !slices.Contains(u.Visibility, VisibleToModel)
+// appOnly reports whether the tool is hidden from the model: u sets
+// Visibility and leaves out apps.VisibleToModel.
+func appOnly(u *apps.ToolUI) bool {
+	return u != nil && len(u.Visibility) > 0 && !slices.Contains(u.Visibility, apps.VisibleToModel)
 }
 
 // SupportsApps reports whether the client declared the MCP Apps extension
-// ([AppsExtension]) for views of type [AppMIMEType]: a host that will
+// ([apps.Extension]) for views of type [apps.MIMEType]: a host that will
 // render a tool's view. A declaration without mimeTypes counts (lenient:
 // the member is required, but a client that names the extension means
 // it); one whose mimeTypes leave out the app type does not.
 func (c ClientCapabilities) SupportsApps() bool {
-	raw, ok := c.Extensions[AppsExtension]
+	raw, ok := c.Extensions[apps.Extension]
 	if !ok || len(raw) == 0 || raw[0] != '{' {
 		return false
 	}
@@ -236,7 +147,7 @@ func (s *Server) tryAddAppResource(r AppResource) error {
 		// does with its values afterwards.
 		ui := appUIMeta{Domain: r.Domain}
 		if r.CSP != nil {
-			ui.CSP = &AppCSP{ConnectDomains: slices.Clone(r.CSP.ConnectDomains), ResourceDomains: slices.Clone(r.CSP.ResourceDomains),
+			ui.CSP = &apps.CSP{ConnectDomains: slices.Clone(r.CSP.ConnectDomains), ResourceDomains: slices.Clone(r.CSP.ResourceDomains),
 				FrameDomains: slices.Clone(r.CSP.FrameDomains), BaseURIDomains: slices.Clone(r.CSP.BaseURIDomains)}
 		}
 		if r.Permissions != nil {
@@ -248,15 +159,15 @@ func (s *Server) tryAddAppResource(r AppResource) error {
 		}
 		meta = map[string]any{"ui": ui}
 	}
-	res := Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: AppMIMEType,
+	res := Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: apps.MIMEType,
 		Size: int64(len(html)), Meta: meta, Icons: r.Icons, CanAccess: r.CanAccess,
 		Load: func(context.Context, *Context) ([]ResourceContents, error) {
-			return []ResourceContents{{URI: r.URI, MIMEType: AppMIMEType, Text: html, Meta: meta}}, nil
+			return []ResourceContents{{URI: r.URI, MIMEType: apps.MIMEType, Text: html, Meta: meta}}, nil
 		}}
 	if err := s.addResourceFor("", res, true); err != nil {
 		return err
 	}
-	s.offer(AppsExtension, json.RawMessage("{}"))
+	s.offer(apps.Extension, json.RawMessage("{}"))
 	return nil
 }
 
@@ -309,83 +220,13 @@ func (r AppResource) checkMeta() error {
 	if r.Name == "" {
 		return errors.New("AppResource.Name is required")
 	}
-	if r.CSP != nil {
-		for _, f := range []struct {
-			name    string
-			sources []string
-		}{{"ConnectDomains", r.CSP.ConnectDomains}, {"ResourceDomains", r.CSP.ResourceDomains},
-			{"FrameDomains", r.CSP.FrameDomains}, {"BaseURIDomains", r.CSP.BaseURIDomains}} {
-			for i, src := range f.sources {
-				if err := checkCSPSource(src); err != nil {
-					return fmt.Errorf("CSP.%s[%d] %s: %v", f.name, i, strictjson.Quote(src), err)
-				}
-			}
-		}
+	if err := r.CSP.Validate(); err != nil {
+		return fmt.Errorf("CSP.%v", err)
 	}
 	if r.Domain != "" && strings.ContainsFunc(r.Domain, func(c rune) bool { return c <= ' ' || c == 0x7f || strings.ContainsRune(`;,'"`, c) }) {
 		return fmt.Errorf("AppResource.Domain %s contains a space, a control character or one of ; , ' \"", strictjson.Quote(r.Domain))
 	}
 	return nil
-}
-
-// checkCSPSource checks a CSP host source: [scheme "://"] host [":" port]
-// [path], the host a name, an IP address, "*" or "*." and a name.
-func checkCSPSource(src string) error {
-	if src == "" {
-		return errors.New("empty")
-	}
-	if strings.ContainsFunc(src, func(c rune) bool { return c <= ' ' || c == 0x7f || strings.ContainsRune(`;,'"`, c) }) {
-		return errors.New(`a CSP source has no space, control character, ";", "," or quote`)
-	}
-	rest := src
-	if scheme, after, ok := strings.Cut(src, "://"); ok {
-		if !isURIScheme(scheme) {
-			return fmt.Errorf("scheme %s is not a URI scheme", strictjson.Quote(scheme))
-		}
-		rest = after
-	}
-	host := rest
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		host = rest[:i]
-	}
-	host, err := cutCSPPort(host)
-	if err != nil {
-		return err
-	}
-	if host == "*" || strings.HasPrefix(host, "[") && strings.Contains(host, "]") { // any host; an IPv6 address
-		return nil
-	}
-	if !isHostName(strings.TrimPrefix(host, "*.")) {
-		return errors.New(`not a CSP source: an origin ("https://api.example.com"), a wildcard host ("https://*.example.com") or a host`)
-	}
-	return nil
-}
-
-// isURIScheme reports whether s is a URI scheme (RFC 3986 §3.1): a
-// letter, then letters, digits, "+", "-" and ".".
-// cutCSPPort is the host of a CSP source's host[:port] (an IPv6 address
-// in brackets kept whole), refusing a port that is not a number or *.
-func cutCSPPort(host string) (string, error) {
-	h, port, ok := strings.Cut(host, ":")
-	if !ok || strings.HasPrefix(host, "[") {
-		return host, nil
-	}
-	if port == "" || port != "*" && strings.IndexFunc(port, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-		return "", fmt.Errorf("port %s is not a number or *", strictjson.Quote(port))
-	}
-	return h, nil
-}
-
-func isURIScheme(s string) bool {
-	return s != "" && isAlpha(s[0]) && strings.IndexFunc(s, func(r rune) bool {
-		return r > 0x7f || !isAlnum(byte(r)) && r != '+' && r != '-' && r != '.'
-	}) < 0
-}
-
-// isHostName reports whether s is a non-empty host name of ASCII
-// letters, digits, "-" and ".".
-func isHostName(s string) bool {
-	return s != "" && strings.IndexFunc(s, func(r rune) bool { return r > 0x7f || !isAlnum(byte(r)) && r != '-' && r != '.' }) < 0
 }
 
 // linkUI checks t.UI and puts it in the tool's _meta (a copy of Meta):
@@ -394,19 +235,8 @@ func isHostName(s string) bool {
 // (checkAppLink), in the same registry change.
 func (t *Tool) linkUI() error {
 	u := t.UI
-	if u.ResourceURI == "" {
-		return errors.New("Tool.UI.ResourceURI is required: the ui:// URI of an app resource")
-	}
-	if !strings.HasPrefix(u.ResourceURI, "ui://") {
-		return fmt.Errorf("Tool.UI.ResourceURI %s is not a ui:// URI", strictjson.Quote(u.ResourceURI))
-	}
-	for i, v := range u.Visibility {
-		if v != VisibleToModel && v != VisibleToApp {
-			return fmt.Errorf("Tool.UI.Visibility[%d] is %s: it takes %q and %q", i, strictjson.Quote(string(v)), VisibleToModel, VisibleToApp)
-		}
-		if slices.Index(u.Visibility, v) != i {
-			return fmt.Errorf("Tool.UI.Visibility names %q twice", v)
-		}
+	if err := u.Validate(); err != nil {
+		return fmt.Errorf("Tool.UI.%v", err)
 	}
 	for _, k := range []string{"ui", legacyResourceURIKey} {
 		if _, ok := t.Meta[k]; ok {
@@ -439,7 +269,7 @@ func (r *registry) checkAppLink(t *Tool) error {
 
 // hasApps reports whether an app resource was ever registered: the server
 // then declares the extension.
-func (s *Server) hasApps() bool { return s.offers(AppsExtension) || s.mountsHaveApps() }
+func (s *Server) hasApps() bool { return s.offers(apps.Extension) || s.mountsHaveApps() }
 
 // withoutApps reports whether the client of c does not render MCP Apps: it
 // declared its capabilities, without the extension. A client whose

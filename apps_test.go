@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -40,12 +41,12 @@ func TestAddAppResourceRefuses(t *testing.T) {
 		{"empty file", func(r *mcp.AppResource) { r.HTML, r.FS, r.File = "", fsys, "ui/empty.html" }, "the view is empty"},
 		{"not UTF-8", func(r *mcp.AppResource) { r.HTML, r.FS, r.File = "", fsys, "ui/bin.html" }, "not valid UTF-8"},
 		{"CSP directive injected", func(r *mcp.AppResource) {
-			r.CSP = &mcp.AppCSP{ConnectDomains: []string{"https://a.example.com; script-src *"}}
+			r.CSP = &apps.CSP{ConnectDomains: []string{"https://a.example.com; script-src *"}}
 		}, `CSP.ConnectDomains[0]`},
-		{"CSP quoted keyword", func(r *mcp.AppResource) { r.CSP = &mcp.AppCSP{ResourceDomains: []string{"'unsafe-eval'"}} }, "CSP.ResourceDomains[0]"},
-		{"CSP empty source", func(r *mcp.AppResource) { r.CSP = &mcp.AppCSP{FrameDomains: []string{""}} }, "CSP.FrameDomains[0]"},
-		{"CSP bad port", func(r *mcp.AppResource) { r.CSP = &mcp.AppCSP{BaseURIDomains: []string{"https://a.example.com:http"}} }, "port"},
-		{"CSP bad host", func(r *mcp.AppResource) { r.CSP = &mcp.AppCSP{ConnectDomains: []string{"https://a_b!.example.com"}} }, "not a CSP source"},
+		{"CSP quoted keyword", func(r *mcp.AppResource) { r.CSP = &apps.CSP{ResourceDomains: []string{"'unsafe-eval'"}} }, "CSP.ResourceDomains[0]"},
+		{"CSP empty source", func(r *mcp.AppResource) { r.CSP = &apps.CSP{FrameDomains: []string{""}} }, "CSP.FrameDomains[0]"},
+		{"CSP bad port", func(r *mcp.AppResource) { r.CSP = &apps.CSP{BaseURIDomains: []string{"https://a.example.com:http"}} }, "port"},
+		{"CSP bad host", func(r *mcp.AppResource) { r.CSP = &apps.CSP{ConnectDomains: []string{"https://a_b!.example.com"}} }, "not a CSP source"},
 		{"domain with space", func(r *mcp.AppResource) { r.Domain = "a b.example.com" }, "Domain"},
 	}
 	for _, tt := range tests {
@@ -74,19 +75,19 @@ func TestAppResourceAccepts(t *testing.T) {
 	srv := mcp.NewServer(mcp.Options{Name: "s", Version: "1.0.0"})
 	require.NoError(t, srv.Registry().AddAppResource(mcp.AppResource{URI: "ui://v/fs.html", Name: "fs",
 		FS: fstest.MapFS{"ui/view.html": {Data: []byte(viewHTML)}}, File: "ui/view.html",
-		CSP: &mcp.AppCSP{
+		CSP: &apps.CSP{
 			ConnectDomains:  []string{"https://api.example.com", "wss://live.example.com:8443", "http://127.0.0.1:*"},
 			ResourceDomains: []string{"https://*.cloudflare.com", "cdn.example.com", "https://cdn.example.com/lib/"},
 			FrameDomains:    []string{"https://www.youtube.com", "*"},
 			BaseURIDomains:  []string{"https://[::1]:8080"},
 		},
-		Permissions: &mcp.AppPermissions{Camera: true, Microphone: true, Geolocation: true, ClipboardWrite: true},
+		Permissions: &apps.Permissions{Camera: true, Microphone: true, Geolocation: true, ClipboardWrite: true},
 		Domain:      "a904794854a047f6.claudemcpcontent.com", PrefersBorder: new(false)}))
 	s := mcptest.NewSession(t, srv, nil)
 	got := s.ReadResource("ui://v/fs.html").Contents
 	require.Len(t, got, 1)
 	assert.Equal(t, viewHTML, got[0].Text)
-	assert.Equal(t, mcp.AppMIMEType, got[0].MIMEType)
+	assert.Equal(t, apps.MIMEType, got[0].MIMEType)
 	b, err := json.Marshal(got[0].Meta["ui"])
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"csp":{"connectDomains":["https://api.example.com","wss://live.example.com:8443","http://127.0.0.1:*"],
@@ -104,13 +105,13 @@ func TestToolUIRefuses(t *testing.T) {
 		tool mcp.Tool
 		want string
 	}{
-		{"no URI", mcp.Tool{Name: "t", UI: &mcp.ToolUI{}}, "Tool.UI.ResourceURI is required"},
-		{"not ui://", mcp.Tool{Name: "t", UI: &mcp.ToolUI{ResourceURI: "config://app"}}, "not a ui:// URI"},
-		{"unregistered view", mcp.Tool{Name: "t", UI: &mcp.ToolUI{ResourceURI: "ui://v/other.html"}}, "not a registered app resource"},
-		{"plain ui:// resource", mcp.Tool{Name: "t", UI: &mcp.ToolUI{ResourceURI: "ui://v/plain.html"}}, "not an app's view"},
-		{"unknown visibility", mcp.Tool{Name: "t", UI: &mcp.ToolUI{ResourceURI: "ui://v/view.html", Visibility: []mcp.Visibility{"user"}}}, `Tool.UI.Visibility[0] is "user"`},
-		{"visibility twice", mcp.Tool{Name: "t", UI: &mcp.ToolUI{ResourceURI: "ui://v/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp, mcp.VisibleToApp}}}, "twice"},
-		{"Meta has ui", mcp.Tool{Name: "t", Meta: map[string]any{"ui": 1}, UI: &mcp.ToolUI{ResourceURI: "ui://v/view.html"}}, `Tool.Meta has "ui"`},
+		{"no URI", mcp.Tool{Name: "t", UI: &apps.ToolUI{}}, "Tool.UI.ResourceURI is required"},
+		{"not ui://", mcp.Tool{Name: "t", UI: &apps.ToolUI{ResourceURI: "config://app"}}, "not a ui:// URI"},
+		{"unregistered view", mcp.Tool{Name: "t", UI: &apps.ToolUI{ResourceURI: "ui://v/other.html"}}, "not a registered app resource"},
+		{"plain ui:// resource", mcp.Tool{Name: "t", UI: &apps.ToolUI{ResourceURI: "ui://v/plain.html"}}, "not an app's view"},
+		{"unknown visibility", mcp.Tool{Name: "t", UI: &apps.ToolUI{ResourceURI: "ui://v/view.html", Visibility: []apps.Visibility{"user"}}}, `Tool.UI.Visibility[0] is "user"`},
+		{"visibility twice", mcp.Tool{Name: "t", UI: &apps.ToolUI{ResourceURI: "ui://v/view.html", Visibility: []apps.Visibility{apps.VisibleToApp, apps.VisibleToApp}}}, "twice"},
+		{"Meta has ui", mcp.Tool{Name: "t", Meta: map[string]any{"ui": 1}, UI: &apps.ToolUI{ResourceURI: "ui://v/view.html"}}, `Tool.Meta has "ui"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,24 +133,13 @@ func TestToolUIKeepsMeta(t *testing.T) {
 	srv := mcp.NewServer(mcp.Options{Name: "s", Version: "1.0.0"})
 	srv.AddAppResource(mcp.AppResource{URI: "ui://v/view.html", Name: "view", HTML: viewHTML})
 	meta := map[string]any{"team": "weather"}
-	mcp.AddTool(srv, mcp.Tool{Name: "t", Meta: meta, UI: &mcp.ToolUI{ResourceURI: "ui://v/view.html",
-		Visibility: []mcp.Visibility{mcp.VisibleToModel, mcp.VisibleToApp}}},
+	mcp.AddTool(srv, mcp.Tool{Name: "t", Meta: meta, UI: &apps.ToolUI{ResourceURI: "ui://v/view.html",
+		Visibility: []apps.Visibility{apps.VisibleToModel, apps.VisibleToApp}}},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
 	assert.Equal(t, map[string]any{"team": "weather"}, meta, "the caller's map is not changed")
 	b, err := json.Marshal(srv.ListTools(context.Background(), nil)[0])
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"_meta":{"team":"weather","ui":{"resourceUri":"ui://v/view.html","visibility":["model","app"]},"ui/resourceUri":"ui://v/view.html"}`)
-}
-
-// TestAppPermissionsJSON: both ways, in the extension's form.
-func TestAppPermissionsJSON(t *testing.T) {
-	b, err := json.Marshal(mcp.AppPermissions{Camera: true, ClipboardWrite: true})
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"camera":{},"clipboardWrite":{}}`, string(b))
-	var p mcp.AppPermissions
-	require.NoError(t, json.Unmarshal([]byte(`{"microphone":{},"geolocation":{"x":1},"camera":null,"other":{}}`), &p))
-	assert.Equal(t, mcp.AppPermissions{Microphone: true, Geolocation: true}, p)
-	assert.Error(t, json.Unmarshal([]byte(`[]`), &p))
 }
 
 // TestClientCapabilitiesExtensions: extensions are kept as sent, and a
@@ -158,7 +148,7 @@ func TestClientCapabilitiesExtensions(t *testing.T) {
 	var c mcp.ClientCapabilities
 	require.NoError(t, json.Unmarshal([]byte(`{"roots":{},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`), &c))
 	assert.True(t, c.SupportsApps())
-	assert.JSONEq(t, `{"mimeTypes":["text/html;profile=mcp-app"]}`, string(c.Extensions[mcp.AppsExtension]))
+	assert.JSONEq(t, `{"mimeTypes":["text/html;profile=mcp-app"]}`, string(c.Extensions[apps.Extension]))
 	for _, bad := range []string{`{"extensions":[]}`, `{"extensions":"x"}`, `{"extensions":null}`} {
 		c = mcp.ClientCapabilities{}
 		require.NoError(t, json.Unmarshal([]byte(bad), &c), bad)
@@ -168,24 +158,14 @@ func TestClientCapabilitiesExtensions(t *testing.T) {
 }
 
 // FuzzClientCapabilitiesApps: any capabilities object decodes without a
-// panic, and SupportsApps answers for whatever extensions it kept; app
-// permissions that decode survive a round trip.
+// panic, and SupportsApps answers for whatever extensions it kept.
 func FuzzClientCapabilitiesApps(f *testing.F) {
 	for _, s := range []string{`{}`, `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`,
 		`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":[1,null]}}}`, `{"extensions":{"io.modelcontextprotocol/ui":[]}}`,
 		`{"extensions":[]}`, `{"sampling":{},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html; profile=\"mcp-app\""]}}}`} {
 		f.Add([]byte(s))
 	}
-	f.Add([]byte(`{"camera":{},"clipboardWrite":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var p mcp.AppPermissions
-		if json.Unmarshal(data, &p) == nil {
-			b, err := json.Marshal(p)
-			require.NoError(t, err)
-			var back mcp.AppPermissions
-			require.NoError(t, json.Unmarshal(b, &back))
-			require.Equal(t, p, back, "permissions survive a round trip")
-		}
 		var c mcp.ClientCapabilities
 		if json.Unmarshal(data, &c) != nil {
 			return
@@ -198,8 +178,8 @@ func FuzzClientCapabilitiesApps(f *testing.F) {
 // afterwards changes nothing that is served.
 func TestAppResourceCopiesMeta(t *testing.T) {
 	srv := mcp.NewServer(mcp.Options{Name: "s", Version: "1.0.0"})
-	csp := &mcp.AppCSP{ConnectDomains: []string{"https://api.example.com"}}
-	perms := &mcp.AppPermissions{Camera: true}
+	csp := &apps.CSP{ConnectDomains: []string{"https://api.example.com"}}
+	perms := &apps.Permissions{Camera: true}
 	border := true
 	srv.AddAppResource(mcp.AppResource{URI: "ui://v/view.html", Name: "view", HTML: viewHTML, CSP: csp, Permissions: perms, PrefersBorder: &border})
 	csp.ConnectDomains[0] = "https://evil.example.com; script-src *"

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
@@ -407,9 +408,9 @@ func TestCatalogGroupsAppsAndVersions(t *testing.T) {
 	srv.AddAppResource(mcp.AppResource{URI: "ui://board/view.html", Name: "board", HTML: "<!doctype html><title>b</title>"})
 	noop := func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil }
 	mcp.AddTool(srv, mcp.Tool{Name: "refresh_board", Tags: []string{"board"},
-		UI: &mcp.ToolUI{ResourceURI: "ui://board/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}}, noop)
+		UI: &apps.ToolUI{ResourceURI: "ui://board/view.html", Visibility: []apps.Visibility{apps.VisibleToApp}}}, noop)
 	mcp.AddTool(srv, mcp.Tool{Name: "show_board", Tags: []string{"board"},
-		UI: &mcp.ToolUI{ResourceURI: "ui://board/view.html"}}, noop)
+		UI: &apps.ToolUI{ResourceURI: "ui://board/view.html"}}, noop)
 	mcp.AddTool(srv, mcp.Tool{Name: "export", Version: "1.0.0", Description: "as CSV", Tags: []string{"reports"}}, noop)
 	mcp.AddTool(srv, mcp.Tool{Name: "export", Version: "2.0.0", Description: "as PDF", Tags: []string{"reports"}}, noop)
 	mcp.AddTool(srv, mcp.Tool{Name: "chart", Version: "2.0.0", Tags: []string{"reports"}}, noop)

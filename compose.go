@@ -10,6 +10,7 @@ import (
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/internal/toolname"
@@ -752,7 +753,7 @@ func (s *Server) tryImport(prefix string, child *Server, opts *MountOptions) err
 		return err
 	}
 	if slices.ContainsFunc(resources, func(e *resourceEntry) bool { return e.app }) {
-		s.offer(AppsExtension, json.RawMessage("{}"))
+		s.offer(apps.Extension, json.RawMessage("{}"))
 	}
 	s.notify(change{Kind: engine.ResourcesChanged})
 	s.notify(change{Kind: engine.PromptsChanged})

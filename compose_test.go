@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
 )
@@ -674,12 +675,12 @@ func TestMountApps(t *testing.T) {
 	t.Parallel()
 	kid := newServer(t)
 	kid.AddAppResource(mcp.AppResource{URI: "ui://kid/view.html", Name: "view", HTML: viewHTML})
-	mcp.AddTool(kid, mcp.Tool{Name: "show", UI: &mcp.ToolUI{ResourceURI: "ui://kid/view.html"}}, textTool("shown"))
-	mcp.AddTool(kid, mcp.Tool{Name: "refresh", UI: &mcp.ToolUI{ResourceURI: "ui://kid/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}}, textTool("refreshed"))
+	mcp.AddTool(kid, mcp.Tool{Name: "show", UI: &apps.ToolUI{ResourceURI: "ui://kid/view.html"}}, textTool("shown"))
+	mcp.AddTool(kid, mcp.Tool{Name: "refresh", UI: &apps.ToolUI{ResourceURI: "ui://kid/view.html", Visibility: []apps.Visibility{apps.VisibleToApp}}}, textTool("refreshed"))
 	parent := newServer(t)
 	parent.Mount("k", kid, nil)
 
-	host := mcptest.NewSession(t, parent, &mcptest.Options{Client: client.Options{Extensions: map[string]any{mcp.AppsExtension: map[string]any{"mimeTypes": []string{mcp.AppMIMEType}}}}})
+	host := mcptest.NewSession(t, parent, &mcptest.Options{Client: client.Options{Extensions: map[string]any{apps.Extension: map[string]any{"mimeTypes": []string{apps.MIMEType}}}}})
 	plain := mcptest.NewSession(t, parent, nil)
 	tools := host.ListTools()
 	assert.Equal(t, []string{"k_show", "k_refresh"}, namesOf(tools))

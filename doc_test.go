@@ -65,6 +65,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/client/oauth"
 	"github.com/mcpchain/mcp/discovery"
@@ -110,6 +111,7 @@ var (
 	_ = oauth.New
 	_ = discovery.Mount
 	_ = elicit.NewForm[struct{ A string }]
+	_ = apps.MIMEType
 	_ = openapi.Register
 	_ = openapitest.NewServer
 	_ = exec.Command

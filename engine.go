@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/engine"
 )
 
@@ -174,7 +175,7 @@ func (v *engineView) Routes() []engine.Route { return v.server().routeList() }
 
 // Offers reports whether the server advertises the extension id.
 func (v *engineView) Offers(id string) bool {
-	if id == AppsExtension {
+	if id == apps.Extension {
 		return v.server().hasApps()
 	}
 	return v.server().offers(id)

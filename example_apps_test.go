@@ -6,6 +6,7 @@ import (
 	"testing/fstest"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -22,10 +23,10 @@ func ExampleServer_AddAppResource() {
 	srv := mcp.NewServer(mcp.Options{Name: "weather", Version: "1.0.0"})
 	srv.AddAppResource(mcp.AppResource{URI: "ui://weather/view.html", Name: "weather-view",
 		FS: ui, File: "ui/weather.html",
-		CSP:         &mcp.AppCSP{ConnectDomains: []string{"https://api.example.com"}},
-		Permissions: &mcp.AppPermissions{Geolocation: true}, PrefersBorder: new(true)})
+		CSP:         &apps.CSP{ConnectDomains: []string{"https://api.example.com"}},
+		Permissions: &apps.Permissions{Geolocation: true}, PrefersBorder: new(true)})
 	mcp.AddTool(srv, mcp.Tool{Name: "forecast", Description: "The forecast for a city",
-		UI: &mcp.ToolUI{ResourceURI: "ui://weather/view.html"}},
+		UI: &apps.ToolUI{ResourceURI: "ui://weather/view.html"}},
 		func(ctx context.Context, c *mcp.Context, in struct {
 			City string `json:"city"`
 		}) (string, error) {
@@ -34,7 +35,7 @@ func ExampleServer_AddAppResource() {
 			return "Sunny in " + in.City, nil
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "refresh", Description: "Reload the view's data",
-		UI: &mcp.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}},
+		UI: &apps.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []apps.Visibility{apps.VisibleToApp}}},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			return "refreshed (the client renders apps: " + fmt.Sprint(c.ClientCapabilities.SupportsApps()) + ")", nil
 		})
@@ -47,7 +48,7 @@ func ExampleServer_AddAppResource() {
 	for _, host := range []bool{true, false} {
 		opts := &client.Options{}
 		if host { // a host that renders apps declares the extension
-			opts.Extensions = map[string]any{mcp.AppsExtension: map[string]any{"mimeTypes": []string{mcp.AppMIMEType}}}
+			opts.Extensions = map[string]any{apps.Extension: map[string]any{"mimeTypes": []string{apps.MIMEType}}}
 		}
 		s, err := client.Connect(context.Background(), client.InProcess(h, nil), opts)
 		if err != nil {
@@ -67,7 +68,7 @@ func ExampleServer_AddAppResource() {
 		_ = s.Close()
 	}
 	view := srv.ListResources(context.Background(), nil)[0]
-	fmt.Println(view.URI, view.MIMEType, view.Meta["ui"] != nil, mcp.VisibleToModel)
+	fmt.Println(view.URI, view.MIMEType, view.Meta["ui"] != nil, apps.VisibleToModel)
 	// Output:
 	// true
 	// host=true: forecast refresh | refreshed (the client renders apps: true)

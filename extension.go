@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/engine"
 )
 
@@ -74,7 +75,7 @@ func (s *Server) AddExtension(e Extension) {
 
 // builtinExtensions are the extensions the server and its engine
 // implement themselves; AddExtension refuses their IDs.
-var builtinExtensions = []string{AppsExtension, SkillsExtension, TasksExtension}
+var builtinExtensions = []string{apps.Extension, SkillsExtension, TasksExtension}
 
 func (s *Server) addExtension(e Extension) error {
 	if !validExtensionID(e.ID) {
@@ -246,13 +247,13 @@ func (s *Server) advertised() (map[string]json.RawMessage, uint64) {
 	if x != nil {
 		settings, gen = x.settings, x.gen<<1
 	}
-	if (x == nil || x.settings[AppsExtension] == nil) && s.mountsHaveApps() {
+	if (x == nil || x.settings[apps.Extension] == nil) && s.mountsHaveApps() {
 		// A mounted server's views are served through this one.
 		settings = maps.Clone(settings)
 		if settings == nil {
 			settings = map[string]json.RawMessage{}
 		}
-		settings[AppsExtension] = json.RawMessage("{}")
+		settings[apps.Extension] = json.RawMessage("{}")
 		gen |= 1
 	}
 	return settings, gen

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/wiretest"
 )
 
@@ -35,7 +36,7 @@ func TestAddExtensionRefuses(t *testing.T) {
 		{"name ends with a dot", mcp.Extension{ID: "com.example/search."}, "is not a vendor prefix"},
 		{"two slashes", mcp.Extension{ID: "com.example/a/b"}, "is not a vendor prefix"},
 		{"non-ASCII", mcp.Extension{ID: "com.exämple/search"}, "is not a vendor prefix"},
-		{"the apps extension", mcp.Extension{ID: mcp.AppsExtension}, "is the server's own"},
+		{"the apps extension", mcp.Extension{ID: apps.Extension}, "is the server's own"},
 		{"the skills extension", mcp.Extension{ID: "io.modelcontextprotocol/skills"}, "is the server's own"},
 		{"the tasks extension", mcp.Extension{ID: "io.modelcontextprotocol/tasks"}, "is the server's own"},
 		{"settings not an object", mcp.Extension{ID: "com.example/x", Settings: []int{1}}, "not a JSON object"},

@@ -47,7 +47,7 @@ type ServerCapabilities struct {
 	Logging     *struct{} `json:"logging,omitempty"`
 	Completions *struct{} `json:"completions,omitempty"`
 	// Experimental and Extensions hold the non-standard capabilities
-	// and the extensions ([SkillsExtension], [AppsExtension], …), each
+	// and the extensions ([SkillsExtension], apps.Extension, …), each
 	// as sent.
 	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
 	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"`

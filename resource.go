@@ -545,6 +545,14 @@ func checkResourceURI(uri string) error {
 	return nil
 }
 
+// isURIScheme reports whether s is a URI scheme (RFC 3986 §3.1): a
+// letter, then letters, digits, "+", "-" and ".".
+func isURIScheme(s string) bool {
+	return s != "" && isAlpha(s[0]) && strings.IndexFunc(s, func(r rune) bool {
+		return r > 0x7f || !isAlnum(byte(r)) && r != '+' && r != '-' && r != '.'
+	}) < 0
+}
+
 func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/argschema"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/schemajson"
@@ -62,8 +63,8 @@ type Tool struct {
 	// the server's own: tools/list does not send them.
 	Tags []string
 	// UI, when set, links the tool to the view of an MCP App (see
-	// [ToolUI]); it goes out as _meta.ui.
-	UI *ToolUI
+	// [apps.ToolUI]); it goes out as _meta.ui.
+	UI *apps.ToolUI
 	// Version, when set, makes this definition one version of the tool:
 	// several may be registered under one Name, each with its own Version
 	// (1 to 64 letters, digits, '.', '-', '+' and '_'; ordered by
@@ -525,7 +526,7 @@ func newToolEntry(t Tool, run RawToolFunc) (*toolEntry, error) {
 	if err != nil {
 		return nil, invalid("tool %q: encoding the definition: %v", t.Name, err)
 	}
-	return &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags), appOnly: t.UI.appOnly()},
+	return &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags), appOnly: appOnly(t.UI)},
 		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: argschema.HasDefaults(t.InputSchema), run: run,
 		encoded: enc}, nil
 }

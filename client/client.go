@@ -58,7 +58,7 @@ type Options struct {
 	// capabilities.extensions, each with its settings (a nil value is
 	// sent as {}): {mcp.SkillsExtension: nil} for a client that reads
 	// skills ([Client.ListSkills], [Client.LoadSkill]),
-	// {mcp.AppsExtension: {"mimeTypes": [mcp.AppMIMEType]}} for a host of
+	// {apps.Extension: {"mimeTypes": [apps.MIMEType]}} for a host of
 	// MCP Apps.
 	Extensions map[string]any
 

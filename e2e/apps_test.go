@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -53,7 +54,7 @@ func TestMCPAppInBrowser(t *testing.T) {
 	state := w.open(t, "", func(s hostState) bool { return len(s.ModelContext) > 0 })
 	require.NotEmpty(t, state.ModelContext, "the view reported nothing (steps %v, logs %v)", state.Steps, state.Logs)
 
-	assert.Contains(t, state.ServerExtensions, mcp.AppsExtension, "the server declares the extension")
+	assert.Contains(t, state.ServerExtensions, apps.Extension, "the server declares the extension")
 	assert.ElementsMatch(t, []hostTool{
 		{Name: "weather", View: "ui://weather/view.html"},
 		{Name: "refresh", View: "ui://weather/view.html", AppOnly: true},
@@ -61,7 +62,7 @@ func TestMCPAppInBrowser(t *testing.T) {
 	}, state.Tools)
 	assert.Equal(t, []string{"weather", "plain"}, state.ModelTools, "the app-only tool is kept from the model")
 	assert.Equal(t, "ui://weather/view.html", state.View.URI)
-	assert.Equal(t, mcp.AppMIMEType, state.View.MIMEType)
+	assert.Equal(t, apps.MIMEType, state.View.MIMEType)
 	assert.JSONEq(t, `{"csp":{"connectDomains":["`+declared.URL+`"]},"permissions":{"clipboardWrite":{}},"prefersBorder":true}`, string(state.View.UI))
 	assert.Equal(t, "clipboard-write", state.Allow, "the host grants what the view asked for")
 	assert.Equal(t, "weather-view", state.AppInfo.Name, "the view's ui/initialize reached the host")
@@ -107,11 +108,11 @@ func TestMCPAppVanillaViewInBrowser(t *testing.T) {
 		Count int `json:"count,omitempty"`
 	}
 	rerolled := make(chan int, 4)
-	mcp.AddTool(srv, mcp.Tool{Name: "roll", UI: &mcp.ToolUI{ResourceURI: "ui://dice/view.html"}},
+	mcp.AddTool(srv, mcp.Tool{Name: "roll", UI: &apps.ToolUI{ResourceURI: "ui://dice/view.html"}},
 		func(ctx context.Context, c *mcp.Context, in rollArgs) (*mcp.ContentResult, error) {
 			return reply(3, 5), nil
 		})
-	mcp.AddTool(srv, mcp.Tool{Name: "reroll", UI: &mcp.ToolUI{ResourceURI: "ui://dice/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}},
+	mcp.AddTool(srv, mcp.Tool{Name: "reroll", UI: &apps.ToolUI{ResourceURI: "ui://dice/view.html", Visibility: []apps.Visibility{apps.VisibleToApp}}},
 		func(ctx context.Context, c *mcp.Context, in rollArgs) (*mcp.ContentResult, error) {
 			rerolled <- in.Count
 			return reply(6, 6), nil
@@ -287,7 +288,7 @@ h1 { font-size: 20px; margin: 0 0 8px; }
 <script>` + strings.ReplaceAll(viewJS, "</script", `<\/script`) + `</script>
 </body></html>`
 	srv.AddAppResource(mcp.AppResource{URI: "ui://weather/view.html", Name: "weather-view", Title: "Weather", HTML: html,
-		CSP: &mcp.AppCSP{ConnectDomains: []string{allowed}}, Permissions: &mcp.AppPermissions{ClipboardWrite: true},
+		CSP: &apps.CSP{ConnectDomains: []string{allowed}}, Permissions: &apps.Permissions{ClipboardWrite: true},
 		PrefersBorder: new(true)})
 	type forecast struct {
 		City    string `json:"city"`
@@ -298,14 +299,14 @@ h1 { font-size: 20px; margin: 0 0 8px; }
 		City string `json:"city"`
 	}
 	mcp.AddTool(srv, mcp.Tool{Name: "weather", Title: "Weather", Description: "The weather in a city",
-		UI: &mcp.ToolUI{ResourceURI: "ui://weather/view.html"}},
+		UI: &apps.ToolUI{ResourceURI: "ui://weather/view.html"}},
 		func(ctx context.Context, c *mcp.Context, in cityArgs) (*mcp.ContentResult, error) {
 			f := forecast{City: in.City, Sky: "sunny", Celsius: 21}
 			return &mcp.ContentResult{Content: []mcp.Content{mcp.TextContent{Text: fmt.Sprintf("Sunny, %d °C in %s", f.Celsius, f.City)}},
 				StructuredContent: f}, nil
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "refresh", Description: "Reload the forecast the view shows",
-		UI: &mcp.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}},
+		UI: &apps.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []apps.Visibility{apps.VisibleToApp}}},
 		func(ctx context.Context, c *mcp.Context, in cityArgs) (string, error) {
 			return "Refreshed " + in.City + ": sunny, 21 °C", nil
 		})

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
@@ -161,7 +162,7 @@ func notInExtension(ext string) methodFunc {
 // caller is who a list or lookup of the request is for (ext_apps.go
 // says who does not see apps).
 func (k *call) caller() engine.Caller {
-	who := engine.Caller{Auth: k.auth, SessionID: k.c.sess.ID, NoApps: k.h.ops.Offers(mcp.AppsExtension) && !k.capsUnknown() && !k.c.sess.Capabilities().SupportsApps()}
+	who := engine.Caller{Auth: k.auth, SessionID: k.c.sess.ID, NoApps: k.h.ops.Offers(apps.Extension) && !k.capsUnknown() && !k.c.sess.Capabilities().SupportsApps()}
 	if k.c.rev20260728 {
 		who.Cache = &k.cache
 	}

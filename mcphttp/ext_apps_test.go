@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
@@ -25,15 +26,15 @@ const appHTML = `<!DOCTYPE html><html><body><p id="t">weather</p></body></html>`
 func newAppsServer() *mcp.Server {
 	srv := mcp.NewServer(mcp.Options{Name: "apps", Version: "1.0.0"})
 	srv.AddAppResource(mcp.AppResource{URI: "ui://weather/view.html", Name: "weather-view", HTML: appHTML,
-		CSP:         &mcp.AppCSP{ConnectDomains: []string{"https://api.example.com"}, ResourceDomains: []string{"https://*.cdn.example.com"}},
-		Permissions: &mcp.AppPermissions{Geolocation: true}, PrefersBorder: new(true)})
-	mcp.AddTool(srv, mcp.Tool{Name: "weather", UI: &mcp.ToolUI{ResourceURI: "ui://weather/view.html"}},
+		CSP:         &apps.CSP{ConnectDomains: []string{"https://api.example.com"}, ResourceDomains: []string{"https://*.cdn.example.com"}},
+		Permissions: &apps.Permissions{Geolocation: true}, PrefersBorder: new(true)})
+	mcp.AddTool(srv, mcp.Tool{Name: "weather", UI: &apps.ToolUI{ResourceURI: "ui://weather/view.html"}},
 		func(ctx context.Context, c *mcp.Context, in struct {
 			City string `json:"city"`
 		}) (string, error) {
 			return fmt.Sprintf("Sunny in %s (apps: %v)", in.City, c.ClientCapabilities.SupportsApps()), nil
 		})
-	mcp.AddTool(srv, mcp.Tool{Name: "refresh", UI: &mcp.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}},
+	mcp.AddTool(srv, mcp.Tool{Name: "refresh", UI: &apps.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []apps.Visibility{apps.VisibleToApp}}},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) { return "refreshed", nil })
 	mcp.AddTool(srv, mcp.Tool{Name: "plain"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) { return "plain", nil })
 	srv.AddResource(mcp.Resource{URI: "config://app", Name: "config",
@@ -301,7 +302,7 @@ func quote(s string) string {
 func TestAppsAppOnlyTask(t *testing.T) {
 	srv := newAppsServer()
 	mcp.AddTool(srv, mcp.Tool{Name: "rebuild", Task: &mcp.TaskOptions{},
-		UI: &mcp.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}},
+		UI: &apps.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []apps.Visibility{apps.VisibleToApp}}},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) { return "rebuilt", nil })
 	ts := httptest.NewServer(mcphttp.New(srv, nil))
 	t.Cleanup(ts.Close)
@@ -366,7 +367,7 @@ func TestAppsSessionTools(t *testing.T) {
 	c.initialize("2025-11-25")
 	view := func(context.Context, *mcp.Context, struct{}) (string, error) { return "view's", nil }
 	require.NoError(t, mcp.TryAddTool(srv.SessionRegistry(c.sid), mcp.Tool{Name: "session_refresh",
-		UI: &mcp.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}}, view))
+		UI: &apps.ToolUI{ResourceURI: "ui://weather/view.html", Visibility: []apps.Visibility{apps.VisibleToApp}}}, view))
 	require.NoError(t, mcp.TryAddTool(srv.SessionRegistry(c.sid), mcp.Tool{Name: "refresh"},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "the session's refresh", nil }))
 

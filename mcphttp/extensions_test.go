@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -287,7 +288,7 @@ func TestSkillsAndAppsInInitialize(t *testing.T) {
 	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
 		ext := initExtensions(t, &httpClient{t: t, url: ts.URL, hc: ts.Client()}, v, `{}`)
 		assert.JSONEq(t, `{"directoryRead":true}`, string(ext["io.modelcontextprotocol/skills"]), v)
-		assert.Contains(t, ext, mcp.AppsExtension, v)
+		assert.Contains(t, ext, apps.Extension, v)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -118,8 +119,8 @@ func withEveryFeature(t *testing.T, srv *mcp.Server) *mcp.Server {
 	}
 	echo := func(_ context.Context, _ *mcp.Context, in text) (string, error) { return in.Text, nil }
 	srv.AddAppResource(mcp.AppResource{URI: "ui://bench/view.html", Name: "view", HTML: "<!doctype html><title>v</title>"})
-	mcp.AddTool(srv, mcp.Tool{Name: "refresh", UI: &mcp.ToolUI{ResourceURI: "ui://bench/view.html",
-		Visibility: []mcp.Visibility{mcp.VisibleToApp}}}, echo)
+	mcp.AddTool(srv, mcp.Tool{Name: "refresh", UI: &apps.ToolUI{ResourceURI: "ui://bench/view.html",
+		Visibility: []apps.Visibility{apps.VisibleToApp}}}, echo)
 	srv.AddSkills(fstest.MapFS{"greet/SKILL.md": {Data: []byte("---\nname: greet\ndescription: Greets\n---\n")}})
 	mcp.AddTool(srv, mcp.Tool{Name: "report", Task: &mcp.TaskOptions{}}, echo)
 	mcp.AddTool(srv, mcp.Tool{Name: "admin", Tags: []string{"admin"}}, echo)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 )
 
 // newAppsServer has an app's view, a tool linked to it and a tool only
@@ -18,10 +19,10 @@ import (
 func newAppsServer() *mcp.Server {
 	srv := mcp.NewServer(mcp.Options{Name: "apps", Version: "1.0.0"})
 	srv.AddAppResource(mcp.AppResource{URI: "ui://w/view.html", Name: "view", HTML: "<!DOCTYPE html><p>w</p>",
-		CSP: &mcp.AppCSP{ConnectDomains: []string{"https://api.example.com"}}})
-	mcp.AddTool(srv, mcp.Tool{Name: "weather", UI: &mcp.ToolUI{ResourceURI: "ui://w/view.html"}},
+		CSP: &apps.CSP{ConnectDomains: []string{"https://api.example.com"}}})
+	mcp.AddTool(srv, mcp.Tool{Name: "weather", UI: &apps.ToolUI{ResourceURI: "ui://w/view.html"}},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "sunny", nil })
-	mcp.AddTool(srv, mcp.Tool{Name: "refresh", UI: &mcp.ToolUI{ResourceURI: "ui://w/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}},
+	mcp.AddTool(srv, mcp.Tool{Name: "refresh", UI: &apps.ToolUI{ResourceURI: "ui://w/view.html", Visibility: []apps.Visibility{apps.VisibleToApp}}},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "refreshed", nil })
 	return srv
 }
@@ -63,7 +64,7 @@ func TestServeApps(t *testing.T) {
 					} `json:"capabilities"`
 				}
 				require.NoError(t, json.Unmarshal([]byte(declared), &d))
-				assert.Contains(t, d.Capabilities.Extensions, mcp.AppsExtension)
+				assert.Contains(t, d.Capabilities.Extensions, apps.Extension)
 
 				p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":null` + meta + `}}`)
 				m, _ := p.response("1")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/proxy"
@@ -228,7 +229,7 @@ func TestSearchLeavesOutAppOnlyTools(t *testing.T) {
 	srv := notesServer(t)
 	srv.AddAppResource(mcp.AppResource{URI: "ui://notes/view.html", Name: "view", HTML: "<!doctype html><title>v</title>"})
 	mcp.AddTool(srv, mcp.Tool{Name: "refresh_view", Description: "Reload the notes view",
-		UI: &mcp.ToolUI{ResourceURI: "ui://notes/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}},
+		UI: &apps.ToolUI{ResourceURI: "ui://notes/view.html", Visibility: []apps.Visibility{apps.VisibleToApp}}},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "refreshed", nil })
 	s, err := toolsearch.New(srv, nil)
 	require.NoError(t, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/internal/toolname"
 )
@@ -391,7 +392,7 @@ func (s *Search) catalog(ctx context.Context, c *mcp.Context) []mcp.Tool {
 
 // appOnly reports whether only an MCP App's view may call t.
 func appOnly(t *mcp.Tool) bool {
-	return t.UI != nil && len(t.UI.Visibility) > 0 && !slices.Contains(t.UI.Visibility, mcp.VisibleToModel)
+	return t.UI != nil && len(t.UI.Visibility) > 0 && !slices.Contains(t.UI.Visibility, apps.VisibleToModel)
 }
 
 // queryTerms are the distinct terms of a query, at most maxQueryTerms.

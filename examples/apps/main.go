@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -64,12 +65,12 @@ func newServer() *mcp.Server {
 		Description: "The dice of the last roll, and a button to roll them again",
 		FS:          ui, File: "ui/dice.html", PrefersBorder: new(true)})
 	mcp.AddTool(srv, mcp.Tool{Name: "roll", Title: "Roll dice", Description: "Roll dice and show them",
-		UI: &mcp.ToolUI{ResourceURI: viewURI}},
+		UI: &apps.ToolUI{ResourceURI: viewURI}},
 		func(ctx context.Context, c *mcp.Context, in rollArgs) (*mcp.ContentResult, error) {
 			return roll(in), nil
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "reroll", Description: "Roll the view's dice again",
-		UI: &mcp.ToolUI{ResourceURI: viewURI, Visibility: []mcp.Visibility{mcp.VisibleToApp}}},
+		UI: &apps.ToolUI{ResourceURI: viewURI, Visibility: []apps.Visibility{apps.VisibleToApp}}},
 		func(ctx context.Context, c *mcp.Context, in rollArgs) (*mcp.ContentResult, error) {
 			return roll(in), nil
 		})

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
 )
@@ -19,7 +19,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // embedded view; a client without it sees only roll, whose text says the
 // roll; the structured result holds the dice the view draws.
 func TestDice(t *testing.T) {
-	host := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{Extensions: map[string]any{mcp.AppsExtension: map[string]any{"mimeTypes": []string{mcp.AppMIMEType}}}}})
+	host := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{Extensions: map[string]any{apps.Extension: map[string]any{"mimeTypes": []string{apps.MIMEType}}}}})
 	var names []string
 	for _, tl := range host.ListTools() {
 		names = append(names, tl.Name)
@@ -27,7 +27,7 @@ func TestDice(t *testing.T) {
 	assert.Equal(t, []string{"roll", "reroll"}, names)
 	view := host.ReadResource(viewURI).Contents
 	require.Len(t, view, 1)
-	assert.Equal(t, mcp.AppMIMEType, view[0].MIMEType)
+	assert.Equal(t, apps.MIMEType, view[0].MIMEType)
 	assert.True(t, strings.HasPrefix(view[0].Text, "<!DOCTYPE html>"))
 	assert.Contains(t, view[0].Text, `"ui/initialize"`)
 

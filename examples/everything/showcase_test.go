@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
@@ -61,7 +62,7 @@ func TestShowcase(t *testing.T) {
 				assert.True(t, res.IsError, "b is hidden: %s", res.Text())
 			})
 			t.Run("dice: an MCP App", func(t *testing.T) {
-				host := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version, Extensions: map[string]any{mcp.AppsExtension: map[string]any{}}}})
+				host := mcptest.NewSession(t, newServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version, Extensions: map[string]any{apps.Extension: map[string]any{}}}})
 				names := toolNames(host.ListTools())
 				assert.Contains(t, names, "dice_reroll", "a host sees the app-only tool")
 				for _, tool := range host.ListTools() {
@@ -71,7 +72,7 @@ func TestShowcase(t *testing.T) {
 				}
 				view := host.ReadResource("ui://everything/dice.html")
 				require.Len(t, view.Contents, 1)
-				assert.Equal(t, mcp.AppMIMEType, view.Contents[0].MIMEType)
+				assert.Equal(t, apps.MIMEType, view.Contents[0].MIMEType)
 				assert.Contains(t, view.Contents[0].Text, `name: "dice_reroll"`)
 				res := host.CallTool("dice_reroll", map[string]int{"seed": 7}, nil)
 				require.False(t, res.IsError, res.Text())

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 )
 
 // The "full" rows call the same plain tool, add, on a server that also
@@ -36,9 +37,9 @@ func newFullServer() *mcp.Server {
 	srv.AddAppResource(mcp.AppResource{URI: "ui://perfgate/view.html", Name: "view",
 		HTML: "<!doctype html><title>view</title>"})
 	mcp.AddTool(srv, mcp.Tool{Name: "view", Description: "Shown in the view",
-		UI: &mcp.ToolUI{ResourceURI: "ui://perfgate/view.html"}}, echo)
+		UI: &apps.ToolUI{ResourceURI: "ui://perfgate/view.html"}}, echo)
 	mcp.AddTool(srv, mcp.Tool{Name: "refresh", Description: "Called by the view only",
-		UI: &mcp.ToolUI{ResourceURI: "ui://perfgate/view.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}}, echo)
+		UI: &apps.ToolUI{ResourceURI: "ui://perfgate/view.html", Visibility: []apps.Visibility{apps.VisibleToApp}}}, echo)
 	srv.AddSkills(fstest.MapFS{
 		"greet/SKILL.md": {Data: []byte("---\nname: greet\ndescription: Greets\n---\n# Greet\n")},
 		"greet/hello.md": {Data: []byte("hello")},

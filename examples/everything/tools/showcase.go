@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -127,9 +128,9 @@ func RegisterShowcase(srv *mcp.Server) {
 		return rolled{Dice: []int{a, b}, Sides: 6, Total: a + b}, nil
 	}
 	mcp.AddTool(srv, mcp.Tool{Name: "dice", Description: "Roll a die (an MCP App shows it)",
-		UI: &mcp.ToolUI{ResourceURI: "ui://everything/dice.html"}}, roll)
+		UI: &apps.ToolUI{ResourceURI: "ui://everything/dice.html"}}, roll)
 	mcp.AddTool(srv, mcp.Tool{Name: "dice_reroll", Description: "Roll again, from the app's view",
-		UI: &mcp.ToolUI{ResourceURI: "ui://everything/dice.html", Visibility: []mcp.Visibility{mcp.VisibleToApp}}}, roll)
+		UI: &apps.ToolUI{ResourceURI: "ui://everything/dice.html", Visibility: []apps.Visibility{apps.VisibleToApp}}}, roll)
 
 	// A per-session tool: unlock gives this session alone a secret tool.
 	mcp.AddTool(srv, mcp.Tool{Name: "unlock", Description: "Give this session the secret tool"},
