@@ -133,8 +133,8 @@ staticcheck:
 # `make vulncheck VULNDB_VERSION=latest`. The canary comes first: .ci/vulncanary calls a function
 # with a known report (GO-2021-0113), and the target fails unless govulncheck reports it, so a
 # database it cannot read fails the check instead of passing it. The library's modules are checked
-# in one run over the workspace, which loads the packages they share once; e2e, whose only package
-# is its doc.go (its tests are the code), by its modules' versions (-scan module).
+# in one run over the workspace, which loads the packages they share once; e2e, whose packages are
+# its doc.go and test servers (its tests are the code), by its modules' versions (-scan module).
 GOVULNCHECK    ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
 VULNDB_VERSION ?= v0.0.0-20261105234957-e22db6528018
 vulncheck:

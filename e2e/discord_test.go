@@ -20,45 +20,16 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/codemode"
+	discordpkg "github.com/mcpchain/mcp/e2e/internal/discord"
 	"github.com/mcpchain/mcp/mcphttp"
-	"github.com/mcpchain/mcp/openapi"
 	"github.com/mcpchain/mcp/openapi/openapitest"
-	"github.com/mcpchain/mcp/toolsearch"
 )
 
-// The server of the tool search and code mode tests: Discord's 242
-// operations (openapi.RegisterDoc, against a mock of the API built from
-// the same document) behind tool search, with code mode's script tool
-// pinned beside the search and call tools when asked. The clients know
-// nothing of either package.
+// The server of the tool search and code mode tests is package
+// discord's (e2e/internal/discord): Discord's operations behind tool
+// search, with code mode when asked.
 
-// init serves the Discord server over stdio and exits when the test
-// binary runs as the server of the Node clients' stdio cases (their
-// scripts start it with TOOLSEARCH_STDIO_SERVE=1; the test adds
-// TOOLSEARCH_CODEMODE=1 for code mode).
-func init() {
-	if os.Getenv("TOOLSEARCH_STDIO_SERVE") != "1" {
-		return
-	}
-	d, err := newDiscordServer(os.Getenv("TOOLSEARCH_CODEMODE") == "1")
-	if err == nil {
-		defer d.mock.Close()
-		var inst *mcphttp.Instance
-		inst, err = mcphttp.Start(context.Background(), d.srv, &mcphttp.StartOptions{TransportType: mcphttp.TransportStdio,
-			Middleware: []func(http.Handler) http.Handler{d.mw}})
-		if err == nil {
-			err = inst.Wait()
-		}
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "discord stdio server:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
-
-// discordServer is Discord's operations, calling a mock of the API, with
-// tool search installed, and code mode too when codeMode was asked.
+// discordServer is a discord.Server with what the tests do with it.
 type discordServer struct {
 	srv *mcp.Server
 	// mw installs tool search's interceptor, inside code mode's.
@@ -67,56 +38,42 @@ type discordServer struct {
 	codeMode bool
 }
 
-func newDiscordServer(codeMode bool) (*discordServer, error) {
-	path := "../openapi/testdata/discord.json"
-	if p := os.Getenv("TOOLSEARCH_SPEC"); p != "" {
-		path = p // the stdio server runs in the client's directory
-	}
-	spec, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := openapi.Load(spec)
-	if err != nil {
-		return nil, err
-	}
-	mock := openapitest.NewServer(doc)
-	d := &discordServer{mock: mock, codeMode: codeMode}
-	d.srv = mcp.NewServer(mcp.Options{Name: "discord", Version: "1.0.0", Logger: quiet()})
-	if err := openapi.RegisterDoc(d.srv, doc, openapi.Options{BaseURL: mock.BaseURL(), Client: mock.Client()}); err != nil {
-		mock.Close()
-		return nil, err
-	}
-	var runner *codemode.Runner
-	var opts *toolsearch.Options
-	if codeMode {
-		// As docs/codemode.md installs it: the script tool registered
-		// first and pinned beside search, its middleware outermost.
-		if runner, err = codemode.New(d.srv, nil); err != nil {
-			mock.Close()
-			return nil, err
-		}
-		opts = &toolsearch.Options{Pinned: []string{codemode.DefaultTool}}
-	}
-	s, err := toolsearch.New(d.srv, opts)
-	if err != nil {
-		mock.Close()
-		return nil, err
-	}
-	d.mw = s.Middleware
-	if runner != nil {
-		d.mw = func(h http.Handler) http.Handler { return runner.Middleware(s.Middleware(h)) }
-	}
-	return d, nil
+// discordServers are the two servers (without code mode and with it),
+// each built once for the run and shared by the tests: loading and
+// registering Discord's document takes seconds under the race detector,
+// for each test that built its own. closeDiscordServers closes their
+// mocks after the tests.
+var discordServers struct {
+	sync.Mutex
+	built map[bool]*discordServer
 }
 
-// discord is newDiscordServer for t, closed with it.
+// discord is the shared server of codeMode, built at its first use.
 func discord(t *testing.T, codeMode bool) *discordServer {
 	t.Helper()
-	d, err := newDiscordServer(codeMode)
+	discordServers.Lock()
+	defer discordServers.Unlock()
+	if d := discordServers.built[codeMode]; d != nil {
+		return d
+	}
+	s, err := discordpkg.New("../openapi/testdata/discord.json", codeMode)
 	require.NoError(t, err)
-	t.Cleanup(d.mock.Close)
+	d := &discordServer{srv: s.MCP, mw: s.Middleware, mock: s.Mock, codeMode: codeMode}
+	if discordServers.built == nil {
+		discordServers.built = map[bool]*discordServer{}
+	}
+	discordServers.built[codeMode] = d
 	return d
+}
+
+// closeDiscordServers closes the mocks of the shared servers.
+func closeDiscordServers() {
+	discordServers.Lock()
+	defer discordServers.Unlock()
+	for _, d := range discordServers.built {
+		d.mock.Close()
+	}
+	discordServers.built = nil
 }
 
 // tools is what tools/list shows of the server.
@@ -234,8 +191,7 @@ func (d *discordServer) forEachGoSDK(t *testing.T, f func(t *testing.T, ctx cont
 // environment that client needs (its stdio server finds Discord's
 // document, and installs code mode when d has it), and the mock that
 // sees the API's requests, nil when the server (and its mock) is another
-// process: this package's test binary built once (see init and
-// discordStdioBinary).
+// process: discord's stdio command (discordStdioBinary).
 func (d *discordServer) nodeTarget(t *testing.T, kind transportKind) (target string, env []string, mock *openapitest.Server) {
 	t.Helper()
 	spec, err := filepath.Abs("../openapi/testdata/discord.json")
@@ -250,11 +206,9 @@ func (d *discordServer) nodeTarget(t *testing.T, kind transportKind) (target str
 	return "stdio:" + discordStdioBinary(t), env, nil
 }
 
-// discordStdioServer is this package's test binary built without the
-// race detector, once: the server of the Node clients' stdio cases (see
-// init). Under the race detector, loading Discord's document takes a
-// minute on a loaded machine, longer than the clients wait for a server
-// to start.
+// discordStdioServer is discord's stdio command, built once without the
+// race detector: the server of the Node clients' stdio cases (see package
+// discord for why not under race).
 var discordStdioServer struct {
 	once sync.Once
 	bin  string
@@ -264,10 +218,10 @@ var discordStdioServer struct {
 func discordStdioBinary(t *testing.T) string {
 	t.Helper()
 	discordStdioServer.once.Do(func() {
-		bin := filepath.Join(binDir, "discord-stdio.test") // removed by TestMain
-		out, err := exec.Command("go", "test", "-c", "-o", bin, ".").CombinedOutput()
+		bin := filepath.Join(binDir, "discord-stdio") // removed by TestMain
+		out, err := exec.Command("go", "build", "-o", bin, "./internal/discord/stdio").CombinedOutput()
 		if err != nil {
-			discordStdioServer.err = fmt.Errorf("go test -c: %v\n%s", err, out)
+			discordStdioServer.err = fmt.Errorf("go build ./internal/discord/stdio: %v\n%s", err, out)
 			return
 		}
 		discordStdioServer.bin = bin
