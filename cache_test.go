@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -158,7 +159,7 @@ func TestCacheScopeRules(t *testing.T) {
 		Prompts:           mcp.CacheHint{TTL: time.Minute, Scope: mcp.CachePublic},
 		Discover:          mcp.CacheHint{TTL: time.Minute, Scope: mcp.CachePublic},
 	}
-	adminOnly := mcp.AccessCheck(func(_ context.Context, auth any) bool { return auth == wiretest.CacheUser("admin") })
+	adminOnly := access.Check(func(_ context.Context, auth any) bool { return auth == wiretest.CacheUser("admin") })
 	noop := func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil }
 	load := func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
 		return []mcp.ResourceContents{{Text: "x"}}, nil
@@ -212,11 +213,11 @@ func TestCacheScopeRules(t *testing.T) {
 			{promptsList, "alice", "public"}, {resourcesList, "alice", "public"}, {discover, "alice", "public"},
 		}},
 		{"a prompt, resource or template with CanAccess makes its list private", cacheSetup{cache: allPublic, add: func(srv *mcp.Server) {
-			srv.AddPrompt(mcp.Prompt{Name: "secret", CanAccess: mcp.RequireAuth, Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {
+			srv.AddPrompt(mcp.Prompt{Name: "secret", CanAccess: access.Authenticated, Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {
 				return mcp.UserText("s"), nil
 			}})
-			srv.AddResource(mcp.Resource{URI: "mem://secret", Name: "secret", CanAccess: mcp.RequireAuth, Load: load, Cache: publicMinute})
-			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "vault://{k}", Name: "vault", CanAccess: mcp.RequireAuth, Cache: publicMinute,
+			srv.AddResource(mcp.Resource{URI: "mem://secret", Name: "secret", CanAccess: access.Authenticated, Load: load, Cache: publicMinute})
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "vault://{k}", Name: "vault", CanAccess: access.Authenticated, Cache: publicMinute,
 				Load: func(context.Context, *mcp.Context, map[string]string) ([]mcp.ResourceContents, error) {
 					return []mcp.ResourceContents{{Text: "v"}}, nil
 				}})
@@ -225,8 +226,8 @@ func TestCacheScopeRules(t *testing.T) {
 			{toolsList, "alice", "public"},
 		}},
 		{"a read of an object with CanAccess is private, even marked public", cacheSetup{add: func(srv *mcp.Server) {
-			srv.AddResource(mcp.Resource{URI: "mem://secret", Name: "secret", CanAccess: mcp.RequireAuth, Load: load, Cache: publicMinute})
-			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "vault://{k}", Name: "vault", CanAccess: mcp.RequireAuth, Cache: publicMinute,
+			srv.AddResource(mcp.Resource{URI: "mem://secret", Name: "secret", CanAccess: access.Authenticated, Load: load, Cache: publicMinute})
+			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "vault://{k}", Name: "vault", CanAccess: access.Authenticated, Cache: publicMinute,
 				Load: func(context.Context, *mcp.Context, map[string]string) ([]mcp.ResourceContents, error) {
 					return []mcp.ResourceContents{{Text: "v"}}, nil
 				}})
@@ -264,7 +265,7 @@ func TestCacheScopeRules(t *testing.T) {
 		}},
 		{"a session access policy too", cacheSetup{cache: allPublic, wrap: func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				p := mcp.Restrict(mcp.Match{Tags: []string{"admin"}}, mcp.RequireRoles("admin"))
+				p := mcp.Restrict(mcp.Match{Tags: []string{"admin"}}, access.Roles("admin"))
 				next.ServeHTTP(w, r.WithContext(mcp.WithSessionAccessPolicy(r.Context(), p)))
 			})
 		}}, []check{{toolsList, "alice", "private"}, {promptsList, "", "private"}}},
@@ -274,13 +275,13 @@ func TestCacheScopeRules(t *testing.T) {
 			})
 		}}, []check{{toolsList, "alice", "private"}, {promptsList, "alice", "public"}}},
 		{"a mount with CanAccess makes the lists private", cacheSetup{cache: allPublic, add: func(srv *mcp.Server) {
-			srv.Mount("kid", child(nil), &mcp.MountOptions{CanAccess: mcp.RequireAuth})
+			srv.Mount("kid", child(nil), &mcp.MountOptions{CanAccess: access.Authenticated})
 		}}, []check{{toolsList, "alice", "private"}, {toolsList, "", "private"}, {promptsList, "alice", "private"}}},
 		{"a mounted server's CanAccess makes the list private", cacheSetup{cache: allPublic, add: func(srv *mcp.Server) {
 			srv.Mount("kid", child(func(c *mcp.Server) {
 				mcp.AddTool(c, mcp.Tool{Name: "gated", CanAccess: adminOnly}, noop)
 				c.AddResource(mcp.Resource{URI: "kid://open", Name: "open", Load: load, Cache: publicMinute})
-				c.AddResource(mcp.Resource{URI: "kid://gated", Name: "gated", Load: load, Cache: publicMinute, CanAccess: mcp.RequireAuth})
+				c.AddResource(mcp.Resource{URI: "kid://gated", Name: "gated", Load: load, Cache: publicMinute, CanAccess: access.Authenticated})
 			}), nil)
 		}}, []check{
 			{toolsList, "alice", "private"}, {promptsList, "alice", "public"}, {resourcesList, "alice", "private"},
@@ -294,7 +295,7 @@ func TestCacheScopeRules(t *testing.T) {
 		{"reads through a mount with CanAccess are private", cacheSetup{add: func(srv *mcp.Server) {
 			srv.Mount("kid", child(func(c *mcp.Server) {
 				c.AddResource(mcp.Resource{URI: "kid://open", Name: "open", Load: load, Cache: publicMinute})
-			}), &mcp.MountOptions{CanAccess: mcp.RequireAuth})
+			}), &mcp.MountOptions{CanAccess: access.Authenticated})
 		}}, []check{{read("kid://kid/open"), "alice", "private"}}},
 	}
 	for _, tt := range tests {

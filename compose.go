@@ -10,6 +10,7 @@ import (
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
@@ -41,8 +42,8 @@ import (
 type MountOptions struct {
 	// CanAccess, when set, is an access check on every object of the
 	// child, run before the child's own checks: a refused caller sees
-	// nothing of the child (see [AccessCheck]).
-	CanAccess AccessCheck
+	// nothing of the child (see [access.Check]).
+	CanAccess access.Check
 	// Tags are added to the tags of every object of the child, so that
 	// the parent's [Registry.Disable] and [Registry.Enable] (and a
 	// [SessionAccessPolicy]) can select the whole child at once.
@@ -59,7 +60,7 @@ type Mounted struct {
 type mount struct {
 	prefix    string
 	child     *Server
-	canAccess AccessCheck
+	canAccess access.Check
 	tags      []string
 	stopWatch func()
 	stopTrack func()
@@ -805,7 +806,7 @@ func (im *importer) base(b entryBase, key string) entryBase {
 	b.key = key
 	if im.opts.CanAccess != nil {
 		if own := b.canAccess; own != nil {
-			b.canAccess = RequireAll(im.opts.CanAccess, own)
+			b.canAccess = access.All(im.opts.CanAccess, own)
 		} else {
 			b.canAccess = im.opts.CanAccess
 		}

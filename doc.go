@@ -40,11 +40,12 @@
 //
 // # Access
 //
-// Every object can carry a CanAccess [AccessCheck]: it gets the request's
+// Every object can carry a CanAccess [access.Check]: it gets the request's
 // context.Context (with whatever the application's middleware put there,
 // such as a tenant) and the caller's auth data, and a refused object is
-// invisible. [RequireAuth], [RequireScopes], [RequireAll] and
-// [RequireAny] are ready-made checks.
+// invisible. Package access holds the ready-made checks
+// ([access.Authenticated], [access.Scopes], [access.Roles], [access.All],
+// [access.Any]).
 //
 // # Extensions
 //

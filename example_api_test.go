@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -396,12 +397,12 @@ func (apiKeys) OAuthMetadata() *discovery.Options {
 // grant is the auth data of a key: the scopes it was granted.
 type grant []string
 
-// HasScope makes grant a ScopeChecker, for RequireScopes.
+// HasScope makes grant an access.ScopeChecker, for access.Scopes.
 func (g grant) HasScope(scope string) bool { return slices.Contains(g, scope) }
 
 var (
 	_ discovery.MetadataProvider = apiKeys{}
-	_ mcp.ScopeChecker           = grant{}
+	_ access.ScopeChecker        = grant{}
 )
 
 func ExampleOptions() {
@@ -409,7 +410,7 @@ func ExampleOptions() {
 		Auth:  apiKeys{"k1": {"notes:read"}},
 		Roots: &mcp.RootsOptions{Disabled: true}, // never ask clients for their roots
 	})
-	mcp.AddTool(srv, mcp.Tool{Name: "read", CanAccess: mcp.RequireScopes("notes:read")},
+	mcp.AddTool(srv, mcp.Tool{Name: "read", CanAccess: access.Scopes("notes:read")},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "a note", nil })
 	// The HTTP side's own endpoints and pings are the handler's options.
 	h := mcphttp.New(srv, &mcphttp.Options{
@@ -466,7 +467,7 @@ func ExampleContext_Roots() {
 // a mcp.Logger), an access check shared by several tools, and annotations
 // that tell the client who a piece of content is for.
 func ExampleClientCapabilities() {
-	adminOnly := mcp.AccessCheck(func(ctx context.Context, auth any) bool { return auth == "admin" })
+	adminOnly := access.Check(func(ctx context.Context, auth any) bool { return auth == "admin" })
 	srv := mcp.NewServer(mcp.Options{Name: "ops", Version: "1.0.0", Logger: quiet})
 	audit := func(log mcp.Logger, what string) { log.Info("audit", "action", what) }
 	mcp.AddTool(srv, mcp.Tool{Name: "restart", CanAccess: adminOnly},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -26,7 +27,7 @@ func ExampleCacheHint() {
 			Discover: mcp.CacheHint{TTL: time.Hour, Scope: mcp.CachePublic},
 		}})
 	mcp.AddTool(srv, mcp.Tool{Name: "search"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
-	mcp.AddTool(srv, mcp.Tool{Name: "purge", CanAccess: mcp.RequireRoles("admin")},
+	mcp.AddTool(srv, mcp.Tool{Name: "purge", CanAccess: access.Roles("admin")},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
 	srv.AddPrompt(mcp.Prompt{Name: "summarize", Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {
 		return mcp.UserText("Summarize the page."), nil

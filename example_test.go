@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -220,7 +221,7 @@ func ExampleAccessCheck() {
 	// The application's middleware put the tenant in the request context;
 	// the check reads it from there.
 	onlyAcme := func(ctx context.Context, auth any) bool { return ctx.Value(tenantKey{}) == "acme" }
-	mcp.AddTool(srv, mcp.Tool{Name: "acme_report", CanAccess: mcp.RequireAll(mcp.RequireAuth, onlyAcme)},
+	mcp.AddTool(srv, mcp.Tool{Name: "acme_report", CanAccess: access.All(access.Authenticated, onlyAcme)},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) { return "numbers", nil })
 
 	for _, tenant := range []string{"acme", "globex"} {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 )
 
 // TestListToolsJSON: the tools encoded at registration are what
@@ -18,7 +19,7 @@ func TestListToolsJSON(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
 	mcp.AddTool(s, mcp.Tool{Name: "open", Description: "anyone", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, noopTool)
-	mcp.AddTool(s, mcp.Tool{Name: "authed", CanAccess: mcp.RequireAuth}, noopTool)
+	mcp.AddTool(s, mcp.Tool{Name: "authed", CanAccess: access.Authenticated}, noopTool)
 	ctx := context.Background()
 	for _, auth := range []any{nil, "ada"} {
 		tools := s.ListTools(ctx, auth)

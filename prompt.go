@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
@@ -50,8 +51,8 @@ type Prompt struct {
 	// enums are checked before it runs.
 	Load func(ctx context.Context, c *Context, args map[string]string) (*PromptResult, error)
 	// CanAccess, when set, hides the prompt from callers it refuses (see
-	// [AccessCheck]).
-	CanAccess AccessCheck
+	// [access.Check]).
+	CanAccess access.Check
 	// Tags group prompts for [Registry.Disable] and [Registry.Enable] (see
 	// [Tool].Tags); prompts/list does not send them.
 	Tags []string

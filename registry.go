@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/mcpchain/mcp/access"
 )
 
 // Registration errors. The error-returning registration forms (the
@@ -34,79 +36,16 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidDefinition}, args...)...)
 }
 
-// AccessCheck decides, for one request, whether the caller may see and use
-// a tool, resource, resource template or prompt. ctx is the request's own
-// context, so it carries every value the application's middleware put
-// there (a tenant, a feature flag); auth is the caller's auth data (what
-// Options.Authenticate or the auth provider returned, nil when
-// anonymous). A refused object is invisible: it is not listed, and a call
-// to it reads as an unknown one.
-//
-// A check runs on every list and every call: keep it fast and free of
-// side effects. [RequireAuth], [RequireScopes], [RequireAll] and
-// [RequireAny] are ready-made checks.
-type AccessCheck func(ctx context.Context, auth any) bool
-
-// RequireAuth is a ready-made [AccessCheck]: the caller must be
-// authenticated (carry non-nil auth data).
-func RequireAuth(_ context.Context, auth any) bool { return auth != nil }
-
-// ScopeChecker is implemented by auth data that knows the OAuth scopes it
-// was granted; [RequireScopes] asks it.
-type ScopeChecker interface {
-	// HasScope reports whether scope was granted.
-	HasScope(scope string) bool
-}
-
-// RequireScopes returns an [AccessCheck] that admits a caller whose auth
-// data implements [ScopeChecker] and holds every one of scopes.
-func RequireScopes(scopes ...string) AccessCheck {
-	return func(_ context.Context, auth any) bool {
-		sc, ok := auth.(ScopeChecker)
-		if !ok {
-			return false
-		}
-		for _, s := range scopes {
-			if !sc.HasScope(s) {
-				return false
-			}
-		}
-		return true
-	}
-}
-
-// RequireAll returns an [AccessCheck] that admits a caller every one of
-// checks admits (all of none: everyone).
-func RequireAll(checks ...AccessCheck) AccessCheck {
-	return func(ctx context.Context, auth any) bool {
-		for _, c := range checks {
-			if !c(ctx, auth) {
-				return false
-			}
-		}
-		return true
-	}
-}
-
-// RequireAny returns an [AccessCheck] that admits a caller at least one of
-// checks admits (any of none: no one).
-func RequireAny(checks ...AccessCheck) AccessCheck {
-	return func(ctx context.Context, auth any) bool {
-		for _, c := range checks {
-			if c(ctx, auth) {
-				return true
-			}
-		}
-		return false
-	}
-}
+// AccessCheck is another name for [access.Check], the type of every
+// CanAccess field; [access] holds the ready-made checks.
+type AccessCheck = access.Check
 
 // entryBase is what every registered object shares: its key in the
 // registry and its access rules.
 type entryBase struct {
 	key       string
 	kind      Kind
-	canAccess AccessCheck
+	canAccess access.Check
 	tags      []string // the object's Tags (visibility.go)
 	// resolve, set on the entry a table holds for a tool registered in
 	// several versions, returns the version the caller gets (versions.go).

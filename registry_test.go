@@ -132,45 +132,6 @@ func TestCanAccessSeesTheRequestContext(t *testing.T) {
 	}
 }
 
-type scoped []string
-
-func (s scoped) HasScope(x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
-func TestReadyMadeChecks(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	never := func(context.Context, any) bool { return false }
-	tests := []struct {
-		name  string
-		check mcp.AccessCheck
-		auth  any
-		want  bool
-	}{
-		{"RequireAuth anonymous", mcp.RequireAuth, nil, false},
-		{"RequireAuth authenticated", mcp.RequireAuth, "ann", true},
-		{"RequireScopes all held", mcp.RequireScopes("read", "write"), scoped{"read", "write", "x"}, true},
-		{"RequireScopes one missing", mcp.RequireScopes("read", "write"), scoped{"read"}, false},
-		{"RequireScopes no scopes in auth", mcp.RequireScopes("read"), "ann", false},
-		{"RequireAll", mcp.RequireAll(mcp.RequireAuth, mcp.RequireScopes("read")), scoped{"read"}, true},
-		{"RequireAll one refuses", mcp.RequireAll(mcp.RequireAuth, never), "ann", false},
-		{"RequireAny", mcp.RequireAny(never, mcp.RequireAuth), "ann", true},
-		{"RequireAny none admits", mcp.RequireAny(never), "ann", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, tt.check(ctx, tt.auth))
-		})
-	}
-}
-
 // TestErrorIs: an *Error with only a Code matches every error of that
 // code; no sentinel matches every -32602.
 func TestErrorIs(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
@@ -67,9 +68,9 @@ type Resource struct {
 	// Load returns the contents: one item, or several.
 	Load func(ctx context.Context, c *Context) ([]ResourceContents, error)
 	// CanAccess, when set, hides the resource from callers it refuses
-	// (see [AccessCheck]). It also makes every read of the resource
+	// (see [access.Check]). It also makes every read of the resource
 	// private to its caller (see [CacheHint]).
-	CanAccess AccessCheck
+	CanAccess access.Check
 	// Tags group resources for [Registry.Disable] and [Registry.Enable] (see
 	// [Tool].Tags); resources/list does not send them.
 	Tags []string
@@ -149,9 +150,9 @@ type ResourceTemplate struct {
 	// the template variables matched in the URI.
 	Load func(ctx context.Context, c *Context, args map[string]string) ([]ResourceContents, error)
 	// CanAccess, when set, hides the template from callers it refuses
-	// (see [AccessCheck]). It also makes every read through the template
+	// (see [access.Check]). It also makes every read through the template
 	// private to its caller (see [CacheHint]).
-	CanAccess AccessCheck
+	CanAccess access.Check
 	// Tags group templates for [Registry.Disable] and [Registry.Enable] (see
 	// [Tool].Tags); resources/templates/list does not send them.
 	Tags []string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/argschema"
 	"github.com/mcpchain/mcp/internal/engine"
@@ -45,7 +46,7 @@ type Tool struct {
 	// CanAccess, when set, decides per request (its context and the
 	// caller's auth data) whether the tool exists: a denied tool is neither
 	// listed nor callable, and a call to it reads as an unknown tool.
-	CanAccess AccessCheck
+	CanAccess access.Check
 	// Timeout bounds one execution; zero means no limit. It is a deadline
 	// on the tool's context: when it passes, ctx is cancelled (its cause
 	// says the tool timed out) and the client at once gets an isError

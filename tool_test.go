@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 )
 
 type point struct {
@@ -402,7 +403,7 @@ func TestCanAccessHides(t *testing.T) {
 	admin := func(_ context.Context, auth any) bool { u, _ := auth.(string); return u == "admin" }
 	mcp.AddTool(s, mcp.Tool{Name: "public"}, noopTool)
 	mcp.AddTool(s, mcp.Tool{Name: "secret", CanAccess: admin}, noopTool)
-	mcp.AddTool(s, mcp.Tool{Name: "authed", CanAccess: mcp.RequireAuth}, noopTool)
+	mcp.AddTool(s, mcp.Tool{Name: "authed", CanAccess: access.Authenticated}, noopTool)
 	s.AddResource(mcp.Resource{URI: "mem://secret", Name: "s", CanAccess: admin,
 		Load: func(context.Context, *mcp.Context) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{{Text: "s"}}, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -207,7 +208,7 @@ func TestTransformWrap(t *testing.T) {
 func TestTransformOutlivesSource(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
-	mcp.AddTool(s, mcp.Tool{Name: "admin_op", CanAccess: mcp.RequireAuth}, func(context.Context, *mcp.Context, struct {
+	mcp.AddTool(s, mcp.Tool{Name: "admin_op", CanAccess: access.Authenticated}, func(context.Context, *mcp.Context, struct {
 		Mode string `json:"mode"`
 	}) (string, error) {
 		return "done", nil

@@ -18,6 +18,7 @@ import (
 	"github.com/zitadel/oidc/v3/pkg/oidc"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/client/oauth"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -88,7 +89,7 @@ func TestMultiAuthThreeCredentials(t *testing.T) {
 		s, _ := c.Session.(mcp.Subject)
 		return s.Subject(), nil
 	})
-	mcp.AddTool(srv, mcp.Tool{Name: "audit", CanAccess: mcp.RequireRoles("auditors")},
+	mcp.AddTool(srv, mcp.Tool{Name: "audit", CanAccess: access.Roles("auditors")},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "audit log", nil })
 	h := mcphttp.New(srv, nil)
 	t.Cleanup(func() { _ = h.Close() })

@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/client/oauth"
 	"github.com/mcpchain/mcp/internal/claims"
@@ -367,7 +368,7 @@ func TestPresetResourceServer(t *testing.T) {
 			assert.Equal(t, r.AccessToken["sub"], s.Sub)
 			assert.Equal(t, tc.roles, s.Roles)
 			assert.False(t, s.HasRole("root"))
-			assert.True(t, mcp.RequireRoles(tc.roles[len(tc.roles)-1])(context.Background(), s))
+			assert.True(t, access.Roles(tc.roles[len(tc.roles)-1])(context.Background(), s))
 			for _, bad := range []struct {
 				set  map[string]any
 				desc string

@@ -11,7 +11,7 @@ import (
 // where the registry consults it, with the caller's auth data, for each
 // object: a refused one is left out of the lists and a call to it reads as
 // unknown, exactly as when the object's own CanAccess check (an
-// [mcp.AccessCheck]) refuses the caller. Policies stack: with several
+// [access.Check]) refuses the caller. Policies stack: with several
 // RestrictAccess in a chain an object must pass
 // them all. Place it after the authentication middleware, so the policy
 // sees the auth data; it panics if policy is nil.

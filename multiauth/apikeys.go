@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 )
 
 // keyBodyLen is the length of a key after its prefix: 32 random bytes in
@@ -33,8 +34,8 @@ type APIKey struct {
 	// one caller. 1 to 128 printable ASCII characters, no space.
 	// Required.
 	Name string
-	// Scopes and Roles are what the key grants, for mcp.RequireScopes and
-	// mcp.RequireRoles.
+	// Scopes and Roles are what the key grants, for access.Scopes and
+	// access.Roles.
 	Scopes []string
 	Roles  []string
 }
@@ -204,17 +205,17 @@ type APIKeySession struct {
 // sessions, tasks and rate-limit bucket are its own.
 func (s *APIKeySession) Subject() string { return "apikey:" + s.Name }
 
-// HasScope implements mcp.ScopeChecker, for mcp.RequireScopes.
+// HasScope implements access.ScopeChecker, for access.Scopes.
 func (s *APIKeySession) HasScope(scope string) bool {
 	return s != nil && slices.Contains(s.Scopes, scope)
 }
 
-// HasRole implements mcp.RoleChecker, for mcp.RequireRoles.
+// HasRole implements access.RoleChecker, for access.Roles.
 func (s *APIKeySession) HasRole(role string) bool { return s != nil && slices.Contains(s.Roles, role) }
 
 var (
-	_ Owner            = (*APIKeys)(nil)
-	_ mcp.Subject      = (*APIKeySession)(nil)
-	_ mcp.RoleChecker  = (*APIKeySession)(nil)
-	_ mcp.ScopeChecker = (*APIKeySession)(nil)
+	_ Owner               = (*APIKeys)(nil)
+	_ mcp.Subject         = (*APIKeySession)(nil)
+	_ access.RoleChecker  = (*APIKeySession)(nil)
+	_ access.ScopeChecker = (*APIKeySession)(nil)
 )

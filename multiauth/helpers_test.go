@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/client/oauth"
 	"github.com/mcpchain/mcp/devidp"
@@ -175,7 +176,7 @@ func newStack(t *testing.T) *stack {
 		}
 		return sub.Subject(), nil
 	})
-	mcp.AddTool(srv, mcp.Tool{Name: "admin", CanAccess: mcp.RequireRoles("admin")},
+	mcp.AddTool(srv, mcp.Tool{Name: "admin", CanAccess: access.Roles("admin")},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "admin", nil })
 	h := mcphttp.New(srv, nil)
 	t.Cleanup(func() { _ = h.Close() })

@@ -6,7 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/oauth2"
@@ -65,13 +65,13 @@ func TestCodeHostIdentifyUsesUserAPI(t *testing.T) {
 	s := p.up.NewSession(OAuthSession{UserID: id.Subject, Scopes: []string{"read:user"}}, id).(*CodeHostSession)
 	assert.Equal(t, "octo", s.Username)
 	ctx := context.Background()
-	assert.True(t, mcp.RequireAuth(ctx, s))
-	assert.True(t, mcp.RequireScopes("read:user")(ctx, s))
-	assert.False(t, mcp.RequireScopes("read:user", "repo")(ctx, s))
-	assert.True(t, mcp.RequireAny(mcp.RequireScopes("repo"), mcp.RequireScopes("read:user"))(ctx, s))
-	assert.False(t, mcp.RequireAll(mcp.RequireAuth, mcp.RequireScopes("repo"))(ctx, s))
-	assert.False(t, mcp.RequireScopes("read:user")(ctx, nil))
-	assert.False(t, mcp.RequireScopes("read:user")(ctx, "a string"))
+	assert.True(t, access.Authenticated(ctx, s))
+	assert.True(t, access.Scopes("read:user")(ctx, s))
+	assert.False(t, access.Scopes("read:user", "repo")(ctx, s))
+	assert.True(t, access.Any(access.Scopes("repo"), access.Scopes("read:user"))(ctx, s))
+	assert.False(t, access.All(access.Authenticated, access.Scopes("repo"))(ctx, s))
+	assert.False(t, access.Scopes("read:user")(ctx, nil))
+	assert.False(t, access.Scopes("read:user")(ctx, "a string"))
 	_, err = p.up.Identify(context.Background(), &oauth2.Token{AccessToken: "bad"}, "")
 	assert.ErrorIs(t, err, ErrUpstream)
 }

@@ -17,8 +17,8 @@
 // set one as mcp.Options.Auth and the server mounts the endpoints and the
 // discovery documents, verifies the bearer token of every request, and
 // hands tools the provider's session ([OAuthSession] and friends). The
-// sessions implement mcp.ScopeChecker, so mcp.RequireAuth and
-// mcp.RequireScopes work as a tool's CanAccess.
+// sessions implement access.ScopeChecker, so access.Authenticated and
+// access.Scopes work as a tool's CanAccess.
 //
 // # The consent page
 //

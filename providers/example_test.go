@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/providers"
 )
@@ -37,7 +38,7 @@ func ExampleNewOAuthProvider() {
 	defer auth.Close()
 
 	srv := mcp.NewServer(mcp.Options{Name: "notes", Version: "1.0.0", Auth: auth, Logger: slog.New(slog.DiscardHandler)})
-	mcp.AddTool(srv, mcp.Tool{Name: "whoami", CanAccess: mcp.RequireScopes("notes:read")},
+	mcp.AddTool(srv, mcp.Tool{Name: "whoami", CanAccess: access.Scopes("notes:read")},
 		func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			s, _ := providers.SessionOf(c.Session)
 			return s.UserID, nil

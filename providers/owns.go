@@ -7,7 +7,7 @@ import (
 	claimpath "github.com/mcpchain/mcp/internal/claims"
 )
 
-// HasRole implements mcp.RoleChecker, for mcp.RequireRoles: role is one
+// HasRole implements access.RoleChecker, for access.Roles: role is one
 // of the strings of the user's claims that Config.RoleClaims names.
 func (s *OAuthSession) HasRole(role string) bool { return s != nil && slices.Contains(s.Roles, role) }
 

@@ -116,7 +116,7 @@ type Config struct {
 	ClientMetadataDocuments ClientMetadataDocuments
 	// RoleClaims are the paths of the user's claims (the verified ID
 	// token's, or the user API's) whose strings are the user's roles
-	// (OAuthSession.Roles, for mcp.RequireRoles): "groups", "roles",
+	// (OAuthSession.Roles, for access.Roles): "groups", "roles",
 	// "realm_access.roles", a quoted namespaced claim
 	// ("\"https://mcp.example.com/roles\""); dots separate the members of
 	// nested objects. A string is one role, a list gives its strings.

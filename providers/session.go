@@ -15,7 +15,7 @@ type OAuthSession struct {
 	// Scopes are the scopes granted to the MCP client's token.
 	Scopes []string `json:"scopes,omitempty"`
 	// Roles are the strings of the user's claims that Config.RoleClaims
-	// names (a group is a role here), for mcp.RequireRoles.
+	// names (a group is a role here), for access.Roles.
 	Roles []string `json:"roles,omitempty"`
 	// ExpiresAt is when AccessToken expires (zero: unknown or never).
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
@@ -44,9 +44,9 @@ func (s *OAuthSession) Subject() string { return s.UserID }
 func (s *OAuthSession) OAuth() *OAuthSession { return s }
 
 // HasScope reports whether scope was granted. It implements
-// mcp.ScopeChecker, so mcp.RequireScopes reads any provider session:
+// access.ScopeChecker, so access.Scopes reads any provider session:
 //
-//	mcp.Tool{Name: "repos", CanAccess: mcp.RequireScopes("repo")}
+//	mcp.Tool{Name: "repos", CanAccess: access.Scopes("repo")}
 func (s *OAuthSession) HasScope(scope string) bool {
 	return slices.Contains(s.Scopes, scope)
 }

@@ -63,7 +63,7 @@
 // provider to put the resource (or your API identifier) in aud.
 //
 // Tools get the caller as a [*Session] (subject, scopes, client and every
-// claim); it implements mcp.ScopeChecker, so mcp.RequireScopes works as a
+// claim); it implements access.ScopeChecker, so access.Scopes works as a
 // tool's CanAccess for per-tool scopes, and carries the request's token
 // for a downstream call as the user (Session.SubjectToken, package
 // tokenexchange).

@@ -363,7 +363,7 @@ type Session struct {
 	// Scopes are the scopes granted (scope and scp together).
 	Scopes []string
 	// Roles are the strings of the claims Config.RoleClaims names (a
-	// group is a role here), for mcp.RequireRoles.
+	// group is a role here), for access.Roles.
 	Roles []string
 	// Expiry is the token's exp.
 	Expiry time.Time
@@ -383,7 +383,7 @@ type Session struct {
 // issuer and sub together.
 func (s *Session) Subject() string { return s.Issuer + "|" + s.Sub }
 
-// HasScope implements mcp.ScopeChecker, for mcp.RequireScopes.
+// HasScope implements access.ScopeChecker, for access.Scopes.
 func (s *Session) HasScope(scope string) bool { return slices.Contains(s.Scopes, scope) }
 
 func (s *Session) missing(required []string) []string {

@@ -49,13 +49,13 @@ type Config struct {
 	// RequiredScopes must all be granted to every token (the scope claim,
 	// space-separated, or scp, a list or a string). A token without one
 	// of them is refused with 403 insufficient_scope naming them. Per-tool
-	// scopes are for mcp.RequireScopes on the tool.
+	// scopes are for access.Scopes on the tool.
 	RequiredScopes []string
 	// ScopesSupported is scopes_supported in the metadata. Default:
 	// RequiredScopes.
 	ScopesSupported []string
 	// RoleClaims are the claim paths whose strings are the caller's roles
-	// (Session.Roles, for mcp.RequireRoles): "groups" (Okta), "roles" and
+	// (Session.Roles, for access.Roles): "groups" (Okta), "roles" and
 	// "groups" (Entra), "realm_access.roles" (Keycloak),
 	// "cognito:groups", a namespaced Auth0 claim in double quotes
 	// ("\"https://mcp.example.com/roles\""). Dots separate the members

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/providers"
 )
@@ -31,7 +32,7 @@ func newServer(getenv func(string) string) (*mcp.Server, *providers.CodeHostProv
 	}
 	srv := mcp.NewServer(mcp.Options{Name: "github", Version: "1.0.0", Auth: auth})
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami", Description: "Your GitHub login",
-		CanAccess: mcp.RequireScopes("read:user")},
+		CanAccess: access.Scopes("read:user")},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			s, ok := c.Session.(*providers.CodeHostSession)
 			if !ok {
