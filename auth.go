@@ -138,51 +138,57 @@ const (
 	KindPrompt   Kind = "prompt"
 )
 
-// AccessPolicy decides whether a caller (its auth data) may see and use a
-// tool, resource or prompt. Like a per-object CanAccess, a refusal hides
-// the object: it is not listed, and a call to it reads as unknown.
-type AccessPolicy func(auth any, kind Kind, name string) bool
+// AccessQuery is what an [AccessPolicy] decides on: who asks, in which
+// session, about which object.
+type AccessQuery struct {
+	// Auth is the caller's auth data (nil when anonymous).
+	Auth any
+	// SessionID is the caller's session ("" when it has none: stateless
+	// HTTP, revision 2026-07-28, or a list made outside a request).
+	SessionID string
+	// Kind and Name name the object (for a resource, its URI or URI
+	// template).
+	Kind Kind
+	Name string
+	// Tags are the object's tags. Read-only: the slice is the object's.
+	Tags []string
+}
+
+// AccessPolicy decides, for one request, whether the caller may see and
+// use a tool, resource or prompt, over every object of the server rather
+// than one (as an object's CanAccess does): it gets the request's context
+// and an [AccessQuery] (the caller's auth data, its session ID, the
+// object's kind, name and tags). Like a per-object CanAccess, a refusal
+// hides the object: it is not listed, and a call to it reads as unknown.
+// It runs on every list and call, from request goroutines concurrently:
+// keep it fast, safe for concurrent use and free of side effects.
+// [Restrict] builds one from a [Match] and an access check.
+type AccessPolicy func(ctx context.Context, q AccessQuery) bool
 
 type policyKey struct{}
 
 // WithAccessPolicy returns a copy of ctx carrying p, consulted (with every
-// policy already in ctx, and the objects' own CanAccess) by the registry.
-// The canAccess middleware sets it. A policy that needs the session ID or
-// the object's tags is a [SessionAccessPolicy].
+// policy already in ctx, and the objects' own CanAccess) by the registry:
+// every policy in ctx must admit an object. middleware.RestrictAccess sets
+// it for every request of an endpoint.
 func WithAccessPolicy(ctx context.Context, p AccessPolicy) context.Context {
-	ps := policiesFrom(ctx)
-	if prev := ps.byName; prev != nil {
+	if prev := policyFrom(ctx); prev != nil {
 		next := p
-		p = func(auth any, kind Kind, name string) bool { return prev(auth, kind, name) && next(auth, kind, name) }
+		p = func(ctx context.Context, q AccessQuery) bool { return prev(ctx, q) && next(ctx, q) }
 	}
-	ps.byName = p
-	return context.WithValue(ctx, policyKey{}, ps)
+	return context.WithValue(ctx, policyKey{}, p)
 }
 
-// policies are the access policies of a context, under one key so that
-// a check reads the context once.
-type policies struct {
-	byName    AccessPolicy
-	bySession SessionAccessPolicy
-}
-
-// policiesFrom returns a copy of the policies in ctx (none: the zero value).
-func policiesFrom(ctx context.Context) policies {
-	if ps, ok := ctx.Value(policyKey{}).(policies); ok {
-		return ps
-	}
-	return policies{}
+// policyFrom returns the access policy in ctx (all of those added, as
+// one), or nil.
+func policyFrom(ctx context.Context) AccessPolicy {
+	p, _ := ctx.Value(policyKey{}).(AccessPolicy)
+	return p
 }
 
 // policyAllows reports whether the policies in ctx let the caller (auth,
 // in the session sid) see the object b.
 func policyAllows(ctx context.Context, auth any, sid string, b *entryBase) bool {
-	ps, ok := ctx.Value(policyKey{}).(policies)
-	if !ok {
-		return true
-	}
-	if ps.byName != nil && !ps.byName(auth, b.kind, b.key) {
-		return false
-	}
-	return ps.bySession == nil || ps.bySession(ctx, AccessQuery{Auth: auth, SessionID: sid, Kind: b.kind, Name: b.key, Tags: b.tags})
+	p := policyFrom(ctx)
+	return p == nil || p(ctx, AccessQuery{Auth: auth, SessionID: sid, Kind: b.kind, Name: b.key, Tags: b.tags})
 }

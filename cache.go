@@ -53,9 +53,9 @@ const (
 //     own; for a read, when the resource or template read has a
 //     CanAccess, a mount on its way has one, or an object this caller
 //     is refused could answer the URI for another; for both, when the
-//     request carries an access policy ([WithAccessPolicy],
-//     [WithSessionAccessPolicy], such as middleware.RestrictAccess or
-//     [Restrict] install) or, for tools/list, a version filter
+//     request carries an access policy ([WithAccessPolicy], as
+//     middleware.RestrictAccess does, such as one [Restrict] builds)
+//     or, for tools/list, a version filter
 //     ([WithVersionFilter]);
 //   - public when Scope is [CachePublic], even for an authenticated
 //     request: say so only of a result that is the same for every
@@ -138,7 +138,7 @@ func (h CacheHint) decide(auth any, perCaller bool) engine.Cache {
 // lists or reads depend on the caller: it carries an access policy, or,
 // for tools, a version filter.
 func requestPerCaller(ctx context.Context, tools bool) bool {
-	if ps, ok := ctx.Value(policyKey{}).(policies); ok && (ps.byName != nil || ps.bySession != nil) {
+	if policyFrom(ctx) != nil {
 		return true
 	}
 	if tools {

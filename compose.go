@@ -45,8 +45,8 @@ type MountOptions struct {
 	// nothing of the child (see [access.Check]).
 	CanAccess access.Check
 	// Tags are added to the tags of every object of the child, so that
-	// the parent's [Registry.Disable] and [Registry.Enable] (and a
-	// [SessionAccessPolicy]) can select the whole child at once.
+	// the parent's [Registry.Disable] and [Registry.Enable] (and an
+	// [AccessPolicy]) can select the whole child at once.
 	Tags []string
 }
 
@@ -96,8 +96,8 @@ var mountMu sync.Mutex
 // Checks, in order, for an object of the child: the mount's CanAccess;
 // the child's (the object's own CanAccess, the child's Disable and Enable
 // rules, per session too, under the child's own name); then s's Disable
-// and Enable rules and the request's access policies ([WithAccessPolicy],
-// [WithSessionAccessPolicy]), under the prefixed name, with the object's
+// and Enable rules and the request's access policies ([WithAccessPolicy]),
+// under the prefixed name, with the object's
 // tags plus the mount's. All must admit it. The tool's Timeout is its
 // own; interceptors ([WithInterceptor]) wrap s's request, so they see the
 // prefixed name once. The child's skills, HTTP routes and Options (auth,
@@ -380,10 +380,10 @@ type hit[E entry] struct {
 // them once, in the server the request reached, under the names its
 // client sees.
 func withoutPolicies(ctx context.Context) context.Context {
-	if _, ok := ctx.Value(policyKey{}).(policies); !ok {
+	if policyFrom(ctx) == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, policyKey{}, policies{})
+	return context.WithValue(ctx, policyKey{}, AccessPolicy(nil))
 }
 
 // admits reports whether s's rules and the request's policies let the

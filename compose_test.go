@@ -475,11 +475,11 @@ func TestMountChecks(t *testing.T) {
 	}})
 	policy := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			ctx := mcp.WithAccessPolicy(r.Context(), func(auth any, kind mcp.Kind, name string) bool {
-				if name == "kid_guarded" {
-					note("policy " + name)
+			ctx := mcp.WithAccessPolicy(r.Context(), func(_ context.Context, q mcp.AccessQuery) bool {
+				if q.Name == "kid_guarded" {
+					note("policy " + q.Name)
 				}
-				return name != "kid_open" || auth != "no-open"
+				return q.Name != "kid_open" || q.Auth != "no-open"
 			})
 			next.ServeHTTP(w, r.WithContext(ctx))
 		})

@@ -108,8 +108,8 @@ func ExampleWithInterceptor() {
 			return res, err
 		}
 	}
-	onlyAdminsDeploy := func(auth any, kind mcp.Kind, name string) bool {
-		return kind != mcp.KindTool || name != "deploy" || auth == "admin"
+	onlyAdminsDeploy := func(_ context.Context, q mcp.AccessQuery) bool {
+		return q.Kind != mcp.KindTool || q.Name != "deploy" || q.Auth == "admin"
 	}
 	ours := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

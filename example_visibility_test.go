@@ -139,7 +139,7 @@ func ExampleServer_SessionRegistry_hooks() {
 }
 
 // Tags group objects; Disable and Enable hide and show them by tag or name
-// for every session. A SessionAccessPolicy decides per request with the
+// for every session. An AccessPolicy decides per request with the
 // session ID and the tags in hand.
 func ExampleRegistry_Disable() {
 	srv := mcp.NewServer(mcp.Options{Name: "ops", Version: "1.0.0"})
@@ -168,12 +168,12 @@ func ExampleRegistry_Disable() {
 
 	// Writes only for sessions on the allow-list, whoever the caller is.
 	allowed := map[string]bool{}
-	var policy mcp.SessionAccessPolicy = func(_ context.Context, q mcp.AccessQuery) bool {
+	var policy mcp.AccessPolicy = func(_ context.Context, q mcp.AccessQuery) bool {
 		return !slices.Contains(q.Tags, "write") || allowed[q.SessionID]
 	}
 	withPolicy := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(mcp.WithSessionAccessPolicy(r.Context(), policy)))
+			next.ServeHTTP(w, r.WithContext(mcp.WithAccessPolicy(r.Context(), policy)))
 		})
 	}
 	s := must(client.Connect(ctx, client.InProcess(must(mcphttp.Local(h, nil, withPolicy)), nil), nil))

@@ -60,7 +60,7 @@ type Tool struct {
 	// revision 2026-07-28): see [TaskOptions]. Nil: always an ordinary call.
 	Task *TaskOptions
 	// Tags group tools for [Registry.Disable] and [Registry.Enable] (and
-	// their per-session forms) and for a [SessionAccessPolicy]. They are
+	// their per-session forms) and for an [AccessPolicy]. They are
 	// the server's own: tools/list does not send them.
 	Tags []string
 	// UI, when set, links the tool to the view of an MCP App (see

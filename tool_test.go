@@ -463,10 +463,10 @@ func TestAccessPolicyHides(t *testing.T) {
 	s.AddResource(mcp.Resource{URI: "mem://admin", Name: "a", Load: noopLoad})
 	s.AddPrompt(mcp.Prompt{Name: "admin_prompt", Load: noopPrompt})
 
-	noAdmin := func(auth any, _ mcp.Kind, name string) bool {
-		return auth == "root" || !strings.Contains(name, "admin")
+	noAdmin := func(_ context.Context, q mcp.AccessQuery) bool {
+		return q.Auth == "root" || !strings.Contains(q.Name, "admin")
 	}
-	noEcho := func(_ any, kind mcp.Kind, name string) bool { return !(kind == mcp.KindTool && name == "echo") }
+	noEcho := func(_ context.Context, q mcp.AccessQuery) bool { return !(q.Kind == mcp.KindTool && q.Name == "echo") }
 
 	tests := []struct {
 		name      string

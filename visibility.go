@@ -121,42 +121,6 @@ func lastMatch(rules []rule, b *entryBase) (on, ok bool) {
 	return true, false
 }
 
-// AccessQuery is what a [SessionAccessPolicy] decides on: who asks, in
-// which session, about which object.
-type AccessQuery struct {
-	// Auth is the caller's auth data (nil when anonymous).
-	Auth any
-	// SessionID is the caller's session ("" when it has none: stateless
-	// HTTP, revision 2026-07-28, or a list made outside a request).
-	SessionID string
-	// Kind and Name name the object (for a resource, its URI or URI
-	// template).
-	Kind Kind
-	Name string
-	// Tags are the object's tags. Read-only: the slice is the object's.
-	Tags []string
-}
-
-// SessionAccessPolicy is an [AccessPolicy] that also sees the request's
-// context, the session ID and the object's tags. Like every access check,
-// a refusal hides the object (not listed, and a call to it reads as
-// unknown), and it runs on every list and call: keep it fast and free of
-// side effects.
-type SessionAccessPolicy func(ctx context.Context, q AccessQuery) bool
-
-// WithSessionAccessPolicy returns a copy of ctx carrying p, consulted
-// like the policies of [WithAccessPolicy] (every policy in ctx must admit
-// an object).
-func WithSessionAccessPolicy(ctx context.Context, p SessionAccessPolicy) context.Context {
-	ps := policiesFrom(ctx)
-	if prev := ps.bySession; prev != nil {
-		next := p
-		p = func(ctx context.Context, q AccessQuery) bool { return prev(ctx, q) && next(ctx, q) }
-	}
-	ps.bySession = p
-	return context.WithValue(ctx, policyKey{}, ps)
-}
-
 // overlay is what one session has of its own: objects registered for it
 // alone, and its Disable and Enable rules. It is immutable once published;
 // writers replace it.

@@ -458,7 +458,7 @@ func TestPerSessionCallErrors(t *testing.T) {
 	assert.Equal(t, 0, s.SessionOverlays(), "a refused registration left state behind")
 }
 
-func TestSessionAccessPolicySeesSessionAndTags(t *testing.T) {
+func TestAccessPolicySeesSessionAndTags(t *testing.T) {
 	t.Parallel()
 	s := visServer(t)
 	var mu sync.Mutex
@@ -471,7 +471,7 @@ func TestSessionAccessPolicySeesSessionAndTags(t *testing.T) {
 	}
 	mw := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(mcp.WithSessionAccessPolicy(r.Context(), policy)))
+			next.ServeHTTP(w, r.WithContext(mcp.WithAccessPolicy(r.Context(), policy)))
 		})
 	}
 	user := mcptest.NewSession(t, s, &mcptest.Options{SessionAuth: "user", Middleware: []func(http.Handler) http.Handler{mw}})
@@ -485,9 +485,9 @@ func TestSessionAccessPolicySeesSessionAndTags(t *testing.T) {
 	assert.True(t, seen[id], "the policy never saw the session ID")
 	mu.Unlock()
 
-	// It composes with an AccessPolicy: both must admit.
-	noEcho := func(_ any, kind mcp.Kind, name string) bool { return name != "echo" }
-	ctx := mcp.WithAccessPolicy(mcp.WithSessionAccessPolicy(t.Context(), policy), noEcho)
+	// Policies compose: both must admit.
+	noEcho := func(_ context.Context, q mcp.AccessQuery) bool { return q.Name != "echo" }
+	ctx := mcp.WithAccessPolicy(mcp.WithAccessPolicy(t.Context(), policy), noEcho)
 	assert.Equal(t, []string{"whoami", "unlock"}, namesOf(s.ListTools(ctx, "user")))
 }
 

@@ -42,10 +42,10 @@ func newToolServer(t *testing.T, names ...string) *mcp.Server {
 
 func TestRestrictAccess(t *testing.T) {
 	t.Parallel()
-	adminOnly := func(auth any, kind mcp.Kind, name string) bool {
-		return kind != mcp.KindTool || !strings.HasPrefix(name, "admin_") || auth == "admin"
+	adminOnly := func(_ context.Context, q mcp.AccessQuery) bool {
+		return q.Kind != mcp.KindTool || !strings.HasPrefix(q.Name, "admin_") || q.Auth == "admin"
 	}
-	noDelete := func(_ any, _ mcp.Kind, name string) bool { return !strings.Contains(name, "delete") }
+	noDelete := func(_ context.Context, q mcp.AccessQuery) bool { return !strings.Contains(q.Name, "delete") }
 	tests := []struct {
 		name     string
 		auth     any
@@ -85,8 +85,8 @@ func TestRestrictAccessPolicySeesAuth(t *testing.T) {
 	t.Parallel()
 	srv := newToolServer(t, "echo")
 	var seen []string
-	policy := func(auth any, kind mcp.Kind, name string) bool {
-		seen = append(seen, auth.(user).Name+" "+string(kind)+" "+name)
+	policy := func(_ context.Context, q mcp.AccessQuery) bool {
+		seen = append(seen, q.Auth.(user).Name+" "+string(q.Kind)+" "+q.Name)
 		return true
 	}
 	h := alice.New(middleware.CheckCredentials(bearerAuth, &middleware.AuthOptions{Logger: slog.New(slog.DiscardHandler)}), middleware.RestrictAccess(policy)).Then(listToolsHandler(srv))

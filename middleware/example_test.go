@@ -43,8 +43,8 @@ func Example() {
 			return "ada", nil
 		}, &middleware.AuthOptions{Logger: logger}),
 		middleware.SessionID,
-		middleware.RestrictAccess(func(auth any, kind mcp.Kind, name string) bool {
-			return !strings.HasPrefix(name, "admin_") || auth == "admin"
+		middleware.RestrictAccess(func(_ context.Context, q mcp.AccessQuery) bool {
+			return !strings.HasPrefix(q.Name, "admin_") || q.Auth == "admin"
 		}),
 		middleware.Timeout(2*time.Minute),
 	)
@@ -122,8 +122,8 @@ func ExampleRestrictAccess() {
 		mcp.AddTool(srv, mcp.Tool{Name: name}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "ok", nil })
 	}
 	// Only admins see (and may call) the admin_ tools.
-	policy := func(auth any, kind mcp.Kind, name string) bool {
-		return kind != mcp.KindTool || !strings.HasPrefix(name, "admin_") || auth == "admin"
+	policy := func(_ context.Context, q mcp.AccessQuery) bool {
+		return q.Kind != mcp.KindTool || !strings.HasPrefix(q.Name, "admin_") || q.Auth == "admin"
 	}
 	list := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var names []string

@@ -159,7 +159,7 @@ func TestSSEFlushesThroughWrappers(t *testing.T) {
 			flush: func(w http.ResponseWriter) error { return http.NewResponseController(w).Flush() }},
 		{name: "whole chain", chain: alice.New(middleware.Recover(logger), middleware.RequestLog(logger),
 			middleware.CORS(nil), middleware.SessionID, middleware.FixedAuth("local"),
-			middleware.RestrictAccess(func(any, mcp.Kind, string) bool { return true }),
+			middleware.RestrictAccess(func(context.Context, mcp.AccessQuery) bool { return true }),
 			middleware.Timeout(time.Minute)),
 			flush: func(w http.ResponseWriter) error { return http.NewResponseController(w).Flush() }},
 	}

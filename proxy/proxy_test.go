@@ -728,8 +728,8 @@ func TestGatewayPoliciesApplyToTheMirror(t *testing.T) {
 	f := newFixture(t)
 	g, h := gateway(t, f, proxy.Options{})
 	require.NoError(t, g.Server().Registry().Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"broken"}}))
-	policy := middleware.RestrictAccess(func(_ any, kind mcp.Kind, name string) bool {
-		return kind != mcp.KindTool || name != "refuse"
+	policy := middleware.RestrictAccess(func(_ context.Context, q mcp.AccessQuery) bool {
+		return q.Kind != mcp.KindTool || q.Name != "refuse"
 	})
 	down := connect(t, policy(h), nil)
 	ctx := context.Background()
