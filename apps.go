@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/strictjson"
 )
@@ -66,8 +67,8 @@ type AppResource struct {
 	// Icons are images a client may show for the resource (see [Icon]).
 	Icons []Icon
 	// CanAccess, when set, hides the view from callers it refuses (see
-	// [AccessCheck]).
-	CanAccess AccessCheck
+	// [access.Check]).
+	CanAccess access.Check
 }
 
 // appUIMeta is _meta.ui of an app resource and of its contents.

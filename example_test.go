@@ -215,7 +215,10 @@ func ExampleRegistry_AddRawTool() {
 	// tool "lookup" is already registered false true
 }
 
-func ExampleAccessCheck() {
+// A tool's CanAccess combines the ready-made checks of package access
+// with a check of the application's own, which reads the request's
+// context.
+func ExampleTool_canAccess() {
 	type tenantKey struct{}
 	srv := mcp.NewServer(mcp.Options{Name: "tenants", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	// The application's middleware put the tenant in the request context;

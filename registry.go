@@ -36,10 +36,6 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidDefinition}, args...)...)
 }
 
-// AccessCheck is another name for [access.Check], the type of every
-// CanAccess field; [access] holds the ready-made checks.
-type AccessCheck = access.Check
-
 // entryBase is what every registered object shares: its key in the
 // registry and its access rules.
 type entryBase struct {
