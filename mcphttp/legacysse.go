@@ -317,7 +317,7 @@ type legacyPostKey struct{}
 // admit is the last step of the synthesized requests' chain before the
 // Handler: every check that may refuse the message with an HTTP status
 // (Host/Origin, authentication, the mux's middleware) has passed, so the
-// legacy POST can be answered 202 while the engine works. It also checks
+// legacy POST of a request can be answered 202 while the engine works. It also checks
 // that the caller is the one who opened the stream, so no one else's
 // message, nor its error, ever reaches that stream.
 func (l *legacySSE) admit(next http.Handler) http.Handler {
@@ -345,7 +345,9 @@ func (l *legacySSE) admit(next http.Handler) http.Handler {
 // envelope), then sends the message through the endpoint's chain to the
 // Handler. The answer is the chain's own when it refuses the message (401
 // from authentication, 403 from the Host/Origin check), else 202 Accepted:
-// the engine's answer goes out on the stream.
+// for a request once the chain admitted it (the engine's answer goes out
+// on the stream), for a notification or a response once the engine has
+// handled it.
 func (l *legacySSE) serveMessage(w http.ResponseWriter, r *http.Request) {
 	ls, body, msg, ok := l.readMessage(w, r)
 	if !ok {
@@ -399,8 +401,19 @@ func (l *legacySSE) serveMessage(w http.ResponseWriter, r *http.Request) {
 			"Service Unavailable: this SSE stream is closing; open a new one")
 		return
 	}
+	// A request is answered once admitted: its response goes out on the
+	// stream, and a long call must not hold the POST. A notification or a
+	// response is answered once the engine has handled it, as Streamable
+	// HTTP answers it (and the TypeScript SDK's SSE server): a client
+	// that sends notifications/initialized and has its 202 is then told
+	// of every list change, none falls between the 202 and the engine
+	// marking the session initialized.
+	admitted := p.admitted
+	if !msg.IsRequest() {
+		admitted = nil
+	}
 	select {
-	case <-p.admitted:
+	case <-admitted:
 	case <-finished:
 		select {
 		case <-p.admitted:

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -187,6 +188,85 @@ func TestLegacySSERootsThroughTheSessionStream(t *testing.T) {
 		return len(s) == 1 && len(s[0].Roots) == 1 && s[0].Roots[0].URI == "file:///work"
 	}, 5*time.Second, 10*time.Millisecond)
 }
+
+// TestLegacySSENotificationHandledBeforeAccepted: the 202 of a POSTed
+// notification comes once the engine has acted on it, as on Streamable
+// HTTP, so a list change the server makes right after the 202 of
+// notifications/initialized reaches the client. Each round checks, on the
+// server, that the engine had handled notifications/initialized when the
+// 202 was written, then changes the tool list and waits for the
+// notification on the stream.
+func TestLegacySSENotificationHandledBeforeAccepted(t *testing.T) {
+	t.Parallel()
+	srv := newEngineServer(t, nil)
+	var handled atomic.Int64 // notifications/initialized the engine has acted on
+	count := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx := mcp.WithInterceptor(r.Context(), func(next mcp.CallHandler) mcp.CallHandler {
+				return func(ctx context.Context, c *mcp.Call) (any, error) {
+					res, err := next(ctx, c)
+					if c.Method == "notifications/initialized" {
+						handled.Add(1)
+					}
+					return res, err
+				}
+			})
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+	h := mcphttp.New(srv, &mcphttp.Options{LegacySSE: true})
+	mux := mcphttp.NewMux(h, &mcphttp.MuxOptions{Middleware: []func(http.Handler) http.Handler{count}})
+	// atAccept receives, for each 202 of the messages endpoint, how many
+	// notifications/initialized the engine had handled when it was written.
+	atAccept := make(chan int64, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == mcphttp.LegacyMessagesPath {
+			w = &statusHook{ResponseWriter: w, onStatus: func(status int) {
+				if status == http.StatusAccepted {
+					atAccept <- handled.Load()
+				}
+			}}
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { _ = h.Close(); ts.Close() })
+
+	for round := range int64(20) {
+		c := openLegacy(t, ts.Client(), ts.URL+"/sse")
+		m, _ := c.call(0, "initialize", `{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"legacy","version":"1.0.0"}}`)
+		require.Nil(t, m.Error, "%+v", m.Error)
+		<-atAccept
+		c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		require.Equal(t, round+1, <-atAccept, "round %d: the 202 of notifications/initialized was written before the engine handled it", round)
+		mcp.AddTool(srv, mcp.Tool{Name: fmt.Sprintf("late%d", round)}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "late", nil })
+		require.Equal(t, "notifications/tools/list_changed", c.nextMessage().Method, "round %d: a list change right after the 202 reaches the stream", round)
+		c.close()
+	}
+}
+
+// statusHook calls onStatus with the status a handler writes.
+type statusHook struct {
+	http.ResponseWriter
+	onStatus func(int)
+	wrote    bool
+}
+
+func (w *statusHook) WriteHeader(status int) {
+	if !w.wrote {
+		w.wrote = true
+		w.onStatus(status)
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusHook) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusHook) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func TestLegacySSEAuthentication(t *testing.T) {
 	t.Parallel()
@@ -525,9 +605,7 @@ func TestLegacySSEMuxMiddlewareRunsOncePerMessage(t *testing.T) {
 	// once initialize is answered, so nothing above waited for it. A ping
 	// from the engine goes out on that GET alone: once it reaches the
 	// legacy stream, the GET has passed the whole chain, the middleware
-	// included. (A list change would not do: it reaches only sessions
-	// whose notifications/initialized the engine has handled, and the
-	// 202 of that POST comes before.)
+	// included.
 	sessions := h.Sessions()
 	require.Len(t, sessions, 1)
 	ctx, cancel := context.WithCancel(context.Background())
