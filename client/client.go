@@ -178,6 +178,9 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	c := &Client{conn: conn, opts: o, log: log, pending: map[int64]chan *message{},
 		progress: map[int64]func(mcp.Progress){}, readerDone: make(chan struct{}), handlerCtx: hctx, stop: stop,
 		notes: make(chan *message, 256), resyncs: make(chan struct{}, 1), notesDone: make(chan struct{}), serving: map[string]context.CancelFunc{}}
+	if a, ok := conn.(awaiter); ok {
+		a.setAwaited(c.awaits)
+	}
 	if o.ProtocolVersion.Sessionless() {
 		if !o.DisableCache {
 			// Only revision 2026-07-28 says how long a result may be reused.
@@ -612,6 +615,14 @@ func (c *Client) response(m *message) {
 	if ch != nil {
 		ch <- m
 	}
+}
+
+// awaits reports whether a call waits for the response to request id.
+func (c *Client) awaits(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[id]
+	return ok
 }
 
 // idOf reads a request id as the client sent it, a number, or as a

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/redact"
+	"github.com/mcpchain/mcp/internal/strictjson"
 )
 
 // HTTPOptions configure [HTTP]. The zero value is usable.
@@ -26,7 +27,8 @@ type HTTPOptions struct {
 	// Header is added to every request (an Authorization header, say).
 	Header http.Header
 	// MaxRetries bounds the reconnections of a broken stream (with
-	// Last-Event-ID) before its requests fail. Default 3.
+	// Last-Event-ID) in a row that bring nothing (no message, no new
+	// event ID) before its request fails. Default 3.
 	MaxRetries int
 	// NoListen keeps the client from opening, on its own, the stream on
 	// which the server sends what is not part of a request: the GET
@@ -81,6 +83,10 @@ type httpConn struct {
 	inbox  // what the POSTs' answers and the streams carry; done ends the connection
 	once   sync.Once
 	wg     sync.WaitGroup
+
+	// awaited reports whether the client still waits for the response
+	// to request id (nil: assume it does). Set before the first Send.
+	awaited func(id int64) bool
 
 	mu      sync.Mutex
 	session string
@@ -217,7 +223,7 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 	case <-ctx.Done():
 		go func() {
 			if r := <-got; r.resp != nil {
-				c.consume(r.resp, finish)
+				c.consume(r.resp, msg, finish)
 			} else {
 				finish()
 			}
@@ -248,7 +254,7 @@ func (c *httpConn) Send(ctx context.Context, msg []byte) error {
 		}
 		return c.errorStatus(resp.StatusCode, b)
 	}
-	c.consume(resp, c.endStream(ctx, finish))
+	c.consume(resp, msg, c.endStream(ctx, finish))
 	return nil
 }
 
@@ -266,6 +272,9 @@ func (c *httpConn) endStream(ctx context.Context, finish func()) func() {
 		c.deliver(streamEnded(id))
 	}
 }
+
+// setAwaited is awaiter's: the client's pending requests.
+func (c *httpConn) setAwaited(f func(id int64) bool) { c.awaited = f }
 
 // noListen reports HTTPOptions.NoListen to the client.
 func (c *httpConn) noListen() bool { return c.t.opts.NoListen }
@@ -293,17 +302,17 @@ func isErrorResponse(b []byte) bool {
 		len(m.ID) > 0 && string(m.ID) != "null"
 }
 
-// consume delivers what a response carries: nothing (202), one JSON
-// message or a batch, or an SSE stream read in the background; then it
-// calls finish.
-func (c *httpConn) consume(resp *http.Response, finish func()) {
+// consume delivers what the response to the POST of request carries:
+// nothing (202), one JSON message or a batch, or an SSE stream read in
+// the background; then it calls finish.
+func (c *httpConn) consume(resp *http.Response, request []byte, finish func()) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
 		resp.Body.Close()
 		finish()
 	case mt == "text/event-stream":
-		if !c.goStream(resp.Body, func() { defer finish(); c.stream(resp, false) }) {
+		if !c.goStream(resp.Body, func() { defer finish(); c.stream(resp, request) }) {
 			finish()
 		}
 	default:
@@ -338,14 +347,28 @@ func (c *httpConn) deliverJSON(b []byte) {
 
 // stream reads an SSE response, and when it breaks before the server
 // ended it, resumes it with GET and Last-Event-ID (the last id seen)
-// after the server's retry delay, up to MaxRetries times in a row. A
-// stream on which no event had an id cannot be resumed, nor one that
-// carried its request's response. listening: it is the GET stream, which
-// is opened again even without an id.
-func (c *httpConn) stream(resp *http.Response, listening bool) {
+// after the server's retry delay. A stream on which no event had an id
+// cannot be resumed, nor one that carried its request's response.
+// request is the message whose POST opened the stream; nil: it is the GET
+// stream, which is opened again even without an id.
+//
+// A resumed stream that ends without an event is the server saying it has
+// nothing more for the request now: the stream is over once the request
+// is (its response came, on another stream, or its caller gave up);
+// while the response is awaited the client tries again, as it does after
+// a failed GET. MaxRetries such tries in a row, with no message and no new
+// event id between them, fail the request: its alone when the server
+// answered each with an empty stream, the connection's when it could not
+// be reached.
+func (c *httpConn) stream(resp *http.Response, request []byte) {
+	listening := request == nil
 	lastID, retry, tries := "", time.Second, 0
-	var last []byte // the last message delivered
+	var last []byte  // the last message delivered
+	var missed error // why the last resumption brought nothing
+	var resumed bool // resp is a resumption
 	for {
+		seen := lastID
+		delivered := false
 		err := readSSE(resp.Body, maxMessage, func(ev sseEvent) error {
 			if ev.hasID {
 				lastID = ev.id
@@ -354,7 +377,7 @@ func (c *httpConn) stream(resp *http.Response, listening bool) {
 				retry = ev.retry
 			}
 			if len(ev.data) > 0 && (ev.event == "" || ev.event == "message") {
-				tries = 0
+				delivered = true
 				last = ev.data
 				c.deliver(ev.data)
 			}
@@ -390,9 +413,28 @@ func (c *httpConn) stream(resp *http.Response, listening bool) {
 		if lastID == "" && !listening {
 			return
 		}
+		if !listening && !c.awaits(request) {
+			// The request is over: its response came on another stream
+			// (it need not be this stream's last message), or its caller
+			// gave up and sent notifications/cancelled. Nothing left to
+			// resume, whether the stream broke or the server had nothing
+			// more.
+			return
+		}
+		switch {
+		case delivered || lastID != seen:
+			// A message or a new event id: the stream goes on (a server
+			// polling with SSE sends a new id, closes the connection and
+			// lets the client come back).
+			tries = 0
+		case resumed && err == nil:
+			missed = errEmptyResume
+		case resumed:
+			missed = fmt.Errorf("the resumed stream broke: %w", redact.Error(err))
+		}
 		if tries++; tries > c.t.opts.MaxRetries {
 			if !listening {
-				c.fail(fmt.Errorf("a response stream broke and %d reconnections failed", c.t.opts.MaxRetries))
+				c.giveUp(request, lastID, missed)
 			}
 			return
 		}
@@ -406,10 +448,52 @@ func (c *httpConn) stream(resp *http.Response, listening bool) {
 			if errors.Is(err, errNoStream) {
 				return
 			}
+			missed = fmt.Errorf("GET with Last-Event-ID failed: %w", err)
+			resumed = false
+			resp = &http.Response{Body: http.NoBody}
 			continue
 		}
+		resumed = true
 		resp = next
 	}
+}
+
+// errEmptyResume is a resumed stream that ended without an event.
+var errEmptyResume = errors.New("the server answered with an empty stream")
+
+// awaits reports whether the client still waits for the response to
+// request (true when it cannot tell).
+func (c *httpConn) awaits(request []byte) bool {
+	if c.awaited == nil {
+		return true
+	}
+	id, ok := idOf(jsonrpc.PrefixID(request))
+	return !ok || c.awaited(id)
+}
+
+// giveUp ends the wait for the response to request after MaxRetries
+// resumptions of its stream in a row brought nothing; missed says what
+// the last one did. When the server answered it with an empty stream, it
+// is reachable and has nothing more for the request: the request fails
+// with an error response of the client's own, and the connection goes
+// on. When it could not be reached, the connection fails.
+func (c *httpConn) giveUp(request []byte, lastID string, missed error) {
+	if !c.awaits(request) {
+		return
+	}
+	tries := c.t.opts.MaxRetries
+	id := jsonrpc.PrefixID(request)
+	if errors.Is(missed, errEmptyResume) && id != nil {
+		c.deliver(jsonrpc.AppendError(nil, id, mcp.CodeInternalError,
+			fmt.Sprintf("the response stream broke and %d resumptions in a row with Last-Event-ID %s brought no event, "+
+				"the last of them an empty stream: the server has nothing more for this request, and its response never came",
+				tries, strictjson.Quote(lastID)), nil))
+		return
+	}
+	if missed == nil {
+		missed = errors.New("the stream broke")
+	}
+	c.fail(fmt.Errorf("a response stream broke and %d reconnections failed; the last: %w", tries, missed))
 }
 
 var errNoStream = errors.New("the server offers no GET stream")
@@ -455,7 +539,7 @@ func (c *httpConn) listen() {
 		if err != nil {
 			return
 		}
-		c.stream(resp, true)
+		c.stream(resp, nil)
 	})
 	select {
 	case <-opened:

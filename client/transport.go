@@ -39,6 +39,14 @@ type versioned interface {
 	setProtocolVersion(v string)
 }
 
+// awaiter is implemented by a Conn that must know whether the client
+// still waits for a request's response (Streamable HTTP: a resumed stream
+// that ends empty is over once its request is): the client gives it its
+// own pending requests before the first Send.
+type awaiter interface {
+	setAwaited(func(id int64) bool)
+}
+
 // listener is implemented by a Conn that opens a stream of its own for
 // what the server sends outside any request (Streamable HTTP's GET): the
 // client starts it once the session is initialized.
