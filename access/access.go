@@ -96,11 +96,13 @@ func Roles(roles ...string) Check {
 }
 
 // All returns a [Check] that admits a caller every one of checks admits
-// (all of none: everyone).
+// (all of none: everyone). A nil check among them admits no one, so a
+// check left unset by mistake closes the object instead of panicking on
+// every request.
 func All(checks ...Check) Check {
 	return func(ctx context.Context, auth any) bool {
 		for _, c := range checks {
-			if !c(ctx, auth) {
+			if c == nil || !c(ctx, auth) {
 				return false
 			}
 		}
@@ -109,11 +111,11 @@ func All(checks ...Check) Check {
 }
 
 // Any returns a [Check] that admits a caller at least one of checks
-// admits (any of none: no one).
+// admits (any of none: no one). A nil check among them admits no one.
 func Any(checks ...Check) Check {
 	return func(ctx context.Context, auth any) bool {
 		for _, c := range checks {
-			if c(ctx, auth) {
+			if c != nil && c(ctx, auth) {
 				return true
 			}
 		}

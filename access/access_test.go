@@ -44,6 +44,9 @@ func TestReadyMadeChecks(t *testing.T) {
 		{"Any", access.Any(never, access.Authenticated), "ann", true},
 		{"Any none admits", access.Any(never), "ann", false},
 		{"Any of none admits no one", access.Any(), "ann", false},
+		{"All with a nil check admits no one", access.All(access.Authenticated, nil), "ann", false},
+		{"Any with a nil check: the others decide", access.Any(nil, access.Authenticated), "ann", true},
+		{"Any of only a nil check admits no one", access.Any(nil), "ann", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
