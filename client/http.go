@@ -387,38 +387,7 @@ func (c *httpConn) stream(resp *http.Response, request []byte) {
 		if c.ctx.Err() != nil {
 			return
 		}
-		if !listening && isResponse(last) {
-			// A POST carries one request, and its response comes last:
-			// the stream is over, whether the server then closed it or
-			// the connection broke. A resumable server gives every event
-			// an id, so resuming here would find nothing (it answers an
-			// empty stream) and, after MaxRetries, end the connection.
-			return
-		}
-		c.mu.Lock()
-		rev20260728 := mcp.Version(c.version).Sessionless()
-		c.mu.Unlock()
-		if rev20260728 && !listening {
-			// Revision 2026-07-28 resumes no stream (no Last-Event-ID,
-			// no GET): a request whose stream broke is over.
-			return
-		}
-		if err == nil && !listening {
-			// The server closed the stream: it is over, or it wants the
-			// client to come back for the rest with Last-Event-ID.
-			if lastID == "" {
-				return
-			}
-		}
-		if lastID == "" && !listening {
-			return
-		}
-		if !listening && !c.awaits(request) {
-			// The request is over: its response came on another stream
-			// (it need not be this stream's last message), or its caller
-			// gave up and sent notifications/cancelled. Nothing left to
-			// resume, whether the stream broke or the server had nothing
-			// more.
+		if !listening && c.requestStreamOver(request, last, lastID) {
 			return
 		}
 		switch {
@@ -456,6 +425,44 @@ func (c *httpConn) stream(resp *http.Response, request []byte) {
 		resumed = true
 		resp = next
 	}
+}
+
+// requestStreamOver reports whether the stream of request, which ended
+// (closed by the server or broken) after last, its last message, and
+// lastID, its last event id, is over rather than to be resumed.
+func (c *httpConn) requestStreamOver(request, last []byte, lastID string) bool {
+	switch {
+	case isResponse(last):
+		// A POST carries one request, and its response comes last: the
+		// stream is over, whether the server then closed it or the
+		// connection broke. A resumable server gives every event an id,
+		// so resuming here would find nothing (it answers an empty
+		// stream) and, after MaxRetries, end the connection.
+		return true
+	case c.sessionless():
+		// Revision 2026-07-28 resumes no stream (no Last-Event-ID, no
+		// GET): a request whose stream broke is over.
+		return true
+	case lastID == "":
+		// No event had an id: the stream cannot be resumed, whether the
+		// server closed it (it is over) or it broke.
+		return true
+	case !c.awaits(request):
+		// The request is over: its response came on another stream (it
+		// need not be this stream's last message), or its caller gave up
+		// and sent notifications/cancelled. Nothing left to resume,
+		// whether the stream broke or the server had nothing more.
+		return true
+	}
+	return false
+}
+
+// sessionless reports whether the connection speaks a sessionless
+// revision (2026-07-28).
+func (c *httpConn) sessionless() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return mcp.Version(c.version).Sessionless()
 }
 
 // errEmptyResume is a resumed stream that ended without an event.
