@@ -129,6 +129,7 @@ func (u *ToolUI) Validate() error {
 	}
 	for i, v := range u.Visibility {
 		if v != VisibleToModel && v != VisibleToApp {
+			//lint:ignore ST1005 the error starts with the field it names, which the root prefixes with "Tool.UI."
 			return fmt.Errorf("Visibility[%d] is %s: it takes %q and %q", i, strictjson.Quote(string(v)), VisibleToModel, VisibleToApp)
 		}
 		if slices.Index(u.Visibility, v) != i {
