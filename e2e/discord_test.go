@@ -38,42 +38,15 @@ type discordServer struct {
 	codeMode bool
 }
 
-// discordServers are the two servers (without code mode and with it),
-// each built once for the run and shared by the tests: loading and
-// registering Discord's document takes seconds under the race detector,
-// for each test that built its own. closeDiscordServers closes their
-// mocks after the tests.
-var discordServers struct {
-	sync.Mutex
-	built map[bool]*discordServer
-}
-
-// discord is the shared server of codeMode, built at its first use.
+// discord is package discord's server for t, closed with it: each test
+// builds its own server and mock, so what one test's clients do cannot
+// reach another's.
 func discord(t *testing.T, codeMode bool) *discordServer {
 	t.Helper()
-	discordServers.Lock()
-	defer discordServers.Unlock()
-	if d := discordServers.built[codeMode]; d != nil {
-		return d
-	}
 	s, err := discordpkg.New("../openapi/testdata/discord.json", codeMode)
 	require.NoError(t, err)
-	d := &discordServer{srv: s.MCP, mw: s.Middleware, mock: s.Mock, codeMode: codeMode}
-	if discordServers.built == nil {
-		discordServers.built = map[bool]*discordServer{}
-	}
-	discordServers.built[codeMode] = d
-	return d
-}
-
-// closeDiscordServers closes the mocks of the shared servers.
-func closeDiscordServers() {
-	discordServers.Lock()
-	defer discordServers.Unlock()
-	for _, d := range discordServers.built {
-		d.mock.Close()
-	}
-	discordServers.built = nil
+	t.Cleanup(s.Mock.Close)
+	return &discordServer{srv: s.MCP, mw: s.Middleware, mock: s.Mock, codeMode: codeMode}
 }
 
 // tools is what tools/list shows of the server.

@@ -52,22 +52,11 @@ func TestMain(m *testing.M) {
 
 	// goleak checks the test process itself: every client, HTTP connection
 	// and process-wait goroutine the tests start must be gone at the end.
-	goleak.VerifyTestMain(closingAfter{m}, goleak.Cleanup(func(code int) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		stopSharedCluster()
 		_ = os.RemoveAll(dir)
 		os.Exit(code)
 	}))
-}
-
-// closingAfter runs the tests, then closes what they shared for the whole
-// run (the Discord servers' mocks) before goleak looks for goroutines
-// left behind.
-type closingAfter struct{ m *testing.M }
-
-func (c closingAfter) Run() int {
-	code := c.m.Run()
-	closeDiscordServers()
-	return code
 }
 
 // buildEverything builds ../examples/everything with the race detector into
