@@ -15,6 +15,23 @@ type Authorizer interface {
 	Wrap(serverURL string, base http.RoundTripper) http.RoundTripper
 }
 
+// ownClient gives o a client of its own when it has none, and says so.
+// Its connection pool is its own, not http.DefaultTransport's: code
+// elsewhere in the process that closes the default transport's idle
+// connections (httptest.Server.Close does) cannot break a request this
+// client has just sent on one, and closing the connection can release the
+// pool.
+func (o *HTTPOptions) ownClient() bool {
+	if o.Client != nil {
+		return false
+	}
+	o.Client = &http.Client{}
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		o.Client.Transport = dt.Clone()
+	}
+	return true
+}
+
 // authorize puts o.Auth around the transport of o.Client (a copy: the
 // caller's client is left as it is).
 func (o *HTTPOptions) authorize(serverURL string) {

@@ -1,10 +1,12 @@
 package client_test
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -77,6 +79,52 @@ func TestHTTPOptionsAuth(t *testing.T) {
 			assert.Equal(t, url, auth.server)
 			assert.GreaterOrEqual(t, auth.n.Load(), int64(2))
 			assert.Same(t, tr, hc.Transport, "the caller's client is not changed")
+		})
+	}
+}
+
+// TestHTTPOwnConnectionPool: a transport made without a client of the
+// caller's keeps its connections out of http.DefaultTransport, so code
+// elsewhere that drops the default transport's idle connections (as
+// httptest.Server.Close does) cannot take one from under it, and closing
+// the connection closes them. Not parallel: it drops the default
+// transport's idle connections.
+func TestHTTPOwnConnectionPool(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		legacy bool
+	}{{"HTTP", false}, {"legacy SSE", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := mcphttp.New(newServer(t), &mcphttp.Options{LegacySSE: tc.legacy})
+			ts := httptest.NewUnstartedServer(mcphttp.NewMux(h, nil))
+			var opened, closed atomic.Int64
+			ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				switch s {
+				case http.StateNew:
+					opened.Add(1)
+				case http.StateClosed, http.StateHijacked:
+					closed.Add(1)
+				}
+			}
+			ts.Start()
+			t.Cleanup(func() { ts.Close(); _ = h.Close() })
+			transport := client.HTTP(ts.URL+"/mcp", &client.HTTPOptions{NoListen: true})
+			if tc.legacy {
+				transport = client.LegacySSE(ts.URL+mcphttp.LegacySSEPath, nil)
+			}
+			ctx := t.Context()
+			c, err := client.Connect(ctx, transport, &client.Options{ProtocolVersion: mcp.Version20251125})
+			require.NoError(t, err)
+			_, err = c.ListTools(ctx)
+			require.NoError(t, err)
+			before := opened.Load()
+			http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+			_, err = c.ListTools(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, before, opened.Load(), "the next request reuses the client's idle connection")
+			require.NoError(t, c.Close())
+			assert.Eventually(t, func() bool { return closed.Load() == opened.Load() },
+				5*time.Second, 10*time.Millisecond, "Close closes the client's connections")
 		})
 	}
 }

@@ -55,19 +55,18 @@ func HTTP(url string, opts *HTTPOptions) Transport {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Client == nil {
-		o.Client = &http.Client{}
-	}
 	if o.MaxRetries <= 0 {
 		o.MaxRetries = 3
 	}
+	owned := o.ownClient()
 	o.authorize(url)
-	return &httpTransport{url: url, opts: o}
+	return &httpTransport{url: url, opts: o, owned: owned}
 }
 
 type httpTransport struct {
-	url  string
-	opts HTTPOptions
+	url   string
+	opts  HTTPOptions
+	owned bool // opts.Client is the transport's own: Close may drop its idle connections
 }
 
 func (t *httpTransport) Connect(context.Context) (Conn, error) {
@@ -604,5 +603,8 @@ func (c *httpConn) Close() error {
 	c.mu.Unlock()
 	c.shut()
 	c.wg.Wait()
+	if c.t.owned {
+		c.t.opts.Client.CloseIdleConnections()
+	}
 	return err
 }

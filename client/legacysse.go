@@ -29,16 +29,15 @@ func LegacySSE(url string, opts *HTTPOptions) Transport {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Client == nil {
-		o.Client = &http.Client{}
-	}
+	owned := o.ownClient()
 	o.authorize(url)
-	return &legacyTransport{url: url, opts: o}
+	return &legacyTransport{url: url, opts: o, owned: owned}
 }
 
 type legacyTransport struct {
-	url  string
-	opts HTTPOptions
+	url   string
+	opts  HTTPOptions
+	owned bool // opts.Client is the transport's own: Close may drop its idle connections
 }
 
 // endpointWait bounds how long Connect waits for the endpoint event.
@@ -170,5 +169,8 @@ func (c *legacyConn) Close() error {
 	c.fail(ErrClosed)
 	c.cancel()
 	c.wg.Wait()
+	if c.t.owned {
+		c.t.opts.Client.CloseIdleConnections()
+	}
 	return nil
 }
