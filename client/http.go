@@ -387,6 +387,7 @@ func (c *httpConn) stream(resp *http.Response, request []byte) {
 			return
 		}
 		if !listening && c.requestStreamOver(request, last, lastID) {
+			c.abandon(request, last)
 			return
 		}
 		switch {
@@ -414,6 +415,9 @@ func (c *httpConn) stream(resp *http.Response, request []byte) {
 		next, err := c.get(lastID)
 		if err != nil {
 			if errors.Is(err, errNoStream) {
+				if !listening {
+					c.abandon(request, last)
+				}
 				return
 			}
 			missed = fmt.Errorf("GET with Last-Event-ID failed: %w", err)
@@ -454,6 +458,23 @@ func (c *httpConn) requestStreamOver(request, last []byte, lastID string) bool {
 		return true
 	}
 	return false
+}
+
+// abandon ends the wait for the response to request, whose stream is
+// over, when its last message was not that response: the server closed
+// the stream or it broke without event ids to resume it, or the server
+// refused the GET that would have resumed it. Nothing else would ever
+// answer the request, so it fails with the same error response as a
+// 2026-07-28 request does (endStream delivers that one). A response that
+// came earlier, on this stream or another, is ahead of it in the inbox
+// and wins.
+func (c *httpConn) abandon(request, last []byte) {
+	if isResponse(last) || c.sessionless() || !c.awaits(request) {
+		return
+	}
+	if id, ok := idOf(jsonrpc.PrefixID(request)); ok {
+		c.deliver(streamEnded(id))
+	}
 }
 
 // sessionless reports whether the connection speaks a sessionless

@@ -18,31 +18,44 @@ import (
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
-// TestRequestStreamEndsWithoutResponse: at 2026-07-28, a request whose
-// response stream the server ends without the response fails at once
-// with an internal error saying so, over HTTP and in process, rather than
-// waiting for its context (that revision resumes no stream, so nothing
-// would ever answer it). A request answered on its stream is unaffected,
-// and so is the connection: the next call succeeds.
+// TestRequestStreamEndsWithoutResponse: a request whose response stream
+// ends without the response and cannot be resumed fails at once with an
+// internal error saying so, rather than waiting for its context: at
+// 2026-07-28 (which resumes no stream) over HTTP and in process; at
+// 2025-11-25 when no event had an id, and when the server refuses the GET
+// that would resume the stream after one that had. A request answered on
+// its stream is unaffected, and so is the connection: the next call
+// succeeds.
 func TestRequestStreamEndsWithoutResponse(t *testing.T) {
 	t.Parallel()
-	for _, tr := range []struct {
-		name string
-		dial func(h http.Handler) Transport
+	httpDial := func(t *testing.T, h http.Handler) Transport {
+		ts := httptest.NewServer(h)
+		t.Cleanup(ts.Close)
+		return HTTP(ts.URL, &HTTPOptions{NoListen: true, MaxRetries: 1})
+	}
+	for _, tc := range []struct {
+		name    string
+		version mcp.Version
+		eventID bool // the dropped stream carries a log message with an event id
+		dial    func(t *testing.T, h http.Handler) Transport
 	}{
-		{"HTTP", func(h http.Handler) Transport {
-			ts := httptest.NewServer(h)
-			t.Cleanup(ts.Close)
-			return HTTP(ts.URL, &HTTPOptions{NoListen: true})
-		}},
-		{"InProcess", func(h http.Handler) Transport { return InProcess(h, nil) }},
+		{"HTTP 2026-07-28", mcp.Version20260728, false, httpDial},
+		{"InProcess 2026-07-28", mcp.Version20260728, false,
+			func(_ *testing.T, h http.Handler) Transport { return InProcess(h, nil) }},
+		{"HTTP 2025-11-25, no event id", mcp.Version20251125, false, httpDial},
+		{"HTTP 2025-11-25, resumption refused", mcp.Version20251125, true, httpDial},
 	} {
-		t.Run(tr.name, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := mcphttp.New(notesServer(), nil)
 			t.Cleanup(func() { _ = h.Close() })
-			// tools/call of "drop" gets an event stream that ends at once.
+			// tools/call of "drop" gets an event stream that ends without
+			// its response; a GET (the resumption) is refused with 405.
 			dropper := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					http.Error(w, "no GET stream", http.StatusMethodNotAllowed)
+					return
+				}
 				body, _ := io.ReadAll(r.Body)
 				r.Body = io.NopCloser(bytes.NewReader(body))
 				var m struct {
@@ -54,16 +67,20 @@ func TestRequestStreamEndsWithoutResponse(t *testing.T) {
 				if json.Unmarshal(body, &m) == nil && m.Method == "tools/call" && m.Params.Name == "drop" {
 					w.Header().Set("Content-Type", "text/event-stream")
 					w.WriteHeader(http.StatusOK)
+					if tc.eventID {
+						_, _ = io.WriteString(w, "id: 1\nretry: 10\ndata: "+
+							`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"dropping"}}`+"\n\n")
+					}
 					return
 				}
 				h.ServeHTTP(w, r)
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, err := Connect(ctx, tr.dial(dropper), rev20260728Options(Options{}))
+			c, err := Connect(ctx, tc.dial(t, dropper), &Options{ProtocolVersion: tc.version})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = c.Close() })
-			require.Equal(t, mcp.Version20260728, c.ProtocolVersion())
+			require.Equal(t, tc.version, c.ProtocolVersion())
 
 			start := time.Now()
 			_, err = c.CallTool(ctx, "drop", nil, nil)
