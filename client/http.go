@@ -91,7 +91,7 @@ type httpConn struct {
 	session string
 	version string
 	failed  error // why the connection ended, for Recv
-	closing bool  // Close is waiting for the streams: start no other
+	closing bool  // Close has begun: start no other stream
 	// inflight cancels the POST of a 2026-07-28 request, by id.
 	inflight map[int64]context.CancelFunc
 }
@@ -469,12 +469,19 @@ func (c *httpConn) requestStreamOver(request, last []byte, lastID string) bool {
 // came earlier, on this stream or another, is ahead of it in the inbox
 // and wins.
 func (c *httpConn) abandon(request, last []byte) {
-	if isResponse(last) || c.sessionless() || !c.awaits(request) {
+	if isResponse(last) || c.sessionless() || c.isClosing() || !c.awaits(request) {
 		return
 	}
 	if id, ok := idOf(jsonrpc.PrefixID(request)); ok {
 		c.deliver(streamEnded(id))
 	}
+}
+
+// isClosing reports whether Close has begun.
+func (c *httpConn) isClosing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing
 }
 
 // sessionless reports whether the connection speaks a sessionless
@@ -604,8 +611,12 @@ func (c *httpConn) Recv(ctx context.Context) ([]byte, error) {
 // Close ends the session with DELETE (a server that does not allow it
 // answers 405, which is fine) and stops every stream.
 func (c *httpConn) Close() error {
+	// closing comes first: the DELETE below ends the session, and with it
+	// the streams of calls still in flight, which then fail with
+	// ErrClosed (not as streams that ended without a response).
 	c.mu.Lock()
 	sid := c.session
+	c.closing = true
 	c.mu.Unlock()
 	var err error
 	if sid != "" {
@@ -619,9 +630,6 @@ func (c *httpConn) Close() error {
 		}
 		cancel()
 	}
-	c.mu.Lock()
-	c.closing = true
-	c.mu.Unlock()
 	c.shut()
 	c.wg.Wait()
 	if c.t.owned {
