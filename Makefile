@@ -48,17 +48,17 @@ run:
 # time went. The foreground lane runs TIERS in order and stops at the first failure. The background
 # lane runs BACKGROUND_TIERS in order, from the start of the BACKGROUND_WITH tier on, at the lowest
 # CPU priority (nice 19): unit keeps both cores busy, but e2e and conformance wait on real clients,
-# browsers and Redis for about 40% of their time, and what nothing times fills those idle cores
-# instead of running after them: staticcheck and govulncheck (analysis), and the fuzz tier, whose
-# targets each run a fixed number of inputs (FUZZN), so its priority changes when it ends, not what
-# it tries. On a machine with empty caches the three are about 650 CPU-seconds, of which e2e and
-# conformance leave about 270 idle. The background lane's output is printed when it ends; make test
-# fails if a tier of either lane failed, and a failure in the foreground stops the background lane.
-# The perf gate stays in the foreground: it counts instructions of a program whose scheduler and
-# garbage collector run by the clock. e2e's checks of time (cancellations, process limits) hold
-# beside two spinning processes at full priority.
-TIERS := lint-fast unit perf-gate e2e conformance
-BACKGROUND_TIERS := staticcheck vulncheck fuzz-ci
+# browsers and Redis for about 40% of their time, and staticcheck and govulncheck (analysis only:
+# nothing they do is timed) fill those idle cores instead of running after them. On a machine with
+# empty caches the two are about 260 CPU-seconds, about what e2e and conformance leave idle. The
+# background lane's output is printed when it ends; make test fails if a tier of either lane failed,
+# and a failure in the foreground stops the background lane. The fuzz tier and the perf gate stay
+# in the foreground: with the fuzz tier in this lane as well, on empty caches, e2e's balancer test
+# saw a POST through HAProxy cut during the rolling restart, in both of its configurations, and
+# counting instructions wants whole cores. e2e's checks of time (cancellations, process limits)
+# hold beside two spinning processes at full priority.
+TIERS := lint-fast unit fuzz-ci perf-gate e2e conformance
+BACKGROUND_TIERS := staticcheck vulncheck
 BACKGROUND_WITH := e2e
 test:
 	@bg=$$(mktemp -d); bgpid=; \
