@@ -386,8 +386,11 @@ func (c *httpConn) stream(resp *http.Response, request []byte) {
 		if c.ctx.Err() != nil {
 			return
 		}
-		if !listening && c.requestStreamOver(request, last, lastID) {
-			c.abandon(request, last)
+		answered := isResponse(last)
+		if !listening && c.requestStreamOver(request, answered, lastID) {
+			if !answered {
+				c.abandon(request)
+			}
 			return
 		}
 		switch {
@@ -416,7 +419,7 @@ func (c *httpConn) stream(resp *http.Response, request []byte) {
 		if err != nil {
 			if errors.Is(err, errNoStream) {
 				if !listening {
-					c.abandon(request, last)
+					c.abandon(request)
 				}
 				return
 			}
@@ -431,11 +434,12 @@ func (c *httpConn) stream(resp *http.Response, request []byte) {
 }
 
 // requestStreamOver reports whether the stream of request, which ended
-// (closed by the server or broken) after last, its last message, and
-// lastID, its last event id, is over rather than to be resumed.
-func (c *httpConn) requestStreamOver(request, last []byte, lastID string) bool {
+// (closed by the server or broken), is over rather than to be resumed;
+// answered says its last message was the response, lastID is its last
+// event id.
+func (c *httpConn) requestStreamOver(request []byte, answered bool, lastID string) bool {
 	switch {
-	case isResponse(last):
+	case answered:
 		// A POST carries one request, and its response comes last: the
 		// stream is over, whether the server then closed it or the
 		// connection broke. A resumable server gives every event an id,
@@ -461,15 +465,15 @@ func (c *httpConn) requestStreamOver(request, last []byte, lastID string) bool {
 }
 
 // abandon ends the wait for the response to request, whose stream is
-// over, when its last message was not that response: the server closed
+// over without that response as its last message: the server closed
 // the stream or it broke without event ids to resume it, or the server
 // refused the GET that would have resumed it. Nothing else would ever
 // answer the request, so it fails with the same error response as a
 // 2026-07-28 request does (endStream delivers that one). A response that
 // came earlier, on this stream or another, is ahead of it in the inbox
 // and wins.
-func (c *httpConn) abandon(request, last []byte) {
-	if isResponse(last) || c.sessionless() || c.isClosing() || !c.awaits(request) {
+func (c *httpConn) abandon(request []byte) {
+	if c.sessionless() || c.isClosing() || !c.awaits(request) {
 		return
 	}
 	if id, ok := idOf(jsonrpc.PrefixID(request)); ok {
