@@ -317,13 +317,18 @@ func runBalancer(t *testing.T, b *realBalancer, cmd *exec.Cmd, stdout *os.File, 
 				more = string(e)
 			}
 			l, _ := os.ReadFile(b.log)
-			var odd []string // the requests that did not end well
+			// The requests that did not end well, and the lines that name
+			// no replica (a connection closed before its request, a
+			// request no replica took).
+			var odd []string
 			for _, line := range strings.Split(string(l), "\n") {
-				if p, ok := b.parse(line); ok && (p.status/100 != 2 || p.tried > 0) {
+				p, ok := b.parse(line)
+				if line != "" && (!ok || p.status/100 != 2 || p.tried > 0 || p.cut) {
 					odd = append(odd, line)
 				}
 			}
-			t.Logf("%s stderr:\n%s%s\n%s access log, requests not answered 2xx or passed on:\n%s", b.name, stderr.String(), more, b.name, strings.Join(odd, "\n"))
+			t.Logf("%s stderr:\n%s%s\n%s access log, requests not answered 2xx in full or passed on, and lines naming no replica:\n%s",
+				b.name, stderr.String(), more, b.name, strings.Join(odd, "\n"))
 		}
 	})
 

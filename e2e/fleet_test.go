@@ -452,7 +452,8 @@ func (l *fleetLoad) judge(t *testing.T, stops []window, resets bool, restartStar
 			if lostIn(func(time.Time) bool { return true }) {
 				what += " (an answer of its client failed during it)"
 			}
-			errs.add(i, fmt.Sprintf("%s %s %s, %v after its start", c.worker, c.tool, what, c.end.Sub(c.start).Round(time.Millisecond)), fmt.Errorf("%s", c.err))
+			errs.add(i, fmt.Sprintf("%s %s %s, started at %s, %v after its start", c.worker, c.tool, what,
+				c.start.Format("15:04:05.000"), c.end.Sub(c.start).Round(time.Millisecond)), fmt.Errorf("%s", c.err))
 		case lostIn(func(ts time.Time) bool { return !ts.Before(killStart) }):
 			s.answersLost++
 			s.killFailed++
