@@ -53,10 +53,10 @@ run:
 # empty caches the two are about 260 CPU-seconds, about what e2e and conformance leave idle. The
 # background lane's output is printed when it ends; make test fails if a tier of either lane failed,
 # and a failure in the foreground stops the background lane. The fuzz tier and the perf gate stay
-# in the foreground: with the fuzz tier in this lane as well, on empty caches, e2e's balancer test
-# saw a POST through HAProxy cut during the rolling restart, in both of its configurations, and
-# counting instructions wants whole cores. e2e's checks of time (cancellations, process limits)
-# hold beside two spinning processes at full priority.
+# in the foreground: the fuzz tier's few hundred CPU-seconds are more than e2e and conformance
+# leave idle, so beside them it would stretch them rather than fill them, and counting
+# instructions wants whole cores. e2e's checks of time (cancellations, process limits) hold beside
+# two spinning processes at full priority.
 TIERS := lint-fast unit fuzz-ci perf-gate e2e conformance
 BACKGROUND_TIERS := staticcheck vulncheck
 BACKGROUND_WITH := e2e
