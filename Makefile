@@ -44,8 +44,9 @@ export PATH := $(NODE_BIN):$(PATH)
 run:
 	@$(GO) run ./examples/everything
 
-# make test runs two lanes of tiers; each tier prints its wall time, so a CI log says where the
-# time went. The foreground lane runs TIERS in order and stops at the first failure. The background
+# make test runs two lanes of tiers; each tier prints its wall time and the CPU time of its
+# processes (user and system, as the shell's times reports its children's), so a CI log says where
+# the time went and which tier would gain from another core. The foreground lane runs TIERS in order and stops at the first failure. The background
 # lane runs BACKGROUND_TIERS in order, from the start of the BACKGROUND_WITH tier on, at the lowest
 # CPU priority (nice 19): unit keeps both cores busy, but e2e and conformance wait on real clients,
 # browsers and Redis for about 40% of their time, and staticcheck and govulncheck (analysis only:
@@ -63,15 +64,19 @@ BACKGROUND_WITH := e2e
 test:
 	@bg=$$(mktemp -d); bgpid=; \
 	trap '[ -z "$$bgpid" ] || { kill -TERM -- -$$bgpid 2>/dev/null; wait $$bgpid 2>/dev/null; }; rm -rf "$$bg"' EXIT; \
-	background() { [ -n "$(strip $(BACKGROUND_TIERS))" ] || return 0; setsid sh -c 'for tier in $(BACKGROUND_TIERS); do start=$$(date +%s); \
-		nice -n 19 $(MAKE) --no-print-directory $$tier >"$$0/$$tier.log" 2>&1; status=$$?; \
-		echo "make test: $$tier $$( [ $$status -eq 0 ] && echo passed || echo FAILED ) in $$(( $$(date +%s) - start )) s (background lane)" >>"$$0/summary"; \
+	printf '%s\n' 'function s(x) { sub(/s$$/, "", x); split(x, a, "m"); return a[1] * 60 + a[2] }' \
+		'NR == 2 { printf "%d", s($$1) + s($$2) }' >"$$bg/cpu.awk"; \
+	cpu() { times >"$$bg/times"; cpu=$$(awk -f "$$bg/cpu.awk" "$$bg/times"); }; \
+	background() { [ -n "$(strip $(BACKGROUND_TIERS))" ] || return 0; setsid sh -c 'cpu() { times >"$$0/times.bg"; cpu=$$(awk -f "$$0/cpu.awk" "$$0/times.bg"); }; \
+	for tier in $(BACKGROUND_TIERS); do start=$$(date +%s); cpu; c=$$cpu; \
+		nice -n 19 $(MAKE) --no-print-directory $$tier >"$$0/$$tier.log" 2>&1; status=$$?; cpu; \
+		echo "make test: $$tier $$( [ $$status -eq 0 ] && echo passed || echo FAILED ) in $$(( $$(date +%s) - start )) s, CPU $$(( cpu - c )) s (background lane)" >>"$$0/summary"; \
 		[ $$status -eq 0 ] || exit 1; \
 	done' "$$bg" </dev/null & bgpid=$$!; }; \
-	status=0; for tier in $(TIERS); do start=$$(date +%s); \
+	status=0; for tier in $(TIERS); do start=$$(date +%s); cpu; c=$$cpu; \
 		[ "$$tier" != "$(BACKGROUND_WITH)" ] || background; \
-		$(MAKE) --no-print-directory $$tier; status=$$?; \
-		echo "make test: $$tier $$( [ $$status -eq 0 ] && echo passed || echo FAILED ) in $$(( $$(date +%s) - start )) s"; \
+		$(MAKE) --no-print-directory $$tier; status=$$?; cpu; \
+		echo "make test: $$tier $$( [ $$status -eq 0 ] && echo passed || echo FAILED ) in $$(( $$(date +%s) - start )) s, CPU $$(( cpu - c )) s"; \
 		[ $$status -eq 0 ] || break; \
 	done; \
 	if [ $$status -ne 0 ]; then echo "make test: stopping the background lane ($(BACKGROUND_TIERS))"; exit $$status; fi; \
