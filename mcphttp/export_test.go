@@ -1,5 +1,10 @@
 package mcphttp
 
+import (
+	"context"
+	"net"
+)
+
 // SetTaskPrePeer replaces the request's peer of a deferred task's first
 // phase (the MRTR peer of revision 2026-07-28) with what wrap returns.
 func SetTaskPrePeer(h *Handler, wrap func(mcpPeer) mcpPeer) { h.tasks.prePeer = wrap }
@@ -17,3 +22,9 @@ func AcceptedUnread(i *Instance) int {
 	defer i.fresh.mu.Unlock()
 	return i.fresh.n
 }
+
+// NewDrainListener is the listener Start serves on, over ln.
+func NewDrainListener(ln net.Listener) net.Listener { return &drainListener{Listener: ln} }
+
+// WaitHanded is the drain listener's waitHanded.
+func WaitHanded(ctx context.Context, l net.Listener) { l.(*drainListener).waitHanded(ctx) }

@@ -154,9 +154,11 @@ func (i *Instance) Shutdown(ctx context.Context) error {
 	i.once.Do(func() {
 		if i.httpSrv != nil {
 			i.handler.drain()
-			// Refuse new connections, and let the accepted ones deliver
-			// their first request before net/http's shutdown would drop it.
+			// Refuse new connections, and let the accepted ones (those of
+			// the accept queue too) deliver their first request before
+			// net/http's shutdown would drop it.
 			_ = i.listener.Close()
+			i.listener.waitHanded(ctx)
 			i.fresh.wait(ctx)
 			if err = i.httpSrv.Shutdown(ctx); err != nil {
 				err = fmt.Errorf("%w: %w", ErrShutdownTimeout, err)

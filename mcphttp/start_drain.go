@@ -110,15 +110,35 @@ func (f *freshConns) wait(ctx context.Context) {
 // drainListener is the listener of [Start]'s server. Close stops accepting
 // (once; later calls return nil), and the accept loop then ends as for a
 // shutdown.
+//
+// Closing a listening socket resets the connections the kernel completed
+// but the server had not yet accepted (its accept queue), and a balancer
+// may already have sent a request on one: behind HAProxy, a request on a
+// kept-alive client connection is then lost without an answer or a log line
+// (the client's connection is closed, for it to retry, which no SDK does
+// for a POST), behind nginx it is a 502. Under load the accept loop can lag
+// by milliseconds, so a replica stopped right after it was drained met it.
+// So Close first takes every queued connection (takeQueued), and Accept
+// hands them to the server before it reports the shutdown.
 type drainListener struct {
 	net.Listener
 	once   sync.Once
 	closed atomic.Bool
 	err    error
+
+	mu     sync.Mutex
+	queued []net.Conn    // taken from the accept queue by Close, not yet handed out
+	handed chan struct{} // closed once Accept has handed out every queued connection
+	last   sync.Once     // closes handed
 }
 
 func (l *drainListener) Close() error {
 	l.once.Do(func() {
+		queued := takeQueued(l.Listener)
+		l.mu.Lock()
+		l.queued = queued
+		l.handed = make(chan struct{})
+		l.mu.Unlock()
 		l.closed.Store(true)
 		l.err = l.Listener.Close()
 	})
@@ -128,7 +148,35 @@ func (l *drainListener) Close() error {
 func (l *drainListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil && l.closed.Load() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if len(l.queued) > 0 {
+			c, l.queued = l.queued[0], l.queued[1:]
+			return c, nil
+		}
+		// net/http's Serve calls Accept again only once it has set up the
+		// connection before (its ConnContext has counted it as fresh), so
+		// from here every queued connection is the server's.
+		l.last.Do(func() { close(l.handed) })
 		return nil, http.ErrServerClosed
 	}
 	return c, err
+}
+
+// waitHanded returns once the server's accept loop has taken every
+// connection Close found queued, or after freshGrace, or when ctx ends.
+func (l *drainListener) waitHanded(ctx context.Context) {
+	l.mu.Lock()
+	handed := l.handed
+	l.mu.Unlock()
+	if handed == nil {
+		return
+	}
+	t := time.NewTimer(freshGrace)
+	defer t.Stop()
+	select {
+	case <-handed:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }

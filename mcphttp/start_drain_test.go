@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,9 +45,8 @@ func TestShutdownAnswersRequestsOfAcceptedConnections(t *testing.T) {
 	_, err = io.WriteString(conn, head)
 	require.NoError(t, err)
 	// The connection is the server's once its accept loop took it: Dial
-	// returns when the kernel completed the handshake, and a connection still
-	// in the listen backlog when the listener closes is reset, which is not
-	// what this test is about.
+	// returns when the kernel completed the handshake (a connection still in
+	// the accept queue when the shutdown begins is the next test's case).
 	require.Eventually(t, func() bool { return mcphttp.AcceptedUnread(inst) == 1 },
 		10*time.Second, time.Millisecond, "the server accepts the connection")
 
@@ -79,4 +79,58 @@ func TestShutdownAnswersRequestsOfAcceptedConnections(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close did not return")
 	}
+}
+
+// TestShutdownServesTheAcceptQueue: a connection the kernel completed but
+// the server had not accepted yet when its shutdown began (one in the
+// listener's accept queue) is served, not reset. A balancer may have sent
+// its request on it already; behind HAProxy the reset lost that request
+// without an answer or a log line when the client's connection was kept
+// alive, and under load the accept loop lags enough to meet it in a
+// rolling restart. Here nothing accepts until the listener is closed, so
+// every connection is still queued then.
+func TestShutdownServesTheAcceptQueue(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dl := mcphttp.NewDrainListener(ln)
+	const n = 3
+	conns := make([]net.Conn, n)
+	for i := range conns {
+		c, err := net.Dial("tcp", ln.Addr().String()) // the kernel completes it; nothing accepts it yet
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Close() })
+		_, err = io.WriteString(c, "GET /queued HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+		require.NoError(t, err)
+		conns[i] = c
+	}
+	require.NoError(t, dl.Close())
+	c, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second)
+	if err == nil {
+		_ = c.Close()
+	}
+	require.Error(t, err, "a new connection is refused once the listener is closed")
+
+	var counted atomic.Int32
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "served") }),
+		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+			counted.Add(1)
+			return ctx
+		},
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(dl) }()
+	mcphttp.WaitHanded(context.Background(), dl)
+	assert.Equal(t, int32(n), counted.Load(), "the server has every queued connection once WaitHanded returns")
+	for i, c := range conns {
+		require.NoError(t, c.SetReadDeadline(time.Now().Add(5*time.Second)))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		require.NoError(t, err, "connection %d, queued when the listener closed, is answered", i)
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		assert.Equal(t, "served", string(b))
+	}
+	require.ErrorIs(t, <-served, http.ErrServerClosed)
 }
