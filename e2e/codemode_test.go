@@ -114,6 +114,7 @@ func TestCodeModeClient(t *testing.T) {
 // TestCodeModeGoSDK: go-sdk v1.8.0 over Streamable HTTP and stdio, at
 // 2025-11-25 and 2026-07-28.
 func TestCodeModeGoSDK(t *testing.T) {
+	t.Parallel()
 	d := discord(t, true)
 	d.forEachGoSDK(t, func(t *testing.T, ctx context.Context, cs *sdk.ClientSession) {
 		run := func(src string) scriptRun {
@@ -137,6 +138,7 @@ func TestCodeModeGoSDK(t *testing.T) {
 // as the server, see discordServer.nodeTarget) run both scripts
 // (node/codemode-client.mjs).
 func TestCodeModeTypeScript(t *testing.T) {
+	t.Parallel()
 	d := discord(t, true)
 	for _, tc := range tsVersions {
 		t.Run(tc.sdk, func(t *testing.T) {
@@ -171,6 +173,7 @@ func TestCodeModeTypeScript(t *testing.T) {
 // (node/aisdk-client.mjs). The model reads the content's text; the
 // results' isError and structuredContent are read from the loop's steps.
 func TestCodeModeAISDK(t *testing.T) {
+	t.Parallel()
 	requireAISDK(t)
 	d := discord(t, true)
 	for _, version := range aiSDKVersions {

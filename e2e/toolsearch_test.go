@@ -85,6 +85,7 @@ func TestToolSearchClient(t *testing.T) {
 // TestToolSearchGoSDK: go-sdk v1.8.0 over Streamable HTTP and stdio at
 // 2025-11-25 and 2026-07-28.
 func TestToolSearchGoSDK(t *testing.T) {
+	t.Parallel()
 	d := discord(t, false)
 	d.forEachGoSDK(t, func(t *testing.T, ctx context.Context, cs *sdk.ClientSession) {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": searchQuery}})
@@ -115,6 +116,7 @@ func checkTSVersion(t *testing.T, sdkName, want, got string, kind transportKind)
 // (tsVersions) over Streamable HTTP and stdio (this package's test binary
 // as the server, see discordServer.nodeTarget).
 func TestToolSearchTypeScript(t *testing.T) {
+	t.Parallel()
 	d := discord(t, false)
 	args, err := json.Marshal(map[string]any{"user_id": searchUser})
 	require.NoError(t, err)
@@ -164,6 +166,7 @@ var aiSDKVersions = []string{"2025-11-25", "2026-07-28"}
 // sees the two tools, searches, reads the result and calls the operation
 // through call_tool (node/aisdk-client.mjs).
 func TestToolSearchAISDK(t *testing.T) {
+	t.Parallel()
 	requireAISDK(t)
 	d := discord(t, false)
 	args, err := json.Marshal(map[string]any{"user_id": searchUser})
