@@ -46,18 +46,20 @@ run:
 
 # make test runs two lanes of tiers; each tier prints its wall time and the CPU time of its
 # processes (user and system, as the times of a shell that ran only that tier report them), so a CI
-# log says where the time went and how much of the two cores a tier left idle. The foreground lane runs TIERS in order and stops at the first failure. The background
-# lane runs BACKGROUND_TIERS in order, from the start of the BACKGROUND_WITH tier on, at the lowest
-# CPU priority (nice 19): unit keeps both cores busy, but e2e and conformance wait on real clients,
-# browsers and Redis for about 40% of their time, and staticcheck and govulncheck (analysis only:
-# nothing they do is timed) fill those idle cores instead of running after them. On a machine with
-# empty caches the two are about 260 CPU-seconds, about what e2e and conformance leave idle. The
-# background lane's output is printed when it ends; make test fails if a tier of either lane failed,
-# and a failure in the foreground stops the background lane. The fuzz tier and the perf gate stay
-# in the foreground: the fuzz tier's few hundred CPU-seconds are more than e2e and conformance
-# leave idle, so beside them it would stretch them rather than fill them, and counting
-# instructions wants whole cores. e2e's checks of time (cancellations, process limits) hold beside
-# two spinning processes at full priority.
+# log says where the time went and how much of the two cores a tier left idle. The foreground lane
+# runs TIERS in order and stops at the first failure. The background lane runs BACKGROUND_TIERS in
+# order, from the start of the BACKGROUND_WITH tier on, at the lowest CPU priority (nice 19): unit
+# keeps both cores busy (on a machine with empty caches, about 400 CPU-seconds in 240 s), but e2e
+# and conformance wait on real clients, browsers and Redis for about half of their time (e2e: about
+# 360 CPU-seconds in 350 s), and staticcheck and govulncheck (analysis only: nothing they do is
+# timed) fill those idle cores instead of running after them. With empty caches the two are about
+# 280 CPU-seconds, about what e2e and conformance leave idle. The background lane's output is
+# printed when it ends; make test fails if a tier of either lane failed, and a failure in the
+# foreground stops the background lane. The fuzz tier and the perf gate stay in the foreground: the
+# fuzz tier's few hundred CPU-seconds are more than e2e and conformance leave idle, so beside them
+# it would stretch them rather than fill them, and counting instructions wants whole cores. e2e's
+# checks of time (cancellations, process limits) hold beside two spinning processes at full
+# priority.
 TIERS := lint-fast unit fuzz-ci perf-gate e2e conformance
 BACKGROUND_TIERS := staticcheck vulncheck
 BACKGROUND_WITH := e2e
