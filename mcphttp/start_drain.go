@@ -117,9 +117,10 @@ func (f *freshConns) wait(ctx context.Context) {
 // kept-alive client connection is then lost without an answer or a log line
 // (the client's connection is closed, for it to retry, which no SDK does
 // for a POST), behind nginx it is a 502. Under load the accept loop can lag
-// by milliseconds, so a replica stopped right after it was drained met it.
-// So Close first takes every queued connection (takeQueued), and Accept
-// hands them to the server before it reports the shutdown.
+// by milliseconds, so even a replica the balancer stopped routing to just
+// before its SIGTERM can have such connections. So Close first takes every
+// queued connection (takeQueued), and Accept hands them to the server before
+// it reports the shutdown.
 type drainListener struct {
 	net.Listener
 	once   sync.Once
@@ -164,7 +165,9 @@ func (l *drainListener) Accept() (net.Conn, error) {
 }
 
 // waitHanded returns once the server's accept loop has taken every
-// connection Close found queued, or after freshGrace, or when ctx ends.
+// connection Close found queued, or after freshGrace, or when ctx ends; in
+// the last two cases the server is not accepting, and the connections it
+// did not take are closed rather than left open.
 func (l *drainListener) waitHanded(ctx context.Context) {
 	l.mu.Lock()
 	handed := l.handed
@@ -176,7 +179,14 @@ func (l *drainListener) waitHanded(ctx context.Context) {
 	defer t.Stop()
 	select {
 	case <-handed:
+		return
 	case <-t.C:
 	case <-ctx.Done():
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, c := range l.queued {
+		_ = c.Close()
+	}
+	l.queued = nil
 }

@@ -134,3 +134,23 @@ func TestShutdownServesTheAcceptQueue(t *testing.T) {
 	}
 	require.ErrorIs(t, <-served, http.ErrServerClosed)
 }
+
+// TestShutdownClosesQueuedConnectionsNobodyTakes: when the server does not
+// take the connections found queued (it is not accepting any more), the
+// shutdown closes them after its grace rather than leaving them open.
+func TestShutdownClosesQueuedConnectionsNobodyTakes(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dl := mcphttp.NewDrainListener(ln)
+	c, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	require.NoError(t, dl.Close())
+	start := time.Now()
+	mcphttp.WaitHanded(context.Background(), dl) // nothing serves dl
+	assert.Less(t, time.Since(start), 3*time.Second, "the wait is bounded")
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(5*time.Second)))
+	_, err = c.Read(make([]byte, 1))
+	assert.ErrorIs(t, err, io.EOF, "the queued connection is closed, not left open")
+}
