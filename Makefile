@@ -232,7 +232,7 @@ FUZZ_TARGETS_SHORT := \
 	.:FuzzCallerRules \
 	client/mcpjson:FuzzParse \
 	elicit:FuzzElicitFormAnswer \
-	.:FuzzCreateMessageResult \
+	sampling:FuzzResult \
 	.:FuzzClientCapabilitiesElicitation \
 	.:FuzzCompareVersions \
 	.:FuzzClientCapabilitiesApps \

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // textTool is a tool without arguments that returns v.
@@ -373,7 +374,7 @@ func TestMountContextPassesThrough(t *testing.T) {
 		}
 		c.Log.Info("from the kid")
 		v.progressErr = c.ReportProgress(ctx, mcp.Progress{Progress: 1, Total: 2, Message: "half"})
-		res, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 5, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "hi"}}}})
+		res, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 5, Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "hi"}}}})
 		if err != nil {
 			return "", err
 		}
@@ -730,9 +731,9 @@ func TestMountInterceptor(t *testing.T) {
 	assert.Equal(t, []string{"kid_hello"}, seen)
 }
 
-// TestMountSampleWithTools: a parent's tool loop offers the model a
+// TestMountSamplingLoop: a parent's tool loop offers the model a
 // mounted tool, by name or among all, and runs it when the model asks.
-func TestMountSampleWithTools(t *testing.T) {
+func TestMountSamplingLoop(t *testing.T) {
 	t.Parallel()
 	for _, names := range [][]string{{"kid_weather"}, nil} {
 		kid := newServer(t)
@@ -744,26 +745,26 @@ func TestMountSampleWithTools(t *testing.T) {
 		parent := newServer(t)
 		parent.Mount("kid", kid, nil)
 		mcp.AddTool(parent, mcp.Tool{Name: "plan"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			out, err := c.SampleWithTools(ctx, &mcp.CreateMessageParams{MaxTokens: 50,
-				Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text("plan")}}},
-				mcp.ToolLoop{Tools: parent, Names: names, MaxRounds: 3})
+			out, err := sampling.RunLoop(ctx, c, &sampling.Request{MaxTokens: 50,
+				Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.Text("plan")}}},
+				sampling.Loop{Tools: parent, Names: names, MaxRounds: 3})
 			if err != nil {
 				return "", err
 			}
 			return out.Result.Content.(mcp.TextContent).Text, nil
 		})
 		var offered []string
-		model := func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		model := func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
 			last := p.Messages[len(p.Messages)-1].ContentBlocks()
-			if r, ok := last[0].(mcp.ToolResultContent); ok {
-				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", StopReason: "endTurn",
+			if r, ok := last[0].(sampling.ToolResult); ok {
+				return &sampling.Result{Role: mcp.RoleAssistant, Model: "m", StopReason: "endTurn",
 					Content: mcp.Text("saw " + r.Content[0].(mcp.TextContent).Text)}, nil
 			}
 			for _, tl := range p.Tools {
 				offered = append(offered, tl.Name)
 			}
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", StopReason: "toolUse",
-				Blocks: []mcp.Content{mcp.ToolUseContent{ID: "1", Name: "kid_weather", Input: json.RawMessage(`{"city":"Lyon"}`)}}}, nil
+			return &sampling.Result{Role: mcp.RoleAssistant, Model: "m", StopReason: "toolUse",
+				Blocks: []mcp.Content{sampling.ToolUse{ID: "1", Name: "kid_weather", Input: json.RawMessage(`{"city":"Lyon"}`)}}}, nil
 		}
 		s := mcptest.NewSession(t, parent, &mcptest.Options{Client: client.Options{Sample: model, SamplingTools: true}})
 		assert.Equal(t, "saw 18°C in Lyon", callText(t, s, "plan"), "%v", names)

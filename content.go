@@ -8,8 +8,8 @@ import (
 
 // Content is one item of a tool result, a prompt message or a streamed chunk:
 // [TextContent], [ImageContent], [AudioContent], [EmbeddedResource] or
-// [ResourceLink] (and, in sampling with tools, [ToolUseContent] and
-// [ToolResultContent]). Each marshals to the MCP wire form with its "type" member.
+// [ResourceLink] (and, in sampling with tools, package sampling's ToolUse
+// and ToolResult). Each marshals to the MCP wire form with its "type" member.
 type Content interface {
 	// ContentType returns the wire "type" of the content ("text", "image", …).
 	ContentType() string
@@ -193,14 +193,6 @@ func UnmarshalContent(data []byte) (Content, error) {
 		return c, err
 	case "resource_link":
 		var c ResourceLink
-		err := json.Unmarshal(data, &c)
-		return c, err
-	case "tool_use":
-		var c ToolUseContent
-		err := json.Unmarshal(data, &c)
-		return c, err
-	case "tool_result":
-		var c ToolResultContent
 		err := json.Unmarshal(data, &c)
 		return c, err
 	default:

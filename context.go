@@ -51,7 +51,7 @@ type Context struct {
 	keyMu  sync.Mutex
 	keySeq map[string]int
 	// keyParent, when set, counts the keys instead: the Context of the
-	// request whose tool loop runs this one's tool (sampling_loop.go).
+	// request whose sampling loop runs this one's tool (sampling.go).
 	keyParent *Context
 }
 
@@ -182,10 +182,10 @@ func (c *Context) Roots(ctx context.Context) ([]Root, error) {
 		return nil, ErrCapability
 	}
 	if ip, ok := c.req.peer.(inputPeer); ok {
-		res, err := askInput[struct {
+		var res struct {
 			Roots []Root `json:"roots"`
-		}](ctx, c, ip, "roots", "roots/list", struct{}{})
-		if err != nil {
+		}
+		if err := askInput(ctx, c, ip, "roots", "roots/list", struct{}{}, &res); err != nil {
 			return nil, err
 		}
 		return res.Roots, nil
@@ -205,22 +205,6 @@ func listRoots(ctx context.Context, p engine.Peer) ([]Root, error) {
 		return nil, err
 	}
 	return res.Roots, nil
-}
-
-// Sample asks the client's model for a completion (sampling/createMessage).
-// It fails with [ErrCapability] when the client did not declare sampling,
-// and [ErrNoPeer] when the request has no way back to the client. Over an
-// input peer (revision 2026-07-28) it is a question under the key
-// "sampling-N", see [Context.Ask].
-//
-// A request with Tools or ToolChoice (sampling with tools) also needs the
-// client's sampling.tools capability (else an error wrapping
-// ErrCapability); [Context.SampleWithTools] runs the whole tool loop.
-func (c *Context) Sample(ctx context.Context, p *CreateMessageParams) (*CreateMessageResult, error) {
-	if p != nil && (len(p.Tools) > 0 || p.ToolChoice != nil) && c.ClientCapabilities.Sampling != nil && c.ClientCapabilities.Sampling.Tools == nil {
-		return nil, errSamplingTools
-	}
-	return askClient[CreateMessageResult](ctx, c, c.ClientCapabilities.Sampling != nil, "sampling", "sampling/createMessage", p)
 }
 
 // Elicit asks the user for input through the client (elicitation/create).
@@ -244,45 +228,57 @@ func (c *Context) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, e
 // capability and decodes its result as an R; over an input peer it is a
 // question under the next key of kind.
 func askClient[R any](ctx context.Context, c *Context, declared bool, kind, method string, params any) (*R, error) {
+	var res R
+	if err := askClientInto(ctx, c, declared, kind, method, params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// askClientInto is askClient decoding into res, a pointer.
+func askClientInto(ctx context.Context, c *Context, declared bool, kind, method string, params, res any) error {
 	if !declared {
-		return nil, ErrCapability
+		return ErrCapability
 	}
 	if ip, ok := c.req.peer.(inputPeer); ok {
 		if params == nil || isNilPointer(params) {
 			params = struct{}{}
 		}
-		return askInput[R](ctx, c, ip, kind, method, params)
+		return askInput(ctx, c, ip, kind, method, params, res)
 	}
-	return callPeer[R](ctx, c.req.peer, method, params)
+	return callPeerInto(ctx, c.req.peer, method, params, res)
 }
 
-// isNilPointer reports whether v is a typed nil of the params types
-// Sample and Elicit take.
+// isNilPointer reports whether v is a typed nil of the params type
+// Elicit takes (package sampling never passes nil).
 func isNilPointer(v any) bool {
-	switch p := v.(type) {
-	case *CreateMessageParams:
-		return p == nil
-	case *ElicitParams:
-		return p == nil
-	}
-	return false
+	p, ok := v.(*ElicitParams)
+	return ok && p == nil
 }
 
 // callPeer sends a server-to-client request and decodes its result as an
 // R; it fails with [ErrNoPeer] when there is no way back to the client.
 func callPeer[R any](ctx context.Context, p engine.Peer, method string, params any) (*R, error) {
+	var res R
+	if err := callPeerInto(ctx, p, method, params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// callPeerInto is callPeer decoding into res, a pointer.
+func callPeerInto(ctx context.Context, p engine.Peer, method string, params, res any) error {
 	if p == nil {
-		return nil, ErrNoPeer
+		return ErrNoPeer
 	}
 	raw, err := p.Call(ctx, method, params)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var res R
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("mcp: %s result: %w", method, err)
+	if err := json.Unmarshal(raw, res); err != nil {
+		return fmt.Errorf("mcp: %s result: %w", method, err)
 	}
-	return &res, nil
+	return nil
 }
 
 // Logger sends log messages to the client as notifications/message. Each

@@ -306,43 +306,6 @@ func ExampleLogLevel() {
 	// true false true true false
 }
 
-// A tool asks the client's model through Context.Sample; it needs the
-// client's sampling capability and a way back to the client.
-func ExampleContext_Sample() {
-	srv := mcp.NewServer(mcp.Options{Name: "writer", Version: "1.0.0", Logger: quiet})
-	mcp.AddTool(srv, mcp.Tool{Name: "summarize"}, func(ctx context.Context, c *mcp.Context, in struct {
-		Text string `json:"text"`
-	}) (string, error) {
-		res, err := c.Sample(ctx, &mcp.CreateMessageParams{
-			Messages: []mcp.SamplingMessage{
-				{Role: mcp.RoleUser, Content: mcp.Text("Summarize: " + in.Text)},
-				{Role: mcp.RoleAssistant, Content: mcp.Text("Summary:")},
-			},
-			MaxTokens:        200,
-			ModelPreferences: &mcp.ModelPreferences{Hints: []mcp.ModelHint{{Name: "small"}}, SpeedPriority: 1},
-		})
-		switch {
-		case errors.Is(err, mcp.ErrInputRequired):
-			return "", err // 2026-07-28: the request ends here and runs again with the answer
-		case errors.Is(err, mcp.ErrCapability), errors.Is(err, mcp.ErrNoPeer):
-			return in.Text[:min(len(in.Text), 12)] + "…", nil // no model to ask: a plain cut
-		case err != nil:
-			return "", err
-		}
-		return fmt.Sprint(res.Content), nil
-	})
-
-	ctx := context.Background()
-	h := mcphttp.New(srv, nil)
-	defer h.Close()
-	s, _ := client.Connect(ctx, client.InProcess(h, nil), nil) // declares no sampling capability
-	defer s.Close()
-	res, _ := s.CallTool(ctx, "summarize", map[string]string{"text": "A long report on the weather."}, nil)
-	fmt.Println(res.Text())
-	// Output:
-	// A long repor…
-}
-
 // Prompts with typed arguments can be registered at run time; a raw tool
 // takes its arguments as JSON; a long tool runs as a task (revision
 // 2026-07-28) with the default lifetime and poll interval.

@@ -11,7 +11,7 @@ import (
 )
 
 // ErrInputRequired is what [Context.Ask], [Context.Elicit],
-// [Context.Sample] and [Context.Roots] return when the client has not
+// package sampling's Create and [Context.Roots] return when the client has not
 // answered yet (revision 2026-07-28, or a task): the current round of the request ends, the transport
 // sends the questions (an input-required result in revision 2026-07-28,
 // a task's input_required status) and the handler runs again from the
@@ -103,25 +103,24 @@ func (c *Context) inputKey(kind string) string {
 }
 
 // askInput puts one question to an input peer under a key from
-// inputKey and decodes the answer as an R.
-func askInput[R any](ctx context.Context, c *Context, ip inputPeer, kind, method string, params any) (*R, error) {
+// inputKey and decodes the answer into res, a pointer.
+func askInput(ctx context.Context, c *Context, ip inputPeer, kind, method string, params, res any) error {
 	if params == nil {
 		params = struct{}{}
 	}
 	key := c.inputKey(kind)
 	out, err := ip.Inputs(ctx, map[string]InputRequest{key: {Method: method, Params: params}})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	raw, ok := out[key]
 	if !ok {
-		return nil, ErrInputRequired
+		return ErrInputRequired
 	}
-	var res R
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: "Invalid params: the client's " + method + " result under " + strconv.Quote(key) + " does not decode: " + err.Error()}
+	if err := json.Unmarshal(raw, res); err != nil {
+		return &Error{Code: CodeInvalidParams, Message: "Invalid params: the client's " + method + " result under " + strconv.Quote(key) + " does not decode: " + err.Error()}
 	}
-	return &res, nil
+	return nil
 }
 
 // askEach sends every request in reqs over p concurrently.

@@ -108,6 +108,23 @@ func (p *keyedPeer) Inputs(_ context.Context, reqs map[string]InputRequest) (map
 	return out, nil
 }
 
+// samplingResult is the part of a sampling result the tests read.
+type samplingResult struct {
+	Role  string `json:"role"`
+	Model string `json:"model"`
+}
+
+// sample asks c's client for a completion as package sampling does,
+// through the engine's view.
+func sample(ctx context.Context, c *Context) (*samplingResult, error) {
+	var res samplingResult
+	err := (*engineView)(nil).AskNext(ctx, c, c.ClientCapabilities.Sampling != nil, "sampling", "sampling/createMessage", map[string]int{"maxTokens": 5}, &res)
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
 // TestAskThroughInputPeer: Elicit, Sample and Roots over an inputPeer are
 // questions under keys counted per kind and per Context, so a handler run
 // again asks under the same keys; they send no request.
@@ -124,7 +141,7 @@ func TestAskThroughInputPeer(t *testing.T) {
 		if err != nil {
 			return "", err
 		}
-		s, err := c.Sample(ctx, &CreateMessageParams{MaxTokens: 5})
+		s, err := sample(ctx, c)
 		if err != nil {
 			return "", err
 		}
@@ -158,7 +175,7 @@ func TestAskThroughInputPeer(t *testing.T) {
 	t.Run("an answer that does not decode is -32602", func(t *testing.T) {
 		p := &keyedPeer{answers: map[string]string{"sampling-1": `{"role":5}`}, asked: map[string]InputRequest{}}
 		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: all})
-		_, err := c.Sample(context.Background(), &CreateMessageParams{MaxTokens: 5})
+		_, err := sample(context.Background(), c)
 		var je *Error
 		require.ErrorAs(t, err, &je)
 		assert.Equal(t, int64(CodeInvalidParams), je.Code)

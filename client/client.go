@@ -16,6 +16,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/eliciturl"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // Options configure a [Client]. The zero value is usable: a client named
@@ -35,10 +36,10 @@ type Options struct {
 
 	// Sample answers the server's sampling/createMessage requests; set,
 	// the client declares the sampling capability.
-	Sample func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	Sample func(ctx context.Context, p *sampling.Request) (*sampling.Result, error)
 	// SamplingTools declares that Sample takes tools (sampling.tools):
 	// the server may then offer the model tools, and Sample gets
-	// CreateMessageParams.Tools and answers with tool_use blocks.
+	// sampling.Request.Tools and answers with tool_use blocks.
 	SamplingTools bool
 	// Elicit answers the server's form elicitations (elicitation/create
 	// in form mode); set, the client declares elicitation.form.

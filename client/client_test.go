@@ -21,6 +21,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/sampling"
 	"github.com/mcpchain/mcp/stdio"
 )
 
@@ -71,8 +72,8 @@ func newServer(t *testing.T) *mcp.Server {
 			if err != nil {
 				return "", err
 			}
-			sm, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
-				Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "hi"}}}})
+			sm, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 10,
+				Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "hi"}}}})
 			if err != nil {
 				return "", err
 			}
@@ -293,8 +294,8 @@ func TestClientAnswersServerRequests(t *testing.T) {
 			Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 			},
-			Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.TextContent{Text: "hello"}, Model: "m"}, nil
+			Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
+				return &sampling.Result{Role: mcp.RoleAssistant, Content: mcp.TextContent{Text: "hello"}, Model: "m"}, nil
 			},
 		})
 		res, err := c.CallTool(context.Background(), "ask", nil, nil)

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // askingServer has a tool for each question a tool can put to its client.
@@ -27,8 +28,8 @@ func askingServer(t *testing.T) *mcp.Server {
 	mcp.AddTool(srv, mcp.Tool{Name: "summarize"}, func(ctx context.Context, c *mcp.Context, in struct {
 		Text string `json:"text"`
 	}) (string, error) {
-		res, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 50,
-			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: in.Text}}}})
+		res, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 50,
+			Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: in.Text}}}})
 		if err != nil {
 			return "", err
 		}
@@ -68,10 +69,10 @@ func TestInProcessClientHandlers(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			var asked atomic.Int32
-			e := mcptest.NewSession(t, askingServer(t), &mcptest.Options{Client: client.Options{ProtocolVersion: version, Sample: func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			e := mcptest.NewSession(t, askingServer(t), &mcptest.Options{Client: client.Options{ProtocolVersion: version, Sample: func(ctx context.Context, p *sampling.Request) (*sampling.Result, error) {
 				asked.Add(1)
 				text := p.Messages[0].Content.(mcp.TextContent).Text
-				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "test",
+				return &sampling.Result{Role: mcp.RoleAssistant, Model: "test",
 					Content: mcp.TextContent{Text: strings.ToUpper(text)}}, nil
 			},
 				Elicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
@@ -131,7 +132,7 @@ func TestInProcessClientHandlerError(t *testing.T) {
 		t.Run(string(version), func(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
-			e := mcptest.NewSession(t, askingServer(t), &mcptest.Options{Client: client.Options{ProtocolVersion: version, Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			e := mcptest.NewSession(t, askingServer(t), &mcptest.Options{Client: client.Options{ProtocolVersion: version, Sample: func(context.Context, *sampling.Request) (*sampling.Result, error) {
 				return nil, errors.New("no model configured")
 			}}}).Client()
 			_, err := e.CallTool(ctx, "summarize", map[string]string{"text": "x"}, nil)

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // newModesServer has a tool that asks the user to open a URL and one
@@ -32,9 +33,9 @@ func newModesServer() *mcp.Server {
 		return "sunny in " + in.City, nil
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "plan"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		res, err := c.SampleWithTools(ctx, &mcp.CreateMessageParams{MaxTokens: 50,
-			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "plan"}}}},
-			mcp.ToolLoop{Tools: tools})
+		res, err := sampling.RunLoop(ctx, c, &sampling.Request{MaxTokens: 50,
+			Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "plan"}}}},
+			sampling.Loop{Tools: tools})
 		if err != nil {
 			return "", err
 		}
@@ -64,14 +65,14 @@ func TestClientURLElicitationAndSamplingTools(t *testing.T) {
 					return &mcp.ElicitResult{Action: "accept"}, nil
 				},
 				SamplingTools: true,
-				Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+				Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
 					if rounds.Add(1) == 1 {
 						require.Len(t, p.Tools, 1)
 						assert.Equal(t, "forecast", p.Tools[0].Name)
-						return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", StopReason: "toolUse",
-							Blocks: []mcp.Content{mcp.ToolUseContent{ID: "u1", Name: "forecast", Input: []byte(`{"city":"Oslo"}`)}}}, nil
+						return &sampling.Result{Role: mcp.RoleAssistant, Model: "m", StopReason: "toolUse",
+							Blocks: []mcp.Content{sampling.ToolUse{ID: "u1", Name: "forecast", Input: []byte(`{"city":"Oslo"}`)}}}, nil
 					}
-					return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "a walk in Oslo"}}, nil
+					return &sampling.Result{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "a walk in Oslo"}}, nil
 				},
 			})
 			ctx := context.Background()
@@ -92,7 +93,7 @@ func TestClientURLElicitationAndSamplingTools(t *testing.T) {
 					t.Error("a URL elicitation reached the form handler")
 					return &mcp.ElicitResult{Action: "decline"}, nil
 				},
-				Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+				Sample: func(context.Context, *sampling.Request) (*sampling.Result, error) {
 					t.Error("sampling with tools reached a client without sampling.tools")
 					return nil, nil
 				},

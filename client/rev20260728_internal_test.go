@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // unmarshalResultType is what resultTypeOf must agree with: the member
@@ -76,7 +77,7 @@ func FuzzResultTypeOf(f *testing.F) {
 func TestRev20260728ToolCallMatchesParams(t *testing.T) {
 	c := &Client{opts: Options{
 		Info:       mcp.Implementation{Name: "n", Version: "1"},
-		Sample:     func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) { return nil, nil },
+		Sample:     func(context.Context, *sampling.Request) (*sampling.Result, error) { return nil, nil },
 		Roots:      func(context.Context) ([]mcp.Root, error) { return nil, nil },
 		Extensions: map[string]any{"io.example/x": map[string]any{"on": true}, "io.example/y": nil},
 	}}

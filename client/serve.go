@@ -9,6 +9,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/eliciturl"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // serve answers one request from the server with the handler of Options,
@@ -29,7 +30,7 @@ func (c *Client) answer(ctx context.Context, m *message) (any, error) {
 		if c.opts.Sample == nil {
 			return nil, errNoHandler
 		}
-		var p mcp.CreateMessageParams
+		var p sampling.Request
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params: " + err.Error()}
 		}

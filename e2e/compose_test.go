@@ -20,6 +20,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // Composition (mcp.Server.Mount) over real transports and real clients: a
@@ -314,9 +315,9 @@ func TestComposeClient(t *testing.T) {
 			ctx := testContext(t, 30*time.Second)
 			c, err := client.Connect(ctx, tr, &client.Options{
 				OnToolsChanged: func() { changed <- struct{}{} },
-				Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+				Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
 					text := p.Messages[0].Content.(mcp.TextContent).Text
-					return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "client", Content: mcp.TextContent{Text: "client says " + text}}, nil
+					return &sampling.Result{Role: mcp.RoleAssistant, Model: "client", Content: mcp.TextContent{Text: "client says " + text}}, nil
 				},
 			})
 			require.NoError(t, err)

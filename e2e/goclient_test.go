@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // peerServer is an MCP server no one here wrote, as a client transport.
@@ -174,8 +175,8 @@ func TestGoClientAgainstPeers(t *testing.T) {
 			defer cancel()
 			c, err := client.Connect(ctx, p.start(t), &client.Options{
 				Info: mcp.Implementation{Name: "mcpchain-e2e", Version: "1.0.0"},
-				Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-					return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "test",
+				Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
+					return &sampling.Result{Role: mcp.RoleAssistant, Model: "test",
 						Content: mcp.TextContent{Text: "model says: " + p.Messages[0].Content.(mcp.TextContent).Text}}, nil
 				},
 				Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {

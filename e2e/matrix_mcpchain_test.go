@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // mcpchainRevisions are the revisions the mcpchain client's row pins:
@@ -32,7 +33,7 @@ func runMcpchainCell(c *matrixCell, tr matrixTransport, rev, bin string, servers
 			logs = append(logs, m)
 			mu.Unlock()
 		},
-		Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
 			mu.Lock()
 			sampled++
 			mu.Unlock()
@@ -44,7 +45,7 @@ func runMcpchainCell(c *matrixCell, tr matrixTransport, rev, bin string, servers
 					text = tc.Text
 				}
 			}
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "test-model", Content: mcp.TextContent{Text: "sampled: " + text}}, nil
+			return &sampling.Result{Role: mcp.RoleAssistant, Model: "test-model", Content: mcp.TextContent{Text: "sampled: " + text}}, nil
 		},
 		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			mu.Lock()

@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // A peer is an MCP server nobody here wrote, with the tool set of
@@ -324,8 +325,8 @@ func testPeer(t *testing.T, tr client.Transport, version, want mcp.Version, beha
 	c, err := client.Connect(ctx, tr, &client.Options{
 		Info:            mcp.Implementation{Name: "mcpchain-e2e", Version: "1.0.0"},
 		ProtocolVersion: version,
-		Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "test",
+		Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
+			return &sampling.Result{Role: mcp.RoleAssistant, Model: "test",
 				Content: mcp.TextContent{Text: "model says: " + p.Messages[0].Content.(mcp.TextContent).Text}}, nil
 		},
 		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {

@@ -12,9 +12,10 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/sampling"
 )
 
-// samplingToolsServer's tool "plan" runs a tool loop (SampleWithTools)
+// samplingToolsServer's tool "plan" runs a tool loop (sampling.RunLoop)
 // that offers the model its tool "weather".
 func samplingToolsServer() *mcp.Server {
 	srv := mcp.NewServer(mcp.Options{Name: "sampling-tools", Version: "1.0.0"})
@@ -25,9 +26,9 @@ func samplingToolsServer() *mcp.Server {
 			return "18°C in " + in.City, nil
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "plan"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		out, err := c.SampleWithTools(ctx, &mcp.CreateMessageParams{MaxTokens: 100,
-			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text("Weather in Paris?")}}},
-			mcp.ToolLoop{Tools: srv, Names: []string{"weather"}})
+		out, err := sampling.RunLoop(ctx, c, &sampling.Request{MaxTokens: 100,
+			Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.Text("Weather in Paris?")}}},
+			sampling.Loop{Tools: srv, Names: []string{"weather"}})
 		if err != nil {
 			return "", err
 		}

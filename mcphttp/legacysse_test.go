@@ -20,6 +20,7 @@ import (
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/middleware"
+	"github.com/mcpchain/mcp/sampling"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -856,8 +857,8 @@ func newLegacyTestServer(t testing.TB) *mcp.Server {
 	mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, in struct {
 		Q string `json:"q"`
 	}) (string, error) {
-		res, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
-			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text(in.Q)}}})
+		res, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 10,
+			Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.Text(in.Q)}}})
 		if err != nil {
 			return "", err
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/mcpchain/mcp/sampling"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -169,8 +170,8 @@ func traceServer() *mcp.Server {
 		c.Log.Info("working")
 		_ = c.ReportProgress(ctx, mcp.Progress{Progress: 1, Total: 2})
 		_ = c.StreamContent(ctx, mcp.Text("partial"))
-		if _, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 5, Meta: map[string]any{"own": "kept"},
-			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text("hi")}}}); err != nil {
+		if _, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 5, Meta: map[string]any{"own": "kept"},
+			Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.Text("hi")}}}); err != nil {
 			return "", err
 		}
 		if _, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "ok?", RequestedSchema: map[string]any{"type": "object"}}); err != nil {
@@ -423,13 +424,13 @@ func embeddedCall(t *testing.T, version mcp.Version, trace bool) sent {
 		}
 	}
 	answer := func(method string, v any) error { return json.Unmarshal([]byte(clientAnswer[method]), v) }
-	e := mcptest.NewSession(t, traceServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version, OnNotification: record, Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	e := mcptest.NewSession(t, traceServer(), &mcptest.Options{Client: client.Options{ProtocolVersion: version, OnNotification: record, Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
 		b, err := json.Marshal(p)
 		if err != nil {
 			return nil, err
 		}
 		record("sampling/createMessage", b)
-		var r mcp.CreateMessageResult
+		var r sampling.Result
 		return &r, answer("sampling/createMessage", &r)
 	},
 		// An embedded client's elicitation and roots handlers do not
@@ -489,9 +490,9 @@ func loopServer() *mcp.Server {
 		return "18°C in " + in.City, nil
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "plan"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		out, err := c.SampleWithTools(ctx, &mcp.CreateMessageParams{MaxTokens: 50,
-			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text("Weather in Paris?")}}},
-			mcp.ToolLoop{Tools: srv, Names: []string{"weather"}})
+		out, err := sampling.RunLoop(ctx, c, &sampling.Request{MaxTokens: 50,
+			Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.Text("Weather in Paris?")}}},
+			sampling.Loop{Tools: srv, Names: []string{"weather"}})
 		if err != nil {
 			return "", err
 		}
@@ -539,11 +540,11 @@ func scriptedModel(t *testing.T) answerer {
 
 const toolsCaps = `{"sampling":{"tools":{}}}`
 
-// TestSampleWithToolsOverTheWire runs the tool loop with a scripted client
+// TestSamplingLoopOverTheWire runs the tool loop with a scripted client
 // over Streamable HTTP (2025-11-25: server requests on the call's stream;
 // 2026-07-28: input-required rounds) and stdio, and checks the refusal of
 // a client whose sampling capability lacks tools.
-func TestSampleWithToolsOverTheWire(t *testing.T) {
+func TestSamplingLoopOverTheWire(t *testing.T) {
 	t.Parallel()
 	text := func(t *testing.T, res json.RawMessage) string {
 		var r mcp.ContentResult

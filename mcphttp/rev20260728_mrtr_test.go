@@ -19,6 +19,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // irrUser is auth data with a subject, for the principal binding.
@@ -89,7 +90,7 @@ func newMRTRTools() *mcp.Server {
 		if err != nil {
 			return "", err
 		}
-		s, err := c.Sample(ctx, &mcp.CreateMessageParams{Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text("Hi")}}, MaxTokens: 10})
+		s, err := sampling.Create(ctx, c, &sampling.Request{Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.Text("Hi")}}, MaxTokens: 10})
 		if err != nil {
 			return "", err
 		}

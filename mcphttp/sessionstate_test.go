@@ -15,6 +15,7 @@ import (
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/mcpchain/mcp/sampling"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -96,7 +97,7 @@ func newStatelessClient(t *testing.T, opts *mcphttp.Options, slow *mcptest.Probe
 	t.Helper()
 	srv := newEngineServer(t, slow)
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		_, errS := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 1})
+		_, errS := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 1})
 		_, errE := c.Elicit(ctx, &mcp.ElicitParams{Message: "?"})
 		_, errR := c.Roots(ctx)
 		return fmt.Sprintf("client=%q sampling=%v elicit=%v roots=%v", c.Client.Name,

@@ -7,13 +7,14 @@ import (
 	"sync"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // SampleReply is a sampling handler for [Options.Client] that answers
 // every request with text, from a model named "mcptest".
-func SampleReply(text string) func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	return func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-		return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "mcptest",
+func SampleReply(text string) func(context.Context, *sampling.Request) (*sampling.Result, error) {
+	return func(context.Context, *sampling.Request) (*sampling.Result, error) {
+		return &sampling.Result{Role: mcp.RoleAssistant, Model: "mcptest",
 			Content: mcp.TextContent{Text: text}, StopReason: "endTurn"}, nil
 	}
 }
@@ -65,12 +66,12 @@ func RootsOf(uris ...string) func(context.Context) ([]mcp.Root, error) {
 //	Sample: mcptest.SampleSequence(
 //		mcptest.ToolUseReply("call-1", "weather", map[string]any{"city": "Paris"}),
 //		mcptest.TextReply("Sunny in Paris")),
-func SampleSequence(replies ...*mcp.CreateMessageResult) func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+func SampleSequence(replies ...*sampling.Result) func(context.Context, *sampling.Request) (*sampling.Result, error) {
 	var (
 		mu sync.Mutex
 		n  int
 	)
-	return func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	return func(context.Context, *sampling.Request) (*sampling.Result, error) {
 		if len(replies) == 0 {
 			return nil, errors.New("mcptest: SampleSequence has no reply")
 		}
@@ -84,19 +85,19 @@ func SampleSequence(replies ...*mcp.CreateMessageResult) func(context.Context, *
 
 // TextReply is a model's answer of text, from a model named "mcptest",
 // for [SampleSequence].
-func TextReply(text string) *mcp.CreateMessageResult {
-	return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "mcptest",
+func TextReply(text string) *sampling.Result {
+	return &sampling.Result{Role: mcp.RoleAssistant, Model: "mcptest",
 		Content: mcp.TextContent{Text: text}, StopReason: "endTurn"}
 }
 
 // ToolUseReply is a model's answer that asks for one tool (an
-// mcp.ToolUseContent with this id, name and input, stop reason "toolUse"),
+// sampling.ToolUse with this id, name and input, stop reason "toolUse"),
 // for [SampleSequence]. It panics when input has no JSON form.
-func ToolUseReply(id, name string, input any) *mcp.CreateMessageResult {
+func ToolUseReply(id, name string, input any) *sampling.Result {
 	b, err := json.Marshal(input)
 	if err != nil {
 		panic("mcptest: ToolUseReply: " + err.Error())
 	}
-	return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "mcptest", StopReason: "toolUse",
-		Blocks: []mcp.Content{mcp.ToolUseContent{ID: id, Name: name, Input: b}}}
+	return &sampling.Result{Role: mcp.RoleAssistant, Model: "mcptest", StopReason: "toolUse",
+		Blocks: []mcp.Content{sampling.ToolUse{ID: id, Name: name, Input: b}}}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 type greetArgs struct {
@@ -115,8 +116,8 @@ func ExampleOptions_client() {
 	mcp.AddTool(srv, mcp.Tool{Name: "title"}, func(ctx context.Context, c *mcp.Context, in struct {
 		Note string `json:"note"`
 	}) (string, error) {
-		res, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 20,
-			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "Title for: " + in.Note}}}})
+		res, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 20,
+			Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "Title for: " + in.Note}}}})
 		if err != nil {
 			return "", err
 		}

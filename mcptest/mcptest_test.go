@@ -16,6 +16,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -141,8 +142,8 @@ func (f *fatalTB) run(fn func()) {
 func TestSessionClientFixtures(t *testing.T) {
 	srv := mcp.NewServer(mcp.Options{Name: "asks", Version: "1.0.0"})
 	mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, in struct{}) (string, error) {
-		s, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 5,
-			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "?"}}}})
+		s, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 5,
+			Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "?"}}}})
 		if err != nil {
 			return "", err
 		}

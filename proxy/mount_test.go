@@ -17,6 +17,7 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/proxy"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // mountedGateway mounts a gateway to f in a parent server (its own tool
@@ -90,8 +91,8 @@ func TestMountedGatewayForwardsServerRequests(t *testing.T) {
 			ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				return &mcp.ElicitResult{Action: "accept"}, nil
 			},
-			Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m",
+			Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
+				return &sampling.Result{Role: mcp.RoleAssistant, Model: "m",
 					Content: mcp.TextContent{Text: who + " sampled " + p.Messages[0].Content.(mcp.TextContent).Text}}, nil
 			},
 		}
@@ -214,8 +215,8 @@ func TestMountedGatewayRev20260728(t *testing.T) {
 		ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		},
-		Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "sessionless"}}, nil
+		Sample: func(context.Context, *sampling.Request) (*sampling.Result, error) {
+			return &sampling.Result{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "sessionless"}}, nil
 		},
 	})
 	require.Equal(t, mcp.Version20260728, c.ProtocolVersion())

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/proxy"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -98,8 +99,8 @@ func newFixture(t *testing.T) *fixture {
 		if err != nil {
 			return "", err
 		}
-		sm, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
-			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "hi"}}}})
+		sm, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 10,
+			Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "hi"}}}})
 		if err != nil {
 			return "", err
 		}
@@ -363,8 +364,8 @@ func TestGatewayForwardsServerRequests(t *testing.T) {
 			urls = append(urls, p.URL)
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		},
-		Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m",
+		Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
+			return &sampling.Result{Role: mcp.RoleAssistant, Model: "m",
 				Content: mcp.TextContent{Text: "sampled:" + p.Messages[0].Content.(mcp.TextContent).Text}}, nil
 		},
 	})
@@ -621,8 +622,8 @@ func TestGatewayRev20260728Downstream(t *testing.T) {
 		ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		},
-		Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "sessionless"}}, nil
+		Sample: func(context.Context, *sampling.Request) (*sampling.Result, error) {
+			return &sampling.Result{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "sessionless"}}, nil
 		},
 	})
 	require.Equal(t, mcp.Version20260728, down.ProtocolVersion())

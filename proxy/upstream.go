@@ -14,6 +14,7 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/eliciturl"
 	"github.com/mcpchain/mcp/internal/identity"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // kind says whose an upstream connection is, which decides with which
@@ -322,9 +323,9 @@ func (u *upstream) peerHandlers(o *client.Options, c *mcp.Context) {
 		caps = c.ClientCapabilities
 	}
 	if all || caps.Sampling != nil {
-		o.Sample = func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			return forward(u, ctx, func(ctx context.Context, dc *mcp.Context) (*mcp.CreateMessageResult, error) {
-				return dc.Sample(ctx, p)
+		o.Sample = func(ctx context.Context, p *sampling.Request) (*sampling.Result, error) {
+			return forward(u, ctx, func(ctx context.Context, dc *mcp.Context) (*sampling.Result, error) {
+				return sampling.Create(ctx, dc, p)
 			})
 		}
 		o.SamplingTools = all || caps.Sampling.Tools != nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/sampling"
 	"github.com/mcpchain/mcp/stdio"
 )
 
@@ -26,7 +27,7 @@ func TestWorkersWaitingOnTheClientDoNotStallTheReader(t *testing.T) {
 	t.Parallel()
 	srv := mcp.NewServer(mcp.Options{Name: "sampler", Version: "1.0.0", Logger: discard()})
 	mcp.AddTool(srv, mcp.Tool{Name: "ask", Description: "sample"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		res, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 5, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text("hi")}}})
+		res, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 5, Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.Text("hi")}}})
 		if err != nil {
 			return "", err
 		}

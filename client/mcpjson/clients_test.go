@@ -22,6 +22,7 @@ import (
 	"github.com/mcpchain/mcp/client/mcpjson"
 	"github.com/mcpchain/mcp/internal/gotool"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // stdioServer is the path of testdata/stdioserver, built once by TestMain.
@@ -267,8 +268,8 @@ func samplingServer(t *testing.T, name string) string {
 	t.Helper()
 	srv := mcp.NewServer(mcp.Options{Name: name, Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		res, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
-			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "who are you?"}}}})
+		res, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 10,
+			Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "who are you?"}}}})
 		if err != nil {
 			return "", err
 		}
@@ -292,9 +293,9 @@ func TestConnectClientPerServer(t *testing.T) {
 	cs, err := mcpjson.Connect(t.Context(), cfg, &mcpjson.ConnectOptions{Client: func(s *mcpjson.Server) *client.Options {
 		return &client.Options{
 			Info: mcp.Implementation{Name: "hub for " + s.Name, Version: "1"},
-			Sample: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			Sample: func(context.Context, *sampling.Request) (*sampling.Result, error) {
 				asked = append(asked, s.Name)
-				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m",
+				return &sampling.Result{Role: mcp.RoleAssistant, Model: "m",
 					Content: mcp.TextContent{Text: "the model of " + s.Name}}, nil
 			},
 		}

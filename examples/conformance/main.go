@@ -37,6 +37,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // The reference payloads of the suite: a 1x1 PNG and a minimal WAV file.
@@ -186,8 +187,8 @@ func addTools(srv *mcp.Server) {
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "test_sampling", Description: "Tests server-initiated sampling (LLM completion request)"},
 		func(ctx context.Context, c *mcp.Context, in samplingArgs) (string, error) {
-			res, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 100,
-				Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text(in.Prompt)}}})
+			res, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 100,
+				Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.Text(in.Prompt)}}})
 			if err != nil {
 				return "", err
 			}

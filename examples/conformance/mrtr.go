@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // addInputRequiredFixtures adds the tools and the prompt of the
@@ -171,7 +172,7 @@ func elicitedText(raw json.RawMessage, prop string) string {
 
 // sampledText is the text of a sampling result.
 func sampledText(raw json.RawMessage) string {
-	var r mcp.CreateMessageResult
+	var r sampling.Result
 	if json.Unmarshal(raw, &r) != nil {
 		return "(unreadable)"
 	}

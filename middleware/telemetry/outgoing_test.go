@@ -15,6 +15,7 @@ import (
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/middleware/telemetry"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // TestOutgoingTraceContext: with the Recorder in the chain, what the
@@ -32,7 +33,7 @@ func TestOutgoingTraceContext(t *testing.T) {
 	srv := mcp.NewServer(mcp.Options{Name: "t", Version: "1.0.0"})
 	mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		c.Log.Info("asking")
-		res, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 1, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text("hi")}}})
+		res, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 1, Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.Text("hi")}}})
 		if err != nil {
 			return "", err
 		}
@@ -51,11 +52,11 @@ func TestOutgoingTraceContext(t *testing.T) {
 			mu.Lock()
 			logged = p.Meta
 			mu.Unlock()
-		}, Sample: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		}, Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
 			mu.Lock()
 			sampled = p.Meta
 			mu.Unlock()
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.Text("ok")}, nil
+			return &sampling.Result{Role: mcp.RoleAssistant, Model: "m", Content: mcp.Text("ok")}, nil
 		}}}).Client()
 		// AfterNotifications: the log message reached OnNotification when
 		// the call returns.

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 // The features of the newest revisions, one small tool each: a typed
@@ -75,7 +76,7 @@ func RegisterShowcase(srv *mcp.Server) {
 	}), &mcp.RouteOptions{Public: true})
 
 	// Sampling with tools: the client's model may call forecast while it
-	// plans; SampleWithTools runs the loop.
+	// plans; sampling.RunLoop runs the loop.
 	loopTools := mcp.NewServer(mcp.Options{Name: "trip-tools", Version: "1.0.0"})
 	mcp.AddTool(loopTools, mcp.Tool{Name: "forecast", Description: "The weather forecast of a city"},
 		func(_ context.Context, _ *mcp.Context, in struct {
@@ -87,9 +88,9 @@ func RegisterShowcase(srv *mcp.Server) {
 		func(ctx context.Context, c *mcp.Context, in struct {
 			City string `json:"city"`
 		}) (string, error) {
-			res, err := c.SampleWithTools(ctx, &mcp.CreateMessageParams{MaxTokens: 200,
-				Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "Plan a day in " + in.City}}}},
-				mcp.ToolLoop{Tools: loopTools})
+			res, err := sampling.RunLoop(ctx, c, &sampling.Request{MaxTokens: 200,
+				Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.TextContent{Text: "Plan a day in " + in.City}}}},
+				sampling.Loop{Tools: loopTools})
 			if err != nil {
 				return "", err
 			}
@@ -170,7 +171,7 @@ func RegisterShowcase(srv *mcp.Server) {
 }
 
 // textOf is the text of a sampling result's content.
-func textOf(r *mcp.CreateMessageResult) string {
+func textOf(r *sampling.Result) string {
 	var s string
 	for _, b := range r.ContentBlocks() {
 		if t, ok := b.(mcp.TextContent); ok {

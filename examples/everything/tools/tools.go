@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/media"
+	"github.com/mcpchain/mcp/sampling"
 )
 
 //go:embed icon.svg
@@ -125,8 +126,8 @@ func Register(srv *mcp.Server, opts *Options) {
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami", Description: o.WhoamiDescription}, o.Whoami)
 	mcp.AddTool(srv, mcp.Tool{Name: "sample", Description: "Ask the client's model (sampling) and return its answer"},
 		func(ctx context.Context, c *mcp.Context, in sampleArgs) (string, error) {
-			res, err := c.Sample(ctx, &mcp.CreateMessageParams{MaxTokens: 100,
-				Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Text(in.Text)}}})
+			res, err := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 100,
+				Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.Text(in.Text)}}})
 			if err != nil {
 				return "", err
 			}
