@@ -64,7 +64,7 @@ const (
 //     when it was anonymous.
 //
 // A result that a request retried with inputResponses or requestState (a
-// multi round-trip request, see [Context.Elicit]) goes out with ttlMs 0
+// multi round-trip request, see [Context.Ask]) goes out with ttlMs 0
 // and private: clients must not cache it, and it holds the user's
 // answers. Access checks still run on every request: a scope is a hint to
 // caches, never a way to keep a caller from an object.

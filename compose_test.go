@@ -15,6 +15,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/sampling"
 )
@@ -379,7 +380,7 @@ func TestMountContextPassesThrough(t *testing.T) {
 			return "", err
 		}
 		v.sample = res.Content.(mcp.TextContent).Text
-		e, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "string"}}}})
+		e, err := elicit.Create(ctx, c, &elicit.Params{Message: "name?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "string"}}}})
 		if err != nil {
 			return "", err
 		}

@@ -207,23 +207,6 @@ func listRoots(ctx context.Context, p engine.Peer) ([]Root, error) {
 	return res.Roots, nil
 }
 
-// Elicit asks the user for input through the client (elicitation/create).
-// It fails with [ErrCapability] when the client did not declare
-// elicitation in the request's mode (form, or url for p.Mode "url"; see
-// [Context.ElicitURL] and package elicit), and [ErrNoPeer] when the request
-// has no way back. Over an input peer (revision 2026-07-28) it is a
-// question under the key "elicitation-N", see [Context.Ask]. In URL mode
-// p.URL must be one [Context.ElicitURL] accepts, or nothing is sent.
-func (c *Context) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
-	if err := c.elicitMode(p); err != nil {
-		return nil, err
-	}
-	if err := checkElicitURL(p); err != nil {
-		return nil, err
-	}
-	return askClient[ElicitResult](ctx, c, c.ClientCapabilities.Elicitation != nil, "elicitation", "elicitation/create", p)
-}
-
 // askClient sends a server-to-client request that needs a declared
 // capability and decodes its result as an R; over an input peer it is a
 // question under the next key of kind.
@@ -240,20 +223,18 @@ func askClientInto(ctx context.Context, c *Context, declared bool, kind, method 
 	if !declared {
 		return ErrCapability
 	}
+	if method == "elicitation/create" {
+		if err := c.checkElicitation(params); err != nil {
+			return err
+		}
+	}
 	if ip, ok := c.req.peer.(inputPeer); ok {
-		if params == nil || isNilPointer(params) {
+		if params == nil {
 			params = struct{}{}
 		}
 		return askInput(ctx, c, ip, kind, method, params, res)
 	}
 	return callPeerInto(ctx, c.req.peer, method, params, res)
-}
-
-// isNilPointer reports whether v is a typed nil of the params type
-// Elicit takes (package sampling never passes nil).
-func isNilPointer(v any) bool {
-	p, ok := v.(*ElicitParams)
-	return ok && p == nil
 }
 
 // callPeer sends a server-to-client request and decodes its result as an

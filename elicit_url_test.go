@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -38,14 +39,14 @@ func urlServer(opened func() bool) *mcp.Server {
 		URL string `json:"url"`
 	}
 	mcp.AddTool(srv, mcp.Tool{Name: "elicit-url"}, func(ctx context.Context, c *mcp.Context, a in) (string, error) {
-		res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: "e-1", URL: a.URL, Message: "Open it"})
+		res, err := elicit.OpenURL(ctx, c, elicit.URLRequest{ID: "e-1", URL: a.URL, Message: "Open it"})
 		if err != nil {
 			return "", err
 		}
 		return res.Action, nil
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "elicit"}, func(ctx context.Context, c *mcp.Context, a in) (string, error) {
-		res, err := c.Elicit(ctx, &mcp.ElicitParams{Mode: "url", ElicitationID: "e-2", URL: a.URL, Message: "Open it"})
+		res, err := elicit.Create(ctx, c, &elicit.Params{Mode: "url", ElicitationID: "e-2", URL: a.URL, Message: "Open it"})
 		if err != nil {
 			return "", err
 		}
@@ -63,7 +64,7 @@ func urlServer(opened func() bool) *mcp.Server {
 		if opened() {
 			return "accept", nil
 		}
-		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: "e-4", URL: a.URL, Message: "Open it"})
+		return "", elicit.URLRequired(elicit.URLRequest{ID: "e-4", URL: a.URL, Message: "Open it"})
 	})
 	return srv
 }
@@ -87,11 +88,11 @@ func TestElicitationURLsChecked(t *testing.T) {
 				t.Cleanup(func() { _ = h.Close() })
 				ctx := context.Background()
 				c, err := client.Connect(ctx, client.InProcess(h, nil), &client.Options{ProtocolVersion: version,
-					ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+					ElicitURL: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 						mu.Lock()
 						handed = append(handed, p.URL)
 						mu.Unlock()
-						return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+						return &elicit.Result{Action: elicit.ActionAccept}, nil
 					}})
 				require.NoError(t, err)
 				t.Cleanup(func() { _ = c.Close() })
@@ -156,15 +157,15 @@ func TestURLElicitationHandWrittenError(t *testing.T) {
 	// A 2025-11-25 client that declares elicitation.url: the -32042 error
 	// reaches it as it is.
 	c, err := client.Connect(t.Context(), client.InProcess(h, nil), &client.Options{ProtocolVersion: mcp.Version20251125, Logger: quietLogger(),
-		ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+		ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: elicit.ActionAccept}, nil
 		}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	for _, tc := range []struct{ name, code, msg string }{
 		{"by-hand", "-32042", "needed"},
 		{"empty", "-32603", `tool "empty" returned a URL elicitation required error (-32042) without data.elicitations`},
-		{"no-url", "-32603", `tool "no-url": mcp: URLElicitation.URL: elicitation URL "" is not an absolute URL with a host`},
+		{"no-url", "-32603", `tool "no-url": mcp: elicitation URL "" is not an absolute URL with a host`},
 	} {
 		_, err := c.CallTool(t.Context(), tc.name, map[string]any{}, nil)
 		var je *mcp.Error

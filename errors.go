@@ -16,7 +16,7 @@ const (
 	CodeInvalidParams           = jsonrpc.CodeInvalidParams           // bad params, unknown tool, prompt or resource
 	CodeInternalError           = jsonrpc.CodeInternalError           // the server failed
 	CodeServerError             = jsonrpc.CodeServerError             // a server-defined failure (the transport's too: bad header, refused request)
-	CodeURLElicitationRequired  = jsonrpc.CodeURLElicitationRequired  // reserved by the 2025-11-25 revision (URLElicitationRequired builds it)
+	CodeURLElicitationRequired  = jsonrpc.CodeURLElicitationRequired  // reserved by the 2025-11-25 revision (package elicit's URLRequired builds it)
 	CodeMissingClientCapability = jsonrpc.CodeMissingClientCapability // revision 2026-07-28: the request needs a client capability it did not declare
 )
 

@@ -10,8 +10,8 @@ import (
 	"github.com/mcpchain/mcp/internal/engine"
 )
 
-// ErrInputRequired is what [Context.Ask], [Context.Elicit],
-// package sampling's Create and [Context.Roots] return when the client has not
+// ErrInputRequired is what [Context.Ask], [Context.Roots] and the
+// questions of packages elicit and sampling (Create) return when the client has not
 // answered yet (revision 2026-07-28, or a task): the current round of the request ends, the transport
 // sends the questions (an input-required result in revision 2026-07-28,
 // a task's input_required status) and the handler runs again from the
@@ -36,9 +36,11 @@ type inputPeer = engine.InputPeer[InputRequest]
 
 // Ask puts every question in reqs to the client and returns the raw
 // results by the same keys. Each method needs the capability the client
-// declared for it (elicitation, sampling, roots; for *[ElicitParams], its
-// mode), else [ErrCapability]; an elicitation/create in URL mode (params of
-// any type) needs a URL that [Context.ElicitURL] accepts.
+// declared for it (elicitation in the params' mode, sampling, roots),
+// else [ErrCapability] ([ErrURLElicitation] for URL mode); an
+// elicitation/create in URL mode needs a URL a user may be asked to open
+// (an absolute https URL, or http to this machine, without user
+// information). Params of any type are checked as they go on the wire.
 // With revision 2026-07-28 and in a task the questions go out together
 // (an input-required result, or the task's input_required status); with
 // the 2025 revisions each is a server-to-client request, all sent at
@@ -48,13 +50,8 @@ func (c *Context) Ask(ctx context.Context, reqs map[string]InputRequest) (map[st
 		if !c.declares(r.Method) {
 			return nil, ErrCapability
 		}
-		if p, ok := r.Params.(*ElicitParams); ok && r.Method == "elicitation/create" {
-			if err := c.elicitMode(p); err != nil {
-				return nil, err
-			}
-		}
 		if r.Method == "elicitation/create" {
-			if err := checkElicitURL(r.Params); err != nil {
+			if err := c.checkElicitation(r.Params); err != nil {
 				return nil, err
 			}
 		}

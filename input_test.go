@@ -125,6 +125,20 @@ func sample(ctx context.Context, c *Context) (*samplingResult, error) {
 	return &res, nil
 }
 
+// elicitVia asks c's client as package elicit's Create does, through the
+// engine's view; nil params are sent as {}.
+func elicitVia(ctx context.Context, c *Context, p *elicitParams) (*elicitResult, error) {
+	var params any = p
+	if p == nil {
+		params = struct{}{}
+	}
+	var res elicitResult
+	if err := (*engineView)(nil).AskNext(ctx, c, c.ClientCapabilities.Elicitation != nil, "elicitation", "elicitation/create", params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
 // TestAskThroughInputPeer: Elicit, Sample and Roots over an inputPeer are
 // questions under keys counted per kind and per Context, so a handler run
 // again asks under the same keys; they send no request.
@@ -133,11 +147,11 @@ func TestAskThroughInputPeer(t *testing.T) {
 	run := func(p *keyedPeer) (string, error) {
 		c := newContext(context.Background(), requestInfo{Peer: p, ClientCapabilities: all})
 		ctx := context.Background()
-		e1, err := c.Elicit(ctx, &ElicitParams{Message: "first?"})
+		e1, err := elicitVia(ctx, c, &elicitParams{Message: "first?"})
 		if err != nil {
 			return "", err
 		}
-		e2, err := c.Elicit(ctx, nil)
+		e2, err := elicitVia(ctx, c, nil)
 		if err != nil {
 			return "", err
 		}
@@ -184,7 +198,7 @@ func TestAskThroughInputPeer(t *testing.T) {
 	t.Run("undeclared capabilities are refused before asking", func(t *testing.T) {
 		p := &keyedPeer{answers: map[string]string{}, asked: map[string]InputRequest{}}
 		c := newContext(context.Background(), requestInfo{Peer: p})
-		_, err := c.Elicit(context.Background(), &ElicitParams{})
+		_, err := elicitVia(context.Background(), c, &elicitParams{})
 		require.ErrorIs(t, err, ErrCapability)
 		_, err = c.Roots(context.Background())
 		require.ErrorIs(t, err, ErrCapability)

@@ -26,8 +26,8 @@ const TasksExtension = "io.modelcontextprotocol/tasks"
 //
 // A running task's context is not the HTTP request's: it ends when the
 // client cancels the task, when the server shuts down, or with the tool's
-// Timeout. Its [Context] asks the client through the task ([Context.Elicit],
-// package sampling's Create, [Context.Ask]: the task's status becomes input_required
+// Timeout. Its [Context] asks the client through the task (package
+// elicit's and package sampling's Create, [Context.Ask]: the task's status becomes input_required
 // until tasks/update answers, or at 2025-11-25 until the client answers the
 // request tasks/result sends it); progress and log messages go on the
 // session's stream at 2025-11-25 and are dropped at 2026-07-28, which has

@@ -38,7 +38,7 @@ type GuardedCall struct {
 // ToolGuard checks a tool call before the tool runs. Returning nil lets the
 // call go on; an error ends it as the tool's own error would: a
 // [UserError] is an isError result, an [*Error] a JSON-RPC error, and
-// [URLElicitationRequired] asks the user to open a page first (a
+// package elicit's URLRequired asks the user to open a page first (a
 // -32042 error at 2025-11-25, an input-required round at 2026-07-28, after
 // which the call, guards included, runs again). Guards run on every
 // transport, for every tool of the server, its session tools and the tools

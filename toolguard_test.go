@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -167,17 +168,17 @@ func TestToolGuardURLElicitation(t *testing.T) {
 				if approved {
 					return nil
 				}
-				return mcp.URLElicitationRequired(mcp.URLElicitation{ID: "g1", URL: "https://example.com/approve/g1", Message: "Approve it"})
+				return elicit.URLRequired(elicit.URLRequest{ID: "g1", URL: "https://example.com/approve/g1", Message: "Approve it"})
 			})
 			h := mcphttp.New(srv, nil)
 			t.Cleanup(func() { _ = h.Close() })
 			ctx := context.Background()
 			c, err := client.Connect(ctx, client.InProcess(h, nil), &client.Options{ProtocolVersion: version,
-				ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				ElicitURL: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 					mu.Lock()
 					approved = true // the user approved on the page
 					mu.Unlock()
-					return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+					return &elicit.Result{Action: elicit.ActionAccept}, nil
 				}})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = c.Close() })

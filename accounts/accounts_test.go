@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/providers"
 	"github.com/mcpchain/mcp/providers/redisstorage"
@@ -39,8 +40,8 @@ func TestConnectAccount(t *testing.T) {
 		var completed []string
 		h := http.Header{"Authorization": {"Bearer alice"}}
 		c, err := client.Connect(context.Background(), client.HTTP(w.url, &client.HTTPOptions{Header: h}), &client.Options{
-			ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+			ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+				return &elicit.Result{Action: elicit.ActionAccept}, nil
 			},
 			OnNotification: func(method string, params json.RawMessage) {
 				if method == "notifications/elicitation/complete" {

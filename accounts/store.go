@@ -15,6 +15,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/pages"
 	"github.com/mcpchain/mcp/providers"
 )
@@ -183,7 +184,7 @@ func (a *Accounts) unavailable(svc *Service, what string, err error) error {
 }
 
 func (a *Accounts) elicitation(p *pending, svc *Service) error {
-	return mcp.URLElicitationRequired(mcp.URLElicitation{ID: p.ID, URL: a.base.Origin + a.path + "/connect?id=" + p.ID,
+	return elicit.URLRequired(elicit.URLRequest{ID: p.ID, URL: a.base.Origin + a.path + "/connect?id=" + p.ID,
 		Message: "Connect your " + svc.Title + " account: this tool acts on " + svc.Title + " as you. Open the page, sign in to " + svc.Title + " and allow access; then try again."})
 }
 

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/providers"
 )
@@ -268,11 +269,11 @@ func (w *world) connect(name string, version mcp.Version, open func(url string))
 	}
 	c, err := client.Connect(context.Background(), client.HTTP(w.url, &client.HTTPOptions{Header: h}), &client.Options{
 		ProtocolVersion: version,
-		ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		ElicitURL: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 			if open != nil {
 				open(p.URL)
 			}
-			return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+			return &elicit.Result{Action: elicit.ActionAccept}, nil
 		}})
 	require.NoError(w.t, err)
 	w.t.Cleanup(func() { _ = c.Close() })
@@ -288,7 +289,7 @@ func elicitationURL(t *testing.T, c *client.Client) string {
 	require.True(t, errors.As(err, &je), "want -32042, got %v", err)
 	require.Equal(t, mcp.CodeURLElicitationRequired, int(je.Code))
 	var data struct {
-		Elicitations []mcp.ElicitParams `json:"elicitations"`
+		Elicitations []elicit.Params `json:"elicitations"`
 	}
 	require.NoError(t, json.Unmarshal(errorData(t, je), &data))
 	require.Len(t, data.Elicitations, 1)

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/pages"
 	"github.com/mcpchain/mcp/providers"
@@ -326,7 +327,7 @@ func (a *Approvals) unavailable(what string, err error) error {
 }
 
 func (a *Approvals) elicitation(r *request) error {
-	return mcp.URLElicitationRequired(mcp.URLElicitation{ID: r.ID, URL: a.base.Origin + a.path + "/" + r.ID,
+	return elicit.URLRequired(elicit.URLRequest{ID: r.ID, URL: a.base.Origin + a.path + "/" + r.ID,
 		Message: fmt.Sprintf("Approve the call of %q in your browser: it needs your approval, which only you can give on the server's page. Then try again.", r.Tool)})
 }
 

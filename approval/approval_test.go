@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/pages"
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -134,11 +135,11 @@ func (w *world) connect(name string, version mcp.Version, open func(string)) *cl
 	}
 	c, err := client.Connect(context.Background(), client.HTTP(w.url, &client.HTTPOptions{Header: h}), &client.Options{
 		ProtocolVersion: version,
-		ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		ElicitURL: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 			if open != nil {
 				open(p.URL)
 			}
-			return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+			return &elicit.Result{Action: elicit.ActionAccept}, nil
 		}})
 	require.NoError(w.t, err)
 	w.t.Cleanup(func() { _ = c.Close() })
@@ -154,7 +155,7 @@ func ask(t *testing.T, c *client.Client, tool string, args any) string {
 	require.True(t, errors.As(err, &je), "want -32042, got %v %v", err, res)
 	require.Equal(t, mcp.CodeURLElicitationRequired, int(je.Code))
 	var data struct {
-		Elicitations []mcp.ElicitParams `json:"elicitations"`
+		Elicitations []elicit.Params `json:"elicitations"`
 	}
 	require.NoError(t, json.Unmarshal(errorData(t, je), &data))
 	require.Len(t, data.Elicitations, 1)
@@ -551,8 +552,8 @@ func TestApprovalPageShowsWhatRuns(t *testing.T) {
 
 	spoof, err := client.Connect(context.Background(), client.HTTP(w.url, &client.HTTPOptions{Header: http.Header{"Authorization": {"Bearer alice"}}}),
 		&client.Options{Info: mcp.Implementation{Name: "Claude\u202e (official)", Version: "1"},
-			ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+			ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+				return &elicit.Result{Action: elicit.ActionAccept}, nil
 			}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = spoof.Close() })
@@ -581,8 +582,8 @@ func TestApprovalThroughToolSearch(t *testing.T) {
 	t.Cleanup(func() { _ = h.Close() })
 	hdr := http.Header{"Authorization": {"Bearer alice"}}
 	c, err := client.Connect(context.Background(), client.InProcess(s.Middleware(h), hdr), &client.Options{
-		ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+		ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: elicit.ActionAccept}, nil
 		}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })

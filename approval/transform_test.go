@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/toolsearch"
 )
@@ -62,8 +63,8 @@ func TestApprovalOfTransformedTools(t *testing.T) {
 	h := mcphttp.New(srv, nil)
 	t.Cleanup(func() { _ = h.Close() })
 	sc, err := client.Connect(context.Background(), client.InProcess(s.Middleware(h), http.Header{"Authorization": {"Bearer alice"}}),
-		&client.Options{ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+		&client.Options{ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: elicit.ActionAccept}, nil
 		}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = sc.Close() })

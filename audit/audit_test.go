@@ -18,6 +18,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/audit"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/toolsearch"
 )
@@ -238,7 +239,7 @@ func TestAuditCallers(t *testing.T) {
 			return nil, nil
 		}})
 	mcp.AddTool(srv, mcp.Tool{Name: "open"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: "e1", URL: "https://example.com/x", Message: "open it"})
+		return "", elicit.URLRequired(elicit.URLRequest{ID: "e1", URL: "https://example.com/x", Message: "open it"})
 	})
 	h := mcphttp.New(srv, nil)
 	t.Cleanup(func() { _ = h.Close() })
@@ -249,8 +250,8 @@ func TestAuditCallers(t *testing.T) {
 			hdr.Set("Authorization", "Bearer "+who)
 		}
 		c, err := client.Connect(ctx, client.InProcess(trail.Middleware(h), hdr), &client.Options{
-			ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+			ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+				return &elicit.Result{Action: elicit.ActionAccept}, nil
 			}})
 		require.NoError(t, err)
 		_, err = c.CallTool(ctx, "open", nil, &client.CallOptions{Meta: map[string]any{

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/eliciturl"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/sampling"
@@ -43,7 +44,7 @@ type Options struct {
 	SamplingTools bool
 	// Elicit answers the server's form elicitations (elicitation/create
 	// in form mode); set, the client declares elicitation.form.
-	Elicit func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	Elicit func(ctx context.Context, p *elicit.Params) (*elicit.Result, error)
 	// ElicitURL answers the server's URL elicitations (mode "url": ask
 	// the user to open p.URL, then accept); set, the client declares
 	// elicitation.url. The server's notifications/elicitation/complete
@@ -51,7 +52,7 @@ type Options struct {
 	// absolute https URL, or http to this machine, without user
 	// information before the host; the server gets -32602 for any other
 	// (javascript:, data:, file:, …).
-	ElicitURL func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	ElicitURL func(ctx context.Context, p *elicit.Params) (*elicit.Result, error)
 	// Roots answers roots/list; set, the client declares the roots
 	// capability (with listChanged: call [Client.RootsChanged]).
 	Roots func(ctx context.Context) ([]mcp.Root, error)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/sampling"
 	"github.com/mcpchain/mcp/stdio"
@@ -67,8 +68,9 @@ func newServer(t *testing.T) *mcp.Server {
 			if err != nil {
 				return "", err
 			}
-			el, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: map[string]any{"type": "object",
+			el, err := elicit.Create(ctx, c, &elicit.Params{Message: "name?", RequestedSchema: map[string]any{"type": "object",
 				"properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+
 			if err != nil {
 				return "", err
 			}
@@ -291,8 +293,8 @@ func TestClientAnswersServerRequests(t *testing.T) {
 		c := connect(t, tr, &client.Options{
 			ProtocolVersion: version,
 			Roots:           func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///work"}}, nil },
-			Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+			Elicit: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
+				return &elicit.Result{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 			},
 			Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
 				return &sampling.Result{Role: mcp.RoleAssistant, Content: mcp.TextContent{Text: "hello"}, Model: "m"}, nil

@@ -3,14 +3,14 @@ package client
 import (
 	"encoding/json"
 
-	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 )
 
 // ElicitDefaults returns the default of every property of an elicitation
 // form that declares one (SEP-1034), by property name: what a client
 // shows before the user changes anything, and what it should send for a
 // field the user left alone. A schema that does not decode gives none.
-func ElicitDefaults(p *mcp.ElicitParams) map[string]any {
+func ElicitDefaults(p *elicit.Params) map[string]any {
 	out := map[string]any{}
 	if p == nil || p.RequestedSchema == nil {
 		return out

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 )
 
 // hostileURLs are URLs a server must not get the client to hand to the
@@ -65,11 +66,11 @@ func TestClientChecksElicitationURLs(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c, err := Connect(ctx, Stdio(rw{sr, cw}), &Options{Logger: slog.New(slog.DiscardHandler),
-			ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			ElicitURL: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 				mu.Lock()
 				handed = append(handed, p.URL)
 				mu.Unlock()
-				return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+				return &elicit.Result{Action: elicit.ActionAccept}, nil
 			}})
 		if err != nil {
 			t.Error(err)
@@ -123,9 +124,9 @@ func TestClientChecksElicitationURLs(t *testing.T) {
 func TestClientChecksInputRequestURLs(t *testing.T) {
 	t.Parallel()
 	var handed []string
-	c := &Client{opts: Options{ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	c := &Client{opts: Options{ElicitURL: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 		handed = append(handed, p.URL)
-		return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+		return &elicit.Result{Action: elicit.ActionAccept}, nil
 	}}}
 	for name, u := range hostileURLs {
 		params, err := json.Marshal(map[string]any{"mode": "url", "url": u, "message": "Open it"})

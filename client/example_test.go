@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -58,15 +59,15 @@ func ExampleOptions_handlers() {
 		Roots: func(context.Context) ([]mcp.Root, error) {
 			return []mcp.Root{{URI: "file:///home/me/project", Name: "project"}}, nil
 		},
-		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		Elicit: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 			// A real client shows p.Message and a form; this one accepts
 			// the form's defaults.
-			return &mcp.ElicitResult{Action: "accept", Content: client.ElicitDefaults(p)}, nil
+			return &elicit.Result{Action: "accept", Content: client.ElicitDefaults(p)}, nil
 		},
 		OnToolsChanged: func() { fmt.Println("the server's tools changed") },
 	}
 	_ = opts
-	fmt.Println(client.ElicitDefaults(&mcp.ElicitParams{RequestedSchema: map[string]any{
+	fmt.Println(client.ElicitDefaults(&elicit.Params{RequestedSchema: map[string]any{
 		"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string", "default": "Ada"}}}}))
 	// Output: map[name:Ada]
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/sampling"
@@ -36,8 +37,9 @@ func askingServer(t *testing.T) *mcp.Server {
 		return "summary: " + res.Content.(mcp.TextContent).Text, nil
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "confirm"}, func(ctx context.Context, c *mcp.Context, in struct{}) (string, error) {
-		res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "Proceed?", RequestedSchema: map[string]any{
+		res, err := elicit.Create(ctx, c, &elicit.Params{Message: "Proceed?", RequestedSchema: map[string]any{
 			"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}})
+
 		if err != nil {
 			return "", err
 		}
@@ -75,10 +77,10 @@ func TestInProcessClientHandlers(t *testing.T) {
 				return &sampling.Result{Role: mcp.RoleAssistant, Model: "test",
 					Content: mcp.TextContent{Text: strings.ToUpper(text)}}, nil
 			},
-				Elicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				Elicit: func(ctx context.Context, p *elicit.Params) (*elicit.Result, error) {
 					asked.Add(1)
 					require.Equal(t, "Proceed?", p.Message)
-					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+					return &elicit.Result{Action: "accept", Content: map[string]any{"ok": true}}, nil
 				},
 				Roots: func(ctx context.Context) ([]mcp.Root, error) {
 					asked.Add(1)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/sampling"
 )
@@ -20,7 +21,7 @@ import (
 func newModesServer() *mcp.Server {
 	srv := mcp.NewServer(mcp.Options{Name: "modes", Version: "1.0.0"})
 	mcp.AddTool(srv, mcp.Tool{Name: "connect"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: "e-1", URL: "https://example.com/login", Message: "Sign in"})
+		res, err := elicit.OpenURL(ctx, c, elicit.URLRequest{ID: "e-1", URL: "https://example.com/login", Message: "Sign in"})
 		if err != nil {
 			return "", err
 		}
@@ -60,9 +61,9 @@ func TestClientURLElicitationAndSamplingTools(t *testing.T) {
 			var opened atomic.Value
 			var rounds atomic.Int32
 			c := connect(t, client.HTTP(ts.URL+"/mcp", nil), &client.Options{ProtocolVersion: version,
-				ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				ElicitURL: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 					opened.Store(p.URL)
-					return &mcp.ElicitResult{Action: "accept"}, nil
+					return &elicit.Result{Action: "accept"}, nil
 				},
 				SamplingTools: true,
 				Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
@@ -89,9 +90,9 @@ func TestClientURLElicitationAndSamplingTools(t *testing.T) {
 
 			// Form mode and plain sampling only: the server asks neither.
 			plain := connect(t, client.HTTP(ts.URL+"/mcp", nil), &client.Options{ProtocolVersion: version,
-				Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				Elicit: func(context.Context, *elicit.Params) (*elicit.Result, error) {
 					t.Error("a URL elicitation reached the form handler")
-					return &mcp.ElicitResult{Action: "decline"}, nil
+					return &elicit.Result{Action: "decline"}, nil
 				},
 				Sample: func(context.Context, *sampling.Request) (*sampling.Result, error) {
 					t.Error("sampling with tools reached a client without sampling.tools")

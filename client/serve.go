@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/eliciturl"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/sampling"
@@ -36,7 +37,7 @@ func (c *Client) answer(ctx context.Context, m *message) (any, error) {
 		}
 		return c.opts.Sample(ctx, &p)
 	case "elicitation/create":
-		var p mcp.ElicitParams
+		var p elicit.Params
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "invalid params: " + err.Error()}
 		}

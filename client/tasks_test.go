@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -84,8 +85,9 @@ func newTaskFixture(t *testing.T, version mcp.Version) *taskFixture {
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "ask", Task: fast},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: map[string]any{"type": "object",
+			res, err := elicit.Create(ctx, c, &elicit.Params{Message: "name?", RequestedSchema: map[string]any{"type": "object",
 				"properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+
 			if err != nil {
 				return "", err
 			}
@@ -105,8 +107,8 @@ func newTaskFixture(t *testing.T, version mcp.Version) *taskFixture {
 	}))
 	t.Cleanup(func() { ts.Close(); _ = h.Close() })
 	f.c = connect(t, client.HTTP(ts.URL+"/mcp", nil), &client.Options{ProtocolVersion: version,
-		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		Elicit: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 		},
 		OnTaskStatus: func(i client.TaskInfo) {
 			f.mu.Lock()

@@ -45,7 +45,7 @@ func newElicitServer(t *testing.T) string {
 	)
 	caller := func(c *mcp.Context) string { return c.SessionID + "|" + c.Client.Name }
 	mcp.AddTool(srv, mcp.Tool{Name: "connect"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: "e1", URL: base + "/connect?id=e1", Message: "Connect your account"})
+		res, err := elicit.OpenURL(ctx, c, elicit.URLRequest{ID: "e1", URL: base + "/connect?id=e1", Message: "Connect your account"})
 		if err != nil {
 			return "refused: " + err.Error(), nil
 		}
@@ -59,7 +59,7 @@ func newElicitServer(t *testing.T) string {
 		}
 		id := rand.Text()
 		pending[id] = caller(c)
-		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: id, URL: base + "/connect?id=" + id, Message: "Link your account"})
+		return "", elicit.URLRequired(elicit.URLRequest{ID: id, URL: base + "/connect?id=" + id, Message: "Link your account"})
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "form"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		v, action, err := elicit.As[elicitPizza](ctx, c, "Your pizza?")

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/sampling"
 )
 
@@ -110,6 +111,7 @@ func goSDKServer(overHTTP bool) func(t *testing.T) client.Transport {
 			func(ctx context.Context, req *gosdk.CallToolRequest, _ struct{}) (*gosdk.CallToolResult, any, error) {
 				r, err := req.Session.Elicit(ctx, &gosdk.ElicitParams{Message: "Answer?", RequestedSchema: json.RawMessage(
 					`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)})
+
 				if err != nil {
 					return nil, nil, err
 				}
@@ -179,8 +181,8 @@ func TestGoClientAgainstPeers(t *testing.T) {
 					return &sampling.Result{Role: mcp.RoleAssistant, Model: "test",
 						Content: mcp.TextContent{Text: "model says: " + p.Messages[0].Content.(mcp.TextContent).Text}}, nil
 				},
-				Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "42"}}, nil
+				Elicit: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+					return &elicit.Result{Action: "accept", Content: map[string]any{"answer": "42"}}, nil
 				},
 				Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///work", Name: "work"}}, nil },
 			})

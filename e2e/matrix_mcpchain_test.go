@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/sampling"
 )
 
@@ -47,11 +48,11 @@ func runMcpchainCell(c *matrixCell, tr matrixTransport, rev, bin string, servers
 			}
 			return &sampling.Result{Role: mcp.RoleAssistant, Model: "test-model", Content: mcp.TextContent{Text: "sampled: " + text}}, nil
 		},
-		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		Elicit: func(context.Context, *elicit.Params) (*elicit.Result, error) {
 			mu.Lock()
 			elicited++
 			mu.Unlock()
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "yes"}}, nil
+			return &elicit.Result{Action: "accept", Content: map[string]any{"answer": "yes"}}, nil
 		},
 		Roots: func(context.Context) ([]mcp.Root, error) {
 			return []mcp.Root{{URI: "file:///tmp/root1", Name: "root1"}}, nil

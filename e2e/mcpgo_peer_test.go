@@ -119,7 +119,8 @@ func newMCPGoServer(progress *progressLog, opts ...mcpgoserver.ServerOption) *mc
 			r := mcpgoserver.ElicitationResponse(req.Params.InputResponses, "answer")
 			if r == nil {
 				return mcpgoserver.NewInputRequestBuilder("").Elicit("answer", mcpgo.ElicitationParams{Mode: "form", Message: "Answer?",
-					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)}).ToolResult(), nil
+					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)}).
+					ToolResult(), nil
 			}
 			b, _ := json.Marshal(r.ElicitationResponse)
 			return text(string(b)), nil

@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/sampling"
 )
 
@@ -329,11 +330,11 @@ func testPeer(t *testing.T, tr client.Transport, version, want mcp.Version, beha
 			return &sampling.Result{Role: mcp.RoleAssistant, Model: "test",
 				Content: mcp.TextContent{Text: "model says: " + p.Messages[0].Content.(mcp.TextContent).Text}}, nil
 		},
-		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		Elicit: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 			if p.Message != "Answer?" {
-				return &mcp.ElicitResult{Action: "decline"}, nil
+				return &elicit.Result{Action: "decline"}, nil
 			}
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "42"}}, nil
+			return &elicit.Result{Action: "accept", Content: map[string]any{"answer": "42"}}, nil
 		},
 	})
 	require.NoError(t, err)

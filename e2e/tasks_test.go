@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -32,8 +33,9 @@ func tasksServer(t *testing.T) string {
 			}
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "confirm", Task: opt}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "Go on?", RequestedSchema: map[string]any{
+		res, err := elicit.Create(ctx, c, &elicit.Params{Message: "Go on?", RequestedSchema: map[string]any{
 			"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}})
+
 		if err != nil {
 			return "", err
 		}

@@ -1,7 +1,9 @@
-// Package elicit asks the user of a tool for a typed answer: a form made
-// from a Go struct, put to the user through the client with
-// mcp.Context.Elicit (form-mode elicitation), and the answer checked
-// against the form and decoded into the struct.
+// Package elicit asks the user of a tool, through the client
+// (elicitation/create): for a typed answer, a form made from a Go struct
+// whose answer is checked against the form and decoded into the struct
+// ([As], [Form.Ask]); for any form, with [Create] and its raw [Params] and
+// [Result]; or to open a page of the server's own (URL mode: [OpenURL],
+// and the [URLRequired] error a tool returns).
 //
 //	type Pizza struct {
 //		Size     string   `json:"size" title:"Size" enum:"s,m,l" enumTitles:"Small,Medium,Large" default:"m"`
@@ -16,7 +18,7 @@
 //		if err != nil {
 //			return "", err // mcp.ErrInputRequired at 2026-07-28: return it
 //		}
-//		if action != mcp.ActionAccept {
+//		if action != elicit.ActionAccept {
 //			return "no order", nil
 //		}
 //		return "a " + p.Size + " pizza", nil
@@ -33,8 +35,8 @@
 // starts, or from every [As] call, which makes and caches the form of its
 // type on first use.
 //
-// The answer is the user's action (mcp.ActionAccept, ActionDecline,
-// ActionCancel) and, on accept only, the struct: the client's content with
+// The answer is the user's action ([ActionAccept], [ActionDecline],
+// [ActionCancel]) and, on accept only, the struct: the client's content with
 // the defaults of the fields the user left out, checked against the form
 // (an answer that does not fit is an *mcp.Error with code -32602 saying
 // where), a null for an optional field taken as the field left out, and a
@@ -46,5 +48,12 @@
 // mcp.ErrInputRequired (an input-required round) and the tool runs again
 // with the answer: return that error as it is. For what must not pass
 // through the client (a password, a payment), use URL-mode elicitation
-// (mcp.Context.ElicitURL, mcp.URLElicitationRequired) instead.
+// instead: [OpenURL] asks during the call, and a tool that returns
+// [URLRequired] (-32042 at 2025-11-25, an input-required round at
+// 2026-07-28) runs again once the user has been to the page, which tells
+// the client with mcp.Server.CompleteElicitation. Every URL is checked
+// before it is sent: an absolute https URL, or http to this machine,
+// without user information. A client that did not declare the mode gets
+// nothing: the call fails with mcp.ErrURLElicitation (URL mode) or an
+// error wrapping mcp.ErrCapability (form mode).
 package elicit

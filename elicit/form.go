@@ -65,20 +65,20 @@ func MustForm[T any]() *Form[T] {
 // Schema returns a copy of the form's requestedSchema.
 func (f *Form[T]) Schema() *jsonschema.Schema { return f.schema.CloneSchemas() }
 
-// Ask puts the form to the user with message (see [mcp.Context.Elicit])
+// Ask puts the form to the user with message (see [Create])
 // and returns the answer as a T with the user's action. Only when the
-// action is [mcp.ActionAccept] is the T filled: from the client's content,
+// action is [ActionAccept] is the T filled: from the client's content,
 // with the defaults of fields the user left out, checked against the
 // form's schema (an answer that does not fit is an *[mcp.Error] with
 // [mcp.CodeInvalidParams] saying where). Errors are those of
-// [mcp.Context.Elicit].
+// [Create].
 func (f *Form[T]) Ask(ctx context.Context, c *mcp.Context, message string) (T, string, error) {
 	var zero T
-	res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: message, RequestedSchema: f.schema})
+	res, err := Create(ctx, c, &Params{Message: message, RequestedSchema: f.schema})
 	if err != nil {
 		return zero, "", err
 	}
-	if res.Action != mcp.ActionAccept {
+	if res.Action != ActionAccept {
 		return zero, res.Action, nil
 	}
 	v, err := f.decode(res.Content)
@@ -173,7 +173,7 @@ var forms sync.Map
 
 // As asks the user to fill the form of T (see [Form]) and returns the
 // answer with the user's action; T is filled only when the action is
-// [mcp.ActionAccept]. The form is made on the first call for T and kept; a
+// [ActionAccept]. The form is made on the first call for T and kept; a
 // T that cannot be a form is an error wrapping [mcp.ErrInvalidDefinition]
 // on every call (use [NewForm] at start-up to fail there instead).
 //

@@ -171,35 +171,35 @@ func TestAsAnswers(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		answer *mcp.ElicitResult
+		answer *elicit.Result
 		want   string
 	}{
-		{"accept", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "b", "titled": "#f00", "multi": []string{"y"}, "tmulti": []any{"x", "y"}}},
+		{"accept", &elicit.Result{Action: "accept", Content: map[string]any{"plain": "b", "titled": "#f00", "multi": []string{"y"}, "tmulti": []any{"x", "y"}}},
 			`accept {Plain:b Titled:#f00 Multi:[y] TMulti:[x y]}`},
-		{"defaults fill what the user left out", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "a"}},
+		{"defaults fill what the user left out", &elicit.Result{Action: "accept", Content: map[string]any{"plain": "a"}},
 			`accept {Plain:a Titled:#0f0 Multi:[x z] TMulti:[]}`},
-		{"null for an optional field is the field left out", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "a", "titled": nil, "multi": nil, "tmulti": nil}},
+		{"null for an optional field is the field left out", &elicit.Result{Action: "accept", Content: map[string]any{"plain": "a", "titled": nil, "multi": nil, "tmulti": nil}},
 			`accept {Plain:a Titled:#0f0 Multi:[x z] TMulti:[]}`},
-		{"null for a required field", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": nil}}, `error -32602 "plain"`},
-		{"extra members are ignored", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "a", "other": 1}},
+		{"null for a required field", &elicit.Result{Action: "accept", Content: map[string]any{"plain": nil}}, `error -32602 "plain"`},
+		{"extra members are ignored", &elicit.Result{Action: "accept", Content: map[string]any{"plain": "a", "other": 1}},
 			`accept {Plain:a Titled:#0f0 Multi:[x z] TMulti:[]}`},
-		{"a case variant of a field is refused", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "a", "Titled": "blue"}},
+		{"a case variant of a field is refused", &elicit.Result{Action: "accept", Content: map[string]any{"plain": "a", "Titled": "blue"}},
 			`error -32602 "Titled"`},
-		{"a case variant beside its field is refused", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "a", "titled": "#f00", "TITLED": "blue"}},
+		{"a case variant beside its field is refused", &elicit.Result{Action: "accept", Content: map[string]any{"plain": "a", "titled": "#f00", "TITLED": "blue"}},
 			`error -32602 "TITLED"`},
-		{"decline", &mcp.ElicitResult{Action: "decline"}, `decline {Plain: Titled: Multi:[] TMulti:[]}`},
-		{"cancel", &mcp.ElicitResult{Action: "cancel", Content: map[string]any{"plain": "a"}}, `cancel {Plain: Titled: Multi:[] TMulti:[]}`},
-		{"outside the enum", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "c"}}, `error -32602 "plain"`},
-		{"outside the titled enum", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "a", "titled": "blue"}}, `error -32602 "titled"`},
-		{"too many selected", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": "a", "multi": []string{"x", "y", "z"}}}, `error -32602 "multi"`},
-		{"a required field missing", &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, `error -32602 "plain"`},
-		{"wrong type", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"plain": 3}}, `error -32602 "plain"`},
+		{"decline", &elicit.Result{Action: "decline"}, `decline {Plain: Titled: Multi:[] TMulti:[]}`},
+		{"cancel", &elicit.Result{Action: "cancel", Content: map[string]any{"plain": "a"}}, `cancel {Plain: Titled: Multi:[] TMulti:[]}`},
+		{"outside the enum", &elicit.Result{Action: "accept", Content: map[string]any{"plain": "c"}}, `error -32602 "plain"`},
+		{"outside the titled enum", &elicit.Result{Action: "accept", Content: map[string]any{"plain": "a", "titled": "blue"}}, `error -32602 "titled"`},
+		{"too many selected", &elicit.Result{Action: "accept", Content: map[string]any{"plain": "a", "multi": []string{"x", "y", "z"}}}, `error -32602 "multi"`},
+		{"a required field missing", &elicit.Result{Action: "accept", Content: map[string]any{}}, `error -32602 "plain"`},
+		{"wrong type", &elicit.Result{Action: "accept", Content: map[string]any{"plain": 3}}, `error -32602 "plain"`},
 	} {
 		for _, version := range []mcp.Version{mcp.Version20251125, mcp.Version20260728} {
 			t.Run(tc.name+"/"+string(version), func(t *testing.T) {
 				t.Parallel()
 				srv := mcp.NewServer(mcp.Options{Name: "f", Version: "1.0.0", Logger: quiet})
-				var asked *mcp.ElicitParams
+				var asked *elicit.Params
 				mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 					v, action, err := elicit.As[formEnums](ctx, c, "Pick")
 					var je *mcp.Error
@@ -217,7 +217,7 @@ func TestAsAnswers(t *testing.T) {
 					return fmt.Sprintf("%s %+v", action, v), nil
 				})
 				s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{ProtocolVersion: version,
-					Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+					Elicit: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 						asked = p
 						return tc.answer, nil
 					}}}).Client()

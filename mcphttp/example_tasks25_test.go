@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -20,8 +21,9 @@ func ExampleOptions_tasks() {
 		func(ctx context.Context, c *mcp.Context, in struct {
 			Topic string `json:"topic"`
 		}) (string, error) {
-			res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "Include drafts?", RequestedSchema: map[string]any{
+			res, err := elicit.Create(ctx, c, &elicit.Params{Message: "Include drafts?", RequestedSchema: map[string]any{
 				"type": "object", "properties": map[string]any{"drafts": map[string]any{"type": "boolean"}}}})
+
 			if err != nil {
 				return "", err
 			}
@@ -36,9 +38,9 @@ func ExampleOptions_tasks() {
 	defer h.Close()
 	e, err := client.Connect(ctx, client.InProcess(h, nil), &client.Options{
 		ProtocolVersion: mcp.Version20251125,
-		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		Elicit: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 			fmt.Println("asked:", p.Message)
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"drafts": true}}, nil
+			return &elicit.Result{Action: "accept", Content: map[string]any{"drafts": true}}, nil
 		},
 	})
 	if err != nil {

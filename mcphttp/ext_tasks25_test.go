@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
@@ -582,10 +583,10 @@ func TestTasks25Embedded(t *testing.T) {
 	t.Parallel()
 	tt := &taskTools{stopped: make(chan error, 8)}
 	ctx := t.Context()
-	asked := make(chan *mcp.ElicitParams, 1)
-	e := mcptest.NewSession(t, newTaskServer(t, tt), &mcptest.Options{Client: client.Options{ProtocolVersion: mcp.Version20251125, Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	asked := make(chan *elicit.Params, 1)
+	e := mcptest.NewSession(t, newTaskServer(t, tt), &mcptest.Options{Client: client.Options{ProtocolVersion: mcp.Version20251125, Elicit: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 		asked <- p
-		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+		return &elicit.Result{Action: "accept", Content: map[string]any{"ok": true}}, nil
 	}}}).Client()
 
 	tools, err := e.ListTools(ctx)

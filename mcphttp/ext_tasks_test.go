@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	mcpengine "github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/redistest"
@@ -77,7 +78,7 @@ func newTaskServer(t *testing.T, tt *taskTools) *mcp.Server {
 	})
 	schema := map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}
 	mcp.AddTool(srv, mcp.Tool{Name: "ask2", Task: opt}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		q := mcp.InputRequest{Method: "elicitation/create", Params: &mcp.ElicitParams{Message: "ok?", RequestedSchema: schema}}
+		q := mcp.InputRequest{Method: "elicitation/create", Params: &elicit.Params{Message: "ok?", RequestedSchema: schema}}
 		res, err := c.Ask(ctx, map[string]mcp.InputRequest{"a": q, "b": q})
 		if err != nil {
 			return "", err
@@ -90,7 +91,7 @@ func newTaskServer(t *testing.T, tt *taskTools) *mcp.Server {
 		return string(res["a"]) + " " + string(res["b"]) + " " + string(again["a"]), nil
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "confirm", Task: opt}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "sure?", RequestedSchema: schema})
+		res, err := elicit.Create(ctx, c, &elicit.Params{Message: "sure?", RequestedSchema: schema})
 		if err != nil {
 			return "", err
 		}
@@ -99,11 +100,11 @@ func newTaskServer(t *testing.T, tt *taskTools) *mcp.Server {
 	mcp.AddTool(srv, mcp.Tool{Name: "deferred", Task: &mcp.TaskOptions{Required: true, Deferred: true, PollInterval: 50 * time.Millisecond}},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			res, err := c.Ask(ctx, map[string]mcp.InputRequest{"user_name": {Method: "elicitation/create",
-				Params: &mcp.ElicitParams{Message: "name?", RequestedSchema: schema}}})
+				Params: &elicit.Params{Message: "name?", RequestedSchema: schema}}})
 			if err != nil {
 				return "", err
 			}
-			var e mcp.ElicitResult
+			var e elicit.Result
 			_ = json.Unmarshal(res["user_name"], &e)
 			if err := c.StartTask(ctx); err != nil {
 				return "", err
@@ -527,7 +528,7 @@ func TestTaskDeferred(t *testing.T) {
 	})
 }
 
-// TestTaskElicitAndOwner: Context.Elicit in a task is one input request
+// TestTaskElicitAndOwner: elicit.Create in a task is one input request
 // under a key of the task's own; a task is visible only to the caller that
 // made it.
 func TestTaskElicitAndOwner(t *testing.T) {
@@ -636,7 +637,7 @@ func TestTaskHeartbeat(t *testing.T) {
 }
 
 // TestURLElicitationInTask: a task whose tool returns
-// URLElicitationRequired puts the elicitation on the task
+// elicit.URLRequired puts the elicitation on the task
 // (input_required); once tasks/update accepts it the tool runs again,
 // which asks again while the page is not done and completes once it is.
 func TestURLElicitationInTask(t *testing.T) {
@@ -649,7 +650,7 @@ func TestURLElicitationInTask(t *testing.T) {
 		if visited.Load() {
 			return "linked", nil
 		}
-		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: "t1", URL: "https://example.com/link?id=t1", Message: "Link"})
+		return "", elicit.URLRequired(elicit.URLRequest{ID: "t1", URL: "https://example.com/link?id=t1", Message: "Link"})
 	})
 	h := mcphttp.New(srv, nil)
 	ts := httptest.NewServer(h)

@@ -33,13 +33,13 @@ type urlForm struct {
 }
 
 // newURLServer has the tools of the URL-elicitation tests: "connect" asks
-// with ElicitURL during the call, "needs" returns URLElicitationRequired
+// with elicit.OpenURL during the call, "needs" returns elicit.URLRequired
 // until *done is set, "form" asks a typed form.
 func newURLServer() (*mcp.Server, *atomic.Bool) {
 	srv := quietServer(mcp.Options{})
 	done := new(atomic.Bool)
 	mcp.AddTool(srv, mcp.Tool{Name: "connect"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: "el-1", URL: "https://example.com/connect?id=el-1", Message: "Connect your account"})
+		res, err := elicit.OpenURL(ctx, c, elicit.URLRequest{ID: "el-1", URL: "https://example.com/connect?id=el-1", Message: "Connect your account"})
 		if errors.Is(err, mcp.ErrURLElicitation) {
 			return "refused: " + err.Error(), nil
 		} else if err != nil {
@@ -51,7 +51,7 @@ func newURLServer() (*mcp.Server, *atomic.Bool) {
 		if done.Load() {
 			return "connected", nil
 		}
-		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: "el-2", URL: "https://example.com/connect?id=el-2", Message: "Authorize"})
+		return "", elicit.URLRequired(elicit.URLRequest{ID: "el-2", URL: "https://example.com/connect?id=el-2", Message: "Authorize"})
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "form"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		v, action, err := elicit.As[urlForm](ctx, c, "Pick a color")
@@ -174,7 +174,7 @@ func traceServer() *mcp.Server {
 			Messages: []sampling.Message{{Role: mcp.RoleUser, Content: mcp.Text("hi")}}}); err != nil {
 			return "", err
 		}
-		if _, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "ok?", RequestedSchema: map[string]any{"type": "object"}}); err != nil {
+		if _, err := elicit.Create(ctx, c, &elicit.Params{Message: "ok?", RequestedSchema: map[string]any{"type": "object"}}); err != nil {
 			return "", err
 		}
 		if _, err := c.Roots(ctx); err != nil {
@@ -435,8 +435,8 @@ func embeddedCall(t *testing.T, version mcp.Version, trace bool) sent {
 	},
 		// An embedded client's elicitation and roots handlers do not
 		// see _meta; the HTTP and stdio cases check those requests.
-		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			var r mcp.ElicitResult
+		Elicit: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
+			var r elicit.Result
 			return &r, answer("elicitation/create", &r)
 		},
 		Roots: func(context.Context) ([]mcp.Root, error) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -81,7 +82,7 @@ func startElicit(t *testing.T, relay session.Relay) (a, b *httpClient, s *sseStr
 	newSrv := func() *mcp.Server {
 		srv := quietServerWithTools(mcp.Options{})
 		mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "Proceed?", RequestedSchema: map[string]any{"type": "object"}})
+			res, err := elicit.Create(ctx, c, &elicit.Params{Message: "Proceed?", RequestedSchema: map[string]any{"type": "object"}})
 			if err != nil {
 				return "", err
 			}

@@ -381,7 +381,7 @@ func (rd *inputRound) Inputs(_ context.Context, reqs map[string]mcp.InputRequest
 }
 
 // checkAnswer checks that the client's answer under key has the shape of
-// the result of method: an ElicitResult's action, a sampling result's
+// the result of method: an elicitation result's action, a sampling result's
 // role and content, a ListRootsResult's roots.
 func checkAnswer(key, method string, raw json.RawMessage) error {
 	bad := func(want string) error {

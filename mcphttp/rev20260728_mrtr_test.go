@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/sampling"
@@ -46,17 +47,17 @@ func newMRTRTools() *mcp.Server {
 			}
 			return nil, nil
 		}})
-	elicit := func(msg, prop string) mcp.InputRequest {
+	ask := func(msg, prop string) mcp.InputRequest {
 		return mcp.InputRequest{Method: "elicitation/create", Params: map[string]any{"message": msg,
 			"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{prop: map[string]any{"type": "string"}}}}}
 	}
 	text := func(raw json.RawMessage, prop string) string {
-		var r mcp.ElicitResult
+		var r elicit.Result
 		_ = json.Unmarshal(raw, &r)
 		return fmt.Sprint(r.Content[prop])
 	}
 	mcp.AddTool(srv, mcp.Tool{Name: "ask_name"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		out, err := c.Ask(ctx, map[string]mcp.InputRequest{"user_name": elicit("Name?", "name")})
+		out, err := c.Ask(ctx, map[string]mcp.InputRequest{"user_name": ask("Name?", "name")})
 		if err != nil {
 			return "", err
 		}
@@ -67,18 +68,18 @@ func newMRTRTools() *mcp.Server {
 		N   int    `json:"n,omitempty"`
 	}
 	mcp.AddTool(srv, mcp.Tool{Name: "ask_echo"}, func(ctx context.Context, c *mcp.Context, in echoArgs) (string, error) {
-		out, err := c.Ask(ctx, map[string]mcp.InputRequest{"ok": elicit("OK?", "ok")})
+		out, err := c.Ask(ctx, map[string]mcp.InputRequest{"ok": ask("OK?", "ok")})
 		if err != nil {
 			return "", err
 		}
 		return in.Say + ":" + text(out["ok"], "ok"), nil
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "two_steps"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		a, err := c.Ask(ctx, map[string]mcp.InputRequest{"step1": elicit("Name?", "name")})
+		a, err := c.Ask(ctx, map[string]mcp.InputRequest{"step1": ask("Name?", "name")})
 		if err != nil {
 			return "", err
 		}
-		b, err := c.Ask(ctx, map[string]mcp.InputRequest{"step2": elicit("Colour?", "color")})
+		b, err := c.Ask(ctx, map[string]mcp.InputRequest{"step2": ask("Colour?", "color")})
 		if err != nil {
 			return "", err
 		}
@@ -86,7 +87,7 @@ func newMRTRTools() *mcp.Server {
 	})
 	// One tool, both revisions: Elicit, Sample and Roots, nothing else.
 	mcp.AddTool(srv, mcp.Tool{Name: "all_three"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		e, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "Proceed?", RequestedSchema: map[string]any{"type": "object"}})
+		e, err := elicit.Create(ctx, c, &elicit.Params{Message: "Proceed?", RequestedSchema: map[string]any{"type": "object"}})
 		if err != nil {
 			return "", err
 		}
@@ -105,7 +106,7 @@ func newMRTRTools() *mcp.Server {
 		return strings.Join(parts, ","), nil
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "elicit_or_say"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		_, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "Proceed?", RequestedSchema: map[string]any{"type": "object"}})
+		_, err := elicit.Create(ctx, c, &elicit.Params{Message: "Proceed?", RequestedSchema: map[string]any{"type": "object"}})
 		if errors.Is(err, mcp.ErrCapability) {
 			return "no elicitation declared", nil
 		}
@@ -116,11 +117,11 @@ func newMRTRTools() *mcp.Server {
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "swallow"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		// A tool that ignores the round's end: the round still ends.
-		_, _ = c.Ask(ctx, map[string]mcp.InputRequest{"user_name": elicit("Name?", "name")})
+		_, _ = c.Ask(ctx, map[string]mcp.InputRequest{"user_name": ask("Name?", "name")})
 		return "went on without the answer", nil
 	})
 	srv.AddPrompt(mcp.Prompt{Name: "ask_prompt", Load: func(ctx context.Context, c *mcp.Context, _ map[string]string) (*mcp.PromptResult, error) {
-		out, err := c.Ask(ctx, map[string]mcp.InputRequest{"user_context": elicit("Context?", "context")})
+		out, err := c.Ask(ctx, map[string]mcp.InputRequest{"user_context": ask("Context?", "context")})
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +136,7 @@ func newMRTRTools() *mcp.Server {
 	}})
 	srv.AddPrompt(mcp.Prompt{Name: "plain",
 		Arguments: []mcp.PromptArgument{{Name: "x", Complete: func(ctx context.Context, _ string, _ map[string]string) ([]string, error) {
-			_, err := mcp.FromContext(ctx).Elicit(ctx, &mcp.ElicitParams{Message: "?", RequestedSchema: map[string]any{"type": "object"}})
+			_, err := elicit.Create(ctx, mcp.FromContext(ctx), &elicit.Params{Message: "?", RequestedSchema: map[string]any{"type": "object"}})
 			return nil, err
 		}}},
 		Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
@@ -98,7 +99,7 @@ func newStatelessClient(t *testing.T, opts *mcphttp.Options, slow *mcptest.Probe
 	srv := newEngineServer(t, slow)
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		_, errS := sampling.Create(ctx, c, &sampling.Request{MaxTokens: 1})
-		_, errE := c.Elicit(ctx, &mcp.ElicitParams{Message: "?"})
+		_, errE := elicit.Create(ctx, c, &elicit.Params{Message: "?"})
 		_, errR := c.Roots(ctx)
 		return fmt.Sprintf("client=%q sampling=%v elicit=%v roots=%v", c.Client.Name,
 			errors.Is(errS, mcp.ErrCapability), errors.Is(errE, mcp.ErrCapability), errors.Is(errR, mcp.ErrCapability)), nil

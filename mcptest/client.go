@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/sampling"
 )
 
@@ -21,17 +22,17 @@ func SampleReply(text string) func(context.Context, *sampling.Request) (*samplin
 
 // ElicitAccept is an elicitation handler for [Options.Client] whose user
 // accepts every request with content.
-func ElicitAccept(content map[string]any) func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	return func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-		return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+func ElicitAccept(content map[string]any) func(context.Context, *elicit.Params) (*elicit.Result, error) {
+	return func(context.Context, *elicit.Params) (*elicit.Result, error) {
+		return &elicit.Result{Action: "accept", Content: content}, nil
 	}
 }
 
 // ElicitDecline is an elicitation handler for [Options.Client] whose user
 // declines every request.
-func ElicitDecline() func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	return func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-		return &mcp.ElicitResult{Action: "decline"}, nil
+func ElicitDecline() func(context.Context, *elicit.Params) (*elicit.Result, error) {
+	return func(context.Context, *elicit.Params) (*elicit.Result, error) {
+		return &elicit.Result{Action: "decline"}, nil
 	}
 }
 
@@ -39,12 +40,12 @@ func ElicitDecline() func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult
 // [Options.Client] (client.Options.ElicitURL) whose user agrees
 // to every page: open, when set, stands for their browser (it gets the
 // URL before the answer goes back, so a test can call the page's route).
-func ElicitURLAccept(open func(url string)) func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	return func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+func ElicitURLAccept(open func(url string)) func(context.Context, *elicit.Params) (*elicit.Result, error) {
+	return func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 		if open != nil {
 			open(p.URL)
 		}
-		return &mcp.ElicitResult{Action: "accept"}, nil
+		return &elicit.Result{Action: "accept"}, nil
 	}
 }
 

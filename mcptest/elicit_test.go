@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -40,10 +41,10 @@ func newURLServer(*testing.T) *urlServer {
 		}
 		id := rand.Text()
 		u.pending[id] = c.SessionID
-		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: id, URL: "https://example.com/link?id=" + id, Message: "Link your account"})
+		return "", elicit.URLRequired(elicit.URLRequest{ID: id, URL: "https://example.com/link?id=" + id, Message: "Link your account"})
 	})
 	mcp.AddTool(u.srv, mcp.Tool{Name: "pay"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: "pay-1", URL: "https://example.com/pay", Message: "Pay"})
+		res, err := elicit.OpenURL(ctx, c, elicit.URLRequest{ID: "pay-1", URL: "https://example.com/pay", Message: "Pay"})
 		if errors.Is(err, mcp.ErrCapability) {
 			return "refused: " + err.Error(), nil
 		} else if err != nil {
@@ -83,9 +84,9 @@ func TestURLElicitationEmbedded(t *testing.T) {
 	t.Run("2025-11-25", func(t *testing.T) {
 		t.Parallel()
 		u := newURLServer(t)
-		var asked []*mcp.ElicitParams
+		var asked []*elicit.Params
 		s := mcptest.NewSession(t, u.srv, &mcptest.Options{Client: client.Options{
-			ElicitURL: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			ElicitURL: func(ctx context.Context, p *elicit.Params) (*elicit.Result, error) {
 				asked = append(asked, p)
 				return mcptest.ElicitURLAccept(nil)(ctx, p)
 			}}})
@@ -106,7 +107,7 @@ func TestURLElicitationEmbedded(t *testing.T) {
 
 		assert.Equal(t, "accept", s.CallTool("pay", nil, nil).Text())
 		require.Len(t, asked, 1)
-		assert.Equal(t, mcp.ElicitParams{Mode: "url", Message: "Pay", ElicitationID: "pay-1", URL: "https://example.com/pay"}, *asked[0])
+		assert.Equal(t, elicit.Params{Mode: "url", Message: "Pay", ElicitationID: "pay-1", URL: "https://example.com/pay"}, *asked[0])
 	})
 	t.Run("2026-07-28", func(t *testing.T) {
 		t.Parallel()
@@ -137,14 +138,14 @@ func TestAskElicitationMode(t *testing.T) {
 	srv := mcp.NewServer(mcp.Options{Name: "a", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	mcp.AddTool(srv, mcp.Tool{Name: "ask"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		_, err := c.Ask(ctx, map[string]mcp.InputRequest{"u": {Method: "elicitation/create",
-			Params: &mcp.ElicitParams{Mode: "url", Message: "Go", URL: "https://example.com", ElicitationID: "x"}}})
+			Params: &elicit.Params{Mode: "url", Message: "Go", URL: "https://example.com", ElicitationID: "x"}}})
 		return fmt.Sprint(errors.Is(err, mcp.ErrURLElicitation)), nil
 	})
 	asked := false
 	s := mcptest.NewSession(t, srv, &mcptest.Options{Client: client.Options{
-		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		Elicit: func(context.Context, *elicit.Params) (*elicit.Result, error) {
 			asked = true
-			return &mcp.ElicitResult{Action: "accept"}, nil
+			return &elicit.Result{Action: "accept"}, nil
 		}}})
 	assert.Equal(t, "true", s.CallTool("ask", nil, nil).Text())
 	assert.False(t, asked)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/sampling"
 )
@@ -147,7 +148,7 @@ func TestSessionClientFixtures(t *testing.T) {
 		if err != nil {
 			return "", err
 		}
-		e, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "ok?", RequestedSchema: map[string]any{"type": "object"}})
+		e, err := elicit.Create(ctx, c, &elicit.Params{Message: "ok?", RequestedSchema: map[string]any{"type": "object"}})
 		if err != nil {
 			return "", err
 		}

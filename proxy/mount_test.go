@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/proxy"
 	"github.com/mcpchain/mcp/sampling"
@@ -85,11 +86,11 @@ func TestMountedGatewayForwardsServerRequests(t *testing.T) {
 	opts := func(who string) *client.Options {
 		return &client.Options{
 			Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///" + who}}, nil },
-			Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": who}}, nil
+			Elicit: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+				return &elicit.Result{Action: "accept", Content: map[string]any{"name": who}}, nil
 			},
-			ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: "accept"}, nil
+			ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+				return &elicit.Result{Action: "accept"}, nil
 			},
 			Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
 				return &sampling.Result{Role: mcp.RoleAssistant, Model: "m",
@@ -209,11 +210,11 @@ func TestMountedGatewayRev20260728(t *testing.T) {
 	g, h := mountedGateway(t, f)
 	c := connect(t, h, &client.Options{ProtocolVersion: mcp.Version20260728,
 		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///sessionless"}}, nil },
-		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
+		Elicit: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
 		},
-		ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept"}, nil
+		ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: "accept"}, nil
 		},
 		Sample: func(context.Context, *sampling.Request) (*sampling.Result, error) {
 			return &sampling.Result{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "sessionless"}}, nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
 	"github.com/mcpchain/mcp/proxy"
@@ -90,12 +91,13 @@ func newFixture(t *testing.T) *fixture {
 		if err != nil {
 			return "", err
 		}
-		el, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: map[string]any{"type": "object",
+		el, err := elicit.Create(ctx, c, &elicit.Params{Message: "name?", RequestedSchema: map[string]any{"type": "object",
 			"properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+
 		if err != nil {
 			return "", err
 		}
-		u, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: "e1", Message: "open it", URL: "https://example.com/pay"})
+		u, err := elicit.OpenURL(ctx, c, elicit.URLRequest{ID: "e1", Message: "open it", URL: "https://example.com/pay"})
 		if err != nil {
 			return "", err
 		}
@@ -357,12 +359,12 @@ func TestGatewayForwardsServerRequests(t *testing.T) {
 	var urls []string
 	down := connect(t, h, &client.Options{
 		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///work"}}, nil },
-		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada"}}, nil
+		Elicit: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: "accept", Content: map[string]any{"name": "ada"}}, nil
 		},
-		ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		ElicitURL: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 			urls = append(urls, p.URL)
-			return &mcp.ElicitResult{Action: "accept"}, nil
+			return &elicit.Result{Action: "accept"}, nil
 		},
 		Sample: func(_ context.Context, p *sampling.Request) (*sampling.Result, error) {
 			return &sampling.Result{Role: mcp.RoleAssistant, Model: "m",
@@ -616,11 +618,11 @@ func TestGatewayRev20260728Downstream(t *testing.T) {
 	g, h := gateway(t, f, proxy.Options{})
 	down := connect(t, h, &client.Options{ProtocolVersion: mcp.Version20260728,
 		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///sessionless"}}, nil },
-		Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
+		Elicit: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
 		},
-		ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept"}, nil
+		ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: "accept"}, nil
 		},
 		Sample: func(context.Context, *sampling.Request) (*sampling.Result, error) {
 			return &sampling.Result{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "sessionless"}}, nil
@@ -675,8 +677,8 @@ func TestGatewaySharedConnectionRoutesOnlyAlone(t *testing.T) {
 	t.Cleanup(func() { _ = h.Close() })
 	roots := func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///mine"}}, nil }
 	a := connect(t, h, &client.Options{Roots: roots})
-	b := connect(t, h, &client.Options{Roots: roots, Elicit: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-		return &mcp.ElicitResult{Action: "decline"}, nil
+	b := connect(t, h, &client.Options{Roots: roots, Elicit: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+		return &elicit.Result{Action: "decline"}, nil
 	}})
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/eliciturl"
 	"github.com/mcpchain/mcp/proxy"
 )
@@ -94,11 +95,11 @@ func TestGatewayRefusesUnsafeElicitationURLs(t *testing.T) {
 	h := sessionful(t, g)
 	var mu sync.Mutex
 	var opened []string
-	answer := func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	answer := func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 		mu.Lock()
 		opened = append(opened, p.URL)
 		mu.Unlock()
-		return &mcp.ElicitResult{Action: "accept"}, nil
+		return &elicit.Result{Action: "accept"}, nil
 	}
 	down := downstreamWith(t, h, "alice", &client.Options{ElicitURL: answer, Elicit: answer})
 	held := holdAsync(down, map[string]string{"gate": "e"})
@@ -201,9 +202,9 @@ func TestServeStdioRefusesUnsafeElicitationURLs(t *testing.T) {
 	}()
 	opened := make(chan string, 4)
 	c, err := client.Connect(ctx, client.Stdio(rwc{sin, sout}), &client.Options{Logger: quiet,
-		ElicitURL: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		ElicitURL: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
 			opened <- p.URL
-			return &mcp.ElicitResult{Action: "accept"}, nil
+			return &elicit.Result{Action: "accept"}, nil
 		}})
 	require.NoError(t, err)
 	held := holdAsync(c, map[string]string{"gate": "b"})
@@ -282,8 +283,8 @@ func TestServeStdioRelaysElicitationComplete(t *testing.T) {
 	}()
 	completed := make(chan string, 1)
 	c, err := client.Connect(ctx, client.Stdio(rwc{sin, sout}), &client.Options{Logger: quiet,
-		ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept"}, nil
+		ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: "accept"}, nil
 		},
 		OnNotification: func(method string, params json.RawMessage) {
 			if method == "notifications/elicitation/complete" {

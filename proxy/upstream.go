@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/eliciturl"
 	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/sampling"
@@ -351,14 +352,14 @@ func (u *upstream) peerHandlers(o *client.Options, c *mcp.Context) {
 // downstream client's "open this link" handler: only one a user may be
 // asked to open (whatever mode names it: a client may read the url of
 // any).
-func (u *upstream) elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+func (u *upstream) elicit(ctx context.Context, p *elicit.Params) (*elicit.Result, error) {
 	if p.Mode == "url" || p.URL != "" {
 		if err := eliciturl.Check(p.URL); err != nil {
 			return nil, &mcp.Error{Code: mcp.CodeInvalidParams, Message: "the gateway refuses to relay this URL-mode elicitation: " + err.Error()}
 		}
 	}
-	return forward(u, ctx, func(ctx context.Context, dc *mcp.Context) (*mcp.ElicitResult, error) {
-		return dc.Elicit(ctx, p)
+	return forward(u, ctx, func(ctx context.Context, dc *mcp.Context) (*elicit.Result, error) {
+		return elicit.Create(ctx, dc, p)
 	})
 }
 

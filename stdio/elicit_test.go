@@ -26,7 +26,7 @@ func TestServeElicitation(t *testing.T) {
 	srv := mcp.NewServer(mcp.Options{Name: "elicit", Version: "1.0.0", Logger: discard()})
 	sessions := make(chan string, 1)
 	mcp.AddTool(srv, mcp.Tool{Name: "connect"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: "e1", URL: "https://example.com/c?id=e1", Message: "Connect"})
+		res, err := elicit.OpenURL(ctx, c, elicit.URLRequest{ID: "e1", URL: "https://example.com/c?id=e1", Message: "Connect"})
 		if err != nil {
 			return "", err
 		}
@@ -34,7 +34,7 @@ func TestServeElicitation(t *testing.T) {
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "needs"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		sessions <- c.SessionID
-		return "", mcp.URLElicitationRequired(mcp.URLElicitation{ID: "e2", URL: "https://example.com/c?id=e2", Message: "Authorize"})
+		return "", elicit.URLRequired(elicit.URLRequest{ID: "e2", URL: "https://example.com/c?id=e2", Message: "Authorize"})
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "form"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		v, action, err := elicit.As[stdioForm](ctx, c, "Pizza?")

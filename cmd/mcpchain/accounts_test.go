@@ -21,6 +21,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/accounts"
 	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -91,15 +92,15 @@ func accountsServer(t *testing.T) string {
 	// alice connects GitHub: the tool's elicitation, then the page.
 	ctx := context.Background()
 	c, err := client.Connect(ctx, client.HTTP(ts.URL+"/mcp", &client.HTTPOptions{Header: http.Header{"Authorization": {"Bearer alice"}}}),
-		&client.Options{ElicitURL: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: mcp.ActionAccept}, nil
+		&client.Options{ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: elicit.ActionAccept}, nil
 		}})
 	require.NoError(t, err)
 	defer c.Close()
 	_, err = c.CallTool(ctx, "gh", nil, nil)
 	var je *mcp.Error
 	require.ErrorAs(t, err, &je)
-	var data struct{ Elicitations []mcp.ElicitParams }
+	var data struct{ Elicitations []elicit.Params }
 	raw, err := json.Marshal(je.Data)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &data))

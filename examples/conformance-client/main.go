@@ -29,6 +29,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/client/oauth"
+	"github.com/mcpchain/mcp/elicit"
 )
 
 func main() {
@@ -239,8 +240,8 @@ func run(ctx context.Context, scenario, url string) error {
 		Logger:          slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		// Accept every elicitation with the defaults of its schema: what
 		// a form shows before the user changes anything.
-		Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: client.ElicitDefaults(p)}, nil
+		Elicit: func(_ context.Context, p *elicit.Params) (*elicit.Result, error) {
+			return &elicit.Result{Action: "accept", Content: client.ElicitDefaults(p)}, nil
 		},
 	}
 	if strings.HasPrefix(scenario, "sep-2640-") {

@@ -36,6 +36,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/sampling"
 )
@@ -200,7 +201,7 @@ func addTools(srv *mcp.Server) {
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "test_elicitation", Description: "Tests server-initiated elicitation (user input request)"},
 		func(ctx context.Context, c *mcp.Context, in elicitationArgs) (string, error) {
-			res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: in.Message, RequestedSchema: map[string]any{
+			res, err := elicit.Create(ctx, c, &elicit.Params{Message: in.Message, RequestedSchema: map[string]any{
 				"type": "object",
 				"properties": map[string]any{
 					"username": map[string]any{"type": "string", "description": "User's response"},
@@ -208,6 +209,7 @@ func addTools(srv *mcp.Server) {
 				},
 				"required": []string{"username", "email"},
 			}})
+
 			if err != nil {
 				return "", err
 			}
@@ -215,7 +217,7 @@ func addTools(srv *mcp.Server) {
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "test_elicitation_sep1034_defaults", Description: "Tests elicitation with default values for every primitive type (SEP-1034)"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "Please review and update the form fields with defaults", RequestedSchema: map[string]any{
+			res, err := elicit.Create(ctx, c, &elicit.Params{Message: "Please review and update the form fields with defaults", RequestedSchema: map[string]any{
 				"type": "object",
 				"properties": map[string]any{
 					"name":     map[string]any{"type": "string", "description": "User name", "default": "John Doe"},
@@ -226,6 +228,7 @@ func addTools(srv *mcp.Server) {
 				},
 				"required": []string{},
 			}})
+
 			if err != nil {
 				return "", err
 			}
@@ -234,7 +237,7 @@ func addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, mcp.Tool{Name: "test_elicitation_sep1330_enums", Description: "Tests elicitation with the enum schema variants of SEP-1330"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			option := func(value, title string) map[string]any { return map[string]any{"const": value, "title": title} }
-			res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "Please select options from the enum fields", RequestedSchema: map[string]any{
+			res, err := elicit.Create(ctx, c, &elicit.Params{Message: "Please select options from the enum fields", RequestedSchema: map[string]any{
 				"type": "object",
 				"properties": map[string]any{
 					"untitledSingle": map[string]any{"type": "string", "description": "Select one option",
@@ -252,6 +255,7 @@ func addTools(srv *mcp.Server) {
 				},
 				"required": []string{},
 			}})
+
 			if err != nil {
 				return "", err
 			}
@@ -282,7 +286,7 @@ func addTools(srv *mcp.Server) {
 }
 
 // elicitText describes the user's answer to an elicitation.
-func elicitText(prefix string, res *mcp.ElicitResult) string {
+func elicitText(prefix string, res *elicit.Result) string {
 	content, _ := json.Marshal(res.Content)
 	return fmt.Sprintf("%s: action=%s, content=%s", prefix, res.Action, content)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/sampling"
 )
 
@@ -151,7 +152,7 @@ func askConfirm(ctx context.Context, c *mcp.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var r mcp.ElicitResult
+	var r elicit.Result
 	_ = json.Unmarshal(out["confirm"], &r)
 	ok, _ := r.Content["ok"].(bool)
 	return r.Action == "accept" && ok, nil
@@ -160,7 +161,7 @@ func askConfirm(ctx context.Context, c *mcp.Context) (bool, error) {
 // elicitedText is the accepted string property of an elicitation result,
 // or the action when the user did not accept.
 func elicitedText(raw json.RawMessage, prop string) string {
-	var r mcp.ElicitResult
+	var r elicit.Result
 	if json.Unmarshal(raw, &r) != nil {
 		return "(unreadable)"
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 )
 
 // addTaskTools adds the tools of the tasks-* scenarios (the tasks
@@ -50,7 +51,7 @@ func addTaskTools(srv *mcp.Server) {
 		func(ctx context.Context, c *mcp.Context, in struct {
 			Filename string `json:"filename,omitempty"`
 		}) (string, error) {
-			res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "Delete " + in.Filename + "?", RequestedSchema: confirm})
+			res, err := elicit.Create(ctx, c, &elicit.Params{Message: "Delete " + in.Filename + "?", RequestedSchema: confirm})
 			if err != nil {
 				return "", err
 			}
@@ -62,7 +63,7 @@ func addTaskTools(srv *mcp.Server) {
 	mcp.AddTool(srv, mcp.Tool{Name: "multi_input", Description: "Asks two questions at once; answers when both are in", Task: optional},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			ask := func(msg string) mcp.InputRequest {
-				return mcp.InputRequest{Method: "elicitation/create", Params: &mcp.ElicitParams{Message: msg, RequestedSchema: confirm}}
+				return mcp.InputRequest{Method: "elicitation/create", Params: &elicit.Params{Message: msg, RequestedSchema: confirm}}
 			}
 			res, err := c.Ask(ctx, map[string]mcp.InputRequest{"first": ask("First question?"), "second": ask("Second question?")})
 			if err != nil {
@@ -75,11 +76,11 @@ func addTaskTools(srv *mcp.Server) {
 		Task: &mcp.TaskOptions{Required: true, Deferred: true, PollInterval: 200 * time.Millisecond}},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			res, err := c.Ask(ctx, map[string]mcp.InputRequest{"user_name": {Method: "elicitation/create",
-				Params: &mcp.ElicitParams{Message: "What is your name?", RequestedSchema: nameSchema}}})
+				Params: &elicit.Params{Message: "What is your name?", RequestedSchema: nameSchema}}})
 			if err != nil {
 				return "", err
 			}
-			var answer mcp.ElicitResult
+			var answer elicit.Result
 			if err := json.Unmarshal(res["user_name"], &answer); err != nil {
 				return "", &mcp.Error{Code: mcp.CodeInvalidParams, Message: "Invalid params: inputResponses[\"user_name\"] is not an elicitation result"}
 			}

@@ -1,6 +1,7 @@
 // Package eliciturl is the one check of a URL-mode elicitation's URL,
 // applied wherever such a URL enters or leaves mcpchain: a server's
-// Context.Elicit and Context.ElicitURL, URLElicitationRequired errors, the
+// elicitation/create (package elicit's Create and OpenURL, Context.Ask),
+// URLRequired errors, the
 // gateway's relay of an upstream's elicitation/create, and the client
 // before it hands a URL to the application's "open this link" handler.
 //
@@ -13,6 +14,7 @@ package eliciturl
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -49,6 +51,19 @@ func Check(raw string) error {
 		return fmt.Errorf("elicitation URL %s uses http to a host that is not loopback; use https", strconv.Quote(raw))
 	}
 	return fmt.Errorf("elicitation URL %s has scheme %q; only https (or http to a loopback host) may be opened", strconv.Quote(raw), u.Scheme)
+}
+
+// CheckElicitation returns nil when a URL-mode elicitation may be sent:
+// it has an ID (notifications/elicitation/complete names it) and a
+// message, and its URL passes [Check]; else an error naming the field.
+func CheckElicitation(id, message, u string) error {
+	switch {
+	case id == "":
+		return errors.New("URL elicitation ID is empty: make one with crypto/rand.Text() (notifications/elicitation/complete names it)")
+	case strings.TrimSpace(message) == "":
+		return errors.New("URL elicitation message is empty: the user must be told why to open the URL")
+	}
+	return Check(u)
 }
 
 // Loopback reports whether host (without a port) names this machine:

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestCheck(t *testing.T) {
@@ -58,4 +59,31 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("accepted %q with another scheme", raw)
 		}
 	})
+}
+
+// TestCheckElicitation: a URL elicitation needs an ID, a message that is
+// not blank, and a URL that passes Check; the error names what is wrong.
+func TestCheckElicitation(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, id, message, url, wantErr string
+	}{
+		{"complete", "id1", "Connect your account", "https://example.com/connect?id=id1", ""},
+		{"loopback http", "id1", "Sign in", "http://127.0.0.1:8080/x", ""},
+		{"no ID", "", "Sign in", "https://example.com", "ID is empty"},
+		{"blank message", "id1", " \t", "https://example.com", "message is empty"},
+		{"javascript URL", "id1", "Sign in", "javascript:alert(1)", "not an absolute URL with a host"},
+		{"user information", "id1", "Sign in", "https://bank.example@evil.example/", "user information"},
+		{"http elsewhere", "id1", "Sign in", "http://example.com/", "not loopback"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckElicitation(tc.id, tc.message, tc.url)
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.wantErr)
+		})
+	}
 }

@@ -49,7 +49,7 @@ func RegisterShowcase(srv *mcp.Server) {
 			if err != nil {
 				return "", err
 			}
-			if action != mcp.ActionAccept {
+			if action != elicit.ActionAccept {
 				return "no booking (" + action + ")", nil
 			}
 			return fmt.Sprintf("booked for %s, %d guests at %s", b.Name, b.Guests, b.Time), nil
@@ -60,9 +60,10 @@ func RegisterShowcase(srv *mcp.Server) {
 	mcp.AddTool(srv, mcp.Tool{Name: "connect_account", Description: "Connect an account on a page the user opens"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			id := rand.Text()
-			res, err := c.ElicitURL(ctx, mcp.URLElicitation{ID: id,
+			res, err := elicit.OpenURL(ctx, c, elicit.URLRequest{ID: id,
 				URL:     "https://example.com/connect?elicitation=" + id,
 				Message: "Sign in to the account to connect"})
+
 			if err != nil {
 				return "", err
 			}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/media"
 	"github.com/mcpchain/mcp/sampling"
 )
@@ -138,8 +139,9 @@ func Register(srv *mcp.Server, opts *Options) {
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "elicit", Description: "Ask the user a yes/no question (elicitation)"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (any, error) {
-			res, err := c.Elicit(ctx, &mcp.ElicitParams{Message: "Proceed?", RequestedSchema: map[string]any{
+			res, err := elicit.Create(ctx, c, &elicit.Params{Message: "Proceed?", RequestedSchema: map[string]any{
 				"type": "object", "properties": map[string]any{"answer": map[string]any{"type": "string"}}}})
+
 			if err != nil {
 				return nil, err
 			}
