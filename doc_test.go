@@ -120,6 +120,7 @@ var docImports = []struct{ path, use string }{
 	{"github.com/mcpchain/mcp/providers", "providers.NewProxy"},
 	{"github.com/mcpchain/mcp/proxy", "proxy.New"},
 	{"github.com/mcpchain/mcp/sampling", "sampling.Create"},
+	{"github.com/mcpchain/mcp/state", "state.Caller"},
 	{"github.com/mcpchain/mcp/session", "session.NewMemoryStore"},
 	{"github.com/mcpchain/mcp/session/redisstore", "redisstore.New"},
 	{"github.com/mcpchain/mcp/stdio", "stdio.Serve"},

@@ -15,7 +15,10 @@ import (
 // could call a tool with a made-up session and skip authentication.
 // mcphttp reaches it through engine.View and calls it through its
 // serverOps interface, which this type implements (a mismatch fails
-// mcphttp's initialisation, and so every test of it).
+// mcphttp's initialisation, and so every test of it). Packages sampling,
+// elicit and state reach it the same way for what a tool's request needs
+// of the engine (the next question's key, the loop's tools, the
+// transport's state), each through an interface of its own.
 //
 // Only View names this type, so a program that never serves (a client)
 // links none of the engine's operations: the linker keeps a method of a

@@ -18,6 +18,12 @@ import (
 // Enables it for its caller alone (srv.CallerRegistry(c.Session)). The
 // rule lives in the handler's store (on Redis, every replica's), and the
 // caller is sent tools/list_changed. An anonymous caller has no rules.
+// shopper is the auth data of the example: a subject, so that rules can
+// be kept for it.
+type shopper string
+
+func (s shopper) Subject() string { return string(s) }
+
 func ExampleServer_CallerRegistry() {
 	srv := mcp.NewServer(mcp.Options{Name: "shop", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler),
 		CallerRules: true, // on every replica

@@ -299,7 +299,7 @@ func (s *Server) ResourceUpdated(uri string) {
 // changed (notifications/tools/list_changed, resources/list_changed,
 // prompts/list_changed), when what it may see changed while the server's
 // registry did not: an access policy or a CanAccess that reads the
-// caller's own data (a role, a plan, c.Caller() state) now answers
+// caller's own data (a role, a plan, its state.Caller state) now answers
 // otherwise. The caller is told by its identity key (the auth data's
 // [Subject]); its subscriptions/listen streams hear of it, on every
 // replica that shares the transport's relay (mcphttp.Options.Relay), and

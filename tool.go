@@ -771,17 +771,9 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// stateHandleDescription describes a [StateHandle] argument, which a
-// model must pass back exactly as a tool returned it.
-const stateHandleDescription = "A state handle, exactly as a tool of this server returned it (it makes one); it expires, and an expired one is refused: then make a new one."
-
-// describedTypes are the argument types described for the model unless
-// their field describes them.
-var describedTypes = map[reflect.Type]string{reflect.TypeFor[StateHandle](): stateHandleDescription}
-
 // inferSchema infers the schema of a tool's arguments or result type t.
 func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
-	return argschema.Infer(t, describedTypes)
+	return argschema.Infer(t)
 }
 
 // describeValidation words a validation error of a tool's arguments.

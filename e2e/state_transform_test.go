@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/mcphttp"
+	"github.com/mcpchain/mcp/state"
 )
 
 // stateTransformServer has a tool that keeps a list in the session state
@@ -27,14 +28,14 @@ func stateTransformServer() *mcp.Server {
 		Item string `json:"item"`
 		Tag  string `json:"tag,omitempty"`
 	}) (string, error) {
-		items, _, err := mcp.GetState[[]string](ctx, c, "items")
+		items, _, err := state.Get[[]string](ctx, state.Session(c), "items")
 		if errors.Is(err, mcp.ErrNoSession) {
 			return "no session", nil
 		} else if err != nil {
 			return "", err
 		}
 		items = append(items, in.Tag+in.Item)
-		if err := mcp.SetState(ctx, c, "items", items); err != nil {
+		if err := state.Set(ctx, state.Session(c), "items", items); err != nil {
 			return "", err
 		}
 		return strings.Join(items, ","), nil

@@ -228,7 +228,7 @@ func formSchema(t reflect.Type) (*jsonschema.Schema, error) {
 	if err := argschema.CheckType(st, true); err != nil {
 		return nil, err
 	}
-	in, err := argschema.Infer(st, nil)
+	in, err := argschema.Infer(st)
 	if err != nil {
 		return nil, err
 	}

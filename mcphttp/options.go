@@ -54,7 +54,7 @@ type Options struct {
 	SessionIdleTimeout time.Duration
 	// Sessions stores session state. Default: an in-memory store.
 	Sessions session.Store
-	// MaxStateValue bounds one value of the tools' state (mcp.SetState),
+	// MaxStateValue bounds one value of the tools' state (state.Set),
 	// as JSON, in bytes; MaxSessionState bounds the whole state of one
 	// scope (every key and value): a session's, a caller's or a
 	// handle's. A session's state is part of its record, which a shared
@@ -67,7 +67,7 @@ type Options struct {
 	// lives after its last write. Default 7 days; negative: until the
 	// store drops it.
 	CallerStateTTL time.Duration
-	// StateHandleTTL is how long a state handle (mcp.Context.NewHandle)
+	// StateHandleTTL is how long a state handle (state.NewHandle)
 	// and its state live from the handle's creation, whether it is used
 	// or not (a leaked bearer handle stops working then). Default 24
 	// hours.

@@ -15,15 +15,16 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/session"
+	"github.com/mcpchain/mcp/state"
 )
 
-// The tools' state (mcp.SetState, mcp.GetState): a request's peer is its
+// The tools' state (state.Set, state.Get): a request's peer is its
 // engine.State. Three scopes (docs/server.md, "State"):
 //
 //   - the session's: the session's stored record (session.Record.State),
 //     which follows the session to every replica and ends with it;
 //   - a caller's own (mcp.Context.Caller), keyed by its identity key, and
-//   - a handle's (mcp.Context.NewHandle, Handle), keyed by its owner and
+//   - a handle's (state.NewHandle, ForHandle), keyed by its owner and
 //     the handle: each a record of its own in the same store, under an ID
 //     no session has (stateIDPrefix), so they live on Redis like sessions
 //     and need no store of their own.
@@ -105,7 +106,7 @@ func parseHandle(h string) (exp time.Time, ok bool) {
 // so that the answer tells a guesser nothing.
 func unknownHandle(h string) error {
 	return fmt.Errorf("%w: %s names no state of this caller (it was ended, or was never made for it); make a new one",
-		mcp.ErrUnknownHandle, quoteHandle(h))
+		state.ErrUnknownHandle, quoteHandle(h))
 }
 
 // quoteHandle quotes a handle for an error, cut when it is not a handle's
@@ -121,15 +122,15 @@ func quoteHandle(h string) string {
 // has left.
 func checkHandle(h string, now time.Time) (time.Duration, error) {
 	if h == "" {
-		return 0, fmt.Errorf("%w: no handle given; make one first", mcp.ErrUnknownHandle)
+		return 0, fmt.Errorf("%w: no handle given; make one first", state.ErrUnknownHandle)
 	}
 	exp, ok := parseHandle(h)
 	if !ok {
-		return 0, fmt.Errorf("%w: %s is not a state handle this server made; pass back exactly what the tool that made it returned", mcp.ErrUnknownHandle, quoteHandle(h))
+		return 0, fmt.Errorf("%w: %s is not a state handle this server made; pass back exactly what the tool that made it returned", state.ErrUnknownHandle, quoteHandle(h))
 	}
 	left := exp.Sub(now)
 	if left <= 0 {
-		return 0, fmt.Errorf("%w: %s expired at %s; make a new one", mcp.ErrUnknownHandle, quoteHandle(h), exp.UTC().Format(time.RFC3339))
+		return 0, fmt.Errorf("%w: %s expired at %s; make a new one", state.ErrUnknownHandle, quoteHandle(h), exp.UTC().Format(time.RFC3339))
 	}
 	return left, nil
 }
@@ -187,7 +188,7 @@ func (h *Handler) getState(ctx context.Context, s engine.StateScope, key string)
 func (h *Handler) setState(ctx context.Context, s engine.StateScope, key string, value json.RawMessage) error {
 	maxValue, maxTotal := h.stateLimits()
 	if value != nil && maxValue > 0 && len(value) > maxValue {
-		return &mcp.StateSizeError{Key: key, Size: len(value), Limit: maxValue}
+		return &state.SizeError{Key: key, Size: len(value), Limit: maxValue}
 	}
 	if s.Handle != "" {
 		left, err := checkHandle(s.Handle, time.Now())
@@ -231,7 +232,7 @@ func newStateRecord(id string) *session.Record {
 // stateWriteError words a store's failure of a write: the size errors of
 // setKey as they are.
 func stateWriteError(err error) error {
-	if err == nil || errors.Is(err, mcp.ErrStateTooLarge) || errors.Is(err, mcp.ErrUnknownHandle) {
+	if err == nil || errors.Is(err, state.ErrTooLarge) || errors.Is(err, state.ErrUnknownHandle) {
 		return err
 	}
 	return storeFailed(err)
@@ -260,7 +261,7 @@ func setKey(key string, value json.RawMessage, maxTotal int) func(*session.Recor
 				}
 			}
 			if size > maxTotal {
-				return &mcp.StateSizeError{Key: key, Size: size, Limit: maxTotal, Session: true}
+				return &state.SizeError{Key: key, Size: size, Limit: maxTotal, Session: true}
 			}
 		}
 		if r.State == nil {
@@ -317,7 +318,7 @@ func (h *Handler) countHandle(ctx context.Context, owner, hd string, exp time.Ti
 				who, option = "anonymous callers hold", "AnonymousHandles"
 			}
 			return fmt.Errorf("%w: %s %d live state handles, the limit (mcphttp.Options.%s); end one (c.EndHandle) or wait until one expires",
-				mcp.ErrStateTooLarge, who, len(r.State), option)
+				state.ErrTooLarge, who, len(r.State), option)
 		}
 		if r.State == nil {
 			r.State = map[string]json.RawMessage{}
@@ -430,7 +431,7 @@ func (p *requestPeer) EndHandle(ctx context.Context, s engine.StateScope) error 
 // errNoSessionState is the session scope's error on a request without a
 // session: it says what to use instead.
 var errNoSessionState = fmt.Errorf("%w: this request has none (revision 2026-07-28 and stateless HTTP have no sessions); "+
-	"keep the state for the caller (c.Caller()) or under a handle (c.NewHandle, c.Handle)", mcp.ErrNoSession)
+	"keep the state for the caller (state.Caller) or under a handle (state.NewHandle, state.ForHandle)", mcp.ErrNoSession)
 
 // getState returns the value of key in the stored record, as another
 // replica may have written it.
@@ -449,10 +450,10 @@ func (c *sessionState) getState(ctx context.Context, key string) (json.RawMessag
 func (c *sessionState) setState(ctx context.Context, key string, value json.RawMessage) error {
 	maxValue, maxTotal := c.h.stateLimits()
 	if value != nil && maxValue > 0 && len(value) > maxValue {
-		return &mcp.StateSizeError{Key: key, Size: len(value), Limit: maxValue}
+		return &state.SizeError{Key: key, Size: len(value), Limit: maxValue}
 	}
 	err := c.h.store.Update(ctx, c.sess.ID, c.h.sessionTTL(), setKey(key, value, maxTotal))
-	if errors.Is(err, mcp.ErrStateTooLarge) {
+	if errors.Is(err, state.ErrTooLarge) {
 		return err
 	}
 	if err != nil {

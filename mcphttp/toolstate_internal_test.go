@@ -17,6 +17,7 @@ import (
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/session"
+	"github.com/mcpchain/mcp/state"
 )
 
 type internalUser string
@@ -33,7 +34,7 @@ func TestStateRecordIsNoSession(t *testing.T) {
 	srv := mcp.NewServer(mcp.Options{Name: "s", Version: "1.0.0",
 		Authenticate: func(r *http.Request) (any, error) { return internalUser(r.Header.Get("X-User")), nil }})
 	mcp.AddTool(srv, mcp.Tool{Name: "keep"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		return "ok", mcp.SetState(ctx, c.Caller(), "k", "v")
+		return "ok", state.Set(ctx, state.Caller(c), "k", "v")
 	})
 	store := &touchSpy{Store: session.NewMemoryStore()}
 	h := New(srv, &Options{Sessions: store, SessionIdleTimeout: time.Minute, CallerStateTTL: time.Hour})

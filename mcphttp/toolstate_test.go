@@ -20,6 +20,7 @@ import (
 	"github.com/mcpchain/mcp/mcptest"
 	"github.com/mcpchain/mcp/session"
 	"github.com/mcpchain/mcp/session/redisstore"
+	"github.com/mcpchain/mcp/state"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,10 +36,10 @@ type cart struct {
 func stateServer() *mcp.Server {
 	srv := mcp.NewServer(mcp.Options{Name: "state", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
 	report := func(err error) string {
-		var se *mcp.StateSizeError
+		var se *state.SizeError
 		switch {
 		case errors.As(err, &se):
-			return fmt.Sprintf("too large: key=%s session=%v size=%d limit=%d is=%v", se.Key, se.Session, se.Size, se.Limit, errors.Is(err, mcp.ErrStateTooLarge))
+			return fmt.Sprintf("too large: key=%s session=%v size=%d limit=%d is=%v", se.Key, se.Session, se.Size, se.Limit, errors.Is(err, state.ErrTooLarge))
 		case errors.Is(err, mcp.ErrNoSession):
 			return "no session"
 		}
@@ -47,12 +48,12 @@ func stateServer() *mcp.Server {
 	mcp.AddTool(srv, mcp.Tool{Name: "add_item"}, func(ctx context.Context, c *mcp.Context, in struct {
 		Item string `json:"item"`
 	}) (string, error) {
-		ct, _, err := mcp.GetState[cart](ctx, c, "cart")
+		ct, _, err := state.Get[cart](ctx, state.Session(c), "cart")
 		if err != nil {
 			return report(err), nil
 		}
 		ct.Items = append(ct.Items, in.Item)
-		if err := mcp.SetState(ctx, c, "cart", ct); err != nil {
+		if err := state.Set(ctx, state.Session(c), "cart", ct); err != nil {
 			return report(err), nil
 		}
 		return strings.Join(ct.Items, ","), nil
@@ -61,7 +62,7 @@ func stateServer() *mcp.Server {
 		Key   string `json:"key"`
 		Value string `json:"value"`
 	}) (string, error) {
-		if err := mcp.SetState(ctx, c, in.Key, in.Value); err != nil {
+		if err := state.Set(ctx, state.Session(c), in.Key, in.Value); err != nil {
 			return report(err), nil
 		}
 		return "ok", nil
@@ -69,7 +70,7 @@ func stateServer() *mcp.Server {
 	mcp.AddTool(srv, mcp.Tool{Name: "get"}, func(ctx context.Context, c *mcp.Context, in struct {
 		Key string `json:"key"`
 	}) (string, error) {
-		v, found, err := mcp.GetState[string](ctx, c, in.Key)
+		v, found, err := state.Get[string](ctx, state.Session(c), in.Key)
 		switch {
 		case err != nil:
 			return report(err), nil
@@ -81,7 +82,7 @@ func stateServer() *mcp.Server {
 	mcp.AddTool(srv, mcp.Tool{Name: "del"}, func(ctx context.Context, c *mcp.Context, in struct {
 		Key string `json:"key"`
 	}) (string, error) {
-		if err := mcp.DeleteState(ctx, c, in.Key); err != nil {
+		if err := state.Delete(ctx, state.Session(c), in.Key); err != nil {
 			return report(err), nil
 		}
 		return "ok", nil
@@ -234,8 +235,8 @@ func TestSessionStateLimits(t *testing.T) {
 	assert.Equal(t, "too large: key=c session=true size=42 limit=40 is=true", callText(t, a, 6, "set", `{"key":"c","value":"1"}`))
 	assert.Equal(t, "ok", callText(t, a, 7, "del", `{"key":"b"}`))
 	assert.Equal(t, "ok", callText(t, a, 8, "set", `{"key":"c","value":"1"}`), "deleting made room")
-	assert.Contains(t, callText(t, a, 9, "set", `{"key":"","value":"v"}`), "error: mcp: a state key must be 1 to 256 bytes")
-	assert.Contains(t, callText(t, a, 10, "get", fmt.Sprintf(`{"key":%q}`, strings.Repeat("k", mcp.MaxStateKeyLen+1))), "error: mcp: a state key must be 1 to 256 bytes")
+	assert.Contains(t, callText(t, a, 9, "set", `{"key":"","value":"v"}`), "error: state: a key must be 1 to 256 bytes")
+	assert.Contains(t, callText(t, a, 10, "get", fmt.Sprintf(`{"key":%q}`, strings.Repeat("k", state.MaxKeyLen+1))), "error: state: a key must be 1 to 256 bytes")
 
 	// The defaults bound a value at 16 KiB; negative limits bound nothing.
 	big := strings.Repeat("x", mcphttp.DefaultMaxStateValue)
@@ -335,10 +336,10 @@ type stateArgs struct {
 	// Op is get, set, del, new (a handle) or end (a handle).
 	Op string `json:"op"`
 	// Scope is caller, handle or session.
-	Scope  string          `json:"scope,omitempty"`
-	Handle mcp.StateHandle `json:"handle,omitempty"`
-	Key    string          `json:"key,omitempty"`
-	Value  string          `json:"value,omitempty"`
+	Scope  string       `json:"scope,omitempty"`
+	Handle state.Handle `json:"handle,omitempty"`
+	Key    string       `json:"key,omitempty"`
+	Value  string       `json:"value,omitempty"`
 }
 
 // scopedStateServer has one tool, "state", that runs one state operation
@@ -359,46 +360,46 @@ func scopedStateServer() *mcp.Server {
 			return stateUser(u), nil
 		}})
 	report := func(err error) string {
-		var se *mcp.StateSizeError
+		var se *state.SizeError
 		switch {
 		case errors.As(err, &se):
 			return fmt.Sprintf("too large: key=%s whole=%v size=%d limit=%d", se.Key, se.Session, se.Size, se.Limit)
-		case errors.Is(err, mcp.ErrStateTooLarge):
+		case errors.Is(err, state.ErrTooLarge):
 			return "too many: " + err.Error()
 		case errors.Is(err, mcp.ErrNoCaller):
 			return "no caller: " + err.Error()
 		case errors.Is(err, mcp.ErrNoSession):
 			return "no session: " + err.Error()
-		case errors.Is(err, mcp.ErrUnknownHandle):
+		case errors.Is(err, state.ErrUnknownHandle):
 			return "unknown handle: " + err.Error()
 		}
 		return "error: " + err.Error()
 	}
 	mcp.AddTool(srv, mcp.Tool{Name: "state"}, func(ctx context.Context, c *mcp.Context, in stateArgs) (string, error) {
-		var s mcp.Scope
+		var s state.Scope
 		switch in.Scope {
 		case "caller":
-			s = c.Caller()
+			s = state.Caller(c)
 		case "handle":
-			s = c.Handle(in.Handle)
+			s = state.ForHandle(c, in.Handle)
 		case "session":
-			s = c
+			s = state.Session(c)
 		}
 		var err error
 		switch in.Op {
 		case "new":
-			var h mcp.StateHandle
-			if h, err = c.NewHandle(ctx); err == nil {
+			var h state.Handle
+			if h, err = state.NewHandle(ctx, c); err == nil {
 				return string(h), nil
 			}
 		case "end":
-			err = c.EndHandle(ctx, in.Handle)
+			err = state.EndHandle(ctx, c, in.Handle)
 		case "set":
-			err = mcp.SetState(ctx, s, in.Key, in.Value)
+			err = state.Set(ctx, s, in.Key, in.Value)
 		case "del":
-			err = mcp.DeleteState(ctx, s, in.Key)
+			err = state.Delete(ctx, s, in.Key)
 		case "get":
-			v, found, gerr := mcp.GetState[string](ctx, s, in.Key)
+			v, found, gerr := state.Get[string](ctx, s, in.Key)
 			switch {
 			case gerr != nil:
 				err = gerr
@@ -499,10 +500,10 @@ func set(scope, key, value string) stateArgs {
 }
 func get(scope, key string) stateArgs { return stateArgs{Op: "get", Scope: scope, Key: key} }
 func hset(h, key, value string) stateArgs {
-	return stateArgs{Op: "set", Scope: "handle", Handle: mcp.StateHandle(h), Key: key, Value: value}
+	return stateArgs{Op: "set", Scope: "handle", Handle: state.Handle(h), Key: key, Value: value}
 }
 func hget(h, key string) stateArgs {
-	return stateArgs{Op: "get", Scope: "handle", Handle: mcp.StateHandle(h), Key: key}
+	return stateArgs{Op: "get", Scope: "handle", Handle: state.Handle(h), Key: key}
 }
 func newHandle() stateArgs { return stateArgs{Op: "new"} }
 
@@ -552,17 +553,17 @@ func TestScopedStateEveryMode(t *testing.T) {
 					for _, other := range []string{bob, ""} {
 						assert.Contains(t, b.do(other, hget(h, "step")), "unknown handle: ", "another caller is refused ada's handle")
 						assert.Contains(t, b.do(other, hset(h, "step", "9")), "unknown handle: ")
-						assert.Contains(t, b.do(other, stateArgs{Op: "end", Handle: mcp.StateHandle(h)}), "unknown handle: ")
+						assert.Contains(t, b.do(other, stateArgs{Op: "end", Handle: state.Handle(h)}), "unknown handle: ")
 					}
 					assert.Equal(t, "2", a.do(ada, hget(h, "step")), "their attempts changed nothing")
-					assert.Equal(t, "ok", b.do(ada, stateArgs{Op: "end", Handle: mcp.StateHandle(h)}))
+					assert.Equal(t, "ok", b.do(ada, stateArgs{Op: "end", Handle: state.Handle(h)}))
 					assert.Contains(t, a.do(ada, hget(h, "step")), "unknown handle: ", "an ended handle is gone")
 					assert.Contains(t, a.do(ada, hget("st_forged", "step")), "is not a state handle this server made")
 
 					// An anonymous caller: no state of its own, a bearer handle.
 					got := a.do("", get("caller", "cart"))
 					assert.True(t, strings.HasPrefix(got, "no caller: "), got)
-					assert.Contains(t, got, "c.NewHandle", "the refusal says what to use instead")
+					assert.Contains(t, got, "state.NewHandle", "the refusal says what to use instead")
 					assert.True(t, strings.HasPrefix(a.do("", set("caller", "cart", "x")), "no caller: "))
 					anon := a.do("", newHandle())
 					require.True(t, strings.HasPrefix(anon, "st_"), anon)
@@ -578,7 +579,7 @@ func TestScopedStateEveryMode(t *testing.T) {
 					if mode.stateless || mode.rev20260728 {
 						got := a.do(ada, set("session", "k", "v"))
 						assert.True(t, strings.HasPrefix(got, "no session: "), got)
-						assert.Contains(t, got, "c.Caller()", "the refusal says what to use instead")
+						assert.Contains(t, got, "state.Caller", "the refusal says what to use instead")
 						return
 					}
 					assert.Equal(t, "ok", a.do(ada, set("session", "k", "v")))
@@ -616,7 +617,7 @@ func TestAnonymousHandles(t *testing.T) {
 			assert.Contains(t, got, "anonymous callers hold 2 live state handles")
 			assert.Contains(t, got, "AnonymousHandles")
 			assert.True(t, strings.HasPrefix(open.do("ada", newHandle()), "st_"), "the anonymous allowance is not ada's")
-			assert.Equal(t, "ok", open.do("", stateArgs{Op: "end", Handle: mcp.StateHandle(h)}))
+			assert.Equal(t, "ok", open.do("", stateArgs{Op: "end", Handle: state.Handle(h)}))
 			assert.True(t, strings.HasPrefix(open.do("", newHandle()), "st_"), "ending a handle frees its place")
 		})
 	}
@@ -675,7 +676,7 @@ func TestScopedStateBounds(t *testing.T) {
 			assert.True(t, strings.HasPrefix(got, "too many: "), got)
 			assert.Contains(t, got, "MaxStateHandles")
 			assert.True(t, strings.HasPrefix(r.do("bob", newHandle()), "st_"), "bob has his own allowance")
-			assert.Equal(t, "ok", r.do("ada", stateArgs{Op: "end", Handle: mcp.StateHandle(h2)}))
+			assert.Equal(t, "ok", r.do("ada", stateArgs{Op: "end", Handle: state.Handle(h2)}))
 			assert.True(t, strings.HasPrefix(r.do("ada", newHandle()), "st_"), "ending a handle frees its place")
 		})
 	}

@@ -47,7 +47,7 @@ type Record struct {
 	Created time.Time `json:"created"`
 	// LastSeen is the time of the last activity written to the store.
 	LastSeen time.Time `json:"lastSeen"`
-	// State is the session's state of the tools (mcp.SetState): each key's
+	// State is the session's state of the tools (state.Set): each key's
 	// value as JSON. It lives in the record so that it follows the session
 	// to every replica and ends with it (Delete, idle expiry); a store
 	// keeps it like every other field. Values are replaced, never changed

@@ -14,17 +14,27 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
+// described holds the descriptions [Describe] was given, by type.
+var described sync.Map
+
+// Describe gives the arguments of type t a description for the model,
+// for fields that have none of their own: package state describes its
+// Handle this way, from its init, so that any tool that takes one says
+// how to get it.
+func Describe(t reflect.Type, description string) { described.Store(t, description) }
+
 // Infer infers the JSON Schema of t with jsonschema-go, then adds what
 // struct tags say beyond descriptions: `enum:"a,b,c"`, `default:"v"` and
 // the validation keywords of `mcp:"minimum=1,…"` (see applyMCPTag).
-// A field of a type in described, without a description of its own, gets
-// the type's. A non-struct type (map, any) gets an object schema. No
-// property admits null (see PropertiesNotNull).
-func Infer(t reflect.Type, described map[reflect.Type]string) (*jsonschema.Schema, error) {
+// A field of a type given to [Describe], without a description of its
+// own, gets the type's. A non-struct type (map, any) gets an object
+// schema. No property admits null (see PropertiesNotNull).
+func Infer(t reflect.Type) (*jsonschema.Schema, error) {
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
 	if err != nil {
 		return nil, err
@@ -40,7 +50,7 @@ func Infer(t reflect.Type, described map[reflect.Type]string) (*jsonschema.Schem
 			}
 		}
 	}
-	if err := applyTags(t, s, "", described); err != nil {
+	if err := applyTags(t, s, ""); err != nil {
 		return nil, err
 	}
 	PropertiesNotNull(s)
@@ -81,7 +91,7 @@ func PropertiesNotNull(s *jsonschema.Schema) {
 
 // applyTags adds what the tags of struct t's fields say to s, its schema;
 // path names t's field in errors ("Filter." for the fields of Filter).
-func applyTags(t reflect.Type, s *jsonschema.Schema, path string, described map[reflect.Type]string) error {
+func applyTags(t reflect.Type, s *jsonschema.Schema, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -104,13 +114,13 @@ func applyTags(t reflect.Type, s *jsonschema.Schema, path string, described map[
 			}
 		}
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			if err := applyTags(f.Type, s, path, described); err != nil {
+			if err := applyTags(f.Type, s, path); err != nil {
 				return err
 			}
 			continue
 		}
 		if ps := s.Properties[name]; ps != nil {
-			if err := applyFieldTags(f, field, ps, described); err != nil {
+			if err := applyFieldTags(f, field, ps); err != nil {
 				return err
 			}
 		}
@@ -121,7 +131,7 @@ func applyTags(t reflect.Type, s *jsonschema.Schema, path string, described map[
 // applyFieldTags applies the tags of struct field f (named field in
 // errors) to its property's schema ps, then those of the fields of its
 // type, or of its items' type for a list.
-func applyFieldTags(f reflect.StructField, field string, ps *jsonschema.Schema, described map[reflect.Type]string) error {
+func applyFieldTags(f reflect.StructField, field string, ps *jsonschema.Schema) error {
 	ft := f.Type
 	for ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
@@ -142,16 +152,16 @@ func applyFieldTags(f reflect.StructField, field string, ps *jsonschema.Schema, 
 	if err := applyMCPTag(f, field, ft, ps); err != nil {
 		return err
 	}
-	if d, ok := described[ft]; ok && ps.Description == "" {
-		ps.Description = d
+	if d, ok := described.Load(ft); ok && ps.Description == "" {
+		ps.Description = d.(string)
 	}
 	if ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array {
 		if ps.Items == nil {
 			return nil
 		}
-		return applyTags(ft.Elem(), ps.Items, field+"[].", described)
+		return applyTags(ft.Elem(), ps.Items, field+"[].")
 	}
-	return applyTags(ft, ps, field+".", described)
+	return applyTags(ft, ps, field+".")
 }
 
 // applyEnumTag puts the comma-separated values of an enum tag, parsed as

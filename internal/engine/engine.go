@@ -85,7 +85,7 @@ type RequestInfo[Impl, Caps, Level, Root any] struct {
 	Roots func(ctx context.Context) ([]Root, error)
 }
 
-// StateScope names a bucket of the tools' state (mcp.SetState): the
+// StateScope names a bucket of the tools' state (package state): the
 // request's session, a caller's own state, or the state a handle names.
 type StateScope struct {
 	// Session: the request's own session (Owner and Handle unused).

@@ -10,11 +10,12 @@ import (
 	"strconv"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/state"
 )
 
 // The caller-state row: stateful's call, but of a tool that reads and
-// writes the caller's own state (mcp.GetState and mcp.SetState with
-// Context.Caller) on the default in-memory store, for a caller an
+// writes the caller's own state (state.Get and state.Set with
+// state.Caller) on the default in-memory store, for a caller an
 // Options.Authenticate hook identifies by a header. What it costs above
 // stateful is the Authenticate call and the identity-to-state lookup of
 // every call, which this row gates.
@@ -45,12 +46,12 @@ func setupCallerState() (func() error, func() error, error) {
 	type none struct{}
 	mcp.AddTool(srv, mcp.Tool{Name: "visit", Description: "Count the caller's calls"},
 		func(ctx context.Context, c *mcp.Context, _ none) (string, error) {
-			n, _, err := mcp.GetState[int](ctx, c.Caller(), "visits")
+			n, _, err := state.Get[int](ctx, state.Caller(c), "visits")
 			if err != nil {
 				return "", err
 			}
 			n++
-			return strconv.Itoa(n), mcp.SetState(ctx, c.Caller(), "visits", n)
+			return strconv.Itoa(n), state.Set(ctx, state.Caller(c), "visits", n)
 		})
 	e, err := newEngineWith(srv, nil)
 	if err != nil {

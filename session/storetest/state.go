@@ -15,7 +15,7 @@ import (
 )
 
 // runState is the part of [Run] about Record.State, the per-session state
-// of tools (mcp.SetState): a store keeps it with the record, copies it,
+// of tools (state.Set): a store keeps it with the record, copies it,
 // loses no concurrent write of another key, and drops it with the record
 // (Delete, idle expiry).
 func runState(t *testing.T, newStore func(t *testing.T) session.Store, ttlUnit time.Duration, record func() *session.Record) {

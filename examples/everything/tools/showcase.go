@@ -14,6 +14,7 @@ import (
 	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/sampling"
+	"github.com/mcpchain/mcp/state"
 )
 
 // The features of the newest revisions, one small tool each: a typed
@@ -150,15 +151,15 @@ func RegisterShowcase(srv *mcp.Server) {
 		Args: map[string]mcp.ArgTransform{"a": {Description: "the number"}, "b": {Hide: true, Value: 10}}})
 
 	// A counter that follows its caller: a signed-in caller's own count
-	// (c.Caller(): the same at every revision, in stateless mode, and on
+	// (state.Caller: the same at every revision, in stateless mode, and on
 	// every replica that shares the store), else the session's.
 	mcp.AddTool(srv, mcp.Tool{Name: "visits", Description: "Count your visits: per signed-in user, else per session"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (int, error) {
-			var scope mcp.Scope = c.Caller()
-			n, _, err := mcp.GetState[int](ctx, scope, "visits")
+			scope := state.Caller(c)
+			n, _, err := state.Get[int](ctx, scope, "visits")
 			if errors.Is(err, mcp.ErrNoCaller) {
-				scope = c
-				n, _, err = mcp.GetState[int](ctx, scope, "visits")
+				scope = state.Session(c)
+				n, _, err = state.Get[int](ctx, scope, "visits")
 			}
 			if errors.Is(err, mcp.ErrNoSession) {
 				return 0, errors.New("visits are counted per signed-in user (Authorization: Bearer <name>) or per session; this anonymous request has neither")
@@ -167,7 +168,7 @@ func RegisterShowcase(srv *mcp.Server) {
 				return 0, err
 			}
 			n++
-			return n, mcp.SetState(ctx, scope, "visits", n)
+			return n, state.Set(ctx, scope, "visits", n)
 		})
 }
 
