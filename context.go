@@ -207,18 +207,10 @@ func listRoots(ctx context.Context, p engine.Peer) ([]Root, error) {
 	return res.Roots, nil
 }
 
-// askClient sends a server-to-client request that needs a declared
-// capability and decodes its result as an R; over an input peer it is a
-// question under the next key of kind.
-func askClient[R any](ctx context.Context, c *Context, declared bool, kind, method string, params any) (*R, error) {
-	var res R
-	if err := askClientInto(ctx, c, declared, kind, method, params, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
-}
-
-// askClientInto is askClient decoding into res, a pointer.
+// askClientInto sends a server-to-client request that needs a declared
+// capability and decodes its result into res, a pointer; over an input
+// peer it is a question under the next key of kind. An
+// elicitation/create is checked first (checkElicitation).
 func askClientInto(ctx context.Context, c *Context, declared bool, kind, method string, params, res any) error {
 	if !declared {
 		return ErrCapability
