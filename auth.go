@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/mcpchain/mcp/access"
 )
 
 // AuthFunc checks the credentials of a request and returns the caller's
@@ -128,67 +130,9 @@ type Subject interface {
 	Subject() string
 }
 
-// Kind names what an access policy is asked about.
-type Kind string
-
-// The kinds of objects an [AccessPolicy] decides on.
-const (
-	KindTool     Kind = "tool"
-	KindResource Kind = "resource" // name is the URI (or the URI template)
-	KindPrompt   Kind = "prompt"
-)
-
-// AccessQuery is what an [AccessPolicy] decides on: who asks, in which
-// session, about which object.
-type AccessQuery struct {
-	// Auth is the caller's auth data (nil when anonymous).
-	Auth any
-	// SessionID is the caller's session ("" when it has none: stateless
-	// HTTP, revision 2026-07-28, or a list made outside a request).
-	SessionID string
-	// Kind and Name name the object (for a resource, its URI or URI
-	// template).
-	Kind Kind
-	Name string
-	// Tags are the object's tags. Read-only: the slice is the object's.
-	Tags []string
-}
-
-// AccessPolicy decides, for one request, whether the caller may see and
-// use a tool, resource or prompt, over every object of the server rather
-// than one (as an object's CanAccess does): it gets the request's context
-// and an [AccessQuery] (the caller's auth data, its session ID, the
-// object's kind, name and tags). Like a per-object CanAccess, a refusal
-// hides the object: it is not listed, and a call to it reads as unknown.
-// It runs on every list and call, from request goroutines concurrently:
-// keep it fast, safe for concurrent use and free of side effects.
-// [Restrict] builds one from a [Match] and an access check.
-type AccessPolicy func(ctx context.Context, q AccessQuery) bool
-
-type policyKey struct{}
-
-// WithAccessPolicy returns a copy of ctx carrying p, consulted (with every
-// policy already in ctx, and the objects' own CanAccess) by the registry:
-// every policy in ctx must admit an object. middleware.RestrictAccess sets
-// it for every request of an endpoint.
-func WithAccessPolicy(ctx context.Context, p AccessPolicy) context.Context {
-	if prev := policyFrom(ctx); prev != nil {
-		next := p
-		p = func(ctx context.Context, q AccessQuery) bool { return prev(ctx, q) && next(ctx, q) }
-	}
-	return context.WithValue(ctx, policyKey{}, p)
-}
-
-// policyFrom returns the access policy in ctx (all of those added, as
-// one), or nil.
-func policyFrom(ctx context.Context) AccessPolicy {
-	p, _ := ctx.Value(policyKey{}).(AccessPolicy)
-	return p
-}
-
 // policyAllows reports whether the policies in ctx let the caller (auth,
 // in the session sid) see the object b.
 func policyAllows(ctx context.Context, auth any, sid string, b *entryBase) bool {
-	p := policyFrom(ctx)
-	return p == nil || p(ctx, AccessQuery{Auth: auth, SessionID: sid, Kind: b.kind, Name: b.key, Tags: b.tags})
+	p := access.PolicyFrom(ctx)
+	return p == nil || p(ctx, access.Query{Auth: auth, SessionID: sid, Kind: b.kind, Name: b.key, Tags: b.tags})
 }

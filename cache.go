@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/engine"
 )
 
@@ -53,7 +54,7 @@ const (
 //     own; for a read, when the resource or template read has a
 //     CanAccess, a mount on its way has one, or an object this caller
 //     is refused could answer the URI for another; for both, when the
-//     request carries an access policy ([WithAccessPolicy], as
+//     request carries an access policy ([access.WithPolicy], as
 //     middleware.RestrictAccess does, such as one [Restrict] builds)
 //     or, for tools/list, a version filter
 //     ([WithVersionFilter]);
@@ -138,7 +139,7 @@ func (h CacheHint) decide(auth any, perCaller bool) engine.Cache {
 // lists or reads depend on the caller: it carries an access policy, or,
 // for tools, a version filter.
 func requestPerCaller(ctx context.Context, tools bool) bool {
-	if policyFrom(ctx) != nil {
+	if access.PolicyFrom(ctx) != nil {
 		return true
 	}
 	if tools {

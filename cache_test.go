@@ -258,7 +258,7 @@ func TestCacheScopeRules(t *testing.T) {
 			mcp.AddTool(srv, mcp.Tool{Name: "calc", Version: "2.0.0", CanAccess: adminOnly}, noop)
 		}}, []check{{toolsList, "alice", "private"}, {toolsList, "admin", "private"}, {promptsList, "alice", "public"}}},
 		{"an access policy in the request makes every list and read private", cacheSetup{cache: allPublic,
-			wrap: middleware.RestrictAccess(func(context.Context, mcp.AccessQuery) bool { return true })}, []check{
+			wrap: middleware.RestrictAccess(func(context.Context, access.Query) bool { return true })}, []check{
 			{toolsList, "alice", "private"}, {resourcesList, "", "private"}, {templatesList, "alice", "private"},
 			{promptsList, "alice", "private"}, {read("mem://shared"), "alice", "private"}, {read("doc://a"), "", "private"},
 			{discover, "alice", "public"},
@@ -266,7 +266,7 @@ func TestCacheScopeRules(t *testing.T) {
 		{"a session access policy too", cacheSetup{cache: allPublic, wrap: func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				p := mcp.Restrict(mcp.Match{Tags: []string{"admin"}}, access.Roles("admin"))
-				next.ServeHTTP(w, r.WithContext(mcp.WithAccessPolicy(r.Context(), p)))
+				next.ServeHTTP(w, r.WithContext(access.WithPolicy(r.Context(), p)))
 			})
 		}}, []check{{toolsList, "alice", "private"}, {promptsList, "", "private"}}},
 		{"a version filter makes tools/list private, and only it", cacheSetup{cache: allPublic, wrap: func(next http.Handler) http.Handler {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/strictjson"
@@ -255,7 +256,7 @@ func (s *Server) setCallerRule(auth any, m Match, on bool) error {
 	cr.mu.Unlock()
 	server := s.vis.serverRules()
 	reg := s.reg.Load()
-	for _, k := range []Kind{KindTool, KindResource, KindPrompt} {
+	for _, k := range []access.Kind{access.KindTool, access.KindResource, access.KindPrompt} {
 		if m.Kind != "" && m.Kind != k {
 			continue
 		}
@@ -269,10 +270,10 @@ func (s *Server) setCallerRule(auth any, m Match, on bool) error {
 
 // storedRule is a rule as it is kept in the store.
 type storedRule struct {
-	Kind  Kind     `json:"k,omitempty"`
-	Names []string `json:"n,omitempty"`
-	Tags  []string `json:"t,omitempty"`
-	On    bool     `json:"on,omitempty"`
+	Kind  access.Kind `json:"k,omitempty"`
+	Names []string    `json:"n,omitempty"`
+	Tags  []string    `json:"t,omitempty"`
+	On    bool        `json:"on,omitempty"`
 }
 
 // encodeCallerRules is rules as the store keeps them; nil for none.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpchain/mcp/access"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,7 +17,7 @@ import (
 func TestDecodeCallerRules(t *testing.T) {
 	t.Parallel()
 	rules := []rule{
-		{m: Match{Kind: KindTool, Names: []string{"vault"}}, on: true},
+		{m: Match{Kind: access.KindTool, Names: []string{"vault"}}, on: true},
 		{m: Match{Tags: []string{"admin"}}, on: false},
 	}
 	for i := range rules {

@@ -42,7 +42,7 @@ type CatalogTools struct {
 	// answer ("billing": "invoices, payments and refunds").
 	GroupDescriptions map[string]string
 	// Tags are put on every tool registered here, so that Disable, Enable
-	// or an AccessPolicy can select them.
+	// or an access.Policy can select them.
 	Tags []string
 }
 

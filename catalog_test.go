@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -314,8 +315,8 @@ func TestCatalogToolsStayHome(t *testing.T) {
 	parent.Import("i", child, nil)
 	parent.AddCatalogTools(mcp.CatalogTools{Resources: true})
 	// The parent hides the child's secret from everyone.
-	hide := middleware.RestrictAccess(func(_ context.Context, q mcp.AccessQuery) bool {
-		return q.Kind != mcp.KindResource || q.Name != "docs://m/secret" && q.Name != "docs://i/secret"
+	hide := middleware.RestrictAccess(func(_ context.Context, q access.Query) bool {
+		return q.Kind != access.KindResource || q.Name != "docs://m/secret" && q.Name != "docs://i/secret"
 	})
 	h := mcphttp.New(parent, nil)
 	t.Cleanup(func() { _ = h.Close() })
@@ -534,7 +535,7 @@ func TestCatalogGroupsHideDeniedTags(t *testing.T) {
 	srv.AddCatalogTools(mcp.CatalogTools{Groups: true})
 	mh := mcphttp.New(srv, nil)
 	t.Cleanup(func() { _ = mh.Close() })
-	policy := middleware.RestrictAccess(func(_ context.Context, q mcp.AccessQuery) bool { return q.Name != "policed" })
+	policy := middleware.RestrictAccess(func(_ context.Context, q access.Query) bool { return q.Name != "policed" })
 	c := connectTo(t, policy(mh), nil)
 	mcp.AddTool(srv, mcp.Tool{Name: "whoami"}, func(_ context.Context, mc *mcp.Context, _ struct{}) (string, error) {
 		return mc.SessionID, nil

@@ -46,7 +46,7 @@ type MountOptions struct {
 	CanAccess access.Check
 	// Tags are added to the tags of every object of the child, so that
 	// the parent's [Registry.Disable] and [Registry.Enable] (and an
-	// [AccessPolicy]) can select the whole child at once.
+	// [access.Policy]) can select the whole child at once.
 	Tags []string
 }
 
@@ -96,7 +96,7 @@ var mountMu sync.Mutex
 // Checks, in order, for an object of the child: the mount's CanAccess;
 // the child's (the object's own CanAccess, the child's Disable and Enable
 // rules, per session too, under the child's own name); then s's Disable
-// and Enable rules and the request's access policies ([WithAccessPolicy]),
+// and Enable rules and the request's access policies ([access.WithPolicy]),
 // under the prefixed name, with the object's
 // tags plus the mount's. All must admit it. The tool's Timeout is its
 // own; interceptors ([WithInterceptor]) wrap s's request, so they see the
@@ -349,7 +349,7 @@ func unwrapURI(prefix, uri string) (string, bool) {
 // kindOps is what the lookups through mounts need to know of one kind of
 // object.
 type kindOps[E entry] struct {
-	kind   Kind
+	kind   access.Kind
 	global func(*registry) table[E]
 	own    func(*overlay) table[E]
 	wrap   func(prefix, key string) (string, bool)
@@ -357,10 +357,10 @@ type kindOps[E entry] struct {
 }
 
 var (
-	toolOps     = &kindOps[*toolEntry]{KindTool, func(r *registry) table[*toolEntry] { return r.tools }, ownTools, wrapToolName, unwrapName}
-	promptOps   = &kindOps[*promptEntry]{KindPrompt, func(r *registry) table[*promptEntry] { return r.prompts }, ownPrompts, wrapName, unwrapName}
-	resourceOps = &kindOps[*resourceEntry]{KindResource, func(r *registry) table[*resourceEntry] { return r.resources }, ownResources, wrapURI, unwrapURI}
-	templateOps = &kindOps[*templateEntry]{KindResource, func(r *registry) table[*templateEntry] { return r.templates }, ownTemplates, wrapURI, unwrapURI}
+	toolOps     = &kindOps[*toolEntry]{access.KindTool, func(r *registry) table[*toolEntry] { return r.tools }, ownTools, wrapToolName, unwrapName}
+	promptOps   = &kindOps[*promptEntry]{access.KindPrompt, func(r *registry) table[*promptEntry] { return r.prompts }, ownPrompts, wrapName, unwrapName}
+	resourceOps = &kindOps[*resourceEntry]{access.KindResource, func(r *registry) table[*resourceEntry] { return r.resources }, ownResources, wrapURI, unwrapURI}
+	templateOps = &kindOps[*templateEntry]{access.KindResource, func(r *registry) table[*templateEntry] { return r.templates }, ownTemplates, wrapURI, unwrapURI}
 )
 
 // hit is an object found through mounts.
@@ -380,10 +380,23 @@ type hit[E entry] struct {
 // them once, in the server the request reached, under the names its
 // client sees.
 func withoutPolicies(ctx context.Context) context.Context {
-	if policyFrom(ctx) == nil {
+	if access.PolicyFrom(ctx) == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, policyKey{}, AccessPolicy(nil))
+	return policyMask{ctx}
+}
+
+// policyMask is a context whose parent's access policies are hidden: a
+// value of type access.Policy reads as none. Policies added on top of it
+// are seen as usual.
+type policyMask struct{ context.Context }
+
+func (m policyMask) Value(key any) any {
+	v := m.Context.Value(key)
+	if _, ok := v.(access.Policy); ok {
+		return nil
+	}
+	return v
 }
 
 // admits reports whether s's rules and the request's policies let the
@@ -633,7 +646,7 @@ func (s *Server) resolveMountedRead(ctx context.Context, auth any, sid, uri stri
 		if len(m.tags) > 0 {
 			tags = append(slices.Clone(tags), m.tags...)
 		}
-		if !s.admits(ctx, auth, sid, &entryBase{key: key, kind: KindResource, tags: tags}) {
+		if !s.admits(ctx, auth, sid, &entryBase{key: key, kind: access.KindResource, tags: tags}) {
 			continue
 		}
 		t.key, t.tags, t.path = key, tags, append([]string{m.prefix}, t.path...)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/elicit"
@@ -237,16 +238,16 @@ func TestMountIsLive(t *testing.T) {
 			func() { kid.AddPrompt(mcp.Prompt{Name: "late", Load: promptText("late")}) },
 			func() bool { _, _, _, p := listAllOf(t, s); return slices.Contains(p, "kid_late") }},
 		{"remove tool", "notifications/tools/list_changed",
-			func() { kid.Registry().Remove(mcp.KindTool, "late") },
+			func() { kid.Registry().Remove(access.KindTool, "late") },
 			func() bool { return !slices.Contains(namesOf(s.ListTools()), "kid_late") }},
 		{"remove resource", "notifications/resources/list_changed",
-			func() { kid.Registry().Remove(mcp.KindResource, "mem://late") },
+			func() { kid.Registry().Remove(access.KindResource, "mem://late") },
 			func() bool { _, r, _, _ := listAllOf(t, s); return len(r) == 0 }},
 		{"remove template", "notifications/resources/list_changed",
-			func() { kid.Registry().Remove(mcp.KindResource, "mem://late/{x}") },
+			func() { kid.Registry().Remove(access.KindResource, "mem://late/{x}") },
 			func() bool { _, _, tm, _ := listAllOf(t, s); return len(tm) == 0 }},
 		{"remove prompt", "notifications/prompts/list_changed",
-			func() { kid.Registry().Remove(mcp.KindPrompt, "late") },
+			func() { kid.Registry().Remove(access.KindPrompt, "late") },
 			func() bool { _, _, _, p := listAllOf(t, s); return len(p) == 0 }},
 	} {
 		before := countOf(s, tc.method)
@@ -298,8 +299,8 @@ func TestImportIsStatic(t *testing.T) {
 	want()
 	mcp.AddTool(kid, mcp.Tool{Name: "late"}, textTool("late"))
 	kid.AddPrompt(mcp.Prompt{Name: "late", Load: promptText("late")})
-	kid.Registry().Remove(mcp.KindTool, "hello")
-	kid.Registry().Remove(mcp.KindResource, "mem://readme")
+	kid.Registry().Remove(access.KindTool, "hello")
+	kid.Registry().Remove(access.KindResource, "mem://readme")
 	require.NoError(t, kid.Registry().Enable(mcp.Match{Names: []string{"off"}}))
 	want()
 
@@ -477,7 +478,7 @@ func TestMountChecks(t *testing.T) {
 	}})
 	policy := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			ctx := mcp.WithAccessPolicy(r.Context(), func(_ context.Context, q mcp.AccessQuery) bool {
+			ctx := access.WithPolicy(r.Context(), func(_ context.Context, q access.Query) bool {
 				if q.Name == "kid_guarded" {
 					note("policy " + q.Name)
 				}

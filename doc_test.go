@@ -102,6 +102,7 @@ var docImports = []struct{ path, use string }{
 	{"time", "time.Second"},
 	{"github.com/justinas/alice", "alice.New"},
 	{"github.com/redis/go-redis/v9", "redis.NewClient"},
+	{"github.com/mcpchain/mcp/access", "access.Roles"},
 	{"github.com/mcpchain/mcp/apps", "apps.MIMEType"},
 	{"github.com/mcpchain/mcp/client", "client.Connect"},
 	{"github.com/mcpchain/mcp/client/oauth", "oauth.New"},

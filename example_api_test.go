@@ -82,7 +82,7 @@ func describe(err error) string {
 }
 
 // Middleware of your own talks to the engine through the request context:
-// WithAuth sets the caller, WithAccessPolicy hides objects from it, and
+// WithAuth sets the caller, access.WithPolicy hides objects from it, and
 // WithInterceptor sees (or refuses) every JSON-RPC call. A tool reaches
 // its Context from a plain context.Context with FromContext.
 func ExampleWithInterceptor() {
@@ -108,13 +108,13 @@ func ExampleWithInterceptor() {
 			return res, err
 		}
 	}
-	onlyAdminsDeploy := func(_ context.Context, q mcp.AccessQuery) bool {
-		return q.Kind != mcp.KindTool || q.Name != "deploy" || q.Auth == "admin"
+	onlyAdminsDeploy := func(_ context.Context, q access.Query) bool {
+		return q.Kind != access.KindTool || q.Name != "deploy" || q.Auth == "admin"
 	}
 	ours := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ctx := mcp.WithAuth(r.Context(), r.Header.Get("X-User"))
-			ctx = mcp.WithAccessPolicy(ctx, onlyAdminsDeploy)
+			ctx = access.WithPolicy(ctx, onlyAdminsDeploy)
 			ctx = mcp.WithInterceptor(ctx, logCalls)
 			next.ServeHTTP(w, r.WithContext(ctx))
 		})
@@ -131,7 +131,7 @@ func ExampleWithInterceptor() {
 	_, err := s.CallTool(ctx, "deploy", nil, nil)
 	fmt.Println(err)
 	_, _ = s.ReadResource(ctx, "mem://nowhere")
-	fmt.Println(mcp.KindResource, mcp.KindPrompt, seen)
+	fmt.Println(access.KindResource, access.KindPrompt, seen)
 	// Output:
 	// ada
 	// mcp client: "ops" answered tools/call with mcp error -32602: Unknown tool: "deploy"
@@ -261,8 +261,8 @@ func ExampleRegistry_AddResource() {
 	link, _ := res.Content[0].(mcp.ResourceLink)
 	fmt.Println(link.URI)
 
-	srv.Registry().Remove(mcp.KindResource, "mem://motd")
-	srv.Registry().Remove(mcp.KindResource, "users://{name}")
+	srv.Registry().Remove(access.KindResource, "mem://motd")
+	srv.Registry().Remove(access.KindResource, "users://{name}")
 	fmt.Println(len(srv.ListResources(ctx, nil)), len(srv.ListResourceTemplates(ctx, nil)))
 	// Output:
 	// <nil>

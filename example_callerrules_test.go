@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -35,12 +36,12 @@ func ExampleServer_CallerRegistry() {
 		}})
 	mcp.AddTool(srv, mcp.Tool{Name: "vault", Description: "What premium callers see"},
 		func(context.Context, *mcp.Context, struct{}) (string, error) { return "the vault is open", nil })
-	if err := srv.Registry().Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"vault"}}); err != nil {
+	if err := srv.Registry().Disable(mcp.Match{Kind: access.KindTool, Names: []string{"vault"}}); err != nil {
 		panic(err)
 	}
 	mcp.AddTool(srv, mcp.Tool{Name: "unlock", Description: "Show the caller the vault"},
 		func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			err := srv.CallerRegistry(c.Session).Enable(mcp.Match{Kind: mcp.KindTool, Names: []string{"vault"}})
+			err := srv.CallerRegistry(c.Session).Enable(mcp.Match{Kind: access.KindTool, Names: []string{"vault"}})
 			if errors.Is(err, mcp.ErrNoCaller) {
 				return "sign in first", nil
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 )
 
 // What a server registers or changes while it runs goes through its
@@ -26,7 +27,7 @@ func ExampleRegistry() {
 	// Hidden from every session, then removed.
 	_ = reg.Disable(mcp.Match{Tags: []string{"plugin"}})
 	fmt.Println(len(srv.ListTools(context.Background(), nil)))
-	_ = reg.Remove(mcp.KindTool, "hello")
+	_ = reg.Remove(access.KindTool, "hello")
 	_ = reg.Enable(mcp.Match{Tags: []string{"plugin"}})
 	fmt.Println(len(srv.ListTools(context.Background(), nil)))
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -46,7 +47,7 @@ func ExampleServer_AddTransformedTool() {
 			return res, nil
 		},
 	})
-	srv.Registry().Remove(mcp.KindTool, "search")
+	srv.Registry().Remove(access.KindTool, "search")
 
 	schema, _ := json.Marshal(srv.ListTools(context.Background(), nil)[0].InputSchema)
 	fmt.Println(string(schema))

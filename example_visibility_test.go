@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -139,7 +140,7 @@ func ExampleServer_SessionRegistry_hooks() {
 }
 
 // Tags group objects; Disable and Enable hide and show them by tag or name
-// for every session. An AccessPolicy decides per request with the
+// for every session. An access.Policy decides per request with the
 // session ID and the tags in hand.
 func ExampleRegistry_Disable() {
 	srv := mcp.NewServer(mcp.Options{Name: "ops", Version: "1.0.0"})
@@ -161,19 +162,19 @@ func ExampleRegistry_Disable() {
 
 	_ = srv.Registry().Disable(mcp.Match{Tags: []string{"admin"}})
 	show()
-	_ = srv.Registry().Enable(mcp.Match{Kind: mcp.KindTool, Names: []string{"drain"}}) // an exception
+	_ = srv.Registry().Enable(mcp.Match{Kind: access.KindTool, Names: []string{"drain"}}) // an exception
 	show()
 	_ = srv.Registry().Enable(mcp.Match{Tags: []string{"admin"}})
 	show()
 
 	// Writes only for sessions on the allow-list, whoever the caller is.
 	allowed := map[string]bool{}
-	var policy mcp.AccessPolicy = func(_ context.Context, q mcp.AccessQuery) bool {
+	var policy access.Policy = func(_ context.Context, q access.Query) bool {
 		return !slices.Contains(q.Tags, "write") || allowed[q.SessionID]
 	}
 	withPolicy := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(mcp.WithAccessPolicy(r.Context(), policy)))
+			next.ServeHTTP(w, r.WithContext(access.WithPolicy(r.Context(), policy)))
 		})
 	}
 	s := must(client.Connect(ctx, client.InProcess(must(mcphttp.Local(h, nil, withPolicy)), nil), nil))

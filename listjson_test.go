@@ -32,7 +32,7 @@ func TestListToolsJSON(t *testing.T) {
 		}
 	}
 	assert.Len(t, s.ListToolsJSON(ctx, nil), 1, "CanAccess hides authed from an anonymous caller")
-	s.Registry().Remove(mcp.KindTool, "open")
+	s.Registry().Remove(access.KindTool, "open")
 	raw := s.ListToolsJSON(ctx, "ada")
 	require.Len(t, raw, 1)
 	assert.Contains(t, string(raw[0]), `"name":"authed"`)

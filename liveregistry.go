@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/engine"
 )
 
@@ -121,14 +122,14 @@ func (r *Registry) AddResourceTemplate(t ResourceTemplate) error {
 
 // Remove removes the objects of kind named by names: tool and prompt
 // names, resource URIs and resource templates' URI templates
-// ([KindResource] covers both); an empty kind, every kind. Unknown names
+// ([access.KindResource] covers both); an empty kind, every kind. Unknown names
 // are ignored. A session registry removes only what the session
 // registered for itself (hide a server's object from one session with
 // [Registry.Disable]). The clients are sent list_changed for the kinds
 // removed from: the server's, every kind asked; a session's, those where
 // something was there. It fails for a kind that is not one, and with
 // [ErrNoSession] for a session not live here.
-func (r *Registry) Remove(kind Kind, names ...string) error {
+func (r *Registry) Remove(kind access.Kind, names ...string) error {
 	if r.caller {
 		return r.noObjects("Remove")
 	}
@@ -136,36 +137,36 @@ func (r *Registry) Remove(kind Kind, names ...string) error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	has := func(k Kind) bool { return kind == "" || kind == k }
+	has := func(k access.Kind) bool { return kind == "" || kind == k }
 	if !r.session {
-		if has(KindTool) {
+		if has(access.KindTool) {
 			r.s.removeTools(names)
 		}
-		if has(KindResource) {
+		if has(access.KindResource) {
 			_ = r.s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error {
 				reg.resources.remove(names)
 				reg.templates.remove(names)
 				return nil
 			})
 		}
-		if has(KindPrompt) {
+		if has(access.KindPrompt) {
 			_ = r.s.update(change{Kind: engine.PromptsChanged}, func(reg *registry) error { reg.prompts.remove(names); return nil })
 		}
 		return nil
 	}
 	return r.s.updateSession(r.sid, func(o *overlay) ([]engine.ChangeKind, error) {
 		var kinds []engine.ChangeKind
-		if has(KindTool) {
+		if has(access.KindTool) {
 			kinds = append(kinds, removed(&o.tools, names, engine.ToolsChanged)...)
 		}
-		if has(KindResource) {
+		if has(access.KindResource) {
 			res := removed(&o.resources, names, engine.ResourcesChanged)
 			if tmpl := removed(&o.templates, names, engine.ResourcesChanged); len(res) == 0 {
 				res = tmpl
 			}
 			kinds = append(kinds, res...)
 		}
-		if has(KindPrompt) {
+		if has(access.KindPrompt) {
 			kinds = append(kinds, removed(&o.prompts, names, engine.PromptsChanged)...)
 		}
 		return kinds, nil

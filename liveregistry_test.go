@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/mcptest"
 )
 
@@ -117,7 +118,7 @@ func TestRegistryErrors(t *testing.T) {
 		}, mcp.ErrNoSession, ""},
 		{"prompt", gone, func(r *mcp.Registry) error { return r.AddPrompt(mcp.Prompt{Name: "p", Load: pload}) }, mcp.ErrNoSession, ""},
 		{"typed prompt", gone, func(r *mcp.Registry) error { return mcp.TryAddTypedPrompt(r, mcp.Prompt{Name: "p"}, typed) }, mcp.ErrNoSession, ""},
-		{"remove", gone, func(r *mcp.Registry) error { return r.Remove(mcp.KindTool, "x") }, mcp.ErrNoSession, ""},
+		{"remove", gone, func(r *mcp.Registry) error { return r.Remove(access.KindTool, "x") }, mcp.ErrNoSession, ""},
 		{"disable", gone, func(r *mcp.Registry) error { return r.Disable(mcp.Match{}) }, mcp.ErrNoSession, ""},
 		{"enable", gone, func(r *mcp.Registry) error { return r.Enable(mcp.Match{}) }, mcp.ErrNoSession, ""},
 		{"tool", empty, func(r *mcp.Registry) error { return mcp.TryAddTool(r, mcp.Tool{Name: "x"}, noop) }, mcp.ErrNoSession, "the session ID is empty"},
@@ -161,10 +162,10 @@ func TestRegistryRemove(t *testing.T) {
 	assert.Contains(t, namesOf(sess.ListTools()), "own")
 
 	// The server's: a resource and a template under KindResource.
-	require.NoError(t, s.Registry().Remove(mcp.KindResource, "mem://readme", "mem://t/{x}"))
+	require.NoError(t, s.Registry().Remove(access.KindResource, "mem://readme", "mem://t/{x}"))
 	assert.Len(t, s.ListResources(t.Context(), nil), 1) // mem://ops
 	assert.Empty(t, s.ListResourceTemplates(t.Context(), nil))
-	require.NoError(t, s.Registry().Remove(mcp.KindTool, "echo"))
+	require.NoError(t, s.Registry().Remove(access.KindTool, "echo"))
 	assert.NotContains(t, namesOf(sess.ListTools()), "echo")
 	require.NoError(t, s.Registry().Remove("", "greet", "own"))
 	assert.Empty(t, sess.ListPrompts())

@@ -161,7 +161,7 @@ func (s *Server) addPromptFor(sid string, p Prompt) error {
 		}
 		seen[a.Name] = true
 	}
-	e := &promptEntry{entryBase: entryBase{key: p.Name, kind: KindPrompt, canAccess: p.CanAccess, tags: slices.Clone(p.Tags)}, p: p}
+	e := &promptEntry{entryBase: entryBase{key: p.Name, kind: access.KindPrompt, canAccess: p.CanAccess, tags: slices.Clone(p.Tags)}, p: p}
 	if sid != "" {
 		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
 			return []engine.ChangeKind{engine.PromptsChanged}, o.prompts.add(e, "session prompt")

@@ -40,7 +40,7 @@ func invalid(format string, args ...any) error {
 // registry and its access rules.
 type entryBase struct {
 	key       string
-	kind      Kind
+	kind      access.Kind
 	canAccess access.Check
 	tags      []string // the object's Tags (visibility.go)
 	// resolve, set on the entry a table holds for a tool registered in

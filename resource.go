@@ -231,7 +231,7 @@ func (s *Server) addResourceFor(sid string, r Resource, app bool) error {
 	if err := r.Cache.check("Resource.Cache."); err != nil {
 		return invalid("resource %q: %v", r.URI, err)
 	}
-	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: KindResource, canAccess: r.CanAccess, tags: slices.Clone(r.Tags), appOnly: app}, res: r, app: app}
+	e := &resourceEntry{entryBase: entryBase{key: r.URI, kind: access.KindResource, canAccess: r.CanAccess, tags: slices.Clone(r.Tags), appOnly: app}, res: r, app: app}
 	if sid != "" {
 		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {
 			return []engine.ChangeKind{engine.ResourcesChanged}, o.resources.add(e, "session resource with URI")
@@ -291,7 +291,7 @@ func (s *Server) addResourceTemplateFor(sid string, t ResourceTemplate) error {
 			required = append(required, a.Name)
 		}
 	}
-	e := &templateEntry{entryBase: entryBase{key: t.URITemplate, kind: KindResource, canAccess: t.CanAccess, tags: slices.Clone(t.Tags)},
+	e := &templateEntry{entryBase: entryBase{key: t.URITemplate, kind: access.KindResource, canAccess: t.CanAccess, tags: slices.Clone(t.Tags)},
 		tmpl: t, compiled: compiled, required: required}
 	if sid != "" {
 		return s.updateSession(sid, func(o *overlay) ([]engine.ChangeKind, error) {

@@ -46,7 +46,7 @@ func TestRestrictTagToRole(t *testing.T) {
 	h := mcphttp.New(srv, nil)
 	t.Cleanup(func() { _ = h.Close() })
 	withPolicy := func(r *http.Request) *http.Request {
-		return r.WithContext(mcp.WithAccessPolicy(r.Context(), policy))
+		return r.WithContext(access.WithPolicy(r.Context(), policy))
 	}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, withPolicy(r)) }))
 	t.Cleanup(hs.Close)

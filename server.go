@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/engine"
 	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/stderrlog"
@@ -308,9 +309,9 @@ func (s *Server) ResourceUpdated(uri string) {
 // auth is the caller's auth data (c.Session in a tool). It fails, and
 // sends nothing, for auth data without a subject, whose requests cannot
 // be told to be one caller's (wrapping [ErrNoCaller]), and for a kind
-// other than [KindTool], [KindResource] and [KindPrompt] (wrapping
+// other than [access.KindTool], [access.KindResource] and [access.KindPrompt] (wrapping
 // [ErrInvalidDefinition]).
-func (s *Server) ListChangedFor(auth any, kinds ...Kind) error {
+func (s *Server) ListChangedFor(auth any, kinds ...access.Kind) error {
 	key, ok := identity.Key(auth)
 	if !ok {
 		if identity.Of(auth) == identity.Anonymous {
@@ -321,14 +322,14 @@ func (s *Server) ListChangedFor(auth any, kinds ...Kind) error {
 	changes := make([]engine.ChangeKind, 0, len(kinds))
 	for _, k := range kinds {
 		switch k {
-		case KindTool:
+		case access.KindTool:
 			changes = append(changes, engine.ToolsChanged)
-		case KindResource:
+		case access.KindResource:
 			changes = append(changes, engine.ResourcesChanged)
-		case KindPrompt:
+		case access.KindPrompt:
 			changes = append(changes, engine.PromptsChanged)
 		default:
-			return invalid("ListChangedFor: kind %q is none of mcp.KindTool, mcp.KindResource, mcp.KindPrompt", k)
+			return invalid("ListChangedFor: kind %q is none of access.KindTool, access.KindResource, access.KindPrompt", k)
 		}
 	}
 	for _, k := range changes {

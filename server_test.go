@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 )
 
 func TestNewServerPanics(t *testing.T) {
@@ -170,13 +171,13 @@ func TestWatchReportsChanges(t *testing.T) {
 		want   mcp.Change
 	}{
 		{"add tool", func(s *mcp.Server) { mcp.AddTool(s, mcp.Tool{Name: "new"}, noopTool) }, mcp.Change{Kind: mcp.ToolsChanged}},
-		{"remove tools", func(s *mcp.Server) { s.Registry().Remove(mcp.KindTool, "t") }, mcp.Change{Kind: mcp.ToolsChanged}},
+		{"remove tools", func(s *mcp.Server) { s.Registry().Remove(access.KindTool, "t") }, mcp.Change{Kind: mcp.ToolsChanged}},
 		{"add resource", func(s *mcp.Server) { s.AddResource(mcp.Resource{URI: "mem://new", Name: "n", Load: noopLoad}) },
 			mcp.Change{Kind: mcp.ResourcesChanged}},
-		{"remove resources", func(s *mcp.Server) { s.Registry().Remove(mcp.KindResource, "mem://r") }, mcp.Change{Kind: mcp.ResourcesChanged}},
-		{"remove templates", func(s *mcp.Server) { s.Registry().Remove(mcp.KindResource, "tmpl://{x}") }, mcp.Change{Kind: mcp.ResourcesChanged}},
+		{"remove resources", func(s *mcp.Server) { s.Registry().Remove(access.KindResource, "mem://r") }, mcp.Change{Kind: mcp.ResourcesChanged}},
+		{"remove templates", func(s *mcp.Server) { s.Registry().Remove(access.KindResource, "tmpl://{x}") }, mcp.Change{Kind: mcp.ResourcesChanged}},
 		{"add prompt", func(s *mcp.Server) { s.AddPrompt(mcp.Prompt{Name: "new", Load: noopPrompt}) }, mcp.Change{Kind: mcp.PromptsChanged}},
-		{"remove prompts", func(s *mcp.Server) { s.Registry().Remove(mcp.KindPrompt, "p") }, mcp.Change{Kind: mcp.PromptsChanged}},
+		{"remove prompts", func(s *mcp.Server) { s.Registry().Remove(access.KindPrompt, "p") }, mcp.Change{Kind: mcp.PromptsChanged}},
 		{"resource updated", func(s *mcp.Server) { s.ResourceUpdated("mem://r") }, mcp.Change{Kind: mcp.ResourceUpdated, URI: "mem://r"}},
 	}
 	for _, tt := range tests {
@@ -222,10 +223,10 @@ func TestRemoveHidesFromListsAndCalls(t *testing.T) {
 	s.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "tmpl://{x}", Name: "x", Load: noopTemplateLoad})
 	s.AddPrompt(mcp.Prompt{Name: "p", Load: noopPrompt})
 
-	s.Registry().Remove(mcp.KindTool, "a", "unknown")
-	s.Registry().Remove(mcp.KindResource, "mem://r")
-	s.Registry().Remove(mcp.KindResource, "tmpl://{x}")
-	s.Registry().Remove(mcp.KindPrompt, "p")
+	s.Registry().Remove(access.KindTool, "a", "unknown")
+	s.Registry().Remove(access.KindResource, "mem://r")
+	s.Registry().Remove(access.KindResource, "tmpl://{x}")
+	s.Registry().Remove(access.KindPrompt, "p")
 
 	tools := s.ListTools(ctx, nil)
 	require.Len(t, tools, 1)

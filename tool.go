@@ -60,7 +60,7 @@ type Tool struct {
 	// revision 2026-07-28): see [TaskOptions]. Nil: always an ordinary call.
 	Task *TaskOptions
 	// Tags group tools for [Registry.Disable] and [Registry.Enable] (and
-	// their per-session forms) and for an [AccessPolicy]. They are
+	// their per-session forms) and for an [access.Policy]. They are
 	// the server's own: tools/list does not send them.
 	Tags []string
 	// UI, when set, links the tool to the view of an MCP App (see
@@ -527,7 +527,7 @@ func newToolEntry(t Tool, run RawToolFunc) (*toolEntry, error) {
 	if err != nil {
 		return nil, invalid("tool %q: encoding the definition: %v", t.Name, err)
 	}
-	return &toolEntry{entryBase: entryBase{key: t.Name, kind: KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags), appOnly: appOnly(t.UI)},
+	return &toolEntry{entryBase: entryBase{key: t.Name, kind: access.KindTool, canAccess: t.CanAccess, tags: slices.Clone(t.Tags), appOnly: appOnly(t.UI)},
 		tool: t, resolved: res, flat: compileFlat(t.InputSchema), hasDefaults: argschema.HasDefaults(t.InputSchema), run: run,
 		encoded: enc}, nil
 }

@@ -463,10 +463,10 @@ func TestAccessPolicyHides(t *testing.T) {
 	s.AddResource(mcp.Resource{URI: "mem://admin", Name: "a", Load: noopLoad})
 	s.AddPrompt(mcp.Prompt{Name: "admin_prompt", Load: noopPrompt})
 
-	noAdmin := func(_ context.Context, q mcp.AccessQuery) bool {
+	noAdmin := func(_ context.Context, q access.Query) bool {
 		return q.Auth == "root" || !strings.Contains(q.Name, "admin")
 	}
-	noEcho := func(_ context.Context, q mcp.AccessQuery) bool { return !(q.Kind == mcp.KindTool && q.Name == "echo") }
+	noEcho := func(_ context.Context, q access.Query) bool { return !(q.Kind == access.KindTool && q.Name == "echo") }
 
 	tests := []struct {
 		name      string
@@ -475,9 +475,9 @@ func TestAccessPolicyHides(t *testing.T) {
 		wantTools []string
 	}{
 		{"no policy", context.Background(), nil, []string{"admin_reset", "admin_stats", "echo"}},
-		{"policy refuses", mcp.WithAccessPolicy(context.Background(), noAdmin), "user", []string{"echo"}},
-		{"policy allows root", mcp.WithAccessPolicy(context.Background(), noAdmin), "root", []string{"admin_reset", "admin_stats", "echo"}},
-		{"policies compose", mcp.WithAccessPolicy(mcp.WithAccessPolicy(context.Background(), noAdmin), noEcho), "user", nil},
+		{"policy refuses", access.WithPolicy(context.Background(), noAdmin), "user", []string{"echo"}},
+		{"policy allows root", access.WithPolicy(context.Background(), noAdmin), "root", []string{"admin_reset", "admin_stats", "echo"}},
+		{"policies compose", access.WithPolicy(access.WithPolicy(context.Background(), noAdmin), noEcho), "user", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -214,13 +214,13 @@ func TestTransformOutlivesSource(t *testing.T) {
 		return "done", nil
 	})
 	s.AddTransformedTool("admin_op", mcp.Transform{Name: "safe_op", Args: map[string]mcp.ArgTransform{"mode": {Hide: true, Value: "dry-run"}}})
-	s.Registry().Remove(mcp.KindTool, "admin_op")
+	s.Registry().Remove(access.KindTool, "admin_op")
 	// A transform of a transform.
 	s.AddTransformedTool("safe_op", mcp.Transform{Name: "safe_op2", Description: "again"})
 	res, err := s.CallTool(context.Background(), newCtx("ada"), "safe_op2", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "done", res.Content[0].(mcp.TextContent).Text)
-	s.Registry().Remove(mcp.KindTool, "safe_op2")
+	s.Registry().Remove(access.KindTool, "safe_op2")
 	res, err = s.CallTool(context.Background(), newCtx("ada"), "safe_op", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "done", res.Content[0].(mcp.TextContent).Text)
@@ -307,7 +307,7 @@ func transformedServer() *mcp.Server {
 			}
 			return res, err
 		}})
-	srv.Registry().Remove(mcp.KindTool, "book")
+	srv.Registry().Remove(access.KindTool, "book")
 	return srv
 }
 

@@ -253,7 +253,7 @@ type versionFilterKey struct{}
 // CanAccess admit (a name none admits is hidden, as an unknown tool).
 // Unversioned tools are not filtered. Filters stack: a version must pass
 // them all. Set it from HTTP middleware, in the request's context, where
-// both tools/list and tools/call read it (as [WithAccessPolicy]): choose
+// both tools/list and tools/call read it (as [access.WithPolicy]): choose
 // by a request header, the caller's auth data, a tenant. keep must be
 // fast, and safe for concurrent use; it panics if keep is nil.
 func WithVersionFilter(ctx context.Context, keep func(version string) bool) context.Context {

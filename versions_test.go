@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 )
@@ -331,7 +332,7 @@ func TestToolVersionsComposition(t *testing.T) {
 	assert.Equal(t, []string{"calc", "plain", "calc_small"}, namesOf(tools), "calc keeps its first place")
 	assert.Equal(t, -1, indexOf(derived.ListTools(t.Context(), nil), "calc_small"), "the newest version's CanAccess holds")
 
-	derived.Registry().Remove(mcp.KindTool, "calc")
+	derived.Registry().Remove(access.KindTool, "calc")
 	assert.Equal(t, []string{"plain", "calc_small"}, namesOf(derived.ListTools(t.Context(), betaUser("beta"))))
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/engine"
 )
 
@@ -20,8 +21,8 @@ import (
 // Enable(Match{Tags: []string{"public"}}) leaves only the public objects.
 type Match struct {
 	// Kind restricts the match to one kind of object; empty: every kind.
-	// [KindResource] covers resources and resource templates.
-	Kind Kind
+	// [access.KindResource] covers resources and resource templates.
+	Kind access.Kind
 	// Names are tool and prompt names, resource URIs and resource
 	// templates' URI templates.
 	Names []string
@@ -52,10 +53,10 @@ func (m *Match) matches(b *entryBase) bool {
 // check refuses a Match whose Kind is not one of the kinds.
 func (m *Match) check() error {
 	switch m.Kind {
-	case "", KindTool, KindResource, KindPrompt:
+	case "", access.KindTool, access.KindResource, access.KindPrompt:
 		return nil
 	}
-	return invalid("Match.Kind %q is not a kind (want %q, %q, %q or empty for all)", m.Kind, KindTool, KindResource, KindPrompt)
+	return invalid("Match.Kind %q is not a kind (want %q, %q, %q or empty for all)", m.Kind, access.KindTool, access.KindResource, access.KindPrompt)
 }
 
 // key is m in a canonical form: two matches with the same key select the
@@ -326,7 +327,7 @@ func (s *Server) setRule(m Match, on bool) error {
 	// many, which costs it one list).
 	reg := s.reg.Load()
 	var kinds []engine.ChangeKind
-	for _, k := range []Kind{KindTool, KindResource, KindPrompt} {
+	for _, k := range []access.Kind{access.KindTool, access.KindResource, access.KindPrompt} {
 		if m.Kind != "" && m.Kind != k {
 			continue
 		}
@@ -363,7 +364,7 @@ func (s *Server) setSessionRule(sid string, m Match, on bool) error {
 		o.rules = replaceRule(before, r)
 		reg := s.reg.Load()
 		var kinds []engine.ChangeKind
-		for _, k := range []Kind{KindTool, KindResource, KindPrompt} {
+		for _, k := range []access.Kind{access.KindTool, access.KindResource, access.KindPrompt} {
 			server := s.vis.serverRules()
 			if (m.Kind == "" || m.Kind == k) && (s.hasMounts() || flips(reg, o, k, func(b *entryBase) bool { return allowed(server, nil, before, b) },
 				func(b *entryBase) bool { return allowed(server, nil, o.rules, b) })) {
@@ -379,11 +380,11 @@ func cloneMatch(m Match) Match {
 	return m
 }
 
-func changeKindOf(k Kind) engine.ChangeKind {
+func changeKindOf(k access.Kind) engine.ChangeKind {
 	switch k {
-	case KindTool:
+	case access.KindTool:
 		return engine.ToolsChanged
-	case KindResource:
+	case access.KindResource:
 		return engine.ResourcesChanged
 	}
 	return engine.PromptsChanged
@@ -392,7 +393,7 @@ func changeKindOf(k Kind) engine.ChangeKind {
 // flips reports whether an object of kind k that a session with overlay o
 // (nil: none) sees, global or its own, changes visibility when the rules
 // go from those of was to those of is.
-func flips(reg *registry, o *overlay, k Kind, was, is func(*entryBase) bool) bool {
+func flips(reg *registry, o *overlay, k access.Kind, was, is func(*entryBase) bool) bool {
 	flip := func(b *entryBase) bool { return was(b) != is(b) }
 	anyFlips := func(bs ...[]*entryBase) bool {
 		for _, l := range bs {
@@ -403,9 +404,9 @@ func flips(reg *registry, o *overlay, k Kind, was, is func(*entryBase) bool) boo
 		return false
 	}
 	switch k {
-	case KindTool:
+	case access.KindTool:
 		return anyFlips(bases(reg.tools), bases(ownTable(o, ownTools)))
-	case KindResource:
+	case access.KindResource:
 		return anyFlips(bases(reg.resources), bases(reg.templates),
 			bases(ownTable(o, ownResources)), bases(ownTable(o, ownTemplates)))
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/mcptest"
 )
@@ -87,7 +88,7 @@ func hasNotification(s *mcptest.Session, method string) bool {
 // per-session one was not sent the latter.
 func settle(t *testing.T, s *mcp.Server, sessions ...*mcptest.Session) {
 	t.Helper()
-	s.Registry().Remove(mcp.KindPrompt, "no-such-prompt") // a global change: prompts/list_changed to everyone
+	s.Registry().Remove(access.KindPrompt, "no-such-prompt") // a global change: prompts/list_changed to everyone
 	for _, x := range sessions {
 		x.WaitNotification("notifications/prompts/list_changed", 5*time.Second)
 	}
@@ -120,7 +121,7 @@ func TestSessionToolReachesOnlyItsSession(t *testing.T) {
 
 	// Removed: gone from the list, and the session is told.
 	before := len(a.Notifications())
-	require.NoError(t, s.SessionRegistry(idA).Remove(mcp.KindTool, "secret"))
+	require.NoError(t, s.SessionRegistry(idA).Remove(access.KindTool, "secret"))
 	require.Eventually(t, func() bool {
 		n := a.Notifications()
 		return len(n) > before && n[len(n)-1].Method == "notifications/tools/list_changed"
@@ -147,7 +148,7 @@ func TestSessionToolShadowsTheServers(t *testing.T) {
 	// The server's own list, asked outside any request, is the server's.
 	assert.Equal(t, []string{"echo", "admin_reset", "admin_read", "whoami", "unlock"}, namesOf(s.ListTools(t.Context(), nil)))
 
-	require.NoError(t, s.SessionRegistry(idA).Remove(mcp.KindTool, "echo"))
+	require.NoError(t, s.SessionRegistry(idA).Remove(access.KindTool, "echo"))
 	assert.Equal(t, "global echo", callText(t, a, "echo"))
 }
 
@@ -208,9 +209,9 @@ func TestSessionResourcesAndPrompts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, aPrompts, 3)
 
-	require.NoError(t, s.SessionRegistry(idA).Remove(mcp.KindResource, "mem://cart"))
-	require.NoError(t, s.SessionRegistry(idA).Remove(mcp.KindResource, "mem://orders/{id}"))
-	require.NoError(t, s.SessionRegistry(idA).Remove(mcp.KindPrompt, "checkout", "review"))
+	require.NoError(t, s.SessionRegistry(idA).Remove(access.KindResource, "mem://cart"))
+	require.NoError(t, s.SessionRegistry(idA).Remove(access.KindResource, "mem://orders/{id}"))
+	require.NoError(t, s.SessionRegistry(idA).Remove(access.KindPrompt, "checkout", "review"))
 	aRes, err := a.Client().ListResources(ctx)
 	require.NoError(t, err)
 	assert.Len(t, aRes, 2)
@@ -273,7 +274,7 @@ func TestDisableEnable(t *testing.T) {
 			return s.Registry().Disable(mcp.Match{Names: []string{"echo"}, Tags: []string{"write"}})
 		}, []string{"admin_read", "whoami", "unlock"}},
 		{"another kind matches no tool", func(s *mcp.Server) error {
-			return s.Registry().Disable(mcp.Match{Kind: mcp.KindPrompt, Tags: []string{"basic"}})
+			return s.Registry().Disable(mcp.Match{Kind: access.KindPrompt, Tags: []string{"basic"}})
 		}, all},
 		{"enable undoes disable", func(s *mcp.Server) error {
 			return firstErr(s.Registry().Disable(mcp.Match{Tags: []string{"admin"}}), s.Registry().Enable(mcp.Match{Tags: []string{"admin"}}))
@@ -286,7 +287,7 @@ func TestDisableEnable(t *testing.T) {
 				s.Registry().Disable(mcp.Match{Names: []string{"admin_read"}}))
 		}, []string{"echo", "whoami", "unlock"}},
 		{"allow-list: everything off, then a tag on", func(s *mcp.Server) error {
-			return firstErr(s.Registry().Disable(mcp.Match{Kind: mcp.KindTool}), s.Registry().Enable(mcp.Match{Tags: []string{"admin"}}))
+			return firstErr(s.Registry().Disable(mcp.Match{Kind: access.KindTool}), s.Registry().Enable(mcp.Match{Tags: []string{"admin"}}))
 		}, []string{"admin_reset", "admin_read"}},
 	}
 	for _, tt := range tests {
@@ -362,7 +363,7 @@ func TestRuleChangesNotifyWhatChanged(t *testing.T) {
 	assert.Equal(t, []mcp.Change{{Kind: mcp.ToolsChanged}, {Kind: mcp.ResourcesChanged}}, take())
 	require.NoError(t, s.Registry().Disable(mcp.Match{Tags: []string{"admin"}}))
 	assert.Empty(t, take(), "the same rule again")
-	require.NoError(t, s.Registry().Enable(mcp.Match{Kind: mcp.KindTool, Names: []string{"admin_read"}}))
+	require.NoError(t, s.Registry().Enable(mcp.Match{Kind: access.KindTool, Names: []string{"admin_read"}}))
 	assert.Equal(t, []mcp.Change{{Kind: mcp.ToolsChanged}}, take())
 
 	sess := mcptest.NewSession(t, s, nil)
@@ -436,7 +437,7 @@ func TestPerSessionCallErrors(t *testing.T) {
 	}{
 		{"empty session ID", mcp.TryAddTool(s.SessionRegistry(""), mcp.Tool{Name: "x"}, noop), mcp.ErrNoSession, "stateless HTTP and revision 2026-07-28"},
 		{"unknown session", s.SessionRegistry("nope").Disable(mcp.Match{}), mcp.ErrNoSession, `session "nope" is not live`},
-		{"remove in unknown session", s.SessionRegistry("nope").Remove(mcp.KindTool, "x"), mcp.ErrNoSession, ""},
+		{"remove in unknown session", s.SessionRegistry("nope").Remove(access.KindTool, "x"), mcp.ErrNoSession, ""},
 		{"resource in unknown session", s.SessionRegistry("nope").AddResource(mcp.Resource{URI: "a://b", Name: "b", Load: load}), mcp.ErrNoSession, ""},
 		{"bad kind", s.Registry().Disable(mcp.Match{Kind: "widget"}), mcp.ErrInvalidDefinition, `Match.Kind "widget"`},
 		{"bad kind for a session", s.SessionRegistry(id).Enable(mcp.Match{Kind: "widget"}), mcp.ErrInvalidDefinition, ""},
@@ -463,7 +464,7 @@ func TestAccessPolicySeesSessionAndTags(t *testing.T) {
 	s := visServer(t)
 	var mu sync.Mutex
 	seen := map[string]bool{}
-	policy := func(_ context.Context, q mcp.AccessQuery) bool {
+	policy := func(_ context.Context, q access.Query) bool {
 		mu.Lock()
 		seen[q.SessionID] = true
 		mu.Unlock()
@@ -471,7 +472,7 @@ func TestAccessPolicySeesSessionAndTags(t *testing.T) {
 	}
 	mw := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(mcp.WithAccessPolicy(r.Context(), policy)))
+			next.ServeHTTP(w, r.WithContext(access.WithPolicy(r.Context(), policy)))
 		})
 	}
 	user := mcptest.NewSession(t, s, &mcptest.Options{SessionAuth: "user", Middleware: []func(http.Handler) http.Handler{mw}})
@@ -486,8 +487,8 @@ func TestAccessPolicySeesSessionAndTags(t *testing.T) {
 	mu.Unlock()
 
 	// Policies compose: both must admit.
-	noEcho := func(_ context.Context, q mcp.AccessQuery) bool { return q.Name != "echo" }
-	ctx := mcp.WithAccessPolicy(mcp.WithAccessPolicy(t.Context(), policy), noEcho)
+	noEcho := func(_ context.Context, q access.Query) bool { return q.Name != "echo" }
+	ctx := access.WithPolicy(access.WithPolicy(t.Context(), policy), noEcho)
 	assert.Equal(t, []string{"whoami", "unlock"}, namesOf(s.ListTools(ctx, "user")))
 }
 

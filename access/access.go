@@ -8,6 +8,12 @@
 //		CanAccess: access.All(access.Roles("admin"), access.Scopes("cache:write")),
 //	}
 //
+// A [Policy] answers the same question for every object of a server at
+// once, from the object's [Kind], name and tags ([Query]); a middleware
+// installs it for each request with [WithPolicy] (package middleware's
+// RestrictAccess), and mcp.Restrict builds one from a selector and a
+// Check.
+//
 // A refused object is invisible: it is not listed, and a call to it reads
 // as an unknown one. Auth data is what the server's Authenticate option or
 // auth provider returned for the request (nil when the caller is

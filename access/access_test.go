@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp/access"
 )
@@ -82,5 +83,33 @@ func TestRoles(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tc.want, tc.check(ctx, tc.auth))
 		})
+	}
+}
+
+// TestWithPolicy: the policies added to a context are consulted together,
+// each must admit the object, and a context without one has none.
+func TestWithPolicy(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	assert.Nil(t, access.PolicyFrom(ctx))
+
+	noPrompts := func(_ context.Context, q access.Query) bool { return q.Kind != access.KindPrompt }
+	adminTags := func(_ context.Context, q access.Query) bool {
+		return !slices.Contains(q.Tags, "admin") || q.Auth == "root"
+	}
+	ctx = access.WithPolicy(access.WithPolicy(ctx, noPrompts), adminTags)
+	p := access.PolicyFrom(ctx)
+	require.NotNil(t, p)
+	for _, tc := range []struct {
+		q    access.Query
+		want bool
+	}{
+		{access.Query{Kind: access.KindTool, Name: "t"}, true},
+		{access.Query{Kind: access.KindPrompt, Name: "p"}, false},
+		{access.Query{Kind: access.KindTool, Name: "purge", Tags: []string{"admin"}}, false},
+		{access.Query{Kind: access.KindTool, Name: "purge", Tags: []string{"admin"}, Auth: "root"}, true},
+		{access.Query{Kind: access.KindPrompt, Tags: []string{"admin"}, Auth: "root"}, false},
+	} {
+		assert.Equal(t, tc.want, p(ctx, tc.q), "%+v", tc.q)
 	}
 }

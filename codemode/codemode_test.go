@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/codemode"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -187,7 +188,7 @@ func TestScriptToolIsATool(t *testing.T) {
 	srv := testServer(t, nil)
 	r, err := codemode.New(srv, nil)
 	require.NoError(t, err)
-	require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{codemode.DefaultTool}}))
+	require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: access.KindTool, Names: []string{codemode.DefaultTool}}))
 	c := connect(t, srv, r, nil, "")
 	_, err = c.CallTool(t.Context(), codemode.DefaultTool, map[string]any{"script": `result = call("wipe")`}, nil)
 	require.Error(t, err)
@@ -277,7 +278,7 @@ func TestHostileScripts(t *testing.T) {
 		{name: "denied tool", script: "call('wipe')\n", want: []string{"Unknown tool", "line 1"}},
 		{name: "hidden tool", script: "call('echo', {'text': 'x'})\n", want: []string{"Unknown tool", "line 1"},
 			setup: func(t *testing.T, srv *mcp.Server) {
-				require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"echo"}}))
+				require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: access.KindTool, Names: []string{"echo"}}))
 			}},
 		{name: "unknown tool", script: "call('no_such_tool')\n", want: []string{"Unknown tool"}},
 		{name: "script calls itself", script: "call('run_script', {'script': 'result = 1'})\n",

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -37,12 +38,12 @@ func ruleReplica(t *testing.T, rc redis.UniversalClient, prefix string) (*mcp.Se
 			return listenUser{name}, nil
 		}})
 	mcp.AddTool(srv, mcp.Tool{Name: "vault"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "open", nil })
-	require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"vault"}}))
+	require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: access.KindTool, Names: []string{"vault"}}))
 	srv.AddPrompt(mcp.Prompt{Name: "greet", Load: func(context.Context, *mcp.Context, map[string]string) (*mcp.PromptResult, error) {
 		return &mcp.PromptResult{}, nil
 	}})
 	mcp.AddTool(srv, mcp.Tool{Name: "unlock"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		return "unlocked", srv.CallerRegistry(c.Session).Enable(mcp.Match{Kind: mcp.KindTool, Names: []string{"vault"}})
+		return "unlocked", srv.CallerRegistry(c.Session).Enable(mcp.Match{Kind: access.KindTool, Names: []string{"vault"}})
 	})
 	store := redisstore.New(rc, &redisstore.Options{Prefix: prefix + "store:"})
 	h := mcphttp.New(srv, &mcphttp.Options{Stateless: true, Sessions: store, Relay: redisstore.NewRelay(rc, prefix+"relay:"), Logger: quiet()})
@@ -135,7 +136,7 @@ func TestCallerRulesAcrossReplicasGoClients(t *testing.T) {
 	// bob heard nothing of alice's change: a prompts change for everyone,
 	// made on replica 1 after hers and relayed in order, is the next thing
 	// both streams hear.
-	require.NoError(t, srv1.Registry().Remove(mcp.KindPrompt, "none"))
+	require.NoError(t, srv1.Registry().Remove(access.KindPrompt, "none"))
 	heardPrompts := map[string]bool{}
 	for len(heardPrompts) < 2 {
 		select {

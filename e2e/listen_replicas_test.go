@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/session"
@@ -58,11 +59,11 @@ func listenReplica(t *testing.T, relay session.Relay) string {
 	var grown atomic.Int32
 	mcp.AddTool(srv, mcp.Tool{Name: "upgrade", Description: "The caller's tool list changed"},
 		func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			return "upgraded", srv.ListChangedFor(c.Session, mcp.KindTool)
+			return "upgraded", srv.ListChangedFor(c.Session, access.KindTool)
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "touch", Description: "Prompts changed, for everyone"},
 		func(context.Context, *mcp.Context, struct{}) (string, error) {
-			return "touched", srv.Registry().Remove(mcp.KindPrompt, "none")
+			return "touched", srv.Registry().Remove(access.KindPrompt, "none")
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "grow", Description: "Add a tool"},
 		func(context.Context, *mcp.Context, struct{}) (string, error) {

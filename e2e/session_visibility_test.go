@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/mcphttp"
 )
 
@@ -64,7 +65,7 @@ func TestGoSDKSessionToolListChanged(t *testing.T) {
 		return out
 	}
 	// Both GET streams are open once a global change reaches both.
-	srv.Registry().Remove(mcp.KindPrompt, "none")
+	srv.Registry().Remove(access.KindPrompt, "none")
 	require.Eventually(t, func() bool { return a.other.Load() == 1 && b.other.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
 
 	res, err := a.session.CallTool(ctx, &sdk.CallToolParams{Name: "unlock", Arguments: map[string]any{}})
@@ -72,7 +73,7 @@ func TestGoSDKSessionToolListChanged(t *testing.T) {
 	require.False(t, res.IsError)
 	require.Eventually(t, func() bool { return a.toolsChanged.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
 	// A global change after it reaches b after the per-session one would have.
-	srv.Registry().Remove(mcp.KindPrompt, "none")
+	srv.Registry().Remove(access.KindPrompt, "none")
 	require.Eventually(t, func() bool { return b.other.Load() == 2 }, 10*time.Second, 10*time.Millisecond)
 	assert.Zero(t, b.toolsChanged.Load(), "the other session was told of a per-session tool")
 

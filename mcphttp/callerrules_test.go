@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -39,9 +40,9 @@ func callerRulesServer(cache *mcp.CacheOptions) *mcp.Server {
 		mcp.AddTool(srv, mcp.Tool{Name: name}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			reg := srv.CallerRegistry(c.Session)
 			if on {
-				return name + "ed", reg.Enable(mcp.Match{Kind: mcp.KindTool, Names: []string{tool}})
+				return name + "ed", reg.Enable(mcp.Match{Kind: access.KindTool, Names: []string{tool}})
 			}
-			return name + "ed", reg.Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{tool}})
+			return name + "ed", reg.Disable(mcp.Match{Kind: access.KindTool, Names: []string{tool}})
 		})
 	}
 	rule("unlock", true, "secret")
@@ -236,7 +237,7 @@ func TestCallerRegistryRefuses(t *testing.T) {
 		{"AddResource", mcp.ErrInvalidDefinition, "Enable it on the caller's registry", func() error {
 			return alice.AddResource(mcp.Resource{URI: "mem://mine", Name: "mine"})
 		}},
-		{"Remove", mcp.ErrInvalidDefinition, "Disable and Enable rules only", func() error { return alice.Remove(mcp.KindTool, "public") }},
+		{"Remove", mcp.ErrInvalidDefinition, "Disable and Enable rules only", func() error { return alice.Remove(access.KindTool, "public") }},
 		{"Mount", mcp.ErrInvalidDefinition, "Disable and Enable rules only", func() error {
 			_, err := alice.Mount("child", child, nil)
 			return err
@@ -359,10 +360,10 @@ func TestCallerRulesListChanged(t *testing.T) {
 	expect(t, aliceL, "alice", "notifications/tools/list_changed", "")
 	// Nothing alice sees changes: nothing is sent.
 	require.NoError(t, alice.Enable(mcp.Match{Names: []string{"no_such_tool"}}))
-	require.NoError(t, alice.Disable(mcp.Match{Kind: mcp.KindPrompt}))
+	require.NoError(t, alice.Disable(mcp.Match{Kind: access.KindPrompt}))
 	// A server-wide change: the next message of both streams. bob heard
 	// nothing of alice's rule, and alice nothing of her no-op ones.
-	require.NoError(t, srv.Registry().Remove(mcp.KindTool, "none"))
+	require.NoError(t, srv.Registry().Remove(access.KindTool, "none"))
 	expect(t, bobL, "bob", "notifications/tools/list_changed", "")
 	expect(t, aliceL, "alice", "notifications/tools/list_changed", "")
 }
@@ -410,7 +411,7 @@ func TestCallerRulesAcrossReplicas(t *testing.T) {
 	assert.Equal(t, base, bobB.tools())
 	t.Logf("unlock on A → list_changed on alice's stream on B: %v", heard)
 
-	require.NoError(t, a.srv.Registry().Remove(mcp.KindPrompt, "none"))
+	require.NoError(t, a.srv.Registry().Remove(access.KindPrompt, "none"))
 	expect(t, bobL, "bob on B", "notifications/prompts/list_changed", "")
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/justinas/alice"
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/jsonrpc"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -470,7 +471,7 @@ func TestListChangedOnGetStream(t *testing.T) {
 	}
 
 	mcp.AddTool(srv, mcp.Tool{Name: "late"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
-	srv.Registry().Remove(mcp.KindPrompt, "greet")
+	srv.Registry().Remove(access.KindPrompt, "greet")
 	buf := make([]byte, 4096)
 	var got string
 	deadline := time.Now().Add(10 * time.Second)

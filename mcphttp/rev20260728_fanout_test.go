@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/redistest"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -157,7 +158,7 @@ func TestListenAcrossReplicas(t *testing.T) {
 			// alice's prompts changed, on A: her streams hear of it on both
 			// replicas; bob's does not (checked below: his next message
 			// is the next change for everyone).
-			require.NoError(t, a.srv.ListChangedFor(caller{Name: "alice"}, mcp.KindPrompt))
+			require.NoError(t, a.srv.ListChangedFor(caller{Name: "alice"}, access.KindPrompt))
 			expect(t, aliceB, "alice on B", "notifications/prompts/list_changed", "")
 			expect(t, aliceA, "alice on A", "notifications/prompts/list_changed", "")
 
@@ -166,13 +167,13 @@ func TestListenAcrossReplicas(t *testing.T) {
 			// through the relay), so A's streams would have heard any of
 			// A's own changes again by now; and bob would have heard
 			// alice's.
-			require.NoError(t, b.srv.Registry().Remove(mcp.KindTool, "none"))
+			require.NoError(t, b.srv.Registry().Remove(access.KindTool, "none"))
 			expect(t, bobB, "bob on B", "notifications/tools/list_changed", "")
 			expect(t, aliceB, "alice on B", "notifications/tools/list_changed", "")
 			expect(t, aliceA, "alice on A", "notifications/tools/list_changed", "")
 			// And the other way: B's change came back to B before this one
 			// of A's, which B's streams hear next.
-			require.NoError(t, a.srv.Registry().Remove(mcp.KindPrompt, "none"))
+			require.NoError(t, a.srv.Registry().Remove(access.KindPrompt, "none"))
 			expect(t, aliceA, "alice on A", "notifications/prompts/list_changed", "")
 			expect(t, aliceB, "alice on B", "notifications/prompts/list_changed", "")
 			expect(t, bobB, "bob on B", "notifications/prompts/list_changed", "")
@@ -217,7 +218,7 @@ func TestListenReconnectsToAnotherReplica(t *testing.T) {
 	// She listens again, on B: nothing is replayed; the next message is
 	// the next change, made on A.
 	again := listenAs(t, b, "alice", filter)
-	require.NoError(t, a.srv.Registry().Remove(mcp.KindPrompt, "none"))
+	require.NoError(t, a.srv.Registry().Remove(access.KindPrompt, "none"))
 	expect(t, again, "alice on B", "notifications/prompts/list_changed", "")
 	// What changed meanwhile is in the list she asks B for.
 	_, msgs := rev20260728Post(t, b.ts, rev20260728Body("tools/list", ""), "Authorization", "Bearer alice")
@@ -251,7 +252,7 @@ func TestListChangedForOneCaller(t *testing.T) {
 	get := c.open(ctx, http.MethodGet, "")
 	require.Equal(t, http.StatusOK, get.resp.StatusCode)
 
-	require.NoError(t, srv.ListChangedFor(caller{Name: "alice"}, mcp.KindResource, mcp.KindTool))
+	require.NoError(t, srv.ListChangedFor(caller{Name: "alice"}, access.KindResource, access.KindTool))
 	expect(t, alice, "alice", "notifications/resources/list_changed", "")
 	expect(t, alice, "alice", "notifications/tools/list_changed", "")
 	for _, want := range []string{"notifications/resources/list_changed", "notifications/tools/list_changed"} {
@@ -259,16 +260,16 @@ func TestListChangedForOneCaller(t *testing.T) {
 		assert.Equal(t, want, m.Method, "alice's GET stream")
 	}
 	// bob's next message is the next change for everyone.
-	require.NoError(t, srv.Registry().Remove(mcp.KindTool, "none"))
+	require.NoError(t, srv.Registry().Remove(access.KindTool, "none"))
 	expect(t, bob, "bob", "notifications/tools/list_changed", "")
 
-	err := srv.ListChangedFor(nil, mcp.KindTool)
+	err := srv.ListChangedFor(nil, access.KindTool)
 	require.ErrorIs(t, err, mcp.ErrNoCaller)
 	assert.Contains(t, err.Error(), "anonymous")
-	err = srv.ListChangedFor(struct{ Role string }{"admin"}, mcp.KindTool)
+	err = srv.ListChangedFor(struct{ Role string }{"admin"}, access.KindTool)
 	require.ErrorIs(t, err, mcp.ErrNoCaller)
 	assert.Contains(t, err.Error(), "Subject")
-	err = srv.ListChangedFor(caller{Name: "alice"}, mcp.Kind("skill"))
+	err = srv.ListChangedFor(caller{Name: "alice"}, access.Kind("skill"))
 	require.ErrorIs(t, err, mcp.ErrInvalidDefinition)
 	assert.True(t, strings.Contains(err.Error(), `"skill"`), "%v", err)
 }

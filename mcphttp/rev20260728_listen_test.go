@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/stretchr/testify/assert"
@@ -38,7 +39,7 @@ func TestRev20260728ListenHearsServerWideRules(t *testing.T) {
 	require.Nil(t, res.Error)
 	assert.Empty(t, nextMethods(frames, 1, 300*time.Millisecond))
 
-	require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: mcp.KindTool, Tags: []string{"basic"}}))
+	require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: access.KindTool, Tags: []string{"basic"}}))
 	got := readFrames(frames, 1, 5*time.Second)
 	require.Len(t, got, 1)
 	assert.Equal(t, "notifications/tools/list_changed", got[0].Method)
@@ -47,7 +48,7 @@ func TestRev20260728ListenHearsServerWideRules(t *testing.T) {
 	require.Len(t, msgs, 1)
 	assert.Equal(t, []string{"unlock"}, listedTools(t, msgs[0]))
 
-	require.NoError(t, srv.Registry().Enable(mcp.Match{Kind: mcp.KindTool, Tags: []string{"basic"}}))
+	require.NoError(t, srv.Registry().Enable(mcp.Match{Kind: access.KindTool, Tags: []string{"basic"}}))
 	assert.Equal(t, []string{"notifications/tools/list_changed"}, nextMethods(frames, 1, 5*time.Second))
 }
 
@@ -61,9 +62,9 @@ func TestRev20260728Listen(t *testing.T) {
 		want    string // the method of the notification after the ack; "" none
 		wantURI string
 	}{
-		{"tools", `{"toolsListChanged":true}`, func() { srv.Registry().Remove(mcp.KindTool, "add") }, "notifications/tools/list_changed", ""},
-		{"prompts only: no tool changes", `{"promptsListChanged":true}`, func() { srv.Registry().Remove(mcp.KindTool, "fail") }, "", ""},
-		{"prompts", `{"promptsListChanged":true}`, func() { srv.Registry().Remove(mcp.KindPrompt, "greet") }, "notifications/prompts/list_changed", ""},
+		{"tools", `{"toolsListChanged":true}`, func() { srv.Registry().Remove(access.KindTool, "add") }, "notifications/tools/list_changed", ""},
+		{"prompts only: no tool changes", `{"promptsListChanged":true}`, func() { srv.Registry().Remove(access.KindTool, "fail") }, "", ""},
+		{"prompts", `{"promptsListChanged":true}`, func() { srv.Registry().Remove(access.KindPrompt, "greet") }, "notifications/prompts/list_changed", ""},
 		{"a resource", `{"resourceSubscriptions":["mem://hello"]}`, func() { srv.ResourceUpdated("mem://other"); srv.ResourceUpdated("mem://hello") }, "notifications/resources/updated", "mem://hello"},
 	}
 	for _, tt := range tests {

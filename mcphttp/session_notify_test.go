@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/internal/wiretest"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -63,8 +64,8 @@ func TestSubscriptionsAndListChanges(t *testing.T) {
 	mcp.AddTool(srv, mcp.Tool{Name: "late", Description: "added after start"}, func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 		return "late", nil
 	})
-	srv.Registry().Remove(mcp.KindPrompt, "none")
-	srv.Registry().Remove(mcp.KindResource, "file:///b")
+	srv.Registry().Remove(access.KindPrompt, "none")
+	srv.Registry().Remove(access.KindResource, "file:///b")
 	for _, n := range []*notes{&subscribed, &other} {
 		require.Eventually(t, func() bool {
 			return n.has("notifications/tools/list_changed ") && n.has("notifications/prompts/list_changed ") &&
@@ -182,7 +183,7 @@ func TestSessionToolOverHTTP(t *testing.T) {
 	assert.JSONEq(t, `{"content":[{"type":"text","text":"unlocked"}]}`, string(res.Result))
 	assert.Equal(t, []string{"notifications/tools/list_changed"}, nextMethods(ga, 1, 5*time.Second))
 	// A global change after it: b's first notification is that one.
-	srv.Registry().Remove(mcp.KindPrompt, "none")
+	srv.Registry().Remove(access.KindPrompt, "none")
 	assert.Equal(t, []string{"notifications/prompts/list_changed"}, nextMethods(gb, 1, 5*time.Second))
 	assert.Equal(t, []string{"notifications/prompts/list_changed"}, nextMethods(ga, 1, 5*time.Second))
 

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/middleware"
 )
 
@@ -42,23 +43,23 @@ func newToolServer(t *testing.T, names ...string) *mcp.Server {
 
 func TestRestrictAccess(t *testing.T) {
 	t.Parallel()
-	adminOnly := func(_ context.Context, q mcp.AccessQuery) bool {
-		return q.Kind != mcp.KindTool || !strings.HasPrefix(q.Name, "admin_") || q.Auth == "admin"
+	adminOnly := func(_ context.Context, q access.Query) bool {
+		return q.Kind != access.KindTool || !strings.HasPrefix(q.Name, "admin_") || q.Auth == "admin"
 	}
-	noDelete := func(_ context.Context, q mcp.AccessQuery) bool { return !strings.Contains(q.Name, "delete") }
+	noDelete := func(_ context.Context, q access.Query) bool { return !strings.Contains(q.Name, "delete") }
 	tests := []struct {
 		name     string
 		auth     any
-		policies []mcp.AccessPolicy
+		policies []access.Policy
 		want     []string
 	}{
 		{name: "no policy lists everything", auth: "user",
 			want: []string{"read", "admin_reset", "admin_delete"}},
-		{name: "policy hides from a user", auth: "user", policies: []mcp.AccessPolicy{adminOnly},
+		{name: "policy hides from a user", auth: "user", policies: []access.Policy{adminOnly},
 			want: []string{"read"}},
-		{name: "policy lets the admin see", auth: "admin", policies: []mcp.AccessPolicy{adminOnly},
+		{name: "policy lets the admin see", auth: "admin", policies: []access.Policy{adminOnly},
 			want: []string{"read", "admin_reset", "admin_delete"}},
-		{name: "stacked policies must all agree", auth: "admin", policies: []mcp.AccessPolicy{adminOnly, noDelete},
+		{name: "stacked policies must all agree", auth: "admin", policies: []access.Policy{adminOnly, noDelete},
 			want: []string{"read", "admin_reset"}},
 	}
 	for _, tt := range tests {
@@ -85,7 +86,7 @@ func TestRestrictAccessPolicySeesAuth(t *testing.T) {
 	t.Parallel()
 	srv := newToolServer(t, "echo")
 	var seen []string
-	policy := func(_ context.Context, q mcp.AccessQuery) bool {
+	policy := func(_ context.Context, q access.Query) bool {
 		seen = append(seen, q.Auth.(user).Name+" "+string(q.Kind)+" "+q.Name)
 		return true
 	}
@@ -98,5 +99,5 @@ func TestRestrictAccessPolicySeesAuth(t *testing.T) {
 
 func TestRestrictAccessNilPanics(t *testing.T) {
 	t.Parallel()
-	assert.PanicsWithValue(t, "middleware: RestrictAccess needs a non-nil mcp.AccessPolicy", func() { middleware.RestrictAccess(nil) })
+	assert.PanicsWithValue(t, "middleware: RestrictAccess needs a non-nil access.Policy", func() { middleware.RestrictAccess(nil) })
 }

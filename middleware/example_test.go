@@ -14,6 +14,7 @@ import (
 	"github.com/justinas/alice"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/discovery"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
@@ -43,7 +44,7 @@ func Example() {
 			return "ada", nil
 		}, &middleware.AuthOptions{Logger: logger}),
 		middleware.SessionID,
-		middleware.RestrictAccess(func(_ context.Context, q mcp.AccessQuery) bool {
+		middleware.RestrictAccess(func(_ context.Context, q access.Query) bool {
 			return !strings.HasPrefix(q.Name, "admin_") || q.Auth == "admin"
 		}),
 		middleware.Timeout(2*time.Minute),
@@ -122,8 +123,8 @@ func ExampleRestrictAccess() {
 		mcp.AddTool(srv, mcp.Tool{Name: name}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "ok", nil })
 	}
 	// Only admins see (and may call) the admin_ tools.
-	policy := func(_ context.Context, q mcp.AccessQuery) bool {
-		return q.Kind != mcp.KindTool || !strings.HasPrefix(q.Name, "admin_") || q.Auth == "admin"
+	policy := func(_ context.Context, q access.Query) bool {
+		return q.Kind != access.KindTool || !strings.HasPrefix(q.Name, "admin_") || q.Auth == "admin"
 	}
 	list := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var names []string

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/internal/inproc"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware"
@@ -159,7 +160,7 @@ func TestSSEFlushesThroughWrappers(t *testing.T) {
 			flush: func(w http.ResponseWriter) error { return http.NewResponseController(w).Flush() }},
 		{name: "whole chain", chain: alice.New(middleware.Recover(logger), middleware.RequestLog(logger),
 			middleware.CORS(nil), middleware.SessionID, middleware.FixedAuth("local"),
-			middleware.RestrictAccess(func(context.Context, mcp.AccessQuery) bool { return true }),
+			middleware.RestrictAccess(func(context.Context, access.Query) bool { return true }),
 			middleware.Timeout(time.Minute)),
 			flush: func(w http.ResponseWriter) error { return http.NewResponseController(w).Flush() }},
 	}

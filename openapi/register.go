@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/google/jsonschema-go/jsonschema"
 	"io"
 	"mime"
 	"net/http"
@@ -18,11 +17,14 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 )
 
 // Defaults of [Options].
@@ -110,9 +112,9 @@ func RegisterDoc(srv *mcp.Server, doc *openapi3.T, opts Options) error {
 	}
 	var tools, uris, templates []string
 	undo := func() {
-		srv.Registry().Remove(mcp.KindTool, tools...)
-		srv.Registry().Remove(mcp.KindResource, uris...)
-		srv.Registry().Remove(mcp.KindResource, templates...)
+		srv.Registry().Remove(access.KindTool, tools...)
+		srv.Registry().Remove(access.KindResource, uris...)
+		srv.Registry().Remove(access.KindResource, templates...)
 	}
 	for _, o := range a.ops {
 		var err error

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/yosida95/uritemplate/v3"
 )
@@ -141,10 +142,10 @@ func (g *Gateway) sync(ctx context.Context, cl *client.Client) error {
 	defer m.mu.Unlock()
 	caps := cl.Initialize().Capabilities
 	kinds := []mirrorKind{
-		{caps.Tools != nil, "tools/list", "tools", "name", &m.tools, g.addTool, func(k []string) { g.srv.Registry().Remove(mcp.KindTool, k...) }},
-		{caps.Resources != nil, "resources/list", "resources", "uri", &m.resources, g.addResource, func(k []string) { g.srv.Registry().Remove(mcp.KindResource, k...) }},
-		{caps.Resources != nil, "resources/templates/list", "resourceTemplates", "uriTemplate", &m.templates, g.addTemplate, func(k []string) { g.srv.Registry().Remove(mcp.KindResource, k...) }},
-		{caps.Prompts != nil, "prompts/list", "prompts", "name", &m.prompts, g.addPrompt, func(k []string) { g.srv.Registry().Remove(mcp.KindPrompt, k...) }},
+		{caps.Tools != nil, "tools/list", "tools", "name", &m.tools, g.addTool, func(k []string) { g.srv.Registry().Remove(access.KindTool, k...) }},
+		{caps.Resources != nil, "resources/list", "resources", "uri", &m.resources, g.addResource, func(k []string) { g.srv.Registry().Remove(access.KindResource, k...) }},
+		{caps.Resources != nil, "resources/templates/list", "resourceTemplates", "uriTemplate", &m.templates, g.addTemplate, func(k []string) { g.srv.Registry().Remove(access.KindResource, k...) }},
+		{caps.Prompts != nil, "prompts/list", "prompts", "name", &m.prompts, g.addPrompt, func(k []string) { g.srv.Registry().Remove(access.KindPrompt, k...) }},
 	}
 	budget := &mirrorBudget{items: g.opts.MaxMirrorItems, bytes: g.opts.MaxMirrorBytes, opts: &g.opts, name: g.name}
 	for _, k := range kinds {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -154,7 +155,7 @@ func TestMountedGatewayListChanged(t *testing.T) {
 	}
 	assert.Equal(t, "late!", callText(t, c, "up_late", nil))
 
-	f.srv.Registry().Remove(mcp.KindTool, "late")
+	f.srv.Registry().Remove(access.KindTool, "late")
 	require.Eventually(t, func() bool { return !slices.Contains(names(), "up_late") }, 5*time.Second, 20*time.Millisecond)
 }
 

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -251,9 +252,9 @@ func TestGatewayFollowsListChanged(t *testing.T) {
 	// background: wait until a change of the gateway's own reaches it.
 	g := hServer(h)
 	require.Eventually(t, func() bool {
-		g.Registry().Remove(mcp.KindTool, "no-such-tool")
+		g.Registry().Remove(access.KindTool, "no-such-tool")
 		mcp.AddTool(g, mcp.Tool{Name: "probe"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
-		g.Registry().Remove(mcp.KindTool, "probe")
+		g.Registry().Remove(access.KindTool, "probe")
 		select {
 		case <-changed:
 			return true
@@ -291,7 +292,7 @@ func TestGatewayFollowsListChanged(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "late!", res.Text())
 
-	f.srv.Registry().Remove(mcp.KindTool, "late")
+	f.srv.Registry().Remove(access.KindTool, "late")
 	require.Eventually(t, func() bool {
 		tools, err := down.ListTools(ctx)
 		require.NoError(t, err)
@@ -730,9 +731,9 @@ func TestNewFailsWhenTheUpstreamIsDown(t *testing.T) {
 func TestGatewayPoliciesApplyToTheMirror(t *testing.T) {
 	f := newFixture(t)
 	g, h := gateway(t, f, proxy.Options{})
-	require.NoError(t, g.Server().Registry().Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"broken"}}))
-	policy := middleware.RestrictAccess(func(_ context.Context, q mcp.AccessQuery) bool {
-		return q.Kind != mcp.KindTool || q.Name != "refuse"
+	require.NoError(t, g.Server().Registry().Disable(mcp.Match{Kind: access.KindTool, Names: []string{"broken"}}))
+	policy := middleware.RestrictAccess(func(_ context.Context, q access.Query) bool {
+		return q.Kind != access.KindTool || q.Name != "refuse"
 	})
 	down := connect(t, policy(h), nil)
 	ctx := context.Background()

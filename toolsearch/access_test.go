@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
@@ -46,7 +47,7 @@ func TestSearchHonoursAccess(t *testing.T) {
 			}},
 		{name: "Disable by name", who: "", tool: "send_email", query: "send a message to an inbox",
 			setup: func(t *testing.T, srv *mcp.Server) {
-				require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: mcp.KindTool, Names: []string{"send_email"}}))
+				require.NoError(t, srv.Registry().Disable(mcp.Match{Kind: access.KindTool, Names: []string{"send_email"}}))
 			}},
 		{name: "session Disable", who: "", tool: "send_email", query: "send a message to an inbox",
 			hide: func(t *testing.T, srv *mcp.Server, c *client.Client) {
@@ -105,7 +106,7 @@ func TestSearchSessionTools(t *testing.T) {
 			func(context.Context, *mcp.Context, struct{}) (string, error) { return "dear diary", nil })
 	})
 	mcp.AddTool(srv, mcp.Tool{Name: "close_diary"}, func(_ context.Context, c *mcp.Context, _ struct{}) (string, error) {
-		return "closed", srv.SessionRegistry(c.SessionID).Remove(mcp.KindTool, "read_diary")
+		return "closed", srv.SessionRegistry(c.SessionID).Remove(access.KindTool, "read_diary")
 	})
 	s, err := toolsearch.New(srv, nil)
 	require.NoError(t, err)
@@ -148,7 +149,7 @@ func TestSearchFollowsChanges(t *testing.T) {
 	assert.Empty(t, f.Tools)
 
 	add := func(desc string) {
-		srv.Registry().Remove(mcp.KindTool, "forecast")
+		srv.Registry().Remove(access.KindTool, "forecast")
 		mcp.AddTool(srv, mcp.Tool{Name: "forecast", Description: desc},
 			func(context.Context, *mcp.Context, struct{}) (string, error) { return "sunny", nil })
 	}
@@ -162,7 +163,7 @@ func TestSearchFollowsChanges(t *testing.T) {
 	f, _ = search(t, c, map[string]any{"query": "tide harbour"})
 	assert.Equal(t, []string{"forecast"}, f.names())
 
-	srv.Registry().Remove(mcp.KindTool, "forecast")
+	srv.Registry().Remove(access.KindTool, "forecast")
 	f, _ = search(t, c, map[string]any{"query": "tide harbour"})
 	assert.Empty(t, f.Tools)
 	res := callVia(t, c, "forecast", nil)

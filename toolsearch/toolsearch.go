@@ -15,6 +15,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/apps"
 	"github.com/mcpchain/mcp/internal/strictjson"
 	"github.com/mcpchain/mcp/internal/toolname"
@@ -99,7 +100,7 @@ func New(srv *mcp.Server, opts *Options) (*Search, error) {
 		return nil, fmt.Errorf("toolsearch: the search tool: %w", err)
 	}
 	if err := mcp.TryAddTool(srv.Registry(), s.callToolDef(), s.callFallback); err != nil {
-		srv.Registry().Remove(mcp.KindTool, s.searchName)
+		srv.Registry().Remove(access.KindTool, s.searchName)
 		return nil, fmt.Errorf("toolsearch: the call tool: %w", err)
 	}
 	return s, nil

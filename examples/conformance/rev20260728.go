@@ -7,6 +7,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 )
 
 // addRev20260728Tools adds the diagnostic tools of the 2026-07-28 scenarios
@@ -46,7 +47,7 @@ func addRev20260728Tools(srv *mcp.Server) {
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "test_trigger_tool_change", Description: "Registers a transient tool, so the tool list changes"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			srv.Registry().Remove(mcp.KindTool, "__transient_tool_for_list_changed")
+			srv.Registry().Remove(access.KindTool, "__transient_tool_for_list_changed")
 			// Try: a concurrent trigger may have added it again already.
 			_ = mcp.TryAddTool(srv.Registry(), mcp.Tool{Name: "__transient_tool_for_list_changed", Description: "Transient tool"},
 				func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) { return "transient", nil })
@@ -54,7 +55,7 @@ func addRev20260728Tools(srv *mcp.Server) {
 		})
 	mcp.AddTool(srv, mcp.Tool{Name: "test_trigger_prompt_change", Description: "Registers a transient prompt, so the prompt list changes"},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
-			srv.Registry().Remove(mcp.KindPrompt, "__transient_prompt_for_list_changed")
+			srv.Registry().Remove(access.KindPrompt, "__transient_prompt_for_list_changed")
 			_ = srv.Registry().AddPrompt(mcp.Prompt{Name: "__transient_prompt_for_list_changed", Description: "Transient prompt",
 				Load: func(ctx context.Context, c *mcp.Context, _ map[string]string) (*mcp.PromptResult, error) {
 					return mcp.UserText("transient"), nil

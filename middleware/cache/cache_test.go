@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/access"
 	"github.com/mcpchain/mcp/client"
 	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/middleware/cache"
@@ -156,7 +157,7 @@ func TestCacheInvalidatedByToolChanges(t *testing.T) {
 		{"a tool added", func(t *testing.T, srv *mcp.Server) {
 			mcp.AddTool(srv, mcp.Tool{Name: "new"}, func(context.Context, *mcp.Context, struct{}) (string, error) { return "", nil })
 		}, false},
-		{"another tool removed", func(t *testing.T, srv *mcp.Server) { srv.Registry().Remove(mcp.KindTool, "write") }, false},
+		{"another tool removed", func(t *testing.T, srv *mcp.Server) { srv.Registry().Remove(access.KindTool, "write") }, false},
 		{"the tool disabled", func(t *testing.T, srv *mcp.Server) {
 			require.NoError(t, srv.Registry().Disable(mcp.Match{Names: []string{"whoami"}}))
 		}, true},
