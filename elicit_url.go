@@ -69,7 +69,7 @@ func checkURLElicitation(id, message, u string) error {
 // asked to open (internal/eliciturl: an absolute https URL, or http to
 // this machine, without user information): whatever the params' type, as
 // they go on the wire. A client that declared no elicitation at all is
-// left to askClient's ErrCapability.
+// left to askClientInto's ErrCapability.
 func (c *Context) checkElicitation(params any) error {
 	var w elicitParams
 	if p, ok := params.(*elicitParams); ok {
