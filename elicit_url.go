@@ -192,22 +192,14 @@ func urlElicitations(name string, je *Error) ([]*elicitParams, error) {
 	return els, nil
 }
 
-// CompleteElicitation tells the client of session sessionID that the
-// URL-mode elicitation elicitationID is done
-// (notifications/elicitation/complete, revision 2025-11-25), so that it can
-// call again the request that needed it. Call it from wherever the server
-// learns so (the page's own route, a webhook); the session ID is the
-// [Context.SessionID] of the request that asked, which the server keeps
-// with the elicitation. The notification goes on the session's stream for
-// server-initiated messages (the GET stream over HTTP) of the sessions
-// this process serves; a session that is unknown or ended, a stateless
-// request and revision 2026-07-28 (whose client calls again with the
-// user's answer instead) get nothing.
-func (s *Server) CompleteElicitation(sessionID, elicitationID string) {
+// CompleteElicitation sends notifications/elicitation/complete for the
+// URL-mode elicitation elicitationID to the session sessionID, for package
+// elicit's Complete (which documents it).
+func (v *engineView) CompleteElicitation(sessionID, elicitationID string) {
 	if sessionID == "" || elicitationID == "" {
 		return
 	}
-	s.notify(change{Kind: engine.SessionNotify, SessionID: sessionID, Method: "notifications/elicitation/complete",
+	v.server().notify(change{Kind: engine.SessionNotify, SessionID: sessionID, Method: "notifications/elicitation/complete",
 		Params: map[string]string{"elicitationId": elicitationID}})
 }
 

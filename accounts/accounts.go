@@ -139,7 +139,7 @@ type Accounts struct {
 	client   *http.Client
 	log      *slog.Logger
 	now      func() time.Time
-	srv      *mcp.Server // set by Mount: CompleteElicitation
+	srv      *mcp.Server // set by Mount: elicit.Complete
 	locks    sync.Map    // connection key → *sync.Mutex: one refresh at a time in this process
 }
 

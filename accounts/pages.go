@@ -11,6 +11,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/identity"
 	"github.com/mcpchain/mcp/internal/pages"
 	"github.com/mcpchain/mcp/providers"
@@ -290,7 +291,7 @@ func (a *Accounts) callback(w http.ResponseWriter, r *http.Request) {
 	a.log.Info("account connected", "service", svc.Name)
 	if a.srv != nil {
 		for _, sid := range p.Sessions {
-			a.srv.CompleteElicitation(sid, p.ID)
+			elicit.Complete(a.srv, sid, p.ID)
 		}
 	}
 	a.render(w, http.StatusOK, pages.ErrorTmpl, map[string]any{"Title": "Your " + svc.Title + " account is connected",

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpchain/mcp/elicit"
 	"github.com/mcpchain/mcp/internal/pages"
 )
 
@@ -143,7 +144,7 @@ func (a *Approvals) decide(w http.ResponseWriter, r *http.Request) {
 	a.log.Info("approval decided", "tool", req.Tool, "request", req.ID, "approved", approved)
 	if a.srv != nil {
 		for _, sid := range req.Sessions {
-			a.srv.CompleteElicitation(sid, req.ID)
+			elicit.Complete(a.srv, sid, req.ID)
 		}
 	}
 	if approved {

@@ -33,7 +33,7 @@ type elicitPizza struct {
 // "connect" tool asks with ElicitURL, whose "account" tool returns
 // URLElicitationRequired until the user opened its page (per session and
 // client), and whose "form" tool asks an elicitPizza; /connect is the page
-// (it records the visit and calls CompleteElicitation).
+// (it records the visit and calls elicit.Complete).
 func newElicitServer(t *testing.T) string {
 	t.Helper()
 	srv := mcp.NewServer(mcp.Options{Name: "elicit-e2e", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
@@ -83,7 +83,7 @@ func newElicitServer(t *testing.T) string {
 		mu.Unlock()
 		if ok {
 			sid, _, _ := strings.Cut(who, "|")
-			srv.CompleteElicitation(sid, id)
+			elicit.Complete(srv, sid, id)
 		}
 		fmt.Fprintln(w, "done")
 	})

@@ -64,6 +64,14 @@ type contextOps interface {
 	AsksThroughInputs(c *mcp.Context) bool
 }
 
+// serverOps is what [Complete] needs of a server: an operation of the
+// engine's view, as contextOps.
+type serverOps interface {
+	// CompleteElicitation sends notifications/elicitation/complete to a
+	// session of the server.
+	CompleteElicitation(sessionID, elicitationID string)
+}
+
 // viewOf is package mcp's engine.View, asserted to its type once.
 var viewOf = engine.View.(func(*mcp.Server) any)
 
@@ -143,7 +151,7 @@ func (r URLRequest) params(withID bool) *Params {
 // "accept" means the user went to the page, not that the interaction there
 // is done: the server learns that from the page itself (its own route,
 // see mcp.Server.AddRoute), and may then tell the client with
-// mcp.Server.CompleteElicitation. At revision 2026-07-28 it is a question
+// [Complete]. At revision 2026-07-28 it is a question
 // of an input-required round under the key "elicitation-N", like
 // [Create].
 //
@@ -170,7 +178,7 @@ type urlRequiredData struct {
 // credentials the server keeps): the URLElicitationRequiredError of
 // revision 2025-11-25, code mcp.CodeURLElicitationRequired (-32042) with
 // data.elicitations. The client shows the URLs and may call the tool
-// again once they are done (mcp.Server.CompleteElicitation tells it).
+// again once they are done ([Complete] tells it).
 //
 // The same tool works at every revision: at 2026-07-28, which has no such
 // error, the server turns it into an input-required round that asks the
@@ -191,4 +199,20 @@ func URLRequired(reqs ...URLRequest) *mcp.Error {
 		msgs[i] = r.Message
 	}
 	return &mcp.Error{Code: mcp.CodeURLElicitationRequired, Message: "URL elicitation required: " + strings.Join(msgs, "; "), Data: data}
+}
+
+// Complete tells the client of session sessionID that the URL-mode
+// elicitation elicitationID of srv is done
+// (notifications/elicitation/complete, revision 2025-11-25), so that it
+// can call again the request that needed it. Call it from wherever the
+// server learns so (the page's own route, a webhook); the session ID is
+// the mcp.Context.SessionID of the request that asked, which the server
+// keeps with the elicitation. The notification goes on the session's
+// stream for server-initiated messages (the GET stream over HTTP) of the
+// sessions this process serves; a session that is unknown or ended, a
+// stateless request and revision 2026-07-28 (whose client calls again
+// with the user's answer instead) get nothing, as do an empty session ID
+// or elicitation ID.
+func Complete(srv *mcp.Server, sessionID, elicitationID string) {
+	viewOf(srv).(serverOps).CompleteElicitation(sessionID, elicitationID)
 }

@@ -51,7 +51,7 @@
 // instead: [OpenURL] asks during the call, and a tool that returns
 // [URLRequired] (-32042 at 2025-11-25, an input-required round at
 // 2026-07-28) runs again once the user has been to the page, which tells
-// the client with mcp.Server.CompleteElicitation. Every URL is checked
+// the client with [Complete]. Every URL is checked
 // before it is sent: an absolute https URL, or http to this machine,
 // without user information. A client that did not declare the mode gets
 // nothing: the call fails with mcp.ErrURLElicitation (URL mode) or an

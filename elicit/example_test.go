@@ -86,7 +86,7 @@ func ExampleAs() {
 // (URL-mode elicitation). Here the tool returns URLRequired
 // (-32042 at 2025-11-25, an input-required round at 2026-07-28) until the
 // page was visited; the page's route records it and tells the client with
-// CompleteElicitation. A tool that waits in the call asks with
+// Complete. A tool that waits in the call asks with
 // OpenURL instead.
 func ExampleURLRequired() {
 	srv := mcp.NewServer(mcp.Options{Name: "bank", Version: "1.0.0", Logger: quiet})
@@ -125,7 +125,7 @@ func ExampleURLRequired() {
 		connected[sid] = ok
 		mu.Unlock()
 		if ok {
-			srv.CompleteElicitation(sid, id)
+			elicit.Complete(srv, sid, id)
 		}
 	})
 	srv.AddRoute("GET", "/connect", connect, &mcp.RouteOptions{Public: true})

@@ -73,7 +73,7 @@ const (
 // TestURLElicitationHTTP: at 2025-11-25 over Streamable HTTP, ElicitURL is
 // an elicitation/create request in URL mode with the elicitationId;
 // URLElicitationRequired is the -32042 error with data.elicitations;
-// CompleteElicitation reaches the asking session's GET stream (and no
+// elicit.Complete reaches the asking session's GET stream (and no
 // other session); a client without elicitation.url is never sent either
 // and gets results that say why; a URL-only client gets no form.
 func TestURLElicitationHTTP(t *testing.T) {
@@ -107,9 +107,9 @@ func TestURLElicitationHTTP(t *testing.T) {
 	assert.Contains(t, resp.Error.Message, "Authorize")
 	assert.JSONEq(t, `{"elicitations":[`+urlNeeds+`]}`, string(resp.Error.Data))
 
-	srv.CompleteElicitation("no-such-session", "el-9")
-	srv.CompleteElicitation(c.sid, "el-2")
-	srv.CompleteElicitation(other.sid, "el-3")
+	elicit.Complete(srv, "no-such-session", "el-9")
+	elicit.Complete(srv, c.sid, "el-2")
+	elicit.Complete(srv, other.sid, "el-3")
 	n := nextData(t, get)
 	assert.Equal(t, "notifications/elicitation/complete", n.Method)
 	assert.JSONEq(t, `{"elicitationId":"el-2"}`, string(n.Params), "the asking session gets its own, first")

@@ -8,7 +8,7 @@ import (
 )
 
 // notifySession sends a notification meant for one session (an
-// engine.SessionNotify change, such as mcp.Server.CompleteElicitation's
+// engine.SessionNotify change, such as package elicit's Complete's
 // notifications/elicitation/complete) on that session's stream for
 // server-initiated messages. A session this handler does not serve, or
 // that is not initialized, gets nothing.

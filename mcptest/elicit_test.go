@@ -69,7 +69,7 @@ func (u *urlServer) visit(url string) {
 	}
 	u.mu.Unlock()
 	if ok {
-		u.srv.CompleteElicitation(sid, id)
+		elicit.Complete(u.srv, sid, id)
 	}
 }
 

@@ -378,7 +378,7 @@ func (u *upstream) onNotification(method string, params json.RawMessage) {
 		ElicitationID string `json:"elicitationId"`
 	}
 	if json.Unmarshal(params, &p) == nil && p.ElicitationID != "" {
-		srv.CompleteElicitation(sid, p.ElicitationID)
+		elicit.Complete(srv, sid, p.ElicitationID)
 	}
 }
 

@@ -63,7 +63,7 @@ func TestServeElicitation(t *testing.T) {
 	assert.JSONEq(t, `{"elicitations":[{"mode":"url","message":"Authorize","elicitationId":"e2","url":"https://example.com/c?id=e2"}]}`, string(m.Error.Data))
 	sid := <-sessions
 	require.NotEmpty(t, sid, "stdio names its session")
-	srv.CompleteElicitation(sid, "e2")
+	elicit.Complete(srv, sid, "e2")
 	n := p.next()
 	assert.Equal(t, "notifications/elicitation/complete", n.Method)
 	assert.JSONEq(t, `{"elicitationId":"e2"}`, string(n.Params))

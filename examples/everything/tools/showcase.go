@@ -73,7 +73,7 @@ func RegisterShowcase(srv *mcp.Server) {
 	srv.AddRoute("GET", "/connect/done", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The page calls this when the user finished: the client hears
 		// notifications/elicitation/complete on that session.
-		srv.CompleteElicitation(r.URL.Query().Get("session"), r.URL.Query().Get("elicitation"))
+		elicit.Complete(srv, r.URL.Query().Get("session"), r.URL.Query().Get("elicitation"))
 		mcphttp.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	}), &mcp.RouteOptions{Public: true})
 
