@@ -1,6 +1,9 @@
 package state_test
 
 import (
+	"context"
+	"encoding/json"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,4 +49,31 @@ func TestMadeUpContextKeepsNothing(t *testing.T) {
 
 	anon := &mcp.Context{}
 	require.ErrorIs(t, state.Set(ctx, state.Caller(anon), "k", 1), mcp.ErrNoCaller, "an anonymous caller has no state of its own")
+}
+
+// TestHandleArgumentIsDescribed: a tool argument of type Handle tells the
+// model how to get one, unless its field describes it.
+func TestHandleArgumentIsDescribed(t *testing.T) {
+	t.Parallel()
+	srv := mcp.NewServer(mcp.Options{Name: "carts", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
+	mcp.AddTool(srv, mcp.Tool{Name: "add"}, func(context.Context, *mcp.Context, struct {
+		Cart  state.Handle `json:"cart"`
+		Other state.Handle `json:"other" jsonschema:"the cart to compare with"`
+	}) (string, error) {
+		return "", nil
+	})
+	tools := srv.ListTools(t.Context(), nil)
+	require.Len(t, tools, 1)
+	b, err := json.Marshal(tools[0].InputSchema)
+	require.NoError(t, err)
+	var schema struct {
+		Properties map[string]struct {
+			Type        string `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(b, &schema))
+	assert.Equal(t, "string", schema.Properties["cart"].Type)
+	assert.Contains(t, schema.Properties["cart"].Description, "A state handle, exactly as a tool of this server returned it")
+	assert.Equal(t, "the cart to compare with", schema.Properties["other"].Description)
 }
