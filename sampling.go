@@ -78,18 +78,13 @@ func (v *engineView) LoopTools(ctx context.Context, c *Context, names []string) 
 		}
 		return tools, nil
 	}
-	reg := s.reg.Load()
 	tools := make([]Tool, 0, len(names))
 	for _, name := range names {
-		e, ok := find(s, ctx, c.Session, c.SessionID, name, reg.tools, ownTools)
+		t, ok := s.lookupTool(ctx, c.Session, c.SessionID, name)
 		if !ok {
-			if h, ok := findMounted(s, ctx, c.Session, c.SessionID, name, toolOps); ok { // compose.go
-				tools = append(tools, mountedTool(h))
-				continue
-			}
 			return nil, errors.New("mcp: the sampling loop's server has no tool " + strictjson.Quote(name) + " this caller may see")
 		}
-		tools = append(tools, e.tool)
+		tools = append(tools, t)
 	}
 	return tools, nil
 }

@@ -209,18 +209,7 @@ func TestGatewayUpstreamWithoutTemplates(t *testing.T) {
 func TestMountedGatewayRev20260728(t *testing.T) {
 	f := newFixture(t)
 	g, h := mountedGateway(t, f)
-	c := connect(t, h, &client.Options{ProtocolVersion: mcp.Version20260728,
-		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///sessionless"}}, nil },
-		Elicit: func(context.Context, *elicit.Params) (*elicit.Result, error) {
-			return &elicit.Result{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
-		},
-		ElicitURL: func(context.Context, *elicit.Params) (*elicit.Result, error) {
-			return &elicit.Result{Action: "accept"}, nil
-		},
-		Sample: func(context.Context, *sampling.Request) (*sampling.Result, error) {
-			return &sampling.Result{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "sessionless"}}, nil
-		},
-	})
+	c := connect(t, h, sessionlessClient())
 	require.Equal(t, mcp.Version20260728, c.ProtocolVersion())
 	assert.Equal(t, "stateless", callText(t, c, "up_echo", map[string]string{"text": "stateless"}))
 	assert.Equal(t, "file:///sessionless eve accept sessionless", callText(t, c, "up_ask", nil))

@@ -614,10 +614,11 @@ func (p rwc) Close() error {
 	return p.r.Close()
 }
 
-func TestGatewayRev20260728Downstream(t *testing.T) {
-	f := newFixture(t)
-	g, h := gateway(t, f, proxy.Options{})
-	down := connect(t, h, &client.Options{ProtocolVersion: mcp.Version20260728,
+// sessionlessClient is a downstream client at revision 2026-07-28 that
+// answers roots, both elicitation modes and sampling, so that an
+// upstream's requests can be answered through input-required rounds.
+func sessionlessClient() *client.Options {
+	return &client.Options{ProtocolVersion: mcp.Version20260728,
 		Roots: func(context.Context) ([]mcp.Root, error) { return []mcp.Root{{URI: "file:///sessionless"}}, nil },
 		Elicit: func(context.Context, *elicit.Params) (*elicit.Result, error) {
 			return &elicit.Result{Action: "accept", Content: map[string]any{"name": "eve"}}, nil
@@ -628,7 +629,13 @@ func TestGatewayRev20260728Downstream(t *testing.T) {
 		Sample: func(context.Context, *sampling.Request) (*sampling.Result, error) {
 			return &sampling.Result{Role: mcp.RoleAssistant, Model: "m", Content: mcp.TextContent{Text: "sessionless"}}, nil
 		},
-	})
+	}
+}
+
+func TestGatewayRev20260728Downstream(t *testing.T) {
+	f := newFixture(t)
+	g, h := gateway(t, f, proxy.Options{})
+	down := connect(t, h, sessionlessClient())
 	require.Equal(t, mcp.Version20260728, down.ProtocolVersion())
 	ctx := context.Background()
 	res, err := down.CallTool(ctx, "echo", map[string]string{"text": "stateless"}, nil)
