@@ -51,21 +51,23 @@ run:
 # order, from the start of the BACKGROUND_WITH tier on, at the lowest CPU priority, so it takes only
 # the CPU the foreground leaves idle. The lane runs in a session of its own (setsid, so that a
 # failure can stop its whole process group), and where the kernel groups the scheduling of each
-# session (autogroup, which this machine's kernel has on) a process's nice value ranks it only within its
-# session: the lane's processes at nice 19 in a session of nice 0 took a whole core from the
-# foreground (a busy loop measured 5.6 CPU-seconds in 6 s beside two foreground ones). So the lane
-# sets its session's nice value to 19 (/proc/self/autogroup) as well as its processes' (where there
-# is no autogroup); the same busy loop then took 0.2 CPU-seconds. staticcheck and govulncheck are
-# analysis (nothing they do is timed) of about 280 CPU-seconds on a machine with empty caches, and
-# every foreground tier leaves some CPU idle: the end of unit waits on its slowest packages' timers,
-# the fuzz tier on its builds, e2e and conformance on real clients, browsers and Redis. Starting the
-# lane with the first tier lets it fill all of those. The lane's output is printed when it ends;
-# make test fails if a tier of either lane failed, and a failure in the foreground stops the
-# background lane. The fuzz tier and the perf gate stay in the foreground: the fuzz tier's few
-# hundred CPU-seconds are more than the others leave idle, so beside them it would stretch them
-# rather than fill them. The perf gate counts instructions, which a nice-19 neighbour does not
-# change (checked against perf/gate.json with staticcheck running beside it), and the unit and e2e
-# tiers' checks of time hold beside two spinning processes at full priority.
+# session (autogroup, which this machine's kernel has on) a process's nice value ranks it only
+# within its session: the lane's processes at nice 19 in a session of nice 0 took a whole core from
+# the foreground (a busy loop measured 5.6 CPU-seconds in 6 s beside two foreground ones), and e2e
+# ran on about one core beside staticcheck. So the lane sets its session's nice value to 19
+# (/proc/self/autogroup) as well as its processes' (where there is no autogroup); the same busy loop
+# then took 0.2 CPU-seconds, and on a machine with empty caches e2e went from about 370 s to 295.
+# staticcheck and govulncheck are analysis (nothing they do is timed) of about 350 CPU-seconds
+# there, and every foreground tier leaves some CPU idle (lint-fast and unit on their slowest
+# packages, the fuzz tier on its builds, e2e and conformance on real clients, browsers and Redis):
+# started with the first tier, the lane fills those and ends before conformance does. The lane's
+# output is printed when it ends; make test fails if a tier of either lane failed, and a failure in
+# the foreground stops the background lane. The fuzz tier and the perf gate stay in the foreground.
+# The fuzz tier's few hundred CPU-seconds are more than the others leave idle: in the background
+# lane it took about a sixth more CPU, and the run was no shorter. The perf gate counts
+# instructions, which a nice-19 neighbour does not change (checked against perf/gate.json with
+# staticcheck running beside it). The unit and e2e tiers' checks of time hold beside two spinning
+# processes at full priority.
 TIERS := lint-fast unit fuzz-ci perf-gate e2e conformance
 BACKGROUND_TIERS := staticcheck vulncheck
 BACKGROUND_WITH := lint-fast
