@@ -48,29 +48,27 @@ run:
 # processes (user and system, as the times of a shell that ran only that tier report them), so a CI
 # log says where the time went and how much of the two cores a tier left idle. The foreground lane
 # runs TIERS in order and stops at the first failure. The background lane runs BACKGROUND_TIERS in
-# order, from the start of the BACKGROUND_WITH tier on, at the lowest CPU priority, so it takes only
-# the CPU the foreground leaves idle. The lane runs in a session of its own (setsid, so that a
-# failure can stop its whole process group), and where the kernel groups the scheduling of each
-# session (autogroup, which this machine's kernel has on) a process's nice value ranks it only
-# within its session: the lane's processes at nice 19 in a session of nice 0 took a whole core from
-# the foreground (a busy loop measured 5.6 CPU-seconds in 6 s beside two foreground ones), and e2e
-# ran on about one core beside staticcheck. So the lane sets its session's nice value to 19
-# (/proc/self/autogroup) as well as its processes' (where there is no autogroup); the same busy loop
-# then took 0.2 CPU-seconds, and on a machine with empty caches e2e went from about 370 s to 295.
-# staticcheck and govulncheck are analysis (nothing they do is timed) of about 350 CPU-seconds
-# there, and every foreground tier leaves some CPU idle (lint-fast and unit on their slowest
-# packages, the fuzz tier on its builds, e2e and conformance on real clients, browsers and Redis):
-# started with the first tier, the lane fills those and ends before conformance does. The lane's
-# output is printed when it ends; make test fails if a tier of either lane failed, and a failure in
-# the foreground stops the background lane. The fuzz tier and the perf gate stay in the foreground.
-# The fuzz tier's few hundred CPU-seconds are more than the others leave idle: in the background
-# lane it took about a sixth more CPU, and the run was no shorter. The perf gate counts
-# instructions, which a nice-19 neighbour does not change (checked against perf/gate.json with
-# staticcheck running beside it). The unit and e2e tiers' checks of time hold beside two spinning
-# processes at full priority.
+# order, from the start of the run, at the lowest CPU priority, so it takes only the CPU the
+# foreground leaves idle. The lane runs in a session of its own (setsid, so that a failure can stop
+# its whole process group), and where the kernel groups the scheduling of each session (autogroup,
+# which this machine's kernel has on) a process's nice value ranks it only within its session: the
+# lane's processes at nice 19 in a session of nice 0 took a whole core from the foreground (a busy
+# loop measured 5.6 CPU-seconds in 6 s beside two foreground ones), and e2e ran on about one core
+# beside staticcheck. So the lane sets its session's nice value to 19 (/proc/self/autogroup) as well
+# as its processes' (where there is no autogroup); the same busy loop then took 0.2 CPU-seconds, and
+# on a machine with empty caches e2e went from about 370 s to 295. staticcheck and govulncheck are
+# analysis (nothing they do is timed) of about 350 CPU-seconds there, and every foreground tier
+# leaves some CPU idle (lint-fast and unit on their slowest packages, the fuzz tier on its builds,
+# e2e and conformance on real clients, browsers and Redis): started with the run, the lane fills
+# those and ends before conformance does. The lane's output is printed when it ends; make test fails
+# if a tier of either lane failed, and a failure in the foreground stops the background lane. The
+# fuzz tier and the perf gate stay in the foreground. The fuzz tier's few hundred CPU-seconds are
+# more than the others leave idle: in the background lane it took about a sixth more CPU, and the
+# run was no shorter. The perf gate counts instructions, which a nice-19 neighbour does not change
+# (checked against perf/gate.json with staticcheck running beside it). The unit and e2e tiers'
+# checks of time hold beside two spinning processes at full priority.
 TIERS := lint-fast unit fuzz-ci perf-gate e2e conformance
 BACKGROUND_TIERS := staticcheck vulncheck
-BACKGROUND_WITH := lint-fast
 test:
 	@bg=$$(mktemp -d); bgpid=; \
 	trap '[ -z "$$bgpid" ] || { kill -TERM -- -$$bgpid 2>/dev/null; wait $$bgpid 2>/dev/null; }; rm -rf "$$bg"' EXIT; \
@@ -84,14 +82,13 @@ test:
 		echo "make test: $$tier $$( [ $$status -eq 0 ] && echo passed || echo FAILED ) in $$(( $$(date +%s) - start )) s, CPU $$(( cpu - c )) s (background lane)" >>"$$0/summary"; \
 		[ $$status -eq 0 ] || exit 1; \
 	done' "$$bg" </dev/null & bgpid=$$!; }; \
-	status=0; for tier in $(TIERS); do start=$$(date +%s); \
-		[ "$$tier" != "$(BACKGROUND_WITH)" ] || background; \
+	background; status=0; for tier in $(TIERS); do start=$$(date +%s); \
 		tier $$tier; status=$$?; \
 		echo "make test: $$tier $$( [ $$status -eq 0 ] && echo passed || echo FAILED ) in $$(( $$(date +%s) - start )) s, CPU $$cpu s"; \
 		[ $$status -eq 0 ] || break; \
 	done; \
 	if [ $$status -ne 0 ]; then echo "make test: stopping the background lane ($(BACKGROUND_TIERS))"; exit $$status; fi; \
-	[ -n "$$bgpid" ] || background; [ -n "$$bgpid" ] || exit 0; \
+	[ -n "$$bgpid" ] || exit 0; \
 	start=$$(date +%s); wait $$bgpid; bgstatus=$$?; \
 	echo "make test: waited $$(( $$(date +%s) - start )) s for the background lane"; \
 	for tier in $(BACKGROUND_TIERS); do [ -f "$$bg/$$tier.log" ] && { echo "--- $$tier (background lane)"; cat "$$bg/$$tier.log"; }; done; \
