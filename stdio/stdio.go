@@ -104,28 +104,23 @@ func Serve(ctx context.Context, h http.Handler, in io.Reader, out io.Writer, opt
 		sess:   inproc.New(h, o.Header),
 		write:  newLineWriter(out).write,
 		jobs:   newQueue(o.MaxQueuedBytes),
-		// readErr carries what ends the loop: the reader's error, and
+		// readErr carries what ends Serve: the reader's error, and
 		// ErrSessionEnded from the session's stream when the server
-		// closed it while Serve still ran (one channel, not two: the
-		// loop's select runs once per line). Room for both, so that
+		// closed it while Serve still ran. Room for both, so that
 		// neither sender blocks.
 		readErr: make(chan error, 2),
-		next:    make(chan input),
 	}
 	defer t.wg.Wait()
 	defer t.jobs.close()
+	defer t.stop()
 	defer cancel()
 
 	go t.read(NewLineReader(in, o.MaxLineBytes))
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case err := <-t.readErr:
-			return t.readEnd(err)
-		case in := <-t.next:
-			t.handle(in)
-		}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case err := <-t.readErr:
+		return t.readEnd(err)
 	}
 }
 
@@ -139,16 +134,31 @@ type transport struct {
 	write   func([]byte)
 	jobs    *queue
 	readErr chan error
-	next    chan input
 
-	wg        sync.WaitGroup
-	idle      atomic.Int32 // workers waiting for a job
-	workers   int          // workers started; read by the loop only
-	listening bool         // the session's stream is open; loop only
+	wg   sync.WaitGroup
+	idle atomic.Int32 // workers waiting for a job
+
+	// handling is held by the reader while it handles a line, and by
+	// stop, which sets stopped: once Serve returns no line is handled,
+	// and no worker or listener is started after its wait.
+	handling  sync.Mutex
+	stopped   bool
+	workers   int  // workers started; reader only
+	listening bool // the session's stream is open; reader only
 }
 
-// read passes the lines of lines to the loop until the input ends or
-// Serve returns.
+// stop waits for the line being handled, if any, and makes the reader
+// handle no other.
+func (t *transport) stop() {
+	t.handling.Lock()
+	t.stopped = true
+	t.handling.Unlock()
+}
+
+// read handles the lines of lines in order until the input ends or
+// Serve returns. A request is handed to a worker, so reading goes on
+// while it runs; initialize and notifications are handled here, in
+// order (see handle).
 func (t *transport) read(lines *LineReader) {
 	for {
 		line, err := lines.Next()
@@ -156,22 +166,23 @@ func (t *transport) read(lines *LineReader) {
 			t.readErr <- err
 			return
 		}
-		got := input{line: line}
-		if line == nil { // over-long: pass on its start, for its id
-			got = input{line: bytes.Clone(lines.cut), overLong: true}
+		overLong := line == nil // pass on its start, for its id
+		if overLong {
+			line = lines.cut
 		}
-		select {
-		case t.next <- got:
-		case <-t.ctx.Done():
-			t.readErr <- t.ctx.Err()
+		t.handling.Lock()
+		if t.stopped {
+			t.handling.Unlock()
 			return
 		}
+		t.handle(input{line: line, overLong: overLong})
+		t.handling.Unlock()
 		if lines.r.Buffered() == 0 {
 			// The next read is a system call that blocks until the
-			// client writes again, and the goroutines this line just
-			// woke (the loop, then a worker) would wait for the
-			// runtime to take the processor back from it (up to
-			// milliseconds with one CPU): let them run first.
+			// client writes again, and the worker this line just woke
+			// would wait for the runtime to take the processor back
+			// from it (up to milliseconds with one CPU): let it run
+			// first.
 			runtime.Gosched()
 		}
 	}
@@ -232,7 +243,7 @@ func (t *transport) listen() {
 
 // dispatch hands a request to an idle worker, or starts one while under
 // the bound (workers are reused, so their grown stacks are too), or
-// queues it. The read loop never blocks here: it must keep reading the
+// queues it. The reader never blocks here: it must keep reading the
 // client's answers to requests that busy workers are waiting on
 // (sampling, elicitation, roots).
 func (t *transport) dispatch(j job) {

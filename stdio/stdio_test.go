@@ -215,6 +215,37 @@ func TestServeContextCancel(t *testing.T) {
 	assert.ErrorIs(t, <-slow.Stopped, context.Canceled)
 }
 
+// TestServeHandlesNoLineAfterReturn: once Serve has returned, a line the
+// reader was still waiting for is neither answered nor handed to a
+// worker, and the reader ends (goleak checks that in TestMain).
+func TestServeHandlesNoLineAfterReturn(t *testing.T) {
+	t.Parallel()
+	h := newHandler(t, newTestServer(t, mcptest.NewProbe()))
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- stdio.Serve(ctx, h, inR, &out, nil) }()
+	_, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), `"id":"init"`) }, 10*time.Second, time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return when ctx ended")
+	}
+	before := out.String()
+	// The write returns once the reader, blocked in its read since
+	// before Serve returned, has the line.
+	_, err = io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`+"\n")
+	require.NoError(t, err)
+	assert.Never(t, func() bool { return out.String() != before }, 200*time.Millisecond, 5*time.Millisecond,
+		"nothing is written after Serve returned")
+}
+
 func TestServeStdoutOnlyProtocol(t *testing.T) {
 	t.Parallel()
 	// A server whose own logger is the default one (stderr) and a tool
