@@ -166,7 +166,7 @@ func (t *transport) read(lines *LineReader) {
 			t.readErr <- err
 			return
 		}
-		overLong := line == nil // pass on its start, for its id
+		overLong := line == nil
 		if overLong {
 			line = lines.cut
 		}
@@ -175,7 +175,7 @@ func (t *transport) read(lines *LineReader) {
 			t.handling.Unlock()
 			return
 		}
-		t.handle(input{line: line, overLong: overLong})
+		t.handle(line, overLong)
 		t.handling.Unlock()
 		if lines.r.Buffered() == 0 {
 			// The next read is a system call that blocks until the
@@ -201,10 +201,10 @@ func (t *transport) readEnd(err error) error {
 	return err
 }
 
-// handle answers a line that is not a message, and dispatches one that is.
-func (t *transport) handle(in input) {
-	line := in.line
-	if in.overLong {
+// handle answers a line that is not a message, and dispatches one that
+// is. For a line over the size limit, line is its start (for its id).
+func (t *transport) handle(line []byte, overLong bool) {
+	if overLong {
 		// The error names the request when the line's start has its
 		// id: the official Go SDK ends its connection on a response
 		// whose id is null.
@@ -273,13 +273,6 @@ func (t *transport) work(first job) {
 		}
 		t.sess.Post(t.ctx, j.line, j.id, j.method, t.write)
 	}
-}
-
-// input is a line the reading goroutine passes on: a message, or the
-// start of a line over the size limit.
-type input struct {
-	line     []byte
-	overLong bool
 }
 
 // LineReader reads newline-delimited messages, skipping blank lines.
