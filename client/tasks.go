@@ -212,6 +212,9 @@ func (c *Client) taskMeta(meta map[string]any) map[string]any {
 // tool that does not run as a task, say): the Task then has no ID and
 // Wait returns that result. opts are those of [Client.CallTool] (nil for
 // none); at 2025-11-25 Progress hears the task's progress for its life.
+// Over HTTP that progress comes on the session's GET stream while Wait and
+// Status ask on requests of their own, so a report that arrives after
+// either has seen the task end is dropped.
 func (c *Client) StartTool(ctx context.Context, name string, args any, opts *CallOptions) (*Task, error) {
 	rev20260728, err := c.taskFlavour(false)
 	if err != nil {

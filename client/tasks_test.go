@@ -336,7 +336,7 @@ func TestTaskProgress(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	srv := mcp.NewServer(mcp.Options{Name: "tasks", Version: "1.0.0", Logger: slog.New(slog.DiscardHandler)})
-	release := make(chan struct{})
+	release, heard := make(chan struct{}), make(chan struct{})
 	mcp.AddTool(srv, mcp.Tool{Name: "count", Task: &mcp.TaskOptions{PollInterval: 10 * time.Millisecond}},
 		func(ctx context.Context, c *mcp.Context, _ struct{}) (string, error) {
 			<-release
@@ -344,6 +344,13 @@ func TestTaskProgress(t *testing.T) {
 				if err := c.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: 3}); err != nil {
 					return "", err
 				}
+			}
+			// The task ends only once the client has heard all three:
+			// progress travels on the GET stream and Wait's tasks/get on
+			// POSTs, so a task seen ended first would drop the rest.
+			select {
+			case <-heard:
+			case <-ctx.Done():
 			}
 			return "counted", nil
 		})
@@ -358,6 +365,9 @@ func TestTaskProgress(t *testing.T) {
 	task, err := c.StartTool(ctx, "count", nil, &client.CallOptions{Progress: func(p mcp.Progress) {
 		mu.Lock()
 		got = append(got, p.Progress)
+		if len(got) == 3 {
+			close(heard)
+		}
 		mu.Unlock()
 	}})
 	require.NoError(t, err)
@@ -365,11 +375,6 @@ func TestTaskProgress(t *testing.T) {
 	res, err := task.Wait(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "counted", res.Text())
-	require.Eventually(t, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(got) == 3
-	}, 10*time.Second, 5*time.Millisecond)
 	mu.Lock()
 	assert.Equal(t, []float64{1, 2, 3}, got)
 	mu.Unlock()
