@@ -358,10 +358,33 @@ e2e/node/node_modules/.ci-lock.sha256: e2e/node/package-lock.json
 # load (go test's default limit is 600 s), so it gets 30 minutes: a slow machine fails no test.
 # TestClientMatrix writes its table (client x transport x revision, a column per behaviour) to
 # MATRIX_TABLE; it is printed after the run, passed or not.
+#
+# The package's test binary is built once and run as two processes at once: E2E_ALONE, the tests
+# that do not call t.Parallel (loads, replicas killed, floods, browsers), and every other test. In
+# one process go test runs the tests that are not parallel first, one at a time, and they kept
+# about one core of two busy for two minutes (117 s wall, 119 CPU-s) while the parallel tests
+# waited; beside each other the two processes took 244 s where one took 306-318 s. The alone tests
+# still run one at a time in their process, never beside each other (TestAloneListed, in e2e, keeps
+# the list equal to the package's tests that are not parallel).
 MATRIX_TABLE := $(CURDIR)/e2e/artifacts/matrix.md
+E2E_ALONE := TestBalancers TestBridgeOAuth TestConsentPageBehindTheMCPMux TestConsentPageIconInBrowser \
+	TestConsentPageInBrowser TestDevIdPInBrowser TestMCPAppInBrowser TestMCPAppVanillaViewInBrowser \
+	TestOAuthIDTokenNonce TestOAuthRedis TestOAuthRegistrationFlood TestOAuthTypeScriptClient \
+	TestProxyKeepsStreamWhenBodyClosed TestReplicaKilled TestReplicasShareSessionsOnRedis \
+	TestStatelessReplicas TestStreamResumesOnAnotherReplica TestUserFlowsInBrowser
 e2e: node
-	@rm -f $(MATRIX_TABLE); status=0; \
-	(cd e2e && MATRIX_TABLE=$(MATRIX_TABLE) $(GO) test -race -count=1 $(TESTFLAGS) -timeout 30m -skip '^TestConformanceAuthorization$$' ./...) || status=1; \
+	@rm -f $(MATRIX_TABLE); status=0; dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
+	(cd e2e && $(GO) test -c -race $(TESTFLAGS) -o "$$dir/e2e.test" .) || exit 1; \
+	$(GO) build -race -o "$$dir/everything" ./examples/everything || exit 1; \
+	only='^($(subst $(eval) ,|,$(strip $(E2E_ALONE))))$$'; skip='^TestConformanceAuthorization$$'; \
+	run() { label=$$1; shift; start=$$(date +%s); \
+		if (cd e2e && E2E_EVERYTHING_BIN="$$dir/everything" MATRIX_TABLE=$(MATRIX_TABLE) \
+			"$$dir/e2e.test" -test.count=1 -test.timeout 30m "$$@"); \
+		then echo "ok   e2e, $$label, in $$(( $$(date +%s) - start )) s"; \
+		else echo "FAIL e2e, $$label, in $$(( $$(date +%s) - start )) s"; return 1; fi; }; \
+	run "the tests of E2E_ALONE, one at a time" -test.run "$$only" -test.skip "$$skip" >"$$dir/alone.out" 2>&1 & alone=$$!; \
+	run "the other tests" -test.skip "$$skip|$$only" || status=1; \
+	wait $$alone || status=1; cat "$$dir/alone.out"; \
 	if [ -f $(MATRIX_TABLE) ]; then echo "client matrix (TestClientMatrix):"; cat $(MATRIX_TABLE); fi; \
 	exit $$status
 

@@ -69,5 +69,8 @@
 //	cd e2e && go test -race ./...
 //
 // E2E_EVERYTHING_BIN=/path/to/binary skips the build and tests that binary.
+// make e2e runs the tests that are not parallel (the Makefile's E2E_ALONE,
+// kept equal to them by TestAloneListed) in a process of their own beside
+// the others: alone they kept one core of two busy for two minutes.
 // Use -run to pick a test and transport, e.g. -run 'TestProgressAndLogging/http'.
 package e2e
