@@ -126,7 +126,16 @@ func TestInspectorThroughDev(t *testing.T) {
 	// module), as a client does: dev builds the package from the
 	// package's directory.
 	// dev compiles the example before it answers initialize: on a loaded
-	// machine that takes longer than the Inspector's 15 s default.
+	// machine that takes longer than the Inspector's 15 s connection
+	// default. The Inspector also waits at most 60 s for the answer to
+	// initialize, and no flag changes that: with an empty build cache and
+	// the other tests beside it, dev's build took longer. Built here
+	// first, without the race detector as dev builds it, dev finds every
+	// package in the build cache and only links.
+	prebuild := exec.Command("go", "build", "-o", filepath.Join(t.TempDir(), "everything"), "./examples/everything")
+	prebuild.Dir = root
+	out, err := prebuild.CombinedOutput()
+	require.NoError(t, err, "go build ./examples/everything: %s", out)
 	run := runNode(t, 3*time.Minute, inspectorLauncher, "--cli", "--connect-timeout", "150000",
 		"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=1", "--tool-arg", "b=2",
 		"--", cli, "dev", filepath.Join(root, "examples", "everything"))
