@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -128,17 +129,24 @@ func TestInspectorThroughDev(t *testing.T) {
 	// dev compiles the example before it answers initialize: on a loaded
 	// machine that takes longer than the Inspector's 15 s connection
 	// default. The Inspector also waits at most 60 s for the answer to
-	// initialize, and no flag changes that: with an empty build cache and
-	// the other tests beside it, dev's build took longer. Built here
-	// first, without the race detector as dev builds it, dev finds every
-	// package in the build cache and only links.
+	// initialize, and no flag changes that. It starts its server with a
+	// few variables of the environment (HOME, PATH, ...), so dev's go
+	// would not see the GOTOOLCHAIN make exports and would build with the
+	// machine's own release: a cold build of the whole graph, 53 s alone
+	// with an empty cache, which failed the test beside the other e2e
+	// tests. dev gets the tests' GOTOOLCHAIN (-e), and the example is
+	// built here first, as dev builds it (no race detector), so that dev's
+	// build finds every package in the build cache and only links.
 	prebuild := exec.Command("go", "build", "-o", filepath.Join(t.TempDir(), "everything"), "./examples/everything")
 	prebuild.Dir = root
 	out, err := prebuild.CombinedOutput()
 	require.NoError(t, err, "go build ./examples/everything: %s", out)
-	run := runNode(t, 3*time.Minute, inspectorLauncher, "--cli", "--connect-timeout", "150000",
-		"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=1", "--tool-arg", "b=2",
-		"--", cli, "dev", filepath.Join(root, "examples", "everything"))
+	args := []string{inspectorLauncher, "--cli", "--connect-timeout", "150000",
+		"--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=1", "--tool-arg", "b=2"}
+	if tc := os.Getenv("GOTOOLCHAIN"); tc != "" {
+		args = append(args, "-e", "GOTOOLCHAIN="+tc)
+	}
+	run := runNode(t, 3*time.Minute, append(args, "--", cli, "dev", filepath.Join(root, "examples", "everything"))...)
 	stderr := run.stderr.String()
 	require.Equal(t, 0, run.exitCode, "stdout: %s\nstderr: %s", run.stdout, stderr)
 	var res inspectorCallResult
