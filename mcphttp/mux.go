@@ -50,13 +50,14 @@ type MuxOptions struct {
 //
 // The DNS-rebinding check (Options.Allow) runs in front of every route,
 // before authentication, whatever mounted it (the auth provider's pages
-// and the discovery documents too): the returned mux holds one pattern,
-// "/", that checks the request and hands it to the mux of the routes. The
-// health endpoint and routes added with
-// mcp.RouteOptions.DisableDNSRebindingProtection are let through; with
-// Options.DisableDNSRebindingProtection the routes' mux is returned as it
-// is. A handler you register on the returned mux yourself is not checked.
-func NewMux(h *Handler, opts *MuxOptions) *http.ServeMux {
+// and the discovery documents too): the returned handler checks the
+// request and hands it to the mux of the routes. The health endpoint and
+// routes added with mcp.RouteOptions.DisableDNSRebindingProtection are
+// let through; with Options.DisableDNSRebindingProtection the routes' mux
+// is returned as it is. It is a handler, not a mux to register more
+// routes on, so that no route can skip the check: add routes with
+// mcp.Server.AddRoute, or mount the handler in a mux of your own.
+func NewMux(h *Handler, opts *MuxOptions) http.Handler {
 	var o MuxOptions
 	if opts != nil {
 		o = *opts

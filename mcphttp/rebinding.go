@@ -110,17 +110,16 @@ type anyOrigin struct{ http.Handler }
 // passes the check first, so each route is covered, the auth provider's
 // and the discovery documents included, however they were mounted. Only
 // a request the check refuses is looked up, to let the anyHost routes
-// through.
-func guardedMux(g *rebinding, inner *http.ServeMux, late *lateRoutes) *http.ServeMux {
-	outer := http.NewServeMux()
-	outer.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// through. A handler rather than a ServeMux with one pattern: nothing can
+// be registered beside the check, and a request is routed once.
+func guardedMux(g *rebinding, inner *http.ServeMux, late *lateRoutes) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c := g.policy.Check(r); c == hostcheck.OK || exempt(inner, late, r, c) {
 			inner.ServeHTTP(w, r)
 			return
 		}
 		g.refuse(w, r)
-	}))
-	return outer
+	})
 }
 
 // exempt reports whether the route r reaches on inner skips the check

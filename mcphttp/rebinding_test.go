@@ -263,6 +263,17 @@ func TestRebindingLateRoutesAndOptOut(t *testing.T) {
 			require.Equal(t, tt.want, status, body)
 		})
 	}
+	// A path that is not clean is checked before the routes' mux
+	// redirects it (307), so a rebinding page cannot even learn the
+	// routes from the redirects.
+	t.Run("unclean path", func(t *testing.T) {
+		t.Parallel()
+		assert.Equal(t, http.StatusForbidden, rawDo(t, lateAddr,
+			"POST /late/../late/checked HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+		assert.Equal(t, http.StatusTemporaryRedirect, rawDo(t, lateAddr,
+			"POST /late/../late/checked HTTP/1.1\r\nHost: "+lateAddr+"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+			"with its own Host the request reaches the mux, which redirects")
+	})
 }
 
 // TestRebindingKnowsTheResourceHost: the host of the server's own
