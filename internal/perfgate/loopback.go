@@ -16,10 +16,12 @@ import (
 )
 
 // The loopback rows: the handler behind net/http's server on 127.0.0.1,
-// called over one keep-alive connection by a minimal client (requests
-// written from prepared bytes, answers read by Content-Length) in the same
-// process. They count what the in-process rows leave out, net/http's
-// server and the runtime's network poller, plus that client's small part.
+// in the chain mcphttp.Start serves (NewMux: recovery, the DNS-rebinding
+// check, the mux of the routes), called over one keep-alive connection by
+// a minimal client (requests written from prepared bytes, answers read by
+// Content-Length) in the same process. They count what the in-process
+// rows leave out, that chain, net/http's server and the runtime's network
+// poller, plus that client's small part.
 // Without sysmon (see runtimePatches) and with one client waiting for each
 // answer, the goroutines still take turns in one order: loopback delivers
 // a write to the peer's socket before the write returns.
@@ -124,7 +126,7 @@ func setupLoopbackWith(ms *mcp.Server, stateless bool, session func(*mcp.Server,
 	if err != nil {
 		return nil, nil, err
 	}
-	srv := &http.Server{Handler: h}
+	srv := &http.Server{Handler: mcphttp.NewMux(h, nil)}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	teardown := func() error {
