@@ -426,3 +426,65 @@ func TestLineReader(t *testing.T) {
 		})
 	}
 }
+
+// TestServeReadsOnWhileTheReaderServes: a request sent alone is served by
+// the reader itself; when it runs on, reading passes to another goroutine,
+// so the next request is answered while the first still runs, and a
+// notifications/cancelled for the first reaches it. With MaxConcurrent 1
+// the reader that served the long request counts as the one worker: the
+// next request waits for it, as it would for any worker.
+func TestServeReadsOnWhileTheReaderServes(t *testing.T) {
+	t.Parallel()
+	add := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`
+	start := func(t *testing.T, opts *stdio.Options) (*pipeServer, *mcptest.Probe) {
+		slow := mcptest.NewProbe()
+		p := startServe(t, context.Background(), newHandler(t, newTestServer(t, slow)), opts)
+		p.initialize()
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+		select {
+		case <-slow.Started:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the tool never started")
+		}
+		return p, slow
+	}
+	t.Run("default", func(t *testing.T) {
+		t.Parallel()
+		p, slow := start(t, nil)
+		p.send(add)
+		m, _ := p.response("2")
+		assert.Equal(t, "3", wiretest.ToolResult(t, m).Text(), "answered while request 1 runs")
+		select {
+		case err := <-slow.Stopped:
+			t.Fatalf("request 1 ended before its cancellation: %v", err)
+		default:
+		}
+		p.send(cancel)
+		select {
+		case err := <-slow.Stopped:
+			assert.EqualError(t, err, "mcp: the client cancelled the request", "the cancellation's cause")
+		case <-time.After(10 * time.Second):
+			t.Fatal("the cancellation never reached request 1")
+		}
+	})
+	t.Run("MaxConcurrent 1", func(t *testing.T) {
+		t.Parallel()
+		p, slow := start(t, &stdio.Options{MaxConcurrent: 1})
+		p.send(add)
+		select {
+		case line := <-p.lines:
+			t.Fatalf("a second request ran beside the first with MaxConcurrent 1: %s", line)
+		case <-time.After(200 * time.Millisecond):
+		}
+		p.send(cancel)
+		select {
+		case err := <-slow.Stopped:
+			assert.EqualError(t, err, "mcp: the client cancelled the request", "the cancellation's cause")
+		case <-time.After(10 * time.Second):
+			t.Fatal("the cancellation never reached request 1")
+		}
+		m, _ := p.response("2")
+		assert.Equal(t, "3", wiretest.ToolResult(t, m).Text(), "answered once request 1 ended")
+	})
+}
