@@ -137,7 +137,7 @@ func (v *engineView) DiscoverCache(auth any) engine.Cache {
 
 // ListSkills is the skills the server serves.
 func (v *engineView) ListSkills(ctx context.Context, who engine.Caller) []Skill {
-	return v.server().ListSkills(ctx, who.Auth)
+	return v.server().listSkills()
 }
 
 // GetSkill returns the skill whose SKILL.md is uri.

@@ -202,7 +202,14 @@ func ExampleRegistry_AddSkills() {
 
 	delete(fsys, "Bad Name/SKILL.md")
 	fmt.Println(srv.Registry().AddSkills(fsys))
-	var skills []mcp.Skill = srv.ListSkills(context.Background(), nil)
+	// What skills/list answers a client that reads skills, in process.
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	c, _ := client.Connect(context.Background(), client.InProcess(h, nil),
+		&client.Options{Extensions: map[string]any{mcp.SkillsExtension: nil}})
+	defer c.Close()
+	var skills []mcp.Skill
+	skills, _ = c.ListSkills(context.Background())
 	for _, sk := range skills {
 		var files []string
 		for _, f := range sk.Resources {
@@ -246,11 +253,16 @@ func ExampleRegistry_AddResource() {
 	})
 
 	ctx := context.Background()
-	fmt.Println(len(srv.ListResources(ctx, nil)), len(srv.ListResourceTemplates(ctx, nil)))
 	h := mcphttp.New(srv, nil)
 	defer h.Close()
 	s, _ := client.Connect(ctx, client.InProcess(h, nil), nil)
 	defer s.Close()
+	counts := func() (int, int) { // as resources/list and resources/templates/list answer
+		rs, _ := s.ListResources(ctx)
+		ts, _ := s.ListResourceTemplates(ctx)
+		return len(rs), len(ts)
+	}
+	fmt.Println(counts())
 	var read *mcp.ReadResourceResult
 	read, _ = s.ReadResource(ctx, "users://bob")
 	fmt.Println(read.Contents[0].Text)
@@ -263,7 +275,7 @@ func ExampleRegistry_AddResource() {
 
 	srv.Registry().Remove(access.KindResource, "mem://motd")
 	srv.Registry().Remove(access.KindResource, "users://{name}")
-	fmt.Println(len(srv.ListResources(ctx, nil)), len(srv.ListResourceTemplates(ctx, nil)))
+	fmt.Println(counts())
 	// Output:
 	// <nil>
 	// true

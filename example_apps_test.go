@@ -45,6 +45,7 @@ func ExampleServer_AddAppResource() {
 
 	h := mcphttp.New(srv, nil)
 	defer h.Close()
+	var view mcp.Resource // as a host lists it
 	for _, host := range []bool{true, false} {
 		opts := &client.Options{}
 		if host { // a host that renders apps declares the extension
@@ -55,6 +56,10 @@ func ExampleServer_AddAppResource() {
 			panic(err)
 		}
 		tools, _ := s.ListTools(context.Background())
+		if host {
+			resources, _ := s.ListResources(context.Background())
+			view = resources[0]
+		}
 		fmt.Print("host=", host, ": ")
 		for _, t := range tools {
 			fmt.Print(t.Name, " ")
@@ -67,7 +72,6 @@ func ExampleServer_AddAppResource() {
 		}
 		_ = s.Close()
 	}
-	view := srv.ListResources(context.Background(), nil)[0]
 	fmt.Println(view.URI, view.MIMEType, view.Meta["ui"] != nil, apps.VisibleToModel)
 	// Output:
 	// true

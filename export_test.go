@@ -84,3 +84,22 @@ func (s *Server) GetSkill(ctx context.Context, auth any, uri string) (Skill, err
 func (s *Server) ReadSkillDirectory(ctx context.Context, auth any, uri string) ([]Resource, error) {
 	return s.readSkillDirectory(ctx, auth, uri)
 }
+
+// ListPrompts is listPrompts for the session of ctx: what prompts/list
+// answers the caller.
+func (s *Server) ListPrompts(ctx context.Context, auth any) []Prompt {
+	return s.listPrompts(ctx, auth, sessionIDOf(ctx), nil)
+}
+
+// ListResources is listResources for the session of ctx.
+func (s *Server) ListResources(ctx context.Context, auth any) []Resource {
+	return s.listResources(ctx, auth, sessionIDOf(ctx), nil)
+}
+
+// ListResourceTemplates is listResourceTemplates for the session of ctx.
+func (s *Server) ListResourceTemplates(ctx context.Context, auth any) []ResourceTemplate {
+	return s.listResourceTemplates(ctx, auth, sessionIDOf(ctx), nil)
+}
+
+// ListSkills is listSkills.
+func (s *Server) ListSkills(context.Context, any) []Skill { return s.listSkills() }

@@ -301,12 +301,8 @@ func promptArgDefault(f reflect.StructField, a PromptArgument) (string, error) {
 	return def, nil
 }
 
-// ListPrompts returns the prompts visible to the caller (see
-// [Server.ListTools] for the session).
-func (s *Server) ListPrompts(ctx context.Context, auth any) []Prompt {
-	return s.listPrompts(ctx, auth, sessionIDOf(ctx), nil)
-}
-
+// listPrompts returns the prompts the caller sees (see
+// [Server.ListTools] for the session): what prompts/list answers.
 func (s *Server) listPrompts(ctx context.Context, auth any, sid string, pc *bool) []Prompt {
 	return listAll(s, ctx, auth, sid, promptOps, func(e *promptEntry) Prompt { return e.p }, func(h hit[*promptEntry]) Prompt {
 		p := h.e.p

@@ -307,12 +307,8 @@ func (s *Server) removeResources(uris []string) {
 	_ = s.update(change{Kind: engine.ResourcesChanged}, func(reg *registry) error { reg.resources.remove(uris); return nil })
 }
 
-// ListResources returns the static resources visible to the caller (see
-// [Server.ListTools] for the session).
-func (s *Server) ListResources(ctx context.Context, auth any) []Resource {
-	return s.listResources(ctx, auth, sessionIDOf(ctx), nil)
-}
-
+// listResources returns the static resources the caller sees (see
+// [Server.ListTools] for the session): what resources/list answers.
 func (s *Server) listResources(ctx context.Context, auth any, sid string, pc *bool) []Resource {
 	return listAll(s, ctx, auth, sid, resourceOps, func(e *resourceEntry) Resource { return e.res }, func(h hit[*resourceEntry]) Resource {
 		r := h.e.res
@@ -321,12 +317,8 @@ func (s *Server) listResources(ctx context.Context, auth any, sid string, pc *bo
 	}, pc)
 }
 
-// ListResourceTemplates returns the templates visible to the caller (see
-// [Server.ListTools] for the session).
-func (s *Server) ListResourceTemplates(ctx context.Context, auth any) []ResourceTemplate {
-	return s.listResourceTemplates(ctx, auth, sessionIDOf(ctx), nil)
-}
-
+// listResourceTemplates returns the templates the caller sees: what
+// resources/templates/list answers.
 func (s *Server) listResourceTemplates(ctx context.Context, auth any, sid string, pc *bool) []ResourceTemplate {
 	return listAll(s, ctx, auth, sid, templateOps, func(e *templateEntry) ResourceTemplate { return e.tmpl }, func(h hit[*templateEntry]) ResourceTemplate {
 		t := h.e.tmpl

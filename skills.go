@@ -46,7 +46,7 @@ var (
 const SkillsExtension = "io.modelcontextprotocol/skills"
 
 // Skill is one skill as skills/list and skills/get describe it, for the
-// server that lists it ([Server.ListSkills]) and the client that reads it
+// server that lists it ([Server.AddSkills]) and the client that reads it
 // (client.Client.ListSkills): the URI of its SKILL.md, the file's
 // frontmatter as JSON, and every file of the skill with its digest and
 // size, which a client verifies the files against.
@@ -196,9 +196,9 @@ func (s *Server) hasSkills() bool {
 	return set != nil && len(set.skills) > 0
 }
 
-// ListSkills returns the skills the server serves, sorted by URI. ctx and
-// auth are the caller's (skills are visible to every caller).
-func (s *Server) ListSkills(ctx context.Context, auth any) []Skill {
+// listSkills returns the skills the server serves, sorted by URI (what
+// skills/list answers: skills are visible to every caller).
+func (s *Server) listSkills() []Skill {
 	set := s.skills.set.Load()
 	if set == nil {
 		return nil

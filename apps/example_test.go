@@ -7,6 +7,8 @@ import (
 
 	"github.com/mcpchain/mcp"
 	"github.com/mcpchain/mcp/apps"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/mcphttp"
 )
 
 // A view with its CSP and permissions, a tool the model calls and one only
@@ -28,11 +30,26 @@ func Example() {
 	for _, t := range srv.ListTools(ctx, nil) {
 		fmt.Println(t.Name, t.UI.ResourceURI, t.UI.Visibility)
 	}
-	view := srv.ListResources(ctx, nil)[0]
+	// What resources/list shows a host of MCP Apps, in process.
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	c, err := client.Connect(ctx, client.InProcess(h, nil), &client.Options{
+		Extensions: map[string]any{apps.Extension: map[string]any{"mimeTypes": []string{apps.MIMEType}}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	list, err := c.ListResources(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	view := list[0]
 	meta, _ := json.Marshal(view.Meta["ui"])
 	fmt.Println(view.MIMEType == apps.MIMEType, string(meta))
 
-	err := (&apps.CSP{ConnectDomains: []string{"https://api.example.com; script-src *"}}).Validate()
+	err = (&apps.CSP{ConnectDomains: []string{"https://api.example.com; script-src *"}}).Validate()
 	fmt.Println(err)
 	// Output:
 	// forecast ui://weather/view.html []

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/mcpchain/mcp"
+	"github.com/mcpchain/mcp/client"
+	"github.com/mcpchain/mcp/mcphttp"
 	"github.com/mcpchain/mcp/openapi"
 	"github.com/mcpchain/mcp/openapi/openapitest"
 )
@@ -48,7 +50,21 @@ func ExampleRegister() {
 	}
 	sort.Strings(names)
 	fmt.Println("tools:", strings.Join(names, " "))
-	for _, t := range srv.ListResourceTemplates(context.Background(), nil) {
+	// The templates, as a client lists them (in process).
+	h := mcphttp.New(srv, nil)
+	defer h.Close()
+	c, err := client.Connect(context.Background(), client.InProcess(h, nil), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	templates, err := c.ListResourceTemplates(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range templates {
 		fmt.Println("template:", t.URITemplate)
 	}
 	// Output:
