@@ -167,11 +167,12 @@ func TestServeConcurrentRequests(t *testing.T) {
 	assert.GreaterOrEqual(t, n, calls*(1+2*chunks), "results, streamed content and log messages")
 }
 
-func TestServeEOFCancelsInFlight(t *testing.T) {
-	t.Parallel()
+// startSlow serves the test server until ctx ends and calls its slow tool
+// as request 1, returning once the tool runs.
+func startSlow(t *testing.T, ctx context.Context, opts *stdio.Options) (*pipeServer, *mcptest.Probe) {
+	t.Helper()
 	slow := mcptest.NewProbe()
-	h := newHandler(t, newTestServer(t, slow))
-	p := startServe(t, context.Background(), h, nil)
+	p := startServe(t, ctx, newHandler(t, newTestServer(t, slow)), opts)
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
 	select {
@@ -179,6 +180,12 @@ func TestServeEOFCancelsInFlight(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the tool never started")
 	}
+	return p, slow
+}
+
+func TestServeEOFCancelsInFlight(t *testing.T) {
+	t.Parallel()
+	p, slow := startSlow(t, context.Background(), nil)
 	require.NoError(t, p.in.Close())
 	select {
 	case err := <-p.done:
@@ -197,13 +204,8 @@ func TestServeEOFCancelsInFlight(t *testing.T) {
 
 func TestServeContextCancel(t *testing.T) {
 	t.Parallel()
-	slow := mcptest.NewProbe()
-	h := newHandler(t, newTestServer(t, slow))
 	ctx, cancel := context.WithCancel(context.Background())
-	p := startServe(t, ctx, h, nil)
-	p.initialize()
-	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
-	<-slow.Started
+	p, slow := startSlow(t, ctx, nil)
 	cancel()
 	select {
 	case err := <-p.done:
@@ -436,22 +438,19 @@ func TestLineReader(t *testing.T) {
 func TestServeReadsOnWhileTheReaderServes(t *testing.T) {
 	t.Parallel()
 	add := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
-	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`
-	start := func(t *testing.T, opts *stdio.Options) (*pipeServer, *mcptest.Probe) {
-		slow := mcptest.NewProbe()
-		p := startServe(t, context.Background(), newHandler(t, newTestServer(t, slow)), opts)
-		p.initialize()
-		p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+	// cancelFirst cancels request 1 and waits until the tool saw it.
+	cancelFirst := func(t *testing.T, p *pipeServer, slow *mcptest.Probe) {
+		p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 		select {
-		case <-slow.Started:
+		case err := <-slow.Stopped:
+			assert.EqualError(t, err, "mcp: the client cancelled the request", "the cancellation's cause")
 		case <-time.After(10 * time.Second):
-			t.Fatal("the tool never started")
+			t.Fatal("the cancellation never reached request 1")
 		}
-		return p, slow
 	}
 	t.Run("default", func(t *testing.T) {
 		t.Parallel()
-		p, slow := start(t, nil)
+		p, slow := startSlow(t, context.Background(), nil)
 		p.send(add)
 		m, _ := p.response("2")
 		assert.Equal(t, "3", wiretest.ToolResult(t, m).Text(), "answered while request 1 runs")
@@ -460,30 +459,18 @@ func TestServeReadsOnWhileTheReaderServes(t *testing.T) {
 			t.Fatalf("request 1 ended before its cancellation: %v", err)
 		default:
 		}
-		p.send(cancel)
-		select {
-		case err := <-slow.Stopped:
-			assert.EqualError(t, err, "mcp: the client cancelled the request", "the cancellation's cause")
-		case <-time.After(10 * time.Second):
-			t.Fatal("the cancellation never reached request 1")
-		}
+		cancelFirst(t, p, slow)
 	})
 	t.Run("MaxConcurrent 1", func(t *testing.T) {
 		t.Parallel()
-		p, slow := start(t, &stdio.Options{MaxConcurrent: 1})
+		p, slow := startSlow(t, context.Background(), &stdio.Options{MaxConcurrent: 1})
 		p.send(add)
 		select {
 		case line := <-p.lines:
 			t.Fatalf("a second request ran beside the first with MaxConcurrent 1: %s", line)
 		case <-time.After(200 * time.Millisecond):
 		}
-		p.send(cancel)
-		select {
-		case err := <-slow.Stopped:
-			assert.EqualError(t, err, "mcp: the client cancelled the request", "the cancellation's cause")
-		case <-time.After(10 * time.Second):
-			t.Fatal("the cancellation never reached request 1")
-		}
+		cancelFirst(t, p, slow)
 		m, _ := p.response("2")
 		assert.Equal(t, "3", wiretest.ToolResult(t, m).Text(), "answered once request 1 ended")
 	})
